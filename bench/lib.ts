@@ -1,0 +1,118 @@
+/**
+ * Benchmark helpers. Machines here are shared and drift between fast and slow phases, so a
+ * metric is always measured beside its floor in the same run, in alternating rounds, and the
+ * reported ratio is the median of the per-round ratios (each pair ran seconds apart).
+ */
+import { cpus, platform, release } from "node:os";
+
+export interface BenchResult {
+  readonly metric: string;
+  readonly unit: string;
+  readonly value: number;
+  readonly baseline: string;
+  readonly baseline_value: number;
+  readonly ratio: number;
+  readonly target_ratio: number;
+  readonly higher_is_better: boolean;
+  readonly notes?: string;
+  readonly [extra: string]: unknown;
+}
+
+export interface SuiteResult {
+  readonly suite: string;
+  readonly machine: string;
+  readonly results: readonly BenchResult[];
+}
+
+export const machine = (): string => `${platform()} ${release()}, ${cpus().length} cpus (${cpus()[0]?.model ?? "unknown"}), node ${process.version}`;
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `fn` repeatedly for about `ms` milliseconds; returns operations per second. */
+export function rateSync(fn: () => void, ms: number): number {
+  let ops = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    for (let i = 0; i < 100; i++) fn();
+    ops += 100;
+    now = performance.now();
+  }
+  return (ops * 1000) / (now - start);
+}
+
+export interface PairedRates {
+  readonly ours: number;
+  readonly baseline: number;
+  readonly ratio: number;
+  readonly rounds: number;
+}
+
+/** Alternates `ours` and `baseline` for `rounds` rounds after a warm-up; medians of rates and of per-round ratios. */
+export function pairedSync(ours: () => void, baseline: () => void, options: { rounds?: number; ms?: number } = {}): PairedRates {
+  const rounds = options.rounds ?? 15;
+  const ms = options.ms ?? 200;
+  rateSync(ours, ms);
+  rateSync(baseline, ms);
+  const a: number[] = [];
+  const b: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const first = i % 2 === 0;
+    const x = first ? rateSync(ours, ms) : 0;
+    const y = rateSync(baseline, ms);
+    const x2 = first ? x : rateSync(ours, ms);
+    a.push(x2);
+    b.push(y);
+    r.push(x2 / y);
+  }
+  return { ours: median(a), baseline: median(b), ratio: median(r), rounds };
+}
+
+/** Async variant: each `run` call performs one measured round and returns its rate. */
+export async function pairedAsync(ours: () => Promise<number>, baseline: () => Promise<number>, rounds = 9): Promise<PairedRates> {
+  await ours();
+  await baseline();
+  const a: number[] = [];
+  const b: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let x: number;
+    let y: number;
+    if (i % 2 === 0) {
+      x = await ours();
+      y = await baseline();
+    } else {
+      y = await baseline();
+      x = await ours();
+    }
+    a.push(x);
+    b.push(y);
+    r.push(x / y);
+  }
+  return { ours: median(a), baseline: median(b), ratio: median(r), rounds };
+}
+
+export function printSuite(result: SuiteResult): void {
+  console.log(`\n${result.suite} — ${result.machine}`);
+  const rows = result.results.map((r) => ({
+    metric: r.metric,
+    value: `${fmt(r.value)} ${r.unit}`,
+    baseline: `${r.baseline}: ${fmt(r.baseline_value)}`,
+    ratio: r.ratio.toFixed(2),
+    target: `${r.higher_is_better ? "≥" : "≤"} ${r.target_ratio}`,
+    pass: (r.higher_is_better ? r.ratio >= r.target_ratio : r.ratio <= r.target_ratio) ? "yes" : "NO",
+  }));
+  console.table(rows);
+}
+
+const fmt = (n: number): string => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(3));

@@ -1,0 +1,304 @@
+/**
+ * The App Server method catalogue: every method the endpoint answers, who may call it, its params
+ * and result schemas, the LineUp error codes it can return, and the notifications.
+ *
+ * Role policy: a method outside the caller's role is answered exactly like an unknown method
+ * (`method_not_found`, -32601), so a peer cannot probe the other face's catalogue; the message
+ * names the role so a developer sees why.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { ErrorCode } from "../errors.js";
+import type { AppServerRole } from "./records.js";
+import { SessionEventSchema } from "./events.js";
+import * as S from "./schemas.js";
+
+export interface MethodSpec {
+  readonly method: string;
+  readonly roles: readonly AppServerRole[];
+  /** True for `initialize` only: callable before the handshake, never after it. */
+  readonly handshake?: true;
+  /** A write: carries `idempotency_key` and is replayed, not re-executed, on a retry. */
+  readonly write: boolean;
+  readonly params: TSchema;
+  readonly result: TSchema;
+  /** Codes this method can return besides COMMON_ERRORS. */
+  readonly errors: readonly ErrorCode[];
+  readonly description: string;
+}
+
+/** Codes any method can return: framing, handshake, params, load and server faults. */
+export const COMMON_ERRORS: readonly ErrorCode[] = [
+  "invalid_request",
+  "method_not_found",
+  "invalid_params",
+  "not_initialized",
+  "overloaded",
+  "internal_error",
+  "store_write_failed",
+];
+
+/** Codes every write can return (idempotency). */
+const WRITE_ERRORS: readonly ErrorCode[] = ["idempotency_conflict"];
+const BOTH: readonly AppServerRole[] = ["device", "agent"];
+const DEVICE: readonly AppServerRole[] = ["device"];
+const AGENT: readonly AppServerRole[] = ["agent"];
+
+
+export const APP_SERVER_METHODS = {
+  initialize: {
+    method: "initialize",
+    roles: BOTH,
+    handshake: true,
+    write: false,
+    params: S.AppServerInitializeParamsSchema,
+    result: S.AppServerInitializeResultSchema,
+    errors: ["unauthorized", "already_initialized"],
+    description: "Handshake: protocol version, client info and the token that fixes role and identity; returns the limits.",
+  },
+  "agentSession/start": {
+    method: "agentSession/start",
+    roles: DEVICE,
+    write: true,
+    params: S.AgentSessionStartParamsSchema,
+    result: S.AgentSessionStartResultSchema,
+    errors: [...WRITE_ERRORS, "scope_invalid", "not_found", "forbidden", "invalid_state"],
+    description: "Binds a session (a conversation) to the caller's user, an app scope, a workspace and an agent; records session.started.",
+  },
+  "agentSession/read": {
+    method: "agentSession/read",
+    roles: BOTH,
+    write: false,
+    params: S.AgentSessionReadParamsSchema,
+    result: S.AgentSessionReadResultSchema,
+    errors: ["session_not_found"],
+    description: "Reads a visible session with its open turns and pending actions.",
+  },
+  "agentSession/list": {
+    method: "agentSession/list",
+    roles: BOTH,
+    write: false,
+    params: S.AgentSessionListParamsSchema,
+    result: S.AgentSessionListResultSchema,
+    errors: [],
+    description: "Lists visible sessions, newest first, in pages.",
+  },
+  "agentSession/subscribe": {
+    method: "agentSession/subscribe",
+    roles: BOTH,
+    write: false,
+    params: S.AgentSessionSubscribeParamsSchema,
+    result: S.AgentSessionSubscribeResultSchema,
+    errors: ["session_not_found", "cursor_invalid"],
+    description: "Follows the log after a seq: stored events, agentSession/caughtUp at the head, then live events.",
+  },
+  "agentSession/unsubscribe": {
+    method: "agentSession/unsubscribe",
+    roles: BOTH,
+    write: false,
+    params: S.AgentSessionUnsubscribeParamsSchema,
+    result: S.AgentSessionUnsubscribeResultSchema,
+    errors: [],
+    description: "Stops following a session on this connection.",
+  },
+  "agentSession/events/read": {
+    method: "agentSession/events/read",
+    roles: BOTH,
+    write: false,
+    params: S.AgentSessionEventsReadParamsSchema,
+    result: S.AgentSessionEventsReadResultSchema,
+    errors: ["session_not_found", "cursor_invalid"],
+    description: "Reads one page of stored events.",
+  },
+  "agentSession/turn/start": {
+    method: "agentSession/turn/start",
+    roles: DEVICE,
+    write: true,
+    params: S.AgentSessionTurnStartParamsSchema,
+    result: S.AgentSessionTurnStartResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state", "manifest_invalid_tool_schema"],
+    description: "Starts a turn (enqueue or interrupt); records turn.started (and turn.cancelled for interrupted turns).",
+  },
+  "agentSession/turn/cancel": {
+    method: "agentSession/turn/cancel",
+    roles: DEVICE,
+    write: true,
+    params: S.AgentSessionTurnCancelParamsSchema,
+    result: S.AgentSessionTurnCancelResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state"],
+    description: "Cancels a queued or running turn; records turn.cancelled (and turn.activated for the next queued turn).",
+  },
+  "agentSession/turn/update": {
+    method: "agentSession/turn/update",
+    roles: AGENT,
+    write: true,
+    params: S.AgentSessionTurnUpdateParamsSchema,
+    result: S.AgentSessionTurnUpdateResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state"],
+    description: "Reports status, progress or streamed text of the running turn; records turn.updated.",
+  },
+  "agentSession/turn/complete": {
+    method: "agentSession/turn/complete",
+    roles: AGENT,
+    write: true,
+    params: S.AgentSessionTurnCompleteParamsSchema,
+    result: S.AgentSessionTurnCompleteResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state"],
+    description: "Ends the running turn (completed or failed); records turn.completed / turn.failed (and turn.activated for the next).",
+  },
+  "agentSession/action/request": {
+    method: "agentSession/action/request",
+    roles: AGENT,
+    write: true,
+    params: S.AgentSessionActionRequestParamsSchema,
+    result: S.AgentSessionActionRequestResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state", "manifest_invalid_tool_schema"],
+    description: "Raises action.required (approval, choice or input) for the user.",
+  },
+  "agentSession/action/respond": {
+    method: "agentSession/action/respond",
+    roles: DEVICE,
+    write: true,
+    params: S.AgentSessionActionRespondParamsSchema,
+    result: S.AgentSessionActionRespondResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "not_found", "invalid_state"],
+    description: "Answers a pending action.required; records action.responded.",
+  },
+  "agentSession/envelope/send": {
+    method: "agentSession/envelope/send",
+    roles: BOTH,
+    write: true,
+    params: S.AgentSessionEnvelopeSendParamsSchema,
+    result: S.AgentSessionEnvelopeSendResultSchema,
+    errors: [
+      ...WRITE_ERRORS,
+      "session_not_found",
+      "duplicate_message",
+      "envelope_unsupported_version",
+      "envelope_unknown_type",
+      "envelope_schema_violation",
+      "scope_missing",
+      "scope_invalid",
+      "scope_mismatch",
+      "sender_not_allowed",
+      "correlation_missing",
+      "payload_invalid",
+    ],
+    description: "Appends a RuntimeEnvelope to the session log (records envelope); the device's Runtime decides what a tool call may do.",
+  },
+  "inventory/publish": {
+    method: "inventory/publish",
+    roles: DEVICE,
+    write: true,
+    params: S.AppServerInventoryPublishParamsSchema,
+    result: S.AppServerInventoryPublishResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "stale_inventory_revision"],
+    description: "Publishes a new inventory revision; records inventory.published.",
+  },
+  "inventory/read": {
+    method: "inventory/read",
+    roles: BOTH,
+    write: false,
+    params: S.AppServerInventoryReadParamsSchema,
+    result: S.AppServerInventoryReadResultSchema,
+    errors: ["session_not_found"],
+    description: "Reads the latest inventory of a session (null before the first publication).",
+  },
+  "capability/list": {
+    method: "capability/list",
+    roles: BOTH,
+    write: false,
+    params: S.AppServerCapabilityListParamsSchema,
+    result: S.AppServerCapabilityListResultSchema,
+    errors: ["session_not_found"],
+    description: "The caller's methods, the server's features and, for a session, its current tools.",
+  },
+  "artifact/put": {
+    method: "artifact/put",
+    roles: BOTH,
+    write: true,
+    params: S.AppServerArtifactPutParamsSchema,
+    result: S.AppServerArtifactPutResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "invalid_state"],
+    description: "Uploads an artifact chunk; the completing chunk verifies SHA-256 and records artifact.added.",
+  },
+  "artifact/read": {
+    method: "artifact/read",
+    roles: BOTH,
+    write: false,
+    params: S.AppServerArtifactReadParamsSchema,
+    result: S.AppServerArtifactReadResultSchema,
+    errors: ["session_not_found", "not_found"],
+    description: "Reads a chunk of a complete artifact (offset/length, base64).",
+  },
+  "evidence/export": {
+    method: "evidence/export",
+    roles: BOTH,
+    write: true,
+    params: S.AppServerEvidenceExportParamsSchema,
+    result: S.AppServerEvidenceExportResultSchema,
+    errors: [...WRITE_ERRORS, "session_not_found", "cursor_invalid"],
+    description: "Exports events 1…through_seq and the artifact hashes as a lineup.evidence.v1 pack artifact; records evidence.exported.",
+  },
+} as const satisfies Record<string, MethodSpec>;
+
+export type AppServerMethod = keyof typeof APP_SERVER_METHODS;
+export type MethodParams<M extends AppServerMethod> = Static<(typeof APP_SERVER_METHODS)[M]["params"]>;
+export type MethodResult<M extends AppServerMethod> = Static<(typeof APP_SERVER_METHODS)[M]["result"]>;
+
+export function isAppServerMethod(value: unknown): value is AppServerMethod {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(APP_SERVER_METHODS, value);
+}
+
+/** The methods a role may call after the handshake. */
+export function methodsForRole(role: AppServerRole): AppServerMethod[] {
+  return (Object.values(APP_SERVER_METHODS) as MethodSpec[])
+    .filter((m) => m.handshake !== true && m.roles.includes(role))
+    .map((m) => m.method as AppServerMethod);
+}
+
+export interface NotificationSpec {
+  readonly method: string;
+  readonly direction: "client_to_server" | "server_to_client";
+  readonly roles: readonly AppServerRole[];
+  readonly params: TSchema;
+  readonly description: string;
+}
+
+export const APP_SERVER_NOTIFICATIONS = {
+  initialized: {
+    method: "initialized",
+    direction: "client_to_server",
+    roles: BOTH,
+    params: S.AppServerInitializedParamsSchema,
+    description: "Sent by the client after it has read the initialize result (the spec's initialize + initialized handshake).",
+  },
+  "agentSession/event": {
+    method: "agentSession/event",
+    direction: "server_to_client",
+    roles: BOTH,
+    params: SessionEventSchema,
+    description: "One event of a subscribed session; for each subscription, seq increases by exactly 1 from after_seq + 1.",
+  },
+  "agentSession/caughtUp": {
+    method: "agentSession/caughtUp",
+    direction: "server_to_client",
+    roles: BOTH,
+    params: S.AgentSessionCaughtUpParamsSchema,
+    description: "The seam: every event stored when the subscription began (through head_seq) has been sent; what follows is live.",
+  },
+} as const satisfies Record<string, NotificationSpec>;
+
+export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
+
+/** Features announced by capability/list. */
+export const SERVER_FEATURES = [
+  { name: "sessions", version: "1", description: "agentSession/start, read, list" },
+  { name: "log.resume", version: "1", description: "Per-session gapless seq; subscribe after a seq with a caughtUp seam; paged reads" },
+  { name: "turns", version: "1", description: "Turns with enqueue/interrupt, agent updates and completion, output_schema" },
+  { name: "actions", version: "1", description: "action.required raised by the agent, answered by the device" },
+  { name: "envelopes", version: "1", description: "RuntimeEnvelope v1 carried in the session log" },
+  { name: "inventory", version: "1", description: "Revisioned tool inventory per session" },
+  { name: "artifacts", version: "1", description: "Chunked upload and read, SHA-256 verified" },
+  { name: "evidence", version: "1", description: "lineup.evidence.v1 packs with event hash chain" },
+  { name: "idempotency", version: "1", description: "idempotency_key on every write; stored outcomes replayed" },
+] as const;

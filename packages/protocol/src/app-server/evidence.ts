@@ -1,0 +1,158 @@
+/**
+ * The evidence pack `lineup.evidence.v1`: a session's events 1…through_seq and its artifacts,
+ * with SHA-256 hashes that let anyone check the pack was not altered, reordered or truncated.
+ *
+ * - Each event is hashed over its canonical JSON (`canonicalJson`: RFC 8785 style — object keys
+ *   sorted by UTF-16 code units, no whitespace, `JSON.stringify` strings and numbers).
+ * - The events are chained: `chain_0` is 64 zeros, `chain_i = SHA-256(chain_{i-1} ‖ sha256_i)`
+ *   over the ASCII of the two hex strings; `head_chain` is the last link.
+ * - Each artifact carries its reference (with the SHA-256 of its content) and, when exported with
+ *   data, its content as base64.
+ * - `digest` is the SHA-256 of the canonical JSON of the whole pack without `digest`.
+ *
+ * The hash function is injected (WebCrypto is asynchronous, Node's is not), so this module does
+ * no I/O and runs anywhere.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { fail, ok, type Result } from "../errors.js";
+import { validators } from "../generated/validators.js";
+import type { JsonValue } from "../json.js";
+import { Closed, OpaqueIdSchema, TimestampSchema, schemaId } from "../schema-kit.js";
+import { checkWith } from "../validation.js";
+import type { ArtifactRef } from "../envelope/types.js";
+import type { SessionEvent } from "./events.js";
+import { ActorSchema, ArtifactRefRef, BASE64_PATTERN, CursorSchema, RecordRef, Sha256HexSchema, type Session } from "./records.js";
+import { base64ToBytes } from "./base64.js";
+
+export const EVIDENCE_FORMAT = "lineup.evidence.v1";
+export const EVIDENCE_MIME_TYPE = "application/vnd.lineup.evidence+json";
+export const GENESIS_CHAIN = "0".repeat(64);
+
+export const EvidencePackSchema = Closed(
+  {
+    format: Type.Literal(EVIDENCE_FORMAT),
+    export_id: OpaqueIdSchema(),
+    exported_at: TimestampSchema(),
+    exported_by: ActorSchema,
+    session: RecordRef<Session>("app-server.session"),
+    through_seq: CursorSchema(),
+    events: Type.Array(
+      Closed({
+        event: RecordRef<SessionEvent>("app-server.event"),
+        sha256: Sha256HexSchema(),
+        chain: Sha256HexSchema(),
+      }),
+    ),
+    head_chain: Sha256HexSchema(),
+    artifacts: Type.Array(
+      Closed({
+        artifact: ArtifactRefRef(),
+        /** The content, base64; absent when exported without data. */
+        data: Type.Optional(Type.String({ pattern: BASE64_PATTERN })),
+      }),
+    ),
+    digest: Sha256HexSchema(),
+  },
+  { $id: schemaId("app-server.evidence-pack"), title: "Evidence pack lineup.evidence.v1" },
+);
+export type EvidencePack = Static<typeof EvidencePackSchema>;
+
+/** SHA-256 as lowercase hex of the bytes (UTF-8 for a string). */
+export type Sha256Hex = (input: string | Uint8Array) => string;
+
+/** Canonical JSON: sorted keys, no whitespace. Equal values give equal text. */
+export function canonicalJson(value: JsonValue): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(",")}}`;
+}
+
+export function chainLink(previous: string, eventSha256: string, sha256Hex: Sha256Hex): string {
+  return sha256Hex(previous + eventSha256);
+}
+
+export interface EvidenceInput {
+  readonly export_id: string;
+  readonly exported_at: string;
+  readonly exported_by: { role: "device" | "agent" | "server"; id: string };
+  readonly session: Session;
+  /** Events 1…n in order. */
+  readonly events: readonly SessionEvent[];
+  readonly artifacts: ReadonlyArray<{ artifact: ArtifactRef; data?: string }>;
+}
+
+/** Builds a pack (pure, given the hash). The caller stores its canonical JSON as the pack artifact. */
+export function buildEvidencePack(input: EvidenceInput, sha256Hex: Sha256Hex): EvidencePack {
+  let chain = GENESIS_CHAIN;
+  const events = input.events.map((event) => {
+    const sha256 = sha256Hex(canonicalJson(event as unknown as JsonValue));
+    chain = chainLink(chain, sha256, sha256Hex);
+    return { event, sha256, chain };
+  });
+  const body = {
+    format: EVIDENCE_FORMAT,
+    export_id: input.export_id,
+    exported_at: input.exported_at,
+    exported_by: input.exported_by,
+    session: input.session,
+    through_seq: input.events.length === 0 ? 0 : input.events[input.events.length - 1]!.seq,
+    events,
+    head_chain: chain,
+    artifacts: input.artifacts.map((a) => (a.data === undefined ? { artifact: a.artifact } : { artifact: a.artifact, data: a.data })),
+  } as const;
+  return { ...body, digest: sha256Hex(canonicalJson(body as unknown as JsonValue)) } as EvidencePack;
+}
+
+export interface EvidenceSummary {
+  readonly session_id: string;
+  readonly through_seq: number;
+  readonly events: number;
+  readonly artifacts: number;
+  readonly artifacts_with_data: number;
+}
+
+/**
+ * Verifies a pack: its schema, events 1…through_seq of its session in order, every event hash,
+ * the chain, every artifact's size and SHA-256 (when its data is present), that every
+ * `artifact.added` event's artifact is in the pack, and the digest. The first problem is refused
+ * with `evidence_invalid` (or `invalid_params` for a schema problem) and a JSON Pointer.
+ */
+export function verifyEvidencePack(value: unknown, sha256Hex: Sha256Hex): Result<EvidenceSummary> {
+  const validator = EvidencePackSchema.$id === undefined ? undefined : validators[EvidencePackSchema.$id];
+  if (validator === undefined) return fail("internal_error", "no generated validator for the evidence pack: run npm run gen");
+  const checked = checkWith<EvidencePack>(validator, value, "invalid_params");
+  if (!checked.ok) return checked;
+  const pack = checked.value;
+  const sessionId = pack.session.session_id;
+  let chain = GENESIS_CHAIN;
+  for (const [i, entry] of pack.events.entries()) {
+    if (entry.event.seq !== i + 1) return fail("evidence_invalid", `event ${i} has seq ${entry.event.seq}, expected ${i + 1}`, `/events/${i}/event/seq`);
+    if (entry.event.session_id !== sessionId) return fail("evidence_invalid", `event ${i} belongs to another session`, `/events/${i}/event/session_id`);
+    const sha256 = sha256Hex(canonicalJson(entry.event as unknown as JsonValue));
+    if (sha256 !== entry.sha256) return fail("evidence_invalid", `event seq ${entry.event.seq} does not match its sha256`, `/events/${i}/sha256`);
+    chain = chainLink(chain, sha256, sha256Hex);
+    if (chain !== entry.chain) return fail("evidence_invalid", `the chain breaks at seq ${entry.event.seq}`, `/events/${i}/chain`);
+  }
+  if (pack.through_seq !== pack.events.length) return fail("evidence_invalid", `through_seq ${pack.through_seq} but ${pack.events.length} events`, "/through_seq");
+  if (chain !== pack.head_chain) return fail("evidence_invalid", "head_chain is not the last link", "/head_chain");
+  const listed = new Map<string, ArtifactRef>();
+  let withData = 0;
+  for (const [i, entry] of pack.artifacts.entries()) {
+    listed.set(entry.artifact.artifact_id, entry.artifact);
+    if (entry.data === undefined) continue;
+    const bytes = base64ToBytes(entry.data);
+    if (bytes === undefined || bytes.byteLength !== entry.artifact.size) return fail("evidence_invalid", `artifact ${entry.artifact.artifact_id} data is not ${entry.artifact.size} bytes`, `/artifacts/${i}/data`);
+    if (sha256Hex(bytes) !== entry.artifact.sha256) return fail("evidence_invalid", `artifact ${entry.artifact.artifact_id} does not match its sha256`, `/artifacts/${i}/data`);
+    withData++;
+  }
+  for (const [i, entry] of pack.events.entries()) {
+    if (entry.event.kind !== "artifact.added") continue;
+    const ref = (entry.event.data as { artifact: ArtifactRef }).artifact;
+    const found = listed.get(ref.artifact_id);
+    if (found === undefined || found.sha256 !== ref.sha256) return fail("evidence_invalid", `artifact ${ref.artifact_id} of seq ${entry.event.seq} is missing from the pack`, `/events/${i}/event/data/artifact`);
+  }
+  const { digest, ...body } = pack;
+  if (sha256Hex(canonicalJson(body as unknown as JsonValue)) !== digest) return fail("evidence_invalid", "the digest does not match the pack", "/digest");
+  return ok({ session_id: sessionId, through_seq: pack.through_seq, events: pack.events.length, artifacts: pack.artifacts.length, artifacts_with_data: withData });
+}

@@ -1,0 +1,475 @@
+/**
+ * Params and results of every App Server method, and the params of its notifications.
+ *
+ * Naming: `app-server.<method with "/" as ".">.params` / `.result`. Params objects are closed
+ * (unknown members are refused with `invalid_params`), results are closed too so a client can
+ * check what it receives. Every write carries `idempotency_key`.
+ */
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { Closed, JsonObjectSchema, JsonValueSchema, OpaqueIdSchema, StringEnum, TimestampSchema, schemaId } from "../schema-kit.js";
+import {
+  APP_SERVER_PROTOCOL_VERSION,
+  AppScopeStringSchema,
+  APP_SERVER_ROLES,
+  ACTION_KINDS,
+  ActionOptionSchema,
+  AGENT_STATUSES,
+  ArtifactRefRef,
+  BASE64_PATTERN,
+  BusinessObjectRefSchema,
+  CursorSchema,
+  ErrorInfoSchema,
+  IdempotencyKeySchema,
+  MAX_INVENTORY_TOOLS,
+  RecordRef,
+  SeqSchema,
+  SessionIdSchema,
+  Sha256HexSchema,
+  TURN_QUEUE_POLICIES,
+  type Action,
+  type ActionResponse,
+  type Inventory,
+  type InventoryTool,
+  type ServerLimits,
+  type Session,
+  type Turn,
+  type TurnInput,
+} from "./records.js";
+import { DEFAULT_SERVER_LIMITS } from "./records.js";
+import type { SessionEvent } from "./events.js";
+
+const params = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T, description: string) =>
+  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.params`), title: `${method} params`, description });
+const result = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T) =>
+  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.result`), title: `${method} result` });
+
+const SessionRef = () => RecordRef<Session>("app-server.session");
+const TurnRef = () => RecordRef<Turn>("app-server.turn");
+const ActionRef = () => RecordRef<Action>("app-server.action");
+const EventRef = () => RecordRef<SessionEvent>("app-server.event");
+const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength });
+/** The largest base64 text of one chunk: ceil(max_chunk_bytes / 3) * 4 at the default limit. */
+const MAX_BASE64_CHUNK = Math.ceil(DEFAULT_SERVER_LIMITS.max_chunk_bytes / 3) * 4;
+const Base64 = () => Type.String({ maxLength: MAX_BASE64_CHUNK, pattern: BASE64_PATTERN, contentEncoding: "base64" });
+
+// --- initialize ---------------------------------------------------------------------------
+
+export const AppServerInitializeParamsSchema = params(
+  "initialize",
+  {
+    protocol_version: Type.Literal(APP_SERVER_PROTOCOL_VERSION),
+    /** The spec's `clientInfo`: the host declares its name explicitly. */
+    client_info: Closed({ name: Name(128), version: Type.Optional(Name(64)) }),
+    /** A device or agent token. Absent or unknown → `unauthorized`. */
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  "Opens the connection: names the protocol version and presents the token that fixes the role.",
+);
+export const AppServerInitializeResultSchema = result("initialize", {
+  protocol_version: Type.Literal(APP_SERVER_PROTOCOL_VERSION),
+  server_info: Closed({ name: Name(128), version: Name(64) }),
+  role: StringEnum(APP_SERVER_ROLES),
+  identity: Closed({
+    user_id: Type.Optional(OpaqueIdSchema()),
+    device_id: Type.Optional(OpaqueIdSchema()),
+    agent_id: Type.Optional(OpaqueIdSchema()),
+  }),
+  limits: RecordRef<ServerLimits>("app-server.limits"),
+  server_time: TimestampSchema(),
+});
+
+/** Notification client → server after the `initialize` result. */
+export const AppServerInitializedParamsSchema = Closed({}, { $id: schemaId("app-server.initialized.params"), title: "initialized params" });
+
+// --- sessions -----------------------------------------------------------------------------
+
+export const AgentSessionStartParamsSchema = params(
+  "agentSession/start",
+  {
+    idempotency_key: IdempotencyKeySchema(),
+    /** Client-chosen id (it is the conversation_id); absent → the server assigns one. An existing id of the caller resumes it. */
+    session_id: Type.Optional(SessionIdSchema()),
+    app_scope: AppScopeStringSchema(),
+    workspace_id: OpaqueIdSchema(),
+    agent_id: OpaqueIdSchema(),
+    title: Type.Optional(Type.String({ maxLength: 200 })),
+    business_object_ref: Type.Optional(BusinessObjectRefSchema),
+  },
+  "Creates (or resumes) a session: a conversation bound to the caller's user, an app scope, a workspace and one agent.",
+);
+export const AgentSessionStartResultSchema = result("agentSession/start", {
+  session: SessionRef(),
+  /** False when an existing session of the caller was resumed. */
+  created: Type.Boolean(),
+});
+
+export const AgentSessionReadParamsSchema = params(
+  "agentSession/read",
+  {
+    session_id: SessionIdSchema(),
+    /** When given, the session must belong to this workspace (else `session_not_found`). */
+    workspace_id: Type.Optional(OpaqueIdSchema()),
+  },
+  "Reads a session's state for recovery: the session, its open turns and pending actions.",
+);
+export const AgentSessionReadResultSchema = result("agentSession/read", {
+  session: SessionRef(),
+  /** Turns not yet terminal (running first, then queued in order). */
+  open_turns: Type.Array(TurnRef()),
+  pending_actions: Type.Array(ActionRef()),
+});
+
+export const AgentSessionListParamsSchema = params(
+  "agentSession/list",
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    /** `next_cursor` of the previous page. */
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    app_scope: Type.Optional(AppScopeStringSchema()),
+    workspace_id: Type.Optional(OpaqueIdSchema()),
+  },
+  "Lists the sessions visible to the caller (device: its user's; agent: those bound to it), newest first.",
+);
+export const AgentSessionListResultSchema = result("agentSession/list", {
+  sessions: Type.Array(SessionRef()),
+  next_cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+});
+
+// --- the log: subscribe and read ------------------------------------------------------------
+
+export const AgentSessionSubscribeParamsSchema = params(
+  "agentSession/subscribe",
+  {
+    session_id: SessionIdSchema(),
+    /** The last seq the client holds (0 = none). Greater than the head → `cursor_invalid`. */
+    after_seq: CursorSchema(),
+  },
+  "Follows a session's log: every event after after_seq, stored then live, each once and in order, as agentSession/event notifications.",
+);
+export const AgentSessionSubscribeResultSchema = result("agentSession/subscribe", {
+  session_id: SessionIdSchema(),
+  after_seq: CursorSchema(),
+  /** The head when the subscription was registered; `agentSession/caughtUp` with this seq marks the seam. */
+  head_seq: CursorSchema(),
+});
+
+export const AgentSessionUnsubscribeParamsSchema = params("agentSession/unsubscribe", { session_id: SessionIdSchema() }, "Stops following a session on this connection.");
+export const AgentSessionUnsubscribeResultSchema = result("agentSession/unsubscribe", {
+  session_id: SessionIdSchema(),
+  was_subscribed: Type.Boolean(),
+});
+
+export const AgentSessionEventsReadParamsSchema = params(
+  "agentSession/events/read",
+  {
+    session_id: SessionIdSchema(),
+    after_seq: CursorSchema(),
+    /** Default and maximum: `limits.max_page_events`. */
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  },
+  "Reads one page of stored events after after_seq, in seq order.",
+);
+export const AgentSessionEventsReadResultSchema = result("agentSession/events/read", {
+  session_id: SessionIdSchema(),
+  events: Type.Array(EventRef()),
+  head_seq: CursorSchema(),
+  /** True when events after the last one returned exist (read again after its seq). */
+  has_more: Type.Boolean(),
+});
+
+// --- turns ------------------------------------------------------------------------------------
+
+export const AgentSessionTurnStartParamsSchema = params(
+  "agentSession/turn/start",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    /** Client-chosen turn id; absent → the server assigns one. */
+    turn_id: Type.Optional(OpaqueIdSchema()),
+    input: RecordRef<TurnInput>("app-server.turn-input"),
+    /** JSON Schema (draft 2020-12) the agent's `output` must match. */
+    output_schema: Type.Optional(JsonObjectSchema()),
+    capability_id: Type.Optional(OpaqueIdSchema()),
+    /** `enqueue` (default): run after the open turns. `interrupt`: cancel the open turns, run this now. */
+    queue: Type.Optional(StringEnum(TURN_QUEUE_POLICIES)),
+    /** Host options for the agent, passed through. */
+    options: Type.Optional(JsonObjectSchema()),
+  },
+  "Starts a turn: input for the agent, with an optional expected output schema and a queue policy.",
+);
+export const AgentSessionTurnStartResultSchema = result("agentSession/turn/start", { turn: TurnRef(), seq: SeqSchema() });
+
+export const AgentSessionTurnCancelParamsSchema = params(
+  "agentSession/turn/cancel",
+  {
+    session_id: SessionIdSchema(),
+    turn_id: OpaqueIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    reason: Type.Optional(Type.String({ maxLength: 2_000 })),
+  },
+  "Cancels a queued or running turn. A terminal turn → invalid_state.",
+);
+export const AgentSessionTurnCancelResultSchema = result("agentSession/turn/cancel", { turn: TurnRef(), seq: SeqSchema() });
+
+export const AgentSessionTurnUpdateParamsSchema = params(
+  "agentSession/turn/update",
+  {
+    session_id: SessionIdSchema(),
+    turn_id: OpaqueIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    status: Type.Optional(StringEnum(AGENT_STATUSES)),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    text_delta: Type.Optional(Type.String({ maxLength: 65_536 })),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    data: Type.Optional(JsonValueSchema()),
+  },
+  "The agent reports status, progress or streamed text of the running turn (at least one of them).",
+);
+export const AgentSessionTurnUpdateResultSchema = result("agentSession/turn/update", { turn_id: OpaqueIdSchema(), seq: SeqSchema() });
+
+export const TURN_OUTCOMES = ["completed", "failed"] as const;
+export const AgentSessionTurnCompleteParamsSchema = params(
+  "agentSession/turn/complete",
+  {
+    session_id: SessionIdSchema(),
+    turn_id: OpaqueIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    outcome: StringEnum(TURN_OUTCOMES),
+    /** For `completed`: must match the turn's output_schema when it has one. */
+    output: Type.Optional(JsonValueSchema()),
+    text: Type.Optional(Type.String({ maxLength: 65_536 })),
+    /** Required for `failed`, forbidden for `completed`. */
+    error: Type.Optional(ErrorInfoSchema),
+  },
+  "The agent ends the running turn: completed with its output, or failed with an error.",
+);
+export const AgentSessionTurnCompleteResultSchema = result("agentSession/turn/complete", { turn: TurnRef(), seq: SeqSchema() });
+
+// --- actions ----------------------------------------------------------------------------------
+
+export const AgentSessionActionRequestParamsSchema = params(
+  "agentSession/action/request",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    action_id: Type.Optional(OpaqueIdSchema()),
+    /** The open turn this action blocks, if any. */
+    turn_id: Type.Optional(OpaqueIdSchema()),
+    kind: StringEnum(ACTION_KINDS),
+    prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+    detail: Type.Optional(Type.String({ maxLength: 65_536 })),
+    /** Required for `choice`, forbidden otherwise. */
+    options: Type.Optional(Type.Array(ActionOptionSchema, { minItems: 1, maxItems: 20 })),
+    multiple: Type.Optional(Type.Boolean()),
+    /** For `input`: JSON Schema of the expected `response.data`. */
+    input_schema: Type.Optional(JsonObjectSchema()),
+    expires_at: Type.Optional(TimestampSchema()),
+  },
+  "The agent raises action.required: an approval, a choice or a request for input.",
+);
+export const AgentSessionActionRequestResultSchema = result("agentSession/action/request", { action: ActionRef(), seq: SeqSchema() });
+
+export const AgentSessionActionRespondParamsSchema = params(
+  "agentSession/action/respond",
+  {
+    session_id: SessionIdSchema(),
+    action_id: OpaqueIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    response: RecordRef<ActionResponse>("app-server.action-response"),
+  },
+  "The device answers a pending action.required.",
+);
+export const AgentSessionActionRespondResultSchema = result("agentSession/action/respond", { action: ActionRef(), seq: SeqSchema() });
+
+// --- envelopes ----------------------------------------------------------------------------
+
+export const AgentSessionEnvelopeSendParamsSchema = params(
+  "agentSession/envelope/send",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    /** A RuntimeEnvelope v1; checked with validateEnvelope, its scope.conversation_id must be session_id. */
+    envelope: JsonObjectSchema(),
+  },
+  "Appends a RuntimeEnvelope to the session log: tool invocations (agent → device), receipts, progress, results (device → agent), messages.",
+);
+export const AgentSessionEnvelopeSendResultSchema = result("agentSession/envelope/send", { envelope_id: OpaqueIdSchema(), seq: SeqSchema() });
+
+// --- inventory ----------------------------------------------------------------------------
+
+export const AppServerInventoryPublishParamsSchema = params(
+  "inventory/publish",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    /** Must be greater than the session's current revision. */
+    revision: SeqSchema(),
+    tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+  },
+  "The device publishes a new revision of the session's tool inventory.",
+);
+export const AppServerInventoryPublishResultSchema = result("inventory/publish", { session_id: SessionIdSchema(), revision: SeqSchema(), seq: SeqSchema() });
+
+export const AppServerInventoryReadParamsSchema = params("inventory/read", { session_id: SessionIdSchema() }, "Reads the latest published inventory of a session.");
+export const AppServerInventoryReadResultSchema = result("inventory/read", {
+  session_id: SessionIdSchema(),
+  /** Null before the first publication. */
+  inventory: Type.Union([RecordRef<Inventory>("app-server.inventory"), Type.Null()]),
+});
+
+// --- capabilities -------------------------------------------------------------------------
+
+export const AppServerCapabilityListParamsSchema = params(
+  "capability/list",
+  { session_id: Type.Optional(SessionIdSchema()) },
+  "Lists what the caller can use: its methods, the server's features and, for a session, the tools of its current inventory.",
+);
+export const AppServerCapabilityListResultSchema = result("capability/list", {
+  role: StringEnum(APP_SERVER_ROLES),
+  /** Methods this role may call. */
+  methods: Type.Array(Name(64)),
+  features: Type.Array(Closed({ name: Name(64), version: Name(16), description: Type.String({ maxLength: 500 }) })),
+  session: Type.Optional(
+    Closed({
+      session_id: SessionIdSchema(),
+      inventory_revision: Type.Integer({ minimum: 0 }),
+      tools: Type.Array(Closed({ app_scope: AppScopeStringSchema(), method: Name(128), contract_version: Name(16), title: Name(200) })),
+    }),
+  ),
+});
+
+// --- artifacts ----------------------------------------------------------------------------
+
+export const AppServerArtifactPutParamsSchema = params(
+  "artifact/put",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    artifact_id: OpaqueIdSchema(),
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    mime_type: Type.String({ minLength: 3, maxLength: 127, pattern: "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$" }),
+    /** Total size in bytes. */
+    size: Type.Integer({ minimum: 0 }),
+    /** SHA-256 of the whole content, lowercase hex; checked when the last byte arrives. */
+    sha256: Sha256HexSchema(),
+    /** Must equal the bytes received so far. */
+    offset: Type.Integer({ minimum: 0 }),
+    /** This chunk, base64; at most `limits.max_chunk_bytes` decoded. */
+    data: Base64(),
+  },
+  "Uploads one chunk of an artifact; the chunk that completes it verifies the SHA-256 and records artifact.added.",
+);
+export const AppServerArtifactPutResultSchema = result("artifact/put", {
+  artifact_id: OpaqueIdSchema(),
+  received: Type.Integer({ minimum: 0 }),
+  complete: Type.Boolean(),
+  /** Present when complete. */
+  artifact: Type.Optional(ArtifactRefRef()),
+  /** The seq of artifact.added, when complete. */
+  seq: Type.Optional(SeqSchema()),
+});
+
+export const AppServerArtifactReadParamsSchema = params(
+  "artifact/read",
+  {
+    session_id: SessionIdSchema(),
+    artifact_id: OpaqueIdSchema(),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Default and maximum: `limits.max_chunk_bytes`. */
+    length: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  "Reads a chunk of a complete artifact, base64.",
+);
+export const AppServerArtifactReadResultSchema = result("artifact/read", {
+  artifact: ArtifactRefRef(),
+  offset: Type.Integer({ minimum: 0 }),
+  data: Base64(),
+  /** True when this chunk reaches the end. */
+  eof: Type.Boolean(),
+});
+
+// --- evidence -------------------------------------------------------------------------------
+
+export const AppServerEvidenceExportParamsSchema = params(
+  "evidence/export",
+  {
+    session_id: SessionIdSchema(),
+    idempotency_key: IdempotencyKeySchema(),
+    /** Last event to include; default: the head. Beyond the head → `cursor_invalid`. */
+    through_seq: Type.Optional(SeqSchema()),
+    /** Embed every artifact's content (base64) in the pack (default true). A pack larger than `limits.max_artifact_bytes` is refused: export without data. */
+    include_artifact_data: Type.Optional(Type.Boolean()),
+  },
+  "Exports the session's events and artifact hashes as one verifiable pack (lineup.evidence.v1), stored as an artifact.",
+);
+export const AppServerEvidenceExportResultSchema = result("evidence/export", {
+  export_id: OpaqueIdSchema(),
+  session_id: SessionIdSchema(),
+  through_seq: SeqSchema(),
+  /** The pack; read it with artifact/read. */
+  artifact: ArtifactRefRef(),
+  /** The pack's `digest`. */
+  pack_digest: Sha256HexSchema(),
+  /** The seq of evidence.exported. */
+  seq: SeqSchema(),
+});
+
+// --- server → client notifications ------------------------------------------------------------
+
+export const AgentSessionCaughtUpParamsSchema = Closed(
+  {
+    session_id: SessionIdSchema(),
+    /** Equals the subscribe result's head_seq: every event up to it has been sent. */
+    seq: CursorSchema(),
+  },
+  { $id: schemaId("app-server.agentSession.caughtUp.params"), title: "agentSession/caughtUp params" },
+);
+
+export const METHOD_SCHEMAS: readonly TSchema[] = [
+  AppServerInitializeParamsSchema,
+  AppServerInitializeResultSchema,
+  AppServerInitializedParamsSchema,
+  AgentSessionStartParamsSchema,
+  AgentSessionStartResultSchema,
+  AgentSessionReadParamsSchema,
+  AgentSessionReadResultSchema,
+  AgentSessionListParamsSchema,
+  AgentSessionListResultSchema,
+  AgentSessionSubscribeParamsSchema,
+  AgentSessionSubscribeResultSchema,
+  AgentSessionUnsubscribeParamsSchema,
+  AgentSessionUnsubscribeResultSchema,
+  AgentSessionEventsReadParamsSchema,
+  AgentSessionEventsReadResultSchema,
+  AgentSessionTurnStartParamsSchema,
+  AgentSessionTurnStartResultSchema,
+  AgentSessionTurnCancelParamsSchema,
+  AgentSessionTurnCancelResultSchema,
+  AgentSessionTurnUpdateParamsSchema,
+  AgentSessionTurnUpdateResultSchema,
+  AgentSessionTurnCompleteParamsSchema,
+  AgentSessionTurnCompleteResultSchema,
+  AgentSessionActionRequestParamsSchema,
+  AgentSessionActionRequestResultSchema,
+  AgentSessionActionRespondParamsSchema,
+  AgentSessionActionRespondResultSchema,
+  AgentSessionEnvelopeSendParamsSchema,
+  AgentSessionEnvelopeSendResultSchema,
+  AppServerInventoryPublishParamsSchema,
+  AppServerInventoryPublishResultSchema,
+  AppServerInventoryReadParamsSchema,
+  AppServerInventoryReadResultSchema,
+  AppServerCapabilityListParamsSchema,
+  AppServerCapabilityListResultSchema,
+  AppServerArtifactPutParamsSchema,
+  AppServerArtifactPutResultSchema,
+  AppServerArtifactReadParamsSchema,
+  AppServerArtifactReadResultSchema,
+  AppServerEvidenceExportParamsSchema,
+  AppServerEvidenceExportResultSchema,
+  AgentSessionCaughtUpParamsSchema,
+];
+
+export type AppServerInitializeParams = Static<typeof AppServerInitializeParamsSchema>;
+export type AppServerInitializeResult = Static<typeof AppServerInitializeResultSchema>;
+export type AgentSessionCaughtUpParams = Static<typeof AgentSessionCaughtUpParamsSchema>;

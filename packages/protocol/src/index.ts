@@ -1,0 +1,14 @@
+export * from "./errors.js";
+export * from "./json.js";
+export * from "./ids.js";
+export * from "./validation.js";
+export { StringEnum, SCHEMA_ID_PREFIX, schemaId } from "./schema-kit.js";
+export * from "./envelope/schemas.js";
+export * from "./envelope/types.js";
+export * from "./envelope/decode.js";
+export * from "./manifest/index.js";
+export * from "./legacy/index.js";
+export * from "./surface-bridge/index.js";
+export * from "./app-server/index.js";
+export { validators } from "./generated/validators.js";
+export { ALL_SCHEMAS } from "./schema-registry.js";

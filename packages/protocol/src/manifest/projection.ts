@@ -1,0 +1,183 @@
+/**
+ * The projection of a manifest (spec 003, "package verification → projection → readiness →
+ * authorization"): what a person reads before enabling an app — where it appears, what agents
+ * may ask it to do and how risky that is, which messages it listens to, which device capabilities
+ * it may request and why, and how much it may store.
+ *
+ * A projection is plain data with every default applied (so two manifests that mean the same
+ * thing project the same), and `diffProjections` compares two of them for an update: an update
+ * that adds a capability waits for the user's approval, and refusing it leaves the old version
+ * running (RELIABILITY P4).
+ */
+import { CAPABILITIES, isCapabilityName, maxRisk, riskRank, type CapabilityName, type RiskLevel } from "./capabilities.js";
+import type { AppManifest, CallModel, DisplayMode, EntrypointKind, SubscriptionScope } from "./schemas.js";
+import { resolveToolDescriptor } from "./tool-defaults.js";
+
+export interface ProjectedEntrypoint {
+  readonly id: string;
+  readonly kind: EntrypointKind;
+  readonly title: string;
+  readonly default_eligible: boolean;
+  readonly display_modes: readonly DisplayMode[];
+}
+
+export interface ProjectedTool {
+  readonly method: string;
+  readonly contract_version: string;
+  readonly title: string;
+  readonly call_model: CallModel;
+  readonly risk_level: RiskLevel;
+  readonly requires_foreground: boolean;
+  readonly capabilities: readonly CapabilityName[];
+}
+
+export interface ProjectedSubscription {
+  readonly type: string;
+  readonly scope: SubscriptionScope;
+}
+
+export interface ProjectedCapability {
+  readonly name: CapabilityName;
+  /** The app's own words: why it asks. */
+  readonly purpose: string;
+  /** The registry's words: what the capability does. */
+  readonly description: string;
+  readonly risk: RiskLevel;
+  readonly requires_foreground: boolean;
+  readonly requires_confirmation: boolean;
+  /** Methods of the tools that may use it. */
+  readonly used_by_tools: readonly string[];
+}
+
+export interface ManifestProjection {
+  readonly app_scope: string;
+  readonly name: string;
+  readonly version: string;
+  readonly description: string;
+  readonly entrypoints: readonly ProjectedEntrypoint[];
+  readonly tools: readonly ProjectedTool[];
+  readonly subscriptions: readonly ProjectedSubscription[];
+  /** Highest risk first; equal risks keep the manifest's order. */
+  readonly capabilities: readonly ProjectedCapability[];
+  readonly events: readonly string[];
+  readonly required_features: readonly string[];
+  /** What the app asked for; null means the Runtime's default quota. */
+  readonly storage: { readonly session_data_quota_bytes: number | null };
+  /** The highest risk of any capability or tool: the one word an install prompt leads with. */
+  readonly risk: RiskLevel;
+}
+
+/** Projects a validated manifest. Pure. */
+export function projectManifest(manifest: AppManifest): ManifestProjection {
+  const tools = (manifest.tools ?? []).map((tool): ProjectedTool => {
+    const resolved = resolveToolDescriptor(tool);
+    return {
+      method: resolved.method,
+      contract_version: resolved.contract_version,
+      title: resolved.title,
+      call_model: resolved.call_model,
+      risk_level: resolved.risk_level,
+      requires_foreground: resolved.requires_foreground,
+      capabilities: resolved.capabilities,
+    };
+  });
+  const capabilities = (manifest.capabilities ?? [])
+    .filter((declared) => isCapabilityName(declared.name))
+    .map((declared): ProjectedCapability => {
+      const name = declared.name as CapabilityName;
+      const info = CAPABILITIES[name];
+      return {
+        name,
+        purpose: declared.purpose,
+        description: info.description,
+        risk: info.risk,
+        requires_foreground: info.requires_foreground,
+        requires_confirmation: info.requires_confirmation,
+        used_by_tools: tools.filter((t) => t.capabilities.includes(name)).map((t) => t.method),
+      };
+    })
+    .map((capability, index) => ({ capability, index }))
+    .sort((a, b) => riskRank(b.capability.risk) - riskRank(a.capability.risk) || a.index - b.index)
+    .map(({ capability }) => capability);
+  const risk = [...tools.map((t) => t.risk_level), ...capabilities.map((c) => c.risk)].reduce<RiskLevel>(maxRisk, "low");
+  return {
+    app_scope: manifest.app_scope,
+    name: manifest.name ?? manifest.app_scope,
+    version: manifest.version,
+    description: manifest.description ?? "",
+    entrypoints: manifest.entrypoints.map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      title: e.title ?? e.id,
+      default_eligible: e.default_eligible ?? false,
+      display_modes: e.display_modes ?? (e.kind === "background" ? [] : ["foreground"]),
+    })),
+    tools,
+    subscriptions: (manifest.agent_subscriptions ?? []).map((s) => ({ type: s.type, scope: s.scope })),
+    capabilities,
+    events: (manifest.events ?? []).map((e) => e.name),
+    required_features: manifest.runtime_sdk.required_features,
+    storage: { session_data_quota_bytes: manifest.storage?.session_data_quota_bytes ?? null },
+    risk,
+  };
+}
+
+export interface ChangedTool {
+  readonly method: string;
+  readonly before: ProjectedTool;
+  readonly after: ProjectedTool;
+}
+
+export interface ProjectionDiff {
+  readonly added_capabilities: readonly ProjectedCapability[];
+  readonly removed_capabilities: readonly ProjectedCapability[];
+  readonly added_tools: readonly ProjectedTool[];
+  readonly removed_tools: readonly ProjectedTool[];
+  /** Same method, but another contract version, call model, risk, foreground need or capability set. */
+  readonly changed_tools: readonly ChangedTool[];
+  readonly added_subscriptions: readonly ProjectedSubscription[];
+  readonly removed_subscriptions: readonly ProjectedSubscription[];
+  /**
+   * True when the new version may request a capability the old one could not: the update waits
+   * for the user's approval of exactly `added_capabilities`. Other differences are shown, not gated.
+   */
+  readonly requires_approval: boolean;
+}
+
+function sameTool(a: ProjectedTool, b: ProjectedTool): boolean {
+  return (
+    a.contract_version === b.contract_version &&
+    a.call_model === b.call_model &&
+    a.risk_level === b.risk_level &&
+    a.requires_foreground === b.requires_foreground &&
+    a.capabilities.length === b.capabilities.length &&
+    a.capabilities.every((c) => b.capabilities.includes(c))
+  );
+}
+
+/** What changes from `before` to `after` (an installed version and its update). Pure. */
+export function diffProjections(before: ManifestProjection, after: ManifestProjection): ProjectionDiff {
+  const capabilitiesBefore = new Set(before.capabilities.map((c) => c.name));
+  const capabilitiesAfter = new Set(after.capabilities.map((c) => c.name));
+  const toolsBefore = new Map(before.tools.map((t) => [t.method, t]));
+  const toolsAfter = new Map(after.tools.map((t) => [t.method, t]));
+  const key = (s: ProjectedSubscription) => `${s.type} ${s.scope}`;
+  const subscriptionsBefore = new Set(before.subscriptions.map(key));
+  const subscriptionsAfter = new Set(after.subscriptions.map(key));
+  const added_capabilities = after.capabilities.filter((c) => !capabilitiesBefore.has(c.name));
+  const changed_tools: ChangedTool[] = [];
+  for (const [method, next] of toolsAfter) {
+    const previous = toolsBefore.get(method);
+    if (previous !== undefined && !sameTool(previous, next)) changed_tools.push({ method, before: previous, after: next });
+  }
+  return {
+    added_capabilities,
+    removed_capabilities: before.capabilities.filter((c) => !capabilitiesAfter.has(c.name)),
+    added_tools: after.tools.filter((t) => !toolsBefore.has(t.method)),
+    removed_tools: before.tools.filter((t) => !toolsAfter.has(t.method)),
+    changed_tools,
+    added_subscriptions: after.subscriptions.filter((s) => !subscriptionsBefore.has(key(s))),
+    removed_subscriptions: before.subscriptions.filter((s) => !subscriptionsAfter.has(key(s))),
+    requires_approval: added_capabilities.length > 0,
+  };
+}

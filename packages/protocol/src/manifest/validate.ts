@@ -1,0 +1,263 @@
+/**
+ * Manifest and Tool descriptor validation: the schema first, then every rule a schema cannot
+ * express (registries, uniqueness, references, embedded JSON Schemas, rules across fields), each
+ * refused with its own code and a JSON Pointer, so a developer and the install UI can say exactly
+ * what is wrong. Checks run in a fixed order and the first failure is returned; the order and the
+ * code of each check are tabled in docs/manifest.md §11.
+ *
+ * A manifest that passes is returned as written (same object, no defaults filled in).
+ */
+import { fail, ok, type ProtocolError, type Result } from "../errors.js";
+import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
+import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
+import { validators } from "../generated/validators.js";
+import { checkWith } from "../validation.js";
+import { CapabilityResultSchema, isCapabilityName, riskRank, type CapabilityResult } from "./capabilities.js";
+import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
+import { checkJsonSchema } from "./json-schema-check.js";
+import {
+  AppManifestSchema,
+  MANIFEST_FORMAT,
+  ToolDescriptorSchema,
+  type AppManifest,
+  type Entrypoint,
+  type ManifestKind,
+  type ToolDescriptor,
+} from "./schemas.js";
+import { capabilitiesRisk } from "./tool-defaults.js";
+
+export interface ManifestValidationOptions extends JsonLimits {
+  /** `installed` (default) for bundles; `core` for the trusted apps that ship with the host. */
+  readonly kind?: ManifestKind;
+}
+
+type Refusal = { ok: false; error: ProtocolError };
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function generated(id: string | undefined) {
+  return id === undefined ? undefined : validators[id];
+}
+const validateManifestShape = generated(AppManifestSchema.$id);
+const validateToolShape = generated(ToolDescriptorSchema.$id);
+const validateCapabilityResultShape = generated(CapabilityResultSchema.$id);
+const notGenerated = (what: string): Refusal => fail("internal_error", `no generated validator for ${what}: run npm run gen`);
+
+/** Prefixes a refusal's path (a tool's own path inside the manifest). */
+function under(prefix: string, refusal: Refusal): Refusal {
+  return fail(refusal.error.code, refusal.error.message, `${prefix}${refusal.error.path ?? ""}`);
+}
+
+/** Checks an embedded JSON Schema and reports the path inside the manifest. */
+function checkEmbeddedSchema(schema: unknown, at: string, requireObjectRoot: boolean): Refusal | undefined {
+  const checked = checkJsonSchema(schema, { requireObjectRoot });
+  if (checked.ok) return undefined;
+  return fail(checked.error.code, `${at}: ${checked.error.message}`, `${at}${checked.error.path ?? ""}`);
+}
+
+/**
+ * Everything about one tool that does not depend on the rest of the manifest. Paths are relative
+ * to the tool. Assumes a schema-valid descriptor.
+ */
+function checkToolRules(tool: ToolDescriptor, kind: ManifestKind): Refusal | undefined {
+  const input = checkEmbeddedSchema(tool.input_schema, "/input_schema", true);
+  if (input !== undefined) return input;
+  const output = checkEmbeddedSchema(tool.output_schema, "/output_schema", false);
+  if (output !== undefined) return output;
+  const capabilities = tool.capabilities ?? [];
+  for (const [i, name] of capabilities.entries()) {
+    if (!isCapabilityName(name)) return fail("manifest_unknown_capability", `capability "${name}" is not in the capability registry`, `/capabilities/${i}`);
+  }
+
+  const callModel = tool.call_model ?? "command";
+  const invalid = (path: string, message: string): Refusal => fail("manifest_invalid", `${tool.method}: ${message}`, path);
+  if (tool.requires_foreground === true && tool.activation_requirement !== undefined && tool.activation_requirement !== "foreground_required") {
+    return invalid("/activation_requirement", "a tool that requires the foreground must have activation_requirement foreground_required");
+  }
+  if (callModel === "interactive" && tool.activation_requirement !== undefined && tool.activation_requirement !== "foreground_required") {
+    return invalid("/activation_requirement", "an interactive tool waits for the user, so its app must be in the foreground (foreground_required)");
+  }
+  if (tool.activation_requirement === "activation_not_required" && tool.launch_policy !== undefined && tool.launch_policy !== "never") {
+    return invalid("/launch_policy", "a call that does not wait for activation cannot start the app (launch_policy must be never)");
+  }
+  if (callModel === "operation" && tool.handling === "direct") {
+    return invalid("/handling", "an operation's deadline and progress are owned by the Runtime (handling must be operation)");
+  }
+  if (callModel === "query" && tool.idempotent === false) {
+    return invalid("/idempotent", "a query is read-only and therefore idempotent");
+  }
+  const floor = capabilitiesRisk(capabilities);
+  if (tool.risk_level !== undefined && riskRank(tool.risk_level) < riskRank(floor)) {
+    return invalid("/risk_level", `risk_level ${tool.risk_level} is below the ${floor} risk of the capabilities it uses`);
+  }
+  const delivery = kind === "core" ? "app_sdk" : "miniapp_sdk";
+  if (tool.delivery !== undefined && tool.delivery !== delivery) {
+    return invalid("/delivery", `tools of ${kind} apps are delivered through ${delivery}`);
+  }
+  return undefined;
+}
+
+/**
+ * Validates one Tool descriptor on its own (as `defineAgentTools` emits it): schema, embedded
+ * JSON Schemas, known capabilities and the rules across its fields. Manifest-level references
+ * (declared capabilities, entrypoints, unique methods) are checked by `validateManifest`.
+ * Never throws.
+ */
+export function validateToolDescriptor(json: unknown, options: ManifestValidationOptions = {}): Result<ToolDescriptor> {
+  const plain = checkJsonValue(json, options);
+  if (!plain.ok) return plain;
+  if (validateToolShape === undefined) return notGenerated("tool-descriptor.v1");
+  const shaped = checkWith<ToolDescriptor>(validateToolShape, plain.value, "manifest_invalid");
+  if (!shaped.ok) return shaped;
+  return checkToolRules(shaped.value, options.kind ?? "installed") ?? ok(shaped.value);
+}
+
+function checkScope(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {
+  const scope = manifest.app_scope;
+  if (kind === "installed" && RESERVED_APP_SCOPES.has(scope)) {
+    return fail("manifest_reserved_scope", `app scope "${scope}" is reserved for the Runtime and core apps`, "/app_scope");
+  }
+  if (kind === "core") {
+    if (scope === RUNTIME_SCOPE) return fail("manifest_reserved_scope", `app scope "${scope}" belongs to the Runtime itself`, "/app_scope");
+    if (!(CORE_APP_SCOPES as readonly string[]).includes(scope)) return fail("manifest_invalid", `"${scope}" is not a core app scope (${CORE_APP_SCOPES.join(", ")})`, "/app_scope");
+  }
+  return undefined;
+}
+
+function checkRuntimeSdk(manifest: AppManifest): Refusal | undefined {
+  const sdk = manifest.runtime_sdk;
+  if (!isSupportedApiVersion(sdk.api_version)) {
+    return fail("manifest_unsupported_api_version", `runtime_sdk.api_version "${sdk.api_version}" is not supported (supported: ${RUNTIME_SDK_API_VERSIONS.join(", ")})`, "/runtime_sdk/api_version");
+  }
+  for (const [i, feature] of sdk.required_features.entries()) {
+    if (!isRuntimeSdkFeature(feature)) return fail("manifest_unknown_feature", `required feature "${feature}" is not offered by this Runtime`, `/runtime_sdk/required_features/${i}`);
+  }
+  const required = new Set(sdk.required_features);
+  for (const [i, feature] of (sdk.optional_features ?? []).entries()) {
+    if (required.has(feature)) return fail("manifest_invalid", `feature "${feature}" is both required and optional`, `/runtime_sdk/optional_features/${i}`);
+  }
+  const offered = new Set([...required, ...(sdk.optional_features ?? [])]);
+  if ((manifest.tools ?? []).length > 0 && !required.has("app.tools.v1")) {
+    return fail("manifest_invalid", "an app that declares tools must require the app.tools.v1 feature", "/runtime_sdk/required_features");
+  }
+  if ((manifest.capabilities ?? []).length > 0 && !offered.has("capability.request.v1")) {
+    return fail("manifest_invalid", "an app that declares capabilities must list the capability.request.v1 feature", "/runtime_sdk/required_features");
+  }
+  return undefined;
+}
+
+function checkEntrypoint(entrypoint: Entrypoint, at: string): Refusal | undefined {
+  const modes = entrypoint.display_modes;
+  if (entrypoint.kind === "background") {
+    if (modes !== undefined && modes.length > 0) return fail("manifest_invalid", "a background entrypoint has no display modes", `${at}/display_modes`);
+    if (entrypoint.default_eligible === true) return fail("manifest_invalid", "a background entrypoint cannot be the default app", `${at}/default_eligible`);
+  } else if (modes !== undefined && modes.length === 0) {
+    return fail("manifest_invalid", `a ${entrypoint.kind} entrypoint needs at least one display mode`, `${at}/display_modes`);
+  }
+  if (entrypoint.default_eligible === true && entrypoint.kind !== "primary") {
+    return fail("manifest_invalid", "only a primary entrypoint can be eligible as the default app", `${at}/default_eligible`);
+  }
+  return undefined;
+}
+
+/** First index at which `key` repeats an earlier item's key. */
+function firstDuplicate<T>(items: readonly T[], key: (item: T) => string): number {
+  const seen = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    const k = key(item);
+    if (seen.has(k)) return i;
+    seen.add(k);
+  }
+  return -1;
+}
+
+function checkStructure(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {
+  const entrypointIds = new Set<string>();
+  for (const [i, entrypoint] of manifest.entrypoints.entries()) {
+    if (entrypointIds.has(entrypoint.id)) return fail("manifest_unknown_entrypoint", `entrypoint id "${entrypoint.id}" is defined twice`, `/entrypoints/${i}/id`);
+    entrypointIds.add(entrypoint.id);
+    const problem = checkEntrypoint(entrypoint, `/entrypoints/${i}`);
+    if (problem !== undefined) return problem;
+  }
+
+  const declared = new Set<string>();
+  for (const [i, capability] of (manifest.capabilities ?? []).entries()) {
+    if (!isCapabilityName(capability.name)) return fail("manifest_unknown_capability", `capability "${capability.name}" is not in the capability registry`, `/capabilities/${i}/name`);
+    if (declared.has(capability.name)) return fail("manifest_invalid", `capability "${capability.name}" is declared twice`, `/capabilities/${i}/name`);
+    declared.add(capability.name);
+  }
+
+  const methods = new Set<string>();
+  for (const [i, tool] of (manifest.tools ?? []).entries()) {
+    const at = `/tools/${i}`;
+    if (methods.has(tool.method)) return fail("manifest_duplicate_tool", `tool method "${tool.method}" is declared twice`, `${at}/method`);
+    methods.add(tool.method);
+    const problem = checkToolRules(tool, kind);
+    if (problem !== undefined) return under(at, problem);
+    for (const [j, name] of (tool.capabilities ?? []).entries()) {
+      if (!declared.has(name)) return fail("manifest_unknown_capability", `tool ${tool.method} uses capability "${name}", which the manifest does not declare`, `${at}/capabilities/${j}`);
+    }
+    if (tool.entrypoint !== undefined && !entrypointIds.has(tool.entrypoint)) {
+      return fail("manifest_unknown_entrypoint", `tool ${tool.method} names entrypoint "${tool.entrypoint}", which the manifest does not define`, `${at}/entrypoint`);
+    }
+  }
+
+  const subscriptions = manifest.agent_subscriptions ?? [];
+  const repeatedSubscription = firstDuplicate(subscriptions, (s) => `${s.type} ${s.scope}`);
+  if (repeatedSubscription >= 0) return fail("manifest_invalid", "the same subscription is listed twice", `/agent_subscriptions/${repeatedSubscription}`);
+
+  const events = manifest.events ?? [];
+  const repeatedEvent = firstDuplicate(events, (e) => e.name);
+  if (repeatedEvent >= 0) return fail("manifest_invalid", `event "${events[repeatedEvent]!.name}" is declared twice`, `/events/${repeatedEvent}/name`);
+  for (const [i, event] of events.entries()) {
+    if (event.data_schema === undefined) continue;
+    const problem = checkEmbeddedSchema(event.data_schema, `/events/${i}/data_schema`, false);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Validates a parsed manifest `lineup.app.v1`. Never throws; returns the same object on success.
+ * `options.kind` selects the installed-app rules (default) or the core-app rules.
+ */
+export function validateManifest(json: unknown, options: ManifestValidationOptions = {}): Result<AppManifest> {
+  const kind = options.kind ?? "installed";
+  const plain = checkJsonValue(json, options);
+  if (!plain.ok) return plain;
+  const value = plain.value;
+  if (!isRecord(value)) return fail("manifest_invalid", "a manifest is a JSON object", "");
+  if (value["format"] !== MANIFEST_FORMAT) {
+    return fail("manifest_invalid", `format must be "${MANIFEST_FORMAT}", not ${JSON.stringify(value["format"] ?? null).slice(0, 80)}`, "/format");
+  }
+  if (validateManifestShape === undefined) return notGenerated("app-manifest.v1");
+  const shaped = checkWith<AppManifest>(validateManifestShape, value, "manifest_invalid");
+  if (!shaped.ok) {
+    if (shaped.error.path === "/version") return fail("manifest_invalid", "version must be a semantic version (semver.org), such as 1.0.0 or 2.1.0-beta.1", "/version");
+    return shaped;
+  }
+  const manifest = shaped.value;
+  return checkScope(manifest, kind) ?? checkRuntimeSdk(manifest) ?? checkStructure(manifest, kind) ?? ok(manifest);
+}
+
+/** `validateManifest` with the core-app rules: a core scope, tools delivered in process. */
+export function validateCoreManifest(json: unknown, options: JsonLimits = {}): Result<AppManifest> {
+  return validateManifest(json, { ...options, kind: "core" });
+}
+
+/** Manifest text (or UTF-8 bytes) → safe JSON (`decodeJson`) → `validateManifest`. Never throws. */
+export function decodeManifest(input: string | Uint8Array, options: ManifestValidationOptions = {}): Result<AppManifest> {
+  const json = decodeJson(input, options);
+  if (!json.ok) return json;
+  return validateManifest(json.value, options);
+}
+
+/**
+ * Checks a capability result that crossed a boundary (a host provider's answer). A malformed
+ * answer is refused with `failed`: to the app it is the host failing, and no detail leaks.
+ */
+export function checkCapabilityResult(value: unknown): Result<CapabilityResult> {
+  if (validateCapabilityResultShape === undefined) return notGenerated("capability-result.v1");
+  return checkWith<CapabilityResult>(validateCapabilityResultShape, value, "failed");
+}
+

@@ -1,0 +1,55 @@
+/**
+ * Small helpers for declaring wire schemas with TypeBox: the JSON Schema object is the source of
+ * truth, the TypeScript type is derived from it with `Static`, and the build generates a
+ * standalone validator from it (see scripts/generate.ts), so no schema is ever compiled with
+ * `eval` at run time.
+ */
+import { Type, type TSchema, type TUnsafe, type SchemaOptions } from "@sinclair/typebox";
+import {
+  APP_SCOPE_MAX_LENGTH,
+  APP_SCOPE_MIN_LENGTH,
+  APP_SCOPE_PATTERN,
+  OPAQUE_ID_MAX_LENGTH,
+  OPAQUE_ID_PATTERN,
+  TIMESTAMP_PATTERN,
+  type AppScope,
+  type AppInstanceID,
+  type ConversationID,
+  type OperationID,
+  type ToolCallID,
+} from "./ids.js";
+import type { JsonObject, JsonValue } from "./json.js";
+
+/** Every schema id lives under this URN prefix: `urn:lineup:<name>`. */
+export const SCHEMA_ID_PREFIX = "urn:lineup:";
+export const schemaId = (name: string): string => `${SCHEMA_ID_PREFIX}${name}`;
+
+/** A string enum as `{ "type": "string", "enum": [...] }` (TypeBox's unions of literals read worse on the wire). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ ...options, type: "string", enum: [...values] });
+}
+
+/** Any JSON value. */
+export const JsonValueSchema = (options: SchemaOptions = {}): TUnsafe<JsonValue> => Type.Unsafe<JsonValue>({ ...options });
+/** Any JSON object. */
+export const JsonObjectSchema = (options: SchemaOptions = {}): TUnsafe<JsonObject> => Type.Unsafe<JsonObject>({ ...options, type: "object" });
+
+export const AppScopeSchema = (options: SchemaOptions = {}): TUnsafe<AppScope> =>
+  Type.Unsafe<AppScope>({ ...options, type: "string", minLength: APP_SCOPE_MIN_LENGTH, maxLength: APP_SCOPE_MAX_LENGTH, pattern: APP_SCOPE_PATTERN });
+
+const opaque = <T>(options: SchemaOptions): TUnsafe<T> =>
+  Type.Unsafe<T>({ ...options, type: "string", minLength: 1, maxLength: OPAQUE_ID_MAX_LENGTH, pattern: OPAQUE_ID_PATTERN });
+
+export const OpaqueIdSchema = (options: SchemaOptions = {}): TUnsafe<string> => opaque<string>(options);
+export const ConversationIdSchema = (options: SchemaOptions = {}): TUnsafe<ConversationID> => opaque<ConversationID>(options);
+export const InstanceIdSchema = (options: SchemaOptions = {}): TUnsafe<AppInstanceID> => opaque<AppInstanceID>(options);
+export const OperationIdSchema = (options: SchemaOptions = {}): TUnsafe<OperationID> => opaque<OperationID>(options);
+export const ToolCallIdSchema = (options: SchemaOptions = {}): TUnsafe<ToolCallID> => opaque<ToolCallID>(options);
+export const TimestampSchema = (options: SchemaOptions = {}): TUnsafe<string> =>
+  Type.Unsafe<string>({ ...options, type: "string", maxLength: 40, pattern: TIMESTAMP_PATTERN });
+
+/** A closed object: unknown keys are refused. */
+export const Closed = <T extends Parameters<typeof Type.Object>[0]>(properties: T, options: SchemaOptions = {}) =>
+  Type.Object(properties, { ...options, additionalProperties: false });
+
+export type { TSchema };

@@ -1,0 +1,145 @@
+/**
+ * The Surface Bridge v1 catalogue: every method and event, which way it flows, and the schema of
+ * its body. A message whose method or event is not in the catalogue for its direction is refused
+ * with `method_not_found` — an app cannot call a host → app method, and the host cannot push an
+ * event the app never agreed to receive.
+ *
+ * A method's `direction` is the direction of its request; its response flows the other way.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import { schemaId } from "../schema-kit.js";
+import {
+  BridgeAgentMessageAckParamsSchema,
+  BridgeAgentMessageEventSchema,
+  BridgeAgentMessageSubscribeParamsSchema,
+  BridgeAppCloseParamsSchema,
+  BridgeAppLaunchParamsSchema,
+  BridgeAppLaunchResultSchema,
+  BridgeAppToolOutcomeSchema,
+  BridgeArtifactCreateParamsSchema,
+  BridgeArtifactCreateResultSchema,
+  BridgeArtifactReadParamsSchema,
+  BridgeArtifactReadResultSchema,
+  BridgeEventFrameSchema,
+  BridgeRequestFrameSchema,
+  BridgeResponseFrameSchema,
+  BridgeCapabilityRequestParamsSchema,
+  BridgeCapabilityResultSchema,
+  BridgeDisplayModeChangedEventSchema,
+  emptyBridgeBody,
+  BridgeEventEmitParamsSchema,
+  BridgeHostSnapshotSchema,
+  BridgeLifecycleEventSchema,
+  BridgeLocaleChangedEventSchema,
+  BridgeSessionDataReplaceParamsSchema,
+  BridgeSessionDataReplaceResultSchema,
+  BridgeSessionDataSnapshotSchema,
+  BridgeStatePatchEventSchema,
+  BridgeSurfaceResizeParamsSchema,
+  BridgeThemeChangedEventSchema,
+  BridgeToolCancelledEventSchema,
+  BridgeToolCompleteParamsSchema,
+  BridgeToolFailParamsSchema,
+  BridgeToolInvokeParamsSchema,
+  BridgeToolProgressParamsSchema,
+  type BridgeDirection,
+} from "./schemas.js";
+
+export interface BridgeMethodSpec<P extends TSchema = TSchema, R extends TSchema = TSchema> {
+  /** The direction of the request: `to_host` is an app asking the host, `to_app` the host asking the app. */
+  readonly direction: BridgeDirection;
+  readonly description: string;
+  readonly params: P;
+  readonly result: R;
+}
+
+export interface BridgeEventSpec<D extends TSchema = TSchema> {
+  readonly direction: BridgeDirection;
+  readonly description: string;
+  readonly data: D;
+}
+
+/** Gives a shared body schema its own `$id` under one method or event, so each has a generated validator. */
+const named = <T extends TSchema>(schema: T, name: string): T => ({ ...schema, $id: schemaId(`surface-bridge.${name}`) });
+
+const method = <P extends TSchema, R extends TSchema>(name: string, direction: BridgeDirection, description: string, params: P, result: R) => ({
+  direction,
+  description,
+  params: named(params, `method.${name}.params`),
+  result: named(result, `method.${name}.result`),
+});
+
+const event = <D extends TSchema>(name: string, direction: BridgeDirection, description: string, data: D) => ({
+  direction,
+  description,
+  data: named(data, `event.${name}.data`),
+});
+
+export const BRIDGE_METHODS = {
+  // Host → app
+  "tool.invoke": method("tool.invoke", "to_app", "The Runtime hands the app a validated call of one of its declared tools; the response is the app's outcome.", BridgeToolInvokeParamsSchema, BridgeAppToolOutcomeSchema),
+
+  // App → host: lifecycle
+  "lifecycle.ready": method("lifecycle.ready", "to_host", "The app has read the snapshot and can take events and tool calls; the host delivers nothing else before it.", emptyBridgeBody(), emptyBridgeBody()),
+  "lifecycle.closing_done": method("lifecycle.closing_done", "to_host", "The app has flushed after `lifecycle` `closing`; the host may tear the surface down now.", emptyBridgeBody(), emptyBridgeBody()),
+
+  // App → host: session data (spec 6.3)
+  "session_data.get": method("session_data.get", "to_host", "Reads this app session's data; empty is `{ data: null, revision: 0 }`.", emptyBridgeBody(), BridgeSessionDataSnapshotSchema),
+  "session_data.replace": method("session_data.replace", "to_host", "Replaces the data if `expected_revision` is current (else `revision_conflict`); returns the new revision.", BridgeSessionDataReplaceParamsSchema, BridgeSessionDataReplaceResultSchema),
+  "session_data.subscribe": method("session_data.subscribe", "to_host", "Starts `session_data.changed` events; the result is the full snapshot at registration, later events have strictly greater revisions.", emptyBridgeBody(), BridgeSessionDataSnapshotSchema),
+  "session_data.unsubscribe": method("session_data.unsubscribe", "to_host", "Stops `session_data.changed` events.", emptyBridgeBody(), emptyBridgeBody()),
+
+  // App → host: agent messages (spec 5.4)
+  "agent_message.subscribe": method("agent_message.subscribe", "to_host", "Starts `agent.message` events, filtered by the manifest's subscriptions ∩ `types`.", BridgeAgentMessageSubscribeParamsSchema, emptyBridgeBody()),
+  "agent_message.unsubscribe": method("agent_message.unsubscribe", "to_host", "Stops `agent.message` events; undelivered messages stay in the app's inbox.", emptyBridgeBody(), emptyBridgeBody()),
+  "agent_message.ack": method("agent_message.ack", "to_host", "Acknowledges a delivered message (`agent.message` with `requires_ack`, or `state.patch`); it leaves the inbox.", BridgeAgentMessageAckParamsSchema, emptyBridgeBody()),
+
+  // App → host: tools (spec 6.2, 7.3)
+  "tool.progress": method("tool.progress", "to_host", "Reports progress of a call the app answered `pending`.", BridgeToolProgressParamsSchema, emptyBridgeBody()),
+  "tool.complete": method("tool.complete", "to_host", "The one terminal result of a pending call; the Runtime checks it against the tool's output schema.", BridgeToolCompleteParamsSchema, emptyBridgeBody()),
+  "tool.fail": method("tool.fail", "to_host", "The one terminal failure of a pending call.", BridgeToolFailParamsSchema, emptyBridgeBody()),
+
+  // App → host: capabilities, artifacts, events, navigation, layout
+  "capability.request": method("capability.request", "to_host", "Asks the capability gateway for a system capability with a purpose; the result is `completed` or one of the controlled refusals.", BridgeCapabilityRequestParamsSchema, BridgeCapabilityResultSchema),
+  "artifact.create": method("artifact.create", "to_host", "Stores content as an artifact of this conversation.", BridgeArtifactCreateParamsSchema, BridgeArtifactCreateResultSchema),
+  "artifact.read": method("artifact.read", "to_host", "Reads an artifact this app may see, up to `max_bytes`.", BridgeArtifactReadParamsSchema, BridgeArtifactReadResultSchema),
+  "event.emit": method("event.emit", "to_host", "Emits an event the app's manifest declares; the Runtime forwards it as `lineup.app.event`.", BridgeEventEmitParamsSchema, emptyBridgeBody()),
+  "app.launch": method("app.launch", "to_host", "Asks the Runtime to open another app (enabled state, entrypoint, display mode and scope are checked there).", BridgeAppLaunchParamsSchema, BridgeAppLaunchResultSchema),
+  "app.close": method("app.close", "to_host", "Asks the Runtime to close this instance (or one it launched).", BridgeAppCloseParamsSchema, emptyBridgeBody()),
+  "surface.resize": method("surface.resize", "to_host", "The height the content wants; the host may clamp it.", BridgeSurfaceResizeParamsSchema, emptyBridgeBody()),
+} as const satisfies Record<string, BridgeMethodSpec>;
+
+export const BRIDGE_EVENTS = {
+  "host.snapshot": event("host.snapshot", "to_app", "The first frame on the port: who the app is, where it runs, theme, locale, workspace, display mode and capabilities.", BridgeHostSnapshotSchema),
+  lifecycle: event("lifecycle", "to_app", "A lifecycle transition: start, foreground, background, suspend, restore, or closing with a flush deadline.", BridgeLifecycleEventSchema),
+  "theme.changed": event("theme.changed", "to_app", "The theme changed.", BridgeThemeChangedEventSchema),
+  "locale.changed": event("locale.changed", "to_app", "The locale or time zone changed.", BridgeLocaleChangedEventSchema),
+  "display_mode.changed": event("display_mode.changed", "to_app", "The surface moved to foreground, picture-in-picture or an inline card.", BridgeDisplayModeChangedEventSchema),
+  "session_data.changed": event("session_data.changed", "to_app", "A newer session data revision (after `session_data.subscribe`).", BridgeSessionDataSnapshotSchema),
+  "state.patch": event("state.patch", "to_app", "A state patch for this instance; acknowledge it with `agent_message.ack`.", BridgeStatePatchEventSchema),
+  "agent.message": event("agent.message", "to_app", "A projected agent message the app subscribed to.", BridgeAgentMessageEventSchema),
+  "tool.cancelled": event("tool.cancelled", "to_app", "The agent cancelled a call the app is still working on; the app stops and answers nothing more.", BridgeToolCancelledEventSchema),
+} as const satisfies Record<string, BridgeEventSpec>;
+
+export type BridgeMethodName = keyof typeof BRIDGE_METHODS;
+export type BridgeEventName = keyof typeof BRIDGE_EVENTS;
+export type BridgeParams<M extends BridgeMethodName> = Static<(typeof BRIDGE_METHODS)[M]["params"]>;
+export type BridgeResult<M extends BridgeMethodName> = Static<(typeof BRIDGE_METHODS)[M]["result"]>;
+export type BridgeEventData<N extends BridgeEventName> = Static<(typeof BRIDGE_EVENTS)[N]["data"]>;
+
+export function isBridgeMethod(value: unknown): value is BridgeMethodName {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(BRIDGE_METHODS, value);
+}
+
+export function isBridgeEvent(value: unknown): value is BridgeEventName {
+  return typeof value === "string" && Object.prototype.hasOwnProperty.call(BRIDGE_EVENTS, value);
+}
+
+/** Every schema the bridge declares, for the validator generator. */
+export const SURFACE_BRIDGE_SCHEMAS: readonly TSchema[] = [
+  BridgeRequestFrameSchema,
+  BridgeResponseFrameSchema,
+  BridgeEventFrameSchema,
+  ...Object.values(BRIDGE_METHODS).flatMap((m): TSchema[] => [m.params, m.result]),
+  ...Object.values(BRIDGE_EVENTS).map((e): TSchema => e.data),
+];

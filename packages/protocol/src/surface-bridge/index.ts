@@ -1,0 +1,4 @@
+export * from "./schemas.js";
+export * from "./catalogue.js";
+export * from "./decode.js";
+export * from "./encode.js";

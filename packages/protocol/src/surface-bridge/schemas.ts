@@ -1,0 +1,299 @@
+/**
+ * Surface Bridge v1: the wire between the host and one sandboxed app instance (spec 6, 8.2; spec
+ * 003 "Host Bridge v1").
+ *
+ * The host hands the iframe a private `MessagePort` once, at launch, together with a per-instance
+ * nonce. Every message on that port is plain, structured-clone-safe JSON in one of three frames:
+ *
+ * ```json
+ * { "bridge": "lineup.surface", "v": 1, "nonce": "<instance nonce>", "kind": "request",  "id": 7, "method": "session_data.get", "params": {} }
+ * { "bridge": "lineup.surface", "v": 1, "nonce": "<instance nonce>", "kind": "response", "id": 7, "method": "session_data.get", "result": {…} | "error": {…} }
+ * { "bridge": "lineup.surface", "v": 1, "nonce": "<instance nonce>", "kind": "event", "name": "theme.changed", "data": {…} }
+ * ```
+ *
+ * A response echoes its request's `method`, so a receiver can check the result against the
+ * catalogue without its pending-request table (which still checks that id and method agree).
+ * This file declares the frames and every message body; `catalogue.ts` says which body belongs to
+ * which method or event and in which direction it flows.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { ERROR_CODES } from "../errors.js";
+import { ENVELOPE_TYPE_PATTERN } from "../ids.js";
+import type { ArtifactRef } from "../envelope/types.js";
+import { CAPABILITY_NAME_PATTERN, type CapabilityResult } from "../manifest/capabilities.js";
+import { FEATURE_NAME_PATTERN } from "../manifest/features.js";
+import { CONTRACT_VERSION_PATTERN, DISPLAY_MODES, ENTRYPOINT_ID_PATTERN, EVENT_NAME_PATTERN, SEMVER_PATTERN } from "../manifest/schemas.js";
+import {
+  AppScopeSchema,
+  Closed,
+  ConversationIdSchema,
+  InstanceIdSchema,
+  JsonObjectSchema,
+  JsonValueSchema,
+  OpaqueIdSchema,
+  OperationIdSchema,
+  StringEnum,
+  TimestampSchema,
+  ToolCallIdSchema,
+  schemaId,
+} from "../schema-kit.js";
+
+export const BRIDGE_PROTOCOL = "lineup.surface";
+export const BRIDGE_VERSION = 1;
+export const BRIDGE_KINDS = ["request", "response", "event"] as const;
+export type BridgeKind = (typeof BRIDGE_KINDS)[number];
+/** Which way a message flows: app → host (`to_host`) or host → app (`to_app`). */
+export const BRIDGE_DIRECTIONS = ["to_host", "to_app"] as const;
+export type BridgeDirection = (typeof BRIDGE_DIRECTIONS)[number];
+
+/** The per-instance nonce: 16–128 URL-safe characters, fresh for each launch. */
+export const BRIDGE_NONCE_PATTERN = "^[A-Za-z0-9_-]{16,128}$";
+/** Method and event names: dotted lowercase words (`session_data.replace`). */
+export const BRIDGE_NAME_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
+
+const Nonce = () => Type.String({ minLength: 16, maxLength: 128, pattern: BRIDGE_NONCE_PATTERN });
+const Name = () => Type.String({ minLength: 1, maxLength: 64, pattern: BRIDGE_NAME_PATTERN });
+const RequestId = () => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+const Text = (maxLength: number) => Type.String({ maxLength });
+const FrameBase = {
+  bridge: Type.Literal(BRIDGE_PROTOCOL),
+  v: Type.Literal(BRIDGE_VERSION),
+  nonce: Nonce(),
+};
+
+/** The error body of a response: a LineUp refusal as data. */
+export const BridgeErrorSchema = Closed({
+  code: StringEnum(Object.keys(ERROR_CODES) as [string, ...string[]]),
+  message: Text(2_000),
+  path: Type.Optional(Text(1_024)),
+});
+export type BridgeError = Static<typeof BridgeErrorSchema>;
+
+export const BridgeRequestFrameSchema = Closed(
+  { ...FrameBase, kind: Type.Literal("request"), id: RequestId(), method: Name(), params: JsonValueSchema() },
+  { $id: schemaId("surface-bridge.request.v1"), title: "Surface Bridge v1 request frame" },
+);
+export const BridgeResponseFrameSchema = Closed(
+  {
+    ...FrameBase,
+    kind: Type.Literal("response"),
+    id: RequestId(),
+    method: Name(),
+    /** Exactly one of `result` and `error` (checked by the decoder: a schema cannot say it and stay readable). */
+    result: Type.Optional(JsonValueSchema()),
+    error: Type.Optional(BridgeErrorSchema),
+  },
+  { $id: schemaId("surface-bridge.response.v1"), title: "Surface Bridge v1 response frame" },
+);
+export const BridgeEventFrameSchema = Closed(
+  { ...FrameBase, kind: Type.Literal("event"), name: Name(), data: JsonValueSchema() },
+  { $id: schemaId("surface-bridge.event.v1"), title: "Surface Bridge v1 event frame" },
+);
+
+// --- Shared pieces of the catalogue -------------------------------------------------------------
+
+/** Display modes are the manifest's (`foreground`, `pip`, `inline_card`). */
+const DisplayMode = () => StringEnum(DISPLAY_MODES);
+
+/** BCP 47 language tag, e.g. `zh-CN`, `en`. */
+const Locale = () => Type.String({ minLength: 2, maxLength: 35, pattern: "^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$" });
+/** IANA time zone name, e.g. `Asia/Shanghai`, `UTC`. */
+const TimeZone = () => Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$" });
+/** Capability and permission names, in the manifest's grammar (`microphone.record`). */
+const CapabilityName = () => Type.String({ minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN });
+
+export const BridgeThemeSchema = Closed({
+  mode: StringEnum(["light", "dark", "system"] as const),
+  effective_mode: StringEnum(["light", "dark"] as const),
+  color_scheme_id: Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._-]+$" }),
+  /** Theme tokens as CSS custom properties (`--lineup-color-accent`), values as CSS text. */
+  css_variables: Type.Record(Type.String({ pattern: "^--[A-Za-z0-9_-]{1,126}$" }), Text(512), { maxProperties: 512 }),
+});
+export type BridgeTheme = Static<typeof BridgeThemeSchema>;
+
+/** Why a capability is unavailable to this entry: refusal codes of the capability gateway. */
+export const BRIDGE_CAPABILITY_BLOCKED_REASONS = ["capability_not_declared", "unsupported_on_host", "policy_denied", "permission_denied", "foreground_required"] as const;
+
+export const BridgeCapabilitySummarySchema = Type.Union([
+  Closed({ capability: CapabilityName(), available: Type.Literal(true) }),
+  Closed({ capability: CapabilityName(), available: Type.Literal(false), blocked_reason: StringEnum(BRIDGE_CAPABILITY_BLOCKED_REASONS) }),
+]);
+
+/** The non-sensitive workspace summary of spec 003: ids and a label, never tokens or paths. */
+export const BridgeWorkspaceSummarySchema = Closed({
+  workspace_id: Type.Optional(OpaqueIdSchema()),
+  tenant_id: Type.Optional(OpaqueIdSchema()),
+  display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+});
+
+const SemVer = () => Type.String({ minLength: 5, maxLength: 64, pattern: SEMVER_PATTERN });
+const FeatureName = () => Type.String({ minLength: 4, maxLength: 64, pattern: FEATURE_NAME_PATTERN });
+
+/** The first frame: the Host Bridge snapshot (spec 003) joined with the SDK's AppContext (spec 6.1). */
+export const BridgeHostSnapshotSchema = Closed({
+  app_scope: AppScopeSchema(),
+  app_version: SemVer(),
+  instance_id: InstanceIdSchema(),
+  entrypoint: Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
+  /** The in-app route the entry opens at, always starting with `/`. */
+  route: Type.String({ minLength: 1, maxLength: 2_048, pattern: "^/[^\\s]*$" }),
+  /** The origin the host speaks from (`null` for an opaque origin); spec 003's runtime origin. */
+  runtime_origin: Type.String({ minLength: 4, maxLength: 256, pattern: "^(?:null|[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?::[0-9]{1,5})?)$" }),
+  scope: Closed({
+    conversation_id: Type.Optional(ConversationIdSchema()),
+    operation_id: Type.Optional(OperationIdSchema()),
+    parent_instance_id: Type.Optional(InstanceIdSchema()),
+  }),
+  theme: BridgeThemeSchema,
+  locale: Locale(),
+  timezone: TimeZone(),
+  workspace: BridgeWorkspaceSummarySchema,
+  display_mode: DisplayMode(),
+  capabilities: Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
+  granted_permissions: Type.Array(CapabilityName(), { maxItems: 128 }),
+  sdk: Closed({ api_version: Type.Literal("1"), features: Type.Array(FeatureName(), { maxItems: 64 }) }),
+});
+export type BridgeHostSnapshot = Static<typeof BridgeHostSnapshotSchema>;
+
+// --- Host → app events ---------------------------------------------------------------------------
+
+export const BRIDGE_LIFECYCLE_STATES = ["start", "foreground", "background", "suspend", "restore", "closing"] as const;
+
+/** `closing` carries the time the app has to flush (answer `lifecycle.closing_done`) before it is torn down. */
+export const BridgeLifecycleEventSchema = Type.Union([
+  Closed({ state: StringEnum(["start", "foreground", "background", "suspend", "restore"] as const) }),
+  Closed({ state: Type.Literal("closing"), flush_deadline_ms: Type.Integer({ minimum: 1, maximum: 60_000 }) }),
+]);
+
+export const BridgeThemeChangedEventSchema = Closed({ theme: BridgeThemeSchema });
+export const BridgeLocaleChangedEventSchema = Closed({ locale: Locale(), timezone: TimeZone() });
+export const BridgeDisplayModeChangedEventSchema = Closed({ display_mode: DisplayMode() });
+
+/** Session data as the SDK sees it (spec 6.3): empty is `{ data: null, revision: 0 }`. */
+export const BridgeSessionDataSnapshotSchema = Closed({
+  data: Type.Union([JsonObjectSchema(), Type.Null()]),
+  revision: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+});
+export type BridgeSessionDataSnapshot = Static<typeof BridgeSessionDataSnapshotSchema>;
+
+/** A state patch for this instance; it needs an explicit `agent_message.ack` (spec 5.4). */
+export const BridgeStatePatchEventSchema = Closed({
+  message_id: OpaqueIdSchema(),
+  patch: JsonObjectSchema(),
+  base_revision: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+/** A projected agent message the app subscribed to: never the raw envelope (spec 5.3, 5.4). */
+export const BridgeAgentMessageEventSchema = Closed({
+  message_id: OpaqueIdSchema(),
+  type: Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
+  conversation_id: ConversationIdSchema(),
+  instance_id: Type.Optional(InstanceIdSchema()),
+  sender: Closed({ kind: StringEnum(["agent", "runtime", "user"] as const), id: OpaqueIdSchema() }),
+  timestamp: TimestampSchema(),
+  payload: JsonValueSchema(),
+  /** Display messages are acknowledged on delivery; the rest wait for `agent_message.ack`. */
+  requires_ack: Type.Boolean(),
+});
+
+export const BridgeToolCancelledEventSchema = Closed({ call_id: ToolCallIdSchema(), reason: Type.Optional(Text(2_000)) });
+
+// --- Host → app request: tool.invoke -------------------------------------------------------------
+
+/** A declared tool method, as the manifest spells it: at least two dotted parts (`board.create`). */
+const TOOL_METHOD = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$";
+
+export const BridgeToolInvokeParamsSchema = Closed({
+  call_id: ToolCallIdSchema(),
+  method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_METHOD }),
+  contract_version: Type.Optional(Type.String({ minLength: 1, maxLength: 16, pattern: CONTRACT_VERSION_PATTERN })),
+  arguments: JsonObjectSchema(),
+  /** Milliseconds the app has before the Runtime fails the call with `operation_expired`. */
+  deadline_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+});
+
+/** Codes an app may end a tool call with (spec 7.3). Everything else is the Runtime's to say. */
+export const BRIDGE_APP_TOOL_ERROR_CODES = ["invalid_arguments", "cancelled_by_user", "permission_denied", "foreground_required", "operation_expired", "handler_failed"] as const;
+const AppToolErrorCode = () => StringEnum(BRIDGE_APP_TOOL_ERROR_CODES);
+
+/**
+ * The app's outcome for `tool.invoke`: done now (`completed` / `failed`), or `pending` — the app
+ * reports later through `tool.progress` then exactly one `tool.complete` or `tool.fail`.
+ */
+export const BridgeAppToolOutcomeSchema = Type.Union([
+  Closed({ outcome: Type.Literal("completed"), result: JsonValueSchema() }),
+  Closed({ outcome: Type.Literal("failed"), code: AppToolErrorCode(), message: Type.Optional(Text(2_000)) }),
+  Closed({ outcome: Type.Literal("pending") }),
+]);
+export type BridgeAppToolOutcome = Static<typeof BridgeAppToolOutcomeSchema>;
+
+// --- App → host request bodies -------------------------------------------------------------------
+
+/** The body of a message that carries nothing: `{}` and only `{}`. */
+export const emptyBridgeBody = () => Closed({});
+
+export const BridgeSessionDataReplaceParamsSchema = Closed({
+  data: JsonObjectSchema(),
+  expected_revision: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+});
+export const BridgeSessionDataReplaceResultSchema = Closed({ revision: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+export const BridgeAgentMessageSubscribeParamsSchema = Closed({
+  /** Envelope types wanted; absent means every type the manifest subscribes to. */
+  types: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }), { minItems: 1, maxItems: 32 })),
+  /** Also deliver messages already waiting in the app's inbox. */
+  include_pending: Type.Optional(Type.Boolean()),
+});
+export const BridgeAgentMessageAckParamsSchema = Closed({ message_id: OpaqueIdSchema() });
+
+export const BridgeToolProgressParamsSchema = Closed({
+  call_id: ToolCallIdSchema(),
+  progress: Closed({
+    stage: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    message: Type.Optional(Text(2_000)),
+    data: Type.Optional(JsonValueSchema()),
+  }),
+});
+export const BridgeToolCompleteParamsSchema = Closed({ call_id: ToolCallIdSchema(), result: JsonValueSchema() });
+export const BridgeToolFailParamsSchema = Closed({ call_id: ToolCallIdSchema(), code: AppToolErrorCode(), message: Type.Optional(Text(2_000)) });
+
+export const BridgeCapabilityRequestParamsSchema = Closed({
+  capability: CapabilityName(),
+  /** Shown to the user when the Runtime asks for confirmation. */
+  purpose: Type.String({ minLength: 1, maxLength: 500 }),
+  input: JsonValueSchema(),
+});
+
+/** The capability result of the manifest's registry (schema `capability-result.v1`): `completed` or a controlled refusal. */
+export const BridgeCapabilityResultSchema = Type.Unsafe<CapabilityResult>(Type.Ref(schemaId("capability-result.v1")));
+
+const ArtifactContent = () =>
+  Closed({
+    /** `utf8` for text, `base64` for bytes (structured clone could carry bytes, but the bridge stays plain JSON). */
+    encoding: StringEnum(["utf8", "base64"] as const),
+    data: Type.String(),
+  });
+const MimeType = () => Type.String({ minLength: 3, maxLength: 127, pattern: "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$" });
+/** The envelope's artifact reference (schema `artifact-ref.v1`). */
+const ArtifactRefRef = () => Type.Unsafe<ArtifactRef>(Type.Ref(schemaId("artifact-ref.v1")));
+
+export const BridgeArtifactCreateParamsSchema = Closed({ name: Type.String({ minLength: 1, maxLength: 255 }), mime_type: MimeType(), content: ArtifactContent() });
+export const BridgeArtifactCreateResultSchema = Closed({ artifact: ArtifactRefRef() });
+export const BridgeArtifactReadParamsSchema = Closed({ artifact_id: OpaqueIdSchema(), max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) });
+export const BridgeArtifactReadResultSchema = Closed({ artifact: ArtifactRefRef(), content: ArtifactContent(), truncated: Type.Boolean() });
+
+export const BridgeEventEmitParamsSchema = Closed({ name: Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }), data: JsonValueSchema() });
+
+export const BridgeAppLaunchParamsSchema = Closed({
+  app_scope: AppScopeSchema(),
+  entrypoint: Type.Optional(OpaqueIdSchema()),
+  display_mode: Type.Optional(DisplayMode()),
+  input: Type.Optional(JsonObjectSchema()),
+});
+export const BridgeAppLaunchResultSchema = Closed({ app_scope: AppScopeSchema(), instance_id: InstanceIdSchema() });
+/** Without `instance_id` the app closes itself. */
+export const BridgeAppCloseParamsSchema = Closed({ instance_id: Type.Optional(InstanceIdSchema()) });
+
+/** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
+export const BridgeSurfaceResizeParamsSchema = Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) });

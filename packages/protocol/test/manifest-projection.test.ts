@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { diffProjections, projectManifest, resolveToolDescriptor, validateManifest, type AppManifest } from "@lineup/protocol";
+import { copy, SPEC_9_EXAMPLE, voiceManifest } from "./manifest-samples.js";
+
+function valid(manifest: AppManifest): AppManifest {
+  const result = validateManifest(manifest);
+  if (!result.ok) throw new Error(`invalid sample: ${JSON.stringify(result.error)}`);
+  return result.value;
+}
+
+describe("projectManifest", () => {
+  it("shows what the spec 9 example adds, with defaults applied", () => {
+    expect(projectManifest(copy(SPEC_9_EXAMPLE) as AppManifest)).toEqual({
+      app_scope: "whiteboard",
+      name: "whiteboard",
+      version: "1.0.0",
+      description: "",
+      entrypoints: [{ id: "canvas", kind: "contextual", title: "canvas", default_eligible: false, display_modes: ["foreground"] }],
+      tools: [{ method: "board.create", contract_version: "1", title: "board.create", call_model: "command", risk_level: "low", requires_foreground: false, capabilities: [] }],
+      subscriptions: [
+        { type: "lineup.app.state.patch", scope: "instance" },
+        { type: "lineup.tool.invoke", scope: "conversation" },
+      ],
+      capabilities: [],
+      events: [],
+      required_features: ["app.lifecycle.v1", "app.tools.v1", "surface.state.v1", "app.session-data.v1"],
+      storage: { session_data_quota_bytes: null },
+      risk: "low",
+    });
+  });
+
+  it("lists capabilities with the app's purpose and the registry's risk, riskiest first, and which tools use them", () => {
+    const manifest = voiceManifest();
+    manifest.runtime_sdk.required_features.push("app.session-data.v1");
+    manifest.capabilities = [
+      { name: "notification.show", purpose: "Say when the transcript is ready." },
+      { name: "file.save", purpose: "Save recordings you choose to keep." },
+      { name: "microphone.record", purpose: "Record the note the agent asked for." },
+    ];
+    manifest.storage = { session_data_quota_bytes: 2048 };
+    const projection = projectManifest(valid(manifest));
+    expect(projection.capabilities.map((c) => [c.name, c.risk])).toEqual([
+      ["microphone.record", "high"],
+      ["file.save", "medium"],
+      ["notification.show", "low"],
+    ]);
+    expect(projection.capabilities[0]).toMatchObject({ purpose: "Record the note the agent asked for.", requires_confirmation: true, used_by_tools: ["voice.request_recording"] });
+    expect(projection.capabilities[1]!.used_by_tools).toEqual([]);
+    expect(projection.tools[0]).toMatchObject({ method: "voice.request_recording", title: "Record a voice note", call_model: "interactive", risk_level: "high", requires_foreground: true });
+    expect(projection.risk).toBe("high");
+    expect(projection.storage).toEqual({ session_data_quota_bytes: 2048 });
+    expect(projection.name).toBe("Voice");
+  });
+
+  it("projects a manifest that spells out its defaults the same as one that omits them", () => {
+    const terse = copy(SPEC_9_EXAMPLE) as AppManifest;
+    const explicit = copy(terse);
+    explicit.tools = terse.tools!.map((t) => ({ ...resolveToolDescriptor(t), capabilities: [] }));
+    explicit.entrypoints = [{ id: "canvas", kind: "contextual", default_eligible: false, display_modes: ["foreground"], title: "canvas" }];
+    expect(projectManifest(valid(explicit))).toEqual(projectManifest(terse));
+  });
+});
+
+describe("diffProjections", () => {
+  const v1 = projectManifest(valid(voiceManifest()));
+
+  it("finds nothing between a version and itself", () => {
+    expect(diffProjections(v1, v1)).toEqual({
+      added_capabilities: [],
+      removed_capabilities: [],
+      added_tools: [],
+      removed_tools: [],
+      changed_tools: [],
+      added_subscriptions: [],
+      removed_subscriptions: [],
+      requires_approval: false,
+    });
+  });
+
+  it("requires approval when an update adds a capability, and lists exactly what is new", () => {
+    const next = voiceManifest();
+    next.version = "1.1.0";
+    next.capabilities!.push({ name: "file.save", purpose: "Keep recordings." });
+    next.tools!.push({
+      method: "voice.save_recording",
+      contract_version: "1",
+      input_schema: { type: "object" },
+      output_schema: {},
+      capabilities: ["file.save"],
+      risk_level: "medium",
+    });
+    const diff = diffProjections(v1, projectManifest(valid(next)));
+    expect(diff.requires_approval).toBe(true);
+    expect(diff.added_capabilities.map((c) => c.name)).toEqual(["file.save"]);
+    expect(diff.added_tools.map((t) => t.method)).toEqual(["voice.save_recording"]);
+    expect(diff.removed_capabilities).toEqual([]);
+  });
+
+  it("does not require approval for removals, but lists them", () => {
+    const next = voiceManifest();
+    next.tools = [];
+    next.capabilities = [];
+    next.agent_subscriptions = [];
+    const diff = diffProjections(v1, projectManifest(valid(next)));
+    expect(diff.requires_approval).toBe(false);
+    expect(diff.removed_capabilities.map((c) => c.name)).toEqual(["microphone.record"]);
+    expect(diff.removed_tools.map((t) => t.method)).toEqual(["voice.request_recording"]);
+    expect(diff.removed_subscriptions).toEqual([{ type: "lineup.tool.invoke", scope: "conversation" }]);
+  });
+
+  it("reports a tool whose contract changed", () => {
+    const next = voiceManifest();
+    next.tools![0]!.contract_version = "2";
+    next.agent_subscriptions!.push({ type: "lineup.tool.cancel", scope: "conversation" });
+    const diff = diffProjections(v1, projectManifest(valid(next)));
+    expect(diff.changed_tools).toHaveLength(1);
+    expect(diff.changed_tools[0]).toMatchObject({ method: "voice.request_recording", before: { contract_version: "1" }, after: { contract_version: "2" } });
+    expect(diff.added_subscriptions).toEqual([{ type: "lineup.tool.cancel", scope: "conversation" }]);
+    expect(diff.requires_approval).toBe(false);
+  });
+});

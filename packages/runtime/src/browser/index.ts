@@ -1,0 +1,2 @@
+// Browser adapters: IndexedDB. Nothing here needs Node.
+export { openIndexedDbStore, type IndexedDbStoreOptions } from "./indexeddb-store.js";

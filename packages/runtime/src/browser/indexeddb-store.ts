@@ -1,0 +1,182 @@
+import type { EncodedEntry, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
+import type { KeyBounds } from "../persistence/key-range.js";
+import { openStore } from "../persistence/open-store.js";
+import type { StoreSchema } from "../persistence/schema.js";
+import { StoreError } from "../persistence/store-error.js";
+import type { RuntimeStore } from "../persistence/store.js";
+import type { EncodedValue } from "../persistence/value-codec.js";
+import { toStoreErrorFromIndexedDb } from "./indexeddb-errors.js";
+
+export interface IndexedDbStoreOptions {
+  /** The IndexedDB database name. */
+  name: string;
+  schema: StoreSchema;
+  /** Defaults to `globalThis.indexedDB`; pass one in tests (e.g. fake-indexeddb's `new IDBFactory()`). */
+  indexedDB?: IDBFactory;
+  /**
+   * Defaults to `globalThis.IDBKeyRange`. Must come from the same implementation as `indexedDB`, since a
+   * factory accepts only its own key ranges — the same pair of options Dexie takes.
+   */
+  IDBKeyRange?: Pick<typeof IDBKeyRange, "bound">;
+}
+
+/**
+ * Design: ONE object store, keyed by the compound key [collection, key], rather than one object store per
+ * collection. Object stores can only be created in a `versionchange` upgrade, which waits for every other
+ * open tab to close; a single store means a later schema adds collections with no upgrade at all, a batch
+ * across collections is always one transaction over one store, and the migration records live beside the
+ * data. Array keys compare element-wise, so [collection, key] orders by collection, then by key in plain
+ * string order — the order every adapter uses.
+ */
+const OBJECT_STORE = "entries";
+const DATABASE_VERSION = 1;
+
+/**
+ * Opens (creating if needed) a store in an IndexedDB database. Every commit is one `readwrite` transaction
+ * with `durability: "strict"`, resolved on its `complete` event, i.e. once the browser has flushed it.
+ */
+export async function openIndexedDbStore(options: IndexedDbStoreOptions): Promise<RuntimeStore> {
+  const factory = options.indexedDB ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+  const keyRange = options.IDBKeyRange ?? (globalThis as { IDBKeyRange?: typeof IDBKeyRange }).IDBKeyRange;
+  if (factory === undefined || keyRange === undefined) {
+    throw new StoreError("store_write_failed", "IndexedDB is not available here; pass indexedDB and IDBKeyRange");
+  }
+  if (typeof options.name !== "string" || options.name === "") {
+    throw new StoreError("store_invalid_value", "openIndexedDbStore needs a database name");
+  }
+  const { store } = await openStore(options.schema, () => IndexedDbEngine.open(factory, options.name, keyRange));
+  return store;
+}
+
+class IndexedDbEngine implements StorageEngine {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private constructor(
+    private readonly db: IDBDatabase,
+    private readonly keyRange: Pick<typeof IDBKeyRange, "bound">,
+  ) {
+    // A newer version of the app wants to upgrade: step aside instead of blocking it. Calls after this
+    // reject with `store_closed`.
+    db.onversionchange = () => db.close();
+  }
+
+  static open(factory: IDBFactory, name: string, keyRange: Pick<typeof IDBKeyRange, "bound">): Promise<IndexedDbEngine> {
+    return new Promise((resolve, reject) => {
+      const request = factory.open(name, DATABASE_VERSION);
+      request.onupgradeneeded = () => {
+        const db = request.result;
+        if (!db.objectStoreNames.contains(OBJECT_STORE)) db.createObjectStore(OBJECT_STORE);
+      };
+      request.onsuccess = () => resolve(new IndexedDbEngine(request.result, keyRange));
+      request.onerror = () => reject(toStoreErrorFromIndexedDb(request.error, "store_write_failed", `could not open ${name}`));
+    });
+  }
+
+  apply(writes: readonly PreparedWrite[]): Promise<void> {
+    // The transaction is created synchronously, in the caller's turn: IndexedDB orders overlapping
+    // readwrite transactions by creation, which keeps batches in commit-call order.
+    return this.track(
+      new Promise<void>((resolve, reject) => {
+        const transaction = this.db.transaction(OBJECT_STORE, "readwrite", { durability: "strict" });
+        let thrown: unknown;
+        transaction.oncomplete = () => resolve();
+        transaction.onabort = () => reject(toStoreErrorFromIndexedDb(thrown ?? transaction.error, "store_write_failed", "commit failed"));
+        const store = transaction.objectStore(OBJECT_STORE);
+        try {
+          for (const write of writes) {
+            if (write.op === "put") store.put(write.value, [write.collection, write.key]);
+            else if (write.op === "delete") store.delete([write.collection, write.key]);
+            else store.delete(this.keyRangeFor(write.collection, write.bounds));
+          }
+          // Older engines lack commit(); they auto-commit once the queued requests are done.
+          if (typeof transaction.commit === "function") transaction.commit();
+        } catch (error) {
+          // A request refused synchronously: abort, so the writes already queued are rolled back too.
+          thrown = error;
+          transaction.abort();
+        }
+      }),
+      "store_write_failed",
+    );
+  }
+
+  async get(collection: string, key: string): Promise<EncodedValue | undefined> {
+    const record = await this.read<unknown>((store, finish) => {
+      const request = store.get([collection, key]);
+      request.onsuccess = () => finish(request.result);
+    });
+    return record === undefined ? undefined : asEncodedValue(record);
+  }
+
+  async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
+    const records = await this.read<Array<{ key: string; record: unknown }>>((store, finish) => {
+      const found: Array<{ key: string; record: unknown }> = [];
+      const request = store.openCursor(this.keyRangeFor(collection, bounds), reverse ? "prev" : "next");
+      request.onsuccess = () => {
+        const cursor = request.result;
+        if (cursor === null || found.length === limit) return finish(found);
+        found.push({ key: (cursor.primaryKey as [string, string])[1], record: cursor.value });
+        cursor.continue();
+      };
+    });
+    return records.map(({ key, record }) => ({ key, value: asEncodedValue(record) }));
+  }
+
+  count(collection: string, bounds: KeyBounds): Promise<number> {
+    return this.read<number>((store, finish) => {
+      const request = store.count(this.keyRangeFor(collection, bounds));
+      request.onsuccess = () => finish(request.result);
+    });
+  }
+
+  async close(): Promise<void> {
+    // db.close() lets running transactions finish, but the port promises they have finished when close
+    // resolves.
+    await Promise.allSettled(this.inFlight);
+    this.db.close();
+  }
+
+  private keyRangeFor(collection: string, bounds: KeyBounds): IDBKeyRange {
+    return this.keyRange.bound([collection, bounds.lower], [collection, bounds.upper], bounds.lowerOpen, bounds.upperOpen);
+  }
+
+  /**
+   * One readonly transaction. `run` issues requests and calls `finish` from their success handlers (which
+   * only collect, so that nothing throws inside an IndexedDB callback); the promise settles when the
+   * transaction completes or aborts.
+   */
+  private read<T>(run: (store: IDBObjectStore, finish: (value: T) => void) => void): Promise<T> {
+    return this.track(
+      new Promise<T>((resolve, reject) => {
+        const transaction = this.db.transaction(OBJECT_STORE, "readonly");
+        let result: { value: T } | undefined;
+        transaction.oncomplete = () =>
+          result ? resolve(result.value) : reject(new StoreError("store_read_failed", "the read finished without a result"));
+        transaction.onabort = () => reject(toStoreErrorFromIndexedDb(transaction.error, "store_read_failed", "read failed"));
+        run(transaction.objectStore(OBJECT_STORE), (value) => {
+          result = { value };
+        });
+      }),
+      "store_read_failed",
+    );
+  }
+
+  /** Maps failures and remembers the operation until it settles, so close() can wait for it. */
+  private track<T>(operation: Promise<T>, fallback: "store_read_failed" | "store_write_failed"): Promise<T> {
+    const promise = operation.catch((error: unknown) => {
+      throw toStoreErrorFromIndexedDb(error, fallback, fallback === "store_read_failed" ? "read failed" : "commit failed");
+    });
+    this.inFlight.add(promise);
+    const forget = (): void => void this.inFlight.delete(promise);
+    promise.then(forget, forget);
+    return promise;
+  }
+}
+
+/** Records are the encoded values themselves; anything else was not written by this adapter. */
+function asEncodedValue(record: unknown): EncodedValue {
+  const candidate = record as Partial<{ kind: unknown; text: unknown; bytes: unknown }> | null;
+  if (candidate?.kind === "json" && typeof candidate.text === "string") return { kind: "json", text: candidate.text };
+  if (candidate?.kind === "bytes" && candidate.bytes instanceof Uint8Array) return { kind: "bytes", bytes: candidate.bytes };
+  throw new StoreError("store_corrupt", "an IndexedDB record is not a stored value");
+}

@@ -1,0 +1,34 @@
+import type { KeyBounds } from "./key-range.js";
+import type { EncodedValue } from "./value-codec.js";
+
+/**
+ * The internal port each adapter implements: already-validated writes and reads over encoded values.
+ * Validation, copying, closing and migrations live once, in front of it (`store-front.ts`,
+ * `migrations.ts`), which is how the three adapters share one behaviour. Engines reject only with
+ * StoreError.
+ */
+export interface StorageEngine {
+  /** Applies every write, in order, in one durable transaction, or nothing. */
+  apply(writes: readonly PreparedWrite[]): Promise<void>;
+  get(collection: string, key: string): Promise<EncodedValue | undefined>;
+  range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]>;
+  count(collection: string, bounds: KeyBounds): Promise<number>;
+  /** Called once; lets transactions already started finish. */
+  close(): Promise<void>;
+}
+
+export interface RangeOptions {
+  readonly limit: number | undefined;
+  readonly reverse: boolean;
+}
+
+export interface EncodedEntry {
+  readonly key: string;
+  readonly value: EncodedValue;
+}
+
+/** A write whose key, collection and value have been checked and copied; deleteRange bounds are never empty. */
+export type PreparedWrite =
+  | { readonly op: "put"; readonly collection: string; readonly key: string; readonly value: EncodedValue }
+  | { readonly op: "delete"; readonly collection: string; readonly key: string }
+  | { readonly op: "deleteRange"; readonly collection: string; readonly bounds: KeyBounds };

@@ -1,0 +1,86 @@
+import type { PreparedWrite, StorageEngine } from "./engine.js";
+import { ALL_KEYS } from "./key-range.js";
+import { prepareBatch } from "./prepared-batch.js";
+import { META_COLLECTION, type MigrationContext, type MigrationResult, type StoreSchema } from "./schema.js";
+import { StoreError } from "./store-error.js";
+import { createStoreReader } from "./store-front.js";
+import { decodeValue, encodeValue } from "./value-codec.js";
+
+/** Zero-padded so that the records' key order is their step order. */
+export function migrationRecordKey(index: number): string {
+  return `migration/${String(index).padStart(6, "0")}`;
+}
+
+/**
+ * Brings the store up to `schema`: checks that the steps already recorded are a prefix of the schema's
+ * steps, then runs each missing step and commits its staged writes together with its record in one
+ * transaction. The first failing step throws `store_migration_failed` and leaves the store at the step
+ * before it; a store recorded by an unknown (newer or diverging) schema is refused the same way.
+ */
+export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<void> {
+  const applied = await readAppliedMigrations(engine);
+  const steps = schema.migrations;
+  applied.forEach((name, index) => {
+    if (steps[index]?.name !== name) {
+      throw new StoreError(
+        "store_migration_failed",
+        `the store has migration #${index} "${name}" recorded, but the schema ${steps[index] ? `names it "${steps[index].name}"` : `has only ${steps.length} migrations`}`,
+      );
+    }
+  });
+
+  const reader = createStoreReader(engine, collections);
+  for (let index = applied.length; index < steps.length; index++) {
+    const step = steps[index]!;
+    const staged: PreparedWrite[] = [];
+    let running = true;
+    const ctx: MigrationContext = {
+      ...reader,
+      write(batch) {
+        if (!running) throw new StoreError("store_migration_failed", `migration "${step.name}" wrote after it finished`);
+        staged.push(...prepareBatch(batch, collections));
+      },
+    };
+
+    let result: MigrationResult;
+    try {
+      result = await step.run(ctx);
+    } catch (error) {
+      throw new StoreError("store_migration_failed", `migration "${step.name}" threw: ${describe(error)}`, { cause: error });
+    } finally {
+      running = false;
+    }
+    if (result?.ok !== true) {
+      const reason = result?.ok === false ? result.reason : "it returned no { ok } result";
+      throw new StoreError("store_migration_failed", `migration "${step.name}" failed: ${reason}`);
+    }
+
+    staged.push({ op: "put", collection: META_COLLECTION, key: migrationRecordKey(index), value: encodeValue({ name: step.name }) });
+    try {
+      await engine.apply(staged);
+    } catch (error) {
+      throw new StoreError("store_migration_failed", `migration "${step.name}" could not be committed: ${describe(error)}`, { cause: error });
+    }
+  }
+}
+
+/** The names of the recorded steps, in order. */
+async function readAppliedMigrations(engine: StorageEngine): Promise<string[]> {
+  const records = await engine.range(META_COLLECTION, ALL_KEYS, { limit: undefined, reverse: false });
+  return records.map(({ key, value }, index) => {
+    let name: unknown;
+    try {
+      name = (decodeValue(value) as { name?: unknown } | null)?.name;
+    } catch (error) {
+      throw new StoreError("store_corrupt", `migration record ${key} is not JSON`, { cause: error });
+    }
+    if (key !== migrationRecordKey(index) || typeof name !== "string") {
+      throw new StoreError("store_corrupt", `migration record ${key} is malformed or out of sequence`);
+    }
+    return name;
+  });
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

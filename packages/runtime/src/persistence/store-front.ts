@@ -1,0 +1,70 @@
+import type { StorageEngine } from "./engine.js";
+import { parseRangeQuery, toKeyBounds } from "./key-range.js";
+import { assertValidKey } from "./keys.js";
+import { assertKnownCollection, prepareBatch } from "./prepared-batch.js";
+import { StoreError, toStoreError } from "./store-error.js";
+import type { KeyRange, RangeQuery, RuntimeStore, StoreEntry, StoreKey, StoreValue } from "./store.js";
+import { decodeValue } from "./value-codec.js";
+
+export type StoreReader = Pick<RuntimeStore, "get" | "range" | "count">;
+
+/** Validated, copying reads over an engine; shared by the store and by migration steps. */
+export function createStoreReader(engine: StorageEngine, collections: ReadonlySet<string>, assertOpen: () => void = () => {}): StoreReader {
+  return {
+    async get(collection: string, key: StoreKey): Promise<StoreValue | undefined> {
+      assertOpen();
+      assertKnownCollection(collection, collections);
+      assertValidKey(key);
+      const encoded = await engine.get(collection, key).catch(readFailed);
+      return encoded === undefined ? undefined : decodeValue(encoded);
+    },
+    async range(collection: string, query?: RangeQuery): Promise<StoreEntry[]> {
+      assertOpen();
+      assertKnownCollection(collection, collections);
+      const { bounds, limit, reverse } = parseRangeQuery(query);
+      if (bounds === undefined || limit === 0) return [];
+      const entries = await engine.range(collection, bounds, { limit, reverse }).catch(readFailed);
+      return entries.map(({ key, value }) => ({ key, value: decodeValue(value) }));
+    },
+    async count(collection: string, range?: KeyRange): Promise<number> {
+      assertOpen();
+      assertKnownCollection(collection, collections);
+      const bounds = toKeyBounds(range);
+      return bounds === undefined ? 0 : engine.count(collection, bounds).catch(readFailed);
+    },
+  };
+}
+
+/**
+ * The one implementation of `RuntimeStore` in front of every engine: validates every call, copies values
+ * in and out, maps failures to StoreError and enforces `store_closed`.
+ */
+export function createStoreFront(engine: StorageEngine, collections: ReadonlySet<string>): RuntimeStore {
+  let closing: Promise<void> | undefined;
+  const assertOpen = (): void => {
+    if (closing !== undefined) throw new StoreError("store_closed", "the store is closed");
+  };
+  return {
+    ...createStoreReader(engine, collections, assertOpen),
+    async commit(batch) {
+      assertOpen();
+      // Validation and copying happen before the first await: the batch is captured as it is now, and the
+      // engine sees batches in the order commit was called.
+      const writes = prepareBatch(batch, collections);
+      if (writes.length === 0) return;
+      await engine.apply(writes).catch((error: unknown) => {
+        throw toStoreError(error, "store_write_failed", "commit failed");
+      });
+    },
+    close() {
+      closing ??= engine.close().catch((error: unknown) => {
+        throw toStoreError(error, "store_write_failed", "close failed");
+      });
+      return closing;
+    },
+  };
+}
+
+function readFailed(error: unknown): never {
+  throw toStoreError(error, "store_read_failed", "read failed");
+}

@@ -1,0 +1,85 @@
+import { IDBFactory, IDBKeyRange, IDBObjectStore, IDBDatabase } from "fake-indexeddb";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { openIndexedDbStore } from "../src/browser/index.js";
+import type { StoreSchema } from "../src/index.js";
+import { runStoreContract } from "./store-contract.js";
+import { expectStoreError } from "./store-test-helpers.js";
+
+runStoreContract("indexeddb", async () => {
+  // A fresh factory is a fresh, empty "browser profile"; the same factory and name is a reopen.
+  const indexedDB = new IDBFactory();
+  return {
+    open: (schema) => openIndexedDbStore({ name: "lineup-test", schema, indexedDB, IDBKeyRange }),
+    cleanup: async () => {},
+  };
+});
+
+describe("IndexedDB store specifics", () => {
+  const schema: StoreSchema = { collections: ["items"], migrations: [] };
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("commits in readwrite transactions with strict durability", async () => {
+    const transaction = vi.spyOn(IDBDatabase.prototype, "transaction");
+    const store = await openIndexedDbStore({ name: "durability", schema, indexedDB: new IDBFactory(), IDBKeyRange });
+    transaction.mockClear();
+    await store.commit([{ op: "put", collection: "items", key: "a", value: 1 }]);
+    expect(transaction).toHaveBeenCalledTimes(1);
+    expect(transaction.mock.calls[0]?.slice(1)).toEqual(["readwrite", { durability: "strict" }]);
+    await store.close();
+  });
+
+  it("maps QuotaExceededError to store_quota_exceeded and rolls back the writes already queued", async () => {
+    const store = await openIndexedDbStore({ name: "quota", schema, indexedDB: new IDBFactory(), IDBKeyRange });
+    await store.commit([{ op: "put", collection: "items", key: "kept", value: 0 }]);
+
+    const realPut = IDBObjectStore.prototype.put;
+    vi.spyOn(IDBObjectStore.prototype, "put").mockImplementation(function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+      if (Array.isArray(key) && key[1] === "huge") throw new DOMException("the disk is full", "QuotaExceededError");
+      return realPut.call(this, value, key);
+    });
+    await expectStoreError(
+      store.commit([
+        { op: "put", collection: "items", key: "first", value: 1 },
+        { op: "put", collection: "items", key: "huge", value: 2 },
+      ]),
+      "store_quota_exceeded",
+    );
+    vi.restoreAllMocks();
+
+    expect((await store.range("items")).map((entry) => entry.key)).toEqual(["kept"]);
+    await store.commit([{ op: "put", collection: "items", key: "after", value: 3 }]);
+    expect(await store.count("items")).toBe(2);
+    await store.close();
+  });
+
+  it("steps aside when another connection upgrades the database, then rejects with store_closed", async () => {
+    const indexedDB = new IDBFactory();
+    const store = await openIndexedDbStore({ name: "upgrade", schema, indexedDB, IDBKeyRange });
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.open("upgrade", 2);
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+      request.onerror = () => reject(request.error);
+    });
+    await expectStoreError(store.get("items", "a"), "store_closed");
+    await expectStoreError(store.commit([{ op: "put", collection: "items", key: "a", value: 1 }]), "store_closed");
+    await store.close();
+  });
+
+  it("refuses a database already upgraded past its version with store_migration_failed", async () => {
+    const indexedDB = new IDBFactory();
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.open("newer", 5);
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+      request.onerror = () => reject(request.error);
+    });
+    await expectStoreError(openIndexedDbStore({ name: "newer", schema, indexedDB, IDBKeyRange }), "store_migration_failed");
+  });
+});

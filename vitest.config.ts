@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// Tests import workspace packages through the "source" export condition, so they run
+// against TypeScript sources without a build step.
+export default defineConfig({
+  resolve: { conditions: ["source", "module", "node", "import", "default"] },
+  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 20_000,
+    pool: "forks",
+  },
+});
