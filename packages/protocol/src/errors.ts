@@ -43,7 +43,8 @@ export type ErrorArea =
   | "server"
   | "legacy"
   | "bridge"
-  | "manifest";
+  | "manifest"
+  | "bundle";
 
 export interface ErrorCodeInfo {
   readonly area: ErrorArea;
@@ -107,6 +108,7 @@ const table = {
   activation_failed: { area: "tool", rpc: JsonRpcCode.Refused, retryable: true, description: "The app needed for the call failed to start." },
   activation_cancelled: { area: "tool", rpc: JsonRpcCode.Cancelled, retryable: false, description: "Starting the app needed for the call was cancelled." },
   duplicate_call: { area: "tool", rpc: JsonRpcCode.Conflict, retryable: false, description: "A different call already used this `call_id`." },
+  call_not_active: { area: "tool", rpc: JsonRpcCode.Conflict, retryable: false, description: "A progress, result or error names a call that is unknown or already has its one terminal outcome; the report was ignored." },
 
   // --- Capabilities (spec 6.3): the non-`completed` outcomes ---
   unsupported_on_host: { area: "capability", rpc: JsonRpcCode.Refused, retryable: false, description: "This host cannot provide the capability." },
@@ -124,6 +126,14 @@ const table = {
   // --- Apps and instances ---
   app_not_found: { area: "app", rpc: JsonRpcCode.NotFound, retryable: false, description: "No such app, instance or entrypoint." },
   app_protected: { area: "app", rpc: JsonRpcCode.Forbidden, retryable: false, description: "A core app cannot be overridden, and `chat` cannot be removed or disabled." },
+  app_already_installed: { area: "app", rpc: JsonRpcCode.Conflict, retryable: false, description: "An install names an `app_scope` that is already installed; offer the bundle as an update instead." },
+  bundle_downgrade: { area: "app", rpc: JsonRpcCode.Refused, retryable: false, description: "A bundle offered as an update is not newer than the installed version; only an explicit, audited rollback goes back." },
+  version_not_retained: { area: "app", rpc: JsonRpcCode.NotFound, retryable: false, description: "A rollback names a version that is not retained (or is the active one); nothing changed." },
+  app_host_incompatible: { area: "app", rpc: JsonRpcCode.Refused, retryable: false, description: "Readiness failed: the app requires a Runtime SDK feature this host does not offer; nothing changed." },
+  update_not_pending: { area: "app", rpc: JsonRpcCode.Conflict, retryable: false, description: "An approval or refusal names an update that is not waiting for approval (already decided or superseded)." },
+  confirmation_required: { area: "app", rpc: JsonRpcCode.Refused, retryable: false, description: "Removing an app deletes its bundle and data, so it needs the user's explicit confirmation; nothing changed." },
+  app_not_default_eligible: { area: "app", rpc: JsonRpcCode.Refused, retryable: false, description: "The app cannot be the default app: it is not enabled or has no default-eligible primary entrypoint." },
+  illegal_transition: { area: "app", rpc: JsonRpcCode.Conflict, retryable: false, description: "The app instance cannot make this lifecycle transition from its current state (spec 4.4); nothing changed." },
 
   // --- Storage ---
   store_write_failed: { area: "store", rpc: JsonRpcCode.InternalError, retryable: true, description: "A durable write failed; nothing of the batch was applied." },
@@ -166,6 +176,25 @@ const table = {
   manifest_unknown_feature: { area: "manifest", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "A required runtime SDK feature that is not in the feature registry." },
   manifest_unsupported_api_version: { area: "manifest", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "`runtime_sdk.api_version` is not one this Runtime implements." },
   manifest_reserved_scope: { area: "manifest", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "An installed app claims a reserved or core app scope (`runtime`, `chat`, `app-registry`, `settings`)." },
+
+  // --- App bundle v1 (docs/bundle.md): one code per verification step, in the order they are checked ---
+  bundle_too_large: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The bundle archive is larger than the size limit (default 64 MiB); nothing of it was read." },
+  bundle_not_archive: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "Not a zip archive in the bundle profile: no end record at the very end, truncated, a comment, zip64, encryption, data descriptors, a method other than stored or deflate, a gap or overlap between entries, or a local header that disagrees with the central directory." },
+  bundle_too_many_files: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The archive has more entries than the limit (default 4,096)." },
+  bundle_unsafe_path: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "An entry is not a plain file at a safe relative path: `..` or `.` segments, an absolute path, a backslash, a drive letter, NUL or another character outside the path grammar, a hidden or device name, a directory or a symbolic link entry; `path` is `/entries/<index>`." },
+  bundle_duplicate_path: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "Two entries have the same path, compared without regard to ASCII case." },
+  bundle_unpacked_too_large: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The declared uncompressed sizes add up to more than the unpacked limit (default 256 MiB): refused before anything is inflated (zip bomb guard)." },
+  bundle_missing_file_list: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The archive has no `lineup.files.json`." },
+  bundle_missing_signature: { area: "bundle", rpc: JsonRpcCode.Forbidden, retryable: false, description: "The archive has no `lineup.sig.json`: an unsigned bundle never runs." },
+  bundle_signature_malformed: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "`lineup.sig.json` is not `{alg: \"Ed25519\", key_id, signature}` with a 64-hex key id and a base64 64-byte signature." },
+  bundle_untrusted_key: { area: "bundle", rpc: JsonRpcCode.Forbidden, retryable: false, description: "The signature's `key_id` is not one of the publisher keys this Runtime trusts." },
+  bundle_bad_signature: { area: "bundle", rpc: JsonRpcCode.Forbidden, retryable: false, description: "The Ed25519 signature does not verify over the exact bytes of `lineup.files.json` with the trusted key." },
+  bundle_file_list_malformed: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The signed `lineup.files.json` is not a canonical `lineup.files.v1` list (shape, path grammar, order, duplicates or byte-exact serialization); `path` points into it." },
+  bundle_file_list_mismatch: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "The archive's files differ from the signed list: a file added, missing, or of another size; `path` is `/files/<index>` or `/entries/<index>`." },
+  bundle_entry_corrupt: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "A deflated entry does not inflate to exactly its declared size (corrupt data, or more output than declared)." },
+  bundle_hash_mismatch: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "A file's SHA-256 differs from the signed list; `path` is `/files/<index>`." },
+  bundle_manifest_invalid: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "`lineup.app.json` is missing or fails manifest validation (the manifest's own code leads the message, `path` points into it), or an entrypoint's page is not in the bundle." },
+  bundle_incompatible: { area: "bundle", rpc: JsonRpcCode.Refused, retryable: false, description: "The bundle is valid but this host cannot run it: its `runtime_sdk.api_version` or a required feature is not offered here." },
 } as const satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof table;

@@ -1,0 +1,135 @@
+/**
+ * One WebSocket connection: its role once initialized, its subscriptions, and its bounded send
+ * queue. The queue counts frames handed to the socket whose write has not completed, and the bytes
+ * the socket still buffers (`ws.bufferedAmount`). At either limit the connection is saturated: new
+ * requests are refused with -32001 `overloaded`, subscriptions stop reading the log, and if it stays
+ * saturated for `slow_consumer_timeout_ms` the connection is closed with 4008 (the client resumes by
+ * seq; the log loses nothing).
+ */
+import { CLOSE_CODES, encodeJsonRpc, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
+import type { WebSocket } from "ws";
+import type { Logger } from "./logger.js";
+import type { Principal } from "./store/principals.js";
+import type { Subscription } from "./subscriptions.js";
+
+let nextConnectionId = 1;
+
+export interface ConnectionStats {
+  readonly id: number;
+  readonly role: string | undefined;
+  readonly principal: string | undefined;
+  readonly framesInFlight: number;
+  readonly bufferedAmount: number;
+  readonly saturated: boolean;
+  readonly subscriptions: number;
+}
+
+export class Connection {
+  readonly id = nextConnectionId++;
+  principal: Principal | undefined;
+  clientName: string | undefined;
+  /** The client sent `initialized`. */
+  handshakeComplete = false;
+  readonly subscriptions = new Map<string, Subscription>();
+  private framesInFlight = 0;
+  private slowTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+  private readonly drainListeners = new Set<() => void>();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly limits: ServerLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  get role() {
+    return this.principal?.role;
+  }
+
+  get open(): boolean {
+    return !this.closing && this.ws.readyState === this.ws.OPEN;
+  }
+
+  get saturated(): boolean {
+    return this.framesInFlight >= this.limits.send_queue_limit_frames || this.ws.bufferedAmount >= this.limits.send_queue_limit_bytes;
+  }
+
+  /** Called whenever the queue has room again (subscriptions resume reading the log). */
+  onDrain(listener: () => void): () => void {
+    this.drainListeners.add(listener);
+    return () => this.drainListeners.delete(listener);
+  }
+
+  send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    if (!this.open) return;
+    this.framesInFlight++;
+    this.ws.send(encodeJsonRpc(message), (error) => {
+      this.framesInFlight--;
+      if (error !== undefined && error !== null) return;
+      if (!this.saturated) this.drained();
+    });
+    if (this.saturated) this.startSlowTimer();
+  }
+
+  notify(method: string, params: JsonObject): void {
+    this.send(jsonRpcNotification(method, params));
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.stopSlowTimer();
+    this.ws.close(code, reason);
+    // A peer that does not read never completes the closing handshake.
+    setTimeout(() => this.ws.terminate(), 1_000).unref();
+  }
+
+  /** Forget timers and listeners; the socket is gone. */
+  dispose(): void {
+    this.closing = true;
+    this.stopSlowTimer();
+    this.drainListeners.clear();
+    for (const sub of this.subscriptions.values()) sub.stop();
+    this.subscriptions.clear();
+  }
+
+  stats(): ConnectionStats {
+    return {
+      id: this.id,
+      role: this.principal?.role,
+      principal: this.principal?.key,
+      framesInFlight: this.framesInFlight,
+      bufferedAmount: this.ws.bufferedAmount,
+      saturated: this.saturated,
+      subscriptions: this.subscriptions.size,
+    };
+  }
+
+  private drained(): void {
+    this.stopSlowTimer();
+    for (const listener of [...this.drainListeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.logger.error("drain listener failed", { error: error instanceof Error ? error.message : String(error) });
+      }
+      if (this.saturated) break;
+    }
+  }
+
+  private startSlowTimer(): void {
+    if (this.slowTimer !== undefined || this.closing) return;
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = undefined;
+      if (!this.saturated) return;
+      this.logger.warn("closing a slow consumer", { connection: this.id, principal: this.principal?.key, bufferedAmount: this.ws.bufferedAmount });
+      this.close(CLOSE_CODES.slow_consumer, "slow consumer: resume by seq");
+    }, this.limits.slow_consumer_timeout_ms);
+    this.slowTimer.unref();
+  }
+
+  private stopSlowTimer(): void {
+    if (this.slowTimer !== undefined) clearTimeout(this.slowTimer);
+    this.slowTimer = undefined;
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The handler table (STYLE 7: methods are area/verb, dispatched through a table) and the one
+ * boundary that turns anything a handler throws into a JSON-RPC error (STYLE 9).
+ */
+import {
+  jsonRpcFailure,
+  jsonRpcSuccess,
+  LineUpError,
+  validateNotificationParams,
+  validateRequestParams,
+  type AppServerMethod,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonValue,
+  type MethodParams,
+  type ProtocolError,
+} from "@lineup/protocol";
+import type { Connection } from "./connection.js";
+import { requestAction, respondAction } from "./handlers/actions.js";
+import { exportEvidence } from "./handlers/evidence.js";
+import { putArtifact, readArtifact } from "./handlers/artifacts.js";
+import { listCapabilities } from "./handlers/capabilities.js";
+import type { CallContext, Services } from "./handlers/context.js";
+import { sendEnvelope } from "./handlers/envelopes.js";
+import { initialize } from "./handlers/initialize.js";
+import { publishInventory, readInventory } from "./handlers/inventory.js";
+import { readLog, subscribe, unsubscribe } from "./handlers/log.js";
+import { listSessions, readSession, startSession } from "./handlers/sessions.js";
+import { cancelTurn, completeTurn, startTurn, updateTurn } from "./handlers/turns.js";
+
+type Handler<M extends AppServerMethod> = (ctx: CallContext, params: MethodParams<M>) => unknown;
+
+const HANDLERS: { [M in Exclude<AppServerMethod, "initialize">]: Handler<M> } = {
+  "agentSession/start": startSession,
+  "agentSession/read": readSession,
+  "agentSession/list": listSessions,
+  "agentSession/subscribe": subscribe,
+  "agentSession/unsubscribe": unsubscribe,
+  "agentSession/events/read": readLog,
+  "agentSession/turn/start": startTurn,
+  "agentSession/turn/cancel": cancelTurn,
+  "agentSession/turn/update": updateTurn,
+  "agentSession/turn/complete": completeTurn,
+  "agentSession/action/request": requestAction,
+  "agentSession/action/respond": respondAction,
+  "agentSession/envelope/send": sendEnvelope,
+  "inventory/publish": publishInventory,
+  "inventory/read": readInventory,
+  "capability/list": listCapabilities,
+  "artifact/put": putArtifact,
+  "artifact/read": readArtifact,
+  "evidence/export": exportEvidence,
+};
+
+/** Anything thrown → a LineUp error; unexpected ones are logged and never sent in detail. */
+export function toProtocolError(error: unknown, services: Services): ProtocolError {
+  if (error instanceof LineUpError) return error.toProtocolError();
+  const code = typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
+  if (code.startsWith("SQLITE_")) {
+    services.logger.error("store error", { code, error: error instanceof Error ? error.message : String(error) });
+    return { code: "store_write_failed", message: "the store failed; nothing of the request was applied" };
+  }
+  services.logger.error("unexpected error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return { code: "internal_error", message: "unexpected server error" };
+}
+
+/**
+ * Answers one request. Validation and the start of the handler run synchronously, so the requests
+ * of one frame (and of successive frames) start, and their writes queue, in arrival order.
+ */
+export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
+  if (connection.saturated) {
+    return jsonRpcFailure(request.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" });
+  }
+  const checked = validateRequestParams(request.method, connection.role, request.params, services.limits);
+  if (!checked.ok) return jsonRpcFailure(request.id, checked.error);
+  const call = checked.value;
+  try {
+    if (call.method === "initialize") return jsonRpcSuccess(request.id, initialize(services, connection, call.params) as unknown as JsonValue);
+    const principal = connection.principal!;
+    const handler = HANDLERS[call.method] as Handler<AppServerMethod>;
+    const outcome = handler({ services, connection, principal, afterReply }, call.params);
+    if (outcome instanceof Promise) {
+      return outcome.then(
+        (result) => jsonRpcSuccess(request.id, result as JsonValue),
+        (error: unknown) => jsonRpcFailure(request.id, toProtocolError(error, services)),
+      );
+    }
+    return jsonRpcSuccess(request.id, outcome as JsonValue);
+  } catch (error) {
+    return jsonRpcFailure(request.id, toProtocolError(error, services));
+  }
+}
+
+/** Client notifications: only `initialized` means something; the rest are logged and dropped (JSON-RPC never answers a notification). */
+export function onNotification(services: Services, connection: Connection, notification: JsonRpcNotification): void {
+  const checked = validateNotificationParams(notification.method, notification.params);
+  if (!checked.ok) {
+    services.logger.warn("dropped a notification", { connection: connection.id, method: notification.method.slice(0, 64), code: checked.error.code });
+    return;
+  }
+  if (checked.value.method === "initialized" && connection.principal !== undefined) connection.handshakeComplete = true;
+}

@@ -1,0 +1,23 @@
+/** `initialize`: the token fixes role and identity for the life of the connection. */
+import { APP_SERVER_PROTOCOL_VERSION, type MethodParams, type MethodResult } from "@lineup/protocol";
+import type { Connection } from "../connection.js";
+import { findPrincipal } from "../store/principals.js";
+import { refuse, type Services } from "./context.js";
+
+/** Synchronous on purpose: the role must be set before the next request of the same frame is validated. */
+export function initialize(services: Services, connection: Connection, params: MethodParams<"initialize">): MethodResult<"initialize"> {
+  if (params.token === undefined) throw refuse("unauthorized", "initialize needs a token");
+  const principal = findPrincipal(services.db, params.token);
+  if (principal === undefined) throw refuse("unauthorized", "the token is not known to this server");
+  connection.principal = principal;
+  connection.clientName = params.client_info.name;
+  services.logger.info("connection initialized", { connection: connection.id, principal: principal.key, client: params.client_info.name });
+  return {
+    protocol_version: APP_SERVER_PROTOCOL_VERSION,
+    server_info: { ...services.serverInfo },
+    role: principal.role,
+    identity: principal.role === "device" ? { user_id: principal.user_id, device_id: principal.device_id } : { agent_id: principal.agent_id },
+    limits: { ...services.limits },
+    server_time: services.clock.now(),
+  };
+}

@@ -1,0 +1,23 @@
+/** The revisioned tool inventory of a session: published by the device, read by the agent. */
+import type { JsonObject, MethodParams, MethodResult } from "@lineup/protocol";
+import { findInventory, saveInventory } from "../store/inventories.js";
+import { findSession, setInventoryRevision } from "../store/sessions.js";
+import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+
+export function publishInventory(ctx: CallContext, params: MethodParams<"inventory/publish">) {
+  const { services, principal } = ctx;
+  visibleSession(ctx, params.session_id);
+  return services.idempotent.run(principal, "inventory/publish", params, (w): MethodResult<"inventory/publish"> => {
+    const current = findSession(w.db, params.session_id)!.inventory_revision;
+    if (params.revision <= current) throw refuse("stale_inventory_revision", `revision ${params.revision} is not above the current ${current}`, "/revision");
+    const event = w.append(params.session_id, "inventory.published", actorOf(principal), { revision: params.revision, tools: params.tools as unknown as JsonObject[] });
+    saveInventory(w.db, { session_id: params.session_id, revision: params.revision, tools: params.tools, published_at: w.now, seq: event.seq });
+    setInventoryRevision(w.db, params.session_id, params.revision);
+    return { session_id: params.session_id, revision: params.revision, seq: event.seq };
+  });
+}
+
+export function readInventory(ctx: CallContext, params: MethodParams<"inventory/read">): MethodResult<"inventory/read"> {
+  visibleSession(ctx, params.session_id);
+  return { session_id: params.session_id, inventory: findInventory(ctx.services.db, params.session_id) ?? null };
+}

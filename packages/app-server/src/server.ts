@@ -1,0 +1,188 @@
+/**
+ * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
+ * `GET /readyz` and the WebSocket endpoint `/rpc` speaking `lineup.app-server.v1`
+ * (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CLOSE_CODES, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type ServerLimits } from "@lineup/protocol";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
+import { Connection, type ConnectionStats } from "./connection.js";
+import { onNotification, respond } from "./dispatch.js";
+import type { Services } from "./handlers/context.js";
+import { IdempotentWrites } from "./idempotency.js";
+import { stderrLogger, type Logger } from "./logger.js";
+import { openDatabase } from "./store/database.js";
+import { createAgent, createDevice, createUser, provisionDevCredentials, type DevCredentials } from "./store/principals.js";
+import { Hub } from "./subscriptions.js";
+import { WriteQueue, type WriteQueueStats } from "./write-queue.js";
+
+export const SERVER_NAME = "lineup-app-server";
+export const SERVER_VERSION = "0.1.0";
+export const RPC_PATH = "/rpc";
+
+export interface AppServerOptions {
+  /** Directory of the SQLite file (created if missing). */
+  readonly dataDir: string;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 0: an ephemeral port; the handle reports the URL. */
+  readonly port?: number;
+  readonly logger?: Logger;
+  /** Overrides of DEFAULT_SERVER_LIMITS (announced to clients in `initialize`). */
+  readonly limits?: Partial<ServerLimits>;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+}
+
+export interface AppServerStats {
+  readonly connections: readonly ConnectionStats[];
+  readonly writes: WriteQueueStats;
+}
+
+export interface AppServerHandle {
+  /** `ws://host:port/rpc` */
+  readonly url: string;
+  /** `http://host:port` */
+  readonly httpUrl: string;
+  /** Set when this start provisioned the dev credentials (an empty data directory). */
+  readonly devCredentials: DevCredentials | undefined;
+  /** Provisioning, for operators and tests: each returns the new principal's token. */
+  readonly admin: {
+    createUser(userId: string, displayName?: string): void;
+    createDevice(deviceId: string, userId: string): string;
+    createAgent(agentId: string): string;
+  };
+  stats(): AppServerStats;
+  /** Closes every connection (1001), commits queued writes, closes the store and the port. */
+  close(): Promise<void>;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+export async function startAppServer(options: AppServerOptions): Promise<AppServerHandle> {
+  const logger = options.logger ?? stderrLogger;
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const { db } = openDatabase(options.dataDir);
+  const hasUsers = db.prepare("SELECT 1 FROM users LIMIT 1").get() !== undefined;
+  const devCredentials = hasUsers ? undefined : provisionDevCredentials(db, options.dataDir);
+  if (devCredentials !== undefined) logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
+
+  const clock = options.clock ?? systemClock;
+  const hub = new Hub(db, limits.max_page_events, logger);
+  const writes = new WriteQueue(db, clock, (events) => hub.published(events), logger);
+  const services: Services = {
+    db,
+    writes,
+    idempotent: new IdempotentWrites(db, writes),
+    hub,
+    limits,
+    clock,
+    ids: options.ids ?? randomIds,
+    logger,
+    serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
+  };
+  const connections = new Set<Connection>();
+  let closing = false;
+
+  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (req.method === "GET" && path === "/healthz") return json(res, 200, { status: "ok" });
+    if (req.method === "GET" && path === "/readyz") {
+      if (closing || !db.open) return json(res, 503, { status: "closing" });
+      try {
+        db.prepare("SELECT 1").get();
+        return json(res, 200, { status: "ready" });
+      } catch {
+        return json(res, 503, { status: "store_unavailable" });
+      }
+    }
+    return json(res, 404, { error: "not_found" });
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 2 * limits.max_message_bytes, perMessageDeflate: false });
+  http.on("upgrade", (req, socket, head) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== RPC_PATH || closing) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws));
+  });
+
+  function accept(ws: WebSocket): void {
+    const connection = new Connection(ws, limits, logger);
+    connections.add(connection);
+    ws.on("message", (data: RawData, isBinary: boolean) => onFrame(connection, data, isBinary));
+    ws.on("close", () => {
+      connection.dispose();
+      connections.delete(connection);
+    });
+    ws.on("error", (error) => logger.warn("socket error", { connection: connection.id, error: error.message }));
+  }
+
+  function onFrame(connection: Connection, data: RawData, isBinary: boolean): void {
+    if (isBinary) {
+      connection.send(jsonRpcFailure(null, { code: "invalid_request", message: "binary frames are not accepted: send JSON-RPC as text" }));
+      return;
+    }
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    const decoded = decodeJsonRpc(bytes, { maxBytes: limits.max_message_bytes, maxDepth: limits.max_json_depth, maxBatch: limits.max_batch });
+    const afterReply: Array<() => void> = [];
+    answerFrame(
+      decoded,
+      (request) => respond(services, connection, request, (fn) => afterReply.push(fn)),
+      (notification) => onNotification(services, connection, notification),
+    ).then(
+      (reply) => {
+        if (reply !== undefined) connection.send(reply);
+        for (const fn of afterReply) fn();
+      },
+      (error: unknown) => logger.error("frame handling failed", { error: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const httpUrl = `http://${host}:${address.port}`;
+  const url = `ws://${host}:${address.port}${RPC_PATH}`;
+  logger.info("app server listening", { url, httpUrl, dataDir: options.dataDir });
+
+  return {
+    url,
+    httpUrl,
+    devCredentials,
+    admin: {
+      createUser: (userId, displayName) => createUser(db, userId, displayName),
+      createDevice: (deviceId, userId) => createDevice(db, deviceId, userId),
+      createAgent: (agentId) => createAgent(db, agentId),
+    },
+    stats: () => ({ connections: [...connections].map((c) => c.stats()), writes: writes.stats() }),
+    async close() {
+      if (closing) return;
+      closing = true;
+      for (const connection of connections) connection.close(CLOSE_CODES.going_away, "server shutting down");
+      writes.close();
+      await new Promise<void>((resolve) => {
+        wss.close(() => resolve());
+        for (const ws of wss.clients) ws.terminate();
+      });
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/** The latest published inventory of each session, and the envelope ids already in each log. */
+import type { Inventory, InventoryTool } from "@lineup/protocol";
+import type { Db } from "./database.js";
+import { stmt } from "./statements.js";
+
+export function findInventory(db: Db, sessionId: string): Inventory | undefined {
+  const row = stmt(db, "SELECT revision, tools, published_at, seq FROM inventories WHERE session_id = ?").get(sessionId) as
+    | { revision: number; tools: string; published_at: string; seq: number }
+    | undefined;
+  return row === undefined ? undefined : { session_id: sessionId, revision: row.revision, tools: JSON.parse(row.tools) as InventoryTool[], published_at: row.published_at, seq: row.seq };
+}
+
+export function saveInventory(db: Db, inventory: Inventory): void {
+  stmt(
+    db,
+    `INSERT INTO inventories (session_id, revision, tools, published_at, seq) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, tools = excluded.tools, published_at = excluded.published_at, seq = excluded.seq`,
+  ).run(inventory.session_id, inventory.revision, JSON.stringify(inventory.tools), inventory.published_at, inventory.seq);
+}
+
+export function envelopeSeq(db: Db, sessionId: string, envelopeId: string): number | undefined {
+  const row = stmt(db, "SELECT seq FROM envelopes WHERE session_id = ? AND envelope_id = ?").get(sessionId, envelopeId) as { seq: number } | undefined;
+  return row?.seq;
+}
+
+export function recordEnvelope(db: Db, sessionId: string, envelopeId: string, seq: number): void {
+  stmt(db, "INSERT INTO envelopes (session_id, envelope_id, seq) VALUES (?, ?, ?)").run(sessionId, envelopeId, seq);
+}

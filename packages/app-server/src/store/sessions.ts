@@ -1,0 +1,103 @@
+/** Session rows ↔ `Session` records, and who may see which. */
+import type { Session } from "@lineup/protocol";
+import type { Db } from "./database.js";
+import type { Principal } from "./principals.js";
+import { stmt } from "./statements.js";
+
+interface SessionRow {
+  ordinal: number;
+  session_id: string;
+  app_scope: string;
+  workspace_id: string;
+  owner_user_id: string;
+  agent_id: string;
+  title: string | null;
+  business_object_ref: string | null;
+  state: Session["state"];
+  created_at: string;
+  last_seq: number;
+  inventory_revision: number;
+}
+
+function toSession(row: SessionRow): Session {
+  const session: Session = {
+    session_id: row.session_id,
+    app_scope: row.app_scope,
+    workspace_id: row.workspace_id,
+    owner_user_id: row.owner_user_id,
+    agent_id: row.agent_id,
+    state: row.state,
+    created_at: row.created_at,
+    last_seq: row.last_seq,
+    inventory_revision: row.inventory_revision,
+  };
+  if (row.title !== null) session.title = row.title;
+  if (row.business_object_ref !== null) session.business_object_ref = JSON.parse(row.business_object_ref) as NonNullable<Session["business_object_ref"]>;
+  return session;
+}
+
+/** B8: a device sees its user's sessions, an agent the sessions bound to it. */
+export function canSee(principal: Principal, session: Pick<Session, "owner_user_id" | "agent_id">): boolean {
+  return principal.role === "device" ? session.owner_user_id === principal.user_id : session.agent_id === principal.agent_id;
+}
+
+export function findSession(db: Db, sessionId: string): Session | undefined {
+  const row = stmt(db, "SELECT * FROM sessions WHERE session_id = ?").get(sessionId) as SessionRow | undefined;
+  return row === undefined ? undefined : toSession(row);
+}
+
+/** The session when the principal may see it; undefined otherwise (the two are indistinguishable to the caller). */
+export function findVisibleSession(db: Db, principal: Principal, sessionId: string): Session | undefined {
+  const session = findSession(db, sessionId);
+  return session !== undefined && canSee(principal, session) ? session : undefined;
+}
+
+export function insertSession(db: Db, session: Session): void {
+  stmt(
+    db,
+    `INSERT INTO sessions (session_id, app_scope, workspace_id, owner_user_id, agent_id, title, business_object_ref, state, created_at, last_seq, inventory_revision)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    session.session_id,
+    session.app_scope,
+    session.workspace_id,
+    session.owner_user_id,
+    session.agent_id,
+    session.title ?? null,
+    session.business_object_ref === undefined ? null : JSON.stringify(session.business_object_ref),
+    session.state,
+    session.created_at,
+    session.last_seq,
+    session.inventory_revision,
+  );
+}
+
+export function setInventoryRevision(db: Db, sessionId: string, revision: number): void {
+  stmt(db, "UPDATE sessions SET inventory_revision = ? WHERE session_id = ?").run(revision, sessionId);
+}
+
+export interface SessionPage {
+  readonly sessions: Session[];
+  readonly next_cursor?: string;
+}
+
+/** Visible sessions, newest first; the cursor is the ordinal of the last one returned. */
+export function listVisibleSessions(
+  db: Db,
+  principal: Principal,
+  filter: { limit: number; before?: number; app_scope?: string; workspace_id?: string },
+): SessionPage {
+  const clauses = [principal.role === "device" ? "owner_user_id = ?" : "agent_id = ?"];
+  const args: Array<string | number> = [principal.role === "device" ? principal.user_id : principal.agent_id];
+  const where = (clause: string, arg: string | number) => {
+    clauses.push(clause);
+    args.push(arg);
+  };
+  if (filter.before !== undefined) where("ordinal < ?", filter.before);
+  if (filter.app_scope !== undefined) where("app_scope = ?", filter.app_scope);
+  if (filter.workspace_id !== undefined) where("workspace_id = ?", filter.workspace_id);
+  const rows = stmt(db, `SELECT * FROM sessions WHERE ${clauses.join(" AND ")} ORDER BY ordinal DESC LIMIT ?`).all(...args, filter.limit + 1) as SessionRow[];
+  const page = rows.slice(0, filter.limit);
+  const last = page[page.length - 1];
+  return rows.length > filter.limit && last !== undefined ? { sessions: page.map(toSession), next_cursor: `o${last.ordinal}` } : { sessions: page.map(toSession) };
+}

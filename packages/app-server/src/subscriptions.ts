@@ -1,0 +1,148 @@
+/**
+ * Following a session's log. Each subscription keeps one cursor — the last seq it sent — and only
+ * ever sends the event `cursor + 1`, taken from the committed log (or from the batch that just
+ * committed, when it is next in line). That one rule makes the stored → live seam exact: no gap, no
+ * duplicate, whatever commits while the catch-up runs. `agentSession/caughtUp` is sent once, when
+ * the cursor reaches the head the subscription saw when it was registered.
+ */
+import type { SessionEvent } from "@lineup/protocol";
+import type { Connection } from "./connection.js";
+import type { Logger } from "./logger.js";
+import type { Db } from "./store/database.js";
+import { headSeq, readEvents } from "./store/log.js";
+
+export class Subscription {
+  private state: "pending" | "active" | "stopped" = "pending";
+  private caughtUpSent = false;
+  private readonly stopDrain: () => void;
+
+  constructor(
+    readonly connection: Connection,
+    readonly sessionId: string,
+    private cursor: number,
+    private readonly headAtStart: number,
+    private readonly hub: Hub,
+  ) {
+    this.stopDrain = connection.onDrain(() => this.pump());
+  }
+
+  get position(): number {
+    return this.cursor;
+  }
+
+  /** Begins sending; called after the subscribe result has been sent. */
+  start(): void {
+    if (this.state !== "pending") return;
+    this.state = "active";
+    this.pump();
+  }
+
+  stop(): void {
+    this.state = "stopped";
+    this.stopDrain();
+    this.hub.remove(this);
+  }
+
+  /** Events that just committed for this session, in seq order. */
+  deliver(events: readonly SessionEvent[]): void {
+    if (this.state !== "active" || !this.connection.open) return;
+    if (events[0]?.seq === this.cursor + 1 && !this.connection.saturated) {
+      for (const event of events) {
+        if (!this.send(event) || this.connection.saturated) break;
+      }
+    }
+    this.pump();
+  }
+
+  /** Sends from the log until the head or until the connection is saturated. */
+  pump(): void {
+    if (this.state !== "active") return;
+    reading: while (this.connection.open && !this.connection.saturated) {
+      if (this.cursor >= this.hub.head(this.sessionId)) break;
+      const page = this.hub.read(this.sessionId, this.cursor);
+      if (page.length === 0) break;
+      for (const event of page) {
+        // The log is gapless, so a page after the cursor starts at cursor + 1; anything else is a fault to stop on, not to spin on.
+        if (!this.send(event) || this.connection.saturated) break reading;
+      }
+    }
+    this.maybeCaughtUp();
+  }
+
+  private send(event: SessionEvent): boolean {
+    if (event.seq !== this.cursor + 1) return false;
+    this.connection.notify("agentSession/event", event as unknown as Record<string, never>);
+    this.cursor = event.seq;
+    this.maybeCaughtUp();
+    return true;
+  }
+
+  private maybeCaughtUp(): void {
+    if (this.caughtUpSent || this.cursor < this.headAtStart || !this.connection.open) return;
+    this.caughtUpSent = true;
+    this.connection.notify("agentSession/caughtUp", { session_id: this.sessionId, seq: this.headAtStart });
+  }
+}
+
+/** Every subscription by session, and the fan-out of committed events. */
+export class Hub {
+  private readonly bySession = new Map<string, Set<Subscription>>();
+  private readonly heads = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly pageSize: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Registers a subscription (pending until `start`); replaces the connection's previous one for the session. */
+  subscribe(connection: Connection, sessionId: string, afterSeq: number, head: number): Subscription {
+    connection.subscriptions.get(sessionId)?.stop();
+    const sub = new Subscription(connection, sessionId, afterSeq, head, this);
+    connection.subscriptions.set(sessionId, sub);
+    let set = this.bySession.get(sessionId);
+    if (set === undefined) this.bySession.set(sessionId, (set = new Set()));
+    set.add(sub);
+    return sub;
+  }
+
+  remove(sub: Subscription): void {
+    const set = this.bySession.get(sub.sessionId);
+    set?.delete(sub);
+    if (set?.size === 0) this.bySession.delete(sub.sessionId);
+    if (sub.connection.subscriptions.get(sub.sessionId) === sub) sub.connection.subscriptions.delete(sub.sessionId);
+  }
+
+  head(sessionId: string): number {
+    let head = this.heads.get(sessionId);
+    if (head === undefined) {
+      head = headSeq(this.db, sessionId) ?? 0;
+      if (this.bySession.has(sessionId)) this.heads.set(sessionId, head);
+    }
+    return head;
+  }
+
+  read(sessionId: string, afterSeq: number): SessionEvent[] {
+    return readEvents(this.db, sessionId, afterSeq, this.pageSize);
+  }
+
+  /** Called after every commit with the events it stored, in commit order. */
+  published(events: readonly SessionEvent[]): void {
+    const bySession = new Map<string, SessionEvent[]>();
+    for (const event of events) {
+      let list = bySession.get(event.session_id);
+      if (list === undefined) bySession.set(event.session_id, (list = []));
+      list.push(event);
+      this.heads.set(event.session_id, event.seq);
+    }
+    for (const [sessionId, list] of bySession) {
+      for (const sub of [...(this.bySession.get(sessionId) ?? [])]) {
+        try {
+          sub.deliver(list);
+        } catch (error) {
+          this.logger.error("delivery failed", { session_id: sessionId, error: error instanceof Error ? error.message : String(error) });
+        }
+      }
+    }
+  }
+}

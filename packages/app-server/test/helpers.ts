@@ -1,0 +1,183 @@
+/** A small JSON-RPC test client over a real WebSocket, and a real server on an ephemeral port with a temp data dir. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
+import WebSocket from "ws";
+import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
+
+export type Frame = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test frames are inspected loosely
+
+export function tempDir(prefix = "lineup-app-server-"): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TestServer extends AppServerHandle {
+  readonly dataDir: string;
+  /** Close and delete the data dir. */
+  dispose(): Promise<void>;
+}
+
+export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string } = {}): Promise<TestServer> {
+  const dir = options.dataDir === undefined ? tempDir() : undefined;
+  const dataDir = options.dataDir ?? dir!.path;
+  const server = await startAppServer({ dataDir, logger: silentLogger, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  return Object.assign(server, {
+    dataDir,
+    async dispose() {
+      await server.close();
+      dir?.remove();
+    },
+  });
+}
+
+export class RpcError extends Error {
+  constructor(readonly error: { code: number; message: string; data?: Frame }) {
+    super(`${error.code} ${error.data?.code ?? ""}: ${error.message}`);
+  }
+  get lineupCode(): string | undefined {
+    return this.error.data?.code;
+  }
+}
+
+interface Waiter {
+  readonly predicate: (frame: Frame) => boolean;
+  readonly resolve: (frame: Frame) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class TestClient {
+  /** Every frame received, parsed, in order. */
+  readonly frames: Frame[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+  private readIndex = 0;
+  private nextId = 1;
+  private waiters: Waiter[] = [];
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const frame = JSON.parse(String(data)) as Frame;
+      this.frames.push(frame);
+      for (const w of [...this.waiters]) {
+        if (w.predicate(frame)) {
+          clearTimeout(w.timer);
+          this.waiters = this.waiters.filter((x) => x !== w);
+          w.resolve(frame);
+        }
+      }
+    });
+    this.closed = new Promise((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: String(reason) })));
+  }
+
+  static async connect(url: string): Promise<TestClient> {
+    const ws = new WebSocket(url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    return new TestClient(ws);
+  }
+
+  /** Connects and initializes with `token`. */
+  static async open(server: { url: string }, token: string): Promise<TestClient> {
+    const client = await TestClient.connect(server.url);
+    await client.call("initialize", { protocol_version: APP_SERVER_PROTOCOL_VERSION, client_info: { name: "test" }, token });
+    client.notify("initialized");
+    client.skipReceived();
+    return client;
+  }
+
+  sendRaw(data: string | Buffer, binary = false): void {
+    this.ws.send(data, { binary });
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }));
+  }
+
+  /** Sends a request and resolves with its whole response object. */
+  request(method: string, params?: unknown, timeoutMs = 10_000): Promise<Frame> {
+    const id = this.nextId++;
+    const response = this.waitFor((f) => !Array.isArray(f) && f.id === id && ("result" in f || "error" in f), timeoutMs);
+    this.sendRaw(JSON.stringify(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params }));
+    return response;
+  }
+
+  /** The result, or throws RpcError. */
+  async call(method: string, params?: unknown, timeoutMs?: number): Promise<Frame> {
+    const response = await this.request(method, params, timeoutMs);
+    if ("error" in response) throw new RpcError(response.error);
+    return response.result;
+  }
+
+  /** The LineUp code of a refused call (fails the test if the call succeeds). */
+  async refusal(method: string, params?: unknown): Promise<string> {
+    const response = await this.request(method, params);
+    if (!("error" in response)) throw new Error(`${method} unexpectedly succeeded: ${JSON.stringify(response.result).slice(0, 200)}`);
+    return response.error.data?.code;
+  }
+
+  /** Resolves with the first frame (already received or future) matching `predicate`. */
+  waitFor(predicate: (frame: Frame) => boolean, timeoutMs = 10_000): Promise<Frame> {
+    const found = this.frames.find(predicate);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.timer !== timer);
+        reject(new Error(`no matching frame within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push({ predicate, resolve, reject, timer });
+    });
+  }
+
+  /** Makes `nextFrame` start after everything received so far. */
+  skipReceived(): void {
+    this.readIndex = this.frames.length;
+  }
+
+  /** The next frame in arrival order (raw conformance tests). */
+  async nextFrame(timeoutMs = 5_000): Promise<Frame> {
+    const index = this.readIndex++;
+    if (index < this.frames.length) return this.frames[index];
+    return this.waitFor(() => this.frames.length > index, timeoutMs).then(() => this.frames[index]);
+  }
+
+  /** `agentSession/event` params received for a session, in arrival order. */
+  events(sessionId: string): Frame[] {
+    return this.frames.filter((f) => f.method === "agentSession/event" && f.params.session_id === sessionId).map((f) => f.params);
+  }
+
+  async close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return;
+    this.ws.close();
+    await this.closed;
+  }
+}
+
+/** A key unique within the test run. */
+let keyCounter = 0;
+export const key = (prefix = "k") => `${prefix}-${++keyCounter}-${Math.random().toString(36).slice(2, 8)}`;
+
+export const START = (sessionId: string, extra: Record<string, unknown> = {}) => ({
+  idempotency_key: key("start"),
+  session_id: sessionId,
+  app_scope: "chat",
+  workspace_id: "w-1",
+  agent_id: "demo-agent",
+  ...extra,
+});
+
+export function agentEnvelope(sessionId: string, id: string, agentId = "demo-agent"): Record<string, unknown> {
+  return {
+    v: 1,
+    id,
+    type: "lineup.message",
+    timestamp: "2026-08-06T10:00:00.000Z",
+    sender: { kind: "agent", id: agentId },
+    target: { kind: "app", app_scope: "chat" },
+    scope: { app_scope: "chat", conversation_id: sessionId },
+    payload: { format: "text", text: `message ${id}` },
+  };
+}
