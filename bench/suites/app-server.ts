@@ -1,0 +1,217 @@
+/**
+ * app-server: the reference AppServer's two hot paths, each beside its floor in the same run.
+ *
+ * 1. Appended + fanned out: 10 device connections each write envelopes into their own session
+ *    (up to 16 in flight each), and 10 agent connections each follow one session. Measured: events
+ *    delivered to subscribers per second. Floor: SQLite WAL `synchronous=FULL` inserts of the same
+ *    bytes in 100-row transactions. Target ≥ 0.25×.
+ * 2. Tool round trip: agent sends `lineup.tool.invoke` → server log → device (subscribed) → device
+ *    sends `lineup.tool.result` → server log → agent. Measured: p50/p99 time. Floors: two raw `ws`
+ *    round trips to an echo server (the issue's baseline, target ≤ 1.5× the time), and two round
+ *    trips to a `ws` server that commits each message alone with FULL durability — the honest floor
+ *    for a path that makes two durable commits.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import WebSocket, { WebSocketServer } from "ws";
+import { Client, key, messageEnvelope } from "../load/client.js";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+
+async function withServer<T>(fn: (server: AppServerHandle) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-"));
+  const server = await startAppServer({ dataDir: dir, logger: silentLogger });
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One measured window of the fan-out path, with the 20 client connections in a child process so
+ * the server has this process to itself, as it would in production.
+ */
+function fanOutRound(server: AppServerHandle, round: number, windowMs: number): Promise<number> {
+  const creds = server.devCredentials!;
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", fileURLToPath(new URL("../load/fanout-clients.ts", import.meta.url)), server.url, creds.device_token, creds.agent_token, String(round), String(windowMs)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += String(d)));
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(out) as { rate: number }).rate) : reject(new Error(`load child exited ${String(code)}`))));
+  });
+}
+
+function sqliteFloorRound(bytes: string, windowMs: number): number {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-floor-"));
+  const db = new Database(join(dir, "floor.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.exec("CREATE TABLE events (session TEXT, seq INTEGER, body TEXT, PRIMARY KEY (session, seq)) WITHOUT ROWID");
+  const insert = db.prepare("INSERT INTO events VALUES (?, ?, ?)");
+  let seq = 0;
+  const batch = db.transaction(() => {
+    for (let i = 0; i < 100; i++) insert.run("s", ++seq, bytes);
+  });
+  const start = performance.now();
+  while (performance.now() - start < windowMs) batch();
+  const rate = (seq * 1000) / (performance.now() - start);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return rate;
+}
+
+async function roundTrips(server: AppServerHandle, count: number): Promise<number[]> {
+  const creds = server.devCredentials!;
+  const device = await Client.open(server.url, creds.device_token);
+  const agent = await Client.open(server.url, creds.agent_token);
+  const session = `bench-rt-${key()}`;
+  await device.call("agentSession/start", { idempotency_key: key(), session_id: session, app_scope: "chat", workspace_id: "w", agent_id: "demo-agent" });
+  await device.call("inventory/publish", { session_id: session, idempotency_key: key(), revision: 1, tools: [{ app_scope: "whiteboard", method: "board.summary", contract_version: "1", title: "Summary", description: "Counts", input_schema: { type: "object" }, call_model: "query" }] });
+  let waitingAgent: ((seqOk: unknown) => void) | undefined;
+  // The device answers every invoke it sees with a result; the agent waits for the result.
+  device.onNotification = (f) => {
+    const env = f.params?.data?.envelope;
+    if (f.method === "agentSession/event" && env?.type === "lineup.tool.invoke") {
+      void device.call("agentSession/envelope/send", {
+        session_id: session,
+        idempotency_key: key(),
+        envelope: { ...env, id: `r-${env.id}`, type: "lineup.tool.result", sender: { kind: "runtime", id: "dev-device" }, target: { kind: "runtime", app_scope: "runtime" }, correlation: { call_id: env.correlation.call_id, reply_to: env.id }, payload: { result: { shapes: 3 } } },
+      });
+    }
+  };
+  agent.onNotification = (f) => {
+    if (f.method === "agentSession/event" && f.params?.data?.envelope?.type === "lineup.tool.result") waitingAgent?.(true);
+  };
+  await device.call("agentSession/subscribe", { session_id: session, after_seq: 2 });
+  await agent.call("agentSession/subscribe", { session_id: session, after_seq: 2 });
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const done = new Promise((r) => (waitingAgent = r));
+    const t0 = performance.now();
+    await agent.call("agentSession/envelope/send", {
+      session_id: session,
+      idempotency_key: key(),
+      envelope: { v: 1, id: `i-${i}-${key()}`, type: "lineup.tool.invoke", timestamp: "2026-11-30T06:00:00.000Z", sender: { kind: "agent", id: "demo-agent" }, target: { kind: "app", app_scope: "whiteboard" }, scope: { app_scope: "whiteboard", conversation_id: session }, correlation: { call_id: `c-${i}-${key()}`, inventory_revision: "1" }, payload: { method: "board.summary", arguments: {} } },
+    });
+    await done;
+    times.push(performance.now() - t0);
+  }
+  device.close();
+  agent.close();
+  return times;
+}
+
+/** Two sequential round trips to a ws echo server, optionally committing each message (FULL). */
+async function wsFloor(count: number, durable: boolean): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-ws-"));
+  const db = new Database(join(dir, "ws.db"));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.exec("CREATE TABLE m (id INTEGER PRIMARY KEY, body TEXT)");
+  const insert = db.prepare("INSERT INTO m (body) VALUES (?)");
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  wss.on("connection", (ws) =>
+    ws.on("message", (data) => {
+      if (durable) insert.run(String(data));
+      ws.send(data);
+    }),
+  );
+  await new Promise((r) => wss.once("listening", r));
+  const port = (wss.address() as { port: number }).port;
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+  await new Promise((r) => ws.once("open", r));
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "agentSession/envelope/send", params: { envelope: messageEnvelope("s", 1) } });
+  const once = () => new Promise((r) => { ws.once("message", r); ws.send(body); });
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await once();
+    await once();
+    times.push(performance.now() - t0);
+  }
+  ws.close();
+  await new Promise((r) => wss.close(r));
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return times;
+}
+
+export async function run(): Promise<SuiteResult> {
+  const results: BenchResult[] = [];
+  const bytes = JSON.stringify(messageEnvelope("bench-s0", 1));
+
+  // 1. Fan-out beside the SQLite floor, alternating rounds.
+  const ours: number[] = [];
+  const floor: number[] = [];
+  const ratios: number[] = [];
+  await withServer(async (server) => {
+    await fanOutRound(server, 0, 500); // warm-up round
+    for (let round = 1; round <= 5; round++) {
+      const a = await fanOutRound(server, round, 1_500);
+      const b = sqliteFloorRound(bytes, 1_500);
+      ours.push(a);
+      floor.push(b);
+      ratios.push(a / b);
+    }
+  });
+  results.push({
+    metric: "append_fanout_10_writers",
+    unit: "events/s",
+    value: Math.round(median(ours)),
+    baseline: "sqlite_full_batch100_insert",
+    baseline_value: Math.round(median(floor)),
+    ratio: Number(median(ratios).toFixed(3)),
+    target_ratio: 0.25,
+    higher_is_better: true,
+    bytes: bytes.length,
+    rounds: ratios.length,
+  });
+
+  // 2. Tool round trip beside two raw ws round trips, and two durable ones.
+  const rt: number[] = [];
+  const raw: number[] = [];
+  const durable: number[] = [];
+  await withServer(async (server) => {
+    await roundTrips(server, 100);
+    for (let round = 0; round < 5; round++) {
+      rt.push(...(await roundTrips(server, 200)));
+      raw.push(...(await wsFloor(200, false)));
+      durable.push(...(await wsFloor(200, true)));
+    }
+  });
+  const p = (xs: number[], q: number) => Number(percentile(xs, q).toFixed(3));
+  results.push({
+    metric: "tool_round_trip_p50",
+    unit: "ms",
+    value: p(rt, 50),
+    baseline: "two_raw_ws_round_trips_p50",
+    baseline_value: p(raw, 50),
+    ratio: Number((percentile(rt, 50) / percentile(raw, 50)).toFixed(3)),
+    target_ratio: 1.5,
+    higher_is_better: false,
+    p99_ms: p(rt, 99),
+    baseline_p99_ms: p(raw, 99),
+    samples: rt.length,
+  });
+  results.push({
+    metric: "tool_round_trip_p50_vs_durable_ws",
+    unit: "ms",
+    value: p(rt, 50),
+    baseline: "two_ws_round_trips_each_committed_full_p50",
+    baseline_value: p(durable, 50),
+    ratio: Number((percentile(rt, 50) / percentile(durable, 50)).toFixed(3)),
+    target_ratio: 1.5,
+    higher_is_better: false,
+    p99_ms: p(rt, 99),
+    baseline_p99_ms: p(durable, 99),
+    samples: rt.length,
+    notes: "our path commits twice with synchronous=FULL; this floor makes the same two durable commits",
+  });
+  return { suite: "app-server", machine: machine(), results };
+}

@@ -1,0 +1,840 @@
+/**
+ * `connectAgent`: a remote agent's connection to an App Server (the protocol's agent face).
+ *
+ * What it keeps for the agent:
+ * - the sessions bound to it — listed at connect and polled (`agentSession/list`), since the
+ *   protocol has no "session bound" notification — each followed with `agentSession/subscribe`
+ *   after the last applied seq, so every event is applied once and in order;
+ * - the turns the agent must work on: a turn is handed over once, when it is running, and only
+ *   after the catch-up seam (`agentSession/caughtUp`), so a turn that ended while the agent was
+ *   away is never answered;
+ * - the latest inventory per session (the log's `inventory.published`, or `inventory/read`);
+ * - tool calls (`invokeTool`) and interaction answers (`awaitInteraction`).
+ *
+ * Reliability: every write carries an idempotency key and is retried with the same key when the
+ * connection drops or the server is overloaded; requests time out; the connection is re-opened
+ * with backoff and jitter, `initialize` runs again and every session is re-subscribed after its
+ * cursor (no gap, no duplicate at the seam). `close()` rejects everything still pending.
+ */
+import {
+  APP_SERVER_PROTOCOL_VERSION,
+  LineUpError,
+  validateSessionEvent,
+  type Action,
+  type AgentSessionCaughtUpParams,
+  type AppServerInitializeResult,
+  type InventoryTool,
+  type JsonObject,
+  type JsonValue,
+  type MethodParams,
+  type MethodResult,
+  type Session,
+  type SessionEvent,
+  type Turn,
+  type TurnInput,
+  type AppServerMethod,
+} from "@lineup/protocol";
+import { backoffDelay, type BackoffOptions } from "./backoff.js";
+import { Emitter, silentDiagnostics, type DiagnosticsSink, type Disposable } from "./lifecycle.js";
+import { interactionIdOf, messageEnvelope, toolCancelEnvelope, toolInvokeEnvelope, type InteractionAnswer, type OutgoingMessage } from "./messages.js";
+import { randomIds, systemClock, isoTimestamp, type Clock, type IdSource, type Random, type TimerHandle } from "./platform.js";
+import { RpcClient, isRetryable } from "./rpc-client.js";
+import { SessionState, type SessionInventory, type TranscriptEntry } from "./session-state.js";
+import { ToolCallTracker, type ToolCallHandle } from "./tool-calls.js";
+import { webSocketTransport, type Transport } from "./transport.js";
+
+export interface ConnectAgentOptions {
+  /** `ws://host:port/rpc` of the App Server. */
+  readonly url: string;
+  /** The agent's bearer token. */
+  readonly token: string;
+  /** Default: the global WHATWG WebSocket. In Node use `nodeWebSocketTransport()` from `@lineup/agent-sdk/node`. */
+  readonly transport?: Transport;
+  readonly clientInfo?: { readonly name: string; readonly version?: string };
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  readonly random?: Random;
+  readonly diagnostics?: DiagnosticsSink;
+  /** Per request. Default 15 000 ms. */
+  readonly requestTimeoutMs?: number;
+  /** Attempts per request across reconnects and `overloaded`. Default 6. */
+  readonly requestAttempts?: number;
+  readonly reconnect?: BackoffOptions & { readonly enabled?: boolean };
+  /** How often to look for newly bound sessions; 0 disables polling. Default 2 000 ms. */
+  readonly sessionPollMs?: number;
+  /** `connectAgent` rejects when no connection succeeded within this time. Default 30 000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Tool call deadline when neither the call nor the tool names one. Default 120 000 ms. */
+  readonly defaultToolTimeoutMs?: number;
+}
+
+export type ConnectionState = "connecting" | "online" | "reconnecting" | "closed";
+
+/** A turn the agent should work on now: running, handed over once. */
+export interface IncomingTurn {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly turn: Turn;
+  readonly input: TurnInput;
+  /** `input.text`, or "" when the turn has only structured content. */
+  readonly text: string;
+  readonly session: Session;
+  /** Aborted when the turn ends without the agent (cancelled or interrupted by the device). */
+  readonly signal: AbortSignal;
+}
+
+export interface EventInfo {
+  /** True after the session's catch-up seam: the event happened while the agent was following. */
+  readonly live: boolean;
+}
+
+export interface InvokeToolOptions {
+  readonly signal?: AbortSignal;
+  /** Local deadline; default the tool's `timeout_ms` plus a margin, else `defaultToolTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Disambiguates when two apps offer the same method. */
+  readonly appScope?: string;
+  /** Chosen by the caller (tests, replays); default a fresh id. */
+  readonly callId?: string;
+}
+
+export interface SendOptions {
+  /** App scope of the message; default the session's. */
+  readonly appScope?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface SendReceipt {
+  readonly envelopeId: string;
+  readonly seq: number;
+  /** For choice / confirm / input: the id to pass to `awaitInteraction`. */
+  readonly interactionId?: string;
+}
+
+export interface TurnUpdate {
+  readonly status?: "thinking" | "working" | "waiting_for_user";
+  readonly label?: string;
+  readonly textDelta?: string;
+  readonly progress?: number;
+  readonly data?: JsonValue;
+}
+
+export interface ActionRequest {
+  readonly kind: "approval" | "choice" | "input";
+  readonly prompt: string;
+  readonly detail?: string;
+  readonly options?: readonly { readonly id: string; readonly label: string; readonly description?: string }[];
+  readonly multiple?: boolean;
+  readonly inputSchema?: JsonObject;
+  readonly turnId?: string;
+  readonly expiresAt?: string;
+  readonly actionId?: string;
+}
+
+export interface ClientStats {
+  readonly connects: number;
+  readonly duplicateEvents: number;
+  readonly seqGaps: number;
+  readonly invalidEvents: number;
+  readonly requestRetries: number;
+  /** Resubscriptions after a poll found the cursor stuck behind the head (events the server did not send). */
+  readonly resyncs: number;
+  readonly duplicateTerminals: number;
+  readonly lateTerminals: number;
+}
+
+export interface AgentClient {
+  /** The agent id the server knows this token by. */
+  readonly agentId: string;
+  readonly state: ConnectionState;
+  sessions(): Session[];
+  session(sessionId: string): Session | undefined;
+  /** The session's latest inventory, or undefined before the device published one. */
+  inventory(sessionId: string): SessionInventory | undefined;
+  /** User and agent messages of the session (turn inputs and `lineup.message` envelopes), oldest first. */
+  transcript(sessionId: string): readonly TranscriptEntry[];
+  /** The session's last applied seq: the resume cursor. */
+  cursor(sessionId: string): number;
+
+  onSession(listener: (session: Session) => void): Disposable;
+  onTurn(listener: (turn: IncomingTurn) => void): Disposable;
+  onEvent(listener: (event: SessionEvent, info: EventInfo) => void): Disposable;
+  onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable;
+  onInventory(listener: (sessionId: string, inventory: SessionInventory) => void): Disposable;
+  onStateChange(listener: (state: ConnectionState) => void): Disposable;
+
+  /** Lists the agent's sessions now and follows the new ones. */
+  refreshSessions(): Promise<Session[]>;
+  /** Reads the latest inventory from the server (after `stale_inventory_revision`). */
+  refreshInventory(sessionId: string): Promise<SessionInventory | undefined>;
+
+  send(sessionId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendReceipt>;
+  /** Resolves with the user's answer to a card sent with `send` (or an action from `requestAction`). Rejects with `expired` after `timeoutMs`. */
+  awaitInteraction(sessionId: string, interactionId: string, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<InteractionAnswer>;
+  /** Raises `action.required` (the bridge profile's approval / choice / input). Answer with `awaitInteraction(sessionId, action.action_id)`. */
+  requestAction(sessionId: string, request: ActionRequest): Promise<Action>;
+
+  updateTurn(sessionId: string, turnId: string, update: TurnUpdate): Promise<number>;
+  completeTurn(sessionId: string, turnId: string, result?: { readonly text?: string; readonly output?: JsonValue }): Promise<Turn>;
+  failTurn(sessionId: string, turnId: string, error: { readonly code: LineUpError["code"]; readonly message: string }): Promise<Turn>;
+
+  invokeTool(sessionId: string, method: string, args?: JsonObject, options?: InvokeToolOptions): ToolCallHandle;
+
+  /** Any method of the agent face, with retries for writes (pass `idempotency_key`). */
+  request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<MethodResult<M>>;
+  stats(): ClientStats;
+  /** Closes the connection, stops reconnecting and rejects everything pending. */
+  close(): Promise<void>;
+}
+
+const TOOL_TIMEOUT_MARGIN_MS = 5_000;
+
+class Waiters<T> {
+  private list: { resolve(value: T): void; reject(error: unknown): void }[] = [];
+  wait(): Promise<T> {
+    return new Promise((resolve, reject) => this.list.push({ resolve, reject }));
+  }
+  resolve(value: T): void {
+    const list = this.list;
+    this.list = [];
+    for (const w of list) w.resolve(value);
+  }
+  reject(error: unknown): void {
+    const list = this.list;
+    this.list = [];
+    for (const w of list) w.reject(error);
+  }
+}
+
+class Client implements AgentClient {
+  agentId = "";
+  state: ConnectionState = "connecting";
+  private rpc: RpcClient | undefined;
+  private readonly states = new Map<string, SessionState>();
+  private readonly turnAborts = new Map<string, AbortController>();
+  private readonly interactionWaiters = new Map<string, Set<{ answer(answer: InteractionAnswer): void; fail(error: LineUpError): void }>>();
+  private readonly resyncing = new Set<string>();
+  private readonly unclaimedTurns: IncomingTurn[] = [];
+  /** Sessions whose listed head was ahead of the cursor at the last poll, with the cursor then. */
+  private readonly behind = new Map<string, number>();
+  private readonly tools = new ToolCallTracker();
+  private readonly online = new Waiters<RpcClient>();
+  private readonly clock: Clock;
+  private readonly ids: IdSource;
+  private readonly random: Random;
+  private readonly diagnostics: DiagnosticsSink;
+  private readonly transport: Transport;
+  private readonly counters = { connects: 0, duplicateEvents: 0, seqGaps: 0, invalidEvents: 0, requestRetries: 0, resyncs: 0 };
+  private readonly sessionEmitter: Emitter<Session>;
+  private readonly turnEmitter: Emitter<IncomingTurn>;
+  private readonly eventEmitter: Emitter<{ event: SessionEvent; info: EventInfo }>;
+  private readonly caughtUpEmitter: Emitter<{ sessionId: string; seq: number }>;
+  private readonly inventoryEmitter: Emitter<{ sessionId: string; inventory: SessionInventory }>;
+  private readonly stateEmitter: Emitter<ConnectionState>;
+  private pollTimer: TimerHandle | undefined;
+  private sleepTimer: { handle: TimerHandle; wake(): void } | undefined;
+
+  constructor(private readonly options: ConnectAgentOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.ids = options.ids ?? randomIds;
+    this.random = options.random ?? Math.random;
+    this.diagnostics = options.diagnostics ?? silentDiagnostics;
+    this.transport = options.transport ?? webSocketTransport();
+    this.sessionEmitter = new Emitter(this.diagnostics);
+    this.turnEmitter = new Emitter(this.diagnostics);
+    this.eventEmitter = new Emitter(this.diagnostics);
+    this.caughtUpEmitter = new Emitter(this.diagnostics);
+    this.inventoryEmitter = new Emitter(this.diagnostics);
+    this.stateEmitter = new Emitter(this.diagnostics);
+  }
+
+  // --- connection lifecycle -----------------------------------------------------------------
+
+  /** Starts the connection loop; resolves at the first successful handshake. */
+  start(): Promise<void> {
+    const first = this.online.wait();
+    void this.run();
+    const timeoutMs = this.options.connectTimeoutMs ?? 30_000;
+    return new Promise<void>((resolve, reject) => {
+      const timer = this.clock.setTimeout(() => {
+        reject(new LineUpError("request_timeout", `could not connect to ${this.options.url} within ${timeoutMs} ms`));
+        void this.close();
+      }, timeoutMs);
+      first.then(
+        () => (this.clock.clearTimeout(timer), resolve()),
+        (error: unknown) => (this.clock.clearTimeout(timer), reject(error)),
+      );
+    });
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.state === state || this.state === "closed") return;
+    this.state = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    const reconnect = this.options.reconnect ?? {};
+    while (this.state !== "closed") {
+      let rpc: RpcClient | undefined;
+      try {
+        const connection = await this.transport.connect(this.options.url);
+        if (this.isClosed()) {
+          connection.close(1000, "client closed");
+          return;
+        }
+        rpc = new RpcClient(connection, { clock: this.clock, diagnostics: this.diagnostics, defaultTimeoutMs: this.options.requestTimeoutMs ?? 15_000 });
+        const live = rpc;
+        rpc.onNotification((n) => this.onNotification(live, n.method, n.params));
+        const init = (await rpc.request("initialize", {
+          protocol_version: APP_SERVER_PROTOCOL_VERSION,
+          client_info: { name: this.options.clientInfo?.name ?? "lineup-agent-sdk", version: this.options.clientInfo?.version ?? "0.1.0" },
+          token: this.options.token,
+        })) as unknown as AppServerInitializeResult;
+        if (init.role !== "agent" || init.identity.agent_id === undefined) {
+          throw new LineUpError("forbidden", `this token belongs to a ${init.role}, not an agent`);
+        }
+        rpc.notify("initialized", {});
+        this.agentId = init.identity.agent_id;
+        this.rpc = rpc;
+        this.counters.connects++;
+        attempt = 0;
+        this.setState("online");
+        this.online.resolve(rpc);
+        await this.resubscribeAll(rpc);
+        void this.refreshSessions().catch((error: unknown) => this.diagnostics({ kind: "session_error", message: "listing sessions failed", error }));
+        this.schedulePoll();
+        await rpc.closed;
+      } catch (error) {
+        rpc?.close(1000, "handshake failed");
+        if (error instanceof LineUpError && (error.code === "unauthorized" || error.code === "forbidden")) {
+          // A wrong token does not get better by retrying.
+          this.online.reject(error);
+          await this.close();
+          return;
+        }
+        this.diagnostics({ kind: "reconnect", message: `connection attempt failed: ${error instanceof Error ? error.message : String(error)}`, error });
+      }
+      this.rpc = undefined;
+      if (this.isClosed()) return;
+      if (reconnect.enabled === false) {
+        this.online.reject(new LineUpError("request_cancelled", "the connection closed and reconnect is disabled"));
+        await this.close();
+        return;
+      }
+      this.setState("reconnecting");
+      for (const state of this.states.values()) state.markResubscribing();
+      await this.sleep(backoffDelay(attempt++, this.random(), reconnect));
+    }
+  }
+
+  /** Read through a method: `close()` changes the state while `run()` awaits. */
+  private isClosed(): boolean {
+    return this.state === "closed";
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.sleepTimer = undefined;
+        resolve();
+      };
+      this.sleepTimer = { handle: this.clock.setTimeout(wake, ms), wake };
+    });
+  }
+
+  private schedulePoll(): void {
+    const every = this.options.sessionPollMs ?? 2_000;
+    if (every <= 0 || this.pollTimer !== undefined) return;
+    this.pollTimer = this.clock.setTimeout(() => {
+      this.pollTimer = undefined;
+      if (this.state === "closed") return;
+      if (this.state === "online") {
+        void this.refreshSessions()
+          .catch((error: unknown) => this.diagnostics({ kind: "session_error", message: "listing sessions failed", error }))
+          .finally(() => this.schedulePoll());
+      } else this.schedulePoll();
+    }, every);
+  }
+
+  /** The live connection, waiting through reconnects. */
+  private connected(signal?: AbortSignal): Promise<RpcClient> {
+    if (this.state === "closed") return Promise.reject(closedClientError());
+    if (this.rpc !== undefined && !this.rpc.isClosed) return Promise.resolve(this.rpc);
+    const waiting = this.online.wait();
+    if (signal === undefined) return waiting;
+    return new Promise((resolve, reject) => {
+      const abort = (): void => reject(new LineUpError("request_cancelled", "cancelled while waiting for the connection"));
+      if (signal.aborted) return abort();
+      signal.addEventListener("abort", abort, { once: true });
+      waiting.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.stateEmitter.fire("closed");
+    if (this.pollTimer !== undefined) this.clock.clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    if (this.sleepTimer !== undefined) {
+      this.clock.clearTimeout(this.sleepTimer.handle);
+      this.sleepTimer.wake();
+    }
+    this.online.reject(closedClientError());
+    this.tools.failAll(closedClientError);
+    for (const waiters of this.interactionWaiters.values()) for (const w of [...waiters]) w.fail(closedClientError());
+    this.interactionWaiters.clear();
+    for (const controller of this.turnAborts.values()) controller.abort(closedClientError());
+    this.turnAborts.clear();
+    const rpc = this.rpc;
+    this.rpc = undefined;
+    rpc?.close(1000, "agent closing");
+    if (rpc !== undefined) await rpc.closed;
+    // The connection loop ends by itself (it checks the state after every await); a connect in
+    // flight is closed as soon as it completes.
+  }
+
+  // --- requests -------------------------------------------------------------------------------
+
+  async request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<MethodResult<M>> {
+    const attempts = this.options.requestAttempts ?? 6;
+    for (let attempt = 0; ; attempt++) {
+      const rpc = await this.connected(options.signal);
+      try {
+        const requestOptions = { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+        return (await rpc.request(method, params as unknown as JsonObject, requestOptions)) as unknown as MethodResult<M>;
+      } catch (error) {
+        if (this.state === "closed" || options.signal?.aborted === true || !isRetryable(error) || attempt + 1 >= attempts) throw error;
+        this.counters.requestRetries++;
+        this.diagnostics({ kind: "request_retry", message: `${method}: retrying (${error instanceof Error ? error.message : String(error)})`, error });
+        if (!(error instanceof LineUpError && error.data?.["connection_closed"] === true)) {
+          await this.pause(backoffDelay(attempt, this.random(), { initialMs: 100, maxMs: 2_000 }));
+        }
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => this.clock.setTimeout(resolve, ms));
+  }
+
+  private key(prefix: string): string {
+    return this.ids.next(prefix);
+  }
+
+  // --- sessions and the log -----------------------------------------------------------------
+
+  sessions(): Session[] {
+    return [...this.states.values()].map((s) => s.session);
+  }
+
+  session(sessionId: string): Session | undefined {
+    return this.states.get(sessionId)?.session;
+  }
+
+  inventory(sessionId: string): SessionInventory | undefined {
+    return this.states.get(sessionId)?.inventory;
+  }
+
+  transcript(sessionId: string): readonly TranscriptEntry[] {
+    return this.states.get(sessionId)?.transcript() ?? [];
+  }
+
+  cursor(sessionId: string): number {
+    return this.states.get(sessionId)?.lastSeq ?? 0;
+  }
+
+  async refreshSessions(): Promise<Session[]> {
+    const found: Session[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.request("agentSession/list", cursor === undefined ? { limit: 200 } : { limit: 200, cursor });
+      found.push(...page.sessions);
+      cursor = page.next_cursor;
+    } while (cursor !== undefined);
+    for (const session of found) {
+      const known = this.states.get(session.session_id);
+      if (known !== undefined) {
+        this.checkStalled(known, session.last_seq);
+        continue;
+      }
+      const state = new SessionState(session);
+      this.states.set(session.session_id, state);
+      this.sessionEmitter.fire(session);
+      const rpc = this.rpc;
+      if (rpc !== undefined) void this.subscribe(rpc, state);
+    }
+    return found;
+  }
+
+  /**
+   * A safety net under the server's no-gap promise: when two polls in a row see the session's head
+   * ahead of our cursor and the cursor has not moved between them, the subscription lost an event
+   * (or stalled), so follow again after the cursor.
+   */
+  private checkStalled(state: SessionState, head: number): void {
+    if (head <= state.lastSeq) {
+      this.behind.delete(state.sessionId);
+      return;
+    }
+    const before = this.behind.get(state.sessionId);
+    if (before === state.lastSeq) {
+      this.behind.delete(state.sessionId);
+      this.counters.resyncs++;
+      this.diagnostics({ kind: "seq_gap", message: `session ${state.sessionId}: head ${head} but no event after ${state.lastSeq} arrived; resubscribing` });
+      const rpc = this.rpc;
+      if (rpc !== undefined && !this.resyncing.has(state.sessionId)) {
+        this.resyncing.add(state.sessionId);
+        void this.subscribe(rpc, state);
+      }
+    } else this.behind.set(state.sessionId, state.lastSeq);
+  }
+
+  async refreshInventory(sessionId: string): Promise<SessionInventory | undefined> {
+    const result = await this.request("inventory/read", { session_id: sessionId });
+    const state = this.states.get(sessionId);
+    if (result.inventory === null) return state?.inventory;
+    const inventory = { revision: result.inventory.revision, tools: result.inventory.tools };
+    if (state?.setInventory(inventory) === true) this.inventoryEmitter.fire({ sessionId, inventory });
+    return state?.inventory ?? inventory;
+  }
+
+  private async resubscribeAll(rpc: RpcClient): Promise<void> {
+    await Promise.all([...this.states.values()].map((state) => this.subscribe(rpc, state)));
+  }
+
+  /** Follows a session after its cursor on this connection; the server replaces any earlier subscription. */
+  private async subscribe(rpc: RpcClient, state: SessionState): Promise<void> {
+    state.markResubscribing();
+    try {
+      await rpc.request("agentSession/subscribe", { session_id: state.sessionId, after_seq: state.lastSeq });
+    } catch (error) {
+      if (error instanceof LineUpError && error.code === "cursor_invalid") {
+        // The server holds less than we applied (a restored backup): start over; turns already handed over stay so.
+        state.resetCursor();
+        return this.subscribe(rpc, state);
+      }
+      if (!rpc.isClosed) this.diagnostics({ kind: "session_error", message: `subscribing to ${state.sessionId} failed`, error });
+    } finally {
+      this.resyncing.delete(state.sessionId);
+    }
+  }
+
+  private onNotification(rpc: RpcClient, method: string, params: unknown): void {
+    if (rpc !== this.rpc && this.rpc !== undefined) return; // a frame from a connection we already left
+    if (method === "agentSession/event") this.onSessionEvent(rpc, params);
+    else if (method === "agentSession/caughtUp") this.onCaughtUpNotification(params as AgentSessionCaughtUpParams);
+  }
+
+  private onSessionEvent(rpc: RpcClient, params: unknown): void {
+    const checked = validateSessionEvent(params);
+    if (!checked.ok) {
+      this.counters.invalidEvents++;
+      this.diagnostics({ kind: "event_invalid", message: `${checked.error.code}: ${checked.error.message} (at ${checked.error.path ?? ""})` });
+      // Step over it (a newer server's event kind, say) so the cursor, and everything after, still moves.
+      const frame = params as { session_id?: unknown; seq?: unknown };
+      const state = typeof frame.session_id === "string" ? this.states.get(frame.session_id) : undefined;
+      if (state !== undefined && frame.seq === state.lastSeq + 1) state.skip(frame.seq);
+      return;
+    }
+    const event = checked.value;
+    const state = this.states.get(event.session_id);
+    if (state === undefined) return;
+    const applied = state.apply(event);
+    if (applied.status === "duplicate") {
+      this.counters.duplicateEvents++;
+      return;
+    }
+    if (applied.status === "gap") {
+      this.counters.seqGaps++;
+      this.diagnostics({ kind: "seq_gap", message: `session ${event.session_id}: got seq ${event.seq}, expected ${applied.expected}; resubscribing` });
+      if (!this.resyncing.has(state.sessionId)) {
+        this.resyncing.add(state.sessionId);
+        void this.subscribe(rpc, state);
+      }
+      return;
+    }
+    if (applied.inventoryChanged !== undefined) this.inventoryEmitter.fire({ sessionId: state.sessionId, inventory: applied.inventoryChanged });
+    if (applied.envelope !== undefined) this.tools.deliver(applied.envelope);
+    if (applied.answer !== undefined) {
+      const waiters = this.interactionWaiters.get(`${state.sessionId}\u0000${applied.answer.interactionId}`);
+      if (waiters !== undefined) for (const w of [...waiters]) w.answer(applied.answer);
+    }
+    if (applied.turnEnded !== undefined) {
+      const key = `${state.sessionId}\u0000${applied.turnEnded.turnId}`;
+      const controller = this.turnAborts.get(key);
+      this.turnAborts.delete(key);
+      if (controller !== undefined && applied.turnEnded.state === "cancelled") controller.abort(new LineUpError("cancelled_by_user", `turn ${applied.turnEnded.turnId} was cancelled`));
+    }
+    this.eventEmitter.fire({ event, info: { live: state.caughtUp } });
+    this.handOver(state, applied.turnsToStart);
+  }
+
+  private onCaughtUpNotification(params: AgentSessionCaughtUpParams): void {
+    const state = this.states.get(params.session_id);
+    if (state === undefined) return;
+    // The seam is only meaningful once every event up to it has been applied.
+    if (state.lastSeq < params.seq) return;
+    const turns = state.markCaughtUp();
+    this.caughtUpEmitter.fire({ sessionId: state.sessionId, seq: params.seq });
+    this.handOver(state, turns);
+  }
+
+  private handOver(state: SessionState, turns: readonly Turn[]): void {
+    for (const turn of turns) {
+      const controller = new AbortController();
+      this.turnAborts.set(`${state.sessionId}\u0000${turn.turn_id}`, controller);
+      this.deliverTurn({
+        sessionId: state.sessionId,
+        turnId: turn.turn_id,
+        turn,
+        input: turn.input,
+        text: turn.input.text ?? "",
+        session: state.session,
+        signal: controller.signal,
+      });
+    }
+  }
+
+  // --- listeners ------------------------------------------------------------------------------
+
+  onSession(listener: (session: Session) => void): Disposable {
+    return this.sessionEmitter.on(listener);
+  }
+  onTurn(listener: (turn: IncomingTurn) => void): Disposable {
+    const subscription = this.turnEmitter.on(listener);
+    // Turns that arrived before anyone listened (right after connecting) go to the first listener.
+    const waiting = this.unclaimedTurns.splice(0);
+    for (const turn of waiting) this.turnEmitter.fire(turn);
+    return subscription;
+  }
+
+  private deliverTurn(turn: IncomingTurn): void {
+    if (this.turnEmitter.size === 0) this.unclaimedTurns.push(turn);
+    else this.turnEmitter.fire(turn);
+  }
+  onEvent(listener: (event: SessionEvent, info: EventInfo) => void): Disposable {
+    return this.eventEmitter.on(({ event, info }) => listener(event, info));
+  }
+  onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable {
+    return this.caughtUpEmitter.on(({ sessionId, seq }) => listener(sessionId, seq));
+  }
+  onInventory(listener: (sessionId: string, inventory: SessionInventory) => void): Disposable {
+    return this.inventoryEmitter.on(({ sessionId, inventory }) => listener(sessionId, inventory));
+  }
+  onStateChange(listener: (state: ConnectionState) => void): Disposable {
+    return this.stateEmitter.on(listener);
+  }
+
+  // --- writes ---------------------------------------------------------------------------------
+
+  private requireSession(sessionId: string): SessionState {
+    const state = this.states.get(sessionId);
+    if (state === undefined) throw new LineUpError("session_not_found", `the agent follows no session ${sessionId}`);
+    return state;
+  }
+
+  async send(sessionId: string, message: OutgoingMessage, options: SendOptions = {}): Promise<SendReceipt> {
+    const state = this.requireSession(sessionId);
+    const interactive = message.kind === "choice" || message.kind === "confirm" || message.kind === "input";
+    const interactionId = interactive ? (interactionIdOf(message) ?? this.key("ask")) : "";
+    const envelope = messageEnvelope(
+      { envelopeId: this.key("msg"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: options.appScope ?? state.session.app_scope },
+      message,
+      interactionId,
+    );
+    const result = await this.request(
+      "agentSession/envelope/send",
+      { session_id: sessionId, idempotency_key: envelope.id, envelope: envelope as unknown as JsonObject },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return interactive ? { envelopeId: result.envelope_id, seq: result.seq, interactionId } : { envelopeId: result.envelope_id, seq: result.seq };
+  }
+
+  awaitInteraction(sessionId: string, interactionId: string, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<InteractionAnswer> {
+    const state = this.states.get(sessionId);
+    const known = state?.answer(interactionId);
+    if (known !== undefined) return Promise.resolve(known);
+    if (state === undefined) return Promise.reject(new LineUpError("session_not_found", `the agent follows no session ${sessionId}`));
+    if (this.state === "closed") return Promise.reject(closedClientError());
+    return new Promise<InteractionAnswer>((resolve, reject) => {
+      const key = `${sessionId}\u0000${interactionId}`;
+      const waiters = this.interactionWaiters.get(key) ?? new Set();
+      this.interactionWaiters.set(key, waiters);
+      let timer: TimerHandle | undefined;
+      const done = (): void => {
+        waiters.delete(waiter);
+        if (waiters.size === 0) this.interactionWaiters.delete(key);
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        options.signal?.removeEventListener("abort", abort);
+      };
+      const waiter = {
+        answer: (answer: InteractionAnswer): void => (done(), resolve(answer)),
+        fail: (error: LineUpError): void => (done(), reject(error)),
+      };
+      const abort = (): void => {
+        done();
+        reject(new LineUpError("request_cancelled", `stopped waiting for ${interactionId}`));
+      };
+      waiters.add(waiter);
+      if (options.timeoutMs !== undefined) {
+        timer = this.clock.setTimeout(() => {
+          done();
+          reject(new LineUpError("expired", `no answer to ${interactionId} within ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
+      }
+      if (options.signal !== undefined) {
+        if (options.signal.aborted) abort();
+        else options.signal.addEventListener("abort", abort, { once: true });
+      }
+    });
+  }
+
+  async requestAction(sessionId: string, request: ActionRequest): Promise<Action> {
+    this.requireSession(sessionId);
+    const params: Record<string, unknown> = {
+      session_id: sessionId,
+      idempotency_key: this.key("act"),
+      action_id: request.actionId ?? this.key("action"),
+      kind: request.kind,
+      prompt: request.prompt,
+      detail: request.detail,
+      options: request.options?.map((o) => (o.description === undefined ? { id: o.id, label: o.label } : { ...o })),
+      multiple: request.multiple,
+      input_schema: request.inputSchema,
+      turn_id: request.turnId,
+      expires_at: request.expiresAt,
+    };
+    for (const k of Object.keys(params)) if (params[k] === undefined) delete params[k];
+    const result = await this.request("agentSession/action/request", params as unknown as MethodParams<"agentSession/action/request">);
+    return result.action;
+  }
+
+  async updateTurn(sessionId: string, turnId: string, update: TurnUpdate): Promise<number> {
+    const params: Record<string, unknown> = {
+      session_id: sessionId,
+      turn_id: turnId,
+      idempotency_key: this.key("upd"),
+      status: update.status,
+      label: update.label,
+      text_delta: update.textDelta,
+      progress: update.progress,
+      data: update.data,
+    };
+    for (const k of Object.keys(params)) if (params[k] === undefined) delete params[k];
+    const result = await this.request("agentSession/turn/update", params as unknown as MethodParams<"agentSession/turn/update">);
+    return result.seq;
+  }
+
+  async completeTurn(sessionId: string, turnId: string, result: { readonly text?: string; readonly output?: JsonValue } = {}): Promise<Turn> {
+    const params: MethodParams<"agentSession/turn/complete"> = {
+      session_id: sessionId,
+      turn_id: turnId,
+      idempotency_key: this.key("done"),
+      outcome: "completed",
+      ...(result.text === undefined ? {} : { text: result.text }),
+      ...(result.output === undefined ? {} : { output: result.output }),
+    };
+    return (await this.request("agentSession/turn/complete", params)).turn;
+  }
+
+  async failTurn(sessionId: string, turnId: string, error: { readonly code: LineUpError["code"]; readonly message: string }): Promise<Turn> {
+    const params: MethodParams<"agentSession/turn/complete"> = {
+      session_id: sessionId,
+      turn_id: turnId,
+      idempotency_key: this.key("done"),
+      outcome: "failed",
+      error: { code: error.code, message: error.message.slice(0, 2_000) },
+    };
+    return (await this.request("agentSession/turn/complete", params)).turn;
+  }
+
+  // --- tools ----------------------------------------------------------------------------------
+
+  invokeTool(sessionId: string, method: string, args: JsonObject = {}, options: InvokeToolOptions = {}): ToolCallHandle {
+    const callId = options.callId ?? this.key("call");
+    const opened = this.tools.open(callId);
+    const state = this.states.get(sessionId);
+    const tool = state === undefined ? undefined : findTool(state.inventory?.tools ?? [], method, options.appScope);
+    const timeoutMs = options.timeoutMs ?? (tool?.timeout_ms === undefined ? (this.options.defaultToolTimeoutMs ?? 120_000) : tool.timeout_ms + TOOL_TIMEOUT_MARGIN_MS);
+    const ctxFor = (appScope: string) => ({ envelopeId: this.key("env"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope });
+    let sent = false;
+    const giveUp = (error: LineUpError, reason: string): void => {
+      if (!this.tools.isOpen(callId)) return;
+      this.tools.failLocally(callId, error);
+      if (sent && tool !== undefined && this.state !== "closed") {
+        const cancel = toolCancelEnvelope({ ...ctxFor(tool.app_scope), callId, reason });
+        void this.request("agentSession/envelope/send", { session_id: sessionId, idempotency_key: cancel.id, envelope: cancel as unknown as JsonObject }).catch((e: unknown) =>
+          this.diagnostics({ kind: "agent_error", message: `could not cancel ${callId}`, error: e }),
+        );
+      }
+    };
+    const timer = this.clock.setTimeout(() => giveUp(new LineUpError("operation_expired", `${method}: no result within ${timeoutMs} ms`, { data: { call_id: callId } }), "timeout"), timeoutMs);
+    const abort = (): void => giveUp(new LineUpError("request_cancelled", `${method}: cancelled by the agent`, { data: { call_id: callId } }), "cancelled by the agent");
+    options.signal?.addEventListener("abort", abort, { once: true });
+    opened.onSettle(() => {
+      this.clock.clearTimeout(timer);
+      options.signal?.removeEventListener("abort", abort);
+    });
+
+    const send = async (): Promise<void> => {
+      if (state === undefined) throw new LineUpError("session_not_found", `the agent follows no session ${sessionId}`);
+      if (state.inventory === undefined || tool === undefined) {
+        // The Runtime would refuse it the same way; the agent learns it without a round trip.
+        throw new LineUpError("tool_not_visible", `${method} is not in the inventory of session ${sessionId}${state.inventory === undefined ? " (no inventory published yet)" : ` (revision ${state.inventory.revision})`}`, {
+          data: { call_id: callId, method },
+        });
+      }
+      if (options.signal?.aborted === true) throw new LineUpError("request_cancelled", `${method}: cancelled before it was sent`);
+      const envelope = toolInvokeEnvelope({
+        ...ctxFor(tool.app_scope),
+        callId,
+        inventoryRevision: state.inventory.revision,
+        method: tool.method,
+        arguments: args,
+        contractVersion: tool.contract_version,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      });
+      sent = true;
+      await this.request("agentSession/envelope/send", { session_id: sessionId, idempotency_key: envelope.id, envelope: envelope as unknown as JsonObject });
+    };
+    send().catch((error: unknown) => {
+      const e = error instanceof LineUpError ? error : new LineUpError("internal_error", String(error));
+      this.tools.failLocally(callId, e);
+    });
+    return {
+      callId,
+      sessionId,
+      method,
+      progress: opened.queue,
+      result: opened.result,
+      cancel: (reason = "cancelled by the agent") => giveUp(new LineUpError("request_cancelled", `${method}: ${reason}`, { data: { call_id: callId } }), reason),
+    };
+  }
+
+  stats(): ClientStats {
+    return { ...this.counters, ...this.tools.stats };
+  }
+}
+
+/** The inventory tool for `method` (and `appScope` when given). */
+export function findTool(tools: readonly InventoryTool[], method: string, appScope?: string): InventoryTool | undefined {
+  return tools.find((t) => t.method === method && (appScope === undefined || t.app_scope === appScope));
+}
+
+function closedClientError(): LineUpError {
+  return new LineUpError("request_cancelled", "the agent client is closed");
+}
+
+/**
+ * Connects an agent to an App Server. Resolves once the first handshake succeeded (and keeps
+ * reconnecting after that); rejects on a wrong token or when no connection succeeded within
+ * `connectTimeoutMs`.
+ */
+export async function connectAgent(options: ConnectAgentOptions): Promise<AgentClient> {
+  const client = new Client(options);
+  await client.start();
+  return client;
+}

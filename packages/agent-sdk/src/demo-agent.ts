@@ -1,0 +1,283 @@
+/**
+ * The demo agent: makes LineUp come alive without any model service.
+ *
+ * For each turn handed over by the client it replies in Markdown (`lineup.message`), shows
+ * choice / confirm / input cards on request and waits for the answer, and — when asked to open the
+ * whiteboard, play draw-and-guess, start a pomodoro or record a voice note — finds the matching
+ * tool in the session's inventory, calls it, reports progress in the chat (`lineup.task.progress`
+ * and turn updates) and then the result. Refusals become helpful replies, never a failed turn:
+ * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
+ * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
+ *
+ * Every reply is a `lineup.message` envelope; the turn then completes with the final reply as its
+ * `text` (the turn's record of its answer; hosts render the messages).
+ *
+ * Deterministic: the text of every reply depends only on the input, the inventory and the
+ * device's answers; ids and time come from the client's injected sources.
+ */
+import { LineUpError, type ErrorCode, type InventoryTool, type JsonValue } from "@lineup/protocol";
+import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
+import { parseIntent, type AppTargetName } from "./demo/intents.js";
+import type { DiagnosticsSink } from "./lifecycle.js";
+import { serveTurns, type TurnRunner } from "./turn-runner.js";
+
+export interface DemoAgentOptions {
+  /** How long a card waits for the user. Default 10 minutes. */
+  readonly interactionTimeoutMs?: number;
+  /** Local deadline of a tool call; default the tool's own timeout (see `invokeTool`). */
+  readonly toolTimeoutMs?: number;
+  /** Complete turns with the final reply as `text` (default true). */
+  readonly completeWithText?: boolean;
+  readonly diagnostics?: DiagnosticsSink;
+}
+
+export type DemoAgent = TurnRunner;
+
+const CHOICES: readonly { id: AppTargetName; label: string }[] = [
+  { id: "whiteboard", label: "Open the whiteboard" },
+  { id: "draw-and-guess", label: "Play draw-and-guess" },
+  { id: "pomodoro", label: "Start a pomodoro" },
+  { id: "voice", label: "Record a voice note" },
+];
+
+/** Starts the demo agent on a connected client. */
+export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}): DemoAgent {
+  return serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
+}
+
+/** Answers one turn; true when it completed. */
+async function handleTurn(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<boolean> {
+  const { sessionId, turnId } = turn;
+  try {
+    await client.updateTurn(sessionId, turnId, { status: "thinking" });
+    const reply = await respond(client, turn, options);
+    if (turn.signal.aborted) return false;
+    await client.send(sessionId, { kind: "markdown", text: reply });
+    await client.completeTurn(sessionId, turnId, options.completeWithText === false ? {} : { text: reply });
+    return true;
+  } catch (error) {
+    if (turn.signal.aborted) return false; // the device cancelled the turn: nothing left to say
+    const code: ErrorCode = error instanceof LineUpError ? error.code : "internal_error";
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      await client.failTurn(sessionId, turnId, { code, message });
+    } catch {
+      // The turn may have ended meanwhile; the failure is already reported to diagnostics by the caller.
+    }
+    throw error;
+  }
+}
+
+async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
+  const intent = parseIntent(turn.text);
+  switch (intent.kind) {
+    case "open_app":
+      return openApp(client, turn, APP_TARGETS[intent.target], options);
+    case "ask":
+      return ask(client, turn, options);
+    case "choose":
+      return choose(client, turn, options);
+    case "confirm":
+      return confirm(client, turn, options);
+    case "help":
+      return help(client, turn.sessionId);
+    case "greet":
+      return `Hello! 👋 I'm the **LineUp demo agent**.\n\n${suggestions()}`;
+    case "echo":
+      return echo(turn.text);
+  }
+}
+
+function suggestions(): string {
+  return [
+    "Try one of these:",
+    "",
+    "- *open the whiteboard*",
+    "- *let's play draw and guess*",
+    "- *start a 25 minute pomodoro*",
+    "- *record a voice note*",
+    "- *ask me something*, *let me choose*, *confirm*",
+  ].join("\n");
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+}
+
+function echo(text: string): string {
+  if (text.trim() === "") return `I got your message (it had no text).\n\n${suggestions()}`;
+  return `You said:\n\n${quote(text.slice(0, 2_000))}\n\nI'm a demo agent without a language model, so I keep it simple. ${suggestions()}`;
+}
+
+function help(client: AgentClient, sessionId: string): string {
+  const inventory = client.inventory(sessionId);
+  const tools = inventory?.tools ?? [];
+  const list =
+    tools.length === 0
+      ? "No app has offered me any tools in this conversation yet."
+      : `Tools I can use here (inventory revision ${inventory!.revision}):\n\n${tools.map((t) => `- \`${t.method}\` (${t.app_scope}): ${t.title}`).join("\n")}`;
+  return `## What I can do\n\n${suggestions()}\n\n${list}`;
+}
+
+async function waitForUser<T>(client: AgentClient, turn: IncomingTurn, sent: { interactionId?: string }, options: DemoAgentOptions, then: (answer: Awaited<ReturnType<AgentClient["awaitInteraction"]>>) => T | Promise<T>): Promise<T | string> {
+  await client.updateTurn(turn.sessionId, turn.turnId, { status: "waiting_for_user" });
+  try {
+    const answer = await client.awaitInteraction(turn.sessionId, sent.interactionId!, { signal: turn.signal, timeoutMs: options.interactionTimeoutMs ?? 600_000 });
+    await client.updateTurn(turn.sessionId, turn.turnId, { status: "thinking" });
+    return await then(answer);
+  } catch (error) {
+    if (error instanceof LineUpError && error.code === "expired") return "I didn't get an answer in time, so I'll leave it there. Ask me again whenever you like.";
+    throw error;
+  }
+}
+
+async function ask(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
+  const sent = await client.send(turn.sessionId, { kind: "input", prompt: "What should I call you?", placeholder: "Your name", maxLength: 80 });
+  return waitForUser(client, turn, sent, options, (answer) => {
+    const name = answer.text?.trim();
+    if (answer.outcome === "cancelled" || name === undefined || name === "") return "No problem, we can skip the introductions.";
+    return `Nice to meet you, **${escapeMarkdown(name)}**! 🙂`;
+  });
+}
+
+async function choose(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
+  const sent = await client.send(turn.sessionId, { kind: "choice", prompt: "What would you like to do?", options: CHOICES });
+  return waitForUser(client, turn, sent, options, async (answer) => {
+    const picked = CHOICES.find((c) => c.id === answer.choiceIds?.[0]);
+    if (answer.outcome === "cancelled" || picked === undefined) return "Alright, nothing for now.";
+    return openApp(client, turn, APP_TARGETS[picked.id], options);
+  });
+}
+
+async function confirm(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
+  const sent = await client.send(turn.sessionId, { kind: "confirm", prompt: "Shall I go ahead?", confirmLabel: "Yes, go ahead", cancelLabel: "No" });
+  return waitForUser(client, turn, sent, options, (answer) =>
+    answer.outcome === "answered" && answer.confirmed === true ? "Confirmed ✅ — going ahead." : "OK, I won't. Nothing was changed.",
+  );
+}
+
+/** Calls the app's tool, reporting progress; refusals become advice. */
+async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarget, options: DemoAgentOptions): Promise<string> {
+  const { sessionId, turnId } = turn;
+  for (let attempt = 0; ; attempt++) {
+    const tool = matchTool(client.inventory(sessionId)?.tools ?? [], target);
+    if (tool === undefined) return notInstalled(target);
+    try {
+      const result = await callWithProgress(client, turn, tool, target, options);
+      return `Done — the **${target.label}** is ready.${describeResult(result)}`;
+    } catch (error) {
+      if (!(error instanceof LineUpError)) throw error;
+      if (error.code === "stale_inventory_revision" && attempt === 0) {
+        await client.updateTurn(sessionId, turnId, { status: "working", label: "The app list changed; refreshing" });
+        await client.refreshInventory(sessionId);
+        continue;
+      }
+      if (turn.signal.aborted) throw error;
+      return refusal(error, target);
+    }
+  }
+}
+
+async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions): Promise<JsonValue> {
+  const { sessionId, turnId } = turn;
+  await client.updateTurn(sessionId, turnId, { status: "working", label: `Opening the ${target.label}` });
+  const call = client.invokeTool(sessionId, tool.method, argumentsFor(tool, turn.text, target), {
+    appScope: tool.app_scope,
+    signal: turn.signal,
+    ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+  });
+  const title = `${capitalize(target.label)}`;
+  await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "running", detail: `Calling \`${tool.method}\`…` });
+  for await (const update of call.progress) {
+    const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
+    const progress = update.type === "progress" ? update.progress : undefined;
+    await client.updateTurn(sessionId, turnId, { status: "working", label: detail.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
+    await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
+  }
+  try {
+    const result = await call.result;
+    await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "completed", progress: 1 });
+    return result;
+  } catch (error) {
+    const cancelled = error instanceof LineUpError && (error.code === "cancelled_by_user" || error.code === "activation_cancelled" || error.code === "request_cancelled");
+    if (!turn.signal.aborted) {
+      await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: cancelled ? "cancelled" : "failed", ...(error instanceof LineUpError ? { detail: error.code } : {}) });
+    }
+    throw error;
+  }
+}
+
+function receiptText(status: string, target: AppTarget): string {
+  switch (status) {
+    case "accepted":
+      return `The ${target.label} accepted the request`;
+    case "starting":
+      return `Starting the ${target.label}…`;
+    case "activation_ready":
+      return `The ${target.label} is open`;
+    case "activation_failed":
+      return `The ${target.label} could not start`;
+    case "activation_cancelled":
+      return `Starting the ${target.label} was cancelled`;
+    default:
+      return status;
+  }
+}
+
+function notInstalled(target: AppTarget): string {
+  return [
+    `I can't open the **${target.label}** here: the **${target.installName}** app isn't installed (or isn't available) in this conversation.`,
+    "",
+    `To install it, open **Apps** (the App Registry) in LineUp, choose **${target.installName}** and install it — then ask me again.`,
+  ].join("\n");
+}
+
+function refusal(error: LineUpError, target: AppTarget): string {
+  switch (error.code) {
+    case "tool_not_visible":
+    case "app_not_installed":
+      return notInstalled(target);
+    case "app_disabled":
+      return `The **${target.installName}** app is installed but disabled. Enable it in **Settings → Apps**, then ask me again.`;
+    case "cancelled_by_user":
+    case "activation_cancelled":
+      return `OK — you cancelled, so I left the ${target.label} closed.`;
+    case "permission_denied":
+    case "policy_denied":
+      return `The ${target.label} needs a permission that was denied. You can change that in **Settings**, then ask me again.`;
+    case "stale_inventory_revision":
+      return `The apps in this conversation changed while I was calling the ${target.label}. Please ask me again.`;
+    case "operation_expired":
+    case "request_timeout":
+    case "expired":
+      return `The ${target.label} didn't answer in time. It may still be starting — try again in a moment.`;
+    case "foreground_required":
+    case "activation_failed":
+      return `The ${target.label} couldn't be brought to the front. Open it from the app list, or ask me again.`;
+    case "app_version_mismatch":
+      return `The installed **${target.installName}** is a version I can't talk to. Updating it in **Apps** should fix this.`;
+    case "invalid_arguments":
+      return `The ${target.label} didn't accept my request (\`${error.code}\`): ${escapeMarkdown(error.message)}`;
+    default:
+      return `Something went wrong with the ${target.label}: \`${error.code}\` — ${escapeMarkdown(error.message)}`;
+  }
+}
+
+function describeResult(result: JsonValue): string {
+  if (result === null || (typeof result === "object" && !Array.isArray(result) && Object.keys(result).length === 0)) return "";
+  const text = JSON.stringify(result, null, 2);
+  return `\n\n\`\`\`json\n${text.length > 800 ? `${text.slice(0, 800)}\n…` : text}\n\`\`\``;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Keeps user text from turning into Markdown structure in a reply. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+}

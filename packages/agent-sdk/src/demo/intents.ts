@@ -1,0 +1,34 @@
+/**
+ * What the demo agent understands: a few keyword rules, in English and Chinese, checked in a
+ * fixed order. No model, no network: the same text always gives the same intent.
+ */
+
+export type AppTargetName = "whiteboard" | "draw-and-guess" | "pomodoro" | "voice";
+
+export type DemoIntent =
+  | { readonly kind: "open_app"; readonly target: AppTargetName }
+  | { readonly kind: "ask" }
+  | { readonly kind: "choose" }
+  | { readonly kind: "confirm" }
+  | { readonly kind: "help" }
+  | { readonly kind: "greet" }
+  | { readonly kind: "echo" };
+
+const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] = [
+  // Draw-and-guess before the whiteboard: "draw" alone is not enough for either.
+  { test: /draw[\s-]*(?:and|&|n)[\s-]*guess|pictionary|你画我猜|guess(?:ing)? game/, intent: { kind: "open_app", target: "draw-and-guess" } },
+  { test: /white\s*board|白板|sketch\s*pad/, intent: { kind: "open_app", target: "whiteboard" } },
+  { test: /pomodoro|focus timer|番茄|\btimer\b|计时/, intent: { kind: "open_app", target: "pomodoro" } },
+  { test: /voice\s*(?:note|memo|recording)|record(?:ing)?\b.*\b(?:voice|note|memo|audio)|\brecord\b|录音|语音/, intent: { kind: "open_app", target: "voice" } },
+  { test: /\bchoose\b|\bchoice\b|\bpick\b|选择|选一个/, intent: { kind: "choose" } },
+  { test: /\bconfirm\b|确认/, intent: { kind: "confirm" } },
+  { test: /ask me|\binput\b|问我/, intent: { kind: "ask" } },
+  { test: /^\s*(?:help|\?)\s*$|what can you do|帮助|你能做什么/, intent: { kind: "help" } },
+  { test: /^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|你好|您好)\b/, intent: { kind: "greet" } },
+];
+
+export function parseIntent(text: string): DemoIntent {
+  const lower = text.toLowerCase();
+  for (const rule of RULES) if (rule.test.test(lower)) return rule.intent;
+  return { kind: "echo" };
+}

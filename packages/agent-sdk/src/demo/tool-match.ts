@@ -1,0 +1,133 @@
+/**
+ * Finding the tool for "open the whiteboard" in whatever inventory the device published, and
+ * filling its arguments from the user's words and the tool's input schema.
+ *
+ * Apps name their tools freely (`board.create`, `whiteboard.open`, …), so a tool matches a
+ * target by its app scope or its method prefix, and the preferred verbs break ties.
+ */
+import type { InventoryTool, JsonObject, JsonValue } from "@lineup/protocol";
+import type { AppTargetName } from "./intents.js";
+
+export interface AppTarget {
+  readonly name: AppTargetName;
+  /** How the app is called in replies. */
+  readonly label: string;
+  /** What the user should install from the App Registry. */
+  readonly installName: string;
+  readonly scopes: readonly string[];
+  readonly prefixes: readonly string[];
+  /** Last method segments, most wanted first. */
+  readonly verbs: readonly string[];
+}
+
+export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
+  whiteboard: { name: "whiteboard", label: "whiteboard", installName: "Whiteboard", scopes: ["whiteboard"], prefixes: ["board.", "whiteboard."], verbs: ["create", "open", "new", "start"] },
+  "draw-and-guess": {
+    name: "draw-and-guess",
+    label: "draw-and-guess game",
+    installName: "Draw and Guess",
+    scopes: ["draw-and-guess", "draw-guess", "drawguess"],
+    prefixes: ["game.", "draw_and_guess.", "guess."],
+    verbs: ["start_round", "start", "new_round", "new_game", "play"],
+  },
+  pomodoro: { name: "pomodoro", label: "pomodoro timer", installName: "Pomodoro", scopes: ["pomodoro", "timer"], prefixes: ["pomodoro.", "timer."], verbs: ["start", "begin", "start_session"] },
+  voice: {
+    name: "voice",
+    label: "voice recorder",
+    installName: "Voice Notes",
+    scopes: ["voice", "voice-recorder", "voice-note", "voice-notes", "recorder"],
+    prefixes: ["voice.", "recording.", "recorder."],
+    verbs: ["request_recording", "record", "start_recording", "start"],
+  },
+};
+
+function score(tool: InventoryTool, target: AppTarget): number {
+  const scopeMatch = target.scopes.includes(tool.app_scope) || tool.app_scope.includes(target.name);
+  const prefixMatch = target.prefixes.some((p) => tool.method.startsWith(p));
+  if (!scopeMatch && !prefixMatch) return 0;
+  const verb = tool.method.slice(tool.method.lastIndexOf(".") + 1);
+  const verbIndex = target.verbs.indexOf(verb);
+  return (scopeMatch ? 100 : 0) + (prefixMatch ? 50 : 0) + (verbIndex < 0 ? 0 : 20 - verbIndex);
+}
+
+/** The best tool of the inventory for the target, or undefined when none belongs to it. */
+export function matchTool(tools: readonly InventoryTool[], target: AppTarget): InventoryTool | undefined {
+  let best: InventoryTool | undefined;
+  let bestScore = 0;
+  for (const tool of tools) {
+    const s = score(tool, target);
+    if (s > bestScore) {
+      best = tool;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+type SchemaNode = { type?: unknown; default?: unknown; enum?: unknown; minimum?: unknown; properties?: unknown; required?: unknown };
+
+const asNode = (value: unknown): SchemaNode => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as SchemaNode) : {});
+
+/** "25 minutes", "25 min", "25分钟" → 25. */
+export function minutesIn(text: string): number | undefined {
+  const m = /(\d{1,3})\s*(?:minutes?|mins?\b|m\b|分钟)/i.exec(text);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/** "… about cats", "… called Ideas", "… titled Plan" → the rest of the sentence. */
+export function topicIn(text: string): string | undefined {
+  const m = /\b(?:about|called|titled|named|for)\s+["“]?([^"”.!?\n]{1,80})/i.exec(text);
+  return m?.[1]?.trim() || undefined;
+}
+
+function valueFor(name: string, node: SchemaNode, text: string, target: AppTarget): JsonValue | undefined {
+  if (node.default !== undefined) return node.default as JsonValue;
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum[0] as JsonValue;
+  const type = Array.isArray(node.type) ? node.type[0] : node.type;
+  const minutes = minutesIn(text);
+  switch (type) {
+    case "integer":
+    case "number": {
+      if (/second|_s$/.test(name)) return (minutes ?? 25) * 60;
+      if (/_ms$|millis/.test(name)) return (minutes ?? 25) * 60_000;
+      if (/minute|duration/.test(name)) return minutes ?? 25;
+      if (/round|count|number/.test(name)) return 1;
+      return typeof node.minimum === "number" ? node.minimum : 1;
+    }
+    case "boolean":
+      return false;
+    case "array":
+      return [];
+    case "object":
+      return {};
+    case "string":
+    default:
+      if (/title|name|topic|label|subject|prompt|word/.test(name)) return topicIn(text) ?? `${target.installName} from chat`;
+      return topicIn(text) ?? text.slice(0, 200);
+  }
+}
+
+/**
+ * Arguments for the tool: every required property (from its default, its enum, the user's
+ * words or a sensible value of its type), plus the optional ones the user clearly gave
+ * (a duration, a title).
+ */
+export function argumentsFor(tool: InventoryTool, text: string, target: AppTarget): JsonObject {
+  const schema = asNode(tool.input_schema);
+  const properties = asNode(schema.properties) as Record<string, unknown>;
+  const required = Array.isArray(schema.required) ? (schema.required.filter((r) => typeof r === "string") as string[]) : [];
+  const args: JsonObject = {};
+  for (const name of required) {
+    const value = valueFor(name, asNode(properties[name]), text, target);
+    if (value !== undefined) args[name] = value;
+  }
+  for (const name of Object.keys(properties)) {
+    if (name in args) continue;
+    const mentioned = (/minute|duration/.test(name) && minutesIn(text) !== undefined) || (/title|topic|name/.test(name) && topicIn(text) !== undefined);
+    if (mentioned) {
+      const value = valueFor(name, { ...asNode(properties[name]), default: undefined }, text, target);
+      if (value !== undefined) args[name] = value;
+    }
+  }
+  return args;
+}

@@ -1,0 +1,136 @@
+/**
+ * The LLM adapter: an agent backed by any OpenAI-compatible chat-completions endpoint.
+ *
+ * For each turn it sends the session's conversation (earlier user inputs and agent messages, then
+ * this turn's input) with the session's current inventory offered as function tools. Each tool
+ * call the model makes is relayed through `invokeTool` (carrying the inventory revision) and its
+ * result — or its typed refusal — goes back to the model as the tool message; the loop ends with
+ * the model's text, sent as a Markdown message and recorded as the turn's text.
+ *
+ * A model that is unreachable or misbehaves gets the user a short explanation, not a failed turn.
+ */
+import { LineUpError, decodeJson, type ErrorCode, type JsonObject, type JsonValue } from "@lineup/protocol";
+import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import type { DiagnosticsSink } from "./lifecycle.js";
+import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
+import { toFunctionTools } from "./llm/function-tools.js";
+import { serveTurns, type TurnRunner } from "./turn-runner.js";
+
+export interface LlmAgentOptions {
+  /** The endpoint's configuration (see `llmConfigFromEnv`) or a ready client. */
+  readonly llm: ChatCompletionsConfig | ChatCompletions;
+  readonly systemPrompt?: string;
+  /** Most model calls per turn (each tool round is one). Default 8. */
+  readonly maxSteps?: number;
+  /** Most earlier conversation entries sent with a turn. Default 40. */
+  readonly historyLimit?: number;
+  /** Local deadline of each tool call; default the tool's own timeout. */
+  readonly toolTimeoutMs?: number;
+  readonly diagnostics?: DiagnosticsSink;
+}
+
+export type LlmAgent = TurnRunner;
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  "You are an assistant inside LineUp, where people and AI agents work together through apps.",
+  "Reply in concise Markdown.",
+  "The functions you are offered are tools of the apps installed in this conversation (a whiteboard, a draw-and-guess game, a pomodoro timer, a voice recorder, …).",
+  "Call one when the user asks for what it does; its result or error comes back to you. If a tool you need is missing, say which app to install from the App Registry.",
+].join(" ");
+
+function isChatCompletions(value: ChatCompletionsConfig | ChatCompletions): value is ChatCompletions {
+  return typeof (value as ChatCompletions).complete === "function";
+}
+
+/** Starts the LLM agent on a connected client. */
+export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmAgent {
+  const llm = isChatCompletions(options.llm) ? options.llm : createChatCompletions(options.llm);
+  return serveTurns(client, (turn) => handleTurn(client, llm, turn, options), options.diagnostics);
+}
+
+/** The conversation so far as chat messages, ending with this turn's input. */
+export function historyFor(client: AgentClient, turn: IncomingTurn, limit: number): ChatMessage[] {
+  const entries = client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq);
+  const earlier: ChatMessage[] = entries.slice(-limit).map((e) => (e.role === "user" ? { role: "user", content: e.text } : { role: "assistant", content: e.text }));
+  const input = turn.text !== "" ? turn.text : JSON.stringify(turn.input.content ?? {});
+  return [...earlier, { role: "user", content: input }];
+}
+
+async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<boolean> {
+  const { sessionId, turnId } = turn;
+  try {
+    await client.updateTurn(sessionId, turnId, { status: "thinking" });
+    const reply = await converse(client, llm, turn, options);
+    if (turn.signal.aborted) return false;
+    await client.send(sessionId, { kind: "markdown", text: reply });
+    await client.completeTurn(sessionId, turnId, { text: reply });
+    return true;
+  } catch (error) {
+    if (turn.signal.aborted) return false;
+    const code: ErrorCode = error instanceof LineUpError ? error.code : "internal_error";
+    try {
+      await client.failTurn(sessionId, turnId, { code, message: error instanceof Error ? error.message : String(error) });
+    } catch {
+      // The turn may have ended meanwhile.
+    }
+    throw error;
+  }
+}
+
+async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<string> {
+  const messages: ChatMessage[] = [{ role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...historyFor(client, turn, options.historyLimit ?? 40)];
+  const maxSteps = options.maxSteps ?? 8;
+  for (let step = 0; step < maxSteps; step++) {
+    // The inventory may change between rounds (an app was installed): offer the current one.
+    const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
+    let reply;
+    try {
+      reply = await llm.complete(messages, toolSet.tools, turn.signal);
+    } catch (error) {
+      if (turn.signal.aborted) throw error;
+      const detail = error instanceof LineUpError ? `${error.code}: ${error.message}` : String(error);
+      return `Sorry — I couldn't reach the language model just now (\`${detail.slice(0, 300)}\`). Please try again in a moment.`;
+    }
+    if (reply.toolCalls.length === 0) return reply.content?.trim() || "(The model returned an empty answer.)";
+    messages.push({ role: "assistant", content: reply.content, tool_calls: reply.toolCalls });
+    for (const call of reply.toolCalls) {
+      const content = await relayToolCall(client, turn, toolSet.byName.get(call.function.name), call.function.name, call.function.arguments, options);
+      messages.push({ role: "tool", tool_call_id: call.id, content });
+    }
+  }
+  return "I stopped after too many tool calls in one turn. Tell me how you'd like to continue.";
+}
+
+/** Runs one tool call the model asked for; returns the tool message content (JSON). */
+async function relayToolCall(
+  client: AgentClient,
+  turn: IncomingTurn,
+  tool: { app_scope: string; method: string; title: string } | undefined,
+  name: string,
+  rawArguments: string,
+  options: LlmAgentOptions,
+): Promise<string> {
+  if (tool === undefined) return JSON.stringify({ ok: false, error: { code: "tool_not_visible", message: `no tool named ${name} in this conversation` } });
+  const parsed = rawArguments.trim() === "" ? ({ ok: true, value: {} } as const) : decodeJson(rawArguments, { maxBytes: 1_048_576, maxDepth: 32 });
+  if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) {
+    return JSON.stringify({ ok: false, error: { code: "invalid_arguments", message: "the arguments must be a JSON object" } });
+  }
+  await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: `Using ${tool.title}`.slice(0, 200) });
+  const handle = client.invokeTool(turn.sessionId, tool.method, parsed.value as JsonObject, {
+    appScope: tool.app_scope,
+    signal: turn.signal,
+    ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
+  });
+  for await (const update of handle.progress) {
+    const label = update.type === "receipt" ? `${tool.title}: ${update.status}` : `${tool.title}: ${update.message ?? update.stage ?? "working"}`;
+    await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: label.slice(0, 200), ...(update.type === "progress" && update.progress !== undefined ? { progress: update.progress } : {}) });
+  }
+  try {
+    const result: JsonValue = await handle.result;
+    return JSON.stringify({ ok: true, result });
+  } catch (error) {
+    if (turn.signal.aborted) throw error;
+    const e = error instanceof LineUpError ? error : new LineUpError("internal_error", String(error));
+    return JSON.stringify({ ok: false, error: { code: e.code, message: e.message } });
+  }
+}

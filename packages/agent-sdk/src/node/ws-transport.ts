@@ -1,0 +1,63 @@
+/**
+ * The Node adapter of the `Transport` port, over the `ws` package (Node 20 has no global
+ * WebSocket). Text frames only; a binary frame is decoded as UTF-8 text so that a misbehaving
+ * peer gets a parse error rather than silence.
+ */
+import WebSocket from "ws";
+import type { CloseInfo, Connection, Transport } from "../transport.js";
+
+export interface NodeWebSocketTransportOptions {
+  /** Largest inbound frame, bytes. Default 64 MiB (a session event wraps an envelope of up to 1 MiB). */
+  readonly maxPayload?: number;
+  /** Extra HTTP headers of the upgrade request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Opening handshake timeout, ms. Default 10 000. */
+  readonly handshakeTimeoutMs?: number;
+}
+
+export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = {}): Transport {
+  return {
+    connect(url) {
+      return new Promise<Connection>((resolve, reject) => {
+        const socket = new WebSocket(url, {
+          maxPayload: options.maxPayload ?? 64 * 1_048_576,
+          handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
+          ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
+        });
+        const messages = new Set<(text: string) => void>();
+        const closes = new Set<(info: CloseInfo) => void>();
+        let opened = false;
+        let closed = false;
+        const finish = (info: CloseInfo): void => {
+          if (closed) return;
+          closed = true;
+          for (const listener of [...closes]) listener(info);
+        };
+        socket.on("open", () => {
+          opened = true;
+          resolve({
+            send: (text) => {
+              if (!closed && socket.readyState === WebSocket.OPEN) socket.send(text);
+            },
+            onMessage: (listener) => (messages.add(listener), { dispose: () => void messages.delete(listener) }),
+            onClose: (listener) => (closes.add(listener), { dispose: () => void closes.delete(listener) }),
+            close: (code = 1000, reason = "") => {
+              if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN) socket.close(code, reason);
+              // Do not wait for the peer's close frame to tell our listeners.
+              finish({ code, reason });
+            },
+          });
+        });
+        socket.on("message", (data, isBinary) => {
+          const text = isBinary || typeof data !== "string" ? Buffer.from(data as Buffer).toString("utf8") : data;
+          for (const listener of [...messages]) listener(text);
+        });
+        socket.on("close", (code, reason) => finish({ code, reason: reason.toString("utf8") }));
+        socket.on("error", (error) => {
+          if (!opened) reject(error);
+          // After open, "close" follows every error.
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * What the agent knows about one session, folded from its event log in seq order: the last
+ * applied seq (the resume cursor), the latest inventory, the turns and which of them are running,
+ * the answers to interaction cards, and a short transcript for agents that need history.
+ *
+ * `apply` is deterministic and idempotent by seq: an event at or below the cursor is a
+ * duplicate and changes nothing; one beyond `cursor + 1` is a gap and changes nothing either
+ * (the client resubscribes after its cursor).
+ */
+import type { Action, ActionResponse, InventoryTool, JsonValue, RuntimeEnvelope, Session, SessionEvent, Turn } from "@lineup/protocol";
+import type { InteractionAnswer } from "./messages.js";
+
+export interface SessionInventory {
+  readonly revision: number;
+  readonly tools: readonly InventoryTool[];
+}
+
+export interface TranscriptEntry {
+  readonly seq: number;
+  readonly role: "user" | "agent";
+  readonly text: string;
+}
+
+/** What one applied event means for the client. */
+export type Applied =
+  | { readonly status: "duplicate" }
+  | { readonly status: "gap"; readonly expected: number }
+  | {
+      readonly status: "applied";
+      /** Turns that became running and should be handed to the agent now (live only). */
+      readonly turnsToStart: readonly Turn[];
+      /** A turn that ended (any terminal state). */
+      readonly turnEnded?: { readonly turnId: string; readonly state: "completed" | "failed" | "cancelled" };
+      readonly answer?: InteractionAnswer;
+      readonly envelope?: RuntimeEnvelope;
+      readonly inventoryChanged?: SessionInventory;
+    };
+
+const TRANSCRIPT_LIMIT = 200;
+
+/** The `data` of the event kinds the agent folds (docs/app-server-protocol.md section 8), already schema-checked. */
+interface EventData {
+  "session.started": { session: Session };
+  "turn.started": { turn: Turn };
+  "turn.activated": { turn_id: string };
+  "turn.completed": { turn_id: string };
+  "turn.failed": { turn_id: string };
+  "turn.cancelled": { turn_id: string };
+  "action.required": { action: Action };
+  "action.responded": { action_id: string; response: ActionResponse };
+  envelope: { envelope: RuntimeEnvelope };
+  "inventory.published": { revision: number; tools: InventoryTool[] };
+}
+const dataOf = <K extends keyof EventData>(event: SessionEvent, _kind: K): EventData[K] => event.data as unknown as EventData[K];
+
+export class SessionState {
+  lastSeq = 0;
+  caughtUp = false;
+  inventory: SessionInventory | undefined;
+  private readonly turns = new Map<string, Turn>();
+  private readonly handedOver = new Set<string>();
+  private readonly answers = new Map<string, InteractionAnswer>();
+  private readonly actions = new Map<string, Action>();
+  private readonly transcriptEntries: TranscriptEntry[] = [];
+
+  constructor(public session: Session) {}
+
+  get sessionId(): string {
+    return this.session.session_id;
+  }
+
+  turn(turnId: string): Turn | undefined {
+    return this.turns.get(turnId);
+  }
+
+  answer(interactionId: string): InteractionAnswer | undefined {
+    return this.answers.get(interactionId);
+  }
+
+  transcript(): readonly TranscriptEntry[] {
+    return this.transcriptEntries;
+  }
+
+  /** Sets the inventory when it is newer than the one held (revisions never go back). */
+  setInventory(inventory: SessionInventory): boolean {
+    if (this.inventory !== undefined && inventory.revision <= this.inventory.revision) return false;
+    this.inventory = inventory;
+    return true;
+  }
+
+  /** Marks the seam; returns the running turns not yet handed to the agent. */
+  markCaughtUp(): Turn[] {
+    this.caughtUp = true;
+    return this.takeRunningTurns();
+  }
+
+  /** The subscription starts again (after a reconnect): events are replayed until the next seam. */
+  markResubscribing(): void {
+    this.caughtUp = false;
+  }
+
+  /** Moves the cursor over an event the agent cannot read (it is counted and reported, not applied). */
+  skip(seq: number): void {
+    if (seq === this.lastSeq + 1) this.lastSeq = seq;
+  }
+
+  /** Forgets the cursor (the server said it is in the future); turns already handed over stay so. */
+  resetCursor(): void {
+    this.lastSeq = 0;
+    this.caughtUp = false;
+  }
+
+  apply(event: SessionEvent): Applied {
+    if (event.seq <= this.lastSeq) return { status: "duplicate" };
+    if (event.seq !== this.lastSeq + 1) return { status: "gap", expected: this.lastSeq + 1 };
+    this.lastSeq = event.seq;
+    this.session = { ...this.session, last_seq: Math.max(this.session.last_seq, event.seq) };
+    const result: {
+      turnsToStart: Turn[];
+      turnEnded?: { turnId: string; state: "completed" | "failed" | "cancelled" };
+      answer?: InteractionAnswer;
+      envelope?: RuntimeEnvelope;
+      inventoryChanged?: SessionInventory;
+    } = { turnsToStart: [] };
+    switch (event.kind) {
+      case "session.started": {
+        const { session } = dataOf(event, "session.started");
+        this.session = { ...session, last_seq: this.session.last_seq, inventory_revision: Math.max(this.session.inventory_revision, session.inventory_revision) };
+        break;
+      }
+      case "turn.started": {
+        const turn = dataOf(event, "turn.started").turn;
+        this.turns.set(turn.turn_id, turn);
+        if (turn.input.text !== undefined) this.record(event.seq, "user", turn.input.text);
+        break;
+      }
+      case "turn.activated": {
+        const turn = this.turns.get(dataOf(event, "turn.activated").turn_id);
+        if (turn !== undefined) this.turns.set(turn.turn_id, { ...turn, state: "running" });
+        break;
+      }
+      case "turn.completed":
+      case "turn.failed":
+      case "turn.cancelled": {
+        const state = event.kind === "turn.completed" ? "completed" : event.kind === "turn.failed" ? "failed" : "cancelled";
+        const turnId = dataOf(event, "turn.completed").turn_id;
+        const turn = this.turns.get(turnId);
+        if (turn !== undefined) this.turns.set(turn.turn_id, { ...turn, state });
+        result.turnEnded = { turnId, state };
+        break;
+      }
+      case "action.required": {
+        const { action } = dataOf(event, "action.required");
+        this.actions.set(action.action_id, action);
+        break;
+      }
+      case "action.responded": {
+        const { action_id: actionId, response } = dataOf(event, "action.responded");
+        const answer = answerFromAction(this.actions.get(actionId), actionId, response);
+        this.answers.set(answer.interactionId, answer);
+        result.answer = answer;
+        break;
+      }
+      case "envelope": {
+        const { envelope } = dataOf(event, "envelope");
+        result.envelope = envelope;
+        const answer = answerFromEnvelope(envelope);
+        if (answer !== undefined) {
+          this.answers.set(answer.interactionId, answer);
+          result.answer = answer;
+        }
+        if (envelope.type === "lineup.message") {
+          const payload = envelope.payload as { text?: unknown };
+          if (typeof payload.text === "string") this.record(event.seq, envelope.sender.kind === "agent" ? "agent" : "user", payload.text);
+        }
+        break;
+      }
+      case "inventory.published": {
+        const data = dataOf(event, "inventory.published");
+        const inventory = { revision: data.revision, tools: data.tools };
+        if (this.setInventory(inventory)) result.inventoryChanged = inventory;
+        this.session = { ...this.session, inventory_revision: Math.max(this.session.inventory_revision, data.revision) };
+        break;
+      }
+      default:
+        break;
+    }
+    if (this.caughtUp) result.turnsToStart = this.takeRunningTurns();
+    return { status: "applied", ...result };
+  }
+
+  private takeRunningTurns(): Turn[] {
+    const out: Turn[] = [];
+    for (const turn of this.turns.values()) {
+      if (turn.state === "running" && !this.handedOver.has(turn.turn_id)) {
+        this.handedOver.add(turn.turn_id);
+        out.push(turn);
+      }
+    }
+    return out;
+  }
+
+  private record(seq: number, role: "user" | "agent", text: string): void {
+    this.transcriptEntries.push({ seq, role, text });
+    if (this.transcriptEntries.length > TRANSCRIPT_LIMIT) this.transcriptEntries.splice(0, this.transcriptEntries.length - TRANSCRIPT_LIMIT);
+  }
+}
+
+function answerFromEnvelope(envelope: RuntimeEnvelope): InteractionAnswer | undefined {
+  if (envelope.type !== "lineup.interaction.response") return undefined;
+  const p = envelope.payload as { interaction_id: string; outcome: "answered" | "cancelled"; choice_ids?: string[]; confirmed?: boolean; text?: string };
+  return {
+    interactionId: p.interaction_id,
+    outcome: p.outcome,
+    via: "envelope",
+    ...(p.choice_ids === undefined ? {} : { choiceIds: p.choice_ids }),
+    ...(p.confirmed === undefined ? {} : { confirmed: p.confirmed }),
+    ...(p.text === undefined ? {} : { text: p.text }),
+  };
+}
+
+function answerFromAction(
+  action: Action | undefined,
+  actionId: string,
+  response: { outcome: "approved" | "rejected" | "answered" | "cancelled"; choice_ids?: string[]; text?: string; data?: JsonValue },
+): InteractionAnswer {
+  const base = { interactionId: actionId, via: "action" as const };
+  if (response.outcome === "cancelled") return { ...base, outcome: "cancelled" };
+  if (response.outcome === "approved" || response.outcome === "rejected") return { ...base, outcome: "answered", confirmed: response.outcome === "approved" };
+  return {
+    ...base,
+    outcome: "answered",
+    ...(response.choice_ids === undefined ? {} : { choiceIds: response.choice_ids }),
+    ...(response.text === undefined ? {} : { text: response.text }),
+    ...(response.data === undefined ? {} : { data: response.data }),
+    ...(action?.kind === "approval" ? { confirmed: true } : {}),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Runs an agent's turn handler for every turn the client hands over, keeping track of the work
+ * in flight. Shared by the demo agent and the LLM adapter.
+ */
+import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import { silentDiagnostics, type DiagnosticsSink } from "./lifecycle.js";
+
+export interface TurnRunner {
+  /** Turns answered so far (completed, not failed or cancelled). */
+  readonly answered: number;
+  /** Resolves when no turn is being worked on. */
+  idle(): Promise<void>;
+  /** Stops taking new turns (turns in progress finish). */
+  dispose(): void;
+}
+
+/** `handle` resolves true when it completed the turn; a rejection is reported to diagnostics. */
+export function serveTurns(client: AgentClient, handle: (turn: IncomingTurn) => Promise<boolean>, diagnostics: DiagnosticsSink = silentDiagnostics): TurnRunner {
+  const inFlight = new Set<Promise<void>>();
+  let answered = 0;
+  let disposed = false;
+  const subscription = client.onTurn((turn) => {
+    if (disposed) return;
+    const work = handle(turn)
+      .then((ok) => {
+        if (ok) answered++;
+      })
+      .catch((error: unknown) => diagnostics({ kind: "agent_error", message: `turn ${turn.turnId} of ${turn.sessionId} failed`, error }))
+      .finally(() => inFlight.delete(work));
+    inFlight.add(work);
+  });
+  return {
+    get answered() {
+      return answered;
+    },
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+    dispose() {
+      disposed = true;
+      subscription.dispose();
+    },
+  };
+}

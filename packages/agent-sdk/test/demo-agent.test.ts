@@ -1,0 +1,264 @@
+import type { JsonObject, RuntimeEnvelope } from "@lineup/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { APP_TARGETS, argumentsFor, matchTool, parseIntent, runDemoAgent, type AgentClient, type DemoAgent } from "../src/index.js";
+import { FakeAppServer, tool } from "./fake-app-server.js";
+import { connectToFake, waitFor } from "./helpers.js";
+
+const running: { client: AgentClient; agent: DemoAgent }[] = [];
+afterEach(async () => {
+  for (const { client, agent } of running.splice(0)) {
+    agent.dispose();
+    await client.close();
+  }
+});
+
+const WHITEBOARD = tool("whiteboard", "board.create", { input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } });
+const POMODORO = tool("pomodoro", "pomodoro.start", { input_schema: { type: "object", properties: { minutes: { type: "integer", minimum: 1 } }, required: ["minutes"] } });
+
+async function start(server: FakeAppServer, options: Parameters<typeof runDemoAgent>[1] = {}): Promise<{ client: AgentClient; agent: DemoAgent }> {
+  const client = await connectToFake(server);
+  const agent = runDemoAgent(client, options);
+  running.push({ client, agent });
+  await waitFor(() => [...server.sessions.keys()].every((id) => client.cursor(id) === server.sessions.get(id)!.session.last_seq), "agent caught up");
+  return { client, agent };
+}
+
+/** The text of the agent's last Markdown message. */
+function lastReply(server: FakeAppServer, sessionId = "s-1"): string {
+  const messages = server.agentEnvelopes(sessionId, "lineup.message");
+  return (messages.at(-1)?.payload as { text: string } | undefined)?.text ?? "";
+}
+
+async function turnEnds(server: FakeAppServer, turnId: string, sessionId = "s-1"): Promise<string> {
+  await waitFor(() => ["completed", "failed"].includes(server.turn(sessionId, turnId)?.state ?? ""), `turn ${turnId} to end`);
+  return server.turn(sessionId, turnId)!.state;
+}
+
+/** Plays the device's Runtime: answers each tool call with `script(invoke)`'s envelopes. */
+function deviceAnswers(server: FakeAppServer, script: (invoke: RuntimeEnvelope, n: number) => { type: string; payload: JsonObject }[]): RuntimeEnvelope[] {
+  const invokes: RuntimeEnvelope[] = [];
+  server.onAgentEnvelope = (sessionId, envelope) => {
+    if (envelope.type !== "lineup.tool.invoke") return;
+    invokes.push(envelope);
+    for (const step of script(envelope, invokes.length)) {
+      server.deviceEnvelope(sessionId, step.type, step.payload, { call_id: envelope.correlation!.call_id!, reply_to: envelope.id }, envelope.scope.app_scope);
+    }
+  };
+  return invokes;
+}
+
+describe("the demo agent", () => {
+  it("answers a plain turn in Markdown and completes it with the same text", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    await start(server);
+    server.startTurn("s-1", "The *weather* is nice", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    const reply = lastReply(server);
+    expect(reply).toContain("> The *weather* is nice");
+    expect(server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload).toMatchObject({ format: "markdown" });
+    expect(server.turn("s-1", "t-1")!.text).toBe(reply);
+  });
+
+  it("opens the whiteboard through the inventory's tool, reports progress, then the result", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO, WHITEBOARD]);
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "opening", progress: 0.5, message: "Opening the board" } },
+      { type: "lineup.tool.result", payload: { result: { board_id: "b-7" } } },
+    ]);
+    await start(server);
+    server.startTurn("s-1", "Please open the whiteboard about cats", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes).toHaveLength(1);
+    expect(invokes[0]!.payload).toMatchObject({ method: "board.create", arguments: { title: "cats" } });
+    expect(invokes[0]!.correlation!.inventory_revision).toBe("1");
+    const progress = server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string; progress?: number; detail?: string });
+    expect(progress.at(-1)).toMatchObject({ state: "completed", progress: 1 });
+    expect(progress.some((p) => p.detail === "Opening the board" && p.progress === 0.5)).toBe(true);
+    const updates = server.eventsOf("s-1").filter((e) => e.kind === "turn.updated").map((e) => e.data as { progress?: number });
+    expect(updates.some((u) => u.progress === 0.5)).toBe(true);
+    expect(lastReply(server)).toContain("Done — the **whiteboard** is ready.");
+    expect(lastReply(server)).toContain('"board_id": "b-7"');
+  });
+
+  it("says how to install an app that is not in the inventory, without calling anything", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const invokes = deviceAnswers(server, () => []);
+    await start(server);
+    server.startTurn("s-1", "let's record a voice note", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes).toHaveLength(0);
+    expect(lastReply(server)).toContain("isn't installed");
+    expect(lastReply(server)).toContain("App Registry");
+  });
+
+  it.each([
+    ["tool_not_visible", "App Registry"],
+    ["app_disabled", "Settings → Apps"],
+    ["cancelled_by_user", "you cancelled"],
+    ["permission_denied", "permission"],
+  ])("turns the Runtime's %s into a helpful reply", async (code, phrase) => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD]);
+    deviceAnswers(server, () => [{ type: "lineup.tool.error", payload: { code, message: "refused" } }]);
+    await start(server);
+    server.startTurn("s-1", "open the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toContain(phrase);
+    const last = server.agentEnvelopes("s-1", "lineup.task.progress").at(-1)!.payload as { state: string };
+    expect(last.state).toBe(code === "cancelled_by_user" ? "cancelled" : "failed");
+  });
+
+  it("refreshes the inventory and retries once after stale_inventory_revision", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD]);
+    const invokes = deviceAnswers(server, (invoke, n) => {
+      if (n === 1) {
+        // The Runtime moved on to revision 2 before the call arrived.
+        server.publishInventory("s-1", 2, [WHITEBOARD, POMODORO]);
+        return [{ type: "lineup.tool.error", payload: { code: "stale_inventory_revision", message: "revision 1 is stale" } }];
+      }
+      return [{ type: "lineup.tool.result", payload: { result: { ok: true } } }];
+    });
+    await start(server);
+    server.startTurn("s-1", "open the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes.map((i) => i.correlation!.inventory_revision)).toEqual(["1", "2"]);
+    expect(lastReply(server)).toContain("Done");
+  });
+
+  it("gives up on a stale revision after one retry, with a reply", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD]);
+    const invokes = deviceAnswers(server, () => [{ type: "lineup.tool.error", payload: { code: "stale_inventory_revision", message: "stale" } }]);
+    await start(server);
+    server.startTurn("s-1", "open the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes).toHaveLength(2);
+    expect(lastReply(server)).toContain("changed while I was calling");
+  });
+
+  it("reports a tool that never answers as a timeout", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD]);
+    deviceAnswers(server, () => [{ type: "lineup.tool.receipt", payload: { status: "accepted" } }]);
+    await start(server, { toolTimeoutMs: 40 });
+    server.startTurn("s-1", "open the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toContain("didn't answer in time");
+  });
+
+  it("shows a choice card and starts the app the user picked", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD, POMODORO]);
+    const invokes = deviceAnswers(server, () => [{ type: "lineup.tool.result", payload: { result: { timer_id: "p1" } } }]);
+    await start(server);
+    server.startTurn("s-1", "let me choose", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    const card = server.agentEnvelopes("s-1", "lineup.interaction.request")[0]!.payload as { interaction_id: string; kind: string; options: { id: string }[] };
+    expect(card.kind).toBe("choice");
+    expect(card.options.map((o) => o.id)).toEqual(["whiteboard", "draw-and-guess", "pomodoro", "voice"]);
+    await waitFor(() => server.eventsOf("s-1").some((e) => e.kind === "turn.updated" && (e.data as { status?: string }).status === "waiting_for_user"), "waiting status");
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "answered", choice_ids: ["pomodoro"] });
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes[0]!.payload).toMatchObject({ method: "pomodoro.start", arguments: { minutes: 25 } });
+    expect(lastReply(server)).toContain("pomodoro timer");
+  });
+
+  it("asks for input and uses the answer, escaping Markdown", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    await start(server);
+    server.startTurn("s-1", "ask me something", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    const card = server.agentEnvelopes("s-1", "lineup.interaction.request")[0]!.payload as { interaction_id: string; kind: string };
+    expect(card.kind).toBe("input");
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "answered", text: "Ada *L*" });
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("Nice to meet you, **Ada \\*L\\***! 🙂");
+  });
+
+  it("a declined confirm card changes nothing", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    await start(server);
+    server.startTurn("s-1", "please confirm", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    const card = server.agentEnvelopes("s-1", "lineup.interaction.request")[0]!.payload as { interaction_id: string; kind: string };
+    expect(card.kind).toBe("confirm");
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "answered", confirmed: false });
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("OK, I won't. Nothing was changed.");
+  });
+
+  it("stops quietly when the device cancels the turn while a card waits", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const { agent } = await start(server);
+    server.startTurn("s-1", "ask me something", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    server.cancelTurn("s-1", "t-1");
+    await agent.idle();
+    expect(server.turn("s-1", "t-1")!.state).toBe("cancelled");
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(0);
+  });
+
+  it("answers turns in many sessions, including ones bound after it started", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const { agent } = await start(server);
+    server.startSession("s-2");
+    server.startTurn("s-1", "hello", "t-1");
+    await waitFor(() => server.sessions.get("s-2") !== undefined, "s-2");
+    server.startTurn("s-2", "help", "t-2");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(await turnEnds(server, "t-2", "s-2")).toBe("completed");
+    expect(lastReply(server, "s-2")).toContain("No app has offered me any tools");
+    expect(agent.answered).toBe(2);
+  });
+});
+
+describe("intents and tool matching", () => {
+  it("recognises the requests of the product's apps in English and Chinese", () => {
+    expect(parseIntent("Open the whiteboard")).toEqual({ kind: "open_app", target: "whiteboard" });
+    expect(parseIntent("let's play draw-and-guess")).toEqual({ kind: "open_app", target: "draw-and-guess" });
+    expect(parseIntent("Draw and guess, please")).toEqual({ kind: "open_app", target: "draw-and-guess" });
+    expect(parseIntent("start a pomodoro")).toEqual({ kind: "open_app", target: "pomodoro" });
+    expect(parseIntent("record a voice note")).toEqual({ kind: "open_app", target: "voice" });
+    expect(parseIntent("打开白板")).toEqual({ kind: "open_app", target: "whiteboard" });
+    expect(parseIntent("开始番茄钟")).toEqual({ kind: "open_app", target: "pomodoro" });
+    expect(parseIntent("我想录音")).toEqual({ kind: "open_app", target: "voice" });
+    expect(parseIntent("can you ask me something")).toEqual({ kind: "ask" });
+    expect(parseIntent("choose one")).toEqual({ kind: "choose" });
+    expect(parseIntent("confirm it")).toEqual({ kind: "confirm" });
+    expect(parseIntent("hello")).toEqual({ kind: "greet" });
+    expect(parseIntent("what's the capital of France")).toEqual({ kind: "echo" });
+  });
+
+  it("matches by app scope or method prefix and prefers the right verb", () => {
+    const tools = [tool("whiteboard", "board.clear"), tool("whiteboard", "board.create"), tool("draw-and-guess", "game.guess"), tool("draw-and-guess", "game.start_round"), tool("voice", "voice.request_recording")];
+    expect(matchTool(tools, APP_TARGETS.whiteboard)?.method).toBe("board.create");
+    expect(matchTool(tools, APP_TARGETS["draw-and-guess"])?.method).toBe("game.start_round");
+    expect(matchTool(tools, APP_TARGETS.voice)?.method).toBe("voice.request_recording");
+    expect(matchTool(tools, APP_TARGETS.pomodoro)).toBeUndefined();
+    expect(matchTool([tool("focus", "timer.start")], APP_TARGETS.pomodoro)?.method).toBe("timer.start");
+  });
+
+  it("fills required arguments from the schema and the user's words", () => {
+    expect(argumentsFor(POMODORO, "start a 15 minute pomodoro", APP_TARGETS.pomodoro)).toEqual({ minutes: 15 });
+    const seconds = tool("pomodoro", "pomodoro.start", { input_schema: { type: "object", properties: { duration_seconds: { type: "integer" }, label: { type: "string" } }, required: ["duration_seconds"] } });
+    expect(argumentsFor(seconds, "pomodoro for 10 min", APP_TARGETS.pomodoro)).toEqual({ duration_seconds: 600 });
+    const withEnum = tool("voice", "voice.request_recording", { input_schema: { type: "object", properties: { quality: { enum: ["low", "high"] }, max_seconds: { type: "integer", default: 60 } }, required: ["quality", "max_seconds"] } });
+    expect(argumentsFor(withEnum, "record a voice note", APP_TARGETS.voice)).toEqual({ quality: "low", max_seconds: 60 });
+  });
+});

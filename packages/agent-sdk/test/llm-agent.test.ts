@@ -1,0 +1,169 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { llmConfigFromEnv, runLlmAgent, toFunctionTools, type AgentClient, type LlmAgent } from "../src/index.js";
+import { FakeAppServer, tool } from "./fake-app-server.js";
+import { connectToFake, waitFor } from "./helpers.js";
+
+interface Recorded {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: { model: string; messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[]; tools?: { function: { name: string; parameters: unknown } }[] };
+}
+
+/** A fake OpenAI-compatible endpoint: answers each POST /v1/chat/completions with the next scripted reply. */
+async function fakeLlm(script: ((request: Recorded) => { status?: number; body: unknown })[]): Promise<{ baseUrl: string; requests: Recorded[]; server: Server }> {
+  const requests: Recorded[] = [];
+  const server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+    req.on("end", () => {
+      if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
+        res.writeHead(404).end();
+        return;
+      }
+      const recorded: Recorded = { headers: req.headers, body: JSON.parse(text) as Recorded["body"] };
+      requests.push(recorded);
+      const step = script[requests.length - 1] ?? (() => ({ status: 500, body: { error: "script exhausted" } }));
+      const { status = 200, body } = step(recorded);
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  servers.push(server);
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, server };
+}
+
+const servers: Server[] = [];
+const running: { client: AgentClient; agent: LlmAgent }[] = [];
+afterEach(async () => {
+  for (const { client, agent } of running.splice(0)) {
+    agent.dispose();
+    await client.close();
+  }
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+const text = (content: string) => () => ({ body: { id: "c", object: "chat.completion", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] } });
+const toolCall = (name: string, args: object, id = "call_1") => () => ({
+  body: { choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] } }] },
+});
+
+const WHITEBOARD = tool("whiteboard", "board.create", { title: "Create a board", input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } });
+
+async function setup(baseUrl: string): Promise<{ server: FakeAppServer; client: AgentClient }> {
+  const server = new FakeAppServer();
+  server.startSession("s-1");
+  server.publishInventory("s-1", 4, [WHITEBOARD]);
+  const client = await connectToFake(server);
+  const agent = runLlmAgent(client, { llm: { baseUrl, apiKey: "sk-test", model: "test-model" } });
+  running.push({ client, agent });
+  await waitFor(() => client.inventory("s-1")?.revision === 4, "inventory");
+  return { server, client };
+}
+
+async function turnEnds(server: FakeAppServer, turnId: string): Promise<string> {
+  await waitFor(() => ["completed", "failed"].includes(server.turn("s-1", turnId)?.state ?? ""), `turn ${turnId}`);
+  return server.turn("s-1", turnId)!.state;
+}
+
+describe("the LLM adapter", () => {
+  it("offers the inventory as function tools, relays the model's tool call, and returns its answer", async () => {
+    const llm = await fakeLlm([toolCall("whiteboard__board_create", { title: "cat" }), text("Your **cat** board is ready.")]);
+    const { server } = await setup(llm.baseUrl);
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      const correlation = { call_id: envelope.correlation!.call_id! };
+      server.deviceEnvelope(sessionId, "lineup.tool.progress", { progress: 0.3, message: "drawing" }, correlation, "whiteboard");
+      server.deviceEnvelope(sessionId, "lineup.tool.result", { result: { board_id: "b-1" } }, correlation, "whiteboard");
+    };
+    server.startTurn("s-1", "Draw a cat on the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+
+    expect(llm.requests).toHaveLength(2);
+    const first = llm.requests[0]!;
+    expect(first.headers["authorization"]).toBe("Bearer sk-test");
+    expect(first.body.model).toBe("test-model");
+    expect(first.body.messages[0]!.role).toBe("system");
+    expect(first.body.messages.at(-1)).toEqual({ role: "user", content: "Draw a cat on the whiteboard" });
+    expect(first.body.tools).toEqual([
+      { type: "function", function: { name: "whiteboard__board_create", description: expect.stringContaining("Create a board") as unknown, parameters: WHITEBOARD.input_schema } },
+    ]);
+
+    const invoke = server.agentEnvelopes("s-1", "lineup.tool.invoke")[0]!;
+    expect(invoke.payload).toMatchObject({ method: "board.create", arguments: { title: "cat" } });
+    expect(invoke.correlation!.inventory_revision).toBe("4");
+
+    const second = llm.requests[1]!.body.messages;
+    expect(second.at(-2)).toMatchObject({ role: "assistant", tool_calls: [{ id: "call_1" }] });
+    expect(second.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: JSON.stringify({ ok: true, result: { board_id: "b-1" } }) });
+
+    const reply = server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload;
+    expect(reply).toEqual({ format: "markdown", text: "Your **cat** board is ready." });
+    expect(server.turn("s-1", "t-1")!.text).toBe("Your **cat** board is ready.");
+    expect(server.eventsOf("s-1").some((e) => e.kind === "turn.updated" && (e.data as { progress?: number }).progress === 0.3)).toBe(true);
+  });
+
+  it("sends the conversation history with the next turn", async () => {
+    const llm = await fakeLlm([text("Hi Ada!"), text("You are Ada.")]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "I am Ada", "t-1");
+    await turnEnds(server, "t-1");
+    server.startTurn("s-1", "Who am I?", "t-2");
+    await turnEnds(server, "t-2");
+    expect(llm.requests[1]!.body.messages.slice(1)).toEqual([
+      { role: "user", content: "I am Ada" },
+      { role: "assistant", content: "Hi Ada!" },
+      { role: "user", content: "Who am I?" },
+    ]);
+  });
+
+  it("hands a refused tool call back to the model as a typed error", async () => {
+    const llm = await fakeLlm([toolCall("whiteboard__board_create", { title: "x" }), text("You cancelled it.")]);
+    const { server } = await setup(llm.baseUrl);
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type === "lineup.tool.invoke") server.deviceEnvelope(sessionId, "lineup.tool.error", { code: "cancelled_by_user", message: "no" }, { call_id: envelope.correlation!.call_id! });
+    };
+    server.startTurn("s-1", "whiteboard please", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    const toolMessage = llm.requests[1]!.body.messages.at(-1)!;
+    expect(JSON.parse(toolMessage.content!)).toMatchObject({ ok: false, error: { code: "cancelled_by_user" } });
+  });
+
+  it("answers an unknown function name without calling the device", async () => {
+    const llm = await fakeLlm([toolCall("pomodoro__pomodoro_start", {}), text("That app is not installed.")]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "start a timer", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(server.agentEnvelopes("s-1", "lineup.tool.invoke")).toHaveLength(0);
+    expect(JSON.parse(llm.requests[1]!.body.messages.at(-1)!.content!)).toMatchObject({ ok: false, error: { code: "tool_not_visible" } });
+  });
+
+  it("explains an unreachable model instead of failing the turn", async () => {
+    const llm = await fakeLlm([() => ({ status: 503, body: { error: "down" } })]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "hello", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    const reply = server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload as { text: string };
+    expect(reply.text).toContain("couldn't reach the language model");
+    expect(reply.text).toContain("HTTP 503");
+  });
+});
+
+describe("configuration and tool names", () => {
+  it("reads LINEUP_LLM_* from the environment", () => {
+    expect(llmConfigFromEnv({})).toBeUndefined();
+    expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1", LINEUP_LLM_API_KEY: "k", LINEUP_LLM_MODEL: "m" })).toEqual({ baseUrl: "http://x/v1", apiKey: "k", model: "m" });
+    expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1" })).toEqual({ baseUrl: "http://x/v1", model: "gpt-4o-mini" });
+  });
+
+  it("mangles names to the function-name grammar and keeps them unique", () => {
+    const long = "a".repeat(40);
+    const set = toFunctionTools([tool("draw-and-guess", "game.start_round"), tool(long, `${long}.x`), tool(long, `${long}.y`)]);
+    const names = set.tools.map((t) => t.function.name);
+    expect(names[0]).toBe("draw-and-guess__game_start_round");
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(new Set(names).size).toBe(3);
+    expect(set.byName.get(names[2]!)!.method).toBe(`${long}.y`);
+  });
+});
