@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ["source", "module", "node", "import", "default"] },
   ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
     pool: "forks",
   },

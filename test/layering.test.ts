@@ -76,6 +76,9 @@ function checkImports(pkg: string, rel: string, specs: readonly string[]): strin
 }
 
 const packages = readdirSync(join(root, "packages")).filter((p) => statSync(join(root, "packages", p)).isDirectory());
+const apps = readdirSync(join(root, "apps")).filter((p) => statSync(join(root, "apps", p)).isDirectory());
+/** Installed apps run in a sandboxed frame: they may use only the protocol and the surface SDK. */
+const APP_ALLOWED: ReadonlySet<string> = new Set(["protocol", "surface-sdk"]);
 
 describe("layering", () => {
   it("every package is in the layering table", () => {
@@ -86,6 +89,22 @@ describe("layering", () => {
     it(`packages/${pkg} imports only what its layer allows`, () => {
       const srcDir = join(root, "packages", pkg, "src");
       const problems = walk(srcDir).flatMap((file) => checkImports(pkg, relative(srcDir, file).split(sep).join("/"), importsOf(file)));
+      expect(problems).toEqual([]);
+    });
+  }
+
+  for (const app of apps) {
+    it(`apps/${app} imports only the protocol and the surface SDK, and no Node built-in`, () => {
+      const srcDir = join(root, "apps", app, "src");
+      const problems: string[] = [];
+      for (const file of walk(srcDir)) {
+        for (const spec of importsOf(file)) {
+          const where = `apps/${app}/${relative(srcDir, file)} imports "${spec}"`;
+          if (spec.startsWith("@lineup/") && !APP_ALLOWED.has(spec.slice(8).split("/")[0]!)) problems.push(`${where}: apps may use only the protocol and the surface SDK`);
+          if (spec.startsWith("node:") || NODE_BUILTINS.has(spec.split("/")[0]!)) problems.push(`${where}: app code runs in a sandboxed frame`);
+          if (spec.startsWith(".") && !resolve(join(file, ".."), spec).startsWith(join(root, "apps", app) + sep)) problems.push(`${where}: relative import leaves the app`);
+        }
+      }
       expect(problems).toEqual([]);
     });
   }

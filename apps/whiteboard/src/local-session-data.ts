@@ -1,0 +1,36 @@
+/**
+ * Session data kept in memory with the Runtime's revision rules: the board's stand-in when the page
+ * is opened outside LineUp (development), and the store behind the sync tests.
+ */
+import { LineUpError, type JsonObject } from "@lineup/protocol";
+import type { MiniAppSessionDataAPI, SessionDataSnapshot, Unsubscribe } from "@lineup/surface-sdk";
+
+export class LocalSessionData implements MiniAppSessionDataAPI {
+  #snapshot: SessionDataSnapshot = { data: null, revision: 0 };
+  readonly #listeners = new Set<(s: SessionDataSnapshot) => void>();
+
+  get current(): SessionDataSnapshot {
+    return this.#snapshot;
+  }
+
+  async get(): Promise<SessionDataSnapshot> {
+    return this.#snapshot;
+  }
+
+  async replace(request: { data: JsonObject; expected_revision: number }): Promise<{ revision: number }> {
+    if (request.expected_revision !== this.#snapshot.revision) {
+      throw new LineUpError("revision_conflict", `expected revision ${request.expected_revision}, current is ${this.#snapshot.revision}`);
+    }
+    this.#snapshot = { data: structuredClone(request.data), revision: this.#snapshot.revision + 1 };
+    const snapshot = this.#snapshot;
+    queueMicrotask(() => this.#listeners.forEach((l) => l(snapshot)));
+    return { revision: snapshot.revision };
+  }
+
+  subscribe(listener: (snapshot: SessionDataSnapshot) => void): Unsubscribe {
+    this.#listeners.add(listener);
+    const snapshot = this.#snapshot;
+    queueMicrotask(() => listener(snapshot));
+    return () => void this.#listeners.delete(listener);
+  }
+}

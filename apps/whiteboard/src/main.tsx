@@ -1,0 +1,85 @@
+/**
+ * The whiteboard app's entry: connect to the Runtime over the Surface Bridge, load the board from
+ * session data, serve the agent tools, render, then say `ready`. On `closing` the last changes are
+ * written before the deadline. Opened outside LineUp (no host hands over a port), it runs on local
+ * memory so the page can still be tried.
+ */
+import { render } from "preact";
+import { connectSurface, type Surface } from "@lineup/surface-sdk";
+import { browserCanvasFactory } from "./browser-canvas.js";
+import { newItemId } from "./ids.js";
+import { LocalSessionData } from "./local-session-data.js";
+import { exportBoardPngWithin } from "./model/export-png.js";
+import { provideService } from "./service.js";
+import { BoardStore } from "./store.js";
+import { BoardSync, type SyncStatus } from "./sync.js";
+import { tools } from "./tools.js";
+import { App, type DisplayMode } from "./ui/App.js";
+import "./ui/styles.css";
+
+/** A bridge message is at most 256 KiB; the PNG's base64 must fit beside the frame. */
+const MAX_ARTIFACT_BASE64 = 240_000;
+
+async function start(): Promise<void> {
+  const root = document.getElementById("app");
+  if (root === null) return;
+  let surface: Surface | undefined;
+  try {
+    surface = await connectSurface({ tools });
+  } catch {
+    surface = undefined;
+  }
+
+  // The sync reports to the store, which is built on the sync: wired once both exist.
+  let notify: (status?: SyncStatus) => void = () => {};
+  const sync = new BoardSync({
+    sessionData: surface?.sessionData ?? new LocalSessionData(),
+    onBoard: () => notify(),
+    onStatus: (status) => notify(status),
+  });
+  const store = new BoardStore(sync, newItemId);
+  notify = (status) => store.notify(status);
+  await sync.start();
+  store.notify(sync.status);
+
+  const live = surface;
+  provideService({
+    store,
+    exportPng: async (options) => {
+      if (live === undefined) throw new Error("not connected to LineUp");
+      const png = await exportBoardPngWithin(store.board, browserCanvasFactory, MAX_ARTIFACT_BASE64, options);
+      const name = `${store.board.title.replace(/[^\p{L}\p{N} _-]+/gu, "").trim().slice(0, 80) || "board"}.png`;
+      const artifact = await live.artifacts.create({ name, mime_type: "image/png", content: { encoding: "base64", data: png.base64 } });
+      return { artifact, width: png.width, height: png.height };
+    },
+  });
+
+  const mode = (surface?.app.display_mode ?? "foreground") as DisplayMode;
+  render(
+    <App
+      store={store}
+      displayMode={mode}
+      standalone={surface === undefined}
+      {...(live === undefined
+        ? {}
+        : { onDisplayModeChange: (l: (m: DisplayMode) => void) => live.onDisplayModeChange(l), onThemeChange: (l: () => void) => live.onThemeChange(() => l()) })}
+    />,
+    root,
+  );
+  if (live === undefined) return;
+
+  // Cards in the chat size to their content; other modes fill the frame the host gives them.
+  let stopResize: (() => void) | undefined;
+  const followMode = (m: DisplayMode): void => {
+    document.documentElement.dataset["displayMode"] = m;
+    stopResize?.();
+    stopResize = m === "inline_card" ? live.surface.autoResize() : undefined;
+  };
+  followMode(mode);
+  live.onDisplayModeChange(followMode);
+  live.lifecycle.on("closing", () => store.flush());
+  live.lifecycle.on("background", () => void store.flush());
+  await live.lifecycle.ready();
+}
+
+void start();

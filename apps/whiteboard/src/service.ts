@@ -1,0 +1,27 @@
+/**
+ * What the tool handlers reach at run time. The tools module is also loaded by the build (in Node,
+ * to emit the manifest's tools), so it must not touch the DOM or the bridge when imported; the app
+ * provides the live service once the board has loaded.
+ */
+import type { ArtifactRef } from "@lineup/protocol";
+import { ToolFailure } from "@lineup/surface-sdk";
+import type { ExportOptions } from "./model/export-png.js";
+import type { BoardStore } from "./store.js";
+
+export interface WhiteboardService {
+  readonly store: BoardStore;
+  /** Renders the board to PNG and stores it as an artifact through the bridge. */
+  exportPng(options: ExportOptions): Promise<{ artifact: ArtifactRef; width: number; height: number }>;
+}
+
+let current: WhiteboardService | undefined;
+
+export function provideService(service: WhiteboardService | undefined): void {
+  current = service;
+}
+
+/** The live service; a call before the board has loaded fails with `handler_failed`. */
+export function whiteboard(): WhiteboardService {
+  if (current === undefined) throw new ToolFailure("handler_failed", "the whiteboard has not finished loading");
+  return current;
+}

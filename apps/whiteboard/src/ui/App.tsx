@@ -1,0 +1,134 @@
+/**
+ * The whiteboard screen. In the foreground: toolbar, title and the full drawing surface. In
+ * picture-in-picture and as an inline card: the board fitted into the frame, read-only (the card
+ * in the chat is a static result — spec 6.3).
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { BoardState, BoardStore } from "../store.js";
+import { BoardCanvas } from "./BoardCanvas.js";
+import { Toolbar } from "./Toolbar.js";
+import type { DrawingTool } from "./tools.js";
+import { DRAWING_TOOLS } from "./tools.js";
+
+export type DisplayMode = "foreground" | "pip" | "inline_card";
+
+export interface AppProps {
+  readonly store: BoardStore;
+  readonly displayMode: DisplayMode;
+  /** Subscribes to display mode changes; returns the unsubscribe. */
+  readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
+  /** Subscribes to host theme changes (the CSS variables are already applied when it fires). */
+  readonly onThemeChange?: (listener: () => void) => () => void;
+  /** Shown when the page runs outside LineUp (nothing is shared or kept). */
+  readonly standalone?: boolean;
+}
+
+const STATUS_TEXT: Record<BoardState["status"], string> = { loading: "Loading…", saved: "Saved", saving: "Saving…", error: "Not saved" };
+
+function inkColor(): string {
+  const value = globalThis.document === undefined ? "" : getComputedStyle(document.documentElement).getPropertyValue("--wb-ink").trim();
+  return value.length > 0 ? value : "#1f2328";
+}
+
+export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, standalone }: AppProps) {
+  const [state, setState] = useState<BoardState>(store.state);
+  const [mode, setMode] = useState<DisplayMode>(initialMode);
+  const [tool, setTool] = useState<DrawingTool>("pen");
+  const [color, setColor] = useState("ink");
+  const [width, setWidth] = useState(4);
+  const [selection, setSelection] = useState<string[]>([]);
+
+  useEffect(() => store.subscribe(setState), [store]);
+  useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
+  // The canvas paints with theme colours read at draw time: a theme change must repaint it.
+  const [, setThemeVersion] = useState(0);
+  useEffect(() => onThemeChange?.(() => setThemeVersion((v) => v + 1)), [onThemeChange]);
+
+  // Forget selected items that are gone (undo, remote change).
+  useEffect(() => {
+    const present = new Set(state.board.items.map((i) => i.id));
+    if (selection.some((id) => !present.has(id))) setSelection(selection.filter((id) => present.has(id)));
+  }, [state.board]);
+
+  const interactive = mode === "foreground";
+  const deleteSelection = (): void => {
+    if (selection.length === 0) return;
+    store.perform({ kind: "remove", ids: selection });
+    setSelection([]);
+  };
+
+  useEffect(() => {
+    if (!interactive) return;
+    const onKey = (e: KeyboardEvent): void => {
+      const target = e.target as HTMLElement | null;
+      if (target !== null && (target.tagName === "TEXTAREA" || target.tagName === "INPUT")) return;
+      const mod = e.ctrlKey || e.metaKey;
+      const key = e.key.toLowerCase();
+      if (mod && key === "z") {
+        e.preventDefault();
+        if (e.shiftKey) store.redo();
+        else store.undo();
+      } else if (mod && key === "y") {
+        e.preventDefault();
+        store.redo();
+      } else if (key === "delete" || key === "backspace") {
+        e.preventDefault();
+        deleteSelection();
+      } else if (key === "escape") {
+        setSelection([]);
+      } else if (!mod && !e.altKey) {
+        const shortcut = DRAWING_TOOLS.find((t) => t.key === key);
+        if (shortcut !== undefined) setTool(shortcut.tool);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  return (
+    <div class={`wb-app wb-mode-${mode}`}>
+      {interactive && (
+        <header class="wb-header">
+          <h1 class="wb-title" title={state.board.title}>
+            {state.board.title}
+          </h1>
+          <span class={`wb-status wb-status-${state.status}`} role="status">
+            {standalone === true ? "Not connected to LineUp" : STATUS_TEXT[state.status]}
+          </span>
+        </header>
+      )}
+      {interactive && (
+        <Toolbar
+          tool={tool}
+          color={color}
+          width={width}
+          ink={inkColor()}
+          canUndo={state.canUndo}
+          canRedo={state.canRedo}
+          hasSelection={selection.length > 0}
+          onTool={(t) => {
+            setTool(t);
+            if (t !== "select") setSelection([]);
+          }}
+          onColor={setColor}
+          onWidth={setWidth}
+          onUndo={() => store.undo()}
+          onRedo={() => store.redo()}
+          onDelete={deleteSelection}
+        />
+      )}
+      <BoardCanvas
+        store={store}
+        board={state.board}
+        tool={tool}
+        color={color}
+        width={width}
+        interactive={interactive}
+        fit={!interactive}
+        selection={selection}
+        onSelect={setSelection}
+      />
+      {!interactive && <div class="wb-card-title">{state.board.title}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * The built whiteboard in real Chromium, sandboxed as the host will run it: handover, tools,
+ * drawing with the pointer, undo, export, theme and display-mode changes, closing. Needs Debian's
+ * Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
+ */
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp } from "@lineup/surface-sdk/node";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../../test/support/chromium.js";
+import { hostPage } from "./browser-host.js";
+
+const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "whiteboard");
+
+const snapshot = {
+  app_scope: "whiteboard",
+  app_version: "1.0.0",
+  instance_id: "wb-browser-1",
+  entrypoint: "canvas",
+  route: "/",
+  runtime_origin: "null",
+  scope: { conversation_id: "conv-1" },
+  theme: { mode: "dark", effective_mode: "dark", color_scheme_id: "lineup-default", css_variables: { "--lineup-color-bg": "#101418", "--lineup-color-fg": "#e6edf3", "--lineup-color-accent": "#4f8cff" } },
+  locale: "en",
+  timezone: "UTC",
+  workspace: {},
+  display_mode: "foreground",
+  capabilities: [],
+  granted_permissions: [],
+  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.tools.v1", "app.session-data.v1", "artifact.create.v1"] },
+};
+
+type Host = { session(): { data: { title: string; items: { type: string }[] } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; artifacts: { data: string }[] };
+
+describe("whiteboard in a sandboxed iframe (Chromium)", () => {
+  let browser: Browser;
+  let page: Page;
+  let outDir: string;
+  const errors: string[] = [];
+
+  const host = <T>(fn: (h: Host) => T): Promise<T> => page.evaluate(`(${fn.toString()})(window.__host)`) as Promise<T>;
+  const invoke = (params: object) => page.evaluate((p) => (window as unknown as { __host: { invoke(p: object): Promise<unknown> } }).__host.invoke(p), params);
+  const event = (name: string, data: object) => page.evaluate(([n, d]) => (window as unknown as { __host: { event(n: string, d: object): void } }).__host.event(n, d), [name, data] as const);
+  const frame = () => page.frameLocator("#app-frame");
+
+  beforeAll(async () => {
+    outDir = await mkdtemp(join(tmpdir(), "wb-browser-"));
+    await buildApp({ appDir: join(import.meta.dirname, ".."), outDir });
+    const html = await readFile(join(outDir, "index.html"), "utf8");
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.setContent(hostPage(html, snapshot));
+    await page.waitForFunction(() => (window as unknown as { __host?: { requests(m: string): unknown[] } }).__host?.requests("lifecycle.ready").length === 1, undefined, { timeout: 15_000 });
+    await mkdir(OUTPUT, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it("loads, subscribes to session data and says ready, with no errors", async () => {
+    expect(await host((h) => h.requests("session_data.subscribe").length)).toBe(1);
+    expect(await frame().locator("[role=toolbar]").isVisible()).toBe(true);
+    expect(await frame().locator("html").getAttribute("data-theme")).toBe("dark");
+    expect(errors).toEqual([]);
+  });
+
+  it("serves the agent's tools: create a board and draw a diagram", async () => {
+    expect(await invoke({ call_id: "c1", method: "board.create", arguments: { title: "Launch plan" } })).toEqual({ outcome: "completed", result: { title: "Launch plan", item_count: 0 } });
+    const drawn = (await invoke({
+      call_id: "c2",
+      method: "board.add_shapes",
+      arguments: {
+        shapes: [
+          { type: "rect", x: 40, y: 60, width: 160, height: 70, label: "Design", fill: "#fff8c5", color: "orange" },
+          { type: "arrow", x1: 200, y1: 95, x2: 300, y2: 95, color: "blue" },
+          { type: "ellipse", x: 300, y: 55, width: 160, height: 80, label: "Build", color: "green" },
+          { type: "text", x: 40, y: 170, text: "Ship by Friday", color: "red" },
+        ],
+      },
+    })) as { outcome: string; result: { added: number } };
+    expect(drawn).toMatchObject({ outcome: "completed", result: { added: 4 } });
+    const session = await host((h) => h.session());
+    expect(session.data?.title).toBe("Launch plan");
+    expect(session.data?.items).toHaveLength(4);
+    expect(await frame().locator(".wb-title").textContent()).toBe("Launch plan");
+  });
+
+  it("draws a smooth stroke with the pointer and stores it in session data; undo removes it", async () => {
+    const box = (await page.locator("#app-frame").boundingBox())!;
+    const canvas = (await frame().locator("canvas").boundingBox())!;
+    const x0 = box.x + canvas.x - box.x + 100;
+    const y0 = canvas.y + 300;
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    for (let i = 1; i <= 30; i++) await page.mouse.move(x0 + i * 10, y0 + Math.sin(i / 4) * 40);
+    await page.mouse.up();
+    await page.waitForFunction(() => ((window as unknown as { __host: Host }).__host.session().data?.items.length ?? 0) === 5, undefined, { timeout: 5_000 });
+    const items = (await host((h) => h.session().data!.items)) as { type: string; points?: number[] }[];
+    const stroke = items[4]!;
+    expect(stroke.type).toBe("stroke");
+    expect(stroke.points!.length / 3).toBeGreaterThan(5);
+    await page.screenshot({ path: join(OUTPUT, "foreground-dark.png") });
+
+    await frame().getByRole("button", { name: "Undo" }).click();
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.session().data?.items.length === 4, undefined, { timeout: 5_000 });
+    await frame().getByRole("button", { name: "Redo" }).click();
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.session().data?.items.length === 5, undefined, { timeout: 5_000 });
+  });
+
+  it("summarises the board for the agent", async () => {
+    const summary = (await invoke({ call_id: "c3", method: "board.summary", arguments: {} })) as { outcome: string; result: { counts: Record<string, number>; texts: string[] } };
+    expect(summary.outcome).toBe("completed");
+    expect(summary.result.counts).toMatchObject({ rect: 1, arrow: 1, ellipse: 1, text: 1, stroke: 1 });
+    expect(summary.result.texts).toEqual(["Design", "Build", "Ship by Friday"]);
+  });
+
+  it("exports a PNG artifact as an operation with progress", async () => {
+    expect(await invoke({ call_id: "c4", method: "board.export", arguments: { scale: 1 } })).toEqual({ outcome: "pending" });
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("tool.complete").length === 1, undefined, { timeout: 10_000 });
+    const complete = (await host((h) => h.requests("tool.complete")[0]!.params)) as { call_id: string; result: { artifact: { mime_type: string; size: number }; width: number } };
+    expect(complete.call_id).toBe("c4");
+    expect(complete.result.artifact.mime_type).toBe("image/png");
+    expect(complete.result.width).toBeGreaterThan(100);
+    expect(await host((h) => h.requests("tool.progress").length)).toBeGreaterThanOrEqual(3);
+    const png = Buffer.from((await host((h) => h.artifacts[0]!.data)) as string, "base64");
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(OUTPUT, "export.png"), png);
+  });
+
+  it("places text with the keyboard, moves it with the select tool and deletes it", async () => {
+    const canvas = (await frame().locator("canvas").boundingBox())!;
+    const items = () => host((h) => h.session().data!.items) as Promise<{ type: string; text?: string; x?: number; y?: number; id: string }[]>;
+    const before = (await items()).length;
+    await frame().getByRole("radio", { name: "Text" }).click();
+    await page.mouse.click(canvas.x + 500, canvas.y + 200);
+    await frame().locator("textarea").waitFor();
+    await page.keyboard.type("Hello board");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((n) => ((window as unknown as { __host: Host }).__host.session().data?.items.length ?? 0) === n + 1, before, { timeout: 5_000 });
+    const placed = (await items()).at(-1)!;
+    expect(placed).toMatchObject({ type: "text", text: "Hello board" });
+
+    await frame().getByRole("radio", { name: "Select and move" }).click();
+    await page.mouse.move(canvas.x + 510, canvas.y + 210);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + 540, canvas.y + 250, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction((x) => ((window as unknown as { __host: Host }).__host.session().data?.items.at(-1) as { x?: number } | undefined)?.x === x, placed.x! + 30, { timeout: 5_000 });
+    expect((await items()).at(-1)).toMatchObject({ id: placed.id, x: placed.x! + 30, y: placed.y! + 40 });
+
+    await page.keyboard.press("Delete");
+    await page.waitForFunction((n) => (window as unknown as { __host: Host }).__host.session().data?.items.length === n, before, { timeout: 5_000 });
+    await frame().getByRole("radio", { name: "Pen" }).click();
+  });
+
+  it("follows theme and display mode changes", async () => {
+    await event("theme.changed", { theme: { ...snapshot.theme, mode: "light", effective_mode: "light", css_variables: { "--lineup-color-bg": "#ffffff", "--lineup-color-fg": "#1f2328" } } });
+    await frame().locator("html[data-theme=light]").waitFor();
+    await page.screenshot({ path: join(OUTPUT, "foreground-light.png") });
+    await event("display_mode.changed", { display_mode: "pip" });
+    await frame().locator(".wb-mode-pip").waitFor();
+    expect(await frame().locator("[role=toolbar]").count()).toBe(0);
+    await page.setViewportSize({ width: 800, height: 600 });
+    await page.locator("#app-frame").evaluate((el) => {
+      (el as HTMLIFrameElement).style.width = "320px";
+      (el as HTMLIFrameElement).style.height = "200px";
+    });
+    await page.waitForTimeout(200);
+    await page.locator("#app-frame").screenshot({ path: join(OUTPUT, "pip.png") });
+    // As a card in the chat the board sizes the frame to its content.
+    await event("display_mode.changed", { display_mode: "inline_card" });
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("surface.resize").some((r) => r.params["height"] === 240), undefined, { timeout: 5_000 });
+    // A narrow foreground frame: the toolbar wraps and stays usable.
+    await event("display_mode.changed", { display_mode: "foreground" });
+    await page.locator("#app-frame").evaluate((el) => {
+      (el as HTMLIFrameElement).style.width = "360px";
+      (el as HTMLIFrameElement).style.height = "420px";
+    });
+    await frame().locator("[role=toolbar]").waitFor();
+    await page.waitForTimeout(200);
+    const toolbar = (await frame().locator("[role=toolbar]").boundingBox())!;
+    expect(toolbar.width).toBeLessThanOrEqual(360);
+    expect(await frame().getByRole("button", { name: "Undo" }).isVisible()).toBe(true);
+    await page.locator("#app-frame").screenshot({ path: join(OUTPUT, "foreground-narrow.png") });
+  });
+
+  it("survives a reload: the board comes back from session data", async () => {
+    const before = await host((h) => h.session());
+    await page.evaluate(() => (window as unknown as { __host: { reload(): void } }).__host.reload());
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("lifecycle.ready").length === 1, undefined, { timeout: 15_000 });
+    const summary = (await invoke({ call_id: "c5", method: "board.summary", arguments: {} })) as { result: { title: string; item_count: number } };
+    expect(summary.result).toMatchObject({ title: "Launch plan", item_count: before.data!.items.length });
+    expect(await frame().locator(".wb-title").textContent()).toBe("Launch plan");
+    expect(await host((h) => h.session().revision)).toBe(before.revision);
+  });
+
+  it("flushes and answers closing_done when the host closes it", async () => {
+    await event("lifecycle", { state: "closing", flush_deadline_ms: 2_000 });
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("lifecycle.closing_done").length === 1, undefined, { timeout: 5_000 });
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,22 @@
+/** @lineup/surface-sdk — the SDK inside a sandboxed LineUp app. Platform-neutral: no `node:*` here (the build command is at ./node). */
+export { connectSurface, type AppContext, type CapabilityRequest, type ConnectOptions, type Surface } from "./surface.js";
+export type { AppLifecycleAPI, ClosingListener, ClosingNotice, LifecycleState } from "./lifecycle.js";
+export type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
+export type { AgentMessage, AgentMessageAPI, AgentMessageFilter, StatePatch } from "./agent-messages.js";
+export type { DiagnosticsSink, SurfaceDiagnostic, Unsubscribe } from "./emitter.js";
+export type { BridgePort } from "./port.js";
+export type { HandoverEvent, HandoverSource } from "./handshake.js";
+export { applyThemeVariables, type ThemeTarget } from "./theme.js";
+export {
+  AGENT_TOOLS,
+  defineAgentTools,
+  isAgentTools,
+  toolDescriptors,
+  type AgentTool,
+  type AgentToolDefinition,
+  type AgentToolDescriptorFields,
+  type AgentTools,
+  type ToolContext,
+  type ToolProgress,
+} from "./tools/define.js";
+export { isAppToolErrorCode, ToolFailure, type AppToolErrorCode } from "./tools/failure.js";

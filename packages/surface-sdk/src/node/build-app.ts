@@ -1,0 +1,188 @@
+/**
+ * `buildApp({ appDir, outDir })`: turns an app's sources into a directory ready for `lineup pack`:
+ * `lineup.app.json` (the manifest) and `index.html` (the whole app in one self-contained page).
+ *
+ * The manifest is the author's `lineup.app.base.json` plus the `tools` block generated from the
+ * app's own `defineAgentTools(...)` module (spec 9: nobody maintains a second tool file), checked
+ * with `validateManifest` before anything is written. The page is `src/main.ts(x)` bundled by
+ * esbuild (JSX for Preact), with script and style inline and nothing external.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build, type BuildOptions } from "esbuild";
+import { decodeJson, LineUpError, validateManifest, type AppManifest, type ToolDescriptor } from "@lineup/protocol";
+import { isAgentTools, toolDescriptors } from "../tools/define.js";
+import { composePage, findExternalReferences } from "./html.js";
+
+export interface BuildAppOptions {
+  /** The app's directory: `lineup.app.base.json`, `src/main.ts(x)`, optionally `src/tools.ts(x)`. */
+  readonly appDir: string;
+  /** Where `lineup.app.json` and `index.html` go. Emptied first; may not contain the app's sources. */
+  readonly outDir: string;
+  /** Minify the page (default true). */
+  readonly minify?: boolean;
+}
+
+export interface BuiltApp {
+  readonly manifest: AppManifest;
+  readonly manifestPath: string;
+  readonly htmlPath: string;
+  readonly htmlBytes: number;
+}
+
+export const BASE_MANIFEST_FILE = "lineup.app.base.json";
+export const MANIFEST_FILE = "lineup.app.json";
+export const PAGE_FILE = "index.html";
+
+/** Export conditions for workspace packages: their TypeScript sources, as in the tests. */
+const CONDITIONS = ["source"];
+
+function firstExisting(dir: string, names: readonly string[]): string | undefined {
+  return names.map((name) => join(dir, name)).find((path) => existsSync(path));
+}
+
+function buildError(message: string): LineUpError {
+  return new LineUpError("manifest_invalid", message);
+}
+
+async function readBaseManifest(appDir: string): Promise<Record<string, unknown>> {
+  const path = join(appDir, BASE_MANIFEST_FILE);
+  if (!existsSync(path)) throw buildError(`${path} is missing`);
+  const json = decodeJson(await readFile(path));
+  if (!json.ok) throw new LineUpError(json.error.code, `${BASE_MANIFEST_FILE}: ${json.error.message}`, json.error.path === undefined ? undefined : { path: json.error.path });
+  const base = json.value;
+  if (typeof base !== "object" || base === null || Array.isArray(base)) throw buildError(`${BASE_MANIFEST_FILE} must be a JSON object`);
+  if (Object.prototype.hasOwnProperty.call(base, "tools")) {
+    throw new LineUpError("manifest_invalid", `${BASE_MANIFEST_FILE} must not list tools: they are generated from defineAgentTools(...)`, { path: "/tools" });
+  }
+  return base;
+}
+
+/**
+ * Loads the app's tools module in Node and returns its descriptors. The module is bundled first
+ * (TypeScript, workspace sources), so it loads the same way under any runner.
+ */
+async function loadToolDescriptors(toolsModule: string): Promise<ToolDescriptor[]> {
+  const scratch = await mkdtemp(join(tmpdir(), "lineup-build-tools-"));
+  try {
+    const outfile = join(scratch, "tools.mjs");
+    await build({
+      entryPoints: [toolsModule],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      conditions: CONDITIONS,
+      jsx: "automatic",
+      jsxImportSource: "preact",
+      logLevel: "silent",
+    });
+    const loaded = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>;
+    const candidates = Object.entries(loaded).filter(([, value]) => isAgentTools(value));
+    const chosen = candidates.find(([name]) => name === "tools") ?? candidates.find(([name]) => name === "default") ?? candidates[0];
+    if (chosen === undefined || (candidates.length > 1 && chosen[0] !== "tools" && chosen[0] !== "default")) {
+      throw buildError(`${toolsModule} must export the result of defineAgentTools(...) as "tools" (found ${candidates.length} candidates)`);
+    }
+    if (!isAgentTools(chosen[1])) throw buildError(`${toolsModule}: export ${chosen[0]} is not from defineAgentTools(...)`);
+    return toolDescriptors(chosen[1]);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Puts `tools` where the manifest documents it, after the subscriptions. */
+function withTools(base: Record<string, unknown>, tools: readonly ToolDescriptor[]): Record<string, unknown> {
+  if (tools.length === 0) return { ...base };
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const [key, value] of Object.entries(base)) {
+    if (!placed && (key === "capabilities" || key === "events" || key === "storage")) {
+      out["tools"] = tools;
+      placed = true;
+    }
+    out[key] = value;
+  }
+  if (!placed) out["tools"] = tools;
+  return out;
+}
+
+async function bundlePage(entry: string, minify: boolean): Promise<{ script: string; style: string }> {
+  const options: BuildOptions = {
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    outdir: "out",
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    minify,
+    conditions: CONDITIONS,
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    define: { "process.env.NODE_ENV": '"production"' },
+    loader: { ".png": "dataurl", ".svg": "dataurl", ".woff2": "dataurl", ".woff": "dataurl" },
+    legalComments: "none",
+    logLevel: "silent",
+  };
+  const result = await build(options);
+  const files = result.outputFiles ?? [];
+  const script = files.filter((f) => f.path.endsWith(".js")).map((f) => f.text).join("\n");
+  const style = files.filter((f) => f.path.endsWith(".css")).map((f) => f.text).join("\n");
+  return { script, style };
+}
+
+function checkEntrypointPaths(manifest: AppManifest): void {
+  for (const [i, entrypoint] of manifest.entrypoints.entries()) {
+    if (entrypoint.kind !== "background" && (entrypoint.path ?? PAGE_FILE) !== PAGE_FILE) {
+      throw new LineUpError("manifest_invalid", `the build emits one page, ${PAGE_FILE}; entrypoint ${entrypoint.id} names ${entrypoint.path}`, { path: `/entrypoints/${i}/path` });
+    }
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
+}
+
+/** Builds the app. Rejects with a `LineUpError`: a manifest code for manifest and tool problems, `internal_error` for a failed bundle. */
+export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
+  const appDir = resolve(options.appDir);
+  const outDir = resolve(options.outDir);
+  if (isInside(appDir, outDir) || isInside(join(appDir, "src"), outDir)) throw buildError(`outDir ${outDir} would hold the app's own sources`);
+
+  const base = await readBaseManifest(appDir);
+  const src = join(appDir, "src");
+  const entry = firstExisting(src, ["main.tsx", "main.ts"]);
+  if (entry === undefined) throw buildError(`${src}/main.ts(x) is missing`);
+  const toolsModule = firstExisting(src, ["tools.ts", "tools.tsx"]);
+
+  const tools = toolsModule === undefined ? [] : await loadToolDescriptors(toolsModule);
+  const checked = validateManifest(withTools(base, tools));
+  if (!checked.ok) throw new LineUpError(checked.error.code, `${MANIFEST_FILE}: ${checked.error.message}`, checked.error.path === undefined ? undefined : { path: checked.error.path });
+  const manifest = checked.value;
+  checkEntrypointPaths(manifest);
+
+  let page: { script: string; style: string };
+  try {
+    page = await bundlePage(entry, options.minify ?? true);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    throw new LineUpError("internal_error", `bundling ${relative(appDir, entry)} failed: ${text}`, { cause: error });
+  }
+  const html = composePage({ title: manifest.name ?? manifest.app_scope, lang: "en", script: page.script, style: page.style });
+  const external = findExternalReferences(html);
+  if (external.length > 0) throw new LineUpError("internal_error", `the page refers to external resources: ${external.join(", ")}`);
+
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const manifestPath = join(outDir, MANIFEST_FILE);
+  const htmlPath = join(outDir, PAGE_FILE);
+  await mkdir(dirname(htmlPath), { recursive: true });
+  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  await writeFile(htmlPath, html);
+  return { manifest, manifestPath, htmlPath, htmlBytes: Buffer.byteLength(html) };
+}

@@ -1,0 +1,194 @@
+/**
+ * `connectSurface()`: the SDK of a sandboxed installed app (spec 6, 8.2). The app gets nothing but
+ * this bridge — no network, no host objects — and everything it may do is a request over the
+ * private port, checked by the Runtime on the other side.
+ */
+import {
+  LineUpError,
+  type AppInstanceID,
+  type ArtifactRef,
+  type BridgeHostSnapshot,
+  type BridgeParams,
+  type BridgeResult,
+  type BridgeTheme,
+  type CapabilityResult,
+  type JsonObject,
+  type JsonValue,
+} from "@lineup/protocol";
+import { AgentMessages, type AgentMessageAPI } from "./agent-messages.js";
+import { observeContentHeight } from "./auto-resize.js";
+import { BridgeChannel } from "./channel.js";
+import { Emitter, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
+import { waitForHandover, type HandoverSource } from "./handshake.js";
+import { Lifecycle, type AppLifecycleAPI } from "./lifecycle.js";
+import type { BridgePort } from "./port.js";
+import { SessionDataClient, type MiniAppSessionDataAPI } from "./session-data.js";
+import { applyThemeVariables } from "./theme.js";
+import type { AgentTools } from "./tools/define.js";
+import { ToolDispatcher } from "./tools/dispatch.js";
+
+/** Who the app is and where it runs: the host snapshot (spec 003) as the SDK's `AppContext` (spec 6.1). */
+export type AppContext = BridgeHostSnapshot & { readonly kind: "installed" };
+
+export interface ConnectOptions {
+  /** A port handed over without the window (workers, tests); the first frame on it is the snapshot. */
+  readonly port?: BridgePort;
+  /** The window to receive the handover on (default: this window). */
+  readonly window?: HandoverSource;
+  /** Tools to serve from the start, so a call right after `ready()` finds its handler. */
+  readonly tools?: AgentTools;
+  /** Write the host theme's CSS variables to the document root, now and on every change. Default true. */
+  readonly applyTheme?: boolean;
+  /** Time to wait for the handover. Default 10 s. */
+  readonly handoverTimeoutMs?: number;
+  /** Time a request waits for its response. Default 30 s. */
+  readonly requestTimeoutMs?: number;
+  /** Receives what cannot be thrown to anyone: dropped frames, throwing listeners. */
+  readonly diagnostics?: (event: SurfaceDiagnostic) => void;
+}
+
+export interface CapabilityRequest {
+  readonly capability: string;
+  /** Shown to the user when the Runtime asks for confirmation. */
+  readonly purpose: string;
+  readonly input: JsonValue;
+}
+
+export interface Surface {
+  /** The current context; theme, locale, time zone and display mode follow the host's change events. */
+  readonly app: AppContext;
+  readonly lifecycle: AppLifecycleAPI;
+  readonly sessionData: MiniAppSessionDataAPI;
+  /** Agent messages the manifest subscribes to, and state patches for this instance. */
+  readonly agentMessages: AgentMessageAPI;
+  readonly events: { emit(name: string, data: JsonValue): Promise<void> };
+  readonly capabilities: { request<T extends JsonValue = JsonValue>(request: CapabilityRequest): Promise<CapabilityResult<T>> };
+  readonly artifacts: {
+    create(request: BridgeParams<"artifact.create">): Promise<ArtifactRef>;
+    read(request: BridgeParams<"artifact.read">): Promise<BridgeResult<"artifact.read">>;
+  };
+  readonly apps: {
+    launch(request: BridgeParams<"app.launch">): Promise<BridgeResult<"app.launch">>;
+    /** Closes `instance_id`, or this instance when omitted. */
+    close(instanceId?: AppInstanceID): Promise<void>;
+  };
+  readonly surface: {
+    resize(height: number): Promise<void>;
+    /** Follows the content's height with `ResizeObserver`; returns the stop function. */
+    autoResize(element?: Element): Unsubscribe;
+  };
+  readonly tools: { serve(tools: AgentTools): Unsubscribe };
+  onThemeChange(listener: (theme: BridgeTheme) => void): Unsubscribe;
+  onLocaleChange(listener: (change: { locale: string; timezone: string }) => void): Unsubscribe;
+  onDisplayModeChange(listener: (mode: AppContext["display_mode"]) => void): Unsubscribe;
+  /** Fires once when the bridge closes (after `closing`, or when the host drops the port). */
+  onClosed(listener: (reason: LineUpError) => void): Unsubscribe;
+  /** Closes the bridge from the app's side; pending requests are rejected with `request_cancelled`. */
+  disconnect(): void;
+}
+
+/** Waits for the host's handover, then returns the connected SDK. Rejects if no valid handover arrives in time. */
+export async function connectSurface(options: ConnectOptions = {}): Promise<Surface> {
+  const diagnostics: DiagnosticsSink = (event) => {
+    try {
+      options.diagnostics?.(event);
+    } catch {
+      // The sink itself failing has nowhere left to go.
+    }
+  };
+  const handover = await waitForHandover({
+    diagnostics,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.window === undefined ? {} : { source: options.window }),
+    ...(options.handoverTimeoutMs === undefined ? {} : { timeoutMs: options.handoverTimeoutMs }),
+  });
+  const channel = new BridgeChannel(handover.port, handover.nonce, {
+    diagnostics,
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+  });
+  return createSurface(channel, handover.snapshot, options, diagnostics);
+}
+
+function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, options: ConnectOptions, diagnostics: DiagnosticsSink): Surface {
+  let app: AppContext = Object.freeze({ ...snapshot, kind: "installed" as const });
+  const themeChanged = new Emitter<BridgeTheme>("theme.changed", diagnostics);
+  const localeChanged = new Emitter<{ locale: string; timezone: string }>("locale.changed", diagnostics);
+  const modeChanged = new Emitter<AppContext["display_mode"]>("display_mode.changed", diagnostics);
+  const applyTheme = options.applyTheme ?? true;
+  if (applyTheme) applyThemeVariables(snapshot.theme);
+
+  channel.on("host.snapshot", (fresh) => {
+    // A refreshed snapshot (a host may resend it) replaces the context; the identity must not change.
+    if (fresh.instance_id !== app.instance_id || fresh.app_scope !== app.app_scope) return;
+    app = Object.freeze({ ...fresh, kind: "installed" as const });
+    if (applyTheme) applyThemeVariables(fresh.theme);
+    themeChanged.fire(fresh.theme);
+  });
+  channel.on("theme.changed", ({ theme }) => {
+    app = Object.freeze({ ...app, theme });
+    if (applyTheme) applyThemeVariables(theme);
+    themeChanged.fire(theme);
+  });
+  channel.on("locale.changed", ({ locale, timezone }) => {
+    app = Object.freeze({ ...app, locale, timezone });
+    localeChanged.fire({ locale, timezone });
+  });
+  channel.on("display_mode.changed", ({ display_mode }) => {
+    app = Object.freeze({ ...app, display_mode });
+    modeChanged.fire(display_mode);
+  });
+
+  const sessionData = new SessionDataClient(channel, diagnostics);
+  // A restore may follow a suspended bridge: spec 6.3 treats it as a reconnect and reads again.
+  const lifecycle = new Lifecycle(channel, diagnostics, () => sessionData.resync());
+  const dispatcher = new ToolDispatcher(channel, diagnostics);
+  const agentMessages = new AgentMessages(channel, diagnostics);
+  if (options.tools !== undefined) dispatcher.serve(options.tools);
+  const resize = async (height: number): Promise<void> => {
+    await channel.request("surface.resize", { height: Math.min(16_384, Math.max(0, Math.round(height))) });
+  };
+  channel.onClosed(() => {
+    sessionData.dispose();
+    dispatcher.dispose();
+  });
+
+  return {
+    get app() {
+      return app;
+    },
+    lifecycle,
+    sessionData,
+    agentMessages,
+    events: {
+      emit: async (name, data) => {
+        await channel.request("event.emit", { name, data });
+      },
+    },
+    capabilities: {
+      request: async <T extends JsonValue>(request: CapabilityRequest) =>
+        (await channel.request("capability.request", { capability: request.capability, purpose: request.purpose, input: request.input })) as CapabilityResult<T>,
+    },
+    artifacts: {
+      create: async (request) => (await channel.request("artifact.create", request)).artifact,
+      read: (request) => channel.request("artifact.read", request),
+    },
+    apps: {
+      launch: (request) => channel.request("app.launch", request),
+      close: async (instanceId) => {
+        await channel.request("app.close", instanceId === undefined ? {} : { instance_id: instanceId });
+      },
+    },
+    surface: {
+      resize,
+      autoResize: (element) => observeContentHeight(resize, element),
+    },
+    tools: { serve: (tools) => dispatcher.serve(tools) },
+    onThemeChange: (listener) => themeChanged.on(listener),
+    onLocaleChange: (listener) => localeChanged.on(listener),
+    onDisplayModeChange: (listener) => modeChanged.on(listener),
+    onClosed: (listener) => channel.onClosed(listener),
+    disconnect: () => channel.close(new LineUpError("request_cancelled", "the app disconnected")),
+  };
+}
+
+export type { JsonObject };

@@ -1,0 +1,128 @@
+/**
+ * `defineAgentTools(...)` (spec 7.1, 9): an app declares its agent tools in code — descriptor,
+ * schemas and handler side by side — and the build emits the manifest's `tools` from the same
+ * object (`toolDescriptors`), so nobody maintains a second, hand-written tool file. The manifest
+ * keeps only the non-executable public contract; the method → handler map stays in the bundle.
+ *
+ * Each tool's schemas are checked when it is defined, and its argument validator is built then
+ * (interpreted, no `eval`: the sandbox's CSP forbids it), so a broken schema fails the build,
+ * not a call.
+ */
+import {
+  createToolSchemaValidator,
+  validateToolDescriptor,
+  type JsonObject,
+  type JsonValue,
+  type ToolDescriptor,
+  type ToolValueValidator,
+} from "@lineup/protocol";
+
+/** What a handler gets besides its arguments. */
+export interface ToolContext {
+  readonly call_id: string;
+  readonly method: string;
+  /** Aborted when the agent cancels the call (`tool.cancelled`), its deadline passes, or the app closes. */
+  readonly signal: AbortSignal;
+  /** Milliseconds the Runtime gave the call, when it said. */
+  readonly deadline_ms?: number;
+  /**
+   * Reports progress (a replayable protocol fact, not checked against the output schema). The
+   * first report turns the call `pending`; the result then follows as `tool.complete`.
+   */
+  progress(progress: ToolProgress): Promise<void>;
+}
+
+export interface ToolProgress {
+  readonly stage?: string;
+  /** 0 … 1. */
+  readonly progress?: number;
+  readonly message?: string;
+  readonly data?: JsonValue;
+}
+
+/** The descriptor fields an app writes; `method` is the key it is declared under. */
+export type AgentToolDescriptorFields = Omit<ToolDescriptor, "method" | "contract_version"> & {
+  /** Default `"1"`. */
+  readonly contract_version?: string;
+};
+
+export interface AgentToolDefinition<Args extends JsonObject = JsonObject, Result extends JsonValue = JsonValue> extends AgentToolDescriptorFields {
+  /**
+   * Runs one call with arguments that already passed `input_schema`. Its return value is the
+   * call's one result; a thrown `ToolFailure` its typed failure; anything else thrown is
+   * `handler_failed`. (Declared as a method so a handler may annotate a narrower `args` type.)
+   */
+  handler(args: Args, ctx: ToolContext): Promise<Result> | Result;
+}
+
+/** A declared tool, ready to serve. */
+export interface AgentTool {
+  readonly descriptor: ToolDescriptor;
+  readonly validateArguments: ToolValueValidator;
+  readonly handler: (args: JsonObject, ctx: ToolContext) => Promise<JsonValue> | JsonValue;
+}
+
+export const AGENT_TOOLS: unique symbol = Symbol.for("lineup.surface-sdk.agent-tools");
+
+/** The result of `defineAgentTools`: method → tool. Recognised across module copies by a registered symbol. */
+export interface AgentTools {
+  readonly [AGENT_TOOLS]: true;
+  readonly tools: ReadonlyMap<string, AgentTool>;
+}
+
+/** Keys of the descriptor in the order the manifest writes them. */
+const DESCRIPTOR_KEYS = [
+  "title",
+  "description",
+  "call_model",
+  "handling",
+  "delivery",
+  "activation_requirement",
+  "launch_policy",
+  "entrypoint",
+  "requires_foreground",
+  "restore_focus",
+  "timeout_ms",
+  "idempotent",
+  "risk_level",
+  "capabilities",
+  "input_schema",
+  "output_schema",
+] as const;
+
+function descriptorOf(method: string, definition: AgentToolDescriptorFields): ToolDescriptor {
+  const descriptor: Record<string, unknown> = { method, contract_version: definition.contract_version ?? "1" };
+  for (const key of DESCRIPTOR_KEYS) {
+    const value = definition[key];
+    if (value !== undefined) descriptor[key] = value;
+  }
+  return descriptor as ToolDescriptor;
+}
+
+/**
+ * Declares an app's agent tools. Throws (at definition, i.e. at build and app start) when a
+ * descriptor or schema is invalid, with the protocol's code and path in the message.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool narrows its own argument and result types
+export function defineAgentTools(definitions: Readonly<Record<string, AgentToolDefinition<any, any>>>): AgentTools {
+  const tools = new Map<string, AgentTool>();
+  for (const [method, definition] of Object.entries(definitions)) {
+    const descriptor = descriptorOf(method, definition);
+    const checked = validateToolDescriptor(descriptor);
+    if (!checked.ok) throw new Error(`tool ${method}: ${checked.error.code} at ${checked.error.path ?? ""}: ${checked.error.message}`);
+    const validator = createToolSchemaValidator(descriptor.input_schema, { code: "invalid_arguments", requireObjectRoot: true });
+    if (!validator.ok) throw new Error(`tool ${method}: input_schema: ${validator.error.message}`);
+    const handler = definition.handler.bind(definition) as AgentTool["handler"];
+    tools.set(method, { descriptor, validateArguments: validator.value, handler });
+  }
+  return { [AGENT_TOOLS]: true, tools };
+}
+
+export function isAgentTools(value: unknown): value is AgentTools {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[AGENT_TOOLS] === true;
+}
+
+/** The manifest's `tools` array: the non-executable descriptors, in declaration order. */
+export function toolDescriptors(tools: AgentTools): ToolDescriptor[] {
+  return [...tools.tools.values()].map((tool) => structuredClone(tool.descriptor));
+}

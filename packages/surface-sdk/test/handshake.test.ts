@@ -1,0 +1,127 @@
+import { bridgeEvent, bridgeRequest, LineUpError } from "@lineup/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { connectSurface, type Surface, type SurfaceDiagnostic } from "../src/index.js";
+import { eventually, FakeHost, NONCE, sampleSnapshot, tick } from "./fake-host.js";
+
+let host: FakeHost;
+let surface: Surface | undefined;
+afterEach(() => {
+  surface?.disconnect();
+  surface = undefined;
+  host.close();
+});
+
+describe("handover and nonce", () => {
+  it("takes the port and snapshot from the one window message and exposes the app context", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover(sampleSnapshot({ route: "/boards/1", display_mode: "pip" }));
+    surface = await connecting;
+    expect(surface.app).toMatchObject({
+      app_scope: "whiteboard",
+      app_version: "1.0.0",
+      instance_id: "inst-1",
+      entrypoint: "canvas",
+      route: "/boards/1",
+      locale: "en-GB",
+      timezone: "Europe/London",
+      display_mode: "pip",
+      kind: "installed",
+      capabilities: [{ capability: "file.save", available: true }],
+    });
+    expect(surface.app.theme.effective_mode).toBe("dark");
+    await surface.lifecycle.ready();
+    expect(host.requestsOf("lifecycle.ready")).toHaveLength(1);
+    expect(host.requests[0]!.nonce).toBe(NONCE);
+  });
+
+  it("ignores window messages without a port or without a bridge nonce, and any after the handover", async () => {
+    host = new FakeHost();
+    const drops: SurfaceDiagnostic[] = [];
+    const connecting = connectSurface({ window: host.window, applyTheme: false, diagnostics: (d) => drops.push(d) });
+    host.window.dispatchEvent(new MessageEvent("message", { data: bridgeEvent(NONCE, "host.snapshot", sampleSnapshot()) }));
+    host.window.dispatchEvent(new MessageEvent("message", { data: { hello: 1 }, ports: [host.appPort as never] }));
+    host.handover();
+    surface = await connecting;
+    expect(drops.filter((d) => d.kind === "frame_dropped")).toHaveLength(2);
+    // A second handover with another port and nonce is never read.
+    const impostor = new FakeHost("other-nonce-0123456789");
+    impostor.handover();
+    await tick(10);
+    await surface.lifecycle.ready();
+    expect(impostor.requests).toHaveLength(0);
+    expect(host.requestsOf("lifecycle.ready")).toHaveLength(1);
+    impostor.close();
+  });
+
+  it("accepts the snapshot as the first frame on a port handed over directly", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ port: host.port, applyTheme: false });
+    host.event("host.snapshot", sampleSnapshot({ locale: "zh-CN" }));
+    surface = await connecting;
+    expect(surface.app.locale).toBe("zh-CN");
+  });
+
+  it("refuses a handover whose first frame is not a valid snapshot", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ port: host.port, applyTheme: false });
+    host.event("theme.changed", { theme: sampleSnapshot().theme });
+    await expect(connecting).rejects.toMatchObject({ code: "bridge_frame_invalid" });
+  });
+
+  it("times out when no host hands over", async () => {
+    host = new FakeHost();
+    await expect(connectSurface({ window: host.window, handoverTimeoutMs: 30 })).rejects.toMatchObject({ code: "request_timeout" });
+  });
+
+  it("drops frames with a wrong nonce unanswered and still serves the right one", async () => {
+    host = new FakeHost();
+    const drops: SurfaceDiagnostic[] = [];
+    const connecting = connectSurface({ window: host.window, applyTheme: false, diagnostics: (d) => drops.push(d) });
+    host.handover();
+    surface = await connecting;
+    const seen: string[] = [];
+    surface.onLocaleChange(({ locale }) => seen.push(locale));
+    host.send(bridgeEvent("wrong-nonce-0123456789", "locale.changed", { locale: "fr", timezone: "UTC" }));
+    host.send(bridgeRequest("wrong-nonce-0123456789", 5, "tool.invoke", { call_id: "c1", method: "board.create", arguments: {} }));
+    host.send({ bridge: "lineup.surface", v: 2, nonce: NONCE, kind: "event", name: "locale.changed", data: {} });
+    host.event("locale.changed", { locale: "de", timezone: "Europe/Berlin" });
+    await eventually(() => expect(seen).toEqual(["de"]));
+    expect(surface.app.locale).toBe("de");
+    expect(drops.filter((d) => d.kind === "frame_dropped").map((d) => (d as { code: string }).code)).toEqual(["bridge_bad_nonce", "bridge_bad_nonce", "bridge_protocol_mismatch"]);
+    // Nothing was sent back for the forged request.
+    expect(host.refusals).toEqual([]);
+    expect(host.requests).toEqual([]);
+  });
+
+  it("answers a malformed tool.invoke with the decoder's code", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover();
+    surface = await connecting;
+    const answer = host.invoke({ call_id: "c1", method: "Board!", arguments: {} } as never);
+    await expect(answer).rejects.toMatchObject({ code: "invalid_params" });
+  });
+
+  it("rejects pending requests when the host closes the port", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover();
+    surface = await connecting;
+    host.on("artifact.read", () => undefined); // never answered
+    const reading = surface.artifacts.read({ artifact_id: "a1" });
+    await host.nextRequest("artifact.read").catch(() => {});
+    host.close();
+    await expect(reading).rejects.toBeInstanceOf(LineUpError);
+    await expect(reading).rejects.toMatchObject({ code: "request_cancelled" });
+  });
+
+  it("times out a request the host never answers", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false, requestTimeoutMs: 40 });
+    host.handover();
+    surface = await connecting;
+    host.on("surface.resize", () => undefined);
+    await expect(surface.surface.resize(100)).rejects.toMatchObject({ code: "request_timeout" });
+  });
+});

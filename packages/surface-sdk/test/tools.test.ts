@@ -1,0 +1,166 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { connectSurface, defineAgentTools, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
+import { eventually, FakeHost } from "./fake-host.js";
+
+const tools = defineAgentTools({
+  "board.create": {
+    title: "Create a board",
+    description: "Creates a new board.",
+    call_model: "command",
+    activation_requirement: "app_ready",
+    input_schema: { type: "object", properties: { title: { type: "string", minLength: 1 } }, required: ["title"], additionalProperties: false },
+    output_schema: { type: "object" },
+    handler: async (args: { title: string }) => ({ board_id: "b1", title: args.title }),
+  },
+  "board.fail": {
+    input_schema: { type: "object" },
+    output_schema: {},
+    handler: () => {
+      throw new ToolFailure("permission_denied", "not allowed here");
+    },
+  },
+  "board.crash": {
+    input_schema: { type: "object" },
+    output_schema: {},
+    handler: () => {
+      throw new TypeError("cannot read x of undefined");
+    },
+  },
+  "board.slow": {
+    call_model: "command",
+    input_schema: { type: "object" },
+    output_schema: {},
+    handler: async (_args, ctx) => {
+      await ctx.progress({ stage: "working", progress: 0.5 });
+      return { done: true };
+    },
+  },
+  "board.export": {
+    call_model: "operation",
+    input_schema: { type: "object" },
+    output_schema: {},
+    handler: async (_args, ctx) => {
+      await ctx.progress({ stage: "rendering", progress: 0.25 });
+      await ctx.progress({ stage: "encoding", progress: 1.5 });
+      return { ok: 1 };
+    },
+  },
+  "board.wait": {
+    input_schema: { type: "object" },
+    output_schema: {},
+    handler: (_args, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
+      }),
+  },
+});
+
+let host: FakeHost;
+let surface: Surface;
+beforeEach(async () => {
+  host = new FakeHost();
+  const connecting = connectSurface({ window: host.window, applyTheme: false, tools });
+  host.handover();
+  surface = await connecting;
+  await surface.lifecycle.ready();
+});
+afterEach(() => {
+  surface.disconnect();
+  host.close();
+});
+
+describe("defineAgentTools", () => {
+  it("emits the manifest's non-executable descriptors, with contract_version defaulting to 1", () => {
+    const descriptors = toolDescriptors(tools);
+    expect(descriptors.map((d) => d.method)).toEqual(["board.create", "board.fail", "board.crash", "board.slow", "board.export", "board.wait"]);
+    expect(descriptors[0]).toEqual({
+      method: "board.create",
+      contract_version: "1",
+      title: "Create a board",
+      description: "Creates a new board.",
+      call_model: "command",
+      activation_requirement: "app_ready",
+      input_schema: { type: "object", properties: { title: { type: "string", minLength: 1 } }, required: ["title"], additionalProperties: false },
+      output_schema: { type: "object" },
+    });
+    expect(JSON.parse(JSON.stringify(descriptors))).toEqual(descriptors);
+  });
+
+  it("refuses a tool whose schema is broken, at definition", () => {
+    expect(() => defineAgentTools({ "a.b": { input_schema: { type: "array" }, output_schema: {}, handler: () => null } })).toThrow(/manifest_invalid_tool_schema/);
+    expect(() => defineAgentTools({ Bad: { input_schema: { type: "object" }, output_schema: {}, handler: () => null } })).toThrow(/manifest_invalid/);
+  });
+});
+
+describe("tool.invoke dispatch", () => {
+  it("validates arguments, runs the handler and answers its result in the response", async () => {
+    const outcome = await host.invoke({ call_id: "c1", method: "board.create", arguments: { title: "Plan" } });
+    expect(outcome).toEqual({ outcome: "completed", result: { board_id: "b1", title: "Plan" } });
+  });
+
+  it("refuses arguments that break the input schema with invalid_arguments and a path", async () => {
+    const outcome = await host.invoke({ call_id: "c2", method: "board.create", arguments: { title: 3 } });
+    expect(outcome).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+    expect((outcome as { message: string }).message).toContain("/title");
+    const missing = await host.invoke({ call_id: "c3", method: "board.create", arguments: {} });
+    expect(missing).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+  });
+
+  it("a thrown ToolFailure is a typed failure; anything else is handler_failed", async () => {
+    expect(await host.invoke({ call_id: "c4", method: "board.fail", arguments: {} })).toEqual({ outcome: "failed", code: "permission_denied", message: "not allowed here" });
+    const crash = await host.invoke({ call_id: "c5", method: "board.crash", arguments: {} });
+    expect(crash).toMatchObject({ outcome: "failed", code: "handler_failed" });
+  });
+
+  it("an unknown method or another contract version is refused without running anything", async () => {
+    expect(await host.invoke({ call_id: "c6", method: "board.nope", arguments: {} })).toMatchObject({ outcome: "failed", code: "handler_failed" });
+    expect(await host.invoke({ call_id: "c7", method: "board.create", contract_version: "2", arguments: { title: "x" } })).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+  });
+
+  it("progress turns the call pending, then exactly one tool.complete follows", async () => {
+    const completed = host.nextRequest("tool.complete");
+    expect(await host.invoke({ call_id: "c8", method: "board.slow", arguments: {} })).toEqual({ outcome: "pending" });
+    expect((await completed).params).toEqual({ call_id: "c8", result: { done: true } });
+    expect(host.trace.filter((t) => t.startsWith("response") || t.startsWith("request tool."))).toEqual(["response 1000", "request tool.progress", "request tool.complete"]);
+    expect(host.requestsOf("tool.progress").map((r) => r.params)).toEqual([{ call_id: "c8", progress: { stage: "working", progress: 0.5 } }]);
+  });
+
+  it("an operation is pending at once and reports clamped progress before its result", async () => {
+    const completed = host.nextRequest("tool.complete");
+    expect(await host.invoke({ call_id: "c9", method: "board.export", arguments: {} })).toEqual({ outcome: "pending" });
+    await completed;
+    expect(host.requestsOf("tool.progress").map((r) => (r.params as { progress: { progress: number } }).progress.progress)).toEqual([0.25, 1]);
+    // The host hears `pending` before any report for the call.
+    expect(host.trace.filter((t) => t.startsWith("response") || t.startsWith("request tool."))).toEqual(["response 1000", "request tool.progress", "request tool.progress", "request tool.complete"]);
+  });
+
+  it("a pending call whose handler fails ends with tool.fail", async () => {
+    const failing = defineAgentTools({
+      "x.fail_later": {
+        call_model: "operation",
+        input_schema: { type: "object" },
+        output_schema: {},
+        handler: async () => {
+          throw new ToolFailure("operation_expired", "too slow");
+        },
+      },
+    });
+    surface.tools.serve(failing);
+    const failed = host.nextRequest("tool.fail");
+    expect(await host.invoke({ call_id: "c10", method: "x.fail_later", arguments: {} })).toEqual({ outcome: "pending" });
+    expect((await failed).params).toEqual({ call_id: "c10", code: "operation_expired", message: "too slow" });
+  });
+
+  it("after tool.cancelled the handler is aborted and nothing more is sent for the call", async () => {
+    const pendingCall = host.invoke({ call_id: "c11", method: "board.wait", arguments: {} });
+    host.event("tool.cancelled", { call_id: "c11", reason: "user changed their mind" });
+    expect(await pendingCall).toMatchObject({ outcome: "failed", code: "cancelled_by_user" });
+    await eventually(() => expect(host.requestsOf("tool.fail")).toHaveLength(0));
+    expect(host.requestsOf("tool.complete")).toHaveLength(0);
+  });
+
+  it("a deadline aborts the handler and fails the call with operation_expired", async () => {
+    const outcome = await host.invoke({ call_id: "c12", method: "board.wait", arguments: {}, deadline_ms: 20 });
+    expect(outcome).toMatchObject({ outcome: "failed", code: "operation_expired" });
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Launching Debian's Chromium for browser tests. `.ci/run` installs it (`apt-get install chromium`);
+ * a missing browser is a failure with instructions, never a silently skipped test.
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type LaunchOptions } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env["LINEUP_CHROMIUM"] ?? "/usr/bin/chromium";
+
+/** Flags that keep headless Chromium quiet on a closed network. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+function executable(): string {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install -y chromium) or set LINEUP_CHROMIUM`);
+  }
+  return CHROMIUM_PATH;
+}
+
+/** A browser whose contexts keep IndexedDB in memory. */
+export function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
+  return chromium.launch({ executablePath: executable(), headless: true, args: CHROMIUM_ARGS, ...options });
+}
+
+/** A persistent context on a fresh profile directory, for real on-disk IndexedDB; `close()` removes the profile. */
+export async function launchPersistentChromium(): Promise<{ context: BrowserContext; profileDir: string; close(): Promise<void> }> {
+  const profileDir = mkdtempSync(join(tmpdir(), "lineup-chromium-"));
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: executable(), headless: true, args: CHROMIUM_ARGS });
+  return {
+    context,
+    profileDir,
+    async close() {
+      await context.close();
+      rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
