@@ -15,7 +15,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { fail, ok, type Result } from "../errors.js";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/app-server.js";
 import type { JsonValue } from "../json.js";
 import { Closed, OpaqueIdSchema, TimestampSchema, schemaId } from "../schema-kit.js";
 import { checkWith } from "../validation.js";

@@ -14,7 +14,7 @@
  * turn states) is the server's job.
  */
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/app-server.js";
 import type { JsonObject } from "../json.js";
 import { checkWith } from "../validation.js";
 import { validateEnvelope } from "../envelope/decode.js";

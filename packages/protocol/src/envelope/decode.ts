@@ -8,7 +8,7 @@
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
 import { isAppScope, isConversationId, reservedScopeViolation, RUNTIME_SCOPE } from "../ids.js";
 import { decodeJson, type JsonLimits } from "../json.js";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/envelope.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
 import { RuntimeEnvelopeSchema, type RuntimeEnvelope } from "./schemas.js";
 import { ENVELOPE_TYPES, isEnvelopeType, type EnvelopeTypeSpec } from "./types.js";

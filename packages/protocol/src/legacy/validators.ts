@@ -1,6 +1,6 @@
 /** The generated validators of the legacy shapes, looked up once by schema `$id`. */
 import type { TSchema } from "@sinclair/typebox";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/legacy.js";
 import type { CompiledValidator } from "../validation.js";
 import { LEGACY_PAYLOAD_SCHEMAS, LegacyFrameSchema, type LegacyType } from "./schemas.js";
 

@@ -10,7 +10,7 @@
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
 import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
 import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
 import { CapabilityResultSchema, isCapabilityName, riskRank, type CapabilityResult } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";

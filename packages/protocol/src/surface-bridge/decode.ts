@@ -20,7 +20,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
 import { checkJsonValue, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "../json.js";
-import { validators } from "../generated/validators.js";
+import { validators } from "../generated/surface-bridge.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
 import {
   BRIDGE_EVENTS,
