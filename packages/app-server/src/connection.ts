@@ -9,10 +9,17 @@
 import { CLOSE_CODES, encodeJsonRpc, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
 import type { WebSocket } from "ws";
 import type { Logger } from "./logger.js";
+import { ProgramOrder } from "./program-order.js";
 import type { Principal } from "./store/principals.js";
 import type { Subscription } from "./subscriptions.js";
 
 let nextConnectionId = 1;
+
+/** The socket under the WebSocket: held (corked) while a burst of frames is written. */
+export interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
 
 export interface ConnectionStats {
   readonly id: number;
@@ -31,13 +38,23 @@ export class Connection {
   /** The client sent `initialized`. */
   handshakeComplete = false;
   readonly subscriptions = new Map<string, Subscription>();
+  /** The order in which this connection's requests take effect. */
+  readonly order = new ProgramOrder();
   private framesInFlight = 0;
   private slowTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly drainListeners = new Set<() => void>();
 
+  /** Frames sent in one burst (a commit's answers and fan-out) are held and leave in one write (see sendEncoded). */
+  private corked = false;
+  private readonly uncork = () => {
+    this.corked = false;
+    this.socket.uncork();
+  };
+
   constructor(
     private readonly ws: WebSocket,
+    private readonly socket: Corkable,
     private readonly limits: ServerLimits,
     private readonly logger: Logger,
   ) {}
@@ -61,9 +78,22 @@ export class Connection {
   }
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
+    this.sendEncoded(encodeJsonRpc(message));
+  }
+
+  /** Sends a frame already encoded (a notification encoded once for many connections). */
+  sendEncoded(frame: string): void {
     if (!this.open) return;
+    // A commit answers many requests and fans out many events at once: the socket is corked until
+    // the promise jobs of this turn have run (a microtask that queues a tick runs after all of them),
+    // so the burst leaves in one writev instead of one system call per frame, still in this turn.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      queueMicrotask(() => process.nextTick(this.uncork));
+    }
     this.framesInFlight++;
-    this.ws.send(encodeJsonRpc(message), (error) => {
+    this.ws.send(frame, (error) => {
       this.framesInFlight--;
       if (error !== undefined && error !== null) return;
       if (!this.saturated) this.drained();

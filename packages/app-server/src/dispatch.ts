@@ -3,6 +3,7 @@
  * boundary that turns anything a handler throws into a JSON-RPC error (STYLE 9).
  */
 import {
+  APP_SERVER_METHODS,
   jsonRpcFailure,
   jsonRpcSuccess,
   LineUpError,
@@ -66,8 +67,9 @@ export function toProtocolError(error: unknown, services: Services): ProtocolErr
 }
 
 /**
- * Answers one request. Validation and the start of the handler run synchronously, so the requests
- * of one frame (and of successive frames) start, and their writes queue, in arrival order.
+ * Answers one request. Validation runs at once; the handler runs in the connection's program order
+ * (program-order.ts): a write queues at once unless an earlier read is still waiting, a read waits
+ * for the connection's earlier writes to commit. So a later request sees every earlier write.
  */
 export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
   if (connection.saturated) {
@@ -80,7 +82,8 @@ export function respond(services: Services, connection: Connection, request: Jso
     if (call.method === "initialize") return jsonRpcSuccess(request.id, initialize(services, connection, call.params) as unknown as JsonValue);
     const principal = connection.principal!;
     const handler = HANDLERS[call.method] as Handler<AppServerMethod>;
-    const outcome = handler({ services, connection, principal, afterReply }, call.params);
+    const access = APP_SERVER_METHODS[call.method].write ? "write" : "read";
+    const outcome = connection.order.run(access, () => handler({ services, connection, principal, afterReply }, call.params));
     if (outcome instanceof Promise) {
       return outcome.then(
         (result) => jsonRpcSuccess(request.id, result as JsonValue),

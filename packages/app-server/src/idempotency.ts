@@ -10,7 +10,6 @@
  * retryable failures are not, so a retry may succeed.
  */
 import { canonicalJson, ERROR_CODES, LineUpError, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
-import type { Db } from "./store/database.js";
 import { sha256Hex, type Principal } from "./store/principals.js";
 import { stmt } from "./store/statements.js";
 import type { WriteContext, WriteQueue } from "./write-queue.js";
@@ -45,36 +44,35 @@ function asStorableFailure(error: unknown): ProtocolError | undefined {
 export class IdempotentWrites {
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<JsonValue> }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly writes: WriteQueue,
-  ) {}
+  constructor(private readonly writes: WriteQueue) {}
 
   /**
-   * Runs `write` once for (principal, params.idempotency_key). `write` runs inside the group-commit
-   * transaction; throwing a LineUpError refuses it (and undoes its effects).
+   * Runs `write` once for (principal, params.idempotency_key). Everything runs inside the
+   * group-commit transaction, in queue order, so it sees every write queued before it: first
+   * `precheck` (visibility: a refusal there stores nothing, so a caller learns nothing by a key),
+   * then the stored outcome (replayed, or `idempotency_conflict` for another body), then `write`.
+   * Throwing a LineUpError from `write` refuses it and undoes its effects; a non-retryable refusal
+   * is stored and replayed like a success.
    */
-  run<P extends { readonly idempotency_key: string }>(principal: Principal, method: string, params: P, write: (ctx: WriteContext) => unknown): Promise<JsonValue> {
+  run<P extends { readonly idempotency_key: string }>(
+    principal: Principal,
+    method: string,
+    params: P,
+    write: (ctx: WriteContext) => unknown,
+    precheck?: (ctx: WriteContext) => void,
+  ): Promise<JsonValue> {
     const key = params.idempotency_key;
     const fingerprint = bodyFingerprint(method, params);
     const slot = `${principal.key}\n${key}`;
     const inflight = this.inflight.get(slot);
     if (inflight !== undefined) return inflight.fingerprint === fingerprint ? inflight.promise : Promise.reject(conflict(key));
-    const stored = this.lookup(principal, key);
-    if (stored !== undefined) {
-      if (stored.body_sha256 !== fingerprint) return Promise.reject(conflict(key));
-      try {
-        return Promise.resolve(replay(JSON.parse(stored.outcome) as Outcome));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
     const promise = this.writes
       .submit((ctx): Outcome => {
-        const again = this.lookup(principal, key);
-        if (again !== undefined) {
-          if (again.body_sha256 !== fingerprint) throw conflict(key);
-          return JSON.parse(again.outcome) as Outcome;
+        precheck?.(ctx);
+        const stored = stmt(ctx.db, "SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) as StoredRecord | undefined;
+        if (stored !== undefined) {
+          if (stored.body_sha256 !== fingerprint) throw conflict(key);
+          return JSON.parse(stored.outcome) as Outcome;
         }
         let outcome: Outcome;
         try {
@@ -99,9 +97,5 @@ export class IdempotentWrites {
     const release = () => void this.inflight.delete(slot);
     promise.then(release, release);
     return promise;
-  }
-
-  private lookup(principal: Principal, key: string): StoredRecord | undefined {
-    return stmt(this.db, "SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) as StoredRecord | undefined;
   }
 }

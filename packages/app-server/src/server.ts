@@ -8,7 +8,8 @@ import type { AddressInfo } from "node:net";
 import { CLOSE_CODES, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
-import { Connection, type ConnectionStats } from "./connection.js";
+import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
+import { ConnectionDirectory } from "./directory.js";
 import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
@@ -75,11 +76,13 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const clock = options.clock ?? systemClock;
   const hub = new Hub(db, limits.max_page_events, logger);
   const writes = new WriteQueue(db, clock, (events) => hub.published(events), logger);
+  const directory = new ConnectionDirectory();
   const services: Services = {
     db,
     writes,
-    idempotent: new IdempotentWrites(db, writes),
+    idempotent: new IdempotentWrites(writes),
     hub,
+    directory,
     limits,
     clock,
     ids: options.ids ?? randomIds,
@@ -111,15 +114,16 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws));
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket));
   });
 
-  function accept(ws: WebSocket): void {
-    const connection = new Connection(ws, limits, logger);
+  function accept(ws: WebSocket, socket: Corkable): void {
+    const connection = new Connection(ws, socket, limits, logger);
     connections.add(connection);
     ws.on("message", (data: RawData, isBinary: boolean) => onFrame(connection, data, isBinary));
     ws.on("close", () => {
       connection.dispose();
+      directory.remove(connection);
       connections.delete(connection);
     });
     ws.on("error", (error) => logger.warn("socket error", { connection: connection.id, error: error.message }));

@@ -9,7 +9,8 @@ import type { SessionEvent } from "@lineup/protocol";
 import type { Connection } from "./connection.js";
 import type { Logger } from "./logger.js";
 import type { Db } from "./store/database.js";
-import { headSeq, readEvents } from "./store/log.js";
+import { eventFrame } from "./event-frames.js";
+import { headSeq, readEventFrames } from "./store/log.js";
 
 export class Subscription {
   private state: "pending" | "active" | "stopped" = "pending";
@@ -48,7 +49,7 @@ export class Subscription {
     if (this.state !== "active" || !this.connection.open) return;
     if (events[0]?.seq === this.cursor + 1 && !this.connection.saturated) {
       for (const event of events) {
-        if (!this.send(event) || this.connection.saturated) break;
+        if (!this.send(event.seq, eventFrame(event)) || this.connection.saturated) break;
       }
     }
     this.pump();
@@ -63,16 +64,17 @@ export class Subscription {
       if (page.length === 0) break;
       for (const event of page) {
         // The log is gapless, so a page after the cursor starts at cursor + 1; anything else is a fault to stop on, not to spin on.
-        if (!this.send(event) || this.connection.saturated) break reading;
+        if (!this.send(event.seq, event.frame) || this.connection.saturated) break reading;
       }
     }
     this.maybeCaughtUp();
   }
 
-  private send(event: SessionEvent): boolean {
-    if (event.seq !== this.cursor + 1) return false;
-    this.connection.notify("agentSession/event", event as unknown as Record<string, never>);
-    this.cursor = event.seq;
+  /** Sends the event `seq` (its frame encoded once for every subscriber) if it is next. */
+  private send(seq: number, frame: string): boolean {
+    if (seq !== this.cursor + 1) return false;
+    this.connection.sendEncoded(frame);
+    this.cursor = seq;
     this.maybeCaughtUp();
     return true;
   }
@@ -122,8 +124,8 @@ export class Hub {
     return head;
   }
 
-  read(sessionId: string, afterSeq: number): SessionEvent[] {
-    return readEvents(this.db, sessionId, afterSeq, this.pageSize);
+  read(sessionId: string, afterSeq: number): Array<{ readonly seq: number; readonly frame: string }> {
+    return readEventFrames(this.db, sessionId, afterSeq, this.pageSize);
   }
 
   /** Called after every commit with the events it stored, in commit order. */

@@ -45,6 +45,23 @@ describe("migrations", () => {
     expect(() => openDatabase(dir)).toThrow(/9999_from_the_future/);
   });
 
+  it("0005 moves the log to a rowid table and keeps every event and the (session_id, seq) key", () => {
+    const db = new Database(":memory:");
+    expect(runMigrations(db, MIGRATIONS.slice(0, 4)).ok).toBe(true);
+    const insert = db.prepare("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, 'envelope', ?, 't')");
+    for (let seq = 1; seq <= 3; seq++) insert.run("s-1", seq, `{"seq":${seq}}`);
+    insert.run("s-2", 1, '{"seq":1}');
+    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0005_events_rowid_table"] });
+    expect(db.prepare("SELECT session_id, seq, body FROM events ORDER BY session_id, seq").all()).toEqual([
+      { session_id: "s-1", seq: 1, body: '{"seq":1}' },
+      { session_id: "s-1", seq: 2, body: '{"seq":2}' },
+      { session_id: "s-1", seq: 3, body: '{"seq":3}' },
+      { session_id: "s-2", seq: 1, body: '{"seq":1}' },
+    ]);
+    expect(() => db.prepare("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES ('s-1', 2, 'x', '{}', 't')").run()).toThrow(/UNIQUE/);
+    expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
+  });
+
   it("a failing step leaves the file at the step before", () => {
     const db = new Database(":memory:");
     const outcome = runMigrations(db, [...MIGRATIONS.slice(0, 2), { name: "0003_broken", up: (d) => d.exec("CREATE TABLE oops (; nonsense") }]);
@@ -112,6 +129,41 @@ describe("the group-commit queue", () => {
     db.pragma("query_only = OFF");
     expect(await queue.submit(append("t3"))).toBe(1);
     expect(published.flat().map((e) => e.data)).toEqual([{ turn_id: "t3" }]);
+    db.close();
+  });
+
+  it("runs after-commit hooks after the events were published, only for writes that were kept", async () => {
+    const { db, queue, published } = setup();
+    const ran: string[] = [];
+    const hook = (name: string) => () => ran.push(`${name} after ${published.length} publish`);
+    const results = await Promise.allSettled([
+      queue.submit((ctx) => {
+        ctx.afterCommit(hook("kept"));
+        return append("t1")(ctx);
+      }),
+      queue.submit((ctx) => {
+        ctx.afterCommit(hook("refused write"));
+        throw new LineUpError("invalid_state", "refused");
+      }),
+      queue.submit((ctx) => {
+        try {
+          ctx.savepoint(() => {
+            ctx.afterCommit(hook("undone savepoint"));
+            throw new LineUpError("invalid_state", "inner refusal");
+          });
+        } catch {
+          // the outer write goes on without the inner one
+        }
+        ctx.afterCommit(hook("outer"));
+        return append("t2")(ctx);
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(ran).toEqual(["kept after 1 publish", "outer after 1 publish"]);
+    db.pragma("query_only = ON");
+    await expect(queue.submit((ctx) => ctx.afterCommit(hook("failed commit")))).rejects.toMatchObject({ code: "store_write_failed" });
+    db.pragma("query_only = OFF");
+    expect(ran).toHaveLength(2);
     db.close();
   });
 });

@@ -97,6 +97,23 @@ describe("canonicalJson", () => {
       }),
     );
   });
+
+  it("writes exactly the text of the plain definition (evidence digests depend on every byte)", () => {
+    const reference = (v: unknown): string => {
+      if (v === null || typeof v !== "object") return JSON.stringify(v);
+      if (Array.isArray(v)) return `[${v.map(reference).join(",")}]`;
+      return `{${Object.keys(v)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${reference((v as Record<string, unknown>)[k])}`)
+        .join(",")}}`;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalJson(v as never)).toBe(reference(v));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe("base64", () => {

@@ -2,7 +2,7 @@
  * How each contract's golden fixtures are run: a fixture folder name → the real decoder or
  * validator that judges its cases. Every decoder returns LineUp's result shape.
  */
-import { decodeBridgeMessage, decodeEnvelope, decodeJson, decodeLegacy, validateInboundFrame, type JsonLimits, type Result } from "@lineup/protocol";
+import { decodeBridgeMessage, decodeEnvelope, decodeServerNotification, decodeJson, decodeLegacy, validateInboundFrame, type JsonLimits, type Result } from "@lineup/protocol";
 import { appServerRoleOf } from "./app-server-fixture-role.js";
 import { bridgeExpectationOf, bridgeValueOf } from "./bridge-fixture-expectation.js";
 import { legacyContextOf } from "./legacy-fixture-context.js";
@@ -51,4 +51,6 @@ export const DECODERS: Record<string, FixtureDecoder> = {
     return value.ok ? decodeBridgeMessage(value.value, bridgeExpectationOf(f)) : value;
   },
   "app-server": (f, text) => validateInboundFrame(text, appServerRoleOf(f), f.options),
+  /** Server → client notification frames, as a client checks them. */
+  "app-server-notifications": (f, text) => decodeServerNotification(text, f.options),
 };

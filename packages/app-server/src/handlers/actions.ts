@@ -2,7 +2,7 @@
 import { TERMINAL_TURN_STATES, type Action, type ActionResponse, type JsonObject, type MethodParams, type MethodResult } from "@lineup/protocol";
 import { findAction, saveAction } from "../store/actions.js";
 import { findTurn } from "../store/turns.js";
-import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+import { actorOf, refuse, type CallContext, sessionPrecheck } from "./context.js";
 import { checkAgainst, checkSchema } from "./schema-check.js";
 
 const OUTCOMES: Readonly<Record<Action["kind"], readonly ActionResponse["outcome"][]>> = {
@@ -37,7 +37,6 @@ function checkResponse(action: Action, response: ActionResponse): void {
 
 export function requestAction(ctx: CallContext, params: MethodParams<"agentSession/action/request">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/action/request", params, (w): MethodResult<"agentSession/action/request"> => {
     const actionId = params.action_id ?? services.ids.next("a");
     if (findAction(w.db, params.session_id, actionId) !== undefined) throw refuse("invalid_state", `action ${actionId} already exists`, "/action_id");
@@ -52,12 +51,11 @@ export function requestAction(ctx: CallContext, params: MethodParams<"agentSessi
     saveAction(w.db, action);
     const event = w.append(params.session_id, "action.required", actorOf(principal), { action: action as unknown as JsonObject });
     return { action, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function respondAction(ctx: CallContext, params: MethodParams<"agentSession/action/respond">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/action/respond", params, (w): MethodResult<"agentSession/action/respond"> => {
     const action = findAction(w.db, params.session_id, params.action_id);
     if (action === undefined) throw refuse("not_found", `no action ${params.action_id}`, "/action_id");
@@ -68,5 +66,5 @@ export function respondAction(ctx: CallContext, params: MethodParams<"agentSessi
     saveAction(w.db, answered);
     const event = w.append(params.session_id, "action.responded", actorOf(principal), { action_id: action.action_id, response: params.response as unknown as JsonObject });
     return { action: answered, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }

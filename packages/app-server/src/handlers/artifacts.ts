@@ -5,11 +5,10 @@
 import type { JsonObject, MethodParams, MethodResult } from "@lineup/protocol";
 import { appendChunk, completeArtifact, findArtifact, joinedChunks, readArtifactRange, startUpload, toArtifactRef } from "../store/artifacts.js";
 import { sha256Hex } from "../store/principals.js";
-import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+import { actorOf, refuse, visibleSession, type CallContext, sessionPrecheck } from "./context.js";
 
 export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "artifact/put", params, (w): MethodResult<"artifact/put"> => {
     const { session_id: sessionId, artifact_id: artifactId } = params;
     const bytes = Buffer.from(params.data, "base64");
@@ -34,7 +33,7 @@ export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put
     const artifact = toArtifactRef(row);
     const event = w.append(sessionId, "artifact.added", actorOf(principal), { artifact: artifact as unknown as JsonObject });
     return { artifact_id: artifactId, received, complete: true, artifact, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function readArtifact(ctx: CallContext, params: MethodParams<"artifact/read">): MethodResult<"artifact/read"> {

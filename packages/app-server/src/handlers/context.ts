@@ -2,20 +2,23 @@
 import { LineUpError, type ErrorCode, type ServerLimits, type Session } from "@lineup/protocol";
 import type { Clock, IdSource } from "../clock.js";
 import type { Connection } from "../connection.js";
+import type { ConnectionDirectory } from "../directory.js";
 import type { IdempotentWrites } from "../idempotency.js";
 import type { Logger } from "../logger.js";
 import type { Db } from "../store/database.js";
 import type { Actor } from "../store/log.js";
 import { principalId, type Principal } from "../store/principals.js";
-import { findVisibleSession } from "../store/sessions.js";
+import { findVisibleSession, isVisibleSession } from "../store/sessions.js";
 import type { Hub } from "../subscriptions.js";
-import type { WriteQueue } from "../write-queue.js";
+import type { WriteContext, WriteQueue } from "../write-queue.js";
 
 export interface Services {
   readonly db: Db;
   readonly writes: WriteQueue;
   readonly idempotent: IdempotentWrites;
   readonly hub: Hub;
+  /** Initialized connections by agent and by user, for `agentSession/bound`. */
+  readonly directory: ConnectionDirectory;
   readonly limits: ServerLimits;
   readonly clock: Clock;
   readonly ids: IdSource;
@@ -41,9 +44,24 @@ export function actorOf(principal: Principal): Actor {
 
 export const SERVER_ACTOR: Actor = { role: "server", id: "app-server" };
 
-/** The session if the caller may see it; otherwise `session_not_found` (existence is not revealed). */
-export function visibleSession(ctx: CallContext, sessionId: string): Session {
-  const session = findVisibleSession(ctx.services.db, ctx.principal, sessionId);
+/** The session if `principal` may see it; otherwise `session_not_found` (existence is not revealed). */
+export function requireVisibleSession(db: Db, principal: Principal, sessionId: string): Session {
+  const session = findVisibleSession(db, principal, sessionId);
   if (session === undefined) throw refuse("session_not_found", `no session ${sessionId}`, "/session_id");
   return session;
+}
+
+/** For reads: they run after the connection's earlier writes committed (program order), so the committed state is the one to check. */
+export function visibleSession(ctx: CallContext, sessionId: string): Session {
+  return requireVisibleSession(ctx.services.db, ctx.principal, sessionId);
+}
+
+/**
+ * For writes: the visibility check as an idempotency precheck, run inside the write's transaction
+ * so it sees a session started by an earlier, still uncommitted write of the same connection.
+ */
+export function sessionPrecheck(principal: Principal, sessionId: string): (w: WriteContext) => void {
+  return (w) => {
+    if (!isVisibleSession(w.db, principal, sessionId)) throw refuse("session_not_found", `no session ${sessionId}`, "/session_id");
+  };
 }

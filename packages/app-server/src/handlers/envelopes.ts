@@ -5,20 +5,19 @@
  * do is the device Runtime's decision, not the server's.
  */
 import type { JsonObject, MethodParams, MethodResult, RuntimeEnvelope } from "@lineup/protocol";
-import { envelopeSeq, recordEnvelope } from "../store/inventories.js";
-import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+import { recordEnvelope } from "../store/inventories.js";
+import { actorOf, refuse, type CallContext, sessionPrecheck } from "./context.js";
 
 export function sendEnvelope(ctx: CallContext, params: MethodParams<"agentSession/envelope/send">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   const envelope = params.envelope as unknown as RuntimeEnvelope;
   if (principal.role === "agent" && envelope.sender.id !== principal.agent_id) {
     throw refuse("sender_not_allowed", `agent ${principal.agent_id} may not send as ${envelope.sender.id}`, "/envelope/sender/id");
   }
   return services.idempotent.run(principal, "agentSession/envelope/send", params, (w): MethodResult<"agentSession/envelope/send"> => {
-    if (envelopeSeq(w.db, params.session_id, envelope.id) !== undefined) throw refuse("duplicate_message", `envelope ${envelope.id} is already in the session`, "/envelope/id");
     const event = w.append(params.session_id, "envelope", actorOf(principal), { envelope: params.envelope as JsonObject });
-    recordEnvelope(w.db, params.session_id, envelope.id, event.seq);
+    // One statement both checks and records the id; a duplicate undoes the append with the write's savepoint.
+    if (!recordEnvelope(w.db, params.session_id, envelope.id, event.seq)) throw refuse("duplicate_message", `envelope ${envelope.id} is already in the session`, "/envelope/id");
     return { envelope_id: envelope.id, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }

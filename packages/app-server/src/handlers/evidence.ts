@@ -5,11 +5,10 @@ import { headSeq, readEventsThrough } from "../store/log.js";
 import { sha256Hex } from "../store/principals.js";
 import { findSession } from "../store/sessions.js";
 import { stmt } from "../store/statements.js";
-import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+import { actorOf, refuse, type CallContext, sessionPrecheck } from "./context.js";
 
 export function exportEvidence(ctx: CallContext, params: MethodParams<"evidence/export">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "evidence/export", params, (w): MethodResult<"evidence/export"> => {
     const sessionId = params.session_id;
     const head = headSeq(w.db, sessionId) ?? 0;
@@ -39,5 +38,5 @@ export function exportEvidence(ctx: CallContext, params: MethodParams<"evidence/
     stmt(w.db, "INSERT INTO evidence_exports (export_id, session_id, through_seq, pack_digest, created_at) VALUES (?, ?, ?, ?, ?)").run(exportId, sessionId, throughSeq, pack.digest, w.now);
     const event = w.append(sessionId, "evidence.exported", actorOf(principal), { export_id: exportId, through_seq: throughSeq, artifact: artifact as unknown as JsonObject, pack_digest: pack.digest });
     return { export_id: exportId, session_id: sessionId, through_seq: throughSeq, artifact, pack_digest: pack.digest, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }

@@ -11,6 +11,7 @@ export function initialize(services: Services, connection: Connection, params: M
   if (principal === undefined) throw refuse("unauthorized", "the token is not known to this server");
   connection.principal = principal;
   connection.clientName = params.client_info.name;
+  services.directory.add(connection);
   services.logger.info("connection initialized", { connection: connection.id, principal: principal.key, client: params.client_info.name });
   return {
     protocol_version: APP_SERVER_PROTOCOL_VERSION,

@@ -2,11 +2,10 @@
 import type { JsonObject, MethodParams, MethodResult } from "@lineup/protocol";
 import { findInventory, saveInventory } from "../store/inventories.js";
 import { findSession, setInventoryRevision } from "../store/sessions.js";
-import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
+import { actorOf, refuse, visibleSession, type CallContext, sessionPrecheck } from "./context.js";
 
 export function publishInventory(ctx: CallContext, params: MethodParams<"inventory/publish">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "inventory/publish", params, (w): MethodResult<"inventory/publish"> => {
     const current = findSession(w.db, params.session_id)!.inventory_revision;
     if (params.revision <= current) throw refuse("stale_inventory_revision", `revision ${params.revision} is not above the current ${current}`, "/revision");
@@ -14,7 +13,7 @@ export function publishInventory(ctx: CallContext, params: MethodParams<"invento
     saveInventory(w.db, { session_id: params.session_id, revision: params.revision, tools: params.tools, published_at: w.now, seq: event.seq });
     setInventoryRevision(w.db, params.session_id, params.revision);
     return { session_id: params.session_id, revision: params.revision, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function readInventory(ctx: CallContext, params: MethodParams<"inventory/read">): MethodResult<"inventory/read"> {

@@ -4,6 +4,8 @@ import { pendingActions } from "../store/actions.js";
 import { agentExists } from "../store/principals.js";
 import { canSee, findSession, insertSession, listVisibleSessions } from "../store/sessions.js";
 import { openTurns } from "../store/turns.js";
+import type { WriteContext } from "../write-queue.js";
+import { announceBoundSession } from "./session-bound.js";
 import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
 
 const sameBinding = (s: Session, p: MethodParams<"agentSession/start">) => s.app_scope === p.app_scope && s.workspace_id === p.workspace_id && s.agent_id === p.agent_id;
@@ -12,8 +14,10 @@ export function startSession(ctx: CallContext, params: MethodParams<"agentSessio
   const { principal, services } = ctx;
   if (principal.role !== "device") throw refuse("method_not_found", "agentSession/start is a device method");
   // Refused before the idempotency step: another user's session is not touched, not even by a record.
-  const existing = params.session_id === undefined ? undefined : findSession(services.db, params.session_id);
-  if (existing !== undefined && !canSee(principal, existing)) throw refuse("forbidden", `session ${params.session_id} belongs to another user`, "/session_id");
+  const precheck = (w: WriteContext) => {
+    const existing = params.session_id === undefined ? undefined : findSession(w.db, params.session_id);
+    if (existing !== undefined && !canSee(principal, existing)) throw refuse("forbidden", `session ${params.session_id} belongs to another user`, "/session_id");
+  };
   return services.idempotent.run(principal, "agentSession/start", params, (w): MethodResult<"agentSession/start"> => {
     const sessionId = params.session_id ?? services.ids.next("s");
     const found = findSession(w.db, sessionId);
@@ -38,8 +42,10 @@ export function startSession(ctx: CallContext, params: MethodParams<"agentSessio
     if (params.business_object_ref !== undefined) session.business_object_ref = params.business_object_ref;
     insertSession(w.db, session);
     w.append(sessionId, "session.started", actorOf(principal), { session: { ...session, last_seq: 1 } });
-    return { session: findSession(w.db, sessionId)!, created: true };
-  });
+    const committed = findSession(w.db, sessionId)!;
+    w.afterCommit(() => announceBoundSession(services.directory, committed, ctx.connection));
+    return { session: committed, created: true };
+  }, precheck);
 }
 
 export function readSession(ctx: CallContext, params: MethodParams<"agentSession/read">): MethodResult<"agentSession/read"> {

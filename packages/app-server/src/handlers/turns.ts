@@ -7,7 +7,7 @@ import { findArtifact } from "../store/artifacts.js";
 import { headSeq } from "../store/log.js";
 import { findTurn, openTurns, saveTurn } from "../store/turns.js";
 import type { WriteContext } from "../write-queue.js";
-import { actorOf, refuse, SERVER_ACTOR, visibleSession, type CallContext } from "./context.js";
+import { actorOf, refuse, SERVER_ACTOR, type CallContext, sessionPrecheck } from "./context.js";
 import { checkAgainst, checkSchema } from "./schema-check.js";
 
 function requireTurn(w: WriteContext, sessionId: string, turnId: string): Turn {
@@ -28,7 +28,6 @@ function activateNext(w: WriteContext, sessionId: string): void {
 
 export function startTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/start">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/turn/start", params, (w): MethodResult<"agentSession/turn/start"> => {
     const sessionId = params.session_id;
     const turnId = params.turn_id ?? services.ids.next("t");
@@ -64,12 +63,11 @@ export function startTurn(ctx: CallContext, params: MethodParams<"agentSession/t
     saveTurn(w.db, turn);
     const event = w.append(sessionId, "turn.started", actorOf(principal), { turn: turn as unknown as JsonObject });
     return { turn, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function cancelTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/cancel">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/turn/cancel", params, (w): MethodResult<"agentSession/turn/cancel"> => {
     const turn = requireTurn(w, params.session_id, params.turn_id);
     if (TERMINAL_TURN_STATES.has(turn.state)) throw refuse("invalid_state", `turn ${turn.turn_id} is already ${turn.state}`, "/turn_id");
@@ -80,24 +78,22 @@ export function cancelTurn(ctx: CallContext, params: MethodParams<"agentSession/
     const event = w.append(params.session_id, "turn.cancelled", actorOf(principal), data);
     if (turn.state === "running") activateNext(w, params.session_id);
     return { turn: cancelled, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function updateTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/update">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/turn/update", params, (w): MethodResult<"agentSession/turn/update"> => {
     const turn = requireTurn(w, params.session_id, params.turn_id);
     if (turn.state !== "running") throw refuse("invalid_state", `turn ${turn.turn_id} is ${turn.state}, not running`, "/turn_id");
     const { session_id: _s, idempotency_key: _k, ...update } = params;
     const event = w.append(params.session_id, "turn.updated", actorOf(principal), update as JsonObject);
     return { turn_id: turn.turn_id, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }
 
 export function completeTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/complete">) {
   const { services, principal } = ctx;
-  visibleSession(ctx, params.session_id);
   return services.idempotent.run(principal, "agentSession/turn/complete", params, (w): MethodResult<"agentSession/turn/complete"> => {
     const turn = requireTurn(w, params.session_id, params.turn_id);
     if (turn.state !== "running") throw refuse("invalid_state", `turn ${turn.turn_id} is ${turn.state}, not running`, "/turn_id");
@@ -118,5 +114,5 @@ export function completeTurn(ctx: CallContext, params: MethodParams<"agentSessio
     const event = w.append(params.session_id, params.outcome === "completed" ? "turn.completed" : "turn.failed", actorOf(principal), data);
     activateNext(w, params.session_id);
     return { turn: ended, seq: event.seq };
-  });
+  }, sessionPrecheck(principal, params.session_id));
 }

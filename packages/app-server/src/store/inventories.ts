@@ -18,11 +18,7 @@ export function saveInventory(db: Db, inventory: Inventory): void {
   ).run(inventory.session_id, inventory.revision, JSON.stringify(inventory.tools), inventory.published_at, inventory.seq);
 }
 
-export function envelopeSeq(db: Db, sessionId: string, envelopeId: string): number | undefined {
-  const row = stmt(db, "SELECT seq FROM envelopes WHERE session_id = ? AND envelope_id = ?").get(sessionId, envelopeId) as { seq: number } | undefined;
-  return row?.seq;
-}
-
-export function recordEnvelope(db: Db, sessionId: string, envelopeId: string, seq: number): void {
-  stmt(db, "INSERT INTO envelopes (session_id, envelope_id, seq) VALUES (?, ?, ?)").run(sessionId, envelopeId, seq);
+/** Records that the envelope is in the log at `seq`; false (nothing written) when its id already is. */
+export function recordEnvelope(db: Db, sessionId: string, envelopeId: string, seq: number): boolean {
+  return stmt(db, "INSERT INTO envelopes (session_id, envelope_id, seq) VALUES (?, ?, ?) ON CONFLICT DO NOTHING").run(sessionId, envelopeId, seq).changes === 1;
 }

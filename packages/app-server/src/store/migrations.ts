@@ -155,6 +155,27 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `),
   },
+  {
+    // The log's rows carry ~1 KB bodies: in a WITHOUT ROWID table they sit in the key's B-tree and
+    // every append rewrites wide leaf pages. A rowid table appends the body at the end of the table
+    // and keeps only the small (session_id, seq) key in the index: about twice the append rate.
+    name: "0005_events_rowid_table",
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE events_rowid (
+          session_id TEXT NOT NULL,
+          seq INTEGER NOT NULL CHECK (seq >= 1),
+          kind TEXT NOT NULL,
+          body TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (session_id, seq)
+        );
+        INSERT INTO events_rowid (session_id, seq, kind, body, created_at)
+          SELECT session_id, seq, kind, body, created_at FROM events ORDER BY session_id, seq;
+        DROP TABLE events;
+        ALTER TABLE events_rowid RENAME TO events;
+      `),
+  },
 ];
 
 /** Applies the missing steps in order. Never throws for a refused file; returns why. */

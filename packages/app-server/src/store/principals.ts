@@ -2,7 +2,7 @@
  * Who may connect: users, their devices, agents, and the bearer tokens that name them.
  * Tokens are 256-bit random strings shown once; only their SHA-256 is stored.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, hash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppServerRole } from "@lineup/protocol";
@@ -18,7 +18,8 @@ export function principalId(principal: Principal): string {
 }
 
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash("sha256").update(input).digest("hex");
+  // The one-shot `hash` is about twice as fast as a Hash object for the small inputs of every write.
+  return typeof input === "string" ? hash("sha256", input, "hex") : createHash("sha256").update(input).digest("hex");
 }
 
 export function newToken(): string {

@@ -46,6 +46,12 @@ export function findSession(db: Db, sessionId: string): Session | undefined {
   return row === undefined ? undefined : toSession(row);
 }
 
+/** Whether the session exists and the principal may see it: one indexed lookup of the two columns that decide it. */
+export function isVisibleSession(db: Db, principal: Principal, sessionId: string): boolean {
+  const row = stmt(db, "SELECT owner_user_id, agent_id FROM sessions WHERE session_id = ?").get(sessionId) as Pick<Session, "owner_user_id" | "agent_id"> | undefined;
+  return row !== undefined && canSee(principal, row);
+}
+
 /** The session when the principal may see it; undefined otherwise (the two are indistinguishable to the caller). */
 export function findVisibleSession(db: Db, principal: Principal, sessionId: string): Session | undefined {
   const session = findSession(db, sessionId);

@@ -286,6 +286,14 @@ export const APP_SERVER_NOTIFICATIONS = {
     params: S.AgentSessionCaughtUpParamsSchema,
     description: "The seam: every event stored when the subscription began (through head_seq) has been sent; what follows is live.",
   },
+  "agentSession/bound": {
+    method: "agentSession/bound",
+    direction: "server_to_client",
+    roles: BOTH,
+    params: S.AgentSessionBoundParamsSchema,
+    description:
+      "A hint, sent after the start committed: a new session was bound to this agent (to every connection of the agent), or started by another device of this user (to the user's other device connections). Not replayed: on (re)connect, agentSession/list is the truth.",
+  },
 } as const satisfies Record<string, NotificationSpec>;
 
 export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
@@ -301,4 +309,6 @@ export const SERVER_FEATURES = [
   { name: "artifacts", version: "1", description: "Chunked upload and read, SHA-256 verified" },
   { name: "evidence", version: "1", description: "lineup.evidence.v1 packs with event hash chain" },
   { name: "idempotency", version: "1", description: "idempotency_key on every write; stored outcomes replayed" },
+  { name: "sessions.bound", version: "1", description: "agentSession/bound after a new session commits: to the bound agent and the owner's other devices (a hint; the list is the truth)" },
+  { name: "program-order", version: "1", description: "Pipelined requests of one connection take effect in the order sent: a later request sees every earlier write" },
 ] as const;

@@ -60,12 +60,26 @@ export type EvidencePack = Static<typeof EvidencePackSchema>;
 /** SHA-256 as lowercase hex of the bytes (UTF-8 for a string). */
 export type Sha256Hex = (input: string | Uint8Array) => string;
 
-/** Canonical JSON: sorted keys, no whitespace. Equal values give equal text. */
+/**
+ * Canonical JSON: keys sorted (by UTF-16 code units), no whitespace, strings and numbers as
+ * `JSON.stringify` writes them. Equal values give equal text. It runs on every idempotent write
+ * (the body fingerprint), so it builds one string without intermediate arrays.
+ */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(",")}}`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i] as JsonValue);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    out += `${i === 0 ? "" : ","}${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`;
+  }
+  return `${out}}`;
 }
 
 export function chainLink(previous: string, eventSha256: string, sha256Hex: Sha256Hex): string {

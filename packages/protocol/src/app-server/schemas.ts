@@ -425,6 +425,14 @@ export const AgentSessionCaughtUpParamsSchema = Closed(
   { $id: schemaId("app-server.agentSession.caughtUp.params"), title: "agentSession/caughtUp params" },
 );
 
+export const AgentSessionBoundParamsSchema = Closed(
+  {
+    /** The session as committed by agentSession/start (last_seq 1, `session.started`). */
+    session: SessionRef(),
+  },
+  { $id: schemaId("app-server.agentSession.bound.params"), title: "agentSession/bound params" },
+);
+
 export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerInitializeParamsSchema,
   AppServerInitializeResultSchema,
@@ -468,8 +476,10 @@ export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerEvidenceExportParamsSchema,
   AppServerEvidenceExportResultSchema,
   AgentSessionCaughtUpParamsSchema,
+  AgentSessionBoundParamsSchema,
 ];
 
 export type AppServerInitializeParams = Static<typeof AppServerInitializeParamsSchema>;
 export type AppServerInitializeResult = Static<typeof AppServerInitializeResultSchema>;
 export type AgentSessionCaughtUpParams = Static<typeof AgentSessionCaughtUpParamsSchema>;
+export type AgentSessionBoundParams = Static<typeof AgentSessionBoundParamsSchema>;

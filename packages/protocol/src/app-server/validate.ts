@@ -21,7 +21,7 @@ import { validateEnvelope } from "../envelope/decode.js";
 import type { SenderKind } from "../envelope/schemas.js";
 import { RUNTIME_GLOBAL_CONVERSATION } from "../ids.js";
 import { APP_SERVER_METHODS, APP_SERVER_NOTIFICATIONS, isAppServerMethod, type AppServerMethod, type MethodParams, type MethodSpec } from "./catalogue.js";
-import { decodeJsonRpc, type DecodedJsonRpc, type JsonRpcLimits } from "./jsonrpc.js";
+import { decodeJsonRpc, type DecodedJsonRpc, type JsonRpcLimits, type JsonRpcNotification } from "./jsonrpc.js";
 import { DEFAULT_SERVER_LIMITS, type AppServerRole, type ServerLimits } from "./records.js";
 
 /** A validated call: the method narrows the params. */
@@ -170,6 +170,31 @@ export function validateNotificationParams(method: string, params: unknown): Res
   if (validator === undefined) return fail("internal_error", `no generated validator for ${method}: run npm run gen`);
   const checked = checkWith<JsonObject>(validator, value, "invalid_params");
   return checked.ok ? ok({ method, params: checked.value }) : checked;
+}
+
+/**
+ * Validates a server → client notification frame (one JSON-RPC notification, not a batch) against
+ * the catalogue: what a client checks before acting on `agentSession/event`, `agentSession/caughtUp`
+ * or `agentSession/bound`. Never throws.
+ */
+export function decodeServerNotification(input: string | Uint8Array, limits: JsonRpcLimits = {}): Result<JsonRpcNotification & { readonly params: JsonObject }> {
+  const decoded = decodeJsonRpc(input, limits);
+  if (decoded.kind === "invalid") return { ok: false, error: decoded.error };
+  if (decoded.kind === "batch") return fail("invalid_request", "the server sends notifications one per frame, never in a batch");
+  const item = decoded.item;
+  if (item.kind === "invalid") return { ok: false, error: item.error };
+  if (item.kind !== "notification") return fail("invalid_request", `a ${item.kind} is not a notification`);
+  const { method, params } = item.message;
+  const spec = Object.prototype.hasOwnProperty.call(APP_SERVER_NOTIFICATIONS, method)
+    ? APP_SERVER_NOTIFICATIONS[method as keyof typeof APP_SERVER_NOTIFICATIONS]
+    : undefined;
+  if (spec === undefined || spec.direction !== "server_to_client") return fail("method_not_found", `server notification "${method.slice(0, 128)}" does not exist`);
+  if (!isRecord(params)) return fail("invalid_params", "params must be an object (by-name)", "/params");
+  const validator = spec.params.$id === undefined ? undefined : validators[spec.params.$id];
+  if (validator === undefined) return fail("internal_error", `no generated validator for ${method}: run npm run gen`);
+  const checked = checkWith<JsonObject>(validator, params, "invalid_params");
+  if (!checked.ok) return checked.error.path === undefined ? checked : withPrefix(checked.error, "/params");
+  return ok({ ...item.message, params: checked.value });
 }
 
 /**

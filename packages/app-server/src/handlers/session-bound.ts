@@ -1,0 +1,16 @@
+/**
+ * `agentSession/bound`: after a new session committed, tell the bound agent (every connection of
+ * it) and the owner's other device connections, so nobody has to poll `agentSession/list`. It is a
+ * hint: sent once, to whoever is connected then, never replayed; on (re)connect the list is the truth.
+ */
+import { encodeJsonRpc, jsonRpcNotification, type JsonObject, type Session } from "@lineup/protocol";
+import type { Connection } from "../connection.js";
+import type { ConnectionDirectory } from "../directory.js";
+
+/** Sends the notification (encoded once) to everyone concerned but `origin`, which has the start result. */
+export function announceBoundSession(directory: ConnectionDirectory, session: Session, origin: Connection): void {
+  const frame = encodeJsonRpc(jsonRpcNotification("agentSession/bound", { session: session as unknown as JsonObject }));
+  for (const connection of [...directory.agentConnections(session.agent_id), ...directory.deviceConnections(session.owner_user_id)]) {
+    if (connection !== origin) connection.sendEncoded(frame);
+  }
+}
