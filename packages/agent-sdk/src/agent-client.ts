@@ -2,9 +2,12 @@
  * `connectAgent`: a remote agent's connection to an App Server (the protocol's agent face).
  *
  * What it keeps for the agent:
- * - the sessions bound to it — listed at connect and polled (`agentSession/list`), since the
- *   protocol has no "session bound" notification — each followed with `agentSession/subscribe`
- *   after the last applied seq, so every event is applied once and in order;
+ * - the sessions bound to it — listed (`agentSession/list`) at every (re)connect, because the list
+ *   is the truth, and learned the moment they are bound from the `agentSession/bound` hint — each
+ *   followed with `agentSession/subscribe` after the last applied seq, so every event is applied
+ *   once and in order. A server that announces the `sessions.bound` feature (`capability/list`) is
+ *   only polled as a slow safety net (`boundSessionPollMs`, default 60 s); any other server every
+ *   `sessionPollMs` (default 2 s);
  * - the turns the agent must work on: a turn is handed over once, when it is running, and only
  *   after the catch-up seam (`agentSession/caughtUp`), so a turn that ended while the agent was
  *   away is never answered;
@@ -19,12 +22,16 @@
 import {
   APP_SERVER_PROTOCOL_VERSION,
   LineUpError,
+  decodeServerNotification,
+  encodeJsonRpc,
   validateSessionEvent,
   type Action,
+  type AgentSessionBoundParams,
   type AgentSessionCaughtUpParams,
   type AppServerInitializeResult,
   type InventoryTool,
   type JsonObject,
+  type JsonRpcNotification,
   type JsonValue,
   type MethodParams,
   type MethodResult,
@@ -60,8 +67,17 @@ export interface ConnectAgentOptions {
   /** Attempts per request across reconnects and `overloaded`. Default 6. */
   readonly requestAttempts?: number;
   readonly reconnect?: BackoffOptions & { readonly enabled?: boolean };
-  /** How often to look for newly bound sessions; 0 disables polling. Default 2 000 ms. */
+  /**
+   * How often to list sessions (`agentSession/list`) on a server that does not announce the
+   * `sessions.bound` feature; 0 disables polling. Default 2 000 ms.
+   */
   readonly sessionPollMs?: number;
+  /**
+   * How often to list sessions on a server that announces `sessions.bound`: new sessions arrive
+   * with `agentSession/bound`, so this poll is only a safety net (a lost hint, a subscription that
+   * stopped short of the head); 0 disables it. Default 60 000 ms.
+   */
+  readonly boundSessionPollMs?: number;
   /** `connectAgent` rejects when no connection succeeded within this time. Default 30 000 ms. */
   readonly connectTimeoutMs?: number;
   /** Tool call deadline when neither the call nor the tool names one. Default 120 000 ms. */
@@ -139,6 +155,10 @@ export interface ClientStats {
   readonly requestRetries: number;
   /** Resubscriptions after a poll found the cursor stuck behind the head (events the server did not send). */
   readonly resyncs: number;
+  /** Sessions first learned from an `agentSession/bound` notification (not from a list). */
+  readonly sessionsBound: number;
+  /** Server notifications other than events that failed validation and were ignored (e.g. a malformed `agentSession/bound`). */
+  readonly invalidNotifications: number;
   readonly duplicateTerminals: number;
   readonly lateTerminals: number;
 }
@@ -155,6 +175,8 @@ export interface AgentClient {
   transcript(sessionId: string): readonly TranscriptEntry[];
   /** The session's last applied seq: the resume cursor. */
   cursor(sessionId: string): number;
+  /** Feature names the server announced (`capability/list`) on the current connection; empty before it answered or when it could not. */
+  serverFeatures(): readonly string[];
 
   onSession(listener: (session: Session) => void): Disposable;
   onTurn(listener: (turn: IncomingTurn) => void): Disposable;
@@ -224,7 +246,9 @@ class Client implements AgentClient {
   private readonly random: Random;
   private readonly diagnostics: DiagnosticsSink;
   private readonly transport: Transport;
-  private readonly counters = { connects: 0, duplicateEvents: 0, seqGaps: 0, invalidEvents: 0, requestRetries: 0, resyncs: 0 };
+  private readonly counters = { connects: 0, duplicateEvents: 0, seqGaps: 0, invalidEvents: 0, requestRetries: 0, resyncs: 0, sessionsBound: 0, invalidNotifications: 0 };
+  /** Features announced by the server on the current connection (`capability/list`). */
+  private features: ReadonlySet<string> = new Set();
   private readonly sessionEmitter: Emitter<Session>;
   private readonly turnEmitter: Emitter<IncomingTurn>;
   private readonly eventEmitter: Emitter<{ event: SessionEvent; info: EventInfo }>;
@@ -286,7 +310,7 @@ class Client implements AgentClient {
         }
         rpc = new RpcClient(connection, { clock: this.clock, diagnostics: this.diagnostics, defaultTimeoutMs: this.options.requestTimeoutMs ?? 15_000 });
         const live = rpc;
-        rpc.onNotification((n) => this.onNotification(live, n.method, n.params));
+        rpc.onNotification((n) => this.onNotification(live, n));
         const init = (await rpc.request("initialize", {
           protocol_version: APP_SERVER_PROTOCOL_VERSION,
           client_info: { name: this.options.clientInfo?.name ?? "lineup-agent-sdk", version: this.options.clientInfo?.version ?? "0.1.0" },
@@ -297,14 +321,17 @@ class Client implements AgentClient {
         }
         rpc.notify("initialized", {});
         this.agentId = init.identity.agent_id;
+        this.features = new Set();
         this.rpc = rpc;
         this.counters.connects++;
         attempt = 0;
         this.setState("online");
         this.online.resolve(rpc);
-        await this.resubscribeAll(rpc);
+        const [features] = await Promise.all([this.readFeatures(rpc), this.resubscribeAll(rpc)]);
+        if (rpc === this.rpc) this.features = features;
+        // The list is the truth at every (re)connect: an `agentSession/bound` sent while we were away is never replayed.
         void this.refreshSessions().catch((error: unknown) => this.diagnostics({ kind: "session_error", message: "listing sessions failed", error }));
-        this.schedulePoll();
+        this.restartPoll();
         await rpc.closed;
       } catch (error) {
         rpc?.close(1000, "handshake failed");
@@ -344,8 +371,34 @@ class Client implements AgentClient {
     });
   }
 
+  /**
+   * The server's features (`capability/list`). A server that cannot say (an older one:
+   * `method_not_found`; a timeout) is treated as announcing none, so the client polls as before.
+   */
+  private async readFeatures(rpc: RpcClient): Promise<ReadonlySet<string>> {
+    try {
+      const result = (await rpc.request("capability/list", {})) as unknown as MethodResult<"capability/list">;
+      return new Set(result.features.map((f) => f.name));
+    } catch (error) {
+      if (!rpc.isClosed) this.diagnostics({ kind: "session_error", message: "capability/list failed; polling agentSession/list", error });
+      return new Set();
+    }
+  }
+
+  /** The poll period for the current connection: a slow safety net when `agentSession/bound` is announced. */
+  private pollEveryMs(): number {
+    return this.features.has("sessions.bound") ? (this.options.boundSessionPollMs ?? 60_000) : (this.options.sessionPollMs ?? 2_000);
+  }
+
+  /** Re-arms the poll with the current connection's period (a reconnect may reach a different server). */
+  private restartPoll(): void {
+    if (this.pollTimer !== undefined) this.clock.clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    if (this.state !== "closed") this.schedulePoll();
+  }
+
   private schedulePoll(): void {
-    const every = this.options.sessionPollMs ?? 2_000;
+    const every = this.pollEveryMs();
     if (every <= 0 || this.pollTimer !== undefined) return;
     this.pollTimer = this.clock.setTimeout(() => {
       this.pollTimer = undefined;
@@ -446,6 +499,10 @@ class Client implements AgentClient {
     return this.states.get(sessionId)?.lastSeq ?? 0;
   }
 
+  serverFeatures(): readonly string[] {
+    return [...this.features];
+  }
+
   async refreshSessions(): Promise<Session[]> {
     const found: Session[] = [];
     let cursor: string | undefined;
@@ -456,17 +513,22 @@ class Client implements AgentClient {
     } while (cursor !== undefined);
     for (const session of found) {
       const known = this.states.get(session.session_id);
-      if (known !== undefined) {
-        this.checkStalled(known, session.last_seq);
-        continue;
-      }
-      const state = new SessionState(session);
-      this.states.set(session.session_id, state);
-      this.sessionEmitter.fire(session);
-      const rpc = this.rpc;
-      if (rpc !== undefined) void this.subscribe(rpc, state);
+      if (known !== undefined) this.checkStalled(known, session.last_seq);
+      else this.follow(session);
     }
     return found;
+  }
+
+  /**
+   * Starts following a session the client does not know yet: from its cursor (0 for a new
+   * state, so from seq 1). The same path for a listed session and an `agentSession/bound` one.
+   */
+  private follow(session: Session): void {
+    const state = new SessionState(session);
+    this.states.set(session.session_id, state);
+    this.sessionEmitter.fire(session);
+    const rpc = this.rpc;
+    if (rpc !== undefined) void this.subscribe(rpc, state);
   }
 
   /**
@@ -522,10 +584,36 @@ class Client implements AgentClient {
     }
   }
 
-  private onNotification(rpc: RpcClient, method: string, params: unknown): void {
+  private onNotification(rpc: RpcClient, notification: JsonRpcNotification): void {
     if (rpc !== this.rpc && this.rpc !== undefined) return; // a frame from a connection we already left
+    const { method, params } = notification;
     if (method === "agentSession/event") this.onSessionEvent(rpc, params);
     else if (method === "agentSession/caughtUp") this.onCaughtUpNotification(params as AgentSessionCaughtUpParams);
+    else if (method === "agentSession/bound") this.onBoundNotification(notification);
+  }
+
+  /**
+   * `agentSession/bound`: a hint that a session was just bound to this agent. Checked with the
+   * protocol's server-notification decoder; a session already known is left alone (the list, the
+   * subscription and the cursor already cover it), a new one is followed from seq 1.
+   */
+  private onBoundNotification(notification: JsonRpcNotification): void {
+    if (this.state === "closed") return;
+    const checked = decodeServerNotification(encodeJsonRpc(notification));
+    if (!checked.ok) {
+      this.counters.invalidNotifications++;
+      this.diagnostics({ kind: "frame_invalid", message: `agentSession/bound ignored: ${checked.error.code}: ${checked.error.message} (at ${checked.error.path ?? ""})` });
+      return;
+    }
+    const { session } = checked.value.params as unknown as AgentSessionBoundParams;
+    if (this.agentId !== "" && session.agent_id !== this.agentId) {
+      this.counters.invalidNotifications++;
+      this.diagnostics({ kind: "frame_invalid", message: `agentSession/bound ignored: session ${session.session_id} is bound to ${session.agent_id}, not ${this.agentId}` });
+      return;
+    }
+    if (this.states.has(session.session_id)) return;
+    this.counters.sessionsBound++;
+    this.follow(session as unknown as Session);
   }
 
   private onSessionEvent(rpc: RpcClient, params: unknown): void {

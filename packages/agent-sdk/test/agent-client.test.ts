@@ -1,6 +1,6 @@
-import { LineUpError, type SessionEvent } from "@lineup/protocol";
+import { LineUpError, type JsonObject, type SessionEvent } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import type { AgentClient, IncomingTurn, ToolCallUpdate } from "../src/index.js";
+import type { AgentClient, Diagnostic, IncomingTurn, ToolCallUpdate } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
@@ -68,9 +68,13 @@ describe("sessions and turns", () => {
     expect(turns).toEqual(["t-1"]);
   });
 
-  it("discovers sessions bound later by polling, and follows each from seq 1", async () => {
-    const server = new FakeAppServer();
+  it("discovers sessions bound later by polling a server without sessions.bound, and follows each from seq 1", async () => {
+    const server = new FakeAppServer({ sessionsBound: false });
     const client = await connect(server);
+    // Listed at connect, then polled (sessionPollMs 20): no sessions.bound feature to rely on.
+    await waitFor(() => server.requestCount("agentSession/list") >= 2, "the poll");
+    expect(client.serverFeatures()).toContain("sessions");
+    expect(client.serverFeatures()).not.toContain("sessions.bound");
     const seen: string[] = [];
     client.onSession((s) => seen.push(s.session_id));
     server.startSession("s-late");
@@ -79,6 +83,7 @@ describe("sessions and turns", () => {
     await waitFor(() => client.cursor("s-late") === 1, "its first event");
     expect(seen).toEqual(["s-late"]);
     expect(client.session("s-other")).toBeUndefined();
+    expect(client.stats().sessionsBound).toBe(0);
   });
 
   it("queued turns are handed over when activated", async () => {
@@ -110,6 +115,140 @@ describe("sessions and turns", () => {
     server.cancelTurn("s-1", "t-1");
     await waitFor(() => turn!.signal.aborted, "abort");
     expect((turn!.signal.reason as LineUpError).code).toBe("cancelled_by_user");
+  });
+});
+
+describe("agentSession/bound", () => {
+  /** Connected, features known, initial list answered and the listed sessions caught up. */
+  async function settled(server: FakeAppServer, options: Parameters<typeof connectToFake>[1] = {}): Promise<AgentClient> {
+    const client = await connect(server, options);
+    await waitFor(() => client.serverFeatures().includes("sessions.bound") && server.requestCount("agentSession/list") === 1, "features and the first list");
+    await waitFor(() => client.sessions().every((s) => client.cursor(s.session_id) >= 1), "listed sessions caught up");
+    return client;
+  }
+
+  it("follows a session bound after connecting at once, with no poll (sessionPollMs is ignored)", async () => {
+    const server = new FakeAppServer();
+    // sessionPollMs 20 would poll ~10 times below if it applied: the announced feature switches it to the 60 s safety net.
+    const client = await settled(server, { sessionPollMs: 20 });
+    const seen: string[] = [];
+    client.onSession((s) => seen.push(s.session_id));
+    const turns: string[] = [];
+    client.onTurn((t) => turns.push(t.turnId));
+    const started = Date.now();
+    server.startSession("s-new");
+    server.startTurn("s-new", "hi", "t-1");
+    await waitFor(() => turns.length === 1, "the new session's turn", 1_500);
+    // Generous for a loaded CI machine; what proves there is no poll is the single list request.
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(seen).toEqual(["s-new"]);
+    expect(client.cursor("s-new")).toBe(2);
+    expect(client.stats().sessionsBound).toBe(1);
+    const subscribe = server.requests.filter((r) => r.method === "agentSession/subscribe");
+    expect(subscribe.map((r) => r.params)).toEqual([{ session_id: "s-new", after_seq: 0 }]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.requestCount("agentSession/list")).toBe(1);
+  });
+
+  it("a session bound to another agent is not announced to this one", async () => {
+    const server = new FakeAppServer();
+    const client = await settled(server);
+    server.startSession("s-other", "another-agent");
+    server.startSession("s-mine");
+    await waitFor(() => client.cursor("s-mine") === 1, "its own session");
+    expect(client.sessions().map((s) => s.session_id)).toEqual(["s-mine"]);
+  });
+
+  it("a bound notification for a session it already follows changes nothing", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const client = await settled(server);
+    const seen: string[] = [];
+    client.onSession((s) => seen.push(s.session_id));
+    server.startTurn("s-1", "hi", "t-1");
+    await waitFor(() => client.cursor("s-1") === 2, "the turn");
+    const before = { requests: server.requests.length, session: client.session("s-1"), stats: client.stats() };
+    server.sendBound("s-1");
+    server.sendBound("s-1");
+    await new Promise((r) => setTimeout(r, 30));
+    expect(seen).toEqual([]);
+    expect(server.requests.length).toBe(before.requests);
+    expect(client.session("s-1")).toBe(before.session);
+    expect(client.cursor("s-1")).toBe(2);
+    expect(client.stats()).toEqual(before.stats);
+  });
+
+  it("a malformed bound notification goes to diagnostics and is ignored", async () => {
+    const server = new FakeAppServer();
+    const diagnostics: Diagnostic[] = [];
+    const client = await settled(server, { diagnostics: (d) => diagnostics.push(d) });
+    server.notify("agentSession/bound", { session: { session_id: "s-bad" } });
+    server.notify("agentSession/bound", { session_id: "s-bad" });
+    // Well-formed, but bound to another agent: not ours to follow.
+    server.startSession("s-foreign", "another-agent");
+    server.notify("agentSession/bound", { session: server.sessions.get("s-foreign")!.session as unknown as JsonObject });
+    await waitFor(() => client.stats().invalidNotifications === 3, "all three refused");
+    expect(client.sessions()).toEqual([]);
+    const refused = diagnostics.filter((d) => d.kind === "frame_invalid").map((d) => d.message);
+    expect(refused).toHaveLength(3);
+    for (const message of refused.slice(0, 2)) expect(message).toMatch(/^agentSession\/bound ignored: invalid_params/);
+    expect(refused[2]).toMatch(/s-foreign is bound to another-agent, not demo-agent/);
+    expect(server.requestCount("agentSession/subscribe")).toBe(0);
+    // Still working: the next valid one is followed.
+    server.startSession("s-good");
+    await waitFor(() => client.cursor("s-good") === 1, "the valid session");
+  });
+
+  it("finds a session bound while it was away by listing at reconnect (the hint is never replayed)", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const client = await settled(server);
+    server.refuseConnections = true;
+    server.dropConnections();
+    await waitFor(() => client.state === "reconnecting", "offline");
+    server.startSession("s-offline"); // nobody is connected: the notification goes nowhere
+    server.refuseConnections = false;
+    await waitFor(() => client.cursor("s-offline") === 1, "the session bound while offline");
+    expect(client.stats().sessionsBound).toBe(0);
+    expect(client.stats().connects).toBe(2);
+    expect(server.requestCount("agentSession/list")).toBe(2); // one per connection, no poll
+    expect(server.requestCount("capability/list")).toBe(2); // features are read again on every connection
+    // And the new connection hears the hint again.
+    server.startSession("s-after");
+    await waitFor(() => client.cursor("s-after") === 1, "a session bound after the reconnect");
+    expect(client.stats().sessionsBound).toBe(1);
+  });
+
+  it("polls every boundSessionPollMs as a safety net", async () => {
+    const server = new FakeAppServer();
+    const client = await settled(server, { boundSessionPollMs: 25, sessionPollMs: 60_000 });
+    await waitFor(() => server.requestCount("agentSession/list") >= 3, "the safety-net poll");
+    expect(client.serverFeatures()).toContain("sessions.bound");
+  });
+
+  it("reads the features again at every reconnect: a server without sessions.bound is polled at sessionPollMs again", async () => {
+    const server = new FakeAppServer();
+    const client = await settled(server, { sessionPollMs: 20 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.requestCount("agentSession/list")).toBe(1);
+    server.sessionsBound = false;
+    server.dropConnections();
+    await waitFor(() => client.state === "online" && server.requestCount("capability/list") === 2, "reconnected");
+    await waitFor(() => !client.serverFeatures().includes("sessions.bound"), "the new features");
+    server.startSession("s-late");
+    await waitFor(() => client.cursor("s-late") === 1, "found by polling");
+    expect(server.requestCount("agentSession/list")).toBeGreaterThan(2);
+    expect(client.stats().sessionsBound).toBe(0);
+  });
+
+  it("polls at sessionPollMs when capability/list is not available (an older server)", async () => {
+    const server = new FakeAppServer({ sessionsBound: false });
+    server.refuseCapabilityList = true;
+    const client = await connect(server, { sessionPollMs: 20 });
+    await waitFor(() => server.requestCount("agentSession/list") >= 3, "the fast poll");
+    expect(client.serverFeatures()).toEqual([]);
+    server.startSession("s-late");
+    await waitFor(() => client.cursor("s-late") === 1, "found by polling");
   });
 });
 
@@ -277,10 +416,10 @@ describe("reconnect and resume", () => {
     expect(client.stats().seqGaps).toBe(0);
   });
 
-  it("recovers an event the server never sent, by polling the head", async () => {
+  it("recovers an event the server never sent, by polling the head (the safety-net poll of a sessions.bound server)", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");
-    const client = await connect(server);
+    const client = await connect(server, { boundSessionPollMs: 20 });
     const turns: string[] = [];
     client.onTurn((t) => turns.push(t.turnId));
     await waitFor(() => client.cursor("s-1") === 1, "caught up");

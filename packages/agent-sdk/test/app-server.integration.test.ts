@@ -1,6 +1,7 @@
 /**
  * The demo agent against the real reference AppServer on an ephemeral port; the test plays the
- * device with a raw JSON-RPC client.
+ * device with a raw JSON-RPC client. A second agent client, over a tapped transport, checks
+ * `agentSession/bound`: what it sends, what the server pushes, and an outage it controls.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,8 +9,8 @@ import { join } from "node:path";
 import type { SessionEvent } from "@lineup/protocol";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runDemoAgent, type AgentClient, type DemoAgent } from "../src/index.js";
-import { connectAgent } from "../src/node/index.js";
+import { runDemoAgent, type AgentClient, type Connection, type DemoAgent, type Transport } from "../src/index.js";
+import { connectAgent, nodeWebSocketTransport } from "../src/node/index.js";
 import { waitFor } from "./helpers.js";
 import { RawDevice } from "./raw-device.js";
 
@@ -19,6 +20,52 @@ let device: RawDevice;
 let client: AgentClient;
 let agent: DemoAgent;
 const agentEvents: SessionEvent[] = [];
+let tap: TapTransport;
+let watcher: AgentClient | undefined;
+
+/** A transport that records the methods the client sends and the `agentSession/bound` frames it receives, can replay a frame, drop the connection and refuse new ones. */
+class TapTransport implements Transport {
+  readonly methods: string[] = [];
+  readonly boundFrames: string[] = [];
+  refuse = false;
+  private current: { connection: Connection; listeners: Set<(text: string) => void> } | undefined;
+  constructor(private readonly inner: Transport) {}
+
+  async connect(url: string): Promise<Connection> {
+    if (this.refuse) throw new Error("refused by the test");
+    const connection = await this.inner.connect(url);
+    const listeners = new Set<(text: string) => void>();
+    connection.onMessage((text) => {
+      if ((JSON.parse(text) as { method?: unknown }).method === "agentSession/bound") this.boundFrames.push(text);
+      for (const listener of [...listeners]) listener(text);
+    });
+    const tapped: Connection = {
+      send: (text) => {
+        const method = (JSON.parse(text) as { method?: unknown }).method;
+        if (typeof method === "string") this.methods.push(method);
+        connection.send(text);
+      },
+      onMessage: (listener) => (listeners.add(listener), { dispose: () => void listeners.delete(listener) }),
+      onClose: (listener) => connection.onClose(listener),
+      close: (code, reason) => connection.close(code, reason),
+    };
+    this.current = { connection: tapped, listeners };
+    return tapped;
+  }
+
+  count(method: string): number {
+    return this.methods.filter((m) => m === method).length;
+  }
+
+  /** Delivers `text` to the client as if the server had sent it again. */
+  replay(text: string): void {
+    for (const listener of [...(this.current?.listeners ?? [])]) listener(text);
+  }
+
+  drop(): void {
+    this.current?.connection.close(4000, "dropped by the test");
+  }
+}
 
 const WHITEBOARD = {
   app_scope: "whiteboard",
@@ -50,11 +97,65 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await watcher?.close();
   agent?.dispose();
   await client?.close();
   device?.close();
   await server?.close();
   rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("agentSession/bound on the reference AppServer", () => {
+  it("follows a session bound after connecting at once, with the list poll off", async () => {
+    tap = new TapTransport(nodeWebSocketTransport());
+    // sessionPollMs 20 would list ~10 times below if it applied: the server announces sessions.bound.
+    watcher = await connectAgent({ url: server.url, token: server.devCredentials!.agent_token, transport: tap, sessionPollMs: 20, reconnect: { initialMs: 20, maxMs: 200 } });
+    const client = watcher;
+    await waitFor(() => client.serverFeatures().includes("sessions.bound") && tap.count("agentSession/list") === 1, "the features and the first list");
+    await new Promise((r) => setTimeout(r, 50)); // the first list has been answered (it found nothing)
+    const started = Date.now();
+    const start = device.startSession("s-bound");
+    await waitFor(() => client.cursor("s-bound") >= 1, "the bound session's first event", 2_000);
+    const elapsed = Date.now() - started;
+    await start;
+    // Generous for a loaded CI machine; the single list request is what proves there is no poll.
+    expect(elapsed).toBeLessThan(1_500);
+    expect(tap.boundFrames).toHaveLength(1);
+    expect(client.stats().sessionsBound).toBe(1);
+    expect(client.session("s-bound")).toMatchObject({ session_id: "s-bound", agent_id: "demo-agent", last_seq: 1 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(tap.count("agentSession/list")).toBe(1);
+  });
+
+  it("a repeated agentSession/bound for a session it follows changes nothing", async () => {
+    const client = watcher!;
+    const seen: string[] = [];
+    const listening = client.onSession((s) => seen.push(s.session_id));
+    const before = { methods: tap.methods.length, stats: client.stats(), sessions: client.sessions(), cursor: client.cursor("s-bound") };
+    tap.replay(tap.boundFrames[0]!);
+    await new Promise((r) => setTimeout(r, 50));
+    listening.dispose();
+    expect(seen).toEqual([]);
+    expect(tap.methods.length).toBe(before.methods);
+    expect(client.stats()).toEqual(before.stats);
+    expect(client.sessions()).toEqual(before.sessions);
+    expect(client.cursor("s-bound")).toBe(before.cursor);
+  });
+
+  it("finds a session bound while it was offline by listing at reconnect", async () => {
+    const client = watcher!;
+    tap.refuse = true;
+    tap.drop();
+    await waitFor(() => client.state === "reconnecting", "the watcher to go offline");
+    await device.startSession("s-missed"); // the hint reaches the demo agent, not the watcher
+    tap.refuse = false;
+    await waitFor(() => client.cursor("s-missed") >= 1, "the missed session, listed at reconnect", 5_000);
+    expect(tap.boundFrames).toHaveLength(1);
+    expect(client.stats().sessionsBound).toBe(1);
+    expect(client.stats().connects).toBe(2);
+    expect(tap.count("agentSession/list")).toBe(2);
+    expect(client.cursor("s-bound")).toBe(1);
+  });
 });
 
 describe("the demo agent on the reference AppServer", () => {

@@ -5,17 +5,24 @@
  * events, writes replay by idempotency key. The device side is driven directly by the test
  * (`startSession`, `startTurn`, `publishInventory`, `deviceEnvelope`, …).
  *
+ * Like the reference server it announces every `SERVER_FEATURES` entry in `capability/list` and
+ * sends `agentSession/bound` to the bound agent's initialized connections when `startSession`
+ * creates a session; `{ sessionsBound: false }` plays an older server (no such feature, no
+ * notification). `sendBound` and `notify` push extra (duplicate, malformed) notifications.
+ *
  * Fault hooks: `dropConnections()` (network loss), `dropResponseOf(method)` (the write commits
  * but the connection dies before the answer), `refuseConnections`.
  */
 import {
   APP_SERVER_PROTOCOL_VERSION,
   DEFAULT_SERVER_LIMITS,
+  SERVER_FEATURES,
   decodeJsonRpc,
   encodeJsonRpc,
   jsonRpcFailure,
   jsonRpcNotification,
   jsonRpcSuccess,
+  methodsForRole,
   validateRequestParams,
   LineUpError,
   type Action,
@@ -46,6 +53,8 @@ interface FakeConnection {
 
 export interface FakeServerOptions {
   readonly agentTokens?: Readonly<Record<string, string>>;
+  /** Announce `sessions.bound` and send `agentSession/bound` (default true, as the reference server). */
+  readonly sessionsBound?: boolean;
 }
 
 const now = (): string => new Date().toISOString();
@@ -63,10 +72,20 @@ export class FakeAppServer {
   private readonly idempotency = new Map<string, { body: string; response: { ok: true; value: JsonValue } | { ok: false; error: LineUpError } }>();
   private readonly dropResponses = new Map<string, number>();
   private readonly agentTokens: Readonly<Record<string, string>>;
+  /** Announce `sessions.bound` and send `agentSession/bound`; may change between connections (a server upgrade or downgrade). */
+  sessionsBound: boolean;
+  /** Answer `capability/list` with `method_not_found`, as a server older than the method would. */
+  refuseCapabilityList = false;
   private counter = 0;
 
   constructor(options: FakeServerOptions = {}) {
     this.agentTokens = options.agentTokens ?? { "agent-token": "demo-agent" };
+    this.sessionsBound = options.sessionsBound ?? true;
+  }
+
+  /** How many requests of `method` agents sent. */
+  requestCount(method: string): number {
+    return this.requests.filter((r) => r.method === method).length;
   }
 
   transport(): Transport {
@@ -89,7 +108,21 @@ export class FakeAppServer {
     };
     this.sessions.set(sessionId, { session, events: [], turns: new Map(), actions: new Map(), inventory: null, envelopeIds: new Set() });
     this.append(sessionId, "session.started", { role: "device", id: "dev-device" }, { session: { ...session, last_seq: 1 } as unknown as JsonValue });
+    if (this.sessionsBound) this.sendBound(sessionId);
     return session;
+  }
+
+  /** Sends `agentSession/bound` for an existing session to its agent's connections (again, if the test calls it). */
+  sendBound(sessionId: string): void {
+    const s = this.mustSession(sessionId);
+    const frame = encodeJsonRpc(jsonRpcNotification("agentSession/bound", { session: s.session as unknown as JsonObject }));
+    for (const c of this.connections) if (c.agentId === s.session.agent_id) c.connection.send(frame);
+  }
+
+  /** Sends any notification, valid or not, to every initialized connection. */
+  notify(method: string, params: JsonObject): void {
+    const frame = encodeJsonRpc(jsonRpcNotification(method, params));
+    for (const c of this.connections) if (c.agentId !== undefined) c.connection.send(frame);
   }
 
   startTurn(sessionId: string, text: string, turnId = `t-${++this.counter}`): Turn {
@@ -297,6 +330,13 @@ export class FakeAppServer {
           server_time: now(),
         };
       }
+      case "capability/list":
+        if (this.refuseCapabilityList) throw new LineUpError("method_not_found", "method \"capability/list\" does not exist");
+        return {
+          role: "agent",
+          methods: methodsForRole("agent"),
+          features: SERVER_FEATURES.filter((f) => this.sessionsBound || (f.name !== "sessions.bound" && f.name !== "program-order")).map((f) => ({ ...f })),
+        };
       case "agentSession/list":
         return { sessions: [...this.sessions.values()].filter((s) => s.session.agent_id === c.agentId).map((s) => s.session as unknown as JsonObject) };
       case "agentSession/read": {
