@@ -1,22 +1,54 @@
 /**
- * `npm start`: runs the product on its embedded defaults. Today only the protocol contracts
- * exist; this says so and checks them, and grows as the AppServer, the Runtime and the web host land.
+ * `npm start`: the product on its embedded defaults — the AppServer on SQLite in `.lineup-data/`,
+ * the demo agent connected to it, and the Web Reference Host (built with Vite when `dist/` is missing
+ * or older than its sources), served on 127.0.0.1 with the dev credentials as its sign-in config.
+ * Prints one URL to open.
+ *
+ * Environment: LINEUP_DATA_DIR (default .lineup-data), LINEUP_PORT (AppServer, default 8787; 0 = any
+ * free port), LINEUP_WEB_PORT (the host, default 8788; 0 = any free port), LINEUP_AGENT=demo|llm
+ * (default demo; llm needs LINEUP_LLM_BASE_URL).
  */
-import { ALL_SCHEMAS, decodeEnvelope } from "@lineup/protocol";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { DEV_CREDENTIALS_FILE, startAppServer, stderrLogger } from "@lineup/app-server";
+import { startAgentCli } from "@lineup/agent-sdk/node";
+import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
 
-const probe = decodeEnvelope(
-  JSON.stringify({
-    v: 1,
-    id: "start-probe",
-    type: "lineup.runtime.notice",
-    timestamp: new Date().toISOString(),
-    sender: { kind: "runtime", id: "start" },
-    target: { kind: "runtime", app_scope: "runtime" },
-    scope: { app_scope: "runtime", conversation_id: "runtime:global" },
-    payload: { level: "info", message: "LineUp protocol self-check" },
-  }),
-);
-console.log("LineUp — what exists so far: the protocol contracts (@lineup/protocol).");
-console.log(`  ${ALL_SCHEMAS.length} wire schemas; envelope self-check: ${probe.ok ? "ok" : probe.error.code}`);
-console.log("The AppServer, the Runtime and the web host are not built yet, so there is nothing to serve.");
-console.log("Run `npm test` for the test suite and `npm run bench` for the benchmarks.");
+const root = resolve(import.meta.dirname, "..");
+const dataDir = resolve(root, process.env["LINEUP_DATA_DIR"] ?? ".lineup-data");
+const port = Number(process.env["LINEUP_PORT"] ?? 8787);
+const webPort = Number(process.env["LINEUP_WEB_PORT"] ?? 8788);
+const agentMode = process.env["LINEUP_AGENT"] ?? "demo";
+
+// Build first, so the URL printed below is ready to open.
+const host = await ensureHostBuilt();
+if (host.built) console.log(`Built the web host into ${host.distDir}`);
+
+mkdirSync(dataDir, { recursive: true });
+const server = await startAppServer({ dataDir, port, logger: stderrLogger });
+const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
+if (!existsSync(credentialsFile)) throw new Error(`${credentialsFile} is missing: remove ${dataDir} to provision fresh dev credentials`);
+const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string; agent_token: string };
+const agent = await startAgentCli([agentMode, "--url", server.url, "--credentials", credentialsFile]);
+const web = await startHostServer({ distDir: host.distDir, port: webPort, config: { server_url: server.url, device_token: credentials.device_token } });
+
+console.log(`
+LineUp is running on its embedded defaults.
+  AppServer      ${server.url}   (health: ${server.httpUrl}/healthz, data: ${dataDir})
+  ${agentMode === "llm" ? "LLM agent " : "Demo agent"}     connected as ${agent.client.agentId}
+  Dev tokens     device ${credentials.device_token}
+                 agent  ${credentials.agent_token}
+                 (also in ${credentialsFile})
+
+Open LineUp:  ${web.url}
+(press Ctrl+C here to stop)
+`);
+
+const stop = async (): Promise<void> => {
+  await web.close();
+  await agent.stop();
+  await server.close();
+  process.exit(0);
+};
+process.once("SIGINT", () => void stop());
+process.once("SIGTERM", () => void stop());

@@ -24,3 +24,32 @@ export {
 } from "./persistence/memory-store.js";
 export { createGroupCommitter, type GroupCommitter, type GroupCommitOptions } from "./persistence/group-commit.js";
 export { withFaults, type FaultPlan, type FaultyStore, type InjectedFaultCode } from "./persistence/faulty-store.js";
+
+// The Runtime core (issue 4).
+export { createRuntime, toView, type LineUpRuntime, type RuntimeOptions, type AppPort, type RuntimeView, type ConversationSummary, type ConversationStatus, type FailedAction } from "./runtime.js";
+export type { Clock, IdSource } from "./core/ports.js";
+export { systemClock, createSystemIds } from "./core/system.js";
+export { Emitter, ignoreDiagnostics, type Unsubscribe, type DiagnosticsSink } from "./core/emitter.js";
+export type { Transport, TransportConnection, TransportClose } from "./communication/transport.js";
+export { createRpcClient, wireError, type RpcClient, type RpcClientOptions, type RequestOptions } from "./communication/rpc-client.js";
+export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./communication/backoff.js";
+export { nextSendable, TRANSIENT_CODES, type OutboxEntry, type OutboxMethod, type CommandReceipt } from "./communication/outbox.js";
+export { LIFECYCLE_TRANSITIONS, isLegalTransition, type Lifecycle, type LifecycleStatus, type LifecycleObservable } from "./coordination/lifecycle.js";
+export { filterEvent, type FilterOutcome, type FilterContext } from "./coordination/filter-chain.js";
+export { transition, readsFor, type TransitionEnv } from "./coordination/transition.js";
+export { createMailbox, type Mailbox, type MailboxOptions } from "./coordination/mailbox.js";
+export { verifyAuditChain, chainAudit, sha256Hex, type AuditRecord, type AuditVerdict, type AuditHead } from "./coordination/audit.js";
+export type { MessageHandler, SubscribeOptions } from "./coordination/delivery.js";
+export type { AppAction, InteractionAnswer, StartConversationRequest, RuntimeInput, Effect, Delivery, AuditDraft } from "./coordination/inputs.js";
+export type { RuntimeState, Conversation, Following } from "./coordination/state.js";
+export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";
+export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
+export { RUNTIME_SCHEMA, RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
+export type { AgentAppMessage } from "./persistence/inbox.js";
+export { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
+export * from "./apps/bundle/index.js";
+export * from "./apps/manager/index.js";
+export * from "./apps/instances/index.js";
+export * from "./tools/index.js";
+export * from "./capabilities/index.js";
+export * from "./session-data/index.js";

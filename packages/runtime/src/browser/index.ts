@@ -1,2 +1,3 @@
-// Browser adapters: IndexedDB. Nothing here needs Node.
+// Browser adapters: IndexedDB and the global WebSocket. Nothing here needs Node.
 export { openIndexedDbStore, type IndexedDbStoreOptions } from "./indexeddb-store.js";
+export { createWebSocketTransport } from "./websocket-transport.js";

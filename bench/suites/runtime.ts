@@ -1,0 +1,237 @@
+/**
+ * runtime: the Runtime's durable paths beside their floors, measured in the same run.
+ *
+ * - durable_ingest: `agentSession/event` frames → safe JSON-RPC decode → event schema → filter chain
+ *   (envelope validation, identity, dedup, app, subscription) → inbox rows + cursor committed on SQLite
+ *   (WAL, synchronous=FULL, group commit) → delivered to a subscribed chat app (and auto-acknowledged),
+ *   beside SQLite FULL 100-row-batch inserts of the same frame bytes. Target ≥ 0.5×.
+ * - restore: a store holding 100,000 messages, 1,000 of them unacknowledged → start → online → first
+ *   delivery to the app, beside a raw read of the same 100,000 rows. Target ≥ 0.3×; peak heap reported.
+ *
+ * The server side is an in-memory peer that answers the handshake and pushes pre-encoded frames, so the
+ * figures are the Runtime's own cost, not a server's.
+ */
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { APP_SERVER_PROTOCOL_VERSION, DEFAULT_SERVER_LIMITS, decodeJsonRpc, type JsonObject } from "@lineup/protocol";
+import { createRuntime, RUNTIME_SCHEMA, type RuntimeStore, type StoreWrite } from "@lineup/runtime";
+import { openSqliteStore } from "@lineup/runtime/node";
+import { createMemoryTransport, type MemoryTransport } from "@lineup/runtime/testing";
+import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
+
+const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_INGEST"] ?? 5_000);
+const RESTORE_MESSAGES = 100_000;
+const RESTORE_PENDING = 1_000;
+const RESTORE_CONVERSATIONS = 10;
+
+const session = (id: string, head: number) => ({
+  session_id: id, app_scope: "chat", workspace_id: "w-1", owner_user_id: "u-1", agent_id: "agent-1",
+  state: "active", created_at: "2026-11-30T06:00:00.000Z", last_seq: head, inventory_revision: 0,
+});
+
+function eventFrame(sessionId: string, seq: number): string {
+  const envelope = {
+    v: 1, id: `env-${sessionId}-${seq}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
+    sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
+    scope: { app_scope: "chat", conversation_id: sessionId }, correlation: { reply_to: `turn-${seq}` },
+    payload: { format: "markdown", text: `## Update ${seq}\n\n` + "- **Review** the whiteboard sketch and the notes from yesterday's call.\n".repeat(9) },
+  };
+  const event = { session_id: sessionId, seq, kind: "envelope", created_at: "2026-11-30T06:00:00.000Z", actor: { role: "agent", id: "agent-1" }, data: { envelope } };
+  return JSON.stringify({ jsonrpc: "2.0", method: "agentSession/event", params: event });
+}
+
+/** A peer that answers initialize / list / subscribe for `sessions` (id → head) and can push frames. */
+function benchPeer(sessions: Record<string, number>): { transport: MemoryTransport; push(frames: readonly string[]): void } {
+  let send: (text: string) => void = () => undefined;
+  const transport = createMemoryTransport((conn) => {
+    send = (text) => conn.send(text);
+    conn.onMessage((text) => {
+      const decoded = decodeJsonRpc(text);
+      if (decoded.kind !== "single" || decoded.item.kind !== "request") return;
+      const { id, method, params } = decoded.item.message;
+      const reply = (result: unknown): void => conn.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
+      if (method === "initialize") {
+        reply({ protocol_version: APP_SERVER_PROTOCOL_VERSION, server_info: { name: "bench", version: "0" }, role: "device", identity: { user_id: "u-1", device_id: "d-1" }, limits: DEFAULT_SERVER_LIMITS, server_time: "2026-11-30T06:00:00.000Z" });
+      } else if (method === "agentSession/list") {
+        reply({ sessions: Object.entries(sessions).map(([sid, head]) => session(sid, head)) });
+      } else if (method === "agentSession/subscribe") {
+        const sid = String((params as JsonObject)["session_id"]);
+        reply({ session_id: sid, after_seq: (params as JsonObject)["after_seq"], head_seq: sessions[sid] });
+        conn.send(JSON.stringify({ jsonrpc: "2.0", method: "agentSession/caughtUp", params: { session_id: sid, seq: sessions[sid] } }));
+      }
+    });
+  });
+  return { transport, push: (frames) => frames.forEach((f) => send(f)) };
+}
+
+const trace = (text: string): void => {
+  if (process.env["LINEUP_BENCH_TRACE"] === "1") console.error(`[runtime bench] ${text}`);
+};
+
+async function ingestRound(dir: string, round: number, frames: readonly string[]): Promise<number> {
+  trace(`ingest round ${round}`);
+  const store = await openSqliteStore({ path: join(dir, `ingest-${round}.db`), schema: RUNTIME_SCHEMA });
+  const peer = benchPeer({ "s-bench": 0 });
+  const runtime = createRuntime({ store, transport: peer.transport, serverUrl: "mem://bench", token: "t", relistIntervalMs: 0 });
+  runtime.lifecycle.subscribe((l) => trace(`lifecycle ${l.status}`));
+  await runtime.start();
+  await runtime.whenOnline();
+  trace("online");
+  let delivered = 0;
+  let resolveDone: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  runtime.appPort("chat").subscribeMessages({}, () => {
+    if (++delivered === frames.length) resolveDone();
+  });
+  const start = performance.now();
+  peer.push(frames);
+  await done;
+  const seconds = (performance.now() - start) / 1000;
+  await runtime.stop();
+  await store.close();
+  return frames.length / seconds;
+}
+
+function sqliteBatchRound(dir: string, round: number, frames: readonly string[]): number {
+  const db = new Database(join(dir, `floor-${round}.db`));
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  db.exec("CREATE TABLE rows (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID");
+  const insert = db.prepare("INSERT INTO rows (k, v) VALUES (?, ?)");
+  const batch = db.transaction((slice: readonly string[], offset: number) => slice.forEach((text, i) => insert.run(`k${String(offset + i).padStart(8, "0")}`, text)));
+  const start = performance.now();
+  for (let i = 0; i < frames.length; i += 100) batch.immediate(frames.slice(i, i + 100), i);
+  const seconds = (performance.now() - start) / 1000;
+  db.close();
+  return frames.length / seconds;
+}
+
+/** Writes 100,000 inbox messages (1,000 pending) in the Runtime's layout, as a long-used device would hold them. */
+async function seedRestoreStore(path: string): Promise<void> {
+  const store: RuntimeStore = await openSqliteStore({ path, schema: RUNTIME_SCHEMA });
+  const perConversation = RESTORE_MESSAGES / RESTORE_CONVERSATIONS;
+  const pendingFrom = perConversation - RESTORE_PENDING / RESTORE_CONVERSATIONS;
+  await store.commit([{ op: "put", collection: "meta", key: "runtime", value: { runtime_id: "rt-bench" } }]);
+  for (let c = 0; c < RESTORE_CONVERSATIONS; c++) {
+    const sid = `s-${c}`;
+    await store.commit([
+      { op: "put", collection: "sessions", key: sid, value: { conversation_id: sid, app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server" } },
+      { op: "put", collection: "cursors", key: sid, value: { seq: perConversation } },
+    ]);
+    for (let start = 1; start <= perConversation; start += 1_000) {
+      const writes: StoreWrite[] = [];
+      for (let seq = start; seq < start + 1_000; seq++) {
+        const key = `chat/${sid}/${String(seq).padStart(16, "0")}`;
+        const text = `## Update ${seq}\n\n` + "- **Review** the whiteboard sketch and the notes.\n".repeat(6);
+        writes.push({
+          op: "put", collection: "inbox", key,
+          value: { message_id: `${sid}:${seq}`, cursor: `${sid}/${String(seq).padStart(16, "0")}`, app_scope: "chat", conversation_id: sid, seq, type: "lineup.message", delivery: "display", sender: { kind: "agent", id: "agent-1" }, created_at: "2026-11-30T06:00:00.000Z", payload: { format: "markdown", text }, envelope_id: `env-${seq}` },
+        });
+        if (seq > pendingFrom) writes.push({ op: "put", collection: "inbox-pending", key, value: { message_id: `${sid}:${seq}` } });
+      }
+      await store.commit(writes);
+    }
+  }
+  await store.close();
+  trace("seeded");
+}
+
+let restoreCopies = 0;
+
+/** Each round restores a fresh copy of the seeded store: a round's auto-acknowledgements must not shrink the next round's backlog. */
+async function restoreRound(seeded: string, heap: { peak: number }): Promise<number> {
+  const path = `${seeded}.${restoreCopies++}`;
+  copyFileSync(seeded, path);
+  const sessions = Object.fromEntries(Array.from({ length: RESTORE_CONVERSATIONS }, (_, c) => [`s-${c}`, RESTORE_MESSAGES / RESTORE_CONVERSATIONS]));
+  const sampler = setInterval(() => (heap.peak = Math.max(heap.peak, process.memoryUsage().heapUsed)), 1);
+  const start = performance.now();
+  const store = await openSqliteStore({ path, schema: RUNTIME_SCHEMA });
+  const peer = benchPeer(sessions);
+  const runtime = createRuntime({ store, transport: peer.transport, serverUrl: "mem://bench", token: "t", relistIntervalMs: 0 });
+  const first = new Promise<void>((resolve) => runtime.appPort("chat").subscribeMessages({ include_pending: true }, () => resolve()));
+  runtime.lifecycle.subscribe((l) => trace(`restore lifecycle ${l.status}`));
+  await runtime.start();
+  await runtime.whenOnline();
+  await first;
+  trace("first delivery");
+  const seconds = (performance.now() - start) / 1000;
+  heap.peak = Math.max(heap.peak, process.memoryUsage().heapUsed);
+  clearInterval(sampler);
+  await runtime.stop();
+  await store.close();
+  rmSync(path, { force: true });
+  return 1 / seconds;
+}
+
+function rawReadRound(path: string): number {
+  const start = performance.now();
+  const db = new Database(path, { readonly: true });
+  let bytes = 0;
+  for (const row of db.prepare("SELECT key, value FROM entries WHERE collection = 'inbox' ORDER BY key").iterate() as Iterable<{ key: string; value: string }>) bytes += row.value.length;
+  db.close();
+  if (bytes === 0) throw new Error("raw read found no rows");
+  return 1 / ((performance.now() - start) / 1000);
+}
+
+async function paired(ours: () => Promise<number>, floor: () => Promise<number> | number, rounds: number): Promise<{ ours: number; floor: number; ratio: number }> {
+  await ours();
+  await floor();
+  const a: number[] = [];
+  const b: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const [x, y] = i % 2 === 0 ? [await ours(), await floor()] : [await floor(), await ours()].reverse() as [number, number];
+    a.push(x);
+    b.push(y);
+    r.push(x / y);
+  }
+  return { ours: median(a), floor: median(b), ratio: median(r) };
+}
+
+export async function run(): Promise<SuiteResult> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-runtime-"));
+  const results: BenchResult[] = [];
+  try {
+    const frames = Array.from({ length: INGEST_EVENTS }, (_, i) => eventFrame("s-bench", i + 1));
+    let round = 0;
+    const ingest = await paired(() => ingestRound(dir, round++, frames), () => sqliteBatchRound(dir, round++, frames), 7);
+    results.push({
+      metric: "durable_ingest",
+      unit: "events/s",
+      value: Math.round(ingest.ours),
+      baseline: "sqlite_full_batch100_insert_same_bytes",
+      baseline_value: Math.round(ingest.floor),
+      ratio: Number(ingest.ratio.toFixed(3)),
+      target_ratio: 0.5,
+      higher_is_better: true,
+      events_per_round: INGEST_EVENTS,
+      frame_bytes: frames[0]!.length,
+    });
+
+    const path = join(dir, "restore.db");
+    await seedRestoreStore(path);
+    const heap = { peak: 0 };
+    const restore = await paired(() => restoreRound(path, heap), () => rawReadRound(path), 5);
+    results.push({
+      metric: "restore_to_first_delivery",
+      unit: "restores/s",
+      value: Number(restore.ours.toFixed(2)),
+      baseline: "raw_read_same_100k_rows",
+      baseline_value: Number(restore.floor.toFixed(2)),
+      ratio: Number(restore.ratio.toFixed(3)),
+      target_ratio: 0.3,
+      higher_is_better: true,
+      restore_ms: Number((1000 / restore.ours).toFixed(1)),
+      raw_read_ms: Number((1000 / restore.floor).toFixed(1)),
+      stored_messages: RESTORE_MESSAGES,
+      unacknowledged: RESTORE_PENDING,
+      peak_heap_mb: Number((heap.peak / 1024 / 1024).toFixed(1)),
+      heap_target_mb: 150,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { suite: "runtime", machine: machine(), results };
+}

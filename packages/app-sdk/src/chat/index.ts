@@ -1,0 +1,2 @@
+/** The chat (Interaction App) view model, shared by every host that renders a conversation. */
+export * from "./timeline-model.js";

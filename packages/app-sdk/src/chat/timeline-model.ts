@@ -1,0 +1,340 @@
+/**
+ * The chat timeline as a pure fold over the conversation's messages (ordered by `seq`): each message either
+ * adds a row, updates a row in place (task progress, a tool call's receipt → progress → result, an
+ * answered card), or only changes the status line. The fold is idempotent per `message_id`, so history
+ * pages and live deliveries can overlap. Payloads were validated by the Runtime; they are still read
+ * defensively, since a render must never throw on an unexpected shape.
+ */
+import type { AgentAppMessage } from "../types.js";
+
+export interface ChoiceOption {
+  readonly id: string;
+  readonly label: string;
+  readonly description?: string;
+}
+
+export interface CardAnswer {
+  readonly outcome: string;
+  readonly summary: string;
+}
+
+/** A choice / confirm / input card, from an interaction request or an action.required. */
+export interface Card {
+  readonly kind: "choice" | "confirm" | "input";
+  readonly prompt: string;
+  readonly detail?: string;
+  readonly options: readonly ChoiceOption[];
+  readonly multiple: boolean;
+  readonly confirm_label: string;
+  readonly cancel_label: string;
+  readonly placeholder?: string;
+  readonly multiline: boolean;
+  readonly max_length?: number;
+  /** Which answer path the Runtime takes: an action (approval outcomes) or an interaction response. */
+  readonly via: "action" | "interaction";
+  /** `action_id` or `interaction_id`: how a later `action.responded` finds its card. */
+  readonly answer_key: string;
+}
+
+export type TimelineRow =
+  | { readonly kind: "message"; readonly key: string; readonly seq: number; readonly from: "user" | "agent" | "other"; readonly format: "text" | "markdown"; readonly text: string; readonly created_at: string }
+  | { readonly kind: "card"; readonly key: string; readonly seq: number; readonly message_id: string; readonly card: Card; readonly answer?: CardAnswer }
+  | { readonly kind: "task"; readonly key: string; readonly seq: number; readonly task_id: string; readonly title: string; readonly state: string; readonly progress?: number; readonly detail?: string }
+  | {
+      readonly kind: "tool";
+      readonly key: string;
+      readonly seq: number;
+      readonly call_id: string;
+      readonly app_scope: string;
+      readonly phase: "received" | "running" | "succeeded" | "failed";
+      readonly stage?: string;
+      readonly progress?: number;
+      readonly message?: string;
+      readonly code?: string;
+    }
+  | { readonly kind: "artifact"; readonly key: string; readonly seq: number; readonly artifact_id: string; readonly name: string; readonly mime_type: string; readonly size: number; readonly caption?: string }
+  | { readonly kind: "notice"; readonly key: string; readonly seq: number; readonly level: "info" | "warning" | "error"; readonly text: string };
+
+export interface AgentStatus {
+  readonly state: "thinking" | "working" | "waiting_for_user";
+  readonly label?: string;
+}
+
+export interface TimelineModel {
+  readonly rows: readonly TimelineRow[];
+  /** The agent's current activity, or undefined when idle. */
+  readonly status: AgentStatus | undefined;
+  /** Message ids already folded in. */
+  readonly seen: ReadonlySet<string>;
+  /** The highest seq folded in (the status line follows only newer messages). */
+  readonly lastSeq: number;
+}
+
+export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, seen: new Set(), lastSeq: 0 };
+
+/** The message types the chat timeline folds. */
+export const TIMELINE_TYPES = [
+  "lineup.message",
+  "lineup.status",
+  "lineup.task.progress",
+  "lineup.interaction.request",
+  "lineup.artifact",
+  "lineup.runtime.notice",
+  "lineup.turn.update",
+  "lineup.turn.completed",
+  "lineup.turn.failed",
+  "lineup.turn.cancelled",
+  "lineup.action.required",
+  "lineup.action.responded",
+  "lineup.tool.receipt",
+  "lineup.tool.progress",
+  "lineup.tool.result",
+  "lineup.tool.error",
+] as const;
+
+type Obj = { readonly [key: string]: unknown };
+const obj = (value: unknown): Obj => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {});
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const num = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
+const clamp01 = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.min(1, Math.max(0, value)));
+
+function optionsOf(value: unknown): ChoiceOption[] {
+  if (!Array.isArray(value)) return [];
+  const out: ChoiceOption[] = [];
+  for (const item of value) {
+    const o = obj(item);
+    const id = str(o["id"]);
+    const label = str(o["label"]);
+    if (id === undefined || label === undefined) continue;
+    const description = str(o["description"]);
+    out.push(description === undefined ? { id, label } : { id, label, description });
+  }
+  return out;
+}
+
+function cardOf(message: AgentAppMessage): Card | undefined {
+  const p = obj(message.payload);
+  const prompt = str(p["prompt"]) ?? "";
+  const base = { prompt, options: optionsOf(p["options"]), multiple: p["multiple"] === true, multiline: p["multiline"] === true };
+  const extras = {
+    ...(str(p["detail"]) === undefined ? {} : { detail: str(p["detail"])! }),
+    ...(str(p["placeholder"]) === undefined ? {} : { placeholder: str(p["placeholder"])! }),
+    ...(num(p["max_length"]) === undefined ? {} : { max_length: num(p["max_length"])! }),
+  };
+  if (message.type === "lineup.interaction.request") {
+    const kind = str(p["kind"]);
+    const id = str(p["interaction_id"]);
+    if ((kind !== "choice" && kind !== "confirm" && kind !== "input") || id === undefined) return undefined;
+    return { kind, ...base, ...extras, confirm_label: str(p["confirm_label"]) ?? "Confirm", cancel_label: str(p["cancel_label"]) ?? "Cancel", via: "interaction", answer_key: id };
+  }
+  const kind = str(p["kind"]);
+  const id = str(p["action_id"]);
+  if (id === undefined) return undefined;
+  const mapped = kind === "approval" ? "confirm" : kind === "choice" ? "choice" : kind === "input" ? "input" : undefined;
+  if (mapped === undefined) return undefined;
+  return { kind: mapped, ...base, ...extras, confirm_label: "Approve", cancel_label: "Reject", via: "action", answer_key: id };
+}
+
+/** A short human summary of an answer, for the answered card. */
+export function summarizeAnswer(card: Card, response: { outcome: string; choice_ids?: readonly string[]; text?: string; confirmed?: boolean }): CardAnswer {
+  const { outcome } = response;
+  if (outcome === "cancelled") return { outcome, summary: "Cancelled" };
+  if (outcome === "rejected" || response.confirmed === false) return { outcome, summary: card.cancel_label };
+  if (outcome === "approved" || response.confirmed === true) return { outcome, summary: card.confirm_label };
+  if (card.kind === "choice") {
+    const labels = (response.choice_ids ?? []).map((id) => card.options.find((o) => o.id === id)?.label ?? id);
+    return { outcome, summary: labels.join(", ") || "Answered" };
+  }
+  return { outcome, summary: response.text ?? "Answered" };
+}
+
+/** Updates the row with `key` in place; false when there is none. */
+function replaceRow(rows: TimelineRow[], key: string, update: (row: TimelineRow) => TimelineRow): boolean {
+  for (let index = rows.length - 1; index >= 0; index--) {
+    if (rows[index]!.key === key) {
+      rows[index] = update(rows[index]!);
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Inserts keeping `seq` order (history pages may arrive after live messages). */
+function insertRow(rows: TimelineRow[], row: TimelineRow): void {
+  let index = rows.length;
+  while (index > 0 && rows[index - 1]!.seq > row.seq) index--;
+  if (index === rows.length) rows.push(row);
+  else rows.splice(index, 0, row);
+}
+
+interface Draft {
+  rows: TimelineRow[];
+  status: AgentStatus | undefined;
+  seen: Set<string>;
+  lastSeq: number;
+}
+
+/** Folds one message into the draft (mutating it: callers copy once per batch). */
+function fold(draft: Draft, message: AgentAppMessage): void {
+  if (draft.seen.has(message.message_id)) return;
+  draft.seen.add(message.message_id);
+  const newest = message.seq >= draft.lastSeq;
+  draft.lastSeq = Math.max(draft.lastSeq, message.seq);
+  const p = obj(message.payload);
+  const rows = draft.rows;
+  let status = draft.status;
+  const key = `m:${message.message_id}`;
+
+  switch (message.type) {
+    case "lineup.message": {
+      const from = message.sender.kind === "user" ? "user" : message.sender.kind === "agent" ? "agent" : "other";
+      const format = str(p["format"]) === "markdown" ? "markdown" : "text";
+      insertRow(rows, { kind: "message", key, seq: message.seq, from, format, text: str(p["text"]) ?? "", created_at: message.created_at });
+      if (newest && from === "user") status = { state: "thinking" };
+      break;
+    }
+    case "lineup.status": {
+      if (!newest) break;
+      const state = str(p["state"]);
+      const label = str(p["label"]);
+      status = state === "thinking" || state === "working" || state === "waiting_for_user" ? { state, ...(label === undefined ? {} : { label }) } : undefined;
+      break;
+    }
+    case "lineup.turn.update": {
+      if (!newest) break;
+      const label = str(p["label"]);
+      const state = str(p["status"]);
+      if (label !== undefined || state !== undefined) status = { state: state === "waiting_for_user" ? "waiting_for_user" : "working", ...(label === undefined ? {} : { label }) };
+      break;
+    }
+    case "lineup.turn.completed":
+    case "lineup.turn.cancelled":
+      // The turn's text repeats the agent's last message: the messages are the record, not the turn.
+      if (newest) status = undefined;
+      break;
+    case "lineup.turn.failed": {
+      if (newest) status = undefined;
+      const error = obj(p["error"]);
+      insertRow(rows, { kind: "notice", key, seq: message.seq, level: "error", text: `The agent's turn failed: ${str(error["message"]) ?? str(error["code"]) ?? "unknown error"}` });
+      break;
+    }
+    case "lineup.task.progress": {
+      const taskId = str(p["task_id"]) ?? message.message_id;
+      const title = str(p["title"]);
+      const progress = clamp01(num(p["progress"]));
+      const detail = str(p["detail"]);
+      const state = str(p["state"]) ?? "running";
+      const taskKey = `task:${taskId}`;
+      const update = (row: TimelineRow): TimelineRow =>
+        row.kind !== "task" ? row : { kind: "task", key: taskKey, seq: row.seq, task_id: taskId, title: title ?? row.title, state, ...(progress === undefined ? (row.progress === undefined ? {} : { progress: row.progress }) : { progress }), ...(detail === undefined ? {} : { detail }) };
+      if (!replaceRow(rows, taskKey, update)) insertRow(rows, { kind: "task", key: taskKey, seq: message.seq, task_id: taskId, title: title ?? "Task", state, ...(progress === undefined ? {} : { progress }), ...(detail === undefined ? {} : { detail }) });
+      break;
+    }
+    case "lineup.interaction.request":
+    case "lineup.action.required": {
+      const card = cardOf(message);
+      if (card === undefined) break;
+      insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card });
+      if (newest) status = { state: "waiting_for_user" };
+      break;
+    }
+    case "lineup.action.responded": {
+      const actionId = str(p["action_id"]);
+      const response = obj(p["response"]);
+      const index = rows.findIndex((row) => row.kind === "card" && row.card.via === "action" && row.card.answer_key === actionId);
+      const row = rows[index];
+      if (row !== undefined && row.kind === "card") {
+        const choiceIds = Array.isArray(response["choice_ids"]) ? response["choice_ids"].filter((v): v is string => typeof v === "string") : undefined;
+        const text = str(response["text"]);
+        const answer = summarizeAnswer(row.card, { outcome: str(response["outcome"]) ?? "answered", ...(choiceIds === undefined ? {} : { choice_ids: choiceIds }), ...(text === undefined ? {} : { text }) });
+        rows[index] = { ...row, answer };
+      }
+      break;
+    }
+    case "lineup.tool.receipt":
+    case "lineup.tool.progress":
+    case "lineup.tool.result":
+    case "lineup.tool.error": {
+      const callId = str(message.correlation?.["call_id"]) ?? message.message_id;
+      const toolKey = `tool:${callId}`;
+      const phaseOf = (before: "received" | "running" | "succeeded" | "failed"): "received" | "running" | "succeeded" | "failed" => {
+        if (before === "succeeded" || before === "failed") return before; // one terminal outcome
+        if (message.type === "lineup.tool.result") return "succeeded";
+        if (message.type === "lineup.tool.error") return "failed";
+        if (message.type === "lineup.tool.progress") return "running";
+        const receipt = str(p["status"]);
+        return receipt === "activation_failed" || receipt === "activation_cancelled" ? "failed" : before;
+      };
+      const stage = str(p["stage"]) ?? (message.type === "lineup.tool.receipt" ? str(p["status"]) : undefined);
+      const progress = clamp01(num(p["progress"]));
+      const text = str(p["message"]);
+      const code = str(p["code"]);
+      const apply = (row: TimelineRow): TimelineRow => {
+        if (row.kind !== "tool") return row;
+        const phase = phaseOf(row.phase);
+        if (phase !== row.phase && (row.phase === "succeeded" || row.phase === "failed")) return row;
+        return {
+          ...row,
+          phase,
+          ...(stage === undefined ? {} : { stage }),
+          ...(progress === undefined ? {} : { progress }),
+          ...(text === undefined ? {} : { message: text }),
+          ...(code === undefined ? {} : { code }),
+        };
+      };
+      const fresh: TimelineRow = { kind: "tool", key: toolKey, seq: message.seq, call_id: callId, app_scope: message.app_scope, phase: "received" };
+      if (!replaceRow(rows, toolKey, apply)) insertRow(rows, apply(fresh));
+      break;
+    }
+    case "lineup.artifact": {
+      const artifact = obj(p["artifact"]);
+      const artifactId = str(artifact["artifact_id"]);
+      if (artifactId === undefined) break;
+      const caption = str(p["caption"]);
+      insertRow(rows, {
+        kind: "artifact",
+        key,
+        seq: message.seq,
+        artifact_id: artifactId,
+        name: str(artifact["name"]) ?? artifactId,
+        mime_type: str(artifact["mime_type"]) ?? "application/octet-stream",
+        size: num(artifact["size"]) ?? 0,
+        ...(caption === undefined ? {} : { caption }),
+      });
+      break;
+    }
+    case "lineup.runtime.notice": {
+      const level = str(p["level"]);
+      insertRow(rows, { kind: "notice", key, seq: message.seq, level: level === "error" || level === "warning" ? level : "info", text: str(p["message"]) ?? "" });
+      break;
+    }
+    default:
+      break;
+  }
+  draft.status = status;
+}
+
+/** Folds messages into a new model (the input model is not changed). Messages already seen are skipped. */
+export function foldMessages(model: TimelineModel, messages: Iterable<AgentAppMessage>): TimelineModel {
+  const fresh = [...messages].filter((m) => !model.seen.has(m.message_id));
+  if (fresh.length === 0) return model;
+  const draft: Draft = { rows: model.rows.slice(), status: model.status, seen: new Set(model.seen), lastSeq: model.lastSeq };
+  for (const message of fresh) fold(draft, message);
+  return draft;
+}
+
+export function foldMessage(model: TimelineModel, message: AgentAppMessage): TimelineModel {
+  return foldMessages(model, [message]);
+}
+
+/** Marks a card answered locally (before, or without, a server echo of the answer). */
+export function markAnswered(model: TimelineModel, messageId: string, answer: CardAnswer): TimelineModel {
+  const rows = model.rows.slice();
+  return replaceRow(rows, `m:${messageId}`, (row) => (row.kind === "card" ? { ...row, answer } : row)) ? { ...model, rows } : model;
+}
+
+/** The answer that accepts (`yes`) or declines a confirm card, in the form its answer path expects. */
+export function confirmAnswer(card: Card, yes: boolean): { readonly outcome: "approved" | "rejected" | "answered"; readonly confirmed?: boolean } {
+  if (card.via === "action") return { outcome: yes ? "approved" : "rejected" };
+  return { outcome: "answered", confirmed: yes };
+}

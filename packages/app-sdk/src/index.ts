@@ -1,0 +1,3 @@
+// @lineup/app-sdk: the Runtime SDK for core apps (spec 6). Platform-neutral.
+export { createAppSdk, type AppSdkOptions } from "./create-app-sdk.js";
+export type * from "./types.js";

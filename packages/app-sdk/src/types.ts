@@ -1,0 +1,62 @@
+/**
+ * The SDK's shapes, as spec 6 names them. This issue delivers the chat subset (context, state, agent
+ * messages, actions); `lifecycle`, `tools`, `apps`, `artifacts`, `sessionData`, `capabilities` and
+ * `diagnostics` join `LineUpAppRuntimeSDK` as their Runtime parts land.
+ */
+import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, RuntimeView, Unsubscribe } from "@lineup/runtime";
+
+export type { AgentAppMessage, AgentMessagePage, CommandReceipt, RuntimeView, Unsubscribe };
+
+export interface AppContext {
+  readonly app_scope: string;
+  readonly app_version: string;
+  readonly instance_id: string;
+  readonly kind: "core" | "installed";
+  readonly entrypoint: string;
+  readonly scope: { readonly conversation_id?: string; readonly operation_id?: string; readonly parent_instance_id?: string };
+  readonly granted_permissions: readonly string[];
+}
+
+/** What changed between two views, so a listener can skip work. */
+export interface AppStateChange {
+  readonly lifecycle: boolean;
+  readonly conversations: boolean;
+  readonly actions: boolean;
+}
+
+export interface AppStateAPI<ViewModel = RuntimeView> {
+  snapshot(): ViewModel;
+  subscribe(listener: (view: ViewModel, change: AppStateChange) => void): Unsubscribe;
+}
+
+export type AgentMessageType = string;
+export type AgentMessageCursor = string;
+
+export interface AgentMessageAPI {
+  list(request?: { conversation_id?: string; after?: AgentMessageCursor; limit?: number }): Promise<AgentMessagePage>;
+  subscribe(
+    options: { conversation_id?: string; types?: readonly AgentMessageType[]; include_pending?: boolean },
+    handler: (message: AgentAppMessage) => Promise<void> | void,
+  ): Unsubscribe;
+  acknowledge(message_id: string): Promise<void>;
+}
+
+/** Declarative actions (spec 6.2): an app never builds envelopes or requests. */
+export type AppAction =
+  | { readonly type: "conversation.send_text"; readonly conversation_id: string; readonly text: string }
+  | { readonly type: "interaction.answer"; readonly conversation_id: string; readonly message_id: string; readonly response: InteractionAnswer }
+  | { readonly type: "conversation.start"; readonly agent_id: string; readonly workspace_id: string; readonly title?: string };
+
+export interface AppActionAPI {
+  /** Resolves once the action is stored (it will be sent, in order, with its idempotency key); rejects with a LineUpError when refused. */
+  dispatch(action: AppAction): Promise<CommandReceipt>;
+}
+
+export interface LineUpAppRuntimeSDK {
+  readonly app: AppContext;
+  readonly state: AppStateAPI<RuntimeView>;
+  readonly agentMessages: AgentMessageAPI;
+  readonly actions: AppActionAPI;
+}
+
+export type { HistoryRequest };

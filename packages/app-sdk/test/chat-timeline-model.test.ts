@@ -1,0 +1,106 @@
+import type { AgentAppMessage } from "@lineup/app-sdk";
+import { describe, expect, it } from "vitest";
+import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, type TimelineRow } from "@lineup/app-sdk/chat";
+
+let seq = 0;
+function msg(type: string, payload: unknown, extra: Partial<AgentAppMessage> = {}): AgentAppMessage {
+  seq += 1;
+  return {
+    message_id: `c-1:${seq}`,
+    cursor: `c-1/${String(seq).padStart(16, "0")}`,
+    app_scope: "chat",
+    conversation_id: "c-1",
+    seq,
+    type,
+    delivery: "display",
+    sender: { kind: "agent", id: "demo-agent" },
+    created_at: "2026-11-30T07:00:00.000Z",
+    payload: payload as AgentAppMessage["payload"],
+    ...extra,
+  };
+}
+
+const kinds = (rows: readonly TimelineRow[]) => rows.map((r) => r.kind);
+
+describe("the chat timeline fold", () => {
+  it("renders the agent's message once: the completed turn's text is not a second message", () => {
+    const user = msg("lineup.message", { format: "text", text: "hello" }, { sender: { kind: "user", id: "dev-user" } });
+    const reply = msg("lineup.message", { format: "markdown", text: "**hi**" });
+    const done = msg("lineup.turn.completed", { text: "**hi**" });
+    const model = foldMessages(EMPTY_TIMELINE, [user, reply, done]);
+    expect(model.rows).toMatchObject([
+      { kind: "message", from: "user", format: "text", text: "hello" },
+      { kind: "message", from: "agent", format: "markdown", text: "**hi**" },
+    ]);
+    expect(model.status).toBeUndefined();
+  });
+
+  it("is idempotent per message_id and keeps seq order when history arrives after live messages", () => {
+    const a = msg("lineup.message", { format: "text", text: "first" });
+    const b = msg("lineup.message", { format: "text", text: "second" });
+    const live = foldMessages(EMPTY_TIMELINE, [b]);
+    const merged = foldMessages(live, [a, b]);
+    expect(merged.rows.map((r) => (r.kind === "message" ? r.text : ""))).toEqual(["first", "second"]);
+    expect(foldMessages(merged, [a, b])).toBe(merged);
+  });
+
+  it("follows the agent's status line: thinking after the user speaks, working, cleared when the turn ends", () => {
+    let model = foldMessages(EMPTY_TIMELINE, [msg("lineup.message", { format: "text", text: "go" }, { sender: { kind: "user", id: "u" } })]);
+    expect(model.status).toEqual({ state: "thinking" });
+    model = foldMessages(model, [msg("lineup.status", { state: "working", label: "Drawing…" })]);
+    expect(model.status).toEqual({ state: "working", label: "Drawing…" });
+    model = foldMessages(model, [msg("lineup.turn.completed", { text: "done" })]);
+    expect(model.status).toBeUndefined();
+  });
+
+  it("updates one task row in place as its progress arrives", () => {
+    const model = foldMessages(EMPTY_TIMELINE, [
+      msg("lineup.task.progress", { task_id: "t1", title: "Export", state: "running", progress: 0.25 }),
+      msg("lineup.task.progress", { task_id: "t1", state: "running", progress: 0.75 }),
+      msg("lineup.task.progress", { task_id: "t1", state: "completed", progress: 1 }),
+    ]);
+    expect(model.rows).toEqual([expect.objectContaining({ kind: "task", task_id: "t1", title: "Export", state: "completed", progress: 1 })]);
+  });
+
+  it("folds a tool call's receipt → progress → result into one card with one terminal outcome", () => {
+    const corr = { correlation: { call_id: "call-1" }, sender: { kind: "runtime", id: "rt" }, app_scope: "whiteboard" };
+    let model = foldMessages(EMPTY_TIMELINE, [msg("lineup.tool.receipt", { status: "accepted" }, corr)]);
+    expect(model.rows).toMatchObject([{ kind: "tool", call_id: "call-1", phase: "received", app_scope: "whiteboard" }]);
+    model = foldMessages(model, [msg("lineup.tool.progress", { progress: 0.5, message: "half way" }, corr)]);
+    expect(model.rows).toMatchObject([{ phase: "running", progress: 0.5, message: "half way" }]);
+    model = foldMessages(model, [msg("lineup.tool.result", { result: { ok: true } }, corr), msg("lineup.tool.error", { code: "handler_failed", message: "late" }, corr)]);
+    expect(model.rows).toHaveLength(1);
+    expect(model.rows[0]).toMatchObject({ phase: "succeeded" });
+    const failed = foldMessages(EMPTY_TIMELINE, [msg("lineup.tool.receipt", { status: "activation_failed", code: "activation_failed", message: "no app" }, { ...corr, correlation: { call_id: "call-2" } })]);
+    expect(failed.rows[0]).toMatchObject({ phase: "failed", code: "activation_failed" });
+  });
+
+  it("turns interaction requests and action.required into cards; action.responded answers its card", () => {
+    const choice = msg("lineup.interaction.request", { interaction_id: "i-1", kind: "choice", prompt: "Pick", options: [{ id: "a", label: "Apple" }, { id: "b", label: "Banana" }] }, { delivery: "explicit_ack" });
+    const approval = msg("lineup.action.required", { action_id: "act-1", kind: "approval", prompt: "Delete it?", state: "pending" }, { delivery: "explicit_ack" });
+    let model = foldMessages(EMPTY_TIMELINE, [choice, approval]);
+    expect(kinds(model.rows)).toEqual(["card", "card"]);
+    expect(model.rows[0]).toMatchObject({ card: { kind: "choice", via: "interaction", answer_key: "i-1", options: [{ id: "a" }, { id: "b" }] } });
+    expect(model.rows[1]).toMatchObject({ card: { kind: "confirm", via: "action", answer_key: "act-1", confirm_label: "Approve" } });
+    expect(model.status).toEqual({ state: "waiting_for_user" });
+    model = foldMessages(model, [msg("lineup.action.responded", { action_id: "act-1", response: { outcome: "approved" } })]);
+    expect(model.rows[1]).toMatchObject({ answer: { outcome: "approved", summary: "Approve" } });
+    const row = model.rows[0]!;
+    if (row.kind !== "card") throw new Error("expected a card");
+    model = markAnswered(model, row.message_id, summarizeAnswer(row.card, { outcome: "answered", choice_ids: ["b"] }));
+    expect(model.rows[0]).toMatchObject({ answer: { summary: "Banana" } });
+  });
+
+  it("shows artifacts, notices and failed turns; ignores types it does not know and malformed payloads", () => {
+    const model = foldMessages(EMPTY_TIMELINE, [
+      msg("lineup.artifact", { artifact: { artifact_id: "art-1", name: "board.png", mime_type: "image/png", size: 2048, sha256: "0".repeat(64) } }),
+      msg("lineup.runtime.notice", { level: "warning", message: "Reconnected" }),
+      msg("lineup.turn.failed", { error: { code: "internal_error", message: "boom" } }),
+      msg("lineup.something.new", { x: 1 }),
+      msg("lineup.interaction.request", "not an object"),
+      msg("lineup.message", null),
+    ]);
+    expect(kinds(model.rows)).toEqual(["artifact", "notice", "notice", "message"]);
+    expect(model.rows[2]).toMatchObject({ level: "error", text: expect.stringContaining("boom") });
+  });
+});

@@ -1,0 +1,31 @@
+/** `lineup build-app APP_DIR [--out DIR]`: one self-contained HTML page + lineup.app.json, ready for `lineup pack`. */
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { LineUpError } from "@lineup/protocol";
+import { buildApp } from "@lineup/surface-sdk/node";
+import type { Command } from "../io.js";
+
+export const buildAppCommand: Command = async (argv, io) => {
+  let parsed: { values: { out?: string }; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { out: { type: "string" } } });
+  } catch {
+    parsed = { values: {}, positionals: [] };
+  }
+  const appDir = parsed.positionals[0];
+  if (appDir === undefined || parsed.positionals.length !== 1) {
+    io.err("usage: lineup build-app APP_DIR [--out DIR]");
+    return 2;
+  }
+  try {
+    const built = await buildApp({ appDir, outDir: parsed.values.out ?? join(resolve(appDir), "dist") });
+    io.out(`built ${built.manifest.app_scope} ${built.manifest.version}: ${built.htmlPath} (${built.htmlBytes} bytes), ${built.manifestPath}`);
+    return 0;
+  } catch (error) {
+    if (error instanceof LineUpError) {
+      io.err(`refused: ${error.code}${error.path === undefined ? "" : ` at ${error.path}`}: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+};

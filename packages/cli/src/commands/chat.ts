@@ -1,0 +1,192 @@
+/**
+ * `lineup chat --url WS --token T [--data DIR]` (or `--credentials dev-credentials.json`): a terminal
+ * chat client on the headless Node Runtime (SQLite) — the same Runtime as the web host, in a second
+ * host. It talks to the Runtime only through the app SDK, exactly as the web chat does, and renders the
+ * same timeline model.
+ *
+ * Lines typed are sent to the open conversation. Commands: `/new [title]` (a conversation with the
+ * agent), `/open N`, `/list`, `/answer …` (or just the option number / y / n for the newest open
+ * card), `/quit`.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { createAppSdk, type LineUpAppRuntimeSDK } from "@lineup/app-sdk";
+import { EMPTY_TIMELINE, TIMELINE_TYPES, confirmAnswer, foldMessages, markAnswered, summarizeAnswer, type Card, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+import type { InteractionAnswer, LineUpRuntime } from "@lineup/runtime";
+import { createNodeRuntime } from "@lineup/runtime/node";
+import type { CliIo, Command } from "../io.js";
+
+export const CHAT_USAGE = "usage: lineup chat --url ws://HOST:PORT/rpc (--token DEVICE_TOKEN | --credentials dev-credentials.json) [--data DIR] [--agent demo-agent]";
+
+/** The lines a person reads for a timeline row. */
+export function renderRow(row: TimelineRow): string[] {
+  switch (row.kind) {
+    case "message":
+      return [`${row.from === "user" ? "you" : row.from === "agent" ? "agent" : "·"}: ${row.text}`];
+    case "card": {
+      if (row.answer !== undefined) return [`agent asked: ${row.card.prompt} — ${row.answer.summary}`];
+      const head = `agent asks: ${row.card.prompt}`;
+      if (row.card.kind === "choice") return [head, ...row.card.options.map((o, i) => `  ${i + 1}) ${o.label}`)];
+      if (row.card.kind === "confirm") return [head, `  y) ${row.card.confirm_label}`, `  n) ${row.card.cancel_label}`];
+      return [head, "  (type your answer)"];
+    }
+    case "task":
+      return [`task ${row.title}: ${row.state}${row.progress === undefined ? "" : ` ${Math.round(row.progress * 100)}%`}${row.detail === undefined ? "" : ` — ${row.detail}`}`];
+    case "tool":
+      return [`tool ${row.app_scope} (${row.call_id}): ${row.phase}${row.stage === undefined ? "" : ` · ${row.stage}`}${row.code === undefined ? "" : ` · ${row.code}`}`];
+    case "artifact":
+      return [`artifact ${row.name} (${row.mime_type}, ${row.size} bytes)${row.caption === undefined ? "" : ` — ${row.caption}`}`];
+    case "notice":
+      return [`${row.level}: ${row.text}`];
+  }
+}
+
+/** The newest card still waiting for an answer. */
+function openCard(model: TimelineModel): (TimelineRow & { kind: "card" }) | undefined {
+  for (let i = model.rows.length - 1; i >= 0; i--) {
+    const row = model.rows[i]!;
+    if (row.kind === "card" && row.answer === undefined) return row;
+  }
+  return undefined;
+}
+
+/** Turns what was typed into an answer for `card`, or undefined when it does not answer it. */
+export function answerFrom(card: Card, typed: string): InteractionAnswer | undefined {
+  const text = typed.trim();
+  if (card.kind === "choice") {
+    const option = /^\d+$/.test(text) ? card.options[Number(text) - 1] : undefined;
+    return option === undefined ? undefined : { outcome: "answered", choice_ids: [option.id] };
+  }
+  if (card.kind === "confirm") {
+    if (/^(y|yes)$/i.test(text)) return confirmAnswer(card, true);
+    if (/^(n|no)$/i.test(text)) return confirmAnswer(card, false);
+    return undefined;
+  }
+  return text === "" ? undefined : { outcome: "answered", text };
+}
+
+export interface ChatSession {
+  /** Handles one typed line; resolves false when the person quit. */
+  line(text: string): Promise<boolean>;
+  close(): void;
+}
+
+/**
+ * The chat's logic over a running Runtime, through the app SDK only: conversations, the timeline of the
+ * open one (the same model the web chat renders), sending text and answering cards.
+ */
+export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { readonly agentId: string; readonly workspaceId: string }): ChatSession {
+  const sdk: LineUpAppRuntimeSDK = createAppSdk(runtime.appPort("chat"));
+  let current: string | undefined;
+  let model: TimelineModel = EMPTY_TIMELINE;
+  const printed = new Map<string, string>();
+  let offMessages: (() => void) | undefined;
+
+  const show = (next: TimelineModel): void => {
+    model = next;
+    for (const row of model.rows) {
+      const lines = renderRow(row);
+      const text = lines.join("\n");
+      if (printed.get(row.key) === text) continue;
+      printed.set(row.key, text);
+      for (const line of lines) io.out(line);
+    }
+  };
+
+  const open = async (conversationId: string): Promise<void> => {
+    offMessages?.();
+    current = conversationId;
+    model = EMPTY_TIMELINE;
+    printed.clear();
+    io.out(`— ${conversationId} —`);
+    let after: string | undefined;
+    for (;;) {
+      const page = await sdk.agentMessages.list({ conversation_id: conversationId, limit: 200, ...(after === undefined ? {} : { after }) });
+      show(foldMessages(model, page.messages));
+      if (page.next_cursor === undefined) break;
+      after = page.next_cursor;
+    }
+    offMessages = sdk.agentMessages.subscribe({ conversation_id: conversationId, types: TIMELINE_TYPES }, (message) => {
+      if (current === conversationId) show(foldMessages(model, [message]));
+    });
+  };
+
+  const list = (): void => {
+    const conversations = sdk.state.snapshot().conversations;
+    if (conversations.length === 0) io.out("no conversations yet: /new [title] starts one");
+    conversations.forEach((c, i) => io.out(`${i + 1}. ${c.title ?? c.conversation_id} (${c.agent_id}, ${c.status}${c.unread > 0 ? `, ${c.unread} unread` : ""})`));
+  };
+
+  const answer = async (typed: string): Promise<boolean> => {
+    const row = openCard(model);
+    if (row === undefined || current === undefined) return false;
+    const response = answerFrom(row.card, typed);
+    if (response === undefined) return false;
+    await sdk.actions.dispatch({ type: "interaction.answer", conversation_id: current, message_id: row.message_id, response });
+    show(markAnswered(model, row.message_id, summarizeAnswer(row.card, response)));
+    return true;
+  };
+
+  return {
+    async line(raw) {
+      const line = raw.trim();
+      try {
+        if (line === "") return true;
+        if (line === "/quit") return false;
+        if (line === "/list") list();
+        else if (line === "/new" || line.startsWith("/new ")) {
+          const title = line.slice(4).trim();
+          const started = await runtime.conversations.start({ agent_id: options.agentId, workspace_id: options.workspaceId, ...(title === "" ? {} : { title }) });
+          await open(started.conversation_id);
+        } else if (line.startsWith("/open ")) {
+          const target = sdk.state.snapshot().conversations[Number(line.slice(6)) - 1];
+          if (target === undefined) io.err("no such conversation: /list shows them");
+          else await open(target.conversation_id);
+        } else if (line.startsWith("/answer ")) {
+          if (!(await answer(line.slice(8)))) io.err("nothing to answer with that");
+        } else if (line.startsWith("/")) io.err("commands: /new [title]  /list  /open N  /answer …  /quit");
+        else if (openCard(model) !== undefined && (await answer(line))) return true;
+        else if (current === undefined) io.out("open or start a conversation first: /list, /open N, /new [title]");
+        else await sdk.actions.dispatch({ type: "conversation.send_text", conversation_id: current, text: line });
+      } catch (error) {
+        io.err(`refused: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return true;
+    },
+    close() {
+      offMessages?.();
+    },
+  };
+}
+
+export const chatCommand: Command = async (argv, io) => {
+  let values: { url?: string; token?: string; credentials?: string; data?: string; agent?: string };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, data: { type: "string" }, agent: { type: "string" } } }));
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${CHAT_USAGE}`);
+    return 2;
+  }
+  const token = values.token ?? (values.credentials === undefined ? undefined : (JSON.parse(readFileSync(values.credentials, "utf8")) as { device_token?: string }).device_token);
+  if (values.url === undefined || token === undefined) {
+    io.err(CHAT_USAGE);
+    return 2;
+  }
+  const runtime = await createNodeRuntime({ serverUrl: values.url, token, dataDir: resolve(values.data ?? ".lineup-chat"), clientInfo: { name: "lineup-chat", version: "0.1.0" } });
+  let lifecycle = "";
+  const offLifecycle = runtime.lifecycle.subscribe((l) => {
+    if (l.status !== lifecycle) io.out(`(runtime ${(lifecycle = l.status)})`);
+  });
+  await runtime.start();
+  const chat = createChatSession(runtime, io, { agentId: values.agent ?? "demo-agent", workspaceId: "default" });
+  await chat.line("/list");
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  for await (const typed of lines) if (!(await chat.line(typed))) break;
+  lines.close();
+  chat.close();
+  offLifecycle();
+  await runtime.stop();
+  return 0;
+};

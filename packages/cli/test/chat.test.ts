@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { createMemoryStore, createRuntime, RUNTIME_SCHEMA } from "@lineup/runtime";
+import { createFakeClock, createSequentialIds, FakeAppServer } from "@lineup/runtime/testing";
+import { createChatSession } from "../src/commands/chat.js";
+
+async function until(predicate: () => boolean, ms = 3_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("lineup chat (terminal client on the Runtime)", () => {
+  it("starts a conversation, sends text, shows the agent's reply and answers a card by number", async () => {
+    const server = new FakeAppServer();
+    const store = await createMemoryStore(RUNTIME_SCHEMA);
+    const runtime = createRuntime({ store, transport: server.transport, serverUrl: "mem://", token: server.deviceToken, clock: createFakeClock(), ids: createSequentialIds(), relistIntervalMs: 0 });
+    await runtime.start();
+    await runtime.whenOnline();
+    const out: string[] = [];
+    const chat = createChatSession(runtime, { out: (l) => out.push(l), err: (l) => out.push(`ERR ${l}`) }, { agentId: "agent-1", workspaceId: "w-1" });
+
+    expect(await chat.line("hello?")).toBe(true);
+    expect(out.at(-1)).toMatch(/open or start a conversation/);
+    await chat.line("/new Plans");
+    const id = runtime.conversations.list()[0]!.conversation_id;
+    await chat.line("draw a cat");
+    await until(() => server.turnTexts(id).length === 1);
+    server.agentSays(id, "Here is a cat");
+    server.agentRequestsAction(id, { action_id: "a-1", kind: "choice", prompt: "Which colour?", options: [{ id: "black", label: "Black" }, { id: "orange", label: "Orange" }] });
+    await until(() => out.includes("  2) Orange"));
+    expect(out).toEqual(expect.arrayContaining(["you: draw a cat", "agent: Here is a cat", "agent asks: Which colour?", "  1) Black"]));
+    await chat.line("2");
+    await until(() => server.applied.some((w) => w.method === "agentSession/action/respond"));
+    expect(server.applied.find((w) => w.method === "agentSession/action/respond")!.params["response"]).toEqual({ outcome: "answered", choice_ids: ["orange"] });
+    await chat.line("/list");
+    expect(out.some((l) => l.startsWith("1. Plans (agent-1, live"))).toBe(true);
+    expect(await chat.line("/quit")).toBe(false);
+    chat.close();
+    await runtime.stop();
+    await store.close();
+  });
+});

@@ -1,0 +1,154 @@
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { Shell } from "../shell/Shell.js";
+import { createNotifications } from "../shell/notifications.js";
+import { ConfigForm } from "./ConfigForm.js";
+import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./config.js";
+import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
+import { startBrowserRuntime, type RunningRuntime } from "./start-runtime.js";
+
+type Phase =
+  | { readonly kind: "loading" }
+  | { readonly kind: "sign-in"; readonly error?: string }
+  | { readonly kind: "ready"; readonly config: HostConfig };
+
+/**
+ * The host's root (spec 10): load the sign-in config, claim the profile across tabs, then create the
+ * Runtime through the browser adapters and hand it to the shell.
+ */
+export function Host() {
+  const [phase, setPhase] = useState<Phase>({ kind: "loading" });
+  useEffect(() => {
+    void loadHostConfig().then(
+      (config) => setPhase(config === undefined ? { kind: "sign-in" } : { kind: "ready", config }),
+      () => setPhase({ kind: "sign-in" }),
+    );
+  }, []);
+  if (phase.kind === "loading") return <Splash text="Loading…" />;
+  if (phase.kind === "sign-in") {
+    return (
+      <ConfigForm
+        error={phase.error}
+        onSubmit={(config) => {
+          saveHostConfig(config);
+          setPhase({ kind: "ready", config });
+        }}
+      />
+    );
+  }
+  return (
+    <Profile
+      config={phase.config}
+      onSignOut={() => {
+        globalThis.localStorage?.removeItem("lineup.host.config");
+        setPhase({ kind: "sign-in" });
+      }}
+    />
+  );
+}
+
+function Splash({ text }: { text: string }) {
+  return (
+    <main class="center-page" aria-busy="true">
+      <p class="muted">{text}</p>
+    </main>
+  );
+}
+
+type RuntimePhase = { readonly kind: "stopped" } | { readonly kind: "starting" } | { readonly kind: "running"; readonly running: RunningRuntime } | { readonly kind: "failed"; readonly message: string };
+
+function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => void }) {
+  const notifications = useMemo(() => createNotifications(), []);
+  const [lockState, setLockState] = useState<ProfileLockState>({ status: "acquiring" });
+  const [runtimePhase, setRuntimePhase] = useState<RuntimePhase>({ kind: "stopped" });
+  const [lock, setLock] = useState<ProfileLock | undefined>(undefined);
+
+  useEffect(() => {
+    const name = profileName(config);
+    let running: RunningRuntime | undefined;
+    let starting: Promise<void> | undefined;
+    const start = () => {
+      if (starting !== undefined) return; // already started (or starting)
+      setRuntimePhase({ kind: "starting" });
+      starting = startBrowserRuntime(config, (error, context) => console.warn(`[lineup] ${context}`, error)).then(
+        (r) => {
+          running = r;
+          setRuntimePhase({ kind: "running", running: r });
+        },
+        (error: unknown) => setRuntimePhase({ kind: "failed", message: error instanceof Error ? error.message : String(error) }),
+      );
+    };
+    const stop = async () => {
+      const pending = starting;
+      starting = undefined;
+      await pending;
+      const r = running;
+      running = undefined;
+      setRuntimePhase({ kind: "stopped" });
+      await r?.stop();
+    };
+    const locks = (navigator as Navigator & { locks?: LockPort }).locks;
+    if (locks === undefined || typeof BroadcastChannel === "undefined") {
+      // No Web Locks (very old browser): run, and accept that two tabs could both try.
+      setLockState({ status: "held" });
+      start();
+      return () => void stop();
+    }
+    const claim = claimProfileLock({ locks, channel: new BroadcastChannel(`lineup-profile:${name}`), name, onHandOver: stop });
+    setLock(claim);
+    const off = claim.subscribe((state) => {
+      setLockState(state);
+      if (state.status === "held") start();
+    });
+    setLockState(claim.state());
+    if (claim.state().status === "held") start();
+    // Leaving the page commits and closes the store; a page restored from the back/forward cache
+    // starts over rather than run with a stopped Runtime.
+    const onPageHide = () => void stop();
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (event.persisted) location.reload();
+    };
+    window.addEventListener("pagehide", onPageHide);
+    window.addEventListener("pageshow", onPageShow);
+    return () => {
+      window.removeEventListener("pagehide", onPageHide);
+      window.removeEventListener("pageshow", onPageShow);
+      off();
+      void stop().finally(() => claim.dispose());
+    };
+  }, [config]);
+
+  if (lockState.status === "elsewhere" || lockState.status === "handing_over") {
+    return (
+      <main class="center-page">
+        <div class="panel" role="alert" data-testid="other-tab">
+          <h1>LineUp is open in another tab</h1>
+          <p class="muted">One tab at a time runs LineUp for this profile, so your conversations stay consistent.</p>
+          {lockState.status === "handing_over" ? (
+            <p>Handing over to the other tab…</p>
+          ) : lockState.requested ? (
+            <p aria-busy="true">Asking the other tab to let go…</p>
+          ) : (
+            <button type="button" class="primary" onClick={() => lock?.useHere()}>
+              Use here
+            </button>
+          )}
+        </div>
+      </main>
+    );
+  }
+  if (runtimePhase.kind === "failed") {
+    return (
+      <main class="center-page">
+        <div class="panel" role="alert">
+          <h1>LineUp could not start</h1>
+          <p>{runtimePhase.message}</p>
+          <button type="button" class="primary" onClick={() => location.reload()}>
+            Reload
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (runtimePhase.kind !== "running") return <Splash text="Starting LineUp…" />;
+  return <Shell runtime={runtimePhase.running.runtime} config={config} notifications={notifications} onSignOut={onSignOut} />;
+}

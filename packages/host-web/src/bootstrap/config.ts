@@ -1,0 +1,90 @@
+/**
+ * The host's sign-in config: which AppServer to talk to and the device token to present. `npm start`
+ * serves it at `/lineup-config.json` from the dev credentials; without it the shell shows a form and keeps
+ * what the person typed in this browser's localStorage.
+ */
+import { decodeJson, fail, ok, type Result } from "@lineup/protocol";
+
+export interface HostConfig {
+  /** The AppServer's WebSocket endpoint, `ws://` or `wss://`. */
+  readonly server_url: string;
+  readonly device_token: string;
+  /** The agent a new conversation is started with (the demo agent by default). */
+  readonly agent_id: string;
+  readonly workspace_id: string;
+}
+
+export const CONFIG_PATH = "/lineup-config.json";
+export const DEFAULT_AGENT_ID = "demo-agent";
+export const DEFAULT_WORKSPACE_ID = "default";
+const STORAGE_KEY = "lineup.host.config";
+const MAX_TOKEN_LENGTH = 512;
+
+/** Checks an untrusted value (parsed JSON or form fields) and fills defaults. Never throws. */
+export function parseHostConfig(value: unknown): Result<HostConfig> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail("invalid_params", "the config must be an object");
+  const record = value as Record<string, unknown>;
+  const serverUrl = record["server_url"];
+  if (typeof serverUrl !== "string" || !isWebSocketUrl(serverUrl)) return fail("invalid_params", "server_url must be a ws:// or wss:// URL", "/server_url");
+  const token = record["device_token"];
+  if (typeof token !== "string" || token.trim() === "" || token.length > MAX_TOKEN_LENGTH) return fail("invalid_params", "device_token must be a non-empty string", "/device_token");
+  const agentId = record["agent_id"] ?? DEFAULT_AGENT_ID;
+  if (typeof agentId !== "string" || agentId === "") return fail("invalid_params", "agent_id must be a non-empty string", "/agent_id");
+  const workspaceId = record["workspace_id"] ?? DEFAULT_WORKSPACE_ID;
+  if (typeof workspaceId !== "string" || workspaceId === "") return fail("invalid_params", "workspace_id must be a non-empty string", "/workspace_id");
+  return ok({ server_url: serverUrl, device_token: token.trim(), agent_id: agentId, workspace_id: workspaceId });
+}
+
+export function isWebSocketUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "ws:" || url.protocol === "wss:") && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
+}
+
+/** Decodes config text with the protocol's safe JSON parser. */
+export function decodeHostConfig(text: string): Result<HostConfig> {
+  const decoded = decodeJson(text, { maxBytes: 16 * 1024 });
+  return decoded.ok ? parseHostConfig(decoded.value) : decoded;
+}
+
+/**
+ * The config to sign in with: the served one first (it follows the dev credentials of this `npm start`),
+ * then one saved from the form. `undefined` when there is neither: the shell shows the form.
+ */
+export async function loadHostConfig(fetcher: typeof fetch = fetch, storage: Storage | undefined = globalThis.localStorage): Promise<HostConfig | undefined> {
+  try {
+    const response = await fetcher(CONFIG_PATH, { cache: "no-store", credentials: "same-origin" });
+    if (response.ok) {
+      const served = decodeHostConfig(await response.text());
+      if (served.ok) return served.value;
+    }
+  } catch {
+    // No config served (a plain static server, or offline): fall back to the saved one.
+  }
+  const saved = storage?.getItem(STORAGE_KEY);
+  if (saved === null || saved === undefined) return undefined;
+  const decoded = decodeHostConfig(saved);
+  return decoded.ok ? decoded.value : undefined;
+}
+
+export function saveHostConfig(config: HostConfig, storage: Storage | undefined = globalThis.localStorage): void {
+  storage?.setItem(STORAGE_KEY, JSON.stringify(config));
+}
+
+/**
+ * One IndexedDB database (and one Web Lock) per profile: the server and the device it signs in as. The
+ * token enters only as a short non-cryptographic digest — a fresh dev data directory means a fresh
+ * device, and its state must not mix with the old one's; the name never reveals the token.
+ */
+export function profileName(config: HostConfig): string {
+  const url = new URL(config.server_url);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < config.device_token.length; i++) {
+    hash ^= config.device_token.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `lineup-runtime:${url.host}:${hash.toString(16).padStart(8, "0")}`;
+}

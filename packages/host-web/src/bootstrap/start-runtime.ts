@@ -1,0 +1,46 @@
+/**
+ * Spec 10: the host creates the platform adapters and the `LineUpRuntime`, and wires them. It owns no
+ * transport, store, sync or outbox logic itself: those are the Runtime's.
+ */
+import { createRuntime, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
+import { createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
+import { profileName, type HostConfig } from "./config.js";
+
+export interface RunningRuntime {
+  readonly runtime: LineUpRuntime;
+  /** Stops the Runtime (committing what it holds), then closes the store. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startBrowserRuntime(config: HostConfig, diagnostics: DiagnosticsSink): Promise<RunningRuntime> {
+  // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
+  const store: RuntimeStore = await openIndexedDbStore({ name: profileName(config), schema: RUNTIME_SCHEMA });
+  const runtime = createRuntime({
+    store,
+    transport: createWebSocketTransport(),
+    serverUrl: config.server_url,
+    token: config.device_token,
+    diagnostics,
+    clientInfo: { name: "lineup-host-web", version: "0.1.0" },
+  });
+  try {
+    await runtime.start();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    runtime,
+    stop() {
+      stopping ??= (async () => {
+        try {
+          await runtime.stop();
+        } finally {
+          await store.close();
+        }
+      })();
+      return stopping;
+    },
+  };
+}

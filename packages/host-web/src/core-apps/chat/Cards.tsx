@@ -1,0 +1,158 @@
+import { useRef, useState } from "preact/hooks";
+import type { InteractionAnswer } from "@lineup/runtime";
+import { confirmAnswer, type Card, type CardAnswer } from "@lineup/app-sdk/chat";
+
+export interface CardProps {
+  readonly card: Card;
+  readonly answer: CardAnswer | undefined;
+  /** Dispatches the answer; resolves once the Runtime stored it. */
+  readonly onAnswer: (response: InteractionAnswer) => Promise<void>;
+}
+
+/** The spec 8.1 primitives: choice, confirm and input cards, answered once, then shown as answered. */
+export function InteractionCard(props: CardProps) {
+  const { card, answer } = props;
+  return (
+    <section class={`card card-${card.kind}${answer === undefined ? "" : " card-answered"}`} aria-label={`${card.kind === "confirm" ? "Confirmation" : card.kind === "choice" ? "Choice" : "Question"}: ${card.prompt}`}>
+      <p class="card-prompt">{card.prompt}</p>
+      {card.detail === undefined ? null : <p class="card-detail">{card.detail}</p>}
+      {answer !== undefined ? (
+        <p class="card-answer" data-outcome={answer.outcome}>
+          <span class="muted">Answered:</span> {answer.summary}
+        </p>
+      ) : card.kind === "choice" ? (
+        <ChoiceControls {...props} />
+      ) : card.kind === "confirm" ? (
+        <ConfirmControls {...props} />
+      ) : (
+        <InputControls {...props} />
+      )}
+    </section>
+  );
+}
+
+function useBusy(onAnswer: CardProps["onAnswer"]) {
+  const [busy, setBusy] = useState(false);
+  const submit = async (response: InteractionAnswer) => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await onAnswer(response);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, submit };
+}
+
+/** A radio group with a roving tab stop: arrow keys move, Enter or Space picks (single) or toggles (multiple). */
+function ChoiceControls({ card, onAnswer }: CardProps) {
+  const { busy, submit } = useBusy(onAnswer);
+  const [focus, setFocus] = useState(0);
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const buttons = useRef<(HTMLButtonElement | null)[]>([]);
+  const move = (to: number) => {
+    const count = card.options.length;
+    const next = (to + count) % count;
+    setFocus(next);
+    buttons.current[next]?.focus();
+  };
+  const choose = (id: string) => {
+    if (card.multiple) {
+      const next = new Set(picked);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      setPicked(next);
+    } else {
+      void submit({ outcome: "answered", choice_ids: [id] });
+    }
+  };
+  const onKeyDown = (event: KeyboardEvent, index: number) => {
+    if (event.key === "ArrowDown" || event.key === "ArrowRight") move(index + 1);
+    else if (event.key === "ArrowUp" || event.key === "ArrowLeft") move(index - 1);
+    else if (event.key === "Home") move(0);
+    else if (event.key === "End") move(card.options.length - 1);
+    else return;
+    event.preventDefault();
+  };
+  return (
+    <div class="card-controls">
+      <div role={card.multiple ? "group" : "radiogroup"} aria-label={card.prompt} class="choice-list">
+        {card.options.map((option, index) => (
+          <button
+            key={option.id}
+            ref={(el) => {
+              buttons.current[index] = el;
+            }}
+            type="button"
+            role={card.multiple ? "checkbox" : "radio"}
+            aria-checked={picked.has(option.id)}
+            tabIndex={index === focus ? 0 : -1}
+            class={picked.has(option.id) ? "choice picked" : "choice"}
+            disabled={busy}
+            onKeyDown={(e) => onKeyDown(e, index)}
+            onFocus={() => setFocus(index)}
+            onClick={() => choose(option.id)}
+          >
+            <span class="choice-label">{option.label}</span>
+            {option.description === undefined ? null : <span class="choice-description">{option.description}</span>}
+          </button>
+        ))}
+      </div>
+      {card.multiple ? (
+        <button type="button" class="primary" disabled={busy || picked.size === 0} onClick={() => void submit({ outcome: "answered", choice_ids: [...picked] })}>
+          Send choice
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+function ConfirmControls({ card, onAnswer }: CardProps) {
+  const { busy, submit } = useBusy(onAnswer);
+  const approve = confirmAnswer(card, true);
+  const reject = confirmAnswer(card, false);
+  return (
+    <div class="card-controls row">
+      <button type="button" class="primary" disabled={busy} onClick={() => void submit(approve)}>
+        {card.confirm_label}
+      </button>
+      <button type="button" class="secondary" disabled={busy} onClick={() => void submit(reject)}>
+        {card.cancel_label}
+      </button>
+    </div>
+  );
+}
+
+function InputControls({ card, onAnswer }: CardProps) {
+  const { busy, submit } = useBusy(onAnswer);
+  const [text, setText] = useState("");
+  const send = () => {
+    if (text.trim() !== "") void submit({ outcome: "answered", text });
+  };
+  const common = {
+    value: text,
+    "aria-label": card.prompt,
+    placeholder: card.placeholder ?? "Your answer",
+    disabled: busy,
+    ...(card.max_length === undefined ? {} : { maxLength: card.max_length }),
+    onInput: (e: Event) => setText((e.currentTarget as HTMLInputElement).value),
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        send();
+      }
+    },
+  };
+  return (
+    <div class="card-controls row">
+      {card.multiline ? <textarea rows={3} {...common} /> : <input type="text" {...common} />}
+      <button type="button" class="primary" disabled={busy || text.trim() === ""} onClick={send}>
+        Send
+      </button>
+      <button type="button" class="secondary" disabled={busy} onClick={() => void submit({ outcome: "cancelled" })}>
+        Skip
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { LineUpAppRuntimeSDK, RuntimeView } from "@lineup/app-sdk";
+import type { ConversationSummary } from "@lineup/runtime";
+import type { HostConfig } from "../../bootstrap/config.js";
+import type { Notifications } from "../../shell/notifications.js";
+import { AnswerJournal } from "./answer-journal.js";
+import { ConversationView } from "./ConversationView.js";
+
+const SELECTED_KEY = "lineup.chat.selected";
+
+function titleOf(conversation: ConversationSummary): string {
+  return conversation.title ?? `Conversation with ${conversation.agent_id}`;
+}
+
+/**
+ * The Interaction App in IM mode: conversations on the left, the open one on the right. Only the app SDK
+ * (`state`, `agentMessages`, `actions`) — chat never sees the transport.
+ */
+export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications }) {
+  const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
+  const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
+  const [starting, setStarting] = useState(false);
+  const journal = useMemo(() => new AnswerJournal(), []);
+
+  useEffect(() => {
+    setView(sdk.state.snapshot());
+    return sdk.state.subscribe((next, change) => {
+      if (change.conversations || change.lifecycle || change.actions) setView(next);
+    });
+  }, [sdk]);
+
+  const conversations = view.conversations.filter((c) => c.app_scope === "chat");
+  const current = conversations.find((c) => c.conversation_id === selected) ?? conversations[0];
+
+  const select = (id: string) => {
+    setSelected(id);
+    globalThis.localStorage?.setItem(SELECTED_KEY, id);
+  };
+
+  const startConversation = async () => {
+    setStarting(true);
+    try {
+      const receipt = await sdk.actions.dispatch({ type: "conversation.start", agent_id: config.agent_id, workspace_id: config.workspace_id, title: `Demo agent · ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` });
+      select(receipt.conversation_id);
+    } catch (error) {
+      notifications.push(`Could not start a conversation: ${error instanceof Error ? error.message : String(error)}`, "error");
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  return (
+    <div class="chat">
+      <aside class="conversations" aria-label="Conversations">
+        <button type="button" class="primary new-conversation" disabled={starting} onClick={() => void startConversation()}>
+          New conversation with the demo agent
+        </button>
+        <ul class="conversation-list">
+          {conversations.map((c) => (
+            <li key={c.conversation_id}>
+              <button
+                type="button"
+                class={c.conversation_id === current?.conversation_id ? "conversation-item active" : "conversation-item"}
+                aria-current={c.conversation_id === current?.conversation_id ? "true" : undefined}
+                onClick={() => select(c.conversation_id)}
+              >
+                <span class="conversation-title">{titleOf(c)}</span>
+                <span class="muted conversation-meta">
+                  {c.status === "live" ? "" : c.status.replace("_", " ")}
+                  {c.unread > 0 ? <span class="badge" aria-label={`${c.unread} unread`}>{c.unread}</span> : null}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {view.queued_actions > 0 ? <p class="muted queued">{view.queued_actions} waiting to send</p> : null}
+      </aside>
+      {current === undefined ? (
+        <div class="empty-chat">
+          <h1>Welcome to LineUp</h1>
+          <p>Start a conversation with the demo agent to work together. Try “help”, “let me choose” or “confirm”.</p>
+        </div>
+      ) : (
+        <ConversationView key={current.conversation_id} sdk={sdk} conversation_id={current.conversation_id} title={titleOf(current)} journal={journal} notifications={notifications} />
+      )}
+    </div>
+  );
+}

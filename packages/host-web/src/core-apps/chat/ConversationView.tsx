@@ -1,0 +1,165 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { AgentAppMessage, LineUpAppRuntimeSDK } from "@lineup/app-sdk";
+import type { InteractionAnswer } from "@lineup/runtime";
+import type { Notifications } from "../../shell/notifications.js";
+import type { AnswerJournal } from "./answer-journal.js";
+import { Composer } from "./Composer.js";
+import { HistoryPager } from "./history-pager.js";
+import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-echo.js";
+import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
+import { Timeline } from "./Timeline.js";
+import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, TIMELINE_TYPES, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+
+interface Props {
+  readonly sdk: LineUpAppRuntimeSDK;
+  readonly conversation_id: string;
+  readonly title: string;
+  readonly journal: AnswerJournal;
+  readonly notifications: Notifications;
+}
+
+const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
+let nextLocalId = 1;
+
+/** Applies the journal's answers to cards the history shows unanswered. */
+function withJournal(model: TimelineModel, journal: AnswerJournal): TimelineModel {
+  let next = model;
+  for (const row of model.rows) {
+    if (row.kind !== "card" || row.answer !== undefined) continue;
+    const answer = journal.get(row.message_id);
+    if (answer !== undefined) next = markAnswered(next, row.message_id, answer);
+  }
+  return next;
+}
+
+/**
+ * One conversation: its timeline (history paged from the store, then live messages), the agent's status
+ * line, and the composer with local echo. Everything goes through the app SDK.
+ */
+export function ConversationView({ sdk, conversation_id, title, journal, notifications }: Props) {
+  const [model, setModel] = useState<TimelineModel>(EMPTY_TIMELINE);
+  const [echoes, setEchoes] = useState<readonly EchoEntry[]>([]);
+  const [announcement, setAnnouncement] = useState("");
+  const pager = useRef<HistoryPager | undefined>(undefined);
+  const loadingOlder = useRef(false);
+
+  useEffect(() => {
+    let live = true;
+    let ready = false;
+    const early: AgentAppMessage[] = [];
+    setModel(EMPTY_TIMELINE);
+    setEchoes([]);
+    const apply = (messages: readonly AgentAppMessage[]) => setModel((m) => withJournal(foldMessages(m, messages), journal));
+    // Subscribe first and buffer, so nothing delivered while the history loads is lost.
+    const off = sdk.agentMessages.subscribe({ conversation_id, types: TIMELINE_TYPES }, (message) => {
+      if (!live) return;
+      if (!ready) {
+        early.push(message);
+        return;
+      }
+      apply([message]);
+      setEchoes((e) => confirmEchoes(e, [message]));
+      if (message.type === "lineup.message" && message.sender.kind === "agent") {
+        const text = (message.payload as { text?: unknown }).text;
+        if (typeof text === "string") setAnnouncement(`Agent: ${text.slice(0, 300)}`);
+      }
+    });
+    const history = new HistoryPager(sdk.agentMessages, conversation_id);
+    pager.current = history;
+    history
+      .openLatest()
+      .then((messages) => {
+        if (!live) return;
+        ready = true;
+        apply([...messages, ...early]);
+        setEchoes((e) => confirmEchoes(e, early));
+      })
+      .catch((error: unknown) => {
+        ready = true;
+        notifications.push(`Could not load the history: ${error instanceof Error ? error.message : String(error)}`, "error");
+      });
+    return () => {
+      live = false;
+      off();
+    };
+  }, [sdk, conversation_id, journal, notifications]);
+
+  // Refusals the Runtime reports for good turn pending echoes into failed ones.
+  useEffect(() => {
+    const check = () => setEchoes((e) => failEchoes(e, sdk.state.snapshot().failed_actions.filter((f) => f.conversation_id === conversation_id)));
+    check();
+    return sdk.state.subscribe((_view, change) => {
+      if (change.actions) check();
+    });
+  }, [sdk, conversation_id]);
+
+  const loadOlder = useCallback(() => {
+    const history = pager.current;
+    if (history === undefined || loadingOlder.current || !history.hasOlder()) return;
+    loadingOlder.current = true;
+    history
+      .loadOlder()
+      .then((messages) => setModel((m) => withJournal(foldMessages(m, messages), journal)))
+      .catch(() => undefined)
+      .finally(() => {
+        loadingOlder.current = false;
+      });
+  }, [journal]);
+
+  const send = useCallback(
+    (text: string, existing?: string) => {
+      const local_id = existing ?? `local-${nextLocalId++}`;
+      setEchoes((e) => (existing === undefined ? [...e, { local_id, conversation_id, text, status: "sending" }] : updateEcho(e, local_id, { status: "sending" })));
+      sdk.actions.dispatch({ type: "conversation.send_text", conversation_id, text }).then(
+        (receipt) => setEchoes((e) => updateEcho(e, local_id, { status: "queued", receipt_id: receipt.receipt_id })),
+        (error: unknown) => setEchoes((e) => updateEcho(e, local_id, { status: "failed", error: error instanceof Error ? error.message : String(error) })),
+      );
+    },
+    [sdk, conversation_id],
+  );
+
+  const handlers = useMemo<RowHandlers>(
+    () => ({
+      onRetry: (localId) => {
+        setEchoes((e) => {
+          const echo = e.find((x) => x.local_id === localId);
+          if (echo !== undefined) queueMicrotask(() => send(echo.text, localId));
+          return e;
+        });
+      },
+      onAnswer: async (messageId, response: InteractionAnswer) => {
+        const row = model.rows.find((r): r is Extract<TimelineRow, { kind: "card" }> => r.kind === "card" && r.message_id === messageId);
+        try {
+          await sdk.actions.dispatch({ type: "interaction.answer", conversation_id, message_id: messageId, response });
+        } catch (error) {
+          const code = (error as { code?: unknown }).code;
+          if (code !== "invalid_state") {
+            notifications.push(`The answer was not sent: ${error instanceof Error ? error.message : String(error)}`, "error");
+            return;
+          }
+          // Already answered (on another tab or before a reload): show it as answered.
+        }
+        if (row === undefined) return;
+        const answer = summarizeAnswer(row.card, response);
+        journal.record(messageId, answer);
+        setModel((m) => markAnswered(m, messageId, answer));
+      },
+    }),
+    [sdk, conversation_id, model, journal, notifications, send],
+  );
+
+  const items = useMemo<readonly ChatItem[]>(() => [...model.rows, ...echoes.map((e) => ({ ...e, kind: "echo" as const, key: `echo:${e.local_id}` }))], [model.rows, echoes]);
+
+  return (
+    <section class="conversation" aria-label={`Conversation: ${title}`}>
+      <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} render={(item) => <RowView item={item} handlers={handlers} />} />
+      <div class="sr-only" aria-live="polite" aria-atomic="true">
+        {announcement}
+      </div>
+      <div class="status-line" data-status={model.status?.state ?? "idle"} aria-live="polite">
+        {model.status === undefined ? "\u00a0" : (model.status.label ?? STATUS_TEXT[model.status.state])}
+      </div>
+      <Composer onSend={(text) => send(text)} disabled={false} />
+    </section>
+  );
+}

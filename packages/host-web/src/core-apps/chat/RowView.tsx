@@ -1,0 +1,141 @@
+import type { InteractionAnswer } from "@lineup/runtime";
+import { InteractionCard } from "./Cards.js";
+import type { EchoEntry } from "./local-echo.js";
+import { renderMarkdown } from "./markdown.js";
+import type { TimelineRow } from "@lineup/app-sdk/chat";
+
+/** A timeline row or a local echo of a message being sent. */
+export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
+
+// Rendered Markdown per row key: a windowed list re-renders rows as they scroll into view.
+const markdownCache = new Map<string, string>();
+function markdownFor(key: string, text: string): string {
+  let html = markdownCache.get(key);
+  if (html === undefined) {
+    html = renderMarkdown(text);
+    if (markdownCache.size > 5_000) markdownCache.clear();
+    markdownCache.set(key, html);
+  }
+  return html;
+}
+
+export interface RowHandlers {
+  readonly onAnswer: (messageId: string, response: InteractionAnswer) => Promise<void>;
+  readonly onRetry: (localId: string) => void;
+}
+
+function formatBytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function ProgressBar({ value, label }: { value: number | undefined; label: string }) {
+  return value === undefined ? (
+    <div class="progress progress-indeterminate" role="progressbar" aria-label={label} />
+  ) : (
+    <div class="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(value * 100)}>
+      <div class="progress-fill" style={{ width: `${Math.round(value * 100)}%` }} />
+    </div>
+  );
+}
+
+const TOOL_PHASE: Record<string, string> = { received: "Requested", running: "Running", succeeded: "Done", failed: "Failed" };
+
+export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandlers }) {
+  switch (item.kind) {
+    case "message":
+      return (
+        <div class={`bubble-row from-${item.from}`} data-kind="message" data-from={item.from}>
+          <div class="bubble">
+            {item.format === "markdown" && item.from !== "user" ? (
+              <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownFor(item.key, item.text) }} />
+            ) : (
+              <div class="plain">{item.text}</div>
+            )}
+          </div>
+        </div>
+      );
+    case "echo":
+      return (
+        <div class="bubble-row from-user" data-kind="echo" data-status={item.status}>
+          <div class={`bubble echo echo-${item.status}`}>
+            <div class="plain">{item.text}</div>
+            <div class="echo-status">
+              {item.status === "failed" ? (
+                <>
+                  <span role="alert">Not sent{item.error === undefined ? "" : `: ${item.error}`}</span>{" "}
+                  <button type="button" class="link-button" onClick={() => handlers.onRetry(item.local_id)}>
+                    Retry
+                  </button>
+                </>
+              ) : item.status === "sending" ? (
+                "Sending…"
+              ) : (
+                "Queued"
+              )}
+            </div>
+          </div>
+        </div>
+      );
+    case "card":
+      return (
+        <div class="bubble-row from-agent" data-kind="card" data-card={item.card.kind} data-answered={item.answer !== undefined}>
+          <InteractionCard card={item.card} answer={item.answer} onAnswer={(response) => handlers.onAnswer(item.message_id, response)} />
+        </div>
+      );
+    case "task":
+      return (
+        <div class="bubble-row from-agent" data-kind="task" data-state={item.state}>
+          <div class="task">
+            <div class="task-head">
+              <span>{item.title}</span>
+              <span class="muted">{item.state === "running" ? (item.progress === undefined ? "Working…" : `${Math.round(item.progress * 100)}%`) : item.state}</span>
+            </div>
+            {item.state === "running" ? <ProgressBar value={item.progress} label={item.title} /> : null}
+            {item.detail === undefined ? null : <div class="muted">{item.detail}</div>}
+          </div>
+        </div>
+      );
+    case "tool":
+      return (
+        <div class="bubble-row from-agent" data-kind="tool" data-phase={item.phase}>
+          <div class={`tool tool-${item.phase}`}>
+            <div class="task-head">
+              <span>
+                Tool call · <code>{item.app_scope}</code>
+              </span>
+              <span class="muted">{TOOL_PHASE[item.phase] ?? item.phase}</span>
+            </div>
+            {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={`Tool call in ${item.app_scope}`} /> : null}
+            {item.message === undefined ? null : <div class="muted">{item.message}</div>}
+            {item.code === undefined || item.phase !== "failed" ? null : <div class="error-text">{item.code}</div>}
+          </div>
+        </div>
+      );
+    case "artifact":
+      return (
+        <div class="bubble-row from-agent" data-kind="artifact">
+          <div class="artifact-chip" role="group" aria-label={`File ${item.name}`}>
+            <span class="artifact-icon" aria-hidden="true">
+              {item.mime_type.startsWith("image/") ? "🖼" : "📄"}
+            </span>
+            <span>
+              <strong>{item.name}</strong>
+              <span class="muted">
+                {" "}
+                · {item.mime_type} · {formatBytes(item.size)}
+              </span>
+              {item.caption === undefined ? null : <div class="muted">{item.caption}</div>}
+            </span>
+          </div>
+        </div>
+      );
+    case "notice":
+      return (
+        <div class={`notice notice-${item.level}`} data-kind="notice" role={item.level === "error" ? "alert" : undefined}>
+          {item.text}
+        </div>
+      );
+  }
+}

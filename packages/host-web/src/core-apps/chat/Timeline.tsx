@@ -1,0 +1,118 @@
+import type { ComponentChildren } from "preact";
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { isPinnedToBottom, prefixSums, sliceWindow } from "./windowing.js";
+
+export interface TimelineItem {
+  readonly key: string;
+}
+
+interface Props<T extends TimelineItem> {
+  readonly items: readonly T[];
+  readonly render: (item: T) => ComponentChildren;
+  /** Called when the person scrolls near the top and older history may exist. */
+  readonly onNearTop?: () => void;
+  readonly label: string;
+  /** Default row height before a row is measured. */
+  readonly estimate?: number;
+}
+
+const OVERSCAN_PX = 800;
+const NEAR_TOP_PX = 200;
+
+/**
+ * A windowed log: only the rows intersecting the viewport (plus overscan) are in the DOM, the rest are
+ * spacer height from measured (or estimated) row heights. It stays pinned to the bottom while the person
+ * is there, and keeps the visible rows still when older rows are prepended.
+ */
+export function Timeline<T extends TimelineItem>({ items, render, onNearTop, label, estimate = 72 }: Props<T>) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const heights = useRef(new Map<string, number>());
+  const [measureVersion, setMeasureVersion] = useState(0);
+  const [viewport, setViewport] = useState({ top: 0, height: 600 });
+  const pinned = useRef(true);
+  const anchor = useRef<{ key: string; offset: number } | undefined>(undefined);
+
+  const sums = useMemo(() => prefixSums(items.length, (i) => heights.current.get(items[i]!.key) ?? estimate), [items, measureVersion, estimate]);
+  const slice = sliceWindow(sums, viewport.top, viewport.height, OVERSCAN_PX);
+
+  // Before the items change, remember which row is at the top, so prepending older rows does not jump.
+  const firstKey = items[0]?.key;
+  const previousFirst = useRef(firstKey);
+  if (previousFirst.current !== firstKey && scroller.current !== null && anchor.current === undefined) {
+    const old = scroller.current;
+    const rows = old.querySelectorAll<HTMLElement>("[data-row-key]");
+    for (const row of rows) {
+      if (row.offsetTop + row.offsetHeight > old.scrollTop) {
+        anchor.current = { key: row.dataset["rowKey"]!, offset: row.offsetTop - old.scrollTop };
+        break;
+      }
+    }
+  }
+  previousFirst.current = firstKey;
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el === null) return;
+    // Measure what is rendered; a changed height re-slices once.
+    let changed = false;
+    for (const row of el.querySelectorAll<HTMLElement>("[data-row-key]")) {
+      const key = row.dataset["rowKey"]!;
+      const height = row.offsetHeight;
+      if (heights.current.get(key) !== height) {
+        heights.current.set(key, height);
+        changed = true;
+      }
+    }
+    if (changed) {
+      setMeasureVersion((v) => v + 1);
+      return;
+    }
+    if (anchor.current !== undefined) {
+      const { key, offset } = anchor.current;
+      anchor.current = undefined;
+      const index = items.findIndex((item) => item.key === key);
+      if (index >= 0) el.scrollTop = sums[index]! - offset;
+    } else if (pinned.current) {
+      el.scrollTop = el.scrollHeight;
+    }
+    if (el.scrollTop !== viewport.top || el.clientHeight !== viewport.height) setViewport({ top: el.scrollTop, height: el.clientHeight });
+  });
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el === null || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => setViewport({ top: el.scrollTop, height: el.clientHeight }));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
+  const onScroll = useCallback(() => {
+    const el = scroller.current;
+    if (el === null) return;
+    pinned.current = isPinnedToBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
+    setViewport({ top: el.scrollTop, height: el.clientHeight });
+    if (el.scrollTop < NEAR_TOP_PX) onNearTop?.();
+  }, [onNearTop]);
+
+  return (
+    <div
+      ref={scroller}
+      class="timeline"
+      role="log"
+      aria-label={label}
+      // Windowing adds and removes rows while scrolling; announcements come from the chat's own live region.
+      aria-live="off"
+      tabIndex={0}
+      onScroll={onScroll}
+      data-rows-total={items.length}
+    >
+      <div style={{ height: `${slice.padTop}px` }} aria-hidden="true" />
+      {items.slice(slice.start, slice.end).map((item) => (
+        <div key={item.key} data-row-key={item.key} class="timeline-row">
+          {render(item)}
+        </div>
+      ))}
+      <div style={{ height: `${slice.padBottom}px` }} aria-hidden="true" />
+    </div>
+  );
+}

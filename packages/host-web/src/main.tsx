@@ -1,0 +1,9 @@
+// The browser entry: the theme first (no flash of the wrong one), then the host.
+import { render } from "preact";
+import { Host } from "./bootstrap/Host.js";
+import { applyTheme, loadTheme } from "./shell/theme.js";
+import "./styles.css";
+
+applyTheme(loadTheme());
+const root = document.getElementById("app");
+if (root !== null) render(<Host />, root);

@@ -1,0 +1,20 @@
+import { useEffect, useState } from "preact/hooks";
+import type { Notifications, Toast } from "./notifications.js";
+
+/** The toast stack: a polite live region, so screen readers hear each notification once. */
+export function Toasts({ notifications }: { notifications: Notifications }) {
+  const [toasts, setToasts] = useState<readonly Toast[]>(notifications.list());
+  useEffect(() => notifications.subscribe(setToasts), [notifications]);
+  return (
+    <div class="toasts" role="status" aria-live="polite">
+      {toasts.map((toast) => (
+        <div key={toast.id} class={`toast toast-${toast.tone}`}>
+          <span>{toast.text}</span>
+          <button type="button" class="toast-close" aria-label="Dismiss notification" onClick={() => notifications.dismiss(toast.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,4 @@
+export { mountSurface, type MountedSurface, type SurfaceHandlers, type SurfaceOptions } from "./mount-surface.js";
+export { createTokenBucket, type RateLimit, type TokenBucket } from "./rate-limit.js";
+export { currentTheme, THEME_TOKENS } from "./theme-tokens.js";
+export { newBridgeNonce } from "./nonce.js";

@@ -1,0 +1,266 @@
+/**
+ * The surface host: one installed app in a sandboxed frame, and the only channel to it.
+ *
+ * - The frame is `<iframe sandbox="allow-scripts">` (never `allow-same-origin`: an opaque origin, no
+ *   access to the host's storage, cookies or DOM) loading `surface-frame.html`, which writes the app's
+ *   single-file HTML into itself. That document's CSP allows inline code only and no network at all.
+ * - The handover happens once: a private `MessageChannel` port and a fresh per-instance nonce, sent with
+ *   the `host.snapshot` first frame. After it the host never reads the frame's window messages again.
+ * - Every message on the port is checked by `decodeBridgeMessage` (schema, nonce, direction, size) and
+ *   by a token bucket; a refused request gets a bridge error, anything else refused is dropped.
+ * - Nothing but the snapshot and answers to its own requests reach the app before `lifecycle.ready`.
+ * - Display modes (foreground, picture-in-picture, inline result card), frame height from the app's
+ *   `surface.resize`, theme and locale pushes, and a graceful `closing` with a flush deadline.
+ */
+import {
+  bridgeError,
+  bridgeEvent,
+  bridgeRequest,
+  bridgeResult,
+  decodeBridgeMessage,
+  type BridgeEventData,
+  type BridgeEventName,
+  type BridgeHostSnapshot,
+  type BridgeMethodName,
+  type BridgeParams,
+  type BridgeResponse,
+  type BridgeTheme,
+  type DisplayMode,
+  type ErrorCode,
+  type ProtocolError,
+} from "@lineup/protocol";
+import { newBridgeNonce } from "./nonce.js";
+import { createTokenBucket, type RateLimit } from "./rate-limit.js";
+
+/** What the embedding Runtime side answers for the app. */
+export interface SurfaceHandlers {
+  /**
+   * An app → host request other than the ones the surface host answers itself (`lifecycle.ready`,
+   * `lifecycle.closing_done`, `surface.resize`). Resolve with the result; reject with `{ code, message }`.
+   */
+  request(method: BridgeMethodName, params: unknown): Promise<unknown>;
+  /** A frame was refused (bad schema, nonce, size or rate); for diagnostics. */
+  onRefused?(refusal: ProtocolError): void;
+  /** The content height changed (already clamped and applied to the frame). */
+  onResize?(height: number): void;
+}
+
+export interface SurfaceOptions {
+  /** The frame document (default `./surface-frame.html`, next to the host page). */
+  readonly frameUrl?: string;
+  /** Largest message from the app, in UTF-8 bytes. Default 256 KiB. */
+  readonly maxBytes?: number;
+  /** Default 100 messages/s with a burst of 200. */
+  readonly rate?: RateLimit;
+  /** How long to wait for the app's `lifecycle.ready`. Default 15 s. */
+  readonly readyTimeoutMs?: number;
+  readonly minHeight?: number;
+  readonly maxHeight?: number;
+  /** An accessible name for the frame. */
+  readonly title?: string;
+}
+
+export interface MountedSurface {
+  readonly frame: HTMLIFrameElement;
+  readonly nonce: string;
+  /** Resolves once the app answered `lifecycle.ready`; rejects on timeout or close. */
+  readonly ready: Promise<void>;
+  /** Calls one of the app's methods (`tool.invoke`); resolves with the app's response frame. */
+  request<M extends BridgeMethodName>(method: M, params: BridgeParams<M>, timeoutMs?: number): Promise<BridgeResponse<M>>;
+  /** Pushes an event to the app (queued until it is ready). */
+  event<N extends BridgeEventName>(name: N, data: BridgeEventData<N>): void;
+  setDisplayMode(mode: DisplayMode): void;
+  setTheme(theme: BridgeTheme): void;
+  setLocale(locale: string, timezone: string): void;
+  /** Tells the app `closing`, waits for `lifecycle.closing_done` up to the deadline, then tears down. */
+  close(flushDeadlineMs?: number): Promise<"flushed" | "deadline">;
+}
+
+const refusal = (code: ErrorCode, message: string): ProtocolError => ({ code, message });
+
+export function mountSurface(container: HTMLElement, appHtml: string, snapshot: BridgeHostSnapshot, handlers: SurfaceHandlers, options: SurfaceOptions = {}): MountedSurface {
+  const nonce = newBridgeNonce();
+  const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
+  const minHeight = options.minHeight ?? 120;
+  const maxHeight = options.maxHeight ?? 4_000;
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", "allow-scripts");
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  frame.setAttribute("title", options.title ?? `App ${snapshot.app_scope}`);
+  frame.className = "surface-frame";
+  // CSSOM, not a style attribute: allowed under the page's style-src 'self'.
+  frame.style.display = "block";
+  frame.style.width = "100%";
+  frame.style.border = "0";
+  let contentHeight = minHeight;
+  /** Foreground fills the area the shell gives it; picture-in-picture and the inline card follow the content. */
+  const applyHeight = (mode: DisplayMode): void => {
+    frame.style.height = mode === "foreground" ? "100%" : `${contentHeight}px`;
+  };
+  container.dataset["displayMode"] = snapshot.display_mode;
+  let displayMode: DisplayMode = snapshot.display_mode;
+  applyHeight(displayMode);
+
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  let handedOver = false;
+  let isReady = false;
+  let closed = false;
+  let nextId = 1;
+  const queue: (() => void)[] = [];
+  const pending = new Map<number, (response: BridgeResponse) => void>();
+  let closingDone: (() => void) | undefined;
+
+  let resolveReady!: () => void;
+  let rejectReady!: (error: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  ready.catch(() => undefined);
+  const readyTimer = setTimeout(() => rejectReady(new Error(`${snapshot.app_scope} did not become ready`)), options.readyTimeoutMs ?? 15_000);
+
+  const post = (frameData: unknown): void => {
+    if (!closed) port.postMessage(frameData);
+  };
+  const whenReady = (send: () => void): void => {
+    if (isReady) send();
+    else queue.push(send);
+  };
+
+  // The frame's window speaks only twice, before the handover: "ready" (load me) and "loaded".
+  const onWindowMessage = (event: MessageEvent): void => {
+    if (handedOver || event.source !== frame.contentWindow || frame.contentWindow === null) return;
+    const type = (event.data as { type?: unknown } | null)?.type;
+    if (type === "lineup.surface-frame.ready") {
+      frame.contentWindow.postMessage({ type: "lineup.surface-frame.load", html: appHtml }, "*");
+    } else if (type === "lineup.surface-frame.loaded") {
+      handedOver = true;
+      window.removeEventListener("message", onWindowMessage);
+      // An opaque-origin frame can only be addressed with "*"; the port, not the origin, is the trust.
+      frame.contentWindow.postMessage(bridgeEvent(nonce, "host.snapshot", snapshot), "*", [channel.port2]);
+    }
+  };
+  window.addEventListener("message", onWindowMessage);
+
+  const answer = async (id: number, method: BridgeMethodName, params: unknown): Promise<void> => {
+    switch (method) {
+      case "lifecycle.ready":
+        post(bridgeResult(nonce, id, method, {}));
+        if (!isReady) {
+          isReady = true;
+          clearTimeout(readyTimer);
+          resolveReady();
+          for (const send of queue.splice(0)) send();
+        }
+        return;
+      case "lifecycle.closing_done":
+        post(bridgeResult(nonce, id, method, {}));
+        closingDone?.();
+        return;
+      case "surface.resize": {
+        const height = Math.max(minHeight, Math.min(maxHeight, (params as { height: number }).height));
+        contentHeight = height;
+        applyHeight(displayMode);
+        post(bridgeResult(nonce, id, method, {}));
+        handlers.onResize?.(height);
+        return;
+      }
+      default:
+        try {
+          const result = await handlers.request(method, params);
+          post(bridgeResult(nonce, id, method, result as never));
+        } catch (error) {
+          const e = error as { code?: unknown; message?: unknown };
+          const code = (typeof e.code === "string" ? e.code : "internal_error") as ErrorCode;
+          post(bridgeError(nonce, id, method, refusal(code, typeof e.message === "string" ? e.message : "refused")));
+        }
+    }
+  };
+
+  port.onmessage = (event: MessageEvent) => {
+    const decoded = decodeBridgeMessage(event.data, { nonce, direction: "to_host", ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    if (!decoded.ok) {
+      handlers.onRefused?.(decoded.error);
+      return;
+    }
+    const message = decoded.value;
+    if (!bucket.take()) {
+      handlers.onRefused?.(refusal("rate_limited", `${snapshot.app_scope} is sending too fast`));
+      if (message.kind === "request") post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
+      return;
+    }
+    if (message.kind === "request") {
+      // The app may read (session data, …) before it declares itself ready; only deliveries to it wait.
+      void answer(message.id, message.method, message.params);
+    } else if (message.kind === "response") {
+      const resolve = pending.get(message.id);
+      pending.delete(message.id);
+      resolve?.(message);
+    }
+    // Events from the app are not part of Bridge v1's app → host direction; the decoder refuses them.
+  };
+
+  frame.src = options.frameUrl ?? "./surface-frame.html";
+  container.append(frame);
+
+  const surface: MountedSurface = {
+    frame,
+    nonce,
+    ready,
+    request(method, params, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        if (closed) return reject(new Error("the surface is closed"));
+        const id = nextId++;
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(new Error(`${method} timed out`));
+        }, timeoutMs);
+        pending.set(id, (response) => {
+          clearTimeout(timer);
+          resolve(response as never);
+        });
+        whenReady(() => post(bridgeRequest(nonce, id, method, params)));
+      });
+    },
+    event(name, data) {
+      whenReady(() => post(bridgeEvent(nonce, name, data)));
+    },
+    setDisplayMode(mode) {
+      displayMode = mode;
+      container.dataset["displayMode"] = mode;
+      applyHeight(mode);
+      // An inline result card is static: it shows what the app drew, and takes no input.
+      frame.toggleAttribute("inert", mode === "inline_card");
+      surface.event("display_mode.changed", { display_mode: mode });
+    },
+    setTheme(theme) {
+      surface.event("theme.changed", { theme });
+    },
+    setLocale(locale, timezone) {
+      surface.event("locale.changed", { locale, timezone });
+    },
+    async close(flushDeadlineMs = 2_000) {
+      if (closed) return "deadline";
+      let outcome: "flushed" | "deadline" = "deadline";
+      if (isReady) {
+        outcome = await new Promise<"flushed" | "deadline">((resolve) => {
+          const timer = setTimeout(() => resolve("deadline"), flushDeadlineMs);
+          closingDone = () => {
+            clearTimeout(timer);
+            resolve("flushed");
+          };
+          post(bridgeEvent(nonce, "lifecycle", { state: "closing", flush_deadline_ms: flushDeadlineMs }));
+        });
+      }
+      closed = true;
+      clearTimeout(readyTimer);
+      rejectReady(new Error("the surface was closed"));
+      window.removeEventListener("message", onWindowMessage);
+      port.close();
+      frame.remove();
+      return outcome;
+    },
+  };
+  return surface;
+}

@@ -1,0 +1,135 @@
+/**
+ * The built page and its server: a strict CSP (no eval, no inline script, connect-src only the AppServer),
+ * no eval or `new Function` in any bundled script, and a static server that serves the config only to
+ * the loopback host and never outside dist/.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { policyFor, startHostServer, type HostServer } from "../src/node/serve.js";
+import { buildOnce } from "./support.js";
+
+let distDir: string;
+let server: HostServer;
+const CONFIG = { server_url: "ws://127.0.0.1:48111/rpc", device_token: "dev-device-token" };
+
+beforeAll(async () => {
+  distDir = await buildOnce();
+  server = await startHostServer({ distDir, config: CONFIG });
+}, 60_000);
+afterAll(async () => server?.close());
+
+function directives(policy: string): Map<string, string[]> {
+  return new Map(
+    policy
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .filter((parts) => parts[0] !== "")
+      .map((parts) => [parts[0]!, parts.slice(1)]),
+  );
+}
+
+function get(path: string, host?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: server.port, path, headers: host === undefined ? {} : { host } }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the built host page", () => {
+  it("carries a strict CSP: scripts only from itself, no eval, no inline code, no plugins", () => {
+    const html = readFileSync(join(distDir, "index.html"), "utf8");
+    const policy = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
+    expect(policy).toBeDefined();
+    const csp = directives(policy!);
+    expect(csp.get("default-src")).toEqual(["'none'"]);
+    expect(csp.get("script-src")).toEqual(["'self'"]);
+    expect(csp.get("style-src")).toEqual(["'self'"]);
+    expect(csp.get("object-src")).toEqual(["'none'"]);
+    expect(csp.get("base-uri")).toEqual(["'none'"]);
+    expect(policy).not.toMatch(/unsafe-eval|unsafe-inline|wasm-unsafe-eval|\*(?!:)/);
+    // Every script is an external module file; no inline script at all.
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const [, attributes, body] of scripts) {
+      expect(attributes).toMatch(/src="\.\/assets\/[^"]+\.js"/);
+      expect(body!.trim()).toBe("");
+    }
+  });
+
+  it("bundles no eval or new Function (validators are precompiled; CSP would refuse them anyway)", () => {
+    const assets = readdirSync(join(distDir, "assets")).filter((f) => f.endsWith(".js"));
+    expect(assets.length).toBeGreaterThan(0);
+    for (const file of assets) {
+      const code = readFileSync(join(distDir, "assets", file), "utf8");
+      expect(code, file).not.toMatch(/\beval\s*\(|new\s+Function\s*\(|\bFunction\s*\(\s*["'`]/);
+    }
+  });
+});
+
+describe("the host's static server", () => {
+  it("rewrites connect-src to exactly the configured AppServer origin, in the meta and the header", async () => {
+    const res = await get("/");
+    expect(res.status).toBe(200);
+    const header = String(res.headers["content-security-policy"]);
+    expect(directives(header).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:48111"]);
+    expect(directives(header).get("frame-ancestors")).toEqual(["'none'"]);
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(res.body)?.[1] ?? "";
+    expect(directives(meta).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:48111"]);
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+  });
+
+  it("serves the sign-in config, uncached, only to the loopback host", async () => {
+    const res = await get("/lineup-config.json");
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual(CONFIG);
+    expect(res.headers["cache-control"]).toBe("no-store");
+    expect((await get("/lineup-config.json", "attacker.example:80")).status).toBe(421);
+    expect((await get("/lineup-config.json", `localhost:${server.port}`)).status).toBe(200);
+  });
+
+  it("serves assets and nothing outside dist/", async () => {
+    const asset = readdirSync(join(distDir, "assets")).find((f) => f.endsWith(".js"))!;
+    const res = await get(`/assets/${asset}`);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect((await get("/../package.json")).status).toBe(404);
+    expect((await get("/%2e%2e/%2e%2e/package.json")).status).toBe(404);
+    expect((await get("/assets/missing.js")).status).toBe(404);
+  });
+
+  it("serves the sandboxed apps' frame document, with its own no-network policy", async () => {
+    const res = await get("/surface-frame.html");
+    expect(res.status).toBe(200);
+    const policy = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(res.body)?.[1] ?? "";
+    expect(directives(policy).get("default-src")).toEqual(["'none'"]);
+    expect(directives(policy).get("connect-src")).toEqual(["'none'"]);
+    expect(directives(policy).get("script-src")).toEqual(["'unsafe-inline'"]);
+  });
+
+  it("without a config: no /lineup-config.json, and connect-src allows loopback only (for the sign-in form)", async () => {
+    const bare = await startHostServer({ distDir });
+    try {
+      const res = await new Promise<number>((resolve, reject) => {
+        request({ host: "127.0.0.1", port: bare.port, path: "/lineup-config.json" }, (r) => {
+          r.resume();
+          resolve(r.statusCode ?? 0);
+        })
+          .on("error", reject)
+          .end();
+      });
+      expect(res).toBe(404);
+    } finally {
+      await bare.close();
+    }
+    expect(directives(policyFor("default-src 'none'; connect-src 'self'", undefined)).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:*", "ws://localhost:*"]);
+    expect(directives(policyFor("connect-src 'self'", "wss://lineup.example:9443/rpc")).get("connect-src")).toEqual(["'self'", "wss://lineup.example:9443"]);
+  });
+});

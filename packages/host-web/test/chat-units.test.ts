@@ -1,0 +1,133 @@
+import type { AgentAppMessage, AgentMessagePage } from "@lineup/app-sdk";
+import { describe, expect, it } from "vitest";
+import { decodeHostConfig, parseHostConfig, profileName } from "../src/bootstrap/config.js";
+import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
+import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
+import { createNotifications } from "../src/shell/notifications.js";
+import { describeLifecycle } from "../src/shell/lifecycle-label.js";
+
+function message(n: number, extra: Partial<AgentAppMessage> = {}): AgentAppMessage {
+  return {
+    message_id: `c:${n}`,
+    cursor: `c/${String(n).padStart(16, "0")}`,
+    app_scope: "chat",
+    conversation_id: "c",
+    seq: n,
+    type: "lineup.message",
+    delivery: "display",
+    sender: { kind: "agent", id: "a" },
+    created_at: "2026-11-30T07:00:00.000Z",
+    payload: { format: "text", text: `m${n}` },
+    ...extra,
+  };
+}
+
+/** The Runtime's forward paging over `count` stored messages, counting reads. */
+function source(count: number): HistorySource & { reads: number } {
+  const all = Array.from({ length: count }, (_, i) => message(i + 1));
+  const src = {
+    reads: 0,
+    async list(request: { after?: string; limit?: number }): Promise<AgentMessagePage> {
+      src.reads += 1;
+      const start = request.after === undefined ? 0 : all.findIndex((m) => m.cursor === request.after) + 1;
+      const limit = request.limit ?? 50;
+      const page = all.slice(start, start + limit);
+      return start + limit < all.length ? { messages: page, next_cursor: page.at(-1)!.cursor } : { messages: page };
+    },
+  };
+  return src;
+}
+
+describe("history pager", () => {
+  it("opens at the newest messages and pages backwards on demand, without gaps or repeats", async () => {
+    const src = source(1_050);
+    const pager = new HistoryPager(src, "c", 100);
+    const latest = await pager.openLatest();
+    expect(latest.map((m) => m.seq)).toEqual(Array.from({ length: 150 }, (_, i) => 901 + i));
+    const seen = new Set(latest.map((m) => m.seq));
+    while (pager.hasOlder()) for (const m of await pager.loadOlder()) seen.add(m.seq);
+    expect(seen.size).toBe(1_050);
+    expect(await pager.loadOlder()).toEqual([]);
+  });
+
+  it("handles an empty and a one-page history", async () => {
+    const empty = new HistoryPager(source(0), "c", 100);
+    expect(await empty.openLatest()).toEqual([]);
+    expect(empty.hasOlder()).toBe(false);
+    const small = new HistoryPager(source(30), "c", 100);
+    expect((await small.openLatest()).length).toBe(30);
+    expect(small.hasOlder()).toBe(false);
+  });
+});
+
+describe("local echo", () => {
+  const echo = (local_id: string, text: string, status: EchoEntry["status"] = "queued", receipt_id?: string): EchoEntry => ({ local_id, conversation_id: "c", text, status, ...(receipt_id === undefined ? {} : { receipt_id }) });
+
+  it("drops the oldest matching echo when the server's copy of the user's message arrives", () => {
+    const echoes = [echo("1", "same"), echo("2", "same"), echo("3", "other")];
+    const arrived = [message(5, { sender: { kind: "user", id: "u" }, payload: { format: "text", text: "same" } })];
+    expect(confirmEchoes(echoes, arrived).map((e) => e.local_id)).toEqual(["2", "3"]);
+    // An agent message with the same text confirms nothing.
+    expect(confirmEchoes(echoes, [message(6, { payload: { format: "text", text: "same" } })])).toEqual(echoes);
+  });
+
+  it("marks echoes failed when the Runtime reports their receipt refused, and retry resets them", () => {
+    const echoes = [echo("1", "a", "queued", "r-1"), echo("2", "b", "queued", "r-2")];
+    const failed = failEchoes(echoes, [{ receipt_id: "r-2", message: "refused" }]);
+    expect(failed.map((e) => e.status)).toEqual(["queued", "failed"]);
+    expect(failed[1]!.error).toBe("refused");
+    expect(failEchoes(echoes, [])).toBe(echoes);
+    // A failed echo is not confirmed by a later message with its text (it was never sent).
+    expect(confirmEchoes(failed, [message(9, { sender: { kind: "user", id: "u" }, payload: { format: "text", text: "b" } })])).toHaveLength(2);
+    expect(updateEcho(failed, "2", { status: "sending" })[1]!.status).toBe("sending");
+  });
+});
+
+describe("sign-in config", () => {
+  it("accepts a served config and fills the agent and workspace defaults", () => {
+    const result = decodeHostConfig(JSON.stringify({ server_url: "ws://127.0.0.1:8787/rpc", device_token: "tok" }));
+    expect(result).toEqual({ ok: true, value: { server_url: "ws://127.0.0.1:8787/rpc", device_token: "tok", agent_id: "demo-agent", workspace_id: "default" } });
+  });
+
+  it("refuses bad configs with a code and a path, never throwing", () => {
+    expect(decodeHostConfig("{")).toMatchObject({ ok: false, error: { code: "json_malformed" } });
+    expect(decodeHostConfig('{"__proto__": {}}')).toMatchObject({ ok: false, error: { code: "json_forbidden_key" } });
+    expect(parseHostConfig({ server_url: "http://127.0.0.1:8787", device_token: "t" })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/server_url" } });
+    expect(parseHostConfig({ server_url: "ws://user:pw@127.0.0.1/rpc", device_token: "t" })).toMatchObject({ ok: false, error: { path: "/server_url" } });
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "  " })).toMatchObject({ ok: false, error: { path: "/device_token" } });
+    expect(parseHostConfig(["x"])).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+  });
+
+  it("names one profile per server and device, without revealing the token", () => {
+    const a = profileName({ server_url: "ws://127.0.0.1:8787/rpc", device_token: "secret-one", agent_id: "x", workspace_id: "w" });
+    const b = profileName({ server_url: "ws://127.0.0.1:8787/rpc", device_token: "secret-two", agent_id: "x", workspace_id: "w" });
+    expect(a).toMatch(/^lineup-runtime:127\.0\.0\.1:8787:[0-9a-f]{8}$/);
+    expect(a).not.toBe(b);
+    expect(a).not.toContain("secret");
+  });
+});
+
+describe("shell pieces", () => {
+  it("notifications keep the latest few and expire each after its time", () => {
+    const timers: (() => void)[] = [];
+    const n = createNotifications({ max: 2, setTimer: (_ms, fn) => void timers.push(fn) });
+    const seen: number[] = [];
+    const off = n.subscribe((t) => seen.push(t.length));
+    n.push("a");
+    n.push("b", "error");
+    n.push("c");
+    expect(n.list().map((t) => t.text)).toEqual(["b", "c"]);
+    timers[1]!();
+    expect(n.list().map((t) => t.text)).toEqual(["c"]);
+    off();
+    n.push("d");
+    expect(seen).toEqual([1, 2, 2, 1]);
+  });
+
+  it("describes every lifecycle state for the connection indicator", () => {
+    expect(describeLifecycle({ status: "online", since: 1 })).toEqual({ label: "Online", tone: "ok" });
+    expect(describeLifecycle({ status: "reconnecting", attempt: 2, since: 1 }).tone).toBe("warn");
+    expect(describeLifecycle({ status: "offline_degraded", attempt: 3, since: 1, last_error: "unauthorized" }).label).toMatch(/sign-in refused/);
+    expect(describeLifecycle({ status: "synchronizing" }).tone).toBe("busy");
+  });
+});

@@ -1,0 +1,190 @@
+/**
+ * The host in real Chromium against the real AppServer and demo agent: sign in, start a conversation,
+ * send (also keyboard-only), see the agent's Markdown rendered and sanitised, answer a choice and a
+ * confirm card, reload and find the history restored from IndexedDB, and a second tab told that LineUp
+ * is open elsewhere — then taking over with "Use here".
+ */
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchPersistentChromium } from "../../../test/support/chromium.js";
+import { SCREENSHOTS, startWorld, type World } from "./support.js";
+
+let world: World;
+let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let page: Page;
+const pageErrors: string[] = [];
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  world = await startWorld();
+  browser = await launchPersistentChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+const agentBubbles = (p: Page) => p.locator('[data-kind="message"][data-from="agent"] .markdown');
+const shot = (p: Page, name: string) => p.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+
+async function sendByKeyboard(p: Page, text: string): Promise<void> {
+  const box = p.getByRole("textbox", { name: "Message" });
+  await box.focus();
+  await p.keyboard.type(text);
+  await p.keyboard.press("Enter");
+}
+
+describe("the web host in Chromium", () => {
+  it("signs in with the served config and shows the chat, online", async () => {
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 15_000 }).toBe("online");
+    await expect.poll(() => page.getByRole("tab", { name: "Chat" }).getAttribute("aria-selected")).toBe("true");
+    await shot(page, "01-empty-chat");
+  });
+
+  it("starts a conversation, sends with the keyboard only, and renders the agent's Markdown sanitised", async () => {
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+    // Keyboard only: Tab from the new-conversation button reaches the composer; Enter sends.
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).focus();
+    let reached = false;
+    for (let i = 0; i < 12 && !reached; i++) {
+      await page.keyboard.press("Tab");
+      reached = await page.evaluate(() => document.activeElement?.getAttribute("aria-label") === "Message");
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.type('sanitiser check <img src=x onerror="window.__pwned=1"> [click](javascript:window.__pwned=2) <script>window.__pwned=3</script>');
+    await page.keyboard.press("Enter");
+    // Local echo, then the server's copy.
+    await page.locator('[data-kind="message"][data-from="user"]').first().waitFor({ timeout: 10_000 });
+    await agentBubbles(page).first().waitFor({ timeout: 10_000 });
+    const bubble = agentBubbles(page).first();
+    expect(await bubble.locator("blockquote").count()).toBe(1);
+    // The raw HTML is shown as text, never parsed into elements; the javascript: link is not a link.
+    expect(await bubble.textContent()).toContain("<img src=x");
+    expect(await bubble.locator("img, script, [onerror]").count()).toBe(0);
+    const hrefs = await bubble.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    expect(hrefs.filter((h) => h !== null && !/^(https?:|mailto:)/.test(h))).toEqual([]);
+    expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    // Only one agent bubble for one reply: the turn's text is not rendered a second time.
+    await page.waitForTimeout(300);
+    expect(await agentBubbles(page).count()).toBe(1);
+    expect(await page.locator('[data-kind="echo"]').count()).toBe(0);
+    await shot(page, "02-markdown-reply");
+  });
+
+  it("answers a choice card with arrow keys and Enter, and shows it answered", async () => {
+    await sendByKeyboard(page, "let me choose");
+    const card = page.locator('[data-kind="card"][data-card="choice"]');
+    await card.waitFor({ timeout: 10_000 });
+    await shot(page, "03-choice-card");
+    const first = card.getByRole("radio").first();
+    await first.focus();
+    await page.keyboard.press("ArrowDown");
+    const focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
+    const secondLabel = (await card.getByRole("radio").nth(1).locator(".choice-label").textContent()) ?? "";
+    expect(focused).toContain(secondLabel);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => card.getAttribute("data-answered"), { timeout: 10_000 }).toBe("true");
+    expect(await card.locator(".card-answer").textContent()).toContain(secondLabel);
+    // The agent continues after the answer.
+    await expect.poll(() => agentBubbles(page).count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  });
+
+  it("answers a confirm card and the agent hears it", async () => {
+    await sendByKeyboard(page, "please confirm");
+    const card = page.locator('[data-kind="card"][data-card="confirm"]');
+    await card.waitFor({ timeout: 10_000 });
+    await card.getByRole("button", { name: "Yes, go ahead" }).click();
+    await expect.poll(() => card.getAttribute("data-answered"), { timeout: 10_000 }).toBe("true");
+    await expect.poll(async () => (await agentBubbles(page).allTextContents()).some((t) => t.includes("Confirmed")), { timeout: 10_000 }).toBe(true);
+    await shot(page, "04-cards-answered");
+  });
+
+  it("restores the history from IndexedDB after a reload, cards still answered", async () => {
+    const before = await agentBubbles(page).allTextContents();
+    await page.reload();
+    await agentBubbles(page).first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => agentBubbles(page).allTextContents(), { timeout: 10_000 }).toEqual(before);
+    expect(await page.locator('[data-kind="card"][data-answered="true"]').count()).toBe(2);
+    expect(await page.locator('[data-kind="card"][data-answered="false"]').count()).toBe(0);
+    await shot(page, "05-after-reload");
+  });
+
+  it("a second tab says LineUp is open elsewhere, and 'Use here' moves the Runtime over", async () => {
+    const second = await browser.context.newPage();
+    await second.goto(world.host.url);
+    const notice = second.getByRole("heading", { name: "LineUp is open in another tab" });
+    await notice.waitFor({ timeout: 10_000 });
+    await shot(second, "06-second-tab");
+    await second.getByRole("button", { name: "Use here" }).click();
+    await expect.poll(() => second.locator(".connection").getAttribute("data-lifecycle"), { timeout: 15_000 }).toBe("online");
+    await page.getByRole("heading", { name: "LineUp is open in another tab" }).waitFor({ timeout: 10_000 });
+    // The history is there in the new tab too (same profile, same IndexedDB).
+    await agentBubbles(second).first().waitFor({ timeout: 10_000 });
+    await shot(second, "07-second-tab-took-over");
+    await second.close();
+  });
+
+  it("keeps the timeline windowed as the history grows: only visible rows are in the DOM", async () => {
+    // The second tab closed: this one got the profile back by itself.
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 15_000 }).toBe("online");
+    const box = page.getByRole("textbox", { name: "Message" });
+    for (let i = 0; i < 30; i++) {
+      await box.fill(`note ${i}`);
+      await box.press("Enter");
+    }
+    const log = page.getByRole("log");
+    await expect.poll(async () => Number(await log.getAttribute("data-rows-total")), { timeout: 30_000 }).toBeGreaterThanOrEqual(68);
+    await expect.poll(() => page.locator('[data-kind="echo"]').count(), { timeout: 30_000 }).toBe(0);
+    const total = Number(await log.getAttribute("data-rows-total"));
+    const rendered = await page.locator(".timeline-row").count();
+    expect(rendered).toBeLessThan(total / 2);
+    // Pinned to the bottom: the newest reply is on screen.
+    await expect.poll(() => agentBubbles(page).last().isVisible()).toBe(true);
+    // Scrolling to the top brings the first rows back into the DOM.
+    // Older pages load on scroll-up and the window re-renders asynchronously: keep scrolling to the top
+    // until the first user message of the conversation is the first one in the DOM.
+    await expect
+      .poll(
+        async () => {
+          await log.evaluate((el) => (el.scrollTop = 0));
+          return (await page.locator('[data-kind="message"][data-from="user"]').first().textContent()) ?? "";
+        },
+        { timeout: 20_000 },
+      )
+      .toContain("sanitiser check");
+    expect(await page.locator(".timeline-row").first().getAttribute("data-row-key")).toMatch(/^m:/);
+    await shot(page, "08-long-history-top");
+  }, 60_000);
+
+  it("switches apps from the keyboard and themes the whole shell dark from Settings", async () => {
+    await page.getByRole("tab", { name: "Chat" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app")).toBe("app-registry");
+    expect(await page.getByRole("listitem").filter({ hasText: "chat" }).count()).toBeGreaterThan(0);
+    await shot(page, "09-apps");
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app")).toBe("settings");
+    await page.getByRole("radio", { name: "Dark" }).check();
+    expect(await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue("--lineup-color-bg").trim())).toBe("#111316");
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await agentBubbles(page).first().waitFor();
+    await shot(page, "09-chat-dark");
+    // Back to the default for whoever runs next in this profile.
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("radio", { name: "Follow the system" }).check();
+  });
+
+  it("ran without page errors or CSP violations", () => {
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * The browser tests' world: the host built into a temp directory, the real AppServer (SQLite, ephemeral
+ * port) with the demo agent, and the host's static server handing out the dev credentials.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
+import { buildHost } from "../src/node/build.js";
+import { startHostServer, type HostServer } from "../src/node/serve.js";
+
+export const SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-web");
+
+export interface World {
+  readonly server: AppServerHandle;
+  readonly agent: RunningAgent;
+  readonly host: HostServer;
+  readonly distDir: string;
+  close(): Promise<void>;
+}
+
+let built: Promise<string> | undefined;
+
+/** One Vite build per test file, into its own directory (test files run in parallel). */
+export function buildOnce(): Promise<string> {
+  built ??= (async () => {
+    const outDir = mkdtempSync(join(tmpdir(), "lineup-host-dist-"));
+    await buildHost({ outDir });
+    return outDir;
+  })();
+  return built;
+}
+
+export async function startWorld(options: { withConfig?: boolean } = {}): Promise<World> {
+  const distDir = await buildOnce();
+  const dataDir = mkdtempSync(join(tmpdir(), "lineup-host-data-"));
+  mkdirSync(dataDir, { recursive: true });
+  const server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
+  const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
+  const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string };
+  const agent = await startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: () => undefined, error: () => undefined });
+  const host = await startHostServer({ distDir, ...(options.withConfig === false ? {} : { config: { server_url: server.url, device_token: credentials.device_token } }) });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return {
+    server,
+    agent,
+    host,
+    distDir,
+    async close() {
+      await host.close();
+      await agent.stop();
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The host's build: a static `dist/` (index.html + hashed assets). Workspace packages are bundled from
+ * their TypeScript sources through the `source` export condition, so no package build is needed first.
+ * JSX is Preact's automatic runtime. No inline scripts and no eval in the output: the page's CSP forbids
+ * both (test/build.test.ts checks).
+ */
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  base: "./",
+  // public/surface-frame.html: the document sandboxed apps are written into (see src/surface-host).
+  publicDir: "public",
+  resolve: { conditions: ["source", "browser", "module", "import", "default"] },
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    // The polyfill is an inline script; every browser we support has modulepreload.
+    modulePreload: { polyfill: false },
+    sourcemap: false,
+    // The Runtime and the precompiled protocol validators are most of it; splitting comes with the surface host.
+    chunkSizeWarningLimit: 1536,
+  },
+  logLevel: "warn",
+});

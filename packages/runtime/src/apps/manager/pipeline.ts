@@ -1,0 +1,90 @@
+/**
+ * The checks a bundle passes before any of its code can run (spec 003): verify → projection →
+ * readiness → authorization. Pure; the bundle verifier (hashes, signature, size) runs before and
+ * hands its outcome in, so this module never touches bytes or keys.
+ */
+import {
+  CORE_APP_SCOPES,
+  projectManifest,
+  validateManifest,
+  type AppManifest,
+  type ErrorCode,
+  type ManifestProjection,
+  type ProtocolError,
+} from "@lineup/protocol";
+import type { AppOperationStepName } from "./operation.js";
+
+/** A bundle the bundle verifier has looked at. */
+export interface BundleCandidate {
+  /** The manifest as read from the bundle (parsed JSON, not yet validated). */
+  readonly manifest: unknown;
+  /** Digest of the bundle's signed file list; names the bundle in storage. */
+  readonly bundle_digest: string;
+  /** The verifier's outcome (source, size, hashes, signature); a refusal keeps its distinct code. */
+  readonly verification: { readonly ok: true } | { readonly ok: false; readonly error: ProtocolError };
+}
+
+/** What this host offers apps: the Runtime SDK features it implements. */
+export interface HostEnvironment {
+  readonly features: readonly string[];
+}
+
+/** A user or organisation policy over apps. */
+export interface AppPolicy {
+  readonly blocked_apps?: readonly string[];
+  /** An app declaring any of these cannot be installed or updated. */
+  readonly blocked_capabilities?: readonly string[];
+}
+
+export const PIPELINE_STEPS: readonly AppOperationStepName[] = ["verify", "projection", "readiness", "authorization", "enable"];
+
+export type PipelineOutcome =
+  | { readonly ok: true; readonly manifest: AppManifest; readonly projection: ManifestProjection }
+  | { readonly ok: false; readonly step: AppOperationStepName; readonly code: ErrorCode; readonly message: string; readonly path?: string; readonly projection?: ManifestProjection };
+
+function scopeOf(manifest: unknown): string | undefined {
+  if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest)) return undefined;
+  const scope = (manifest as Record<string, unknown>)["app_scope"];
+  return typeof scope === "string" ? scope : undefined;
+}
+
+/**
+ * Runs verify, projection, readiness and the policy half of authorization. `coreScopes` are the
+ * scopes of core apps in the registry (plus the built-in core scopes): a bundle may never take one.
+ */
+export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment, policy: AppPolicy, coreScopes: ReadonlySet<string>): PipelineOutcome {
+  const claimed = scopeOf(candidate.manifest);
+  if (claimed !== undefined && (coreScopes.has(claimed) || (CORE_APP_SCOPES as readonly string[]).includes(claimed))) {
+    return { ok: false, step: "verify", code: "app_protected", message: `"${claimed}" is a core app; a bundle cannot override it`, path: "/app_scope" };
+  }
+  if (!candidate.verification.ok) {
+    const e = candidate.verification.error;
+    return { ok: false, step: "verify", code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
+  }
+  const validated = validateManifest(candidate.manifest, { kind: "installed" });
+  if (!validated.ok) {
+    const e = validated.error;
+    return { ok: false, step: "verify", code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
+  }
+  const manifest = validated.value;
+  const projection = projectManifest(manifest);
+  const offered = new Set(host.features);
+  const missing = manifest.runtime_sdk.required_features.filter((f) => !offered.has(f));
+  if (missing.length > 0) {
+    return { ok: false, step: "readiness", code: "app_host_incompatible", message: `this host does not offer ${missing.join(", ")}`, path: "/runtime_sdk/required_features", projection };
+  }
+  if ((policy.blocked_apps ?? []).includes(manifest.app_scope)) {
+    return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the app "${manifest.app_scope}"`, projection };
+  }
+  const blocked = new Set(policy.blocked_capabilities ?? []);
+  const denied = projection.capabilities.find((c) => blocked.has(c.name));
+  if (denied !== undefined) {
+    return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the capability ${denied.name}`, projection };
+  }
+  return { ok: true, manifest, projection };
+}
+
+/** Core scopes known to the registry. */
+export function coreScopesOf(apps: Readonly<Record<string, { readonly record: { readonly kind: string; readonly app_scope: string } }>>): ReadonlySet<string> {
+  return new Set(Object.values(apps).filter((a) => a.record.kind === "core").map((a) => a.record.app_scope));
+}

@@ -1,0 +1,331 @@
+/**
+ * The connection shell: owns the Transport connection and the JSON-RPC client, and turns what happens on
+ * the wire into mailbox inputs (lifecycle facts, listed sessions, events, seams, outbox outcomes). It runs
+ * the effects the transitions ask for: subscribe after a cursor, re-list, flush the outbox. It decides
+ * nothing about state; the transitions do.
+ *
+ * Connect: open → `initialize` (token) → `initialized` → synchronizing → list every session page →
+ * subscribe each after its stored cursor. On a drop: reconnecting, then a new attempt after an
+ * exponential, fully jittered backoff; `offline_degraded` after repeated failures (the outbox keeps
+ * accepting actions meanwhile).
+ */
+import {
+  APP_SERVER_PROTOCOL_VERSION,
+  LineUpError,
+  validateSessionEvent,
+  type ErrorCode,
+  type JsonObject,
+  type JsonValue,
+  type Session,
+} from "@lineup/protocol";
+import type { DiagnosticsSink } from "../core/emitter.js";
+import type { Clock, IdSource } from "../core/ports.js";
+import type { Effect, RuntimeInput } from "../coordination/inputs.js";
+import type { Lifecycle } from "../coordination/lifecycle.js";
+import type { RuntimeState } from "../coordination/state.js";
+import { toLineUpError } from "../coordination/mailbox.js";
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
+import { TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
+import { createRpcClient, type RpcClient } from "./rpc-client.js";
+import type { Transport } from "./transport.js";
+
+export interface SyncDriverOptions {
+  readonly transport: Transport;
+  readonly serverUrl: string;
+  readonly token: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly diagnostics: DiagnosticsSink;
+  readonly post: (input: RuntimeInput) => Promise<JsonValue | undefined>;
+  readonly state: () => RuntimeState;
+  readonly backoff?: BackoffPolicy;
+  readonly requestTimeoutMs?: number;
+  /** How often sessions are re-listed while online, to follow sessions started elsewhere. Default 30 000; 0 disables. */
+  readonly relistIntervalMs?: number;
+  readonly clientInfo?: { readonly name: string; readonly version?: string };
+}
+
+export class SyncDriver {
+  private rpc: RpcClient | undefined;
+  private stopped = false;
+  private failures = 0;
+  private cancelTimer: () => void = () => undefined;
+  private cancelRelist: () => void = () => undefined;
+  private cancelOutboxRetry: () => void = () => undefined;
+  private readonly inFlight = new Set<string>();
+  private readonly subscribing = new Map<string, boolean>();
+  private connecting = false;
+
+  constructor(private readonly options: SyncDriverOptions) {}
+
+  start(): void {
+    void this.connect();
+  }
+
+  /** Closes the connection and cancels every timer; nothing is posted after this. */
+  stop(): void {
+    this.stopped = true;
+    this.cancelTimer();
+    this.cancelRelist();
+    this.cancelOutboxRetry();
+    for (const cancel of this.resyncs.values()) cancel();
+    this.resyncs.clear();
+    this.rpc?.close();
+    this.rpc = undefined;
+  }
+
+  /** Runs one effect of a committed turn. Never throws. */
+  run(effect: Effect): void {
+    if (this.stopped) return;
+    switch (effect.kind) {
+      case "subscribe":
+        return this.subscribe(effect.session_id);
+      case "relist":
+        void this.relist();
+        return;
+      case "outbox.flush":
+        return this.flushOutbox();
+      case "lifecycle.changed":
+        return this.onLifecycle(effect.lifecycle);
+    }
+  }
+
+  /** Drops the current connection as a network failure would (tests, and `offline` hints from a host). */
+  dropConnection(): void {
+    this.rpc?.close();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped || this.connecting) return;
+    this.connecting = true;
+    const attempt = this.failures;
+    let rpc: RpcClient | undefined;
+    try {
+      await this.options.post({ kind: "lifecycle", to: { status: "authenticating", attempt } });
+      const connection = await this.options.transport.open(this.options.serverUrl);
+      if (this.stopped) {
+        connection.close(1000, "runtime stopping");
+        return;
+      }
+      rpc = createRpcClient(connection, {
+        clock: this.options.clock,
+        diagnostics: this.options.diagnostics,
+        ...(this.options.requestTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.requestTimeoutMs }),
+        notifications: {
+          "agentSession/event": (params) => this.onEvent(params),
+          "agentSession/caughtUp": (params) => this.onCaughtUp(params),
+        },
+      });
+      this.rpc = rpc;
+      const current = rpc;
+      rpc.onClose(() => this.onClosed(current));
+      const init = await rpc.request("initialize", {
+        protocol_version: APP_SERVER_PROTOCOL_VERSION,
+        client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
+        token: this.options.token,
+      });
+      if (init.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${init.role} role; the Runtime needs a device token`);
+      rpc.notify("initialized", {});
+      const identity = {
+        ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
+        ...(init.identity.device_id === undefined ? {} : { device_id: init.identity.device_id }),
+      };
+      await this.options.post({ kind: "lifecycle", to: { status: "synchronizing" }, identity });
+      this.failures = 0;
+      this.connecting = false;
+      this.subscribing.clear();
+      await this.relist();
+    } catch (error) {
+      this.connecting = false;
+      const failure = toLineUpError(error);
+      if (rpc !== undefined && this.rpc === rpc) {
+        // onClosed schedules the retry.
+        this.lastError = failure.code;
+        rpc.close();
+      } else {
+        this.scheduleReconnect(failure.code);
+      }
+    }
+  }
+
+  private lastError: ErrorCode | undefined;
+
+  private onClosed(rpc: RpcClient): void {
+    if (this.rpc !== rpc) return;
+    this.rpc = undefined;
+    this.inFlight.clear();
+    this.cancelRelist();
+    if (this.stopped) return;
+    const code = this.lastError ?? "request_cancelled";
+    this.lastError = undefined;
+    this.connecting = false;
+    this.scheduleReconnect(code);
+  }
+
+  private scheduleReconnect(code: ErrorCode): void {
+    if (this.stopped) return;
+    const attempt = this.failures;
+    this.failures += 1;
+    const policy = { ...DEFAULT_BACKOFF, ...this.options.backoff };
+    const to: Lifecycle =
+      this.failures > policy.degradedAfter
+        ? { status: "offline_degraded", attempt, since: this.options.clock.now(), last_error: code }
+        : { status: "reconnecting", attempt, since: this.options.clock.now(), last_error: code };
+    void this.options.post({ kind: "lifecycle", to }).catch((error: unknown) => this.options.diagnostics(error, "lifecycle"));
+    this.cancelTimer();
+    this.cancelTimer = this.options.clock.setTimer(backoffDelay(attempt, () => this.options.ids.random(), policy), () => void this.connect());
+  }
+
+  private onLifecycle(lifecycle: Lifecycle): void {
+    if (lifecycle.status !== "online") return;
+    const interval = this.options.relistIntervalMs ?? 30_000;
+    if (interval <= 0) return;
+    this.cancelRelist();
+    const tick = (): void => {
+      void this.relist();
+      this.cancelRelist = this.options.clock.setTimer(interval, tick);
+    };
+    this.cancelRelist = this.options.clock.setTimer(interval, tick);
+  }
+
+  private async relist(): Promise<void> {
+    const rpc = this.rpc;
+    if (rpc === undefined) return;
+    try {
+      const sessions: Session[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await rpc.request("agentSession/list", { limit: 200, ...(cursor === undefined ? {} : { cursor }) });
+        sessions.push(...(page.sessions as Session[]));
+        cursor = page.next_cursor;
+      } while (cursor !== undefined);
+      await this.options.post({ kind: "sessions.listed", sessions });
+    } catch (error) {
+      this.options.diagnostics(error, "agentSession/list");
+      // Without the list the Runtime cannot know what to follow; start over on a fresh connection.
+      if (toLineUpError(error).code !== "request_cancelled") rpc.close();
+    }
+  }
+
+  /** One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest cursor. */
+  private subscribe(sessionId: string): void {
+    if (this.subscribing.has(sessionId)) {
+      this.subscribing.set(sessionId, true);
+      return;
+    }
+    const rpc = this.rpc;
+    if (rpc === undefined) return;
+    this.subscribing.set(sessionId, false);
+    const afterSeq = this.options.state().conversations.get(sessionId)?.cursor ?? 0;
+    rpc
+      .request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq })
+      .catch(async (error: unknown) => {
+        const failure = toLineUpError(error);
+        if (failure.code === "cursor_invalid" || failure.code === "session_not_found" || failure.code === "forbidden") {
+          await this.options.post({ kind: "session.subscribe_failed", session_id: sessionId, code: failure.code, message: failure.message });
+        } else {
+          // No answer (a lost request or response): the connection is not to be trusted with the seam.
+          // Reconnecting resubscribes every session from its stored cursor.
+          this.options.diagnostics(failure, `subscribe ${sessionId}`);
+          if (failure.code !== "request_cancelled") rpc.close();
+        }
+      })
+      .catch((error: unknown) => this.options.diagnostics(error, `subscribe ${sessionId}`))
+      .finally(() => {
+        const again = this.subscribing.get(sessionId) === true;
+        this.subscribing.delete(sessionId);
+        if (again && this.rpc === rpc) this.subscribe(sessionId);
+      });
+  }
+
+  private onEvent(params: JsonObject): void {
+    const checked = validateSessionEvent(params);
+    if (!checked.ok) {
+      this.options.diagnostics(new LineUpError(checked.error.code, `invalid session event: ${checked.error.message}`), "agentSession/event");
+      return;
+    }
+    const event = checked.value;
+    this.options.post({ kind: "event", event }).catch((error: unknown) => {
+      // Not committed (a store fault): nothing of it was applied, so follow again from the stored cursor —
+      // after a pause, so that a store that keeps failing does not turn into a resubscribe storm.
+      this.options.diagnostics(error, `event ${event.session_id}#${event.seq}`);
+      this.resyncLater(event.session_id);
+    });
+  }
+
+  private readonly resyncs = new Map<string, () => void>();
+  private storeFailures = 0;
+
+  private resyncLater(sessionId: string): void {
+    if (this.resyncs.has(sessionId) || this.stopped) return;
+    const delay = backoffDelay(Math.min(this.storeFailures++, 8), () => this.options.ids.random(), this.options.backoff) + 50;
+    this.resyncs.set(
+      sessionId,
+      this.options.clock.setTimer(delay, () => {
+        this.resyncs.delete(sessionId);
+        // On whatever connection is current; without one, the next connect subscribes every session anyway.
+        if (this.rpc !== undefined) this.subscribe(sessionId);
+      }),
+    );
+  }
+
+  private onCaughtUp(params: JsonObject): void {
+    const sessionId = params["session_id"];
+    const seq = params["seq"];
+    if (typeof sessionId !== "string" || typeof seq !== "number") return this.options.diagnostics(new Error("malformed caughtUp"), "agentSession/caughtUp");
+    this.options
+      .post({ kind: "caught_up", session_id: sessionId, seq })
+      .then(() => {
+        this.storeFailures = 0;
+      })
+      .catch((error: unknown) => {
+        // The seam was not recorded: follow again from the cursor to get a new one.
+        this.options.diagnostics(error, "caughtUp");
+        this.resyncLater(sessionId);
+      });
+  }
+
+  private flushOutbox(): void {
+    const rpc = this.rpc;
+    const state = this.options.state();
+    if (rpc === undefined || (state.lifecycle.status !== "synchronizing" && state.lifecycle.status !== "online")) return;
+    for (const entry of nextSendable(state.outbox.values(), this.inFlight)) {
+      if (state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;
+      this.inFlight.add(entry.conversation_id);
+      void this.send(rpc, entry);
+    }
+  }
+
+  private async send(rpc: RpcClient, entry: OutboxEntry): Promise<void> {
+    // The conversation stays in flight until the outcome is committed: a flush in between must not see
+    // the entry as still pending and send it again.
+    let retry = false;
+    try {
+      const result = await rpc.request(entry.method, entry.params as never);
+      await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
+    } catch (error) {
+      const failure = toLineUpError(error);
+      if (TRANSIENT_CODES.has(failure.code) || failure.code.startsWith("store_")) {
+        // Same key next time: the server replays or applies once.
+        retry = true;
+      } else {
+        await this.options
+          .post({ kind: "outbox.settled", order: entry.order, outcome: { status: "failed", code: failure.code, message: failure.message } })
+          .catch((postError: unknown) => {
+            this.options.diagnostics(postError, "outbox.settled");
+            retry = true;
+          });
+      }
+    } finally {
+      this.inFlight.delete(entry.conversation_id);
+    }
+    if (this.rpc !== rpc || rpc.closed) return;
+    if (retry) {
+      this.cancelOutboxRetry();
+      this.cancelOutboxRetry = this.options.clock.setTimer(backoffDelay(1, () => this.options.ids.random(), this.options.backoff) + 100, () => this.flushOutbox());
+    } else {
+      // The flush the settled transition asked for ran while this conversation was still in flight.
+      this.flushOutbox();
+    }
+  }
+}

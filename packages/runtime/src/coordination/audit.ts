@@ -1,0 +1,86 @@
+/**
+ * The audit log: append-only and hash-chained. Each record's `hash` is SHA-256(previous hash + canonical
+ * JSON of the record without its hash), so editing, removing or reordering any stored record breaks
+ * every hash after it. Records are written in the same commit as the facts they record — and so before
+ * the effects that follow that commit.
+ *
+ * SHA-256 comes from WebCrypto (`globalThis.crypto.subtle`), present in Node 20 and every browser.
+ */
+import { GENESIS_CHAIN, canonicalJson, type JsonValue } from "@lineup/protocol";
+import { toTimestamp } from "../core/ports.js";
+import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
+import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
+import type { AuditDraft } from "./inputs.js";
+
+export interface AuditRecord extends AuditDraft {
+  readonly index: number;
+  readonly at: string;
+  /** Hash of the record before (64 zeros for the first). */
+  readonly prev: string;
+  readonly hash: string;
+}
+
+export interface AuditHead {
+  /** Index the next record gets. */
+  readonly next: number;
+  readonly hash: string;
+}
+
+export const EMPTY_AUDIT_HEAD: AuditHead = { next: 0, hash: GENESIS_CHAIN };
+
+const encoder = new TextEncoder();
+
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function unhashed(record: AuditRecord | Omit<AuditRecord, "hash">): JsonValue {
+  const { hash: _hash, ...rest } = record as AuditRecord;
+  return rest as unknown as JsonValue;
+}
+
+/** Chains `drafts` after `head`; returns the writes to commit with them and the new head. */
+export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): Promise<{ writes: StoreWrite[]; head: AuditHead }> {
+  let { next, hash } = head;
+  const writes: StoreWrite[] = [];
+  for (const draft of drafts) {
+    const body = { ...draft, index: next, at: toTimestamp(nowMs), prev: hash };
+    const recordHash = await sha256Hex(hash + canonicalJson(unhashed(body)));
+    writes.push({ op: "put", collection: C.audit, key: padNumber(next), value: { ...body, hash: recordHash } as unknown as JsonValue });
+    next += 1;
+    hash = recordHash;
+  }
+  return { writes, head: { next, hash } };
+}
+
+/** The head after the last stored record. */
+export async function readAuditHead(store: RuntimeStore): Promise<AuditHead> {
+  const [last] = await store.range(C.audit, { reverse: true, limit: 1 });
+  if (last === undefined) return EMPTY_AUDIT_HEAD;
+  const record = last.value as unknown as AuditRecord;
+  return { next: record.index + 1, hash: record.hash };
+}
+
+export type AuditVerdict = { readonly ok: true; readonly records: number } | { readonly ok: false; readonly index: number; readonly problem: string };
+
+/** Walks the whole log in pages and checks every index, link and hash. */
+export async function verifyAuditChain(store: RuntimeStore, pageSize = 500): Promise<AuditVerdict> {
+  let expected = 0;
+  let prev = GENESIS_CHAIN;
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.range(C.audit, { ...(after === undefined ? {} : { gt: after }), limit: pageSize });
+    for (const { key, value } of page) {
+      const record = value as unknown as AuditRecord;
+      if (key !== padNumber(expected) || record.index !== expected) return { ok: false, index: expected, problem: `record ${key} is out of sequence` };
+      if (record.prev !== prev) return { ok: false, index: expected, problem: "prev does not match the record before" };
+      const hash = await sha256Hex(prev + canonicalJson(unhashed(record)));
+      if (hash !== record.hash) return { ok: false, index: expected, problem: "hash does not match the record" };
+      prev = record.hash;
+      expected += 1;
+      after = key;
+    }
+    if (page.length < pageSize) return { ok: true, records: expected };
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The Runtime filter chain for inbound session events (spec 5.3), in order:
+ *
+ *  1. the conversation is followed                          → `conversation_unknown`
+ *  2. seq dedup and order against the stored cursor         → `duplicate_message` / `out_of_order`
+ *  3. legacy adapter at ingress, then version/type/scope/size/schema (`validateEnvelope`)
+ *  4. agent identity and conversation                       → `unknown_agent` / `scope_mismatch`
+ *  5. envelope id dedup                                     → `duplicate_message`
+ *  6. app installed and enabled (the AppDirectory port)     → `app_not_installed` / `app_disabled`
+ *  7. ownership of instance / operation                     → `not_owner`
+ *  8. subscription intersection (declared ∩ scope ∩ target) → `not_subscribed`
+ *
+ * Pure: everything it needs from the store arrives in `reads`. Every refusal is a stable code; the
+ * transition turns it into an audit record (and, for a tool call, a definite `lineup.tool.error` reply).
+ * Refusals from step 3 on consume the event (the cursor moves past it); steps 1–2 do not.
+ */
+import { adaptLegacy, isLegacyMessage, validateEnvelope, type ErrorCode, type RuntimeEnvelope, type SessionEvent } from "@lineup/protocol";
+import type { AppDirectory } from "../apps/core-app-registry.js";
+import type { InstanceDirectory } from "../apps/instance-directory.js";
+import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
+import { projectEnvelope, projectEvent, type MessageDraft } from "./projection.js";
+import { readId, type ReadKey, type Reads } from "./inputs.js";
+import type { Conversation } from "./state.js";
+
+export interface FilterContext {
+  readonly conversation: Conversation | undefined;
+  readonly reads: Reads;
+  readonly apps: AppDirectory;
+  readonly instances: InstanceDirectory;
+  /** The injected clock as RFC 3339, for legacy messages without a timestamp. */
+  readonly now: () => string;
+}
+
+export interface Refusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export type FilterOutcome =
+  /** Nothing applied, cursor unchanged: not ours, or already applied. */
+  | { readonly kind: "ignored"; readonly refusal: Refusal }
+  /** A gap: resync from the cursor. */
+  | { readonly kind: "gap"; readonly refusal: Refusal }
+  /** Consumed and refused; `envelope` is set when the refused event carried one (a tool call gets an error reply). */
+  | { readonly kind: "refused"; readonly refusal: Refusal; readonly envelope?: RuntimeEnvelope; readonly target_app?: string }
+  /** Consumed and accepted: one message per recipient app (none for state-only events). */
+  | { readonly kind: "accepted"; readonly draft?: MessageDraft; readonly recipients: readonly string[]; readonly envelope?: RuntimeEnvelope };
+
+/** The store reads step 5 needs for `event`. */
+export function filterReads(event: SessionEvent): ReadKey[] {
+  if (event.kind !== "envelope") return [];
+  const id = (event.data as { envelope?: { id?: unknown } }).envelope?.id;
+  return typeof id === "string" ? [{ collection: C.envelopeIds, key: `${event.session_id}/${id}` }] : [];
+}
+
+const refuse = (code: ErrorCode, message: string, extra: { envelope?: RuntimeEnvelope; target_app?: string } = {}): FilterOutcome => ({
+  kind: "refused",
+  refusal: { code, message },
+  ...extra,
+});
+
+export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutcome {
+  // 1. conversation
+  const conversation = ctx.conversation;
+  if (conversation === undefined) {
+    return { kind: "ignored", refusal: { code: "conversation_unknown", message: `no followed conversation ${event.session_id}` } };
+  }
+  // 2. seq dedup and order
+  if (event.seq <= conversation.cursor) {
+    return { kind: "ignored", refusal: { code: "duplicate_message", message: `seq ${event.seq} is at or before the cursor ${conversation.cursor}` } };
+  }
+  if (event.seq !== conversation.cursor + 1) {
+    return { kind: "gap", refusal: { code: "out_of_order", message: `seq ${event.seq} after cursor ${conversation.cursor}: a gap` } };
+  }
+
+  // 3. ingress: legacy adapter, then the envelope's own checks
+  let envelope: RuntimeEnvelope | undefined;
+  if (event.kind === "envelope") {
+    const raw: unknown = (event.data as { envelope?: unknown }).envelope;
+    const checked = isLegacyMessage(raw)
+      ? adaptLegacy(raw, { currentConversationId: conversation.conversation_id, knownAppScopes: new Set(ctx.apps.list().map((app) => app.app_scope)), now: ctx.now })
+      : validateEnvelope(raw);
+    if (!checked.ok) return refuse(checked.error.code, checked.error.message);
+    envelope = checked.value;
+  }
+
+  // 4. agent identity and conversation
+  if (event.actor.role === "agent" && event.actor.id !== conversation.agent_id) {
+    return refuse("unknown_agent", `agent ${event.actor.id} is not the agent of ${conversation.conversation_id}`, envelope === undefined ? {} : { envelope });
+  }
+  if (envelope !== undefined) {
+    if (envelope.sender.kind === "agent" && envelope.sender.id !== conversation.agent_id) {
+      return refuse("unknown_agent", `envelope sender ${envelope.sender.id} is not the agent of ${conversation.conversation_id}`, { envelope });
+    }
+    if (envelope.scope.conversation_id !== conversation.conversation_id) {
+      return refuse("scope_mismatch", `envelope conversation ${envelope.scope.conversation_id} is not ${conversation.conversation_id}`, { envelope });
+    }
+    // 5. envelope id dedup
+    if (ctx.reads.get(readId({ collection: C.envelopeIds, key: `${conversation.conversation_id}/${envelope.id}` })) !== undefined) {
+      return { kind: "ignored", refusal: { code: "duplicate_message", message: `envelope ${envelope.id} was already applied` } };
+    }
+  }
+
+  const draft = envelope === undefined ? projectEvent(event) : projectEnvelope(envelope);
+  if (draft === undefined) return { kind: "accepted", recipients: [] };
+
+  // 6. app installed and enabled. An envelope addressed to the Runtime (a tool result this device sent)
+  // belongs to no app: only conversation-wide observers (chat's cards) may see it.
+  const toRuntime = envelope?.target.kind === "runtime";
+  const targetApp = envelope === undefined ? conversation.app_scope : envelope.target.kind === "app" ? envelope.target.app_scope : envelope.scope.app_scope;
+  const withEnvelope = { ...(envelope === undefined ? {} : { envelope }), target_app: targetApp };
+  if (!toRuntime) {
+    const app = ctx.apps.get(targetApp);
+    if (app === undefined) return refuse("app_not_installed", `no app ${targetApp} is installed`, withEnvelope);
+    if (!app.enabled) return refuse("app_disabled", `app ${targetApp} is disabled`, withEnvelope);
+  }
+
+  // 7. ownership
+  if (envelope !== undefined) {
+    const instanceId = envelope.scope.instance_id ?? envelope.target.instance_id;
+    if (instanceId !== undefined && !ctx.instances.ownsInstance(conversation.conversation_id, targetApp, instanceId)) {
+      return refuse("not_owner", `instance ${instanceId} does not belong to ${conversation.conversation_id}`, withEnvelope);
+    }
+    const operationId = envelope.scope.operation_id;
+    if (operationId !== undefined && !ctx.instances.ownsOperation(conversation.conversation_id, operationId)) {
+      return refuse("not_owner", `operation ${operationId} does not belong to ${conversation.conversation_id}`, withEnvelope);
+    }
+  }
+
+  // 8. subscription intersection: declared subscriptions ∩ target app ∩ the conversation's scope
+  const recipients = ctx.apps
+    .list()
+    .filter((app) => app.enabled)
+    .filter((app) =>
+      app.subscriptions.some(
+        (subscription) =>
+          subscription.types.includes(draft.type) &&
+          (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversation.app_scope),
+      ),
+    )
+    .map((app) => app.app_scope);
+  if (recipients.length === 0) {
+    return refuse(
+      draft.type === "lineup.tool.invoke" ? "tool_not_visible" : "not_subscribed",
+      `no app subscribes to ${draft.type} for ${targetApp} in ${conversation.conversation_id}`,
+      withEnvelope,
+    );
+  }
+  return { kind: "accepted", draft, recipients, ...(envelope === undefined ? {} : { envelope }) };
+}

@@ -1,0 +1,165 @@
+import { validateEnvelope, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
+import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
+import { toTimestamp } from "../../core/ports.js";
+import { inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
+import { messageCursor } from "../../persistence/history.js";
+import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
+import type { StoreWrite } from "../../persistence/store.js";
+import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
+import { filterEvent, type FilterOutcome } from "../filter-chain.js";
+import type { AuditDraft, Delivery, Effect, Reads, RuntimeInput, TransitionResult } from "../inputs.js";
+import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
+import type { TransitionEnv } from "./env.js";
+import { goOnlineIfReady } from "./go-online.js";
+
+const cursorWrite = (conversationId: string, seq: number): StoreWrite => ({ op: "put", collection: C.cursors, key: conversationId, value: { seq } });
+
+/**
+ * One inbound session event: the filter chain decides; the inbox rows, the envelope-id record, the
+ * audit record and the cursor advance are written in the same commit (RELIABILITY R6), and the
+ * message is delivered only after it, and only when the conversation is live.
+ */
+export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind: "event" }>, reads: Reads, env: TransitionEnv): TransitionResult {
+  const { event } = input;
+  const conversation = state.conversations.get(event.session_id);
+  const outcome = filterEvent(event, {
+    conversation,
+    reads,
+    apps: env.apps,
+    instances: env.instances,
+    now: () => toTimestamp(env.now()),
+  });
+  const audit = (o: Exclude<FilterOutcome, { kind: "accepted" }>): AuditDraft => ({
+    type: "ingress.agent.refused",
+    code: o.refusal.code,
+    conversation_id: event.session_id,
+    subject: `${event.session_id}#${event.seq}`,
+    detail: o.refusal.message,
+  });
+
+  if (outcome.kind === "ignored") return { state, writes: [], effects: [], deliveries: [], audit: [audit(outcome)] };
+  if (outcome.kind === "gap" && conversation !== undefined) {
+    // Resubscribe after the cursor: the server resends from there, in order.
+    return {
+      state: withConversation(state, { ...conversation, following: { status: "catching_up" } }),
+      writes: [],
+      effects: [{ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor }],
+      deliveries: [],
+      audit: [audit(outcome)],
+    };
+  }
+  if (conversation === undefined || outcome.kind === "gap") return { state, writes: [], effects: [], deliveries: [], audit: [] };
+
+  const writes: StoreWrite[] = [cursorWrite(conversation.conversation_id, event.seq)];
+  let next: Conversation = { ...conversation, cursor: event.seq };
+  let nextState = state;
+  const effects: Effect[] = [];
+  const deliveries: Delivery[] = [];
+
+  if (outcome.kind === "refused") {
+    const reply = outcome.envelope?.type === "lineup.tool.invoke" ? toolErrorReply(state, outcome, env) : undefined;
+    if (reply !== undefined) {
+      writes.push(putOutboxEntry(reply));
+      const outbox = new Map(state.outbox);
+      outbox.set(reply.order, reply);
+      nextState = { ...state, outbox, next_outbox_order: reply.order + 1 };
+      effects.push({ kind: "outbox.flush" });
+    }
+    const records: AuditDraft[] = [audit(outcome)];
+    if (reply !== undefined) records.push({ type: "tool.refused", code: outcome.refusal.code, conversation_id: event.session_id, subject: outcome.envelope?.correlation?.call_id ?? "", detail: `replied with lineup.tool.error (outbox ${reply.order})` });
+    return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
+  }
+
+  if (outcome.envelope !== undefined) {
+    writes.push({ op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
+  }
+  const draft = outcome.draft;
+  if (draft !== undefined) {
+    const seqKey = padNumber(event.seq);
+    for (const appScope of outcome.recipients) {
+      const envelope = draft.envelope;
+      const message: AgentAppMessage = {
+        message_id: messageIdFor(conversation.conversation_id, event.seq),
+        cursor: messageCursor(conversation.conversation_id, seqKey),
+        app_scope: appScope,
+        conversation_id: conversation.conversation_id,
+        seq: event.seq,
+        type: draft.type,
+        delivery: draft.delivery,
+        sender: draft.sender,
+        created_at: envelope?.timestamp ?? event.created_at,
+        payload: draft.payload,
+        ...(envelope === undefined ? {} : { envelope_id: envelope.id }),
+        ...(draft.turn_id === undefined ? {} : { turn_id: draft.turn_id }),
+        ...(envelope?.scope.instance_id === undefined ? {} : { instance_id: envelope.scope.instance_id }),
+        ...(envelope?.correlation === undefined ? {} : { correlation: envelope.correlation as { [key: string]: JsonValue } }),
+      };
+      writes.push(...storeMessageWrites(message));
+      if (appScope === CHAT_APP_SCOPE) next = { ...next, unread: next.unread + 1 };
+      if (isLiveFor(state, conversation.conversation_id)) deliveries.push({ kind: "message", message });
+    }
+  }
+  return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
+}
+
+/** The definite refusal a tool call gets (spec 5.4.5): a `lineup.tool.error` back to the agent, through the outbox. */
+function toolErrorReply(state: RuntimeState, outcome: Extract<FilterOutcome, { kind: "refused" }>, env: TransitionEnv): OutboxEntry | undefined {
+  const invoke = outcome.envelope as RuntimeEnvelope;
+  // Identity and scope refusals are not answered: the sender is not who the conversation trusts.
+  if (outcome.refusal.code === "unknown_agent" || outcome.refusal.code === "scope_mismatch") return undefined;
+  const callId = invoke.correlation?.call_id;
+  if (callId === undefined) return undefined;
+  const envelope = {
+    v: 1,
+    id: env.newId("env"),
+    type: "lineup.tool.error",
+    timestamp: toTimestamp(env.now()),
+    sender: { kind: "runtime", id: state.runtime_id },
+    target: { kind: "runtime", app_scope: "runtime" },
+    scope: { app_scope: invoke.scope.app_scope, conversation_id: invoke.scope.conversation_id },
+    correlation: { call_id: callId, reply_to: invoke.id },
+    payload: { code: outcome.refusal.code, message: outcome.refusal.message.slice(0, 2000) },
+  };
+  if (!validateEnvelope(envelope).ok) return undefined;
+  const order = state.next_outbox_order;
+  return {
+    order,
+    conversation_id: invoke.scope.conversation_id,
+    app_scope: "runtime",
+    receipt_id: env.newId("rcpt"),
+    action_type: "tool.refuse",
+    accepted_at: toTimestamp(env.now()),
+    method: "agentSession/envelope/send",
+    params: { session_id: invoke.scope.conversation_id, idempotency_key: env.newId("idem"), envelope },
+    status: "pending",
+  };
+}
+
+/** The seam of one session: everything stored when it was subscribed has been applied. */
+export function onCaughtUp(state: RuntimeState, input: Extract<RuntimeInput, { kind: "caught_up" }>, env: TransitionEnv): TransitionResult {
+  const conversation = state.conversations.get(input.session_id);
+  if (conversation === undefined || conversation.following.status !== "catching_up") return { state, writes: [], effects: [], deliveries: [], audit: [] };
+  if (input.seq > conversation.cursor) {
+    // A seam ahead of what was applied means events went missing on the way: follow again from the cursor.
+    return {
+      state,
+      writes: [],
+      effects: [{ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor }],
+      deliveries: [],
+      audit: [{ type: "sync.gap", code: "out_of_order", conversation_id: conversation.conversation_id, detail: `caughtUp at ${input.seq} but applied through ${conversation.cursor}` }],
+    };
+  }
+  const audit: AuditDraft[] =
+    input.seq < conversation.cursor
+      ? [{ type: "sync.cursor_refused", code: "cursor_invalid", conversation_id: conversation.conversation_id, detail: `server head ${input.seq} is behind the stored cursor ${conversation.cursor}; the cursor is kept` }]
+      : [];
+  let next = withConversation(state, { ...conversation, following: { status: "live" } });
+  const deliveries: Delivery[] = [];
+  const effects: Effect[] = [];
+  if (next.lifecycle.status === "online") deliveries.push({ kind: "flush", conversation_id: conversation.conversation_id });
+  const online = goOnlineIfReady(next, env.now());
+  next = online.state;
+  return { state: next, writes: [], effects: [...effects, ...online.effects], deliveries: [...deliveries, ...online.deliveries], audit };
+}
+
+export { inboxKey };

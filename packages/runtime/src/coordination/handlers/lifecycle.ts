@@ -1,0 +1,33 @@
+import { LineUpError } from "@lineup/protocol";
+import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import type { StoreWrite } from "../../persistence/store.js";
+import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";
+import { isLegalTransition } from "../lifecycle.js";
+import type { Conversation, RuntimeState } from "../state.js";
+
+/**
+ * A lifecycle fact from the connection shell. Illegal moves are refused (`invalid_state`) and change
+ * nothing. Losing the connection drops every conversation back to `idle`: its seam must be passed again
+ * before live delivery resumes.
+ */
+export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { kind: "lifecycle" }>): TransitionResult {
+  const from = state.lifecycle.status;
+  const to = input.to.status;
+  if (!isLegalTransition(from, to)) {
+    return unchanged(state, { error: new LineUpError("invalid_state", `the lifecycle cannot go from ${from} to ${to}`) });
+  }
+  let next: RuntimeState = { ...state, lifecycle: input.to };
+  const writes: StoreWrite[] = [];
+  if (input.identity !== undefined) {
+    next = { ...next, identity: input.identity };
+    writes.push({ op: "put", collection: C.meta, key: "identity", value: { ...input.identity } });
+  }
+  if (to !== "online") {
+    const conversations = new Map<string, Conversation>();
+    for (const [id, conversation] of next.conversations) {
+      conversations.set(id, conversation.following.status === "idle" ? conversation : { ...conversation, following: { status: "idle" } });
+    }
+    next = { ...next, conversations };
+  }
+  return { state: next, writes, effects: [{ kind: "lifecycle.changed", lifecycle: input.to }], deliveries: [], audit: [] };
+}

@@ -1,0 +1,53 @@
+import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import type { StoreWrite } from "../../persistence/store.js";
+import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
+import { conversationFromSession, type Conversation, type RuntimeState } from "../state.js";
+import type { TransitionEnv } from "./env.js";
+import { goOnlineIfReady } from "./go-online.js";
+
+/** The stored form of a conversation: what survives a restart besides its cursor. */
+export function sessionRecordWrite(conversation: Conversation): StoreWrite {
+  const { following: _following, cursor: _cursor, unread: _unread, ...record } = conversation;
+  return { op: "put", collection: C.sessions, key: conversation.conversation_id, value: { ...record } };
+}
+
+/**
+ * The server's list of visible sessions: new ones are followed, every idle one is subscribed after its
+ * stored cursor (re-listing on each connect is how sessions started on other devices are found).
+ */
+export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInput, { kind: "sessions.listed" }>, env: TransitionEnv): TransitionResult {
+  const conversations = new Map(state.conversations);
+  const writes: StoreWrite[] = [];
+  const effects: Effect[] = [];
+  for (const session of input.sessions) {
+    const previous = conversations.get(session.session_id);
+    const next = conversationFromSession(session, previous);
+    if (previous === undefined || previous.origin !== "server" || previous.title !== next.title || previous.agent_id !== next.agent_id) {
+      writes.push(sessionRecordWrite(next));
+    }
+    conversations.set(session.session_id, next);
+  }
+  const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
+  if (connected) {
+    for (const [id, conversation] of conversations) {
+      if (conversation.origin !== "server" || conversation.following.status !== "idle") continue;
+      conversations.set(id, { ...conversation, following: { status: "catching_up" } });
+      effects.push({ kind: "subscribe", session_id: id, after_seq: conversation.cursor });
+    }
+  }
+  const online = goOnlineIfReady({ ...state, conversations }, env.now());
+  return { state: online.state, writes, effects: [...effects, ...online.effects], deliveries: online.deliveries, audit: [] };
+}
+
+/** The server refused to follow a session (`session_not_found`, or `cursor_invalid` when our cursor is ahead of its head). */
+export function onSubscribeFailed(state: RuntimeState, input: Extract<RuntimeInput, { kind: "session.subscribe_failed" }>, env: TransitionEnv): TransitionResult {
+  const conversation = state.conversations.get(input.session_id);
+  if (conversation === undefined) return { state, writes: [], effects: [], deliveries: [], audit: [] };
+  const conversations = new Map(state.conversations);
+  // The cursor is kept as it is: an impossible cursor is refused, never rewound (RELIABILITY R6).
+  conversations.set(input.session_id, { ...conversation, following: { status: "unavailable", code: input.code } });
+  const audit: AuditDraft[] = [{ type: "sync.subscribe_refused", code: input.code, conversation_id: input.session_id, detail: input.message }];
+  const online = goOnlineIfReady({ ...state, conversations }, env.now());
+  const deliveries: Delivery[] = online.deliveries;
+  return { state: online.state, writes: [], effects: online.effects, deliveries, audit };
+}

@@ -1,0 +1,99 @@
+/**
+ * Everything that enters the Runtime's one mailbox, and everything a transition hands back to the shell.
+ * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
+ * actions (the user's path), and the Runtime's own connection facts.
+ */
+import type { ErrorCode, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
+import type { OutboxEntry } from "../communication/outbox.js";
+import type { AgentAppMessage } from "../persistence/inbox.js";
+import type { StoreValue, StoreWrite } from "../persistence/store.js";
+import type { Identity, RuntimeState } from "./state.js";
+import type { Lifecycle } from "./lifecycle.js";
+
+/** A declarative app action (spec 6.2): apps never build raw envelopes or requests. */
+export type AppAction =
+  | { readonly type: "conversation.send_text"; readonly conversation_id: string; readonly text: string }
+  | {
+      readonly type: "interaction.answer";
+      readonly conversation_id: string;
+      /** The message_id of the `lineup.action.required` or `lineup.interaction.request` card. */
+      readonly message_id: string;
+      readonly response: InteractionAnswer;
+    };
+
+/** An answer to a card: `answered` with choices/text/data, or `approved` / `rejected` / `cancelled`. */
+export interface InteractionAnswer {
+  readonly outcome: "answered" | "approved" | "rejected" | "cancelled";
+  readonly choice_ids?: readonly string[];
+  readonly text?: string;
+  readonly confirmed?: boolean;
+  readonly data?: JsonValue;
+}
+
+export interface StartConversationRequest {
+  readonly agent_id: string;
+  readonly workspace_id: string;
+  readonly title?: string;
+  readonly app_scope?: string;
+}
+
+export type RuntimeInput =
+  | { readonly kind: "lifecycle"; readonly to: Lifecycle; readonly identity?: Identity }
+  | { readonly kind: "sessions.listed"; readonly sessions: readonly Session[] }
+  | { readonly kind: "session.subscribe_failed"; readonly session_id: string; readonly code: ErrorCode; readonly message: string }
+  | { readonly kind: "event"; readonly event: SessionEvent }
+  | { readonly kind: "caught_up"; readonly session_id: string; readonly seq: number }
+  | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
+  | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
+  | { readonly kind: "acknowledge"; readonly app_scope: string; readonly message_ids: readonly string[] }
+  | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome };
+
+export type OutboxOutcome = { readonly status: "applied"; readonly result: JsonValue } | { readonly status: "failed"; readonly code: ErrorCode; readonly message: string };
+
+/** Store reads a transition needs, fetched by the shell before it runs (transitions never await). */
+export interface ReadKey {
+  readonly collection: string;
+  readonly key: string;
+}
+
+export type Reads = ReadonlyMap<string, StoreValue | undefined>;
+
+export const readId = (read: ReadKey): string => `${read.collection}\u0000${read.key}`;
+
+/** Something the shell does after the commit; results come back as inputs. */
+export type Effect =
+  | { readonly kind: "subscribe"; readonly session_id: string; readonly after_seq: number }
+  | { readonly kind: "relist" }
+  | { readonly kind: "outbox.flush" }
+  | { readonly kind: "lifecycle.changed"; readonly lifecycle: Lifecycle };
+
+/** What apps get after the commit: a message (if its conversation is live), a catch-up flush, or acks to forget. */
+export type Delivery =
+  | { readonly kind: "message"; readonly message: AgentAppMessage }
+  | { readonly kind: "flush"; readonly conversation_id?: string }
+  | { readonly kind: "acknowledged"; readonly app_scope: string; readonly message_ids: readonly string[] };
+
+/** An audit fact before it is chained (the shell hashes and stores it in the same commit). */
+export interface AuditDraft {
+  /** `ingress.agent.refused`, `ingress.user.action`, `tool.refused`, `sync.cursor_refused`, … */
+  readonly type: string;
+  readonly code?: ErrorCode;
+  readonly conversation_id?: string;
+  readonly subject?: string;
+  readonly detail?: string;
+}
+
+export interface TransitionResult {
+  readonly state: RuntimeState;
+  readonly writes: readonly StoreWrite[];
+  readonly effects: readonly Effect[];
+  readonly deliveries: readonly Delivery[];
+  readonly audit: readonly AuditDraft[];
+  /** What the input's promise resolves with, or the typed refusal it rejects with. */
+  readonly reply?: JsonValue | OutboxEntry;
+  readonly error?: LineUpError;
+}
+
+export function unchanged(state: RuntimeState, extra: Partial<Omit<TransitionResult, "state">> = {}): TransitionResult {
+  return { state, writes: [], effects: [], deliveries: [], audit: [], ...extra };
+}

@@ -1,0 +1,83 @@
+/**
+ * The Runtime's top-level state (spec 3.2), as far as this issue needs it: the lifecycle, the identity
+ * the server gave, the followed conversations with their sync cursors, and the outbox. Plain data,
+ * replaced (never mutated) by transitions. Messages are not here: they live in the store (inbox, history).
+ */
+import type { Session } from "@lineup/protocol";
+import type { OutboxEntry } from "../communication/outbox.js";
+import type { Lifecycle } from "./lifecycle.js";
+
+/**
+ * How a conversation's log is being followed on the current connection:
+ * `idle` (not subscribed), `catching_up` (subscribed, before the caughtUp seam), `live`, or
+ * `unavailable` (the server refused to follow it; the code says why — e.g. `cursor_invalid`).
+ */
+export type Following =
+  | { readonly status: "idle" }
+  | { readonly status: "catching_up" }
+  | { readonly status: "live" }
+  | { readonly status: "unavailable"; readonly code: string };
+
+export interface Conversation {
+  readonly conversation_id: string;
+  readonly app_scope: string;
+  readonly agent_id: string;
+  readonly workspace_id: string;
+  readonly title?: string;
+  /** `local` until this device's `agentSession/start` is applied by the server. */
+  readonly origin: "server" | "local";
+  /** The last applied seq of the session log (0 = none). Never moves back. */
+  readonly cursor: number;
+  readonly following: Following;
+  /** Pending (unacknowledged) messages in chat's inbox. */
+  readonly unread: number;
+}
+
+export interface Identity {
+  readonly user_id?: string;
+  readonly device_id?: string;
+}
+
+export interface RuntimeState {
+  readonly lifecycle: Lifecycle;
+  /** This Runtime's own id, made once per store: the sender id of what it sends as `runtime`. */
+  readonly runtime_id: string;
+  readonly identity: Identity;
+  readonly conversations: ReadonlyMap<string, Conversation>;
+  readonly outbox: ReadonlyMap<number, OutboxEntry>;
+  readonly next_outbox_order: number;
+}
+
+export function conversationFromSession(session: Session, previous: Conversation | undefined): Conversation {
+  return {
+    conversation_id: session.session_id,
+    app_scope: session.app_scope,
+    agent_id: session.agent_id,
+    workspace_id: session.workspace_id,
+    ...(session.title === undefined ? {} : { title: session.title }),
+    origin: "server",
+    cursor: previous?.cursor ?? 0,
+    following: previous?.following ?? { status: "idle" },
+    unread: previous?.unread ?? 0,
+  };
+}
+
+export function withConversation(state: RuntimeState, conversation: Conversation): RuntimeState {
+  const conversations = new Map(state.conversations);
+  conversations.set(conversation.conversation_id, conversation);
+  return { ...state, conversations };
+}
+
+/** True when every followed conversation has passed its seam (or cannot be followed). */
+export function allCaughtUp(state: RuntimeState): boolean {
+  for (const conversation of state.conversations.values()) {
+    if (conversation.origin === "local") continue;
+    if (conversation.following.status === "idle" || conversation.following.status === "catching_up") return false;
+  }
+  return true;
+}
+
+/** Live delivery is open for a conversation only online and past its seam (spec 3.3). */
+export function isLiveFor(state: RuntimeState, conversationId: string): boolean {
+  return state.lifecycle.status === "online" && state.conversations.get(conversationId)?.following.status === "live";
+}

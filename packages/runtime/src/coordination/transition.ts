@@ -1,0 +1,54 @@
+/**
+ * The Runtime's pure transition: `(state, input, reads) → { next state, store writes, effects,
+ * deliveries, audit drafts, reply }`. It never awaits and never touches the store; each input kind has
+ * its handler in `handlers/`.
+ */
+import { filterReads } from "./filter-chain.js";
+import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
+import { dispatchReads, onDispatch, onStartConversation } from "./handlers/dispatch.js";
+import type { TransitionEnv } from "./handlers/env.js";
+import { onCaughtUp, onEvent } from "./handlers/ingest.js";
+import { onLifecycle } from "./handlers/lifecycle.js";
+import { onOutboxSettled } from "./handlers/outbox-settled.js";
+import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
+import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
+import type { RuntimeState } from "./state.js";
+
+export type { TransitionEnv } from "./handlers/env.js";
+
+/** The store keys `transition` will look at for `input`; the shell reads them first. */
+export function readsFor(input: RuntimeInput): ReadKey[] {
+  switch (input.kind) {
+    case "event":
+      return filterReads(input.event);
+    case "dispatch":
+      return dispatchReads(input);
+    case "acknowledge":
+      return acknowledgeReads(input);
+    default:
+      return [];
+  }
+}
+
+export function transition(state: RuntimeState, input: RuntimeInput, reads: Reads, env: TransitionEnv): TransitionResult {
+  switch (input.kind) {
+    case "lifecycle":
+      return onLifecycle(state, input);
+    case "sessions.listed":
+      return onSessionsListed(state, input, env);
+    case "session.subscribe_failed":
+      return onSubscribeFailed(state, input, env);
+    case "event":
+      return onEvent(state, input, reads, env);
+    case "caught_up":
+      return onCaughtUp(state, input, env);
+    case "dispatch":
+      return onDispatch(state, input, reads, env);
+    case "conversation.start":
+      return onStartConversation(state, input, env);
+    case "acknowledge":
+      return onAcknowledge(state, input, reads);
+    case "outbox.settled":
+      return onOutboxSettled(state, input);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The Node host: the Runtime headless on SQLite (`<dataDir>/runtime.db`, synchronous=FULL) and the `ws`
+ * transport. The returned Runtime owns its store and closes it on `stop()`.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createRuntime, type LineUpRuntime, type RuntimeOptions } from "../runtime.js";
+import { RUNTIME_SCHEMA } from "../persistence/runtime-schema.js";
+import { openSqliteStore, type SqliteRuntimeStore } from "./sqlite-store.js";
+import { createWsTransport } from "./ws-transport.js";
+
+export interface NodeRuntimeOptions extends Partial<Omit<RuntimeOptions, "store" | "serverUrl" | "token">> {
+  readonly serverUrl: string;
+  readonly token: string;
+  /** Created if missing. */
+  readonly dataDir: string;
+}
+
+export interface NodeRuntime extends LineUpRuntime {
+  readonly store: SqliteRuntimeStore;
+}
+
+export async function createNodeRuntime(options: NodeRuntimeOptions): Promise<NodeRuntime> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const store = await openSqliteStore({ path: join(options.dataDir, "runtime.db"), schema: RUNTIME_SCHEMA });
+  const runtime = createRuntime({ ...options, store, transport: options.transport ?? createWsTransport(), clientInfo: options.clientInfo ?? { name: "lineup-node-host", version: "0.1.0" } });
+  return {
+    ...runtime,
+    store,
+    async stop() {
+      await runtime.stop();
+      await store.close();
+    },
+  };
+}

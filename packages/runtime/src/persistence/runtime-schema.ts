@@ -1,0 +1,41 @@
+/**
+ * The Runtime's store layout: its collections, their key shapes, and the named migrations that bring a
+ * device's store to it. Keys are printable ASCII; numbers in keys are zero-padded so key order is
+ * numeric order.
+ *
+ * | collection      | key                                  | value |
+ * | ---             | ---                                  | ---   |
+ * | `meta`          | `runtime` / `identity`               | the Runtime's own id; the last identity the server gave |
+ * | `sessions`      | `<conversation_id>`                  | a followed conversation (server Session record or a local start) |
+ * | `cursors`       | `<conversation_id>`                  | `{ seq }`: the last applied event of the session's log |
+ * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | `{ seq }`: dedup of inbound envelopes |
+ * | `inbox`         | `<app_scope>/<conversation_id>/<seq>`| an AgentAppMessage (history) |
+ * | `inbox-pending` | `<app_scope>/<conversation_id>/<seq>`| `{ message_id }`: not yet acknowledged |
+ * | `outbox`        | `<order>`                            | an OutboxEntry (pending or failed) |
+ * | `audit`         | `<index>`                            | a hash-chained AuditRecord |
+ */
+import type { StoreSchema } from "./schema.js";
+
+export const RUNTIME_COLLECTIONS = {
+  meta: "meta",
+  sessions: "sessions",
+  cursors: "cursors",
+  envelopeIds: "envelope-ids",
+  inbox: "inbox",
+  inboxPending: "inbox-pending",
+  outbox: "outbox",
+  audit: "audit",
+} as const;
+
+export const RUNTIME_SCHEMA: StoreSchema = {
+  collections: Object.values(RUNTIME_COLLECTIONS),
+  migrations: [
+    // The first layout needs no data change: the step exists so that later layouts append after it.
+    { name: "0001-runtime-core", run: () => ({ ok: true }) },
+  ],
+};
+
+/** Zero-padded decimal so that string order is numeric order (safe integers have at most 16 digits). */
+export function padNumber(n: number): string {
+  return String(n).padStart(16, "0");
+}

@@ -1,0 +1,320 @@
+/**
+ * `LineUpRuntime`: the one owner of the server connection, the store, sync, the outbox, the filter chain
+ * and delivery to apps (spec 11, F1). This file wires the parts; each part lives in its own module:
+ * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
+ * the app directory (`apps/`), inbox and history (`persistence/`).
+ */
+import { LineUpError, type JsonValue } from "@lineup/protocol";
+import { CoreAppRegistry, type AppDirectory, type AppRecord } from "./apps/core-app-registry.js";
+import { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
+import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
+import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
+import { SyncDriver } from "./communication/sync-driver.js";
+import type { Transport } from "./communication/transport.js";
+import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
+import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
+import type { AppAction, StartConversationRequest } from "./coordination/inputs.js";
+import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
+import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
+import { restoreState } from "./coordination/restore.js";
+import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
+import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
+import type { Clock, IdSource } from "./core/ports.js";
+import { createSystemIds, systemClock } from "./core/system.js";
+import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
+import type { RuntimeStore } from "./persistence/store.js";
+
+export interface RuntimeOptions {
+  /** A store opened with `RUNTIME_SCHEMA`. The caller owns it (and closes it after `stop()`). */
+  readonly store: RuntimeStore;
+  readonly transport: Transport;
+  readonly serverUrl: string;
+  /** A device token of the AppServer. */
+  readonly token: string;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  /** Default: the CoreAppRegistry (chat, app-registry, settings). */
+  readonly apps?: AppDirectory;
+  readonly instances?: InstanceDirectory;
+  readonly diagnostics?: DiagnosticsSink;
+  readonly backoff?: BackoffPolicy;
+  readonly requestTimeoutMs?: number;
+  readonly relistIntervalMs?: number;
+  /** Inputs per mailbox turn (one commit). Default 256. */
+  readonly maxInputsPerTurn?: number;
+  readonly clientInfo?: { readonly name: string; readonly version?: string };
+}
+
+export type ConversationStatus = "starting" | "offline" | "catching_up" | "live" | "unavailable";
+
+export interface ConversationSummary {
+  readonly conversation_id: string;
+  readonly app_scope: string;
+  readonly agent_id: string;
+  readonly workspace_id: string;
+  readonly title?: string;
+  readonly status: ConversationStatus;
+  readonly unread: number;
+}
+
+export interface FailedAction {
+  readonly receipt_id: string;
+  readonly app_scope: string;
+  readonly conversation_id: string;
+  readonly action_type: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** What an app may see of the Runtime (spec 6.1 view model), already cut to what apps need. */
+export interface RuntimeView {
+  readonly lifecycle: Lifecycle;
+  readonly connection: "online" | "connecting" | "offline";
+  readonly conversations: readonly ConversationSummary[];
+  /** Actions the server refused for good; the app that dispatched them shows them. */
+  readonly failed_actions: readonly FailedAction[];
+  /** Actions stored and not yet applied by the server. */
+  readonly queued_actions: number;
+  readonly default_app: string;
+}
+
+/** The internal port one app's SDK sits on. Every call is on behalf of `app_scope`. */
+export interface AppPort {
+  readonly app_scope: string;
+  readonly record: AppRecord;
+  view(): RuntimeView;
+  subscribeView(listener: (view: RuntimeView) => void): Unsubscribe;
+  listMessages(request?: HistoryRequest): Promise<AgentMessagePage>;
+  subscribeMessages(options: SubscribeOptions, handler: MessageHandler): Unsubscribe;
+  acknowledge(messageId: string): Promise<void>;
+  dispatch(action: AppAction): Promise<CommandReceipt>;
+  startConversation(request: StartConversationRequest): Promise<{ conversation_id: string; receipt: CommandReceipt }>;
+}
+
+export interface LineUpRuntime {
+  /** Restores from the store and starts connecting; resolves once restored (not once online). */
+  start(): Promise<void>;
+  /** Closes the connection, drains the mailbox; resolves in `stopped`. */
+  stop(): Promise<void>;
+  readonly lifecycle: LifecycleObservable;
+  /** Resolves the next time the Runtime is online (at once if it is). */
+  whenOnline(): Promise<void>;
+  readonly conversations: {
+    list(): readonly ConversationSummary[];
+    start(request: StartConversationRequest): Promise<{ conversation_id: string; receipt: CommandReceipt }>;
+  };
+  readonly apps: AppDirectory;
+  appPort(appScope: string): AppPort;
+  /** Checks the hash chain of the audit log. */
+  verifyAudit(): Promise<AuditVerdict>;
+  /** Ends the current connection as a network failure would; the Runtime reconnects. */
+  dropConnection(): void;
+}
+
+export function createRuntime(options: RuntimeOptions): LineUpRuntime {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? createSystemIds();
+  const apps = options.apps ?? new CoreAppRegistry();
+  const diagnostics = options.diagnostics ?? ignoreDiagnostics;
+  const lifecycle = new LifecycleCell(diagnostics);
+  const views = new Emitter<RuntimeView>(diagnostics, "view listener");
+  let mailbox: Mailbox | undefined;
+  let driver: SyncDriver | undefined;
+  let lastViewState: RuntimeState | undefined;
+
+  const state = (): RuntimeState => {
+    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return mailbox.state;
+  };
+
+  const view = (): RuntimeView => toView(state(), apps);
+
+  const requireMailbox = (): Mailbox => {
+    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return mailbox;
+  };
+
+  // Created with the Runtime, so apps may subscribe before start(); nothing is delivered before online.
+  const hub = new DeliveryHub({
+    store: options.store,
+    diagnostics,
+    isLive: (conversationId) => mailbox !== undefined && isLiveFor(mailbox.state, conversationId),
+    acknowledgeDisplayed: (appScope, messageIds) => {
+      // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a
+      // passing store fault does not leave them pending until the next restart.
+      const attempt = (n: number): void => {
+        if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
+        requireMailbox()
+          .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds })
+          .catch((error: unknown) => {
+            diagnostics(error, "auto-acknowledge");
+            clock.setTimer(backoffDelay(Math.min(n, 8), () => ids.random(), options.backoff) + 100, () => attempt(n + 1));
+          });
+      };
+      attempt(0);
+    },
+  });
+
+  const runtime: LineUpRuntime = {
+    async start() {
+      if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
+      lifecycle.publish({ status: "restoring" });
+      const restored = await restoreState(options.store, ids);
+      mailbox = createMailbox({
+        store: options.store,
+        state: restored.state,
+        auditHead: restored.auditHead,
+        diagnostics,
+        ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
+        env: { apps, instances: options.instances ?? NO_INSTANCES, now: () => clock.now(), newId: (prefix) => ids.next(prefix) },
+        onState: (next) => {
+          lifecycle.publish(next.lifecycle);
+          if (lastViewState === undefined || viewChanged(lastViewState, next)) {
+            lastViewState = next;
+            views.emit(toView(next, apps));
+          }
+        },
+        afterCommit: async (deliveries, effects) => {
+          await hub.run(deliveries);
+          for (const effect of effects) driver?.run(effect);
+        },
+      });
+      lastViewState = restored.state;
+      driver = new SyncDriver({
+        transport: options.transport,
+        serverUrl: options.serverUrl,
+        token: options.token,
+        clock,
+        ids,
+        diagnostics,
+        post: (input) => requireMailbox().post(input),
+        state: () => requireMailbox().state,
+        ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+        ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
+        ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+      });
+      driver.start();
+    },
+
+    async stop() {
+      if (mailbox === undefined || lifecycle.snapshot().status === "stopped") {
+        lifecycle.publish({ status: "stopped" });
+        return;
+      }
+      driver?.stop();
+      await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
+      await mailbox.close();
+      lifecycle.publish({ status: "stopped" });
+    },
+
+    lifecycle,
+
+    whenOnline() {
+      if (lifecycle.snapshot().status === "online") return Promise.resolve();
+      return new Promise((resolve) => {
+        const off = lifecycle.subscribe((next) => {
+          if (next.status === "online") {
+            off();
+            resolve();
+          }
+        });
+      });
+    },
+
+    conversations: {
+      list: () => view().conversations,
+      start: (request) => runtime.appPort("chat").startConversation(request),
+    },
+
+    apps,
+
+    appPort(appScope) {
+      const record = apps.get(appScope);
+      if (record === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+      const requireEnabled = (): void => {
+        const current = apps.get(appScope);
+        if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+        if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
+      };
+      return {
+        app_scope: appScope,
+        record,
+        view,
+        subscribeView: (listener) => views.subscribe(listener),
+        listMessages: (request) => listHistory(options.store, appScope, request),
+        subscribeMessages(subscribeOptions, handler) {
+          requireEnabled();
+          const cursors = new Map(mailbox === undefined ? [] : [...mailbox.state.conversations].map(([id, c]) => [id, c.cursor] as const));
+          return hub.subscribe(appScope, subscribeOptions, handler, cursors);
+        },
+        async acknowledge(messageId) {
+          requireEnabled();
+          await requireMailbox().post({ kind: "acknowledge", app_scope: appScope, message_ids: [messageId] });
+        },
+        async dispatch(action) {
+          requireEnabled();
+          return (await requireMailbox().post({ kind: "dispatch", app_scope: appScope, action })) as unknown as CommandReceipt;
+        },
+        async startConversation(request) {
+          requireEnabled();
+          const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
+          return { conversation_id: receipt.conversation_id, receipt };
+        },
+      };
+    },
+
+    verifyAudit: () => verifyAuditChain(options.store),
+
+    dropConnection() {
+      driver?.dropConnection();
+    },
+  };
+  return runtime;
+}
+
+function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
+  return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox;
+}
+
+function conversationStatus(state: RuntimeState, conversation: Conversation): ConversationStatus {
+  if (conversation.origin === "local") return "starting";
+  switch (conversation.following.status) {
+    case "unavailable":
+      return "unavailable";
+    case "live":
+      return state.lifecycle.status === "online" ? "live" : "catching_up";
+    case "catching_up":
+      return "catching_up";
+    case "idle":
+      return "offline";
+  }
+}
+
+export function toView(state: RuntimeState, apps: AppDirectory): RuntimeView {
+  const failed: FailedAction[] = [];
+  let queued = 0;
+  for (const entry of state.outbox.values() as Iterable<OutboxEntry>) {
+    if (entry.status === "pending") queued += 1;
+    else if (entry.error !== undefined) failed.push({ receipt_id: entry.receipt_id, app_scope: entry.app_scope, conversation_id: entry.conversation_id, action_type: entry.action_type, code: entry.error.code, message: entry.error.message });
+  }
+  const status = state.lifecycle.status;
+  return {
+    lifecycle: state.lifecycle,
+    connection: status === "online" ? "online" : status === "authenticating" || status === "synchronizing" ? "connecting" : "offline",
+    conversations: [...state.conversations.values()].map((c) => ({
+      conversation_id: c.conversation_id,
+      app_scope: c.app_scope,
+      agent_id: c.agent_id,
+      workspace_id: c.workspace_id,
+      ...(c.title === undefined ? {} : { title: c.title }),
+      status: conversationStatus(state, c),
+      unread: c.unread,
+    })),
+    failed_actions: failed,
+    queued_actions: queued,
+    default_app: apps.defaultApp(),
+  };
+}
+
+export type { JsonValue };

@@ -1,0 +1,334 @@
+/**
+ * An in-memory fake of the App Server's device face (docs/app-server-protocol.md), for Runtime tests
+ * before and beside the reference server: sessions with gapless seq logs, subscribe-after-cursor with the
+ * caughtUp seam, idempotent writes (same key + same body → the first outcome; other body →
+ * `idempotency_conflict`), and the agent's side as direct calls. Faults for model tests: drop the next
+ * request(s) or response(s) unseen, close every connection, restart.
+ */
+import {
+  APP_SERVER_PROTOCOL_VERSION,
+  DEFAULT_SERVER_LIMITS,
+  canonicalJson,
+  decodeJsonRpc,
+  encodeJsonRpc,
+  jsonRpcFailure,
+  jsonRpcNotification,
+  jsonRpcSuccess,
+  validateRequestParams,
+  type ErrorCode,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonValue,
+  type Session,
+  type SessionEvent,
+} from "@lineup/protocol";
+import type { TransportConnection } from "../communication/transport.js";
+import { createMemoryTransport, type MemoryTransport } from "./memory-transport.js";
+
+export interface FakeServerOptions {
+  readonly deviceToken?: string;
+  readonly userId?: string;
+  readonly deviceId?: string;
+  readonly agents?: readonly string[];
+  /** Timestamp source for events (deterministic by default). */
+  readonly now?: () => string;
+}
+
+interface StoredSession {
+  session: Session;
+  readonly events: SessionEvent[];
+  readonly envelopeIds: Set<string>;
+  readonly actions: Map<string, { kind: string; state: "pending" | "responded"; turn_id?: string }>;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AppliedWrite {
+  readonly method: string;
+  readonly idempotency_key: string;
+  readonly session_id: string;
+  readonly params: JsonObject;
+}
+
+export class FakeAppServer {
+  readonly transport: MemoryTransport;
+  readonly sessions = new Map<string, StoredSession>();
+  /** Every write the server executed (not replays), in order. */
+  readonly applied: AppliedWrite[] = [];
+  private readonly idempotency = new Map<string, { body: string; response: { result?: JsonValue; error?: { code: ErrorCode; message: string } } }>();
+  private readonly connections = new Set<{ conn: TransportConnection; subs: Map<string, number>; initialized: boolean }>();
+  private dropRequests = 0;
+  private dropResponses = 0;
+  private counter = 0;
+  private readonly now: () => string;
+  readonly deviceToken: string;
+
+  constructor(private readonly options: FakeServerOptions = {}) {
+    this.deviceToken = options.deviceToken ?? "device-token";
+    this.now = options.now ?? (() => new globalThis.Date(Date.UTC(2026, 10, 30, 6, 0, 0) + this.counter * 1000).toISOString());
+    this.transport = createMemoryTransport((conn) => this.accept(conn));
+  }
+
+  get openConnections(): number {
+    return this.connections.size;
+  }
+
+  /** The next `n` requests are lost before the server sees them. */
+  dropNextRequests(n: number): void {
+    this.dropRequests += n;
+  }
+
+  /** The next `n` requests are executed, but their responses are lost. */
+  dropNextResponses(n: number): void {
+    this.dropResponses += n;
+  }
+
+  /** Forgets pending request/response drops. */
+  clearFaults(): void {
+    this.dropRequests = 0;
+    this.dropResponses = 0;
+  }
+
+  /** Closes every connection (the network dropped or the server restarted); data stays. */
+  disconnectAll(): void {
+    this.transport.dropAll();
+  }
+
+  // --- the agent's side, as direct calls -------------------------------------------------
+
+  createSession(fields: { session_id: string; agent_id: string; app_scope?: string; workspace_id?: string; title?: string }): Session {
+    const session: Session = {
+      session_id: fields.session_id,
+      app_scope: fields.app_scope ?? "chat",
+      workspace_id: fields.workspace_id ?? "w-1",
+      owner_user_id: this.options.userId ?? "user-1",
+      agent_id: fields.agent_id,
+      ...(fields.title === undefined ? {} : { title: fields.title }),
+      state: "active",
+      created_at: this.now(),
+      last_seq: 0,
+      inventory_revision: 0,
+    };
+    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map() });
+    this.append(session.session_id, "session.started", { role: "device", id: this.options.deviceId ?? "device-1" }, { session: session as unknown as JsonValue });
+    return session;
+  }
+
+  /** Appends an event to a session's log and sends it to every follower at its cursor. */
+  append(sessionId: string, kind: SessionEvent["kind"], actor: { role: "device" | "agent" | "server"; id: string }, data: JsonObject): SessionEvent {
+    const stored = this.sessions.get(sessionId);
+    if (stored === undefined) throw new Refusal("session_not_found", `no session ${sessionId}`);
+    this.counter += 1;
+    const event = { session_id: sessionId, seq: stored.events.length + 1, kind, created_at: this.now(), actor, data } as unknown as SessionEvent;
+    stored.events.push(event);
+    stored.session = { ...stored.session, last_seq: event.seq };
+    for (const connection of this.connections) {
+      const cursor = connection.subs.get(sessionId);
+      if (cursor === event.seq - 1) {
+        connection.subs.set(sessionId, event.seq);
+        connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/event", event as unknown as JsonObject)));
+      }
+    }
+    return event;
+  }
+
+  agentSays(sessionId: string, text: string, turnId?: string): SessionEvent {
+    const agent = this.sessions.get(sessionId)!.session.agent_id;
+    return this.append(sessionId, "envelope", { role: "agent", id: agent }, {
+      envelope: {
+        v: 1,
+        id: `env-${++this.counter}`,
+        type: "lineup.message",
+        timestamp: this.now(),
+        sender: { kind: "agent", id: agent },
+        target: { kind: "app", app_scope: "chat" },
+        scope: { app_scope: "chat", conversation_id: sessionId },
+        ...(turnId === undefined ? {} : { correlation: { reply_to: turnId } }),
+        payload: { format: "markdown", text },
+      },
+    });
+  }
+
+  agentEnvelope(sessionId: string, envelope: JsonObject, actorId?: string): SessionEvent {
+    const agent = actorId ?? this.sessions.get(sessionId)!.session.agent_id;
+    return this.append(sessionId, "envelope", { role: "agent", id: agent }, { envelope });
+  }
+
+  agentRequestsAction(sessionId: string, action: { action_id: string; kind: "approval" | "choice" | "input"; prompt: string; options?: { id: string; label: string }[] }): SessionEvent {
+    const stored = this.sessions.get(sessionId)!;
+    stored.actions.set(action.action_id, { kind: action.kind, state: "pending" });
+    const record = { ...action, session_id: sessionId, state: "pending", requested_at: this.now() };
+    return this.append(sessionId, "action.required", { role: "agent", id: stored.session.agent_id }, { action: record as unknown as JsonValue });
+  }
+
+  /** The texts of every turn the device started in `sessionId`, in log order. */
+  turnTexts(sessionId: string): string[] {
+    return (this.sessions.get(sessionId)?.events ?? [])
+      .filter((e) => e.kind === "turn.started")
+      .map((e) => ((e.data as unknown as { turn: { input: { text?: string } } }).turn.input.text ?? ""));
+  }
+
+  // --- the device face over the wire ------------------------------------------------------
+
+  private accept(conn: TransportConnection): void {
+    const connection = { conn, subs: new Map<string, number>(), initialized: false };
+    this.connections.add(connection);
+    conn.onClose(() => this.connections.delete(connection));
+    conn.onMessage((text) => {
+      if (this.dropRequests > 0) {
+        this.dropRequests -= 1;
+        return;
+      }
+      const decoded = decodeJsonRpc(text);
+      if (decoded.kind !== "single") return;
+      const item = decoded.item;
+      if (item.kind === "invalid") return conn.send(encodeJsonRpc(item.response));
+      if (item.kind !== "request") return;
+      const reply = (message: string): void => {
+        if (this.dropResponses > 0) {
+          this.dropResponses -= 1;
+          return;
+        }
+        conn.send(message);
+      };
+      this.handle(connection, item.message, reply);
+    });
+  }
+
+  private handle(connection: { conn: TransportConnection; subs: Map<string, number>; initialized: boolean }, request: JsonRpcRequest, reply: (text: string) => void): void {
+    const role = connection.initialized ? "device" : undefined;
+    const checked = validateRequestParams(request.method, role, request.params);
+    if (!checked.ok) return reply(encodeJsonRpc(jsonRpcFailure(request.id, checked.error)));
+    const params = (request.params ?? {}) as JsonObject;
+    try {
+      if (request.method === "initialize") {
+        if (params["token"] !== this.deviceToken) throw new Refusal("unauthorized", "unknown token");
+        connection.initialized = true;
+        return reply(
+          encodeJsonRpc(
+            jsonRpcSuccess(request.id, {
+              protocol_version: APP_SERVER_PROTOCOL_VERSION,
+              server_info: { name: "fake-app-server", version: "0.0.0" },
+              role: "device",
+              identity: { user_id: this.options.userId ?? "user-1", device_id: this.options.deviceId ?? "device-1" },
+              limits: DEFAULT_SERVER_LIMITS as unknown as JsonValue,
+              server_time: this.now(),
+            }),
+          ),
+        );
+      }
+      if (request.method === "agentSession/subscribe") {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const after = Number(params["after_seq"]);
+        const head = stored.events.length;
+        if (after > head) throw new Refusal("cursor_invalid", `after_seq ${after} is beyond the head ${head}`);
+        reply(encodeJsonRpc(jsonRpcSuccess(request.id, { session_id: sessionId, after_seq: after, head_seq: head })));
+        connection.subs.set(sessionId, head);
+        for (const event of stored.events.slice(after, head)) connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/event", event as unknown as JsonObject)));
+        connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/caughtUp", { session_id: sessionId, seq: head })));
+        return;
+      }
+      const result = this.execute(request.method, params);
+      reply(encodeJsonRpc(jsonRpcSuccess(request.id, result)));
+    } catch (error) {
+      const refusal = error instanceof Refusal ? error : new Refusal("internal_error", String(error));
+      reply(encodeJsonRpc(jsonRpcFailure(request.id, { code: refusal.code, message: refusal.message })));
+    }
+  }
+
+  private visible(sessionId: string): StoredSession {
+    const stored = this.sessions.get(sessionId);
+    if (stored === undefined) throw new Refusal("session_not_found", `no session ${sessionId}`);
+    return stored;
+  }
+
+  private execute(method: string, params: JsonObject): JsonValue {
+    switch (method) {
+      case "agentSession/list":
+        return { sessions: [...this.sessions.values()].map((s) => s.session as unknown as JsonValue).reverse() };
+      case "agentSession/unsubscribe":
+        return { session_id: String(params["session_id"]), was_subscribed: false };
+      default:
+        return this.write(method, params);
+    }
+  }
+
+  /** A write: replayed by key (same body → same outcome, other body → conflict), else executed once. */
+  private write(method: string, params: JsonObject): JsonValue {
+    const { idempotency_key: key, ...rest } = params;
+    const body = canonicalJson({ method, params: rest });
+    const seen = this.idempotency.get(String(key));
+    if (seen !== undefined) {
+      if (seen.body !== body) throw new Refusal("idempotency_conflict", `idempotency key ${String(key)} was used with a different request`);
+      if (seen.response.error !== undefined) throw new Refusal(seen.response.error.code, seen.response.error.message);
+      return seen.response.result!;
+    }
+    try {
+      const result = this.apply(method, params);
+      this.idempotency.set(String(key), { body, response: { result } });
+      this.applied.push({ method, idempotency_key: String(key), session_id: String(params["session_id"] ?? ""), params: rest });
+      return result;
+    } catch (error) {
+      if (error instanceof Refusal && error.code !== "session_not_found") this.idempotency.set(String(key), { body, response: { error: { code: error.code, message: error.message } } });
+      throw error;
+    }
+  }
+
+  private apply(method: string, params: JsonObject): JsonValue {
+    const device = { role: "device" as const, id: this.options.deviceId ?? "device-1" };
+    switch (method) {
+      case "agentSession/start": {
+        const sessionId = String(params["session_id"]);
+        const existing = this.sessions.get(sessionId);
+        if (existing !== undefined) return { session: existing.session as unknown as JsonValue, created: false };
+        if (!(this.options.agents ?? ["agent-1"]).includes(String(params["agent_id"]))) throw new Refusal("not_found", `no agent ${String(params["agent_id"])}`);
+        const session = this.createSession({
+          session_id: sessionId,
+          agent_id: String(params["agent_id"]),
+          app_scope: String(params["app_scope"]),
+          workspace_id: String(params["workspace_id"]),
+          ...(params["title"] === undefined ? {} : { title: String(params["title"]) }),
+        });
+        return { session: this.sessions.get(session.session_id)!.session as unknown as JsonValue, created: true };
+      }
+      case "agentSession/turn/start": {
+        const sessionId = String(params["session_id"]);
+        this.visible(sessionId);
+        const startedSeq = this.sessions.get(sessionId)!.events.length + 1;
+        const turn = { turn_id: String(params["turn_id"] ?? `t-${this.counter}`), session_id: sessionId, state: "running", queue: "enqueue", input: params["input"]!, created_at: this.now(), updated_at: this.now(), started_seq: startedSeq };
+        const event = this.append(sessionId, "turn.started", device, { turn: turn as unknown as JsonValue });
+        return { turn: turn as unknown as JsonValue, seq: event.seq };
+      }
+      case "agentSession/action/respond": {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const action = stored.actions.get(String(params["action_id"]));
+        if (action === undefined) throw new Refusal("not_found", `no action ${String(params["action_id"])}`);
+        if (action.state !== "pending") throw new Refusal("invalid_state", "the action was already answered");
+        action.state = "responded";
+        const event = this.append(sessionId, "action.responded", device, { action_id: String(params["action_id"]), response: params["response"]! });
+        return { action: { action_id: String(params["action_id"]), state: "responded" } as JsonValue, seq: event.seq };
+      }
+      case "agentSession/envelope/send": {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const envelope = params["envelope"] as JsonObject;
+        const id = String(envelope["id"]);
+        if (stored.envelopeIds.has(id)) throw new Refusal("duplicate_message", `envelope ${id} is already in the session`);
+        stored.envelopeIds.add(id);
+        const event = this.append(sessionId, "envelope", device, { envelope });
+        return { envelope_id: id, seq: event.seq };
+      }
+      default:
+        throw new Refusal("method_not_found", `the fake does not implement ${method}`);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The call lifecycle's state (spec 7.3), per `call_id`:
+ *
+ *   received → accepted → [starting → activation_ready | activation_failed | activation_cancelled]
+ *            → progress* → exactly one terminal result or error
+ *
+ * Every `lineup.tool.*` payload emitted for a call is appended to its record before it is sent, so
+ * the record is the replay log: a duplicate invoke with the same body gets the same outputs again,
+ * and a terminal output, once recorded, is never followed by another. Plain JSON: the loop persists
+ * the changed records in the same commit as the outputs, and reloads them after a restart.
+ */
+import type { ActivationRequirement, CallModel, ErrorCode, JsonObject, ProtocolError, ToolHandling } from "@lineup/protocol";
+import type { ToolErrorPayload, ToolProgressPayload, ToolReceiptPayload, ToolResultPayload } from "./payloads.js";
+import type { AuditFact } from "../apps/manager/audit-fact.js";
+
+export type ToolOutput =
+  | { readonly type: "lineup.tool.receipt"; readonly call_id: string; readonly payload: ToolReceiptPayload }
+  | { readonly type: "lineup.tool.progress"; readonly call_id: string; readonly payload: ToolProgressPayload }
+  | { readonly type: "lineup.tool.result"; readonly call_id: string; readonly payload: ToolResultPayload }
+  | { readonly type: "lineup.tool.error"; readonly call_id: string; readonly payload: ToolErrorPayload };
+
+export type CallPhase =
+  /** Triggered an activation; reported `starting`. */
+  | "starting"
+  /** Arrived while an activation was under way; runs when it is ready (in arrival order). */
+  | "waiting_activation"
+  /** Delivered to the app's handler. */
+  | "running"
+  /** A runtime-owned operation waits to be started (app in front, operation created). */
+  | "awaiting_operation"
+  | "operation_running"
+  | "terminal";
+
+export interface RuntimeOperationState {
+  readonly operation_id: string;
+  readonly started_at: number;
+  readonly ends_at: number;
+}
+
+export interface CallRecord {
+  readonly call_id: string;
+  /** Canonical JSON of what makes two invokes the same call. */
+  readonly body: string;
+  readonly agent_id: string;
+  readonly conversation_id: string;
+  readonly app_scope: string;
+  readonly method: string;
+  readonly arguments: JsonObject;
+  readonly handling: ToolHandling;
+  readonly activation_requirement: ActivationRequirement;
+  readonly call_model: CallModel;
+  readonly received_at: number;
+  readonly deadline_at: number;
+  readonly phase: CallPhase;
+  readonly instance_id?: string;
+  readonly operation?: RuntimeOperationState;
+  readonly outputs: readonly ToolOutput[];
+}
+
+/** One activation (an app starting or coming to the front) and the calls waiting for it. */
+export interface Activation {
+  readonly instance_id: string;
+  readonly app_scope: string;
+  readonly conversation_id: string;
+  readonly trigger_call_id: string;
+  /** Arrival order. */
+  readonly waiting: readonly string[];
+}
+
+export interface ToolCallsState {
+  readonly calls: Readonly<Record<string, CallRecord>>;
+  /** Keyed by instance id. */
+  readonly activations: Readonly<Record<string, Activation>>;
+}
+
+export const EMPTY_TOOL_CALLS: ToolCallsState = { calls: {}, activations: {} };
+
+/** What the loop must do after committing a decision. */
+export type CallAction =
+  | { readonly kind: "deliver_to_app"; readonly call_id: string; readonly app_scope: string; readonly conversation_id: string; readonly instance_id?: string; readonly method: string; readonly arguments: JsonObject }
+  | { readonly kind: "launch_instance"; readonly call_id: string; readonly instance_id: string; readonly app_scope: string; readonly conversation_id: string; readonly foreground: boolean; readonly new_instance: boolean }
+  | { readonly kind: "focus_instance"; readonly call_id: string; readonly instance_id: string }
+  /** Bring the app to the front if needed, create the operation, then call `startOperation`. */
+  | { readonly kind: "start_operation"; readonly call_id: string; readonly instance_id?: string }
+  /** Tell the app's handler the call is over (cancelled, expired). */
+  | { readonly kind: "cancel_in_app"; readonly call_id: string; readonly instance_id: string };
+
+export interface CallDecision {
+  readonly state: ToolCallsState;
+  /** Payloads to send to the agent, in order (already recorded in `state`). */
+  readonly outputs: readonly ToolOutput[];
+  readonly actions: readonly CallAction[];
+  readonly audit: readonly AuditFact[];
+  /** The input was refused and nothing was recorded (duplicate call_id with another body, a report for a finished call). */
+  readonly refusal?: ProtocolError;
+  /** A duplicate invoke: `outputs` is the stored replay, nothing changed. */
+  readonly replayed?: boolean;
+}
+
+export function getCall(state: ToolCallsState, callId: string): CallRecord | undefined {
+  return Object.prototype.hasOwnProperty.call(state.calls, callId) ? state.calls[callId] : undefined;
+}
+
+export function isTerminalOutput(output: ToolOutput): boolean {
+  return output.type === "lineup.tool.result" || output.type === "lineup.tool.error";
+}
+
+/** A copy-on-write draft of the calls state that collects outputs, actions and audit facts. */
+export class CallDraft {
+  readonly calls: Record<string, CallRecord>;
+  readonly activations: Record<string, Activation>;
+  readonly outputs: ToolOutput[] = [];
+  readonly actions: CallAction[] = [];
+  readonly audit: AuditFact[] = [];
+  constructor(state: ToolCallsState) {
+    this.calls = { ...state.calls };
+    this.activations = { ...state.activations };
+  }
+  get(callId: string): CallRecord | undefined {
+    return Object.prototype.hasOwnProperty.call(this.calls, callId) ? this.calls[callId] : undefined;
+  }
+  update(callId: string, patch: Partial<CallRecord>): CallRecord {
+    const next = { ...this.calls[callId]!, ...patch } as CallRecord;
+    this.calls[callId] = next;
+    return next;
+  }
+  emit(callId: string, output: ToolOutput): void {
+    const call = this.calls[callId]!;
+    if (call.phase === "terminal") return; // one terminal per call_id, ever
+    this.calls[callId] = { ...call, outputs: [...call.outputs, output], ...(isTerminalOutput(output) ? { phase: "terminal" as const } : {}) };
+    this.outputs.push(output);
+  }
+  receipt(callId: string, status: ToolReceiptPayload["status"], code?: ErrorCode, message?: string): void {
+    this.emit(callId, { type: "lineup.tool.receipt", call_id: callId, payload: { status, ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }) } });
+  }
+  error(callId: string, code: ErrorCode, message: string): void {
+    const call = this.calls[callId];
+    if (call === undefined || call.phase === "terminal") return;
+    this.emit(callId, { type: "lineup.tool.error", call_id: callId, payload: { code, message: message.slice(0, 2_000) } });
+    this.audit.push({ type: "tool.call.error", code, conversation_id: call.conversation_id, subject: callId, detail: `${call.app_scope}/${call.method}` });
+  }
+  result(callId: string, result: ToolResultPayload["result"]): void {
+    const call = this.calls[callId];
+    if (call === undefined || call.phase === "terminal") return;
+    this.emit(callId, { type: "lineup.tool.result", call_id: callId, payload: { result } });
+    this.audit.push({ type: "tool.call.result", conversation_id: call.conversation_id, subject: callId, detail: `${call.app_scope}/${call.method}` });
+  }
+  done(extra: { refusal?: ProtocolError } = {}): CallDecision {
+    return { state: { calls: this.calls, activations: this.activations }, outputs: this.outputs, actions: this.actions, audit: this.audit, ...extra };
+  }
+}
+
+/** A refusal that records nothing. */
+export function refuseReport(state: ToolCallsState, error: ProtocolError, audit?: AuditFact): CallDecision {
+  return { state, outputs: [], actions: [], audit: audit === undefined ? [] : [audit], refusal: error };
+}
+
+/** The earliest moment `expireDueCalls` has something to do, for the loop's single timer. */
+export function nextDeadline(state: ToolCallsState): number | undefined {
+  let next: number | undefined;
+  for (const call of Object.values(state.calls)) {
+    if (call.phase === "terminal") continue;
+    const at = call.phase === "operation_running" && call.operation !== undefined ? call.operation.ends_at : call.deadline_at;
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
+}

@@ -1,0 +1,148 @@
+/**
+ * The agent-visible inventory (spec 7.2):
+ *
+ *   verified manifest tools ∩ app enabled ∩ host supported ∩ user/organisation policy
+ *   ∩ agent + conversation scope ∩ preconditions
+ *
+ * and its revision. The revision belongs to one agent session (agent + conversation) and rises
+ * exactly when the visible content changes — an enable, disable, update, removal, host capability
+ * change or tighter policy that changes nothing this agent sees does not bump it.
+ */
+import { canonicalJson, riskRank, type CallModel, type ActivationRequirement, type JsonObject, type JsonValue, type LaunchPolicy, type RiskLevel } from "@lineup/protocol";
+import { resolveToolDescriptor } from "@lineup/protocol";
+import type { ToolSourceApp } from "./registry.js";
+
+/** One tool as the agent sees it: no bundle paths, tokens or user content. */
+export interface InventoryTool {
+  readonly app_scope: string;
+  readonly method: string;
+  readonly contract_version: string;
+  readonly title: string;
+  readonly description: string;
+  readonly input_schema: JsonObject;
+  readonly output_schema: JsonObject;
+  readonly call_model: CallModel;
+  readonly activation_requirement: ActivationRequirement;
+  readonly launch_policy: LaunchPolicy;
+  readonly requires_foreground: boolean;
+  readonly restore_focus: boolean;
+  readonly timeout_ms: number;
+  readonly idempotent: boolean;
+  readonly risk_level: RiskLevel;
+  readonly capabilities: readonly string[];
+}
+
+/** What may be visible, by whom. Every list narrows; none widens what an earlier rule removed. */
+export interface InventoryPolicy {
+  readonly blocked_apps?: readonly string[];
+  /** `app_scope/method` */
+  readonly blocked_tools?: readonly string[];
+  /** Tools above this risk are hidden. */
+  readonly max_risk?: RiskLevel;
+  /** Per agent: only these apps (absent: all). */
+  readonly agents?: Readonly<Record<string, { readonly allowed_apps?: readonly string[]; readonly blocked_tools?: readonly string[] }>>;
+  /** Per conversation: only these apps (absent: all). */
+  readonly conversations?: Readonly<Record<string, { readonly allowed_apps?: readonly string[] }>>;
+}
+
+export interface InventoryInput {
+  readonly apps: readonly ToolSourceApp[];
+  /** Capabilities the host can carry out. */
+  readonly hostCapabilities: readonly string[];
+  /** Runtime SDK features the host offers (an app needing more is not ready). */
+  readonly hostFeatures?: readonly string[];
+  readonly policy: InventoryPolicy;
+  readonly agentId: string;
+  readonly conversationId: string;
+  /** Any further precondition a tool must meet (e.g. an account linked); default: none. */
+  readonly precondition?: (tool: InventoryTool) => boolean;
+}
+
+export interface Inventory {
+  /** Sorted by app_scope, then method. */
+  readonly tools: readonly InventoryTool[];
+  /** Canonical JSON of `tools`: equal fingerprints mean the agent sees the same thing. */
+  readonly fingerprint: string;
+}
+
+function own<T>(record: Readonly<Record<string, T>> | undefined, k: string): T | undefined {
+  return record !== undefined && Object.prototype.hasOwnProperty.call(record, k) ? record[k] : undefined;
+}
+
+export function computeInventory(input: InventoryInput): Inventory {
+  const { policy } = input;
+  const hostCapabilities = new Set(input.hostCapabilities);
+  const hostFeatures = input.hostFeatures === undefined ? undefined : new Set(input.hostFeatures);
+  const blockedApps = new Set(policy.blocked_apps ?? []);
+  const agent = own(policy.agents, input.agentId);
+  const conversation = own(policy.conversations, input.conversationId);
+  const blockedTools = new Set([...(policy.blocked_tools ?? []), ...(agent?.blocked_tools ?? [])]);
+  const tools: InventoryTool[] = [];
+  for (const app of input.apps) {
+    if (!app.enabled || app.install_state === "failed") continue;
+    if (blockedApps.has(app.app_scope)) continue;
+    if (agent?.allowed_apps !== undefined && !agent.allowed_apps.includes(app.app_scope)) continue;
+    if (conversation?.allowed_apps !== undefined && !conversation.allowed_apps.includes(app.app_scope)) continue;
+    if (hostFeatures !== undefined && !app.manifest.runtime_sdk.required_features.every((f) => hostFeatures.has(f))) continue;
+    for (const declared of app.manifest.tools ?? []) {
+      const d = resolveToolDescriptor(declared, app.kind);
+      if (blockedTools.has(`${app.app_scope}/${d.method}`)) continue;
+      if (!d.capabilities.every((c) => hostCapabilities.has(c))) continue;
+      if (policy.max_risk !== undefined && riskRank(d.risk_level) > riskRank(policy.max_risk)) continue;
+      const tool: InventoryTool = {
+        app_scope: app.app_scope,
+        method: d.method,
+        contract_version: d.contract_version,
+        title: d.title,
+        description: d.description,
+        input_schema: d.input_schema,
+        output_schema: d.output_schema,
+        call_model: d.call_model,
+        activation_requirement: d.activation_requirement,
+        launch_policy: d.launch_policy,
+        requires_foreground: d.requires_foreground,
+        restore_focus: d.restore_focus,
+        timeout_ms: d.timeout_ms,
+        idempotent: d.idempotent,
+        risk_level: d.risk_level,
+        capabilities: d.capabilities,
+      };
+      if (input.precondition !== undefined && !input.precondition(tool)) continue;
+      tools.push(tool);
+    }
+  }
+  tools.sort((a, b) => (a.app_scope === b.app_scope ? (a.method < b.method ? -1 : a.method > b.method ? 1 : 0) : a.app_scope < b.app_scope ? -1 : 1));
+  return { tools, fingerprint: canonicalJson(tools as unknown as JsonValue) };
+}
+
+/** The revision state of every agent session's inventory. */
+export interface InventoryRevisions {
+  readonly sessions: Readonly<Record<string, { readonly revision: number; readonly fingerprint: string }>>;
+}
+
+export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: {} };
+
+export function inventorySessionKey(agentId: string, conversationId: string): string {
+  return `${agentId}\u0000${conversationId}`;
+}
+
+export interface PublishedInventory {
+  readonly revisions: InventoryRevisions;
+  /** The revision to publish (`inventory_revision` on the wire is its decimal string). */
+  readonly revision: number;
+  /** True when the content changed and the inventory must be republished to the agent. */
+  readonly changed: boolean;
+}
+
+/** Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1. */
+export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Inventory): PublishedInventory {
+  const k = inventorySessionKey(agentId, conversationId);
+  const current = own(revisions.sessions, k);
+  if (current !== undefined && current.fingerprint === inventory.fingerprint) return { revisions, revision: current.revision, changed: false };
+  const revision = (current?.revision ?? 0) + 1;
+  return { revisions: { sessions: { ...revisions.sessions, [k]: { revision, fingerprint: inventory.fingerprint } } }, revision, changed: true };
+}
+
+export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {
+  return own(revisions.sessions, inventorySessionKey(agentId, conversationId))?.revision ?? 0;
+}

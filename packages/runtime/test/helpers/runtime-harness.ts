@@ -1,0 +1,63 @@
+import { createMemoryStore, createMemoryStoreData, type MemoryStoreData } from "../../src/index.js";
+import { createRuntime, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions } from "../../src/index.js";
+import { createFakeClock, createSequentialIds, FakeAppServer, type FakeClock } from "../../src/testing/index.js";
+
+/** Waits (real macrotasks) until `predicate` holds; fails after `ms`. */
+export async function until(predicate: () => boolean, ms = 3_000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Lets every queued microtask and a few macrotasks run. */
+export async function settle(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface Device {
+  readonly runtime: LineUpRuntime;
+  readonly chat: AppPort;
+  readonly received: AgentAppMessage[];
+  readonly errors: unknown[];
+  stop(): Promise<void>;
+}
+
+/** Starts a Runtime on `data` (a memory "disk") against `server`, with a chat subscriber recording deliveries. */
+export async function startDevice(
+  server: FakeAppServer,
+  data: MemoryStoreData,
+  options: { clock?: FakeClock; run?: string; subscribe?: boolean; include_pending?: boolean; extra?: Partial<RuntimeOptions>; beforeStart?: (runtime: LineUpRuntime) => void } = {},
+): Promise<Device> {
+  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+  const errors: unknown[] = [];
+  const runtime = createRuntime({
+    store,
+    transport: server.transport,
+    serverUrl: "mem://server",
+    token: server.deviceToken,
+    clock: options.clock ?? createFakeClock(),
+    ids: createSequentialIds({ run: options.run ?? "r0" }),
+    diagnostics: (error, context) => errors.push({ error, context }),
+    relistIntervalMs: 0,
+    ...options.extra,
+  });
+  options.beforeStart?.(runtime);
+  await runtime.start();
+  const chat = runtime.appPort("chat");
+  const received: AgentAppMessage[] = [];
+  if (options.subscribe !== false) chat.subscribeMessages({ include_pending: options.include_pending ?? true }, (message) => void received.push(message));
+  return {
+    runtime,
+    chat,
+    received,
+    errors,
+    async stop() {
+      await runtime.stop();
+      await store.close();
+    },
+  };
+}
+
+export { createMemoryStoreData, FakeAppServer, createFakeClock };

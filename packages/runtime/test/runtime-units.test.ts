@@ -1,0 +1,252 @@
+import { describe, expect, it } from "vitest";
+import { LineUpError, type SessionEvent } from "@lineup/protocol";
+import {
+  backoffDelay,
+  chainAudit,
+  CoreAppRegistry,
+  createMemoryStore,
+  createRpcClient,
+  filterEvent,
+  isLegalTransition,
+  LIFECYCLE_TRANSITIONS,
+  NO_INSTANCES,
+  nextSendable,
+  RUNTIME_SCHEMA,
+  transition,
+  verifyAuditChain,
+  type Conversation,
+  type OutboxEntry,
+  type RuntimeState,
+  type TransitionEnv,
+} from "../src/index.js";
+import { createFakeClock, createPair, createSequentialIds } from "../src/testing/index.js";
+
+const conversation: Conversation = {
+  conversation_id: "s-1",
+  app_scope: "chat",
+  agent_id: "agent-1",
+  workspace_id: "w-1",
+  origin: "server",
+  cursor: 3,
+  following: { status: "live" },
+  unread: 0,
+};
+
+const envelopeEvent = (seq: number, envelope: Record<string, unknown>, actor = "agent-1"): SessionEvent =>
+  ({ session_id: "s-1", seq, kind: "envelope", created_at: "2026-11-30T06:00:00.000Z", actor: { role: "agent", id: actor }, data: { envelope } }) as unknown as SessionEvent;
+
+const message = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  v: 1,
+  id: "e-1",
+  type: "lineup.message",
+  timestamp: "2026-11-30T06:00:00.000Z",
+  sender: { kind: "agent", id: "agent-1" },
+  target: { kind: "app", app_scope: "chat" },
+  scope: { app_scope: "chat", conversation_id: "s-1" },
+  payload: { format: "text", text: "hi" },
+  ...over,
+});
+
+const apps = new CoreAppRegistry();
+const ctx = (reads = new Map<string, unknown>()) => ({ conversation, reads: reads as never, apps, instances: NO_INSTANCES, now: () => "2026-11-30T06:00:00.000Z" });
+
+describe("lifecycle table", () => {
+  it("follows spec 3.3 and nothing else", () => {
+    const path = ["created", "restoring", "authenticating", "synchronizing", "online", "reconnecting", "authenticating", "synchronizing", "online", "stopping", "stopped"] as const;
+    for (let i = 1; i < path.length; i++) expect(isLegalTransition(path[i - 1]!, path[i]!), `${path[i - 1]} → ${path[i]}`).toBe(true);
+    expect(isLegalTransition("created", "online")).toBe(false);
+    expect(isLegalTransition("restoring", "online")).toBe(false);
+    expect(isLegalTransition("reconnecting", "online")).toBe(false);
+    expect(isLegalTransition("stopped", "restoring")).toBe(false);
+    for (const [from, targets] of Object.entries(LIFECYCLE_TRANSITIONS)) {
+      if (from !== "stopping" && from !== "stopped") expect(targets, from).toContain("stopping");
+    }
+  });
+});
+
+describe("filter chain (spec 5.3)", () => {
+  const cases: [string, SessionEvent, string][] = [
+    ["duplicate seq", envelopeEvent(3, message()), "duplicate_message"],
+    ["gap", envelopeEvent(5, message()), "out_of_order"],
+    ["unknown version", envelopeEvent(4, message({ v: 2 })), "envelope_unsupported_version"],
+    ["unknown type", envelopeEvent(4, message({ type: "lineup.nope" })), "envelope_unknown_type"],
+    ["bad scope", envelopeEvent(4, message({ scope: { app_scope: "Chat!", conversation_id: "s-1" } })), "scope_invalid"],
+    ["bad payload", envelopeEvent(4, message({ payload: { format: "text" } })), "payload_invalid"],
+    ["other agent as actor", envelopeEvent(4, message(), "agent-2"), "unknown_agent"],
+    ["other agent as sender", envelopeEvent(4, message({ sender: { kind: "agent", id: "agent-2" } })), "unknown_agent"],
+    ["other conversation", envelopeEvent(4, message({ scope: { app_scope: "chat", conversation_id: "s-2" } })), "scope_mismatch"],
+    ["app not installed", envelopeEvent(4, message({ target: { kind: "app", app_scope: "whiteboard" }, scope: { app_scope: "whiteboard", conversation_id: "s-1" } })), "app_not_installed"],
+    ["instance not owned", envelopeEvent(4, message({ scope: { app_scope: "chat", conversation_id: "s-1", instance_id: "i-9" } })), "not_owner"],
+    ["not subscribed", envelopeEvent(4, message({ target: { kind: "app", app_scope: "settings" }, scope: { app_scope: "settings", conversation_id: "s-1" } })), "not_subscribed"],
+  ];
+  it.each(cases)("%s → %s", (_name, event, code) => {
+    const outcome = filterEvent(event, ctx());
+    expect(outcome.kind).not.toBe("accepted");
+    if (outcome.kind !== "accepted") expect(outcome.refusal.code).toBe(code);
+  });
+
+  it("refuses an envelope id already applied", () => {
+    const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([["envelope-ids\u0000s-1/e-1", { seq: 2 }]])));
+    expect(outcome).toMatchObject({ kind: "ignored", refusal: { code: "duplicate_message" } });
+  });
+
+  it("adapts a legacy lineup.v1 message at ingress", () => {
+    const legacy = { type: "lineup.v1.message", id: "l-1", from: { role: "agent", id: "agent-1" }, conversation_id: "s-1", payload: { text: "old" } };
+    const outcome = filterEvent(envelopeEvent(4, legacy), ctx());
+    if (outcome.kind === "refused") expect.fail(`${outcome.refusal.code}: ${outcome.refusal.message}`);
+    expect(outcome).toMatchObject({ kind: "accepted", recipients: ["chat"], draft: { type: "lineup.message" } });
+  });
+
+  it("accepts a chat message for chat, and shows tool traffic of any app to chat as cards", () => {
+    expect(filterEvent(envelopeEvent(4, message()), ctx())).toMatchObject({ kind: "accepted", recipients: ["chat"] });
+    const result = {
+      ...message({ type: "lineup.tool.result", sender: { kind: "runtime", id: "rt-1" }, target: { kind: "runtime", app_scope: "runtime" } }),
+      scope: { app_scope: "whiteboard", conversation_id: "s-1" },
+      correlation: { call_id: "c-1" },
+      payload: { result: {} },
+    };
+    const event = { ...envelopeEvent(4, result), actor: { role: "device", id: "d-1" } } as SessionEvent;
+    expect(filterEvent(event, ctx())).toMatchObject({ kind: "accepted", recipients: ["chat"] });
+  });
+});
+
+const env: TransitionEnv = { apps, instances: NO_INSTANCES, now: () => 0, newId: (() => { let n = 0; return (p: string) => `${p}-${++n}`; })() };
+const base = (over: Partial<RuntimeState> = {}): RuntimeState => ({
+  lifecycle: { status: "synchronizing" },
+  runtime_id: "rt-1",
+  identity: {},
+  conversations: new Map([["s-1", { ...conversation, following: { status: "catching_up" } }]]),
+  outbox: new Map(),
+  next_outbox_order: 0,
+  ...over,
+});
+
+describe("transitions", () => {
+  it("stores an event with its cursor in one result, and delivers nothing before the seam", () => {
+    const result = transition(base(), { kind: "event", event: envelopeEvent(4, message()) }, new Map(), env);
+    expect(result.deliveries).toEqual([]);
+    expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:envelope-ids", "put:inbox", "put:inbox-pending"]);
+    expect(result.state.conversations.get("s-1")?.cursor).toBe(4);
+  });
+
+  it("goes online at the last seam and flushes the stored messages then", () => {
+    const result = transition(base(), { kind: "caught_up", session_id: "s-1", seq: 3 }, new Map(), env);
+    expect(result.state.lifecycle.status).toBe("online");
+    expect(result.deliveries).toEqual([{ kind: "flush" }]);
+    expect(result.effects.map((e) => e.kind)).toContain("outbox.flush");
+  });
+
+  it("refuses an illegal lifecycle move and changes nothing", () => {
+    const state = base({ lifecycle: { status: "created" } });
+    const result = transition(state, { kind: "lifecycle", to: { status: "online", since: 0 } }, new Map(), env);
+    expect(result.error?.code).toBe("invalid_state");
+    expect(result.state).toBe(state);
+  });
+
+  it("a gap resubscribes from the cursor and does not move it", () => {
+    const result = transition(base(), { kind: "event", event: envelopeEvent(9, message()) }, new Map(), env);
+    expect(result.effects).toEqual([{ kind: "subscribe", session_id: "s-1", after_seq: 3 }]);
+    expect(result.writes).toEqual([]);
+    expect(result.audit[0]?.code).toBe("out_of_order");
+  });
+
+  it("a refused event still moves the cursor (its refusal is its outcome) and is audited", () => {
+    const result = transition(base(), { kind: "event", event: envelopeEvent(4, message({ type: "lineup.nope" })) }, new Map(), env);
+    expect(result.writes.map((w) => w.collection)).toEqual(["cursors"]);
+    expect(result.audit).toMatchObject([{ type: "ingress.agent.refused", code: "envelope_unknown_type" }]);
+  });
+
+  it("a dispatch is stored with an idempotency key and answered with a receipt", () => {
+    const result = transition(base(), { kind: "dispatch", app_scope: "chat", action: { type: "conversation.send_text", conversation_id: "s-1", text: "yo" } }, new Map(), env);
+    expect(result.writes.map((w) => w.collection)).toEqual(["outbox"]);
+    expect(result.reply).toMatchObject({ status: "queued", conversation_id: "s-1" });
+    expect(result.audit[0]?.type).toBe("ingress.user.action");
+    const refused = transition(base(), { kind: "dispatch", app_scope: "chat", action: { type: "conversation.send_text", conversation_id: "nope", text: "yo" } }, new Map(), env);
+    expect(refused.error?.code).toBe("conversation_unknown");
+  });
+});
+
+describe("outbox order", () => {
+  const entry = (order: number, conversation_id: string, status: "pending" | "failed" = "pending"): OutboxEntry =>
+    ({ order, conversation_id, app_scope: "chat", receipt_id: `r${order}`, action_type: "x", accepted_at: "", method: "agentSession/turn/start", params: {}, status }) as OutboxEntry;
+  it("sends the oldest pending entry of each conversation not in flight", () => {
+    const entries = [entry(3, "b"), entry(1, "a", "failed"), entry(2, "a"), entry(4, "a"), entry(5, "c")];
+    expect(nextSendable(entries, new Set(["c"])).map((e) => e.order)).toEqual([2, 3]);
+  });
+});
+
+describe("audit chain", () => {
+  it("verifies an intact chain and finds an edited record", async () => {
+    const store = await createMemoryStore(RUNTIME_SCHEMA);
+    const first = await chainAudit({ next: 0, hash: "0".repeat(64) }, [{ type: "a" }, { type: "b", code: "not_owner" }], 0);
+    await store.commit(first.writes);
+    const second = await chainAudit(first.head, [{ type: "c" }], 1);
+    await store.commit(second.writes);
+    expect(await verifyAuditChain(store, 2)).toEqual({ ok: true, records: 3 });
+    const [record] = await store.range("audit", { limit: 1, gt: "0000000000000000" });
+    await store.commit([{ op: "put", collection: "audit", key: record!.key, value: { ...(record!.value as object), type: "forged" } }]);
+    expect(await verifyAuditChain(store)).toMatchObject({ ok: false, index: 1 });
+  });
+});
+
+describe("backoff", () => {
+  it("is full jitter under an exponential, capped ceiling", () => {
+    expect(backoffDelay(0, () => 0.999, { baseMs: 100 })).toBeLessThan(100);
+    expect(backoffDelay(3, () => 0.999, { baseMs: 100 })).toBeLessThan(800);
+    expect(backoffDelay(3, () => 0.999, { baseMs: 100 })).toBeGreaterThanOrEqual(700);
+    expect(backoffDelay(50, () => 0.999, { baseMs: 100, capMs: 1_000 })).toBeLessThan(1_000);
+    expect(backoffDelay(5, () => 0)).toBe(0);
+  });
+});
+
+describe("rpc client", () => {
+  const setup = () => {
+    const clock = createFakeClock();
+    const [client, server] = createPair();
+    const seen: string[] = [];
+    server.onMessage((text) => seen.push(text));
+    const notes: unknown[] = [];
+    const rpc = createRpcClient(client, { clock, diagnostics: () => undefined, notifications: { "agentSession/caughtUp": (p) => void notes.push(p) }, defaultTimeoutMs: 1_000 });
+    return { clock, server, seen, rpc, notes };
+  };
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("correlates responses, turns wire errors into LineUp codes and dispatches notifications", async () => {
+    const { server, seen, rpc, notes } = setup();
+    const read = rpc.request("agentSession/read", { session_id: "s-1" });
+    const list = rpc.request("agentSession/list", {});
+    await flush();
+    const [a, b] = seen.map((t) => JSON.parse(t) as { id: number });
+    server.send(JSON.stringify({ jsonrpc: "2.0", id: b!.id, result: { sessions: [] } }));
+    server.send(JSON.stringify({ jsonrpc: "2.0", id: a!.id, error: { code: -32004, message: "no session", data: { code: "session_not_found", message: "no session s-1" } } }));
+    server.send(JSON.stringify({ jsonrpc: "2.0", method: "agentSession/caughtUp", params: { session_id: "s-1", seq: 2 } }));
+    await expect(list).resolves.toEqual({ sessions: [] });
+    await expect(read).rejects.toMatchObject({ code: "session_not_found", message: "no session s-1" });
+    await flush();
+    expect(notes).toEqual([{ session_id: "s-1", seq: 2 }]);
+  });
+
+  it("times out on the injected clock, aborts, and rejects everything pending on close", async () => {
+    const { clock, rpc } = setup();
+    const late = rpc.request("agentSession/list", {});
+    clock.advance(1_000);
+    await expect(late).rejects.toMatchObject({ code: "request_timeout" });
+    const controller = new AbortController();
+    const aborted = rpc.request("agentSession/list", {}, { signal: controller.signal });
+    controller.abort();
+    await expect(aborted).rejects.toMatchObject({ code: "request_cancelled" });
+    const pending = rpc.request("agentSession/list", {});
+    rpc.close();
+    await expect(pending).rejects.toBeInstanceOf(LineUpError);
+    await expect(pending).rejects.toMatchObject({ code: "request_cancelled" });
+    expect(clock.pendingTimers).toBe(0);
+  });
+});
+
+describe("ids", () => {
+  it("the sequential fake replays the same stream for the same seed", () => {
+    const a = createSequentialIds({ seed: 7 });
+    const b = createSequentialIds({ seed: 7 });
+    expect([a.random(), a.random(), a.next("x")]).toEqual([b.random(), b.random(), b.next("x")]);
+  });
+});
