@@ -5,6 +5,7 @@
  * pages and live deliveries can overlap. Payloads were validated by the Runtime; they are still read
  * defensively, since a render must never throw on an unexpected shape.
  */
+import { CHAT_CARD_TYPES, CHAT_MESSAGE_TYPES } from "@lineup/runtime";
 import type { AgentAppMessage } from "../types.js";
 
 export interface ChoiceOption {
@@ -72,25 +73,8 @@ export interface TimelineModel {
 
 export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, seen: new Set(), lastSeq: 0 };
 
-/** The message types the chat timeline folds. */
-export const TIMELINE_TYPES = [
-  "lineup.message",
-  "lineup.status",
-  "lineup.task.progress",
-  "lineup.interaction.request",
-  "lineup.artifact",
-  "lineup.runtime.notice",
-  "lineup.turn.update",
-  "lineup.turn.completed",
-  "lineup.turn.failed",
-  "lineup.turn.cancelled",
-  "lineup.action.required",
-  "lineup.action.responded",
-  "lineup.tool.receipt",
-  "lineup.tool.progress",
-  "lineup.tool.result",
-  "lineup.tool.error",
-] as const;
+/** The message types the chat timeline folds: what the Runtime declares chat subscribes to. */
+export const TIMELINE_TYPES = [...CHAT_MESSAGE_TYPES, ...CHAT_CARD_TYPES] as const;
 
 type Obj = { readonly [key: string]: unknown };
 const obj = (value: unknown): Obj => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : {});
