@@ -21,6 +21,8 @@ import {
   schemaId,
 } from "../schema-kit.js";
 import type { ArtifactRef } from "../envelope/types.js";
+import { RISK_LEVELS } from "../manifest/capabilities.js";
+import { ACTIVATION_REQUIREMENTS, CALL_MODELS } from "../manifest/schemas.js";
 
 /** The one protocol version this catalogue describes; `initialize` must name it. */
 export const APP_SERVER_PROTOCOL_VERSION = "lineup.app-server.v1";
@@ -172,9 +174,6 @@ export const ActionSchema = Closed(
 export type Action = Static<typeof ActionSchema>;
 
 /** Call models, risk levels and activation requirements as the manifest's tool descriptor spells them (spec 7.1, 7.3). */
-export const TOOL_CALL_MODELS = ["query", "command", "interactive", "operation"] as const;
-export const TOOL_RISK_LEVELS = ["low", "medium", "high"] as const;
-export const TOOL_ACTIVATION_REQUIREMENTS = ["app_ready", "foreground_required", "activation_not_required"] as const;
 export const INVENTORY_TOOL_METHOD_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
 
 /** One tool of a published inventory: the public, non-executable summary of a manifest tool descriptor. */
@@ -187,11 +186,11 @@ export const InventoryToolSchema = Closed(
     description: Text(4_000),
     input_schema: JsonObjectSchema(),
     output_schema: Type.Optional(JsonObjectSchema()),
-    call_model: StringEnum(TOOL_CALL_MODELS),
+    call_model: StringEnum(CALL_MODELS),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
     requires_foreground: Type.Optional(Type.Boolean()),
-    risk_level: Type.Optional(StringEnum(TOOL_RISK_LEVELS)),
-    activation_requirement: Type.Optional(StringEnum(TOOL_ACTIVATION_REQUIREMENTS)),
+    risk_level: Type.Optional(StringEnum(RISK_LEVELS)),
+    activation_requirement: Type.Optional(StringEnum(ACTIVATION_REQUIREMENTS)),
   },
   { $id: schemaId("app-server.inventory-tool"), title: "A tool summary in a published inventory" },
 );
