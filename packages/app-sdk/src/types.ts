@@ -33,7 +33,13 @@ export type AgentMessageType = string;
 export type AgentMessageCursor = string;
 
 export interface AgentMessageAPI {
-  list(request?: { conversation_id?: string; after?: AgentMessageCursor; limit?: number }): Promise<AgentMessagePage>;
+  /**
+   * One page of stored messages, oldest first. Forward from the oldest (default) or `after` a cursor
+   * (`next_cursor` when newer ones follow); `before` a cursor or `latest: true` page backward (`prev_cursor`
+   * when older ones exist). `after`, `before` and `latest: true` are exclusive: combining them rejects
+   * with `invalid_params`.
+   */
+  list(request?: { conversation_id?: string; after?: AgentMessageCursor; before?: AgentMessageCursor; latest?: boolean; limit?: number }): Promise<AgentMessagePage>;
   subscribe(
     options: { conversation_id?: string; types?: readonly AgentMessageType[]; include_pending?: boolean },
     handler: (message: AgentAppMessage) => Promise<void> | void,

@@ -22,15 +22,22 @@ function message(n: number, extra: Partial<AgentAppMessage> = {}): AgentAppMessa
   };
 }
 
-/** The Runtime's forward paging over `count` stored messages, counting reads. */
+/** The Runtime's paging (forward, `before` and `latest`) over `count` stored messages, counting reads. */
 function source(count: number): HistorySource & { reads: number } {
   const all = Array.from({ length: count }, (_, i) => message(i + 1));
   const src = {
     reads: 0,
-    async list(request: { after?: string; limit?: number }): Promise<AgentMessagePage> {
+    async list(request: { after?: string; before?: string; latest?: boolean; limit?: number }): Promise<AgentMessagePage> {
       src.reads += 1;
-      const start = request.after === undefined ? 0 : all.findIndex((m) => m.cursor === request.after) + 1;
+      if (request.after !== undefined && request.before !== undefined) throw new Error("invalid_params");
       const limit = request.limit ?? 50;
+      if (request.before !== undefined || request.latest === true) {
+        const end = request.before === undefined ? all.length : all.findIndex((m) => m.cursor === request.before);
+        const start = Math.max(0, end - limit);
+        const page = all.slice(start, end);
+        return start > 0 ? { messages: page, prev_cursor: page[0]!.cursor } : { messages: page };
+      }
+      const start = request.after === undefined ? 0 : all.findIndex((m) => m.cursor === request.after) + 1;
       const page = all.slice(start, start + limit);
       return start + limit < all.length ? { messages: page, next_cursor: page.at(-1)!.cursor } : { messages: page };
     },
@@ -43,20 +50,33 @@ describe("history pager", () => {
     const src = source(1_050);
     const pager = new HistoryPager(src, "c", 100);
     const latest = await pager.openLatest();
-    expect(latest.map((m) => m.seq)).toEqual(Array.from({ length: 150 }, (_, i) => 901 + i));
-    const seen = new Set(latest.map((m) => m.seq));
-    while (pager.hasOlder()) for (const m of await pager.loadOlder()) seen.add(m.seq);
-    expect(seen.size).toBe(1_050);
+    expect(latest.map((m) => m.seq)).toEqual(Array.from({ length: 100 }, (_, i) => 951 + i));
+    // The newest page is one read: no forward walk.
+    expect(src.reads).toBe(1);
+    const order = latest.map((m) => m.seq);
+    while (pager.hasOlder()) order.unshift(...(await pager.loadOlder()).map((m) => m.seq));
+    expect(order).toEqual(Array.from({ length: 1_050 }, (_, i) => i + 1));
+    // One read per page.
+    expect(src.reads).toBe(11);
     expect(await pager.loadOlder()).toEqual([]);
+    expect(src.reads).toBe(11);
   });
 
-  it("handles an empty and a one-page history", async () => {
+  it("handles an empty, a one-page and an exactly-one-page history", async () => {
     const empty = new HistoryPager(source(0), "c", 100);
     expect(await empty.openLatest()).toEqual([]);
     expect(empty.hasOlder()).toBe(false);
     const small = new HistoryPager(source(30), "c", 100);
     expect((await small.openLatest()).length).toBe(30);
     expect(small.hasOlder()).toBe(false);
+    const exact = new HistoryPager(source(100), "c", 100);
+    expect((await exact.openLatest()).length).toBe(100);
+    expect(exact.hasOlder()).toBe(false);
+    const oneMore = new HistoryPager(source(101), "c", 100);
+    expect((await oneMore.openLatest()).map((m) => m.seq)[0]).toBe(2);
+    expect(oneMore.hasOlder()).toBe(true);
+    expect((await oneMore.loadOlder()).map((m) => m.seq)).toEqual([1]);
+    expect(oneMore.hasOlder()).toBe(false);
   });
 });
 

@@ -81,6 +81,13 @@ describe("LineUpRuntime against an in-memory App Server", () => {
     const next = await third.chat.listMessages({ conversation_id: "s-1", after: page.next_cursor!, limit: 5 });
     expect(next.messages.map((m) => m.type)).toEqual(["lineup.action.required"]);
     expect(next.next_cursor).toBeUndefined();
+    // And backward, through the same port: the latest page, then the one before it.
+    const latest = await third.chat.listMessages({ conversation_id: "s-1", latest: true, limit: 1 });
+    expect(latest.messages.map((m) => m.type)).toEqual(["lineup.action.required"]);
+    const older = await third.chat.listMessages({ conversation_id: "s-1", before: latest.prev_cursor!, limit: 5 });
+    expect(older.messages.map((m) => m.type)).toEqual(["lineup.message"]);
+    expect(older.prev_cursor).toBeUndefined();
+    await expect(third.chat.listMessages({ conversation_id: "s-1", before: latest.prev_cursor!, after: page.next_cursor! })).rejects.toMatchObject({ code: "invalid_params" });
     await third.stop();
   });
 
