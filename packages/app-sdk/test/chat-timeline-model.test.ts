@@ -91,6 +91,23 @@ describe("the chat timeline fold", () => {
     expect(model.rows[0]).toMatchObject({ answer: { summary: "Banana" } });
   });
 
+  it("shows a card the Runtime lists with an answer as answered (after a reload, or answered on another device)", () => {
+    const choice = msg("lineup.interaction.request", { interaction_id: "i-2", kind: "choice", prompt: "Pick", options: [{ id: "a", label: "Apple" }, { id: "b", label: "Banana" }] }, { delivery: "explicit_ack", answer: { outcome: "answered", choice_ids: ["b"] } });
+    const confirm = msg("lineup.interaction.request", { interaction_id: "i-3", kind: "confirm", prompt: "Go?" }, { delivery: "explicit_ack", answer: { outcome: "answered", confirmed: false } });
+    const approval = msg("lineup.action.required", { action_id: "act-2", kind: "approval", prompt: "Delete it?" }, { delivery: "explicit_ack", answer: { outcome: "approved" } });
+    const open = msg("lineup.action.required", { action_id: "act-3", kind: "input", prompt: "Name?" }, { delivery: "explicit_ack" });
+    let model = foldMessages(EMPTY_TIMELINE, [choice, confirm, approval]);
+    expect(model.rows.map((r) => (r.kind === "card" ? r.answer : undefined))).toEqual([
+      { outcome: "answered", summary: "Banana" },
+      { outcome: "answered", summary: "Cancel" },
+      { outcome: "approved", summary: "Approve" },
+    ]);
+    expect(model.status).toBeUndefined();
+    model = foldMessages(model, [open]);
+    expect(model.rows[3]).not.toHaveProperty("answer");
+    expect(model.status).toEqual({ state: "waiting_for_user" });
+  });
+
   it("shows artifacts, notices and failed turns; ignores types it does not know and malformed payloads", () => {
     const model = foldMessages(EMPTY_TIMELINE, [
       msg("lineup.artifact", { artifact: { artifact_id: "art-1", name: "board.png", mime_type: "image/png", size: 2048, sha256: "0".repeat(64) } }),

@@ -45,7 +45,7 @@ export type { RuntimeState, Conversation, Following } from "./coordination/state
 export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";
 export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
 export { RUNTIME_SCHEMA, RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-export type { AgentAppMessage } from "./persistence/inbox.js";
+export type { AgentAppMessage, RecordedAnswer } from "./persistence/inbox.js";
 export { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 export * from "./apps/bundle/index.js";
 export * from "./apps/manager/index.js";

@@ -142,6 +142,73 @@ describe("LineUpRuntime against an in-memory App Server", () => {
     await device.stop();
   });
 
+  it("records a card's answer in the commit that accepts it, and lists it after a restart", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const device = await startDevice(server, data);
+    await device.runtime.whenOnline();
+    server.agentRequestsAction("s-1", { action_id: "a-1", kind: "choice", prompt: "Pick", options: [{ id: "x", label: "X" }] });
+    server.agentEnvelope("s-1", {
+      v: 1, id: "req-1", type: "lineup.interaction.request", timestamp: "2026-11-30T06:00:00.000Z",
+      sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" }, scope: { app_scope: "chat", conversation_id: "s-1" },
+      payload: { interaction_id: "i-1", kind: "confirm", prompt: "Proceed?" },
+    });
+    await until(() => device.received.length === 2);
+    const [choice, confirm] = device.received;
+    expect(choice!.answer).toBeUndefined();
+    // Stopped before the outbox can flush: the answer is stored with the acceptance, not with the echo.
+    server.transport.setReachable(false);
+    device.runtime.dropConnection();
+    await device.chat.dispatch({ type: "interaction.answer", conversation_id: "s-1", message_id: choice!.message_id, response: { outcome: "answered", choice_ids: ["x"] } });
+    await device.chat.dispatch({ type: "interaction.answer", conversation_id: "s-1", message_id: confirm!.message_id, response: { outcome: "approved" } });
+    await device.stop();
+
+    const again = await startDevice(server, data, { subscribe: false });
+    const page = await again.chat.listMessages({ conversation_id: "s-1" });
+    expect(page.messages.find((m) => m.message_id === choice!.message_id)?.answer).toEqual({ outcome: "answered", choice_ids: ["x"] });
+    expect(page.messages.find((m) => m.message_id === confirm!.message_id)?.answer).toEqual({ outcome: "answered", confirmed: true });
+    await again.stop();
+  });
+
+  it("records an answer given on another device of the same user (action.responded)", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const device = await startDevice(server, data);
+    await device.runtime.whenOnline();
+    server.agentRequestsAction("s-1", { action_id: "a-1", kind: "approval", prompt: "ok?" });
+    await until(() => device.received.length === 1);
+    server.append("s-1", "action.responded", { role: "device", id: "dev-other" }, { action_id: "a-1", response: { outcome: "rejected" } });
+    await until(() => device.received.some((m) => m.type === "lineup.action.responded"));
+    const listed = await device.chat.listMessages({ conversation_id: "s-1", latest: true });
+    expect(listed.messages.find((m) => m.type === "lineup.action.required")?.answer).toEqual({ outcome: "rejected" });
+    // An interaction response sent by another device of the user answers its card too; one claimed by the agent does not.
+    const request = (id: string, interaction: string) => ({
+      v: 1, id, type: "lineup.interaction.request", timestamp: "2026-11-30T06:00:00.000Z",
+      sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" }, scope: { app_scope: "chat", conversation_id: "s-1" },
+      payload: { interaction_id: interaction, kind: "confirm", prompt: "Proceed?" },
+    });
+    const response = (id: string, interaction: string, sender: { kind: string; id: string }) => ({
+      v: 1, id, type: "lineup.interaction.response", timestamp: "2026-11-30T06:00:01.000Z",
+      sender, target: { kind: "runtime", app_scope: "runtime" }, scope: { app_scope: "chat", conversation_id: "s-1" },
+      payload: { interaction_id: interaction, outcome: "answered", confirmed: true },
+    });
+    server.agentEnvelope("s-1", request("req-1", "i-1"));
+    server.agentEnvelope("s-1", request("req-2", "i-2"));
+    server.append("s-1", "envelope", { role: "device", id: "dev-other" }, { envelope: response("resp-1", "i-1", { kind: "user", id: "user-1" }) });
+    server.agentEnvelope("s-1", response("resp-2", "i-2", { kind: "agent", id: "agent-1" }));
+    await until(() => device.received.filter((m) => m.type === "lineup.interaction.request").length === 2);
+    await settle();
+    const cards = (await device.chat.listMessages({ conversation_id: "s-1", latest: true })).messages.filter((m) => m.type === "lineup.interaction.request");
+    expect(cards.map((m) => m.answer)).toEqual([{ outcome: "answered", confirmed: true }, undefined]);
+    await device.stop();
+    const again = await startDevice(server, data, { subscribe: false });
+    const page = await again.chat.listMessages({ conversation_id: "s-1" });
+    expect(page.messages.find((m) => m.type === "lineup.action.required")?.answer).toEqual({ outcome: "rejected" });
+    await again.stop();
+  });
+
   it("accepts actions while the server is unreachable and sends them in order, once, after reconnect", async () => {
     const server = new FakeAppServer();
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });

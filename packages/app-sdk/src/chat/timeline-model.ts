@@ -218,8 +218,10 @@ function fold(draft: Draft, message: AgentAppMessage): void {
     case "lineup.action.required": {
       const card = cardOf(message);
       if (card === undefined) break;
-      insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card });
-      if (newest) status = { state: "waiting_for_user" };
+      // The Runtime records how a card was answered (by this device or another): an answered card never looks open again.
+      const answer = message.answer === undefined ? undefined : summarizeAnswer(card, message.answer);
+      insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card, ...(answer === undefined ? {} : { answer }) });
+      if (newest && answer === undefined) status = { state: "waiting_for_user" };
       break;
     }
     case "lineup.action.responded": {

@@ -9,7 +9,7 @@
  */
 import { LineUpError } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS as C } from "./runtime-schema.js";
-import type { AgentAppMessage } from "./inbox.js";
+import { withAnswers, type AgentAppMessage } from "./inbox.js";
 import type { RuntimeStore } from "./store.js";
 
 export interface HistoryRequest {
@@ -62,7 +62,8 @@ export async function listHistory(store: RuntimeStore, appScope: string, request
       .reverse()
       .map((row) => row.value as unknown as AgentAppMessage);
     const first = page[0];
-    return rows.length > limit && first !== undefined ? { messages: page, prev_cursor: first.cursor } : { messages: page };
+    const messages = await withAnswers(store, page);
+    return rows.length > limit && first !== undefined ? { messages, prev_cursor: first.cursor } : { messages };
   }
   const rows = await store.range(C.inbox, {
     prefix,
@@ -71,5 +72,6 @@ export async function listHistory(store: RuntimeStore, appScope: string, request
   });
   const page = rows.slice(0, limit).map((row) => row.value as unknown as AgentAppMessage);
   const last = page.at(-1);
-  return rows.length > limit && last !== undefined ? { messages: page, next_cursor: last.cursor } : { messages: page };
+  const messages = await withAnswers(store, page);
+  return rows.length > limit && last !== undefined ? { messages, next_cursor: last.cursor } : { messages };
 }

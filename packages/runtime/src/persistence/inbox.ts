@@ -27,6 +27,66 @@ export interface AgentAppMessage {
   readonly turn_id?: string;
   readonly instance_id?: string;
   readonly correlation?: { readonly [key: string]: JsonValue };
+  /** Interaction cards only (`lineup.action.required`, `lineup.interaction.request`): how the card was answered, by this device or another of the user's. */
+  readonly answer?: RecordedAnswer;
+}
+
+/** How an interaction card was answered. */
+export interface RecordedAnswer {
+  readonly outcome: string;
+  readonly choice_ids?: readonly string[];
+  readonly text?: string;
+  readonly confirmed?: boolean;
+}
+
+/** The `answers` key of a card's answer: by the card's `action_id` or `interaction_id` (undefined for other messages). */
+export function cardAnswerKey(message: Pick<AgentAppMessage, "type" | "conversation_id" | "payload">): string | undefined {
+  const payload = message.payload;
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) return undefined;
+  if (message.type === "lineup.action.required") {
+    const id = payload["action_id"];
+    return typeof id === "string" ? answerKey(message.conversation_id, "action", id) : undefined;
+  }
+  if (message.type === "lineup.interaction.request") {
+    const id = payload["interaction_id"];
+    return typeof id === "string" ? answerKey(message.conversation_id, "interaction", id) : undefined;
+  }
+  return undefined;
+}
+
+export function answerKey(conversationId: string, kind: "action" | "interaction", id: string): string {
+  return `${conversationId}/${kind}:${id}`;
+}
+
+/** A RecordedAnswer from a response object (an `action.responded` response, an interaction response, or a device's answer); undefined without an outcome. */
+export function cardAnswerOf(response: unknown): RecordedAnswer | undefined {
+  if (response === null || typeof response !== "object" || Array.isArray(response)) return undefined;
+  const r = response as { [key: string]: unknown };
+  if (typeof r["outcome"] !== "string") return undefined;
+  const choiceIds = Array.isArray(r["choice_ids"]) ? r["choice_ids"].filter((v): v is string => typeof v === "string") : undefined;
+  return {
+    outcome: r["outcome"],
+    ...(choiceIds === undefined ? {} : { choice_ids: choiceIds }),
+    ...(typeof r["text"] === "string" ? { text: r["text"] } : {}),
+    ...(typeof r["confirmed"] === "boolean" ? { confirmed: r["confirmed"] } : {}),
+  };
+}
+
+/** The write that records `answer` for the card at `key` (an `answerKey`). */
+export function answerWrite(key: string, answer: RecordedAnswer): StoreWrite {
+  return { op: "put", collection: C.answers, key, value: answer as unknown as JsonValue };
+}
+
+/** `messages` with their recorded answers attached (cards only; other messages unchanged). */
+export async function withAnswers(store: RuntimeStore, messages: readonly AgentAppMessage[]): Promise<AgentAppMessage[]> {
+  const out: AgentAppMessage[] = [];
+  for (const message of messages) {
+    const key = cardAnswerKey(message);
+    const answer = key === undefined ? undefined : await store.get(C.answers, key);
+    const parsed = answer === undefined || answer instanceof Uint8Array ? undefined : cardAnswerOf(answer);
+    out.push(parsed === undefined ? message : { ...message, answer: parsed });
+  }
+  return out;
 }
 
 export function inboxKey(appScope: string, conversationId: string, seq: number): string {
@@ -78,5 +138,5 @@ export async function readPendingPage(store: RuntimeStore, query: PendingQuery):
     const message = await store.get(C.inbox, row.key);
     if (message !== undefined && !(message instanceof Uint8Array)) messages.push(message as unknown as AgentAppMessage);
   }
-  return messages;
+  return withAnswers(store, messages);
 }

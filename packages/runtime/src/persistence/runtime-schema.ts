@@ -11,6 +11,7 @@
  * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | `{ seq }`: dedup of inbound envelopes |
  * | `inbox`         | `<app_scope>/<conversation_id>/<seq>`| an AgentAppMessage (history) |
  * | `inbox-pending` | `<app_scope>/<conversation_id>/<seq>`| `{ message_id }`: not yet acknowledged |
+ * | `answers`       | `<conversation_id>/action:<action_id>` or `<conversation_id>/interaction:<interaction_id>` | a CardAnswer: how an interaction card was answered |
  * | `outbox`        | `<order>`                            | an OutboxEntry (pending or failed) |
  * | `audit`         | `<index>`                            | a hash-chained AuditRecord |
  */
@@ -23,6 +24,7 @@ export const RUNTIME_COLLECTIONS = {
   envelopeIds: "envelope-ids",
   inbox: "inbox",
   inboxPending: "inbox-pending",
+  answers: "answers",
   outbox: "outbox",
   audit: "audit",
 } as const;

@@ -1,9 +1,8 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { LineUpAppRuntimeSDK, RuntimeView } from "@lineup/app-sdk";
 import type { ConversationSummary } from "@lineup/runtime";
 import type { HostConfig } from "../../bootstrap/config.js";
 import type { Notifications } from "../../shell/notifications.js";
-import { AnswerJournal } from "./answer-journal.js";
 import { ConversationView } from "./ConversationView.js";
 
 const SELECTED_KEY = "lineup.chat.selected";
@@ -20,7 +19,6 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
   const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
   const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
   const [starting, setStarting] = useState(false);
-  const journal = useMemo(() => new AnswerJournal(), []);
 
   useEffect(() => {
     setView(sdk.state.snapshot());
@@ -81,7 +79,7 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
           <p>Start a conversation with the demo agent to work together. Try “help”, “let me choose” or “confirm”.</p>
         </div>
       ) : (
-        <ConversationView key={current.conversation_id} sdk={sdk} conversation_id={current.conversation_id} title={titleOf(current)} journal={journal} notifications={notifications} />
+        <ConversationView key={current.conversation_id} sdk={sdk} conversation_id={current.conversation_id} title={titleOf(current)} notifications={notifications} />
       )}
     </div>
   );

@@ -2,7 +2,6 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { AgentAppMessage, LineUpAppRuntimeSDK } from "@lineup/app-sdk";
 import type { InteractionAnswer } from "@lineup/runtime";
 import type { Notifications } from "../../shell/notifications.js";
-import type { AnswerJournal } from "./answer-journal.js";
 import { Composer } from "./Composer.js";
 import { HistoryPager } from "./history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-echo.js";
@@ -14,29 +13,17 @@ interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
   readonly conversation_id: string;
   readonly title: string;
-  readonly journal: AnswerJournal;
   readonly notifications: Notifications;
 }
 
 const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
 let nextLocalId = 1;
 
-/** Applies the journal's answers to cards the history shows unanswered. */
-function withJournal(model: TimelineModel, journal: AnswerJournal): TimelineModel {
-  let next = model;
-  for (const row of model.rows) {
-    if (row.kind !== "card" || row.answer !== undefined) continue;
-    const answer = journal.get(row.message_id);
-    if (answer !== undefined) next = markAnswered(next, row.message_id, answer);
-  }
-  return next;
-}
-
 /**
  * One conversation: its timeline (history paged from the store, then live messages), the agent's status
  * line, and the composer with local echo. Everything goes through the app SDK.
  */
-export function ConversationView({ sdk, conversation_id, title, journal, notifications }: Props) {
+export function ConversationView({ sdk, conversation_id, title, notifications }: Props) {
   const [model, setModel] = useState<TimelineModel>(EMPTY_TIMELINE);
   const [echoes, setEchoes] = useState<readonly EchoEntry[]>([]);
   const [announcement, setAnnouncement] = useState("");
@@ -49,7 +36,7 @@ export function ConversationView({ sdk, conversation_id, title, journal, notific
     const early: AgentAppMessage[] = [];
     setModel(EMPTY_TIMELINE);
     setEchoes([]);
-    const apply = (messages: readonly AgentAppMessage[]) => setModel((m) => withJournal(foldMessages(m, messages), journal));
+    const apply = (messages: readonly AgentAppMessage[]) => setModel((m) => foldMessages(m, messages));
     // Subscribe first and buffer, so nothing delivered while the history loads is lost.
     const off = sdk.agentMessages.subscribe({ conversation_id, types: TIMELINE_TYPES }, (message) => {
       if (!live) return;
@@ -82,7 +69,7 @@ export function ConversationView({ sdk, conversation_id, title, journal, notific
       live = false;
       off();
     };
-  }, [sdk, conversation_id, journal, notifications]);
+  }, [sdk, conversation_id, notifications]);
 
   // Refusals the Runtime reports for good turn pending echoes into failed ones.
   useEffect(() => {
@@ -99,12 +86,12 @@ export function ConversationView({ sdk, conversation_id, title, journal, notific
     loadingOlder.current = true;
     history
       .loadOlder()
-      .then((messages) => setModel((m) => withJournal(foldMessages(m, messages), journal)))
+      .then((messages) => setModel((m) => foldMessages(m, messages)))
       .catch(() => undefined)
       .finally(() => {
         loadingOlder.current = false;
       });
-  }, [journal]);
+  }, []);
 
   const send = useCallback(
     (text: string, existing?: string) => {
@@ -141,11 +128,10 @@ export function ConversationView({ sdk, conversation_id, title, journal, notific
         }
         if (row === undefined) return;
         const answer = summarizeAnswer(row.card, response);
-        journal.record(messageId, answer);
         setModel((m) => markAnswered(m, messageId, answer));
       },
     }),
-    [sdk, conversation_id, model, journal, notifications, send],
+    [sdk, conversation_id, model, notifications, send],
   );
 
   const items = useMemo<readonly ChatItem[]>(() => [...model.rows, ...echoes.map((e) => ({ ...e, kind: "echo" as const, key: `echo:${e.local_id}` }))], [model.rows, echoes]);

@@ -1,7 +1,7 @@
 import { LineUpError, validateEnvelope, type JsonObject, type JsonValue } from "@lineup/protocol";
 import { putOutboxEntry, receiptOf, type OutboxEntry, type OutboxMethod } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
-import { inboxKey, parseMessageId, acknowledgeWrites, type AgentAppMessage } from "../../persistence/inbox.js";
+import { answerKey, answerWrite, cardAnswerOf, inboxKey, parseMessageId, acknowledgeWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
@@ -104,7 +104,8 @@ function answer(state: RuntimeState, appScope: string, conversation: Conversatio
       method: "agentSession/action/respond",
       params: { session_id: conversation.conversation_id, action_id: record.action_id, response: actionResponse(response) },
     });
-    return accept(state, entry, { writes: ack, conversation: unread, acknowledged: action.message_id });
+    const recorded = answerWrite(answerKey(conversation.conversation_id, "action", record.action_id), cardAnswerOf({ ...actionResponse(response), ...(response.confirmed === undefined ? {} : { confirmed: response.confirmed }) })!);
+    return accept(state, entry, { writes: [...ack, recorded], conversation: unread, acknowledged: action.message_id });
   }
   if (card.type === "lineup.interaction.request" && card.envelope_id !== undefined) {
     const request = card.payload as { interaction_id: string };
@@ -128,7 +129,8 @@ function answer(state: RuntimeState, appScope: string, conversation: Conversatio
       method: "agentSession/envelope/send",
       params: { session_id: conversation.conversation_id, envelope: envelope as unknown as JsonValue },
     });
-    return accept(state, entry, { writes: ack, conversation: unread, acknowledged: action.message_id });
+    const recorded = answerWrite(answerKey(conversation.conversation_id, "interaction", request.interaction_id), cardAnswerOf(envelope.payload)!);
+    return accept(state, entry, { writes: [...ack, recorded], conversation: unread, acknowledged: action.message_id });
   }
   return refuse(state, "invalid_params", `message ${action.message_id} (${card.type}) is not an interaction card`, "/message_id");
 }

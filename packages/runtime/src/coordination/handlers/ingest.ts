@@ -1,7 +1,7 @@
 import { validateEnvelope, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
 import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
-import { inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
+import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { messageCursor } from "../../persistence/history.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
@@ -57,6 +57,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   const deliveries: Delivery[] = [];
 
   if (outcome.kind === "refused") {
+    writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
     const reply = outcome.envelope?.type === "lineup.tool.invoke" ? toolErrorReply(state, outcome, env) : undefined;
     if (reply !== undefined) {
       writes.push(putOutboxEntry(reply));
@@ -73,6 +74,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   if (outcome.envelope !== undefined) {
     writes.push({ op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
   }
+  writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
   if (draft !== undefined) {
     const seqKey = padNumber(event.seq);
@@ -100,6 +102,25 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     }
   }
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
+}
+
+/** An answer to a card, from any of the user's devices (`action.responded`, `lineup.interaction.response`): recorded against the card. */
+function answerWrites(conversationId: string, actorRole: string, outcome: Extract<FilterOutcome, { kind: "accepted" | "refused" }>): StoreWrite[] {
+  const draft = outcome.kind === "accepted" ? outcome.draft : undefined;
+  if (draft?.type === "lineup.action.responded") {
+    const p = draft.payload as { action_id?: unknown; response?: unknown } | null;
+    const answer = cardAnswerOf(p?.response);
+    return typeof p?.action_id === "string" && answer !== undefined ? [answerWrite(answerKey(conversationId, "action", p.action_id), answer)] : [];
+  }
+  // Only the user answers a card: an interaction response from anyone else (the agent) is not recorded. Addressed
+  // to the Runtime, no app subscribes to it, so it arrives refused as `not_subscribed`; any other refusal is not recorded.
+  const delivered = outcome.kind === "accepted" || outcome.refusal.code === "not_subscribed";
+  if (delivered && outcome.envelope?.type === "lineup.interaction.response" && actorRole === "device" && outcome.envelope.sender.kind === "user") {
+    const p = outcome.envelope.payload as { interaction_id?: unknown } | null;
+    const answer = cardAnswerOf(p);
+    return typeof p?.interaction_id === "string" && answer !== undefined ? [answerWrite(answerKey(conversationId, "interaction", p.interaction_id), answer)] : [];
+  }
+  return [];
 }
 
 /** The definite refusal a tool call gets (spec 5.4.5): a `lineup.tool.error` back to the agent, through the outbox. */
