@@ -8,29 +8,12 @@
  * exactly when the visible content changes — an enable, disable, update, removal, host capability
  * change or tighter policy that changes nothing this agent sees does not bump it.
  */
-import { canonicalJson, riskRank, type CallModel, type ActivationRequirement, type JsonObject, type JsonValue, type LaunchPolicy, type RiskLevel } from "@lineup/protocol";
+import { canonicalJson, riskRank, type JsonValue, type ResolvedToolDescriptor, type RiskLevel } from "@lineup/protocol";
 import { resolveToolDescriptor } from "@lineup/protocol";
 import type { ToolSourceApp } from "./registry.js";
 
-/** One tool as the agent sees it: no bundle paths, tokens or user content. */
-export interface InventoryTool {
-  readonly app_scope: string;
-  readonly method: string;
-  readonly contract_version: string;
-  readonly title: string;
-  readonly description: string;
-  readonly input_schema: JsonObject;
-  readonly output_schema: JsonObject;
-  readonly call_model: CallModel;
-  readonly activation_requirement: ActivationRequirement;
-  readonly launch_policy: LaunchPolicy;
-  readonly requires_foreground: boolean;
-  readonly restore_focus: boolean;
-  readonly timeout_ms: number;
-  readonly idempotent: boolean;
-  readonly risk_level: RiskLevel;
-  readonly capabilities: readonly string[];
-}
+/** One tool as the agent sees it: the resolved descriptor (no bundle paths, tokens or user content) and its app. */
+export type InventoryTool = Omit<ResolvedToolDescriptor, "handling" | "delivery" | "entrypoint"> & { readonly app_scope: string };
 
 /** What may be visible, by whom. Every list narrows; none widens what an earlier rule removed. */
 export interface InventoryPolicy {
