@@ -4,9 +4,23 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { LineUpError, type JsonValue } from "@lineup/protocol";
-import { CoreAppRegistry, type AppDirectory, type AppRecord } from "./apps/core-app-registry.js";
-import { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
+import { CAPABILITIES, LineUpError, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type JsonValue } from "@lineup/protocol";
+import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
+import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
+import { CORE_MANIFESTS } from "./apps/core-manifests.js";
+import type { AppPolicy } from "./apps/manager/pipeline.js";
+import { createAppRegistryState } from "./apps/manager/records.js";
+import { createRuntimeApps } from "./apps/runtime-apps.js";
+import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
+import { appDirectoryOf } from "./coordination/app-directory.js";
+import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
+import type { ToolReport } from "./coordination/inputs.js";
+import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
+import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
+import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnapshot } from "./session-data/semantics.js";
+import { nextDeadline } from "./tools/call-state.js";
+import type { InventoryPolicy } from "./tools/inventory.js";
+import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
@@ -20,6 +34,7 @@ import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import type { Clock, IdSource } from "./core/ports.js";
+import type { Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
@@ -33,9 +48,17 @@ export interface RuntimeOptions {
   readonly token: string;
   readonly clock?: Clock;
   readonly ids?: IdSource;
-  /** Default: the CoreAppRegistry (chat, app-registry, settings). */
-  readonly apps?: AppDirectory;
-  readonly instances?: InstanceDirectory;
+  /** What the host platform does for the capability gateway. Default: nothing (every capability unsupported). */
+  readonly host?: HostProvider;
+  /** Runtime SDK features this host implements. Default: every feature of the protocol. */
+  readonly hostFeatures?: readonly string[];
+  /** A user or organisation policy over apps and tools. */
+  readonly appPolicy?: AppPolicy;
+  readonly inventoryPolicy?: InventoryPolicy;
+  /** Publisher keys the host ships with (the local dev key): trusted from the first start, removable in settings. */
+  readonly trustedPublishers?: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
+  /** The core apps' manifests. Default: chat, app-registry and settings. */
+  readonly coreManifests?: readonly AppManifest[];
   readonly diagnostics?: DiagnosticsSink;
   readonly backoff?: BackoffPolicy;
   readonly requestTimeoutMs?: number;
@@ -89,6 +112,23 @@ export interface AppPort {
   acknowledge(messageId: string): Promise<void>;
   dispatch(action: AppAction): Promise<CommandReceipt>;
   startConversation(request: StartConversationRequest): Promise<{ conversation_id: string; receipt: CommandReceipt }>;
+  /** Tool calls for this app (or one of its instances); calls wait here until a handler registers. */
+  registerToolHandler(handler: ToolCallHandler, instanceId?: string): Unsubscribe;
+  /** Progress, the one result or error of a call delivered to this app; refused (`call_not_active`, `not_owner`) once it is over. */
+  reportTool(callId: string, report: ToolReport, instanceId?: string): Promise<void>;
+  /** Session data of one app session of this app (spec 6.3); `app_session_id` defaults to `main`. */
+  sessionData(appSessionId?: string): AppSessionData;
+  /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
+  launchApp(request: { app_scope: string; conversation_id?: string; entrypoint?: string; foreground?: boolean }): Promise<{ instance_id: string }>;
+  closeInstance(instanceId: string): Promise<void>;
+}
+
+/** One app session's data, isolated by the context the Runtime issued for it. */
+export interface AppSessionData {
+  get(): Promise<Result<SessionDataSnapshot, SessionDataError>>;
+  replace(request: { readonly data: unknown; readonly expected_revision: unknown }): Promise<Result<{ readonly revision: number }, SessionDataError>>;
+  /** The first call is the full snapshot; later ones have strictly greater revisions. */
+  subscribe(listener: SessionDataListener): Result<Unsubscribe, SessionDataError>;
 }
 
 export interface LineUpRuntime {
@@ -103,7 +143,13 @@ export interface LineUpRuntime {
     list(): readonly ConversationSummary[];
     start(request: StartConversationRequest): Promise<{ conversation_id: string; receipt: CommandReceipt }>;
   };
+  /** Which apps exist and are enabled (a live view of the App Manager's records). */
   readonly apps: AppDirectory;
+  /** Spec 4.3: install, enable, disable, update, rollback, remove, launch. Usable once started. */
+  readonly appManager: RuntimeAppManager;
+  /** What the shell renders: instances and the focus stack. Usable once started. */
+  readonly instances: InstancesView;
+  readonly settings: RuntimeSettings;
   appPort(appScope: string): AppPort;
   /** Checks the hash chain of the audit log. */
   verifyAudit(): Promise<AuditVerdict>;
@@ -114,7 +160,22 @@ export interface LineUpRuntime {
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? createSystemIds();
-  const apps = options.apps ?? new CoreAppRegistry();
+  const coreManifests = options.coreManifests ?? CORE_MANIFESTS;
+  const initialApps = createAppRegistryState(coreManifests, clock.now());
+  const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
+  const hostFeatures = options.hostFeatures ?? Object.keys(RUNTIME_SDK_FEATURES);
+  const hostFacts = {
+    features: hostFeatures,
+    capabilities: (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c)),
+    appPolicy: options.appPolicy ?? {},
+    inventoryPolicy: options.inventoryPolicy ?? {},
+  };
+  // A live view: the directory of whatever the App Manager's records are now.
+  const apps: AppDirectory = {
+    get: (appScope) => appDirectoryOf(mailbox?.state.apps ?? initialApps).get(appScope),
+    list: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).list(),
+    defaultApp: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).defaultApp(),
+  };
   const diagnostics = options.diagnostics ?? ignoreDiagnostics;
   const lifecycle = new LifecycleCell(diagnostics);
   const views = new Emitter<RuntimeView>(diagnostics, "view listener");
@@ -127,7 +188,51 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     return mailbox.state;
   };
 
-  const view = (): RuntimeView => toView(state(), apps);
+  const view = (): RuntimeView => toView(state());
+  const toolHub = new ToolHub(diagnostics);
+  const contexts = new SessionContextRegistry();
+  const sessionData = createSessionDataService({
+    store: options.store,
+    collection: RUNTIME_COLLECTIONS.sessionData,
+    contexts,
+    quotaFor: (appScope) => {
+      const requested = apps.get(appScope) === undefined ? undefined : runtimeApps.manager.getApp(appScope)?.manifest.storage?.session_data_quota_bytes;
+      return requested === undefined ? DEFAULT_SESSION_DATA_QUOTA : { ...DEFAULT_SESSION_DATA_QUOTA, maxBytes: requested };
+    },
+    onListenerError: (error) => diagnostics(error, "session data listener"),
+  });
+  const issuedContexts = new Map<string, SessionContext>();
+  const contextFor = (appScope: string, appSessionId: string): SessionContext => {
+    const key = `${appScope}/${appSessionId}`;
+    let context = issuedContexts.get(key);
+    if (context === undefined) issuedContexts.set(key, (context = contexts.issue(appScope, appSessionId)));
+    return context;
+  };
+  let cancelDeadline: (() => void) | undefined;
+  let armedDeadline: number | undefined;
+  const armDeadline = (next: RuntimeState): void => {
+    const due = nextDeadline(next.tools);
+    if (due === armedDeadline) return;
+    cancelDeadline?.();
+    cancelDeadline = undefined;
+    armedDeadline = due;
+    if (due === undefined) return;
+    cancelDeadline = clock.setTimer(Math.max(0, due - clock.now()), () => {
+      armedDeadline = undefined;
+      cancelDeadline = undefined;
+      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
+      mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
+    });
+  };
+  const runtimeApps = createRuntimeApps({
+    post: (input) => requireMailbox().post(input),
+    state,
+    store: options.store,
+    ids,
+    now: () => clock.now(),
+    host: { features: hostFeatures },
+    diagnostics,
+  });
 
   const requireMailbox = (): Mailbox => {
     if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
@@ -159,22 +264,31 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     async start() {
       if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
-      const restored = await restoreState(options.store, ids);
+      const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
       mailbox = createMailbox({
         store: options.store,
         state: restored.state,
         auditHead: restored.auditHead,
         diagnostics,
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { apps, instances: options.instances ?? NO_INSTANCES, now: () => clock.now(), newId: (prefix) => ids.next(prefix) },
+        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix) },
         onState: (next) => {
           lifecycle.publish(next.lifecycle);
+          const before = lastViewState;
           if (lastViewState === undefined || viewChanged(lastViewState, next)) {
             lastViewState = next;
-            views.emit(toView(next, apps));
+            views.emit(toView(next));
           }
+          runtimeApps.changed(before, next);
+          armDeadline(next);
         },
         afterCommit: async (deliveries, effects) => {
+          toolHub.run(deliveries);
+          for (const delivery of deliveries) {
+            if (delivery.kind !== "app.removed") continue;
+            for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
+            void sessionData.removeApp(delivery.app_scope);
+          }
           await hub.run(deliveries);
           for (const effect of effects) driver?.run(effect);
         },
@@ -194,6 +308,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
         ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
       });
+      // Keys the host ships with are trusted from the first start (the user may remove them later).
+      for (const key of options.trustedPublishers ?? []) {
+        if (mailbox.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
+        await runtimeApps.settings.addTrustedPublisher(key);
+      }
+      // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
+      await mailbox.post({ kind: "apps.resume" });
       driver.start();
     },
 
@@ -203,6 +324,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         return;
       }
       driver?.stop();
+      cancelDeadline?.();
       await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
       await mailbox.close();
       lifecycle.publish({ status: "stopped" });
@@ -228,6 +350,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
 
     apps,
+
+    appManager: runtimeApps.manager,
+    instances: runtimeApps.instances,
+    settings: runtimeApps.settings,
 
     appPort(appScope) {
       const record = apps.get(appScope);
@@ -261,6 +387,24 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
           return { conversation_id: receipt.conversation_id, receipt };
         },
+        registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
+        async reportTool(callId, report, instanceId) {
+          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
+        },
+        sessionData(appSessionId = "main") {
+          const context = contextFor(appScope, appSessionId);
+          return {
+            get: () => sessionData.get(context),
+            replace: (request) => sessionData.replace(context, request),
+            subscribe: (listener) => sessionData.subscribe(context, listener),
+          };
+        },
+        async launchApp(request) {
+          requireEnabled();
+          const instance = await runtimeApps.manager.launch(request);
+          return { instance_id: instance.instance_id };
+        },
+        closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
       };
     },
 
@@ -274,7 +418,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 }
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
-  return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox;
+  return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox || before.apps !== after.apps;
 }
 
 function conversationStatus(state: RuntimeState, conversation: Conversation): ConversationStatus {
@@ -291,7 +435,7 @@ function conversationStatus(state: RuntimeState, conversation: Conversation): Co
   }
 }
 
-export function toView(state: RuntimeState, apps: AppDirectory): RuntimeView {
+export function toView(state: RuntimeState): RuntimeView {
   const failed: FailedAction[] = [];
   let queued = 0;
   for (const entry of state.outbox.values() as Iterable<OutboxEntry>) {
@@ -313,7 +457,7 @@ export function toView(state: RuntimeState, apps: AppDirectory): RuntimeView {
     })),
     failed_actions: failed,
     queued_actions: queued,
-    default_app: apps.defaultApp(),
+    default_app: appDirectoryOf(state.apps).defaultApp(),
   };
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LineUpError, type SessionEvent } from "@lineup/protocol";
+import { LineUpError, RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
+import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
+import { freshAppsState } from "../src/coordination/state.js";
 import {
   backoffDelay,
   chainAudit,
@@ -110,7 +112,14 @@ describe("filter chain (spec 5.3)", () => {
   });
 });
 
-const env: TransitionEnv = { apps, instances: NO_INSTANCES, now: () => 0, newId: (() => { let n = 0; return (p: string) => `${p}-${++n}`; })() };
+const env: TransitionEnv = {
+  host: { features: Object.keys(RUNTIME_SDK_FEATURES), capabilities: [], appPolicy: {}, inventoryPolicy: {} },
+  now: () => 0,
+  newId: (() => {
+    let n = 0;
+    return (p: string) => `${p}-${++n}`;
+  })(),
+};
 const base = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   lifecycle: { status: "synchronizing" },
   runtime_id: "rt-1",
@@ -118,6 +127,7 @@ const base = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   conversations: new Map([["s-1", { ...conversation, following: { status: "catching_up" } }]]),
   outbox: new Map(),
   next_outbox_order: 0,
+  ...freshAppsState(CORE_MANIFESTS, 0),
   ...over,
 });
 

@@ -9,6 +9,7 @@ import { AppBoundary } from "./AppBoundary.js";
 import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { Toasts } from "./Toasts.js";
+import { CapabilityPromptDialog, shellPromptQueue } from "../host-provider/index.js";
 
 const CORE_APPS = [
   { app_scope: "chat", label: "Chat" },
@@ -87,13 +88,14 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           {active === "chat" ? (
             <ChatApp sdk={chatSdk} config={config} notifications={notifications} />
           ) : active === "app-registry" ? (
-            <RegistryApp apps={runtime.apps} />
+            <RegistryApp manager={runtime.appManager} />
           ) : (
-            <SettingsApp config={config} onSignOut={onSignOut} />
+            <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} />
           )}
         </AppBoundary>
       </main>
       <Toasts notifications={notifications} />
+      <CapabilityPromptDialog queue={shellPromptQueue} />
     </div>
   );
 }

@@ -2,3 +2,4 @@
 export * from "./state.js";
 export * from "./gateway.js";
 export * from "./resolve.js";
+export * from "./host-provider.js";

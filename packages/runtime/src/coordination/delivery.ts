@@ -76,7 +76,10 @@ export class DeliveryHub {
       for (const delivery of deliveries) {
         if (delivery.kind === "message") this.deliverNow([delivery.message], [...this.subscribers]);
         else if (delivery.kind === "flush") await this.flushFor([...this.subscribers], delivery.conversation_id);
-        else for (const s of this.subscribers) if (s.app_scope === delivery.app_scope) for (const id of delivery.message_ids) s.delivered.delete(id);
+        else if (delivery.kind === "acknowledged") {
+          for (const s of this.subscribers) if (s.app_scope === delivery.app_scope) for (const id of delivery.message_ids) s.delivered.delete(id);
+        }
+        // Tool and app deliveries are the ToolHub's (runtime.ts), not the message hub's.
       }
     });
   }

@@ -43,6 +43,8 @@ export type FilterOutcome =
   | { readonly kind: "gap"; readonly refusal: Refusal }
   /** Consumed and refused; `envelope` is set when the refused event carried one (a tool call gets an error reply). */
   | { readonly kind: "refused"; readonly refusal: Refusal; readonly envelope?: RuntimeEnvelope; readonly target_app?: string }
+  /** A tool call or cancel from the conversation's agent: the tools core decides (spec 7.3 codes). */
+  | { readonly kind: "tool"; readonly envelope: RuntimeEnvelope }
   /** Consumed and accepted: one message per recipient app (none for state-only events). */
   | { readonly kind: "accepted"; readonly draft?: MessageDraft; readonly recipients: readonly string[]; readonly envelope?: RuntimeEnvelope };
 
@@ -99,6 +101,11 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
     if (ctx.reads.get(readId({ collection: C.envelopeIds, key: `${conversation.conversation_id}/${envelope.id}` })) !== undefined) {
       return { kind: "ignored", refusal: { code: "duplicate_message", message: `envelope ${envelope.id} was already applied` } };
     }
+  }
+
+  // Tool calls are not app messages: the Runtime decides them (installed, enabled, inventory, arguments).
+  if (envelope !== undefined && (envelope.type === "lineup.tool.invoke" || envelope.type === "lineup.tool.cancel") && envelope.sender.kind === "agent") {
+    return { kind: "tool", envelope };
   }
 
   const draft = envelope === undefined ? projectEvent(event) : projectEnvelope(envelope);

@@ -3,7 +3,9 @@
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
-import type { ErrorCode, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
+import type { ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
+import type { BundleCandidate } from "../apps/manager/pipeline.js";
+import type { ToolProgressPayload } from "../tools/payloads.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import type { AgentAppMessage } from "../persistence/inbox.js";
 import type { StoreValue, StoreWrite } from "../persistence/store.js";
@@ -46,7 +48,46 @@ export type RuntimeInput =
   | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
   | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
   | { readonly kind: "acknowledge"; readonly app_scope: string; readonly message_ids: readonly string[] }
-  | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome };
+  | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome }
+  /** Once after restoring: calls, activations and instances of the previous run are resumed or ended. */
+  | { readonly kind: "apps.resume" }
+  | { readonly kind: "app.request"; readonly request: AppManagerRequest }
+  | { readonly kind: "instance"; readonly request: InstanceRequest }
+  | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }
+  /** The deadline timer fired: end what is due. */
+  | { readonly kind: "tools.tick" }
+  | { readonly kind: "settings"; readonly change: SettingsChange };
+
+/** An App Manager request (spec 4.3); the bundle bytes ride along so they are stored in the deciding commit. */
+export type AppManagerRequest =
+  | { readonly type: "install"; readonly operation_id: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly approved: boolean; readonly enable?: boolean }
+  | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array }
+  | { readonly type: "resolve_update"; readonly operation_id: string; readonly app_scope: string; readonly approved: boolean }
+  | { readonly type: "enable" | "disable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
+  | { readonly type: "rollback"; readonly operation_id: string; readonly app_scope: string; readonly version?: string; readonly reason: string }
+  | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean }
+  /** A bundle that failed verification before any decision: recorded as a failed operation. */
+  | { readonly type: "refused"; readonly operation_id: string; readonly operation: JsonObject };
+
+export type InstanceRequest =
+  | { readonly op: "launch"; readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string; readonly foreground: boolean; readonly new_instance?: boolean; readonly parent_instance_id?: string }
+  | { readonly op: "ready" | "focus" | "background" | "closed" | "close"; readonly instance_id: string }
+  | { readonly op: "failed"; readonly instance_id: string; readonly reason: string };
+
+/** What an app's handler reports for a call delivered to it. */
+export type ToolReport =
+  | { readonly kind: "progress"; readonly progress: ToolProgressPayload }
+  | { readonly kind: "result"; readonly result: unknown }
+  | { readonly kind: "error"; readonly code: string; readonly message?: string }
+  /** A runtime-owned operation's handler asks the Runtime to start it (spec 6.3): the deadline is the Runtime's. */
+  | { readonly kind: "start_operation"; readonly duration_ms: number }
+  /** The app ends its own runtime-owned operations early (pomodoro's interrupt). */
+  | { readonly kind: "interrupt_operations"; readonly conversation_id: string; readonly reason: string };
+
+export type SettingsChange =
+  | { readonly type: "trust"; readonly key_id: string; readonly public_key: string; readonly label?: string }
+  | { readonly type: "distrust"; readonly key_id: string }
+  | { readonly type: "grant"; readonly app_scope: string; readonly capability: string; readonly decision: "granted" | "denied" | "ask" };
 
 export type OutboxOutcome = { readonly status: "applied"; readonly result: JsonValue } | { readonly status: "failed"; readonly code: ErrorCode; readonly message: string };
 
@@ -71,7 +112,22 @@ export type Effect =
 export type Delivery =
   | { readonly kind: "message"; readonly message: AgentAppMessage }
   | { readonly kind: "flush"; readonly conversation_id?: string }
-  | { readonly kind: "acknowledged"; readonly app_scope: string; readonly message_ids: readonly string[] };
+  | { readonly kind: "acknowledged"; readonly app_scope: string; readonly message_ids: readonly string[] }
+  /** A tool call for an app's handler: `run` it, or (`operation`) ask it to start a runtime-owned operation. */
+  | {
+      readonly kind: "tool.call";
+      readonly call_id: string;
+      readonly app_scope: string;
+      readonly conversation_id: string;
+      readonly instance_id?: string;
+      readonly method: string;
+      readonly arguments: JsonObject;
+      readonly mode: "run" | "operation";
+    }
+  /** The call is over (cancelled, expired, app disabled): the handler stops and reports nothing more. */
+  | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id: string }
+  /** An app's data went away (remove): its session data subscribers and caches are dropped. */
+  | { readonly kind: "app.removed"; readonly app_scope: string };
 
 /** An audit fact before it is chained (the shell hashes and stores it in the same commit). */
 export interface AuditDraft {

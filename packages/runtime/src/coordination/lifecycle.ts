@@ -70,7 +70,7 @@ export class LifecycleCell implements LifecycleObservable {
 
   /** Publishes `next` when it differs from the current value. The table was checked by the transition. */
   publish(next: Lifecycle): void {
-    if (next === this.current) return;
+    if (next === this.current || JSON.stringify(next) === JSON.stringify(this.current)) return;
     this.current = next;
     this.changes.emit(next);
   }

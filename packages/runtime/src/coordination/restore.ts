@@ -9,9 +9,25 @@ import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import { readAuditHead, type AuditHead } from "./audit.js";
+import type { AppManifest } from "@lineup/protocol";
+import type { CapabilityGrant, TrustedPublisher } from "../apps/app-manager-api.js";
+import { restoreInstances, type InstancesSnapshot } from "../apps/instances/snapshot.js";
+import { EMPTY_INSTANCES } from "../apps/instances/state.js";
+import { pruneFinishedInstances } from "../apps/instances/transitions.js";
+import { createAppRegistryState, type AppRegistryState, type ManagedApp } from "../apps/manager/records.js";
+import type { CallRecord, ToolCallsState } from "../tools/call-state.js";
+import { inventorySessionKey } from "../tools/inventory.js";
+import { appDirectoryOf } from "./app-directory.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
 
-export async function restoreState(store: RuntimeStore, ids: IdSource): Promise<{ state: RuntimeState; auditHead: AuditHead }> {
+export interface RestoreOptions {
+  /** The core apps' manifests: every store starts with them installed and enabled. */
+  readonly coreManifests: readonly AppManifest[];
+  /** The clock's reading at restore (install times of core apps, instance restore times). */
+  readonly now: number;
+}
+
+export async function restoreState(store: RuntimeStore, ids: IdSource, options: RestoreOptions): Promise<{ state: RuntimeState; auditHead: AuditHead }> {
   let runtimeId = ((await store.get(C.meta, "runtime")) as { runtime_id?: string } | undefined)?.runtime_id;
   if (runtimeId === undefined) {
     runtimeId = ids.next("rt");
@@ -34,6 +50,31 @@ export async function restoreState(store: RuntimeStore, ids: IdSource): Promise<
   }
   const lastOrder = Math.max(-1, ...outbox.keys());
 
+  // The App Manager's records: the core apps as shipped, then every stored app over them.
+  const core = createAppRegistryState(options.coreManifests, options.now);
+  const stored: Record<string, ManagedApp> = {};
+  for (const { key, value } of await store.range(C.apps)) stored[key] = value as unknown as ManagedApp;
+  const defaultApp = ((await store.get(C.meta, "default-app")) as { app_scope?: string } | undefined)?.app_scope;
+  const apps: AppRegistryState = {
+    apps: { ...core.apps, ...Object.fromEntries(Object.entries(stored).filter(([scope]) => core.apps[scope] === undefined || stored[scope]!.record.kind === "core")) },
+    default_app: defaultApp ?? core.default_app,
+  };
+  const snapshot = (await store.get(C.instances, "snapshot")) as InstancesSnapshot | undefined;
+  const directory = appDirectoryOf(apps);
+  const instances = snapshot === undefined ? EMPTY_INSTANCES : restoreInstances(snapshot, options.now, (i) => directory.get(i.app_scope)?.enabled === true).state;
+
+  const calls: Record<string, CallRecord> = {};
+  for (const { key, value } of await store.range(C.toolCalls)) calls[key] = value as unknown as CallRecord;
+  const activations = ((await store.get(C.meta, "tool-activations")) ?? {}) as unknown as ToolCallsState["activations"];
+
+  const sessions: Record<string, { revision: number; fingerprint: string }> = {};
+  for (const { key, value } of await store.range(C.inventory)) {
+    const v = value as { agent_id: string; revision: number; fingerprint: string };
+    sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint };
+  }
+  const trusted = ((await store.get(C.settings, "trusted-publishers")) ?? []) as unknown as TrustedPublisher[];
+  const grants = ((await store.get(C.settings, "grants")) ?? []) as unknown as CapabilityGrant[];
+
   return {
     state: {
       lifecycle: { status: "restoring" },
@@ -42,6 +83,13 @@ export async function restoreState(store: RuntimeStore, ids: IdSource): Promise<
       conversations,
       outbox,
       next_outbox_order: lastOrder + 1,
+      apps,
+      instances: pruneFinishedInstances(instances),
+      tools: { calls, activations },
+      inventory: { sessions },
+      trusted_publishers: trusted,
+      grants,
+      operations: [],
     },
     auditHead: await readAuditHead(store),
   };

@@ -3,8 +3,18 @@
  * the server gave, the followed conversations with their sync cursors, and the outbox. Plain data,
  * replaced (never mutated) by transitions. Messages are not here: they live in the store (inbox, history).
  */
-import type { Session } from "@lineup/protocol";
+import type { AppManifest, Session } from "@lineup/protocol";
+import { EMPTY_INSTANCES } from "../apps/instances/state.js";
+import { createAppRegistryState } from "../apps/manager/records.js";
+import { EMPTY_TOOL_CALLS } from "../tools/call-state.js";
+import { EMPTY_INVENTORY_REVISIONS } from "../tools/inventory.js";
+import type { CapabilityGrant, TrustedPublisher } from "../apps/app-manager-api.js";
+import type { InstancesState } from "../apps/instances/state.js";
+import type { AppOperation } from "../apps/manager/operation.js";
+import type { AppRegistryState } from "../apps/manager/records.js";
 import type { OutboxEntry } from "../communication/outbox.js";
+import type { InventoryRevisions } from "../tools/inventory.js";
+import type { ToolCallsState } from "../tools/call-state.js";
 import type { Lifecycle } from "./lifecycle.js";
 
 /**
@@ -46,6 +56,33 @@ export interface RuntimeState {
   readonly conversations: ReadonlyMap<string, Conversation>;
   readonly outbox: ReadonlyMap<number, OutboxEntry>;
   readonly next_outbox_order: number;
+  /** The App Manager's records: installed apps, retained versions, pending updates, the default app. */
+  readonly apps: AppRegistryState;
+  /** Live instances and the focus stack. */
+  readonly instances: InstancesState;
+  /** Every tool call this Runtime received and the activations calls wait for. */
+  readonly tools: ToolCallsState;
+  /** The inventory revision published per agent + conversation. */
+  readonly inventory: InventoryRevisions;
+  /** Publisher keys whose bundles this Runtime installs (settings). */
+  readonly trusted_publishers: readonly TrustedPublisher[];
+  /** Remembered capability decisions (settings; the gateway consults them). */
+  readonly grants: readonly CapabilityGrant[];
+  /** The latest app operations, newest first (not persisted: the audit log is the durable record). */
+  readonly operations: readonly AppOperation[];
+}
+
+/** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
+export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "operations"> {
+  return {
+    apps: createAppRegistryState(coreManifests, now),
+    instances: EMPTY_INSTANCES,
+    tools: EMPTY_TOOL_CALLS,
+    inventory: EMPTY_INVENTORY_REVISIONS,
+    trusted_publishers: [],
+    grants: [],
+    operations: [],
+  };
 }
 
 export function conversationFromSession(session: Session, previous: Conversation | undefined): Conversation {

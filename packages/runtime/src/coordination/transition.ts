@@ -11,6 +11,11 @@ import { onCaughtUp, onEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
+import { onAppRequest } from "./handlers/apps.js";
+import { onInstance } from "./handlers/instances.js";
+import { onSettings } from "./handlers/settings.js";
+import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
+import { Step } from "./apps-step.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 
@@ -50,5 +55,20 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onAcknowledge(state, input, reads);
     case "outbox.settled":
       return onOutboxSettled(state, input);
+    case "apps.resume": {
+      const step = new Step(state);
+      resumeTools(step, env);
+      return step.result();
+    }
+    case "app.request":
+      return onAppRequest(state, input, env);
+    case "instance":
+      return onInstance(state, input, env);
+    case "tool.report":
+      return onToolReport(state, input, env);
+    case "tools.tick":
+      return onToolsTick(state, env);
+    case "settings":
+      return onSettings(state, input, env);
   }
 }

@@ -14,6 +14,15 @@
  * | `answers`       | `<conversation_id>/action:<action_id>` or `<conversation_id>/interaction:<interaction_id>` | a CardAnswer: how an interaction card was answered |
  * | `outbox`        | `<order>`                            | an OutboxEntry (pending or failed) |
  * | `audit`         | `<index>`                            | a hash-chained AuditRecord |
+ * | `apps`          | `<app_scope>`                        | a ManagedApp: record, retained versions, pending update |
+ * | `bundles`       | `<bundle digest>`                    | the verified bundle archive (bytes) of a retained or pending version |
+ * | `instances`     | `snapshot`                           | live instances and the focus stack |
+ * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it (the replay log) |
+ * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint }`: the last published inventory |
+ * | `session-data`  | `<app_scope>/<app_session_id>`       | a MiniApp session's data and revision |
+ * | `settings`      | `trusted-publishers` / `grants`      | publisher keys this Runtime trusts; remembered capability decisions |
+ *
+ * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
 import type { StoreSchema } from "./schema.js";
 
@@ -27,6 +36,13 @@ export const RUNTIME_COLLECTIONS = {
   answers: "answers",
   outbox: "outbox",
   audit: "audit",
+  apps: "apps",
+  bundles: "bundles",
+  instances: "instances",
+  toolCalls: "tool-calls",
+  inventory: "inventory",
+  sessionData: "session-data",
+  settings: "settings",
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {
@@ -34,6 +50,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
   migrations: [
     // The first layout needs no data change: the step exists so that later layouts append after it.
     { name: "0001-runtime-core", run: () => ({ ok: true }) },
+    // Apps, bundles, instances, tool calls, inventory, session data and settings: new collections, no data change.
+    { name: "0002-apps-and-tools", run: () => ({ ok: true }) },
   ],
 };
 

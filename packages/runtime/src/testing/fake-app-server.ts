@@ -39,6 +39,8 @@ interface StoredSession {
   readonly events: SessionEvent[];
   readonly envelopeIds: Set<string>;
   readonly actions: Map<string, { kind: string; state: "pending" | "responded"; turn_id?: string }>;
+  /** The latest published inventory (revision 0: none yet). */
+  inventory?: { revision: number; tools: JsonValue };
 }
 
 class Refusal extends Error {
@@ -326,6 +328,15 @@ export class FakeAppServer {
         stored.envelopeIds.add(id);
         const event = this.append(sessionId, "envelope", device, { envelope });
         return { envelope_id: id, seq: event.seq };
+      }
+      case "inventory/publish": {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const revision = Number(params["revision"]);
+        if (revision <= (stored.inventory?.revision ?? 0)) throw new Refusal("stale_inventory_revision", `revision ${revision} is not newer than ${stored.inventory?.revision ?? 0}`);
+        stored.inventory = { revision, tools: params["tools"] ?? [] };
+        const event = this.append(sessionId, "inventory.published", device, { revision, tools: params["tools"] ?? [] });
+        return { session_id: sessionId, revision, seq: event.seq };
       }
       default:
         throw new Refusal("method_not_found", `the fake does not implement ${method}`);

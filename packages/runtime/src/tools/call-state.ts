@@ -50,6 +50,8 @@ export interface CallRecord {
   readonly activation_requirement: ActivationRequirement;
   readonly call_model: CallModel;
   readonly received_at: number;
+  /** The invoke envelope's id: outputs name it as `reply_to`. */
+  readonly reply_to?: string;
   readonly deadline_at: number;
   readonly phase: CallPhase;
   readonly instance_id?: string;

@@ -30,6 +30,8 @@ export interface InvokeRequest {
   readonly now: number;
   /** The id a new instance gets if this call has to launch one. */
   readonly launch_instance_id: string;
+  /** The invoke envelope's id, for `reply_to` on every output. */
+  readonly envelope_id?: string;
 }
 
 export interface InvokeContext {
@@ -80,6 +82,7 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
     activation_requirement: tool?.activation_requirement ?? "app_ready",
     call_model: tool?.call_model ?? "command",
     received_at: now,
+    ...(request.envelope_id === undefined ? {} : { reply_to: request.envelope_id }),
     deadline_at: now + Math.min(payload.timeout_ms ?? Number.MAX_SAFE_INTEGER, tool?.timeout_ms ?? Number.MAX_SAFE_INTEGER),
     phase: "running",
     outputs: [],

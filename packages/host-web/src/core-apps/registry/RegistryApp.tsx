@@ -1,31 +1,43 @@
-import type { AppDirectory } from "@lineup/runtime";
-
 /**
- * The App Registry core app, first cut: the apps the Runtime knows, their kind, version and state, and
- * which one opens by default. Installing, enabling and removing bundles arrive with the Runtime's app
- * manager wiring (issue 6, later parts).
+ * The App Registry core app (spec 4.3): the apps on this device with what each is and what can be
+ * done with it, installing a signed bundle after reading what it adds, and the manager's recent
+ * operations. Everything goes through the Runtime's `RuntimeAppManager`; the list re-renders on each
+ * of its change notifications.
  */
-export function RegistryApp({ apps }: { apps: AppDirectory }) {
-  const list = apps.list();
-  const defaultApp = apps.defaultApp();
+import "./registry.css";
+import { useState } from "preact/hooks";
+import { AppCard } from "./AppCard.js";
+import { sortApps } from "./app-order.js";
+import { InstallPanel } from "./InstallPanel.js";
+import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.js";
+import { OperationResult } from "./OperationResult.js";
+import { OperationsList } from "./OperationsList.js";
+import { useSubscription } from "./use-subscription.js";
+
+export function RegistryApp({ manager }: { manager: RuntimeAppManager }) {
+  useSubscription(manager);
+  const [removed, setRemoved] = useState<{ operation: AppOperation; message: string } | undefined>(undefined);
+  const apps = sortApps(
+    manager
+      .listApps()
+      .map((record) => manager.getApp(record.app_scope))
+      .filter((details): details is AppDetails => details !== undefined)
+      .map((details) => ({ app_scope: details.record.app_scope, kind: details.record.kind, name: details.projection.name, details })),
+  );
   return (
-    <section class="page" aria-labelledby="registry-title">
+    <section class="page registry" aria-labelledby="registry-title">
       <h1 id="registry-title">Apps</h1>
-      <p class="muted">Apps on this device. Installing apps from a bundle file comes next.</p>
-      <ul class="app-list">
-        {list.map((app) => (
-          <li key={app.app_scope} class="app-item">
-            <div>
-              <strong>{app.app_scope}</strong>
-              {app.app_scope === defaultApp ? <span class="badge">default</span> : null}
-              <div class="muted">
-                {app.kind === "core" ? "Built in" : "Installed"} · version {app.installed_version}
-              </div>
-            </div>
-            <span class={app.enabled ? "state state-on" : "state state-off"}>{app.enabled ? "Enabled" : "Disabled"}</span>
-          </li>
-        ))}
-      </ul>
+      <InstallPanel manager={manager} />
+      <section aria-labelledby="installed-title">
+        <h2 id="installed-title">On this device</h2>
+        <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>
+        <ul class="app-list">
+          {apps.map(({ details }) => (
+            <AppCard key={details.record.app_scope} manager={manager} details={details} onRemoved={(operation, message) => setRemoved({ operation, message })} />
+          ))}
+        </ul>
+      </section>
+      <OperationsList operations={manager.operations()} />
     </section>
   );
 }

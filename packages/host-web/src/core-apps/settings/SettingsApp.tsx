@@ -1,29 +1,27 @@
-import { useEffect, useState } from "preact/hooks";
+/**
+ * The Settings core app: theme, the AppServer this device signs in to (and signing out), the
+ * publishers whose bundles may be installed, remembered app permissions, and storage per app. The
+ * Runtime's parts go through `RuntimeSettings`; the page re-renders on its change notifications.
+ */
+import "../registry/registry.css";
+import { useState } from "preact/hooks";
 import type { HostConfig } from "../../bootstrap/config.js";
 import { applyTheme, loadTheme, type ThemeChoice } from "../../shell/theme.js";
+import type { RuntimeSettings } from "../registry/manager-api.js";
+import { useSubscription } from "../registry/use-subscription.js";
+import { AppStorage } from "./AppStorage.js";
+import { CapabilityGrants } from "./CapabilityGrants.js";
+import { TrustedPublishers } from "./TrustedPublishers.js";
 
-/** Settings, first cut: theme, the server this device signs in to, storage used, sign out. */
-export function SettingsApp({ config, onSignOut }: { config: HostConfig; onSignOut: () => void }) {
+export function SettingsApp({ config, onSignOut, settings }: { config: HostConfig; onSignOut: () => void; settings: RuntimeSettings }) {
+  const revision = useSubscription(settings);
   const [theme, setTheme] = useState<ThemeChoice>(loadTheme());
-  const [usage, setUsage] = useState<string>("…");
-  useEffect(() => {
-    let live = true;
-    void navigator.storage
-      ?.estimate?.()
-      .then((estimate) => {
-        if (live) setUsage(`${((estimate.usage ?? 0) / 1024 / 1024).toFixed(1)} MB used`);
-      })
-      .catch(() => live && setUsage("unknown"));
-    return () => {
-      live = false;
-    };
-  }, []);
   const choose = (choice: ThemeChoice) => {
     setTheme(choice);
     applyTheme(choice);
   };
   return (
-    <section class="page" aria-labelledby="settings-title">
+    <section class="page settings" aria-labelledby="settings-title">
       <h1 id="settings-title">Settings</h1>
       <fieldset class="field">
         <legend>Theme</legend>
@@ -44,10 +42,9 @@ export function SettingsApp({ config, onSignOut }: { config: HostConfig; onSignO
           Sign out of this browser
         </button>
       </div>
-      <div class="field">
-        <h2>Storage</h2>
-        <p>{usage}</p>
-      </div>
+      <TrustedPublishers settings={settings} />
+      <CapabilityGrants settings={settings} />
+      <AppStorage settings={settings} revision={revision} />
     </section>
   );
 }

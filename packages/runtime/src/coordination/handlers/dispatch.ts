@@ -9,6 +9,8 @@ import { readId, unchanged, type AppAction, type InteractionAnswer, type ReadKey
 import { withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { sessionRecordWrite } from "./sessions.js";
+import { appDirectoryOf } from "../app-directory.js";
+import { republishInventories, Step } from "../apps-step.js";
 
 const MAX_TEXT = 65_536;
 
@@ -156,7 +158,7 @@ function interactionResponse(interactionId: string, answer: InteractionAnswer): 
 export function onStartConversation(state: RuntimeState, input: Extract<RuntimeInput, { kind: "conversation.start" }>, env: TransitionEnv): TransitionResult {
   const { request } = input;
   const appScope = request.app_scope ?? CHAT_APP_SCOPE;
-  if (env.apps.get(appScope)?.enabled !== true) return refuse(state, "app_not_installed", `no enabled app ${appScope}`, "/app_scope");
+  if (appDirectoryOf(state.apps).get(appScope)?.enabled !== true) return refuse(state, "app_not_installed", `no enabled app ${appScope}`, "/app_scope");
   const conversation: Conversation = {
     conversation_id: env.newId("conv"),
     app_scope: appScope,
@@ -176,5 +178,9 @@ export function onStartConversation(state: RuntimeState, input: Extract<RuntimeI
   };
   if (request.title !== undefined) params["title"] = request.title;
   const entry = newEntry(state, env, { conversation_id: conversation.conversation_id, app_scope: input.app_scope, action_type: "conversation.start", method: "agentSession/start", params });
-  return accept(state, entry, { writes: [sessionRecordWrite(conversation)], conversation });
+  const accepted = accept(state, entry, { writes: [sessionRecordWrite(conversation)], conversation });
+  // The new conversation's agent gets the tools it may call, right after the session is started.
+  const step = new Step(accepted.state);
+  republishInventories(step, env);
+  return { ...accepted, state: step.state, writes: [...accepted.writes, ...step.writes], effects: [...accepted.effects, ...step.effects], audit: [...accepted.audit, ...step.audit] };
 }

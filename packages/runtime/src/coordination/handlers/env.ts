@@ -1,10 +1,22 @@
-import type { AppDirectory } from "../../apps/core-app-registry.js";
 import type { InstanceDirectory } from "../../apps/instance-directory.js";
+import type { AppPolicy, HostEnvironment } from "../../apps/manager/pipeline.js";
+import type { InventoryPolicy } from "../../tools/inventory.js";
+
+/** What this host offers apps and what policy narrows: fixed for the life of a Runtime. */
+export interface HostFacts extends HostEnvironment {
+  /** Runtime SDK features this host implements (an app requiring more is not ready here). */
+  readonly features: readonly string[];
+  /** Capabilities the host provider can carry out. */
+  readonly capabilities: readonly string[];
+  readonly appPolicy: AppPolicy;
+  readonly inventoryPolicy: InventoryPolicy;
+}
 
 /** What transitions may consult besides state and reads: injected, deterministic in tests. */
 export interface TransitionEnv {
-  readonly apps: AppDirectory;
-  readonly instances: InstanceDirectory;
+  /** Overrides the ownership checks (tests); by default instances and operations come from the state. */
+  readonly instances?: InstanceDirectory;
+  readonly host: HostFacts;
   /** The injected clock's reading, ms. */
   now(): number;
   /** A fresh id (IdSource); the shell's only non-data input to a transition. */

@@ -7,6 +7,10 @@ import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-s
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { filterEvent, type FilterOutcome } from "../filter-chain.js";
+import { appDirectoryOf } from "../app-directory.js";
+import { Step } from "../apps-step.js";
+import { instanceDirectoryOf } from "../instance-ownership.js";
+import { onToolEnvelope } from "./tools.js";
 import type { AuditDraft, Delivery, Effect, Reads, RuntimeInput, TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -25,11 +29,11 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   const outcome = filterEvent(event, {
     conversation,
     reads,
-    apps: env.apps,
-    instances: env.instances,
+    apps: appDirectoryOf(state.apps),
+    instances: env.instances ?? instanceDirectoryOf(state),
     now: () => toTimestamp(env.now()),
   });
-  const audit = (o: Exclude<FilterOutcome, { kind: "accepted" }>): AuditDraft => ({
+  const audit = (o: Exclude<FilterOutcome, { kind: "accepted" | "tool" }>): AuditDraft => ({
     type: "ingress.agent.refused",
     code: o.refusal.code,
     conversation_id: event.session_id,
@@ -55,6 +59,13 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   let nextState = state;
   const effects: Effect[] = [];
   const deliveries: Delivery[] = [];
+
+  if (outcome.kind === "tool") {
+    const step = new Step(withConversation(state, next));
+    step.writes.push(...writes, { op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
+    onToolEnvelope(step, env, outcome.envelope, event.actor.id);
+    return step.result();
+  }
 
   if (outcome.kind === "refused") {
     writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));

@@ -4,6 +4,7 @@ import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } fro
 import { conversationFromSession, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
+import { republishInventories, Step } from "../apps-step.js";
 
 /** The stored form of a conversation: what survives a restart besides its cursor. */
 export function sessionRecordWrite(conversation: Conversation): StoreWrite {
@@ -35,8 +36,11 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
       effects.push({ kind: "subscribe", session_id: id, after_seq: conversation.cursor });
     }
   }
-  const online = goOnlineIfReady({ ...state, conversations }, env.now());
-  return { state: online.state, writes, effects: [...effects, ...online.effects], deliveries: online.deliveries, audit: [] };
+  // Conversations this device did not know yet get the inventory their agent may call.
+  const step = new Step({ ...state, conversations });
+  republishInventories(step, env);
+  const online = goOnlineIfReady(step.state, env.now());
+  return { state: online.state, writes: [...writes, ...step.writes], effects: [...effects, ...step.effects, ...online.effects], deliveries: online.deliveries, audit: step.audit };
 }
 
 /** The server refused to follow a session (`session_not_found`, or `cursor_invalid` when our cursor is ahead of its head). */

@@ -1,0 +1,292 @@
+/**
+ * surface: the browser paths, in real headless Chromium, beside their floors measured in the same run.
+ *
+ * - bridge_round_trip: an app in `<iframe sandbox="allow-scripts">`, mounted by the real surface host
+ *   (`mountSurface`, the real frame page, the real surface SDK inside), calls `sessionData.get()`
+ *   answered by a trivial host handler: request built and sent by the SDK → `decodeBridgeMessage` +
+ *   token bucket on the host → handler → response → `decodeBridgeMessage` in the app. Beside it, a
+ *   sandboxed frame of the same kind in the same page does request → echo over a plain `MessagePort`
+ *   with the same frames and no checks. Rounds alternate; the ratio is the median of the per-round
+ *   ratios of mean time per call (lower is better). Target ≤ 1.3×.
+ * - browser_durable_ingest: the real Runtime over `openIndexedDbStore` (strict durability), on a
+ *   persistent profile so IndexedDB is on disk, ingesting `agentSession/event` frames from an in-page
+ *   peer until a subscribed chat app has them all, beside strict IndexedDB transactions each putting 100
+ *   records of the same frame bytes. Target ≥ 0.5×.
+ *
+ * The page code under bench/surface/ is bundled with esbuild and served from 127.0.0.1 on an ephemeral
+ * port; the browser profile, the server and everything built are gone when the suite returns.
+ */
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { composePage } from "@lineup/surface-sdk/node";
+import { build } from "esbuild";
+import type { BrowserContext, Frame, Page } from "playwright-core";
+import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import type { HostBench } from "../surface/host.entry.js";
+import type { IngestBench } from "../surface/ingest.entry.js";
+import { FRAME_GLOBAL, type FrameBench, type TimedRound } from "../surface/shared.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const pagesDir = join(here, "..", "surface");
+const FRAME_PAGE = join(here, "..", "..", "packages", "host-web", "public", "surface-frame.html");
+
+const BRIDGE_CALLS = Number(process.env["LINEUP_BENCH_BRIDGE_CALLS"] ?? 500);
+const BRIDGE_ROUNDS = 15;
+const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_BROWSER_INGEST"] ?? 3_000);
+const INGEST_ROUNDS = 7;
+
+/** The host page's policy, as in the surface host's browser test: no inline script, frames from 'self'. */
+const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
+
+const snapshot = {
+  app_scope: "bench",
+  app_version: "1.0.0",
+  instance_id: "bench-1",
+  entrypoint: "main",
+  route: "/",
+  runtime_origin: "null",
+  scope: { conversation_id: "conv-1" },
+  theme: { mode: "light", effective_mode: "light", color_scheme_id: "lineup-default", css_variables: {} },
+  locale: "en",
+  timezone: "UTC",
+  workspace: {},
+  display_mode: "foreground",
+  capabilities: [],
+  granted_permissions: [],
+  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.session-data.v1"] },
+} as const;
+
+const trace = (text: string): void => {
+  if (process.env["LINEUP_BENCH_TRACE"] === "1") console.error(`[surface bench] ${text}`);
+};
+
+interface Built {
+  readonly hostJs: string;
+  readonly ingestJs: string;
+  readonly bridgeAppHtml: string;
+  readonly rawAppHtml: string;
+  readonly frameHtml: string;
+}
+
+async function bundle(entry: string, format: "esm" | "iife"): Promise<string> {
+  const result = await build({
+    entryPoints: [join(pagesDir, entry)],
+    bundle: true,
+    write: false,
+    format,
+    platform: "browser",
+    target: "es2022",
+    conditions: ["source"],
+    minify: true,
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** Apps are single-file pages with their own hash CSP, exactly as `buildApp` writes them. */
+async function buildPages(): Promise<Built> {
+  const [hostJs, ingestJs, bridgeApp, rawApp, frameHtml] = await Promise.all([
+    bundle("host.entry.ts", "esm"),
+    bundle("ingest.entry.ts", "esm"),
+    bundle("bridge-app.entry.ts", "iife"),
+    bundle("raw-app.entry.ts", "iife"),
+    readFile(FRAME_PAGE, "utf8"),
+  ]);
+  return {
+    hostJs,
+    ingestJs,
+    bridgeAppHtml: composePage({ title: "Bridge bench", lang: "en", script: bridgeApp, style: "" }),
+    rawAppHtml: composePage({ title: "Raw port bench", lang: "en", script: rawApp, style: "" }),
+    frameHtml,
+  };
+}
+
+const page = (script: string): string => `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0"><script type="module" src="${script}"></script></body></html>`;
+
+async function serve(built: Built): Promise<{ origin: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? "/";
+    if (url === "/host.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(built.hostJs);
+    if (url === "/ingest.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(built.ingestJs);
+    if (url === "/surface-frame.html") return void res.writeHead(200, { "content-type": "text/html" }).end(built.frameHtml);
+    if (url === "/ingest.html") return void res.writeHead(200, { "content-type": "text/html" }).end(page("/ingest.js"));
+    if (url === "/") return void res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP }).end(page("/host.js"));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Page errors fail the suite: a bench that measured a broken path would report nonsense. */
+function watchErrors(p: Page, errors: string[]): void {
+  p.on("pageerror", (e) => errors.push(e.message));
+}
+
+async function frameOf(p: Page, selector: string): Promise<Frame> {
+  const element = await p.waitForSelector(selector, { state: "attached" });
+  const frame = await element.contentFrame();
+  if (frame === null) throw new Error(`${selector} has no frame`);
+  await frame.waitForFunction((name) => name in globalThis, FRAME_GLOBAL, { timeout: 15_000 });
+  return frame;
+}
+
+const runIn = (frame: Frame, calls: number): Promise<TimedRound> =>
+  frame.evaluate(([name, n]) => (globalThis as unknown as Record<string, FrameBench>)[name]!.run(n), [FRAME_GLOBAL, calls] as const);
+
+async function bridgeBench(context: BrowserContext, origin: string, built: Built, errors: string[]): Promise<BenchResult> {
+  const p = await context.newPage();
+  watchErrors(p, errors);
+  await p.goto(`${origin}/`);
+  await p.waitForFunction(() => "__hostBench" in window);
+  const mounted = await p.evaluate(
+    ([bridgeHtml, rawHtml, snap]) => (window as unknown as { __hostBench: HostBench }).__hostBench.mount(bridgeHtml, rawHtml, snap as never),
+    [built.bridgeAppHtml, built.rawAppHtml, snapshot] as const,
+  );
+  if (mounted.refused.length > 0) throw new Error(`the surface host refused frames while mounting: ${mounted.refused.join(", ")}`);
+  const ours = await frameOf(p, "#bridge iframe");
+  const raw = await frameOf(p, "#raw iframe");
+  trace("both frames ready");
+
+  // Warm-up: JIT both paths and the ports.
+  await runIn(ours, BRIDGE_CALLS);
+  await runIn(raw, BRIDGE_CALLS);
+  const oursTimes: number[] = [];
+  const rawTimes: number[] = [];
+  const oursPerCall: number[] = [];
+  const rawPerCall: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < BRIDGE_ROUNDS; i++) {
+    let a: TimedRound;
+    let b: TimedRound;
+    if (i % 2 === 0) {
+      a = await runIn(ours, BRIDGE_CALLS);
+      b = await runIn(raw, BRIDGE_CALLS);
+    } else {
+      b = await runIn(raw, BRIDGE_CALLS);
+      a = await runIn(ours, BRIDGE_CALLS);
+    }
+    oursTimes.push(...a.times);
+    rawTimes.push(...b.times);
+    const x = a.totalMs / BRIDGE_CALLS;
+    const y = b.totalMs / BRIDGE_CALLS;
+    oursPerCall.push(x);
+    rawPerCall.push(y);
+    ratios.push(x / y);
+    trace(`bridge round ${i}: ours ${x.toFixed(3)} ms, raw ${y.toFixed(3)} ms`);
+  }
+  const refused = await p.evaluate(() => (window as unknown as { __hostBench: HostBench }).__hostBench.refused());
+  if (refused.length > 0) throw new Error(`the surface host refused frames during the bench: ${refused.join(", ")}`);
+  await p.close();
+  const ms = (n: number): number => Number(n.toFixed(3));
+  return {
+    metric: "bridge_round_trip",
+    unit: "ms/call",
+    value: ms(median(oursPerCall)),
+    baseline: "raw_messageport_echo_same_sandboxed_frame",
+    baseline_value: ms(median(rawPerCall)),
+    ratio: Number(median(ratios).toFixed(3)),
+    target_ratio: 1.3,
+    higher_is_better: false,
+    p50_ms: ms(percentile(oursTimes, 50)),
+    p99_ms: ms(percentile(oursTimes, 99)),
+    raw_p50_ms: ms(percentile(rawTimes, 50)),
+    raw_p99_ms: ms(percentile(rawTimes, 99)),
+    calls_per_round: BRIDGE_CALLS,
+    rounds: BRIDGE_ROUNDS,
+    call: "session_data.get (app → host), trivial handler",
+    notes: "per-call p50/p99 come from performance.now() in an opaque-origin frame, which Chromium coarsens to ~0.1 ms; the ratio uses whole-round times",
+  };
+}
+
+async function ingestBench(context: BrowserContext, origin: string, errors: string[]): Promise<BenchResult> {
+  const p = await context.newPage();
+  watchErrors(p, errors);
+  await p.goto(`${origin}/ingest.html`);
+  await p.waitForFunction(() => "__ingestBench" in window);
+  const commits: number[] = [];
+  const writes: number[] = [];
+  const gets: number[] = [];
+  const ours = async (round: number): Promise<number> => {
+    const measured = await p.evaluate(([r, n]) => (window as unknown as { __ingestBench: IngestBench }).__ingestBench.ours(r, n), [round, INGEST_EVENTS] as const);
+    commits.push(measured.commits);
+    writes.push(measured.writes);
+    gets.push(measured.gets);
+    return measured.eventsPerSecond;
+  };
+  const raw = (round: number): Promise<number> =>
+    p.evaluate(([r, n]) => (window as unknown as { __ingestBench: IngestBench }).__ingestBench.raw(r, n), [round, INGEST_EVENTS] as const);
+  const frameBytes = await p.evaluate(() => (window as unknown as { __ingestBench: IngestBench }).__ingestBench.frameBytes());
+  let round = 0;
+  await ours(round++);
+  await raw(round++);
+  commits.length = 0;
+  writes.length = 0;
+  gets.length = 0;
+  const a: number[] = [];
+  const b: number[] = [];
+  const r: number[] = [];
+  for (let i = 0; i < INGEST_ROUNDS; i++) {
+    let x: number;
+    let y: number;
+    if (i % 2 === 0) {
+      x = await ours(round++);
+      y = await raw(round++);
+    } else {
+      y = await raw(round++);
+      x = await ours(round++);
+    }
+    a.push(x);
+    b.push(y);
+    r.push(x / y);
+    trace(`ingest round ${i}: ours ${Math.round(x)}/s, raw ${Math.round(y)}/s`);
+  }
+  await p.close();
+  return {
+    metric: "browser_durable_ingest",
+    unit: "events/s",
+    value: Math.round(median(a)),
+    baseline: "indexeddb_strict_batch100_put_same_bytes",
+    baseline_value: Math.round(median(b)),
+    ratio: Number(median(r).toFixed(3)),
+    target_ratio: 0.5,
+    higher_is_better: true,
+    events_per_round: INGEST_EVENTS,
+    rounds: INGEST_ROUNDS,
+    frame_bytes: frameBytes,
+    store_commits_per_round: median(commits),
+    store_writes_per_event: Number((median(writes) / INGEST_EVENTS).toFixed(2)),
+    store_gets_per_event: Number((median(gets) / INGEST_EVENTS).toFixed(2)),
+    raw_transactions_per_round: Math.ceil(INGEST_EVENTS / 100),
+  };
+}
+
+export async function run(): Promise<SuiteResult> {
+  const built = await buildPages();
+  trace("built");
+  const server = await serve(built);
+  const errors: string[] = [];
+  const results: BenchResult[] = [];
+  let browser: Awaited<ReturnType<typeof launchPersistentChromium>> | undefined;
+  try {
+    // One persistent profile (on disk, removed by close()) serves both: IndexedDB must be on disk.
+    browser = await launchPersistentChromium();
+    results.push(await bridgeBench(browser.context, server.origin, built, errors));
+    results.push(await ingestBench(browser.context, server.origin, errors));
+    if (errors.length > 0) throw new Error(`page errors during the surface bench: ${errors.join("; ")}`);
+  } finally {
+    await browser?.close();
+    await server.close();
+  }
+  return { suite: "surface", machine: machine(), results };
+}

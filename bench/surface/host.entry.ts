@@ -1,0 +1,90 @@
+/**
+ * The host page of the bridge round-trip bench, served under the host's CSP. It mounts the bench app
+ * through the real surface host (`mountSurface`: sandboxed frame, frame page, port + nonce handover,
+ * `decodeBridgeMessage`, token bucket) with a trivial `session_data.get` handler, and beside it a second
+ * sandboxed frame of the same kind that gets a plain `MessagePort` whose host end echoes a response
+ * frame without any checks. The suite drives both frames through Playwright.
+ */
+import { LineUpError, type BridgeHostSnapshot } from "@lineup/protocol";
+import { currentTheme, mountSurface } from "../../packages/host-web/src/surface-host/index.js";
+import { SESSION } from "./shared.js";
+
+export interface HostBench {
+  /** Mounts both frames; resolves once the app is ready and the raw frame holds its port. */
+  mount(bridgeAppHtml: string, rawAppHtml: string, snapshot: BridgeHostSnapshot): Promise<{ refused: string[] }>;
+  /** Frames the surface host refused so far (must stay empty: a refusal would skew the timing). */
+  refused(): string[];
+}
+
+const FRAME_URL = "./surface-frame.html";
+const refusals: string[] = [];
+
+function container(id: string): HTMLElement {
+  const element = document.createElement("div");
+  element.id = id;
+  element.style.width = "320px";
+  element.style.height = "200px";
+  document.body.append(element);
+  return element;
+}
+
+function mountBridge(html: string, snapshot: BridgeHostSnapshot): Promise<void> {
+  const surface = mountSurface(
+    container("bridge"),
+    html,
+    { ...snapshot, theme: currentTheme() },
+    {
+      request(method) {
+        if (method === "session_data.get") return Promise.resolve(SESSION);
+        return Promise.reject(new LineUpError("method_not_found", `${method} is not served by the bench host`));
+      },
+      onRefused: (refusal) => refusals.push(refusal.code),
+    },
+    // The token bucket still runs on every message; only its limit is raised above the bench's call rate.
+    { frameUrl: FRAME_URL, rate: { perSecond: 1_000_000, burst: 1_000_000 }, title: "Bridge bench app" },
+  );
+  return surface.ready;
+}
+
+/** The same frame page and handshake as the surface host, then a bare port with an echoing host end. */
+function mountRaw(html: string, nonce: string): Promise<void> {
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", "allow-scripts");
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  frame.setAttribute("title", "Raw port bench app");
+  frame.style.width = "100%";
+  frame.style.height = "100%";
+  frame.style.border = "0";
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  port.onmessage = (event: MessageEvent) => {
+    const request = event.data as { id: number; method: string };
+    port.postMessage({ bridge: "lineup.surface", v: 1, nonce, kind: "response", id: request.id, method: request.method, result: SESSION });
+  };
+  return new Promise<void>((resolve) => {
+    const onMessage = (event: MessageEvent): void => {
+      const target = frame.contentWindow;
+      if (target === null || event.source !== target) return;
+      const type = (event.data as { type?: unknown } | null)?.type;
+      if (type === "lineup.surface-frame.ready") {
+        target.postMessage({ type: "lineup.surface-frame.load", html }, "*");
+      } else if (type === "lineup.surface-frame.loaded") {
+        window.removeEventListener("message", onMessage);
+        target.postMessage({ type: "bench.raw-port", nonce }, "*", [channel.port2]);
+        resolve();
+      }
+    };
+    window.addEventListener("message", onMessage);
+    frame.src = FRAME_URL;
+    container("raw").append(frame);
+  });
+}
+
+const bench: HostBench = {
+  async mount(bridgeAppHtml, rawAppHtml, snapshot) {
+    await Promise.all([mountBridge(bridgeAppHtml, snapshot), mountRaw(rawAppHtml, "rawbenchnonce0000000000")]);
+    return { refused: [...refusals] };
+  },
+  refused: () => [...refusals],
+};
+(window as unknown as { __hostBench: HostBench }).__hostBench = bench;

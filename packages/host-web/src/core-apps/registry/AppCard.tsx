@@ -1,0 +1,261 @@
+/**
+ * One app in the App Registry: what it is (name, scope, version, kind, on or off, default, instances
+ * running) and what can be done with it — Enable/Disable, Make default, Update from file… (an update
+ * that asks for a new capability waits here with its diff until Approve or Keep current), Roll back…
+ * (to a retained version, with a required reason), Remove… (after a confirmation that says the bundle
+ * and the app's data are deleted). Core apps have no Remove or Update; a refusal by the manager is
+ * shown with its step and code.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { PickedFile } from "./read-file.js";
+import { DiffView } from "./DiffView.js";
+import { FilePicker } from "./FilePicker.js";
+import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.js";
+import { OperationResult } from "./OperationResult.js";
+import { unexpectedFailure } from "./operation-text.js";
+
+type Panel = "none" | "rollback" | "remove";
+
+interface Outcome {
+  readonly operation: AppOperation;
+  readonly success: string;
+  /** The operation "failed" the way the user asked it to (Keep current). */
+  readonly expected: boolean;
+}
+
+export function AppCard({ manager, details, onRemoved }: { manager: RuntimeAppManager; details: AppDetails; onRemoved: (operation: AppOperation, message: string) => void }) {
+  const { record } = details;
+  const scope = record.app_scope;
+  const name = details.projection.name;
+  const id = (part: string) => `app-${scope}-${part}`;
+  const [panel, setPanel] = useState<Panel>("none");
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
+
+  const run = (kind: AppOperation["kind"], start: () => Promise<AppOperation>, success: (operation: AppOperation) => string, expected: (operation: AppOperation) => boolean = () => false) => {
+    setBusy(true);
+    setOutcome(undefined);
+    void start()
+      .catch((error: unknown) => unexpectedFailure(error, kind, scope))
+      .then((operation) => {
+        if (kind === "remove" && operation.status === "succeeded") onRemoved(operation, success(operation));
+        if (!live.current) return;
+        setBusy(false);
+        const asked = expected(operation);
+        setOutcome({ operation, success: success(operation), expected: asked });
+        if (operation.status !== "failed" || asked) setPanel("none");
+      });
+  };
+
+  const toggle = () =>
+    record.enabled
+      ? run("disable", () => manager.disable(scope), () => `${name} is turned off.`)
+      : run("enable", () => manager.enable(scope), () => `${name} is turned on.`);
+  const makeDefault = () => run("set_default", () => manager.setDefaultApp(scope), () => `${name} now opens when LineUp starts.`);
+  const update = (file: PickedFile) =>
+    run(
+      "update",
+      () => manager.update(scope, file.bytes),
+      (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
+    );
+  const resolveUpdate = (approved: boolean) =>
+    run(
+      "approve_update",
+      () => manager.resolveUpdate(scope, approved),
+      (op) => (approved ? `Updated ${name} to ${op.to_version ?? "the new version"}.` : `Kept ${name} ${record.installed_version}; the update was discarded.`),
+      (op) => !approved && op.error?.code === "cancelled_by_user",
+    );
+
+  const olderVersions = details.versions.filter((v) => !v.active);
+  const pending = details.pending_update;
+  const core = record.kind === "core";
+  const running = record.active_instance_count;
+
+  return (
+    <li class="app-item app-card" data-app={scope} data-enabled={String(record.enabled)} aria-labelledby={id("name")}>
+      <div class="app-head">
+        <div>
+          <strong id={id("name")} class="app-name">
+            {name}
+          </strong>
+          {details.is_default ? <span class="badge">default</span> : null}
+          {pending !== undefined ? <span class="badge badge-warn">update waiting</span> : null}
+          <div class="muted app-meta">
+            <code>{scope}</code> · version {record.installed_version} · {core ? "Built in" : "Installed"} · {running === 0 ? "not running" : `${running} running`}
+          </div>
+        </div>
+        <span class={record.enabled ? "state state-on" : "state state-off"}>{record.enabled ? "Enabled" : "Disabled"}</span>
+      </div>
+      <div class="app-actions" role="group" aria-label={`Actions for ${name}`}>
+        <button type="button" class="secondary" disabled={busy} aria-label={`${record.enabled ? "Disable" : "Enable"} ${name}`} onClick={toggle}>
+          {record.enabled ? "Disable" : "Enable"}
+        </button>
+        {details.is_default || !canBeDefault(details) ? null : (
+          <button type="button" class="secondary" disabled={busy} aria-label={`Make ${name} the default app`} onClick={makeDefault}>
+            Make default
+          </button>
+        )}
+        {core ? null : <FilePicker label="Update from file…" name={`Update ${name} from file…`} disabled={busy || pending !== undefined} onPick={update} />}
+        {olderVersions.length > 0 ? (
+          <button
+            type="button"
+            class="secondary"
+            disabled={busy}
+            aria-expanded={panel === "rollback"}
+            aria-controls={id("rollback")}
+            aria-label={`Roll back ${name}…`}
+            onClick={() => setPanel(panel === "rollback" ? "none" : "rollback")}
+          >
+            Roll back…
+          </button>
+        ) : null}
+        {core ? null : (
+          <button
+            type="button"
+            class="secondary danger"
+            disabled={busy}
+            aria-expanded={panel === "remove"}
+            aria-controls={id("remove")}
+            aria-label={`Remove ${name}…`}
+            onClick={() => setPanel(panel === "remove" ? "none" : "remove")}
+          >
+            Remove…
+          </button>
+        )}
+      </div>
+      {pending !== undefined ? (
+        <div class="pending-update" role="region" aria-label={`Update of ${name} to ${pending.version}, waiting for approval`}>
+          <p>
+            <strong>
+              {name} {pending.version} is waiting for your approval.
+            </strong>{" "}
+            {pending.diff.requires_approval ? "It asks for capabilities the running version does not have." : ""} Until you decide, {record.installed_version} keeps running.
+          </p>
+          <DiffView diff={pending.diff} />
+          <div class="actions">
+            <button type="button" class="primary" disabled={busy} onClick={() => resolveUpdate(true)}>
+              Approve update to {pending.version}
+            </button>
+            <button type="button" class="secondary" disabled={busy} onClick={() => resolveUpdate(false)}>
+              Keep current ({record.installed_version})
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {panel === "rollback" ? (
+        <RollbackForm
+          formId={id("rollback")}
+          name={name}
+          versions={olderVersions.map((v) => v.version)}
+          busy={busy}
+          onCancel={() => setPanel("none")}
+          onSubmit={(version, reason) => run("rollback", () => manager.rollback(scope, { version, reason }), (op) => `Rolled ${name} back to ${op.to_version ?? version}.`)}
+        />
+      ) : null}
+      {panel === "remove" ? (
+        <RemoveConfirm
+          panelId={id("remove")}
+          name={name}
+          busy={busy}
+          onCancel={() => setPanel("none")}
+          onConfirm={() => run("remove", () => manager.remove(scope, { confirmed: true }), () => `Removed ${name}.`)}
+        />
+      ) : null}
+      <div aria-live="polite">{outcome !== undefined ? <OperationResult operation={outcome.operation} success={outcome.success} expected={outcome.expected} /> : null}</div>
+    </li>
+  );
+}
+
+/** Chat, or an app with a default-eligible primary entrypoint (the manager still has the last word). */
+function canBeDefault(details: AppDetails): boolean {
+  return details.record.app_scope === "chat" || details.projection.entrypoints.some((e) => e.kind === "primary" && e.default_eligible);
+}
+
+function RollbackForm(props: { formId: string; name: string; versions: readonly string[]; busy: boolean; onCancel: () => void; onSubmit: (version: string, reason: string) => void }) {
+  const [version, setVersion] = useState(props.versions[0] ?? "");
+  const [reason, setReason] = useState("");
+  const [missingReason, setMissingReason] = useState(false);
+  const versionRef = useRef<HTMLSelectElement>(null);
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => versionRef.current?.focus(), []);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (reason.trim() === "") {
+      setMissingReason(true);
+      reasonRef.current?.focus();
+      return;
+    }
+    props.onSubmit(version, reason.trim());
+  };
+  return (
+    <form id={props.formId} class="inline-form" aria-label={`Roll back ${props.name}`} onSubmit={submit}>
+      <label class="stack">
+        Version to go back to
+        <select ref={versionRef} value={version} onChange={(e) => setVersion((e.currentTarget as HTMLSelectElement).value)}>
+          {props.versions.map((v) => (
+            <option key={v} value={v}>
+              {v}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="stack">
+        Reason (required, kept in the audit log)
+        <textarea
+          ref={reasonRef}
+          rows={2}
+          value={reason}
+          aria-invalid={missingReason}
+          aria-describedby={missingReason ? `${props.formId}-error` : undefined}
+          onInput={(e) => {
+            setReason((e.currentTarget as HTMLTextAreaElement).value);
+            setMissingReason(false);
+          }}
+        />
+      </label>
+      {missingReason ? (
+        <p id={`${props.formId}-error`} class="error-text" role="alert">
+          Say why you are going back: a rollback needs a reason.
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={props.busy}>
+          Roll back to {version}
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function RemoveConfirm(props: { panelId: string; name: string; busy: boolean; onCancel: () => void; onConfirm: () => void }) {
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancelRef.current?.focus(), []);
+  return (
+    <div id={props.panelId} class="confirm-remove" role="group" aria-labelledby={`${props.panelId}-question`} aria-describedby={`${props.panelId}-detail`}>
+      <p id={`${props.panelId}-question`}>
+        <strong>Remove {props.name}?</strong>
+      </p>
+      <p id={`${props.panelId}-detail`}>
+        Its bundle and all of its data on this device — saved state, session data and messages waiting for it — will be deleted. Open windows of the app close. This cannot be undone.
+      </p>
+      <div class="actions">
+        <button type="button" class="primary danger" disabled={props.busy} onClick={props.onConfirm}>
+          Remove {props.name} and its data
+        </button>
+        <button ref={cancelRef} type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * "Install from file…": the bundle's bytes go to `inspect` first, and what it would add — the
+ * projection — is shown before anything is installed. Only "Install & enable" installs
+ * (`install(bytes, { approved: true })`); Cancel forgets the file. A refused inspect or install shows
+ * the step where it stopped and its code.
+ */
+import { useEffect, useRef, useState } from "preact/hooks";
+import type { PickedFile } from "./read-file.js";
+import { FilePicker } from "./FilePicker.js";
+import type { AppOperation, RuntimeAppManager } from "./manager-api.js";
+import { OperationResult } from "./OperationResult.js";
+import { unexpectedFailure } from "./operation-text.js";
+import { ProjectionView } from "./ProjectionView.js";
+
+type InstallState =
+  | { readonly phase: "idle" }
+  | { readonly phase: "inspecting"; readonly file: string }
+  | { readonly phase: "review"; readonly file: PickedFile; readonly inspected: AppOperation }
+  | { readonly phase: "installing"; readonly file: PickedFile; readonly inspected: AppOperation }
+  | { readonly phase: "refused"; readonly file: string; readonly operation: AppOperation }
+  | { readonly phase: "installed"; readonly operation: AppOperation };
+
+export function InstallPanel({ manager }: { manager: RuntimeAppManager }) {
+  const [state, setState] = useState<InstallState>({ phase: "idle" });
+  const live = useRef(true);
+  useEffect(
+    () => () => {
+      live.current = false;
+    },
+    [],
+  );
+
+  const set = (next: InstallState) => {
+    if (live.current) setState(next);
+  };
+
+  const onPick = (file: PickedFile) => {
+    set({ phase: "inspecting", file: file.name });
+    void manager.inspect(file.bytes).then(
+      (operation) => set(operation.status === "failed" || operation.projection === undefined ? { phase: "refused", file: file.name, operation } : { phase: "review", file, inspected: operation }),
+      (error: unknown) => set({ phase: "refused", file: file.name, operation: unexpectedFailure(error, "install", "") }),
+    );
+  };
+
+  const install = (file: PickedFile, inspected: AppOperation) => {
+    set({ phase: "installing", file, inspected });
+    void manager.install(file.bytes, { approved: true }).then(
+      (operation) => set(operation.status === "failed" ? { phase: "refused", file: file.name, operation } : { phase: "installed", operation }),
+      (error: unknown) => set({ phase: "refused", file: file.name, operation: unexpectedFailure(error, "install", "") }),
+    );
+  };
+
+  // The projection is what the user reads next: move focus there.
+  useEffect(() => {
+    if (state.phase === "review") document.getElementById("install-review-title")?.focus();
+  }, [state.phase]);
+
+  const reviewing = state.phase === "review" || state.phase === "installing";
+  return (
+    <section class="install" aria-labelledby="install-title">
+      <div class="install-bar">
+        <h2 id="install-title">Install an app</h2>
+        <FilePicker label="Install from file…" onPick={onPick} disabled={state.phase === "inspecting" || state.phase === "installing"} />
+      </div>
+      <div aria-live="polite" class="install-live">
+        {state.phase === "idle" ? <p class="muted">Pick a signed app bundle (.lineup). You see what it adds before anything is installed.</p> : null}
+        {state.phase === "inspecting" ? <p role="status">Checking {state.file}…</p> : null}
+        {state.phase === "installed" ? (
+          <OperationResult
+            operation={state.operation}
+            success={`Installed ${state.operation.projection?.name ?? state.operation.app_scope} ${state.operation.to_version ?? ""}${state.operation.steps.some((s) => s.name === "enable" && s.status === "done") ? " and turned it on" : ""}.`}
+          />
+        ) : null}
+        {state.phase === "refused" ? (
+          <div class="install-refused">
+            <p>
+              <strong>{state.file}</strong> was not installed.
+            </p>
+            <OperationResult operation={state.operation} />
+          </div>
+        ) : null}
+      </div>
+      {reviewing && state.inspected.projection !== undefined ? (
+        <div class="install-review" role="region" aria-label="Review before installing">
+          <p class="muted">
+            Nothing is installed yet. This is what <strong>{state.file.name}</strong> adds:
+          </p>
+          <ProjectionView projection={state.inspected.projection} headingId="install-review-title" />
+          <div class="actions">
+            <button type="button" class="primary" disabled={state.phase === "installing"} onClick={() => install(state.file, state.inspected)}>
+              {state.phase === "installing" ? "Installing…" : "Install & enable"}
+            </button>
+            <button type="button" class="secondary" disabled={state.phase === "installing"} onClick={() => set({ phase: "idle" })}>
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </section>
+  );
+}

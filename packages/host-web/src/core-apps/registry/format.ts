@@ -1,0 +1,30 @@
+/**
+ * Formatting for the App Registry and Settings apps: byte counts in bytes/KB/MB, publisher key ids
+ * shortened for reading, and RFC 3339 times as a short UTC date and time. Pure.
+ */
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/** `512 bytes`, `1.5 KB`, `12.3 MB` (binary units, one decimal, none for whole numbers). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "unknown";
+  if (bytes < KB) return bytes === 1 ? "1 byte" : `${Math.round(bytes)} bytes`;
+  const [value, unit] = bytes < MB ? [bytes / KB, "KB"] : [bytes / MB, "MB"];
+  const rounded = Math.round(value * 10) / 10;
+  // 1023.96 KB rounds to 1024.0: say 1 MB instead.
+  if (unit === "KB" && rounded >= 1024) return "1 MB";
+  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)} ${unit}`;
+}
+
+/** The first 8 and last 4 hex digits of a 64-digit key id: enough to tell keys apart at a glance. */
+export function shortKeyId(keyId: string): string {
+  return keyId.length <= 16 ? keyId : `${keyId.slice(0, 8)}…${keyId.slice(-4)}`;
+}
+
+/** `2026-11-30 08:42 UTC` (or `08:42:05` with seconds) from an RFC 3339 timestamp; the text itself when it is not one. */
+export function formatTime(iso: string, options: { readonly seconds?: boolean } = {}): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  return `${new Date(ms).toISOString().slice(0, options.seconds === true ? 19 : 16).replace("T", " ")} UTC`;
+}

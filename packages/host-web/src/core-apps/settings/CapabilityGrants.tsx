@@ -1,0 +1,69 @@
+/**
+ * Remembered capability decisions (spec 6.3), per app: each can be changed to Allowed, Denied or Ask
+ * next time (which forgets it, so the app's next request asks again).
+ */
+import { useState } from "preact/hooks";
+import type { ProtocolError } from "@lineup/protocol";
+import type { RuntimeSettings } from "../registry/manager-api.js";
+import { GRANT_CHOICES, isGrantChoice, sortGrants } from "./grant-order.js";
+import { refusalOf } from "./refusal.js";
+
+export function CapabilityGrants({ settings }: { settings: RuntimeSettings }) {
+  const [error, setError] = useState<ProtocolError | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const grants = sortGrants(settings.grants());
+
+  const change = async (appScope: string, capability: string, value: string) => {
+    if (!isGrantChoice(value)) return;
+    setBusy(true);
+    try {
+      await settings.setGrant(appScope, capability, value);
+      setError(undefined);
+    } catch (refused) {
+      setError(refusalOf(refused));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="field" aria-labelledby="grants-title">
+      <h2 id="grants-title">App permissions</h2>
+      <p class="muted hint">What you decided when an app asked for a device capability. “Ask next time” forgets the decision.</p>
+      {grants.length === 0 ? (
+        <p class="muted">No decisions remembered.</p>
+      ) : (
+        <ul class="settings-list" aria-label="Capability decisions">
+          {grants.map((g) => {
+            const selectId = `grant-${g.app_scope}-${g.capability}`;
+            return (
+              <li key={`${g.app_scope} ${g.capability}`} class="settings-row" data-app={g.app_scope} data-capability={g.capability} data-decision={g.decision}>
+                <code>{g.app_scope}</code>
+                <span>
+                  may use <code>{g.capability}</code>
+                </span>
+                <span class="row-end">
+                  <label class="sr-only" for={selectId}>
+                    {`${g.capability} for ${g.app_scope}`}
+                  </label>
+                  <select id={selectId} value={g.decision} disabled={busy} onChange={(e) => void change(g.app_scope, g.capability, (e.currentTarget as HTMLSelectElement).value)}>
+                    {GRANT_CHOICES.map((c) => (
+                      <option key={c.value} value={c.value}>
+                        {c.label}
+                      </option>
+                    ))}
+                  </select>
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {error !== undefined ? (
+        <p class="error-text" role="alert" data-code={error.code}>
+          Not changed: {error.message}. Error code <code class="error-code">{error.code}</code>
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * A rejected settings change as the Settings app shows it: its protocol code and message when it
+ * carries one (a `LineUpError` or a `ProtocolError`), otherwise `internal_error`. Pure.
+ */
+import { isErrorCode, type ProtocolError } from "@lineup/protocol";
+
+export function refusalOf(error: unknown): ProtocolError {
+  if (typeof error === "object" && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    const message = (error as { message?: unknown }).message;
+    if (isErrorCode(code)) return { code, message: typeof message === "string" && message !== "" ? message : "The change was refused." };
+  }
+  return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+}

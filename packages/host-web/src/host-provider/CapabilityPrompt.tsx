@@ -1,0 +1,82 @@
+/**
+ * The shell's capability dialog: a modal `<dialog>` (focus stays inside through `showModal`) showing
+ * the head of the prompt queue — which app asks, what the capability does, the app's stated purpose
+ * and the risk — with Allow / Don't allow. Escape is Don't allow. "Go ahead" prompts (a picker needs a
+ * user gesture) use the same dialog with their own button.
+ */
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { PromptQueue, QueuedPrompt } from "./prompt-queue.js";
+import "./capability-prompt.css";
+
+const RISK_LABEL = { low: "Low risk", medium: "Medium risk", high: "High risk" } as const;
+
+export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
+  const [entry, setEntry] = useState<QueuedPrompt | undefined>(() => queue.current());
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    setEntry(queue.current());
+    return queue.subscribe(setEntry);
+  }, [queue]);
+  useLayoutEffect(() => {
+    const element = dialog.current;
+    if (element === null) return;
+    if (entry !== undefined && !element.open) element.showModal();
+    else if (entry === undefined && element.open) element.close();
+  }, [entry]);
+
+  const answer = (allowed: boolean) => {
+    if (entry !== undefined) queue.answer(entry.id, allowed);
+  };
+  // Escape fires `cancel`: the dialog stays for the next prompt (if any) and this one is denied.
+  const onCancel = (event: Event) => {
+    event.preventDefault();
+    answer(false);
+  };
+  // Closed some other way (the browser may close it on a repeated Escape): still a denial.
+  const onClose = () => {
+    if (entry !== undefined && queue.current()?.id === entry.id) answer(false);
+  };
+
+  return (
+    <dialog ref={dialog} class="capability-prompt" aria-labelledby="capability-prompt-title" aria-describedby="capability-prompt-body" onCancel={onCancel} onClose={onClose} data-kind={entry?.kind}>
+      {entry === undefined ? null : entry.kind === "confirm" ? (
+        <div class="capability-prompt-form">
+          <h2 id="capability-prompt-title">
+            <span class="capability-prompt-app">{entry.prompt.app_name}</span> wants to use <code>{entry.prompt.capability}</code>
+          </h2>
+          <div id="capability-prompt-body" class="capability-prompt-body">
+            <p>{entry.prompt.description}</p>
+            <p class="capability-prompt-purpose">
+              <span class="capability-prompt-label">Purpose stated by the app</span>
+              <span data-testid="capability-purpose">{entry.prompt.purpose}</span>
+            </p>
+            <p class={`capability-prompt-risk risk-${entry.prompt.risk}`}>{RISK_LABEL[entry.prompt.risk]}</p>
+          </div>
+          <div class="capability-prompt-actions">
+            <button type="button" class="secondary" autofocus onClick={() => answer(false)}>
+              Don't allow
+            </button>
+            <button type="button" class="primary" onClick={() => answer(true)}>
+              Allow
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div class="capability-prompt-form">
+          <h2 id="capability-prompt-title">{entry.prompt.title}</h2>
+          <div id="capability-prompt-body" class="capability-prompt-body">
+            <p>{entry.prompt.detail}</p>
+          </div>
+          <div class="capability-prompt-actions">
+            <button type="button" class="secondary" onClick={() => answer(false)}>
+              Cancel
+            </button>
+            <button type="button" class="primary" autofocus onClick={() => answer(true)}>
+              {entry.prompt.action}
+            </button>
+          </div>
+        </div>
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,127 @@
+/**
+ * The public faces of the apps layer (spec 4.3, 4.4, 6): `RuntimeAppManager` — what the App Registry
+ * app and the shell use to manage installed apps — and `InstancesView`, what the shell watches to
+ * mount, focus and tear down app surfaces. Both are served by the Runtime's single-writer loop: every
+ * method posts an input, and resolves only after the decision and its audit record are committed.
+ */
+import type { AppManifest, ManifestProjection, ProjectionDiff } from "@lineup/protocol";
+import type { Unsubscribe } from "../core/emitter.js";
+import type { AppInstance } from "./instances/state.js";
+import type { AppOperation } from "./manager/operation.js";
+import type { AppRecord } from "./manager/records.js";
+
+export type { AppOperation, AppRecord, AppInstance };
+
+/** One app as the App Registry app shows it. */
+export interface AppDetails {
+  readonly record: AppRecord;
+  /** The active version's manifest (name, description, entrypoints, tools, capabilities). */
+  readonly manifest: AppManifest;
+  readonly projection: ManifestProjection;
+  /** Versions kept for an explicit rollback, newest first, the active one included. */
+  readonly versions: readonly { readonly version: string; readonly installed_at: string; readonly active: boolean }[];
+  /** An update waiting for the user's approval, with what it adds. */
+  readonly pending_update?: { readonly operation_id: string; readonly version: string; readonly projection: ManifestProjection; readonly diff: ProjectionDiff };
+  readonly is_default: boolean;
+}
+
+export interface InstallOptions {
+  /** The user approved the projection shown by `inspect` (what the app adds, its capabilities and risk). */
+  readonly approved: boolean;
+  /** Enable right after installing. Default true. */
+  readonly enable?: boolean;
+}
+
+export interface LaunchRequest {
+  readonly app_scope: string;
+  readonly conversation_id?: string;
+  readonly entrypoint?: string;
+  /** Default true: the app comes to the front. */
+  readonly foreground?: boolean;
+  /** Another instance of a per-conversation app in the same conversation. */
+  readonly new_instance?: boolean;
+}
+
+/** Spec 4.3 `RuntimeAppManager`. Refusals resolve as a failed `AppOperation` (with its code), never throw. */
+export interface RuntimeAppManager {
+  listApps(filter?: { readonly kind?: AppRecord["kind"]; readonly enabled?: boolean }): readonly AppRecord[];
+  getApp(appScope: string): AppDetails | undefined;
+  /** Runs verify → projection → readiness on a bundle without installing it: what the user approves. */
+  inspect(bundle: Uint8Array): Promise<AppOperation>;
+  install(bundle: Uint8Array, options: InstallOptions): Promise<AppOperation>;
+  enable(appScope: string): Promise<AppOperation>;
+  disable(appScope: string): Promise<AppOperation>;
+  /** A newer bundle of an installed app. `awaiting_approval` when it asks for a new capability. */
+  update(appScope: string, bundle: Uint8Array): Promise<AppOperation>;
+  /** The user's answer to an update that waits (`approved: false` keeps the running version). */
+  resolveUpdate(appScope: string, approved: boolean): Promise<AppOperation>;
+  /** The only way back to an older version; audited with the reason. */
+  rollback(appScope: string, options: { readonly version?: string; readonly reason: string }): Promise<AppOperation>;
+  /** Closes the app's instances and, when `confirmed`, deletes its bundles and data. */
+  remove(appScope: string, options: { readonly confirmed: boolean }): Promise<AppOperation>;
+  setDefaultApp(appScope: string): Promise<AppOperation>;
+  defaultApp(): string;
+  launch(request: LaunchRequest): Promise<AppInstance>;
+  closeInstance(instanceId: string): Promise<void>;
+  /** The latest operations, newest first (bounded). */
+  operations(): readonly AppOperation[];
+  /** Called after every committed change to the apps, their records or the operations. */
+  subscribe(listener: () => void): Unsubscribe;
+}
+
+/** What the shell renders: live instances and the focus stack (bottom → top). */
+export interface InstancesSnapshotView {
+  readonly instances: readonly AppInstance[];
+  readonly focus_stack: readonly string[];
+  /** The instance in the foreground, if any. */
+  readonly foreground?: string;
+}
+
+/** The shell's side of instances: it mounts surfaces for them and reports how they went. */
+export interface InstancesView {
+  snapshot(): InstancesSnapshotView;
+  subscribe(listener: (view: InstancesSnapshotView) => void): Unsubscribe;
+  /** The surface finished loading (`lifecycle.ready`): launching → active/backgrounded; restoring → active. */
+  ready(instanceId: string): Promise<void>;
+  /** The user brought this instance to the front (app switcher, a chat card). */
+  focus(instanceId: string): Promise<void>;
+  /** The user went back to the shell; the instance keeps its place. */
+  background(instanceId: string): Promise<void>;
+  /** The surface failed to load or crashed. */
+  failed(instanceId: string, reason: string): Promise<void>;
+  /** The surface finished `closing` (or its deadline passed): closing → closed. */
+  closed(instanceId: string): Promise<void>;
+  /** The manifest of the instance's app version and the file to load (single-file HTML entry). */
+  entry(instanceId: string): Promise<{ readonly manifest: AppManifest; readonly html: string }>;
+}
+
+/** A publisher key the Runtime trusts (docs/bundle.md §5), with a label the user chose. */
+export interface TrustedPublisher {
+  readonly key_id: string;
+  /** Standard padded base64 of the 32-byte raw Ed25519 public key. */
+  readonly public_key: string;
+  readonly label?: string;
+  readonly added_at: string;
+}
+
+/** A remembered capability decision (spec 6.3): a denial is not re-asked until it is changed here. */
+export interface CapabilityGrant {
+  readonly app_scope: string;
+  readonly capability: string;
+  readonly decision: "granted" | "denied";
+  readonly decided_at: string;
+}
+
+/** What the Settings app manages. Every change is committed (and audited) before the promise resolves. */
+export interface RuntimeSettings {
+  trustedPublishers(): readonly TrustedPublisher[];
+  /** Refuses a malformed entry or a key id that is not the SHA-256 of the key (`bundle_untrusted_key` family codes). */
+  addTrustedPublisher(entry: { readonly key_id: string; readonly public_key: string; readonly label?: string }): Promise<void>;
+  removeTrustedPublisher(keyId: string): Promise<void>;
+  grants(): readonly CapabilityGrant[];
+  /** `ask` forgets the decision: the user is asked again next time. */
+  setGrant(appScope: string, capability: string, decision: "granted" | "denied" | "ask"): Promise<void>;
+  /** Bytes each app uses in this Runtime's store (bundles, session data, inbox). */
+  storageUsage(): Promise<readonly { readonly app_scope: string; readonly bytes: number }[]>;
+  subscribe(listener: () => void): Unsubscribe;
+}

@@ -1,0 +1,215 @@
+/**
+ * The Runtime's apps faces — `RuntimeAppManager`, `InstancesView` and `RuntimeSettings` — over the
+ * single-writer loop. Reads come from the committed state; every change is an input whose promise
+ * settles after its commit. Work that is slow and pure of state (reading and verifying a bundle's
+ * bytes and signature) runs here, before the input is posted, so the loop decides on a verified
+ * candidate and stores its bytes in the deciding commit.
+ */
+import { base64ToBytes, LineUpError, projectManifest, type AppManifest } from "@lineup/protocol";
+import { Emitter, type DiagnosticsSink } from "../core/emitter.js";
+import type { IdSource } from "../core/ports.js";
+import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
+import type { RuntimeState } from "../coordination/state.js";
+import { appDirectoryOf } from "../coordination/app-directory.js";
+import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
+import type { RuntimeStore } from "../persistence/store.js";
+import { verifyBundle } from "./bundle/verify.js";
+import { checkTrustedKeys, keyIdOf } from "./bundle/signature.js";
+import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-manager-api.js";
+import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
+import { decideInstall } from "./manager/decide-install.js";
+
+import { operationSteps, type AppOperation } from "./manager/operation.js";
+import { PIPELINE_STEPS, type BundleCandidate, type HostEnvironment } from "./manager/pipeline.js";
+import { activeManifest, getManagedApp, listApps } from "./manager/records.js";
+
+export interface RuntimeAppsOptions {
+  readonly post: (input: RuntimeInput) => Promise<unknown>;
+  /** The committed state (throws before start). */
+  readonly state: () => RuntimeState;
+  readonly store: RuntimeStore;
+  readonly ids: IdSource;
+  readonly now: () => number;
+  readonly host: HostEnvironment;
+  readonly diagnostics: DiagnosticsSink;
+}
+
+export interface RuntimeApps {
+  readonly manager: RuntimeAppManager;
+  readonly instances: InstancesView;
+  readonly settings: RuntimeSettings;
+  /** Called by the Runtime after every commit whose state differs. */
+  changed(before: RuntimeState | undefined, after: RuntimeState): void;
+}
+
+export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
+  const appsChanged = new Emitter<void>(options.diagnostics, "apps listener");
+  const instancesChanged = new Emitter<InstancesSnapshotView>(options.diagnostics, "instances listener");
+  const settingsChanged = new Emitter<void>(options.diagnostics, "settings listener");
+
+  const decide = async (request: AppManagerRequest): Promise<AppOperation> => (await options.post({ kind: "app.request", request })) as AppOperation;
+
+  /** Reads and verifies a bundle against the trusted keys; a refusal is a candidate that fails at `verify`. */
+  const candidateOf = async (bundle: Uint8Array): Promise<BundleCandidate> => {
+    const trusted = options.state().trusted_publishers.map((k) => ({ key_id: k.key_id, public_key: k.public_key }));
+    const verified = await verifyBundle(bundle, { trustedKeys: trusted, hostFeatures: options.host.features, archiveDigest: false });
+    if (!verified.ok) return { manifest: undefined, bundle_digest: "", verification: { ok: false, error: verified.error } };
+    return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, verification: { ok: true } };
+  };
+
+  const instancesView = (state: RuntimeState): InstancesSnapshotView => {
+    const foreground = foregroundInstance(state.instances)?.instance_id;
+    return { instances: Object.values(state.instances.instances), focus_stack: state.instances.focus_stack, ...(foreground === undefined ? {} : { foreground }) };
+  };
+
+  const instanceInput = async (request: Extract<RuntimeInput, { kind: "instance" }>["request"]): Promise<void> => {
+    await options.post({ kind: "instance", request });
+  };
+
+  const manager: RuntimeAppManager = {
+    listApps: (filter) => listApps(options.state().apps, filter),
+    getApp(appScope) {
+      const state = options.state();
+      const app = getManagedApp(state.apps, appScope);
+      if (app === undefined) return undefined;
+      const manifest = activeManifest(app);
+      if (manifest === undefined) return undefined;
+      const details: AppDetails = {
+        record: app.record,
+        manifest,
+        projection: projectManifest(manifest),
+        versions: [...app.retained].reverse().map((v) => ({ version: v.version, installed_at: v.installed_at, active: v.version === app.record.installed_version })),
+        ...(app.pending_update === undefined
+          ? {}
+          : { pending_update: { operation_id: app.pending_update.operation_id, version: app.pending_update.candidate.version, projection: app.pending_update.projection, diff: app.pending_update.diff } }),
+        is_default: appDirectoryOf(state.apps).defaultApp() === appScope,
+      };
+      return details;
+    },
+    async inspect(bundle) {
+      const candidate = await candidateOf(bundle);
+      const decision = decideInstall(options.state().apps, { operation_id: options.ids.next("op"), candidate, approved: true, enable: true, now: options.now() }, options.host);
+      if (decision.operation.status === "failed") return decision.operation;
+      // Nothing is installed: the operation stops where the user's approval is needed.
+      return { ...decision.operation, status: "awaiting_approval", steps: operationSteps(PIPELINE_STEPS, "authorization", "waiting") };
+    },
+    async install(bundle, installOptions) {
+      const candidate = await candidateOf(bundle);
+      return decide({ type: "install", operation_id: options.ids.next("op"), candidate, bundle, approved: installOptions.approved, ...(installOptions.enable === undefined ? {} : { enable: installOptions.enable }) });
+    },
+    enable: (appScope) => decide({ type: "enable", operation_id: options.ids.next("op"), app_scope: appScope }),
+    disable: (appScope) => decide({ type: "disable", operation_id: options.ids.next("op"), app_scope: appScope }),
+    async update(appScope, bundle) {
+      const candidate = await candidateOf(bundle);
+      return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle });
+    },
+    resolveUpdate(appScope, approved) {
+      const pending = getManagedApp(options.state().apps, appScope)?.pending_update;
+      return decide({ type: "resolve_update", operation_id: pending?.operation_id ?? options.ids.next("op"), app_scope: appScope, approved });
+    },
+    rollback: (appScope, rollbackOptions) => decide({ type: "rollback", operation_id: options.ids.next("op"), app_scope: appScope, reason: rollbackOptions.reason, ...(rollbackOptions.version === undefined ? {} : { version: rollbackOptions.version }) }),
+    remove: (appScope, removeOptions) => decide({ type: "remove", operation_id: options.ids.next("op"), app_scope: appScope, confirmed: removeOptions.confirmed }),
+    setDefaultApp: (appScope) => decide({ type: "set_default", operation_id: options.ids.next("op"), app_scope: appScope }),
+    defaultApp: () => appDirectoryOf(options.state().apps).defaultApp(),
+    async launch(request) {
+      const instanceId = (await options.post({
+        kind: "instance",
+        request: {
+          op: "launch",
+          app_scope: request.app_scope,
+          foreground: request.foreground ?? true,
+          ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
+          ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
+          ...(request.new_instance === undefined ? {} : { new_instance: request.new_instance }),
+        },
+      })) as string;
+      const instance = getInstance(options.state().instances, instanceId);
+      if (instance === undefined) throw new LineUpError("internal_error", `instance ${instanceId} vanished after launch`);
+      return instance;
+    },
+    closeInstance: (instanceId) => instanceInput({ op: "close", instance_id: instanceId }),
+    operations: () => options.state().operations,
+    subscribe: (listener) => appsChanged.subscribe(() => listener()),
+  };
+
+  const instances: InstancesView = {
+    snapshot: () => instancesView(options.state()),
+    subscribe: (listener) => instancesChanged.subscribe(listener),
+    ready: (instanceId) => instanceInput({ op: "ready", instance_id: instanceId }),
+    focus: (instanceId) => instanceInput({ op: "focus", instance_id: instanceId }),
+    background: (instanceId) => instanceInput({ op: "background", instance_id: instanceId }),
+    failed: (instanceId, reason) => instanceInput({ op: "failed", instance_id: instanceId, reason }),
+    closed: (instanceId) => instanceInput({ op: "closed", instance_id: instanceId }),
+    async entry(instanceId) {
+      const state = options.state();
+      const instance = getInstance(state.instances, instanceId);
+      if (instance === undefined) throw new LineUpError("app_not_found", `no instance ${instanceId}`);
+      return loadEntry(options, state, instance);
+    },
+  };
+
+  const settings: RuntimeSettings = {
+    trustedPublishers: () => options.state().trusted_publishers,
+    async addTrustedPublisher(entry) {
+      const checked = checkTrustedKeys([{ key_id: entry.key_id, public_key: entry.public_key }]);
+      if (!checked.ok) throw new LineUpError(checked.error.code, checked.error.message);
+      const raw = base64ToBytes(entry.public_key);
+      if (raw === undefined || (await keyIdOf(raw)) !== entry.key_id) throw new LineUpError("bundle_untrusted_key", "the key id is not the SHA-256 of the public key");
+      await options.post({ kind: "settings", change: { type: "trust", key_id: entry.key_id, public_key: entry.public_key, ...(entry.label === undefined ? {} : { label: entry.label }) } });
+    },
+    async removeTrustedPublisher(keyId) {
+      await options.post({ kind: "settings", change: { type: "distrust", key_id: keyId } });
+    },
+    grants: () => options.state().grants,
+    async setGrant(appScope, capability, decision) {
+      await options.post({ kind: "settings", change: { type: "grant", app_scope: appScope, capability, decision } });
+    },
+    async storageUsage() {
+      const usage = new Map<string, number>();
+      const add = (scope: string, bytes: number) => usage.set(scope, (usage.get(scope) ?? 0) + bytes);
+      const state = options.state();
+      for (const app of Object.values(state.apps.apps)) {
+        add(app.record.app_scope, 0);
+        for (const version of app.retained) {
+          if (version.bundle_digest === null) continue;
+          const bytes = await options.store.get(C.bundles, version.bundle_digest);
+          if (bytes instanceof Uint8Array) add(app.record.app_scope, bytes.byteLength);
+        }
+      }
+      for (const { key, value } of await options.store.range(C.sessionData)) add(key.slice(0, key.indexOf("/")), JSON.stringify(value).length);
+      return [...usage].map(([app_scope, bytes]) => ({ app_scope, bytes })).sort((a, b) => b.bytes - a.bytes || (a.app_scope < b.app_scope ? -1 : 1));
+    },
+    subscribe: (listener) => settingsChanged.subscribe(() => listener()),
+  };
+
+  return {
+    manager,
+    instances,
+    settings,
+    changed(before, after) {
+      if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);
+      if (before === undefined || before.instances !== after.instances) instancesChanged.emit(instancesView(after));
+      if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants) settingsChanged.emit(undefined);
+    },
+  };
+}
+
+/** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
+async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: AppInstance): Promise<{ manifest: AppManifest; html: string }> {
+  const app = getManagedApp(state.apps, instance.app_scope);
+  const version = app?.retained.find((v) => v.version === app.record.installed_version);
+  if (app === undefined || version === undefined) throw new LineUpError("app_not_installed", `${instance.app_scope} is not installed`);
+  if (version.bundle_digest === null) throw new LineUpError("invalid_params", `${instance.app_scope} is a core app; the shell renders it`);
+  const bytes = await options.store.get(C.bundles, version.bundle_digest);
+  if (!(bytes instanceof Uint8Array)) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} ${version.version} is missing`);
+  const trusted = state.trusted_publishers.map((k) => ({ key_id: k.key_id, public_key: k.public_key }));
+  const verified = await verifyBundle(bytes, { trustedKeys: trusted, hostFeatures: options.host.features, archiveDigest: false });
+  if (!verified.ok) throw new LineUpError(verified.error.code, verified.error.message);
+  if (verified.value.fileListSha256 !== version.bundle_digest) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} is not the one installed`);
+  const entrypoints = verified.value.manifest.entrypoints;
+  const entry = entrypoints.find((e) => e.id === instance.entrypoint) ?? entrypoints.find((e) => e.kind === "primary") ?? entrypoints[0];
+  const file = verified.value.files.get(entry?.path ?? "index.html");
+  if (file === undefined) throw new LineUpError("bundle_manifest_invalid", `${instance.app_scope} has no entry page`);
+  return { manifest: verified.value.manifest, html: new TextDecoder().decode(file) };
+}
+

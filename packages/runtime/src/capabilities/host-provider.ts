@@ -1,0 +1,70 @@
+/**
+ * The `HostProvider` port (spec 6.3, 10): what a host platform does for the Capability Gateway once
+ * the gateway has decided, audited and committed a step. The gateway never touches a device API;
+ * the host never decides. A browser host implements it with file inputs, downloads, the Notification
+ * API and `MediaRecorder`; the Node host and the testkit with fakes.
+ *
+ * Rules every implementation keeps:
+ * - `invoke` resolves with a result from the spec's closed set (`CapabilityResult`), never throws
+ *   for an expected outcome (the user closed the picker → `cancelled_by_user`), and never puts
+ *   paths, tokens or native error text in a message.
+ * - `invoke` honours `signal`: once aborted it stops the device work and resolves `cancelled_by_user`
+ *   (the gateway discards late results anyway).
+ * - Confirmation dialogs belong to the shell: `confirm` is the shell's dialog, never the app's.
+ */
+import type { CapabilityName, CapabilityResult, JsonValue, RiskLevel } from "@lineup/protocol";
+
+export type SystemPermission = "granted" | "denied" | "prompt" | "not_applicable";
+
+export interface CapabilityPrompt {
+  readonly request_id: string;
+  readonly app_scope: string;
+  /** The app's name as the user knows it (manifest `name`), for the dialog. */
+  readonly app_name: string;
+  readonly capability: CapabilityName;
+  /** The app's stated purpose, as declared and as given with the request. */
+  readonly purpose: string;
+  /** The capability's description from the protocol's table. */
+  readonly description: string;
+  readonly risk: RiskLevel;
+}
+
+export interface HostInvocation {
+  readonly request_id: string;
+  readonly app_scope: string;
+  readonly capability: CapabilityName;
+  /** The app's input, already checked by the gateway to be JSON (shape checks are the host's). */
+  readonly input: JsonValue;
+  readonly signal: AbortSignal;
+}
+
+export interface HostProvider {
+  /** Capabilities this host can carry out at all (a browser without `MediaRecorder` has no `microphone.record`). */
+  supports(capability: CapabilityName): boolean;
+  /** The operating system's / browser's current permission, without prompting. */
+  systemPermission(capability: CapabilityName): SystemPermission;
+  /** Shows the system's own permission prompt where there is one; resolves with what the user chose. */
+  requestSystemPermission(capability: CapabilityName): Promise<"granted" | "denied">;
+  /** The shell's confirmation dialog: true when the user allowed it. */
+  confirm(prompt: CapabilityPrompt): Promise<boolean>;
+  /** Carries the capability out. */
+  invoke(invocation: HostInvocation): Promise<CapabilityResult>;
+}
+
+/** Artifacts a capability produced (a picked file, a recording) travel back as this value shape. */
+export interface HostArtifactValue {
+  readonly name: string;
+  readonly mime_type: string;
+  readonly size: number;
+  /** Standard base64 of the bytes (bounded by the gateway's artifact limit). */
+  readonly data: string;
+}
+
+/** A host that offers nothing: every capability is `unsupported_on_host`. */
+export const NO_HOST_CAPABILITIES: HostProvider = {
+  supports: () => false,
+  systemPermission: () => "not_applicable",
+  requestSystemPermission: () => Promise.resolve("denied"),
+  confirm: () => Promise.resolve(false),
+  invoke: ({ capability }) => Promise.resolve({ status: "unsupported_on_host", code: "unsupported_on_host", message: `this host cannot provide ${capability}` }),
+};

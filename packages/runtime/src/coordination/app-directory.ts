@@ -1,0 +1,40 @@
+/**
+ * The `AppDirectory` the filter chain and the views consult, derived from the App Manager's records
+ * (one directory per registry state object, cached: transitions replace the registry, never mutate it).
+ * Installed apps subscribe to what their manifest's `agent_subscriptions` name, for themselves only;
+ * core apps keep their built-in subscriptions.
+ */
+import type { AppDirectory, AppRecord as DirectoryRecord } from "../apps/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
+import { CORE_SUBSCRIPTIONS } from "../apps/core-manifests.js";
+import { isDefaultEligible } from "../apps/manager/decide-state.js";
+import { activeManifest, type AppRegistryState } from "../apps/manager/records.js";
+
+const cache = new WeakMap<AppRegistryState, AppDirectory>();
+
+export function appDirectoryOf(registry: AppRegistryState): AppDirectory {
+  const cached = cache.get(registry);
+  if (cached !== undefined) return cached;
+  const records = new Map<string, DirectoryRecord>();
+  for (const app of Object.values(registry.apps)) {
+    const r = app.record;
+    const manifest = activeManifest(app);
+    const declared = (manifest?.agent_subscriptions ?? []).map((s) => s.type as string);
+    records.set(r.app_scope, {
+      app_scope: r.app_scope,
+      kind: r.kind,
+      installed_version: r.installed_version,
+      enabled: r.enabled && r.install_state !== "failed",
+      removable: r.kind !== "core",
+      subscriptions: r.kind === "core" ? (CORE_SUBSCRIPTIONS[r.app_scope] ?? []) : declared.length === 0 ? [] : [{ types: declared, reach: "target" }],
+    });
+  }
+  const list = [...records.values()];
+  const directory: AppDirectory = {
+    get: (appScope) => records.get(appScope),
+    list: () => list,
+    defaultApp: () => (registry.default_app !== CHAT_APP_SCOPE && records.get(registry.default_app)?.enabled === true && isDefaultEligible(registry, registry.default_app) ? registry.default_app : CHAT_APP_SCOPE),
+  };
+  cache.set(registry, directory);
+  return directory;
+}

@@ -1,0 +1,316 @@
+/**
+ * What the apps, instances and tools transitions share. A `Step` accumulates one transition's next
+ * state, store writes, effects, deliveries and audit drafts; the helpers below fold the pure decision
+ * cores (`apps/manager`, `apps/instances`, `tools/`) into it:
+ *
+ * - a tool decision's outputs become `lineup.tool.*` envelopes in the outbox (sent in order, with
+ *   idempotency keys), its changed call records and activations are written in the same commit, and
+ *   its actions run here — launching or focusing an instance is itself a pure step, so a call that
+ *   launches an app is one commit;
+ * - an instance change is folded back into the calls that wait for it (activation ready / failed /
+ *   cancelled), persisted as one snapshot, and counted on the app's record;
+ * - the inventory of every conversation is recomputed after a change and, when what its agent sees
+ *   changed, published with the next revision through the outbox.
+ */
+import { validateEnvelope, type InventoryTool as WireInventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { instancePolicyFor, liveInstanceCount, type InstancesState } from "../apps/instances/state.js";
+import { snapshotInstances } from "../apps/instances/snapshot.js";
+import { closeAppInstances, crashInstance, focusInstance, launchInstance, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
+import { withActiveInstanceCount } from "../apps/manager/records.js";
+import { putOutboxEntry, type OutboxEntry, type OutboxMethod } from "../communication/outbox.js";
+import { toTimestamp } from "../core/ports.js";
+import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
+import type { StoreWrite } from "../persistence/store.js";
+import { settleActivation } from "../tools/activation.js";
+import { CallDraft, type CallAction, type CallDecision, type CallRecord, type ToolCallsState, type ToolOutput } from "../tools/call-state.js";
+import { computeInventory, currentInventoryRevision, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
+import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
+import type { AuditDraft, Delivery, Effect, TransitionResult } from "./inputs.js";
+import type { RuntimeState } from "./state.js";
+import type { TransitionEnv } from "./handlers/env.js";
+
+export class Step {
+  state: RuntimeState;
+  readonly writes: StoreWrite[] = [];
+  readonly effects: Effect[] = [];
+  readonly deliveries: Delivery[] = [];
+  readonly audit: AuditDraft[] = [];
+  private flushing = false;
+
+  constructor(state: RuntimeState) {
+    this.state = state;
+  }
+
+  /** Stores a new outbox entry (sent after the commit, in order per conversation). */
+  enqueue(env: TransitionEnv, fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject }): OutboxEntry {
+    const entry: OutboxEntry = {
+      order: this.state.next_outbox_order,
+      receipt_id: env.newId("rcpt"),
+      accepted_at: toTimestamp(env.now()),
+      status: "pending",
+      ...fields,
+      params: { ...fields.params, idempotency_key: env.newId("idem") },
+    };
+    const outbox = new Map(this.state.outbox);
+    outbox.set(entry.order, entry);
+    this.state = { ...this.state, outbox, next_outbox_order: entry.order + 1 };
+    this.writes.push(putOutboxEntry(entry));
+    if (!this.flushing) {
+      this.effects.push({ kind: "outbox.flush" });
+      this.flushing = true;
+    }
+    return entry;
+  }
+
+  result(extra: Pick<TransitionResult, "reply" | "error"> = {}): TransitionResult {
+    return { state: this.state, writes: this.writes, effects: this.effects, deliveries: this.deliveries, audit: this.audit, ...extra };
+  }
+}
+
+// --- tools -------------------------------------------------------------------------------------
+
+const registryCache = new WeakMap<RuntimeState["apps"], ToolRegistry>();
+
+/** The tool registry of the current App Manager records (rebuilt only when the records change). */
+export function toolRegistryOf(state: RuntimeState): ToolRegistry {
+  let registry = registryCache.get(state.apps);
+  if (registry === undefined) registryCache.set(state.apps, (registry = buildToolRegistry(toolSourcesFromRegistry(state.apps)).registry));
+  return registry;
+}
+
+/** The inventory one agent sees in one conversation, now. */
+export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: string, conversationId: string): Inventory {
+  return computeInventory({
+    apps: toolSourcesFromRegistry(state.apps),
+    hostCapabilities: env.host.capabilities,
+    hostFeatures: env.host.features,
+    policy: env.host.inventoryPolicy,
+    agentId,
+    conversationId,
+  });
+}
+
+/** The envelope that carries one tool output to the agent, through the session log. */
+function toolEnvelope(state: RuntimeState, env: TransitionEnv, call: Pick<CallRecord, "call_id" | "conversation_id" | "app_scope" | "reply_to">, output: ToolOutput): JsonObject {
+  return {
+    v: 1,
+    id: env.newId("env"),
+    type: output.type,
+    timestamp: toTimestamp(env.now()),
+    sender: { kind: "runtime", id: state.runtime_id },
+    target: { kind: "runtime", app_scope: "runtime" },
+    scope: { app_scope: call.app_scope, conversation_id: call.conversation_id },
+    correlation: call.reply_to === undefined ? { call_id: call.call_id } : { call_id: call.call_id, reply_to: call.reply_to },
+    payload: output.payload as unknown as JsonValue,
+  };
+}
+
+/** Sends `outputs` of calls in `calls` to their agents. */
+function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): void {
+  for (const output of outputs) {
+    const call = calls[output.call_id];
+    if (call === undefined) continue;
+    const envelope = toolEnvelope(step.state, env, call, output);
+    const checked = validateEnvelope(envelope);
+    if (!checked.ok) {
+      step.audit.push({ type: "tool.output.invalid", code: checked.error.code, conversation_id: call.conversation_id, subject: call.call_id, detail: checked.error.message });
+      continue;
+    }
+    step.enqueue(env, { conversation_id: call.conversation_id, app_scope: "runtime", action_type: output.type, method: "agentSession/envelope/send", params: { session_id: call.conversation_id, envelope } });
+  }
+}
+
+/** Writes the call records and activations that changed between `before` and `after`. */
+function persistCalls(step: Step, before: ToolCallsState, after: ToolCallsState): void {
+  for (const [id, call] of Object.entries(after.calls)) {
+    if (before.calls[id] !== call) step.writes.push({ op: "put", collection: C.toolCalls, key: id, value: call as unknown as JsonValue });
+  }
+  if (before.activations !== after.activations) step.writes.push({ op: "put", collection: C.meta, key: "tool-activations", value: after.activations as unknown as JsonValue });
+}
+
+/**
+ * Folds a tool decision into the step: state, writes, outputs to the agent, audit, and its actions
+ * (which may change instances and settle more activations, folded in turn).
+ */
+export function applyCallDecision(step: Step, env: TransitionEnv, decision: CallDecision): void {
+  const queue: CallDecision[] = [decision];
+  for (let rounds = 0; queue.length > 0 && rounds < 64; rounds++) {
+    const current = queue.shift()!;
+    const before = step.state.tools;
+    step.state = { ...step.state, tools: current.state };
+    persistCalls(step, before, current.state);
+    sendOutputs(step, env, current.state.calls, current.outputs);
+    step.audit.push(...current.audit);
+    if (current.refusal !== undefined) step.audit.push({ type: "tool.report.refused", code: current.refusal.code, detail: current.refusal.message });
+    for (const action of current.actions) {
+      const next = runCallAction(step, env, action);
+      if (next !== undefined) queue.push(next);
+    }
+  }
+}
+
+function runCallAction(step: Step, env: TransitionEnv, action: CallAction): CallDecision | undefined {
+  const now = env.now();
+  switch (action.kind) {
+    case "deliver_to_app":
+      step.deliveries.push({ kind: "tool.call", call_id: action.call_id, app_scope: action.app_scope, conversation_id: action.conversation_id, method: action.method, arguments: action.arguments, mode: "run", ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
+      return undefined;
+    case "start_operation": {
+      const call = step.state.tools.calls[action.call_id];
+      if (call === undefined) return undefined;
+      step.deliveries.push({ kind: "tool.call", call_id: call.call_id, app_scope: call.app_scope, conversation_id: call.conversation_id, method: call.method, arguments: call.arguments, mode: "operation", ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
+      return undefined;
+    }
+    case "cancel_in_app":
+      step.deliveries.push({ kind: "tool.cancel", call_id: action.call_id, instance_id: action.instance_id });
+      return undefined;
+    case "launch_instance": {
+      const launched = launchInstance(step.state.instances, {
+        instance_id: action.instance_id,
+        app_scope: action.app_scope,
+        policy: instancePolicyFor(action.app_scope),
+        conversation_id: action.conversation_id,
+        foreground: action.foreground,
+        new_instance: action.new_instance,
+        now,
+      });
+      if (!launched.ok) return settled(step, action.instance_id, "failed", launched.error.message);
+      return applyInstanceResult(step, env, launched);
+    }
+    case "focus_instance": {
+      const focused = focusInstance(step.state.instances, action.instance_id, now);
+      if (!focused.ok) return settled(step, action.instance_id, "failed", focused.error.message);
+      return applyInstanceResult(step, env, focused);
+    }
+  }
+}
+
+function settled(step: Step, instanceId: string, outcome: "ready" | "failed" | "cancelled", message?: string, foreground = false): CallDecision | undefined {
+  if (step.state.tools.activations[instanceId] === undefined) return undefined;
+  const draft = new CallDraft(step.state.tools);
+  settleActivation(draft, { instance_id: instanceId, outcome, foreground, ...(message === undefined ? {} : { message }) });
+  return draft.done();
+}
+
+// --- instances ---------------------------------------------------------------------------------
+
+/**
+ * Folds an instance transition into the step: the new state (finished instances pruned), its
+ * snapshot, the apps' instance counts, and the activations it settles. Returns the tool decision
+ * those settlements produced (the caller folds it with `applyCallDecision`).
+ */
+export function applyInstanceResult(step: Step, env: TransitionEnv, result: Extract<InstanceResult, { ok: true }>): CallDecision | undefined {
+  const { state: instances, changes } = result.value;
+  return applyInstances(step, env, instances, changes.map((c) => ({ instance_id: c.instance_id, to: c.to })));
+}
+
+export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly { instance_id: string; to: string }[]): CallDecision | undefined {
+  const pruned = pruneFinishedInstances(instances);
+  let apps = step.state.apps;
+  const touched = new Set(changes.map((c) => instances.instances[c.instance_id]?.app_scope).filter((s): s is string => s !== undefined));
+  for (const scope of touched) apps = withActiveInstanceCount(apps, scope, liveInstanceCount(pruned, scope));
+  if (apps !== step.state.apps) for (const scope of touched) writeApp(step, apps, scope);
+  step.state = { ...step.state, instances: pruned, apps };
+  step.writes.push({ op: "put", collection: C.instances, key: "snapshot", value: snapshotInstances(pruned) as unknown as JsonValue });
+
+  // Activations: an instance that finished starting (or came back) is ready; one that failed or closed is not.
+  const tools = step.state.tools;
+  const draft = new CallDraft(tools);
+  let touchedCalls = false;
+  for (const change of changes) {
+    if (tools.activations[change.instance_id] === undefined) continue;
+    const instance = instances.instances[change.instance_id];
+    if (change.to === "active" || change.to === "backgrounded") {
+      const top = instances.focus_stack[instances.focus_stack.length - 1];
+      settleActivation(draft, { instance_id: change.instance_id, outcome: "ready", foreground: change.to === "active" && top === change.instance_id });
+      touchedCalls = true;
+    } else if (change.to === "failed") {
+      settleActivation(draft, { instance_id: change.instance_id, outcome: "failed", foreground: false, message: instance?.status === "failed" ? `the app failed to start: ${instance.reason}` : "the app failed to start" });
+      touchedCalls = true;
+    } else if (change.to === "closing" || change.to === "closed") {
+      settleActivation(draft, { instance_id: change.instance_id, outcome: "cancelled", foreground: false, message: "the app was closed before it was ready" });
+      touchedCalls = true;
+    }
+  }
+  // Calls running in an instance that failed end with handler_failed (runtime-owned operations keep their deadline).
+  for (const change of changes) {
+    if (change.to !== "failed") continue;
+    for (const call of Object.values(draft.calls)) {
+      if (call.instance_id === change.instance_id && (call.phase === "running" || call.phase === "awaiting_operation")) {
+        draft.error(call.call_id, "handler_failed", "the app stopped before it finished the call");
+        touchedCalls = true;
+      }
+    }
+  }
+  return touchedCalls ? draft.done() : undefined;
+}
+
+/** Closes every live instance of an app (disable, remove). */
+export function closeInstancesOf(step: Step, env: TransitionEnv, appScope: string): void {
+  const closed = closeAppInstances(step.state.instances, appScope, env.now());
+  if (closed.changes.length === 0) return;
+  const decision = applyInstances(step, env, closed.state, closed.changes);
+  if (decision !== undefined) applyCallDecision(step, env, decision);
+}
+
+/** Marks an instance failed (the surface crashed or never loaded). */
+export function failInstance(step: Step, env: TransitionEnv, instanceId: string, reason: string): void {
+  const crashed = crashInstance(step.state.instances, instanceId, env.now(), reason);
+  if (!crashed.ok) return;
+  const decision = applyInstanceResult(step, env, crashed);
+  if (decision !== undefined) applyCallDecision(step, env, decision);
+}
+
+// --- apps and inventory ------------------------------------------------------------------------
+
+export function writeApp(step: Step, apps: RuntimeState["apps"], appScope: string): void {
+  const app = Object.prototype.hasOwnProperty.call(apps.apps, appScope) ? apps.apps[appScope] : undefined;
+  step.writes.push(app === undefined ? { op: "delete", collection: C.apps, key: appScope } : { op: "put", collection: C.apps, key: appScope, value: app as unknown as JsonValue });
+}
+
+/** The public summary the App Server keeps of a tool (app-server.inventory-tool): no launch or focus internals. */
+function wireTool(tool: InventoryTool): WireInventoryTool {
+  return {
+    app_scope: tool.app_scope,
+    method: tool.method,
+    contract_version: tool.contract_version,
+    title: tool.title,
+    description: tool.description,
+    input_schema: tool.input_schema,
+    output_schema: tool.output_schema,
+    call_model: tool.call_model,
+    timeout_ms: tool.timeout_ms,
+    requires_foreground: tool.requires_foreground,
+    risk_level: tool.risk_level,
+    activation_requirement: tool.activation_requirement,
+  };
+}
+
+/**
+ * Recomputes the inventory of every conversation the server knows and publishes the ones whose
+ * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy).
+ */
+export function republishInventories(step: Step, env: TransitionEnv): void {
+  for (const conversation of step.state.conversations.values()) {
+    const inventory = inventoryFor(step.state, env, conversation.agent_id, conversation.conversation_id);
+    // Nothing published and nothing to publish: revision 0 already means "no tools".
+    if (inventory.tools.length === 0 && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
+    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory);
+    if (!published.changed) continue;
+    step.state = { ...step.state, inventory: published.revisions };
+    step.writes.push({
+      op: "put",
+      collection: C.inventory,
+      key: conversation.conversation_id,
+      value: { agent_id: conversation.agent_id, revision: published.revision, fingerprint: inventory.fingerprint },
+    });
+    step.enqueue(env, {
+      conversation_id: conversation.conversation_id,
+      app_scope: "runtime",
+      action_type: "inventory.publish",
+      method: "inventory/publish",
+      params: { session_id: conversation.conversation_id, revision: published.revision, tools: inventory.tools.map(wireTool) as unknown as JsonValue },
+    });
+    step.audit.push({ type: "inventory.published", conversation_id: conversation.conversation_id, detail: `revision ${published.revision}, ${inventory.tools.length} tools` });
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Instances and the focus stack in the loop (spec 4.4, 4.5): the shell launches, focuses and closes
+ * instances and reports how their surfaces went (ready, failed, closed); each report is a pure
+ * instance transition folded, with the activations it settles, into one commit.
+ */
+import { LineUpError, type JsonValue } from "@lineup/protocol";
+import { getApp } from "../../apps/manager/records.js";
+import { findLiveInstance, getInstance, instancePolicyFor } from "../../apps/instances/state.js";
+import {
+  backgroundInstance,
+  closeInstance,
+  crashInstance,
+  focusInstance,
+  launchInstance,
+  markInstanceClosed,
+  markInstanceReady,
+  markInstanceRestored,
+  type InstanceResult,
+} from "../../apps/instances/transitions.js";
+import { applyCallDecision, applyInstanceResult, Step } from "../apps-step.js";
+import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import type { RuntimeState } from "../state.js";
+import type { TransitionEnv } from "./env.js";
+
+export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { kind: "instance" }>, env: TransitionEnv): TransitionResult {
+  const { request } = input;
+  const now = env.now();
+  const step = new Step(state);
+  let result: InstanceResult;
+  let reply: JsonValue | undefined;
+  switch (request.op) {
+    case "launch": {
+      const record = getApp(state.apps, request.app_scope);
+      if (record === undefined) return step.result({ error: new LineUpError("app_not_installed", `no app ${request.app_scope}`) });
+      if (!record.enabled) return step.result({ error: new LineUpError("app_disabled", `${request.app_scope} is disabled`) });
+      const policy = instancePolicyFor(request.app_scope);
+      const live = request.new_instance === true ? undefined : findLiveInstance(state.instances, request.app_scope, request.conversation_id);
+      if (live !== undefined) {
+        // Launching what already runs brings it to the front (spec 4.4: one instance per app and conversation).
+        result = request.foreground ? focusInstance(state.instances, live.instance_id, now) : { ok: true, value: { state: state.instances, changes: [] } };
+        reply = live.instance_id;
+        break;
+      }
+      const instanceId = env.newId("inst");
+      result = launchInstance(state.instances, {
+        instance_id: instanceId,
+        app_scope: request.app_scope,
+        policy,
+        foreground: request.foreground,
+        now,
+        ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
+        ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
+        ...(request.new_instance === undefined ? {} : { new_instance: request.new_instance }),
+        ...(request.parent_instance_id === undefined ? {} : { parent_instance_id: request.parent_instance_id }),
+      });
+      reply = instanceId;
+      break;
+    }
+    case "ready": {
+      const instance = getInstance(state.instances, request.instance_id);
+      result = instance?.status === "restoring" ? markInstanceRestored(state.instances, request.instance_id, now) : markInstanceReady(state.instances, request.instance_id, now);
+      break;
+    }
+    case "focus":
+      result = focusInstance(state.instances, request.instance_id, now);
+      break;
+    case "background":
+      result = backgroundInstance(state.instances, request.instance_id, now);
+      break;
+    case "close":
+      result = closeInstance(state.instances, request.instance_id, now);
+      break;
+    case "closed":
+      result = markInstanceClosed(state.instances, request.instance_id, now);
+      break;
+    case "failed":
+      result = crashInstance(state.instances, request.instance_id, now, request.reason.slice(0, 200));
+      break;
+  }
+  if (!result.ok) return step.result({ error: new LineUpError(result.error.code, result.error.message) });
+  const decision = applyInstanceResult(step, env, result);
+  if (decision !== undefined) applyCallDecision(step, env, decision);
+  for (const change of result.value.changes) {
+    step.audit.push({ type: "instance.changed", subject: change.instance_id, detail: `${change.app_scope}: ${change.from} → ${change.to}` });
+  }
+  return step.result(reply === undefined ? {} : { reply });
+}

@@ -1,0 +1,114 @@
+/**
+ * Tool calls in the loop (spec 7.3). An agent's `lineup.tool.invoke` arrives through the session log
+ * and the filter chain (its conversation, order, envelope and agent identity checked there); here the
+ * tools core decides — installed, enabled, current inventory revision, visible, contract version,
+ * arguments — and every output (receipt, progress, the one terminal result or error) is recorded on
+ * the call and sent to the agent through the outbox in the same commit. App reports, the agent's
+ * cancel and the deadline timer are inputs like any other.
+ */
+import { LineUpError, type RuntimeEnvelope } from "@lineup/protocol";
+import { getApp } from "../../apps/manager/records.js";
+import { receiveInvoke } from "../../tools/invoke.js";
+import { currentInventoryRevision } from "../../tools/inventory.js";
+import { expireDueCalls, interruptOperations, startOperation } from "../../tools/operations.js";
+import type { ToolInvokePayload } from "../../tools/payloads.js";
+import { cancelCall, reportError, reportProgress, reportResult } from "../../tools/reports.js";
+import { resumeAfterRestart } from "../../tools/restart.js";
+import { foregroundInstance } from "../../apps/instances/state.js";
+import { applyCallDecision, inventoryFor, Step, toolRegistryOf } from "../apps-step.js";
+import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import type { RuntimeState } from "../state.js";
+import type { TransitionEnv } from "./env.js";
+
+/** Folds an accepted `lineup.tool.invoke` (or `lineup.tool.cancel`) envelope into `step`. */
+export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string): void {
+  const callId = envelope.correlation?.call_id;
+  if (callId === undefined) return;
+  const state = step.state;
+  const conversationId = envelope.scope.conversation_id;
+  if (envelope.type === "lineup.tool.cancel") {
+    const reason = (envelope.payload as { reason?: unknown } | null)?.reason;
+    applyCallDecision(step, env, cancelCall(state.tools, { call_id: callId, agent_id: agentId, ...(typeof reason === "string" ? { reason } : {}) }));
+    return;
+  }
+  const appScope = envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope;
+  const inventory = inventoryFor(state, env, agentId, conversationId);
+  const decision = receiveInvoke(
+    state.tools,
+    {
+      call_id: callId,
+      agent_id: agentId,
+      conversation_id: conversationId,
+      app_scope: appScope,
+      inventory_revision: envelope.correlation?.inventory_revision ?? "",
+      payload: envelope.payload as unknown as ToolInvokePayload,
+      now: env.now(),
+      launch_instance_id: env.newId("inst"),
+      envelope_id: envelope.id,
+    },
+    {
+      inventory: { revision: currentInventoryRevision(state.inventory, agentId, conversationId), tools: inventory.tools },
+      registry: toolRegistryOf(state),
+      appStatus: (scope) => {
+        const record = getApp(state.apps, scope);
+        return { installed: record !== undefined, enabled: record?.enabled === true && record.install_state !== "failed" };
+      },
+      instances: state.instances,
+    },
+  );
+  if (decision.replayed === true) {
+    // A duplicate invoke (same call_id, same body): the stored outputs again, nothing decided anew.
+    step.audit.push({ type: "tool.call.replayed", conversation_id: conversationId, subject: callId });
+    applyCallDecision(step, env, decision);
+    return;
+  }
+  applyCallDecision(step, env, decision);
+}
+
+/** An app's handler reported on a call delivered to it. */
+export function onToolReport(state: RuntimeState, input: Extract<RuntimeInput, { kind: "tool.report" }>, env: TransitionEnv): TransitionResult {
+  const step = new Step(state);
+  const call = state.tools.calls[input.call_id];
+  const report = { call_id: input.call_id, instance_id: input.instance_id ?? call?.instance_id ?? "" };
+  if (call !== undefined && call.app_scope !== input.app_scope && input.report.kind !== "interrupt_operations") {
+    step.audit.push({ type: "tool.report.refused", code: "not_owner", subject: input.call_id, detail: `${input.app_scope} reported on a call of ${call.app_scope}` });
+    return step.result({ error: notOwner(input.call_id) });
+  }
+  const registry = toolRegistryOf(state);
+  const r = input.report;
+  const decision =
+    r.kind === "progress"
+      ? reportProgress(state.tools, { ...report, progress: r.progress })
+      : r.kind === "result"
+        ? reportResult(state.tools, { ...report, result: r.result }, registry)
+        : r.kind === "error"
+          ? reportError(state.tools, { ...report, code: r.code, ...(r.message === undefined ? {} : { message: r.message }) })
+          : r.kind === "start_operation"
+            ? startOperation(state.tools, {
+                call_id: input.call_id,
+                operation_id: env.newId("op"),
+                now: env.now(),
+                ends_at: env.now() + Math.max(0, Math.min(r.duration_ms, 86_400_000)),
+                foreground: call?.instance_id === undefined || foregroundInstance(state.instances)?.instance_id === call.instance_id,
+              })
+            : interruptOperations(state.tools, { app_scope: input.app_scope, conversation_id: r.conversation_id, reason: r.reason, now: env.now() }, registry);
+  applyCallDecision(step, env, decision);
+  if (decision.refusal !== undefined) return step.result({ error: new LineUpError(decision.refusal.code, decision.refusal.message) });
+  return step.result();
+}
+
+/** The deadline timer: finished operations get their result, overdue calls `operation_expired`. */
+export function onToolsTick(state: RuntimeState, env: TransitionEnv): TransitionResult {
+  const step = new Step(state);
+  applyCallDecision(step, env, expireDueCalls(state.tools, env.now(), toolRegistryOf(state)));
+  return step.result();
+}
+
+/** After a restart: activations in progress failed, delivered calls are delivered again, due ones end. */
+export function resumeTools(step: Step, env: TransitionEnv): void {
+  applyCallDecision(step, env, resumeAfterRestart(step.state.tools, env.now(), toolRegistryOf(step.state)));
+}
+
+function notOwner(callId: string): LineUpError {
+  return new LineUpError("not_owner", `call ${callId} belongs to another app`);
+}

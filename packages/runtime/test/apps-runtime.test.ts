@@ -1,0 +1,247 @@
+/**
+ * The apps layer inside the running Runtime (spec 4, 7; issue 5): installing a signed bundle through
+ * the loop, publishing the inventory through the outbox, an agent's tool calls reaching the app's
+ * handler (directly, or by launching the app and waiting for it), one terminal output per call_id,
+ * disable and remove, and everything surviving a restart.
+ */
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "@lineup/protocol";
+import { RUNTIME_COLLECTIONS, type DeliveredToolCall, type LineUpRuntime } from "../src/index.js";
+import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
+import { agentInvokes, publishedInventories, publisherKey, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
+import { createMemoryStoreData, FakeAppServer, startDevice, until } from "./helpers/runtime-harness.js";
+
+async function device(server: FakeAppServer, data = createMemoryStoreData(), run = "r0") {
+  const key = await publisherKey();
+  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey] } });
+}
+
+/** An app-side handler that answers every call with `answer(call)` (through the app's port). */
+function serve(runtime: LineUpRuntime, appScope: string, answer: (call: DeliveredToolCall) => unknown, instanceId?: string): DeliveredToolCall[] {
+  const seen: DeliveredToolCall[] = [];
+  const port = runtime.appPort(appScope);
+  port.registerToolHandler(
+    {
+      call(call) {
+        seen.push(call);
+        void port.reportTool(call.call_id, { kind: "result", result: answer(call) }, call.instance_id).catch(() => undefined);
+      },
+      cancel() {},
+    },
+    instanceId,
+  );
+  return seen;
+}
+
+describe("apps in the Runtime", () => {
+  it("installs a signed bundle in one commit and publishes the inventory its agent sees", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await device(server);
+    await d.runtime.whenOnline();
+
+    const operation = await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    expect(operation).toMatchObject({ kind: "install", status: "succeeded", app_scope: "whiteboard", to_version: "1.0.0" });
+    expect(d.runtime.appManager.listApps().map((a) => `${a.app_scope}:${a.enabled}`)).toEqual(["app-registry:true", "chat:true", "settings:true", "whiteboard:true"]);
+    expect(d.runtime.apps.get("whiteboard")?.enabled).toBe(true);
+    expect(d.runtime.appManager.getApp("whiteboard")?.projection.tools.map((t) => t.method)).toEqual(["board.create", "board.summary"]);
+
+    await until(() => publishedInventories(server).length === 1, 3_000, "inventory published");
+    expect(publishedInventories(server)).toEqual([{ revision: 1, methods: ["whiteboard/board.create", "whiteboard/board.summary"] }]);
+    await d.stop();
+  });
+
+  it("refuses an unsigned or untrusted bundle at verify with its code and stores nothing", async () => {
+    const server = new FakeAppServer();
+    const data = createMemoryStoreData();
+    const d = await device(server, data);
+    const { generatePublisherKey } = await import("../src/index.js");
+    const stranger = await generatePublisherKey();
+    const operation = await d.runtime.appManager.install(await signedBundle(whiteboardManifest(), stranger), { approved: true });
+    expect(operation.status).toBe("failed");
+    expect(operation.error?.code).toBe("bundle_untrusted_key");
+    expect(operation.steps[0]).toMatchObject({ name: "verify", status: "failed", code: "bundle_untrusted_key" });
+    expect(d.runtime.appManager.getApp("whiteboard")).toBeUndefined();
+    expect(d.runtime.appManager.operations()[0]?.operation_id).toBe(operation.operation_id);
+
+    const notApproved = await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: false });
+    expect(notApproved).toMatchObject({ status: "failed", error: { code: "cancelled_by_user" } });
+    await d.stop();
+    const { createMemoryStore, RUNTIME_SCHEMA } = await import("../src/index.js");
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    expect(await store.count(RUNTIME_COLLECTIONS.bundles)).toBe(0);
+    expect(await store.count(RUNTIME_COLLECTIONS.apps)).toBe(0);
+    await store.close();
+  });
+
+  it("runs an activation_not_required call directly: receipt accepted, then exactly one result", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await device(server);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 0 }));
+
+    agentInvokes(server, "call-1", "whiteboard", "board.summary", {}, 1);
+    await until(() => toolOutputs(server, "call-1").some(([type]) => type === "lineup.tool.result"), 3_000, "result");
+    expect(toolOutputs(server, "call-1")).toEqual([
+      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.result", { result: { shapes: 0 } }],
+    ]);
+    expect(seen.map((c) => [c.call_id, c.method, c.mode])).toEqual([["call-1", "board.summary", "run"]]);
+    // No instance was needed.
+    expect(d.runtime.instances.snapshot().instances).toEqual([]);
+
+    // A late second report for the same call is refused and sends nothing.
+    await expect(d.runtime.appPort("whiteboard").reportTool("call-1", { kind: "result", result: { shapes: 1 } })).rejects.toMatchObject({ code: "call_not_active" });
+    expect(toolOutputs(server, "call-1").filter(([type]) => type === "lineup.tool.result" || type === "lineup.tool.error")).toHaveLength(1);
+    await d.stop();
+  });
+
+  it("launches the app for an app_ready call, waits for the surface, then delivers to that instance", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await device(server);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+
+    agentInvokes(server, "call-2", "whiteboard", "board.create", { title: "Plan" }, 1);
+    await until(() => d.runtime.instances.snapshot().instances.length === 1, 3_000, "instance launched");
+    const [instance] = d.runtime.instances.snapshot().instances;
+    expect(instance).toMatchObject({ app_scope: "whiteboard", conversation_id: "s-1", status: "launching" });
+    expect(toolOutputs(server, "call-2").map(([, p]) => p["status"])).toEqual(["accepted", "starting"]);
+
+    // The shell loads the surface: the entry page comes from the stored, re-verified bundle.
+    const entry = await d.runtime.instances.entry(instance!.instance_id);
+    expect(entry.html).toContain("hello");
+    const seen = serve(d.runtime, "whiteboard", (call) => ({ board_id: `b-${(call.arguments as JsonObject)["title"] as string}` }), instance!.instance_id);
+    expect(seen).toEqual([]); // nothing before the app is ready
+    await d.runtime.instances.ready(instance!.instance_id);
+    await until(() => toolOutputs(server, "call-2").some(([type]) => type === "lineup.tool.result"), 3_000, "result");
+    expect(toolOutputs(server, "call-2")).toEqual([
+      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.receipt", { status: "starting" }],
+      ["lineup.tool.receipt", { status: "activation_ready" }],
+      ["lineup.tool.result", { result: { board_id: "b-Plan" } }],
+    ]);
+    expect(seen[0]).toMatchObject({ instance_id: instance!.instance_id, method: "board.create" });
+    // board.create needs the app ready, not in front: it was started behind what the user is looking at.
+    expect(d.runtime.instances.snapshot().instances).toMatchObject([{ instance_id: instance!.instance_id, status: "backgrounded" }]);
+    expect(d.runtime.appManager.getApp("whiteboard")?.record.active_instance_count).toBe(1);
+    await d.stop();
+  });
+
+  it("refuses a stale inventory revision, an invalid argument and an invalid result with their codes", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await device(server);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    serve(d.runtime, "whiteboard", () => ({ not: "the schema" }));
+
+    agentInvokes(server, "stale", "whiteboard", "board.summary", {}, 7);
+    agentInvokes(server, "bad-args", "whiteboard", "board.create", { title: 42 }, 1);
+    const launched = new Promise<void>((resolve) => {
+      const off = d.runtime.instances.subscribe((view) => {
+        const launching = view.instances.find((i) => i.status === "launching");
+        if (launching !== undefined) {
+          off();
+          void d.runtime.instances.ready(launching.instance_id).then(resolve);
+        }
+      });
+    });
+    agentInvokes(server, "bad-result", "whiteboard", "board.create", { title: "x" }, 1);
+    await launched;
+    const terminal = (id: string) => toolOutputs(server, id).find(([type]) => type === "lineup.tool.error" || type === "lineup.tool.result");
+    await until(() => ["stale", "bad-args", "bad-result"].every((id) => terminal(id) !== undefined), 3_000, "three terminals");
+    expect(terminal("stale")).toEqual(["lineup.tool.error", expect.objectContaining({ code: "stale_inventory_revision" })]);
+    expect(terminal("bad-args")).toEqual(["lineup.tool.error", expect.objectContaining({ code: "invalid_arguments" })]);
+    expect(terminal("bad-result")).toEqual(["lineup.tool.error", expect.objectContaining({ code: "invalid_result" })]);
+    await d.stop();
+  });
+
+  it("disable refuses the app's waiting calls, closes its instances and republishes; remove deletes bundle and data", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const d = await device(server, data);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    agentInvokes(server, "waits", "whiteboard", "board.create", { title: "x" }, 1);
+    await until(() => d.runtime.instances.snapshot().instances.length === 1, 3_000, "launching");
+    const sessionData = d.runtime.appPort("whiteboard").sessionData("s-1");
+    expect((await sessionData.replace({ data: { shapes: [] }, expected_revision: 0 })).ok).toBe(true);
+
+    const disabled = await d.runtime.appManager.disable("whiteboard");
+    expect(disabled.status).toBe("succeeded");
+    await until(() => toolOutputs(server, "waits").some(([type]) => type === "lineup.tool.error"), 3_000, "refused");
+    // Spec 5.4 rule 5: a definite refusal that says why.
+    expect(toolOutputs(server, "waits").at(-1)).toEqual(["lineup.tool.error", expect.objectContaining({ code: "app_disabled" })]);
+    expect(d.runtime.instances.snapshot().instances.filter((i) => i.status !== "closing")).toEqual([]);
+    await until(() => publishedInventories(server).length === 2, 3_000, "republished");
+    expect(publishedInventories(server)[1]).toEqual({ revision: 2, methods: [] });
+
+    agentInvokes(server, "after-disable", "whiteboard", "board.summary", {}, 2);
+    await until(() => toolOutputs(server, "after-disable").length > 0, 3_000, "refusal");
+    expect(toolOutputs(server, "after-disable")).toEqual([["lineup.tool.error", expect.objectContaining({ code: "app_disabled" })]]);
+
+    expect((await d.runtime.appManager.remove("whiteboard", { confirmed: false })).error?.code).toBe("confirmation_required");
+    expect((await d.runtime.appManager.remove("chat", { confirmed: true })).error?.code).toBe("app_protected");
+    expect((await d.runtime.appManager.remove("whiteboard", { confirmed: true })).status).toBe("succeeded");
+    expect(d.runtime.appManager.getApp("whiteboard")).toBeUndefined();
+    await d.stop();
+
+    const { createMemoryStore, RUNTIME_SCHEMA } = await import("../src/index.js");
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    expect(await store.count(RUNTIME_COLLECTIONS.bundles)).toBe(0);
+    expect(await store.count(RUNTIME_COLLECTIONS.sessionData)).toBe(0);
+    await store.close();
+  });
+
+  it("an update that asks for a new capability waits for approval; refusing keeps the old version", async () => {
+    const server = new FakeAppServer();
+    const d = await device(server);
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest("1.0.0")), { approved: true });
+    const waiting = await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardWithClipboard("1.1.0")));
+    expect(waiting.status).toBe("awaiting_approval");
+    expect(waiting.diff?.added_capabilities.map((c) => c.name)).toEqual(["clipboard.write"]);
+    expect(d.runtime.appManager.getApp("whiteboard")).toMatchObject({ record: { installed_version: "1.0.0" }, pending_update: { version: "1.1.0" } });
+    const kept = await d.runtime.appManager.resolveUpdate("whiteboard", false);
+    expect(kept.status).toBe("failed");
+    expect(d.runtime.appManager.getApp("whiteboard")?.record.installed_version).toBe("1.0.0");
+    expect(d.runtime.appManager.getApp("whiteboard")?.pending_update).toBeUndefined();
+
+    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("0.9.0")))).error?.code).toBe("bundle_downgrade");
+    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("1.2.0")))).status).toBe("succeeded");
+    const back = await d.runtime.appManager.rollback("whiteboard", { reason: "1.2.0 broke the toolbar" });
+    expect(back).toMatchObject({ status: "succeeded", to_version: "1.0.0" });
+    expect(d.runtime.appManager.getApp("whiteboard")?.record.installed_version).toBe("1.0.0");
+    await d.stop();
+  });
+
+  it("keeps apps, the default app, instances and settings across a restart", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const first = await device(server, data, "r0");
+    await first.runtime.whenOnline();
+    await first.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    expect((await first.runtime.appManager.setDefaultApp("whiteboard")).status).toBe("succeeded");
+    const instance = await first.runtime.appManager.launch({ app_scope: "whiteboard", conversation_id: "s-1" });
+    await first.runtime.instances.ready(instance.instance_id);
+    await first.runtime.settings.setGrant("whiteboard", "clipboard.write", "denied");
+    await first.stop();
+
+    const second = await device(server, data, "r1");
+    expect(second.runtime.appManager.getApp("whiteboard")).toMatchObject({ record: { enabled: true }, is_default: true });
+    expect(second.runtime.apps.defaultApp()).toBe("whiteboard");
+    // After a restart nothing is in front: the instance comes back suspended, at the top of the stack.
+    expect(second.runtime.instances.snapshot()).toMatchObject({ focus_stack: [instance.instance_id], instances: [{ instance_id: instance.instance_id, status: "suspended" }] });
+    expect(second.runtime.settings.grants()).toMatchObject([{ app_scope: "whiteboard", capability: "clipboard.write", decision: "denied" }]);
+    expect(second.runtime.settings.trustedPublishers()).toHaveLength(1);
+    // The inventory revision is not published again when nothing changed.
+    await second.runtime.whenOnline();
+    expect(publishedInventories(server).map((p) => p.revision)).toEqual([1]);
+    await second.stop();
+  });
+});
