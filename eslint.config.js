@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/dist-types/**", "**/test/fixtures/bundles/**", "**/node_modules/**", "**/generated/**", "bench/results/**", "test-output/**", "**/*.tsbuildinfo"] },
+  { ignores: ["**/dist/**", "**/dist-types/**", "**/test/fixtures/bundles/**", "**/node_modules/**", "**/generated/**", "bench/results/**", "test-output/**", "**/test-output/**", "**/*.tsbuildinfo"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { DEV_CREDENTIALS_FILE, startAppServer, stderrLogger } from "@lineup/app-server";
 import { startAgentCli } from "@lineup/agent-sdk/node";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
+import { prepareBuiltinApps } from "./builtin-apps.js";
 
 const root = resolve(import.meta.dirname, "..");
 const dataDir = resolve(root, process.env["LINEUP_DATA_DIR"] ?? ".lineup-data");
@@ -30,12 +31,19 @@ const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
 if (!existsSync(credentialsFile)) throw new Error(`${credentialsFile} is missing: remove ${dataDir} to provision fresh dev credentials`);
 const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string; agent_token: string };
 const agent = await startAgentCli([agentMode, "--url", server.url, "--credentials", credentialsFile]);
-const web = await startHostServer({ distDir: host.distDir, port: webPort, config: { server_url: server.url, device_token: credentials.device_token } });
+const builtin = await prepareBuiltinApps(root, dataDir);
+const web = await startHostServer({
+  distDir: host.distDir,
+  port: webPort,
+  config: { server_url: server.url, device_token: credentials.device_token, trusted_publishers: [builtin.trusted], builtin_apps: builtin.apps },
+  bundles: builtin.bundles,
+});
 
 console.log(`
 LineUp is running on its embedded defaults.
   AppServer      ${server.url}   (health: ${server.httpUrl}/healthz, data: ${dataDir})
   ${agentMode === "llm" ? "LLM agent " : "Demo agent"}     connected as ${agent.client.agentId}
+  Built-in apps  ${builtin.apps.map((a) => a.name).join(", ")} (signed with the dev key ${builtin.trusted.key_id.slice(0, 12)}…; install them from Apps)
   Dev tokens     device ${credentials.device_token}
                  agent  ${credentials.agent_token}
                  (also in ${credentialsFile})

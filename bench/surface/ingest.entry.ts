@@ -100,6 +100,11 @@ function counting(store: RuntimeStore): { store: RuntimeStore; stats: StoreTraff
         stats.gets++;
         return store.get(collection, key);
       },
+      getMany(keys) {
+        // One read trip to the store, however many keys it carries.
+        stats.gets++;
+        return store.getMany(keys);
+      },
       range: (collection, query) => store.range(collection, query),
       count: (collection, range) => store.count(collection, range),
       close: () => store.close(),

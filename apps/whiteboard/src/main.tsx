@@ -62,7 +62,15 @@ async function start(): Promise<void> {
       standalone={surface === undefined}
       {...(live === undefined
         ? {}
-        : { onDisplayModeChange: (l: (m: DisplayMode) => void) => live.onDisplayModeChange(l), onThemeChange: (l: () => void) => live.onThemeChange(() => l()) })}
+        : {
+            // The mode may have changed between the first render and the subscription: start from the current one.
+            onDisplayModeChange: (l: (m: DisplayMode) => void) => {
+              const off = live.onDisplayModeChange(l);
+              l(live.app.display_mode as DisplayMode);
+              return off;
+            },
+            onThemeChange: (l: () => void) => live.onThemeChange(() => l()),
+          })}
     />,
     root,
   );
@@ -76,7 +84,11 @@ async function start(): Promise<void> {
     stopResize = m === "inline_card" ? live.surface.autoResize() : undefined;
   };
   followMode(mode);
-  live.onDisplayModeChange(followMode);
+  live.onDisplayModeChange((m) => {
+    followMode(m);
+    // Out of the foreground the user cannot draw: store what is pending now rather than after the debounce.
+    if (m !== "foreground") void store.flush();
+  });
   live.lifecycle.on("closing", () => store.flush());
   live.lifecycle.on("background", () => void store.flush());
   await live.lifecycle.ready();

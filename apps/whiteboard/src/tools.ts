@@ -26,7 +26,8 @@ export const tools = defineAgentTools({
     title: "Create a whiteboard",
     description: "Starts a new, empty whiteboard with the given title and shows it to the user. The previous board can still be restored by the user with undo.",
     call_model: "command",
-    activation_requirement: "app_ready",
+    // The board is for the user to see and draw on: the Runtime brings the whiteboard to the front first.
+    activation_requirement: "foreground_required",
     input_schema: {
       type: "object",
       additionalProperties: false,

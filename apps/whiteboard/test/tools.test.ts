@@ -44,7 +44,7 @@ describe("whiteboard tools", () => {
   it("declares the four tools with the call models of the issue", () => {
     const models = Object.fromEntries([...tools.tools.values()].map((t) => [t.descriptor.method, t.descriptor.call_model]));
     expect(models).toEqual({ "board.create": "command", "board.add_shapes": "command", "board.summary": "query", "board.export": "operation" });
-    expect(tools.tools.get("board.create")!.descriptor.activation_requirement).toBe("app_ready");
+    expect(tools.tools.get("board.create")!.descriptor.activation_requirement).toBe("foreground_required");
   });
 
   it("board.create starts a new titled board and stores it before answering", async () => {

@@ -1,17 +1,30 @@
+/**
+ * `createAppSdk`: the Runtime SDK (spec 6) an app receives, over the Runtime's internal `AppPort` for
+ * its `app_scope` and nothing else. The app sees projections only: its view model, its inbox, the
+ * actions it may dispatch, the tool calls meant for it, navigation, its own session data, and a
+ * diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
+ * port at the first handler, session data asks for its context at first use), so a chat host that
+ * uses only state and messages changes nothing in the Runtime.
+ */
 import type { AppPort, RuntimeView } from "@lineup/runtime";
-import type { AppStateChange, LineUpAppRuntimeSDK } from "./types.js";
+import { createDiagnostics } from "./diagnostics.js";
+import { createSessionData } from "./session-data.js";
+import { ToolServer } from "./tools.js";
+import type { AppDiagnosticsSink, AppStateChange, Lifecycle, LineUpAppRuntimeSDK } from "./types.js";
 
 export interface AppSdkOptions {
   /** Default `<app_scope>:main` — core apps run as one global instance (spec 4.4). */
   readonly instance_id?: string;
   readonly entrypoint?: string;
+  /** The app session `sessionData` belongs to (spec 6.3). Default `main`. */
+  readonly app_session_id?: string;
+  /** Where `sdk.diagnostics` and the SDK's own trouble go. Default: dropped (nothing goes to the console). */
+  readonly diagnostics?: AppDiagnosticsSink;
 }
 
-/**
- * The SDK a core app receives, over the Runtime's internal `AppPort` for its `app_scope`. The app sees
- * projections only: its view model, its inbox, and the actions it may dispatch (spec 6).
- */
 export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUpAppRuntimeSDK {
+  const appSessionId = options.app_session_id ?? "main";
+  const diagnostics = createDiagnostics(port.app_scope, options.diagnostics);
   return {
     app: Object.freeze({
       app_scope: port.app_scope,
@@ -21,7 +34,23 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
       entrypoint: options.entrypoint ?? "main",
       scope: {},
       granted_permissions: [],
+      app_session_id: appSessionId,
     }),
+    lifecycle: {
+      current: () => port.view().lifecycle,
+      onChange(listener) {
+        let previous: Lifecycle | undefined = safeLifecycle(port);
+        return port.subscribeView((view) => {
+          if (view.lifecycle === previous) return;
+          previous = view.lifecycle;
+          try {
+            listener(view.lifecycle);
+          } catch (error) {
+            diagnostics.report("lifecycle listener threw", error);
+          }
+        });
+      },
+    },
     state: {
       snapshot: () => port.view(),
       subscribe(listener) {
@@ -47,7 +76,31 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         return port.dispatch(action);
       },
     },
+    tools: new ToolServer(port, diagnostics),
+    apps: {
+      async launch(request) {
+        const { instance_id } = await port.launchApp({
+          app_scope: request.app_scope,
+          ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
+          ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
+          ...(request.foreground === undefined ? {} : { foreground: request.foreground }),
+        });
+        return { instance_id };
+      },
+      close: (instanceId) => port.closeInstance(instanceId),
+    },
+    sessionData: createSessionData(port, appSessionId, diagnostics),
+    diagnostics: { log: (level, message, data) => diagnostics.log(level, message, data), error: (error) => diagnostics.error(error) },
   };
+}
+
+/** The lifecycle now, or `undefined` before the Runtime started (the first change is then delivered). */
+function safeLifecycle(port: AppPort): Lifecycle | undefined {
+  try {
+    return port.view().lifecycle;
+  } catch {
+    return undefined;
+  }
 }
 
 function diff(before: RuntimeView, after: RuntimeView): AppStateChange {

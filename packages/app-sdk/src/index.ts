@@ -1,3 +1,5 @@
 // @lineup/app-sdk: the Runtime SDK for core apps (spec 6). Platform-neutral.
 export { createAppSdk, type AppSdkOptions } from "./create-app-sdk.js";
+export { APP_TOOL_ERROR_CODES, isAppToolErrorCode } from "./tools.js";
+export { ignoreAppDiagnostics } from "./diagnostics.js";
 export type * from "./types.js";

@@ -1,11 +1,15 @@
+// The web platform globals the SDK uses (AbortController, setTimeout, queueMicrotask, TextEncoder) exist in
+// browsers and Node alike; this package's tsconfig lists only ES2023, so the lib is referenced here.
 /**
- * The SDK's shapes, as spec 6 names them. This issue delivers the chat subset (context, state, agent
- * messages, actions); `lifecycle`, `tools`, `apps`, `artifacts`, `sessionData`, `capabilities` and
- * `diagnostics` join `LineUpAppRuntimeSDK` as their Runtime parts land.
+ * The SDK's shapes, as spec 6 names them: context, state, agent messages and actions (the chat
+ * subset), and the parts an app with tools needs — `tools`, `apps` (navigation), `sessionData`,
+ * `lifecycle` and `diagnostics`. `artifacts` and `capabilities` join `LineUpAppRuntimeSDK` when the
+ * Runtime's `AppPort` offers them.
  */
-import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, RuntimeView, Unsubscribe } from "@lineup/runtime";
+import type { JsonObject, JsonValue } from "@lineup/protocol";
+import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
-export type { AgentAppMessage, AgentMessagePage, CommandReceipt, RuntimeView, Unsubscribe };
+export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
 
 export interface AppContext {
   readonly app_scope: string;
@@ -15,6 +19,8 @@ export interface AppContext {
   readonly entrypoint: string;
   readonly scope: { readonly conversation_id?: string; readonly operation_id?: string; readonly parent_instance_id?: string };
   readonly granted_permissions: readonly string[];
+  /** The app session whose data `sessionData` reads and writes (spec 6.3); fixed when the SDK is created. */
+  readonly app_session_id: string;
 }
 
 /** What changed between two views, so a listener can skip work. */
@@ -58,11 +64,179 @@ export interface AppActionAPI {
   dispatch(action: AppAction): Promise<CommandReceipt>;
 }
 
+// --- tools (spec 6.2, 7.3) ---------------------------------------------------------------------
+
+/** The codes a tool handler may end a call with (spec 7.3); anything else it throws becomes `handler_failed`. */
+export type AppToolErrorCode = "cancelled_by_user" | "permission_denied" | "foreground_required" | "handler_failed" | "invalid_arguments" | "operation_expired";
+
+/** A progress report: a replayable protocol fact, never checked against the tool's output schema. */
+export interface ToolProgress {
+  /** 1 to 64 characters (longer is cut). */
+  readonly stage?: string;
+  /** 0 … 1 (clamped). */
+  readonly progress?: number;
+  /** Up to 2,000 characters (longer is cut). */
+  readonly message?: string;
+  readonly data?: JsonValue;
+}
+
+/** What a handler gets besides its arguments. */
+export interface ToolCallContext {
+  readonly call_id: string;
+  readonly method: string;
+  readonly conversation_id: string;
+  /** The instance the Runtime delivered the call to (an `app_ready` / `foreground_required` tool); absent for a direct call. */
+  readonly instance_id?: string;
+  /**
+   * Aborted when the call is over before the handler finished: the agent cancelled it, its deadline
+   * passed, or the app was disabled. After that nothing the handler returns or reports is sent.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Reports progress; resolves once the Runtime recorded it. Reports keep their order and come before
+   * the call's result. Never rejects: a report the Runtime refuses (the call ended meanwhile) goes to
+   * the diagnostics sink; after `signal` is aborted it is not sent.
+   */
+  progress(progress: ToolProgress): Promise<void>;
+}
+
+/** The method form makes handler parameters bivariant, so a handler may declare a narrower `args` type. */
+type Bivariant<Args, Result> = { handler(args: Args, ctx: ToolCallContext): Promise<Result> | Result }["handler"];
+
+/**
+ * Runs one call with arguments that already passed the tool's `input_schema` (the Runtime checked
+ * them). Its return value is the call's one result (checked by the Runtime against `output_schema`:
+ * a mismatch ends the call with `invalid_result`); a thrown `{ code }` among `AppToolErrorCode` ends
+ * it with that code and the error's message; anything else thrown ends it with `handler_failed` and
+ * a plain message (the error itself goes to the diagnostics sink, never to the agent).
+ */
+export type ToolHandler<Args extends JsonObject = JsonObject, Result extends JsonValue = JsonValue> = Bivariant<Args, Result>;
+
+/** What a runtime-owned operation's handler answers: how long the operation runs (the deadline is the Runtime's). */
+export interface OperationStart {
+  readonly duration_ms: number;
+}
+
+/**
+ * Starts a runtime-owned operation (`call_model: "operation"`, spec 6.3): the Runtime owns the
+ * deadline and the one result; the handler only says how long it runs. Thrown errors map as for
+ * `ToolHandler`.
+ */
+export type OperationHandler<Args extends JsonObject = JsonObject> = Bivariant<Args, OperationStart>;
+
+export interface AppToolAPI {
+  /**
+   * Serves `method`. Handlers registered in the same synchronous block are all in place before the
+   * first call is delivered. A call for a method nobody serves ends with `handler_failed`. Registering
+   * a method twice throws. The returned function removes the handler; once no handler is left the SDK
+   * stops taking calls (they wait in the Runtime until a handler registers again).
+   */
+  register<Args extends JsonObject = JsonObject>(method: string, handler: ToolHandler<Args>): Unsubscribe;
+  /** `register` for each entry, atomically (nothing is registered if one method is already served). */
+  registerAll(handlers: Readonly<Record<string, ToolHandler>>): Unsubscribe;
+  /**
+   * Serves a runtime-owned operation. The Runtime delivers such calls in `operation` mode; the answer
+   * becomes `start_operation` with its `duration_ms`. (A plain `register` handler for an operation
+   * call must return `{ duration_ms }` too.)
+   */
+  registerOperation<Args extends JsonObject = JsonObject>(method: string, handler: OperationHandler<Args>): Unsubscribe;
+}
+
+// --- navigation (spec 6.2) ---------------------------------------------------------------------
+
+export interface LaunchAppRequest {
+  readonly app_scope: string;
+  readonly conversation_id?: string;
+  readonly entrypoint?: string;
+  /** Default true: the app comes to the front. */
+  readonly foreground?: boolean;
+}
+
+export interface AppInstanceHandle {
+  readonly instance_id: string;
+}
+
+export interface AppNavigationAPI {
+  /** The Runtime checks the target's enabled state, entrypoint and scope; rejects with a LineUpError (`app_disabled`, …) when refused. */
+  launch(request: LaunchAppRequest): Promise<AppInstanceHandle>;
+  close(instance_id: string): Promise<void>;
+}
+
+// --- session data (spec 6.3) -------------------------------------------------------------------
+
+export interface SessionDataSnapshot<Data extends JsonObject = JsonObject> {
+  /** `null` (with revision 0) until the first write. */
+  readonly data: Data | null;
+  readonly revision: number;
+}
+
+/**
+ * The data of this app's session (`app_scope + app_session_id`, both from the SDK's context, never
+ * from an argument). Refusals reject with a `LineUpError` whose `code` is the Runtime's
+ * (`revision_conflict` with `data.current_revision`, `quota_exceeded` with usage and limit,
+ * `session_context_invalid`, `invalid_params`, `store_*`) and whose `data` carries the detail.
+ */
+export interface MiniAppSessionDataAPI<Data extends JsonObject = JsonObject> {
+  get(): Promise<SessionDataSnapshot<Data>>;
+  /** Writes `data` when `expected_revision` is the current revision; resolves with the new one. Nothing is merged. */
+  replace(data: Data, expected_revision: number): Promise<{ readonly revision: number }>;
+  /** The spec's request form of `replace`. */
+  replace(request: { readonly data: Data; readonly expected_revision: number }): Promise<{ readonly revision: number }>;
+  /**
+   * The first call is the full snapshot at registration; later ones have strictly greater revisions
+   * (duplicates and old revisions are dropped). Throws a `LineUpError` (`session_context_invalid`)
+   * when the context was revoked (the app was removed).
+   */
+  subscribe(listener: (snapshot: SessionDataSnapshot<Data>) => void): Unsubscribe;
+}
+
+// --- lifecycle (spec 6.1) ----------------------------------------------------------------------
+
+/**
+ * The Runtime's lifecycle as the app's view model carries it (restoring, online, offline_degraded,
+ * stopping, …). The app's own instance lifecycle (start, foreground, background, suspend, restore,
+ * closing) is not on the Runtime's `AppPort` yet; it joins here when it is.
+ */
+export interface AppLifecycleAPI {
+  current(): Lifecycle;
+  /** Called with each new lifecycle (not with the current one). */
+  onChange(listener: (lifecycle: Lifecycle) => void): Unsubscribe;
+}
+
+// --- diagnostics -------------------------------------------------------------------------------
+
+export type DiagnosticLevel = "debug" | "info" | "warn" | "error";
+
+/** One structured diagnostic, as the sink receives it. Never carries a stack trace. */
+export interface AppDiagnostic {
+  readonly app_scope: string;
+  readonly level: DiagnosticLevel;
+  readonly message: string;
+  /** The code of a `LineUpError`-like error. */
+  readonly code?: string;
+  readonly data?: JsonValue;
+}
+
+/** Where an app's diagnostics go (`AppSdkOptions.diagnostics`). A throwing sink is ignored. */
+export type AppDiagnosticsSink = (entry: AppDiagnostic) => void;
+
+export interface DiagnosticsAPI {
+  /** Never throws; `data` that is not JSON is dropped. */
+  log(level: DiagnosticLevel, message: string, data?: JsonValue): void;
+  /** Logs an error at level `error` with its message and code (not its stack). Never throws. */
+  error(error: unknown): void;
+}
+
 export interface LineUpAppRuntimeSDK {
   readonly app: AppContext;
+  readonly lifecycle: AppLifecycleAPI;
   readonly state: AppStateAPI<RuntimeView>;
   readonly agentMessages: AgentMessageAPI;
   readonly actions: AppActionAPI;
+  readonly tools: AppToolAPI;
+  readonly apps: AppNavigationAPI;
+  readonly sessionData: MiniAppSessionDataAPI;
+  readonly diagnostics: DiagnosticsAPI;
 }
 
 export type { HistoryRequest };

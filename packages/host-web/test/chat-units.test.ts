@@ -106,7 +106,7 @@ describe("local echo", () => {
 describe("sign-in config", () => {
   it("accepts a served config and fills the agent and workspace defaults", () => {
     const result = decodeHostConfig(JSON.stringify({ server_url: "ws://127.0.0.1:8787/rpc", device_token: "tok" }));
-    expect(result).toEqual({ ok: true, value: { server_url: "ws://127.0.0.1:8787/rpc", device_token: "tok", agent_id: "demo-agent", workspace_id: "default" } });
+    expect(result).toEqual({ ok: true, value: { server_url: "ws://127.0.0.1:8787/rpc", device_token: "tok", agent_id: "demo-agent", workspace_id: "default", trusted_publishers: [], builtin_apps: [] } });
   });
 
   it("refuses bad configs with a code and a path, never throwing", () => {

@@ -9,6 +9,7 @@ import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandl
 import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
 import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
 
 export const SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-web");
 
@@ -32,7 +33,7 @@ export function buildOnce(): Promise<string> {
   return built;
 }
 
-export async function startWorld(options: { withConfig?: boolean } = {}): Promise<World> {
+export async function startWorld(options: { withConfig?: boolean; builtinApps?: boolean } = {}): Promise<World> {
   const distDir = await buildOnce();
   const dataDir = mkdtempSync(join(tmpdir(), "lineup-host-data-"));
   mkdirSync(dataDir, { recursive: true });
@@ -40,7 +41,14 @@ export async function startWorld(options: { withConfig?: boolean } = {}): Promis
   const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
   const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string };
   const agent = await startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: () => undefined, error: () => undefined });
-  const host = await startHostServer({ distDir, ...(options.withConfig === false ? {} : { config: { server_url: server.url, device_token: credentials.device_token } }) });
+  // The built-in apps as `npm start` offers them: built, packed and signed with a dev key the Runtime trusts.
+  const builtin = options.builtinApps === true ? await prepareBuiltinApps(resolve(import.meta.dirname, "..", "..", ".."), dataDir) : undefined;
+  const config = {
+    server_url: server.url,
+    device_token: credentials.device_token,
+    ...(builtin === undefined ? {} : { trusted_publishers: [builtin.trusted], builtin_apps: builtin.apps }),
+  };
+  const host = await startHostServer({ distDir, ...(options.withConfig === false ? {} : { config }), ...(builtin === undefined ? {} : { bundles: builtin.bundles }) });
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     server,

@@ -12,6 +12,7 @@ export {
   type KeyRange,
   type RangeQuery,
   type StoreEntry,
+  type StoreKeyRef,
   type RuntimeStore,
 } from "./persistence/store.js";
 export { MAX_KEY_LENGTH, isValidKey } from "./persistence/keys.js";

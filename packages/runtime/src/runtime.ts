@@ -4,7 +4,7 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type JsonValue } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
@@ -12,6 +12,8 @@ import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
+import type { CapabilityPolicy } from "./capabilities/gateway.js";
+import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
 import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
 import type { ToolReport } from "./coordination/inputs.js";
@@ -50,6 +52,8 @@ export interface RuntimeOptions {
   readonly ids?: IdSource;
   /** What the host platform does for the capability gateway. Default: nothing (every capability unsupported). */
   readonly host?: HostProvider;
+  /** A user or organisation policy over capabilities (denials, confirmation, rate limit, request timeout). */
+  readonly capabilityPolicy?: CapabilityPolicy;
   /** Runtime SDK features this host implements. Default: every feature of the protocol. */
   readonly hostFeatures?: readonly string[];
   /** A user or organisation policy over apps and tools. */
@@ -121,6 +125,11 @@ export interface AppPort {
   /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
   launchApp(request: { app_scope: string; conversation_id?: string; entrypoint?: string; foreground?: boolean }): Promise<{ instance_id: string }>;
   closeInstance(instanceId: string): Promise<void>;
+  /**
+   * Asks the Capability Gateway for a device capability (spec 6.3). Resolves with a result from the
+   * closed set (`completed` or a refusal with its code); it never rejects for a refusal.
+   */
+  requestCapability(request: AppCapabilityRequest): Promise<CapabilityResult>;
 }
 
 /** One app session's data, isolated by the context the Runtime issued for it. */
@@ -224,6 +233,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
+  // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
+  const capabilityShell = createCapabilityShell({
+    host: hostProvider,
+    policy: options.capabilityPolicy ?? {},
+    clock,
+    ids,
+    diagnostics,
+    post: (input) => requireMailbox().post(input),
+  });
   const runtimeApps = createRuntimeApps({
     post: (input) => requireMailbox().post(input),
     state,
@@ -281,6 +299,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           }
           runtimeApps.changed(before, next);
           armDeadline(next);
+          capabilityShell.changed(next.capabilities);
         },
         afterCommit: async (deliveries, effects) => {
           toolHub.run(deliveries);
@@ -290,7 +309,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             void sessionData.removeApp(delivery.app_scope);
           }
           await hub.run(deliveries);
-          for (const effect of effects) driver?.run(effect);
+          for (const effect of effects) {
+            if (effect.kind === "capability") capabilityShell.run(effect);
+            else driver?.run(effect);
+          }
         },
       });
       lastViewState = restored.state;
@@ -325,6 +347,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       }
       driver?.stop();
       cancelDeadline?.();
+      capabilityShell.stop();
       await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
       await mailbox.close();
       lifecycle.publish({ status: "stopped" });
@@ -405,6 +428,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           return { instance_id: instance.instance_id };
         },
         closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
+        requestCapability: (request) => capabilityShell.request(appScope, request),
       };
     },
 

@@ -98,6 +98,26 @@ describe("apps in the Runtime", () => {
     await d.stop();
   });
 
+  it("a repeated call_id replays the stored outputs (finished calls leave the state, not the store)", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await device(server);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 2 }));
+    agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
+    await until(() => toolOutputs(server, "again").length === 2, 3_000, "first result");
+    agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
+    await until(() => toolOutputs(server, "again").length === 4, 3_000, "replay");
+    expect(toolOutputs(server, "again").slice(2)).toEqual(toolOutputs(server, "again").slice(0, 2));
+    expect(seen).toHaveLength(1); // the handler ran once
+    agentInvokes(server, "again", "whiteboard", "board.summary", { other: true }, 1);
+    await until(() => d.runtime.appPort("chat").view().queued_actions === 0, 3_000, "settled");
+    // Another body under a used call_id is refused and sends nothing more for it.
+    expect(toolOutputs(server, "again")).toHaveLength(4);
+    await d.stop();
+  });
+
   it("launches the app for an app_ready call, waits for the surface, then delivers to that instance", async () => {
     const server = new FakeAppServer();
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });

@@ -86,6 +86,76 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
       });
     });
 
+    describe("getMany", () => {
+      it("returns values in the order asked, undefined in place for missing keys, across collections", async () => {
+        const store = await open();
+        await store.commit([put("a", { n: 1 }), put("b", "two", "other"), put("c", new Uint8Array([3])), put("z", null)]);
+        expect(
+          await store.getMany([
+            { collection: "items", key: "z" },
+            { collection: "items", key: "missing" },
+            { collection: "other", key: "b" },
+            { collection: "items", key: "b" },
+            { collection: "items", key: "a" },
+            { collection: "items", key: "c" },
+            { collection: "items", key: "a" },
+          ]),
+        ).toEqual([null, undefined, "two", undefined, { n: 1 }, new Uint8Array([3]), { n: 1 }]);
+        expect(await store.getMany([])).toEqual([]);
+      });
+
+      it("agrees with get over many keys at once", async () => {
+        const store = await open();
+        const keys = Array.from({ length: 300 }, (_, i) => `k${String(i).padStart(3, "0")}`);
+        await store.commit(keys.filter((_, i) => i % 3 !== 0).map((key, i) => put(key, { i })));
+        const refs = [...keys].reverse().map((key) => ({ collection: "items", key }));
+        const many = await store.getMany(refs);
+        expect(many).toHaveLength(refs.length);
+        expect(many).toEqual(await Promise.all(refs.map(({ collection, key }) => store.get(collection, key))));
+        expect(many.filter((value) => value === undefined)).toHaveLength(100);
+      });
+
+      it("sees every committed batch: puts, overwrites, deletes and range deletes", async () => {
+        const store = await open();
+        const refs = ["a", "b", "c"].map((key) => ({ collection: "items", key }));
+        await store.commit([put("a", 1), put("b", 1)]);
+        expect(await store.getMany(refs)).toEqual([1, 1, undefined]);
+        await store.commit([put("a", 2), del("b"), put("c", 3)]);
+        expect(await store.getMany(refs)).toEqual([2, undefined, 3]);
+        await store.commit([deleteRange({ lt: "c" })]);
+        expect(await store.getMany(refs)).toEqual([undefined, undefined, 3]);
+      });
+
+      it("copies values out: mutating a result changes neither the store nor another result", async () => {
+        const store = await open();
+        await store.commit([put("obj", { list: [1, 2] }), put("bytes", new Uint8Array([1, 2, 3]))]);
+        const refs = [
+          { collection: "items", key: "obj" },
+          { collection: "items", key: "obj" },
+          { collection: "items", key: "bytes" },
+        ];
+        const [first, second, bytes] = (await store.getMany(refs)) as [{ list: number[] }, { list: number[] }, Uint8Array];
+        expect(first).not.toBe(second);
+        first.list.push(99);
+        bytes[0] = 99;
+        expect(second).toEqual({ list: [1, 2] });
+        expect(await store.getMany(refs)).toEqual([{ list: [1, 2] }, { list: [1, 2] }, new Uint8Array([1, 2, 3])]);
+      });
+
+      it("refuses the whole call for one bad ref, like get", async () => {
+        const store = await open();
+        await store.commit([put("a", 1)]);
+        const good = { collection: "items", key: "a" };
+        await expectStoreError(store.getMany([good, { collection: "items", key: "é" }]), "store_invalid_key");
+        await expectStoreError(store.getMany([good, { collection: "items", key: "" }]), "store_invalid_key");
+        await expectStoreError(store.getMany([good, { collection: "nope", key: "a" }]), "store_unknown_collection");
+        await expectStoreError(store.getMany([good, { collection: "$meta", key: "migration/000000" }]), "store_unknown_collection");
+        await expectStoreError(store.getMany([good, null as unknown as { collection: string; key: string }]), "store_invalid_value");
+        await expectStoreError(store.getMany("items" as unknown as []), "store_invalid_value");
+        expect(await store.getMany([good])).toEqual([1]);
+      });
+    });
+
     describe("ordered range reads", () => {
       // Deliberately inserted out of order; ASCII order is: space < digits < upper case < lower case < ~.
       const KEYS = ["b", "a~", "~", "a", "B", "ab", "0", " x", "abc", "b0", "c"];
@@ -265,6 +335,7 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         await expectStoreError(store.commit([put("good", 1), put(key as string, 2), put("also-good", 3)]), "store_invalid_key");
         await expectStoreError(store.commit([put("good", 1), del(key as string)]), "store_invalid_key");
         await expectStoreError(store.get("items", key as string), "store_invalid_key");
+        await expectStoreError(store.getMany([{ collection: "items", key: "kept" }, { collection: "items", key: key as string }]), "store_invalid_key");
         expect(await keysOf(store)).toEqual(["kept"]);
       });
 
@@ -346,6 +417,8 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         await store.close();
         await expectStoreError(store.commit([put("b", 1)]), "store_closed");
         await expectStoreError(store.get("items", "a"), "store_closed");
+        await expectStoreError(store.getMany([{ collection: "items", key: "a" }]), "store_closed");
+        await expectStoreError(store.getMany([]), "store_closed");
         await expectStoreError(store.range("items"), "store_closed");
         await expectStoreError(store.count("items"), "store_closed");
       });
@@ -388,6 +461,7 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
           async run(ctx) {
             log.push("two");
             const a = (await ctx.get("items", "a")) as number;
+            expect(await ctx.getMany([{ collection: "items", key: "a" }, { collection: "items", key: "b" }])).toEqual([1, undefined]);
             // Rewrites every value of the collection: the kind of step a schema change needs.
             for (const entry of await ctx.range("items")) ctx.write([put(entry.key, { wrapped: entry.value as JsonValue })]);
             ctx.write([put("b", a + 1)]);
@@ -513,6 +587,8 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
               for (const name of ["items", "other"]) {
                 expect(await store.range(name)).toEqual(modelRange(model.get(name)!, {}));
               }
+              const refs = ["items", "other"].flatMap((name) => KEY_POOL.map((k) => ({ collection: name, key: k })));
+              expect(await store.getMany(refs)).toEqual(refs.map(({ collection: name, key: k }) => model.get(name)!.get(k)));
               for (const { collection: name, range: r, limit, reverse } of queries) {
                 const q: RangeQuery = { ...r, reverse, ...(limit === undefined ? {} : { limit }) };
                 expect(await store.range(name, q)).toEqual(modelRange(model.get(name)!, q));

@@ -12,6 +12,10 @@ export interface HostConfig {
   /** The agent a new conversation is started with (the demo agent by default). */
   readonly agent_id: string;
   readonly workspace_id: string;
+  /** Publisher keys the Runtime trusts from its first start (the local dev key of `npm start`). */
+  readonly trusted_publishers: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
+  /** Signed bundles the host serves for the App Registry to offer (`/apps/<file>`). */
+  readonly builtin_apps: readonly { readonly name: string; readonly file: string }[];
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -32,7 +36,30 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   if (typeof agentId !== "string" || agentId === "") return fail("invalid_params", "agent_id must be a non-empty string", "/agent_id");
   const workspaceId = record["workspace_id"] ?? DEFAULT_WORKSPACE_ID;
   if (typeof workspaceId !== "string" || workspaceId === "") return fail("invalid_params", "workspace_id must be a non-empty string", "/workspace_id");
-  return ok({ server_url: serverUrl, device_token: token.trim(), agent_id: agentId, workspace_id: workspaceId });
+  const trusted = record["trusted_publishers"] ?? [];
+  if (!Array.isArray(trusted) || trusted.length > 16) return fail("invalid_params", "trusted_publishers must be a list of at most 16 keys", "/trusted_publishers");
+  for (const [i, k] of trusted.entries()) {
+    const key = k as Record<string, unknown> | null;
+    if (typeof key?.["key_id"] !== "string" || typeof key["public_key"] !== "string" || (key["label"] !== undefined && typeof key["label"] !== "string")) {
+      return fail("invalid_params", "a trusted publisher is { key_id, public_key, label? }", `/trusted_publishers/${i}`);
+    }
+  }
+  const builtin = record["builtin_apps"] ?? [];
+  if (!Array.isArray(builtin) || builtin.length > 32) return fail("invalid_params", "builtin_apps must be a list", "/builtin_apps");
+  for (const [i, a] of builtin.entries()) {
+    const app = a as Record<string, unknown> | null;
+    if (typeof app?.["name"] !== "string" || typeof app["file"] !== "string" || !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"])) {
+      return fail("invalid_params", "a built-in app is { name, file } with file like whiteboard.lineup", `/builtin_apps/${i}`);
+    }
+  }
+  return ok({
+    server_url: serverUrl,
+    device_token: token.trim(),
+    agent_id: agentId,
+    workspace_id: workspaceId,
+    trusted_publishers: trusted as HostConfig["trusted_publishers"],
+    builtin_apps: builtin as HostConfig["builtin_apps"],
+  });
 }
 
 export function isWebSocketUrl(text: string): boolean {
@@ -79,7 +106,7 @@ export function saveHostConfig(config: HostConfig, storage: Storage | undefined 
  * token enters only as a short non-cryptographic digest — a fresh dev data directory means a fresh
  * device, and its state must not mix with the old one's; the name never reveals the token.
  */
-export function profileName(config: HostConfig): string {
+export function profileName(config: Pick<HostConfig, "server_url" | "device_token"> & Partial<HostConfig>): string {
   const url = new URL(config.server_url);
   let hash = 0x811c9dc5;
   for (let i = 0; i < config.device_token.length; i++) {

@@ -5,6 +5,7 @@
 import { createRuntime, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
+import { createBrowserHostProvider } from "../host-provider/index.js";
 
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
@@ -22,6 +23,8 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     token: config.device_token,
     diagnostics,
     clientInfo: { name: "lineup-host-web", version: "0.1.0" },
+    trustedPublishers: config.trusted_publishers,
+    host: createBrowserHostProvider({ onNotificationClick: () => globalThis.focus?.() }),
   });
   try {
     await runtime.start();

@@ -14,6 +14,8 @@ export interface ServedConfig {
   readonly device_token: string;
   readonly agent_id?: string;
   readonly workspace_id?: string;
+  readonly trusted_publishers?: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
+  readonly builtin_apps?: readonly { readonly name: string; readonly file: string }[];
 }
 
 export interface HostServerOptions {
@@ -23,6 +25,8 @@ export interface HostServerOptions {
   readonly config?: ServedConfig;
   /** Default 0 (any free port). */
   readonly port?: number;
+  /** Signed bundles served at `/apps/<file>` (the built-in apps the App Registry offers). */
+  readonly bundles?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface HostServer {
@@ -97,6 +101,11 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (path === "/lineup-config.json") {
       if (configBody === undefined) return send(res, 404, "text/plain", "no config");
       return send(res, 200, TYPES[".json"]!, configBody, { "cache-control": "no-store" });
+    }
+    if (path.startsWith("/apps/")) {
+      const bundle = options.bundles?.get(path.slice("/apps/".length));
+      if (bundle === undefined) return send(res, 404, "text/plain", "not found");
+      return send(res, 200, "application/zip", Buffer.from(bundle), { "cache-control": "no-cache" });
     }
     if (path === "/" || path === "/index.html") {
       return send(res, 200, TYPES[".html"]!, indexHtml, { "cache-control": "no-cache", "content-security-policy": `${policy}; frame-ancestors 'none'` });

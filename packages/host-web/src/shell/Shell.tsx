@@ -1,7 +1,8 @@
-import { useCallback, useMemo, useState } from "preact/hooks";
-import type { LineUpRuntime } from "@lineup/runtime";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import type { AppInstance, InstancesSnapshotView, LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
+import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
 import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
 import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
@@ -24,39 +25,108 @@ export interface ShellProps {
   readonly onSignOut: () => void;
 }
 
+/** What the app area shows: a core app, or an installed app's instance. */
+type Showing = { readonly kind: "core"; readonly app_scope: string } | { readonly kind: "instance"; readonly instance_id: string };
+
+const live = (i: AppInstance): boolean => i.status === "launching" || i.status === "active" || i.status === "backgrounded" || i.status === "suspended" || i.status === "restoring" || i.status === "closing";
+
 /**
- * The shell (spec 4.3): the app switcher, the global connection state, notifications, and safe recovery —
- * an app that crashes is replaced by `chat` with a notice. Core apps get their SDK over the Runtime's
- * `AppPort`; the shell itself never talks to the server.
+ * The shell (spec 4.3, 4.5): the app switcher — core apps, then every running installed app — the
+ * global connection state, notifications, and safe recovery: an app that crashes is replaced by
+ * `chat` with a notice. Installed apps appear when the Runtime launches them (an agent's tool call,
+ * the user) and come to the front when the Runtime's focus stack says so; when one closes, what it
+ * displaced comes back. Core apps get their SDK over the Runtime's `AppPort`; the shell itself never
+ * talks to the server.
  */
 export function Shell({ runtime, config, notifications, onSignOut }: ShellProps) {
-  const [active, setActive] = useState<string>(() => {
-    const preferred = runtime.apps.defaultApp();
-    return CORE_APPS.some((app) => app.app_scope === preferred) ? preferred : "chat";
-  });
-  // Remounting an app after a crash gives it a fresh boundary.
+  const [instances, setInstances] = useState<InstancesSnapshotView>(() => runtime.instances.snapshot());
+  const [showing, setShowing] = useState<Showing>(() => initialShowing(runtime));
   const [generation, setGeneration] = useState(0);
   const chatSdk = useMemo(() => createAppSdk(runtime.appPort("chat")), [runtime]);
+  const available = useMemo(
+    () =>
+      config.builtin_apps.map((app) => ({
+        name: app.name,
+        file: app.file,
+        async load(): Promise<Uint8Array> {
+          const response = await fetch(`/apps/${encodeURIComponent(app.file)}`, { cache: "no-cache" });
+          if (!response.ok) throw new Error(`the host did not serve ${app.file} (HTTP ${response.status})`);
+          return new Uint8Array(await response.arrayBuffer());
+        },
+      })),
+    [config],
+  );
+
+  useEffect(
+    () =>
+      runtime.instances.subscribe((next) => {
+        setInstances((previous) => {
+          // The Runtime brought an instance to the front (a tool call, a launch): show it.
+          if (next.foreground !== undefined && next.foreground !== previous.foreground) setShowing({ kind: "instance", instance_id: next.foreground });
+          return next;
+        });
+      }),
+    [runtime],
+  );
+
+  // The instance shown went away (closed, failed, removed): back to what it displaced, else chat.
+  useEffect(() => {
+    if (showing.kind !== "instance") return;
+    const shown = instances.instances.find((i) => i.instance_id === showing.instance_id);
+    if (shown !== undefined && shown.status !== "closing" && shown.status !== "failed" && shown.status !== "closed") return;
+    setShowing(instances.foreground === undefined ? { kind: "core", app_scope: "chat" } : { kind: "instance", instance_id: instances.foreground });
+  }, [instances, showing]);
 
   const onCrash = useCallback(
     (appScope: string, error: unknown) => {
       console.error(`app ${appScope} crashed`, error);
       notifications.push(appScope === "chat" ? "Chat hit an error and was restarted." : `${appScope} stopped working; back to chat.`, "error");
-      setActive("chat");
+      setShowing({ kind: "core", app_scope: "chat" });
       setGeneration((g) => g + 1);
     },
     [notifications],
   );
 
+  const showCore = (appScope: string) => {
+    // Leaving an app for the shell keeps its place: it goes to the background, not away.
+    if (instances.foreground !== undefined) void runtime.instances.background(instances.foreground).catch(() => undefined);
+    setShowing({ kind: "core", app_scope: appScope });
+  };
+  const showInstance = (instanceId: string) => {
+    setShowing({ kind: "instance", instance_id: instanceId });
+    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(`Could not open the app: ${(error as Error).message}`, "error"));
+  };
+
+  const running = instances.instances.filter(live);
+  const tabs: { id: string; label: string; select: () => void; selected: boolean }[] = [
+    ...CORE_APPS.map((app) => ({ id: app.app_scope, label: app.label, select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
+    ...running
+      .filter((i) => i.status !== "closing")
+      .map((i) => ({
+        id: i.instance_id,
+        label: runtime.appManager.getApp(i.app_scope)?.manifest.name ?? i.app_scope,
+        select: () => showInstance(i.instance_id),
+        selected: showing.kind === "instance" && showing.instance_id === i.instance_id,
+      })),
+  ];
+
   const onSwitcherKey = (event: KeyboardEvent) => {
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-    const index = CORE_APPS.findIndex((app) => app.app_scope === active);
-    const step = event.key === "ArrowRight" ? 1 : -1;
-    const next = CORE_APPS[(index + step + CORE_APPS.length) % CORE_APPS.length]!;
-    setActive(next.app_scope);
-    (document.getElementById(`switch-${next.app_scope}`) as HTMLElement | null)?.focus();
+    const index = Math.max(0, tabs.findIndex((t) => t.selected));
+    const next = tabs[(index + (event.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length]!;
+    next.select();
+    (document.getElementById(`switch-${next.id}`) as HTMLElement | null)?.focus();
     event.preventDefault();
   };
+
+  // The most recent instance behind what the user looks at floats as picture-in-picture.
+  const pipCandidate = [...instances.focus_stack].reverse().find((id) => !(showing.kind === "instance" && showing.instance_id === id) && running.some((i) => i.instance_id === id && i.status !== "closing"));
+  const placement = (instance: AppInstance): Placement => {
+    if (showing.kind === "instance" && showing.instance_id === instance.instance_id) return "foreground";
+    if (showing.kind === "core" && showing.app_scope === "chat" && instance.instance_id === pipCandidate) return "pip";
+    return "hidden";
+  };
+  const activeId = showing.kind === "core" ? showing.app_scope : showing.instance_id;
 
   return (
     <div class="shell">
@@ -65,37 +135,51 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           LineUp
         </div>
         <nav class="switcher" aria-label="Apps" role="tablist" onKeyDown={onSwitcherKey}>
-          {CORE_APPS.map((app) => (
+          {tabs.map((tab) => (
             <button
-              key={app.app_scope}
-              id={`switch-${app.app_scope}`}
+              key={tab.id}
+              id={`switch-${tab.id}`}
               type="button"
               role="tab"
-              aria-selected={active === app.app_scope}
+              aria-selected={tab.selected}
               aria-controls="app-area"
-              tabIndex={active === app.app_scope ? 0 : -1}
-              class={active === app.app_scope ? "switch active" : "switch"}
-              onClick={() => setActive(app.app_scope)}
+              tabIndex={tab.selected ? 0 : -1}
+              class={tab.selected ? "switch active" : "switch"}
+              onClick={tab.select}
             >
-              {app.label}
+              {tab.label}
             </button>
           ))}
         </nav>
         <ConnectionIndicator lifecycle={runtime.lifecycle} />
       </header>
-      <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${active}`} data-app={active}>
-        <AppBoundary key={`${active}:${generation}`} app_scope={active} onCrash={onCrash}>
-          {active === "chat" ? (
-            <ChatApp sdk={chatSdk} config={config} notifications={notifications} />
-          ) : active === "app-registry" ? (
-            <RegistryApp manager={runtime.appManager} />
-          ) : (
-            <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} />
-          )}
-        </AppBoundary>
+      <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${activeId}`} data-app={showing.kind === "core" ? showing.app_scope : (running.find((i) => i.instance_id === showing.instance_id)?.app_scope ?? "")}>
+        {showing.kind === "core" ? (
+          <AppBoundary key={`${showing.app_scope}:${generation}`} app_scope={showing.app_scope} onCrash={onCrash}>
+            {showing.app_scope === "chat" ? (
+              <ChatApp sdk={chatSdk} config={config} notifications={notifications} />
+            ) : showing.app_scope === "app-registry" ? (
+              <RegistryApp manager={runtime.appManager} available={available} />
+            ) : (
+              <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} />
+            )}
+          </AppBoundary>
+        ) : null}
+        <InstanceLayer
+          runtime={runtime}
+          instances={running}
+          placement={placement}
+          onFocusRequest={showInstance}
+          onFailed={(instance, message) => notifications.push(`${instance.app_scope} could not start: ${message}`, "error")}
+        />
       </main>
       <Toasts notifications={notifications} />
       <CapabilityPromptDialog queue={shellPromptQueue} />
     </div>
   );
+}
+
+function initialShowing(runtime: LineUpRuntime): Showing {
+  const preferred = runtime.apps.defaultApp();
+  return { kind: "core", app_scope: CORE_APPS.some((app) => app.app_scope === preferred) ? preferred : "chat" };
 }

@@ -25,7 +25,7 @@ const settings = createFakeSettings({
 });
 const manager = createFakeAppManager({ settings: () => settings, now: () => now, tick: () => (now += 1000) });
 
-const config: HostConfig = { server_url: "ws://127.0.0.1:8787/", device_token: "test-token", agent_id: "demo-agent", workspace_id: "default" };
+const config: HostConfig = { server_url: "ws://127.0.0.1:8787/", device_token: "test-token", agent_id: "demo-agent", workspace_id: "default", trusted_publishers: [], builtin_apps: [] };
 const signOuts: string[] = [];
 (window as unknown as { __registry: unknown }).__registry = { manager, settings, signOuts };
 

@@ -1,4 +1,4 @@
-import type { EncodedEntry, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
+import type { EncodedEntry, EncodedKeyRef, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
 import type { KeyBounds } from "../persistence/key-range.js";
 import { openStore } from "../persistence/open-store.js";
 import type { StoreSchema } from "../persistence/schema.js";
@@ -106,6 +106,23 @@ class IndexedDbEngine implements StorageEngine {
       request.onsuccess = () => finish(request.result);
     });
     return record === undefined ? undefined : asEncodedValue(record);
+  }
+
+  /** One readonly transaction for every key: its requests are queued together, so one trip to storage. */
+  async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
+    const records = await this.read<unknown[]>((store, finish) => {
+      const found = new Array<unknown>(keys.length);
+      let pending = keys.length;
+      if (pending === 0) return finish(found);
+      keys.forEach(({ collection, key }, index) => {
+        const request = store.get([collection, key]);
+        request.onsuccess = () => {
+          found[index] = request.result;
+          if (--pending === 0) finish(found);
+        };
+      });
+    });
+    return records.map((record) => (record === undefined ? undefined : asEncodedValue(record)));
   }
 
   async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {

@@ -1,7 +1,9 @@
 /**
  * The Capability Gateway's state (spec 6.3, RELIABILITY P5): the user's remembered decisions per
  * app and capability, recent uses for the rate limit, and the requests still waiting for the user,
- * the system permission dialog or the host. Plain JSON, persisted by the loop.
+ * the system permission dialog or the host. Plain JSON. In the Runtime loop the decisions are the
+ * Settings grants (`RuntimeState.grants`, persisted) and the rest is `RuntimeState.capabilities` (not
+ * persisted: a restart ends waiting requests); see `loop-state.ts`.
  */
 import type { CapabilityName, CapabilityResult, JsonValue, RiskLevel } from "@lineup/protocol";
 import type { AuditFact } from "../apps/manager/audit-fact.js";

@@ -120,6 +120,16 @@ function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<stri
   }
 }
 
+/** The calls state without terminal calls (their records are in the store). */
+export function withoutFinished(tools: ToolCallsState): ToolCallsState {
+  let finished = false;
+  for (const call of Object.values(tools.calls)) if (call.phase === "terminal") finished = true;
+  if (!finished) return tools;
+  const calls: Record<string, CallRecord> = {};
+  for (const [id, call] of Object.entries(tools.calls)) if (call.phase !== "terminal") calls[id] = call;
+  return { calls, activations: tools.activations };
+}
+
 /** Writes the call records and activations that changed between `before` and `after`. */
 function persistCalls(step: Step, before: ToolCallsState, after: ToolCallsState): void {
   for (const [id, call] of Object.entries(after.calls)) {
@@ -137,8 +147,9 @@ export function applyCallDecision(step: Step, env: TransitionEnv, decision: Call
   for (let rounds = 0; queue.length > 0 && rounds < 64; rounds++) {
     const current = queue.shift()!;
     const before = step.state.tools;
-    step.state = { ...step.state, tools: current.state };
     persistCalls(step, before, current.state);
+    // Finished calls live on in the store (the replay log); the state keeps only the ones still running.
+    step.state = { ...step.state, tools: withoutFinished(current.state) };
     sendOutputs(step, env, current.state.calls, current.outputs);
     step.audit.push(...current.audit);
     if (current.refusal !== undefined) step.audit.push({ type: "tool.report.refused", code: current.refusal.code, detail: current.refusal.message });
@@ -162,7 +173,7 @@ function runCallAction(step: Step, env: TransitionEnv, action: CallAction): Call
       return undefined;
     }
     case "cancel_in_app":
-      step.deliveries.push({ kind: "tool.cancel", call_id: action.call_id, instance_id: action.instance_id });
+      step.deliveries.push({ kind: "tool.cancel", call_id: action.call_id, ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
       return undefined;
     case "launch_instance": {
       const launched = launchInstance(step.state.instances, {

@@ -51,8 +51,12 @@ export type FilterOutcome =
 /** The store reads step 5 needs for `event`. */
 export function filterReads(event: SessionEvent): ReadKey[] {
   if (event.kind !== "envelope") return [];
-  const id = (event.data as { envelope?: { id?: unknown } }).envelope?.id;
-  return typeof id === "string" ? [{ collection: C.envelopeIds, key: `${event.session_id}/${id}` }] : [];
+  const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; correlation?: { call_id?: unknown } } }).envelope;
+  const reads: ReadKey[] = typeof envelope?.id === "string" ? [{ collection: C.envelopeIds, key: `${event.session_id}/${envelope.id}` }] : [];
+  // A tool call's id may name a finished call: its stored record decides whether this is a replay or a conflict.
+  const callId = envelope?.correlation?.call_id;
+  if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) reads.push({ collection: C.toolCalls, key: callId });
+  return reads;
 }
 
 const refuse = (code: ErrorCode, message: string, extra: { envelope?: RuntimeEnvelope; target_app?: string } = {}): FilterOutcome => ({

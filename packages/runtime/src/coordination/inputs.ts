@@ -7,6 +7,8 @@ import type { ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEve
 import type { BundleCandidate } from "../apps/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
 import type { OutboxEntry } from "../communication/outbox.js";
+import type { CapabilityHostSnapshot } from "../capabilities/loop-state.js";
+import type { CapabilityStep } from "../capabilities/state.js";
 import type { AgentAppMessage } from "../persistence/inbox.js";
 import type { StoreValue, StoreWrite } from "../persistence/store.js";
 import type { Identity, RuntimeState } from "./state.js";
@@ -56,7 +58,29 @@ export type RuntimeInput =
   | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }
   /** The deadline timer fired: end what is due. */
   | { readonly kind: "tools.tick" }
-  | { readonly kind: "settings"; readonly change: SettingsChange };
+  | { readonly kind: "settings"; readonly change: SettingsChange }
+  // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
+  /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
+  | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }
+  /** The shell's confirmation dialog was answered. */
+  | { readonly kind: "capability.user_answer"; readonly request_id: string; readonly answer: "allow" | "deny" | "dismiss"; readonly host: CapabilityHostSnapshot }
+  /** The system's permission dialog was answered. */
+  | { readonly kind: "capability.system_answer"; readonly request_id: string; readonly granted: boolean; readonly host: CapabilityHostSnapshot }
+  /** The host provider finished (`result` is checked by the gateway: anything malformed is `failed`). */
+  | { readonly kind: "capability.host_completed"; readonly request_id: string; readonly result: unknown }
+  /** The request timer fired: waiting requests past `expires_at` end `expired`. */
+  | { readonly kind: "capabilities.tick" };
+
+/** What an app asks of the Capability Gateway (`AppPort.requestCapability`). */
+export interface CapabilityRequestInput {
+  readonly request_id: string;
+  readonly app_scope: string;
+  /** The asking instance; without it, the app's instance in the foreground (if any) asks. */
+  readonly instance_id?: string;
+  readonly capability: string;
+  readonly purpose: string;
+  readonly input: JsonValue;
+}
 
 /** An App Manager request (spec 4.3); the bundle bytes ride along so they are stored in the deciding commit. */
 export type AppManagerRequest =
@@ -106,7 +130,9 @@ export type Effect =
   | { readonly kind: "subscribe"; readonly session_id: string; readonly after_seq: number }
   | { readonly kind: "relist" }
   | { readonly kind: "outbox.flush" }
-  | { readonly kind: "lifecycle.changed"; readonly lifecycle: Lifecycle };
+  | { readonly kind: "lifecycle.changed"; readonly lifecycle: Lifecycle }
+  /** A Capability Gateway step, run by the runtime's capability shell (its audit is already committed). */
+  | { readonly kind: "capability"; readonly step: CapabilityStep; readonly app_name?: string; readonly declared_purpose?: string };
 
 /** What apps get after the commit: a message (if its conversation is live), a catch-up flush, or acks to forget. */
 export type Delivery =
@@ -125,7 +151,7 @@ export type Delivery =
       readonly mode: "run" | "operation";
     }
   /** The call is over (cancelled, expired, app disabled): the handler stops and reports nothing more. */
-  | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id: string }
+  | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
   /** An app's data went away (remove): its session data subscribers and caches are dropped. */
   | { readonly kind: "app.removed"; readonly app_scope: string };
 

@@ -1,7 +1,8 @@
 /**
  * The single writer (spec 3.1, ARCHITECTURE 3). Inputs queue; each turn takes up to `maxInputsPerTurn`
- * of them (group commit), runs the pure transition for each in order — reading what it needs through an
- * overlay of the writes staged earlier in the same turn — chains their audit records, and commits all
+ * of them (group commit), reads every key their transitions will need in ONE `store.getMany`, runs the
+ * pure transition for each in order — reading through an overlay of the writes staged earlier in the
+ * same turn, which wins over what was read before the turn — chains their audit records, and commits all
  * their writes in ONE `store.commit`. Only when that commit has resolved is the new state published,
  * are deliveries and effects run, and are the inputs' promises settled. A failed commit rejects every
  * input of the turn with its typed error and leaves the state as it was before the turn.
@@ -11,12 +12,12 @@ import type { DiagnosticsSink } from "../core/emitter.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore, StoreValue, StoreWrite } from "../persistence/store.js";
 import { chainAudit, type AuditHead } from "./audit.js";
-import { readId, unchanged, type Delivery, type Effect, type RuntimeInput, type TransitionResult } from "./inputs.js";
+import { readId, unchanged, type Delivery, type Effect, type ReadKey, type RuntimeInput, type TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import { readsFor, transition, type TransitionEnv } from "./transition.js";
 
 export interface MailboxOptions {
-  readonly store: Pick<RuntimeStore, "commit" | "get">;
+  readonly store: Pick<RuntimeStore, "commit" | "getMany">;
   readonly state: RuntimeState;
   readonly auditHead: AuditHead;
   readonly env: TransitionEnv;
@@ -55,15 +56,22 @@ export function createMailbox(options: MailboxOptions): Mailbox {
   let turns = 0;
 
   const runTurn = async (batch: Queued[]): Promise<void> => {
+    const needs = batch.map((item) => keysNeeded(item.input));
+    const stored = await readStored(options.store, needs);
     const overlay = new Map<string, StoreValue | undefined>();
     const results: (TransitionResult | { failed: unknown })[] = [];
     let next = state;
-    for (const item of batch) {
+    for (const [index, item] of batch.entries()) {
       try {
+        const need = needs[index]!;
+        if ("failed" in need) throw need.failed;
         const reads = new Map<string, StoreValue | undefined>();
-        for (const key of readsFor(item.input)) {
+        for (const key of need.keys) {
           const id = readId(key);
-          reads.set(id, overlay.has(id) ? overlay.get(id) : await options.store.get(key.collection, key.key));
+          // A write staged by an earlier input of this turn wins over what the store held before it.
+          if (overlay.has(id)) reads.set(id, overlay.get(id));
+          else if ("failed" in stored) throw stored.failed;
+          else reads.set(id, stored.values.get(id));
         }
         let result: TransitionResult;
         try {
@@ -150,6 +158,38 @@ export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
   const last = new Map<string, number>();
   writes.forEach((write, index) => last.set(readId(write as { collection: string; key: string }), index));
   return writes.filter((write, index) => last.get(readId(write as { collection: string; key: string })) === index);
+}
+
+type KeysNeeded = { readonly keys: readonly ReadKey[] } | { readonly failed: unknown };
+
+function keysNeeded(input: RuntimeInput): KeysNeeded {
+  try {
+    return { keys: readsFor(input) };
+  } catch (error) {
+    return { failed: error };
+  }
+}
+
+/**
+ * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs. A failed
+ * read fails (later, one by one) only the inputs that needed a key from the store, as a per-key read did.
+ */
+async function readStored(
+  store: Pick<RuntimeStore, "getMany">,
+  needs: readonly KeysNeeded[],
+): Promise<{ readonly values: ReadonlyMap<string, StoreValue | undefined> } | { readonly failed: unknown }> {
+  const wanted = new Map<string, ReadKey>();
+  for (const need of needs) if ("keys" in need) for (const key of need.keys) wanted.set(readId(key), key);
+  const values = new Map<string, StoreValue | undefined>();
+  if (wanted.size === 0) return { values };
+  try {
+    const refs = [...wanted.values()].map(({ collection, key }) => ({ collection, key }));
+    const found = await store.getMany(refs);
+    refs.forEach((ref, index) => values.set(readId(ref), found[index]));
+    return { values };
+  } catch (error) {
+    return { failed: error };
+  }
 }
 
 function stage(overlay: Map<string, StoreValue | undefined>, write: StoreWrite): void {

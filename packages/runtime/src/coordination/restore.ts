@@ -18,6 +18,7 @@ import { createAppRegistryState, type AppRegistryState, type ManagedApp } from "
 import type { CallRecord, ToolCallsState } from "../tools/call-state.js";
 import { inventorySessionKey } from "../tools/inventory.js";
 import { appDirectoryOf } from "./app-directory.js";
+import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
 
 export interface RestoreOptions {
@@ -64,7 +65,8 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   const instances = snapshot === undefined ? EMPTY_INSTANCES : restoreInstances(snapshot, options.now, (i) => directory.get(i.app_scope)?.enabled === true).state;
 
   const calls: Record<string, CallRecord> = {};
-  for (const { key, value } of await store.range(C.toolCalls)) calls[key] = value as unknown as CallRecord;
+  // Finished calls stay in the store (the replay log); only unfinished ones come back into the state.
+  for (const { key, value } of await store.range(C.toolCalls)) if ((value as unknown as CallRecord).phase !== "terminal") calls[key] = value as unknown as CallRecord;
   const activations = ((await store.get(C.meta, "tool-activations")) ?? {}) as unknown as ToolCallsState["activations"];
 
   const sessions: Record<string, { revision: number; fingerprint: string }> = {};
@@ -89,6 +91,8 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       inventory: { sessions },
       trusted_publishers: trusted,
       grants,
+      // Capability requests of the previous run ended with it (their apps' promises are gone).
+      capabilities: EMPTY_CAPABILITIES,
       operations: [],
     },
     auditHead: await readAuditHead(store),

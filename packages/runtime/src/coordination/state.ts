@@ -9,6 +9,7 @@ import { createAppRegistryState } from "../apps/manager/records.js";
 import { EMPTY_TOOL_CALLS } from "../tools/call-state.js";
 import { EMPTY_INVENTORY_REVISIONS } from "../tools/inventory.js";
 import type { CapabilityGrant, TrustedPublisher } from "../apps/app-manager-api.js";
+import { EMPTY_CAPABILITIES, type CapabilitiesState } from "../capabilities/loop-state.js";
 import type { InstancesState } from "../apps/instances/state.js";
 import type { AppOperation } from "../apps/manager/operation.js";
 import type { AppRegistryState } from "../apps/manager/records.js";
@@ -68,12 +69,17 @@ export interface RuntimeState {
   readonly trusted_publishers: readonly TrustedPublisher[];
   /** Remembered capability decisions (settings; the gateway consults them). */
   readonly grants: readonly CapabilityGrant[];
+  /**
+   * The Capability Gateway's waiting requests and recent uses (not persisted: a restart ends every
+   * waiting request). Its remembered decisions are `grants` (capabilities/loop-state.ts).
+   */
+  readonly capabilities: CapabilitiesState;
   /** The latest app operations, newest first (not persisted: the audit log is the durable record). */
   readonly operations: readonly AppOperation[];
 }
 
 /** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
-export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "operations"> {
+export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations"> {
   return {
     apps: createAppRegistryState(coreManifests, now),
     instances: EMPTY_INSTANCES,
@@ -81,6 +87,7 @@ export function freshAppsState(coreManifests: readonly AppManifest[], now: numbe
     inventory: EMPTY_INVENTORY_REVISIONS,
     trusted_publishers: [],
     grants: [],
+    capabilities: EMPTY_CAPABILITIES,
     operations: [],
   };
 }

@@ -16,6 +16,7 @@ import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
 import { Step } from "./apps-step.js";
+import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 
@@ -61,7 +62,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return step.result();
     }
     case "app.request":
-      return onAppRequest(state, input, env);
+      // The Capability Gateway: requests of an app that is no longer enabled end here too.
+      return afterAppRequest(onAppRequest(state, input, env), env);
     case "instance":
       return onInstance(state, input, env);
     case "tool.report":
@@ -69,6 +71,18 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "tools.tick":
       return onToolsTick(state, env);
     case "settings":
-      return onSettings(state, input, env);
+      // The Capability Gateway: a grant denied in settings ends that capability's waiting requests.
+      return afterSettings(onSettings(state, input, env), input, env);
+    // --- Capability Gateway (handlers/capabilities.ts) ---
+    case "capability.request":
+      return onCapabilityRequest(state, input, env);
+    case "capability.user_answer":
+      return onCapabilityUserAnswer(state, input, env);
+    case "capability.system_answer":
+      return onCapabilitySystemAnswer(state, input, env);
+    case "capability.host_completed":
+      return onCapabilityHostCompleted(state, input, env);
+    case "capabilities.tick":
+      return onCapabilitiesTick(state, env);
   }
 }

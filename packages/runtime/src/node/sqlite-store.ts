@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import type { EncodedEntry, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
+import type { EncodedEntry, EncodedKeyRef, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
 import type { KeyBounds } from "../persistence/key-range.js";
 import { openStore } from "../persistence/open-store.js";
 import type { StoreSchema } from "../persistence/schema.js";
@@ -38,11 +38,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   return { ...store, integrityCheck: async () => engine.integrityCheck() };
 }
 
+const GET_SQL = "SELECT kind, value FROM entries WHERE collection = ? AND key = ?";
+
 type BoundOps = `${">" | ">="}${"<" | "<="}`;
 
 class SqliteEngine implements StorageEngine {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly applyInTransaction: (writes: readonly PreparedWrite[]) => void;
+  private readonly readManyInTransaction: (keys: readonly EncodedKeyRef[]) => (StoredRow | undefined)[];
 
   private constructor(private readonly db: Database.Database) {
     // IMMEDIATE takes the write lock up front, so a batch never fails half-way on a lock upgrade.
@@ -50,6 +53,11 @@ class SqliteEngine implements StorageEngine {
       for (const write of writes) this.applyOne(write);
     });
     this.applyInTransaction = (writes) => transaction.immediate(writes);
+    // A deferred (read) transaction: every key is read from one snapshot, with no await between keys.
+    this.readManyInTransaction = db.transaction((keys: readonly EncodedKeyRef[]) => {
+      const statement = this.statement("get", GET_SQL);
+      return keys.map(({ collection, key }) => statement.get(collection, key) as StoredRow | undefined);
+    });
   }
 
   static open(path: string, maxBytes: number | undefined): SqliteEngine {
@@ -93,9 +101,14 @@ class SqliteEngine implements StorageEngine {
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
     const row = this.read(() =>
-      this.statement("get", "SELECT kind, value FROM entries WHERE collection = ? AND key = ?").get(collection, key),
+      this.statement("get", GET_SQL).get(collection, key),
     ) as StoredRow | undefined;
     return row === undefined ? undefined : decodeRow(row);
+  }
+
+  async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
+    const rows = this.read(() => this.readManyInTransaction(keys));
+    return rows.map((row) => (row === undefined ? undefined : decodeRow(row)));
   }
 
   async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {

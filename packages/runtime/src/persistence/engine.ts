@@ -11,6 +11,8 @@ export interface StorageEngine {
   /** Applies every write, in order, in one durable transaction, or nothing. */
   apply(writes: readonly PreparedWrite[]): Promise<void>;
   get(collection: string, key: string): Promise<EncodedValue | undefined>;
+  /** Every ref in one read transaction; results in the order of `keys`. Never called with an empty list. */
+  getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]>;
   range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]>;
   count(collection: string, bounds: KeyBounds): Promise<number>;
   /** Called once; lets transactions already started finish. */
@@ -20,6 +22,12 @@ export interface StorageEngine {
 export interface RangeOptions {
   readonly limit: number | undefined;
   readonly reverse: boolean;
+}
+
+/** A validated key of a collection. */
+export interface EncodedKeyRef {
+  readonly collection: string;
+  readonly key: string;
 }
 
 export interface EncodedEntry {

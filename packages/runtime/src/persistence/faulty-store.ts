@@ -56,6 +56,7 @@ export function withFaults(store: RuntimeStore, plan?: FaultPlan): FaultyStore {
       return store.commit(batch);
     },
     get: (collection, key) => store.get(collection, key),
+    getMany: (keys) => store.getMany(keys),
     range: (collection, query) => store.range(collection, query),
     count: (collection, range) => store.count(collection, range),
     close: () => store.close(),

@@ -1,4 +1,4 @@
-import type { EncodedEntry, PreparedWrite, RangeOptions, StorageEngine } from "./engine.js";
+import type { EncodedEntry, EncodedKeyRef, PreparedWrite, RangeOptions, StorageEngine } from "./engine.js";
 import type { KeyBounds } from "./key-range.js";
 import { compareKeys } from "./keys.js";
 import { openStore } from "./open-store.js";
@@ -55,6 +55,10 @@ class MemoryEngine implements StorageEngine {
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
     return this.entries(collection, false)?.get(key);
+  }
+
+  async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
+    return keys.map(({ collection, key }) => this.entries(collection, false)?.get(key));
   }
 
   async range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]> {

@@ -1,5 +1,5 @@
 import { StoreError } from "./store-error.js";
-import type { KeyRange, RangeQuery, StoreEntry, StoreKey, StoreValue, StoreWrite } from "./store.js";
+import type { KeyRange, RangeQuery, StoreEntry, StoreKey, StoreKeyRef, StoreValue, StoreWrite } from "./store.js";
 
 /**
  * What a store holds and how it got there. A later schema version may add collections and append
@@ -28,6 +28,7 @@ export type MigrationResult = { ok: true } | { ok: false; reason: string };
  */
 export interface MigrationContext {
   get(collection: string, key: StoreKey): Promise<StoreValue | undefined>;
+  getMany(keys: readonly StoreKeyRef[]): Promise<(StoreValue | undefined)[]>;
   range(collection: string, query?: RangeQuery): Promise<StoreEntry[]>;
   count(collection: string, range?: KeyRange): Promise<number>;
   /** Validates `batch` now (throws StoreError) and stages it; values are captured on the call. */

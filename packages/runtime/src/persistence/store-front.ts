@@ -3,10 +3,10 @@ import { parseRangeQuery, toKeyBounds } from "./key-range.js";
 import { assertValidKey } from "./keys.js";
 import { assertKnownCollection, prepareBatch } from "./prepared-batch.js";
 import { StoreError, toStoreError } from "./store-error.js";
-import type { KeyRange, RangeQuery, RuntimeStore, StoreEntry, StoreKey, StoreValue } from "./store.js";
+import type { KeyRange, RangeQuery, RuntimeStore, StoreEntry, StoreKey, StoreKeyRef, StoreValue } from "./store.js";
 import { decodeValue } from "./value-codec.js";
 
-export type StoreReader = Pick<RuntimeStore, "get" | "range" | "count">;
+export type StoreReader = Pick<RuntimeStore, "get" | "getMany" | "range" | "count">;
 
 /** Validated, copying reads over an engine; shared by the store and by migration steps. */
 export function createStoreReader(engine: StorageEngine, collections: ReadonlySet<string>, assertOpen: () => void = () => {}): StoreReader {
@@ -17,6 +17,21 @@ export function createStoreReader(engine: StorageEngine, collections: ReadonlySe
       assertValidKey(key);
       const encoded = await engine.get(collection, key).catch(readFailed);
       return encoded === undefined ? undefined : decodeValue(encoded);
+    },
+    async getMany(keys: readonly StoreKeyRef[]): Promise<(StoreValue | undefined)[]> {
+      assertOpen();
+      if (!Array.isArray(keys)) throw new StoreError("store_invalid_value", "getMany needs an array of { collection, key }");
+      // Every ref is checked (and copied) before the engine is asked, as for a batch.
+      const refs = (keys as readonly unknown[]).map((ref) => {
+        if (typeof ref !== "object" || ref === null) throw new StoreError("store_invalid_value", "getMany takes { collection, key } refs");
+        const { collection, key } = ref as { collection?: unknown; key?: unknown };
+        assertKnownCollection(collection, collections);
+        assertValidKey(key);
+        return { collection, key };
+      });
+      if (refs.length === 0) return [];
+      const encoded = await engine.getMany(refs).catch(readFailed);
+      return encoded.map((value) => (value === undefined ? undefined : decodeValue(value)));
     },
     async range(collection: string, query?: RangeQuery): Promise<StoreEntry[]> {
       assertOpen();

@@ -33,6 +33,12 @@ export interface RangeQuery extends KeyRange {
   reverse?: boolean;
 }
 
+/** One key of one collection, as `getMany` takes it. */
+export interface StoreKeyRef {
+  collection: string;
+  key: StoreKey;
+}
+
 export interface StoreEntry {
   key: StoreKey;
   value: StoreValue;
@@ -52,6 +58,12 @@ export interface RuntimeStore {
    */
   commit(batch: readonly StoreWrite[]): Promise<void>;
   get(collection: string, key: StoreKey): Promise<StoreValue | undefined>;
+  /**
+   * Reads many keys, across collections, in one read of the engine (one transaction, one trip): the
+   * values in the order of `keys`, `undefined` in place for a missing key; repeated keys are allowed.
+   * Every ref is validated like `get` before anything is read, so one bad ref rejects the whole call.
+   */
+  getMany(keys: readonly StoreKeyRef[]): Promise<(StoreValue | undefined)[]>;
   /** Ordered by key ascending (descending with reverse). Reads see every committed batch. */
   range(collection: string, query?: RangeQuery): Promise<StoreEntry[]>;
   count(collection: string, range?: KeyRange): Promise<number>;

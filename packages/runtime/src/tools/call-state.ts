@@ -85,7 +85,7 @@ export type CallAction =
   /** Bring the app to the front if needed, create the operation, then call `startOperation`. */
   | { readonly kind: "start_operation"; readonly call_id: string; readonly instance_id?: string }
   /** Tell the app's handler the call is over (cancelled, expired). */
-  | { readonly kind: "cancel_in_app"; readonly call_id: string; readonly instance_id: string };
+  | { readonly kind: "cancel_in_app"; readonly call_id: string; readonly instance_id?: string };
 
 export interface CallDecision {
   readonly state: ToolCallsState;

@@ -95,7 +95,7 @@ export function expireDueCalls(state: ToolCallsState, now: number, registry: Too
       continue;
     }
     if (call.deadline_at > now) continue;
-    if (call.phase === "running" && call.instance_id !== undefined) draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: call.instance_id });
+    if (call.phase === "running") draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, ...(call.instance_id === undefined ? {} : { instance_id: call.instance_id }) });
     const activation = call.instance_id === undefined ? undefined : draft.activations[call.instance_id];
     if (activation !== undefined && activation.waiting.includes(call.call_id)) draft.activations[activation.instance_id] = { ...activation, waiting: activation.waiting.filter((id) => id !== call.call_id) };
     draft.error(call.call_id, "operation_expired", `${call.method} passed its deadline`);

@@ -79,7 +79,7 @@ function stopCall(draft: CallDraft, call: CallRecord, code: ErrorCode, message: 
     draft.error(call.call_id, "activation_cancelled", message);
     return;
   }
-  if (call.phase === "running" && call.instance_id !== undefined) draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: call.instance_id });
+  if (call.phase === "running") draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, ...(call.instance_id === undefined ? {} : { instance_id: call.instance_id }) });
   draft.error(call.call_id, code, message);
 }
 
@@ -114,7 +114,7 @@ export function refuseAppCalls(state: ToolCallsState, request: { readonly app_sc
   for (const activation of Object.values(draft.activations)) if (activation.app_scope === request.app_scope) delete draft.activations[activation.instance_id];
   for (const call of Object.values(draft.calls)) {
     if (call.app_scope !== request.app_scope || call.phase === "terminal") continue;
-    if (call.phase === "running" && call.instance_id !== undefined) draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: call.instance_id });
+    if (call.phase === "running") draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, ...(call.instance_id === undefined ? {} : { instance_id: call.instance_id }) });
     draft.error(call.call_id, request.code, request.code === "app_disabled" ? `"${request.app_scope}" was disabled` : `"${request.app_scope}" was removed`);
   }
   return draft.done();

@@ -20,7 +20,14 @@ type InstallState =
   | { readonly phase: "refused"; readonly file: string; readonly operation: AppOperation }
   | { readonly phase: "installed"; readonly operation: AppOperation };
 
-export function InstallPanel({ manager }: { manager: RuntimeAppManager }) {
+/** A bundle the host offers (the built-in apps `npm start` signs with the local dev key). */
+export interface AvailableBundle {
+  readonly name: string;
+  readonly file: string;
+  load(): Promise<Uint8Array>;
+}
+
+export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[] }) {
   const [state, setState] = useState<InstallState>({ phase: "idle" });
   const live = useRef(true);
   useEffect(
@@ -62,6 +69,28 @@ export function InstallPanel({ manager }: { manager: RuntimeAppManager }) {
         <h2 id="install-title">Install an app</h2>
         <FilePicker label="Install from file…" onPick={onPick} disabled={state.phase === "inspecting" || state.phase === "installing"} />
       </div>
+      {available.length > 0 ? (
+        <div class="install-available">
+          <span class="muted">Bundled with this host:</span>
+          {available.map((bundle) => (
+            <button
+              key={bundle.file}
+              type="button"
+              class="secondary"
+              disabled={state.phase === "inspecting" || state.phase === "installing"}
+              onClick={() => {
+                set({ phase: "inspecting", file: bundle.file });
+                void bundle.load().then(
+                  (bytes) => onPick({ name: bundle.file, bytes }),
+                  (error: unknown) => set({ phase: "refused", file: bundle.file, operation: unexpectedFailure(error, "install", "") }),
+                );
+              }}
+            >
+              Install {bundle.name}…
+            </button>
+          ))}
+        </div>
+      ) : null}
       <div aria-live="polite" class="install-live">
         {state.phase === "idle" ? <p class="muted">Pick a signed app bundle (.lineup). You see what it adds before anything is installed.</p> : null}
         {state.phase === "inspecting" ? <p role="status">Checking {state.file}…</p> : null}

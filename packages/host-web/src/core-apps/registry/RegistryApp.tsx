@@ -8,13 +8,13 @@ import "./registry.css";
 import { useState } from "preact/hooks";
 import { AppCard } from "./AppCard.js";
 import { sortApps } from "./app-order.js";
-import { InstallPanel } from "./InstallPanel.js";
+import { InstallPanel, type AvailableBundle } from "./InstallPanel.js";
 import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.js";
 import { OperationResult } from "./OperationResult.js";
 import { OperationsList } from "./OperationsList.js";
 import { useSubscription } from "./use-subscription.js";
 
-export function RegistryApp({ manager }: { manager: RuntimeAppManager }) {
+export function RegistryApp({ manager, available }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[] }) {
   useSubscription(manager);
   const [removed, setRemoved] = useState<{ operation: AppOperation; message: string } | undefined>(undefined);
   const apps = sortApps(
@@ -27,7 +27,7 @@ export function RegistryApp({ manager }: { manager: RuntimeAppManager }) {
   return (
     <section class="page registry" aria-labelledby="registry-title">
       <h1 id="registry-title">Apps</h1>
-      <InstallPanel manager={manager} />
+      <InstallPanel manager={manager} {...(available === undefined ? {} : { available })} />
       <section aria-labelledby="installed-title">
         <h2 id="installed-title">On this device</h2>
         <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>

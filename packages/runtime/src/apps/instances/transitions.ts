@@ -142,6 +142,20 @@ export function markInstanceRestored(state: InstancesState, instanceId: string, 
 }
 
 /**
+ * A suspended instance's surface is back (after a restart or a reclaimed surface): suspended →
+ * restoring → active when it is the top of the stack, else backgrounded.
+ */
+export function resumeInstance(state: InstancesState, instanceId: string, now: number): InstanceResult {
+  const found = lookup(state, instanceId);
+  if (!found.ok) return found;
+  if (found.value.status !== "suspended") return illegal(found.value, "restoring");
+  const draft = new Draft(state, now);
+  draft.set(instanceId, "restoring");
+  draft.set(instanceId, draft.top()?.instance_id === instanceId ? "active" : "backgrounded");
+  return draft.done();
+}
+
+/**
  * Brings a live instance to the top of the stack: backgrounded → active, suspended → restoring
  * (then `markInstanceRestored`), launching stays launching; the previous foreground goes to the background.
  */

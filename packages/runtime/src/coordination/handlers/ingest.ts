@@ -63,7 +63,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   if (outcome.kind === "tool") {
     const step = new Step(withConversation(state, next));
     step.writes.push(...writes, { op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
-    onToolEnvelope(step, env, outcome.envelope, event.actor.id);
+    onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
     return step.result();
   }
 

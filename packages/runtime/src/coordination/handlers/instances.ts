@@ -15,6 +15,7 @@ import {
   markInstanceClosed,
   markInstanceReady,
   markInstanceRestored,
+  resumeInstance,
   type InstanceResult,
 } from "../../apps/instances/transitions.js";
 import { applyCallDecision, applyInstanceResult, Step } from "../apps-step.js";
@@ -58,7 +59,12 @@ export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { k
     }
     case "ready": {
       const instance = getInstance(state.instances, request.instance_id);
-      result = instance?.status === "restoring" ? markInstanceRestored(state.instances, request.instance_id, now) : markInstanceReady(state.instances, request.instance_id, now);
+      result =
+        instance?.status === "restoring"
+          ? markInstanceRestored(state.instances, request.instance_id, now)
+          : instance?.status === "suspended"
+            ? resumeInstance(state.instances, request.instance_id, now)
+            : markInstanceReady(state.instances, request.instance_id, now);
       break;
     }
     case "focus":

@@ -16,15 +16,23 @@ import { cancelCall, reportError, reportProgress, reportResult } from "../../too
 import { resumeAfterRestart } from "../../tools/restart.js";
 import { foregroundInstance } from "../../apps/instances/state.js";
 import { applyCallDecision, inventoryFor, Step, toolRegistryOf } from "../apps-step.js";
-import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import { readId, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
+import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import type { CallRecord } from "../../tools/call-state.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 
 /** Folds an accepted `lineup.tool.invoke` (or `lineup.tool.cancel`) envelope into `step`. */
-export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string): void {
+export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string, reads: Reads): void {
   const callId = envelope.correlation?.call_id;
   if (callId === undefined) return;
-  const state = step.state;
+  let state = step.state;
+  // A finished call is no longer in the state: its stored record answers a repeated call_id.
+  const stored = reads.get(readId({ collection: C.toolCalls, key: callId })) as CallRecord | undefined;
+  if (stored !== undefined && state.tools.calls[callId] === undefined) {
+    state = { ...state, tools: { ...state.tools, calls: { ...state.tools.calls, [callId]: stored } } };
+    step.state = state;
+  }
   const conversationId = envelope.scope.conversation_id;
   if (envelope.type === "lineup.tool.cancel") {
     const reason = (envelope.payload as { reason?: unknown } | null)?.reason;

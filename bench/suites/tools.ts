@@ -1,0 +1,284 @@
+/**
+ * tools: an in-process tool call through the Runtime beside the MCP TypeScript SDK's in-memory
+ * `tools/call`, and bundle verification beside a plain SHA-256 (issue 5, PERFORMANCE.md).
+ *
+ * - in_process_tool_call: the agent's `lineup.tool.invoke` envelope arrives from the in-process
+ *   `FakeAppServer` → the Runtime's filter chain and call lifecycle (inventory revision, argument
+ *   schema) → committed → the app's handler (registered through `appPort(app).registerToolHandler`)
+ *   reports a result → result schema checked, terminal state committed → the `lineup.tool.result`
+ *   envelope reaches the server. Real clock, memory store, a signed app installed (tool
+ *   `board.summary`, `activation_not_required`, `call_model: "query"`). Sequential calls, timed from
+ *   the invoke to the moment the server applies the result envelope (a hook on this bench's server
+ *   only). Beside it, in alternating rounds: `McpServer` + `Client` over
+ *   `InMemoryTransport.createLinkedPair()`, one tool returning a small object, sequential
+ *   `client.callTool`. Targets: ≥ 1× the MCP rate, p99 ≤ 1 ms. The fake server's own share of the
+ *   time is measured too (its request handler and the agent's append, wrapped on this instance).
+ * - bundle verification: the 5 MB bundle of the `bundles` suite (verifyBundle beside a WebCrypto
+ *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
+ */
+import type { JsonObject } from "@lineup/protocol";
+import { createMemoryStore, createRuntime, generatePublisherKey, packBundle, RUNTIME_SCHEMA, signBundle, type PublisherKey } from "@lineup/runtime";
+import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { run as runBundles } from "./bundles.js";
+
+const ROUND_MS = Number(process.env["LINEUP_BENCH_TOOLS_ROUND_MS"] ?? 300);
+const ROUNDS = Number(process.env["LINEUP_BENCH_TOOLS_ROUNDS"] ?? 15);
+const SESSION = "s-bench";
+const APP = "whiteboard";
+const METHOD = "board.summary";
+const RESULT = { shapes: 3, title: "Plan" };
+
+/** One sequential round: calls `call` until `ms` have passed; pushes each call's latency (ms) into `latencies`. */
+async function round(call: () => Promise<void>, ms: number, latencies: number[]): Promise<number> {
+  let calls = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    const before = now;
+    await call();
+    now = performance.now();
+    latencies.push(now - before);
+    calls += 1;
+  }
+  return (calls * 1000) / (now - start);
+}
+
+// --- MCP: the floor ----------------------------------------------------------------------------
+
+async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+  const server = new McpServer({ name: "bench-app", version: "1.0.0" });
+  server.registerTool(METHOD, { description: "Summarise the board" }, () => ({ content: [{ type: "text", text: JSON.stringify(RESULT) }], structuredContent: RESULT }));
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverEnd);
+  const client = new Client({ name: "bench-agent", version: "1.0.0" });
+  await client.connect(clientEnd);
+  return {
+    async call() {
+      const result = await client.callTool({ name: METHOD, arguments: {} });
+      if (result.isError === true) throw new Error("MCP tool call failed");
+    },
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+// --- ours: the Runtime ---------------------------------------------------------------------------
+
+async function signedApp(key: PublisherKey): Promise<Uint8Array> {
+  const packed = await packBundle({
+    manifest: {
+      format: "lineup.app.v1",
+      app_scope: APP,
+      version: "1.0.0",
+      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
+      entrypoints: [{ id: "canvas", kind: "primary", default_eligible: true }],
+      tools: [{ method: METHOD, contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "query", activation_requirement: "activation_not_required" }],
+    },
+    files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>board</title>")]]),
+  });
+  if (!packed.ok) throw new Error(`pack: ${packed.error.message}`);
+  const signed = await signBundle(packed.value, key.privateKey);
+  if (!signed.ok) throw new Error(`sign: ${signed.error.message}`);
+  return signed.value;
+}
+
+/** Accumulates the time spent inside `object[name]` (an own-instance wrapper; the class is untouched). */
+function timeMethod(object: object, name: string, total: { ms: number; depth: number }): void {
+  const original = Reflect.get(object, name) as (...args: unknown[]) => unknown;
+  Reflect.set(object, name, (...args: unknown[]) => {
+    const start = total.depth === 0 ? performance.now() : 0;
+    total.depth += 1;
+    try {
+      return original.apply(object, args);
+    } finally {
+      total.depth -= 1;
+      if (total.depth === 0) total.ms += performance.now() - start;
+    }
+  });
+}
+
+interface OursCaller {
+  readonly call: () => Promise<void>;
+  /** Calls completed so far. */
+  readonly calls: () => number;
+  readonly serverTime: { ms: number; depth: number };
+  close(): Promise<void>;
+}
+
+async function oursCaller(): Promise<OursCaller> {
+  const key = await generatePublisherKey();
+  const server = new FakeAppServer();
+  server.createSession({ session_id: SESSION, agent_id: "agent-1" });
+  const store = await createMemoryStore(RUNTIME_SCHEMA);
+  const errors: unknown[] = [];
+  // Real clock and ids (the defaults): the timings are the point.
+  const runtime = createRuntime({ store, transport: server.transport, serverUrl: "mem://bench", token: server.deviceToken, trustedPublishers: [key.trustedKey], relistIntervalMs: 0, diagnostics: (error) => errors.push(error) });
+  await runtime.start();
+  await runtime.whenOnline();
+
+  // The hook: resolve the waiting call when the server applies its terminal envelope.
+  const waiting = new Map<string, () => void>();
+  let inventoryRevision = 0;
+  const applied = server.applied;
+  const push = applied.push.bind(applied);
+  applied.push = (...writes: AppliedWrite[]): number => {
+    for (const write of writes) {
+      if (write.method === "inventory/publish") inventoryRevision = Number(write.params["revision"]);
+      if (write.method !== "agentSession/envelope/send") continue;
+      const envelope = write.params["envelope"] as { type: string; correlation?: { call_id?: string }; payload: JsonObject };
+      const callId = envelope.correlation?.call_id;
+      if (callId === undefined) continue;
+      if (envelope.type === "lineup.tool.error") throw new Error(`call ${callId} failed: ${JSON.stringify(envelope.payload)}`);
+      if (envelope.type === "lineup.tool.result") waiting.get(callId)?.();
+    }
+    // The log of applied writes is not needed beyond this hook; keep it from growing for the run.
+    applied.length = 0;
+    return push(...writes);
+  };
+
+  const operation = await runtime.appManager.install(await signedApp(key), { approved: true });
+  if (operation.status !== "succeeded") throw new Error(`install: ${JSON.stringify(operation.error)}`);
+  const port = runtime.appPort(APP);
+  port.registerToolHandler({
+    call(call) {
+      void port.reportTool(call.call_id, { kind: "result", result: RESULT }).catch((error: unknown) => errors.push(error));
+    },
+    cancel() {},
+  });
+  const deadline = Date.now() + 5_000;
+  while (inventoryRevision === 0) {
+    if (Date.now() > deadline) throw new Error("the inventory was never published");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  const serverTime = { ms: 0, depth: 0 };
+  timeMethod(server, "handle", serverTime);
+  timeMethod(server, "agentEnvelope", serverTime);
+
+  let n = 0;
+  return {
+    serverTime,
+    calls: () => n,
+    async call() {
+      const callId = `call-${++n}`;
+      if (errors.length > 0) throw new Error(`runtime diagnostics during the bench: ${String(errors[0])}`);
+      const done = new Promise<void>((resolve) => {
+        waiting.set(callId, () => {
+          waiting.delete(callId);
+          resolve();
+        });
+      });
+      server.agentEnvelope(SESSION, {
+        v: 1,
+        id: `inv-${n}`,
+        type: "lineup.tool.invoke",
+        timestamp: new Date().toISOString(),
+        sender: { kind: "agent", id: "agent-1" },
+        target: { kind: "app", app_scope: APP },
+        scope: { app_scope: APP, conversation_id: SESSION },
+        correlation: { call_id: callId, inventory_revision: String(inventoryRevision) },
+        payload: { method: METHOD, arguments: {} },
+      });
+      return done;
+    },
+    async close() {
+      await runtime.stop();
+      await store.close();
+      if (errors.length > 0) throw new Error(`runtime diagnostics during the bench: ${String(errors[0])}`);
+    },
+  };
+}
+
+export async function run(): Promise<SuiteResult> {
+  const results: BenchResult[] = [];
+
+  const mcp = await mcpCaller();
+  const ours = await oursCaller();
+  // Latencies of every measured round (not the warm-up pairedAsync runs first).
+  const allOurs: number[] = [];
+  const allMcp: number[] = [];
+  const serverShares: number[] = [];
+  const oursRates: number[] = [];
+  let oursRounds = 0;
+  let mcpRounds = 0;
+  const rates = await pairedAsync(
+    async () => {
+      const before = ours.serverTime.ms;
+      const start = performance.now();
+      const latencies: number[] = [];
+      const rate = await round(ours.call, ROUND_MS, latencies);
+      if (oursRounds++ > 0) {
+        oursRates.push(rate);
+        allOurs.push(...latencies);
+        serverShares.push((ours.serverTime.ms - before) / (performance.now() - start));
+      }
+      return rate;
+    },
+    async () => {
+      const latencies: number[] = [];
+      const rate = await round(mcp.call, ROUND_MS, latencies);
+      if (mcpRounds++ > 0) allMcp.push(...latencies);
+      return rate;
+    },
+    ROUNDS,
+  );
+  const callsMade = ours.calls();
+  // The same path on a Runtime that has made no calls yet: what the per-call cost is before the
+  // terminal call records pile up in its state (see notes).
+  const fresh = await oursCaller();
+  const freshLatencies: number[] = [];
+  await round(fresh.call, ROUND_MS, []);
+  const freshCalls = fresh.calls();
+  const freshRate = await round(fresh.call, ROUND_MS, freshLatencies);
+  await fresh.close();
+  const p = (values: readonly number[], q: number) => Number(percentile(values, q).toFixed(4));
+  const serverShare = median(serverShares);
+  const oursP99 = p(allOurs, 99);
+  results.push({
+    metric: "in_process_tool_call",
+    unit: "calls/s",
+    value: Math.round(rates.ours),
+    baseline: "mcp_sdk_in_memory_tools_call",
+    baseline_value: Math.round(rates.baseline),
+    ratio: Number(rates.ratio.toFixed(3)),
+    target_ratio: 1,
+    higher_is_better: true,
+    rounds: rates.rounds,
+    round_ms: ROUND_MS,
+    p50_ms: p(allOurs, 50),
+    p99_ms: oursP99,
+    p99_target_ms: 1,
+    p99_pass: oursP99 <= 1,
+    baseline_p50_ms: p(allMcp, 50),
+    baseline_p99_ms: p(allMcp, 99),
+    latency_samples: allOurs.length,
+    calls_made: callsMade,
+    first_round_rate: Math.round(oursRates[0] ?? 0),
+    last_round_rate: Math.round(oursRates.at(-1) ?? 0),
+    fresh_runtime_rate: Math.round(freshRate),
+    fresh_runtime_calls_before_round: freshCalls,
+    fresh_runtime_p50_ms: p(freshLatencies, 50),
+    fresh_runtime_p99_ms: p(freshLatencies, 99),
+    fake_server_share: Number(serverShare.toFixed(3)),
+    rate_without_fake_server: Math.round(rates.ours / (1 - serverShare)),
+    notes:
+      "Sequential calls. Ours: invoke envelope injected at the in-process FakeAppServer → Runtime (filter chain, call lifecycle, argument and result schemas, audit chain, its commits on the memory store, outbox) → app handler → lineup.tool.receipt and lineup.tool.result envelopes applied by the server; timed until the result is applied. " +
+      "One long-lived Runtime serves every round (calls_made in all); first/last_round_rate show the per-call cost growing with the calls made: terminal call records stay in the Runtime's state, and nextDeadline (src/tools/call-state.ts), the CallDraft copy and persistCalls (src/coordination/apps-step.ts) walk all of them on every call. fresh_runtime_*: one round on a new Runtime after a warm-up round (fresh_runtime_calls_before_round calls behind it). " +
+      "fake_server_share: the part of our wall time spent inside the fake server's request handler and the agent's append (not the Runtime's cost); rate_without_fake_server removes it. " +
+      "Baseline: McpServer + Client over InMemoryTransport.createLinkedPair(), one tool with no schemas returning a small object.",
+  });
+  await ours.close();
+  await mcp.close();
+
+  // Bundle verification: the bundles suite measures the 5 MB bundle; its rows are repeated here.
+  const bundles = await runBundles();
+  for (const row of bundles.results) results.push({ ...row, metric: `bundles.${row.metric}` });
+
+  return { suite: "tools", machine: machine(), results };
+}

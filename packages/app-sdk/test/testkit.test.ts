@@ -1,0 +1,67 @@
+/**
+ * The testkit (`@lineup/app-sdk/testkit`) as an app author uses it: a real Runtime in one process,
+ * the app's manifests signed and installed, the app's SDK, and the agent's side.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestRuntime, type TestRuntime } from "@lineup/app-sdk/testkit";
+import { notesManifest, timerManifest } from "./fixtures.js";
+
+let kit: TestRuntime | undefined;
+afterEach(async () => {
+  await kit?.stop();
+  kit = undefined;
+});
+
+describe("createTestRuntime", () => {
+  it("installs the signed apps and publishes their tools to the agent", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }] });
+    expect(kit.runtime.appManager.getApp("notes")?.record).toMatchObject({ enabled: true, installed_version: "1.0.0" });
+    const inventory = kit.agent.inventory();
+    expect(inventory.revision).toBeGreaterThan(0);
+    expect(inventory.tools.map((t) => `${String(t["app_scope"])}/${String(t["method"])}`).sort()).toEqual(["notes/notes.count", "notes/notes.do", "notes/notes.edit", "notes/notes.unserved", "timer/focus.start"]);
+  });
+
+  it("an app author's test: register a tool, the agent calls it, assert the result", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }] });
+    const sdk = kit.sdk("notes");
+    sdk.tools.register<{ prefix?: string }>("notes.count", (args) => ({ count: (args.prefix ?? "").length }));
+    const outcome = await kit.agent.call("notes", "notes.count", { prefix: "abc" });
+    expect(outcome.result).toEqual({ count: 3 });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.outputs).toEqual([
+      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.result", { result: { count: 3 } }],
+    ]);
+  });
+
+  it("launches the app for an app_ready tool and reports it ready, as a host would", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }] });
+    kit.sdk("notes").tools.register("notes.edit", (_args, ctx) => ({ instance: ctx.instance_id ?? "none" }));
+    const outcome = await kit.agent.call("notes", "notes.edit", {});
+    const [instance] = kit.runtime.instances.snapshot().instances;
+    expect(instance).toMatchObject({ app_scope: "notes", conversation_id: "s-1" });
+    expect(outcome.result).toEqual({ instance: instance!.instance_id });
+    expect(outcome.outputs.map(([type, payload]) => (type === "lineup.tool.receipt" ? payload["status"] : type))).toEqual(["accepted", "starting", "activation_ready", "lineup.tool.result"]);
+  });
+
+  it("runs a runtime-owned operation on the fake clock: started, then the Runtime's result at the deadline", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: timerManifest() }] });
+    kit.sdk("timer").tools.registerOperation<{ minutes: number }>("focus.start", (args) => ({ duration_ms: args.minutes * 60_000 }));
+    const call = await kit.agent.invoke("timer", "focus.start", { minutes: 25 });
+    const started = await call.waitFor("lineup.tool.progress");
+    expect(started).toMatchObject({ stage: "started", data: { started_at: "2026-11-30T06:00:00.000Z", ends_at: "2026-11-30T06:25:00.000Z" } });
+    kit.advanceTime(24 * 60_000);
+    expect(call.outputs().some(([type]) => type === "lineup.tool.result")).toBe(false);
+    kit.advanceTime(60_000);
+    const outcome = await call.done;
+    expect(outcome.result).toMatchObject({ outcome: "completed", ends_at: "2026-11-30T06:25:00.000Z", ended_at: "2026-11-30T06:25:00.000Z" });
+  });
+
+  it("refuses a call at a stale inventory revision; a manifest that cannot be installed fails with its code", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }] });
+    kit.sdk("notes").tools.register("notes.do", () => ({}));
+    const stale = await kit.agent.call("notes", "notes.do", {}, { inventory_revision: 99 });
+    expect(stale.error?.code).toBe("stale_inventory_revision");
+    await expect(createTestRuntime({ apps: [{ manifest: { ...notesManifest(), format: "nope" } as unknown as ReturnType<typeof notesManifest> }] })).rejects.toMatchObject({ code: "bundle_manifest_invalid" });
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Every live instance of an installed app, each in its own sandboxed surface, positioned by the
+ * Runtime's focus stack (spec 4.5, 6.3 display modes): the instance in the foreground fills the app
+ * area while the shell shows it; the most recent one in the background floats as picture-in-picture
+ * while the user is elsewhere; the rest stay mounted but hidden (they still answer tool calls).
+ * A surface is never moved in the DOM — an iframe that moves reloads — only restyled.
+ */
+import { useEffect, useRef } from "preact/hooks";
+import type { DisplayMode } from "@lineup/protocol";
+import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
+import { connectInstance, type InstanceBridge } from "./instance-bridge.js";
+
+export type Placement = "foreground" | "pip" | "hidden";
+
+export interface InstanceLayerProps {
+  readonly runtime: LineUpRuntime;
+  readonly instances: readonly AppInstance[];
+  readonly placement: (instance: AppInstance) => Placement;
+  readonly onFailed?: (instance: AppInstance, message: string) => void;
+  readonly onFocusRequest?: (instanceId: string) => void;
+  readonly frameUrl?: string;
+}
+
+export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, frameUrl }: InstanceLayerProps) {
+  return (
+    <div class="instance-layer">
+      {instances.map((instance) => (
+        <InstanceSurface
+          key={instance.instance_id}
+          runtime={runtime}
+          instance={instance}
+          placement={placement(instance)}
+          {...(onFailed === undefined ? {} : { onFailed: (message: string) => onFailed(instance, message) })}
+          {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
+          {...(frameUrl === undefined ? {} : { frameUrl })}
+        />
+      ))}
+    </div>
+  );
+}
+
+const modeOf = (placement: Placement): DisplayMode => (placement === "pip" ? "pip" : "foreground");
+
+function InstanceSurface({ runtime, instance, placement, onFailed, onFocusRequest, frameUrl }: { runtime: LineUpRuntime; instance: AppInstance; placement: Placement; onFailed?: (message: string) => void; onFocusRequest?: (instanceId: string) => void; frameUrl?: string }) {
+  const container = useRef<HTMLDivElement>(null);
+  const bridge = useRef<InstanceBridge | undefined>(undefined);
+  const closing = useRef(false);
+
+  useEffect(() => {
+    if (container.current === null) return;
+    bridge.current = connectInstance(container.current, runtime, instance, {
+      displayMode: modeOf(placement),
+      ...(frameUrl === undefined ? {} : { frameUrl }),
+      ...(onFailed === undefined ? {} : { onFailed }),
+    });
+    return () => {
+      if (!closing.current) bridge.current?.dispose();
+      bridge.current = undefined;
+    };
+    // One bridge per instance for its whole life.
+  }, [instance.instance_id]);
+
+  const wasForeground = useRef(placement === "foreground");
+  useEffect(() => {
+    bridge.current?.setDisplayMode(modeOf(placement));
+    const foreground = placement === "foreground";
+    if (foreground !== wasForeground.current) bridge.current?.setForeground(foreground);
+    wasForeground.current = foreground;
+  }, [placement]);
+
+  useEffect(() => {
+    if (instance.status !== "closing" || closing.current) return;
+    closing.current = true;
+    void bridge.current?.close();
+  }, [instance.status]);
+
+  return (
+    <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
+      {placement === "pip" ? (
+        <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={`Open ${instance.app_scope}`}>
+          Open
+        </button>
+      ) : null}
+      <div class="instance-frame" ref={container} />
+    </div>
+  );
+}

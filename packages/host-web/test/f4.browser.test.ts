@@ -1,0 +1,143 @@
+/**
+ * The spec's F4 acceptance path in real Chromium, against the real AppServer and demo agent, with
+ * the whiteboard bundle `npm start` offers (built, packed, signed with a dev key the Runtime trusts):
+ *
+ *   install (projection first) → enabled → inventory published → the agent's tool call → the
+ *   whiteboard launched and brought to the front → the user draws → the agent reads the board back
+ *   → chat back in front (the board floats as picture-in-picture) → a reload restores where it was
+ *   → disable → remove.
+ */
+import { join } from "node:path";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
+import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
+import { launchPersistentChromium } from "../../../test/support/chromium.js";
+import { SCREENSHOTS, startWorld, type World } from "./support.js";
+
+let world: World;
+let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let page: Page;
+let reader: AgentClient;
+let sessionId: string;
+const pageErrors: string[] = [];
+const cspViolations: string[] = [];
+const consoleLines: string[] = [];
+
+beforeAll(async () => {
+  world = await startWorld({ builtinApps: true });
+  browser = await launchPersistentChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1100, height: 760 });
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("console", (message) => {
+    consoleLines.push(`${message.type()}: ${message.text()}`);
+    if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
+  }, 60_000);
+  // A second connection of the demo agent, for reading the board back the way any agent would.
+  reader = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50 });
+}, 120_000);
+
+afterAll(async () => {
+  await reader?.close();
+  await browser?.close();
+  await world?.close();
+});
+
+const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+const whiteboardFrame = (): FrameLocator => page.frameLocator('.instance-surface[data-app="whiteboard"] iframe');
+const tab = (name: string) => page.getByRole("tab", { name });
+
+async function send(text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+describe("F4: install → agent's tool call → the user draws → back to chat → disable → remove", () => {
+  it("installs the whiteboard from Apps after showing what it adds", async () => {
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await tab("Apps").click();
+    await page.getByRole("button", { name: "Install Whiteboard…" }).click();
+    const review = page.getByRole("region", { name: "Review before installing" });
+    await review.waitFor({ timeout: 15_000 });
+    expect(await review.textContent()).toContain("board.create");
+    await shot("f4-01-install-projection");
+    await review.getByRole("button", { name: "Install & enable" }).click();
+    await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toMatch(/Installed Whiteboard/);
+    await shot("f4-02-installed");
+  }, 60_000);
+
+  it("the agent sees the inventory and its call brings the whiteboard to the front", async () => {
+    await tab("Chat").click();
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+    await expect.poll(() => reader.sessions().length, { timeout: 15_000 }).toBeGreaterThan(0);
+    sessionId = reader.sessions()[0]!.session_id;
+    await expect.poll(() => reader.inventory(sessionId)?.tools.map((t) => t.method).sort() ?? [], { timeout: 15_000 }).toContain("board.create");
+
+    await send("open a whiteboard called Launch plan");
+    // The Runtime launched the whiteboard in front: the shell shows it.
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 20_000 }).toBe("whiteboard");
+    await expect.poll(() => whiteboardFrame().locator(".wb-title").textContent(), { timeout: 20_000 }).toBe("Launch plan");
+    await shot("f4-03-whiteboard-in-front");
+  }, 60_000);
+
+  it("the user draws, and the agent reads the drawing back through a tool call", async () => {
+    const canvas = (await whiteboardFrame().locator("canvas").boundingBox())!;
+    const x0 = canvas.x + 120;
+    const y0 = canvas.y + 160;
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    for (let i = 1; i <= 25; i++) await page.mouse.move(x0 + i * 12, y0 + Math.sin(i / 3) * 40);
+    await page.mouse.up();
+    const call = reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard" });
+    const summary = (await call.result) as { title: string; counts: { stroke: number } };
+    expect(summary).toMatchObject({ title: "Launch plan" });
+    expect(summary.counts.stroke).toBeGreaterThanOrEqual(1);
+    await shot("f4-04-user-drew");
+  }, 60_000);
+
+  it("back to chat: the board floats as picture-in-picture and the agent's reply is there", async () => {
+    await tab("Chat").click();
+    await expect.poll(() => page.locator('.instance-surface[data-app="whiteboard"]').getAttribute("class")).toContain("placement-pip");
+    await expect.poll(() => page.locator('[data-kind="message"][data-from="agent"]').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await shot("f4-05-chat-with-pip");
+  }, 60_000);
+
+  it("a reload restores where it was: the board, its drawing and the focus", async () => {
+    await tab("Whiteboard").click({ timeout: 8_000 });
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 8_000, message: "whiteboard in front" }).toBe("whiteboard");
+    await page.reload({ timeout: 15_000 });
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 8_000, message: "online again" }).toBe("online");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 8_000, message: "whiteboard in front again" }).toBe("whiteboard");
+    // In the foreground again, with the toolbar: the board as it was, in the mode the shell shows it.
+    await expect.poll(() => whiteboardFrame().locator(".wb-title").textContent({ timeout: 1_000 }).catch(() => "(not shown)"), { timeout: 12_000, message: "board loaded" }).toBe("Launch plan");
+    await expect.poll(() => whiteboardFrame().locator("[role=toolbar]").isVisible(), { timeout: 5_000 }).toBe(true);
+    const againCall = reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard", timeoutMs: 8_000 });
+    const updates: unknown[] = [];
+    void (async () => {
+      for await (const u of againCall.progress) updates.push(u);
+    })();
+    const again = (await againCall.result.catch((error: unknown) => {
+      throw new Error(`board.summary after reload: ${String(error)}; updates ${JSON.stringify(updates)}; console ${consoleLines.slice(-8).join(" | ")}`);
+    })) as { counts: { stroke: number } };
+    expect(again.counts.stroke).toBeGreaterThanOrEqual(1);
+    await shot("f4-06-after-reload");
+  }, 60_000);
+
+  it("disable closes the board and takes its tools away; remove deletes it", async () => {
+    await tab("Apps").click();
+    const card = page.locator(".app-list > li").filter({ hasText: "Whiteboard" });
+    await card.getByRole("button", { name: /^Disable/ }).click();
+    await expect.poll(() => page.locator('.instance-surface[data-app="whiteboard"]').count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(() => reader.inventory(sessionId)?.tools.length, { timeout: 15_000 }).toBe(0);
+    await card.getByRole("button", { name: /^Remove/ }).click();
+    await card.getByRole("button", { name: /and its data/ }).click();
+    await expect.poll(() => page.locator(".app-list > li").filter({ hasText: "Whiteboard" }).count(), { timeout: 15_000 }).toBe(0);
+    await shot("f4-07-removed");
+    expect(pageErrors).toEqual([]);
+    expect(cspViolations).toEqual([]);
+  }, 60_000);
+});

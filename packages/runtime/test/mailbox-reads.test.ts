@@ -1,0 +1,167 @@
+/**
+ * The mailbox's batched reads: one `getMany` per turn for every key its inputs need, and the writes
+ * staged by earlier inputs of the same turn still win over what was read before the turn.
+ */
+import { describe, expect, it } from "vitest";
+import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
+import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
+import { EMPTY_AUDIT_HEAD } from "../src/coordination/audit.js";
+import type { RuntimeInput } from "../src/coordination/inputs.js";
+import { createMailbox } from "../src/coordination/mailbox.js";
+import { freshAppsState, type RuntimeState } from "../src/coordination/state.js";
+import { inboxKey } from "../src/persistence/inbox.js";
+import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
+import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef, type TransitionEnv } from "../src/index.js";
+
+const env: TransitionEnv = {
+  host: { features: Object.keys(RUNTIME_SDK_FEATURES), capabilities: [], appPolicy: {}, inventoryPolicy: {} },
+  now: () => 0,
+  newId: (() => {
+    let n = 0;
+    return (prefix: string) => `${prefix}-${++n}`;
+  })(),
+};
+
+const state: RuntimeState = {
+  lifecycle: { status: "synchronizing" },
+  runtime_id: "rt-1",
+  identity: {},
+  conversations: new Map([
+    ["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }],
+  ]),
+  outbox: new Map(),
+  next_outbox_order: 0,
+  ...freshAppsState(CORE_MANIFESTS, 0),
+};
+
+/** An agent's text message to chat in session s-1, carrying envelope `envelopeId`. */
+const messageEvent = (seq: number, envelopeId: string): RuntimeInput => ({
+  kind: "event",
+  event: {
+    session_id: "s-1",
+    seq,
+    kind: "envelope",
+    created_at: "2026-11-30T06:00:00.000Z",
+    actor: { role: "agent", id: "agent-1" },
+    data: {
+      envelope: {
+        v: 1,
+        id: envelopeId,
+        type: "lineup.message",
+        timestamp: "2026-11-30T06:00:00.000Z",
+        sender: { kind: "agent", id: "agent-1" },
+        target: { kind: "app", app_scope: "chat" },
+        scope: { app_scope: "chat", conversation_id: "s-1" },
+        payload: { format: "text", text: `message ${seq}` },
+      },
+    },
+  } as unknown as SessionEvent,
+});
+
+/** A memory store that records every read call the mailbox makes. */
+async function recordingStore(failReads?: StoreError): Promise<{ store: RuntimeStore; getManyCalls: StoreKeyRef[][]; gets: number }> {
+  const inner = await createMemoryStore(RUNTIME_SCHEMA);
+  const recorded = { getManyCalls: [] as StoreKeyRef[][], gets: 0 };
+  const store: RuntimeStore = {
+    ...inner,
+    get(collection, key) {
+      recorded.gets += 1;
+      return inner.get(collection, key);
+    },
+    getMany(keys) {
+      recorded.getManyCalls.push([...keys]);
+      return failReads === undefined ? inner.getMany(keys) : Promise.reject(failReads);
+    },
+  };
+  return {
+    store,
+    get getManyCalls() {
+      return recorded.getManyCalls;
+    },
+    get gets() {
+      return recorded.gets;
+    },
+  };
+}
+
+function mailboxOn(store: RuntimeStore) {
+  return createMailbox({
+    store,
+    state,
+    auditHead: EMPTY_AUDIT_HEAD,
+    env,
+    diagnostics: (error) => {
+      throw error;
+    },
+    onState: () => undefined,
+    afterCommit: async () => undefined,
+  });
+}
+
+/** Posts every input in the same tick, so they share one turn, and waits for all of them to settle. */
+const postTogether = (mailbox: ReturnType<typeof mailboxOn>, inputs: readonly RuntimeInput[]) =>
+  Promise.allSettled(inputs.map((input) => mailbox.post(input)));
+
+describe("mailbox reads", () => {
+  it("reads every key of a turn in one getMany, and an earlier input's staged write wins over the pre-read value", async () => {
+    const recording = await recordingStore();
+    const mailbox = mailboxOn(recording.store);
+    const inbox4 = inboxKey("chat", "s-1", 4);
+
+    const outcomes = await postTogether(mailbox, [
+      // Stores s-1:4 in the inbox and records envelope e-1 …
+      messageEvent(4, "e-1"),
+      // … which this acknowledge reads: before the turn the store had no s-1:4, so only the overlay can
+      // make it succeed (a pre-read value winning would refuse it with not_found).
+      { kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] },
+      // … and this event repeats e-1: only the overlay shows it as a duplicate.
+      messageEvent(5, "e-1"),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+    expect(mailbox.turns).toBe(1);
+
+    // One read for the whole turn, of every distinct key, and no per-key gets.
+    expect(recording.gets).toBe(0);
+    expect(recording.getManyCalls).toHaveLength(1);
+    expect(new Set(recording.getManyCalls[0]!.map((ref) => `${ref.collection} ${ref.key}`))).toEqual(
+      new Set([`${C.envelopeIds} s-1/e-1`, `${C.inboxPending} ${inbox4}`, `${C.inbox} ${inbox4}`]),
+    );
+    expect(recording.getManyCalls[0]).toHaveLength(3); // e-1 is read by two inputs, fetched once
+
+    // What a reader of the store observes: s-1:4 stored and acknowledged, the duplicate e-1 at seq 5 not stored.
+    expect(await recording.store.get(C.inbox, inbox4)).toMatchObject({ message_id: "s-1:4" });
+    expect(await recording.store.get(C.inboxPending, inbox4)).toBeUndefined();
+    expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
+    // The duplicate is ignored (the cursor stays at 4) and its refusal audited.
+    expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 4 });
+    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(4);
+    expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
+    await mailbox.close();
+  });
+
+  it("uses values committed by earlier turns", async () => {
+    const recording = await recordingStore();
+    const mailbox = mailboxOn(recording.store);
+    await mailbox.post(messageEvent(4, "e-1"));
+    // A later turn repeats e-1: only the stored envelope-id record (read before the turn) refuses it.
+    await postTogether(mailbox, [messageEvent(5, "e-1"), { kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }]);
+    expect(mailbox.turns).toBe(2);
+    expect(recording.getManyCalls).toHaveLength(2);
+    expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
+    expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
+    expect(await recording.store.get(C.inboxPending, inboxKey("chat", "s-1", 4))).toBeUndefined();
+    await mailbox.close();
+  });
+
+  it("a failed read fails only the inputs that needed the store; the others commit", async () => {
+    const recording = await recordingStore(new StoreError("store_read_failed", "disk gone"));
+    const mailbox = mailboxOn(recording.store);
+    const [event, caughtUp] = await postTogether(mailbox, [messageEvent(4, "e-1"), { kind: "caught_up", session_id: "s-1", seq: 3 }]);
+    expect(event).toMatchObject({ status: "rejected", reason: { code: "store_read_failed" } });
+    expect(caughtUp?.status).toBe("fulfilled");
+    expect(mailbox.turns).toBe(1);
+    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(3);
+    expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 4))).toBeUndefined();
+    await mailbox.close();
+  });
+});
