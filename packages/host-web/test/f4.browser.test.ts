@@ -33,7 +33,7 @@ beforeAll(async () => {
   page.on("console", (message) => {
     consoleLines.push(`${message.type()}: ${message.text()}`);
     if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
-  }, 60_000);
+  });
   // A second connection of the demo agent, for reading the board back the way any agent would.
   reader = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50 });
 }, 120_000);
@@ -97,6 +97,18 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     expect(summary).toMatchObject({ title: "Launch plan" });
     expect(summary.counts.stroke).toBeGreaterThanOrEqual(1);
     await shot("f4-04-user-drew");
+
+    // board.export: an operation the app runs, with progress; its PNG becomes an artifact the agent can read.
+    const exporting = reader.invokeTool(sessionId, "board.export", {}, { appScope: "whiteboard" });
+    const exported = (await exporting.result) as { artifact: { artifact_id: string; mime_type: string; size: number } };
+    expect(exported.artifact).toMatchObject({ mime_type: "image/png" });
+    expect(exported.artifact.size).toBeGreaterThan(100);
+    await expect
+      .poll(async () => {
+        const read = await reader.request("artifact/read", { session_id: sessionId, artifact_id: exported.artifact.artifact_id, offset: 0, length: 8 }).catch(() => undefined);
+        return read?.data;
+      }, { timeout: 10_000, message: "the agent reads the uploaded PNG" })
+      .toBe("iVBORw0KGgo=");
   }, 60_000);
 
   it("back to chat: the board floats as picture-in-picture and the agent's reply is there", async () => {

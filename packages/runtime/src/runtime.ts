@@ -4,7 +4,7 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
@@ -23,6 +23,8 @@ import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnap
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
+import type { StoredArtifact } from "./coordination/handlers/artifacts.js";
+import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
@@ -130,6 +132,10 @@ export interface AppPort {
    * closed set (`completed` or a refusal with its code); it never rejects for a refusal.
    */
   requestCapability(request: AppCapabilityRequest): Promise<CapabilityResult>;
+  /** Stores an artifact of this app; with a conversation, it is also shared with it (uploaded through the outbox). */
+  createArtifact(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
+  /** An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. */
+  readArtifact(artifactId: string, options?: { readonly conversation_id?: string; readonly maxBytes?: number }): Promise<{ artifact: ArtifactRef; bytes: Uint8Array; truncated: boolean }>;
 }
 
 /** One app session's data, isolated by the context the Runtime issued for it. */
@@ -249,6 +255,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     ids,
     now: () => clock.now(),
     host: { features: hostFeatures },
+    policy: hostFacts.appPolicy,
     diagnostics,
   });
 
@@ -330,11 +337,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
         ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
       });
-      // Keys the host ships with are trusted from the first start (the user may remove them later).
-      for (const key of options.trustedPublishers ?? []) {
+      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in
+      // settings stays removed.
+      const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
+      const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
+      for (const key of fresh) {
         if (mailbox.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
         await runtimeApps.settings.addTrustedPublisher(key);
       }
+      if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await mailbox.post({ kind: "apps.resume" });
       driver.start();
@@ -429,6 +440,29 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
         requestCapability: (request) => capabilityShell.request(appScope, request),
+        async createArtifact(request) {
+          requireEnabled();
+          const sha256 = await sha256Hex(request.bytes);
+          return (await requireMailbox().post({
+            kind: "artifact.create",
+            app_scope: appScope,
+            name: request.name,
+            mime_type: request.mime_type,
+            bytes: request.bytes,
+            sha256,
+            ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
+          })) as unknown as ArtifactRef;
+        },
+        async readArtifact(artifactId, readOptions = {}) {
+          requireEnabled();
+          const stored = (await options.store.get(RUNTIME_COLLECTIONS.artifacts, artifactId)) as unknown as StoredArtifact | undefined;
+          const visible = stored !== undefined && (stored.app_scope === appScope || (stored.conversation_id !== undefined && stored.conversation_id === readOptions.conversation_id));
+          if (!visible) throw new LineUpError("not_found", `no artifact ${artifactId} this app may read`);
+          const bytes = (await options.store.get(RUNTIME_COLLECTIONS.artifactData, artifactId)) as Uint8Array | undefined;
+          if (!(bytes instanceof Uint8Array)) throw new LineUpError("not_found", `the bytes of artifact ${artifactId} are gone`);
+          const max = readOptions.maxBytes ?? bytes.byteLength;
+          return { artifact: stored.artifact, bytes: bytes.subarray(0, max), truncated: bytes.byteLength > max };
+        },
       };
     },
 

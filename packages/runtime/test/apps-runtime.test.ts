@@ -262,6 +262,12 @@ describe("apps in the Runtime", () => {
     // The inventory revision is not published again when nothing changed.
     await second.runtime.whenOnline();
     expect(publishedInventories(server).map((p) => p.revision)).toEqual([1]);
+    // A shipped key the user removes stays removed: the host's list seeds a store once, never again.
+    const [shipped] = second.runtime.settings.trustedPublishers();
+    await second.runtime.settings.removeTrustedPublisher(shipped!.key_id);
     await second.stop();
+    const third = await device(server, data, "r2");
+    expect(third.runtime.settings.trustedPublishers()).toEqual([]);
+    await third.stop();
   });
 });

@@ -132,9 +132,9 @@ describe("mailbox reads", () => {
     expect(await recording.store.get(C.inbox, inbox4)).toMatchObject({ message_id: "s-1:4" });
     expect(await recording.store.get(C.inboxPending, inbox4)).toBeUndefined();
     expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
-    // The duplicate is ignored (the cursor stays at 4) and its refusal audited.
-    expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 4 });
-    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(4);
+    // The duplicate is consumed (the cursor moves past it, so the log keeps flowing) and its refusal audited.
+    expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 5 });
+    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(5);
     expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
     await mailbox.close();
   });

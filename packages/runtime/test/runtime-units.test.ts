@@ -87,9 +87,9 @@ describe("filter chain (spec 5.3)", () => {
     if (outcome.kind !== "accepted" && outcome.kind !== "tool") expect(outcome.refusal.code).toBe(code);
   });
 
-  it("refuses an envelope id already applied", () => {
+  it("refuses an envelope id already applied, consuming its position", () => {
     const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([["envelope-ids\u0000s-1/e-1", { seq: 2 }]])));
-    expect(outcome).toMatchObject({ kind: "ignored", refusal: { code: "duplicate_message" } });
+    expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "duplicate_message" } });
   });
 
   it("adapts a legacy lineup.v1 message at ingress", () => {

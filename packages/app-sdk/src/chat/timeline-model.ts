@@ -268,7 +268,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
           ...(code === undefined ? {} : { code }),
         };
       };
-      const fresh: TimelineRow = { kind: "tool", key: toolKey, seq: message.seq, call_id: callId, app_scope: message.app_scope, phase: "received" };
+      const fresh: TimelineRow = { kind: "tool", key: toolKey, seq: message.seq, call_id: callId, app_scope: message.source_app_scope ?? message.app_scope, phase: "received" };
       if (!replaceRow(rows, toolKey, apply)) insertRow(rows, apply(fresh));
       break;
     }

@@ -10,7 +10,7 @@
  * - `lifecycle.ready` tells the Runtime the instance finished launching (calls waiting for it run);
  * - `app.close` closes the instance; a `closing` instance hears `closing` and may flush before teardown.
  */
-import { LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { base64ToBytes, bytesToBase64, LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
@@ -51,7 +51,8 @@ function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: Display
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
     workspace: workspaceId === undefined ? {} : { workspace_id: workspaceId },
     display_mode: mode,
-    capabilities: (manifest.capabilities ?? []).map((c: { name: string }) => ({ capability: c.name, available: false, blocked_reason: "unsupported_on_host" })) as BridgeHostSnapshot["capabilities"],
+    // Declared capabilities may be requested; the gateway decides each request (and says why it refuses one).
+    capabilities: (manifest.capabilities ?? []).map((c: { name: string }) => ({ capability: c.name, available: true })) as BridgeHostSnapshot["capabilities"],
     granted_permissions: [],
     sdk: { api_version: "1", features: manifest.runtime_sdk.required_features },
   } as unknown) as BridgeHostSnapshot;
@@ -130,6 +131,28 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               .catch(rethrow);
             return { app_scope: p.app_scope, instance_id: launched.instance_id };
           }
+          case "capability.request": {
+            // The Runtime's Capability Gateway decides (declared, enabled, host, foreground, user, policy, rate);
+            // the result is always one of the closed set, never an exception.
+            const p = params as { capability: string; purpose: string; input: JsonValue };
+            return port.requestCapability({ capability: p.capability, purpose: p.purpose, input: p.input, instance_id: instance.instance_id });
+          }
+          case "artifact.create": {
+            const p = params as { name: string; mime_type: string; content: { encoding: "utf8" | "base64"; data: string } };
+            const bytes = p.content.encoding === "utf8" ? new TextEncoder().encode(p.content.data) : base64ToBytes(p.content.data);
+            if (bytes === undefined) throw refusal("invalid_params", "the artifact's content is not valid base64");
+            const artifact = await port
+              .createArtifact({ name: p.name, mime_type: p.mime_type, bytes, ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }) })
+              .catch(rethrow);
+            return { artifact };
+          }
+          case "artifact.read": {
+            const p = params as { artifact_id: string; max_bytes?: number };
+            const read = await port
+              .readArtifact(p.artifact_id, { ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }), ...(p.max_bytes === undefined ? {} : { maxBytes: p.max_bytes }) })
+              .catch(rethrow);
+            return { artifact: read.artifact, content: { encoding: "base64", data: bytesToBase64(read.bytes) }, truncated: read.truncated };
+          }
           default:
             throw refusal("unsupported_on_host", `${method} is not available to apps on this host yet`);
         }
@@ -141,6 +164,19 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
       title: entry.manifest.name ?? instance.app_scope,
     });
     mounted = mountedSurface;
+    // Theme and locale changes reach the app as they happen (Settings, the system's dark mode, the browser's language).
+    const pushTheme = () => mountedSurface.setTheme(currentTheme());
+    const observer = new MutationObserver(pushTheme);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+    const scheme = globalThis.matchMedia?.("(prefers-color-scheme: dark)");
+    scheme?.addEventListener("change", pushTheme);
+    const pushLocale = () => mountedSurface.setLocale(navigator.language || "en", Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
+    globalThis.addEventListener("languagechange", pushLocale);
+    cleanup.push(() => {
+      observer.disconnect();
+      scheme?.removeEventListener("change", pushTheme);
+      globalThis.removeEventListener("languagechange", pushLocale);
+    });
     // Tool calls for this instance travel as `tool.invoke`; the app's immediate outcome is reported at once.
     cleanup.push(
       port.registerToolHandler(
@@ -151,11 +187,15 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
                 const r = response as { result?: { outcome: string; result?: JsonValue; code?: string; message?: string }; error?: { code: string; message: string } };
                 if (r.error !== undefined) return port.reportTool(call.call_id, { kind: "error", code: "handler_failed", message: r.error.message }, instance.instance_id);
                 const outcome = r.result;
-                if (outcome?.outcome === "completed" && call.mode === "operation") {
-                  // A runtime-owned operation: the app says how long; the deadline and the result are the Runtime's.
-                  const duration = (outcome.result as { duration_ms?: unknown } | null)?.duration_ms;
-                  if (typeof duration === "number") return port.reportTool(call.call_id, { kind: "start_operation", duration_ms: duration }, instance.instance_id);
-                  return port.reportTool(call.call_id, { kind: "error", code: "handler_failed", message: "an operation's handler must answer { duration_ms }" }, instance.instance_id);
+                if (call.mode === "operation" && outcome?.outcome !== "failed") {
+                  // A runtime-owned operation. `{ duration_ms }` alone asks for a timed one (expiry and result are the
+                  // Runtime's); any other answer means the app runs it and reports its own result by the deadline.
+                  const answer = outcome?.result as Record<string, unknown> | null | undefined;
+                  const timed = outcome?.outcome === "completed" && answer !== null && typeof answer === "object" && Object.keys(answer).length === 1 && typeof answer["duration_ms"] === "number";
+                  if (timed) return port.reportTool(call.call_id, { kind: "start_operation", duration_ms: answer["duration_ms"] as number }, instance.instance_id);
+                  const started = port.reportTool(call.call_id, { kind: "start_operation" }, instance.instance_id);
+                  if (outcome?.outcome !== "completed") return started; // pending: progress and the result follow
+                  return started.then(() => port.reportTool(call.call_id, { kind: "result", result: outcome.result ?? null }, instance.instance_id));
                 }
                 if (outcome?.outcome === "completed") return port.reportTool(call.call_id, { kind: "result", result: outcome.result ?? null }, instance.instance_id);
                 if (outcome?.outcome === "failed") return port.reportTool(call.call_id, { kind: "error", code: outcome.code ?? "handler_failed", ...(outcome.message === undefined ? {} : { message: outcome.message }) }, instance.instance_id);

@@ -69,6 +69,18 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     [runtime],
   );
 
+  // Start-up (spec 4.3): a restorable instance comes back by itself (its surface reports ready and the
+  // Runtime puts it in front); otherwise an installed default app is opened; otherwise the core default, or chat.
+  useEffect(() => {
+    const preferred = runtime.apps.defaultApp();
+    if (CORE_APPS.some((app) => app.app_scope === preferred)) return;
+    if (runtime.instances.snapshot().focus_stack.length > 0) return;
+    void runtime.appManager
+      .launch({ app_scope: preferred, foreground: true })
+      .catch((error: unknown) => notifications.push(`${preferred} could not open; here is chat instead. (${(error as Error).message})`, "error"));
+    // Once, when the shell first shows.
+  }, [runtime]);
+
   // The instance shown went away (closed, failed, removed): back to what it displaced, else chat.
   useEffect(() => {
     if (showing.kind !== "instance") return;

@@ -20,7 +20,7 @@ import { foregroundInstance, getInstance, type AppInstance } from "./instances/s
 import { decideInstall } from "./manager/decide-install.js";
 
 import { operationSteps, type AppOperation } from "./manager/operation.js";
-import { PIPELINE_STEPS, type BundleCandidate, type HostEnvironment } from "./manager/pipeline.js";
+import { PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./manager/pipeline.js";
 import { activeManifest, getManagedApp, listApps } from "./manager/records.js";
 
 export interface RuntimeAppsOptions {
@@ -31,6 +31,8 @@ export interface RuntimeAppsOptions {
   readonly ids: IdSource;
   readonly now: () => number;
   readonly host: HostEnvironment;
+  /** The app policy `install` applies: `inspect` shows the same verdict before anything is installed. */
+  readonly policy?: AppPolicy;
   readonly diagnostics: DiagnosticsSink;
 }
 
@@ -88,7 +90,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     },
     async inspect(bundle) {
       const candidate = await candidateOf(bundle);
-      const decision = decideInstall(options.state().apps, { operation_id: options.ids.next("op"), candidate, approved: true, enable: true, now: options.now() }, options.host);
+      const decision = decideInstall(options.state().apps, { operation_id: options.ids.next("op"), candidate, approved: true, enable: true, now: options.now() }, options.host, options.policy ?? {});
       if (decision.operation.status === "failed") return decision.operation;
       // Nothing is installed: the operation stops where the user's approval is needed.
       return { ...decision.operation, status: "awaiting_approval", steps: operationSteps(PIPELINE_STEPS, "authorization", "waiting") };

@@ -13,6 +13,7 @@ import {
   APP_SERVER_PROTOCOL_VERSION,
   LineUpError,
   validateSessionEvent,
+  type SessionEvent,
   type ErrorCode,
   type JsonObject,
   type JsonValue,
@@ -240,11 +241,27 @@ export class SyncDriver {
 
   private onEvent(params: JsonObject): void {
     const checked = validateSessionEvent(params);
-    if (!checked.ok) {
-      this.options.diagnostics(new LineUpError(checked.error.code, `invalid session event: ${checked.error.message}`), "agentSession/event");
-      return;
+    let event: SessionEvent;
+    if (checked.ok) event = checked.value;
+    else {
+      // A well-framed event whose content is bad (an agent's malformed or newer envelope) is still a position in
+      // the log: it must be consumed and refused with its code, or the conversation would stop at it for good.
+      const frame = eventFrame(params);
+      if (frame === undefined) {
+        this.options.diagnostics(new LineUpError(checked.error.code, `invalid session event: ${checked.error.message}`), "agentSession/event");
+        return;
+      }
+      if (frame.kind === "envelope" && typeof (params["data"] as { envelope?: unknown } | undefined)?.envelope === "object") {
+        // The filter chain checks the envelope itself (legacy adapter, version, scope, schema) and refuses it typed.
+        event = params as unknown as SessionEvent;
+      } else {
+        this.options.post({ kind: "event.malformed", session_id: frame.session_id, seq: frame.seq, code: checked.error.code, message: checked.error.message.slice(0, 500) }).catch((error: unknown) => {
+          this.options.diagnostics(error, `event ${frame.session_id}#${frame.seq}`);
+          this.resyncLater(frame.session_id);
+        });
+        return;
+      }
     }
-    const event = checked.value;
     this.options.post({ kind: "event", event }).catch((error: unknown) => {
       // Not committed (a store fault): nothing of it was applied, so follow again from the stored cursor —
       // after a pause, so that a store that keeps failing does not turn into a resubscribe storm.
@@ -254,6 +271,7 @@ export class SyncDriver {
   }
 
   private readonly resyncs = new Map<string, () => void>();
+
   private storeFailures = 0;
 
   private resyncLater(sessionId: string): void {
@@ -328,4 +346,16 @@ export class SyncDriver {
       this.flushOutbox();
     }
   }
+}
+
+/** The parts of an event that place it in a log, when they are sound (the rest may not be). */
+function eventFrame(params: JsonObject): { session_id: string; seq: number; kind: string } | undefined {
+  const sessionId = params["session_id"];
+  const seq = params["seq"];
+  const kind = params["kind"];
+  const actor = params["actor"] as { role?: unknown; id?: unknown } | null | undefined;
+  if (typeof sessionId !== "string" || sessionId === "" || sessionId.length > 128) return undefined;
+  if (typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+  if (typeof kind !== "string" || typeof actor?.role !== "string" || typeof actor.id !== "string") return undefined;
+  return { session_id: sessionId, seq, kind };
 }

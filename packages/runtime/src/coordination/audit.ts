@@ -4,10 +4,13 @@
  * every hash after it. Records are written in the same commit as the facts they record — and so before
  * the effects that follow that commit.
  *
- * SHA-256 comes from WebCrypto (`globalThis.crypto.subtle`), present in Node 20 and every browser.
+ * SHA-256 is the synchronous one of `core/sha256.ts`: chaining runs inside every mailbox turn before its
+ * commit, and a record is a few hundred bytes, so hashing in place beats a round trip to WebCrypto's
+ * thread per record (the digests are the same bytes, so stored chains verify unchanged).
  */
 import { GENESIS_CHAIN, canonicalJson, type JsonValue } from "@lineup/protocol";
 import { toTimestamp } from "../core/ports.js";
+import { sha256Hex as sha256HexSync } from "../core/sha256.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { AuditDraft } from "./inputs.js";
@@ -28,11 +31,9 @@ export interface AuditHead {
 
 export const EMPTY_AUDIT_HEAD: AuditHead = { next: 0, hash: GENESIS_CHAIN };
 
-const encoder = new TextEncoder();
-
+/** SHA-256 of `text`'s UTF-8 bytes as lowercase hex (kept async for the package's public API). */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256HexSync(text);
 }
 
 function unhashed(record: AuditRecord | Omit<AuditRecord, "hash">): JsonValue {
@@ -40,13 +41,23 @@ function unhashed(record: AuditRecord | Omit<AuditRecord, "hash">): JsonValue {
   return rest as unknown as JsonValue;
 }
 
+export interface ChainedAudit {
+  readonly writes: StoreWrite[];
+  readonly head: AuditHead;
+}
+
 /** Chains `drafts` after `head`; returns the writes to commit with them and the new head. */
-export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): Promise<{ writes: StoreWrite[]; head: AuditHead }> {
+export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): Promise<ChainedAudit> {
+  return chainAuditSync(head, drafts, nowMs);
+}
+
+/** `chainAudit` without the promise, for the mailbox's turn. */
+export function chainAuditSync(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): ChainedAudit {
   let { next, hash } = head;
   const writes: StoreWrite[] = [];
   for (const draft of drafts) {
     const body = { ...draft, index: next, at: toTimestamp(nowMs), prev: hash };
-    const recordHash = await sha256Hex(hash + canonicalJson(unhashed(body)));
+    const recordHash = sha256HexSync(hash + canonicalJson(unhashed(body)));
     writes.push({ op: "put", collection: C.audit, key: padNumber(next), value: { ...body, hash: recordHash } as unknown as JsonValue });
     next += 1;
     hash = recordHash;
@@ -75,7 +86,7 @@ export async function verifyAuditChain(store: RuntimeStore, pageSize = 500): Pro
       const record = value as unknown as AuditRecord;
       if (key !== padNumber(expected) || record.index !== expected) return { ok: false, index: expected, problem: `record ${key} is out of sequence` };
       if (record.prev !== prev) return { ok: false, index: expected, problem: "prev does not match the record before" };
-      const hash = await sha256Hex(prev + canonicalJson(unhashed(record)));
+      const hash = sha256HexSync(prev + canonicalJson(unhashed(record)));
       if (hash !== record.hash) return { ok: false, index: expected, problem: "hash does not match the record" };
       prev = record.hash;
       expected += 1;

@@ -102,8 +102,9 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
       return refuse("scope_mismatch", `envelope conversation ${envelope.scope.conversation_id} is not ${conversation.conversation_id}`, { envelope });
     }
     // 5. envelope id dedup
+    // The same envelope again at a new position: consumed (the cursor moves past it) and refused, never reapplied.
     if (ctx.reads.get(readId({ collection: C.envelopeIds, key: `${conversation.conversation_id}/${envelope.id}` })) !== undefined) {
-      return { kind: "ignored", refusal: { code: "duplicate_message", message: `envelope ${envelope.id} was already applied` } };
+      return refuse("duplicate_message", `envelope ${envelope.id} was already applied`);
     }
   }
 

@@ -46,6 +46,8 @@ export type RuntimeInput =
   | { readonly kind: "sessions.listed"; readonly sessions: readonly Session[] }
   | { readonly kind: "session.subscribe_failed"; readonly session_id: string; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: "event"; readonly event: SessionEvent }
+  /** An event whose frame places it in the log but whose content failed the schema: consumed and refused with `code`. */
+  | { readonly kind: "event.malformed"; readonly session_id: string; readonly seq: number; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: "caught_up"; readonly session_id: string; readonly seq: number }
   | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
   | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
@@ -59,6 +61,8 @@ export type RuntimeInput =
   /** The deadline timer fired: end what is due. */
   | { readonly kind: "tools.tick" }
   | { readonly kind: "settings"; readonly change: SettingsChange }
+  /** An app's new artifact; `sha256` was computed by the shell over `bytes`. */
+  | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
   | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }
@@ -103,8 +107,12 @@ export type ToolReport =
   | { readonly kind: "progress"; readonly progress: ToolProgressPayload }
   | { readonly kind: "result"; readonly result: unknown }
   | { readonly kind: "error"; readonly code: string; readonly message?: string }
-  /** A runtime-owned operation's handler asks the Runtime to start it (spec 6.3): the deadline is the Runtime's. */
-  | { readonly kind: "start_operation"; readonly duration_ms: number }
+  /**
+   * A runtime-owned operation's handler asks the Runtime to start it (spec 6.3): with `duration_ms` a timed
+   * operation whose expiry and result are the Runtime's (pomodoro); without, one the app runs and finishes
+   * with its own result before the tool's deadline (an export).
+   */
+  | { readonly kind: "start_operation"; readonly duration_ms?: number }
   /** The app ends its own runtime-owned operations early (pomodoro's interrupt). */
   | { readonly kind: "interrupt_operations"; readonly conversation_id: string; readonly reason: string };
 

@@ -11,7 +11,7 @@ import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore, StoreValue, StoreWrite } from "../persistence/store.js";
-import { chainAudit, type AuditHead } from "./audit.js";
+import { chainAuditSync, type AuditHead } from "./audit.js";
 import { readId, unchanged, type Delivery, type Effect, type ReadKey, type RuntimeInput, type TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import { readsFor, transition, type TransitionEnv } from "./transition.js";
@@ -93,7 +93,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     let writes: StoreWrite[] = committed.flatMap((r) => r.writes);
     const drafts = committed.flatMap((r) => r.audit);
     try {
-      const chained = await chainAudit(auditHead, drafts, options.env.now());
+      const chained = chainAuditSync(auditHead, drafts, options.env.now());
       writes = writes.concat(chained.writes);
       if (writes.length > 0) await options.store.commit(collapseWrites(writes));
       auditHead = chained.head;

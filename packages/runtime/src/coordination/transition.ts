@@ -7,11 +7,12 @@ import { filterReads } from "./filter-chain.js";
 import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
 import { dispatchReads, onDispatch, onStartConversation } from "./handlers/dispatch.js";
 import type { TransitionEnv } from "./handlers/env.js";
-import { onCaughtUp, onEvent } from "./handlers/ingest.js";
+import { onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
+import { onArtifactCreate } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
@@ -46,6 +47,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onSubscribeFailed(state, input, env);
     case "event":
       return onEvent(state, input, reads, env);
+    case "event.malformed":
+      return onMalformedEvent(state, input);
     case "caught_up":
       return onCaughtUp(state, input, env);
     case "dispatch":
@@ -70,6 +73,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onToolReport(state, input, env);
     case "tools.tick":
       return onToolsTick(state, env);
+    case "artifact.create":
+      return onArtifactCreate(state, input, env);
     case "settings":
       // The Capability Gateway: a grant denied in settings ends that capability's waiting requests.
       return afterSettings(onSettings(state, input, env), input, env);

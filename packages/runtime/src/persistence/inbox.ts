@@ -24,6 +24,8 @@ export interface AgentAppMessage {
   readonly created_at: string;
   readonly payload: JsonValue;
   readonly envelope_id?: string;
+  /** The app the envelope is about (its scope), when it is not the recipient: chat shows a tool card of the whiteboard. */
+  readonly source_app_scope?: string;
   readonly turn_id?: string;
   readonly instance_id?: string;
   readonly correlation?: { readonly [key: string]: JsonValue };

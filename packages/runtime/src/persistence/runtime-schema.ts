@@ -21,6 +21,8 @@
  * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint }`: the last published inventory |
  * | `session-data`  | `<app_scope>/<app_session_id>`       | a MiniApp session's data and revision |
  * | `settings`      | `trusted-publishers` / `grants`      | publisher keys this Runtime trusts; remembered capability decisions |
+ * | `artifacts`     | `<artifact_id>`                      | a StoredArtifact: its ArtifactRef, the app that made it, its conversation |
+ * | `artifact-data` | `<artifact_id>`                      | the artifact's bytes |
  *
  * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
@@ -43,6 +45,8 @@ export const RUNTIME_COLLECTIONS = {
   inventory: "inventory",
   sessionData: "session-data",
   settings: "settings",
+  artifacts: "artifacts",
+  artifactData: "artifact-data",
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {

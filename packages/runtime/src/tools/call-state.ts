@@ -34,7 +34,10 @@ export type CallPhase =
 export interface RuntimeOperationState {
   readonly operation_id: string;
   readonly started_at: number;
+  /** Timed operations end here with the Runtime's result; app-run ones must finish by here. */
   readonly ends_at: number;
+  /** The app does the work and reports the one result (an export); absent: a timed operation (pomodoro). */
+  readonly app_run?: true;
 }
 
 export interface CallRecord {

@@ -23,6 +23,8 @@ export interface StartOperationRequest {
   readonly ends_at: number;
   /** The host confirmed the app is in the foreground. */
   readonly foreground: boolean;
+  /** The app runs it and reports the result itself; `ends_at` is then its deadline. */
+  readonly app_run?: boolean;
 }
 
 export function startOperation(state: ToolCallsState, request: StartOperationRequest): CallDecision {
@@ -35,7 +37,7 @@ export function startOperation(state: ToolCallsState, request: StartOperationReq
     draft.error(call.call_id, "foreground_required", `${call.app_scope} could not be brought to the foreground`);
     return draft.done();
   }
-  const operation = { operation_id: request.operation_id, started_at: request.now, ends_at: request.ends_at };
+  const operation = { operation_id: request.operation_id, started_at: request.now, ends_at: request.ends_at, ...(request.app_run === true ? { app_run: true as const } : {}) };
   draft.update(call.call_id, { phase: "operation_running", operation });
   draft.emit(call.call_id, {
     type: "lineup.tool.progress",
@@ -91,7 +93,12 @@ export function expireDueCalls(state: ToolCallsState, now: number, registry: Too
   for (const call of Object.values(state.calls)) {
     if (call.phase === "terminal") continue;
     if (call.phase === "operation_running" && call.operation !== undefined) {
-      if (call.operation.ends_at <= now) finishOperation(draft, call, registry, "completed", now);
+      if (call.operation.ends_at > now) continue;
+      if (call.operation.app_run === true) {
+        // The app did not finish its operation in time: the Runtime ends it.
+        if (call.instance_id !== undefined) draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: call.instance_id });
+        draft.error(call.call_id, "operation_expired", `${call.method} did not finish before its deadline`);
+      } else finishOperation(draft, call, registry, "completed", now);
       continue;
     }
     if (call.deadline_at > now) continue;

@@ -47,7 +47,7 @@ export function reportProgress(state: ToolCallsState, report: AppReport & { read
 export function reportResult(state: ToolCallsState, report: AppReport & { readonly result: unknown }, registry: ToolRegistry): CallDecision {
   const call = activeCall(state, report, ["running", "awaiting_operation", "operation_running"]);
   if (isDecision(call)) return call;
-  if (call.handling === "operation") {
+  if (call.handling === "operation" && call.operation?.app_run !== true) {
     return refuseReport(state, { code: "not_owner", message: `${call.method} is a runtime-owned operation; its result comes from the Runtime` }, { type: "tool.report.refused", code: "not_owner", subject: call.call_id });
   }
   const draft = new CallDraft(state);

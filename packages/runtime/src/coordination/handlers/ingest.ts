@@ -103,6 +103,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         created_at: envelope?.timestamp ?? event.created_at,
         payload: draft.payload,
         ...(envelope === undefined ? {} : { envelope_id: envelope.id }),
+        ...(envelope === undefined || envelope.scope.app_scope === appScope ? {} : { source_app_scope: envelope.scope.app_scope }),
         ...(draft.turn_id === undefined ? {} : { turn_id: draft.turn_id }),
         ...(envelope?.scope.instance_id === undefined ? {} : { instance_id: envelope.scope.instance_id }),
         ...(envelope?.correlation === undefined ? {} : { correlation: envelope.correlation as { [key: string]: JsonValue } }),
@@ -138,7 +139,7 @@ function answerWrites(conversationId: string, actorRole: string, outcome: Extrac
 function toolErrorReply(state: RuntimeState, outcome: Extract<FilterOutcome, { kind: "refused" }>, env: TransitionEnv): OutboxEntry | undefined {
   const invoke = outcome.envelope as RuntimeEnvelope;
   // Identity and scope refusals are not answered: the sender is not who the conversation trusts.
-  if (outcome.refusal.code === "unknown_agent" || outcome.refusal.code === "scope_mismatch") return undefined;
+  if (outcome.refusal.code === "unknown_agent" || outcome.refusal.code === "scope_mismatch" || outcome.refusal.code === "duplicate_message") return undefined;
   const callId = invoke.correlation?.call_id;
   if (callId === undefined) return undefined;
   const envelope = {
@@ -195,3 +196,24 @@ export function onCaughtUp(state: RuntimeState, input: Extract<RuntimeInput, { k
 }
 
 export { inboxKey };
+
+/**
+ * An event the server framed soundly but whose content this Runtime cannot read (a newer or malformed
+ * event): in order, it is consumed — the cursor moves past it, the refusal is audited — so the log keeps
+ * flowing; early (a gap) it resubscribes like any gap; late, it was already applied.
+ */
+export function onMalformedEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind: "event.malformed" }>): TransitionResult {
+  const conversation = state.conversations.get(input.session_id);
+  if (conversation === undefined || input.seq <= conversation.cursor) return { state, writes: [], effects: [], deliveries: [], audit: [] };
+  const audit: AuditDraft = { type: "ingress.agent.refused", code: input.code, conversation_id: input.session_id, subject: `${input.session_id}#${input.seq}`, detail: input.message };
+  if (input.seq !== conversation.cursor + 1) {
+    return {
+      state: withConversation(state, { ...conversation, following: { status: "catching_up" } }),
+      writes: [],
+      effects: [{ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor }],
+      deliveries: [],
+      audit: [audit],
+    };
+  }
+  return { state: withConversation(state, { ...conversation, cursor: input.seq }), writes: [cursorWrite(conversation.conversation_id, input.seq)], effects: [], deliveries: [], audit: [audit] };
+}

@@ -96,8 +96,10 @@ export function onToolReport(state: RuntimeState, input: Extract<RuntimeInput, {
                 call_id: input.call_id,
                 operation_id: env.newId("op"),
                 now: env.now(),
-                ends_at: env.now() + Math.max(0, Math.min(r.duration_ms, 86_400_000)),
-                foreground: call?.instance_id === undefined || foregroundInstance(state.instances)?.instance_id === call.instance_id,
+                ends_at: r.duration_ms === undefined ? (call?.deadline_at ?? env.now()) : env.now() + Math.max(0, Math.min(r.duration_ms, 86_400_000)),
+                ...(r.duration_ms === undefined ? { app_run: true } : {}),
+                // Only a call that needs its app in front waits for the front to start.
+                foreground: call?.activation_requirement !== "foreground_required" || call.instance_id === undefined || foregroundInstance(state.instances)?.instance_id === call.instance_id,
               })
             : interruptOperations(state.tools, { app_scope: input.app_scope, conversation_id: r.conversation_id, reason: r.reason, now: env.now() }, registry);
   applyCallDecision(step, env, decision);

@@ -1,0 +1,86 @@
+/**
+ * Artifacts (spec 6.2 `artifacts`): files an app creates — a whiteboard's PNG export, a recording —
+ * stored by the Runtime and, when they belong to a conversation, shared with it. The bytes and their
+ * record are written in the commit that accepts them; the upload to the App Server (`artifact/put`,
+ * in chunks, each with its idempotency key) goes through the outbox in order, so an artifact created
+ * offline reaches the agent after reconnect, and the server checks the SHA-256 on the last chunk.
+ * The shell hashes the bytes before posting (the transition never awaits).
+ */
+import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, type ArtifactRef, type JsonValue } from "@lineup/protocol";
+import { toTimestamp } from "../../core/ports.js";
+import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import { Step } from "../apps-step.js";
+import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import type { RuntimeState } from "../state.js";
+import type { TransitionEnv } from "./env.js";
+
+/** The largest artifact an app may create: the Surface Bridge's read limit. */
+export const MAX_ARTIFACT_BYTES = 16 * 1024 * 1024;
+
+/** What the Runtime keeps about an artifact besides its bytes. */
+export interface StoredArtifact {
+  readonly artifact: ArtifactRef;
+  /** The app that created it. */
+  readonly app_scope: string;
+  readonly conversation_id?: string;
+  readonly created_at: string;
+}
+
+/** 1–255 characters, no slashes, no control characters. */
+function isArtifactName(name: string): boolean {
+  if (name.length < 1 || name.length > 255) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0x2f || c === 0x5c) return false;
+  }
+  return true;
+}
+const MIME = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
+
+export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifact.create" }>, env: TransitionEnv): TransitionResult {
+  const step = new Step(state);
+  const refuse = (code: ConstructorParameters<typeof LineUpError>[0], message: string, path: string) => step.result({ error: new LineUpError(code, message, { path }) });
+  if (!isArtifactName(input.name)) return refuse("invalid_params", "an artifact name is 1–255 characters, without slashes or control characters", "/name");
+  if (!MIME.test(input.mime_type) || input.mime_type.length > 127) return refuse("invalid_params", "mime_type must look like type/subtype", "/mime_type");
+  if (input.bytes.byteLength > MAX_ARTIFACT_BYTES) return refuse("quota_exceeded", `an artifact is at most ${MAX_ARTIFACT_BYTES} bytes`, "/content");
+  const conversation = input.conversation_id === undefined ? undefined : state.conversations.get(input.conversation_id);
+  if (input.conversation_id !== undefined && conversation === undefined) return refuse("conversation_unknown", `no conversation ${input.conversation_id}`, "/conversation_id");
+
+  const artifact: ArtifactRef = { artifact_id: env.newId("art"), name: input.name, mime_type: input.mime_type, size: input.bytes.byteLength, sha256: input.sha256 } as ArtifactRef;
+  const record: StoredArtifact = {
+    artifact,
+    app_scope: input.app_scope,
+    ...(input.conversation_id === undefined ? {} : { conversation_id: input.conversation_id }),
+    created_at: toTimestamp(env.now()),
+  };
+  step.writes.push(
+    { op: "put", collection: C.artifacts, key: artifact.artifact_id, value: record as unknown as JsonValue },
+    { op: "put", collection: C.artifactData, key: artifact.artifact_id, value: input.bytes },
+  );
+  step.audit.push({ type: "artifact.created", subject: artifact.artifact_id, ...(input.conversation_id === undefined ? {} : { conversation_id: input.conversation_id }), detail: `${input.app_scope}: ${artifact.mime_type}, ${artifact.size} bytes` });
+
+  if (conversation !== undefined) {
+    // Shared with the conversation: uploaded in order, one chunk per request, the last one completing it.
+    const chunk = DEFAULT_SERVER_LIMITS.max_chunk_bytes;
+    for (let offset = 0; offset < Math.max(1, input.bytes.byteLength); offset += chunk) {
+      const part = input.bytes.subarray(offset, Math.min(input.bytes.byteLength, offset + chunk));
+      step.enqueue(env, {
+        conversation_id: conversation.conversation_id,
+        app_scope: input.app_scope,
+        action_type: "artifact.share",
+        method: "artifact/put",
+        params: {
+          session_id: conversation.conversation_id,
+          artifact_id: artifact.artifact_id,
+          name: artifact.name,
+          mime_type: artifact.mime_type,
+          size: artifact.size,
+          sha256: artifact.sha256,
+          offset,
+          data: bytesToBase64(part),
+        },
+      });
+    }
+  }
+  return step.result({ reply: artifact as unknown as JsonValue });
+}
