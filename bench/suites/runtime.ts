@@ -15,56 +15,15 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { APP_SERVER_PROTOCOL_VERSION, DEFAULT_SERVER_LIMITS, decodeJsonRpc, type JsonObject } from "@lineup/protocol";
 import { createRuntime, RUNTIME_SCHEMA, type RuntimeStore, type StoreWrite } from "@lineup/runtime";
 import { openSqliteStore } from "@lineup/runtime/node";
-import { createMemoryTransport, type MemoryTransport } from "@lineup/runtime/testing";
+import { benchPeer, eventFrame } from "../ingest-frames.js";
 import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
 
 const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_INGEST"] ?? 5_000);
 const RESTORE_MESSAGES = 100_000;
 const RESTORE_PENDING = 1_000;
 const RESTORE_CONVERSATIONS = 10;
-
-const session = (id: string, head: number) => ({
-  session_id: id, app_scope: "chat", workspace_id: "w-1", owner_user_id: "u-1", agent_id: "agent-1",
-  state: "active", created_at: "2026-11-30T06:00:00.000Z", last_seq: head, inventory_revision: 0,
-});
-
-function eventFrame(sessionId: string, seq: number): string {
-  const envelope = {
-    v: 1, id: `env-${sessionId}-${seq}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
-    sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
-    scope: { app_scope: "chat", conversation_id: sessionId }, correlation: { reply_to: `turn-${seq}` },
-    payload: { format: "markdown", text: `## Update ${seq}\n\n` + "- **Review** the whiteboard sketch and the notes from yesterday's call.\n".repeat(9) },
-  };
-  const event = { session_id: sessionId, seq, kind: "envelope", created_at: "2026-11-30T06:00:00.000Z", actor: { role: "agent", id: "agent-1" }, data: { envelope } };
-  return JSON.stringify({ jsonrpc: "2.0", method: "agentSession/event", params: event });
-}
-
-/** A peer that answers initialize / list / subscribe for `sessions` (id → head) and can push frames. */
-function benchPeer(sessions: Record<string, number>): { transport: MemoryTransport; push(frames: readonly string[]): void } {
-  let send: (text: string) => void = () => undefined;
-  const transport = createMemoryTransport((conn) => {
-    send = (text) => conn.send(text);
-    conn.onMessage((text) => {
-      const decoded = decodeJsonRpc(text);
-      if (decoded.kind !== "single" || decoded.item.kind !== "request") return;
-      const { id, method, params } = decoded.item.message;
-      const reply = (result: unknown): void => conn.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
-      if (method === "initialize") {
-        reply({ protocol_version: APP_SERVER_PROTOCOL_VERSION, server_info: { name: "bench", version: "0" }, role: "device", identity: { user_id: "u-1", device_id: "d-1" }, limits: DEFAULT_SERVER_LIMITS, server_time: "2026-11-30T06:00:00.000Z" });
-      } else if (method === "agentSession/list") {
-        reply({ sessions: Object.entries(sessions).map(([sid, head]) => session(sid, head)) });
-      } else if (method === "agentSession/subscribe") {
-        const sid = String((params as JsonObject)["session_id"]);
-        reply({ session_id: sid, after_seq: (params as JsonObject)["after_seq"], head_seq: sessions[sid] });
-        conn.send(JSON.stringify({ jsonrpc: "2.0", method: "agentSession/caughtUp", params: { session_id: sid, seq: sessions[sid] } }));
-      }
-    });
-  });
-  return { transport, push: (frames) => frames.forEach((f) => send(f)) };
-}
 
 const trace = (text: string): void => {
   if (process.env["LINEUP_BENCH_TRACE"] === "1") console.error(`[runtime bench] ${text}`);

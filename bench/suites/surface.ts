@@ -25,6 +25,7 @@ import { composePage } from "@lineup/surface-sdk/node";
 import { build } from "esbuild";
 import type { BrowserContext, Frame, Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { testSnapshot } from "../../test/support/bridge-snapshot.js";
 import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 import type { HostBench } from "../surface/host.entry.js";
 import type { IngestBench } from "../surface/ingest.entry.js";
@@ -42,23 +43,7 @@ const INGEST_ROUNDS = 7;
 /** The host page's policy, as in the surface host's browser test: no inline script, frames from 'self'. */
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
 
-const snapshot = {
-  app_scope: "bench",
-  app_version: "1.0.0",
-  instance_id: "bench-1",
-  entrypoint: "main",
-  route: "/",
-  runtime_origin: "null",
-  scope: { conversation_id: "conv-1" },
-  theme: { mode: "light", effective_mode: "light", color_scheme_id: "lineup-default", css_variables: {} },
-  locale: "en",
-  timezone: "UTC",
-  workspace: {},
-  display_mode: "foreground",
-  capabilities: [],
-  granted_permissions: [],
-  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.session-data.v1"] },
-} as const;
+const snapshot = testSnapshot({ app_scope: "bench", instance_id: "bench-1" });
 
 const trace = (text: string): void => {
   if (process.env["LINEUP_BENCH_TRACE"] === "1") console.error(`[surface bench] ${text}`);

@@ -6,10 +6,9 @@
  * `raw`: the same frame bytes put straight into IndexedDB, 100 records per strict transaction.
  * Each returns events per second; every round uses a fresh database and deletes it afterwards.
  */
-import { APP_SERVER_PROTOCOL_VERSION, DEFAULT_SERVER_LIMITS, decodeJsonRpc, type JsonObject } from "@lineup/protocol";
 import { createRuntime, RUNTIME_SCHEMA, type RuntimeStore } from "@lineup/runtime";
 import { openIndexedDbStore } from "@lineup/runtime/browser";
-import { createMemoryTransport, type MemoryTransport } from "@lineup/runtime/testing";
+import { benchPeer, eventFrame } from "../ingest-frames.js";
 
 /** One round of the Runtime path: its rate, and the store traffic that carried the events. */
 export interface OursRound {
@@ -34,46 +33,6 @@ export interface IngestBench {
 }
 
 const SESSION_ID = "s-bench";
-
-const session = (id: string, head: number): JsonObject => ({
-  session_id: id, app_scope: "chat", workspace_id: "w-1", owner_user_id: "u-1", agent_id: "agent-1",
-  state: "active", created_at: "2026-11-30T06:00:00.000Z", last_seq: head, inventory_revision: 0,
-});
-
-/** The same event frame as the Node runtime suite's durable_ingest (a ~1.2 KB Markdown message). */
-function eventFrame(sessionId: string, seq: number): string {
-  const envelope = {
-    v: 1, id: `env-${sessionId}-${seq}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
-    sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
-    scope: { app_scope: "chat", conversation_id: sessionId }, correlation: { reply_to: `turn-${seq}` },
-    payload: { format: "markdown", text: `## Update ${seq}\n\n` + "- **Review** the whiteboard sketch and the notes from yesterday's call.\n".repeat(9) },
-  };
-  const event = { session_id: sessionId, seq, kind: "envelope", created_at: "2026-11-30T06:00:00.000Z", actor: { role: "agent", id: "agent-1" }, data: { envelope } };
-  return JSON.stringify({ jsonrpc: "2.0", method: "agentSession/event", params: event });
-}
-
-/** A peer that answers initialize / list / subscribe for one empty session and then pushes frames. */
-function benchPeer(): { transport: MemoryTransport; push(frames: readonly string[]): void } {
-  let send: (text: string) => void = () => undefined;
-  const transport = createMemoryTransport((conn) => {
-    send = (text) => conn.send(text);
-    conn.onMessage((text) => {
-      const decoded = decodeJsonRpc(text);
-      if (decoded.kind !== "single" || decoded.item.kind !== "request") return;
-      const { id, method, params } = decoded.item.message;
-      const reply = (result: unknown): void => conn.send(JSON.stringify({ jsonrpc: "2.0", id, result }));
-      if (method === "initialize") {
-        reply({ protocol_version: APP_SERVER_PROTOCOL_VERSION, server_info: { name: "bench", version: "0" }, role: "device", identity: { user_id: "u-1", device_id: "d-1" }, limits: DEFAULT_SERVER_LIMITS, server_time: "2026-11-30T06:00:00.000Z" });
-      } else if (method === "agentSession/list") {
-        reply({ sessions: [session(SESSION_ID, 0)] });
-      } else if (method === "agentSession/subscribe") {
-        reply({ session_id: SESSION_ID, after_seq: (params as JsonObject)["after_seq"], head_seq: 0 });
-        conn.send(JSON.stringify({ jsonrpc: "2.0", method: "agentSession/caughtUp", params: { session_id: SESSION_ID, seq: 0 } }));
-      }
-    });
-  });
-  return { transport, push: (frames) => frames.forEach((f) => send(f)) };
-}
 
 const framesFor = (events: number): string[] => Array.from({ length: events }, (_, i) => eventFrame(SESSION_ID, i + 1));
 
@@ -116,7 +75,7 @@ async function ours(round: number, events: number): Promise<OursRound> {
   const frames = framesFor(events);
   const name = `bench-ours-${round}`;
   const { store, stats } = counting(await openIndexedDbStore({ name, schema: RUNTIME_SCHEMA }));
-  const peer = benchPeer();
+  const peer = benchPeer({ [SESSION_ID]: 0 });
   const runtime = createRuntime({ store, transport: peer.transport, serverUrl: "mem://bench", token: "t", relistIntervalMs: 0 });
   await runtime.start();
   await runtime.whenOnline();

@@ -10,27 +10,18 @@ import { buildApp } from "@lineup/surface-sdk/node";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../test/support/chromium.js";
+import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
 import { hostPage } from "./browser-host.js";
 
 const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "whiteboard");
 
-const snapshot = {
+const snapshot = testSnapshot({
   app_scope: "whiteboard",
-  app_version: "1.0.0",
   instance_id: "wb-browser-1",
   entrypoint: "canvas",
-  route: "/",
-  runtime_origin: "null",
-  scope: { conversation_id: "conv-1" },
   theme: { mode: "dark", effective_mode: "dark", color_scheme_id: "lineup-default", css_variables: { "--lineup-color-bg": "#101418", "--lineup-color-fg": "#e6edf3", "--lineup-color-accent": "#4f8cff" } },
-  locale: "en",
-  timezone: "UTC",
-  workspace: {},
-  display_mode: "foreground",
-  capabilities: [],
-  granted_permissions: [],
-  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.tools.v1", "app.session-data.v1", "artifact.create.v1"] },
-};
+  sdk: { api_version: "1", features: TOOL_APP_FEATURES },
+});
 
 type Host = { session(): { data: { title: string; items: { type: string }[] } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; artifacts: { data: string }[] };
 

@@ -115,6 +115,10 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await tab("Chat").click();
     await expect.poll(() => page.locator('.instance-surface[data-app="whiteboard"]').getAttribute("class")).toContain("placement-pip");
     await expect.poll(() => page.locator('[data-kind="message"][data-from="agent"]').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // Finished work shows as static result cards (the app's inline_card view over the data frozen at the result).
+    await expect.poll(() => page.locator('.result-card[data-app="whiteboard"] iframe').count(), { timeout: 10_000, message: "result cards" }).toBeGreaterThanOrEqual(2);
+    // What arrived while the board was in front is read now that the conversation is on screen.
+    await expect.poll(() => page.locator('.badge[aria-label$="unread"]').count(), { timeout: 10_000, message: "no unread badge on the open conversation" }).toBe(0);
     await shot("f4-05-chat-with-pip");
   }, 60_000);
 

@@ -6,13 +6,11 @@
  * app, the capability, the purpose and the risk, and answers Allow / Escape.
  */
 import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, launchChromium } from "../../../test/support/chromium.js";
+import { serveHarnessPage, type HarnessPage } from "./harness-page.js";
 
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 const OUTPUT = resolve(import.meta.dirname, "..", "..", "..", "test-output");
@@ -20,7 +18,7 @@ const OUTPUT = resolve(import.meta.dirname, "..", "..", "..", "test-output");
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let server: Server;
+let harness: HarnessPage | undefined;
 let origin: string;
 const pageErrors: string[] = [];
 const cspViolations: string[] = [];
@@ -43,29 +41,8 @@ async function openPage(hash = ""): Promise<Page> {
 }
 
 beforeAll(async () => {
-  const outdir = join(OUTPUT, "host-provider-page");
-  const built = await build({
-    entryPoints: { harness: resolve(import.meta.dirname, "host-provider.entry.ts") },
-    bundle: true,
-    write: false,
-    outdir,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    jsx: "automatic",
-    jsxImportSource: "preact",
-  });
-  const file = (ext: string) => built.outputFiles.find((f) => f.path.endsWith(ext))!.text;
-  const [js, css] = [file(".js"), file(".css")];
-  server = createServer((req, res) => {
-    if (req.url === "/harness.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(js);
-    if (req.url === "/harness.css") return void res.writeHead(200, { "content-type": "text/css" }).end(css);
-    res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP });
-    res.end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>LineUp</title><link rel="stylesheet" href="/harness.css"></head><body><script type="module" src="/harness.js"></script></body></html>');
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  harness = await serveHarnessPage({ entry: resolve(import.meta.dirname, "host-provider.entry.ts"), csp: HOST_CSP, title: "LineUp" });
+  origin = harness.origin;
   browser = await launchChromium({ args: [...CHROMIUM_ARGS, "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"] });
   context = await browser.newContext({ viewport: { width: 900, height: 640 }, acceptDownloads: true });
   // A browser without the File System Access API (Firefox, Safari): file.save falls back to a download.
@@ -79,7 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await harness?.close();
 });
 
 describe("the browser HostProvider (Chromium, host CSP)", () => {

@@ -9,14 +9,12 @@
  * capability waits with its diff; rollback needs a reason; remove asks first; grants change.
  */
 import { mkdirSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
-import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../test/support/chromium.js";
+import { serveHarnessPage, type HarnessPage } from "./harness-page.js";
 
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 const OUTPUT = resolve(import.meta.dirname, "..", "..", "..", "test-output");
@@ -61,7 +59,7 @@ async function signed(manifest: Record<string, unknown>, key: PublisherKey): Pro
   return Buffer.from(bundle.value);
 }
 
-let server: Server;
+let harness: HarnessPage | undefined;
 let browser: Browser;
 let page: Page;
 let publisher: PublisherKey;
@@ -97,28 +95,7 @@ beforeAll(async () => {
   publisher = await generatePublisherKey();
   const stranger = await generatePublisherKey();
   [v1, v11, untrusted] = await Promise.all([signed(whiteboardManifest("1.0.0", false), publisher), signed(whiteboardManifest("1.1.0", true), publisher), signed(whiteboardManifest("1.0.0", false), stranger)]);
-  const bundle = await build({
-    entryPoints: [resolve(import.meta.dirname, "fakes/registry-harness.entry.tsx")],
-    bundle: true,
-    write: false,
-    outdir: "/out",
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    jsx: "automatic",
-    jsxImportSource: "preact",
-    logLevel: "silent",
-  });
-  const js = bundle.outputFiles.find((f) => f.path.endsWith(".js"))!.text;
-  const css = bundle.outputFiles.find((f) => f.path.endsWith(".css"))?.text ?? "";
-  server = createServer((req, res) => {
-    if (req.url === "/harness.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(js);
-    if (req.url === "/harness.css") return void res.writeHead(200, { "content-type": "text/css" }).end(css);
-    res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP });
-    res.end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Registry test</title><link rel="stylesheet" href="/harness.css"></head><body><div id="app"></div><script type="module" src="/harness.js"></script></body></html>');
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  harness = await serveHarnessPage({ entry: resolve(import.meta.dirname, "fakes/registry-harness.entry.tsx"), csp: HOST_CSP, title: "Registry test", body: '<div id="app"></div>' });
   mkdirSync(OUTPUT, { recursive: true });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
@@ -126,13 +103,13 @@ beforeAll(async () => {
   page.on("console", (m) => {
     if (/Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
   });
-  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/#registry`);
+  await page.goto(`${harness.origin}/#registry`);
   await page.getByRole("heading", { name: "Apps", level: 1 }).waitFor();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  await harness?.close();
 });
 
 describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {

@@ -19,28 +19,13 @@ import { build } from "esbuild";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_ARGS, launchChromium } from "../../../test/support/chromium.js";
+import { testSnapshot } from "../../../test/support/bridge-snapshot.js";
 import { SCREENSHOTS } from "./support.js";
 
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
 
 /** The first frame the host sends (a BridgeHostSnapshot; it crosses into the page as plain JSON). */
-const snapshot = (appScope: string, instanceId: string) => ({
-  app_scope: appScope,
-  app_version: "1.0.0",
-  instance_id: instanceId,
-  entrypoint: "main",
-  route: "/",
-  runtime_origin: "null",
-  scope: { conversation_id: "conv-1" },
-  theme: { mode: "light", effective_mode: "light", color_scheme_id: "lineup-default", css_variables: {} },
-  locale: "en",
-  timezone: "UTC",
-  workspace: {},
-  display_mode: "foreground",
-  capabilities: [],
-  granted_permissions: [],
-  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.session-data.v1"] },
-});
+const snapshot = (appScope: string, instanceId: string) => testSnapshot({ app_scope: appScope, instance_id: instanceId });
 
 /** Shared by the apps below: keep the port and nonce the host hands over once, and build frames. */
 const APP_PRELUDE = `

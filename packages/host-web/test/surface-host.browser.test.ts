@@ -14,27 +14,12 @@ import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../test/support/chromium.js";
+import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
 import { SCREENSHOTS } from "./support.js";
 
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
 
-const snapshot = {
-  app_scope: "whiteboard",
-  app_version: "1.0.0",
-  instance_id: "wb-host-1",
-  entrypoint: "canvas",
-  route: "/",
-  runtime_origin: "null",
-  scope: { conversation_id: "conv-1" },
-  theme: { mode: "light", effective_mode: "light", color_scheme_id: "lineup-default", css_variables: {} },
-  locale: "en",
-  timezone: "UTC",
-  workspace: {},
-  display_mode: "foreground",
-  capabilities: [],
-  granted_permissions: [],
-  sdk: { api_version: "1", features: ["app.lifecycle.v1", "app.tools.v1", "app.session-data.v1", "artifact.create.v1"] },
-};
+const snapshot = testSnapshot({ app_scope: "whiteboard", instance_id: "wb-host-1", entrypoint: "canvas", sdk: { api_version: "1", features: TOOL_APP_FEATURES } });
 
 /** A hostile app: talks to the port it was given, but with a wrong nonce, too much data and too often; tries the network. */
 const HOSTILE_APP = `<!doctype html><html><body><script>

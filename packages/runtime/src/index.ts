@@ -42,12 +42,13 @@ export { createMailbox, type Mailbox, type MailboxOptions } from "./coordination
 export { verifyAuditChain, chainAudit, sha256Hex, type AuditRecord, type AuditVerdict, type AuditHead } from "./coordination/audit.js";
 export type { MessageHandler, SubscribeOptions } from "./coordination/delivery.js";
 export type { AppAction, InteractionAnswer, StartConversationRequest, RuntimeInput, Effect, Delivery, AuditDraft } from "./coordination/inputs.js";
+export { TOOL_CALL_RETENTION_MS } from "./coordination/restore.js";
 export { freshAppsState, type RuntimeState, type Conversation, type Following } from "./coordination/state.js";
 export { CORE_MANIFESTS, CORE_SUBSCRIPTIONS } from "./apps/core-manifests.js";
 export { appDirectoryOf } from "./coordination/app-directory.js";
 export type { ToolHub, DeliveredToolCall, ToolCallHandler } from "./coordination/tool-hub.js";
 export type { AppManagerRequest, InstanceRequest, ToolReport, SettingsChange } from "./coordination/inputs.js";
-export type { AppSessionData } from "./runtime.js";
+export type { AppSessionData, ResultCard } from "./runtime.js";
 export * from "./apps/app-manager-api.js";
 export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";
 export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";

@@ -37,7 +37,7 @@ import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
-import type { Clock, IdSource } from "./core/ports.js";
+import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
@@ -122,6 +122,8 @@ export interface AppPort {
   registerToolHandler(handler: ToolCallHandler, instanceId?: string): Unsubscribe;
   /** Progress, the one result or error of a call delivered to this app; refused (`call_not_active`, `not_owner`) once it is over. */
   reportTool(callId: string, report: ToolReport, instanceId?: string): Promise<void>;
+  /** The immutable result card of a finished call (spec 6.3 `inline_card`), if its app offers one. */
+  resultCard(callId: string): Promise<ResultCard | undefined>;
   /** Session data of one app session of this app (spec 6.3); `app_session_id` defaults to `main`. */
   sessionData(appSessionId?: string): AppSessionData;
   /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
@@ -136,6 +138,20 @@ export interface AppPort {
   createArtifact(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
   /** An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. */
   readArtifact(artifactId: string, options?: { readonly conversation_id?: string; readonly maxBytes?: number }): Promise<{ artifact: ArtifactRef; bytes: Uint8Array; truncated: boolean }>;
+}
+
+/**
+ * What a chat shows once an app's work is done (spec 6.3): the app, in its `inline_card` display mode, over a
+ * frozen copy of the session data as it was when the call's result was recorded. Written once, never changed.
+ */
+export interface ResultCard {
+  readonly call_id: string;
+  readonly app_scope: string;
+  readonly app_version: string;
+  readonly conversation_id: string;
+  readonly entrypoint: string;
+  readonly data: SessionDataSnapshot;
+  readonly captured_at: string;
 }
 
 /** One app session's data, isolated by the context the Runtime issued for it. */
@@ -248,6 +264,30 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
     post: (input) => requireMailbox().post(input),
   });
+  /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
+  const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
+    const store = options.store;
+    if ((await store.get(RUNTIME_COLLECTIONS.resultCards, callId)) !== undefined) return;
+    const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; outputs?: { type: string }[] } | undefined;
+    if (call?.phase !== "terminal" || call.outputs?.at(-1)?.type !== "lineup.tool.result" || call.conversation_id === undefined) return;
+    // Work that changed something gets a card; a query (reading the board back) does not.
+    if (call.call_model === "query") return;
+    const details = runtimeApps.manager.getApp(appScope);
+    const entry = details?.manifest.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
+    if (details === undefined || entry === undefined) return;
+    const snapshot = await sessionData.get(contextFor(appScope, call.conversation_id));
+    if (!snapshot.ok) return;
+    const card: ResultCard = {
+      call_id: callId,
+      app_scope: appScope,
+      app_version: details.record.installed_version,
+      conversation_id: call.conversation_id,
+      entrypoint: entry.id,
+      data: snapshot.value,
+      captured_at: toTimestamp(clock.now()),
+    };
+    await store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.resultCards, key: callId, value: card as unknown as JsonValue }]);
+  };
   const runtimeApps = createRuntimeApps({
     post: (input) => requireMailbox().post(input),
     state,
@@ -424,6 +464,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {
           await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
+          if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
+        },
+        async resultCard(callId) {
+          return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;
         },
         sessionData(appSessionId = "main") {
           const context = contextFor(appScope, appSessionId);

@@ -6,39 +6,14 @@
  */
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "@lineup/protocol";
-import { RUNTIME_COLLECTIONS, type DeliveredToolCall, type LineUpRuntime } from "../src/index.js";
+import { RUNTIME_COLLECTIONS } from "../src/index.js";
 import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
-import { agentInvokes, publishedInventories, publisherKey, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
-import { createMemoryStoreData, FakeAppServer, startDevice, until } from "./helpers/runtime-harness.js";
-
-async function device(server: FakeAppServer, data = createMemoryStoreData(), run = "r0") {
-  const key = await publisherKey();
-  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey] } });
-}
-
-/** An app-side handler that answers every call with `answer(call)` (through the app's port). */
-function serve(runtime: LineUpRuntime, appScope: string, answer: (call: DeliveredToolCall) => unknown, instanceId?: string): DeliveredToolCall[] {
-  const seen: DeliveredToolCall[] = [];
-  const port = runtime.appPort(appScope);
-  port.registerToolHandler(
-    {
-      call(call) {
-        seen.push(call);
-        void port.reportTool(call.call_id, { kind: "result", result: answer(call) }, call.instance_id).catch(() => undefined);
-      },
-      cancel() {},
-    },
-    instanceId,
-  );
-  return seen;
-}
+import { agentInvokes, device, onlineDevice, publishedInventories, publisherKey, serve, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until } from "./helpers/runtime-harness.js";
 
 describe("apps in the Runtime", () => {
   it("installs a signed bundle in one commit and publishes the inventory its agent sees", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
+    const { server, d } = await onlineDevice();
 
     const operation = await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
     expect(operation).toMatchObject({ kind: "install", status: "succeeded", app_scope: "whiteboard", to_version: "1.0.0" });
@@ -75,11 +50,7 @@ describe("apps in the Runtime", () => {
   });
 
   it("runs an activation_not_required call directly: receipt accepted, then exactly one result", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
     const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 0 }));
 
     agentInvokes(server, "call-1", "whiteboard", "board.summary", {}, 1);
@@ -99,11 +70,7 @@ describe("apps in the Runtime", () => {
   });
 
   it("a repeated call_id replays the stored outputs (finished calls leave the state, not the store)", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
     const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 2 }));
     agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
     await until(() => toolOutputs(server, "again").length === 2, 3_000, "first result");
@@ -118,12 +85,85 @@ describe("apps in the Runtime", () => {
     await d.stop();
   });
 
-  it("launches the app for an app_ready call, waits for the surface, then delivers to that instance", async () => {
+  it("forgets finished calls after the retention period, at the next start", async () => {
     const server = new FakeAppServer();
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
+    const data = createMemoryStoreData();
+    const clock = createFakeClock();
+    const key = await publisherKey();
+    const d = await startDevice(server, data, { clock, extra: { trustedPublishers: [key.trustedKey] } });
     await d.runtime.whenOnline();
     await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    serve(d.runtime, "whiteboard", () => ({ shapes: 1 }));
+    agentInvokes(server, "old-call", "whiteboard", "board.summary", {}, 1);
+    await until(() => toolOutputs(server, "old-call").length === 2, 3_000, "result");
+    await d.stop();
+    const { createMemoryStore, RUNTIME_SCHEMA, TOOL_CALL_RETENTION_MS } = await import("../src/index.js");
+    const peek = async () => {
+      const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+      const n = await store.count(RUNTIME_COLLECTIONS.toolCalls);
+      await store.close();
+      return n;
+    };
+    expect(await peek()).toBe(1);
+    const soon = await startDevice(server, data, { clock, run: "r1", extra: { trustedPublishers: [key.trustedKey] } });
+    await soon.stop();
+    expect(await peek()).toBe(1); // within the retention period: kept for replays
+    clock.advance(TOOL_CALL_RETENTION_MS + 1);
+    const later = await startDevice(server, data, { clock, run: "r2", extra: { trustedPublishers: [key.trustedKey] } });
+    await later.stop();
+    expect(await peek()).toBe(0);
+  });
+
+  it("freezes the app's session data into a result card when work that changed something is done", async () => {
+    const { server, d } = await onlineDevice();
+    const manifest = whiteboardManifest();
+    const withCard = { ...manifest, entrypoints: [{ id: "canvas", kind: "primary", default_eligible: true, display_modes: ["foreground", "inline_card"] }] } as typeof manifest;
+    await d.runtime.appManager.install(await signedBundle(withCard), { approved: true });
+    const port = d.runtime.appPort("whiteboard");
+    const board = port.sessionData("s-1");
+    port.registerToolHandler({
+      call(call) {
+        void (async () => {
+          // The app's work: it stores the new board, then reports the call's result.
+          const title = (call.arguments as JsonObject)["title"] as string;
+          const current = await board.get();
+          await board.replace({ data: { title, items: [] }, expected_revision: current.ok ? current.value.revision : 0 });
+          await port.reportTool(call.call_id, call.method === "board.create" ? { kind: "result", result: { board_id: title } } : { kind: "result", result: { shapes: 0 } }, call.instance_id);
+        })();
+      },
+      cancel() {},
+    });
+    const launched = new Promise<void>((resolve) => {
+      const off = d.runtime.instances.subscribe((view) => {
+        const starting = view.instances.find((i) => i.status === "launching");
+        if (starting !== undefined) {
+          off();
+          void d.runtime.instances.ready(starting.instance_id).then(resolve);
+        }
+      });
+    });
+    agentInvokes(server, "make", "whiteboard", "board.create", { title: "Plan" }, 1);
+    await launched;
+    await until(() => toolOutputs(server, "make").some(([type]) => type === "lineup.tool.result"), 3_000, "result");
+    const chat = d.runtime.appPort("chat");
+    let card = await chat.resultCard("make");
+    for (let i = 0; card === undefined && i < 50; i++) card = await new Promise((r) => setTimeout(r, 10)).then(() => chat.resultCard("make"));
+    expect(card).toMatchObject({ app_scope: "whiteboard", entrypoint: "canvas", conversation_id: "s-1", data: { data: { title: "Plan", items: [] }, revision: 1 } });
+
+    // Later changes do not touch it: the card is the state when that work was done.
+    expect((await board.replace({ data: { title: "Changed", items: [] }, expected_revision: 1 })).ok).toBe(true);
+    expect((await chat.resultCard("make"))?.data).toEqual({ data: { title: "Plan", items: [] }, revision: 1 });
+    // A query gets no card.
+    agentInvokes(server, "look", "whiteboard", "board.summary", {}, 1);
+    await until(() => toolOutputs(server, "look").some(([type]) => type === "lineup.tool.result"), 3_000, "summary");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await chat.resultCard("look")).toBeUndefined();
+    await d.stop();
+  });
+
+  it("launches the app for an app_ready call, waits for the surface, then delivers to that instance", async () => {
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
 
     agentInvokes(server, "call-2", "whiteboard", "board.create", { title: "Plan" }, 1);
     await until(() => d.runtime.instances.snapshot().instances.length === 1, 3_000, "instance launched");
@@ -152,11 +192,7 @@ describe("apps in the Runtime", () => {
   });
 
   it("refuses a stale inventory revision, an invalid argument and an invalid result with their codes", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
     serve(d.runtime, "whiteboard", () => ({ not: "the schema" }));
 
     agentInvokes(server, "stale", "whiteboard", "board.summary", {}, 7);
@@ -181,12 +217,8 @@ describe("apps in the Runtime", () => {
   });
 
   it("disable refuses the app's waiting calls, closes its instances and republishes; remove deletes bundle and data", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
-    const d = await device(server, data);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ data, install: whiteboardManifest() });
     agentInvokes(server, "waits", "whiteboard", "board.create", { title: "x" }, 1);
     await until(() => d.runtime.instances.snapshot().instances.length === 1, 3_000, "launching");
     const sessionData = d.runtime.appPort("whiteboard").sessionData("s-1");

@@ -5,15 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AppManifest, JsonObject } from "@lineup/protocol";
-import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AgentAppMessage, type LineUpRuntime, type MemoryStoreData } from "../src/index.js";
+import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AgentAppMessage, type MemoryStoreData } from "../src/index.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
-import { agentInvokes, publishedInventories, publisherKey, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
-import { createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
-
-async function device(server: FakeAppServer, data = createMemoryStoreData(), run = "r0") {
-  const key = await publisherKey();
-  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey] } });
-}
+import { agentInvokes, device, onlineDevice, publishedInventories, serve, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
+import { createMemoryStoreData, FakeAppServer, settle, until } from "./helpers/runtime-harness.js";
 
 let envelopeCounter = 0;
 /** An agent envelope of `type` in session `sessionId` with the given scope (fields left out stay out). */
@@ -64,32 +59,13 @@ const presentingWhiteboard = (): AppManifest => {
   } as AppManifest;
 };
 
-function serve(runtime: LineUpRuntime, appScope: string, answer: (arguments_: JsonObject) => unknown, instanceId?: string): string[] {
-  const seen: string[] = [];
-  const port = runtime.appPort(appScope);
-  port.registerToolHandler(
-    {
-      call(call) {
-        seen.push(call.call_id);
-        void port.reportTool(call.call_id, { kind: "result", result: answer(call.arguments as JsonObject) }, call.instance_id).catch(() => undefined);
-      },
-      cancel() {},
-    },
-    instanceId,
-  );
-  return seen;
-}
-
 describe("spec 12 消息与隔离 (messages and isolation)", () => {
   // A missing or malformed scope is refused earlier, by the session-event schema in the sync driver —
   // but there it is dropped without moving the cursor, which wedges the conversation (see
   // docs/acceptance.md, box 1): only the refusals the filter chain makes are tested end to end here.
   it("1 scope: a routable message whose conversation_id is another conversation's is refused, audited, and reaches no app", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
-    const d = await device(server, data);
-    await d.runtime.whenOnline();
+    const { server, d } = await onlineDevice({ data });
 
     agentEnvelope(server, "s-1", { app_scope: "chat", conversation_id: "s-2" }, { payload: { format: "text", text: "claims s-2" } });
     agentEnvelope(server, "s-1", { app_scope: "notes", conversation_id: "s-1" }, { target: { kind: "app", app_scope: "notes" }, payload: { format: "text", text: "for an app that is not installed" } });
@@ -142,12 +118,8 @@ describe("spec 12 消息与隔离 (messages and isolation)", () => {
   // The agent re-sending an envelope id at a new seq wedges the conversation (docs/acceptance.md,
   // box 3), so this test does not send one.
   it("3 inbox: messages that arrive while the app is not running are recovered from the inbox after a restart, once each", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
-    const first = await device(server, data);
-    await first.runtime.whenOnline();
-    await first.runtime.appManager.install(await signedBundle(listeningWhiteboard()), { approved: true });
+    const { server, d: first } = await onlineDevice({ data, install: listeningWhiteboard() });
     // Nobody runs the whiteboard: no subscriber. Two messages for it.
     const toBoard = { target: { kind: "app", app_scope: "whiteboard" } };
     agentEnvelope(server, "s-1", { app_scope: "whiteboard", conversation_id: "s-1" }, { ...toBoard, id: "board-1", payload: { format: "text", text: "first" } });
@@ -180,11 +152,7 @@ describe("spec 12 消息与隔离 (messages and isolation)", () => {
 
 describe("spec 12 应用管理 (app management)", () => {
   it("4 visibility: enable, disable and remove change what the agent may call and raise the inventory revision", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
     serve(d.runtime, "whiteboard", () => ({ shapes: 0 }));
     await until(() => publishedInventories(server).length === 1, 3_000, "revision 1");
 
@@ -243,12 +211,8 @@ describe("spec 12 应用管理 (app management)", () => {
   });
 
   it("6 wind-down: disable and remove close instances, empty the focus stack, end calls and delete private data", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
-    const d = await device(server, data);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(presentingWhiteboard()), { approved: true });
+    const { server, d } = await onlineDevice({ data, install: presentingWhiteboard() });
     const instance = await d.runtime.appManager.launch({ app_scope: "whiteboard", conversation_id: "s-1" });
     await d.runtime.instances.ready(instance.instance_id);
     expect(d.runtime.instances.snapshot()).toMatchObject({ foreground: instance.instance_id, focus_stack: [instance.instance_id] });
@@ -281,11 +245,7 @@ describe("spec 12 应用管理 (app management)", () => {
   });
 
   it("7 focus: an extension the agent brings to the front backgrounds the foreground instance, and focus returns when it ends", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(presentingWhiteboard()), { approved: true });
+    const { server, d } = await onlineDevice({ install: presentingWhiteboard() });
     const chat = await d.runtime.appManager.launch({ app_scope: "chat" });
     await d.runtime.instances.ready(chat.instance_id);
     expect(d.runtime.instances.snapshot().foreground).toBe(chat.instance_id);
@@ -311,11 +271,7 @@ describe("spec 12 应用管理 (app management)", () => {
 
 describe("spec 12 工具与能力 (tools and capabilities)", () => {
   it("8 inventory: the agent can call only tools in the current inventory, with arguments its schema accepts", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
     const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 0 }));
     await until(() => publishedInventories(server).length === 1, 3_000, "inventory");
 
@@ -336,12 +292,8 @@ describe("spec 12 工具与能力 (tools and capabilities)", () => {
   });
 
   it("9 reports: progress, result and error are checked by the Runtime, stored (replayed on a repeat) and audited", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
-    const d = await device(server, data);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(whiteboardManifest()), { approved: true });
+    const { server, d } = await onlineDevice({ data, install: whiteboardManifest() });
     const port = d.runtime.appPort("whiteboard");
     port.registerToolHandler({
       call(call) {
@@ -387,11 +339,7 @@ describe("spec 12 工具与能力 (tools and capabilities)", () => {
   });
 
   it("11 session data is only data: writing it completes no tool call, sends nothing, moves no focus and starts no instance", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const d = await device(server);
-    await d.runtime.whenOnline();
-    await d.runtime.appManager.install(await signedBundle(presentingWhiteboard()), { approved: true });
+    const { server, d } = await onlineDevice({ install: presentingWhiteboard() });
     // A call that waits for the app to be ready: an instance is launching.
     agentInvokes(server, "waiting", "whiteboard", "board.create", { title: "x" }, 1);
     await until(() => d.runtime.instances.snapshot().instances.length === 1, 3_000, "launching");

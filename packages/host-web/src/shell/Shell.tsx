@@ -3,6 +3,7 @@ import type { AppInstance, InstancesSnapshotView, LineUpRuntime } from "@lineup/
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
 import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
+import { ResultCardContext } from "../apps-host/ResultCard.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
 import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
 import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
@@ -167,6 +168,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
       </header>
       <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${activeId}`} data-app={showing.kind === "core" ? showing.app_scope : (running.find((i) => i.instance_id === showing.instance_id)?.app_scope ?? "")}>
         {showing.kind === "core" ? (
+          <ResultCardContext.Provider value={runtime}>
           <AppBoundary key={`${showing.app_scope}:${generation}`} app_scope={showing.app_scope} onCrash={onCrash}>
             {showing.app_scope === "chat" ? (
               <ChatApp sdk={chatSdk} config={config} notifications={notifications} />
@@ -176,6 +178,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
               <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} />
             )}
           </AppBoundary>
+          </ResultCardContext.Provider>
         ) : null}
         <InstanceLayer
           runtime={runtime}

@@ -20,6 +20,7 @@ import {
   decodeBridgeMessage,
   type BridgeEventData,
   type BridgeEventName,
+  type BridgeExpectation,
   type BridgeHostSnapshot,
   type BridgeMethodName,
   type BridgeParams,
@@ -178,8 +179,10 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     }
   };
 
+  // Built once: every message is checked against the same expectation.
+  const expectation: BridgeExpectation = { nonce, direction: "to_host", ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) };
   port.onmessage = (event: MessageEvent) => {
-    const decoded = decodeBridgeMessage(event.data, { nonce, direction: "to_host", ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const decoded = decodeBridgeMessage(event.data, expectation);
     if (!decoded.ok) {
       handlers.onRefused?.(decoded.error);
       return;

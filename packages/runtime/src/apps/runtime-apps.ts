@@ -148,6 +148,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       if (instance === undefined) throw new LineUpError("app_not_found", `no instance ${instanceId}`);
       return loadEntry(options, state, instance);
     },
+    appEntry: (appScope, entrypoint) => loadEntry(options, options.state(), { app_scope: appScope, entrypoint }),
   };
 
   const settings: RuntimeSettings = {
@@ -197,7 +198,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
 }
 
 /** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
-async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: AppInstance): Promise<{ manifest: AppManifest; html: string }> {
+async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">): Promise<{ manifest: AppManifest; html: string }> {
   const app = getManagedApp(state.apps, instance.app_scope);
   const version = app?.retained.find((v) => v.version === app.record.installed_version);
   if (app === undefined || version === undefined) throw new LineUpError("app_not_installed", `${instance.app_scope} is not installed`);

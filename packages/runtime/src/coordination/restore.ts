@@ -21,6 +21,9 @@ import { appDirectoryOf } from "./app-directory.js";
 import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
 
+/** How long a finished call's record is kept to answer a repeated call_id with its stored outputs. */
+export const TOOL_CALL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
 export interface RestoreOptions {
   /** The core apps' manifests: every store starts with them installed and enabled. */
   readonly coreManifests: readonly AppManifest[];
@@ -65,8 +68,15 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   const instances = snapshot === undefined ? EMPTY_INSTANCES : restoreInstances(snapshot, options.now, (i) => directory.get(i.app_scope)?.enabled === true).state;
 
   const calls: Record<string, CallRecord> = {};
-  // Finished calls stay in the store (the replay log); only unfinished ones come back into the state.
-  for (const { key, value } of await store.range(C.toolCalls)) if ((value as unknown as CallRecord).phase !== "terminal") calls[key] = value as unknown as CallRecord;
+  // Finished calls stay in the store (the replay log) for TOOL_CALL_RETENTION_MS, then go; only unfinished
+  // ones come back into the state.
+  const expired: string[] = [];
+  for (const { key, value } of await store.range(C.toolCalls)) {
+    const call = value as unknown as CallRecord;
+    if (call.phase !== "terminal") calls[key] = call;
+    else if (call.received_at < options.now - TOOL_CALL_RETENTION_MS) expired.push(key);
+  }
+  if (expired.length > 0) await store.commit(expired.map((key) => ({ op: "delete" as const, collection: C.toolCalls, key })));
   const activations = ((await store.get(C.meta, "tool-activations")) ?? {}) as unknown as ToolCallsState["activations"];
 
   const sessions: Record<string, { revision: number; fingerprint: string }> = {};

@@ -17,12 +17,13 @@
  * | `apps`          | `<app_scope>`                        | a ManagedApp: record, retained versions, pending update |
  * | `bundles`       | `<bundle digest>`                    | the verified bundle archive (bytes) of a retained or pending version |
  * | `instances`     | `snapshot`                           | live instances and the focus stack |
- * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it (the replay log) |
+ * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it (the replay log; finished ones kept 7 days) |
  * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint }`: the last published inventory |
  * | `session-data`  | `<app_scope>/<app_session_id>`       | a MiniApp session's data and revision |
  * | `settings`      | `trusted-publishers` / `grants`      | publisher keys this Runtime trusts; remembered capability decisions |
  * | `artifacts`     | `<artifact_id>`                      | a StoredArtifact: its ArtifactRef, the app that made it, its conversation |
  * | `artifact-data` | `<artifact_id>`                      | the artifact's bytes |
+ * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
  *
  * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
@@ -47,6 +48,7 @@ export const RUNTIME_COLLECTIONS = {
   settings: "settings",
   artifacts: "artifacts",
   artifactData: "artifact-data",
+  resultCards: "result-cards",
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {

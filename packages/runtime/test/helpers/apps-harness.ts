@@ -1,7 +1,10 @@
-/** Signed bundles and an agent's tool calls for the tests of the Runtime's apps layer. */
+/**
+ * Signed bundles, devices that trust them, app-side tool handlers and an agent's tool calls for the
+ * tests of the Runtime's apps layer.
+ */
 import type { AppManifest, JsonObject } from "@lineup/protocol";
-import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "../../src/index.js";
-import type { FakeAppServer } from "../../src/testing/index.js";
+import { generatePublisherKey, packBundle, signBundle, type DeliveredToolCall, type LineUpRuntime, type MemoryStoreData, type PublisherKey } from "../../src/index.js";
+import { createMemoryStoreData, FakeAppServer, startDevice, type Device } from "./runtime-harness.js";
 
 let sharedKey: Promise<PublisherKey> | undefined;
 
@@ -53,4 +56,40 @@ export function publishedInventories(server: FakeAppServer, sessionId = "s-1"): 
   return server.applied
     .filter((w) => w.method === "inventory/publish" && w.session_id === sessionId)
     .map((w) => ({ revision: Number(w.params["revision"]), methods: (w.params["tools"] as { app_scope: string; method: string }[]).map((t) => `${t.app_scope}/${t.method}`) }));
+}
+
+/** A device on `server` (run id `run`) that trusts the shared publisher key. */
+export async function device(server: FakeAppServer, data: MemoryStoreData = createMemoryStoreData(), run = "r0"): Promise<Device> {
+  const key = await publisherKey();
+  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey] } });
+}
+
+/**
+ * A FakeAppServer with session `s-1` of `agent-1` and a trusting device online to it; with `install`,
+ * that app is installed (approved) before this returns.
+ */
+export async function onlineDevice(options: { data?: MemoryStoreData; install?: AppManifest } = {}): Promise<{ server: FakeAppServer; d: Device }> {
+  const server = new FakeAppServer();
+  server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+  const d = await device(server, options.data);
+  await d.runtime.whenOnline();
+  if (options.install !== undefined) await d.runtime.appManager.install(await signedBundle(options.install), { approved: true });
+  return { server, d };
+}
+
+/** An app-side handler that answers every call with `answer(call)` (through the app's port); returns the calls it saw. */
+export function serve(runtime: LineUpRuntime, appScope: string, answer: (call: DeliveredToolCall) => unknown, instanceId?: string): DeliveredToolCall[] {
+  const seen: DeliveredToolCall[] = [];
+  const port = runtime.appPort(appScope);
+  port.registerToolHandler(
+    {
+      call(call) {
+        seen.push(call);
+        void port.reportTool(call.call_id, { kind: "result", result: answer(call) }, call.instance_id).catch(() => undefined);
+      },
+      cancel() {},
+    },
+    instanceId,
+  );
+  return seen;
 }

@@ -38,7 +38,10 @@ export function ConversationView({ sdk, conversation_id, title, notifications }:
     setEchoes([]);
     const apply = (messages: readonly AgentAppMessage[]) => setModel((m) => foldMessages(m, messages));
     // Subscribe first and buffer, so nothing delivered while the history loads is lost.
-    const off = sdk.agentMessages.subscribe({ conversation_id, types: TIMELINE_TYPES }, (message) => {
+    // `include_pending`: what arrived while this conversation was not on screen is delivered now — and so
+    // read (display messages are acknowledged on delivery), which clears its unread count. Folding is by
+    // message_id, so a message both in the history page and delivered shows once.
+    const off = sdk.agentMessages.subscribe({ conversation_id, types: TIMELINE_TYPES, include_pending: true }, (message) => {
       if (!live) return;
       if (!ready) {
         early.push(message);

@@ -3,6 +3,7 @@ import { InteractionCard } from "./Cards.js";
 import type { EchoEntry } from "./local-echo.js";
 import { renderMarkdown } from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
+import { ToolResultCard } from "../../apps-host/ResultCard.js";
 
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
@@ -110,6 +111,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
             {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={`Tool call in ${item.app_scope}`} /> : null}
             {item.message === undefined ? null : <div class="muted">{item.message}</div>}
             {item.code === undefined || item.phase !== "failed" ? null : <div class="error-text">{item.code}</div>}
+            {item.phase === "succeeded" ? <ToolResultCard callId={item.call_id} /> : null}
           </div>
         </div>
       );
