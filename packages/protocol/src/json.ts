@@ -156,36 +156,95 @@ export function decodeJson(input: string | Uint8Array, limits: JsonLimits = {}):
   return ok(value);
 }
 
+/** Upper bounds on the UTF-8 bytes `JSON.stringify` writes, used to skip serializing values far under the limit. */
+const BOUND_NUMBER = 32; // the longest finite number JSON.stringify writes is 24 characters
+const BOUND_PER_UNIT = 6; // each UTF-16 unit of a string becomes at most 6 bytes (`\u001f`, a lone surrogate)
+
+/** The JSON Pointer of a failure: `segment` under the container entered as `parent` (-1: the root itself). */
+function trailPointer(parents: readonly number[], segments: ReadonlyArray<string | number>, parent: number, segment: string | number): string {
+  if (parent < 0) return "";
+  const reversed: Array<string | number> = [segment];
+  for (let at = parent; at > 0; at = parents[at]!) reversed.push(segments[at]!);
+  let path = "";
+  for (let i = reversed.length - 1; i >= 0; i--) {
+    const s = reversed[i]!;
+    path += `/${typeof s === "number" ? String(s) : escapePointerToken(s)}`;
+  }
+  return path;
+}
+
 /**
  * Checks a value that did not come from text (a structured-clone message, an object built in
  * process) against the same limits: depth, forbidden keys, JSON-only types, and size of its
  * serialization. Returns the value unchanged when it passes.
+ *
+ * The walk keeps no path strings: each container it enters is recorded as (parent, segment) in two
+ * flat arrays, and a pointer is rendered from them only for a failure. It also sums an upper bound
+ * of the serialized size; only a value whose bound exceeds the limit is serialized to measure it.
  */
 export function checkJsonValue(value: unknown, limits: JsonLimits = {}): Result<JsonValue> {
   const maxDepth = limits.maxDepth ?? DEFAULT_MAX_DEPTH;
-  const stack: Array<{ node: unknown; path: string; depth: number }> = [{ node: value, path: "", depth: 0 }];
-  while (stack.length > 0) {
-    const { node, path, depth } = stack.pop()!;
-    if (node === null || typeof node === "string" || typeof node === "boolean") continue;
-    if (typeof node === "number") {
-      if (!Number.isFinite(node)) return fail("json_malformed", "numbers must be finite", path);
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  // Nodes still to visit, as parallel stacks: the node, its depth, the container it sits in (an
+  // index into the trail) and its key or index there. The root has no container (-1).
+  const nodes: unknown[] = [value];
+  const depths: number[] = [0];
+  const parentOf: number[] = [-1];
+  const segmentOf: Array<string | number> = [""];
+  // Containers entered so far: their own container and segment. Entry 0 is the root's.
+  const trailParents: number[] = [];
+  const trailSegments: Array<string | number> = [];
+  let bound = 0;
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop()!;
+    const parent = parentOf.pop()!;
+    const segment = segmentOf.pop()!;
+    if (typeof node === "string") {
+      bound += node.length * BOUND_PER_UNIT + 2;
       continue;
     }
-    if (typeof node !== "object") return fail("json_malformed", `a ${typeof node} is not JSON`, path);
-    if (depth + 1 > maxDepth) return fail("json_too_deep", `nesting exceeds depth ${maxDepth}`, path);
+    if (node === null || typeof node === "boolean") {
+      bound += 5;
+      continue;
+    }
+    if (typeof node === "number") {
+      if (!Number.isFinite(node)) return fail("json_malformed", "numbers must be finite", trailPointer(trailParents, trailSegments, parent, segment));
+      bound += BOUND_NUMBER;
+      continue;
+    }
+    if (typeof node !== "object") return fail("json_malformed", `a ${typeof node} is not JSON`, trailPointer(trailParents, trailSegments, parent, segment));
+    if (depth + 1 > maxDepth) return fail("json_too_deep", `nesting exceeds depth ${maxDepth}`, trailPointer(trailParents, trailSegments, parent, segment));
+    const entered = trailParents.length;
     if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], path: `${path}/${i}`, depth: depth + 1 });
+      trailParents.push(parent);
+      trailSegments.push(segment);
+      bound += node.length + 2;
+      for (let i = node.length - 1; i >= 0; i--) {
+        nodes.push(node[i]);
+        depths.push(depth + 1);
+        parentOf.push(entered);
+        segmentOf.push(i);
+      }
       continue;
     }
     const proto: unknown = Object.getPrototypeOf(node);
-    if (proto !== Object.prototype && proto !== null) return fail("json_malformed", "only plain objects are JSON", path);
-    for (const key of Object.keys(node)) {
-      const childPath = `${path}/${escapePointerToken(key)}`;
-      if (FORBIDDEN_KEYS.has(key)) return fail("json_forbidden_key", "object key is forbidden (__proto__, constructor or prototype)", childPath);
-      stack.push({ node: (node as Record<string, unknown>)[key], path: childPath, depth: depth + 1 });
+    if (proto !== Object.prototype && proto !== null) return fail("json_malformed", "only plain objects are JSON", trailPointer(trailParents, trailSegments, parent, segment));
+    trailParents.push(parent);
+    trailSegments.push(segment);
+    const keys = Object.keys(node);
+    bound += keys.length + 2;
+    for (const key of keys) {
+      if (FORBIDDEN_KEYS.has(key)) {
+        return fail("json_forbidden_key", "object key is forbidden (__proto__, constructor or prototype)", trailPointer(trailParents, trailSegments, entered, key));
+      }
+      bound += key.length * BOUND_PER_UNIT + 3;
+      nodes.push((node as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
+      parentOf.push(entered);
+      segmentOf.push(key);
     }
   }
-  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
-  if (!sizeWithinLimit(JSON.stringify(value), maxBytes)) return fail("json_too_large", `value exceeds ${maxBytes} bytes`);
+  if (bound > maxBytes && !sizeWithinLimit(JSON.stringify(value), maxBytes)) return fail("json_too_large", `value exceeds ${maxBytes} bytes`);
   return ok(value as JsonValue);
 }

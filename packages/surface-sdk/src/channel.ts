@@ -3,6 +3,10 @@
  * `decodeBridgeMessage` (direction `to_app`) before anything else looks at it; requests are
  * correlated by id, time out, and are all rejected when the channel closes (house style 8).
  *
+ * Timeouts share one timer, armed for the earliest pending deadline: a request arms it only when
+ * it is due before the armed time, and a settled request leaves it alone (when it fires it rejects
+ * what is due and re-arms for the next deadline), so a call costs no timer work of its own.
+ *
  * Per docs/protocol.md, a value that fails the protocol, version or nonce checks is dropped
  * unanswered (and reported to diagnostics); a host → app request that fails a later check is
  * answered with an error response carrying the code.
@@ -50,12 +54,19 @@ export type HostRequestHandler<M extends HostToAppMethod> = (params: BridgeParam
 
 interface Pending {
   readonly method: BridgeMethodName;
+  /** When it times out, on the `performance.now()` clock. */
+  readonly deadline: number;
+  readonly timeoutMs: number;
   readonly resolve: (value: unknown) => void;
-  readonly reject: (error: LineUpError) => void;
-  readonly dispose: () => void;
+  readonly reject: (error: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: (() => void) | undefined;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** The longest delay `setTimeout` honours; a later deadline is reached in steps. */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 export class BridgeChannel {
   readonly nonce: string;
@@ -68,6 +79,9 @@ export class BridgeChannel {
   #handler: HostRequestHandler<HostToAppMethod> | undefined;
   #nextId = 1;
   #closeReason: LineUpError | undefined;
+  /** The shared deadline timer and the time its firing stands for. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = 0;
 
   readonly #onMessage = (event: { readonly data: unknown }): void => this.#receive(event.data);
   readonly #onClose = (): void => this.close(new LineUpError("request_cancelled", "the host closed the bridge port"));
@@ -93,28 +107,15 @@ export class BridgeChannel {
     if (options.signal?.aborted === true) return Promise.reject(new LineUpError("request_cancelled", `${method} was cancelled before it was sent`));
     const id = this.#nextId++;
     return new Promise<BridgeResult<M>>((resolve, reject) => {
-      const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
-      const timer = setTimeout(() => settle(new LineUpError("request_timeout", `no response to ${method} within ${timeoutMs} ms`)), timeoutMs);
-      const onAbort = (): void => settle(new LineUpError("request_cancelled", `${method} was cancelled`));
-      const dispose = (): void => {
-        clearTimeout(timer);
-        options.signal?.removeEventListener("abort", onAbort);
-        this.#pending.delete(id);
-      };
-      const settle = (error: LineUpError): void => {
-        dispose();
-        reject(error);
-      };
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, {
-        method,
-        resolve: (value) => {
-          dispose();
-          resolve(value as BridgeResult<M>);
-        },
-        reject: settle,
-        dispose,
-      });
+      const requested = options.timeoutMs ?? this.#timeoutMs;
+      // As `setTimeout` reads it: NaN is no wait at all.
+      const timeoutMs = Number.isNaN(requested) ? 0 : requested;
+      const deadline = performance.now() + timeoutMs;
+      const signal = options.signal;
+      const onAbort = signal === undefined ? undefined : (): void => this.#fail(id, new LineUpError("request_cancelled", `${method} was cancelled`));
+      this.#pending.set(id, { method, deadline, timeoutMs, resolve: resolve as (value: unknown) => void, reject, signal, onAbort });
+      if (signal !== undefined && onAbort !== undefined) signal.addEventListener("abort", onAbort, { once: true });
+      this.#arm(deadline);
       this.#send(bridgeRequest(this.nonce, id, method, params));
     });
   }
@@ -147,7 +148,9 @@ export class BridgeChannel {
   close(reason: LineUpError = new LineUpError("request_cancelled", "the bridge was closed")): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
-    for (const pending of [...this.#pending.values()]) pending.reject(reason);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const id of [...this.#pending.keys()]) this.#fail(id, reason);
     this.#port.removeEventListener("message", this.#onMessage);
     this.#port.removeEventListener("close", this.#onClose);
     try {
@@ -159,6 +162,51 @@ export class BridgeChannel {
     this.#closed.clear();
     for (const emitter of this.#events.values()) emitter.clear();
   }
+
+  /** Removes a pending request and stops watching its signal; undefined when it already settled. */
+  #take(id: number): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return undefined;
+    this.#pending.delete(id);
+    if (pending.onAbort !== undefined) pending.signal?.removeEventListener("abort", pending.onAbort);
+    return pending;
+  }
+
+  #fail(id: number, error: LineUpError): void {
+    this.#take(id)?.reject(error);
+  }
+
+  /** Makes sure the shared timer fires no later than `deadline`. */
+  #arm(deadline: number): void {
+    if (this.#timer !== undefined) {
+      if (this.#timerAt <= deadline) return;
+      clearTimeout(this.#timer);
+    }
+    const now = performance.now();
+    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, deadline - now));
+    // A clamped delay proves only that the clamped time has passed.
+    this.#timerAt = delay === MAX_TIMER_DELAY_MS ? now + delay : deadline;
+    this.#timer = setTimeout(this.#onTimer, delay);
+  }
+
+  /** Rejects every request due by now (in deadline order), then re-arms for the earliest left. */
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    // The timer firing means its time has passed, even if the clock reads a hair earlier.
+    const reached = Math.max(this.#timerAt, performance.now());
+    const due: [number, Pending][] = [];
+    let next = Infinity;
+    for (const entry of this.#pending) {
+      const deadline = entry[1].deadline;
+      if (deadline <= reached) due.push(entry);
+      else if (deadline < next) next = deadline;
+    }
+    due.sort((a, b) => a[1].deadline - b[1].deadline);
+    for (const [id, pending] of due) {
+      this.#fail(id, new LineUpError("request_timeout", `no response to ${pending.method} within ${pending.timeoutMs} ms`));
+    }
+    if (next !== Infinity && this.#closeReason === undefined) this.#arm(next);
+  };
 
   #send(message: unknown): void {
     try {
@@ -187,6 +235,7 @@ export class BridgeChannel {
           this.#diagnostics({ kind: "unexpected_response", id: message.id });
           return;
         }
+        this.#take(message.id);
         if (message.error !== undefined) {
           const { code, message: text, path } = message.error as ProtocolError;
           pending.reject(new LineUpError(code, text, path === undefined ? undefined : { path }));

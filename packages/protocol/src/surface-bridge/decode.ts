@@ -19,9 +19,9 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
-import { checkJsonValue, DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH } from "../json.js";
+import { checkJsonValue } from "../json.js";
 import { validators } from "../generated/surface-bridge.js";
-import { checkWith, type CompiledValidator } from "../validation.js";
+import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import {
   BRIDGE_EVENTS,
   BRIDGE_METHODS,
@@ -99,10 +99,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const opposite = (d: BridgeDirection): BridgeDirection => (d === "to_host" ? "to_app" : "to_host");
 const has = (o: Record<string, unknown>, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
-function checkBody(validator: CompiledValidator, body: unknown, field: string, code: ErrorCode, what: string): Result<unknown> {
-  const checked = checkWith(validator, body, code);
-  if (checked.ok) return checked;
-  return fail(code, `${what}: ${checked.error.message}`, `/${field}${checked.error.path ?? ""}`);
+/** The refusal for a body that failed its validator (called only then: the passing path allocates nothing). */
+function bodyRefusal(validator: CompiledValidator, field: string, code: ErrorCode, what: string): Result<never> {
+  const { path, message } = describeSchemaError(validator.errors?.[0]);
+  return fail(code, `${what}: ${message}`, `/${field}${path}`);
 }
 
 /**
@@ -110,7 +110,8 @@ function checkBody(validator: CompiledValidator, body: unknown, field: string, c
  * unchanged when it passes.
  */
 export function decodeBridgeMessage(value: unknown, expect: BridgeExpectation): Result<BridgeMessage> {
-  const json = checkJsonValue(value, { maxBytes: expect.maxBytes ?? DEFAULT_MAX_BYTES, maxDepth: expect.maxDepth ?? DEFAULT_MAX_DEPTH });
+  // The expectation is its own JsonLimits (same field names, same defaults): no object per message.
+  const json = checkJsonValue(value, expect);
   if (!json.ok) return json;
   if (!isRecord(value)) return fail("bridge_protocol_mismatch", "a bridge message is an object", "");
   if (value["bridge"] !== BRIDGE_PROTOCOL) return fail("bridge_protocol_mismatch", `bridge must be "${BRIDGE_PROTOCOL}"`, "/bridge");
@@ -122,16 +123,18 @@ export function decodeBridgeMessage(value: unknown, expect: BridgeExpectation): 
   const kind = value["kind"];
   const frameValidator = typeof kind === "string" && has(frameValidators, kind) ? frameValidators[kind] : undefined;
   if (frameValidator === undefined) return fail("bridge_frame_invalid", "kind must be request, response or event", "/kind");
-  const framed = checkWith(frameValidator, value, "bridge_frame_invalid");
-  if (!framed.ok) return framed;
+  if (!frameValidator(value)) {
+    const { path, message } = describeSchemaError(frameValidator.errors?.[0]);
+    return fail("bridge_frame_invalid", message, path);
+  }
 
   if (kind === "event") {
     const name = value["name"];
     if (!isBridgeEvent(name) || BRIDGE_EVENTS[name].direction !== expect.direction) {
       return fail("method_not_found", `no ${expect.direction} event "${String(name)}" in the bridge catalogue`, "/name");
     }
-    const data = checkBody(dataValidators.get(name)!, value["data"], "data", "invalid_params", `${name} data`);
-    return data.ok ? ok(value as unknown as BridgeEvent) : data;
+    const validator = dataValidators.get(name)!;
+    return validator(value["data"]) ? ok(value as unknown as BridgeEvent) : bodyRefusal(validator, "data", "invalid_params", `${name} data`);
   }
 
   const method = value["method"];
@@ -142,13 +145,13 @@ export function decodeBridgeMessage(value: unknown, expect: BridgeExpectation): 
     return fail("method_not_found", `no ${what} "${String(method)}" in the bridge catalogue`, "/method");
   }
   if (kind === "request") {
-    const params = checkBody(paramsValidators.get(method)!, value["params"], "params", "invalid_params", `${method} params`);
-    return params.ok ? ok(value as unknown as BridgeRequest) : params;
+    const validator = paramsValidators.get(method)!;
+    return validator(value["params"]) ? ok(value as unknown as BridgeRequest) : bodyRefusal(validator, "params", "invalid_params", `${method} params`);
   }
   if (has(value, "result") === has(value, "error")) {
     return fail("bridge_frame_invalid", "a response carries exactly one of result and error", "");
   }
   if (has(value, "error")) return ok(value as unknown as BridgeResponse);
-  const result = checkBody(resultValidators.get(method)!, value["result"], "result", "bridge_result_invalid", `${method} result`);
-  return result.ok ? ok(value as unknown as BridgeResponse) : result;
+  const validator = resultValidators.get(method)!;
+  return validator(value["result"]) ? ok(value as unknown as BridgeResponse) : bodyRefusal(validator, "result", "bridge_result_invalid", `${method} result`);
 }
