@@ -16,6 +16,7 @@ export interface RunningRuntime {
 export async function startBrowserRuntime(config: HostConfig, diagnostics: DiagnosticsSink): Promise<RunningRuntime> {
   // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
   const store: RuntimeStore = await openIndexedDbStore({ name: profileName(config), schema: RUNTIME_SCHEMA });
+  const late: { runtime?: LineUpRuntime } = {};
   const runtime = createRuntime({
     store,
     transport: createWebSocketTransport(),
@@ -24,8 +25,17 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     diagnostics,
     clientInfo: { name: "lineup-host-web", version: "0.1.0" },
     trustedPublishers: config.trusted_publishers,
-    host: createBrowserHostProvider({ onNotificationClick: () => globalThis.focus?.() }),
+    // Clicking an app's notification brings that app forward (its live instance, if it has one).
+    host: createBrowserHostProvider({
+      onNotificationClick: (appScope) => {
+        globalThis.focus?.();
+        const instance = late.runtime?.instances.snapshot().instances.find((i) => i.app_scope === appScope && i.status !== "closing" && i.status !== "closed" && i.status !== "failed");
+        if (instance !== undefined) void late.runtime?.instances.focus(instance.instance_id).catch(() => undefined);
+      },
+      appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,
+    }),
   });
+  late.runtime = runtime;
   try {
     await runtime.start();
   } catch (error) {
