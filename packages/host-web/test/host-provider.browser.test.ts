@@ -219,23 +219,23 @@ describe("the shell's capability dialog (Chromium)", () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Don't allow");
     await page.screenshot({ path: join(OUTPUT, "host-provider-dialog.png") });
     await dialog.getByRole("button", { name: "Allow", exact: true }).click();
-    expect(await hp(page, "confirmed", "confirm-1")).toBe(true);
+    expect(await hp(page, "confirmed", "confirm-1")).toBe("allow");
     await expect.poll(() => dialog.isVisible()).toBe(false);
   });
 
-  it("Escape is Don't allow, and queued prompts come one after the other", async () => {
+  it("Escape closes without a choice (a dismissal, not a denial), and queued prompts come one after the other", async () => {
     await hp(page, "confirm", prompt("confirm-2"));
     await hp(page, "confirm", { ...prompt("confirm-3"), capability: "link.open", purpose: "Open the shared document", risk: "medium" });
     await page.getByRole("dialog", { name: "Notes wants to use microphone.record" }).waitFor();
     await page.keyboard.press("Escape");
-    expect(await hp(page, "confirmed", "confirm-2")).toBe(false);
+    expect(await hp(page, "confirmed", "confirm-2")).toBe("dismiss");
     const second = page.getByRole("dialog", { name: "Notes wants to use link.open" });
     await second.waitFor();
     expect(await second.getByText("Open the shared document").isVisible()).toBe(true);
     // Keyboard only: Tab from "Don't allow" reaches "Allow"; Enter presses it.
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
-    expect(await hp(page, "confirmed", "confirm-3")).toBe(true);
+    expect(await hp(page, "confirmed", "confirm-3")).toBe("allow");
     await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
   });
 

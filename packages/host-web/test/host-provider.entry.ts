@@ -27,7 +27,7 @@ if (getUserMedia !== undefined) {
 }
 
 const running = new Map<string, { result: Promise<CapabilityResult>; controller: AbortController }>();
-const confirms = new Map<string, Promise<boolean>>();
+const confirms = new Map<string, Promise<string>>();
 
 function start(id: string, capability: Capability, input: JsonValue): void {
   const controller = new AbortController();

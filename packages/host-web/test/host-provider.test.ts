@@ -191,10 +191,10 @@ describe("the prompt queue", () => {
     const second = queue.confirm(prompt("b"));
     expect(queue.current()?.prompt.request_id).toBe("a");
     queue.answer(queue.current()!.id, true);
-    expect(await first).toBe(true);
+    expect(await first).toBe("allow");
     expect(queue.current()?.prompt.request_id).toBe("b");
     queue.answer(queue.current()!.id, false);
-    expect(await second).toBe(false);
+    expect(await second).toBe("deny");
     expect(queue.current()).toBeUndefined();
     expect(seen).toEqual(["a", "b", undefined]);
   });
@@ -206,23 +206,23 @@ describe("the prompt queue", () => {
     const head = queue.current() as QueuedPrompt;
     queue.answer(head.id, true);
     queue.answer(head.id, false);
-    expect(await Promise.all([once, twice])).toEqual([true, true]);
+    expect(await Promise.all([once, twice])).toEqual(["allow", "allow"]);
   });
 
-  it("withdraws a request's prompts (false) and drops an activation prompt when its request aborts", async () => {
+  it("withdraws a request's prompts (dismiss, not a denial) and drops an activation prompt when its request aborts", async () => {
     const queue = createPromptQueue();
     const withdrawn = queue.confirm(prompt("a"));
     const controller = new AbortController();
     const aborted = queue.activate(activation("b"), controller.signal);
     const waiting = queue.confirm(prompt("c"));
     queue.withdraw("a");
-    expect(await withdrawn).toBe(false);
+    expect(await withdrawn).toBe("dismiss");
     expect(queue.current()).toMatchObject({ kind: "activation", prompt: { request_id: "b" } });
     controller.abort();
     expect(await aborted).toBe(false);
     expect(queue.current()?.prompt.request_id).toBe("c");
     queue.answer(queue.current()!.id, true);
-    expect(await waiting).toBe(true);
+    expect(await waiting).toBe("allow");
     expect(await queue.activate(activation("d"), AbortSignal.abort())).toBe(false);
     expect(queue.current()).toBeUndefined();
   });

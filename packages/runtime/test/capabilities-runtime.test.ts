@@ -11,7 +11,7 @@ import {
   RUNTIME_COLLECTIONS,
   RUNTIME_SCHEMA,
   type CapabilityPolicy,
-  type CapabilityPrompt,
+  type CapabilityConfirmation, type CapabilityPrompt,
   type HostInvocation,
   type HostProvider,
   type MemoryStoreData,
@@ -30,7 +30,7 @@ class FakeHost implements HostProvider {
   readonly invocations: HostInvocation[] = [];
   readonly systemPrompts: CapabilityName[] = [];
   /** The user's answer to the confirmation; `hang` never answers. */
-  answer: boolean | "hang" = true;
+  answer: CapabilityConfirmation | "hang" = "allow";
   /** The host call: completes with the capability's name, or never (until aborted). */
   hangInvoke = false;
   system: SystemPermission = "not_applicable";
@@ -49,7 +49,7 @@ class FakeHost implements HostProvider {
     this.system = this.systemAnswer;
     return Promise.resolve(this.systemAnswer);
   }
-  confirm(prompt: CapabilityPrompt): Promise<boolean> {
+  confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation> {
     this.prompts.push(prompt);
     return this.answer === "hang" ? new Promise(() => undefined) : Promise.resolve(this.answer);
   }
@@ -161,9 +161,20 @@ describe("the Capability Gateway in the Runtime", () => {
     expect([...first].sort((a, b) => a - b)).toEqual(first);
   });
 
+  it("a dialog closed without a choice (Escape) refuses this request but is not remembered: the next one asks again", async () => {
+    const w = await world();
+    w.host.answer = "dismiss";
+    expect((await w.ask("voice", MIC)).status).not.toBe("completed");
+    expect(w.d.runtime.settings.grants()).toEqual([]);
+    w.host.answer = "allow";
+    expect(outcome(await w.ask("voice", MIC))).toBe("completed");
+    expect(w.host.prompts).toHaveLength(2);
+    await w.d.stop();
+  });
+
   it("denied by the user: refused, not asked again (also after a restart) until Settings says ask", async () => {
     const w = await world();
-    w.host.answer = false;
+    w.host.answer = "deny";
     expect(await w.ask("voice", MIC)).toMatchObject({ status: "permission_denied", code: "permission_denied" });
     expect(await w.ask("voice", MIC)).toMatchObject({ status: "permission_denied", code: "permission_denied" });
     expect(w.host.prompts).toHaveLength(1);
@@ -280,7 +291,7 @@ describe("the Capability Gateway in the Runtime", () => {
     expect(outcome(await w.ask("voice", MIC))).toBe("failed/invalid_state");
 
     const again = await world({ data: w.data, install: false });
-    again.host.answer = false;
+    again.host.answer = "deny";
     again.clock.advance(200_000);
     await settle();
     expect(again.host.prompts).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * The shell's capability dialog: a modal `<dialog>` (focus stays inside through `showModal`) showing
  * the head of the prompt queue — which app asks, what the capability does, the app's stated purpose
- * and the risk — with Allow / Don't allow. Escape is Don't allow. "Go ahead" prompts (a picker needs a
+ * and the risk — with Allow / Don't allow. Escape closes it without a choice (refused, not remembered). "Go ahead" prompts (a picker needs a
  * user gesture) use the same dialog with their own button.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
@@ -27,15 +27,17 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
   const answer = (allowed: boolean) => {
     if (entry !== undefined) queue.answer(entry.id, allowed);
   };
-  // Escape fires `cancel`: the dialog stays for the next prompt (if any) and this one is denied.
+  // Escape fires `cancel`: the dialog stays for the next prompt (if any); this one closes without a
+  // choice — refused now, but not a decision to remember (only "Don't allow" is).
+  const dismiss = () => {
+    if (entry !== undefined && queue.current()?.id === entry.id) queue.dismiss(entry.id);
+  };
   const onCancel = (event: Event) => {
     event.preventDefault();
-    answer(false);
+    dismiss();
   };
-  // Closed some other way (the browser may close it on a repeated Escape): still a denial.
-  const onClose = () => {
-    if (entry !== undefined && queue.current()?.id === entry.id) answer(false);
-  };
+  // Closed some other way (the browser may close it on a repeated Escape): the same.
+  const onClose = dismiss;
 
   return (
     <dialog ref={dialog} class="capability-prompt" aria-labelledby="capability-prompt-title" aria-describedby="capability-prompt-body" onCancel={onCancel} onClose={onClose} data-kind={entry?.kind}>

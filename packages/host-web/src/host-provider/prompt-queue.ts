@@ -4,7 +4,7 @@
  * order asked; the shell's `CapabilityPromptDialog` renders the head. Framework-free, so it is tested
  * in Node and shared by the provider and the shell.
  */
-import type { CapabilityPrompt } from "@lineup/runtime";
+import type { CapabilityConfirmation, CapabilityPrompt } from "@lineup/runtime";
 
 /** A prompt whose only purpose is a user gesture: the browser opens a picker only from one. */
 export interface ActivationPrompt {
@@ -23,22 +23,24 @@ export type QueuedPrompt =
   | { readonly id: number; readonly kind: "activation"; readonly prompt: ActivationPrompt };
 
 export interface PromptQueue {
-  /** Asks the user to allow a capability; true when they did. */
-  confirm(prompt: CapabilityPrompt): Promise<boolean>;
+  /** Asks the user to allow a capability: `allow`, `deny`, or `dismiss` (closed without a choice, withdrawn). */
+  confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation>;
   /** Asks the user to go ahead (a click that gives user activation); false when they cancel or `signal` aborts. */
   activate(prompt: ActivationPrompt, signal?: AbortSignal): Promise<boolean>;
   /** The prompt on screen, if any. */
   current(): QueuedPrompt | undefined;
   /** The user's answer to the prompt `id`; answers to prompts no longer queued are ignored. */
   answer(id: number, allowed: boolean): void;
-  /** Withdraws every prompt of a request (it expired or was cancelled): each resolves false. */
+  /** The prompt `id` was closed without a choice (Escape): a confirmation resolves `dismiss`, an activation false. */
+  dismiss(id: number): void;
+  /** Withdraws every prompt of a request (it expired or was cancelled): confirmations resolve `dismiss`, activations false. */
   withdraw(request_id: string): void;
   subscribe(listener: (current: QueuedPrompt | undefined) => void): () => void;
 }
 
 interface Entry {
   readonly queued: QueuedPrompt;
-  readonly resolve: (allowed: boolean) => void;
+  readonly resolve: (answer: CapabilityConfirmation) => void;
 }
 
 export function createPromptQueue(): PromptQueue {
@@ -49,16 +51,16 @@ export function createPromptQueue(): PromptQueue {
     const head = entries[0]?.queued;
     for (const listener of [...listeners]) listener(head);
   };
-  const settle = (keep: (entry: Entry) => boolean, allowed: boolean): void => {
+  const settle = (keep: (entry: Entry) => boolean, answer: CapabilityConfirmation): void => {
     const headBefore = entries[0];
     const gone = entries.filter((entry) => !keep(entry));
     if (gone.length === 0) return;
     entries = entries.filter(keep);
-    for (const entry of gone) entry.resolve(allowed);
+    for (const entry of gone) entry.resolve(answer);
     if (entries[0] !== headBefore) emit();
   };
-  const enqueue = (make: (id: number) => QueuedPrompt): Promise<boolean> =>
-    new Promise<boolean>((resolve) => {
+  const enqueue = (make: (id: number) => QueuedPrompt): Promise<CapabilityConfirmation> =>
+    new Promise<CapabilityConfirmation>((resolve) => {
       entries = [...entries, { queued: make(nextId++), resolve }];
       if (entries.length === 1) emit();
     });
@@ -68,9 +70,9 @@ export function createPromptQueue(): PromptQueue {
       // The same request asked twice shares one answer.
       const same = entries.find((entry) => entry.queued.kind === "confirm" && entry.queued.prompt.request_id === prompt.request_id);
       if (same !== undefined) {
-        return new Promise<boolean>((resolve) => {
+        return new Promise<CapabilityConfirmation>((resolve) => {
           const previous = same.resolve;
-          entries = entries.map((entry) => (entry === same ? { queued: same.queued, resolve: (allowed: boolean) => (previous(allowed), resolve(allowed)) } : entry));
+          entries = entries.map((entry) => (entry === same ? { queued: same.queued, resolve: (answer: CapabilityConfirmation) => (previous(answer), resolve(answer)) } : entry));
         });
       }
       return enqueue((id) => ({ id, kind: "confirm", prompt }));
@@ -79,15 +81,18 @@ export function createPromptQueue(): PromptQueue {
       if (signal?.aborted === true) return Promise.resolve(false);
       const answer = enqueue((id) => ({ id, kind: "activation", prompt }));
       const queued = entries[entries.length - 1]!.queued;
-      signal?.addEventListener("abort", () => settle((entry) => entry.queued !== queued, false), { once: true });
-      return answer;
+      signal?.addEventListener("abort", () => settle((entry) => entry.queued !== queued, "dismiss"), { once: true });
+      return answer.then((a) => a === "allow");
     },
     current: () => entries[0]?.queued,
     answer(id, allowed) {
-      settle((entry) => entry.queued.id !== id, allowed);
+      settle((entry) => entry.queued.id !== id, allowed ? "allow" : "deny");
+    },
+    dismiss(id) {
+      settle((entry) => entry.queued.id !== id, "dismiss");
     },
     withdraw(request_id) {
-      settle((entry) => entry.queued.prompt.request_id !== request_id, false);
+      settle((entry) => entry.queued.prompt.request_id !== request_id, "dismiss");
     },
     subscribe(listener) {
       listeners.add(listener);

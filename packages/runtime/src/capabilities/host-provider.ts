@@ -14,6 +14,8 @@
  */
 import type { CapabilityName, CapabilityResult, JsonValue, RiskLevel } from "@lineup/protocol";
 
+export type CapabilityConfirmation = "allow" | "deny" | "dismiss";
+
 export type SystemPermission = "granted" | "denied" | "prompt" | "not_applicable";
 
 export interface CapabilityPrompt {
@@ -45,8 +47,11 @@ export interface HostProvider {
   systemPermission(capability: CapabilityName): SystemPermission;
   /** Shows the system's own permission prompt where there is one; resolves with what the user chose. */
   requestSystemPermission(capability: CapabilityName): Promise<"granted" | "denied">;
-  /** The shell's confirmation dialog: true when the user allowed it. */
-  confirm(prompt: CapabilityPrompt): Promise<boolean>;
+  /**
+   * The shell's confirmation dialog. `deny` is the user's decision (remembered until changed in settings);
+   * `dismiss` — the dialog closed without a choice (Escape) — decides nothing and is not remembered.
+   */
+  confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation>;
   /** Carries the capability out. */
   invoke(invocation: HostInvocation): Promise<CapabilityResult>;
 }
@@ -65,6 +70,6 @@ export const NO_HOST_CAPABILITIES: HostProvider = {
   supports: () => false,
   systemPermission: () => "not_applicable",
   requestSystemPermission: () => Promise.resolve("denied"),
-  confirm: () => Promise.resolve(false),
+  confirm: () => Promise.resolve("dismiss"),
   invoke: ({ capability }) => Promise.resolve({ status: "unsupported_on_host", code: "unsupported_on_host", message: `this host cannot provide ${capability}` }),
 };

@@ -135,7 +135,7 @@ export function createCapabilityShell(options: CapabilityShellOptions): Capabili
           const purpose = declared_purpose === undefined || declared_purpose === step.purpose ? step.purpose : `${declared_purpose} — ${step.purpose}`;
           const prompt = { request_id: step.request_id, app_scope: step.app_scope, app_name: app_name ?? step.app_scope, capability: step.capability, purpose, description: step.description, risk: step.risk };
           attempt(() => host.confirm(prompt)).then(
-            (allowed) => answer({ kind: "capability.user_answer", request_id: step.request_id, answer: allowed === true ? "allow" : "deny", host: snapshot(step.capability) }),
+            (choice) => answer({ kind: "capability.user_answer", request_id: step.request_id, answer: choice === "allow" || choice === "dismiss" ? choice : "deny", host: snapshot(step.capability) }),
             (error: unknown) => {
               diagnostics(error, "capability confirmation");
               answer({ kind: "capability.user_answer", request_id: step.request_id, answer: "dismiss", host: snapshot(step.capability) });
