@@ -162,6 +162,18 @@ describe("apps in the Runtime", () => {
     await d.stop();
   });
 
+  it("a surface that is not an instance loads the version asked for while it is retained", async () => {
+    const server = new FakeAppServer();
+    const d = await device(server);
+    await d.runtime.appManager.install(await signedBundle(whiteboardManifest("1.0.0"), undefined, "<!doctype html><p>one</p>"), { approved: true });
+    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("1.1.0"), undefined, "<!doctype html><p>two</p>"))).status).toBe("succeeded");
+    expect((await d.runtime.instances.appEntry("whiteboard", "canvas", "1.0.0")).html).toContain("one");
+    expect((await d.runtime.instances.appEntry("whiteboard", "canvas")).html).toContain("two");
+    // A version no longer kept falls back to the active one.
+    expect((await d.runtime.instances.appEntry("whiteboard", "canvas", "0.1.0")).html).toContain("two");
+    await d.stop();
+  });
+
   it("launches the app for an app_ready call, waits for the surface, then delivers to that instance", async () => {
     const { server, d } = await onlineDevice({ install: whiteboardManifest() });
 

@@ -45,7 +45,7 @@ export function ToolResultCard({ callId }: { callId: string }) {
     if (runtime === undefined || card === undefined || container.current === null) return;
     let surface: MountedSurface | undefined;
     let gone = false;
-    void runtime.instances.appEntry(card.app_scope, card.entrypoint).then(
+    void runtime.instances.appEntry(card.app_scope, card.entrypoint, card.app_version).then(
       (entry) => {
         if (gone || container.current === null) return;
         const snapshot = {

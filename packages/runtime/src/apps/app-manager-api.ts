@@ -93,8 +93,11 @@ export interface InstancesView {
   closed(instanceId: string): Promise<void>;
   /** The manifest of the instance's app version and the file to load (single-file HTML entry). */
   entry(instanceId: string): Promise<{ readonly manifest: AppManifest; readonly html: string }>;
-  /** An entrypoint of an app's active version, for a surface that is not an instance (a result card). */
-  appEntry(appScope: string, entrypoint: string): Promise<{ readonly manifest: AppManifest; readonly html: string }>;
+  /**
+   * An entrypoint of an app, for a surface that is not an instance (a result card): of `version` while
+   * that version is retained, else of the active version.
+   */
+  appEntry(appScope: string, entrypoint: string, version?: string): Promise<{ readonly manifest: AppManifest; readonly html: string }>;
 }
 
 /** A publisher key the Runtime trusts (docs/bundle.md §5), with a label the user chose. */

@@ -148,7 +148,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       if (instance === undefined) throw new LineUpError("app_not_found", `no instance ${instanceId}`);
       return loadEntry(options, state, instance);
     },
-    appEntry: (appScope, entrypoint) => loadEntry(options, options.state(), { app_scope: appScope, entrypoint }),
+    appEntry: (appScope, entrypoint, version) => loadEntry(options, options.state(), { app_scope: appScope, entrypoint }, version),
   };
 
   const settings: RuntimeSettings = {
@@ -198,9 +198,10 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
 }
 
 /** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
-async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">): Promise<{ manifest: AppManifest; html: string }> {
+async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">, preferVersion?: string): Promise<{ manifest: AppManifest; html: string }> {
   const app = getManagedApp(state.apps, instance.app_scope);
-  const version = app?.retained.find((v) => v.version === app.record.installed_version);
+  // A result card shows the version that did the work while it is still retained; else the active one.
+  const version = (preferVersion === undefined ? undefined : app?.retained.find((v) => v.version === preferVersion)) ?? app?.retained.find((v) => v.version === app.record.installed_version);
   if (app === undefined || version === undefined) throw new LineUpError("app_not_installed", `${instance.app_scope} is not installed`);
   if (version.bundle_digest === null) throw new LineUpError("invalid_params", `${instance.app_scope} is a core app; the shell renders it`);
   const bytes = await options.store.get(C.bundles, version.bundle_digest);
