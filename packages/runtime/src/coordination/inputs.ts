@@ -142,22 +142,25 @@ export type Effect =
   /** A Capability Gateway step, run by the runtime's capability shell (its audit is already committed). */
   | { readonly kind: "capability"; readonly step: CapabilityStep; readonly app_name?: string; readonly declared_purpose?: string };
 
+/** A call as an app's handler receives it. */
+export interface DeliveredToolCall {
+  readonly call_id: string;
+  readonly app_scope: string;
+  readonly conversation_id: string;
+  readonly instance_id?: string;
+  readonly method: string;
+  readonly arguments: JsonObject;
+  /** `run`: do the work and report a result; `operation`: a runtime-owned operation — report `start_operation`. */
+  readonly mode: "run" | "operation";
+}
+
 /** What apps get after the commit: a message (if its conversation is live), a catch-up flush, or acks to forget. */
 export type Delivery =
   | { readonly kind: "message"; readonly message: AgentAppMessage }
   | { readonly kind: "flush"; readonly conversation_id?: string }
   | { readonly kind: "acknowledged"; readonly app_scope: string; readonly message_ids: readonly string[] }
   /** A tool call for an app's handler: `run` it, or (`operation`) ask it to start a runtime-owned operation. */
-  | {
-      readonly kind: "tool.call";
-      readonly call_id: string;
-      readonly app_scope: string;
-      readonly conversation_id: string;
-      readonly instance_id?: string;
-      readonly method: string;
-      readonly arguments: JsonObject;
-      readonly mode: "run" | "operation";
-    }
+  | ({ readonly kind: "tool.call" } & DeliveredToolCall)
   /** The call is over (cancelled, expired, app disabled): the handler stops and reports nothing more. */
   | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
   /** An app's data went away (remove): its session data subscribers and caches are dropped. */

@@ -5,21 +5,10 @@
  * here until one registers — an app that is starting registers before it reports ready — and a call
  * delivered twice (after a restart) reaches the handler again: handlers deduplicate by `call_id`.
  */
-import type { JsonObject } from "@lineup/protocol";
 import type { DiagnosticsSink, Unsubscribe } from "../core/emitter.js";
-import type { Delivery } from "./inputs.js";
+import type { DeliveredToolCall, Delivery } from "./inputs.js";
 
-/** A call as an app's handler receives it. */
-export interface DeliveredToolCall {
-  readonly call_id: string;
-  readonly app_scope: string;
-  readonly conversation_id: string;
-  readonly instance_id?: string;
-  readonly method: string;
-  readonly arguments: JsonObject;
-  /** `run`: do the work and report a result; `operation`: a runtime-owned operation — report `start_operation`. */
-  readonly mode: "run" | "operation";
-}
+export type { DeliveredToolCall };
 
 export interface ToolCallHandler {
   call(call: DeliveredToolCall): void;
