@@ -2,7 +2,7 @@
  * Spec 10: the host creates the platform adapters and the `LineUpRuntime`, and wires them. It owns no
  * transport, store, sync or outbox logic itself: those are the Runtime's.
  */
-import { createRuntime, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
+import { createRuntime, isLive, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
@@ -29,7 +29,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     host: createBrowserHostProvider({
       onNotificationClick: (appScope) => {
         globalThis.focus?.();
-        const instance = late.runtime?.instances.snapshot().instances.find((i) => i.app_scope === appScope && i.status !== "closing" && i.status !== "closed" && i.status !== "failed");
+        const instance = late.runtime?.instances.snapshot().instances.find((i) => i.app_scope === appScope && isLive(i.status));
         if (instance !== undefined) void late.runtime?.instances.focus(instance.instance_id).catch(() => undefined);
       },
       appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,

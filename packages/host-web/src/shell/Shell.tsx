@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import type { AppInstance, InstancesSnapshotView, LineUpRuntime } from "@lineup/runtime";
+import { isLive, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
 import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
@@ -29,7 +29,8 @@ export interface ShellProps {
 /** What the app area shows: a core app, or an installed app's instance. */
 type Showing = { readonly kind: "core"; readonly app_scope: string } | { readonly kind: "instance"; readonly instance_id: string };
 
-const live = (i: AppInstance): boolean => i.status === "launching" || i.status === "active" || i.status === "backgrounded" || i.status === "suspended" || i.status === "restoring" || i.status === "closing";
+/** Instances with a surface on screen: live ones, and closing ones until they have flushed. */
+const live = (i: AppInstance): boolean => isLive(i.status) || i.status === "closing";
 
 /**
  * The shell (spec 4.3, 4.5): the app switcher — core apps, then every running installed app — the

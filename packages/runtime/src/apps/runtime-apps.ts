@@ -53,8 +53,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
 
   /** Reads and verifies a bundle against the trusted keys; a refusal is a candidate that fails at `verify`. */
   const candidateOf = async (bundle: Uint8Array): Promise<BundleCandidate> => {
-    const trusted = options.state().trusted_publishers.map((k) => ({ key_id: k.key_id, public_key: k.public_key }));
-    const verified = await verifyBundle(bundle, { trustedKeys: trusted, hostFeatures: options.host.features, archiveDigest: false });
+    const verified = await verifyAgainstSettings(options, options.state(), bundle);
     if (!verified.ok) return { manifest: undefined, bundle_digest: "", verification: { ok: false, error: verified.error } };
     return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, verification: { ok: true } };
   };
@@ -197,6 +196,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
   };
 }
 
+/** A bundle checked against this Runtime's trusted publishers and host features (install and every load). */
+function verifyAgainstSettings(options: RuntimeAppsOptions, state: RuntimeState, bytes: Uint8Array) {
+  const trustedKeys = state.trusted_publishers.map((k) => ({ key_id: k.key_id, public_key: k.public_key }));
+  return verifyBundle(bytes, { trustedKeys, hostFeatures: options.host.features, archiveDigest: false });
+}
+
 /** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
 async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">, preferVersion?: string): Promise<{ manifest: AppManifest; html: string }> {
   const app = getManagedApp(state.apps, instance.app_scope);
@@ -206,8 +211,7 @@ async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, insta
   if (version.bundle_digest === null) throw new LineUpError("invalid_params", `${instance.app_scope} is a core app; the shell renders it`);
   const bytes = await options.store.get(C.bundles, version.bundle_digest);
   if (!(bytes instanceof Uint8Array)) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} ${version.version} is missing`);
-  const trusted = state.trusted_publishers.map((k) => ({ key_id: k.key_id, public_key: k.public_key }));
-  const verified = await verifyBundle(bytes, { trustedKeys: trusted, hostFeatures: options.host.features, archiveDigest: false });
+  const verified = await verifyAgainstSettings(options, state, bytes);
   if (!verified.ok) throw new LineUpError(verified.error.code, verified.error.message);
   if (verified.value.fileListSha256 !== version.bundle_digest) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} is not the one installed`);
   const entrypoints = verified.value.manifest.entrypoints;

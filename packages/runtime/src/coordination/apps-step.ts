@@ -13,15 +13,16 @@
  *   changed, published with the next revision through the outbox.
  */
 import { validateEnvelope, type InventoryTool as WireInventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
-import { instancePolicyFor, liveInstanceCount, type InstancesState } from "../apps/instances/state.js";
+import { instancePolicyFor, liveInstanceCount, type InstanceChange, type InstancesState } from "../apps/instances/state.js";
 import { snapshotInstances } from "../apps/instances/snapshot.js";
-import { closeAppInstances, crashInstance, focusInstance, launchInstance, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
+import { closeAppInstances, focusInstance, launchInstance, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
 import { withActiveInstanceCount } from "../apps/manager/records.js";
 import { putOutboxEntry, type OutboxEntry, type OutboxMethod } from "../communication/outbox.js";
 import { toTimestamp } from "../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";
 import { settleActivation } from "../tools/activation.js";
+import { failInstanceCalls } from "../tools/reports.js";
 import { CallDraft, type CallAction, type CallDecision, type CallRecord, type ToolCallsState, type ToolOutput } from "../tools/call-state.js";
 import { computeInventory, currentInventoryRevision, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
@@ -211,11 +212,10 @@ function settled(step: Step, instanceId: string, outcome: "ready" | "failed" | "
  * those settlements produced (the caller folds it with `applyCallDecision`).
  */
 export function applyInstanceResult(step: Step, env: TransitionEnv, result: Extract<InstanceResult, { ok: true }>): CallDecision | undefined {
-  const { state: instances, changes } = result.value;
-  return applyInstances(step, env, instances, changes.map((c) => ({ instance_id: c.instance_id, to: c.to })));
+  return applyInstances(step, env, result.value.state, result.value.changes);
 }
 
-export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly { instance_id: string; to: string }[]): CallDecision | undefined {
+export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly Pick<InstanceChange, "instance_id" | "to">[]): CallDecision | undefined {
   const pruned = pruneFinishedInstances(instances);
   let apps = step.state.apps;
   const touched = new Set(changes.map((c) => instances.instances[c.instance_id]?.app_scope).filter((s): s is string => s !== undefined));
@@ -224,33 +224,32 @@ export function applyInstances(step: Step, env: TransitionEnv, instances: Instan
   step.state = { ...step.state, instances: pruned, apps };
   step.writes.push({ op: "put", collection: C.instances, key: "snapshot", value: snapshotInstances(pruned) as unknown as JsonValue });
 
-  // Activations: an instance that finished starting (or came back) is ready; one that failed or closed is not.
-  const tools = step.state.tools;
-  const draft = new CallDraft(tools);
+  // Activations: an instance that finished starting (or came back) is ready; one that failed or closed is not,
+  // and the calls a failed one was handling fail with it (runtime-owned operations keep their deadline).
+  const draft = new CallDraft(step.state.tools);
   let touchedCalls = false;
   for (const change of changes) {
-    if (tools.activations[change.instance_id] === undefined) continue;
+    const waited = draft.activations[change.instance_id] !== undefined;
     const instance = instances.instances[change.instance_id];
-    if (change.to === "active" || change.to === "backgrounded") {
-      const top = instances.focus_stack[instances.focus_stack.length - 1];
-      settleActivation(draft, { instance_id: change.instance_id, outcome: "ready", foreground: change.to === "active" && top === change.instance_id });
-      touchedCalls = true;
-    } else if (change.to === "failed") {
-      settleActivation(draft, { instance_id: change.instance_id, outcome: "failed", foreground: false, message: instance?.status === "failed" ? `the app failed to start: ${instance.reason}` : "the app failed to start" });
-      touchedCalls = true;
-    } else if (change.to === "closing" || change.to === "closed") {
-      settleActivation(draft, { instance_id: change.instance_id, outcome: "cancelled", foreground: false, message: "the app was closed before it was ready" });
-      touchedCalls = true;
-    }
-  }
-  // Calls running in an instance that failed end with handler_failed (runtime-owned operations keep their deadline).
-  for (const change of changes) {
-    if (change.to !== "failed") continue;
-    for (const call of Object.values(draft.calls)) {
-      if (call.instance_id === change.instance_id && (call.phase === "running" || call.phase === "awaiting_operation")) {
-        draft.error(call.call_id, "handler_failed", "the app stopped before it finished the call");
+    switch (change.to) {
+      case "active":
+      case "backgrounded": {
+        if (!waited) break;
+        const top = instances.focus_stack[instances.focus_stack.length - 1];
+        settleActivation(draft, { instance_id: change.instance_id, outcome: "ready", foreground: change.to === "active" && top === change.instance_id });
         touchedCalls = true;
+        break;
       }
+      case "failed":
+        failInstanceCalls(draft, change.instance_id, instance?.status === "failed" ? `the app failed to start: ${instance.reason}` : "the app failed to start");
+        touchedCalls = true;
+        break;
+      case "closing":
+      case "closed":
+        if (!waited) break;
+        settleActivation(draft, { instance_id: change.instance_id, outcome: "cancelled", foreground: false, message: "the app was closed before it was ready" });
+        touchedCalls = true;
+        break;
     }
   }
   return touchedCalls ? draft.done() : undefined;
@@ -261,14 +260,6 @@ export function closeInstancesOf(step: Step, env: TransitionEnv, appScope: strin
   const closed = closeAppInstances(step.state.instances, appScope, env.now());
   if (closed.changes.length === 0) return;
   const decision = applyInstances(step, env, closed.state, closed.changes);
-  if (decision !== undefined) applyCallDecision(step, env, decision);
-}
-
-/** Marks an instance failed (the surface crashed or never loaded). */
-export function failInstance(step: Step, env: TransitionEnv, instanceId: string, reason: string): void {
-  const crashed = crashInstance(step.state.instances, instanceId, env.now(), reason);
-  if (!crashed.ok) return;
-  const decision = applyInstanceResult(step, env, crashed);
   if (decision !== undefined) applyCallDecision(step, env, decision);
 }
 
@@ -301,8 +292,9 @@ function wireTool(tool: InventoryTool): WireInventoryTool {
  * Recomputes the inventory of every conversation the server knows and publishes the ones whose
  * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy).
  */
-export function republishInventories(step: Step, env: TransitionEnv): void {
+export function republishInventories(step: Step, env: TransitionEnv, only?: ReadonlySet<string>): void {
   for (const conversation of step.state.conversations.values()) {
+    if (only !== undefined && !only.has(conversation.conversation_id)) continue;
     const inventory = inventoryFor(step.state, env, conversation.agent_id, conversation.conversation_id);
     // Nothing published and nothing to publish: revision 0 already means "no tools".
     if (inventory.tools.length === 0 && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;

@@ -93,9 +93,7 @@ export type AppManagerRequest =
   | { readonly type: "resolve_update"; readonly operation_id: string; readonly app_scope: string; readonly approved: boolean }
   | { readonly type: "enable" | "disable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
   | { readonly type: "rollback"; readonly operation_id: string; readonly app_scope: string; readonly version?: string; readonly reason: string }
-  | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean }
-  /** A bundle that failed verification before any decision: recorded as a failed operation. */
-  | { readonly type: "refused"; readonly operation_id: string; readonly operation: JsonObject };
+  | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean };
 
 export type InstanceRequest =
   | { readonly op: "launch"; readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string; readonly foreground: boolean; readonly new_instance?: boolean; readonly parent_instance_id?: string }

@@ -7,13 +7,9 @@ import type { InstanceDirectory } from "../apps/instance-directory.js";
 import { getInstance } from "../apps/instances/state.js";
 import type { RuntimeState } from "./state.js";
 
-const cache = new WeakMap<object, InstanceDirectory>();
-
+/** Two closures over the state: cheaper to make per event than to cache. */
 export function instanceDirectoryOf(state: Pick<RuntimeState, "instances" | "tools">): InstanceDirectory {
-  const key = state.instances;
-  const cached = cache.get(key);
-  if (cached !== undefined && cached === cache.get(state.tools)) return cached;
-  const directory: InstanceDirectory = {
+  return {
     ownsInstance(conversationId, appScope, instanceId) {
       const instance = getInstance(state.instances, instanceId);
       if (instance === undefined || instance.app_scope !== appScope) return false;
@@ -24,7 +20,4 @@ export function instanceDirectoryOf(state: Pick<RuntimeState, "instances" | "too
       return Object.values(state.tools.calls).some((call) => call.operation?.operation_id === operationId && call.conversation_id === conversationId && call.phase === "operation_running");
     },
   };
-  cache.set(key, directory);
-  cache.set(state.tools, directory);
-  return directory;
 }

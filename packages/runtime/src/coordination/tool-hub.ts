@@ -64,15 +64,6 @@ export class ToolHub {
     }
   }
 
-  /** Calls settled elsewhere stop being routed (their terminal output was recorded). */
-  forget(callId: string): void {
-    this.routed.delete(callId);
-  }
-
-  get waitingCount(): number {
-    return this.waiting.length;
-  }
-
   /** The instance's own handler first, then the app's. */
   private find(call: DeliveredToolCall): ToolCallHandler | undefined {
     let appWide: ToolCallHandler | undefined;

@@ -16,7 +16,7 @@ import { onArtifactCreate } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
-import { Step } from "./apps-step.js";
+import { republishInventories, Step } from "./apps-step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
@@ -62,6 +62,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "apps.resume": {
       const step = new Step(state);
       resumeTools(step, env);
+      // The host may offer other capabilities or features than last run: publish what changed, once.
+      republishInventories(step, env);
       return step.result();
     }
     case "app.request":

@@ -100,12 +100,17 @@ export function cancelCall(state: ToolCallsState, request: { readonly call_id: s
  */
 export function instanceFailed(state: ToolCallsState, request: { readonly instance_id: string }): CallDecision {
   const draft = new CallDraft(state);
-  settleActivation(draft, { instance_id: request.instance_id, outcome: "failed", foreground: false, message: "the app stopped while starting" });
+  failInstanceCalls(draft, request.instance_id);
+  return draft.done();
+}
+
+/** `instanceFailed` in a draft: its activation fails (with `activationMessage`), the calls it was handling fail. */
+export function failInstanceCalls(draft: CallDraft, instanceId: string, activationMessage = "the app stopped while starting"): void {
+  settleActivation(draft, { instance_id: instanceId, outcome: "failed", foreground: false, message: activationMessage });
   for (const call of Object.values(draft.calls)) {
-    if (call.instance_id !== request.instance_id) continue;
+    if (call.instance_id !== instanceId) continue;
     if (call.phase === "running" || call.phase === "awaiting_operation") draft.error(call.call_id, "handler_failed", "the app stopped before it finished the call");
   }
-  return draft.done();
 }
 
 /** The App Manager's `refuse_pending_calls` effect: every unfinished call of the app ends with `code`. */

@@ -19,7 +19,7 @@ import { decideRemove } from "../../apps/manager/decide-remove.js";
 import { decideRollback } from "../../apps/manager/decide-rollback.js";
 import { decideDisable, decideEnable, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
 import { decideUpdate, decideUpdateApproval } from "../../apps/manager/decide-update.js";
-import type { AppDecision, AppEffect, AppOperation } from "../../apps/manager/operation.js";
+import type { AppDecision, AppEffect } from "../../apps/manager/operation.js";
 import type { AppRegistryState } from "../../apps/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { refuseAppCalls } from "../../tools/reports.js";
@@ -31,7 +31,7 @@ import type { TransitionEnv } from "./env.js";
 /** How many operations the App Registry can look back on. */
 export const RECENT_OPERATIONS = 50;
 
-function decide(state: RuntimeState, request: AppManagerRequest, env: TransitionEnv): AppDecision | { operation: AppOperation } {
+function decide(state: RuntimeState, request: AppManagerRequest, env: TransitionEnv): AppDecision {
   const now = env.now();
   const apps = state.apps;
   const { host } = env;
@@ -52,8 +52,6 @@ function decide(state: RuntimeState, request: AppManagerRequest, env: Transition
       return decideRollback(apps, { operation_id: request.operation_id, app_scope: request.app_scope, reason: request.reason, now, ...(request.version === undefined ? {} : { target_version: request.version }) });
     case "remove":
       return decideRemove(apps, { operation_id: request.operation_id, app_scope: request.app_scope, confirmed: request.confirmed, now });
-    case "refused":
-      return { operation: request.operation as unknown as AppOperation };
   }
 }
 
@@ -71,12 +69,6 @@ export function onAppRequest(state: RuntimeState, input: Extract<RuntimeInput, {
   const { request } = input;
   const decision = decide(state, request, env);
   const step = new Step(state);
-  if (!("state" in decision)) {
-    // A bundle refused before a decision (unreadable, untrusted, tampered): only the record of it.
-    step.audit.push({ type: `app.${decision.operation.kind}.failed`, ...(decision.operation.error === undefined ? {} : { code: decision.operation.error.code, detail: decision.operation.error.message }), subject: decision.operation.app_scope || "(unknown)" });
-    step.state = { ...step.state, operations: [decision.operation, ...state.operations].slice(0, RECENT_OPERATIONS) };
-    return step.result({ reply: decision.operation as unknown as JsonValue });
-  }
 
   const before = state.apps;
   const after = decision.state;

@@ -36,9 +36,11 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
       effects.push({ kind: "subscribe", session_id: id, after_seq: conversation.cursor });
     }
   }
-  // Conversations this device did not know yet get the inventory their agent may call.
+  // Conversations this device did not know yet get the inventory their agent may call (the others got
+  // theirs when they were new, after every app change, and once at start).
   const step = new Step({ ...state, conversations });
-  republishInventories(step, env);
+  const fresh = new Set(input.sessions.map((session) => session.session_id).filter((id) => !state.conversations.has(id)));
+  if (fresh.size > 0) republishInventories(step, env, fresh);
   const online = goOnlineIfReady(step.state, env.now());
   return { state: online.state, writes: [...writes, ...step.writes], effects: [...effects, ...step.effects, ...online.effects], deliveries: online.deliveries, audit: step.audit };
 }

@@ -18,7 +18,7 @@ import { foregroundInstance } from "../../apps/instances/state.js";
 import { applyCallDecision, inventoryFor, Step, toolRegistryOf } from "../apps-step.js";
 import { readId, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import type { CallRecord } from "../../tools/call-state.js";
+import type { CallDecision, CallRecord } from "../../tools/call-state.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 
@@ -82,29 +82,37 @@ export function onToolReport(state: RuntimeState, input: Extract<RuntimeInput, {
     step.audit.push({ type: "tool.report.refused", code: "not_owner", subject: input.call_id, detail: `${input.app_scope} reported on a call of ${call.app_scope}` });
     return step.result({ error: notOwner(input.call_id) });
   }
-  const registry = toolRegistryOf(state);
-  const r = input.report;
-  const decision =
-    r.kind === "progress"
-      ? reportProgress(state.tools, { ...report, progress: r.progress })
-      : r.kind === "result"
-        ? reportResult(state.tools, { ...report, result: r.result }, registry)
-        : r.kind === "error"
-          ? reportError(state.tools, { ...report, code: r.code, ...(r.message === undefined ? {} : { message: r.message }) })
-          : r.kind === "start_operation"
-            ? startOperation(state.tools, {
-                call_id: input.call_id,
-                operation_id: env.newId("op"),
-                now: env.now(),
-                ends_at: r.duration_ms === undefined ? (call?.deadline_at ?? env.now()) : env.now() + Math.max(0, Math.min(r.duration_ms, 86_400_000)),
-                ...(r.duration_ms === undefined ? { app_run: true } : {}),
-                // Only a call that needs its app in front waits for the front to start.
-                foreground: call?.activation_requirement !== "foreground_required" || call.instance_id === undefined || foregroundInstance(state.instances)?.instance_id === call.instance_id,
-              })
-            : interruptOperations(state.tools, { app_scope: input.app_scope, conversation_id: r.conversation_id, reason: r.reason, now: env.now() }, registry);
+  const decision = decideReport(state, input, report, call, env);
   applyCallDecision(step, env, decision);
   if (decision.refusal !== undefined) return step.result({ error: new LineUpError(decision.refusal.code, decision.refusal.message) });
   return step.result();
+}
+
+function decideReport(state: RuntimeState, input: Extract<RuntimeInput, { kind: "tool.report" }>, report: { call_id: string; instance_id: string }, call: CallRecord | undefined, env: TransitionEnv): CallDecision {
+  const r = input.report;
+  switch (r.kind) {
+    case "progress":
+      return reportProgress(state.tools, { ...report, progress: r.progress });
+    case "result":
+      return reportResult(state.tools, { ...report, result: r.result }, toolRegistryOf(state));
+    case "error":
+      return reportError(state.tools, { ...report, code: r.code, ...(r.message === undefined ? {} : { message: r.message }) });
+    case "start_operation": {
+      const now = env.now();
+      return startOperation(state.tools, {
+        call_id: input.call_id,
+        operation_id: env.newId("op"),
+        now,
+        // Timed: the Runtime ends it after `duration_ms`. App-run: the tool's own deadline is the end.
+        ends_at: r.duration_ms === undefined ? (call?.deadline_at ?? now) : now + Math.max(0, Math.min(r.duration_ms, 86_400_000)),
+        ...(r.duration_ms === undefined ? { app_run: true } : {}),
+        // Only a call that needs its app in front waits for the front to start.
+        foreground: call?.activation_requirement !== "foreground_required" || call.instance_id === undefined || foregroundInstance(state.instances)?.instance_id === call.instance_id,
+      });
+    }
+    case "interrupt_operations":
+      return interruptOperations(state.tools, { app_scope: input.app_scope, conversation_id: r.conversation_id, reason: r.reason, now: env.now() }, toolRegistryOf(state));
+  }
 }
 
 /** The deadline timer: finished operations get their result, overdue calls `operation_expired`. */
