@@ -111,7 +111,7 @@ interface OursCaller {
   close(): Promise<void>;
 }
 
-async function oursCaller(): Promise<OursCaller> {
+export async function oursCaller(): Promise<OursCaller> {
   const key = await generatePublisherKey();
   const server = new FakeAppServer();
   server.createSession({ session_id: SESSION, agent_id: "agent-1" });

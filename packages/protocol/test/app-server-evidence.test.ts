@@ -98,6 +98,15 @@ describe("canonicalJson", () => {
     );
   });
 
+  it("orders keys by UTF-16 code units, for short and long key lists alike (numeric-looking keys too)", () => {
+    for (const size of [2, 5, 24, 25, 60]) {
+      const keys = Array.from({ length: size }, (_, i) => (i % 3 === 0 ? String(size * 7 - i) : i % 3 === 1 ? `k${(i * 37) % size}` : `\u00e9${i}`));
+      const object = Object.fromEntries(keys.map((k) => [k, k]));
+      const expected = `{${[...new Set(keys)].sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(k)}`).join(",")}}`;
+      expect(canonicalJson(object)).toBe(expected);
+    }
+  });
+
   it("writes exactly the text of the plain definition (evidence digests depend on every byte)", () => {
     const reference = (v: unknown): string => {
       if (v === null || typeof v !== "object") return JSON.stringify(v);

@@ -315,7 +315,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       const attempt = (n: number): void => {
         if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
         requireMailbox()
-          .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds })
+          .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true })
           .catch((error: unknown) => {
             diagnostics(error, "auto-acknowledge");
             clock.setTimer(backoffDelay(Math.min(n, 8), () => ids.random(), options.backoff) + 100, () => attempt(n + 1));

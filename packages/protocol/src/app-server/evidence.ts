@@ -73,13 +73,34 @@ export function canonicalJson(value: JsonValue): string {
     return `${out}]`;
   }
   const keys = Object.keys(value);
-  if (keys.length > 1) keys.sort();
+  sortKeys(keys);
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     out += `${i === 0 ? "" : ","}${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`;
   }
   return `${out}}`;
+}
+
+/**
+ * Sorts `keys` in place by UTF-16 code units, as `Array.prototype.sort()` does. Objects here have few
+ * keys, often already in order: an insertion sort does no allocation and one pass when they are; a long
+ * list goes to the built-in sort.
+ */
+function sortKeys(keys: string[]): void {
+  if (keys.length > 24) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j -= 1;
+    }
+    keys[j + 1] = key;
+  }
 }
 
 export function chainLink(previous: string, eventSha256: string, sha256Hex: Sha256Hex): string {

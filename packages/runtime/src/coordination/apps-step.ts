@@ -24,7 +24,7 @@ import type { StoreWrite } from "../persistence/store.js";
 import { settleActivation } from "../tools/activation.js";
 import { failInstanceCalls } from "../tools/reports.js";
 import { CallDraft, type CallAction, type CallDecision, type CallRecord, type ToolCallsState, type ToolOutput } from "../tools/call-state.js";
-import { computeInventory, currentInventoryRevision, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
+import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
 import type { AuditDraft, Delivery, Effect, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
@@ -79,16 +79,30 @@ export function toolRegistryOf(state: RuntimeState): ToolRegistry {
   return registry;
 }
 
-/** The inventory one agent sees in one conversation, now. */
+const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; byAgent: Map<string, Inventory> }>();
+
+/**
+ * The inventory one agent sees in one conversation, now. It depends only on the App Manager records,
+ * the host facts (fixed for a Runtime's life) and the policy in them, so it is computed once per set of
+ * records and agent session, not on every call.
+ */
 export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: string, conversationId: string): Inventory {
-  return computeInventory({
-    apps: toolSourcesFromRegistry(state.apps),
-    hostCapabilities: env.host.capabilities,
-    hostFeatures: env.host.features,
-    policy: env.host.inventoryPolicy,
-    agentId,
-    conversationId,
-  });
+  let cached = inventoryCache.get(state.apps);
+  if (cached === undefined || cached.host !== env.host) inventoryCache.set(state.apps, (cached = { host: env.host, byAgent: new Map() }));
+  const key = inventorySessionKey(agentId, conversationId);
+  let inventory = cached.byAgent.get(key);
+  if (inventory === undefined) {
+    inventory = computeInventory({
+      apps: toolSourcesFromRegistry(state.apps),
+      hostCapabilities: env.host.capabilities,
+      hostFeatures: env.host.features,
+      policy: env.host.inventoryPolicy,
+      agentId,
+      conversationId,
+    });
+    cached.byAgent.set(key, inventory);
+  }
+  return inventory;
 }
 
 /** The envelope that carries one tool output to the agent, through the session log. */

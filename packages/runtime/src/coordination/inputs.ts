@@ -51,7 +51,11 @@ export type RuntimeInput =
   | { readonly kind: "caught_up"; readonly session_id: string; readonly seq: number }
   | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
   | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
-  | { readonly kind: "acknowledge"; readonly app_scope: string; readonly message_ids: readonly string[] }
+  /**
+   * `displayed`: the Runtime's own acknowledgement of display messages it has just delivered from the
+   * inbox, so their inbox rows are known to exist and only their pending marks are read.
+   */
+  | { readonly kind: "acknowledge"; readonly app_scope: string; readonly message_ids: readonly string[]; readonly displayed?: true }
   | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome }
   /** Once after restoring: calls, activations and instances of the previous run are resumed or ended. */
   | { readonly kind: "apps.resume" }

@@ -6,9 +6,19 @@
  * their writes in ONE `store.commit`. Only when that commit has resolved is the new state published,
  * are deliveries and effects run, and are the inputs' promises settled. A failed commit rejects every
  * input of the turn with its typed error and leaves the state as it was before the turn.
+ *
+ * Turns are pipelined: while one turn's commit is in flight, the next turn is read and computed on top
+ * of it (its reads are answered through the in-flight turn's writes), so a store that commits off the
+ * calling thread (IndexedDB, SQLite on a worker) overlaps the disk with the next turn's work. The next
+ * commit is issued only after the previous one has resolved and been published; if that commit fails,
+ * the turn computed on top of it is thrown away and its inputs run again from the committed state.
+ * The reads of a turn are issued before the commit of the turn ahead of it, so a store that serves
+ * requests in order answers them while that commit runs.
  */
 import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
+import { toKeyBounds, type KeyBounds } from "../persistence/key-range.js";
+import { compareKeys } from "../persistence/keys.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore, StoreValue, StoreWrite } from "../persistence/store.js";
 import { chainAuditSync, type AuditHead } from "./audit.js";
@@ -46,6 +56,30 @@ export interface Mailbox {
   readonly turns: number;
 }
 
+type Stored = { readonly values: ReadonlyMap<string, StoreValue | undefined> } | { readonly failed: unknown };
+
+/** A batch whose reads have been issued. */
+interface Reading {
+  readonly batch: Queued[];
+  readonly needs: readonly KeysNeeded[];
+  readonly stored: Promise<Stored>;
+  /** Writes of turns not known to be committed when the reads were issued, oldest first: they win over the store. */
+  readonly carried: readonly Overlay[];
+}
+
+/** A computed turn: what its commit writes and what publishing it makes true. */
+interface Turn {
+  readonly batch: Queued[];
+  readonly results: readonly (TransitionResult | { failed: unknown })[];
+  readonly state: RuntimeState;
+  readonly head: AuditHead;
+  readonly writes: readonly StoreWrite[];
+  /** This turn's writes by read id, for the reads of the turn computed on top of it. */
+  readonly overlay: Overlay;
+  /** Why the turn was not committed: its audit records could not be chained, or its commit failed. */
+  failure?: unknown;
+}
+
 export function createMailbox(options: MailboxOptions): Mailbox {
   const maxPerTurn = options.maxInputsPerTurn ?? 256;
   const queue: Queued[] = [];
@@ -55,21 +89,27 @@ export function createMailbox(options: MailboxOptions): Mailbox {
   let closed = false;
   let turns = 0;
 
-  const runTurn = async (batch: Queued[]): Promise<void> => {
+  const read = (carried: readonly Overlay[]): Reading | undefined => {
+    if (queue.length === 0) return undefined;
+    const batch = queue.splice(0, maxPerTurn);
     const needs = batch.map((item) => keysNeeded(item.input));
-    const stored = await readStored(options.store, needs);
-    const overlay = new Map<string, StoreValue | undefined>();
+    return { batch, needs, stored: readStored(options.store, needs, carried), carried };
+  };
+
+  const compute = (reading: Reading, stored: Stored, base: { state: RuntimeState; head: AuditHead }): Turn => {
+    const overlay = new Overlay();
     const results: (TransitionResult | { failed: unknown })[] = [];
-    let next = state;
-    for (const [index, item] of batch.entries()) {
+    let next = base.state;
+    for (const [index, item] of reading.batch.entries()) {
       try {
-        const need = needs[index]!;
+        const need = reading.needs[index]!;
         if ("failed" in need) throw need.failed;
         const reads = new Map<string, StoreValue | undefined>();
         for (const key of need.keys) {
           const id = readId(key);
-          // A write staged by an earlier input of this turn wins over what the store held before it.
-          if (overlay.has(id)) reads.set(id, overlay.get(id));
+          // A write staged earlier in this turn, or by a turn not yet committed, wins over what the store held.
+          const staged = overlay.lookup(key) ?? carriedLookup(reading.carried, key);
+          if (staged !== undefined) reads.set(id, staged.value);
           else if ("failed" in stored) throw stored.failed;
           else reads.set(id, stored.values.get(id));
         }
@@ -82,29 +122,49 @@ export function createMailbox(options: MailboxOptions): Mailbox {
           result = unchanged(next, { error: new LineUpError("internal_error", `transition ${item.input.kind} failed`, { cause: error }) });
         }
         next = result.state;
-        for (const write of result.writes) stage(overlay, write);
+        for (const write of result.writes) overlay.stage(write);
         results.push(result);
       } catch (error) {
         results.push({ failed: error });
       }
     }
-
     const committed = results.filter((r): r is TransitionResult => !("failed" in r));
-    let writes: StoreWrite[] = committed.flatMap((r) => r.writes);
     const drafts = committed.flatMap((r) => r.audit);
     try {
-      const chained = chainAuditSync(auditHead, drafts, options.env.now());
-      writes = writes.concat(chained.writes);
-      if (writes.length > 0) await options.store.commit(collapseWrites(writes));
-      auditHead = chained.head;
+      const chained = chainAuditSync(base.head, drafts, options.env.now());
+      for (const write of chained.writes) overlay.stage(write);
+      const writes = collapseWrites(committed.flatMap((r) => r.writes).concat(chained.writes));
+      return { batch: reading.batch, results, state: next, head: chained.head, writes, overlay };
     } catch (error) {
-      const failure = toLineUpError(error);
-      for (const item of batch) item.reject(failure);
-      return;
+      return { batch: reading.batch, results, state: base.state, head: base.head, writes: [], overlay: new Overlay(), failure: error };
+    }
+  };
+
+  /** Issues `turn`'s commit; the promise resolves false when it has settled (never rejects), its outcome kept in `turn`. */
+  const commit = (turn: Turn): Promise<boolean> => {
+    if (turn.failure !== undefined) return Promise.resolve(false);
+    if (turn.writes.length === 0) return Promise.resolve(false);
+    return options.store.commit(turn.writes).then(
+      () => false,
+      (error: unknown) => {
+        turn.failure = error;
+        return false;
+      },
+    );
+  };
+
+  /** Publishes a committed `turn`: state, deliveries and effects, then its inputs settle. False (every input rejected) when it was not committed. */
+  const publish = async (turn: Turn): Promise<boolean> => {
+    if (turn.failure !== undefined) {
+      const failure = toLineUpError(turn.failure);
+      for (const item of turn.batch) item.reject(failure);
+      return false;
     }
     turns += 1;
-    state = next;
+    state = turn.state;
+    auditHead = turn.head;
     options.onState(state);
+    const committed = turn.results.filter((r): r is TransitionResult => !("failed" in r));
     try {
       await options.afterCommit(
         committed.flatMap((r) => r.deliveries),
@@ -113,16 +173,50 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     } catch (error) {
       options.diagnostics(error, "after commit");
     }
-    batch.forEach((item, index) => {
-      const result = results[index]!;
+    turn.batch.forEach((item, index) => {
+      const result = turn.results[index]!;
       if ("failed" in result) item.reject(toLineUpError(result.failed));
       else if (result.error !== undefined) item.reject(result.error);
       else item.resolve(result.reply as JsonValue | undefined);
     });
+    return true;
   };
 
+  /** Resolves when the next input is posted (used while a commit is in flight, to compute on top of it). */
+  let wake: (() => void) | undefined;
+  const posted = (): Promise<boolean> => new Promise((resolve) => (wake = () => resolve(true)));
+
   const drain = async (): Promise<void> => {
-    while (queue.length > 0) await runTurn(queue.splice(0, maxPerTurn));
+    let inflight: { turn: Turn; committing: Promise<boolean> } | undefined;
+    let reading = read([]);
+    for (;;) {
+      if (reading === undefined && inflight !== undefined) {
+        // Nothing to compute: wait for the commit, or for inputs to read and compute on top of it meanwhile.
+        if (await Promise.race([inflight.committing, posted()])) reading = read([inflight.turn.overlay]);
+      }
+      reading ??= inflight === undefined ? read([]) : undefined;
+      if (reading === undefined && inflight === undefined) break;
+      let turn: Turn | undefined;
+      if (reading !== undefined) {
+        const base = inflight === undefined ? { state, head: auditHead } : { state: inflight.turn.state, head: inflight.turn.head };
+        turn = compute(reading, await reading.stored, base);
+      }
+      // Inputs that arrived meanwhile are read now, before this turn's commit is issued; neither the
+      // in-flight turn nor this one is known to be committed yet, so both their writes are carried.
+      const following = read([inflight?.turn.overlay, turn?.overlay].filter((o): o is Overlay => o !== undefined));
+      if (inflight !== undefined) {
+        await inflight.committing;
+        if (!(await publish(inflight.turn))) {
+          // The turn these were computed on never happened: run them again from the committed state.
+          queue.unshift(...(turn?.batch ?? []), ...(following?.batch ?? []));
+          inflight = undefined;
+          reading = read([]);
+          continue;
+        }
+      }
+      inflight = turn === undefined ? undefined : { turn, committing: commit(turn) };
+      reading = following;
+    }
     running = undefined;
   };
 
@@ -131,6 +225,8 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       if (closed) return Promise.reject(new LineUpError("invalid_state", "the Runtime is stopped"));
       return new Promise((resolve, reject) => {
         queue.push({ input, resolve, reject });
+        wake?.();
+        wake = undefined;
         // Started on a microtask so that inputs posted in the same tick share one turn and one commit.
         running ??= Promise.resolve().then(drain);
       });
@@ -171,15 +267,16 @@ function keysNeeded(input: RuntimeInput): KeysNeeded {
 }
 
 /**
- * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs. A failed
- * read fails (later, one by one) only the inputs that needed a key from the store, as a per-key read did.
+ * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs — except
+ * keys a carried (not yet committed) turn wrote, which are answered from its writes. A failed read fails
+ * (later, one by one) only the inputs that needed a key from the store, as a per-key read did.
  */
-async function readStored(
-  store: Pick<RuntimeStore, "getMany">,
-  needs: readonly KeysNeeded[],
-): Promise<{ readonly values: ReadonlyMap<string, StoreValue | undefined> } | { readonly failed: unknown }> {
+async function readStored(store: Pick<RuntimeStore, "getMany">, needs: readonly KeysNeeded[], carried: readonly Overlay[]): Promise<Stored> {
   const wanted = new Map<string, ReadKey>();
-  for (const need of needs) if ("keys" in need) for (const key of need.keys) wanted.set(readId(key), key);
+  for (const need of needs) {
+    if (!("keys" in need)) continue;
+    for (const key of need.keys) if (carriedLookup(carried, key) === undefined) wanted.set(readId(key), key);
+  }
   const values = new Map<string, StoreValue | undefined>();
   if (wanted.size === 0) return { values };
   try {
@@ -192,10 +289,55 @@ async function readStored(
   }
 }
 
-function stage(overlay: Map<string, StoreValue | undefined>, write: StoreWrite): void {
-  if (write.op === "put") overlay.set(readId(write), write.value);
-  else if (write.op === "delete") overlay.set(readId(write), undefined);
-  // deleteRange is not used by transitions; reads of such keys would go to the store.
+/**
+ * Writes staged but not yet known to be in the store, answering reads as the store will once they are:
+ * the last put or delete of a key wins, and a range delete removes every key in its range staged before it.
+ */
+export class Overlay {
+  private readonly values = new Map<string, StoreValue | undefined>();
+  private readonly cleared: { readonly collection: string; readonly bounds: KeyBounds }[] = [];
+
+  stage(write: StoreWrite): void {
+    if (write.op === "put") this.values.set(readId(write), write.value);
+    else if (write.op === "delete") this.values.set(readId(write), undefined);
+    else {
+      const bounds = toKeyBounds(write.range);
+      if (bounds === undefined) return;
+      this.cleared.push({ collection: write.collection, bounds });
+      for (const id of [...this.values.keys()]) {
+        const [collection, key] = splitReadId(id);
+        if (collection === write.collection && within(bounds, key)) this.values.delete(id);
+      }
+    }
+  }
+
+  /** What the staged writes say about `key`: `{ value }` (undefined when deleted), or undefined when they say nothing. */
+  lookup(key: ReadKey): { readonly value: StoreValue | undefined } | undefined {
+    const id = readId(key);
+    if (this.values.has(id)) return { value: this.values.get(id) };
+    for (const range of this.cleared) if (range.collection === key.collection && within(range.bounds, key.key)) return { value: undefined };
+    return undefined;
+  }
+}
+
+function splitReadId(id: string): [string, string] {
+  const at = id.indexOf("\u0000");
+  return [id.slice(0, at), id.slice(at + 1)];
+}
+
+function within(bounds: KeyBounds, key: string): boolean {
+  const lower = compareKeys(key, bounds.lower);
+  const upper = compareKeys(key, bounds.upper);
+  return (bounds.lowerOpen ? lower > 0 : lower >= 0) && (bounds.upperOpen ? upper < 0 : upper <= 0);
+}
+
+/** The newest carried turn's word on `key`, if any says anything. */
+function carriedLookup(carried: readonly Overlay[], key: ReadKey): { readonly value: StoreValue | undefined } | undefined {
+  for (let index = carried.length - 1; index >= 0; index--) {
+    const found = carried[index]!.lookup(key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Store failures keep their `store_*` code; anything else becomes `internal_error`. */

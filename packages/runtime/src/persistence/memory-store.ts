@@ -81,9 +81,14 @@ class MemoryEngine implements StorageEngine {
   }
 }
 
-/** One collection: a key → value map plus the keys in order, found by binary search. */
+/**
+ * One collection: a key → value map plus the keys in order, found by binary search. A put past the last
+ * key appends; other new keys wait in a side list that the next ordered read or delete sorts and merges
+ * in one pass — a burst of out-of-order puts costs one merge, not one array shift each.
+ */
 class SortedEntries {
-  private readonly keys: string[] = [];
+  private readonly sorted: string[] = [];
+  private pending: string[] = [];
   private readonly values = new Map<string, EncodedValue>();
 
   get(key: string): EncodedValue | undefined {
@@ -91,49 +96,71 @@ class SortedEntries {
   }
 
   put(key: string, value: EncodedValue): void {
-    if (!this.values.has(key)) this.keys.splice(this.firstIndexAbove(key, false), 0, key);
+    if (!this.values.has(key)) {
+      const last = this.sorted.at(-1);
+      if (this.pending.length === 0 && (last === undefined || compareKeys(last, key) < 0)) this.sorted.push(key);
+      else this.pending.push(key);
+    }
     this.values.set(key, value);
   }
 
   delete(key: string): void {
-    if (this.values.delete(key)) this.keys.splice(this.firstIndexAbove(key, false), 1);
+    if (!this.values.delete(key)) return;
+    const keys = this.keys();
+    keys.splice(this.firstIndexAbove(keys, key, false), 1);
   }
 
   deleteRange(bounds: KeyBounds): void {
-    const [start, end] = this.span(bounds);
-    for (const key of this.keys.splice(start, end - start)) this.values.delete(key);
+    const keys = this.keys();
+    const [start, end] = this.span(keys, bounds);
+    for (const key of keys.splice(start, end - start)) this.values.delete(key);
   }
 
   range(bounds: KeyBounds, { limit, reverse }: RangeOptions): EncodedEntry[] {
-    let [start, end] = this.span(bounds);
+    const all = this.keys();
+    let [start, end] = this.span(all, bounds);
     if (limit !== undefined && end - start > limit) {
       if (reverse) start = end - limit;
       else end = start + limit;
     }
-    const keys = this.keys.slice(start, end);
+    const keys = all.slice(start, end);
     if (reverse) keys.reverse();
     return keys.map((key) => ({ key, value: this.values.get(key)! }));
   }
 
   count(bounds: KeyBounds): number {
-    const [start, end] = this.span(bounds);
+    const [start, end] = this.span(this.keys(), bounds);
     return end - start;
   }
 
-  /** Index range [start, end) of the keys within bounds. */
-  private span(bounds: KeyBounds): [number, number] {
-    const start = this.firstIndexAbove(bounds.lower, bounds.lowerOpen);
-    const end = this.firstIndexAbove(bounds.upper, !bounds.upperOpen);
+  /** Every key, in order: the waiting out-of-order keys are merged in first. */
+  private keys(): string[] {
+    if (this.pending.length === 0) return this.sorted;
+    const added = this.pending.sort(compareKeys);
+    this.pending = [];
+    const old = this.sorted.splice(0, this.sorted.length);
+    let i = 0;
+    let j = 0;
+    while (i < old.length && j < added.length) this.sorted.push(compareKeys(old[i]!, added[j]!) < 0 ? old[i++]! : added[j++]!);
+    while (i < old.length) this.sorted.push(old[i++]!);
+    while (j < added.length) this.sorted.push(added[j++]!);
+    return this.sorted;
+  }
+
+  /** Index range [start, end) of `keys` within bounds. */
+  private span(keys: readonly string[], bounds: KeyBounds): [number, number] {
+    const start = this.firstIndexAbove(keys, bounds.lower, bounds.lowerOpen);
+    const end = this.firstIndexAbove(keys, bounds.upper, !bounds.upperOpen);
     return [start, Math.max(start, end)];
   }
 
   /** First index whose key is > `key` (when `strictly`) or >= `key`. */
-  private firstIndexAbove(key: string, strictly: boolean): number {
+  private firstIndexAbove(keys: readonly string[], key: string, strictly: boolean): number {
     let low = 0;
-    let high = this.keys.length;
+    let high = keys.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const order = compareKeys(this.keys[middle]!, key);
+      const order = compareKeys(keys[middle]!, key);
       if (order < 0 || (strictly && order === 0)) low = middle + 1;
       else high = middle;
     }

@@ -25,13 +25,46 @@ export function encodeValue(value: unknown): EncodedValue {
     // comes back as a plain Uint8Array.
     return { kind: "bytes", bytes: new Uint8Array(value) };
   }
-  assertJsonValue(value, "value", 0, new Set());
+  // The common case, a valid value, is checked without building paths; only a refusal walks again to name one.
+  if (!isPlainJson(value, 0)) assertJsonValue(value, "value", 0, new Set());
   return { kind: "json", text: JSON.stringify(value) };
 }
 
 /** A fresh copy each call, so a reader mutating the result cannot change the store or other readers. */
 export function decodeValue(encoded: EncodedValue): StoreValue {
   return encoded.kind === "bytes" ? new Uint8Array(encoded.bytes) : (JSON.parse(encoded.text) as JsonValue);
+}
+
+/**
+ * True when `value` is plain JSON within the depth limit. A cycle is deeper than any limit, so it ends
+ * here as `false` too, and the naming walk below reports it.
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (depth >= MAX_VALUE_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let index = 0; index < value.length; index++) {
+          if (!Object.hasOwn(value, index) || !isPlainJson(value[index], depth + 1)) return false;
+        }
+        return true;
+      }
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+      if (Object.getOwnPropertySymbols(value).length > 0) return false;
+      for (const key of Object.keys(value)) if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function assertJsonValue(value: unknown, path: string, depth: number, ancestors: Set<object>): asserts value is JsonValue {

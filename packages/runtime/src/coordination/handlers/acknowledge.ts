@@ -13,7 +13,7 @@ export function acknowledgeReads(input: AcknowledgeInput): ReadKey[] {
     const parsed = parseMessageId(id);
     if (parsed === undefined) return [];
     const key = inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
-    return [
+    return input.displayed === true ? [{ collection: C.inboxPending, key }] : [
       { collection: C.inboxPending, key },
       { collection: C.inbox, key },
     ];
@@ -31,7 +31,8 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
   for (const id of input.message_ids) {
     const parsed = parseMessageId(id);
     const key = parsed === undefined ? undefined : inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
-    if (parsed === undefined || key === undefined || reads.get(readId({ collection: C.inbox, key })) === undefined) {
+    const known = input.displayed === true || (key !== undefined && reads.get(readId({ collection: C.inbox, key })) !== undefined);
+    if (parsed === undefined || key === undefined || !known) {
       return unchanged(state, { error: new LineUpError("not_found", `app ${input.app_scope} has no message ${id}`) });
     }
     if (reads.get(readId({ collection: C.inboxPending, key })) === undefined || acknowledged.includes(id)) continue;

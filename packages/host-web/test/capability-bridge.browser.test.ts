@@ -1,0 +1,272 @@
+/**
+ * Spec 12 box 12, the surface's side: a real sandboxed app frame asks for capabilities through the
+ * real surface SDK (`surface.capabilities.request` → bridge `capability.request` →
+ * `instance-bridge.ts` → `AppPort.requestCapability` → the Capability Gateway → the shell's dialog →
+ * the browser HostProvider). The real host (Vite build, IndexedDB Runtime) runs against the real
+ * AppServer; the app is signed with a fresh publisher key the host ships as trusted, installed through
+ * Apps, made the default and opened in front by a reload, as a person would.
+ *
+ * The app shows every result it gets; the test reads them from the frame and counts the dialogs the
+ * shell opens:
+ * - undeclared capabilities (a known one and an unknown name) are refused `capability_not_declared`
+ *   without asking;
+ * - a declared one asks in the shell's dialog (app name, capability, the app's purpose): Don't allow
+ *   comes back `permission_denied` and is remembered (the next request is refused without asking);
+ *   Escape comes back `cancelled_by_user` and is not remembered (the next request asks again); Allow
+ *   comes back `completed` (the host opens the link) and is remembered too.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "esbuild";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { generatePublisherKey, packBundle, signBundle } from "@lineup/runtime";
+import { composePage } from "@lineup/surface-sdk/node";
+import { launchPersistentChromium } from "../../../test/support/chromium.js";
+import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { buildOnce, SCREENSHOTS } from "./support.js";
+
+const APP = { app_scope: "cap-probe", name: "Probe", file: "cap-probe.lineup" } as const;
+const LINK = "https://example.com/lineup-capability-test";
+const PURPOSE = { microphone: "Record a short voice memo for the agent.", link: "Open the project page you asked for." } as const;
+
+/** What the app's buttons ask for: two capabilities it does not declare, two it does (both need the user's confirmation). */
+const REQUESTS = {
+  clipboard: { capability: "clipboard.write", purpose: "Copy a note.", input: { text: "note" } },
+  camera: { capability: "camera.capture", purpose: "Take a photo.", input: {} },
+  microphone: { capability: "microphone.record", purpose: PURPOSE.microphone, input: { max_ms: 1000 } },
+  link: { capability: "link.open", purpose: PURPOSE.link, input: { url: LINK } },
+} as const;
+type RequestKey = keyof typeof REQUESTS;
+
+/** The app's page: one button per request; each result is appended to a list, as JSON. */
+const APP_SCRIPT = `
+import { connectSurface } from "@lineup/surface-sdk";
+const REQUESTS = ${JSON.stringify(REQUESTS)};
+void (async () => {
+  const surface = await connectSurface();
+  const root = document.getElementById("app");
+  const results = document.createElement("ol");
+  results.id = "results";
+  for (const [key, request] of Object.entries(REQUESTS)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "Ask for " + key;
+    button.addEventListener("click", async () => {
+      const result = await surface.capabilities.request(request);
+      const item = document.createElement("li");
+      item.dataset.key = key;
+      item.textContent = JSON.stringify(result);
+      results.append(item);
+    });
+    root.append(button);
+  }
+  root.append(results);
+  await surface.lifecycle.ready();
+})();
+`;
+
+async function appPage(): Promise<string> {
+  const built = await build({
+    stdin: { contents: APP_SCRIPT, resolveDir: import.meta.dirname, loader: "ts" },
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["source"],
+    logLevel: "silent",
+  });
+  return composePage({ title: APP.name, lang: "en", script: built.outputFiles[0]!.text, style: "" });
+}
+
+const MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: APP.app_scope,
+  version: "1.0.0",
+  name: APP.name,
+  description: "Asks for device capabilities so a test can watch the answers.",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
+  capabilities: [
+    { name: "microphone.record", purpose: PURPOSE.microphone },
+    { name: "link.open", purpose: PURPOSE.link },
+  ],
+};
+
+let dataDir: string;
+let server: AppServerHandle;
+let host: HostServer;
+let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let page: Page;
+const pageErrors: string[] = [];
+const popups: string[] = [];
+
+beforeAll(async () => {
+  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage()]);
+  const packed = await packBundle({ manifest: MANIFEST, files: new Map([["index.html", new TextEncoder().encode(html)]]) });
+  if (!packed.ok) throw new Error(`pack: ${packed.error.code} ${packed.error.message}`);
+  const signed = await signBundle(packed.value, publisher.privateKey);
+  if (!signed.ok) throw new Error(`sign: ${signed.error.code} ${signed.error.message}`);
+  dataDir = mkdtempSync(join(tmpdir(), "lineup-capability-bridge-"));
+  server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
+  const credentials = JSON.parse(readFileSync(join(dataDir, DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
+  host = await startHostServer({
+    distDir,
+    config: {
+      server_url: server.url,
+      device_token: credentials.device_token,
+      trusted_publishers: [{ ...publisher.trustedKey, label: "Capability test publisher" }],
+      builtin_apps: [{ name: APP.name, file: APP.file }],
+    },
+    bundles: new Map([[APP.file, signed.value]]),
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await launchPersistentChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1000, height: 700 });
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  // link.open opens a new browsing context: the link is answered locally (the network is closed), and
+  // the test records where the new page went, then closes it.
+  await browser.context.route(`${LINK}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>opened</title>" }));
+  browser.context.on("page", (opened) => {
+    popups.push(opened.url());
+    void opened.waitForURL(/^https:/, { timeout: 5_000 }).then(
+      () => (popups[popups.length - 1] = opened.url()),
+      () => undefined,
+    ).finally(() => void opened.close().catch(() => undefined));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await server?.close();
+  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+});
+
+const frame = (): FrameLocator => page.frameLocator(`.instance-surface[data-app="${APP.app_scope}"] iframe`);
+const dialog = () => page.locator("dialog.capability-prompt");
+/** How many times the shell's capability dialog has opened (counted by the page since `watchPrompts`). */
+const promptsShown = () => page.evaluate(() => (window as unknown as { __promptsShown: number }).__promptsShown);
+
+async function watchPrompts(): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __promptsShown: number };
+    w.__promptsShown = 0;
+    new MutationObserver((records) => {
+      for (const r of records) if (r.target instanceof HTMLDialogElement && r.target.classList.contains("capability-prompt") && r.target.open) w.__promptsShown += 1;
+    }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ["open"] });
+  });
+}
+
+/** The results the app has shown so far, oldest first. */
+async function results(): Promise<{ key: RequestKey; result: { status: string; code?: string; message?: string; value?: unknown } }[]> {
+  const items = frame().locator("#results li");
+  const count = await items.count();
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const item = items.nth(i);
+    out.push({ key: (await item.getAttribute("data-key")) as RequestKey, result: JSON.parse((await item.textContent()) ?? "null") as { status: string } });
+  }
+  return out;
+}
+
+/** Clicks the app's button for `key` and waits for the result the app shows. */
+async function ask(key: RequestKey, answer?: (prompt: ReturnType<typeof dialog>) => Promise<void>): Promise<{ status: string; code?: string; message?: string; value?: unknown }> {
+  const before = (await results()).length;
+  await frame().getByRole("button", { name: `Ask for ${key}` }).click();
+  if (answer !== undefined) {
+    await expect.poll(() => dialog().evaluate((d) => (d as HTMLDialogElement).open), { timeout: 10_000, message: `the dialog for ${key}` }).toBe(true);
+    await answer(dialog());
+  }
+  await expect.poll(async () => (await results()).length, { timeout: 10_000, message: `the app hears the answer to ${key}` }).toBe(before + 1);
+  const last = (await results())[before]!;
+  expect(last.key).toBe(key);
+  return last.result;
+}
+
+describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromium, real host)", () => {
+  it("installs the app and opens it in front", async () => {
+    await page.goto(host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await page.getByRole("button", { name: `Install ${APP.name}…` }).click();
+    const review = page.getByRole("region", { name: "Review before installing" });
+    await review.waitFor({ timeout: 15_000 });
+    // The person reads what the app may ask for before installing it.
+    expect(await review.textContent()).toContain("microphone.record");
+    await review.getByRole("button", { name: "Install & enable" }).click();
+    await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toContain(`Installed ${APP.name}`);
+    await page.getByRole("button", { name: `Make ${APP.name} the default app` }).click();
+    await page.reload();
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 15_000 }).toBe(APP.app_scope);
+    await frame().getByRole("button", { name: "Ask for link" }).waitFor({ timeout: 15_000 });
+    await watchPrompts();
+  }, 90_000);
+
+  it("an undeclared capability is refused capability_not_declared, and nobody is asked", async () => {
+    for (const key of ["clipboard", "camera"] as const) {
+      const result = await ask(key);
+      expect(result).toMatchObject({ status: "permission_denied", code: "capability_not_declared" });
+      expect(result.message).toContain(REQUESTS[key].capability);
+    }
+    expect(await promptsShown()).toBe(0);
+    expect(await dialog().evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+  });
+
+  it("a declared one asks in the shell's dialog; Don't allow comes back permission_denied and is remembered", async () => {
+    const denied = await ask("microphone", async (prompt) => {
+      // What the person reads: which app, which capability, and the app's own purpose.
+      expect(await prompt.locator("h2").textContent()).toBe(`${APP.name} wants to use microphone.record`);
+      expect(await prompt.getByTestId("capability-purpose").textContent()).toBe(PURPOSE.microphone);
+      await page.screenshot({ path: join(SCREENSHOTS, "capability-bridge-1-prompt.png") });
+      await prompt.getByRole("button", { name: "Don't allow" }).click();
+    });
+    expect(denied).toMatchObject({ status: "permission_denied", code: "permission_denied" });
+    expect(await promptsShown()).toBe(1);
+
+    // Asked again: refused at once from the remembered denial; no dialog.
+    const again = await ask("microphone");
+    expect(again).toMatchObject({ status: "permission_denied", code: "permission_denied" });
+    expect(again.message).toMatch(/denied/);
+    expect(await promptsShown()).toBe(1);
+  });
+
+  it("Escape comes back cancelled_by_user and is not remembered; Allow comes back completed and the host acts", async () => {
+    const dismissed = await ask("link", async () => {
+      await page.keyboard.press("Escape");
+    });
+    expect(dismissed).toMatchObject({ status: "cancelled_by_user", code: "cancelled_by_user" });
+    expect(await promptsShown()).toBe(2); // the microphone prompt, then this one
+
+    const allowed = await ask("link", async (prompt) => {
+      expect(await prompt.getByTestId("capability-purpose").textContent()).toBe(PURPOSE.link);
+      await prompt.getByRole("button", { name: "Allow", exact: true }).click();
+    });
+    expect(allowed).toEqual({ status: "completed", value: { opened: true } });
+    expect(await promptsShown()).toBe(3); // asked again: the dismissal was not remembered
+    // The host opened the link once: for the allowed request, not for the dismissed one.
+    await expect.poll(() => popups.filter((url) => url.startsWith(LINK)).length, { timeout: 5_000, message: "the host opened the link" }).toBe(1);
+    expect(popups).toHaveLength(1);
+
+    // Allowed once: the next request is carried out without asking.
+    const again = await ask("link");
+    expect(again).toEqual({ status: "completed", value: { opened: true } });
+    expect(await promptsShown()).toBe(3);
+    await expect.poll(() => popups.filter((url) => url.startsWith(LINK)).length, { timeout: 5_000 }).toBe(2);
+    await page.screenshot({ path: join(SCREENSHOTS, "capability-bridge-2-results.png") });
+    expect((await results()).map((r) => `${r.key}:${r.result.status}`)).toEqual([
+      "clipboard:permission_denied",
+      "camera:permission_denied",
+      "microphone:permission_denied",
+      "microphone:permission_denied",
+      "link:cancelled_by_user",
+      "link:completed",
+      "link:completed",
+    ]);
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * The mailbox's pipeline: the next turn is read and computed while the turn ahead of it commits, through
+ * that turn's staged writes; nothing is published before its own commit; a failed commit throws away
+ * the turn computed on top of it, whose inputs run again from the committed state.
+ */
+import { describe, expect, it } from "vitest";
+import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
+import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
+import { EMPTY_AUDIT_HEAD } from "../src/coordination/audit.js";
+import type { RuntimeInput } from "../src/coordination/inputs.js";
+import { createMailbox, Overlay } from "../src/coordination/mailbox.js";
+import { freshAppsState, type RuntimeState } from "../src/coordination/state.js";
+import { inboxKey } from "../src/persistence/inbox.js";
+import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
+import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef, type StoreWrite, type TransitionEnv } from "../src/index.js";
+
+const env: TransitionEnv = {
+  host: { features: Object.keys(RUNTIME_SDK_FEATURES), capabilities: [], appPolicy: {}, inventoryPolicy: {} },
+  now: () => 0,
+  newId: (() => {
+    let n = 0;
+    return (prefix: string) => `${prefix}-${++n}`;
+  })(),
+};
+
+const state: RuntimeState = {
+  lifecycle: { status: "synchronizing" },
+  runtime_id: "rt-1",
+  identity: {},
+  conversations: new Map([
+    ["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }],
+  ]),
+  outbox: new Map(),
+  next_outbox_order: 0,
+  ...freshAppsState(CORE_MANIFESTS, 0),
+};
+
+/** An agent's text message to chat in session s-1, carrying envelope `envelopeId`. */
+const messageEvent = (seq: number, envelopeId: string): RuntimeInput => ({
+  kind: "event",
+  event: {
+    session_id: "s-1",
+    seq,
+    kind: "envelope",
+    created_at: "2026-11-30T06:00:00.000Z",
+    actor: { role: "agent", id: "agent-1" },
+    data: {
+      envelope: {
+        v: 1,
+        id: envelopeId,
+        type: "lineup.message",
+        timestamp: "2026-11-30T06:00:00.000Z",
+        sender: { kind: "agent", id: "agent-1" },
+        target: { kind: "app", app_scope: "chat" },
+        scope: { app_scope: "chat", conversation_id: "s-1" },
+        payload: { format: "text", text: `message ${seq}` },
+      },
+    },
+  } as unknown as SessionEvent,
+});
+
+/** A store whose commits wait for the test: a batch becomes visible to reads only when released. */
+async function gatedStore() {
+  const inner = await createMemoryStore(RUNTIME_SCHEMA);
+  const waiting: { batch: readonly StoreWrite[]; release(): Promise<void>; fail(error: StoreError): void }[] = [];
+  const reads: StoreKeyRef[][] = [];
+  const store: RuntimeStore = {
+    ...inner,
+    getMany(keys) {
+      reads.push([...keys]);
+      return inner.getMany(keys);
+    },
+    commit(batch) {
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({
+          batch,
+          async release() {
+            await inner.commit(batch);
+            resolve();
+          },
+          fail: reject,
+        });
+      });
+    },
+  };
+  return { store, waiting, reads, inner };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+function mailboxOn(store: RuntimeStore, published: RuntimeState[]) {
+  return createMailbox({
+    store,
+    state,
+    auditHead: EMPTY_AUDIT_HEAD,
+    env,
+    diagnostics: (error) => {
+      throw error;
+    },
+    onState: (next) => published.push(next),
+    afterCommit: async () => undefined,
+  });
+}
+
+describe("mailbox pipeline", () => {
+  it("reads and computes the next turn while a commit is in flight, through its writes, and publishes each turn only after its own commit", async () => {
+    const gated = await gatedStore();
+    const published: RuntimeState[] = [];
+    const mailbox = mailboxOn(gated.store, published);
+    const settled: string[] = [];
+    const first = mailbox.post(messageEvent(4, "e-1")).then(() => settled.push("event 4"));
+    await settle();
+    expect(gated.waiting).toHaveLength(1);
+
+    // Posted while turn 1 commits: the acknowledge needs s-1:4, which only turn 1's staged writes hold.
+    const second = Promise.all([
+      mailbox.post(messageEvent(5, "e-2")).then(() => settled.push("event 5")),
+      mailbox.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }).then(() => settled.push("ack 4")),
+    ]);
+    await settle();
+    // Turn 2 has been read already (its keys of turn 1 answered from turn 1's writes, not the store) …
+    expect(gated.reads).toHaveLength(2);
+    const turn2Reads = gated.reads[1]!.map((ref) => `${ref.collection} ${ref.key}`);
+    expect(turn2Reads).toEqual([`${C.envelopeIds} s-1/e-2`]);
+    // … but its commit waits for turn 1's, and nothing is published or settled yet.
+    expect(gated.waiting).toHaveLength(1);
+    expect(published).toHaveLength(0);
+    expect(settled).toEqual([]);
+
+    await gated.waiting[0]!.release();
+    await first;
+    await settle();
+    expect(published.map((s) => s.conversations.get("s-1")?.cursor)).toEqual([4]);
+    expect(settled).toEqual(["event 4"]);
+    expect(gated.waiting).toHaveLength(2);
+
+    await gated.waiting[1]!.release();
+    await second;
+    expect(published.map((s) => s.conversations.get("s-1")?.cursor)).toEqual([4, 5]);
+    expect(mailbox.turns).toBe(2);
+    // What a reader of the store observes: both messages stored, s-1:4 acknowledged, s-1:5 still pending.
+    expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 4))).toMatchObject({ message_id: "s-1:4" });
+    expect(await gated.inner.get(C.inboxPending, inboxKey("chat", "s-1", 4))).toBeUndefined();
+    expect(await gated.inner.get(C.inboxPending, inboxKey("chat", "s-1", 5))).toEqual({ message_id: "s-1:5" });
+    expect(await gated.inner.get(C.cursors, "s-1")).toEqual({ seq: 5 });
+    await mailbox.close();
+  });
+
+  it("a failed commit throws away the turn computed on top of it: its inputs run again from the committed state", async () => {
+    const gated = await gatedStore();
+    const published: RuntimeState[] = [];
+    const mailbox = mailboxOn(gated.store, published);
+    const event = mailbox.post(messageEvent(4, "e-1"));
+    await settle();
+    // Computed on top of turn 1, this acknowledge succeeds; once turn 1 fails it must be not_found.
+    const ack = mailbox.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] });
+    await settle();
+    gated.waiting[0]!.fail(new StoreError("store_write_failed", "disk full"));
+    await expect(event).rejects.toMatchObject({ code: "store_write_failed" });
+    await expect(ack).rejects.toMatchObject({ code: "not_found" });
+    // The acknowledge ran again as a turn of its own that wrote nothing; the state is the one before turn 1.
+    expect(gated.waiting).toHaveLength(1);
+    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(3);
+    expect(published.map((s) => s.conversations.get("s-1")?.cursor)).toEqual([3]);
+    expect(await gated.inner.range(C.inbox)).toEqual([]);
+    expect(await gated.inner.range(C.audit)).toEqual([]);
+
+    // The log flows on from the committed state: event 4 again is accepted and stored.
+    const again = mailbox.post(messageEvent(4, "e-1"));
+    await settle();
+    await gated.waiting.at(-1)!.release();
+    await again;
+    expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 4))).toMatchObject({ message_id: "s-1:4" });
+    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(4);
+    await mailbox.close();
+  });
+});
+
+describe("mailbox overlay", () => {
+  it("answers as the store will: last write wins, a range delete removes what was staged before it", () => {
+    const overlay = new Overlay();
+    overlay.stage({ op: "put", collection: C.inbox, key: "chat/s-1/1", value: { n: 1 } });
+    overlay.stage({ op: "put", collection: C.inbox, key: "board/s-1/1", value: { n: 2 } });
+    overlay.stage({ op: "deleteRange", collection: C.inbox, range: { prefix: "chat/" } });
+    overlay.stage({ op: "put", collection: C.inbox, key: "chat/s-1/2", value: { n: 3 } });
+    overlay.stage({ op: "delete", collection: C.inbox, key: "board/s-1/1" });
+    expect(overlay.lookup({ collection: C.inbox, key: "chat/s-1/1" })).toEqual({ value: undefined });
+    expect(overlay.lookup({ collection: C.inbox, key: "chat/s-1/9" })).toEqual({ value: undefined });
+    expect(overlay.lookup({ collection: C.inbox, key: "chat/s-1/2" })).toEqual({ value: { n: 3 } });
+    expect(overlay.lookup({ collection: C.inbox, key: "board/s-1/1" })).toEqual({ value: undefined });
+    // Another collection, or a key outside the range, is not the overlay's to answer.
+    expect(overlay.lookup({ collection: C.inboxPending, key: "chat/s-1/1" })).toBeUndefined();
+    expect(overlay.lookup({ collection: C.inbox, key: "board/s-1/2" })).toBeUndefined();
+  });
+});
