@@ -5,16 +5,28 @@
  * diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
  * port at the first handler, session data asks for its context at first use), so a chat host that
  * uses only state and messages changes nothing in the Runtime.
+ *
+ * Given an `instance_id`, the SDK is bound to that Runtime instance of its app (checked at once:
+ * another app's instance is `not_found`): its context carries the instance's id, entrypoint and
+ * conversation, and `lifecycle.instance` follows the instance's phase (spec 6.1). Without one it is the
+ * app's global face (`<app_scope>:main`, as core apps like chat run) with the Runtime's lifecycle only.
  */
 import type { AppPort, RuntimeView } from "@lineup/runtime";
 import { createDiagnostics } from "./diagnostics.js";
+import { createInstanceLifecycle } from "./instance-lifecycle.js";
 import { createSessionData } from "./session-data.js";
 import { ToolServer } from "./tools.js";
-import type { AppDiagnosticsSink, AppStateChange, Lifecycle, LineUpAppRuntimeSDK } from "./types.js";
+import type { AppDiagnosticsSink, AppStateChange, InstanceAppRuntimeSDK, Lifecycle, LineUpAppRuntimeSDK } from "./types.js";
 
 export interface AppSdkOptions {
-  /** Default `<app_scope>:main` — core apps run as one global instance (spec 4.4). */
+  /**
+   * The Runtime instance of this app the SDK is bound to (the id `apps.launch` or the Runtime's instances
+   * give); needs a started Runtime, and throws a `LineUpError` (`not_found`) for an id that is not a live
+   * or closing instance of this app. Without it: `<app_scope>:main` — core apps run as one global
+   * instance (spec 4.4) — and no `lifecycle.instance`.
+   */
   readonly instance_id?: string;
+  /** Default: the bound instance's entrypoint, else `main`. */
   readonly entrypoint?: string;
   /** The app session `sessionData` belongs to (spec 6.3). Default `main`. */
   readonly app_session_id?: string;
@@ -22,21 +34,28 @@ export interface AppSdkOptions {
   readonly diagnostics?: AppDiagnosticsSink;
 }
 
+export function createAppSdk(port: AppPort, options: AppSdkOptions & { readonly instance_id: string }): InstanceAppRuntimeSDK;
+export function createAppSdk(port: AppPort, options?: AppSdkOptions): LineUpAppRuntimeSDK;
 export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUpAppRuntimeSDK {
   const appSessionId = options.app_session_id ?? "main";
   const diagnostics = createDiagnostics(port.app_scope, options.diagnostics);
+  const instance = options.instance_id === undefined ? undefined : port.instance(options.instance_id);
   return {
     app: Object.freeze({
       app_scope: port.app_scope,
       app_version: port.record.installed_version,
-      instance_id: options.instance_id ?? `${port.app_scope}:main`,
+      instance_id: instance?.instance_id ?? `${port.app_scope}:main`,
       kind: port.record.kind,
-      entrypoint: options.entrypoint ?? "main",
-      scope: {},
+      entrypoint: options.entrypoint ?? instance?.entrypoint ?? "main",
+      scope: Object.freeze({
+        ...(instance?.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }),
+        ...(instance?.parent_instance_id === undefined ? {} : { parent_instance_id: instance.parent_instance_id }),
+      }),
       granted_permissions: [],
       app_session_id: appSessionId,
     }),
     lifecycle: {
+      ...(instance === undefined ? {} : { instance: createInstanceLifecycle(port, instance, diagnostics) }),
       current: () => port.view().lifecycle,
       onChange(listener) {
         let previous: Lifecycle | undefined = safeLifecycle(port);

@@ -3,8 +3,9 @@
 /**
  * The SDK's shapes, as spec 6 names them: context, state, agent messages and actions (the chat
  * subset), and the parts an app with tools needs — `tools`, `apps` (navigation), `sessionData`,
- * `lifecycle` and `diagnostics`. `artifacts` and `capabilities` join `LineUpAppRuntimeSDK` when the
- * Runtime's `AppPort` offers them.
+ * `lifecycle` (the Runtime's, and its instance's phase when the SDK is bound to one) and
+ * `diagnostics`. `artifacts` and `capabilities` join `LineUpAppRuntimeSDK` when the Runtime's
+ * `AppPort` offers them.
  */
 import type { JsonObject, JsonValue } from "@lineup/protocol";
 import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
@@ -193,14 +194,49 @@ export interface MiniAppSessionDataAPI<Data extends JsonObject = JsonObject> {
 // --- lifecycle (spec 6.1) ----------------------------------------------------------------------
 
 /**
- * The Runtime's lifecycle as the app's view model carries it (restoring, online, offline_degraded,
- * stopping, …). The app's own instance lifecycle (start, foreground, background, suspend, restore,
- * closing) is not on the Runtime's `AppPort` yet; it joins here when it is.
+ * The phase of one app instance, in spec 6.1's words. Each is one status of the Runtime's instance
+ * lifecycle (`@lineup/runtime`, `apps/instances/lifecycle.ts`); nothing is renamed beyond this table:
+ *
+ * | phase        | Runtime status | what it means for the app |
+ * | ------------ | -------------- | ------------------------- |
+ * | `start`      | `launching`    | the instance exists; its surface is loading (not ready yet) |
+ * | `foreground` | `active`       | ready, top of the focus stack: the user sees it |
+ * | `background` | `backgrounded` | ready, behind another app or the shell; it keeps its place |
+ * | `suspend`    | `suspended`    | no surface (after a restart); its state comes back through `restore` |
+ * | `restore`    | `restoring`    | its surface is coming back; `foreground` or `background` follows |
+ * | `closing`    | `closing`      | the Runtime is winding it down: the app, the user, or the Runtime's own disable / remove |
+ * | `closed`     | `closed`       | terminal: it closed |
+ * | `failed`     | `failed`       | terminal: its start or surface failed, or a restart interrupted its start |
+ *
+ * The Runtime keeps the final say (disable, remove, forced wind-down): the app observes phases, it
+ * does not set them.
+ */
+export type AppInstancePhase = "start" | "foreground" | "background" | "suspend" | "restore" | "closing" | "closed" | "failed";
+
+/**
+ * The lifecycle of the instance an SDK is bound to (`AppSdkOptions.instance_id`), from the Runtime
+ * through the app's `AppPort`. A phase the Runtime passed through inside one commit is still reported
+ * when the path is unambiguous (`suspend` → `restore` → `foreground` when a surface comes back); when
+ * the instance leaves the Runtime the app sees `closed` (after `closing`) or `failed` (from any other
+ * phase) once, and nothing after.
+ */
+export interface AppInstanceLifecycleAPI {
+  readonly instance_id: string;
+  current(): AppInstancePhase;
+  /** Called with each new phase, in order (not with the current one). A throwing listener is reported to diagnostics; the others still run. */
+  onChange(listener: (phase: AppInstancePhase) => void): Unsubscribe;
+}
+
+/**
+ * `current` / `onChange`: the Runtime's own lifecycle as the app's view model carries it (restoring,
+ * online, offline_degraded, stopping, …). `instance`: the app instance's lifecycle, present when the SDK
+ * is bound to one of this app's instances.
  */
 export interface AppLifecycleAPI {
   current(): Lifecycle;
   /** Called with each new lifecycle (not with the current one). */
   onChange(listener: (lifecycle: Lifecycle) => void): Unsubscribe;
+  readonly instance?: AppInstanceLifecycleAPI;
 }
 
 // --- diagnostics -------------------------------------------------------------------------------
@@ -237,6 +273,11 @@ export interface LineUpAppRuntimeSDK {
   readonly apps: AppNavigationAPI;
   readonly sessionData: MiniAppSessionDataAPI;
   readonly diagnostics: DiagnosticsAPI;
+}
+
+/** The SDK of one Runtime instance (`createAppSdk(port, { instance_id })`): its instance lifecycle is always there. */
+export interface InstanceAppRuntimeSDK extends LineUpAppRuntimeSDK {
+  readonly lifecycle: AppLifecycleAPI & { readonly instance: AppInstanceLifecycleAPI };
 }
 
 export type { HistoryRequest };

@@ -21,10 +21,22 @@ interface StoredRecord {
   readonly outcome: string;
 }
 
-/** SHA-256 of the canonical JSON of the method and params without `idempotency_key`. */
+/**
+ * SHA-256 of the canonical JSON of the method and params without `idempotency_key`:
+ * `canonicalJson({ method, params: body })`, written out without copying the params ("method" sorts
+ * before "params"; the params' own keys are sorted here and their values canonicalized as usual).
+ */
 export function bodyFingerprint(method: string, params: { readonly idempotency_key: string }): string {
-  const { idempotency_key: _key, ...body } = params as unknown as JsonObject;
-  return sha256Hex(canonicalJson({ method, params: body }));
+  const body = params as unknown as JsonObject;
+  const keys = Object.keys(body).sort();
+  let out = `{"method":${JSON.stringify(method)},"params":{`;
+  let first = true;
+  for (const key of keys) {
+    if (key === "idempotency_key") continue;
+    out += `${first ? "" : ","}${JSON.stringify(key)}:${canonicalJson(body[key] as JsonValue)}`;
+    first = false;
+  }
+  return sha256Hex(`${out}}}`);
 }
 
 function replay(outcome: Outcome): JsonValue {
@@ -41,6 +53,16 @@ function asStorableFailure(error: unknown): ProtocolError | undefined {
   return ERROR_CODES[error.code].retryable ? undefined : error.toProtocolError();
 }
 
+function storedRecord(ctx: WriteContext, principal: Principal, key: string): StoredRecord | undefined {
+  return stmt(ctx.db, "SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) as StoredRecord | undefined;
+}
+
+/** The stored outcome of the key, or `idempotency_conflict` when it was stored for another body. */
+function storedOutcome(stored: StoredRecord, fingerprint: string, key: string): Outcome {
+  if (stored.body_sha256 !== fingerprint) throw conflict(key);
+  return JSON.parse(stored.outcome) as Outcome;
+}
+
 export class IdempotentWrites {
   private readonly inflight = new Map<string, { fingerprint: string; promise: Promise<JsonValue> }>();
 
@@ -51,6 +73,8 @@ export class IdempotentWrites {
    * group-commit transaction, in queue order, so it sees every write queued before it: first
    * `precheck` (visibility: a refusal there stores nothing, so a caller learns nothing by a key),
    * then the stored outcome (replayed, or `idempotency_conflict` for another body), then `write`.
+   * (The stored outcome is looked up by inserting the new record after `write`; when the key is
+   * taken, `write` is undone, so the effect is the order above.)
    * Throwing a LineUpError from `write` refuses it and undoes its effects; a non-retryable refusal
    * is stored and replayed like a success.
    */
@@ -69,20 +93,24 @@ export class IdempotentWrites {
     const promise = this.writes
       .submit((ctx): Outcome => {
         precheck?.(ctx);
-        const stored = stmt(ctx.db, "SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) as StoredRecord | undefined;
-        if (stored !== undefined) {
-          if (stored.body_sha256 !== fingerprint) throw conflict(key);
-          return JSON.parse(stored.outcome) as Outcome;
-        }
+        // Optimistic: a key is almost always new, so the write runs first and the record's INSERT is
+        // the lookup. When the key is taken (a retry, or a duplicate earlier in this transaction),
+        // the write is undone and the stored outcome decides — as if it had been read first.
         let outcome: Outcome;
         try {
-          outcome = { ok: true, result: ctx.savepoint(() => write(ctx)) as JsonValue };
+          outcome = { ok: true, result: write(ctx) as JsonValue };
         } catch (error) {
           const failure = asStorableFailure(error);
-          if (failure === undefined) throw error;
+          if (failure === undefined) {
+            const stored = storedRecord(ctx, principal, key);
+            if (stored === undefined) throw error;
+            ctx.rollback();
+            return storedOutcome(stored, fingerprint, key);
+          }
+          ctx.rollback();
           outcome = { ok: false, error: failure };
         }
-        stmt(ctx.db, "INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+        const inserted = stmt(ctx.db, "INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
           principal.key,
           key,
           method,
@@ -90,12 +118,22 @@ export class IdempotentWrites {
           JSON.stringify(outcome),
           ctx.now,
         );
-        return outcome;
+        if (inserted.changes === 1) return outcome;
+        ctx.rollback();
+        return storedOutcome(storedRecord(ctx, principal, key)!, fingerprint, key);
       })
-      .then(replay);
+      .then(
+        (outcome) => {
+          this.inflight.delete(slot);
+          return replay(outcome);
+        },
+        (error: unknown) => {
+          this.inflight.delete(slot);
+          throw error;
+        },
+      );
+    // Set before the write can settle: the queue commits on a later turn of the event loop.
     this.inflight.set(slot, { fingerprint, promise });
-    const release = () => void this.inflight.delete(slot);
-    promise.then(release, release);
     return promise;
   }
 }

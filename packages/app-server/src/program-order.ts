@@ -56,13 +56,17 @@ export class ProgramOrder {
     const outcome = fn();
     if (access === "write" && outcome instanceof Promise) {
       this.unsettledWrites++;
-      const settled = () => {
-        this.unsettledWrites--;
-        if (this.unsettledWrites === 0) this.release();
-      };
-      outcome.then(settled, settled);
+      outcome.then(
+        () => this.writeSettled(),
+        () => this.writeSettled(),
+      );
     }
     return outcome;
+  }
+
+  private writeSettled(): void {
+    this.unsettledWrites--;
+    if (this.unsettledWrites === 0) this.release();
   }
 
   /** Lets waiting requests go, in order, up to the first read that still has writes to wait for. */

@@ -1,11 +1,15 @@
 /**
  * Group commit. Writes are queued; the queue is flushed on the next turn of the event loop as ONE
  * SQLite transaction holding every write that arrived meanwhile (while a transaction runs the loop
- * is blocked, so everything that arrives during it lands in the next one). Each write runs in its
- * own savepoint: a write that throws is undone alone and the others still commit.
+ * is blocked, so everything that arrives during it lands in the next one). Each write is undone
+ * alone when it throws: the others still commit.
  *
- * Per write the queue adds two statements (SAVEPOINT, RELEASE), prepared once: the batch's
- * BEGIN/COMMIT are shared, which is the point of group commit.
+ * How a write is undone alone: a batch first runs in the fast mode, every write straight in the
+ * transaction. Only when a write throws (or asks to undo itself, `rollback`) is the whole
+ * transaction rolled back and the batch run again in the safe mode, each write in its own savepoint
+ * (SAVEPOINT, RELEASE — two statements per write). Either way the committed outcome is the one the
+ * safe mode gives: the fast mode only commits when every write went through untouched. After a
+ * batch needed the safe mode, the next few batches start in it (writes that throw come in runs).
  *
  * Nothing is acknowledged and no event is fanned out before the transaction commits: promises
  * settle and `onCommitted` runs only after `COMMIT` returned (with `synchronous=FULL`, after fsync).
@@ -18,7 +22,8 @@ import { LineUpError, type JsonObject, type SessionEvent, type SessionEventKind 
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import type { Db } from "./store/database.js";
-import { appendEvent, type Actor } from "./store/log.js";
+import { appendEvent, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
+import { sessionBindingsCommitted, sessionBindingsRolledBack } from "./store/sessions.js";
 import { stmt } from "./store/statements.js";
 
 /** What a write sees inside the transaction. */
@@ -30,6 +35,12 @@ export interface WriteContext {
   append(sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject): SessionEvent;
   /** Runs `fn` in a nested savepoint: if it throws, its writes, events and hooks are undone and the error rethrown. */
   savepoint<T>(fn: () => T): T;
+  /**
+   * Undoes what the current savepoint (the write's own, outside any nested one) did so far — its
+   * statements, events and hooks — and goes on in it: cheaper than a nested savepoint when the
+   * undo is the rare path (the idempotency step).
+   */
+  rollback(): void;
   /** Runs `fn` after the transaction committed (after its events were fanned out), unless this write is undone. */
   afterCommit(fn: () => void): void;
 }
@@ -46,6 +57,8 @@ export interface WriteQueueStats {
   readonly transactions: number;
   readonly writes: number;
   readonly largestBatch: number;
+  /** Batches that ran again in the safe mode (a write threw or undid itself in the fast mode). */
+  readonly safeReruns: number;
 }
 
 /** What one savepoint level produced; merged into its parent when it is released. */
@@ -54,6 +67,18 @@ interface Frame {
   readonly hooks: Array<() => void>;
 }
 
+/** A savepoint level of the safe mode: also the session heads it moved, with their values before. */
+interface SafeFrame extends Frame {
+  readonly heads: Array<readonly [string, number | undefined]>;
+}
+
+const newFrame = (): SafeFrame => ({ events: [], hooks: [], heads: [] });
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Batches that start in the safe mode after one needed it. */
+const SAFE_MODE_BATCHES = 8;
+
 export class WriteQueue {
   private pending: Pending[] = [];
   private scheduled = false;
@@ -61,6 +86,10 @@ export class WriteQueue {
   private transactions = 0;
   private writes = 0;
   private largestBatch = 0;
+  private safeReruns = 0;
+  /** Batches still to run in the safe mode from the start. */
+  private safeBatches = 0;
+  private readonly flushNow = () => this.flush();
 
   constructor(
     private readonly db: Db,
@@ -76,13 +105,13 @@ export class WriteQueue {
       this.pending.push({ op, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(this.flushNow);
       }
     });
   }
 
   stats(): WriteQueueStats {
-    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch };
+    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch, safeReruns: this.safeReruns };
   }
 
   /** Commits what is queued, then refuses new writes. */
@@ -96,66 +125,19 @@ export class WriteQueue {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const db = this.db;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
-    const committed: Frame = { events: [], hooks: [] };
     const now = this.clock.now();
-    const savepointStmt = stmt(db, "SAVEPOINT lineup_write");
-    const releaseStmt = stmt(db, "RELEASE lineup_write");
-    const rollbackToStmt = stmt(db, "ROLLBACK TO lineup_write");
-    let frames: Frame[] = [];
-    const savepoint = <T>(fn: () => T): T => {
-      frames.push({ events: [], hooks: [] });
-      savepointStmt.run();
-      try {
-        const value = fn();
-        releaseStmt.run();
-        const frame = frames.pop()!;
-        const parent = frames[frames.length - 1]!;
-        parent.events.push(...frame.events);
-        parent.hooks.push(...frame.hooks);
-        return value;
-      } catch (error) {
-        frames.pop();
-        if (error instanceof TransactionLost) throw error;
-        // SQLite may have rolled the whole transaction back already (SQLITE_FULL, I/O error).
-        if (!db.inTransaction) throw new TransactionLost(error);
-        rollbackToStmt.run();
-        releaseStmt.run();
-        throw error;
-      }
-    };
-    const ctx: WriteContext = {
-      db,
-      now,
-      append: (sessionId, kind, actor, data) => {
-        const event = appendEvent(db, sessionId, kind, actor, data, now);
-        frames[frames.length - 1]!.events.push(event);
-        return event;
-      },
-      savepoint,
-      afterCommit: (fn) => void frames[frames.length - 1]!.hooks.push(fn),
-    };
+    let run: { outcomes: Outcome[]; committed: Frame } | undefined;
     try {
-      stmt(db, "BEGIN IMMEDIATE").run();
-      try {
-        for (const item of batch) {
-          const own: Frame = { events: [], hooks: [] };
-          frames = [own];
-          try {
-            outcomes.push({ ok: true, value: savepoint(() => item.op(ctx)) });
-            committed.events.push(...own.events);
-            committed.hooks.push(...own.hooks);
-          } catch (error) {
-            if (error instanceof TransactionLost) throw error.cause;
-            outcomes.push({ ok: false, error });
-          }
+      if (this.safeBatches > 0) {
+        this.safeBatches--;
+      } else {
+        run = this.runFast(batch, now);
+        if (run === undefined) {
+          this.safeReruns++;
+          this.safeBatches = SAFE_MODE_BATCHES;
         }
-        stmt(db, "COMMIT").run();
-      } catch (error) {
-        if (db.inTransaction) stmt(db, "ROLLBACK").run();
-        throw error;
       }
+      run ??= this.runSafe(batch, now);
     } catch (error) {
       this.logger.error("write transaction failed", { error: describe(error), writes: batch.length });
       const failure = new LineUpError("store_write_failed", "the write could not be stored; nothing of it was applied", { cause: error });
@@ -166,22 +148,180 @@ export class WriteQueue {
     this.writes += batch.length;
     this.largestBatch = Math.max(this.largestBatch, batch.length);
     try {
-      this.onCommitted(committed.events);
+      this.onCommitted(run.committed.events);
     } catch (error) {
       this.logger.error("fan-out failed", { error: describe(error) });
     }
-    for (const hook of committed.hooks) {
+    for (const hook of run.committed.hooks) {
       try {
         hook();
       } catch (error) {
         this.logger.error("after-commit hook failed", { error: describe(error) });
       }
     }
-    batch.forEach((item, i) => {
+    const outcomes = run.outcomes;
+    for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    });
+      if (outcome.ok) batch[i]!.resolve(outcome.value);
+      else batch[i]!.reject(outcome.error);
+    }
+  }
+
+  /**
+   * Every write straight in the transaction, committed only if none threw or undid itself;
+   * otherwise the transaction is rolled back and undefined returned (the batch goes to `runSafe`).
+   * Throws when the transaction itself failed.
+   */
+  private runFast(batch: readonly Pending[], now: string): { outcomes: Outcome[]; committed: Frame } | undefined {
+    const db = this.db;
+    const committed: Frame = { events: [], hooks: [] };
+    const outcomes: Outcome[] = [];
+    // A write that wants a savepoint (or to undo itself) leaves the fast mode; the flag holds even if
+    // the write catches what is thrown here.
+    let needsSavepoints = false;
+    const fallBack = (): never => {
+      needsSavepoints = true;
+      throw new SafeModeNeeded();
+    };
+    const ctx: WriteContext = {
+      db,
+      now,
+      append: (sessionId, kind, actor, data) => {
+        const event = appendEvent(db, sessionId, kind, actor, data, now);
+        committed.events.push(event);
+        return event;
+      },
+      savepoint: fallBack,
+      rollback: fallBack,
+      afterCommit: (fn) => void committed.hooks.push(fn),
+    };
+    dropHeads(db);
+    stmt(db, "BEGIN IMMEDIATE").run();
+    try {
+      for (const item of batch) {
+        outcomes.push({ ok: true, value: item.op(ctx) });
+        if (needsSavepoints) throw new SafeModeNeeded();
+      }
+    } catch (error) {
+      // The store may have rolled the whole transaction back already (SQLITE_FULL, I/O error):
+      // then the batch fails; otherwise it runs again in the safe mode.
+      const lost = !db.inTransaction;
+      this.rollbackAll();
+      if (lost) throw error instanceof SafeModeNeeded ? new Error("the write transaction was rolled back by the store") : error;
+      return undefined;
+    }
+    this.commit();
+    return { outcomes, committed };
+  }
+
+  /** Each write in its own savepoint: a write that throws is undone alone. Throws when the transaction itself failed. */
+  private runSafe(batch: readonly Pending[], now: string): { outcomes: Outcome[]; committed: Frame } {
+    const db = this.db;
+    const outcomes: Outcome[] = [];
+    const committed: Frame = { events: [], hooks: [] };
+    const savepointStmt = stmt(db, "SAVEPOINT lineup_write");
+    const releaseStmt = stmt(db, "RELEASE lineup_write");
+    const rollbackToStmt = stmt(db, "ROLLBACK TO lineup_write");
+    let frames: SafeFrame[] = [];
+    // Undoing a savepoint undoes the heads it moved and forgets the sessions it saw.
+    const undone = (frame: SafeFrame) => {
+      for (let i = frame.heads.length - 1; i >= 0; i--) setPendingHead(db, frame.heads[i]![0], frame.heads[i]![1]);
+      sessionBindingsRolledBack(db);
+    };
+    const savepoint = <T>(fn: () => T): T => {
+      frames.push(newFrame());
+      savepointStmt.run();
+      try {
+        const value = fn();
+        releaseStmt.run();
+        const frame = frames.pop()!;
+        const parent = frames[frames.length - 1]!;
+        parent.events.push(...frame.events);
+        parent.hooks.push(...frame.hooks);
+        parent.heads.push(...frame.heads);
+        return value;
+      } catch (error) {
+        const frame = frames.pop()!;
+        if (error instanceof TransactionLost) throw error;
+        // SQLite may have rolled the whole transaction back already (SQLITE_FULL, I/O error).
+        if (!db.inTransaction) throw new TransactionLost(error);
+        rollbackToStmt.run();
+        undone(frame);
+        releaseStmt.run();
+        throw error;
+      }
+    };
+    const ctx: WriteContext = {
+      db,
+      now,
+      append: (sessionId, kind, actor, data) => {
+        const before = pendingHead(db, sessionId);
+        const event = appendEvent(db, sessionId, kind, actor, data, now);
+        const frame = frames[frames.length - 1]!;
+        frame.events.push(event);
+        frame.heads.push([sessionId, before]);
+        return event;
+      },
+      savepoint,
+      rollback: () => {
+        // SQLite may have rolled the whole transaction back already (SQLITE_FULL, I/O error).
+        if (!db.inTransaction) throw new TransactionLost(new Error("the transaction was rolled back by the store"));
+        rollbackToStmt.run();
+        const frame = frames[frames.length - 1]!;
+        undone(frame);
+        frame.events.length = 0;
+        frame.hooks.length = 0;
+        frame.heads.length = 0;
+      },
+      afterCommit: (fn) => void frames[frames.length - 1]!.hooks.push(fn),
+    };
+    dropHeads(db);
+    stmt(db, "BEGIN IMMEDIATE").run();
+    try {
+      for (const item of batch) {
+        const own = newFrame();
+        frames = [own];
+        try {
+          outcomes.push({ ok: true, value: savepoint(() => item.op(ctx)) });
+          committed.events.push(...own.events);
+          committed.hooks.push(...own.hooks);
+        } catch (error) {
+          if (error instanceof TransactionLost) throw error.cause;
+          outcomes.push({ ok: false, error });
+        }
+      }
+    } catch (error) {
+      this.rollbackAll();
+      throw error;
+    }
+    this.commit();
+    return { outcomes, committed };
+  }
+
+  /** Stores the session heads the batch moved, then commits. */
+  private commit(): void {
+    try {
+      writeHeads(this.db);
+      stmt(this.db, "COMMIT").run();
+    } catch (error) {
+      this.rollbackAll();
+      throw error;
+    }
+    sessionBindingsCommitted(this.db);
+  }
+
+  /** Ends the transaction without keeping anything (the store may have ended it already). */
+  private rollbackAll(): void {
+    if (this.db.inTransaction) stmt(this.db, "ROLLBACK").run();
+    dropHeads(this.db);
+    sessionBindingsRolledBack(this.db);
+  }
+}
+
+/** Thrown inside the fast mode to leave it: the batch runs again in the safe mode. */
+class SafeModeNeeded extends Error {
+  constructor() {
+    super("the batch runs again with a savepoint per write");
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
+import { getInstance, type AppInstance } from "./apps/instances/state.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
@@ -129,6 +130,17 @@ export interface AppPort {
   /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
   launchApp(request: { app_scope: string; conversation_id?: string; entrypoint?: string; foreground?: boolean }): Promise<{ instance_id: string }>;
   closeInstance(instanceId: string): Promise<void>;
+  /**
+   * One of this app's instances as the Runtime has it now (spec 6.1). An id that is not a live or closing
+   * instance of this app — another app's, a finished one, an unknown one — is refused with `not_found`.
+   */
+  instance(instanceId: string): AppInstance;
+  /**
+   * Each committed change of one of this app's instances (not its current state): the instance as it is
+   * after that commit, then `undefined` once it has left the Runtime (closed or failed), after which the
+   * listener is dropped. Changes made and undone within one commit are not seen. Refuses as `instance`.
+   */
+  subscribeInstance(instanceId: string, listener: (instance: AppInstance | undefined) => void): Unsubscribe;
   /**
    * Asks the Capability Gateway for a device capability (spec 6.3). Resolves with a result from the
    * closed set (`completed` or a refusal with its code); it never rejects for a refusal.
@@ -325,6 +337,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   });
 
+  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
+  const ownInstance = (appScope: string, instanceId: string): AppInstance => {
+    const instance = getInstance(state().instances, instanceId);
+    if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
+    return instance;
+  };
+
   const runtime: LineUpRuntime = {
     async start() {
       if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
@@ -483,6 +502,19 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           return { instance_id: instance.instance_id };
         },
         closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
+        instance: (instanceId) => ownInstance(appScope, instanceId),
+        subscribeInstance(instanceId, listener) {
+          let last: AppInstance | undefined = ownInstance(appScope, instanceId);
+          const off = runtimeApps.instances.subscribe((snapshot) => {
+            if (last === undefined) return;
+            const next = snapshot.instances.find((i) => i.instance_id === instanceId);
+            if (next !== undefined && next.status === last.status && next.since === last.since) return;
+            last = next;
+            if (next === undefined) off();
+            listener(next);
+          });
+          return off;
+        },
         requestCapability: (request) => capabilityShell.request(appScope, request),
         async createArtifact(request) {
           requireEnabled();

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, isLegalTransition, RUNTIME_SCHEMA, withFaults, type AgentAppMessage, type Lifecycle, type LifecycleStatus } from "../src/index.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
+import { listPendingMessageIds } from "../src/persistence/inbox.js";
 
 async function heal(clock: ReturnType<typeof createFakeClock>, done: () => Promise<boolean> | boolean, describe: () => unknown = () => ""): Promise<void> {
   // Bounded in steps and in real time: WebCrypto digests (the audit chain) complete on the thread pool,
@@ -55,8 +56,8 @@ describe("R4: the k-th store write fails", () => {
         await heal(clock, async () => {
           const view = device.chat.view();
           const cursor = ((await reader.get("cursors", "s-1")) as { seq?: number } | undefined)?.seq ?? 0;
-          last = { cursor, outbox: await reader.range("outbox"), pending: await reader.range("inbox-pending"), applied: server.applied.length };
-          return view.lifecycle.status === "online" && view.queued_actions === 0 && cursor === server.sessions.get("s-1")!.events.length && (await reader.count("inbox-pending")) === 0;
+          last = { cursor, outbox: await reader.range("outbox"), pending: await listPendingMessageIds(reader), applied: server.applied.length };
+          return view.lifecycle.status === "online" && view.queued_actions === 0 && cursor === server.sessions.get("s-1")!.events.length && (await listPendingMessageIds(reader)).length === 0;
         }, () => ({ k, last, view: device.chat.view(), head: server.sessions.get("s-1")!.events.length, errors: device.errors.map((e) => String((e as { context: string; error: unknown }).context) + ": " + String((e as { error: unknown }).error)).slice(-60) }));
         // Only what was acknowledged reached the server, once each, in order; refused actions left no trace.
         expect(server.turnTexts("s-1"), `k=${k}`).toEqual(accepted);

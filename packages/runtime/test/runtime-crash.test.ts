@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { RUNTIME_SCHEMA, verifyAuditChain } from "../src/index.js";
 import { openSqliteStore } from "../src/node/index.js";
+import { listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RawAgent } from "./helpers/raw-agent.js";
 import { seededRandom } from "./store-test-helpers.js";
 
@@ -142,7 +143,7 @@ async function crashPoint(point: string, kill: { killAt: number; killWhen: "befo
   for (let run = 0; run < 12; run++) {
     // What the store holds before this run: pending messages may come again, acknowledged ones may not.
     const before = await openSqliteStore({ path: join(dataDir, "runtime.db"), schema: RUNTIME_SCHEMA });
-    const pending = new Set((await before.range("inbox-pending")).map((e) => (e.value as { message_id: string }).message_id));
+    const pending = new Set(await listPendingMessageIds(before));
     await before.close();
 
     const logs = await serverLog(sessions);

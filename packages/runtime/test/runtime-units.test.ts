@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { LineUpError, RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
+import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys } from "../src/persistence/log-chunks.js";
 import {
   backoffDelay,
   chainAudit,
@@ -50,7 +51,7 @@ const message = (over: Record<string, unknown> = {}): Record<string, unknown> =>
 });
 
 const apps = new CoreAppRegistry();
-const ctx = (reads = new Map<string, unknown>()) => ({ conversation, reads: reads as never, apps, instances: NO_INSTANCES, now: () => "2026-11-30T06:00:00.000Z" });
+const ctx = (reads = new Map<string, unknown>(), cursor?: number) => ({ conversation: cursor === undefined ? conversation : { ...conversation, cursor }, reads: reads as never, apps, instances: NO_INSTANCES, now: () => "2026-11-30T06:00:00.000Z" });
 
 describe("lifecycle table", () => {
   it("follows spec 3.3 and nothing else", () => {
@@ -88,8 +89,20 @@ describe("filter chain (spec 5.3)", () => {
   });
 
   it("refuses an envelope id already applied, consuming its position", () => {
-    const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([["envelope-ids\u0000s-1/e-1", { seq: 2 }]])));
+    const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", 0)}`, { envelopes: { "e-1": 2 } }]])));
     expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "duplicate_message" } });
+  });
+
+  it("looks for an envelope id in the event's log chunk and the seven before it, not further", () => {
+    const at = (seq: number, seenAt: number) =>
+      filterEvent(envelopeEvent(seq, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", chunkOf(seenAt))}`, { envelopes: { "e-1": seenAt } }]]), seq - 1));
+    const seq = 2_100;
+    expect(dedupChunkKeys("s-1", seq)).toHaveLength(DEDUP_CHUNKS);
+    // The oldest seq still looked at: the first of the chunk DEDUP_CHUNKS - 1 before the event's.
+    const oldest = (chunkOf(seq) - (DEDUP_CHUNKS - 1)) * CHUNK_SEQS;
+    expect(at(seq, seq - 1)).toMatchObject({ kind: "refused", refusal: { code: "duplicate_message" } });
+    expect(at(seq, oldest)).toMatchObject({ kind: "refused", refusal: { code: "duplicate_message" } });
+    expect(at(seq, oldest - 1)).toMatchObject({ kind: "accepted" });
   });
 
   it("adapts a legacy lineup.v1 message at ingress", () => {
@@ -135,7 +148,9 @@ describe("transitions", () => {
   it("stores an event with its cursor in one result, and delivers nothing before the seam", () => {
     const result = transition(base(), { kind: "event", event: envelopeEvent(4, message()) }, new Map(), env);
     expect(result.deliveries).toEqual([]);
-    expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:envelope-ids", "put:inbox", "put:inbox-pending"]);
+    // The envelope id and the display message's pending mark share one row: the event's log chunk.
+    expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:inbox", "put:log-chunks"]);
+    expect(result.writes.find((w) => w.collection === "log-chunks")).toMatchObject({ key: chunkKey("s-1", 0), value: { envelopes: { "e-1": 4 }, unseen: { chat: [4] } } });
     expect(result.state.conversations.get("s-1")?.cursor).toBe(4);
   });
 

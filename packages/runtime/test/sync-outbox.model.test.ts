@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { createMemoryStore, createMemoryStoreData, RUNTIME_SCHEMA, type AgentAppMessage, type MemoryStoreData, type RuntimeStore } from "../src/index.js";
 import { createFakeClock, FakeAppServer, type FakeClock } from "../src/testing/index.js";
 import { settle, startDevice, type Device } from "./helpers/runtime-harness.js";
+import { listPendingMessageIds } from "../src/persistence/inbox.js";
 
 const SOAK = process.env["LINEUP_SOAK"] === "1";
 const SESSIONS = ["s-1", "s-2"] as const;
@@ -136,7 +137,7 @@ async function heal(real: Real): Promise<void> {
     if (i >= 400) await new Promise((resolve) => setTimeout(resolve, 5));
     const view = real.device.chat.view();
     const caughtUp = view.lifecycle.status === "online" && view.conversations.every((c) => c.status === "live");
-    if (caughtUp && view.queued_actions === 0 && (await real.reader.count("inbox-pending")) === 0) return;
+    if (caughtUp && view.queued_actions === 0 && (await listPendingMessageIds(real.reader)).length === 0) return;
     real.clock.advance(500);
     await settle(10);
   }

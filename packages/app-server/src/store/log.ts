@@ -1,7 +1,14 @@
 /**
  * The per-session log. `appendEvent` must run inside the write transaction: it takes the next seq
- * from `sessions.last_seq` and stores the event and the new head together, so seqs are gapless and
- * a rolled-back write leaves no trace.
+ * after the session's head and stores the event, so seqs are gapless and a rolled-back write leaves
+ * no trace.
+ *
+ * The head (`sessions.last_seq`) is read once per session and transaction and then kept here, as
+ * the transaction's pending head; `writeHeads` stores every pending head in the same transaction,
+ * right before COMMIT (one UPDATE per session and batch instead of one per event). Inside a
+ * transaction, read the head through `headSeq` or `pendingHead` (as `findSession` does), never
+ * from the column directly. The write queue undoes pending heads with the savepoints that assigned
+ * them (`setPendingHead`) and drops them when the transaction ends (`dropHeads`).
  */
 import type { ActorRole, JsonObject, SessionEvent, SessionEventKind } from "@lineup/protocol";
 import type { Db } from "./database.js";
@@ -13,19 +20,51 @@ export interface Actor {
   readonly id: string;
 }
 
+const pendingHeads = new WeakMap<Db, Map<string, number>>();
+
+/** The head assigned to the session in the open transaction, if it appended to it. */
+export function pendingHead(db: Db, sessionId: string): number | undefined {
+  return pendingHeads.get(db)?.get(sessionId);
+}
+
+/** Puts a pending head back (undefined: the transaction had not appended to the session). */
+export function setPendingHead(db: Db, sessionId: string, head: number | undefined): void {
+  const heads = pendingHeads.get(db);
+  if (head !== undefined) heads?.set(sessionId, head);
+  else heads?.delete(sessionId);
+}
+
+/** Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. */
+export function writeHeads(db: Db): void {
+  const heads = pendingHeads.get(db);
+  if (heads === undefined || heads.size === 0) return;
+  const update = stmt(db, "UPDATE sessions SET last_seq = ? WHERE session_id = ?");
+  for (const [sessionId, head] of heads) update.run(head, sessionId);
+  heads.clear();
+}
+
+/** Forgets the pending heads (the transaction ended). */
+export function dropHeads(db: Db): void {
+  pendingHeads.get(db)?.clear();
+}
+
 export function headSeq(db: Db, sessionId: string): number | undefined {
+  const pending = pendingHead(db, sessionId);
+  if (pending !== undefined) return pending;
   const row = stmt(db, "SELECT last_seq FROM sessions WHERE session_id = ?").get(sessionId) as { last_seq: number } | undefined;
   return row?.last_seq;
 }
 
 export function appendEvent(db: Db, sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject, createdAt: string): SessionEvent {
-  // One statement takes the next seq and stores the new head.
-  const row = stmt(db, "UPDATE sessions SET last_seq = last_seq + 1 WHERE session_id = ? RETURNING last_seq").get(sessionId) as { last_seq: number } | undefined;
-  if (row === undefined) throw new Error(`appendEvent: no session ${sessionId}`);
-  const seq = row.last_seq;
+  let heads = pendingHeads.get(db);
+  if (heads === undefined) pendingHeads.set(db, (heads = new Map()));
+  const head = heads.get(sessionId) ?? headSeq(db, sessionId);
+  if (head === undefined) throw new Error(`appendEvent: no session ${sessionId}`);
+  const seq = head + 1;
   const event = { session_id: sessionId, seq, kind, created_at: createdAt, actor: { role: actor.role, id: actor.id }, data } as SessionEvent;
   const body = JSON.stringify(event);
   stmt(db, "INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)").run(sessionId, seq, kind, body, createdAt);
+  heads.set(sessionId, seq);
   rememberEventFrame(event, body);
   return event;
 }

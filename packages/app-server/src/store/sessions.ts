@@ -2,6 +2,7 @@
 import type { Session } from "@lineup/protocol";
 import type { Db } from "./database.js";
 import type { Principal } from "./principals.js";
+import { pendingHead } from "./log.js";
 import { stmt } from "./statements.js";
 
 interface SessionRow {
@@ -43,13 +44,62 @@ export function canSee(principal: Principal, session: Pick<Session, "owner_user_
 
 export function findSession(db: Db, sessionId: string): Session | undefined {
   const row = stmt(db, "SELECT * FROM sessions WHERE session_id = ?").get(sessionId) as SessionRow | undefined;
-  return row === undefined ? undefined : toSession(row);
+  if (row === undefined) return undefined;
+  // Inside a write transaction the head may be pending (store/log.ts).
+  const head = pendingHead(db, sessionId);
+  if (head !== undefined) row.last_seq = head;
+  return toSession(row);
 }
 
-/** Whether the session exists and the principal may see it: one indexed lookup of the two columns that decide it. */
+type Binding = Pick<Session, "owner_user_id" | "agent_id">;
+
+/**
+ * Who may see each session, remembered: the two columns never change and sessions are never
+ * deleted, so a row once committed stays true. A row read inside a write transaction is only staged:
+ * the write queue promotes the staged rows when the transaction commits and drops them when any
+ * part of it is rolled back (`sessionBindingsCommitted`, `sessionBindingsRolledBack`). Bounded: the
+ * map starts over when full.
+ */
+interface Bindings {
+  readonly committed: Map<string, Binding>;
+  readonly staged: Map<string, Binding>;
+}
+const bindings = new WeakMap<Db, Bindings>();
+const MAX_BINDINGS = 10_000;
+
+function bindingsOf(db: Db): Bindings {
+  let known = bindings.get(db);
+  if (known === undefined) bindings.set(db, (known = { committed: new Map(), staged: new Map() }));
+  return known;
+}
+
+export function sessionBindingsCommitted(db: Db): void {
+  const known = bindings.get(db);
+  if (known === undefined || known.staged.size === 0) return;
+  if (known.committed.size + known.staged.size > MAX_BINDINGS) known.committed.clear();
+  for (const [id, row] of known.staged) known.committed.set(id, row);
+  known.staged.clear();
+}
+
+export function sessionBindingsRolledBack(db: Db): void {
+  bindings.get(db)?.staged.clear();
+}
+
+/** Whether the session exists and the principal may see it (one indexed lookup the first time). */
 export function isVisibleSession(db: Db, principal: Principal, sessionId: string): boolean {
-  const row = stmt(db, "SELECT owner_user_id, agent_id FROM sessions WHERE session_id = ?").get(sessionId) as Pick<Session, "owner_user_id" | "agent_id"> | undefined;
-  return row !== undefined && canSee(principal, row);
+  const known = bindingsOf(db);
+  let row = known.committed.get(sessionId) ?? known.staged.get(sessionId);
+  if (row === undefined) {
+    const found = stmt(db, "SELECT owner_user_id, agent_id FROM sessions WHERE session_id = ?").get(sessionId) as Binding | undefined;
+    if (found === undefined) return false;
+    row = { owner_user_id: found.owner_user_id, agent_id: found.agent_id };
+    if (db.inTransaction) known.staged.set(sessionId, row);
+    else {
+      if (known.committed.size >= MAX_BINDINGS) known.committed.clear();
+      known.committed.set(sessionId, row);
+    }
+  }
+  return canSee(principal, row);
 }
 
 /** The session when the principal may see it; undefined otherwise (the two are indistinguishable to the caller). */

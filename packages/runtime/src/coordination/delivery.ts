@@ -105,10 +105,9 @@ export class DeliveryHub {
           ...(afterKey === undefined ? {} : { afterKey }),
           limit: this.pageSize,
         });
-        this.deliverNow(page, audience);
-        const last = page.at(-1);
-        if (page.length < this.pageSize || last === undefined) break;
-        afterKey = `${appScope}/${last.cursor}`;
+        this.deliverNow(page.messages, audience);
+        if (page.next === undefined) break;
+        afterKey = page.next;
       }
     }
   }

@@ -17,9 +17,10 @@
 import { adaptLegacy, isLegacyMessage, validateEnvelope, type ErrorCode, type RuntimeEnvelope, type SessionEvent } from "@lineup/protocol";
 import type { AppDirectory } from "../apps/core-app-registry.js";
 import type { InstanceDirectory } from "../apps/instance-directory.js";
+import { asChunk, chunkKey, chunkOf, dedupChunkKeys, hasEnvelope } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { projectEnvelope, projectEvent, type MessageDraft } from "./projection.js";
-import { readId, type ReadKey, type Reads } from "./inputs.js";
+import { memoReadKey, readId, type ReadKey, type Reads } from "./inputs.js";
 import type { Conversation } from "./state.js";
 
 export interface FilterContext {
@@ -50,13 +51,27 @@ export type FilterOutcome =
 
 /** The store reads step 5 needs for `event`. */
 export function filterReads(event: SessionEvent): ReadKey[] {
-  if (event.kind !== "envelope") return [];
+  // The log chunk this event's marks go into; for an envelope also the chunks before it, whose envelope
+  // ids the duplicate check looks at.
+  if (event.kind !== "envelope") return [memoReadKey(C.logChunks, chunkKey(event.session_id, chunkOf(event.seq)))];
   const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; correlation?: { call_id?: unknown } } }).envelope;
-  const reads: ReadKey[] = typeof envelope?.id === "string" ? [{ collection: C.envelopeIds, key: `${event.session_id}/${envelope.id}` }] : [];
+  const reads = dedupReads(event.session_id, event.seq);
   // A tool call's id may name a finished call: its stored record decides whether this is a replay or a conflict.
   const callId = envelope?.correlation?.call_id;
-  if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) reads.push({ collection: C.toolCalls, key: callId });
+  if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) return [...reads, { collection: C.toolCalls, key: callId }];
   return reads;
+}
+
+/** The last conversation and chunk asked for, and their dedup reads: consecutive events share them. */
+let dedupMemo: { readonly conversationId: string; readonly chunk: number; readonly reads: readonly ReadKey[] } | undefined;
+
+/** The log-chunk reads of the envelope-id check for an event at `seq` (shared, never mutated). */
+function dedupReads(conversationId: string, seq: number): ReadKey[] {
+  const chunk = chunkOf(seq);
+  if (dedupMemo === undefined || dedupMemo.conversationId !== conversationId || dedupMemo.chunk !== chunk) {
+    dedupMemo = { conversationId, chunk, reads: dedupChunkKeys(conversationId, seq).map((key) => memoReadKey(C.logChunks, key)) };
+  }
+  return dedupMemo.reads as ReadKey[];
 }
 
 const refuse = (code: ErrorCode, message: string, extra: { envelope?: RuntimeEnvelope; target_app?: string } = {}): FilterOutcome => ({
@@ -103,8 +118,9 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
     }
     // 5. envelope id dedup
     // The same envelope again at a new position: consumed (the cursor moves past it) and refused, never reapplied.
-    if (ctx.reads.get(readId({ collection: C.envelopeIds, key: `${conversation.conversation_id}/${envelope.id}` })) !== undefined) {
-      return refuse("duplicate_message", `envelope ${envelope.id} was already applied`);
+    const id = envelope.id;
+    if (dedupReads(conversation.conversation_id, event.seq).some((read) => hasEnvelope(asChunk(ctx.reads.get(readId(read))), id))) {
+      return refuse("duplicate_message", `envelope ${id} was already applied`);
     }
   }
 

@@ -129,11 +129,16 @@ export type OutboxOutcome = { readonly status: "applied"; readonly result: JsonV
 export interface ReadKey {
   readonly collection: string;
   readonly key: string;
+  /** `readId` of this key, when the key was made to be reused (a hot path's memo). */
+  readonly id?: string;
 }
 
 export type Reads = ReadonlyMap<string, StoreValue | undefined>;
 
-export const readId = (read: ReadKey): string => `${read.collection}\u0000${read.key}`;
+export const readId = (read: ReadKey): string => read.id ?? `${read.collection}\u0000${read.key}`;
+
+/** A ReadKey that carries its id, for keys looked up again and again. */
+export const memoReadKey = (collection: string, key: string): ReadKey => ({ collection, key, id: `${collection}\u0000${key}` });
 
 /** Something the shell does after the commit; results come back as inputs. */
 export type Effect =

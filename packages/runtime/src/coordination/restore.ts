@@ -5,8 +5,9 @@
  */
 import type { IdSource } from "../core/ports.js";
 import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
+import { asChunk, chunkWrite, parseChunkKey, unseenOf } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
-import type { RuntimeStore } from "../persistence/store.js";
+import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import { readAuditHead, type AuditHead } from "./audit.js";
 import type { AppManifest } from "@lineup/protocol";
@@ -39,13 +40,6 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   }
   const identity = ((await store.get(C.meta, "identity")) as Identity | undefined) ?? {};
 
-  const conversations = new Map<string, Conversation>();
-  for (const { key, value } of await store.range(C.sessions)) {
-    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread">;
-    const cursor = ((await store.get(C.cursors, key)) as { seq?: number } | undefined)?.seq ?? 0;
-    const unread = await store.count(C.inboxPending, { prefix: `${CHAT_APP_SCOPE}/${key}/` });
-    conversations.set(key, { ...record, cursor, following: { status: "idle" }, unread });
-  }
 
   const outbox = new Map<number, OutboxEntry>();
   for (const { value } of await store.range(C.outbox)) {
@@ -66,6 +60,30 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   const snapshot = (await store.get(C.instances, "snapshot")) as InstancesSnapshot | undefined;
   const directory = appDirectoryOf(apps);
   const instances = snapshot === undefined ? EMPTY_INSTANCES : restoreInstances(snapshot, options.now, (i) => directory.get(i.app_scope)?.enabled === true).state;
+
+  // Chat's unread count per conversation: its explicit-ack rows plus its unseen display marks. Marks of an
+  // app that is no longer installed (removed since they were written) go now.
+  const unseenChat = new Map<string, number>();
+  const pruned: StoreWrite[] = [];
+  for (const { key, value } of await store.range(C.logChunks)) {
+    const parsed = parseChunkKey(key);
+    if (parsed === undefined) continue;
+    const chunk = asChunk(value);
+    const kept = Object.fromEntries(Object.entries(chunk.unseen ?? {}).filter(([scope]) => apps.apps[scope] !== undefined));
+    if (Object.keys(kept).length !== Object.keys(chunk.unseen ?? {}).length) {
+      const { unseen: _unseen, ...rest } = chunk;
+      pruned.push(chunkWrite(key, Object.keys(kept).length === 0 ? rest : { ...rest, unseen: kept }));
+    }
+    unseenChat.set(parsed.conversation_id, (unseenChat.get(parsed.conversation_id) ?? 0) + unseenOf(chunk, CHAT_APP_SCOPE).length);
+  }
+  if (pruned.length > 0) await store.commit(pruned);
+  const conversations = new Map<string, Conversation>();
+  for (const { key, value } of await store.range(C.sessions)) {
+    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread">;
+    const cursor = ((await store.get(C.cursors, key)) as { seq?: number } | undefined)?.seq ?? 0;
+    const unread = (await store.count(C.inboxPending, { prefix: `${CHAT_APP_SCOPE}/${key}/` })) + (unseenChat.get(key) ?? 0);
+    conversations.set(key, { ...record, cursor, following: { status: "idle" }, unread });
+  }
 
   const calls: Record<string, CallRecord> = {};
   // Finished calls stay in the store (the replay log) for TOOL_CALL_RETENTION_MS, then go; only unfinished

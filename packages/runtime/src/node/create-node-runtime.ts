@@ -1,6 +1,7 @@
 /**
  * The Node host: the Runtime headless on SQLite (`<dataDir>/runtime.db`, synchronous=FULL) and the `ws`
- * transport. The returned Runtime owns its store and closes it on `stop()`.
+ * transport. The returned Runtime owns its store and closes it on `stop()`. SQLite runs on a worker
+ * thread, so a commit's fsync does not block the loop: the mailbox computes the next turn meanwhile.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -22,7 +23,7 @@ export interface NodeRuntime extends LineUpRuntime {
 
 export async function createNodeRuntime(options: NodeRuntimeOptions): Promise<NodeRuntime> {
   mkdirSync(options.dataDir, { recursive: true });
-  const store = await openSqliteStore({ path: join(options.dataDir, "runtime.db"), schema: RUNTIME_SCHEMA });
+  const store = await openSqliteStore({ path: join(options.dataDir, "runtime.db"), schema: RUNTIME_SCHEMA, thread: "worker" });
   const runtime = createRuntime({ ...options, store, transport: options.transport ?? createWsTransport(), clientInfo: options.clientInfo ?? { name: "lineup-node-host", version: "0.1.0" } });
   return {
     ...runtime,

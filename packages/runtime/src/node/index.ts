@@ -1,5 +1,5 @@
 // Node adapters. Importing this entry loads the native better-sqlite3 module and ws.
-export { openSqliteStore, type SqliteStoreOptions, type SqliteRuntimeStore } from "./sqlite-store.js";
+export { openSqliteStore, type SqliteStoreOptions, type SqliteRuntimeStore, type SqliteThread } from "./sqlite-store.js";
 export { createWsTransport, type WsTransportOptions } from "./ws-transport.js";
 export { createNodeRuntime, type NodeRuntime, type NodeRuntimeOptions } from "./create-node-runtime.js";
 export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, signFile, verifyFile, readTrustedKeys, parsePrivateKey, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, type KeygenFiles, type PackedFile } from "./bundle-files.js";

@@ -7,6 +7,11 @@ import { StoreError } from "../persistence/store-error.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import type { EncodedValue } from "../persistence/value-codec.js";
 import { toStoreErrorFromSqlite } from "./sqlite-errors.js";
+import { CREATE_TABLE_SQL, DELETE_SQL, GET_SQL, LAYOUT_VERSION, PUT_SQL, countSql, decodeRow, deleteRangeSql, rangeSql } from "./sqlite-layout.js";
+import { SqliteWorkerEngine } from "./sqlite-worker-engine.js";
+
+/** Where the store's better-sqlite3 connection runs; see `SqliteStoreOptions.thread`. */
+export type SqliteThread = "main" | "worker";
 
 export interface SqliteStoreOptions {
   /** The database file; its directory must exist. Two more files (`-wal`, `-shm`) live beside it. */
@@ -14,6 +19,12 @@ export interface SqliteStoreOptions {
   schema: StoreSchema;
   /** A size cap for the database; writes past it reject with `store_quota_exceeded`. */
   maxBytes?: number;
+  /**
+   * Where better-sqlite3 runs. `"main"` (the default): synchronously on the calling thread, so each
+   * commit's fsync blocks JavaScript. `"worker"`: on a dedicated worker thread, so the caller's thread
+   * stays free while a commit is in flight (each call costs a message round trip).
+   */
+  thread?: SqliteThread;
 }
 
 export interface SqliteRuntimeStore extends RuntimeStore {
@@ -21,27 +32,26 @@ export interface SqliteRuntimeStore extends RuntimeStore {
   integrityCheck(): Promise<boolean>;
 }
 
-/** Bumped only when the table layout changes; a file from a newer layout is refused rather than misread. */
-const LAYOUT_VERSION = 1;
-
 /**
  * Opens (creating if needed) a store in one SQLite file, in WAL mode with `synchronous=FULL`: a commit
  * resolves only once its transaction is fsynced to the WAL, so an acknowledged batch survives a crash or
- * power loss. All collections share one table keyed by (collection, key), so a batch across collections
- * is one transaction and new collections need no DDL.
+ * power loss. The layout (one table for every collection) is in `sqlite-layout.ts`.
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteRuntimeStore> {
   if (typeof options.path !== "string" || options.path === "") {
     throw new StoreError("store_invalid_value", "openSqliteStore needs a file path");
   }
-  const { store, engine } = await openStore(options.schema, async () => SqliteEngine.open(options.path, options.maxBytes));
+  const thread: SqliteThread = options.thread ?? "main";
+  if (thread !== "main" && thread !== "worker") {
+    throw new StoreError("store_invalid_value", `openSqliteStore's thread is "main" or "worker", not ${JSON.stringify(thread)}`);
+  }
+  const { store, engine } = await openStore(options.schema, async () =>
+    thread === "worker" ? SqliteWorkerEngine.open(options.path, options.maxBytes) : SqliteEngine.open(options.path, options.maxBytes),
+  );
   return { ...store, integrityCheck: async () => engine.integrityCheck() };
 }
 
-const GET_SQL = "SELECT kind, value FROM entries WHERE collection = ? AND key = ?";
-
-type BoundOps = `${">" | ">="}${"<" | "<="}`;
-
+/** The engine on the calling thread: every call runs synchronously, inside an already-resolved promise. */
 class SqliteEngine implements StorageEngine {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly applyInTransaction: (writes: readonly PreparedWrite[]) => void;
@@ -55,7 +65,7 @@ class SqliteEngine implements StorageEngine {
     this.applyInTransaction = (writes) => transaction.immediate(writes);
     // A deferred (read) transaction: every key is read from one snapshot, with no await between keys.
     this.readManyInTransaction = db.transaction((keys: readonly EncodedKeyRef[]) => {
-      const statement = this.statement("get", GET_SQL);
+      const statement = this.statement(GET_SQL);
       return keys.map(({ collection, key }) => statement.get(collection, key) as StoredRow | undefined);
     });
   }
@@ -74,16 +84,7 @@ class SqliteEngine implements StorageEngine {
       if (layout > LAYOUT_VERSION) {
         throw new StoreError("store_migration_failed", `${path} has storage layout ${layout}; this version reads up to ${LAYOUT_VERSION}`);
       }
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS entries (
-          collection TEXT NOT NULL,
-          key TEXT NOT NULL,
-          kind TEXT NOT NULL CHECK (kind IN ('json', 'bytes')),
-          value ANY NOT NULL,
-          PRIMARY KEY (collection, key)
-        ) STRICT, WITHOUT ROWID;
-        PRAGMA user_version = ${LAYOUT_VERSION};
-      `);
+      db.exec(CREATE_TABLE_SQL);
       return new SqliteEngine(db);
     } catch (error) {
       db?.close();
@@ -100,32 +101,23 @@ class SqliteEngine implements StorageEngine {
   }
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
-    const row = this.read(() =>
-      this.statement("get", GET_SQL).get(collection, key),
-    ) as StoredRow | undefined;
-    return row === undefined ? undefined : decodeRow(row);
+    const row = this.read(() => this.statement(GET_SQL).get(collection, key)) as StoredRow | undefined;
+    return row === undefined ? undefined : decodeRow(row.kind, row.value);
   }
 
   async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
     const rows = this.read(() => this.readManyInTransaction(keys));
-    return rows.map((row) => (row === undefined ? undefined : decodeRow(row)));
+    return rows.map((row) => (row === undefined ? undefined : decodeRow(row.kind, row.value)));
   }
 
   async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
-    const ops = boundOps(bounds);
-    const order = reverse ? "DESC" : "ASC";
-    const statement = this.statement(
-      `range${ops}${order}`,
-      `SELECT key, kind, value FROM entries WHERE collection = ? AND ${whereKey(ops)} ORDER BY key ${order} LIMIT ?`,
-    );
-    // A negative LIMIT means no limit in SQLite, which keeps one statement per shape.
+    const statement = this.statement(rangeSql(bounds, reverse));
     const rows = this.read(() => statement.all(collection, bounds.lower, bounds.upper, limit ?? -1)) as Array<StoredRow & { key: string }>;
-    return rows.map((row) => ({ key: row.key, value: decodeRow(row) }));
+    return rows.map((row) => ({ key: row.key, value: decodeRow(row.kind, row.value) }));
   }
 
   async count(collection: string, bounds: KeyBounds): Promise<number> {
-    const ops = boundOps(bounds);
-    const statement = this.statement(`count${ops}`, `SELECT count(*) FROM entries WHERE collection = ? AND ${whereKey(ops)}`);
+    const statement = this.statement(countSql(bounds));
     return this.read(() => statement.pluck().get(collection, bounds.lower, bounds.upper)) as number;
   }
 
@@ -133,7 +125,7 @@ class SqliteEngine implements StorageEngine {
     this.db.close();
   }
 
-  integrityCheck(): boolean {
+  async integrityCheck(): Promise<boolean> {
     try {
       const rows = this.db.pragma("integrity_check") as Array<{ integrity_check: string }>;
       return rows.length === 1 && rows[0]?.integrity_check === "ok";
@@ -147,36 +139,25 @@ class SqliteEngine implements StorageEngine {
   private applyOne(write: PreparedWrite): void {
     switch (write.op) {
       case "put": {
-        const { kind } = write.value;
         const value = write.value.kind === "json" ? write.value.text : write.value.bytes;
-        this.statement(
-          "put",
-          `INSERT INTO entries (collection, key, kind, value) VALUES (?, ?, ?, ?)
-           ON CONFLICT (collection, key) DO UPDATE SET kind = excluded.kind, value = excluded.value`,
-        ).run(write.collection, write.key, kind, value);
+        this.statement(PUT_SQL).run(write.collection, write.key, write.value.kind, value);
         return;
       }
       case "delete":
-        this.statement("delete", "DELETE FROM entries WHERE collection = ? AND key = ?").run(write.collection, write.key);
+        this.statement(DELETE_SQL).run(write.collection, write.key);
         return;
-      case "deleteRange": {
-        const ops = boundOps(write.bounds);
-        this.statement(`deleteRange${ops}`, `DELETE FROM entries WHERE collection = ? AND ${whereKey(ops)}`).run(
-          write.collection,
-          write.bounds.lower,
-          write.bounds.upper,
-        );
+      case "deleteRange":
+        this.statement(deleteRangeSql(write.bounds)).run(write.collection, write.bounds.lower, write.bounds.upper);
         return;
-      }
     }
   }
 
-  /** Statements are prepared once per shape; bounds are always bound as parameters. */
-  private statement(name: string, sql: string): Database.Statement {
-    let statement = this.statements.get(name);
+  /** Statements are prepared once per shape (the SQL text is the cache key). */
+  private statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.db.prepare(sql);
-      this.statements.set(name, statement);
+      this.statements.set(sql, statement);
     }
     return statement;
   }
@@ -193,19 +174,4 @@ class SqliteEngine implements StorageEngine {
 interface StoredRow {
   kind: string;
   value: unknown;
-}
-
-function decodeRow(row: StoredRow): EncodedValue {
-  if (row.kind === "json" && typeof row.value === "string") return { kind: "json", text: row.value };
-  if (row.kind === "bytes" && row.value instanceof Uint8Array) return { kind: "bytes", bytes: row.value };
-  throw new StoreError("store_corrupt", `a stored row has kind ${JSON.stringify(row.kind)} and a ${typeof row.value} value`);
-}
-
-function boundOps(bounds: KeyBounds): BoundOps {
-  return `${bounds.lowerOpen ? ">" : ">="}${bounds.upperOpen ? "<" : "<="}`;
-}
-
-function whereKey(ops: BoundOps): string {
-  const [lower, upper] = ops.startsWith(">=") ? [">=", ops.slice(2)] : [">", ops.slice(1)];
-  return `key ${lower} ? AND key ${upper} ?`;
 }

@@ -2,9 +2,12 @@
  * App inboxes (spec 5.4): every message the Runtime routes to an app is stored here, per app and
  * conversation, in the same commit that advances the sync cursor — before any delivery. A message stays
  * pending until acknowledged (display messages on delivery, the rest by the app), so unacknowledged
- * messages come back after a restart.
+ * messages come back after a restart. An explicit-ack message's pending mark is a row of its own in
+ * `inbox-pending`; a display message's is in its log chunk (`log-chunks.ts`), one row for many.
  */
 import type { JsonValue } from "@lineup/protocol";
+import { compareKeys } from "./keys.js";
+import { asChunk, chunkKey, chunkOf, parseChunkKey, unseenOf } from "./log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "./runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "./store.js";
 
@@ -109,13 +112,14 @@ export function parseMessageId(messageId: string): { conversation_id: string; se
   return Number.isSafeInteger(seq) ? { conversation_id: messageId.slice(0, colon), seq } : undefined;
 }
 
-/** The writes that store `message` as pending in its app's inbox. */
+/**
+ * The writes that store `message` in its app's inbox, with the pending row of an explicit-ack message.
+ * A display message's pending mark goes into its log chunk instead (the caller's, `log-chunks.ts`).
+ */
 export function storeMessageWrites(message: AgentAppMessage): StoreWrite[] {
   const key = inboxKey(message.app_scope, message.conversation_id, message.seq);
-  return [
-    { op: "put", collection: C.inbox, key, value: message as unknown as JsonValue },
-    { op: "put", collection: C.inboxPending, key, value: { message_id: message.message_id } },
-  ];
+  const stored: StoreWrite = { op: "put", collection: C.inbox, key, value: message as unknown as JsonValue };
+  return message.delivery === "display" ? [stored] : [stored, { op: "put", collection: C.inboxPending, key, value: { message_id: message.message_id } }];
 }
 
 /** The writes that acknowledge the message stored at inbox `key`. */
@@ -131,14 +135,87 @@ export interface PendingQuery {
   readonly limit: number;
 }
 
-/** Pending (unacknowledged) messages of an app, oldest first per conversation, one page. */
-export async function readPendingPage(store: RuntimeStore, query: PendingQuery): Promise<AgentAppMessage[]> {
+export interface PendingPage {
+  /** Pending messages, in inbox-key order (per conversation, oldest first). */
+  readonly messages: readonly AgentAppMessage[];
+  /** Where the next page starts (`afterKey`), or undefined when this was the last page. */
+  readonly next?: string;
+}
+
+/**
+ * One page of an app's pending (unacknowledged) messages: the explicit-ack messages' pending rows and
+ * the display messages' marks in their log chunks, merged in inbox-key order. A mark whose message is
+ * gone (its app was removed and installed again) is passed over.
+ */
+export async function readPendingPage(store: RuntimeStore, query: PendingQuery): Promise<PendingPage> {
   const prefix = query.conversationId === undefined ? `${query.appScope}/` : `${query.appScope}/${query.conversationId}/`;
-  const rows = await store.range(C.inboxPending, { prefix, ...(query.afterKey === undefined ? {} : { gt: query.afterKey }), limit: query.limit });
-  const messages: AgentAppMessage[] = [];
-  for (const row of rows) {
-    const message = await store.get(C.inbox, row.key);
-    if (message !== undefined && !(message instanceof Uint8Array)) messages.push(message as unknown as AgentAppMessage);
+  const [explicit, display] = await Promise.all([
+    store.range(C.inboxPending, { prefix, ...(query.afterKey === undefined ? {} : { gt: query.afterKey }), limit: query.limit }),
+    displayPendingKeys(store, query),
+  ]);
+  const keys = [...new Set([...explicit.map((row) => row.key), ...display])].sort(compareKeys).slice(0, query.limit);
+  const found = keys.length === 0 ? [] : await store.getMany(keys.map((key) => ({ collection: C.inbox, key })));
+  const messages = found.filter((message): message is JsonValue => message !== undefined && !(message instanceof Uint8Array)) as unknown as AgentAppMessage[];
+  return { messages: await withAnswers(store, messages), ...(keys.length === query.limit ? { next: keys[keys.length - 1]! } : {}) };
+}
+
+/** Up to `limit` inbox keys of the app's display messages still marked unseen, after `afterKey`, in key order. */
+async function displayPendingKeys(store: RuntimeStore, query: PendingQuery): Promise<string[]> {
+  const after = query.afterKey === undefined ? undefined : splitInboxKey(query.afterKey);
+  let conversations: string[];
+  if (query.conversationId !== undefined) conversations = [query.conversationId];
+  else {
+    const all = new Set<string>();
+    for (const { key } of await store.range(C.logChunks)) {
+      const parsed = parseChunkKey(key);
+      if (parsed !== undefined) all.add(parsed.conversation_id);
+    }
+    // In the order of their inbox keys (`<app>/<conversation>/…`).
+    conversations = [...all].sort((a, b) => compareKeys(`${a}/`, `${b}/`));
   }
-  return withAnswers(store, messages);
+  const keys: string[] = [];
+  for (const conversationId of conversations) {
+    if (after !== undefined && compareKeys(`${conversationId}/`, `${after.conversation_id}/`) < 0) continue;
+    const afterSeq = after !== undefined && after.conversation_id === conversationId ? after.seq : 0;
+    let from: { gte: string } | { gt: string } = { gte: chunkKey(conversationId, chunkOf(afterSeq)) };
+    for (;;) {
+      const rows = await store.range(C.logChunks, { prefix: `${conversationId}/`, ...from, limit: CHUNK_PAGE });
+      for (const { value } of rows) {
+        for (const seq of unseenOf(asChunk(value), query.appScope)) if (seq > afterSeq) keys.push(inboxKey(query.appScope, conversationId, seq));
+      }
+      if (keys.length >= query.limit || rows.length < CHUNK_PAGE) break;
+      from = { gt: rows[rows.length - 1]!.key };
+    }
+    if (keys.length >= query.limit) break;
+  }
+  return keys;
+}
+
+/** Chunk rows read at a time while looking for an app's unseen display messages. */
+const CHUNK_PAGE = 32;
+
+function splitInboxKey(key: string): { conversation_id: string; seq: number } | undefined {
+  const first = key.indexOf("/");
+  const last = key.lastIndexOf("/");
+  if (first < 0 || last <= first) return undefined;
+  const seq = Number(key.slice(last + 1));
+  return Number.isSafeInteger(seq) ? { conversation_id: key.slice(first + 1, last), seq } : undefined;
+}
+
+/** How many messages of `appScope` in `conversationId` are pending: explicit-ack rows and unseen display marks. */
+export async function countPending(store: RuntimeStore, appScope: string, conversationId: string): Promise<number> {
+  let count = await store.count(C.inboxPending, { prefix: `${appScope}/${conversationId}/` });
+  for (const { value } of await store.range(C.logChunks, { prefix: `${conversationId}/` })) count += unseenOf(asChunk(value), appScope).length;
+  return count;
+}
+
+/** Every pending message id of every app (explicit-ack rows and unseen display marks), for checks and tests. */
+export async function listPendingMessageIds(store: RuntimeStore): Promise<string[]> {
+  const ids = (await store.range(C.inboxPending)).map((row) => (row.value as { message_id: string }).message_id);
+  for (const { key, value } of await store.range(C.logChunks)) {
+    const parsed = parseChunkKey(key);
+    if (parsed === undefined) continue;
+    for (const seqs of Object.values(asChunk(value).unseen ?? {})) for (const seq of seqs) ids.push(messageIdFor(parsed.conversation_id, seq));
+  }
+  return ids;
 }

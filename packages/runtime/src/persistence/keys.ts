@@ -29,3 +29,8 @@ export function assertValidKey(key: unknown, what = "key"): asserts key is strin
 export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** Zero-padded decimal so that string order is numeric order (safe integers have at most 16 digits). */
+export function padNumber(n: number): string {
+  return String(n).padStart(16, "0");
+}

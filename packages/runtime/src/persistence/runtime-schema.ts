@@ -8,9 +8,10 @@
  * | `meta`          | `runtime` / `identity`               | the Runtime's own id; the last identity the server gave |
  * | `sessions`      | `<conversation_id>`                  | a followed conversation (server Session record or a local start) |
  * | `cursors`       | `<conversation_id>`                  | `{ seq }`: the last applied event of the session's log |
- * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | `{ seq }`: dedup of inbound envelopes |
+ * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | layout 0002 only: emptied into `log-chunks` by 0003 |
+ * | `log-chunks`    | `<conversation_id>/<chunk>`          | a LogChunk (`log-chunks.ts`): the envelope ids applied at 256 seqs, and each app's display messages there not yet delivered |
  * | `inbox`         | `<app_scope>/<conversation_id>/<seq>`| an AgentAppMessage (history) |
- * | `inbox-pending` | `<app_scope>/<conversation_id>/<seq>`| `{ message_id }`: not yet acknowledged |
+ * | `inbox-pending` | `<app_scope>/<conversation_id>/<seq>`| `{ message_id }`: an explicit-ack message not yet acknowledged |
  * | `answers`       | `<conversation_id>/action:<action_id>` or `<conversation_id>/interaction:<interaction_id>` | a CardAnswer: how an interaction card was answered |
  * | `outbox`        | `<order>`                            | an OutboxEntry (pending or failed) |
  * | `audit`         | `<index>`                            | a hash-chained AuditRecord |
@@ -27,6 +28,8 @@
  *
  * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
+import { LOG_CHUNKS } from "./log-chunks.js";
+import { migrateToLogChunks } from "./log-chunks-migration.js";
 import type { StoreSchema } from "./schema.js";
 
 export const RUNTIME_COLLECTIONS = {
@@ -34,6 +37,7 @@ export const RUNTIME_COLLECTIONS = {
   sessions: "sessions",
   cursors: "cursors",
   envelopeIds: "envelope-ids",
+  logChunks: LOG_CHUNKS,
   inbox: "inbox",
   inboxPending: "inbox-pending",
   answers: "answers",
@@ -58,10 +62,9 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     { name: "0001-runtime-core", run: () => ({ ok: true }) },
     // Apps, bundles, instances, tool calls, inventory, session data and settings: new collections, no data change.
     { name: "0002-apps-and-tools", run: () => ({ ok: true }) },
+    // Envelope ids and the pending marks of display messages move from a row each into log chunks.
+    { name: "0003-log-chunks", run: migrateToLogChunks },
   ],
 };
 
-/** Zero-padded decimal so that string order is numeric order (safe integers have at most 16 digits). */
-export function padNumber(n: number): string {
-  return String(n).padStart(16, "0");
-}
+export { padNumber } from "./keys.js";

@@ -3,6 +3,7 @@ import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js"
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { messageCursor } from "../../persistence/history.js";
+import { asChunk, chunkKey, chunkOf, chunkWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
@@ -11,7 +12,7 @@ import { appDirectoryOf } from "../app-directory.js";
 import { Step } from "../apps-step.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
-import type { AuditDraft, Delivery, Effect, Reads, RuntimeInput, TransitionResult } from "../inputs.js";
+import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
@@ -62,7 +63,8 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
 
   if (outcome.kind === "tool") {
     const step = new Step(withConversation(state, next));
-    step.writes.push(...writes, { op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
+    const key = chunkKey(conversation.conversation_id, chunkOf(event.seq));
+    step.writes.push(...writes, chunkWrite(key, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key }))), outcome.envelope.id, event.seq)));
     onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
     return step.result();
   }
@@ -82,9 +84,11 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
   }
 
-  if (outcome.envelope !== undefined) {
-    writes.push({ op: "put", collection: C.envelopeIds, key: `${conversation.conversation_id}/${outcome.envelope.id}`, value: { seq: event.seq } });
-  }
+  // The envelope's id and the display messages' pending marks go into the event's log chunk: one row
+  // written per chunk and turn, not one per event (persistence/log-chunks.ts).
+  const chunkAt = chunkKey(conversation.conversation_id, chunkOf(event.seq));
+  const storedChunk = asChunk(reads.get(readId({ collection: C.logChunks, key: chunkAt })));
+  let chunk = outcome.envelope === undefined ? storedChunk : withEnvelope(storedChunk, outcome.envelope.id, event.seq);
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
   if (draft !== undefined) {
@@ -109,10 +113,12 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         ...(envelope?.correlation === undefined ? {} : { correlation: envelope.correlation as { [key: string]: JsonValue } }),
       };
       writes.push(...storeMessageWrites(message));
+      if (message.delivery === "display") chunk = withUnseen(chunk, appScope, event.seq);
       if (appScope === CHAT_APP_SCOPE) next = { ...next, unread: next.unread + 1 };
       if (isLiveFor(state, conversation.conversation_id)) deliveries.push({ kind: "message", message });
     }
   }
+  if (chunk !== storedChunk) writes.push(chunkWrite(chunkAt, chunk));
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
 }
 

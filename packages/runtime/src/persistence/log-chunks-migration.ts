@@ -1,0 +1,44 @@
+/**
+ * Migration 0003: the envelope-id rows of layout 0002 and the pending rows of display messages become
+ * log chunks (`log-chunks.ts`); the rows moved are deleted. Explicit-ack pending rows stay as they are.
+ */
+import { asChunk, chunkKey, chunkOf, chunkWrite, LOG_CHUNKS, withEnvelope, withUnseen, type LogChunk } from "./log-chunks.js";
+import type { MigrationContext, MigrationResult } from "./schema.js";
+import type { StoreWrite } from "./store.js";
+
+const ENVELOPE_IDS = "envelope-ids";
+const INBOX = "inbox";
+const INBOX_PENDING = "inbox-pending";
+const PAGE = 500;
+
+export async function migrateToLogChunks(ctx: MigrationContext): Promise<MigrationResult> {
+  const chunks = new Map<string, LogChunk>();
+  const chunk = async (key: string): Promise<LogChunk> => chunks.get(key) ?? asChunk(await ctx.get(LOG_CHUNKS, key));
+  const deletes: StoreWrite[] = [];
+
+  for (const { key, value } of await ctx.range(ENVELOPE_IDS)) {
+    // `<conversation_id>/<envelope id>`: envelope ids have no slash, conversation ids may.
+    const slash = key.lastIndexOf("/");
+    const seq = (value as { seq?: unknown } | null)?.seq;
+    deletes.push({ op: "delete", collection: ENVELOPE_IDS, key });
+    if (slash <= 0 || typeof seq !== "number" || !Number.isSafeInteger(seq) || seq < 0) continue;
+    const conversationId = key.slice(0, slash);
+    const target = chunkKey(conversationId, chunkOf(seq));
+    chunks.set(target, withEnvelope(await chunk(target), key.slice(slash + 1), seq));
+  }
+
+  const pending = await ctx.range(INBOX_PENDING);
+  for (let start = 0; start < pending.length; start += PAGE) {
+    const page = pending.slice(start, start + PAGE);
+    const messages = await ctx.getMany(page.map(({ key }) => ({ collection: INBOX, key })));
+    for (const [index, { key }] of page.entries()) {
+      const message = messages[index] as { delivery?: unknown; app_scope?: unknown; conversation_id?: unknown; seq?: unknown } | undefined;
+      if (message?.delivery !== "display" || typeof message.app_scope !== "string" || typeof message.conversation_id !== "string" || typeof message.seq !== "number") continue;
+      const target = chunkKey(message.conversation_id, chunkOf(message.seq));
+      chunks.set(target, withUnseen(await chunk(target), message.app_scope, message.seq));
+      deletes.push({ op: "delete", collection: INBOX_PENDING, key });
+    }
+  }
+  ctx.write([...[...chunks].map(([key, value]) => chunkWrite(key, value)), ...deletes]);
+  return { ok: true };
+}

@@ -1,0 +1,63 @@
+/**
+ * `AppPort.instance` and `AppPort.subscribeInstance` (spec 6.1): an app reads and follows its OWN
+ * instances through its port — each committed change in order, then `undefined` once the instance has
+ * left the Runtime — and another app's instance is `not_found`, exactly like one that does not exist.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { AppInstance } from "../src/index.js";
+import { pomodoroManifest, whiteboardManifest } from "./apps-fixtures.js";
+import { onlineDevice, signedBundle } from "./helpers/apps-harness.js";
+import type { Device } from "./helpers/runtime-harness.js";
+
+let device: Device | undefined;
+afterEach(async () => {
+  await device?.stop();
+  device = undefined;
+});
+
+/** A device online with the whiteboard and pomodoro installed. */
+async function twoApps(): Promise<Device> {
+  const { d } = await onlineDevice({ install: whiteboardManifest() });
+  device = d;
+  expect((await d.runtime.appManager.install(await signedBundle(pomodoroManifest()), { approved: true })).status).toBe("succeeded");
+  return d;
+}
+
+describe("AppPort instance lifecycle", () => {
+  it("follows the app's own instance through each commit, then undefined once it has left; the listener is then dropped", async () => {
+    const d = await twoApps();
+    const { runtime } = d;
+    const board = runtime.appPort("whiteboard");
+    const { instance_id } = await board.launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
+    expect(board.instance(instance_id)).toMatchObject({ instance_id, app_scope: "whiteboard", conversation_id: "s-1", status: "launching" });
+
+    const seen: (AppInstance["status"] | "gone")[] = [];
+    board.subscribeInstance(instance_id, (instance) => seen.push(instance?.status ?? "gone"));
+    await runtime.instances.ready(instance_id);
+    // Another app comes to the front: the whiteboard goes behind it.
+    const timer = await runtime.appManager.launch({ app_scope: "pomodoro", conversation_id: "s-1" });
+    await runtime.instances.ready(timer.instance_id);
+    await runtime.instances.focus(instance_id);
+    await board.closeInstance(instance_id);
+    await runtime.instances.closed(instance_id);
+    expect(seen).toEqual(["active", "backgrounded", "active", "closing", "gone"]);
+    expect(() => board.instance(instance_id)).toThrow(expect.objectContaining({ code: "not_found" }));
+
+    // The listener was dropped with the instance: later commits do not reach it.
+    await runtime.instances.focus(timer.instance_id);
+    expect(seen).toHaveLength(5);
+  });
+
+  it("an app cannot read or follow another app's instance: not_found, as for an id that does not exist", async () => {
+    const d = await twoApps();
+    const { runtime } = d;
+    const { instance_id } = await runtime.appPort("whiteboard").launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
+    const pomodoro = runtime.appPort("pomodoro");
+    for (const id of [instance_id, "inst-nope"]) {
+      expect(() => pomodoro.instance(id)).toThrow(expect.objectContaining({ code: "not_found" }));
+      expect(() => pomodoro.subscribeInstance(id, () => undefined)).toThrow(expect.objectContaining({ code: "not_found" }));
+    }
+    // The chat port (a core app) does not see it either.
+    expect(() => runtime.appPort("chat").instance(instance_id)).toThrow(expect.objectContaining({ code: "not_found" }));
+  });
+});
