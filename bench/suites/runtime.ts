@@ -16,7 +16,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { chunkKey, chunkOf, createRuntime, RUNTIME_SCHEMA, type RuntimeStore, type StoreWrite } from "@lineup/runtime";
+import { CHUNK_SEQS, chunkKey, chunkOf, createRuntime, RUNTIME_SCHEMA, type RuntimeStore, type StoreWrite } from "@lineup/runtime";
 import { openSqliteStore } from "@lineup/runtime/node";
 import { benchPeer, eventFrame } from "../ingest-frames.js";
 import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
@@ -81,7 +81,7 @@ async function seedRestoreStore(path: string): Promise<void> {
       { op: "put", collection: "sessions", key: sid, value: { conversation_id: sid, app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server" } },
       { op: "put", collection: "cursors", key: sid, value: { seq: perConversation } },
     ]);
-    const chunks = new Map<number, { envelopes: Record<string, number>; unseen: { chat: number[] } }>();
+    const chunks = new Map<number, { envelopes: (string | null)[]; unseen: { chat: number[] } }>();
     for (let start = 1; start <= perConversation; start += 1_000) {
       const writes: StoreWrite[] = [];
       for (let seq = start; seq < start + 1_000; seq++) {
@@ -92,8 +92,8 @@ async function seedRestoreStore(path: string): Promise<void> {
           value: { message_id: `${sid}:${seq}`, cursor: `${sid}/${String(seq).padStart(16, "0")}`, app_scope: "chat", conversation_id: sid, seq, type: "lineup.message", delivery: "display", sender: { kind: "agent", id: "agent-1" }, created_at: "2026-11-30T06:00:00.000Z", payload: { format: "markdown", text }, envelope_id: `env-${seq}` },
         });
         // The envelope id and, for the newest ones, the pending mark go into the message's log chunk.
-        const chunk = chunks.get(chunkOf(seq)) ?? { envelopes: {}, unseen: { chat: [] } };
-        chunk.envelopes[`env-${seq}`] = seq;
+        const chunk = chunks.get(chunkOf(seq)) ?? { envelopes: new Array<string | null>(CHUNK_SEQS).fill(null), unseen: { chat: [] } };
+        chunk.envelopes[seq % CHUNK_SEQS] = `env-${seq}`;
         if (seq > pendingFrom) chunk.unseen.chat.push(seq);
         chunks.set(chunkOf(seq), chunk);
       }

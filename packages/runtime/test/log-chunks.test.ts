@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "@lineup/protocol";
 import { countPending, inboxKey, listPendingMessageIds, messageIdFor, readPendingPage, type AgentAppMessage } from "../src/persistence/inbox.js";
-import { asChunk, chunkKey, chunkOf, CHUNK_SEQS, unseenOf } from "../src/persistence/log-chunks.js";
+import { asChunk, chunkKey, chunkOf, CHUNK_SEQS, unseenOf, withEnvelope } from "../src/persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
 import { createMemoryStore, createMemoryStoreData, RUNTIME_SCHEMA, type RuntimeStore, type StoreSchema, type StoreWrite } from "../src/index.js";
 
@@ -63,10 +63,10 @@ describe("migration 0003: envelope ids and display pending rows into log chunks"
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
     expect(await store.range(C.envelopeIds)).toEqual([]);
     expect((await store.range(C.inboxPending)).map((row) => row.key)).toEqual([inboxKey("chat", "s-1", 301)]);
-    expect(await store.get(C.logChunks, chunkKey("s-1", 0))).toEqual({ envelopes: { "e-3": 3 } });
-    expect(await store.get(C.logChunks, chunkKey("s-1", chunkOf(300)))).toEqual({ envelopes: { "e-300": 300 }, unseen: { chat: [300] } });
+    expect(await store.get(C.logChunks, chunkKey("s-1", 0))).toEqual({ envelopes: [null, null, null, "e-3"] });
+    expect(await store.get(C.logChunks, chunkKey("s-1", chunkOf(300)))).toEqual({ ...withEnvelope({}, "e-300", 300), unseen: { chat: [300] } });
     // A conversation id with a slash keeps it; the envelope id is what follows the last one.
-    expect(await store.get(C.logChunks, chunkKey("s/2", 0))).toEqual({ envelopes: { "e-7": 7 }, unseen: { board: [7] } });
+    expect(await store.get(C.logChunks, chunkKey("s/2", 0))).toEqual({ envelopes: [null, null, null, null, null, null, null, "e-7"], unseen: { board: [7] } });
     expect((await listPendingMessageIds(store)).sort()).toEqual(["s-1:300", "s-1:301", "s/2:7"]);
     expect(await countPending(store, "chat", "s-1")).toBe(2);
     await store.close();

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { LineUpError, RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
-import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys } from "../src/persistence/log-chunks.js";
+import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys, withEnvelope } from "../src/persistence/log-chunks.js";
 import {
   backoffDelay,
   chainAudit,
@@ -89,13 +89,13 @@ describe("filter chain (spec 5.3)", () => {
   });
 
   it("refuses an envelope id already applied, consuming its position", () => {
-    const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", 0)}`, { envelopes: { "e-1": 2 } }]])));
+    const outcome = filterEvent(envelopeEvent(4, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", 0)}`, withEnvelope({}, "e-1", 2)]])));
     expect(outcome).toMatchObject({ kind: "refused", refusal: { code: "duplicate_message" } });
   });
 
   it("looks for an envelope id in the event's log chunk and the seven before it, not further", () => {
     const at = (seq: number, seenAt: number) =>
-      filterEvent(envelopeEvent(seq, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", chunkOf(seenAt))}`, { envelopes: { "e-1": seenAt } }]]), seq - 1));
+      filterEvent(envelopeEvent(seq, message()), ctx(new Map([[`log-chunks\u0000${chunkKey("s-1", chunkOf(seenAt))}`, withEnvelope({}, "e-1", seenAt)]]), seq - 1));
     const seq = 2_100;
     expect(dedupChunkKeys("s-1", seq)).toHaveLength(DEDUP_CHUNKS);
     // The oldest seq still looked at: the first of the chunk DEDUP_CHUNKS - 1 before the event's.
@@ -150,7 +150,7 @@ describe("transitions", () => {
     expect(result.deliveries).toEqual([]);
     // The envelope id and the display message's pending mark share one row: the event's log chunk.
     expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:inbox", "put:log-chunks"]);
-    expect(result.writes.find((w) => w.collection === "log-chunks")).toMatchObject({ key: chunkKey("s-1", 0), value: { envelopes: { "e-1": 4 }, unseen: { chat: [4] } } });
+    expect(result.writes.find((w) => w.collection === "log-chunks")).toMatchObject({ key: chunkKey("s-1", 0), value: { ...withEnvelope({}, "e-1", 4), unseen: { chat: [4] } } });
     expect(result.state.conversations.get("s-1")?.cursor).toBe(4);
   });
 

@@ -73,14 +73,17 @@ export class DeliveryHub {
   run(deliveries: readonly Delivery[]): Promise<void> {
     if (deliveries.length === 0) return this.chain;
     return this.enqueue(async () => {
+      // The display messages of the whole turn are acknowledged together: one input per app, not one per message.
+      const displayed = new Map<string, string[]>();
       for (const delivery of deliveries) {
-        if (delivery.kind === "message") this.deliverNow([delivery.message], [...this.subscribers]);
+        if (delivery.kind === "message") this.deliverNow([delivery.message], [...this.subscribers], displayed);
         else if (delivery.kind === "flush") await this.flushFor([...this.subscribers], delivery.conversation_id);
         else if (delivery.kind === "acknowledged") {
           for (const s of this.subscribers) if (s.app_scope === delivery.app_scope) for (const id of delivery.message_ids) s.delivered.delete(id);
         }
         // Tool and app deliveries are the ToolHub's (runtime.ts), not the message hub's.
       }
+      this.acknowledge(displayed);
     });
   }
 
@@ -112,8 +115,8 @@ export class DeliveryHub {
     }
   }
 
-  private deliverNow(messages: readonly AgentAppMessage[], audience: readonly Subscriber[]): void {
-    const displayed = new Map<string, string[]>();
+  private deliverNow(messages: readonly AgentAppMessage[], audience: readonly Subscriber[], into?: Map<string, string[]>): void {
+    const displayed = into ?? new Map<string, string[]>();
     for (const message of messages) {
       if (!this.options.isLive(message.conversation_id)) continue;
       let delivered = false;
@@ -134,6 +137,10 @@ export class DeliveryHub {
         displayed.set(message.app_scope, list);
       }
     }
+    if (into === undefined) this.acknowledge(displayed);
+  }
+
+  private acknowledge(displayed: ReadonlyMap<string, string[]>): void {
     for (const [appScope, ids] of displayed) this.options.acknowledgeDisplayed(appScope, ids);
   }
 }

@@ -7,7 +7,8 @@ import { StoreError } from "../persistence/store-error.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import type { EncodedValue } from "../persistence/value-codec.js";
 import { toStoreErrorFromSqlite } from "./sqlite-errors.js";
-import { CREATE_TABLE_SQL, DELETE_SQL, GET_SQL, LAYOUT_VERSION, PUT_SQL, countSql, decodeRow, deleteRangeSql, rangeSql } from "./sqlite-layout.js";
+import { SqliteReader } from "./sqlite-reader.js";
+import { CREATE_TABLE_SQL, DELETE_SQL, LAYOUT_VERSION, PUT_SQL, deleteRangeSql } from "./sqlite-layout.js";
 import { SqliteWorkerEngine } from "./sqlite-worker-engine.js";
 
 /** Where the store's better-sqlite3 connection runs; see `SqliteStoreOptions.thread`. */
@@ -53,21 +54,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
 
 /** The engine on the calling thread: every call runs synchronously, inside an already-resolved promise. */
 class SqliteEngine implements StorageEngine {
-  private readonly statements = new Map<string, Database.Statement>();
   private readonly applyInTransaction: (writes: readonly PreparedWrite[]) => void;
-  private readonly readManyInTransaction: (keys: readonly EncodedKeyRef[]) => (StoredRow | undefined)[];
+  private readonly reader: SqliteReader;
 
   private constructor(private readonly db: Database.Database) {
+    this.reader = new SqliteReader(db);
     // IMMEDIATE takes the write lock up front, so a batch never fails half-way on a lock upgrade.
     const transaction = db.transaction((writes: readonly PreparedWrite[]) => {
       for (const write of writes) this.applyOne(write);
     });
     this.applyInTransaction = (writes) => transaction.immediate(writes);
-    // A deferred (read) transaction: every key is read from one snapshot, with no await between keys.
-    this.readManyInTransaction = db.transaction((keys: readonly EncodedKeyRef[]) => {
-      const statement = this.statement(GET_SQL);
-      return keys.map(({ collection, key }) => statement.get(collection, key) as StoredRow | undefined);
-    });
   }
 
   static open(path: string, maxBytes: number | undefined): SqliteEngine {
@@ -101,24 +97,19 @@ class SqliteEngine implements StorageEngine {
   }
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
-    const row = this.read(() => this.statement(GET_SQL).get(collection, key)) as StoredRow | undefined;
-    return row === undefined ? undefined : decodeRow(row.kind, row.value);
+    return this.reader.get(collection, key);
   }
 
   async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
-    const rows = this.read(() => this.readManyInTransaction(keys));
-    return rows.map((row) => (row === undefined ? undefined : decodeRow(row.kind, row.value)));
+    return this.reader.getMany(keys);
   }
 
-  async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
-    const statement = this.statement(rangeSql(bounds, reverse));
-    const rows = this.read(() => statement.all(collection, bounds.lower, bounds.upper, limit ?? -1)) as Array<StoredRow & { key: string }>;
-    return rows.map((row) => ({ key: row.key, value: decodeRow(row.kind, row.value) }));
+  async range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]> {
+    return this.reader.range(collection, bounds, options);
   }
 
   async count(collection: string, bounds: KeyBounds): Promise<number> {
-    const statement = this.statement(countSql(bounds));
-    return this.read(() => statement.pluck().get(collection, bounds.lower, bounds.upper)) as number;
+    return this.reader.count(collection, bounds);
   }
 
   async close(): Promise<void> {
@@ -152,26 +143,8 @@ class SqliteEngine implements StorageEngine {
     }
   }
 
-  /** Statements are prepared once per shape (the SQL text is the cache key). */
   private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  private read<T>(run: () => T): T {
-    try {
-      return run();
-    } catch (error) {
-      throw toStoreErrorFromSqlite(error, "store_read_failed", "read failed");
-    }
+    return this.reader.statement(sql);
   }
 }
 
-interface StoredRow {
-  kind: string;
-  value: unknown;
-}

@@ -1,18 +1,22 @@
 // The SQLite store's engine on a `node:worker_threads` Worker: the worker owns the better-sqlite3
 // Database (same layout, WAL, synchronous=FULL), so a commit's fsync blocks the worker and not the
-// caller's JavaScript. Requests go over the worker's port and are answered in order, one at a time.
+// caller's JavaScript. Writes go over the worker's port and are answered in order, one at a time.
+// Reads run on the calling thread, on a read-only connection of the same file (`sqlite-reader.ts`):
+// WAL gives them the last committed transaction without waiting for one in flight.
 //
 // The worker body is a self-contained CommonJS source string run with `eval: true`: it loads the same
 // way from TypeScript sources (vitest, tsx) and from the built `dist/`, with no loader in the worker.
 // better-sqlite3's path is resolved here and handed over in `workerData`.
 import { createRequire } from "node:module";
+import Database from "better-sqlite3";
 import { Worker } from "node:worker_threads";
 import type { EncodedEntry, EncodedKeyRef, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
 import type { KeyBounds } from "../persistence/key-range.js";
 import { StoreError, type StoreErrorCode } from "../persistence/store-error.js";
 import type { EncodedValue } from "../persistence/value-codec.js";
 import { toStoreErrorFromSqlite } from "./sqlite-errors.js";
-import { CREATE_TABLE_SQL, DELETE_SQL, GET_SQL, LAYOUT_VERSION, PUT_SQL, countSql, decodeRow, deleteRangeSql, rangeSql } from "./sqlite-layout.js";
+import { CREATE_TABLE_SQL, DELETE_SQL, LAYOUT_VERSION, PUT_SQL, deleteRangeSql } from "./sqlite-layout.js";
+import { SqliteReader } from "./sqlite-reader.js";
 
 /**
  * Writes travel as one flat array, the cheapest shape to clone: `0, collection, key, value` for a put
@@ -23,16 +27,8 @@ type WireWrites = Array<number | string | Uint8Array>;
 
 type Request =
   | { readonly op: "apply"; readonly writes: WireWrites }
-  | { readonly op: "get"; readonly collection: string; readonly key: string }
-  /** `refs` alternates collection and key. */
-  | { readonly op: "getMany"; readonly refs: readonly string[] }
-  | { readonly op: "range"; readonly sql: string; readonly params: readonly [string, string, string, number] }
-  | { readonly op: "count"; readonly sql: string; readonly params: readonly [string, string, string] }
   | { readonly op: "integrity" }
   | { readonly op: "close" };
-
-/** A row as the worker sends it: `[kind, value]`, or `null` for a missing key. */
-type WireRow = [kind: unknown, value: unknown] | null;
 
 /** What is left of an error after it crossed the thread boundary: its message and codes, never its stack. */
 interface WireError {
@@ -62,7 +58,6 @@ const { path, maxBytes, layoutVersion, sql } = workerData;
 
 let db;
 let applyBatch;
-let readMany;
 const statements = new Map();
 const prepare = (text) => {
   let statement = statements.get(text);
@@ -72,11 +67,6 @@ const prepare = (text) => {
   }
   return statement;
 };
-
-// A Buffer that shares a larger ArrayBuffer would drag all of it across the port.
-const exact = (value) =>
-  value instanceof Uint8Array && (value.byteOffset !== 0 || value.byteLength !== value.buffer.byteLength) ? new Uint8Array(value) : value;
-const row = (found) => (found === undefined ? null : [found[0], exact(found[1])]);
 
 function open() {
   db = new Database(path);
@@ -100,7 +90,6 @@ function open() {
   }
   const put = db.prepare(sql.put);
   const del = db.prepare(sql.delete);
-  const get = db.prepare(sql.get).raw(true);
   const batch = db.transaction((writes) => {
     for (let i = 0; i < writes.length; ) {
       switch (writes[i]) {
@@ -125,25 +114,10 @@ function open() {
   });
   // IMMEDIATE takes the write lock up front, so a batch never fails half-way on a lock upgrade.
   applyBatch = (writes) => batch.immediate(writes);
-  // A deferred (read) transaction: every key is read from one snapshot.
-  readMany = db.transaction((refs) => {
-    const rows = [];
-    for (let i = 0; i < refs.length; i += 2) rows.push(row(get.get(refs[i], refs[i + 1])));
-    return rows;
-  });
-  statements.set(sql.get, get);
 }
 
 const handlers = {
   apply: (request) => applyBatch(request.writes),
-  get: (request) => row(prepare(sql.get).get(request.collection, request.key)),
-  getMany: (request) => readMany(request.refs),
-  range: (request) => {
-    const rows = prepare(request.sql).raw(true).all(...request.params);
-    for (const found of rows) found[2] = exact(found[2]);
-    return rows;
-  },
-  count: (request) => prepare(request.sql).pluck(true).get(...request.params),
   integrity: () => db.pragma("integrity_check", { simple: false }).map((found) => found.integrity_check),
   close: () => {
     db.close();
@@ -187,6 +161,9 @@ export class SqliteWorkerEngine implements StorageEngine {
   /** Why the worker is gone when it stopped on its own; every later call fails with it. */
   private stopped: string | undefined;
   private closing: Promise<void> | undefined;
+  /** The calling thread's read-only connection, opened once the worker has created the file. */
+  private readerDb: Database.Database | undefined;
+  private reader: SqliteReader | undefined;
 
   private constructor(private readonly worker: Worker) {
     // Idle, the worker must not keep the process alive (an open main-thread Database does not either).
@@ -217,15 +194,17 @@ export class SqliteWorkerEngine implements StorageEngine {
       path,
       maxBytes,
       layoutVersion: LAYOUT_VERSION,
-      sql: { createTable: CREATE_TABLE_SQL, put: PUT_SQL, delete: DELETE_SQL, get: GET_SQL },
+      sql: { createTable: CREATE_TABLE_SQL, put: PUT_SQL, delete: DELETE_SQL },
     };
     // No execArgv: the worker needs none of the parent's loaders (tsx, vitest) to run plain CommonJS.
     const engine = new SqliteWorkerEngine(new Worker(WORKER_SOURCE, { eval: true, workerData, execArgv: [] }));
     try {
       await engine.expectReply("store_write_failed", `could not open ${path}`);
+      engine.readerDb = new Database(path, { readonly: true, fileMustExist: true });
+      engine.reader = new SqliteReader(engine.readerDb);
     } catch (error) {
       await engine.worker.terminate();
-      throw error;
+      throw error instanceof StoreError ? error : toStoreErrorFromSqlite(error, "store_read_failed", `could not open ${path} for reading`);
     }
     return engine;
   }
@@ -249,25 +228,27 @@ export class SqliteWorkerEngine implements StorageEngine {
   }
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
-    const row = (await this.request({ op: "get", collection, key }, "store_read_failed", "read failed")) as WireRow;
-    return row === null ? undefined : decodeRow(row[0], row[1]);
+    return this.readable().get(collection, key);
   }
 
   async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
-    const refs = keys.flatMap(({ collection, key }) => [collection, key]);
-    const rows = (await this.request({ op: "getMany", refs }, "store_read_failed", "read failed")) as WireRow[];
-    return rows.map((row) => (row === null ? undefined : decodeRow(row[0], row[1])));
+    return this.readable().getMany(keys);
   }
 
-  async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
-    const request: Request = { op: "range", sql: rangeSql(bounds, reverse), params: [collection, bounds.lower, bounds.upper, limit ?? -1] };
-    const rows = (await this.request(request, "store_read_failed", "read failed")) as Array<[key: string, kind: unknown, value: unknown]>;
-    return rows.map(([key, kind, value]) => ({ key, value: decodeRow(kind, value) }));
+  async range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]> {
+    return this.readable().range(collection, bounds, options);
   }
 
   async count(collection: string, bounds: KeyBounds): Promise<number> {
-    const request: Request = { op: "count", sql: countSql(bounds), params: [collection, bounds.lower, bounds.upper] };
-    return (await this.request(request, "store_read_failed", "read failed")) as number;
+    return this.readable().count(collection, bounds);
+  }
+
+  /** The reader, unless the store is closing or its worker has stopped (then reads fail as writes do). */
+  private readable(): SqliteReader {
+    if (this.closing !== undefined) throw new StoreError("store_closed", "the store is closed");
+    if (this.stopped !== undefined) throw new StoreError("store_read_failed", `read failed: ${this.stopped}`);
+    if (this.reader === undefined) throw new StoreError("store_read_failed", "read failed: the store is not open");
+    return this.reader;
   }
 
   async integrityCheck(): Promise<boolean> {
@@ -290,6 +271,7 @@ export class SqliteWorkerEngine implements StorageEngine {
           if (this.stopped === undefined) throw error;
         });
       } finally {
+        this.readerDb?.close();
         await this.worker.terminate();
       }
     })();

@@ -27,7 +27,8 @@ export const CHUNK_SEQS = 64;
 export const DEDUP_CHUNKS = 8;
 
 export interface LogChunk {
-  readonly envelopes?: { readonly [envelopeId: string]: number };
+  /** The envelope id applied at each seq of the chunk, by offset (`seq % CHUNK_SEQS`); null where none was. */
+  readonly envelopes?: readonly (string | null)[];
   readonly unseen?: { readonly [appScope: string]: readonly number[] };
 }
 
@@ -52,12 +53,31 @@ export function asChunk(value: StoreValue | undefined): LogChunk {
   return value !== undefined && value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as LogChunk) : {};
 }
 
+/**
+ * The ids of a full chunk's envelope list as a set, built once per list (lists are never changed, only
+ * replaced): older chunks are asked about again and again. The chunk still filling is replaced by every
+ * event, so it is searched as it is.
+ */
+const envelopeSets = new WeakMap<readonly (string | null)[], ReadonlySet<string | null>>();
+
 export function hasEnvelope(chunk: LogChunk, envelopeId: string): boolean {
-  return chunk.envelopes !== undefined && Object.prototype.hasOwnProperty.call(chunk.envelopes, envelopeId);
+  const ids = chunk.envelopes;
+  if (!Array.isArray(ids)) return false;
+  let set = envelopeSets.get(ids);
+  if (set === undefined) {
+    if (ids.length < CHUNK_SEQS) return ids.includes(envelopeId);
+    envelopeSets.set(ids, (set = new Set(ids)));
+  }
+  return set.has(envelopeId);
 }
 
+/** `chunk` with `envelopeId` recorded at `seq` (a copy of at most CHUNK_SEQS entries). */
 export function withEnvelope(chunk: LogChunk, envelopeId: string, seq: number): LogChunk {
-  return { ...chunk, envelopes: { ...chunk.envelopes, [envelopeId]: seq } };
+  const ids: (string | null)[] = Array.isArray(chunk.envelopes) ? chunk.envelopes.slice() : [];
+  const offset = seq % CHUNK_SEQS;
+  while (ids.length < offset) ids.push(null);
+  ids[offset] = envelopeId;
+  return { ...chunk, envelopes: ids };
 }
 
 export function isUnseen(chunk: LogChunk, appScope: string, seq: number): boolean {
@@ -68,15 +88,22 @@ export function isUnseen(chunk: LogChunk, appScope: string, seq: number): boolea
 export function withUnseen(chunk: LogChunk, appScope: string, seq: number): LogChunk {
   const seqs = unseenOf(chunk, appScope);
   if (seqs.includes(seq)) return chunk;
-  const next = seqs.length === 0 || seqs[seqs.length - 1]! < seq ? [...seqs, seq] : [...seqs, seq].sort((a, b) => a - b);
+  const next = seqs.slice();
+  next.push(seq);
+  if (next.length > 1 && next[next.length - 2]! > seq) next.sort((a, b) => a - b);
   return { ...chunk, unseen: { ...chunk.unseen, [appScope]: next } };
 }
 
 /** `chunk` without the mark of `seq` for `appScope`; the app's entry goes when it empties. */
 export function withoutUnseen(chunk: LogChunk, appScope: string, seq: number): LogChunk {
-  const seqs = unseenOf(chunk, appScope);
-  if (!seqs.includes(seq)) return chunk;
-  const rest = seqs.filter((s) => s !== seq);
+  return withoutUnseenSeqs(chunk, appScope, new Set([seq]));
+}
+
+/** `chunk` without the marks of `seqs` for `appScope` (one copy, whatever their number). */
+export function withoutUnseenSeqs(chunk: LogChunk, appScope: string, seqs: ReadonlySet<number>): LogChunk {
+  const before = unseenOf(chunk, appScope);
+  const rest = before.filter((s) => !seqs.has(s));
+  if (rest.length === before.length) return chunk;
   const unseen: { [appScope: string]: readonly number[] } = { ...chunk.unseen };
   if (rest.length === 0) delete unseen[appScope];
   else unseen[appScope] = rest;
@@ -91,7 +118,7 @@ export function unseenOf(chunk: LogChunk, appScope: string): readonly number[] {
 
 /** The write that stores `chunk` (deleted once it holds nothing). */
 export function chunkWrite(key: string, chunk: LogChunk): StoreWrite {
-  const empty = isEmpty(chunk.envelopes) && isEmpty(chunk.unseen);
+  const empty = (chunk.envelopes === undefined || chunk.envelopes.length === 0) && isEmpty(chunk.unseen);
   return empty ? { op: "delete", collection: LOG_CHUNKS, key } : { op: "put", collection: LOG_CHUNKS, key, value: chunk as unknown as JsonValue };
 }
 

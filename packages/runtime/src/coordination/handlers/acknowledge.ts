@@ -1,7 +1,7 @@
 import { LineUpError } from "@lineup/protocol";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { acknowledgeWrites, inboxKey, parseMessageId } from "../../persistence/inbox.js";
-import { asChunk, chunkKey, chunkOf, chunkWrite, isUnseen, withoutUnseen, type LogChunk } from "../../persistence/log-chunks.js";
+import { asChunk, chunkKey, chunkOf, chunkWrite, unseenOf, withoutUnseenSeqs, type LogChunk } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
@@ -28,9 +28,18 @@ export function acknowledgeReads(input: AcknowledgeInput): ReadKey[] {
 export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, reads: Reads): TransitionResult {
   const writes: StoreWrite[] = [];
   const acknowledged: string[] = [];
+  const seen = new Set<string>();
   const conversations = new Map(state.conversations);
-  const chunks = new Map<string, LogChunk>();
-  const chunkAt = (key: string): LogChunk => chunks.get(key) ?? asChunk(reads.get(readId({ collection: C.logChunks, key })));
+  // Per log chunk: the display marks still set (read once) and the ones this acknowledgement clears.
+  const chunks = new Map<string, { chunk: LogChunk; unseen: Set<number>; cleared: Set<number> }>();
+  const chunkAt = (key: string) => {
+    let entry = chunks.get(key);
+    if (entry === undefined) {
+      const chunk = asChunk(reads.get(readId({ collection: C.logChunks, key })));
+      chunks.set(key, (entry = { chunk, unseen: new Set(unseenOf(chunk, input.app_scope)), cleared: new Set() }));
+    }
+    return entry;
+  };
   for (const id of input.message_ids) {
     const parsed = parseMessageId(id);
     const key = parsed === undefined ? undefined : inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
@@ -38,23 +47,23 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
     if (parsed === undefined || key === undefined || (input.displayed !== true && stored === undefined)) {
       return unchanged(state, { error: new LineUpError("not_found", `app ${input.app_scope} has no message ${id}`) });
     }
-    if (acknowledged.includes(id)) continue;
+    if (seen.has(id)) continue;
     if (input.displayed === true || stored?.delivery === "display") {
-      const at = chunkKey(parsed.conversation_id, chunkOf(parsed.seq));
-      const chunk = chunkAt(at);
-      if (!isUnseen(chunk, input.app_scope, parsed.seq)) continue;
-      chunks.set(at, withoutUnseen(chunk, input.app_scope, parsed.seq));
+      const entry = chunkAt(chunkKey(parsed.conversation_id, chunkOf(parsed.seq)));
+      if (!entry.unseen.delete(parsed.seq)) continue;
+      entry.cleared.add(parsed.seq);
     } else {
       if (reads.get(readId({ collection: C.inboxPending, key })) === undefined) continue;
       writes.push(...acknowledgeWrites(key));
     }
+    seen.add(id);
     acknowledged.push(id);
     const conversation: Conversation | undefined = conversations.get(parsed.conversation_id);
     if (conversation !== undefined && input.app_scope === CHAT_APP_SCOPE) {
       conversations.set(parsed.conversation_id, { ...conversation, unread: Math.max(0, conversation.unread - 1) });
     }
   }
-  for (const [at, chunk] of chunks) writes.push(chunkWrite(at, chunk));
+  for (const [at, { chunk, cleared }] of chunks) if (cleared.size > 0) writes.push(chunkWrite(at, withoutUnseenSeqs(chunk, input.app_scope, cleared)));
   if (acknowledged.length === 0) return unchanged(state);
   return {
     state: { ...state, conversations },
