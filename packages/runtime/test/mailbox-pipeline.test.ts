@@ -177,6 +177,41 @@ describe("mailbox pipeline", () => {
   });
 });
 
+describe("mailbox cache of collections only it writes", () => {
+  it("answers reads of a committed log chunk from memory, and its duplicate check with it", async () => {
+    const gated = await gatedStore();
+    const mailbox = createMailbox({
+      store: gated.store,
+      state,
+      auditHead: EMPTY_AUDIT_HEAD,
+      env,
+      diagnostics: (error) => {
+        throw error;
+      },
+      onState: () => undefined,
+      afterCommit: async () => undefined,
+      cachedCollections: [C.logChunks],
+    });
+    const commitNext = async (input: RuntimeInput) => {
+      const settled = mailbox.post(input);
+      await settle();
+      await gated.waiting.at(-1)!.release();
+      await settled;
+    };
+    await commitNext(messageEvent(4, "e-1"));
+    // The first turn read the chunk from the store; the next ones do not.
+    expect(gated.reads.flat().filter((ref) => ref.collection === C.logChunks)).toHaveLength(1);
+    await commitNext(messageEvent(5, "e-2"));
+    await commitNext(messageEvent(6, "e-1"));
+    expect(gated.reads.flat().filter((ref) => ref.collection === C.logChunks)).toHaveLength(1);
+    // e-1 again was refused from the cached chunk, and the store holds what the cache said.
+    expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 6))).toBeUndefined();
+    expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 5))).toMatchObject({ message_id: "s-1:5" });
+    expect((await gated.inner.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
+    await mailbox.close();
+  });
+});
+
 describe("mailbox overlay", () => {
   it("answers as the store will: last write wins, a range delete removes what was staged before it", () => {
     const overlay = new Overlay();

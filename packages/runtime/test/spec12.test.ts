@@ -295,12 +295,16 @@ describe("spec 12 工具与能力 (tools and capabilities)", () => {
     const data = createMemoryStoreData();
     const { server, d } = await onlineDevice({ data, install: whiteboardManifest() });
     const port = d.runtime.appPort("whiteboard");
+    const progressRefusals: unknown[] = [];
     port.registerToolHandler({
       call(call) {
         const args = call.arguments as { mode?: string };
         const report = async () => {
-          // A progress report that is not a progress payload never reaches the agent (it is audited).
-          await port.reportTool(call.call_id, { kind: "progress", progress: { progress: "lots", secret: "x" } } as never);
+          // A progress report that is not a progress payload never reaches the agent: the app is told (typed), and it is audited.
+          await port.reportTool(call.call_id, { kind: "progress", progress: { progress: "lots", secret: "x" } } as never).then(
+            () => progressRefusals.push("sent"),
+            (error: unknown) => progressRefusals.push((error as { code?: unknown }).code),
+          );
           await port.reportTool(call.call_id, { kind: "progress", progress: { stage: "half", progress: 0.5 } });
           if (args.mode === "error") await port.reportTool(call.call_id, { kind: "error", code: "permission_denied", message: "no" });
           else if (args.mode === "nonsense-error") await port.reportTool(call.call_id, { kind: "error", code: "store_corrupt", message: "no" });
@@ -321,6 +325,7 @@ describe("spec 12 工具与能力 (tools and capabilities)", () => {
     expect(terminal("bad-result")![1]).toMatchObject({ code: "invalid_result" });
     expect(terminal("app-error")![1]).toMatchObject({ code: "permission_denied" });
     expect(terminal("odd-error")![1]).toMatchObject({ code: "handler_failed" });
+    expect(progressRefusals).toEqual(["invalid_params", "invalid_params", "invalid_params"]);
 
     // Stored: the same call again replays the stored outputs without running the app.
     const before = toolOutputs(server, "app-error").length;
@@ -333,8 +338,8 @@ describe("spec 12 工具与能力 (tools and capabilities)", () => {
     const records = await auditRecords(data);
     const aboutCalls = records.filter((r) => r.type.startsWith("tool."));
     for (const id of ["bad-result", "app-error", "odd-error"]) {
-      expect(aboutCalls.some((r) => r.subject === id && r.type === "tool.output.invalid"), `the refused progress of ${id} is audited`).toBe(true);
-      expect(aboutCalls.filter((r) => r.subject === id && r.type !== "tool.output.invalid").length, `the outcome of ${id} is audited`).toBeGreaterThan(0);
+      expect(aboutCalls.some((r) => r.subject === id && r.type === "tool.report.refused" && r.code === "invalid_params"), `the refused progress of ${id} is audited`).toBe(true);
+      expect(aboutCalls.filter((r) => r.subject === id && r.type !== "tool.report.refused").length, `the outcome of ${id} is audited`).toBeGreaterThan(0);
     }
   });
 

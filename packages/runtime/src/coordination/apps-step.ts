@@ -120,6 +120,15 @@ function toolEnvelope(state: RuntimeState, env: TransitionEnv, call: Pick<CallRe
   };
 }
 
+/**
+ * Why the envelope carrying `output` would not be sent (its payload fails the envelope's schema), or
+ * undefined. Lets a report with such a payload be refused to the app up front instead of dropped.
+ */
+export function toolOutputProblem(state: RuntimeState, env: TransitionEnv, call: Pick<CallRecord, "call_id" | "conversation_id" | "app_scope" | "reply_to">, output: ToolOutput): string | undefined {
+  const checked = validateEnvelope(toolEnvelope(state, env, call, output));
+  return checked.ok ? undefined : checked.error.message;
+}
+
 /** Sends `outputs` of calls in `calls` to their agents. */
 function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): void {
   for (const output of outputs) {

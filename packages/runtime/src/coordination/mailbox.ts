@@ -34,6 +34,12 @@ export interface MailboxOptions {
   readonly diagnostics: DiagnosticsSink;
   /** Default 256. */
   readonly maxInputsPerTurn?: number;
+  /**
+   * Collections that only this mailbox writes (after the store was opened and restored): the values its
+   * turns committed, and those it read, are kept (the most recent `CACHE_ENTRIES`) and answer later
+   * reads without the store. Their values are never mutated, only replaced, so sharing them is safe.
+   */
+  readonly cachedCollections?: readonly string[];
   /** Called after each successful commit with the new state (before deliveries and effects). */
   readonly onState: (state: RuntimeState) => void;
   /** Runs a committed turn's deliveries (awaited, so they keep their order) and effects (not awaited). */
@@ -80,8 +86,23 @@ interface Turn {
   failure?: unknown;
 }
 
+/** How many values of cached collections the mailbox keeps. */
+const CACHE_ENTRIES = 256;
+
 export function createMailbox(options: MailboxOptions): Mailbox {
   const maxPerTurn = options.maxInputsPerTurn ?? 256;
+  const cached = new Set(options.cachedCollections ?? []);
+  const cache = new Map<string, StoreValue | undefined>();
+  const remember = (id: string, value: StoreValue | undefined): void => {
+    cache.delete(id);
+    cache.set(id, value);
+    if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  };
+  const cachedLookup = (key: ReadKey): { readonly value: StoreValue | undefined } | undefined => {
+    if (!cached.has(key.collection)) return undefined;
+    const id = readId(key);
+    return cache.has(id) ? { value: cache.get(id) } : undefined;
+  };
   const queue: Queued[] = [];
   let state = options.state;
   let auditHead = options.auditHead;
@@ -93,7 +114,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     if (queue.length === 0) return undefined;
     const batch = queue.splice(0, maxPerTurn);
     const needs = batch.map((item) => keysNeeded(item.input));
-    return { batch, needs, stored: readStored(options.store, needs, carried), carried };
+    return { batch, needs, stored: readStored(options.store, needs, carried, cachedLookup), carried };
   };
 
   const compute = (reading: Reading, stored: Stored, base: { state: RuntimeState; head: AuditHead }): Turn => {
@@ -108,10 +129,14 @@ export function createMailbox(options: MailboxOptions): Mailbox {
         for (const key of need.keys) {
           const id = readId(key);
           // A write staged earlier in this turn, or by a turn not yet committed, wins over what the store held.
-          const staged = overlay.lookup(key) ?? carriedLookup(reading.carried, key);
+          const staged = overlay.lookup(key) ?? carriedLookup(reading.carried, key) ?? cachedLookup(key);
           if (staged !== undefined) reads.set(id, staged.value);
           else if ("failed" in stored) throw stored.failed;
-          else reads.set(id, stored.values.get(id));
+          else {
+            const value = stored.values.get(id);
+            if (cached.has(key.collection)) remember(id, value);
+            reads.set(id, value);
+          }
         }
         let result: TransitionResult;
         try {
@@ -163,6 +188,14 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     turns += 1;
     state = turn.state;
     auditHead = turn.head;
+    if (cached.size > 0) {
+      for (const write of turn.writes) {
+        if (!cached.has(write.collection)) continue;
+        if (write.op === "put") remember(readId(write), write.value);
+        else if (write.op === "delete") remember(readId(write), undefined);
+        else for (const id of [...cache.keys()]) if (id.startsWith(`${write.collection}\u0000`)) cache.delete(id);
+      }
+    }
     options.onState(state);
     const committed = turn.results.filter((r): r is TransitionResult => !("failed" in r));
     try {
@@ -268,14 +301,19 @@ function keysNeeded(input: RuntimeInput): KeysNeeded {
 
 /**
  * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs — except
- * keys a carried (not yet committed) turn wrote, which are answered from its writes. A failed read fails
+ * keys a carried (not yet committed) turn wrote, which are answered from its writes, and cached ones. A failed read fails
  * (later, one by one) only the inputs that needed a key from the store, as a per-key read did.
  */
-async function readStored(store: Pick<RuntimeStore, "getMany">, needs: readonly KeysNeeded[], carried: readonly Overlay[]): Promise<Stored> {
+async function readStored(
+  store: Pick<RuntimeStore, "getMany">,
+  needs: readonly KeysNeeded[],
+  carried: readonly Overlay[],
+  cachedLookup: (key: ReadKey) => unknown,
+): Promise<Stored> {
   const wanted = new Map<string, ReadKey>();
   for (const need of needs) {
     if (!("keys" in need)) continue;
-    for (const key of need.keys) if (carriedLookup(carried, key) === undefined) wanted.set(readId(key), key);
+    for (const key of need.keys) if (carriedLookup(carried, key) === undefined && cachedLookup(key) === undefined) wanted.set(readId(key), key);
   }
   const values = new Map<string, StoreValue | undefined>();
   if (wanted.size === 0) return { values };

@@ -15,7 +15,7 @@ import type { ToolInvokePayload } from "../../tools/payloads.js";
 import { cancelCall, reportError, reportProgress, reportResult } from "../../tools/reports.js";
 import { resumeAfterRestart } from "../../tools/restart.js";
 import { foregroundInstance } from "../../apps/instances/state.js";
-import { applyCallDecision, inventoryFor, Step, toolRegistryOf } from "../apps-step.js";
+import { applyCallDecision, inventoryFor, Step, toolOutputProblem, toolRegistryOf } from "../apps-step.js";
 import { readId, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { CallDecision, CallRecord } from "../../tools/call-state.js";
@@ -81,6 +81,14 @@ export function onToolReport(state: RuntimeState, input: Extract<RuntimeInput, {
   if (call !== undefined && call.app_scope !== input.app_scope && input.report.kind !== "interrupt_operations") {
     step.audit.push({ type: "tool.report.refused", code: "not_owner", subject: input.call_id, detail: `${input.app_scope} reported on a call of ${call.app_scope}` });
     return step.result({ error: notOwner(input.call_id) });
+  }
+  if (input.report.kind === "progress" && call !== undefined) {
+    // A progress payload the envelope would refuse is the app's mistake: it hears so, and nothing is recorded.
+    const problem = toolOutputProblem(state, env, call, { type: "lineup.tool.progress", call_id: call.call_id, payload: input.report.progress });
+    if (problem !== undefined) {
+      step.audit.push({ type: "tool.report.refused", code: "invalid_params", conversation_id: call.conversation_id, subject: input.call_id, detail: problem });
+      return step.result({ error: new LineUpError("invalid_params", `the progress of ${input.call_id} was not sent: ${problem}`) });
+    }
   }
   const decision = decideReport(state, input, report, call, env);
   applyCallDecision(step, env, decision);
