@@ -91,7 +91,7 @@ async function seedRestoreStore(path: string): Promise<void> {
           op: "put", collection: "inbox", key,
           value: { message_id: `${sid}:${seq}`, cursor: `${sid}/${String(seq).padStart(16, "0")}`, app_scope: "chat", conversation_id: sid, seq, type: "lineup.message", delivery: "display", sender: { kind: "agent", id: "agent-1" }, created_at: "2026-11-30T06:00:00.000Z", payload: { format: "markdown", text }, envelope_id: `env-${seq}` },
         });
-        // The envelope id and, for the newest ones, the pending mark go into the message's log chunk.
+        // The envelope id goes into the message's log chunk; the newest ones' pending marks into its unseen marks.
         const chunk = chunks.get(chunkOf(seq)) ?? { envelopes: new Array<string | null>(CHUNK_SEQS).fill(null), unseen: { chat: [] } };
         chunk.envelopes[seq % CHUNK_SEQS] = `env-${seq}`;
         if (seq > pendingFrom) chunk.unseen.chat.push(seq);
@@ -100,7 +100,10 @@ async function seedRestoreStore(path: string): Promise<void> {
       await store.commit(writes);
     }
     await store.commit(
-      [...chunks].map(([n, { envelopes, unseen }]): StoreWrite => ({ op: "put", collection: "log-chunks", key: chunkKey(sid, n), value: unseen.chat.length === 0 ? { envelopes } : { envelopes, unseen } })),
+      [...chunks].flatMap(([n, { envelopes, unseen }]): StoreWrite[] => [
+        { op: "put", collection: "log-chunks", key: chunkKey(sid, n), value: { envelopes } },
+        ...(unseen.chat.length === 0 ? [] : [{ op: "put", collection: "inbox-unseen", key: chunkKey(sid, n), value: unseen } as const]),
+      ]),
     );
   }
   await store.close();

@@ -54,7 +54,7 @@ export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, t
 export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
 export { RUNTIME_SCHEMA, RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 export { listPendingMessageIds, type AgentAppMessage, type RecordedAnswer } from "./persistence/inbox.js";
-export { chunkKey, chunkOf, CHUNK_SEQS, DEDUP_CHUNKS, type LogChunk } from "./persistence/log-chunks.js";
+export { chunkKey, chunkOf, CHUNK_SEQS, DEDUP_CHUNKS, type LogChunk, type UnseenMarks } from "./persistence/log-chunks.js";
 export { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 export * from "./apps/bundle/index.js";
 export * from "./apps/manager/index.js";

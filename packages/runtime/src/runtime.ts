@@ -356,8 +356,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         diagnostics,
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
         env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix) },
-        // Log chunks are written by turns only (restore prunes them before the mailbox starts).
-        cachedCollections: [RUNTIME_COLLECTIONS.logChunks],
+        // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
+        cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
         onState: (next) => {
           lifecycle.publish(next.lifecycle);
           const before = lastViewState;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "@lineup/protocol";
 import { countPending, inboxKey, listPendingMessageIds, messageIdFor, readPendingPage, type AgentAppMessage } from "../src/persistence/inbox.js";
-import { asChunk, chunkKey, chunkOf, CHUNK_SEQS, unseenOf, withEnvelope } from "../src/persistence/log-chunks.js";
+import { asMarks, chunkKey, chunkOf, CHUNK_SEQS, unseenOf, withEnvelope } from "../src/persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
 import { createMemoryStore, createMemoryStoreData, RUNTIME_SCHEMA, type RuntimeStore, type StoreSchema, type StoreWrite } from "../src/index.js";
 
@@ -64,11 +64,34 @@ describe("migration 0003: envelope ids and display pending rows into log chunks"
     expect(await store.range(C.envelopeIds)).toEqual([]);
     expect((await store.range(C.inboxPending)).map((row) => row.key)).toEqual([inboxKey("chat", "s-1", 301)]);
     expect(await store.get(C.logChunks, chunkKey("s-1", 0))).toEqual({ envelopes: [null, null, null, "e-3"] });
-    expect(await store.get(C.logChunks, chunkKey("s-1", chunkOf(300)))).toEqual({ ...withEnvelope({}, "e-300", 300), unseen: { chat: [300] } });
+    expect(await store.get(C.logChunks, chunkKey("s-1", chunkOf(300)))).toEqual(withEnvelope({}, "e-300", 300));
+    // Only chunks with a pending display message have unseen marks.
+    expect(await store.get(C.inboxUnseen, chunkKey("s-1", 0))).toBeUndefined();
+    expect(await store.get(C.inboxUnseen, chunkKey("s-1", chunkOf(300)))).toEqual({ chat: [300] });
     // A conversation id with a slash keeps it; the envelope id is what follows the last one.
-    expect(await store.get(C.logChunks, chunkKey("s/2", 0))).toEqual({ envelopes: [null, null, null, null, null, null, null, "e-7"], unseen: { board: [7] } });
+    expect(await store.get(C.logChunks, chunkKey("s/2", 0))).toEqual({ envelopes: [null, null, null, null, null, null, null, "e-7"] });
+    expect(await store.get(C.inboxUnseen, chunkKey("s/2", 0))).toEqual({ board: [7] });
     expect((await listPendingMessageIds(store)).sort()).toEqual(["s-1:300", "s-1:301", "s/2:7"]);
     expect(await countPending(store, "chat", "s-1")).toBe(2);
+    await store.close();
+  });
+});
+
+describe("migration 0004: unseen marks out of the log chunks", () => {
+  it("moves the marks a first-form 0003 left in log chunks into inbox-unseen rows, keeping the envelope ids", async () => {
+    const data = createMemoryStoreData();
+    const v3: StoreSchema = { collections: RUNTIME_SCHEMA.collections.filter((c) => c !== C.inboxUnseen), migrations: RUNTIME_SCHEMA.migrations.slice(0, 3) };
+    const old = await createMemoryStore(v3, { data });
+    await old.commit([
+      { op: "put", collection: C.logChunks, key: chunkKey("s-1", 0), value: { envelopes: [null, "e-1"], unseen: { chat: [1] } } },
+      { op: "put", collection: C.logChunks, key: chunkKey("s-1", 1), value: { envelopes: ["e-64"] } },
+    ]);
+    await old.close();
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    expect(await store.get(C.logChunks, chunkKey("s-1", 0))).toEqual({ envelopes: [null, "e-1"] });
+    expect(await store.get(C.logChunks, chunkKey("s-1", 1))).toEqual({ envelopes: ["e-64"] });
+    expect(await store.range(C.inboxUnseen)).toEqual([{ key: chunkKey("s-1", 0), value: { chat: [1] } }]);
+    expect(await listPendingMessageIds(store)).toEqual(["s-1:1"]);
     await store.close();
   });
 });
@@ -80,19 +103,19 @@ describe("pending pages over both kinds of mark", () => {
     for (const conversationId of ["s-1", "s-2"]) {
       for (let seq = 1; seq <= 3 * CHUNK_SEQS; seq += 5) messages.push(message("chat", conversationId, seq, seq % 3 === 0 ? "explicit_ack" : "display"));
     }
-    const chunks = new Map<string, { unseen: { chat: number[] } }>();
+    const chunks = new Map<string, { chat: number[] }>();
     for (const m of messages) {
       if (m.delivery === "display") {
         const key = chunkKey(m.conversation_id, chunkOf(m.seq));
-        const chunk = chunks.get(key) ?? { unseen: { chat: [] } };
-        chunk.unseen.chat.push(m.seq);
-        chunks.set(key, chunk);
+        const marks = chunks.get(key) ?? { chat: [] };
+        marks.chat.push(m.seq);
+        chunks.set(key, marks);
       }
     }
     await store.commit([
       ...messages.map(inboxPut),
       ...messages.filter((m) => m.delivery === "explicit_ack").map(pendingPut),
-      ...[...chunks].map(([key, value]): StoreWrite => ({ op: "put", collection: C.logChunks, key, value })),
+      ...[...chunks].map(([key, value]): StoreWrite => ({ op: "put", collection: C.inboxUnseen, key, value })),
     ]);
     const expected = messages.map((m) => m.message_id);
 
@@ -109,7 +132,7 @@ describe("pending pages over both kinds of mark", () => {
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
     // Marks for board seqs 1–40 whose inbox rows were deleted with the app, then one new message at 41.
     const fresh = message("board", "s-1", 41, "display");
-    await store.commit([inboxPut(fresh), { op: "put", collection: C.logChunks, key: chunkKey("s-1", 0), value: { unseen: { board: [...Array.from({ length: 40 }, (_, i) => i + 1), 41], chat: [5] } } }]);
+    await store.commit([inboxPut(fresh), { op: "put", collection: C.inboxUnseen, key: chunkKey("s-1", 0), value: { board: [...Array.from({ length: 40 }, (_, i) => i + 1), 41], chat: [5] } }]);
     expect((await allPending(store, "board", 10)).ids).toEqual(["s-1:41"]);
     await store.close();
 
@@ -121,8 +144,8 @@ describe("pending pages over both kinds of mark", () => {
     const runtime = createRuntime({ store: reopened, transport: server.transport, serverUrl: "mem://test", token: server.deviceToken, relistIntervalMs: 0 });
     await runtime.start();
     await runtime.stop();
-    expect(asChunk(await reopened.get(C.logChunks, chunkKey("s-1", 0)))).toEqual({ unseen: { chat: [5] } });
-    expect(unseenOf(asChunk(await reopened.get(C.logChunks, chunkKey("s-1", 0))), "board")).toEqual([]);
+    expect(await reopened.get(C.inboxUnseen, chunkKey("s-1", 0))).toEqual({ chat: [5] });
+    expect(unseenOf(asMarks(await reopened.get(C.inboxUnseen, chunkKey("s-1", 0))), "board")).toEqual([]);
     await reopened.close();
   });
 });

@@ -8,7 +8,8 @@ import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
 import { EMPTY_AUDIT_HEAD } from "../src/coordination/audit.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
-import { createMailbox, Overlay } from "../src/coordination/mailbox.js";
+import fc from "fast-check";
+import { collapseWrites, createMailbox, Overlay } from "../src/coordination/mailbox.js";
 import { freshAppsState, type RuntimeState } from "../src/coordination/state.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
@@ -209,6 +210,18 @@ describe("mailbox cache of collections only it writes", () => {
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 5))).toMatchObject({ message_id: "s-1:5" });
     expect((await gated.inner.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
     await mailbox.close();
+  });
+});
+
+describe("collapseWrites", () => {
+  it("keeps only the last write of each key, in order, for small and large batches alike", () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ op: fc.constantFrom("put" as const, "delete" as const), collection: fc.constantFrom("a", "b"), key: fc.constantFrom("1", "2", "3", "4", "5", "6", "7", "8", "9") }), { maxLength: 60 }), (raw) => {
+        const writes: StoreWrite[] = raw.map((w, i) => (w.op === "put" ? { op: "put", collection: w.collection, key: w.key, value: i } : { op: "delete", collection: w.collection, key: w.key }));
+        const expected = writes.filter((w, i) => !writes.slice(i + 1).some((later) => (later as { key: string }).key === (w as { key: string }).key && later.collection === w.collection));
+        expect(collapseWrites(writes)).toEqual(expected);
+      }),
+    );
   });
 });
 

@@ -125,9 +125,9 @@ describe("mailbox reads", () => {
     expect(recording.gets).toBe(0);
     expect(recording.getManyCalls).toHaveLength(1);
     expect(new Set(recording.getManyCalls[0]!.map((ref) => `${ref.collection} ${ref.key}`))).toEqual(
-      new Set([`${C.logChunks} ${chunkKey("s-1", 0)}`, `${C.inboxPending} ${inbox4}`, `${C.inbox} ${inbox4}`]),
+      new Set([`${C.logChunks} ${chunkKey("s-1", 0)}`, `${C.inboxUnseen} ${chunkKey("s-1", 0)}`, `${C.inboxPending} ${inbox4}`, `${C.inbox} ${inbox4}`]),
     );
-    expect(recording.getManyCalls[0]).toHaveLength(3); // the log chunk is read by all three inputs, fetched once
+    expect(recording.getManyCalls[0]).toHaveLength(4); // the chunk's rows are read by all three inputs, fetched once
 
     // What a reader of the store observes: s-1:4 stored and acknowledged, the duplicate e-1 at seq 5 not stored.
     expect(await recording.store.get(C.inbox, inbox4)).toMatchObject({ message_id: "s-1:4" });

@@ -148,9 +148,10 @@ describe("transitions", () => {
   it("stores an event with its cursor in one result, and delivers nothing before the seam", () => {
     const result = transition(base(), { kind: "event", event: envelopeEvent(4, message()) }, new Map(), env);
     expect(result.deliveries).toEqual([]);
-    // The envelope id and the display message's pending mark share one row: the event's log chunk.
-    expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:inbox", "put:log-chunks"]);
-    expect(result.writes.find((w) => w.collection === "log-chunks")).toMatchObject({ key: chunkKey("s-1", 0), value: { ...withEnvelope({}, "e-1", 4), unseen: { chat: [4] } } });
+    // The envelope id goes into the event's log chunk, the display message's pending mark into its chunk's unseen marks.
+    expect(result.writes.map((w) => `${w.op}:${w.collection}`)).toEqual(["put:cursors", "put:log-chunks", "put:inbox", "put:inbox-unseen"]);
+    expect(result.writes.find((w) => w.collection === "log-chunks")).toMatchObject({ key: chunkKey("s-1", 0), value: withEnvelope({}, "e-1", 4) });
+    expect(result.writes.find((w) => w.collection === "inbox-unseen")).toMatchObject({ key: chunkKey("s-1", 0), value: { chat: [4] } });
     expect(result.state.conversations.get("s-1")?.cursor).toBe(4);
   });
 

@@ -51,25 +51,29 @@ export type FilterOutcome =
 
 /** The store reads step 5 needs for `event`. */
 export function filterReads(event: SessionEvent): ReadKey[] {
-  // The log chunk this event's marks go into; for an envelope also the chunks before it, whose envelope
-  // ids the duplicate check looks at.
-  if (event.kind !== "envelope") return [memoReadKey(C.logChunks, chunkKey(event.session_id, chunkOf(event.seq)))];
-  const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; correlation?: { call_id?: unknown } } }).envelope;
+  // The unseen marks of this event's chunk (a display message's pending mark goes there); for an envelope
+  // also the log chunks of this seq and the ones before it, whose envelope ids the duplicate check reads.
   const reads = dedupReads(event.session_id, event.seq);
+  if (event.kind !== "envelope") return [reads[0]!];
+  const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; correlation?: { call_id?: unknown } } }).envelope;
   // A tool call's id may name a finished call: its stored record decides whether this is a replay or a conflict.
   const callId = envelope?.correlation?.call_id;
   if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) return [...reads, { collection: C.toolCalls, key: callId }];
   return reads;
 }
 
-/** The last conversation and chunk asked for, and their dedup reads: consecutive events share them. */
+/** The last conversation and chunk asked for, and their reads: consecutive events share them. */
 let dedupMemo: { readonly conversationId: string; readonly chunk: number; readonly reads: readonly ReadKey[] } | undefined;
 
-/** The log-chunk reads of the envelope-id check for an event at `seq` (shared, never mutated). */
+/**
+ * The reads of an event at `seq` (shared, never mutated): first the unseen marks of its chunk, then the
+ * log chunks the envelope-id check looks at.
+ */
 function dedupReads(conversationId: string, seq: number): ReadKey[] {
   const chunk = chunkOf(seq);
   if (dedupMemo === undefined || dedupMemo.conversationId !== conversationId || dedupMemo.chunk !== chunk) {
-    dedupMemo = { conversationId, chunk, reads: dedupChunkKeys(conversationId, seq).map((key) => memoReadKey(C.logChunks, key)) };
+    const marks = memoReadKey(C.inboxUnseen, chunkKey(conversationId, chunk));
+    dedupMemo = { conversationId, chunk, reads: [marks, ...dedupChunkKeys(conversationId, seq).map((key) => memoReadKey(C.logChunks, key))] };
   }
   return dedupMemo.reads as ReadKey[];
 }
@@ -119,7 +123,7 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
     // 5. envelope id dedup
     // The same envelope again at a new position: consumed (the cursor moves past it) and refused, never reapplied.
     const id = envelope.id;
-    if (dedupReads(conversation.conversation_id, event.seq).some((read) => hasEnvelope(asChunk(ctx.reads.get(readId(read))), id))) {
+    if (dedupReads(conversation.conversation_id, event.seq).some((read) => read.collection === C.logChunks && hasEnvelope(asChunk(ctx.reads.get(readId(read))), id))) {
       return refuse("duplicate_message", `envelope ${id} was already applied`);
     }
   }

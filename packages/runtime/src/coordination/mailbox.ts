@@ -284,10 +284,23 @@ export function createMailbox(options: MailboxOptions): Mailbox {
  */
 export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
   if (writes.some((write) => write.op === "deleteRange")) return [...writes];
+  if (writes.length <= SMALL_BATCH) {
+    // A turn's usual handful of writes: compared pairwise, with no ids built.
+    return writes.filter((write, index) => {
+      const { collection, key } = write as { collection: string; key: string };
+      for (let later = index + 1; later < writes.length; later++) {
+        const other = writes[later] as { collection: string; key: string };
+        if (other.key === key && other.collection === collection) return false;
+      }
+      return true;
+    });
+  }
   const last = new Map<string, number>();
   writes.forEach((write, index) => last.set(readId(write as { collection: string; key: string }), index));
   return writes.filter((write, index) => last.get(readId(write as { collection: string; key: string })) === index);
 }
+
+const SMALL_BATCH = 24;
 
 type KeysNeeded = { readonly keys: readonly ReadKey[] } | { readonly failed: unknown };
 

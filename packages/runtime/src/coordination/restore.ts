@@ -5,7 +5,7 @@
  */
 import type { IdSource } from "../core/ports.js";
 import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
-import { asChunk, chunkWrite, parseChunkKey, unseenOf } from "../persistence/log-chunks.js";
+import { asMarks, marksOf, marksWrite, parseChunkKey, unseenOf } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
@@ -65,16 +65,14 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   // app that is no longer installed (removed since they were written) go now.
   const unseenChat = new Map<string, number>();
   const pruned: StoreWrite[] = [];
-  for (const { key, value } of await store.range(C.logChunks)) {
+  // Only chunks with a mark have a row: this reads what is pending, not the history.
+  for (const { key, value } of await store.range(C.inboxUnseen)) {
     const parsed = parseChunkKey(key);
     if (parsed === undefined) continue;
-    const chunk = asChunk(value);
-    const kept = Object.fromEntries(Object.entries(chunk.unseen ?? {}).filter(([scope]) => apps.apps[scope] !== undefined));
-    if (Object.keys(kept).length !== Object.keys(chunk.unseen ?? {}).length) {
-      const { unseen: _unseen, ...rest } = chunk;
-      pruned.push(chunkWrite(key, Object.keys(kept).length === 0 ? rest : { ...rest, unseen: kept }));
-    }
-    unseenChat.set(parsed.conversation_id, (unseenChat.get(parsed.conversation_id) ?? 0) + unseenOf(chunk, CHAT_APP_SCOPE).length);
+    const marks = asMarks(value);
+    const kept = marksOf(marks, (scope) => apps.apps[scope] !== undefined);
+    if (kept !== marks) pruned.push(marksWrite(key, kept));
+    unseenChat.set(parsed.conversation_id, (unseenChat.get(parsed.conversation_id) ?? 0) + unseenOf(marks, CHAT_APP_SCOPE).length);
   }
   if (pruned.length > 0) await store.commit(pruned);
   const conversations = new Map<string, Conversation>();

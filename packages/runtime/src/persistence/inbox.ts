@@ -3,11 +3,11 @@
  * conversation, in the same commit that advances the sync cursor — before any delivery. A message stays
  * pending until acknowledged (display messages on delivery, the rest by the app), so unacknowledged
  * messages come back after a restart. An explicit-ack message's pending mark is a row of its own in
- * `inbox-pending`; a display message's is in its log chunk (`log-chunks.ts`), one row for many.
+ * `inbox-pending`; a display message's is in its chunk's `inbox-unseen` row (`log-chunks.ts`), one row for many.
  */
 import type { JsonValue } from "@lineup/protocol";
 import { compareKeys } from "./keys.js";
-import { asChunk, chunkKey, chunkOf, parseChunkKey, unseenOf } from "./log-chunks.js";
+import { asMarks, chunkKey, chunkOf, parseChunkKey, unseenOf } from "./log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "./runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "./store.js";
 
@@ -166,7 +166,7 @@ async function displayPendingKeys(store: RuntimeStore, query: PendingQuery): Pro
   if (query.conversationId !== undefined) conversations = [query.conversationId];
   else {
     const all = new Set<string>();
-    for (const { key } of await store.range(C.logChunks)) {
+    for (const { key } of await store.range(C.inboxUnseen)) {
       const parsed = parseChunkKey(key);
       if (parsed !== undefined) all.add(parsed.conversation_id);
     }
@@ -179,9 +179,9 @@ async function displayPendingKeys(store: RuntimeStore, query: PendingQuery): Pro
     const afterSeq = after !== undefined && after.conversation_id === conversationId ? after.seq : 0;
     let from: { gte: string } | { gt: string } = { gte: chunkKey(conversationId, chunkOf(afterSeq)) };
     for (;;) {
-      const rows = await store.range(C.logChunks, { prefix: `${conversationId}/`, ...from, limit: CHUNK_PAGE });
+      const rows = await store.range(C.inboxUnseen, { prefix: `${conversationId}/`, ...from, limit: CHUNK_PAGE });
       for (const { value } of rows) {
-        for (const seq of unseenOf(asChunk(value), query.appScope)) if (seq > afterSeq) keys.push(inboxKey(query.appScope, conversationId, seq));
+        for (const seq of unseenOf(asMarks(value), query.appScope)) if (seq > afterSeq) keys.push(inboxKey(query.appScope, conversationId, seq));
       }
       if (keys.length >= query.limit || rows.length < CHUNK_PAGE) break;
       from = { gt: rows[rows.length - 1]!.key };
@@ -205,17 +205,17 @@ function splitInboxKey(key: string): { conversation_id: string; seq: number } | 
 /** How many messages of `appScope` in `conversationId` are pending: explicit-ack rows and unseen display marks. */
 export async function countPending(store: RuntimeStore, appScope: string, conversationId: string): Promise<number> {
   let count = await store.count(C.inboxPending, { prefix: `${appScope}/${conversationId}/` });
-  for (const { value } of await store.range(C.logChunks, { prefix: `${conversationId}/` })) count += unseenOf(asChunk(value), appScope).length;
+  for (const { value } of await store.range(C.inboxUnseen, { prefix: `${conversationId}/` })) count += unseenOf(asMarks(value), appScope).length;
   return count;
 }
 
 /** Every pending message id of every app (explicit-ack rows and unseen display marks), for checks and tests. */
 export async function listPendingMessageIds(store: RuntimeStore): Promise<string[]> {
   const ids = (await store.range(C.inboxPending)).map((row) => (row.value as { message_id: string }).message_id);
-  for (const { key, value } of await store.range(C.logChunks)) {
+  for (const { key, value } of await store.range(C.inboxUnseen)) {
     const parsed = parseChunkKey(key);
     if (parsed === undefined) continue;
-    for (const seqs of Object.values(asChunk(value).unseen ?? {})) for (const seq of seqs) ids.push(messageIdFor(parsed.conversation_id, seq));
+    for (const seqs of Object.values(asMarks(value))) for (const seq of seqs) ids.push(messageIdFor(parsed.conversation_id, seq));
   }
   return ids;
 }

@@ -1,27 +1,30 @@
 /**
- * Conversation log chunks: one row per conversation and `CHUNK_SEQS` sequence numbers, carrying what
- * would otherwise be one row per event.
+ * Conversation log chunks: rows per conversation and `CHUNK_SEQS` sequence numbers, carrying what would
+ * otherwise be one row per event. Two collections share the key `<conversation_id>/<chunk>`:
  *
- * - `envelopes`: the id of every envelope applied at those seqs. The Runtime refuses an envelope id seen
- *   in the last `DEDUP_CHUNKS` chunks of its conversation (at least the last 448 and at most the last 512
- *   events); the AppServer refuses any repeat within the whole log (`duplicate_message`), so this is the
- *   Runtime's own, bounded, check behind it.
- * - `unseen`: per app, the seqs of its display messages not yet delivered (their pending marks). A
- *   display message stays pending until delivered, exactly as a per-message mark would; explicit-ack
- *   messages keep a row each in `inbox-pending`, since they are acknowledged one by one, out of order.
+ * - `log-chunks`: a LogChunk, the id of every envelope applied at those seqs. The Runtime refuses an
+ *   envelope id seen in the last `DEDUP_CHUNKS` chunks of its conversation (at least the last 448 and at
+ *   most the last 512 events); the AppServer refuses any repeat within the whole log
+ *   (`duplicate_message`), so this is the Runtime's own, bounded, check behind it.
+ * - `inbox-unseen`: UnseenMarks, per app the seqs of its display messages there not yet delivered (their
+ *   pending marks). A display message stays pending until delivered, exactly as a per-message mark
+ *   would; explicit-ack messages keep a row each in `inbox-pending`, since they are acknowledged one by
+ *   one, out of order. A row goes when its last mark does, so this collection holds only what is
+ *   pending: a restart reads it whole without reading the history.
  *
  * The chunk of a seq is fixed, so every transition knows which rows it needs before it runs; a turn of
  * a few hundred events writes a handful of chunk rows instead of a few hundred small rows. Storage
  * engines pay per row written (an IndexedDB put is an IPC and a LevelDB write, whatever its size), which
- * is what this layout saves. Chunks are small because each event's transition copies its chunk (values
+ * is what this layout saves. Chunks are small because each event's transition copies its rows (values
  * stay immutable for the mailbox's overlays): 64 seqs keep that copy short.
  */
 import type { JsonValue } from "@lineup/protocol";
 import { padNumber } from "./keys.js";
 import type { StoreValue, StoreWrite } from "./store.js";
 
-/** The collection (named here so the layout module can import this one without a cycle). */
+/** The collections (named here so the layout module can import this one without a cycle). */
 export const LOG_CHUNKS = "log-chunks";
+export const INBOX_UNSEEN = "inbox-unseen";
 export const CHUNK_SEQS = 64;
 /** Chunks the envelope-id check looks at: the event's own and the ones before it. */
 export const DEDUP_CHUNKS = 8;
@@ -29,8 +32,10 @@ export const DEDUP_CHUNKS = 8;
 export interface LogChunk {
   /** The envelope id applied at each seq of the chunk, by offset (`seq % CHUNK_SEQS`); null where none was. */
   readonly envelopes?: readonly (string | null)[];
-  readonly unseen?: { readonly [appScope: string]: readonly number[] };
 }
+
+/** Per app, the seqs (ascending) of its display messages in one chunk not yet delivered. */
+export type UnseenMarks = { readonly [appScope: string]: readonly number[] };
 
 export function chunkOf(seq: number): number {
   return Math.floor(seq / CHUNK_SEQS);
@@ -48,9 +53,22 @@ export function dedupChunkKeys(conversationId: string, seq: number): string[] {
   return keys;
 }
 
+/** The conversation and chunk number of a chunk key. */
+export function parseChunkKey(key: string): { conversation_id: string; chunk: number } | undefined {
+  const slash = key.lastIndexOf("/");
+  if (slash <= 0) return undefined;
+  const chunk = Number(key.slice(slash + 1));
+  return Number.isSafeInteger(chunk) ? { conversation_id: key.slice(0, slash), chunk } : undefined;
+}
+
+const isRecord = (value: StoreValue | undefined): value is { [key: string]: JsonValue } =>
+  value !== undefined && value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array);
+
+// --- envelope ids ------------------------------------------------------------------------------
+
 /** A stored value as a chunk (a missing or malformed one is empty). */
 export function asChunk(value: StoreValue | undefined): LogChunk {
-  return value !== undefined && value !== null && typeof value === "object" && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as LogChunk) : {};
+  return isRecord(value) ? (value as LogChunk) : {};
 }
 
 /**
@@ -80,58 +98,54 @@ export function withEnvelope(chunk: LogChunk, envelopeId: string, seq: number): 
   return { ...chunk, envelopes: ids };
 }
 
-export function isUnseen(chunk: LogChunk, appScope: string, seq: number): boolean {
-  return unseenOf(chunk, appScope).includes(seq);
+/** The write that stores `chunk` (deleted once it holds nothing). */
+export function chunkWrite(key: string, chunk: LogChunk): StoreWrite {
+  return chunk.envelopes === undefined || chunk.envelopes.length === 0
+    ? { op: "delete", collection: LOG_CHUNKS, key }
+    : { op: "put", collection: LOG_CHUNKS, key, value: chunk as unknown as JsonValue };
 }
 
-/** `chunk` with `seq` marked unseen for `appScope` (seqs kept ascending). */
-export function withUnseen(chunk: LogChunk, appScope: string, seq: number): LogChunk {
-  const seqs = unseenOf(chunk, appScope);
-  if (seqs.includes(seq)) return chunk;
-  const next = seqs.slice();
-  next.push(seq);
-  if (next.length > 1 && next[next.length - 2]! > seq) next.sort((a, b) => a - b);
-  return { ...chunk, unseen: { ...chunk.unseen, [appScope]: next } };
+// --- unseen display messages ---------------------------------------------------------------------
+
+/** A stored value as marks (a missing or malformed one is empty). */
+export function asMarks(value: StoreValue | undefined): UnseenMarks {
+  return isRecord(value) ? (value as UnseenMarks) : {};
 }
 
-/** `chunk` without the mark of `seq` for `appScope`; the app's entry goes when it empties. */
-export function withoutUnseen(chunk: LogChunk, appScope: string, seq: number): LogChunk {
-  return withoutUnseenSeqs(chunk, appScope, new Set([seq]));
-}
-
-/** `chunk` without the marks of `seqs` for `appScope` (one copy, whatever their number). */
-export function withoutUnseenSeqs(chunk: LogChunk, appScope: string, seqs: ReadonlySet<number>): LogChunk {
-  const before = unseenOf(chunk, appScope);
-  const rest = before.filter((s) => !seqs.has(s));
-  if (rest.length === before.length) return chunk;
-  const unseen: { [appScope: string]: readonly number[] } = { ...chunk.unseen };
-  if (rest.length === 0) delete unseen[appScope];
-  else unseen[appScope] = rest;
-  const { unseen: _unseen, ...others } = chunk;
-  return Object.keys(unseen).length === 0 ? others : { ...others, unseen };
-}
-
-export function unseenOf(chunk: LogChunk, appScope: string): readonly number[] {
-  const seqs = chunk.unseen !== undefined && Object.prototype.hasOwnProperty.call(chunk.unseen, appScope) ? chunk.unseen[appScope] : undefined;
+export function unseenOf(marks: UnseenMarks, appScope: string): readonly number[] {
+  const seqs = Object.prototype.hasOwnProperty.call(marks, appScope) ? marks[appScope] : undefined;
   return Array.isArray(seqs) ? seqs : [];
 }
 
-/** The write that stores `chunk` (deleted once it holds nothing). */
-export function chunkWrite(key: string, chunk: LogChunk): StoreWrite {
-  const empty = (chunk.envelopes === undefined || chunk.envelopes.length === 0) && isEmpty(chunk.unseen);
-  return empty ? { op: "delete", collection: LOG_CHUNKS, key } : { op: "put", collection: LOG_CHUNKS, key, value: chunk as unknown as JsonValue };
+/** `marks` with `seq` marked unseen for `appScope` (seqs kept ascending). */
+export function withUnseen(marks: UnseenMarks, appScope: string, seq: number): UnseenMarks {
+  const seqs = unseenOf(marks, appScope);
+  if (seqs.includes(seq)) return marks;
+  const next = seqs.slice();
+  next.push(seq);
+  if (next.length > 1 && next[next.length - 2]! > seq) next.sort((a, b) => a - b);
+  return { ...marks, [appScope]: next };
 }
 
-function isEmpty(record: object | undefined): boolean {
-  if (record === undefined) return true;
-  for (const _key in record) return false;
-  return true;
+/** `marks` without the marks of `seqs` for `appScope` (one copy, whatever their number); the app's entry goes when it empties. */
+export function withoutUnseen(marks: UnseenMarks, appScope: string, seqs: ReadonlySet<number>): UnseenMarks {
+  const before = unseenOf(marks, appScope);
+  const rest = before.filter((s) => !seqs.has(s));
+  if (rest.length === before.length) return marks;
+  const next: { [appScope: string]: readonly number[] } = { ...marks };
+  if (rest.length === 0) delete next[appScope];
+  else next[appScope] = rest;
+  return next;
 }
 
-/** The conversation and chunk number of a chunk key. */
-export function parseChunkKey(key: string): { conversation_id: string; chunk: number } | undefined {
-  const slash = key.lastIndexOf("/");
-  if (slash <= 0) return undefined;
-  const chunk = Number(key.slice(slash + 1));
-  return Number.isSafeInteger(chunk) ? { conversation_id: key.slice(0, slash), chunk } : undefined;
+/** `marks` keeping only the apps `keep` accepts. */
+export function marksOf(marks: UnseenMarks, keep: (appScope: string) => boolean): UnseenMarks {
+  const entries = Object.entries(marks).filter(([scope]) => keep(scope));
+  return entries.length === Object.keys(marks).length ? marks : Object.fromEntries(entries);
+}
+
+/** The write that stores `marks` (deleted once no app has a mark left). */
+export function marksWrite(key: string, marks: UnseenMarks): StoreWrite {
+  for (const scope in marks) if (unseenOf(marks, scope).length > 0) return { op: "put", collection: INBOX_UNSEEN, key, value: marks as unknown as JsonValue };
+  return { op: "delete", collection: INBOX_UNSEEN, key };
 }

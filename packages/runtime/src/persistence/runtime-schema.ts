@@ -9,7 +9,8 @@
  * | `sessions`      | `<conversation_id>`                  | a followed conversation (server Session record or a local start) |
  * | `cursors`       | `<conversation_id>`                  | `{ seq }`: the last applied event of the session's log |
  * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | layout 0002 only: emptied into `log-chunks` by 0003 |
- * | `log-chunks`    | `<conversation_id>/<chunk>`          | a LogChunk (`log-chunks.ts`): the envelope ids applied at 256 seqs, and each app's display messages there not yet delivered |
+ * | `log-chunks`    | `<conversation_id>/<chunk>`          | a LogChunk (`log-chunks.ts`): the envelope ids applied at 64 seqs |
+ * | `inbox-unseen`  | `<conversation_id>/<chunk>`          | UnseenMarks: per app, its display messages of those 64 seqs not yet delivered (only rows with a mark) |
  * | `inbox`         | `<app_scope>/<conversation_id>/<seq>`| an AgentAppMessage (history) |
  * | `inbox-pending` | `<app_scope>/<conversation_id>/<seq>`| `{ message_id }`: an explicit-ack message not yet acknowledged |
  * | `answers`       | `<conversation_id>/action:<action_id>` or `<conversation_id>/interaction:<interaction_id>` | a CardAnswer: how an interaction card was answered |
@@ -28,8 +29,8 @@
  *
  * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
-import { LOG_CHUNKS } from "./log-chunks.js";
-import { migrateToLogChunks } from "./log-chunks-migration.js";
+import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";
+import { migrateToLogChunks, splitUnseenMarks } from "./log-chunks-migration.js";
 import type { StoreSchema } from "./schema.js";
 
 export const RUNTIME_COLLECTIONS = {
@@ -38,6 +39,7 @@ export const RUNTIME_COLLECTIONS = {
   cursors: "cursors",
   envelopeIds: "envelope-ids",
   logChunks: LOG_CHUNKS,
+  inboxUnseen: INBOX_UNSEEN,
   inbox: "inbox",
   inboxPending: "inbox-pending",
   answers: "answers",
@@ -64,6 +66,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     { name: "0002-apps-and-tools", run: () => ({ ok: true }) },
     // Envelope ids and the pending marks of display messages move from a row each into log chunks.
     { name: "0003-log-chunks", run: migrateToLogChunks },
+    // Pending marks of display messages leave the log chunks for rows of their own (a restart reads only those).
+    { name: "0004-inbox-unseen", run: splitUnseenMarks },
   ],
 };
 

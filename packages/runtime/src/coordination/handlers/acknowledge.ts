@@ -1,7 +1,7 @@
 import { LineUpError } from "@lineup/protocol";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { acknowledgeWrites, inboxKey, parseMessageId } from "../../persistence/inbox.js";
-import { asChunk, chunkKey, chunkOf, chunkWrite, unseenOf, withoutUnseenSeqs, type LogChunk } from "../../persistence/log-chunks.js";
+import { asMarks, chunkKey, chunkOf, marksWrite, unseenOf, withoutUnseen, type UnseenMarks } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
@@ -15,8 +15,8 @@ export function acknowledgeReads(input: AcknowledgeInput): ReadKey[] {
     if (parsed === undefined) return [];
     const key = inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
     // A display message's pending mark is in its log chunk; an explicit-ack one has its own row.
-    const chunk: ReadKey = { collection: C.logChunks, key: chunkKey(parsed.conversation_id, chunkOf(parsed.seq)) };
-    return input.displayed === true ? [chunk] : [{ collection: C.inboxPending, key }, { collection: C.inbox, key }, chunk];
+    const marks: ReadKey = { collection: C.inboxUnseen, key: chunkKey(parsed.conversation_id, chunkOf(parsed.seq)) };
+    return input.displayed === true ? [marks] : [{ collection: C.inboxPending, key }, { collection: C.inbox, key }, marks];
   });
 }
 
@@ -30,13 +30,13 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
   const acknowledged: string[] = [];
   const seen = new Set<string>();
   const conversations = new Map(state.conversations);
-  // Per log chunk: the display marks still set (read once) and the ones this acknowledgement clears.
-  const chunks = new Map<string, { chunk: LogChunk; unseen: Set<number>; cleared: Set<number> }>();
+  // Per chunk: the app's display marks still set (read once) and the ones this acknowledgement clears.
+  const chunks = new Map<string, { marks: UnseenMarks; unseen: Set<number>; cleared: Set<number> }>();
   const chunkAt = (key: string) => {
     let entry = chunks.get(key);
     if (entry === undefined) {
-      const chunk = asChunk(reads.get(readId({ collection: C.logChunks, key })));
-      chunks.set(key, (entry = { chunk, unseen: new Set(unseenOf(chunk, input.app_scope)), cleared: new Set() }));
+      const marks = asMarks(reads.get(readId({ collection: C.inboxUnseen, key })));
+      chunks.set(key, (entry = { marks, unseen: new Set(unseenOf(marks, input.app_scope)), cleared: new Set() }));
     }
     return entry;
   };
@@ -63,7 +63,7 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
       conversations.set(parsed.conversation_id, { ...conversation, unread: Math.max(0, conversation.unread - 1) });
     }
   }
-  for (const [at, { chunk, cleared }] of chunks) if (cleared.size > 0) writes.push(chunkWrite(at, withoutUnseenSeqs(chunk, input.app_scope, cleared)));
+  for (const [at, { marks, cleared }] of chunks) if (cleared.size > 0) writes.push(marksWrite(at, withoutUnseen(marks, input.app_scope, cleared)));
   if (acknowledged.length === 0) return unchanged(state);
   return {
     state: { ...state, conversations },

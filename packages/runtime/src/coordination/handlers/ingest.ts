@@ -3,7 +3,7 @@ import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js"
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { messageCursor } from "../../persistence/history.js";
-import { asChunk, chunkKey, chunkOf, chunkWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
+import { asChunk, asMarks, chunkKey, chunkOf, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
@@ -84,11 +84,12 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
   }
 
-  // The envelope's id and the display messages' pending marks go into the event's log chunk: one row
-  // written per chunk and turn, not one per event (persistence/log-chunks.ts).
+  // The envelope's id goes into the event's log chunk and the display messages' pending marks into its
+  // unseen marks: a row or two written per chunk and turn, not one per event (persistence/log-chunks.ts).
   const chunkAt = chunkKey(conversation.conversation_id, chunkOf(event.seq));
-  const storedChunk = asChunk(reads.get(readId({ collection: C.logChunks, key: chunkAt })));
-  let chunk = outcome.envelope === undefined ? storedChunk : withEnvelope(storedChunk, outcome.envelope.id, event.seq);
+  if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key: chunkAt }))), outcome.envelope.id, event.seq)));
+  const storedMarks = asMarks(reads.get(readId({ collection: C.inboxUnseen, key: chunkAt })));
+  let marks = storedMarks;
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
   if (draft !== undefined) {
@@ -113,12 +114,12 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         ...(envelope?.correlation === undefined ? {} : { correlation: envelope.correlation as { [key: string]: JsonValue } }),
       };
       writes.push(...storeMessageWrites(message));
-      if (message.delivery === "display") chunk = withUnseen(chunk, appScope, event.seq);
+      if (message.delivery === "display") marks = withUnseen(marks, appScope, event.seq);
       if (appScope === CHAT_APP_SCOPE) next = { ...next, unread: next.unread + 1 };
       if (isLiveFor(state, conversation.conversation_id)) deliveries.push({ kind: "message", message });
     }
   }
-  if (chunk !== storedChunk) writes.push(chunkWrite(chunkAt, chunk));
+  if (marks !== storedMarks) writes.push(marksWrite(chunkAt, marks));
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
 }
 
