@@ -1,5 +1,7 @@
-/** Manifests the app SDK's tests install into a test runtime. */
+/** Manifests the app SDK's tests install into a test runtime, and the runtime they share (stopped after each test). */
+import { afterEach } from "vitest";
 import type { AppManifest, AppScope, ToolDescriptor } from "@lineup/protocol";
+import { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "../src/testkit/index.js";
 
 const anyObject = { type: "object" } as const;
 
@@ -52,4 +54,29 @@ export function timerManifest(): AppManifest {
       },
     ],
   };
+}
+
+/**
+ * For a test file: `start(options)` creates a test runtime, by default with notes and timer installed and
+ * the test playing the host (no automatic ready reports); an `afterEach` stops the latest one started.
+ */
+export function useTestRuntime(): (options?: TestRuntimeOptions) => Promise<TestRuntime> {
+  let kit: TestRuntime | undefined;
+  afterEach(async () => {
+    await kit?.stop();
+    kit = undefined;
+  });
+  return async (options = { apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }], autoReady: false }) => {
+    kit = await createTestRuntime(options);
+    return kit;
+  };
+}
+
+/** Waits, a macrotask at a time, until `predicate` holds; throws after 3 s. */
+export async function until(predicate: () => boolean): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }

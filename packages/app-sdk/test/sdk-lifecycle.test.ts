@@ -4,23 +4,14 @@
  * `closed`; `suspend` → `restore` → `foreground` across a restart; `failed`; the Runtime's own
  * wind-down (disable). Every assertion is the sequence of phases the app's listener received, in order.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AppDiagnostic, AppInstancePhase, InstanceAppRuntimeSDK } from "../src/index.js";
 import { statusesBetween } from "../src/instance-lifecycle.js";
-import { createTestRuntime, type TestRuntime } from "../src/testkit/index.js";
-import { notesManifest, timerManifest } from "./fixtures.js";
-
-let kit: TestRuntime | undefined;
-afterEach(async () => {
-  await kit?.stop();
-  kit = undefined;
-});
+import type { TestRuntime } from "../src/testkit/index.js";
+import { notesManifest, until, useTestRuntime } from "./fixtures.js";
 
 /** notes and timer installed; the test plays the host (no automatic ready reports). */
-async function start(): Promise<TestRuntime> {
-  kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }], autoReady: false });
-  return kit;
-}
+const start = useTestRuntime();
 
 /** The phases `sdk` reports from now on. */
 function record(sdk: InstanceAppRuntimeSDK): AppInstancePhase[] {
@@ -92,9 +83,8 @@ describe("the app instance lifecycle through the SDK", () => {
   });
 
   it("with autoReady the testkit brings a suspended instance back after a restart, as a host would", async () => {
-    kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }] });
-    const { instance_id } = await kit.sdk("notes").apps.launch({ app_scope: "notes", conversation_id: "s-1" });
-    const k = kit;
+    const k = await start({ apps: [{ manifest: notesManifest() }] });
+    const { instance_id } = await k.sdk("notes").apps.launch({ app_scope: "notes", conversation_id: "s-1" });
     await until(() => k.runtime.instances.snapshot().foreground === instance_id);
     await k.restart();
     await until(() => k.runtime.instances.snapshot().foreground === instance_id);
@@ -146,14 +136,6 @@ describe("the app instance lifecycle through the SDK", () => {
     expect(() => k.sdk("notes", { instance_id: "inst-unknown" })).toThrow(expect.objectContaining({ code: "not_found" }));
   });
 });
-
-async function until(predicate: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
 
 describe("statusesBetween: what one commit's snapshot implies the instance went through", () => {
   it("fills in the one shortest path, and ends a departed instance closed after closing, else failed", () => {

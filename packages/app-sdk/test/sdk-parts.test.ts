@@ -2,30 +2,12 @@
  * The SDK's other parts through a real Runtime (the testkit): navigation (`apps`), the lifecycle the
  * view model carries, and diagnostics to the host's sink — plus the context every part shares.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { JsonValue } from "@lineup/protocol";
 import type { AppDiagnostic, Lifecycle } from "../src/index.js";
-import { createTestRuntime, type TestRuntime } from "../src/testkit/index.js";
-import { notesManifest, timerManifest } from "./fixtures.js";
+import { until, useTestRuntime } from "./fixtures.js";
 
-let kit: TestRuntime | undefined;
-afterEach(async () => {
-  await kit?.stop();
-  kit = undefined;
-});
-
-async function start(): Promise<TestRuntime> {
-  kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }], autoReady: false });
-  return kit;
-}
-
-async function until(predicate: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3_000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
+const start = useTestRuntime();
 
 describe("the SDK's context, navigation, lifecycle and diagnostics", () => {
   it("gives an installed app its context", async () => {

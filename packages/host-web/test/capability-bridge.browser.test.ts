@@ -15,17 +15,11 @@
  *   Escape comes back `cancelled_by_user` and is not remembered (the next request asks again); Allow
  *   comes back `completed` (the host opens the link) and is remembered too.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, signBundle } from "@lineup/runtime";
-import { composePage } from "@lineup/surface-sdk/node";
-import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { generatePublisherKey } from "@lineup/runtime";
+import { appPage, installFromApps, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { buildOnce, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "cap-probe", name: "Probe", file: "cap-probe.lineup" } as const;
@@ -68,20 +62,6 @@ void (async () => {
 })();
 `;
 
-async function appPage(): Promise<string> {
-  const built = await build({
-    stdin: { contents: APP_SCRIPT, resolveDir: import.meta.dirname, loader: "ts" },
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    logLevel: "silent",
-  });
-  return composePage({ title: APP.name, lang: "en", script: built.outputFiles[0]!.text, style: "" });
-}
-
 const MANIFEST = {
   format: "lineup.app.v1",
   app_scope: APP.app_scope,
@@ -96,38 +76,23 @@ const MANIFEST = {
   ],
 };
 
-let dataDir: string;
-let server: AppServerHandle;
-let host: HostServer;
-let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let world: SignedAppHost;
 let page: Page;
-const pageErrors: string[] = [];
 const popups: string[] = [];
 
 beforeAll(async () => {
-  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage()]);
-  const packed = await packBundle({ manifest: MANIFEST, files: new Map([["index.html", new TextEncoder().encode(html)]]) });
-  if (!packed.ok) throw new Error(`pack: ${packed.error.code} ${packed.error.message}`);
-  const signed = await signBundle(packed.value, publisher.privateKey);
-  if (!signed.ok) throw new Error(`sign: ${signed.error.code} ${signed.error.message}`);
-  dataDir = mkdtempSync(join(tmpdir(), "lineup-capability-bridge-"));
-  server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
-  const credentials = JSON.parse(readFileSync(join(dataDir, DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
-  host = await startHostServer({
+  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, APP.name)]);
+  const bundle = await signedBundle(MANIFEST, html, publisher);
+  world = await startSignedAppHost({
     distDir,
-    config: {
-      server_url: server.url,
-      device_token: credentials.device_token,
-      trusted_publishers: [{ ...publisher.trustedKey, label: "Capability test publisher" }],
-      builtin_apps: [{ name: APP.name, file: APP.file }],
-    },
-    bundles: new Map([[APP.file, signed.value]]),
+    dataDirPrefix: "lineup-capability-bridge-",
+    publisher,
+    publisherLabel: "Capability test publisher",
+    builtinApps: [APP],
+    bundles: new Map([[APP.file, bundle]]),
   });
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await launchPersistentChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.setViewportSize({ width: 1000, height: 700 });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page = world.page;
+  const { browser } = world;
   // link.open opens a new browsing context: the link is answered locally (the network is closed), and
   // the test records where the new page went, then closes it.
   await browser.context.route(`${LINK}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>opened</title>" }));
@@ -141,10 +106,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  await world?.close();
 });
 
 const frame = (): FrameLocator => page.frameLocator(`.instance-surface[data-app="${APP.app_scope}"] iframe`);
@@ -190,16 +152,13 @@ async function ask(key: RequestKey, answer?: (prompt: ReturnType<typeof dialog>)
 
 describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromium, real host)", () => {
   it("installs the app and opens it in front", async () => {
-    await page.goto(host.url);
+    await page.goto(world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await page.getByRole("tab", { name: "Apps" }).click();
-    await page.getByRole("button", { name: `Install ${APP.name}…` }).click();
-    const review = page.getByRole("region", { name: "Review before installing" });
-    await review.waitFor({ timeout: 15_000 });
-    // The person reads what the app may ask for before installing it.
-    expect(await review.textContent()).toContain("microphone.record");
-    await review.getByRole("button", { name: "Install & enable" }).click();
-    await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toContain(`Installed ${APP.name}`);
+    await installFromApps(page, APP.name, async (review) => {
+      // The person reads what the app may ask for before installing it.
+      expect(await review.textContent()).toContain("microphone.record");
+    });
     await page.getByRole("button", { name: `Make ${APP.name} the default app` }).click();
     await page.reload();
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 15_000 }).toBe(APP.app_scope);
@@ -267,6 +226,6 @@ describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromiu
       "link:completed",
       "link:completed",
     ]);
-    expect(pageErrors).toEqual([]);
+    expect(world.pageErrors).toEqual([]);
   });
 });

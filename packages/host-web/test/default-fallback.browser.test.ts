@@ -13,17 +13,11 @@
  * shell launches it at start, the instance fails to load its entry, and the shell shows chat with a
  * notice naming the app and the reason.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "esbuild";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
-import { composePage } from "@lineup/surface-sdk/node";
-import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { generatePublisherKey } from "@lineup/runtime";
+import { appPage, installFromApps, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { buildOnce, SCREENSHOTS } from "./support.js";
 
 const PUBLISHER_LABEL = "Fallback test publisher";
@@ -49,21 +43,7 @@ void (async () => {
 })();
 `;
 
-async function appPage(): Promise<string> {
-  const built = await build({
-    stdin: { contents: APP_SCRIPT, resolveDir: import.meta.dirname, loader: "ts" },
-    bundle: true,
-    write: false,
-    format: "iife",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    logLevel: "silent",
-  });
-  return composePage({ title: "Home", lang: "en", script: built.outputFiles[0]!.text, style: "" });
-}
-
-function manifest(app: (typeof APPS)[number]): Record<string, unknown> {
+function manifest(app: (typeof APPS)[number]): { readonly app_scope: string } & Record<string, unknown> {
   return {
     format: "lineup.app.v1",
     app_scope: app.app_scope,
@@ -75,50 +55,19 @@ function manifest(app: (typeof APPS)[number]): Record<string, unknown> {
   };
 }
 
-async function signedBundle(app: (typeof APPS)[number], html: string, key: PublisherKey): Promise<Uint8Array> {
-  const packed = await packBundle({ manifest: manifest(app), files: new Map([["index.html", new TextEncoder().encode(html)]]) });
-  if (!packed.ok) throw new Error(`pack ${app.app_scope}: ${packed.error.code} ${packed.error.message}`);
-  const signed = await signBundle(packed.value, key.privateKey);
-  if (!signed.ok) throw new Error(`sign ${app.app_scope}: ${signed.error.code} ${signed.error.message}`);
-  return signed.value;
-}
-
-let dataDir: string;
-let server: AppServerHandle;
-let host: HostServer;
-let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let world: SignedAppHost;
 let page: Page;
-const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage()]);
+  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, "Home")]);
   const bundles = new Map<string, Uint8Array>();
-  for (const app of APPS) bundles.set(app.file, await signedBundle(app, html, publisher));
-  dataDir = mkdtempSync(join(tmpdir(), "lineup-fallback-"));
-  server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
-  const credentials = JSON.parse(readFileSync(join(dataDir, DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
-  host = await startHostServer({
-    distDir,
-    config: {
-      server_url: server.url,
-      device_token: credentials.device_token,
-      trusted_publishers: [{ ...publisher.trustedKey, label: PUBLISHER_LABEL }],
-      builtin_apps: APPS.map((a) => ({ name: a.name, file: a.file })),
-    },
-    bundles,
-  });
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await launchPersistentChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.setViewportSize({ width: 1000, height: 700 });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  for (const app of APPS) bundles.set(app.file, await signedBundle(manifest(app), html, publisher));
+  world = await startSignedAppHost({ distDir, dataDirPrefix: "lineup-fallback-", publisher, publisherLabel: PUBLISHER_LABEL, builtinApps: APPS, bundles });
+  page = world.page;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
-  await server?.close();
-  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  await world?.close();
 });
 
 const tab = (name: string) => page.getByRole("tab", { name });
@@ -199,16 +148,10 @@ async function restartAndExpectChat(notice: RegExp): Promise<void> {
 
 describe("spec 12 box 5: a broken default app falls back to chat (Chromium, real host)", () => {
   it("control: a working default app opens by itself at start", async () => {
-    await page.goto(host.url);
+    await page.goto(world.host.url);
     await online();
     await tab("Apps").click();
-    for (const app of APPS) {
-      await page.getByRole("button", { name: `Install ${app.name}…` }).click();
-      const review = page.getByRole("region", { name: "Review before installing" });
-      await review.waitFor({ timeout: 15_000 });
-      await review.getByRole("button", { name: "Install & enable" }).click();
-      await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toContain(`Installed ${app.name}`);
-    }
+    for (const app of APPS) await installFromApps(page, app.name);
     await makeDefault("Home A");
     await page.reload();
     await online();
@@ -242,6 +185,6 @@ describe("spec 12 box 5: a broken default app falls back to chat (Chromium, real
     await expect.poll(() => page.getByRole("list", { name: "Trusted publisher keys" }).count(), { timeout: 10_000 }).toBe(0);
     await restartAndExpectChat(/^home-c could not start: the bundle is signed by key .* which is not trusted here/);
     await page.screenshot({ path: join(SCREENSHOTS, "default-fallback-3-publisher-removed.png") });
-    expect(pageErrors).toEqual([]);
+    expect(world.pageErrors).toEqual([]);
   }, 60_000);
 });

@@ -113,20 +113,27 @@ function shape(log: readonly Logged[]): string[] {
   return out;
 }
 
+/**
+ * A server with session s-1 and the store `data` of a first run (r0, now stopped) that received
+ * `BACKLOG` key messages for chat while chat was not running: the cards only reached its inbox.
+ */
+async function storeBacklog(): Promise<{ server: FakeAppServer; data: MemoryStoreData }> {
+  const server = new FakeAppServer();
+  server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+  const data = createMemoryStoreData();
+  const first = await start(server, data, "r0");
+  for (let i = 1; i <= BACKLOG; i++) server.agentRequestsAction("s-1", { action_id: `a-${i}`, kind: "approval", prompt: `Approve step ${i}?` });
+  await until(() => first.runtime.conversations.list()[0]?.unread === BACKLOG, 20_000, "the backlog stored");
+  await first.stop();
+  return { server, data };
+}
+
 const actionIds = (messages: readonly AgentAppMessage[]): string[] => messages.map((m) => (m.payload as { action_id: string }).action_id);
 const expectedIds = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `a-${from + i}`);
 
 describe("inbox recovery is bounded per read (spec 12 box 3)", () => {
   it(`a backlog of ${BACKLOG} key messages comes back after a restart in pages of ${PENDING_PAGE}, each page delivered before the next is read, once each`, async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const data = createMemoryStoreData();
-
-    // Chat is not running: the cards only reach its inbox.
-    const first = await start(server, data, "r0");
-    for (let i = 1; i <= BACKLOG; i++) server.agentRequestsAction("s-1", { action_id: `a-${i}`, kind: "approval", prompt: `Approve step ${i}?` });
-    await until(() => first.runtime.conversations.list()[0]?.unread === BACKLOG, 20_000, "the backlog stored");
-    await first.stop();
+    const { server, data } = await storeBacklog();
 
     const second = await start(server, data, "r1");
     // Restoring and catching up read no inbox rows: they only counted chat's pending ones.
@@ -168,13 +175,7 @@ describe("inbox recovery is bounded per read (spec 12 box 3)", () => {
   }, 60_000);
 
   it(`list() reads at most ${MAX_HISTORY_PAGE} messages per call, whatever limit it is asked for, and pages on by cursor`, async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const data = createMemoryStoreData();
-    const first = await start(server, data, "r0");
-    for (let i = 1; i <= BACKLOG; i++) server.agentRequestsAction("s-1", { action_id: `a-${i}`, kind: "approval", prompt: `Approve step ${i}?` });
-    await until(() => first.runtime.conversations.list()[0]?.unread === BACKLOG, 20_000, "the backlog stored");
-    await first.stop();
+    const { server, data } = await storeBacklog();
 
     const second = await start(server, data, "r1");
     const chat = second.runtime.appPort("chat");

@@ -4,61 +4,14 @@
  * the turn computed on top of it, whose inputs run again from the committed state.
  */
 import { describe, expect, it } from "vitest";
-import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
-import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
-import { EMPTY_AUDIT_HEAD } from "../src/coordination/audit.js";
+import { mailboxOn, messageEvent } from "./helpers/mailbox-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
 import fc from "fast-check";
-import { collapseWrites, createMailbox, Overlay } from "../src/coordination/mailbox.js";
-import { freshAppsState, type RuntimeState } from "../src/coordination/state.js";
+import { collapseWrites, Overlay } from "../src/coordination/mailbox.js";
+import type { RuntimeState } from "../src/coordination/state.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
-import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef, type StoreWrite, type TransitionEnv } from "../src/index.js";
-
-const env: TransitionEnv = {
-  host: { features: Object.keys(RUNTIME_SDK_FEATURES), capabilities: [], appPolicy: {}, inventoryPolicy: {} },
-  now: () => 0,
-  newId: (() => {
-    let n = 0;
-    return (prefix: string) => `${prefix}-${++n}`;
-  })(),
-};
-
-const state: RuntimeState = {
-  lifecycle: { status: "synchronizing" },
-  runtime_id: "rt-1",
-  identity: {},
-  conversations: new Map([
-    ["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }],
-  ]),
-  outbox: new Map(),
-  next_outbox_order: 0,
-  ...freshAppsState(CORE_MANIFESTS, 0),
-};
-
-/** An agent's text message to chat in session s-1, carrying envelope `envelopeId`. */
-const messageEvent = (seq: number, envelopeId: string): RuntimeInput => ({
-  kind: "event",
-  event: {
-    session_id: "s-1",
-    seq,
-    kind: "envelope",
-    created_at: "2026-11-30T06:00:00.000Z",
-    actor: { role: "agent", id: "agent-1" },
-    data: {
-      envelope: {
-        v: 1,
-        id: envelopeId,
-        type: "lineup.message",
-        timestamp: "2026-11-30T06:00:00.000Z",
-        sender: { kind: "agent", id: "agent-1" },
-        target: { kind: "app", app_scope: "chat" },
-        scope: { app_scope: "chat", conversation_id: "s-1" },
-        payload: { format: "text", text: `message ${seq}` },
-      },
-    },
-  } as unknown as SessionEvent,
-});
+import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef, type StoreWrite } from "../src/index.js";
 
 /** A store whose commits wait for the test: a batch becomes visible to reads only when released. */
 async function gatedStore() {
@@ -89,25 +42,12 @@ async function gatedStore() {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
-function mailboxOn(store: RuntimeStore, published: RuntimeState[]) {
-  return createMailbox({
-    store,
-    state,
-    auditHead: EMPTY_AUDIT_HEAD,
-    env,
-    diagnostics: (error) => {
-      throw error;
-    },
-    onState: (next) => published.push(next),
-    afterCommit: async () => undefined,
-  });
-}
 
 describe("mailbox pipeline", () => {
   it("reads and computes the next turn while a commit is in flight, through its writes, and publishes each turn only after its own commit", async () => {
     const gated = await gatedStore();
     const published: RuntimeState[] = [];
-    const mailbox = mailboxOn(gated.store, published);
+    const mailbox = mailboxOn(gated.store, { onState: (next) => published.push(next) });
     const settled: string[] = [];
     const first = mailbox.post(messageEvent(4, "e-1")).then(() => settled.push("event 4"));
     await settle();
@@ -151,7 +91,7 @@ describe("mailbox pipeline", () => {
   it("a failed commit throws away the turn computed on top of it: its inputs run again from the committed state", async () => {
     const gated = await gatedStore();
     const published: RuntimeState[] = [];
-    const mailbox = mailboxOn(gated.store, published);
+    const mailbox = mailboxOn(gated.store, { onState: (next) => published.push(next) });
     const event = mailbox.post(messageEvent(4, "e-1"));
     await settle();
     // Computed on top of turn 1, this acknowledge succeeds; once turn 1 fails it must be not_found.
@@ -181,18 +121,7 @@ describe("mailbox pipeline", () => {
 describe("mailbox cache of collections only it writes", () => {
   it("answers reads of a committed log chunk from memory, and its duplicate check with it", async () => {
     const gated = await gatedStore();
-    const mailbox = createMailbox({
-      store: gated.store,
-      state,
-      auditHead: EMPTY_AUDIT_HEAD,
-      env,
-      diagnostics: (error) => {
-        throw error;
-      },
-      onState: () => undefined,
-      afterCommit: async () => undefined,
-      cachedCollections: [C.logChunks],
-    });
+    const mailbox = mailboxOn(gated.store, { cachedCollections: [C.logChunks] });
     const commitNext = async (input: RuntimeInput) => {
       const settled = mailbox.post(input);
       await settle();

@@ -3,61 +3,12 @@
  * staged by earlier inputs of the same turn still win over what was read before the turn.
  */
 import { describe, expect, it } from "vitest";
-import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
-import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
-import { EMPTY_AUDIT_HEAD } from "../src/coordination/audit.js";
+import { mailboxOn, messageEvent } from "./helpers/mailbox-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
-import { createMailbox } from "../src/coordination/mailbox.js";
-import { freshAppsState, type RuntimeState } from "../src/coordination/state.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { chunkKey } from "../src/persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
-import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef, type TransitionEnv } from "../src/index.js";
-
-const env: TransitionEnv = {
-  host: { features: Object.keys(RUNTIME_SDK_FEATURES), capabilities: [], appPolicy: {}, inventoryPolicy: {} },
-  now: () => 0,
-  newId: (() => {
-    let n = 0;
-    return (prefix: string) => `${prefix}-${++n}`;
-  })(),
-};
-
-const state: RuntimeState = {
-  lifecycle: { status: "synchronizing" },
-  runtime_id: "rt-1",
-  identity: {},
-  conversations: new Map([
-    ["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }],
-  ]),
-  outbox: new Map(),
-  next_outbox_order: 0,
-  ...freshAppsState(CORE_MANIFESTS, 0),
-};
-
-/** An agent's text message to chat in session s-1, carrying envelope `envelopeId`. */
-const messageEvent = (seq: number, envelopeId: string): RuntimeInput => ({
-  kind: "event",
-  event: {
-    session_id: "s-1",
-    seq,
-    kind: "envelope",
-    created_at: "2026-11-30T06:00:00.000Z",
-    actor: { role: "agent", id: "agent-1" },
-    data: {
-      envelope: {
-        v: 1,
-        id: envelopeId,
-        type: "lineup.message",
-        timestamp: "2026-11-30T06:00:00.000Z",
-        sender: { kind: "agent", id: "agent-1" },
-        target: { kind: "app", app_scope: "chat" },
-        scope: { app_scope: "chat", conversation_id: "s-1" },
-        payload: { format: "text", text: `message ${seq}` },
-      },
-    },
-  } as unknown as SessionEvent,
-});
+import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef } from "../src/index.js";
 
 /** A memory store that records every read call the mailbox makes. */
 async function recordingStore(failReads?: StoreError): Promise<{ store: RuntimeStore; getManyCalls: StoreKeyRef[][]; gets: number }> {
@@ -85,19 +36,6 @@ async function recordingStore(failReads?: StoreError): Promise<{ store: RuntimeS
   };
 }
 
-function mailboxOn(store: RuntimeStore) {
-  return createMailbox({
-    store,
-    state,
-    auditHead: EMPTY_AUDIT_HEAD,
-    env,
-    diagnostics: (error) => {
-      throw error;
-    },
-    onState: () => undefined,
-    afterCommit: async () => undefined,
-  });
-}
 
 /** Posts every input in the same tick, so they share one turn, and waits for all of them to settle. */
 const postTogether = (mailbox: ReturnType<typeof mailboxOn>, inputs: readonly RuntimeInput[]) =>

@@ -8,11 +8,12 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/node/index.js";
 import { SqliteWorkerEngine } from "../src/node/sqlite-worker-engine.js";
 import type { StoreSchema, StoreValue, StoreWrite } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
+import { expectAcknowledgedBatchesKept, freshDbPaths, killAfterFirstBatch, type CrashChild } from "./sqlite-test-helpers.js";
 import { expectStoreError, seededRandom } from "./store-test-helpers.js";
 
 function tempDir(): string {
@@ -31,15 +32,7 @@ const schema: StoreSchema = { collections: ["items"], migrations: [] };
 const put = (key: string, value: StoreValue): StoreWrite => ({ op: "put", collection: "items", key, value });
 
 describe("SQLite store on a worker thread", () => {
-  const dirs: string[] = [];
-  const freshPath = (): string => {
-    const dir = tempDir();
-    dirs.push(dir);
-    return join(dir, "store.db");
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const freshPath = freshDbPaths(tempDir);
 
   it("reports a sound file through integrityCheck(), and store_closed after close", async () => {
     const store = await openSqliteStore({ path: freshPath(), schema, thread: "worker" });
@@ -138,7 +131,7 @@ const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const NODE_ENTRY = pathToFileURL(fileURLToPath(new URL("../src/node/index.ts", import.meta.url))).href;
 
 /** Runs `code` (an ES module that may import `entry`, the Node adapters' source) in a child Node with tsx. */
-function spawnChild(code: string, args: string[]): ReturnType<typeof spawn> {
+function spawnChild(code: string, args: string[]): CrashChild {
   return spawn(process.execPath, ["--conditions=source", "--import", "tsx", "--input-type=module", "--eval", code, "--", ...args], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
@@ -160,32 +153,9 @@ const CRASH_CHILD = `
   }
 `;
 
-/** Starts the crash child, waits for its first acknowledged batch, lets it run `delayMs` more, kills it with SIGKILL. */
-async function runAndKill(path: string, run: number, delayMs: number): Promise<number[]> {
-  const child = spawnChild(CRASH_CHILD, [path, String(run)]);
-  let stdout = "";
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child never acknowledged a batch; stderr:\n${stderr}`)), 8_000);
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-      if (stdout.includes("\n")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.on("close", () => {
-      clearTimeout(timer);
-      reject(new Error(`child exited early; stderr:\n${stderr}`));
-    });
-  });
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
-  child.kill("SIGKILL");
-  await exited;
-  expect(child.signalCode).toBe("SIGKILL");
-  return stdout.split("\n").slice(0, -1).map(Number);
+/** Starts the crash child and kills it with SIGKILL `delayMs` after its first acknowledged batch; returns the batches it acknowledged. */
+function runAndKill(path: string, run: number, delayMs: number): Promise<number[]> {
+  return killAfterFirstBatch(spawnChild(CRASH_CHILD, [path, String(run)]), delayMs);
 }
 
 describe("SQLite store on a worker thread, in a child process", () => {
@@ -198,24 +168,7 @@ describe("SQLite store on a worker thread, in a child process", () => {
     const acknowledgedByRun: number[][] = [];
     for (let run = 0; run < 4; run++) {
       acknowledgedByRun.push(await runAndKill(path, run, Math.floor(random() * 120)));
-      const store = await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] }, thread: "worker" });
-      try {
-        expect(await store.integrityCheck()).toBe(true);
-        for (const [earlierRun, acknowledged] of acknowledgedByRun.entries()) {
-          const parts = new Map<number, number>();
-          for (const { key } of await store.range("batches", { prefix: `r${earlierRun}/` })) {
-            const n = Number(key.split("/")[1]!.slice(1));
-            parts.set(n, (parts.get(n) ?? 0) + 1);
-          }
-          for (const [n, count] of parts) expect(count, `run ${earlierRun} batch ${n}`).toBe(3);
-          const lastAcknowledged = acknowledged.at(-1)!;
-          expect(acknowledged).toEqual(Array.from({ length: lastAcknowledged + 1 }, (_, n) => n));
-          for (const n of acknowledged) expect(parts.has(n), `run ${earlierRun} acknowledged batch ${n}`).toBe(true);
-          expect(Math.max(...parts.keys())).toBeLessThanOrEqual(lastAcknowledged + 1);
-        }
-      } finally {
-        await store.close();
-      }
+      await expectAcknowledgedBatchesKept(await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] }, thread: "worker" }), acknowledgedByRun);
     }
   });
 
@@ -231,7 +184,7 @@ describe("SQLite store on a worker thread, in a child process", () => {
       [path],
     );
     let stdout = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     const exitCode = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");

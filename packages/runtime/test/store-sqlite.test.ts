@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/node/index.js";
 import type { StoreSchema } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
+import { freshDbPaths } from "./sqlite-test-helpers.js";
 import { expectStoreError } from "./store-test-helpers.js";
 
 function tempDir(): string {
@@ -21,15 +22,7 @@ runStoreContract("sqlite", async () => {
 
 describe("SQLite store specifics", () => {
   const schema: StoreSchema = { collections: ["items"], migrations: [] };
-  const dirs: string[] = [];
-  const freshPath = (): string => {
-    const dir = tempDir();
-    dirs.push(dir);
-    return join(dir, "store.db");
-  };
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const freshPath = freshDbPaths(tempDir);
 
   it("reports a sound file through integrityCheck()", async () => {
     const store = await openSqliteStore({ path: freshPath(), schema });
