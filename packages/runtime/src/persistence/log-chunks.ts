@@ -45,6 +45,18 @@ export function chunkKey(conversationId: string, chunk: number): string {
   return `${conversationId}/${padNumber(chunk)}`;
 }
 
+/** The last key `chunkKeyOf` made: consecutive events of a conversation share their chunk. */
+let lastChunkKey: { conversationId: string; chunk: number; key: string } | undefined;
+
+/** `chunkKey(conversationId, chunkOf(seq))`, without building the same string for every event of a chunk. */
+export function chunkKeyOf(conversationId: string, seq: number): string {
+  const chunk = chunkOf(seq);
+  if (lastChunkKey === undefined || lastChunkKey.chunk !== chunk || lastChunkKey.conversationId !== conversationId) {
+    lastChunkKey = { conversationId, chunk, key: chunkKey(conversationId, chunk) };
+  }
+  return lastChunkKey.key;
+}
+
 /** The chunk keys the envelope-id check of an event at `seq` reads, newest first. */
 export function dedupChunkKeys(conversationId: string, seq: number): string[] {
   const last = chunkOf(seq);

@@ -1,7 +1,7 @@
 import { LineUpError } from "@lineup/protocol";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { acknowledgeWrites, inboxKey, parseMessageId } from "../../persistence/inbox.js";
-import { asMarks, chunkKey, chunkOf, marksWrite, unseenOf, withoutUnseen, type UnseenMarks } from "../../persistence/log-chunks.js";
+import { asMarks, chunkKeyOf, marksWrite, unseenOf, withoutUnseen, type UnseenMarks } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
@@ -13,10 +13,11 @@ export function acknowledgeReads(input: AcknowledgeInput): ReadKey[] {
   return input.message_ids.flatMap((id) => {
     const parsed = parseMessageId(id);
     if (parsed === undefined) return [];
+    // A display message's pending mark is in its chunk's unseen marks; an explicit-ack one has its own row.
+    const marks: ReadKey = { collection: C.inboxUnseen, key: chunkKeyOf(parsed.conversation_id, parsed.seq) };
+    if (input.displayed === true) return [marks];
     const key = inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
-    // A display message's pending mark is in its log chunk; an explicit-ack one has its own row.
-    const marks: ReadKey = { collection: C.inboxUnseen, key: chunkKey(parsed.conversation_id, chunkOf(parsed.seq)) };
-    return input.displayed === true ? [marks] : [{ collection: C.inboxPending, key }, { collection: C.inbox, key }, marks];
+    return [{ collection: C.inboxPending, key }, { collection: C.inbox, key }, marks];
   });
 }
 
@@ -42,18 +43,19 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
   };
   for (const id of input.message_ids) {
     const parsed = parseMessageId(id);
-    const key = parsed === undefined ? undefined : inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
+    // The Runtime's own acknowledgement of what it displayed needs no inbox row: the message is known.
+    const key = parsed === undefined || input.displayed === true ? undefined : inboxKey(input.app_scope, parsed.conversation_id, parsed.seq);
     const stored = key === undefined ? undefined : (reads.get(readId({ collection: C.inbox, key })) as { delivery?: unknown } | undefined);
-    if (parsed === undefined || key === undefined || (input.displayed !== true && stored === undefined)) {
+    if (parsed === undefined || (input.displayed !== true && (key === undefined || stored === undefined))) {
       return unchanged(state, { error: new LineUpError("not_found", `app ${input.app_scope} has no message ${id}`) });
     }
     if (seen.has(id)) continue;
     if (input.displayed === true || stored?.delivery === "display") {
-      const entry = chunkAt(chunkKey(parsed.conversation_id, chunkOf(parsed.seq)));
+      const entry = chunkAt(chunkKeyOf(parsed.conversation_id, parsed.seq));
       if (!entry.unseen.delete(parsed.seq)) continue;
       entry.cleared.add(parsed.seq);
     } else {
-      if (reads.get(readId({ collection: C.inboxPending, key })) === undefined) continue;
+      if (key === undefined || reads.get(readId({ collection: C.inboxPending, key })) === undefined) continue;
       writes.push(...acknowledgeWrites(key));
     }
     seen.add(id);

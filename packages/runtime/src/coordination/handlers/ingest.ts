@@ -3,7 +3,7 @@ import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js"
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { messageCursor } from "../../persistence/history.js";
-import { asChunk, asMarks, chunkKey, chunkOf, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
+import { asChunk, asMarks, chunkKeyOf, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
@@ -63,7 +63,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
 
   if (outcome.kind === "tool") {
     const step = new Step(withConversation(state, next));
-    const key = chunkKey(conversation.conversation_id, chunkOf(event.seq));
+    const key = chunkKeyOf(conversation.conversation_id, event.seq);
     step.writes.push(...writes, chunkWrite(key, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key }))), outcome.envelope.id, event.seq)));
     onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
     return step.result();
@@ -86,7 +86,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
 
   // The envelope's id goes into the event's log chunk and the display messages' pending marks into its
   // unseen marks: a row or two written per chunk and turn, not one per event (persistence/log-chunks.ts).
-  const chunkAt = chunkKey(conversation.conversation_id, chunkOf(event.seq));
+  const chunkAt = chunkKeyOf(conversation.conversation_id, event.seq);
   if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key: chunkAt }))), outcome.envelope.id, event.seq)));
   const storedMarks = asMarks(reads.get(readId({ collection: C.inboxUnseen, key: chunkAt })));
   let marks = storedMarks;
