@@ -8,7 +8,8 @@
  *
  * Given an `instance_id`, the SDK is bound to that Runtime instance of its app (checked at once:
  * another app's instance is `not_found`): its context carries the instance's id, entrypoint and
- * conversation, and `lifecycle.instance` follows the instance's phase (spec 6.1). Without one it is the
+ * conversation, `lifecycle.instance` follows the instance's phase (spec 6.1), its tool handlers serve
+ * that instance's calls, and its session data is the conversation's app session. Without one it is the
  * app's global face (`<app_scope>:main`, as core apps like chat run) with the Runtime's lifecycle only.
  */
 import type { AppPort, RuntimeView } from "@lineup/runtime";
@@ -28,7 +29,7 @@ export interface AppSdkOptions {
   readonly instance_id?: string;
   /** Default: the bound instance's entrypoint, else `main`. */
   readonly entrypoint?: string;
-  /** The app session `sessionData` belongs to (spec 6.3). Default `main`. */
+  /** The app session `sessionData` belongs to (spec 6.3). Default: the bound instance's conversation, else `main`. */
   readonly app_session_id?: string;
   /** Where `sdk.diagnostics` and the SDK's own trouble go. Default: dropped (nothing goes to the console). */
   readonly diagnostics?: AppDiagnosticsSink;
@@ -37,9 +38,10 @@ export interface AppSdkOptions {
 export function createAppSdk(port: AppPort, options: AppSdkOptions & { readonly instance_id: string }): InstanceAppRuntimeSDK;
 export function createAppSdk(port: AppPort, options?: AppSdkOptions): LineUpAppRuntimeSDK;
 export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUpAppRuntimeSDK {
-  const appSessionId = options.app_session_id ?? "main";
   const diagnostics = createDiagnostics(port.app_scope, options.diagnostics);
   const instance = options.instance_id === undefined ? undefined : port.instance(options.instance_id);
+  // An instance's app session is its conversation, as the web host's surfaces have it; else `main`.
+  const appSessionId = options.app_session_id ?? instance?.conversation_id ?? "main";
   return {
     app: Object.freeze({
       app_scope: port.app_scope,
@@ -95,7 +97,7 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         return port.dispatch(action);
       },
     },
-    tools: new ToolServer(port, diagnostics),
+    tools: new ToolServer(port, diagnostics, instance?.instance_id),
     apps: {
       async launch(request) {
         const { instance_id } = await port.launchApp({

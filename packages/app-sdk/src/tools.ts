@@ -44,9 +44,13 @@ export class ToolServer implements AppToolAPI {
   #offPort: Unsubscribe | undefined;
   #attachQueued = false;
 
-  constructor(port: AppPort, diagnostics: Diagnostics) {
+  readonly #instanceId: string | undefined;
+
+  /** With `instanceId`, the handlers serve that instance's calls (the Runtime routes them there); without, the app's. */
+  constructor(port: AppPort, diagnostics: Diagnostics, instanceId?: string) {
     this.#port = port;
     this.#diagnostics = diagnostics;
+    this.#instanceId = instanceId;
   }
 
   register<Args extends JsonObject = JsonObject>(method: string, handler: ToolHandler<Args>): Unsubscribe {
@@ -87,7 +91,7 @@ export class ToolServer implements AppToolAPI {
       this.#attachQueued = false;
       if (this.#offPort !== undefined || this.#entries.size === 0) return;
       try {
-        this.#offPort = this.#port.registerToolHandler({ call: (call) => this.#onCall(call), cancel: (callId) => this.#onCancel(callId) });
+        this.#offPort = this.#port.registerToolHandler({ call: (call) => this.#onCall(call), cancel: (callId) => this.#onCancel(callId) }, this.#instanceId);
       } catch (error) {
         this.#diagnostics.report("tools: registering with the Runtime failed", error);
       }

@@ -148,4 +148,27 @@ describe("statusesBetween: what one commit's snapshot implies the instance went 
     expect(statusesBetween("active", undefined)).toEqual(["failed"]);
     expect(statusesBetween("closed", undefined)).toEqual([]);
   });
+
+  it("an instance's SDK serves that instance's tool calls, and its session data is the conversation's", async () => {
+    const k = await start();
+    const sdk = await launchNotes(k);
+    const served: string[] = [];
+    // The app's global face registers too: the Runtime routes the instance's calls past it.
+    k.sdk("notes").tools.register("notes.edit", () => {
+      served.push("app");
+      return { by: "app" };
+    });
+    sdk.tools.register("notes.edit", (_args, call) => {
+      served.push(call.instance_id ?? "none");
+      return { by: "instance" };
+    });
+    await k.runtime.instances.ready(sdk.app.instance_id);
+    const outcome = await k.agent.call("notes", "notes.edit", {});
+    expect(outcome).toMatchObject({ result: { by: "instance" } });
+    expect(served).toEqual([sdk.app.instance_id]);
+
+    await sdk.sessionData.replace({ data: { text: "hello" }, expected_revision: 0 });
+    expect(await k.sdk("notes", { app_session_id: "s-1" }).sessionData.get()).toEqual({ data: { text: "hello" }, revision: 1 });
+    expect(await k.sdk("notes").sessionData.get()).toEqual({ data: null, revision: 0 });
+  });
 });
