@@ -13,19 +13,7 @@
 import { availableParallelism, loadavg } from "node:os";
 import { generatePublisherKey, packBundle, signBundle, verifyBundle, type TrustedKey } from "@lineup/runtime";
 import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
-
-/** Deterministic bytes (xorshift32): the same bundle on every run. */
-function noise(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
+import { noise } from "../../test/support/noise.js";
 
 /** JavaScript-like text with a realistic compression ratio (~3.5× with deflate). */
 function script(length: number, seed: number): Uint8Array {

@@ -57,16 +57,17 @@ export function timerManifest(): AppManifest {
 }
 
 /**
- * For a test file: `start(options)` creates a test runtime, by default with notes and timer installed and
- * the test playing the host (no automatic ready reports); an `afterEach` stops the latest one started.
+ * For a test file: `start(options)` creates a test runtime with `options`, else `defaults` (by default
+ * notes and timer installed and the test playing the host: no automatic ready reports); an `afterEach`
+ * stops the latest one started.
  */
-export function useTestRuntime(): (options?: TestRuntimeOptions) => Promise<TestRuntime> {
+export function useTestRuntime(defaults: TestRuntimeOptions = { apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }], autoReady: false }): (options?: TestRuntimeOptions) => Promise<TestRuntime> {
   let kit: TestRuntime | undefined;
   afterEach(async () => {
     await kit?.stop();
     kit = undefined;
   });
-  return async (options = { apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }], autoReady: false }) => {
+  return async (options = defaults) => {
     kit = await createTestRuntime(options);
     return kit;
   };

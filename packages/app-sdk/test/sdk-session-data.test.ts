@@ -4,22 +4,13 @@
  * (full snapshot first, then strictly increasing revisions), and isolation between app sessions
  * and between apps — the session comes from the SDK's context, never from an argument.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LineUpError, type JsonObject } from "@lineup/protocol";
 import type { SessionDataSnapshot } from "../src/index.js";
-import { createTestRuntime, type TestRuntime } from "../src/testkit/index.js";
-import { notesManifest, timerManifest } from "./fixtures.js";
+import { notesManifest, timerManifest, useTestRuntime } from "./fixtures.js";
 
-let kit: TestRuntime | undefined;
-afterEach(async () => {
-  await kit?.stop();
-  kit = undefined;
-});
-
-async function start(): Promise<TestRuntime> {
-  kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }] });
-  return kit;
-}
+/** notes and timer installed; launched instances report ready as a host would. */
+const start = useTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }] });
 
 async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));

@@ -3,22 +3,14 @@
  * ends — a value, a typed failure, a crash, progress, a result the output schema refuses, a cancel —
  * plus one port registration per SDK, redeliveries run once, and runtime-owned operations.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AppPort, ToolCallHandler } from "@lineup/runtime";
 import { createAppSdk, type AppDiagnostic } from "../src/index.js";
-import { createTestRuntime, type TestRuntime } from "../src/testkit/index.js";
-import { notesManifest, timerManifest } from "./fixtures.js";
+import type { TestRuntime } from "../src/testkit/index.js";
+import { notesManifest, timerManifest, useTestRuntime } from "./fixtures.js";
 
-let kit: TestRuntime | undefined;
-afterEach(async () => {
-  await kit?.stop();
-  kit = undefined;
-});
-
-async function start(): Promise<TestRuntime> {
-  kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }] });
-  return kit;
-}
+/** notes and timer installed; launched instances report ready as a host would. */
+const start = useTestRuntime({ apps: [{ manifest: notesManifest() }, { manifest: timerManifest() }] });
 
 /** The Runtime's port for `appScope`, counting registrations and (optionally) delivering every call twice. */
 function instrumentedPort(k: TestRuntime, appScope: string, options: { deliverTwice?: boolean } = {}): { port: AppPort; registrations: () => number } {

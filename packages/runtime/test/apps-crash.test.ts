@@ -31,6 +31,7 @@ import { openSqliteStore } from "../src/node/index.js";
 import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
 import { publisherKey } from "./helpers/apps-harness.js";
 import { seededRandom } from "./store-test-helpers.js";
+import { noise } from "../../../test/support/noise.js";
 
 const SOAK = process.env["LINEUP_SOAK"] === "1";
 const KILLS = SOAK ? 300 : 30;
@@ -42,19 +43,6 @@ const work = mkdtempSync(join(tmpdir(), "lineup-apps-crash-"));
 const childBundle = fileURLToPath(new URL(`../test-output/apps-crash-child-${process.pid}.mjs`, import.meta.url));
 let bundles: { v1: string; v2: string; v3: string; v4: string };
 let key: PublisherKey;
-
-/** Deterministic incompressible bytes, so each bundle's store write and verification take real time. */
-function noise(length: number, seed: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 /** A signed bundle whose entry page names its version, with a 256 KB asset. */
 async function writeBundle(manifest: AppManifest, file: string): Promise<string> {

@@ -17,7 +17,7 @@
 import { adaptLegacy, isLegacyMessage, validateEnvelope, type ErrorCode, type RuntimeEnvelope, type SessionEvent } from "@lineup/protocol";
 import type { AppDirectory } from "../apps/core-app-registry.js";
 import type { InstanceDirectory } from "../apps/instance-directory.js";
-import { asChunk, chunkKey, chunkOf, dedupChunkKeys, hasEnvelope } from "../persistence/log-chunks.js";
+import { asChunk, chunkKeyOf, chunkOf, dedupChunkKeys, hasEnvelope } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { projectEnvelope, projectEvent, type MessageDraft } from "./projection.js";
 import { memoReadKey, readId, type ReadKey, type Reads } from "./inputs.js";
@@ -53,29 +53,36 @@ export type FilterOutcome =
 export function filterReads(event: SessionEvent): ReadKey[] {
   // The unseen marks of this event's chunk (a display message's pending mark goes there); for an envelope
   // also the log chunks of this seq and the ones before it, whose envelope ids the duplicate check reads.
-  const reads = dedupReads(event.session_id, event.seq);
-  if (event.kind !== "envelope") return [reads[0]!];
+  const reads = chunkReads(event.session_id, event.seq);
+  if (event.kind !== "envelope") return [reads.marks];
   const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; correlation?: { call_id?: unknown } } }).envelope;
   // A tool call's id may name a finished call: its stored record decides whether this is a replay or a conflict.
   const callId = envelope?.correlation?.call_id;
-  if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) return [...reads, { collection: C.toolCalls, key: callId }];
-  return reads;
+  if (envelope?.type === "lineup.tool.invoke" && typeof callId === "string" && callId.length <= 128) return [...reads.all, { collection: C.toolCalls, key: callId }];
+  return reads.all as ReadKey[];
+}
+
+interface ChunkReads {
+  /** The unseen marks of the event's chunk. */
+  readonly marks: ReadKey;
+  /** The log chunks the envelope-id check looks at. */
+  readonly chunks: readonly ReadKey[];
+  /** Both, marks first. */
+  readonly all: readonly ReadKey[];
 }
 
 /** The last conversation and chunk asked for, and their reads: consecutive events share them. */
-let dedupMemo: { readonly conversationId: string; readonly chunk: number; readonly reads: readonly ReadKey[] } | undefined;
+let chunkReadsMemo: { readonly conversationId: string; readonly chunk: number; readonly reads: ChunkReads } | undefined;
 
-/**
- * The reads of an event at `seq` (shared, never mutated): first the unseen marks of its chunk, then the
- * log chunks the envelope-id check looks at.
- */
-function dedupReads(conversationId: string, seq: number): ReadKey[] {
+/** The chunk reads of an event at `seq` (shared, never mutated). */
+function chunkReads(conversationId: string, seq: number): ChunkReads {
   const chunk = chunkOf(seq);
-  if (dedupMemo === undefined || dedupMemo.conversationId !== conversationId || dedupMemo.chunk !== chunk) {
-    const marks = memoReadKey(C.inboxUnseen, chunkKey(conversationId, chunk));
-    dedupMemo = { conversationId, chunk, reads: [marks, ...dedupChunkKeys(conversationId, seq).map((key) => memoReadKey(C.logChunks, key))] };
+  if (chunkReadsMemo === undefined || chunkReadsMemo.conversationId !== conversationId || chunkReadsMemo.chunk !== chunk) {
+    const marks = memoReadKey(C.inboxUnseen, chunkKeyOf(conversationId, seq));
+    const chunks = dedupChunkKeys(conversationId, seq).map((key) => memoReadKey(C.logChunks, key));
+    chunkReadsMemo = { conversationId, chunk, reads: { marks, chunks, all: [marks, ...chunks] } };
   }
-  return dedupMemo.reads as ReadKey[];
+  return chunkReadsMemo.reads;
 }
 
 const refuse = (code: ErrorCode, message: string, extra: { envelope?: RuntimeEnvelope; target_app?: string } = {}): FilterOutcome => ({
@@ -123,7 +130,7 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
     // 5. envelope id dedup
     // The same envelope again at a new position: consumed (the cursor moves past it) and refused, never reapplied.
     const id = envelope.id;
-    if (dedupReads(conversation.conversation_id, event.seq).some((read) => read.collection === C.logChunks && hasEnvelope(asChunk(ctx.reads.get(readId(read))), id))) {
+    if (chunkReads(conversation.conversation_id, event.seq).chunks.some((read) => hasEnvelope(asChunk(ctx.reads.get(readId(read))), id))) {
       return refuse("duplicate_message", `envelope ${id} was already applied`);
     }
   }
