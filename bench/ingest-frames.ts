@@ -25,8 +25,24 @@ export function eventFrame(sessionId: string, seq: number): string {
   return JSON.stringify({ jsonrpc: "2.0", method: "agentSession/event", params: event });
 }
 
+/**
+ * How `push` hands frames over. `burst` (the default): every frame at once, each on its own microtask —
+ * the whole backlog is decoded before anything else runs. `reads`: the way a socket delivers bytes to a
+ * Node `ws` client, one read of at most `readBytes` per event-loop turn (libuv reads up to 64 KB), the
+ * frames of one read delivered together; the next read comes as soon as the loop is free, so the
+ * Runtime's work interleaves with the arrival as it does on a real connection.
+ */
+export type PushMode = { readonly kind: "burst" } | { readonly kind: "reads"; readonly readBytes: number };
+
+/** One event-loop turn later (a macrotask), in Node and in a page alike. */
+function nextTurn(run: () => void): void {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  if (immediate !== undefined) immediate(run);
+  else setTimeout(run, 0);
+}
+
 /** A peer that answers initialize / list / subscribe for `sessions` (id → head) and can push frames. */
-export function benchPeer(sessions: Record<string, number>): { transport: MemoryTransport; push(frames: readonly string[]): void } {
+export function benchPeer(sessions: Record<string, number>): { transport: MemoryTransport; push(frames: readonly string[], mode?: PushMode): void } {
   let send: (text: string) => void = () => undefined;
   const transport = createMemoryTransport((conn) => {
     send = (text) => conn.send(text);
@@ -46,5 +62,23 @@ export function benchPeer(sessions: Record<string, number>): { transport: Memory
       }
     });
   });
-  return { transport, push: (frames) => frames.forEach((f) => send(f)) };
+  const push = (frames: readonly string[], mode: PushMode = { kind: "burst" }): void => {
+    if (mode.kind === "burst") {
+      frames.forEach((f) => send(f));
+      return;
+    }
+    let next = 0;
+    const read = (): void => {
+      // At least one frame per read, however large.
+      let bytes = 0;
+      do {
+        bytes += frames[next]!.length;
+        send(frames[next]!);
+        next += 1;
+      } while (next < frames.length && bytes + frames[next]!.length <= mode.readBytes);
+      if (next < frames.length) nextTurn(read);
+    };
+    if (frames.length > 0) read();
+  };
+  return { transport, push };
 }

@@ -269,7 +269,7 @@ export async function run(): Promise<SuiteResult> {
     rate_without_fake_server: Math.round(rates.ours / (1 - serverShare)),
     notes:
       "Sequential calls. Ours: invoke envelope injected at the in-process FakeAppServer → Runtime (filter chain, call lifecycle, argument and result schemas, audit chain, its commits on the memory store, outbox) → app handler → lineup.tool.receipt and lineup.tool.result envelopes applied by the server; timed until the result is applied. " +
-      "One long-lived Runtime serves every round (calls_made in all); first/last_round_rate show the per-call cost growing with the calls made: terminal call records stay in the Runtime's state, and nextDeadline (src/tools/call-state.ts), the CallDraft copy and persistCalls (src/coordination/apps-step.ts) walk all of them on every call. fresh_runtime_*: one round on a new Runtime after a warm-up round (fresh_runtime_calls_before_round calls behind it). " +
+      "One long-lived Runtime serves every round (calls_made in all): finished calls leave the Runtime's state once committed (their records stay in the store as the replay log), but the store, the audit chain and the fake server's log keep growing with the calls made. first/last_round_rate: the first and last measured rounds. fresh_runtime_*: one round on a new Runtime after a warm-up round (fresh_runtime_calls_before_round calls behind it). " +
       "fake_server_share: the part of our wall time spent inside the fake server's request handler and the agent's append (not the Runtime's cost); rate_without_fake_server removes it. " +
       "Baseline: McpServer + Client over InMemoryTransport.createLinkedPair(), one tool with no schemas returning a small object.",
   });

@@ -172,6 +172,16 @@ describe("decodeJsonRpc beyond the specification's examples", () => {
     expect(decodeJsonRpc(text, { maxBytes: text.length }).kind).toBe("single");
   });
 
+  it("counts the UTF-8 bytes of a text frame, not its UTF-16 units, near the limit", () => {
+    // 600 characters of "é" are 1,200 UTF-8 bytes: under the limit by length, over it in bytes.
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "a", params: { s: "é".repeat(600) } });
+    const bytes = new TextEncoder().encode(text).length;
+    expect(text.length).toBeLessThan(1_024);
+    expect(decodeJsonRpc(text, { maxBytes: 1_024 })).toMatchObject({ kind: "invalid", error: { code: "message_too_large", message: `frame of ${bytes} bytes exceeds 1024` } });
+    expect(decodeJsonRpc(text, { maxBytes: bytes }).kind).toBe("single");
+    expect(decodeJsonRpc(text, { maxBytes: bytes - 1 }).kind).toBe("invalid");
+  });
+
   it("refuses a batch over maxBatch as one error", () => {
     const batch = JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "a" })));
     expect(decodeJsonRpc(batch, { maxBatch: 4 })).toMatchObject({ kind: "invalid", response: { id: null, error: { code: -32600, data: { code: "invalid_request" } } } });

@@ -206,7 +206,8 @@ function refuseFrame(error: ProtocolError): DecodedJsonRpc {
 export function decodeJsonRpc(input: string | Uint8Array, limits: JsonRpcLimits = {}): DecodedJsonRpc {
   const maxBytes = limits.maxBytes ?? DEFAULT_SERVER_LIMITS.max_message_bytes;
   const maxBatch = limits.maxBatch ?? DEFAULT_SERVER_LIMITS.max_batch;
-  const size = typeof input === "string" ? (input.length > maxBytes ? input.length : utf8ByteLength(input)) : input.byteLength;
+  // A string's UTF-8 size lies between its length and three times it: only a frame near the limit is counted.
+  const size = typeof input === "string" ? (input.length > maxBytes || input.length * 3 <= maxBytes ? input.length : utf8ByteLength(input)) : input.byteLength;
   if (size > maxBytes) return refuseFrame({ code: "message_too_large", message: `frame of ${size} bytes exceeds ${maxBytes}` });
   const json = decodeJson(input, { maxBytes, maxDepth: limits.maxDepth ?? DEFAULT_MAX_DEPTH });
   if (!json.ok) return refuseFrame(json.error);

@@ -62,7 +62,7 @@ export function filterReads(event: SessionEvent): ReadKey[] {
   return reads.all as ReadKey[];
 }
 
-interface ChunkReads {
+export interface ChunkReads {
   /** The unseen marks of the event's chunk. */
   readonly marks: ReadKey;
   /** The log chunks the envelope-id check looks at. */
@@ -75,7 +75,7 @@ interface ChunkReads {
 let chunkReadsMemo: { readonly conversationId: string; readonly chunk: number; readonly reads: ChunkReads } | undefined;
 
 /** The chunk reads of an event at `seq` (shared, never mutated). */
-function chunkReads(conversationId: string, seq: number): ChunkReads {
+export function chunkReads(conversationId: string, seq: number): ChunkReads {
   const chunk = chunkOf(seq);
   if (chunkReadsMemo === undefined || chunkReadsMemo.conversationId !== conversationId || chunkReadsMemo.chunk !== chunk) {
     const marks = memoReadKey(C.inboxUnseen, chunkKeyOf(conversationId, seq));

@@ -133,7 +133,10 @@ export interface ReadKey {
   readonly id?: string;
 }
 
-export type Reads = ReadonlyMap<string, StoreValue | undefined>;
+/** The values of the keys a transition declared (`readsFor`), by `readId`; undefined for a missing or undeclared key. */
+export interface Reads {
+  get(id: string): StoreValue | undefined;
+}
 
 export const readId = (read: ReadKey): string => read.id ?? `${read.collection}\u0000${read.key}`;
 

@@ -22,7 +22,7 @@ import { compareKeys } from "../persistence/keys.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore, StoreValue, StoreWrite } from "../persistence/store.js";
 import { chainAuditSync, type AuditHead } from "./audit.js";
-import { readId, unchanged, type Delivery, type Effect, type ReadKey, type RuntimeInput, type TransitionResult } from "./inputs.js";
+import { readId, unchanged, type Delivery, type Effect, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import { readsFor, transition, type TransitionEnv } from "./transition.js";
 
@@ -98,10 +98,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     cache.set(id, value);
     if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   };
-  const cachedLookup = (key: ReadKey): { readonly value: StoreValue | undefined } | undefined => {
-    if (!cached.has(key.collection)) return undefined;
-    const id = readId(key);
-    return cache.has(id) ? { value: cache.get(id) } : undefined;
+  /** The cached value of `key` (whose read id is `id`), or UNSAID. */
+  const cachedFind = (key: ReadKey, id: string): StoreValue | undefined | typeof UNSAID => {
+    if (!cached.has(key.collection) || !cache.has(id)) return UNSAID;
+    return cache.get(id);
   };
   const queue: Queued[] = [];
   let state = options.state;
@@ -114,30 +114,47 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     if (queue.length === 0) return undefined;
     const batch = queue.splice(0, maxPerTurn);
     const needs = batch.map((item) => keysNeeded(item.input));
-    return { batch, needs, stored: readStored(options.store, needs, carried, cachedLookup), carried };
+    return { batch, needs, stored: readStored(options.store, needs, carried, cachedFind), carried };
   };
 
   const compute = (reading: Reading, stored: Stored, base: { state: RuntimeState; head: AuditHead }): Turn => {
     const overlay = new Overlay();
     const results: (TransitionResult | { failed: unknown })[] = [];
     let next = base.state;
-    for (const [index, item] of reading.batch.entries()) {
+    // What the turns not yet committed, the cache or the store say about each key the turn reads: the
+    // same for every input of this turn (only this turn's own overlay changes as its inputs run), so
+    // it is worked out once per distinct key. A key only the failed store read could answer is missing.
+    const before = new Map<string, StoreValue | undefined>();
+    const resolve = (key: ReadKey, id: string): boolean => {
+      if (before.has(id)) return true;
+      let value = carriedFind(reading.carried, key);
+      if (value === UNSAID) value = cachedFind(key, id);
+      if (value === UNSAID) {
+        if ("failed" in stored) return false;
+        value = stored.values.get(id);
+        if (cached.has(key.collection)) remember(id, value);
+      }
+      before.set(id, value);
+      return true;
+    };
+    for (let index = 0; index < reading.batch.length; index++) {
+      const item = reading.batch[index]!;
       try {
         const need = reading.needs[index]!;
         if ("failed" in need) throw need.failed;
-        const reads = new Map<string, StoreValue | undefined>();
-        for (const key of need.keys) {
-          const id = readId(key);
-          // A write staged earlier in this turn, or by a turn not yet committed, wins over what the store held.
-          const staged = overlay.lookup(key) ?? carriedLookup(reading.carried, key) ?? cachedLookup(key);
-          if (staged !== undefined) reads.set(id, staged.value);
-          else if ("failed" in stored) throw stored.failed;
-          else {
-            const value = stored.values.get(id);
-            if (cached.has(key.collection)) remember(id, value);
-            reads.set(id, value);
-          }
+        const { keys, ids } = need;
+        for (let k = 0; k < keys.length; k++) {
+          if (!resolve(keys[k]!, ids[k]!) && overlay.find(keys[k]!.collection, keys[k]!.key) === UNSAID) throw (stored as { failed: unknown }).failed;
         }
+        // A write staged earlier in this turn wins over what was there before it.
+        const reads: Reads = {
+          get(id) {
+            const k = ids.indexOf(id);
+            if (k < 0) return undefined;
+            const staged = overlay.find(keys[k]!.collection, keys[k]!.key);
+            return staged === UNSAID ? before.get(id) : staged;
+          },
+        };
         let result: TransitionResult;
         try {
           result = transition(next, item.input, reads, options.env);
@@ -158,7 +175,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     try {
       const chained = chainAuditSync(base.head, drafts, options.env.now());
       for (const write of chained.writes) overlay.stage(write);
-      const writes = collapseWrites(committed.flatMap((r) => r.writes).concat(chained.writes));
+      const all: StoreWrite[] = [];
+      for (const result of committed) for (const write of result.writes) all.push(write);
+      for (const write of chained.writes) all.push(write);
+      const writes = collapseWrites(all);
       return { batch: reading.batch, results, state: next, head: chained.head, writes, overlay };
     } catch (error) {
       return { batch: reading.batch, results, state: base.state, head: base.head, writes: [], overlay: new Overlay(), failure: error };
@@ -295,22 +315,36 @@ export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
       return true;
     });
   }
-  const last = new Map<string, number>();
-  writes.forEach((write, index) => last.set(readId(write as { collection: string; key: string }), index));
-  return writes.filter((write, index) => last.get(readId(write as { collection: string; key: string })) === index);
+  // Larger batches: the index of each key's last write, by collection then key (no ids built).
+  const last = new Map<string, Map<string, number>>();
+  writes.forEach((write, index) => {
+    const { collection, key } = write as { collection: string; key: string };
+    let inCollection = last.get(collection);
+    if (inCollection === undefined) last.set(collection, (inCollection = new Map()));
+    inCollection.set(key, index);
+  });
+  return writes.filter((write, index) => {
+    const { collection, key } = write as { collection: string; key: string };
+    return last.get(collection)!.get(key) === index;
+  });
 }
 
 const SMALL_BATCH = 24;
 
-type KeysNeeded = { readonly keys: readonly ReadKey[] } | { readonly failed: unknown };
+/** The keys an input reads, and their read ids (by position). */
+type KeysNeeded = { readonly keys: readonly ReadKey[]; readonly ids: readonly string[] } | { readonly failed: unknown };
 
 function keysNeeded(input: RuntimeInput): KeysNeeded {
   try {
-    return { keys: readsFor(input) };
+    const keys = readsFor(input);
+    return { keys, ids: keys.map(readId) };
   } catch (error) {
     return { failed: error };
   }
 }
+
+/** What a lookup returns when the writes or cache it asked know nothing of the key. */
+const UNSAID: unique symbol = Symbol("unsaid");
 
 /**
  * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs — except
@@ -321,12 +355,18 @@ async function readStored(
   store: Pick<RuntimeStore, "getMany">,
   needs: readonly KeysNeeded[],
   carried: readonly Overlay[],
-  cachedLookup: (key: ReadKey) => unknown,
+  cachedFind: (key: ReadKey, id: string) => unknown,
 ): Promise<Stored> {
+  const seen = new Set<string>();
   const wanted = new Map<string, ReadKey>();
   for (const need of needs) {
     if (!("keys" in need)) continue;
-    for (const key of need.keys) if (carriedLookup(carried, key) === undefined && cachedLookup(key) === undefined) wanted.set(readId(key), key);
+    need.keys.forEach((key, k) => {
+      const id = need.ids[k]!;
+      if (seen.has(id)) return;
+      seen.add(id);
+      if (carriedFind(carried, key) === UNSAID && cachedFind(key, id) === UNSAID) wanted.set(id, key);
+    });
   }
   const values = new Map<string, StoreValue | undefined>();
   if (wanted.size === 0) return { values };
@@ -345,35 +385,37 @@ async function readStored(
  * the last put or delete of a key wins, and a range delete removes every key in its range staged before it.
  */
 export class Overlay {
-  private readonly values = new Map<string, StoreValue | undefined>();
+  /** Staged values by collection, then key (undefined: deleted). */
+  private readonly values = new Map<string, Map<string, StoreValue | undefined>>();
   private readonly cleared: { readonly collection: string; readonly bounds: KeyBounds }[] = [];
 
   stage(write: StoreWrite): void {
-    if (write.op === "put") this.values.set(readId(write), write.value);
-    else if (write.op === "delete") this.values.set(readId(write), undefined);
-    else {
-      const bounds = toKeyBounds(write.range);
-      if (bounds === undefined) return;
-      this.cleared.push({ collection: write.collection, bounds });
-      for (const id of [...this.values.keys()]) {
-        const [collection, key] = splitReadId(id);
-        if (collection === write.collection && within(bounds, key)) this.values.delete(id);
-      }
+    if (write.op === "put" || write.op === "delete") {
+      let inCollection = this.values.get(write.collection);
+      if (inCollection === undefined) this.values.set(write.collection, (inCollection = new Map()));
+      inCollection.set(write.key, write.op === "put" ? write.value : undefined);
+      return;
     }
+    const bounds = toKeyBounds(write.range);
+    if (bounds === undefined) return;
+    this.cleared.push({ collection: write.collection, bounds });
+    const inCollection = this.values.get(write.collection);
+    if (inCollection !== undefined) for (const key of [...inCollection.keys()]) if (within(bounds, key)) inCollection.delete(key);
   }
 
   /** What the staged writes say about `key`: `{ value }` (undefined when deleted), or undefined when they say nothing. */
   lookup(key: ReadKey): { readonly value: StoreValue | undefined } | undefined {
-    const id = readId(key);
-    if (this.values.has(id)) return { value: this.values.get(id) };
-    for (const range of this.cleared) if (range.collection === key.collection && within(range.bounds, key.key)) return { value: undefined };
-    return undefined;
+    const found = this.find(key.collection, key.key);
+    return found === UNSAID ? undefined : { value: found };
   }
-}
 
-function splitReadId(id: string): [string, string] {
-  const at = id.indexOf("\u0000");
-  return [id.slice(0, at), id.slice(at + 1)];
+  /** `lookup` without the wrapper: the staged value (undefined when deleted), or UNSAID. */
+  find(collection: string, key: string): StoreValue | undefined | typeof UNSAID {
+    const inCollection = this.values.get(collection);
+    if (inCollection !== undefined && inCollection.has(key)) return inCollection.get(key);
+    for (const range of this.cleared) if (range.collection === collection && within(range.bounds, key)) return undefined;
+    return UNSAID;
+  }
 }
 
 function within(bounds: KeyBounds, key: string): boolean {
@@ -382,13 +424,13 @@ function within(bounds: KeyBounds, key: string): boolean {
   return (bounds.lowerOpen ? lower > 0 : lower >= 0) && (bounds.upperOpen ? upper < 0 : upper <= 0);
 }
 
-/** The newest carried turn's word on `key`, if any says anything. */
-function carriedLookup(carried: readonly Overlay[], key: ReadKey): { readonly value: StoreValue | undefined } | undefined {
+/** The newest carried turn's word on `key`, or UNSAID when none says anything. */
+function carriedFind(carried: readonly Overlay[], key: ReadKey): StoreValue | undefined | typeof UNSAID {
   for (let index = carried.length - 1; index >= 0; index--) {
-    const found = carried[index]!.lookup(key);
-    if (found !== undefined) return found;
+    const found = carried[index]!.find(key.collection, key.key);
+    if (found !== UNSAID) return found;
   }
-  return undefined;
+  return UNSAID;
 }
 
 /** Store failures keep their `store_*` code; anything else becomes `internal_error`. */

@@ -103,9 +103,11 @@ export function hasEnvelope(chunk: LogChunk, envelopeId: string): boolean {
 
 /** `chunk` with `envelopeId` recorded at `seq` (a copy of at most CHUNK_SEQS entries). */
 export function withEnvelope(chunk: LogChunk, envelopeId: string, seq: number): LogChunk {
-  const ids: (string | null)[] = Array.isArray(chunk.envelopes) ? chunk.envelopes.slice() : [];
+  const before = Array.isArray(chunk.envelopes) ? chunk.envelopes : [];
   const offset = seq % CHUNK_SEQS;
-  while (ids.length < offset) ids.push(null);
+  // One copy of the final length (an event usually lands just past the last one): no regrowth.
+  const ids = new Array<string | null>(Math.max(before.length, offset + 1));
+  for (let i = 0; i < ids.length; i++) ids[i] = i < before.length ? before[i]! : null;
   ids[offset] = envelopeId;
   return { ...chunk, envelopes: ids };
 }
@@ -133,8 +135,9 @@ export function unseenOf(marks: UnseenMarks, appScope: string): readonly number[
 export function withUnseen(marks: UnseenMarks, appScope: string, seq: number): UnseenMarks {
   const seqs = unseenOf(marks, appScope);
   if (seqs.includes(seq)) return marks;
-  const next = seqs.slice();
-  next.push(seq);
+  const next = new Array<number>(seqs.length + 1);
+  for (let i = 0; i < seqs.length; i++) next[i] = seqs[i]!;
+  next[seqs.length] = seq;
   if (next.length > 1 && next[next.length - 2]! > seq) next.sort((a, b) => a - b);
   return { ...marks, [appScope]: next };
 }

@@ -3,11 +3,11 @@ import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js"
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { messageCursor } from "../../persistence/history.js";
-import { asChunk, asMarks, chunkKeyOf, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
+import { asChunk, asMarks, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
-import { filterEvent, type FilterOutcome } from "../filter-chain.js";
+import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
 import { Step } from "../apps-step.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
@@ -32,17 +32,10 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     reads,
     apps: appDirectoryOf(state.apps),
     instances: env.instances ?? instanceDirectoryOf(state),
-    now: () => toTimestamp(env.now()),
-  });
-  const audit = (o: Exclude<FilterOutcome, { kind: "accepted" | "tool" }>): AuditDraft => ({
-    type: "ingress.agent.refused",
-    code: o.refusal.code,
-    conversation_id: event.session_id,
-    subject: `${event.session_id}#${event.seq}`,
-    detail: o.refusal.message,
+    now: stamperOf(env),
   });
 
-  if (outcome.kind === "ignored") return { state, writes: [], effects: [], deliveries: [], audit: [audit(outcome)] };
+  if (outcome.kind === "ignored") return { state, writes: [], effects: [], deliveries: [], audit: [refusedAudit(event, outcome)] };
   if (outcome.kind === "gap" && conversation !== undefined) {
     // Resubscribe after the cursor: the server resends from there, in order.
     return {
@@ -50,7 +43,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
       writes: [],
       effects: [{ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor }],
       deliveries: [],
-      audit: [audit(outcome)],
+      audit: [refusedAudit(event, outcome)],
     };
   }
   if (conversation === undefined || outcome.kind === "gap") return { state, writes: [], effects: [], deliveries: [], audit: [] };
@@ -63,8 +56,8 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
 
   if (outcome.kind === "tool") {
     const step = new Step(withConversation(state, next));
-    const key = chunkKeyOf(conversation.conversation_id, event.seq);
-    step.writes.push(...writes, chunkWrite(key, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key }))), outcome.envelope.id, event.seq)));
+    const own = chunkReads(conversation.conversation_id, event.seq).chunks[0]!;
+    step.writes.push(...writes, chunkWrite(own.key, withEnvelope(asChunk(reads.get(readId(own))), outcome.envelope.id, event.seq)));
     onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
     return step.result();
   }
@@ -79,16 +72,17 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
       nextState = { ...state, outbox, next_outbox_order: reply.order + 1 };
       effects.push({ kind: "outbox.flush" });
     }
-    const records: AuditDraft[] = [audit(outcome)];
+    const records: AuditDraft[] = [refusedAudit(event, outcome)];
     if (reply !== undefined) records.push({ type: "tool.refused", code: outcome.refusal.code, conversation_id: event.session_id, subject: outcome.envelope?.correlation?.call_id ?? "", detail: `replied with lineup.tool.error (outbox ${reply.order})` });
     return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
   }
 
   // The envelope's id goes into the event's log chunk and the display messages' pending marks into its
   // unseen marks: a row or two written per chunk and turn, not one per event (persistence/log-chunks.ts).
-  const chunkAt = chunkKeyOf(conversation.conversation_id, event.seq);
-  if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId({ collection: C.logChunks, key: chunkAt }))), outcome.envelope.id, event.seq)));
-  const storedMarks = asMarks(reads.get(readId({ collection: C.inboxUnseen, key: chunkAt })));
+  const chunk = chunkReads(conversation.conversation_id, event.seq);
+  const chunkAt = chunk.marks.key;
+  if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId(chunk.chunks[0]!))), outcome.envelope.id, event.seq)));
+  const storedMarks = asMarks(reads.get(readId(chunk.marks)));
   let marks = storedMarks;
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
@@ -121,6 +115,26 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   }
   if (marks !== storedMarks) writes.push(marksWrite(chunkAt, marks));
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
+}
+
+/** Each environment's clock as timestamps, made once (not a closure per event). */
+const stampers = new WeakMap<TransitionEnv, () => string>();
+
+function stamperOf(env: TransitionEnv): () => string {
+  let stamp = stampers.get(env);
+  if (stamp === undefined) stampers.set(env, (stamp = () => toTimestamp(env.now())));
+  return stamp;
+}
+
+/** The audit record of an event the filter chain did not accept. */
+function refusedAudit(event: Extract<RuntimeInput, { kind: "event" }>["event"], outcome: Exclude<FilterOutcome, { kind: "accepted" | "tool" }>): AuditDraft {
+  return {
+    type: "ingress.agent.refused",
+    code: outcome.refusal.code,
+    conversation_id: event.session_id,
+    subject: `${event.session_id}#${event.seq}`,
+    detail: outcome.refusal.message,
+  };
 }
 
 /** An answer to a card, from any of the user's devices (`action.responded`, `lineup.interaction.response`): recorded against the card. */
