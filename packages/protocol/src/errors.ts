@@ -92,6 +92,7 @@ const table = {
   not_owner: { area: "filter", rpc: JsonRpcCode.Forbidden, retryable: false, description: "The conversation, instance or operation does not belong to the sender or target." },
   not_subscribed: { area: "filter", rpc: JsonRpcCode.Refused, retryable: false, description: "The target app neither declared nor subscribed to this message type for this scope." },
   stale_inventory_revision: { area: "filter", rpc: JsonRpcCode.Conflict, retryable: false, description: "The call carries an old `inventory_revision`: refresh the inventory and call again." },
+  inbox_full: { area: "filter", rpc: JsonRpcCode.Refused, retryable: true, description: "The target app already has its limit of messages waiting for its acknowledgement in this conversation; this one was not stored for it. Retry once the app has caught up." },
 
   // --- Tool calls (spec 7.3) ---
   cancelled_by_user: { area: "tool", rpc: JsonRpcCode.Cancelled, retryable: false, description: "The user cancelled the call or declined the request." },

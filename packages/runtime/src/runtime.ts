@@ -72,6 +72,11 @@ export interface RuntimeOptions {
   readonly relistIntervalMs?: number;
   /** Inputs per mailbox turn (one commit). Default 256. */
   readonly maxInputsPerTurn?: number;
+  /**
+   * Messages needing an explicit ACK that may wait in one app's inbox per conversation; past it, a new one
+   * is refused for that app with `inbox_full` (audited). Default 1,000.
+   */
+  readonly maxPendingPerApp?: number;
   readonly clientInfo?: { readonly name: string; readonly version?: string };
 }
 
@@ -355,7 +360,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         auditHead: restored.auditHead,
         diagnostics,
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix) },
+        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix), ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }) },
         // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
         cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
         onState: (next) => {

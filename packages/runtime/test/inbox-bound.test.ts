@@ -3,13 +3,14 @@
  * when an app that was not running gets its backlog back, observed at the store (every inbox read and
  * its `limit`) and at the app (what it receives, in which order).
  *
- * The bounds that exist are bounds on each read, never a bound on the backlog itself:
- * - restoring reads no inbox rows (it only counts chat's pending ones, for the unread badge);
+ * Each read is bounded, and so is the backlog itself:
+ * - restoring reads no inbox message (one read of the pending rows counts each app's backlog);
  * - `subscribe({ include_pending: true })` reads the pending rows in pages of 200 (the DeliveryHub's
  *   page size) and hands each page to the app before it reads the next one;
  * - `list()` reads at most 500 messages per call (`MAX_HISTORY_PAGE`), whatever `limit` it is asked
  *   for, and gives a cursor for the rest.
- * How many messages may wait in an app's inbox is not bounded (docs/acceptance.md, box 3).
+ * - at most `maxPendingPerApp` (default 1,000) explicit-ack messages wait per app and conversation;
+ *   past that, a new one is refused for the app with `inbox_full`, audited, and not stored.
  *
  * "Key messages" here are `lineup.action.required` cards for chat: explicit-ack messages that stay
  * pending until the app acknowledges them.
@@ -27,7 +28,10 @@ import {
 } from "../src/index.js";
 import { MAX_HISTORY_PAGE } from "../src/persistence/history.js";
 import { createFakeClock, createSequentialIds } from "../src/testing/index.js";
-import { createMemoryStoreData, FakeAppServer, settle, until } from "./helpers/runtime-harness.js";
+import type { AppManifest } from "@lineup/protocol";
+import { whiteboardManifest } from "./apps-fixtures.js";
+import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
+import { createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
 
 /** The DeliveryHub's default page size for reading an app's pending backlog. */
 const PENDING_PAGE = 200;
@@ -61,7 +65,7 @@ interface Run {
 }
 
 /** A Runtime on `data` against `server` with nobody subscribed: chat is not running. */
-async function start(server: FakeAppServer, data: MemoryStoreData, run: string): Promise<Run> {
+async function start(server: FakeAppServer, data: MemoryStoreData, run: string, maxPendingPerApp?: number): Promise<Run> {
   const log: Logged[] = [];
   const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
   const runtime = createRuntime({
@@ -72,6 +76,7 @@ async function start(server: FakeAppServer, data: MemoryStoreData, run: string):
     clock: createFakeClock(),
     ids: createSequentialIds({ run }),
     relistIntervalMs: 0,
+    ...(maxPendingPerApp === undefined ? {} : { maxPendingPerApp }),
   });
   await runtime.start();
   await runtime.whenOnline();
@@ -136,9 +141,9 @@ describe("inbox recovery is bounded per read (spec 12 box 3)", () => {
     const { server, data } = await storeBacklog();
 
     const second = await start(server, data, "r1");
-    // Restoring and catching up read no inbox rows: they only counted chat's pending ones.
-    expect(second.log.filter((e) => e.kind === "read")).toEqual([]);
-    expect(second.log).toContainEqual({ kind: "count", collection: C.inboxPending });
+    // Restoring and catching up read no inbox message: one read of the pending rows counts each app's
+    // backlog (which maxPendingPerApp bounds), and that is all.
+    expect(second.log.filter((e) => e.kind !== "delivered")).toEqual([{ kind: "read", collection: C.inboxPending, limit: undefined }]);
     expect(second.runtime.conversations.list()[0]?.unread).toBe(BACKLOG);
     second.log.length = 0;
 
@@ -201,4 +206,114 @@ describe("inbox recovery is bounded per read (spec 12 box 3)", () => {
     expect((await chat.listMessages({ conversation_id: "s-1", limit: 0 })).messages).toHaveLength(1);
     await second.stop();
   }, 60_000);
+});
+
+describe("the backlog itself is bounded (spec 12 box 3)", () => {
+  const LIMIT = 5;
+  const refusals = async (data: MemoryStoreData) => {
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    const audit = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string; subject?: string; detail?: string });
+    const cards = (await store.range(C.inbox)).map(({ value }) => (value as AgentAppMessage).payload as { action_id?: string }).flatMap((p) => (p.action_id === undefined ? [] : [p.action_id]));
+    await store.close();
+    return { refused: audit.filter((r) => r.type === "ingress.agent.refused" && r.code === "inbox_full"), cards };
+  };
+  const card = (server: FakeAppServer, i: number) => server.agentRequestsAction("s-1", { action_id: `a-${i}`, kind: "approval", prompt: `Approve step ${i}?` });
+  /** A display message for chat: never bounded, counted in chat's unread badge until shown. */
+  const note = (server: FakeAppServer, i: number) =>
+    server.agentEnvelope("s-1", {
+      v: 1, id: `note-${i}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
+      sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
+      scope: { app_scope: "chat", conversation_id: "s-1" }, payload: { format: "text", text: `note ${i}` },
+    });
+
+  it(`past ${LIMIT} waiting key messages, a new one is refused for the app with inbox_full (audited, not stored); display messages still arrive; acknowledging makes room; the count survives a restart`, async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const first = await start(server, data, "r0", LIMIT);
+    const unread = (run: Run) => run.runtime.conversations.list()[0]?.unread;
+    for (let i = 1; i <= LIMIT + 2; i++) card(server, i);
+    note(server, 1);
+    // Five cards and the display message wait for chat (unread counts both); the sixth and seventh cards were refused.
+    await until(() => unread(first) === LIMIT + 1, 5_000, "five cards and the message stored");
+    await settle();
+    const chat = first.runtime.appPort("chat");
+    const stored = (await chat.listMessages({ conversation_id: "s-1" })).messages;
+    expect(stored.map((m) => (m.type === "lineup.message" ? "note" : (m.payload as { action_id: string }).action_id))).toEqual([...expectedIds(1, LIMIT), "note"]);
+    // Two cards acknowledged make room for two more; the third is refused again.
+    for (const message of stored.slice(0, 2)) await chat.acknowledge(message.message_id);
+    expect(unread(first)).toBe(LIMIT - 1);
+    for (let i = LIMIT + 3; i <= LIMIT + 5; i++) card(server, i);
+    note(server, 2);
+    await until(() => unread(first) === LIMIT + 2, 5_000, "two more cards and a message stored");
+    await settle();
+    await first.stop();
+    let seen = await refusals(data);
+    expect(seen.cards).toEqual([...expectedIds(1, LIMIT), "a-8", "a-9"]);
+    expect(seen.refused.map((r) => r.subject)).toEqual(["s-1#7", "s-1#8", "s-1#12"]);
+    expect(seen.refused.every((r) => r.detail?.startsWith("chat has 5 messages waiting") === true && r.detail.includes("lineup.action.required"))).toBe(true);
+
+    // After a restart the backlog is counted again from the store: still full, until a card is acknowledged.
+    const second = await start(server, data, "r1", LIMIT);
+    expect(unread(second)).toBe(LIMIT + 2);
+    card(server, LIMIT + 6);
+    note(server, 3);
+    await until(() => unread(second) === LIMIT + 3, 5_000, "the card refused, the message stored");
+    await settle();
+    const history = (await second.runtime.appPort("chat").listMessages({ conversation_id: "s-1" })).messages;
+    const third = history.find((m) => (m.payload as { action_id?: string }).action_id === "a-3")!;
+    await second.runtime.appPort("chat").acknowledge(third.message_id);
+    card(server, LIMIT + 7);
+    note(server, 4);
+    await until(() => unread(second) === LIMIT + 4, 5_000, "the card after an acknowledgement stored");
+    await settle();
+    await second.stop();
+    seen = await refusals(data);
+    expect(seen.refused.map((r) => r.subject)).toEqual(["s-1#7", "s-1#8", "s-1#12", "s-1#14"]);
+    expect(seen.cards).toEqual([...expectedIds(1, LIMIT), "a-8", "a-9", "a-12"]);
+  }, 30_000);
+
+  it("an app's backlog goes with its inbox when the app is removed: installed again, it starts from zero", async () => {
+    const key = await publisherKey();
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const d = await startDevice(server, data, { subscribe: false, extra: { trustedPublishers: [key.trustedKey], maxPendingPerApp: 2 } });
+    await d.runtime.whenOnline();
+    const manifest = whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.app.state.patch", scope: "conversation" }] } as Partial<AppManifest>);
+    const install = async () => expect((await d.runtime.appManager.install(await signedBundle(manifest, key), { approved: true })).status).toBe("succeeded");
+    let n = 0;
+    const patch = () =>
+      server.agentEnvelope("s-1", {
+        v: 1, id: `patch-${++n}`, type: "lineup.app.state.patch", timestamp: "2026-11-30T06:00:00.000Z",
+        sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "whiteboard" },
+        scope: { app_scope: "whiteboard", conversation_id: "s-1" }, payload: { patch: { n } },
+      });
+    const waiting = async () => (await d.runtime.appPort("whiteboard").listMessages({ conversation_id: "s-1" })).messages.map((m) => (m.payload as { patch: { n: number } }).patch.n);
+    // A display message for chat after the patches: once chat's unread badge shows it, the patches before it were handled.
+    const handled = async (notes: number) => {
+      server.agentEnvelope("s-1", {
+        v: 1, id: `note-${notes}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
+        sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
+        scope: { app_scope: "chat", conversation_id: "s-1" }, payload: { format: "text", text: `note ${notes}` },
+      });
+      await until(() => d.runtime.conversations.list()[0]?.unread === notes, 5_000, `note ${notes}`);
+    };
+
+    await install();
+    const seqs = [patch().seq, patch().seq, patch().seq];
+    await handled(1);
+    expect(await waiting()).toEqual([1, 2]);
+
+    expect((await d.runtime.appManager.remove("whiteboard", { confirmed: true })).status).toBe("succeeded");
+    await install();
+    for (let i = 0; i < 2; i++) patch();
+    await handled(2);
+    expect(await waiting()).toEqual([4, 5]);
+    await d.stop();
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    const refused = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string; subject?: string }).filter((r) => r.code === "inbox_full");
+    await store.close();
+    expect(refused.map((r) => r.subject)).toEqual([`s-1#${seqs[2]}`]);
+  });
 });

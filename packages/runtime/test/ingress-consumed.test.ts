@@ -24,9 +24,23 @@ const text = (id: string, body: string, over: JsonObject = {}): JsonObject => ({
 const texts = (messages: readonly { type: string; payload: unknown }[]) => messages.filter((m) => m.type === "lineup.message").map((m) => (m.payload as { text: string }).text);
 
 describe("bad events are consumed, not fatal", () => {
+  // Every malformed form of the routing scope (spec 12 box 1), end to end, and a newer version.
   it.each([
     ["no scope", { scope: undefined }, "scope_missing"],
+    ["a null scope", { scope: null }, "scope_missing"],
+    ["a scope that is a string", { scope: "chat" }, "scope_missing"],
+    ["no app_scope", { scope: { conversation_id: "s-1" } }, "scope_missing"],
+    ["an empty app_scope", { scope: { app_scope: "", conversation_id: "s-1" } }, "scope_invalid"],
+    ["an app_scope that is a number", { scope: { app_scope: 7, conversation_id: "s-1" } }, "scope_invalid"],
     ["a malformed app scope", { scope: { app_scope: "Chat!", conversation_id: "s-1" } }, "scope_invalid"],
+    ["an app_scope too long", { scope: { app_scope: "a".repeat(200), conversation_id: "s-1" } }, "scope_invalid"],
+    ["no conversation_id", { scope: { app_scope: "chat" } }, "scope_missing"],
+    ["an empty conversation_id", { scope: { app_scope: "chat", conversation_id: "" } }, "scope_invalid"],
+    ["a conversation_id that is a number", { scope: { app_scope: "chat", conversation_id: 1 } }, "scope_invalid"],
+    ["a conversation_id too long", { scope: { app_scope: "chat", conversation_id: "s".repeat(600) } }, "scope_invalid"],
+    ["a conversation_id with a control character", { scope: { app_scope: "chat", conversation_id: "s-1\u0000" } }, "scope_invalid"],
+    ["a conversation_id with a space", { scope: { app_scope: "chat", conversation_id: "s 1" } }, "scope_invalid"],
+    ["another conversation's id", { scope: { app_scope: "chat", conversation_id: "s-2" } }, "scope_mismatch"],
     ["a newer envelope version", { v: 2 }, "envelope_unsupported_version"],
   ])("an envelope with %s is refused with its code; the next message arrives once", async (_name, over, code) => {
     const server = new FakeAppServer();
@@ -34,6 +48,7 @@ describe("bad events are consumed, not fatal", () => {
     const data = createMemoryStoreData();
     const d = await startDevice(server, data);
     await d.runtime.whenOnline();
+    server.createSession({ session_id: "s-2", agent_id: "agent-1" });
     const bad = text("bad-1", "broken", over as JsonObject);
     if ((over as { scope?: unknown }).scope === undefined && "scope" in over) delete bad["scope"];
     server.agentEnvelope("s-1", bad);
@@ -46,6 +61,10 @@ describe("bad events are consumed, not fatal", () => {
     expect(await store.get(C.cursors, "s-1")).toEqual({ seq: 3 }); // session.started, the bad one, the good one
     const refused = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string }).filter((r) => r.type === "ingress.agent.refused");
     expect(refused.map((r) => r.code)).toEqual([code]);
+    // Kept out of every app's inbox and history, too.
+    const stored = (await store.range(C.inbox)).map(({ value }) => JSON.stringify(value));
+    expect(stored.some((row) => row.includes("after the bad one"))).toBe(true);
+    expect(stored.some((row) => row.includes("broken"))).toBe(false);
     await store.close();
   });
 

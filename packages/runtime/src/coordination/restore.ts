@@ -75,12 +75,26 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     unseenChat.set(parsed.conversation_id, (unseenChat.get(parsed.conversation_id) ?? 0) + unseenOf(marks, CHAT_APP_SCOPE).length);
   }
   if (pruned.length > 0) await store.commit(pruned);
+  // Each app's backlog of explicit-ack messages per conversation (backlog.ts): one read of the pending
+  // rows, which that bound keeps small. Keys are `<app>/<conversation>/<seq>`.
+  const pending = new Map<string, Record<string, number>>();
+  for (const { key } of await store.range(C.inboxPending)) {
+    const app = key.indexOf("/");
+    const seq = key.lastIndexOf("/");
+    if (app <= 0 || seq <= app) continue;
+    const conversationId = key.slice(app + 1, seq);
+    const counts = pending.get(conversationId) ?? (Object.create(null) as Record<string, number>);
+    const appScope = key.slice(0, app);
+    counts[appScope] = (counts[appScope] ?? 0) + 1;
+    pending.set(conversationId, counts);
+  }
   const conversations = new Map<string, Conversation>();
   for (const { key, value } of await store.range(C.sessions)) {
-    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread">;
+    const { pending: _stale, ...record } = value as unknown as Omit<Conversation, "cursor" | "following" | "unread">;
     const cursor = ((await store.get(C.cursors, key)) as { seq?: number } | undefined)?.seq ?? 0;
-    const unread = (await store.count(C.inboxPending, { prefix: `${CHAT_APP_SCOPE}/${key}/` })) + (unseenChat.get(key) ?? 0);
-    conversations.set(key, { ...record, cursor, following: { status: "idle" }, unread });
+    const counts = pending.get(key);
+    const unread = (counts?.[CHAT_APP_SCOPE] ?? 0) + (unseenChat.get(key) ?? 0);
+    conversations.set(key, { ...record, cursor, following: { status: "idle" }, unread, ...(counts === undefined ? {} : { pending: counts }) });
   }
 
   const calls: Record<string, CallRecord> = {};

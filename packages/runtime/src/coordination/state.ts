@@ -42,6 +42,8 @@ export interface Conversation {
   readonly following: Following;
   /** Pending (unacknowledged) messages in chat's inbox. */
   readonly unread: number;
+  /** Explicit-ack messages waiting in each app's inbox (absent: none); bounded, see `backlog.ts`. Not stored: counted at restore. */
+  readonly pending?: { readonly [appScope: string]: number };
 }
 
 export interface Identity {
@@ -103,6 +105,7 @@ export function conversationFromSession(session: Session, previous: Conversation
     cursor: previous?.cursor ?? 0,
     following: previous?.following ?? { status: "idle" },
     unread: previous?.unread ?? 0,
+    ...(previous?.pending === undefined ? {} : { pending: previous.pending }),
   };
 }
 

@@ -6,6 +6,7 @@ import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { Conversation, RuntimeState } from "../state.js";
+import { withPending } from "../backlog.js";
 
 type AcknowledgeInput = Extract<RuntimeInput, { kind: "acknowledge" }>;
 
@@ -57,6 +58,8 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
     } else {
       if (key === undefined || reads.get(readId({ collection: C.inboxPending, key })) === undefined) continue;
       writes.push(...acknowledgeWrites(key));
+      const conversation = conversations.get(parsed.conversation_id);
+      if (conversation !== undefined) conversations.set(parsed.conversation_id, withPending(conversation, input.app_scope, -1));
     }
     seen.add(id);
     acknowledged.push(id);

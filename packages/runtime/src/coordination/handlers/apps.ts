@@ -25,7 +25,8 @@ import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { refuseAppCalls } from "../../tools/reports.js";
 import { applyCallDecision, closeInstancesOf, republishInventories, Step, writeApp } from "../apps-step.js";
 import type { AppManagerRequest, RuntimeInput, TransitionResult } from "../inputs.js";
-import type { RuntimeState } from "../state.js";
+import type { Conversation, RuntimeState } from "../state.js";
+import { pendingOf, withPending } from "../backlog.js";
 import type { TransitionEnv } from "./env.js";
 
 /** How many operations the App Registry can look back on. */
@@ -106,6 +107,15 @@ function runAppEffect(step: Step, env: TransitionEnv, effect: AppEffect, referen
         { op: "deleteRange", collection: C.inboxPending, range: { prefix } },
         { op: "deleteRange", collection: C.sessionData, range: { prefix } },
       );
+      // Its inbox is gone, and with it its backlog.
+      let conversations: Map<string, Conversation> | undefined;
+      for (const conversation of step.state.conversations.values()) {
+        const waiting = pendingOf(conversation, effect.app_scope);
+        if (waiting === 0) continue;
+        conversations ??= new Map(step.state.conversations);
+        conversations.set(conversation.conversation_id, withPending(conversation, effect.app_scope, -waiting));
+      }
+      if (conversations !== undefined) step.state = { ...step.state, conversations };
       step.deliveries.push({ kind: "app.removed", app_scope: effect.app_scope });
       return;
     }

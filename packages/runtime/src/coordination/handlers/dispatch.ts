@@ -11,6 +11,7 @@ import type { TransitionEnv } from "./env.js";
 import { sessionRecordWrite } from "./sessions.js";
 import { appDirectoryOf } from "../app-directory.js";
 import { republishInventories, Step } from "../apps-step.js";
+import { withPending } from "../backlog.js";
 
 const MAX_TEXT = 65_536;
 
@@ -93,7 +94,9 @@ function answer(state: RuntimeState, appScope: string, conversation: Conversatio
   }
   const response = action.response;
   const ack = acknowledgeWrites(key);
-  const unread = appScope === CHAT_APP_SCOPE ? { ...conversation, unread: Math.max(0, conversation.unread - 1) } : conversation;
+  // Answering a card acknowledges it: it leaves the app's backlog (and chat's unread count).
+  const answered = withPending(conversation, appScope, -1);
+  const unread = appScope === CHAT_APP_SCOPE ? { ...answered, unread: Math.max(0, answered.unread - 1) } : answered;
 
   if (card.type === "lineup.action.required") {
     const record = card.payload as { action_id: string; kind: "approval" | "choice" | "input" };

@@ -21,4 +21,6 @@ export interface TransitionEnv {
   now(): number;
   /** A fresh id (IdSource); the shell's only non-data input to a transition. */
   newId(prefix: string): string;
+  /** Explicit-ack messages that may wait per app and conversation (`backlog.ts`). Default 1,000. */
+  readonly maxPendingPerApp?: number;
 }

@@ -16,6 +16,7 @@ import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type R
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
+import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 
 const cursorWrite = (conversationId: string, seq: number): StoreWrite => ({ op: "put", collection: C.cursors, key: conversationId, value: { seq } });
 
@@ -86,9 +87,26 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   let marks = storedMarks;
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
+  const audit: AuditDraft[] = [];
   if (draft !== undefined) {
     const seqKey = padNumber(event.seq);
+    const limit = env.maxPendingPerApp ?? DEFAULT_MAX_PENDING_PER_APP;
     for (const appScope of outcome.recipients) {
+      if (draft.delivery !== "display") {
+        // The app's backlog of messages awaiting its ACK is bounded: past it, this app is refused the message.
+        const waiting = pendingOf(next, appScope);
+        if (waiting >= limit) {
+          audit.push({
+            type: "ingress.agent.refused",
+            code: "inbox_full",
+            conversation_id: event.session_id,
+            subject: `${event.session_id}#${event.seq}`,
+            detail: `${appScope} has ${waiting} messages waiting for acknowledgement in ${event.session_id} (at most ${limit}); ${draft.type} not stored for it`,
+          });
+          continue;
+        }
+        next = withPending(next, appScope, 1);
+      }
       const envelope = draft.envelope;
       const message: AgentAppMessage = {
         message_id: messageIdFor(conversation.conversation_id, event.seq),
@@ -114,7 +132,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     }
   }
   if (marks !== storedMarks) writes.push(marksWrite(chunkAt, marks));
-  return { state: withConversation(nextState, next), writes, effects, deliveries, audit: [] };
+  return { state: withConversation(nextState, next), writes, effects, deliveries, audit };
 }
 
 /** Each environment's clock as timestamps, made once (not a closure per event). */
