@@ -292,11 +292,7 @@ describe("the backlog itself is bounded (spec 12 box 3)", () => {
     const waiting = async () => (await d.runtime.appPort("whiteboard").listMessages({ conversation_id: "s-1" })).messages.map((m) => (m.payload as { patch: { n: number } }).patch.n);
     // A display message for chat after the patches: once chat's unread badge shows it, the patches before it were handled.
     const handled = async (notes: number) => {
-      server.agentEnvelope("s-1", {
-        v: 1, id: `note-${notes}`, type: "lineup.message", timestamp: "2026-11-30T06:00:00.000Z",
-        sender: { kind: "agent", id: "agent-1" }, target: { kind: "app", app_scope: "chat" },
-        scope: { app_scope: "chat", conversation_id: "s-1" }, payload: { format: "text", text: `note ${notes}` },
-      });
+      note(server, notes);
       await until(() => d.runtime.conversations.list()[0]?.unread === notes, 5_000, `note ${notes}`);
     };
 

@@ -147,43 +147,59 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
   // belongs to no app: only conversation-wide observers (chat's cards) may see it.
   const toRuntime = envelope?.target.kind === "runtime";
   const targetApp = envelope === undefined ? conversation.app_scope : envelope.target.kind === "app" ? envelope.target.app_scope : envelope.scope.app_scope;
-  const withEnvelope = { ...(envelope === undefined ? {} : { envelope }), target_app: targetApp };
+  // What a refusal from here on carries (built only when one is made).
+  const about = (): { envelope?: RuntimeEnvelope; target_app: string } => (envelope === undefined ? { target_app: targetApp } : { envelope, target_app: targetApp });
   if (!toRuntime) {
     const app = ctx.apps.get(targetApp);
-    if (app === undefined) return refuse("app_not_installed", `no app ${targetApp} is installed`, withEnvelope);
-    if (!app.enabled) return refuse("app_disabled", `app ${targetApp} is disabled`, withEnvelope);
+    if (app === undefined) return refuse("app_not_installed", `no app ${targetApp} is installed`, about());
+    if (!app.enabled) return refuse("app_disabled", `app ${targetApp} is disabled`, about());
   }
 
   // 7. ownership
   if (envelope !== undefined) {
     const instanceId = envelope.scope.instance_id ?? envelope.target.instance_id;
     if (instanceId !== undefined && !ctx.instances.ownsInstance(conversation.conversation_id, targetApp, instanceId)) {
-      return refuse("not_owner", `instance ${instanceId} does not belong to ${conversation.conversation_id}`, withEnvelope);
+      return refuse("not_owner", `instance ${instanceId} does not belong to ${conversation.conversation_id}`, about());
     }
     const operationId = envelope.scope.operation_id;
     if (operationId !== undefined && !ctx.instances.ownsOperation(conversation.conversation_id, operationId)) {
-      return refuse("not_owner", `operation ${operationId} does not belong to ${conversation.conversation_id}`, withEnvelope);
+      return refuse("not_owner", `operation ${operationId} does not belong to ${conversation.conversation_id}`, about());
     }
   }
 
   // 8. subscription intersection: declared subscriptions ∩ target app ∩ the conversation's scope
-  const recipients = ctx.apps
-    .list()
-    .filter((app) => app.enabled)
-    .filter((app) =>
-      app.subscriptions.some(
-        (subscription) =>
-          subscription.types.includes(draft.type) &&
-          (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversation.app_scope),
-      ),
-    )
-    .map((app) => app.app_scope);
+  const recipients = recipientsOf(ctx.apps, draft.type, toRuntime, targetApp, conversation.app_scope);
   if (recipients.length === 0) {
     return refuse(
       draft.type === "lineup.tool.invoke" ? "tool_not_visible" : "not_subscribed",
       `no app subscribes to ${draft.type} for ${targetApp} in ${conversation.conversation_id}`,
-      withEnvelope,
+      about(),
     );
   }
-  return { kind: "accepted", draft, recipients, ...(envelope === undefined ? {} : { envelope }) };
+  return envelope === undefined ? { kind: "accepted", draft, recipients } : { kind: "accepted", draft, recipients, envelope };
+}
+
+/** Per directory (one per registry state, never mutated): the recipients of each kind of message seen. */
+const recipientsMemo = new WeakMap<AppDirectory, Map<string, readonly string[]>>();
+
+/** The enabled apps that subscribe to `type` sent to `targetApp` (or the Runtime) in a conversation of `conversationApp`. */
+function recipientsOf(apps: AppDirectory, type: string, toRuntime: boolean, targetApp: string, conversationApp: string): readonly string[] {
+  let memo = recipientsMemo.get(apps);
+  if (memo === undefined) recipientsMemo.set(apps, (memo = new Map()));
+  const key = `${type}\u0000${toRuntime ? "runtime" : targetApp}\u0000${conversationApp}`;
+  let recipients = memo.get(key);
+  if (recipients === undefined) {
+    recipients = apps
+      .list()
+      .filter((app) => app.enabled)
+      .filter((app) =>
+        app.subscriptions.some(
+          (subscription) =>
+            subscription.types.includes(type) && (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversationApp),
+        ),
+      )
+      .map((app) => app.app_scope);
+    memo.set(key, recipients);
+  }
+  return recipients;
 }

@@ -7,17 +7,24 @@ import type { InstanceDirectory } from "../apps/instance-directory.js";
 import { getInstance } from "../apps/instances/state.js";
 import type { RuntimeState } from "./state.js";
 
-/** Two closures over the state: cheaper to make per event than to cache. */
+/** The last directory made, for the instances and calls it reads: consecutive events share it. */
+let last: { readonly instances: RuntimeState["instances"]; readonly tools: RuntimeState["tools"]; readonly directory: InstanceDirectory } | undefined;
+
+/** Reads the state's instances and calls as they are (both are replaced, never mutated, by transitions). */
 export function instanceDirectoryOf(state: Pick<RuntimeState, "instances" | "tools">): InstanceDirectory {
-  return {
+  const { instances, tools } = state;
+  if (last !== undefined && last.instances === instances && last.tools === tools) return last.directory;
+  const directory: InstanceDirectory = {
     ownsInstance(conversationId, appScope, instanceId) {
-      const instance = getInstance(state.instances, instanceId);
+      const instance = getInstance(instances, instanceId);
       if (instance === undefined || instance.app_scope !== appScope) return false;
       if (instance.status === "closed" || instance.status === "failed") return false;
       return instance.policy === "singleton" || instance.conversation_id === conversationId;
     },
     ownsOperation(conversationId, operationId) {
-      return Object.values(state.tools.calls).some((call) => call.operation?.operation_id === operationId && call.conversation_id === conversationId && call.phase === "operation_running");
+      return Object.values(tools.calls).some((call) => call.operation?.operation_id === operationId && call.conversation_id === conversationId && call.phase === "operation_running");
     },
   };
+  last = { instances, tools, directory };
+  return directory;
 }
