@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "vitest";
 import type { AppDiagnostic, AppInstancePhase, InstanceAppRuntimeSDK } from "../src/index.js";
-import { statusesBetween } from "../src/instance-lifecycle.js";
 import type { TestRuntime } from "../src/testkit/index.js";
 import { notesManifest, until, useTestRuntime } from "./fixtures.js";
 
@@ -137,18 +136,7 @@ describe("the app instance lifecycle through the SDK", () => {
   });
 });
 
-describe("statusesBetween: what one commit's snapshot implies the instance went through", () => {
-  it("fills in the one shortest path, and ends a departed instance closed after closing, else failed", () => {
-    expect(statusesBetween("launching", "active")).toEqual(["active"]);
-    expect(statusesBetween("suspended", "active")).toEqual(["restoring", "active"]);
-    expect(statusesBetween("suspended", "backgrounded")).toEqual(["restoring", "backgrounded"]);
-    expect(statusesBetween("active", "suspended")).toEqual(["backgrounded", "suspended"]);
-    expect(statusesBetween("active", "active")).toEqual([]);
-    expect(statusesBetween("closing", undefined)).toEqual(["closed"]);
-    expect(statusesBetween("active", undefined)).toEqual(["failed"]);
-    expect(statusesBetween("closed", undefined)).toEqual([]);
-  });
-
+describe("an instance's SDK and the Runtime's other parts", () => {
   it("an instance's SDK serves that instance's tool calls, and its session data is the conversation's", async () => {
     const k = await start();
     const sdk = await launchNotes(k);

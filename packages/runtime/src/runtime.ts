@@ -6,7 +6,8 @@
  */
 import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
-import { getInstance, type AppInstance } from "./apps/instances/state.js";
+import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
+import type { InstanceStatus } from "./apps/instances/lifecycle.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
@@ -146,6 +147,12 @@ export interface AppPort {
    * listener is dropped. Changes made and undone within one commit are not seen. Refuses as `instance`.
    */
   subscribeInstance(instanceId: string, listener: (instance: AppInstance | undefined) => void): Unsubscribe;
+  /**
+   * Every lifecycle step of one of this app's instances, exactly as the Runtime made them and in order,
+   * after the commit that made them — two steps in one commit (suspended → restoring → active) are two
+   * calls. The listener is dropped after the step to `closed` or `failed`. Refuses as `instance`.
+   */
+  subscribeInstanceChanges(instanceId: string, listener: (change: { readonly from: InstanceStatus; readonly to: InstanceStatus }) => void): Unsubscribe;
   /**
    * Asks the Capability Gateway for a device capability (spec 6.3). Resolves with a result from the
    * closed set (`completed` or a refusal with its code); it never rejects for a refusal.
@@ -343,6 +350,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
 
   /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
+  /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
+  const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
   const ownInstance = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
     if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
@@ -377,6 +386,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         afterCommit: async (deliveries, effects) => {
           toolHub.run(deliveries);
           for (const delivery of deliveries) {
+            if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);
@@ -510,6 +520,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
         instance: (instanceId) => ownInstance(appScope, instanceId),
+        subscribeInstanceChanges(instanceId, listener) {
+          ownInstance(appScope, instanceId);
+          const off = instanceChanges.subscribe((change) => {
+            if (change.instance_id !== instanceId || change.from === "not_running") return;
+            if (change.to === "closed" || change.to === "failed") off();
+            listener({ from: change.from, to: change.to });
+          });
+          return off;
+        },
         subscribeInstance(instanceId, listener) {
           let last: AppInstance | undefined = ownInstance(appScope, instanceId);
           const off = runtimeApps.instances.subscribe((snapshot) => {

@@ -1,7 +1,8 @@
 /**
- * `AppPort.instance` and `AppPort.subscribeInstance` (spec 6.1): an app reads and follows its OWN
- * instances through its port — each committed change in order, then `undefined` once the instance has
- * left the Runtime — and another app's instance is `not_found`, exactly like one that does not exist.
+ * `AppPort.instance`, `AppPort.subscribeInstance` and `AppPort.subscribeInstanceChanges` (spec 6.1): an
+ * app reads and follows its OWN instances through its port — each committed state in order, then
+ * `undefined` once the instance has left the Runtime; or each lifecycle step exactly — and another app's
+ * instance is `not_found`, exactly like one that does not exist.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { AppInstance } from "../src/index.js";
@@ -46,6 +47,27 @@ describe("AppPort instance lifecycle", () => {
     // The listener was dropped with the instance: later commits do not reach it.
     await runtime.instances.focus(timer.instance_id);
     expect(seen).toHaveLength(5);
+  });
+
+  it("reports every step of the app's own instance exactly, as from → to pairs in commit order, and drops the listener after closed", async () => {
+    const d = await twoApps();
+    const { runtime } = d;
+    const board = runtime.appPort("whiteboard");
+    const { instance_id } = await board.launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
+    const steps: string[] = [];
+    board.subscribeInstanceChanges(instance_id, ({ from, to }) => steps.push(`${from}→${to}`));
+    await runtime.instances.ready(instance_id);
+    const timer = await runtime.appManager.launch({ app_scope: "pomodoro", conversation_id: "s-1" });
+    await runtime.instances.ready(timer.instance_id);
+    await runtime.instances.focus(instance_id);
+    await runtime.instances.background(instance_id);
+    await board.closeInstance(instance_id);
+    await runtime.instances.closed(instance_id);
+    expect(steps).toEqual(["launching→active", "active→backgrounded", "backgrounded→active", "active→backgrounded", "backgrounded→closing", "closing→closed"]);
+    await runtime.instances.focus(timer.instance_id);
+    expect(steps).toHaveLength(6);
+    expect(() => runtime.appPort("pomodoro").subscribeInstanceChanges(timer.instance_id, () => undefined)).not.toThrow();
+    expect(() => runtime.appPort("whiteboard").subscribeInstanceChanges(timer.instance_id, () => undefined)).toThrow(expect.objectContaining({ code: "not_found" }));
   });
 
   it("an app cannot read or follow another app's instance: not_found, as for an id that does not exist", async () => {

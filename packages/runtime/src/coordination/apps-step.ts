@@ -238,8 +238,9 @@ export function applyInstanceResult(step: Step, env: TransitionEnv, result: Extr
   return applyInstances(step, env, result.value.state, result.value.changes);
 }
 
-export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly Pick<InstanceChange, "instance_id" | "to">[]): CallDecision | undefined {
+export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly InstanceChange[]): CallDecision | undefined {
   const pruned = pruneFinishedInstances(instances);
+  if (changes.length > 0) step.deliveries.push({ kind: "instances.changed", changes });
   let apps = step.state.apps;
   const touched = new Set(changes.map((c) => instances.instances[c.instance_id]?.app_scope).filter((s): s is string => s !== undefined));
   for (const scope of touched) apps = withActiveInstanceCount(apps, scope, liveInstanceCount(pruned, scope));

@@ -10,6 +10,7 @@ import type { OutboxEntry } from "../communication/outbox.js";
 import type { CapabilityHostSnapshot } from "../capabilities/loop-state.js";
 import type { CapabilityStep } from "../capabilities/state.js";
 import type { AgentAppMessage } from "../persistence/inbox.js";
+import type { InstanceChange } from "../apps/instances/state.js";
 import type { StoreValue, StoreWrite } from "../persistence/store.js";
 import type { Identity, RuntimeState } from "./state.js";
 import type { Lifecycle } from "./lifecycle.js";
@@ -174,7 +175,9 @@ export type Delivery =
   /** The call is over (cancelled, expired, app disabled): the handler stops and reports nothing more. */
   | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
   /** An app's data went away (remove): its session data subscribers and caches are dropped. */
-  | { readonly kind: "app.removed"; readonly app_scope: string };
+  | { readonly kind: "app.removed"; readonly app_scope: string }
+  /** Every instance lifecycle step the commit made, in order (two steps of one instance in one commit stay two). */
+  | { readonly kind: "instances.changed"; readonly changes: readonly InstanceChange[] };
 
 /** An audit fact before it is chained (the shell hashes and stores it in the same commit). */
 export interface AuditDraft {
