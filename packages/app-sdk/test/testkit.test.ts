@@ -57,6 +57,22 @@ describe("createTestRuntime", () => {
     expect(outcome.result).toMatchObject({ outcome: "completed", ends_at: "2026-11-30T06:25:00.000Z", ended_at: "2026-11-30T06:25:00.000Z" });
   });
 
+  it("an app interrupts its running operation through its port: the Runtime ends the call with its one interrupted result", async () => {
+    kit = await createTestRuntime({ apps: [{ manifest: timerManifest() }] });
+    kit.sdk("timer").tools.registerOperation<{ minutes: number }>("focus.start", (args) => ({ duration_ms: args.minutes * 60_000 }));
+    const call = await kit.agent.invoke("timer", "focus.start", { minutes: 25 });
+    await call.waitFor("lineup.tool.progress");
+    kit.advanceTime(10 * 60_000);
+    const [instance] = kit.runtime.instances.snapshot().instances;
+    await kit.runtime.appPort("timer").interruptOperations(instance!.conversation_id!, "stopped by the user");
+    const outcome = await call.done;
+    expect(outcome.result).toMatchObject({ outcome: "interrupted", reason: "stopped by the user", ends_at: "2026-11-30T06:25:00.000Z", ended_at: "2026-11-30T06:10:00.000Z" });
+    // Once: the deadline passing later changes nothing, and a second interrupt finds nothing to end.
+    kit.advanceTime(20 * 60_000);
+    await kit.runtime.appPort("timer").interruptOperations(instance!.conversation_id!, "again");
+    expect(call.outputs().filter(([type]) => type === "lineup.tool.result" || type === "lineup.tool.error")).toHaveLength(1);
+  });
+
   it("refuses a call at a stale inventory revision; a manifest that cannot be installed fails with its code", async () => {
     kit = await createTestRuntime({ apps: [{ manifest: notesManifest() }] });
     kit.sdk("notes").tools.register("notes.do", () => ({}));

@@ -129,6 +129,11 @@ export interface AppPort {
   registerToolHandler(handler: ToolCallHandler, instanceId?: string): Unsubscribe;
   /** Progress, the one result or error of a call delivered to this app; refused (`call_not_active`, `not_owner`) once it is over. */
   reportTool(callId: string, report: ToolReport, instanceId?: string): Promise<void>;
+  /**
+   * Ends this app's Runtime-owned operations in a conversation (the user stopped the timer, spec 6.3):
+   * a running one gets its one `interrupted` result, one still starting `activation_cancelled`.
+   */
+  interruptOperations(conversationId: string, reason: string): Promise<void>;
   /** The immutable result card of a finished call (spec 6.3 `inline_card`), if its app offers one. */
   resultCard(callId: string): Promise<ResultCard | undefined>;
   /** Session data of one app session of this app (spec 6.3); `app_session_id` defaults to `main`. */
@@ -501,6 +506,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         async reportTool(callId, report, instanceId) {
           await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
           if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
+        },
+        async interruptOperations(conversationId, reason) {
+          // Not about one call: the report names none.
+          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: "", report: { kind: "interrupt_operations", conversation_id: conversationId, reason: reason.slice(0, 200) } });
         },
         async resultCard(callId) {
           return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;

@@ -11,12 +11,17 @@ export {
   AGENT_TOOLS,
   defineAgentTools,
   isAgentTools,
+  isTimedOperation,
+  MAX_TIMED_OPERATION_MS,
+  TIMED_OPERATION,
+  timedOperation,
   toolDescriptors,
   type AgentTool,
   type AgentToolDefinition,
   type AgentToolDescriptorFields,
   type AgentTools,
   type ToolContext,
+  type TimedOperation,
   type ToolProgress,
 } from "./tools/define.js";
 export { isAppToolErrorCode, ToolFailure, type AppToolErrorCode } from "./tools/failure.js";

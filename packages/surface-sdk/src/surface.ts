@@ -78,6 +78,11 @@ export interface Surface {
     autoResize(element?: Element): Unsubscribe;
   };
   readonly tools: { serve(tools: AgentTools): Unsubscribe };
+  /** The app's Runtime-owned operations (a tool handler starts one with `timedOperation`). */
+  readonly operations: {
+    /** Ends this app's running operations in this instance's conversation: each call gets its one `interrupted` result from the Runtime. */
+    interrupt(reason?: string): Promise<void>;
+  };
   onThemeChange(listener: (theme: BridgeTheme) => void): Unsubscribe;
   onLocaleChange(listener: (change: { locale: string; timezone: string }) => void): Unsubscribe;
   onDisplayModeChange(listener: (mode: AppContext["display_mode"]) => void): Unsubscribe;
@@ -176,6 +181,11 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
       launch: (request) => channel.request("app.launch", request),
       close: async (instanceId) => {
         await channel.request("app.close", instanceId === undefined ? {} : { instance_id: instanceId });
+      },
+    },
+    operations: {
+      async interrupt(reason) {
+        await channel.request("operation.interrupt", reason === undefined ? {} : { reason: reason.slice(0, 200) });
       },
     },
     surface: {

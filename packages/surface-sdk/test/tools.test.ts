@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectSurface, defineAgentTools, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
+import { connectSurface, defineAgentTools, timedOperation, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
 import { eventually, FakeHost } from "./fake-host.js";
 
 const tools = defineAgentTools({
@@ -157,6 +157,48 @@ describe("tool.invoke dispatch", () => {
     expect(await pendingCall).toMatchObject({ outcome: "failed", code: "cancelled_by_user" });
     await eventually(() => expect(host.requestsOf("tool.fail")).toHaveLength(0));
     expect(host.requestsOf("tool.complete")).toHaveLength(0);
+  });
+
+  it("an operation handler that returns timedOperation(ms) at once hands the call to the Runtime: { duration_ms }, and nothing more from the app", async () => {
+    const timer = defineAgentTools({
+      "timer.start": {
+        call_model: "operation",
+        input_schema: { type: "object", properties: { minutes: { type: "integer", minimum: 1 } }, required: ["minutes"] },
+        output_schema: { type: "object" },
+        handler: (args: { minutes: number }) => timedOperation(args.minutes * 60_000),
+      },
+      "timer.late": {
+        call_model: "operation",
+        input_schema: { type: "object" },
+        output_schema: { type: "object" },
+        // Through a promise it is too late to be a timed operation: the call fails, and says why.
+        handler: async () => timedOperation(1_000),
+      },
+      "timer.command": {
+        call_model: "command",
+        input_schema: { type: "object" },
+        output_schema: { type: "object" },
+        handler: () => timedOperation(1_000),
+      },
+    });
+    surface.tools.serve(timer);
+    expect(await host.invoke({ call_id: "t1", method: "timer.start", arguments: { minutes: 25 } })).toEqual({ outcome: "completed", result: { duration_ms: 1_500_000 } });
+    const failed = host.nextRequest("tool.fail");
+    expect(await host.invoke({ call_id: "t2", method: "timer.late", arguments: {} })).toEqual({ outcome: "pending" });
+    expect((await failed).params).toMatchObject({ call_id: "t2", code: "handler_failed", message: expect.stringContaining("at once") as unknown });
+    expect(await host.invoke({ call_id: "t3", method: "timer.command", arguments: {} })).toMatchObject({ outcome: "failed", code: "handler_failed" });
+    expect(host.requestsOf("tool.complete")).toEqual([]);
+    expect(() => timedOperation(0)).toThrow(RangeError);
+    expect(() => timedOperation(1.5)).toThrow(RangeError);
+    expect(() => timedOperation(86_400_001)).toThrow(RangeError);
+  });
+
+  it("operations.interrupt asks the host to end the app's Runtime-owned operations, with a reason of at most 200 characters", async () => {
+    host.on("operation.interrupt", () => ({}));
+    await surface.operations.interrupt("stopped by the user");
+    await surface.operations.interrupt();
+    await surface.operations.interrupt("x".repeat(300));
+    expect(host.requestsOf("operation.interrupt").map((r) => r.params)).toEqual([{ reason: "stopped by the user" }, {}, { reason: "x".repeat(200) }]);
   });
 
   it("a deadline aborts the handler and fails the call with operation_expired", async () => {

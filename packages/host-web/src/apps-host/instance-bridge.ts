@@ -124,6 +124,12 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             await runtime.appManager.closeInstance(p.instance_id ?? instance.instance_id).catch(rethrow);
             return {};
           }
+          case "operation.interrupt": {
+            const p = params as { reason?: string };
+            if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so it runs no operations");
+            await port.interruptOperations(instance.conversation_id, p.reason ?? "stopped in the app").catch(rethrow);
+            return {};
+          }
           case "app.launch": {
             const p = params as { app_scope: string; entrypoint?: string };
             const launched = await port

@@ -13,6 +13,7 @@ import {
   BridgeAgentMessageEventSchema,
   BridgeAgentMessageSubscribeParamsSchema,
   BridgeAppCloseParamsSchema,
+  BridgeOperationInterruptParamsSchema,
   BridgeAppLaunchParamsSchema,
   BridgeAppLaunchResultSchema,
   BridgeAppToolOutcomeSchema,
@@ -106,6 +107,7 @@ export const BRIDGE_METHODS = {
   "event.emit": method("event.emit", "to_host", "Emits an event the app's manifest declares; the Runtime forwards it as `lineup.app.event`.", BridgeEventEmitParamsSchema, emptyBridgeBody()),
   "app.launch": method("app.launch", "to_host", "Asks the Runtime to open another app (enabled state, entrypoint, display mode and scope are checked there).", BridgeAppLaunchParamsSchema, BridgeAppLaunchResultSchema),
   "app.close": method("app.close", "to_host", "Asks the Runtime to close this instance (or one it launched).", BridgeAppCloseParamsSchema, emptyBridgeBody()),
+  "operation.interrupt": method("operation.interrupt", "to_host", "Interrupts this app's Runtime-owned operations in the instance's conversation (the user stopped them); the Runtime sends each call its one `interrupted` result.", BridgeOperationInterruptParamsSchema, emptyBridgeBody()),
   "surface.resize": method("surface.resize", "to_host", "The height the content wants; the host may clamp it.", BridgeSurfaceResizeParamsSchema, emptyBridgeBody()),
 } as const satisfies Record<string, BridgeMethodSpec>;
 

@@ -295,5 +295,8 @@ export const BridgeAppLaunchResultSchema = Closed({ app_scope: AppScopeSchema(),
 /** Without `instance_id` the app closes itself. */
 export const BridgeAppCloseParamsSchema = Closed({ instance_id: Type.Optional(InstanceIdSchema()) });
 
+/** Ends this app's Runtime-owned operations in its conversation (the user stopped the timer); each gets its `interrupted` result. */
+export const BridgeOperationInterruptParamsSchema = Closed({ reason: Type.Optional(Text(200)) });
+
 /** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
 export const BridgeSurfaceResizeParamsSchema = Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) });

@@ -51,15 +51,44 @@ export interface AgentToolDefinition<Args extends JsonObject = JsonObject, Resul
    * Runs one call with arguments that already passed `input_schema`. Its return value is the
    * call's one result; a thrown `ToolFailure` its typed failure; anything else thrown is
    * `handler_failed`. (Declared as a method so a handler may annotate a narrower `args` type.)
+   * An `operation` tool's handler may instead return `timedOperation(ms)` at once (not through a
+   * promise): the Runtime then runs a timed operation whose expiry, interruption and one result are its own.
    */
-  handler(args: Args, ctx: ToolContext): Promise<Result> | Result;
+  handler(args: Args, ctx: ToolContext): Promise<Result> | Result | TimedOperation;
+}
+
+export const TIMED_OPERATION: unique symbol = Symbol.for("lineup.surface-sdk.timed-operation");
+
+/** The answer that hands a call to a Runtime-owned timed operation (spec 6.3, the pomodoro example). */
+export interface TimedOperation {
+  readonly [TIMED_OPERATION]: true;
+  readonly duration_ms: number;
+}
+
+/** The longest timed operation the Runtime runs: one day. */
+export const MAX_TIMED_OPERATION_MS = 86_400_000;
+
+/**
+ * What an `operation` tool's handler returns to have the Runtime run the call as a timed operation of
+ * `durationMs` (a whole number of milliseconds, 1 … one day): the Runtime reports `started`, and ends
+ * the call with its one result when the time is up or the operation is interrupted. The app only shows it.
+ */
+export function timedOperation(durationMs: number): TimedOperation {
+  if (!Number.isInteger(durationMs) || durationMs < 1 || durationMs > MAX_TIMED_OPERATION_MS) {
+    throw new RangeError(`a timed operation lasts 1 … ${MAX_TIMED_OPERATION_MS} whole milliseconds, not ${durationMs}`);
+  }
+  return Object.freeze({ [TIMED_OPERATION]: true as const, duration_ms: durationMs });
+}
+
+export function isTimedOperation(value: unknown): value is TimedOperation {
+  return typeof value === "object" && value !== null && (value as { [TIMED_OPERATION]?: unknown })[TIMED_OPERATION] === true;
 }
 
 /** A declared tool, ready to serve. */
 export interface AgentTool {
   readonly descriptor: ToolDescriptor;
   readonly validateArguments: ToolValueValidator;
-  readonly handler: (args: JsonObject, ctx: ToolContext) => Promise<JsonValue> | JsonValue;
+  readonly handler: (args: JsonObject, ctx: ToolContext) => Promise<JsonValue> | JsonValue | TimedOperation;
 }
 
 export const AGENT_TOOLS: unique symbol = Symbol.for("lineup.surface-sdk.agent-tools");

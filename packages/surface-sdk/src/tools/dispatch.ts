@@ -13,7 +13,7 @@
 import { checkJsonValue, LineUpError, resolveToolDescriptor, type BridgeAppToolOutcome, type BridgeParams, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { BridgeChannel, ResponseHandle } from "../channel.js";
 import type { DiagnosticsSink, Unsubscribe } from "../emitter.js";
-import type { AgentTool, AgentTools, ToolContext, ToolProgress } from "./define.js";
+import { isTimedOperation, type AgentTool, type AgentTools, type ToolContext, type ToolProgress } from "./define.js";
 import { ToolFailure, type AppToolErrorCode } from "./failure.js";
 
 type InvokeParams = BridgeParams<"tool.invoke">;
@@ -87,7 +87,7 @@ export class ToolDispatcher {
       pending = true;
       answer({ outcome: "pending" });
     };
-    if (resolveToolDescriptor(tool.descriptor).handling === "operation") goPending();
+    const operation = resolveToolDescriptor(tool.descriptor).handling === "operation";
 
     const ctx: ToolContext = {
       call_id: params.call_id,
@@ -103,7 +103,26 @@ export class ToolDispatcher {
       },
     };
 
-    void this.#run(tool, checked.value as JsonObject, ctx).then(async (settled) => {
+    // The handler starts now; an operation tool's handler may hand the call to a Runtime-owned timed
+    // operation by returning `timedOperation(ms)` at once. Any other operation answers `pending` at once.
+    let returned: ReturnType<AgentTool["handler"]> | undefined;
+    let threw: { error: unknown } | undefined;
+    try {
+      returned = tool.handler(checked.value as JsonObject, ctx);
+    } catch (error) {
+      threw = { error };
+    }
+    if (operation && threw === undefined && isTimedOperation(returned)) {
+      if (deadline !== undefined) clearTimeout(deadline);
+      this.#running.delete(params.call_id);
+      return { outcome: "completed", result: { duration_ms: returned.duration_ms } };
+    }
+    if (operation) goPending();
+
+    void this.#run(tool, () => {
+      if (threw !== undefined) throw threw.error;
+      return returned;
+    }).then(async (settled) => {
       if (deadline !== undefined) clearTimeout(deadline);
       this.#running.delete(params.call_id);
       // A cancelled call answers nothing more; an expired one still says so.
@@ -128,9 +147,12 @@ export class ToolDispatcher {
     return outcome;
   }
 
-  async #run(tool: AgentTool, args: JsonObject, ctx: ToolContext): Promise<Settled> {
+  async #run(tool: AgentTool, started: () => ReturnType<AgentTool["handler"]> | undefined): Promise<Settled> {
     try {
-      const result = await tool.handler(args, ctx);
+      const result = await started();
+      if (isTimedOperation(result)) {
+        return { ok: false, code: "handler_failed", message: clip(`${tool.descriptor.method} returned a timed operation, which only an operation tool's handler may, and only at once (not through a promise)`) };
+      }
       const plain = checkJsonValue(result ?? null);
       if (!plain.ok) return { ok: false, code: "handler_failed", message: clip(`${tool.descriptor.method} returned a result that is not JSON: ${plain.error.message}`) };
       return { ok: true, result: plain.value };
