@@ -16,7 +16,10 @@ export interface BuiltinApps {
   readonly bundles: ReadonlyMap<string, Uint8Array>;
 }
 
-const BUILTIN = [{ dir: "whiteboard", file: "whiteboard.lineup" }] as const;
+const BUILTIN = [
+  { dir: "whiteboard", file: "whiteboard.lineup" },
+  { dir: "pomodoro", file: "pomodoro.lineup" },
+] as const;
 
 export async function prepareBuiltinApps(root: string, dataDir: string): Promise<BuiltinApps> {
   const keyDir = join(dataDir, "dev-publisher");

@@ -5,10 +5,9 @@
  * memory so the page can still be tried.
  */
 import { render } from "preact";
-import { connectSurface, type Surface } from "@lineup/surface-sdk";
+import { connectSurface, LocalSessionData, type Surface } from "@lineup/surface-sdk";
 import { browserCanvasFactory } from "./browser-canvas.js";
 import { newItemId } from "./ids.js";
-import { LocalSessionData } from "./local-session-data.js";
 import { exportBoardPngWithin } from "./model/export-png.js";
 import { provideService } from "./service.js";
 import { BoardStore } from "./store.js";

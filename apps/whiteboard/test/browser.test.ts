@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../test/support/chromium.js";
 import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
-import { hostPage } from "./browser-host.js";
+import { hostPage } from "../../../test/support/app-host-page.js";
 
 const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "whiteboard");
 

@@ -1,7 +1,7 @@
 import { LineUpError, type JsonObject } from "@lineup/protocol";
 import type { MiniAppSessionDataAPI, SessionDataSnapshot } from "@lineup/surface-sdk";
 import { describe, expect, it } from "vitest";
-import { LocalSessionData } from "../src/local-session-data.js";
+import { LocalSessionData } from "@lineup/surface-sdk";
 import { emptyBoard, type Item } from "../src/model/document.js";
 import { insertItems } from "../src/model/operations.js";
 import { BoardStore } from "../src/store.js";

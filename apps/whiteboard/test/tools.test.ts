@@ -1,7 +1,7 @@
 import type { JsonObject } from "@lineup/protocol";
 import type { ToolContext } from "@lineup/surface-sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LocalSessionData } from "../src/local-session-data.js";
+import { LocalSessionData } from "@lineup/surface-sdk";
 import { provideService } from "../src/service.js";
 import { BoardStore } from "../src/store.js";
 import { BoardSync } from "../src/sync.js";

@@ -168,7 +168,7 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     if (tool === undefined) return notInstalled(target);
     try {
       const result = await callWithProgress(client, turn, tool, target, options);
-      return `Done — the **${target.label}** is ready.${describeResult(result)}`;
+      return describeOperation(result, target) ?? `Done — the **${target.label}** is ready.${describeResult(result)}`;
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;
       if (error.code === "stale_inventory_revision" && attempt === 0) {
@@ -265,6 +265,31 @@ function refusal(error: LineUpError, target: AppTarget): string {
     default:
       return `Something went wrong with the ${target.label}: \`${error.code}\` — ${escapeMarkdown(error.message)}`;
   }
+}
+
+/**
+ * The result of a Runtime-owned operation (`{ outcome, started_at, ends_at, ended_at, reason? }`, spec 6.3)
+ * in words: finished, or stopped early and after how long. Undefined for any other result.
+ */
+export function describeOperation(result: JsonValue, target: AppTarget): string | undefined {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return undefined;
+  const { outcome, started_at: startedAt, ends_at: endsAt, ended_at: endedAt } = result as Record<string, JsonValue>;
+  if ((outcome !== "completed" && outcome !== "interrupted") || typeof startedAt !== "string" || typeof endsAt !== "string" || typeof endedAt !== "string") return undefined;
+  const [start, end, ended] = [Date.parse(startedAt), Date.parse(endsAt), Date.parse(endedAt)];
+  if (![start, end, ended].every(Number.isFinite)) return undefined;
+  const planned = spoken(end - start);
+  if (outcome === "completed") return `Time's up — your ${planned} with the **${target.label}** is done. Nice focus! 🍅`;
+  return `The **${target.label}** was stopped after ${spoken(ended - start)} of the ${planned} planned. Tell me when you want to start another one.`;
+}
+
+/** "25 minutes", "1 minute 30 seconds", "12 seconds". */
+function spoken(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1_000));
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  const part = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (minutes === 0) return part(rest, "second");
+  return rest === 0 ? part(minutes, "minute") : `${part(minutes, "minute")} ${part(rest, "second")}`;
 }
 
 function describeResult(result: JsonValue): string {

@@ -84,6 +84,27 @@ describe("the demo agent", () => {
     expect(lastReply(server)).toContain('"board_id": "b-7"');
   });
 
+  it("tells how a Runtime-owned operation ended: finished, or stopped early and after how long", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO, WHITEBOARD]);
+    const operation = (outcome: string, ended: string) => ({ outcome, operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z", ended_at: ended });
+    const results = [operation("interrupted", "2026-11-30T09:06:30.000Z"), operation("completed", "2026-11-30T09:25:00.000Z")];
+    const invokes = deviceAnswers(server, (_invoke, n) => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "started" } },
+      { type: "lineup.tool.result", payload: { result: { ...results[n - 1]!, reason: "stopped by the user in the app" } } },
+    ]);
+    await start(server);
+    server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("The **pomodoro timer** was stopped after 6 minutes 30 seconds of the 25 minutes planned. Tell me when you want to start another one.");
+    server.startTurn("s-1", "another pomodoro please", "t-2");
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    expect(lastReply(server)).toBe("Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅");
+    expect(invokes.map((i) => (i.payload as { method: string }).method)).toEqual(["pomodoro.start", "pomodoro.start"]);
+  });
+
   it("says how to install an app that is not in the inventory, without calling anything", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

@@ -1,9 +1,11 @@
 /**
- * Session data kept in memory with the Runtime's revision rules: the board's stand-in when the page
- * is opened outside LineUp (development), and the store behind the sync tests.
+ * Session data kept in memory with the Runtime's revision rules (spec 6.3): an app's stand-in when its
+ * page is opened outside LineUp (development), and the store behind an app's own unit tests. The first
+ * subscription frame is the snapshot at registration; a stale `expected_revision` is `revision_conflict`.
  */
 import { LineUpError, type JsonObject } from "@lineup/protocol";
-import type { MiniAppSessionDataAPI, SessionDataSnapshot, Unsubscribe } from "@lineup/surface-sdk";
+import type { Unsubscribe } from "./emitter.js";
+import type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 
 export class LocalSessionData implements MiniAppSessionDataAPI {
   #snapshot: SessionDataSnapshot = { data: null, revision: 0 };

@@ -1,0 +1,106 @@
+/**
+ * The timer's state on screen, backed by the app's session data (one session per conversation): a
+ * started session is written before the screen shows it, a stop is written after the Runtime took it,
+ * and another device's or a reload's change arrives through the subscription.
+ */
+import type { MiniAppSessionDataAPI, SessionDataSnapshot, Unsubscribe } from "@lineup/surface-sdk";
+import { parseStored, startSession, stopSession, storedForm, type FocusSession } from "./model.js";
+
+export interface TimerStoreOptions {
+  readonly sessionData: MiniAppSessionDataAPI;
+  /** Asks LineUp to end the running operation (the user pressed stop). */
+  readonly interrupt: (reason: string) => Promise<void>;
+  readonly now?: () => number;
+  /** Where a failed write is reported (the screen keeps what it showed). */
+  readonly onError?: (error: unknown) => void;
+}
+
+export class TimerStore {
+  readonly #options: TimerStoreOptions;
+  readonly #now: () => number;
+  readonly #listeners = new Set<() => void>();
+  #session: FocusSession | null = null;
+  #revision = 0;
+  #unsubscribe: Unsubscribe | undefined;
+
+  constructor(options: TimerStoreOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get session(): FocusSession | null {
+    return this.#session;
+  }
+
+  now(): number {
+    return this.#now();
+  }
+
+  /** Reads the stored session and follows later revisions. */
+  async load(): Promise<void> {
+    this.#apply(await this.#options.sessionData.get());
+    this.#unsubscribe = this.#options.sessionData.subscribe((snapshot) => this.#apply(snapshot));
+  }
+
+  dispose(): void {
+    this.#unsubscribe?.();
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A new focus session for `call_id` (the agent's `pomodoro.start`), shown at once and then stored. */
+  start(request: { call_id: string; minutes: number; title?: string }): FocusSession {
+    const session = startSession(request, this.#now());
+    this.#session = session;
+    this.#notify();
+    void this.#write(session);
+    return session;
+  }
+
+  /** The user stopped the running session: LineUp ends the operation (the agent hears `interrupted`), then the screen says so. */
+  async stop(): Promise<void> {
+    const session = this.#session;
+    if (session === null) return;
+    const stopped = stopSession(session, this.#now());
+    if (stopped === session) return;
+    await this.#options.interrupt("stopped by the user in the app");
+    this.#session = stopped;
+    this.#notify();
+    await this.#write(stopped);
+  }
+
+  #apply(snapshot: SessionDataSnapshot): void {
+    if (snapshot.revision < this.#revision) return;
+    this.#revision = snapshot.revision;
+    const stored = parseStored(snapshot.data);
+    // A session started here but not yet stored is newer than an older stored one.
+    if (stored === null && this.#session !== null) return;
+    if (stored !== null && this.#session !== null && stored.call_id !== this.#session.call_id && stored.started_at < this.#session.started_at) return;
+    this.#session = stored;
+    this.#notify();
+  }
+
+  async #write(session: FocusSession): Promise<void> {
+    // Last writer wins for the picture of the timer: retry once on a stale revision with the current one.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const { revision } = await this.#options.sessionData.replace({ data: storedForm(session), expected_revision: this.#revision });
+        this.#revision = Math.max(this.#revision, revision);
+        return;
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "revision_conflict" || attempt === 1) {
+          this.#options.onError?.(error);
+          return;
+        }
+        this.#revision = (await this.#options.sessionData.get()).revision;
+      }
+    }
+  }
+
+  #notify(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+}

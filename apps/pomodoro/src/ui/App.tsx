@@ -1,0 +1,91 @@
+/**
+ * The pomodoro screen: what the session is for, the time left, a ring that fills as it goes, and a
+ * stop button while it runs. Picture-in-picture shows the clock alone.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { formatClock, phaseAt, progressAt, remainingMs, type FocusSession } from "../model.js";
+import type { TimerStore } from "../store.js";
+
+export type DisplayMode = "foreground" | "pip" | "inline_card";
+
+export interface AppProps {
+  readonly store: TimerStore;
+  readonly displayMode: DisplayMode;
+  readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
+  /** Shown when the page runs outside LineUp: nothing can start a session. */
+  readonly standalone?: boolean;
+}
+
+const RING = 2 * Math.PI * 88;
+
+export function App({ store, displayMode, onDisplayModeChange, standalone = false }: AppProps) {
+  const [session, setSession] = useState<FocusSession | null>(store.session);
+  const [now, setNow] = useState(store.now());
+  const [mode, setMode] = useState(displayMode);
+  const [stopping, setStopping] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+
+  useEffect(
+    () =>
+      store.onChange(() => {
+        setNow(store.now());
+        setSession(store.session);
+      }),
+    [store],
+  );
+  useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
+  const phase = phaseAt(session, now);
+  useEffect(() => {
+    if (phase !== "running") return;
+    const tick = setInterval(() => setNow(store.now()), 250);
+    return () => clearInterval(tick);
+  }, [phase, store]);
+
+  const stop = () => {
+    setStopping(true);
+    setProblem(undefined);
+    store
+      .stop()
+      .catch((error: unknown) => setProblem(`Could not stop the timer: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => setStopping(false));
+  };
+
+  if (session === null) {
+    return (
+      <main class={`pomo pomo-${mode}`} aria-live="polite">
+        <p class="pomo-idle-title">No focus session yet</p>
+        <p class="pomo-hint">{standalone ? "Open the Pomodoro in LineUp to use it." : "Ask the agent in chat, for example “start a 25 minute pomodoro for the report”."}</p>
+      </main>
+    );
+  }
+
+  const left = remainingMs(session, now);
+  const done = progressAt(session, now);
+  const status = phase === "running" ? "Focus" : phase === "done" ? "Time's up — nice focus!" : `Stopped with ${formatClock(left)} left`;
+  return (
+    <main class={`pomo pomo-${mode} pomo-${phase}`}>
+      {mode !== "pip" && <h1 class="pomo-title">{session.title}</h1>}
+      <div class="pomo-dial" role="timer" aria-label={`${formatClock(left)} left`}>
+        <svg viewBox="0 0 200 200" aria-hidden="true">
+          <circle class="pomo-track" cx="100" cy="100" r="88" />
+          <circle class="pomo-fill" cx="100" cy="100" r="88" stroke-dasharray={RING} stroke-dashoffset={RING * (1 - done)} transform="rotate(-90 100 100)" />
+        </svg>
+        <span class="pomo-clock">{formatClock(left)}</span>
+      </div>
+      <p class="pomo-status" aria-live="polite">
+        {status}
+      </p>
+      {mode !== "pip" && phase === "running" && (
+        <button type="button" class="pomo-stop" onClick={stop} disabled={stopping}>
+          {stopping ? "Stopping…" : "Stop"}
+        </button>
+      )}
+      {mode !== "pip" && phase !== "running" && <p class="pomo-hint">{session.minutes}-minute session. Ask the agent for another when you are ready.</p>}
+      {problem !== undefined && (
+        <p class="pomo-problem" role="alert">
+          {problem}
+        </p>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * The built pomodoro in real Chromium, sandboxed as the host runs it: the agent's `pomodoro.start`
+ * becomes a Runtime-owned timed operation (`{ duration_ms }`), the screen counts down from session
+ * data, Stop asks the host to interrupt the operation and then shows the stop, and a reload shows the
+ * same. Needs Debian's Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
+ */
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildApp } from "@lineup/surface-sdk/node";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostPage } from "../../../test/support/app-host-page.js";
+import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
+import { launchChromium } from "../../../test/support/chromium.js";
+
+const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "pomodoro");
+
+const snapshot = testSnapshot({ app_scope: "pomodoro", instance_id: "pomo-browser-1", entrypoint: "timer", sdk: { api_version: "1", features: TOOL_APP_FEATURES } });
+
+type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void };
+
+describe("pomodoro in a sandboxed iframe (Chromium)", () => {
+  let browser: Browser;
+  let page: Page;
+  let outDir: string;
+  const errors: string[] = [];
+
+  const host = <T>(fn: (h: Host) => T): Promise<T> => page.evaluate(`(${fn.toString()})(window.__host)`) as Promise<T>;
+  const invoke = (params: object) => page.evaluate((p) => (window as unknown as { __host: { invoke(p: object): Promise<unknown> } }).__host.invoke(p), params);
+  const frame = () => page.frameLocator("#app-frame");
+  const ready = (count: number) => page.waitForFunction((n) => (window as unknown as { __host: Host }).__host.requests("lifecycle.ready").length === n, count, { timeout: 15_000 });
+
+  beforeAll(async () => {
+    outDir = await mkdtemp(join(tmpdir(), "pomo-browser-"));
+    await buildApp({ appDir: join(import.meta.dirname, ".."), outDir });
+    const html = await readFile(join(outDir, "index.html"), "utf8");
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text());
+    });
+    await page.setContent(hostPage(html, snapshot));
+    await ready(1);
+    await mkdir(OUTPUT, { recursive: true });
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it("waits for the agent: no session yet, with a hint, and no errors", async () => {
+    await expect.poll(() => frame().getByText("No focus session yet").isVisible()).toBe(true);
+    expect(await host((h) => h.requests("session_data.subscribe").length)).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it("pomodoro.start hands the call to LineUp as a timed operation and shows the countdown from session data", async () => {
+    expect(await invoke({ call_id: "p1", method: "pomodoro.start", arguments: { minutes: 25, title: "Write the report" } })).toEqual({ outcome: "completed", result: { duration_ms: 1_500_000 } });
+    await expect.poll(() => frame().locator(".pomo-title").textContent()).toBe("Write the report");
+    const clock = await frame().locator(".pomo-clock").textContent();
+    expect(clock === "25:00" || clock === "24:59").toBe(true);
+    await expect.poll(() => host((h) => h.session().data?.session?.title)).toBe("Write the report");
+    expect(await frame().getByRole("timer").getAttribute("aria-label")).toMatch(/^2[45]:[0-9]{2} left$/);
+    await page.screenshot({ path: join(OUTPUT, "running.png") });
+    // The app never reports a result for a timed operation: LineUp does.
+    expect(await host((h) => [...h.requests("tool.complete"), ...h.requests("tool.fail")].length)).toBe(0);
+    expect(await invoke({ call_id: "p2", method: "pomodoro.start", arguments: { minutes: 0 } })).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+  });
+
+  it("Stop asks the host to interrupt the operation, then shows the time that was left; a reload shows the same", async () => {
+    await frame().getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => host((h) => h.requests("operation.interrupt").map((r) => r.params))).toEqual([{ reason: "stopped by the user in the app" }]);
+    await expect.poll(() => frame().locator(".pomo-status").textContent()).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
+    await expect.poll(() => host((h) => typeof h.session().data?.session?.stopped_at)).toBe("number");
+    expect(await frame().getByRole("button", { name: "Stop" }).count()).toBe(0);
+    await page.screenshot({ path: join(OUTPUT, "stopped.png") });
+
+    await host((h) => h.reload());
+    await ready(1);
+    await expect.poll(() => frame().locator(".pomo-status").textContent()).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
+    expect(await frame().locator(".pomo-title").textContent()).toBe("Write the report");
+    expect(errors).toEqual([]);
+  });
+});
