@@ -45,6 +45,13 @@ export class Connection {
   private closing = false;
   private readonly drainListeners = new Set<() => void>();
 
+  /** Called by the socket once a frame is written (one function for every frame). */
+  private readonly frameWritten = (error?: Error | null) => {
+    this.framesInFlight--;
+    if (error !== undefined && error !== null) return;
+    if (!this.saturated) this.drained();
+  };
+
   /** Frames sent in one burst (a commit's answers and fan-out) are held and leave in one write (see sendEncoded). */
   private corked = false;
   private readonly uncork = () => {
@@ -93,11 +100,7 @@ export class Connection {
       queueMicrotask(() => process.nextTick(this.uncork));
     }
     this.framesInFlight++;
-    this.ws.send(frame, (error) => {
-      this.framesInFlight--;
-      if (error !== undefined && error !== null) return;
-      if (!this.saturated) this.drained();
-    });
+    this.ws.send(frame, this.frameWritten);
     if (this.saturated) this.startSlowTimer();
   }
 

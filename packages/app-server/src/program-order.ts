@@ -25,6 +25,11 @@ export class ProgramOrder {
   private readonly waiting: Waiting[] = [];
   /** Writes of this connection queued and not yet settled. */
   private unsettledWrites = 0;
+  /** One function for every write's settlement (no closure per write). */
+  private readonly writeSettled = (): void => {
+    this.unsettledWrites--;
+    if (this.unsettledWrites === 0) this.release();
+  };
 
   /**
    * Runs `fn` (a handler) when its turn comes: at once when nothing earlier holds it back,
@@ -56,17 +61,9 @@ export class ProgramOrder {
     const outcome = fn();
     if (access === "write" && outcome instanceof Promise) {
       this.unsettledWrites++;
-      outcome.then(
-        () => this.writeSettled(),
-        () => this.writeSettled(),
-      );
+      outcome.then(this.writeSettled, this.writeSettled);
     }
     return outcome;
-  }
-
-  private writeSettled(): void {
-    this.unsettledWrites--;
-    if (this.unsettledWrites === 0) this.release();
   }
 
   /** Lets waiting requests go, in order, up to the first read that still has writes to wait for. */

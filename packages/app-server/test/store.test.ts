@@ -51,7 +51,7 @@ describe("migrations", () => {
     const insert = db.prepare("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, 'envelope', ?, 't')");
     for (let seq = 1; seq <= 3; seq++) insert.run("s-1", seq, `{"seq":${seq}}`);
     insert.run("s-2", 1, '{"seq":1}');
-    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0005_events_rowid_table"] });
+    expect(runMigrations(db, MIGRATIONS.slice(0, 5))).toEqual({ ok: true, applied: ["0005_events_rowid_table"] });
     expect(db.prepare("SELECT session_id, seq, body FROM events ORDER BY session_id, seq").all()).toEqual([
       { session_id: "s-1", seq: 1, body: '{"seq":1}' },
       { session_id: "s-1", seq: 2, body: '{"seq":2}' },
@@ -60,6 +60,26 @@ describe("migrations", () => {
     ]);
     expect(() => db.prepare("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES ('s-1', 2, 'x', '{}', 't')").run()).toThrow(/UNIQUE/);
     expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
+  });
+
+  it("0006 moves the idempotency records to a rowid table and keeps every record and the (principal, key) uniqueness", () => {
+    const db = new Database(":memory:");
+    expect(runMigrations(db, MIGRATIONS.slice(0, 5)).ok).toBe(true);
+    const insert = db.prepare("INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, 'm', ?, ?, ?)");
+    insert.run("device:d", "k-2", "sha-2", '{"ok":true,"result":2}', "t2");
+    insert.run("device:d", "k-1", "sha-1", '{"ok":true,"result":1}', "t1");
+    insert.run("agent:a", "k-1", "sha-3", '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}', "t3");
+    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0006_idempotency_rowid_table"] });
+    expect(db.prepare("SELECT principal, idempotency_key, body_sha256, outcome FROM idempotency ORDER BY principal, idempotency_key").all()).toEqual([
+      { principal: "agent:a", idempotency_key: "k-1", body_sha256: "sha-3", outcome: '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}' },
+      { principal: "device:d", idempotency_key: "k-1", body_sha256: "sha-1", outcome: '{"ok":true,"result":1}' },
+      { principal: "device:d", idempotency_key: "k-2", body_sha256: "sha-2", outcome: '{"ok":true,"result":2}' },
+    ]);
+    // The key is still unique per principal: the write path's INSERT … ON CONFLICT DO NOTHING is its lookup.
+    expect(insert.run("device:d", "k-9", "s", "{}", "t").changes).toBe(1);
+    expect(db.prepare("INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES ('device:d', 'k-1', 'm', 'x', '{}', 't') ON CONFLICT DO NOTHING").run().changes).toBe(0);
+    expect(() => insert.run("device:d", "k-1", "x", "{}", "t")).toThrow(/UNIQUE/);
+    expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'idempotency'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
   });
 
   it("a failing step leaves the file at the step before", () => {

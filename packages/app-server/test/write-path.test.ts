@@ -188,6 +188,11 @@ describe("the idempotency fingerprint", () => {
     { idempotency_key: "k", session_id: "s", envelope: { v: 1, id: "e", payload: { text: 'a "quoted" \\ line\n', list: [3, { z: 1, a: null }] } } },
     { session_id: "s", idempotency_key: "k" },
     { "10": "ten", "9": "nine", "-x": true, idempotency_key: "k", "é": "accent", "\u0000": 0.5, emoji: "\u{1F600}" },
+    // Already in order (nothing copied), out of order at depth, array indexes and digits as nested keys.
+    { envelope: { a: { b: 1, c: [1, 2] }, z: "x" }, idempotency_key: "k", session_id: "s" },
+    { session_id: "s", idempotency_key: "k", envelope: { z: [{ y: 1, x: { d: 1, c: 2 } }, { b: null }], a: { "2": 1, "10": 2, "x": 3 }, m: 1e21, n: -0, o: 1.5e-7 } },
+    { idempotency_key: "k", envelope: { list: [[{ b: 1, a: 2 }], "z", { "0a": 1, "a0": 2 }], "": "empty", "\u00e9": 1, "\u{1F600}": 2, e: 3 } },
+    { idempotency_key: "k", many: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7919) % 97}`, { y: i, x: -i }])) },
   ])("equals SHA-256 of the canonical JSON without the key (%#)", (params) => {
     expect(bodyFingerprint("agentSession/envelope/send", params as unknown as { idempotency_key: string })).toBe(reference("agentSession/envelope/send", params as unknown as JsonObject));
   });

@@ -73,7 +73,7 @@ export function canonicalJson(value: JsonValue): string {
     return `${out}]`;
   }
   const keys = Object.keys(value);
-  sortKeys(keys);
+  sortCanonicalKeys(keys);
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -83,11 +83,11 @@ export function canonicalJson(value: JsonValue): string {
 }
 
 /**
- * Sorts `keys` in place by UTF-16 code units, as `Array.prototype.sort()` does. Objects here have few
- * keys, often already in order: an insertion sort does no allocation and one pass when they are; a long
- * list goes to the built-in sort.
+ * Sorts `keys` in place by UTF-16 code units, as `Array.prototype.sort()` does and canonical JSON orders
+ * them. Objects here have few keys, often already in order: an insertion sort does no allocation and one
+ * pass when they are; a long list goes to the built-in sort.
  */
-function sortKeys(keys: string[]): void {
+export function sortCanonicalKeys(keys: string[]): void {
   if (keys.length > 24) {
     keys.sort();
     return;
