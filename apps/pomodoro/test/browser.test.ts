@@ -4,15 +4,12 @@
  * data, Stop asks the host to interrupt the operation and then shows the stop, and a reload shows the
  * same. Needs Debian's Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
  */
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { buildApp } from "@lineup/surface-sdk/node";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hostPage } from "../../../test/support/app-host-page.js";
+import { openBuiltApp, type BuiltAppPage } from "../../../test/support/built-app-page.js";
 import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
-import { launchChromium } from "../../../test/support/chromium.js";
 
 const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "pomodoro");
 
@@ -21,34 +18,23 @@ const snapshot = testSnapshot({ app_scope: "pomodoro", instance_id: "pomo-browse
 type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void };
 
 describe("pomodoro in a sandboxed iframe (Chromium)", () => {
-  let browser: Browser;
+  let app: BuiltAppPage;
   let page: Page;
-  let outDir: string;
-  const errors: string[] = [];
+  let errors: string[];
 
-  const host = <T>(fn: (h: Host) => T): Promise<T> => page.evaluate(`(${fn.toString()})(window.__host)`) as Promise<T>;
-  const invoke = (params: object) => page.evaluate((p) => (window as unknown as { __host: { invoke(p: object): Promise<unknown> } }).__host.invoke(p), params);
-  const frame = () => page.frameLocator("#app-frame");
-  const ready = (count: number) => page.waitForFunction((n) => (window as unknown as { __host: Host }).__host.requests("lifecycle.ready").length === n, count, { timeout: 15_000 });
+  const host = <T>(fn: (h: Host) => T): Promise<T> => app.host(fn);
+  const invoke = (params: object) => app.invoke(params);
+  const frame = () => app.frame();
+  const ready = (count: number) => app.ready(count);
 
   beforeAll(async () => {
-    outDir = await mkdtemp(join(tmpdir(), "pomo-browser-"));
-    await buildApp({ appDir: join(import.meta.dirname, ".."), outDir });
-    const html = await readFile(join(outDir, "index.html"), "utf8");
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    page.on("pageerror", (e) => errors.push(e.message));
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    await page.setContent(hostPage(html, snapshot));
-    await ready(1);
+    app = await openBuiltApp(join(import.meta.dirname, ".."), snapshot);
+    ({ page, errors } = app);
     await mkdir(OUTPUT, { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("waits for the agent: no session yet, with a hint, and no errors", async () => {

@@ -3,15 +3,12 @@
  * drawing with the pointer, undo, export, theme and display-mode changes, closing. Needs Debian's
  * Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
  */
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { buildApp } from "@lineup/surface-sdk/node";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../test/support/chromium.js";
 import { testSnapshot, TOOL_APP_FEATURES } from "../../../test/support/bridge-snapshot.js";
-import { hostPage } from "../../../test/support/app-host-page.js";
+import { openBuiltApp, type BuiltAppPage } from "../../../test/support/built-app-page.js";
 
 const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "whiteboard");
 
@@ -26,34 +23,23 @@ const snapshot = testSnapshot({
 type Host = { session(): { data: { title: string; items: { type: string }[] } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; artifacts: { data: string }[] };
 
 describe("whiteboard in a sandboxed iframe (Chromium)", () => {
-  let browser: Browser;
+  let app: BuiltAppPage;
   let page: Page;
-  let outDir: string;
-  const errors: string[] = [];
+  let errors: string[];
 
-  const host = <T>(fn: (h: Host) => T): Promise<T> => page.evaluate(`(${fn.toString()})(window.__host)`) as Promise<T>;
-  const invoke = (params: object) => page.evaluate((p) => (window as unknown as { __host: { invoke(p: object): Promise<unknown> } }).__host.invoke(p), params);
-  const event = (name: string, data: object) => page.evaluate(([n, d]) => (window as unknown as { __host: { event(n: string, d: object): void } }).__host.event(n, d), [name, data] as const);
-  const frame = () => page.frameLocator("#app-frame");
+  const host = <T>(fn: (h: Host) => T): Promise<T> => app.host(fn);
+  const invoke = (params: object) => app.invoke(params);
+  const event = (name: string, data: object) => app.event(name, data);
+  const frame = () => app.frame();
 
   beforeAll(async () => {
-    outDir = await mkdtemp(join(tmpdir(), "wb-browser-"));
-    await buildApp({ appDir: join(import.meta.dirname, ".."), outDir });
-    const html = await readFile(join(outDir, "index.html"), "utf8");
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 800, height: 600 } });
-    page.on("pageerror", (e) => errors.push(e.message));
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text());
-    });
-    await page.setContent(hostPage(html, snapshot));
-    await page.waitForFunction(() => (window as unknown as { __host?: { requests(m: string): unknown[] } }).__host?.requests("lifecycle.ready").length === 1, undefined, { timeout: 15_000 });
+    app = await openBuiltApp(join(import.meta.dirname, ".."), snapshot);
+    ({ page, errors } = app);
     await mkdir(OUTPUT, { recursive: true });
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
-    if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it("loads, subscribes to session data and says ready, with no errors", async () => {
