@@ -65,6 +65,12 @@ export class ToolServer implements AppToolAPI {
     return this.#add([[method, { kind: "operation", handler: handler as OperationHandler }]]);
   }
 
+  async interruptOperations(request: { readonly conversation_id?: string; readonly reason?: string } = {}): Promise<void> {
+    const conversationId = request.conversation_id ?? (this.#instanceId === undefined ? undefined : this.#port.instance(this.#instanceId).conversation_id);
+    if (conversationId === undefined) throw new LineUpError("invalid_params", "name the conversation whose operations to interrupt (this SDK is not bound to an instance of one)");
+    await this.#port.interruptOperations(conversationId, request.reason ?? "stopped in the app");
+  }
+
   #add(entries: readonly (readonly [string, Entry])[]): Unsubscribe {
     for (const [method, entry] of entries) {
       if (typeof method !== "string" || method === "") throw new LineUpError("invalid_params", "a tool method must be a non-empty string");

@@ -141,6 +141,12 @@ export interface AppToolAPI {
    * call must return `{ duration_ms }` too.)
    */
   registerOperation<Args extends JsonObject = JsonObject>(method: string, handler: OperationHandler<Args>): Unsubscribe;
+  /**
+   * Ends this app's Runtime-owned operations in a conversation (the user stopped the timer): each call
+   * gets its one `interrupted` result from the Runtime. `conversation_id` defaults to the conversation of
+   * the instance the SDK is bound to; an unbound SDK must name one (else `invalid_params`).
+   */
+  interruptOperations(request?: { readonly conversation_id?: string; readonly reason?: string }): Promise<void>;
 }
 
 // --- navigation (spec 6.2) ---------------------------------------------------------------------

@@ -64,7 +64,9 @@ describe("createTestRuntime", () => {
     await call.waitFor("lineup.tool.progress");
     kit.advanceTime(10 * 60_000);
     const [instance] = kit.runtime.instances.snapshot().instances;
-    await kit.runtime.appPort("timer").interruptOperations(instance!.conversation_id!, "stopped by the user");
+    // An SDK bound to the instance interrupts its conversation's operations; an unbound one must say which conversation.
+    await expect(kit.sdk("timer").tools.interruptOperations()).rejects.toMatchObject({ code: "invalid_params" });
+    await kit.sdk("timer", { instance_id: instance!.instance_id }).tools.interruptOperations({ reason: "stopped by the user" });
     const outcome = await call.done;
     expect(outcome.result).toMatchObject({ outcome: "interrupted", reason: "stopped by the user", ends_at: "2026-11-30T06:25:00.000Z", ended_at: "2026-11-30T06:10:00.000Z" });
     // Once: the deadline passing later changes nothing, and a second interrupt finds nothing to end.
