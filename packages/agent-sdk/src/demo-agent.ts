@@ -200,7 +200,14 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   }
   try {
     const result = await call.result;
-    await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "completed", progress: 1 });
+    // A Runtime-owned operation the person stopped ended with a result, but the task was not completed.
+    const stopped = isInterruptedOperation(result);
+    await client.send(sessionId, {
+      kind: "task_progress",
+      taskId: call.callId,
+      title,
+      ...(stopped === undefined ? { state: "completed", progress: 1 } : { state: "cancelled", detail: stopped }),
+    });
     return result;
   } catch (error) {
     const cancelled = error instanceof LineUpError && (error.code === "cancelled_by_user" || error.code === "activation_cancelled" || error.code === "request_cancelled");
@@ -280,6 +287,13 @@ export function describeOperation(result: JsonValue, target: AppTarget): string 
   const planned = spoken(end - start);
   if (outcome === "completed") return `Time's up — your ${planned} with the **${target.label}** is done. Nice focus! 🍅`;
   return `The **${target.label}** was stopped after ${spoken(ended - start)} of the ${planned} planned. Tell me when you want to start another one.`;
+}
+
+/** The reason an operation result says it was interrupted ("stopped" when it gives none), or undefined for any other result. */
+function isInterruptedOperation(result: JsonValue): string | undefined {
+  if (result === null || typeof result !== "object" || Array.isArray(result) || result["outcome"] !== "interrupted") return undefined;
+  const reason = result["reason"];
+  return typeof reason === "string" && reason.length > 0 ? reason.slice(0, 2_000) : "stopped";
 }
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */

@@ -99,9 +99,12 @@ describe("the demo agent", () => {
     server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
     expect(await turnEnds(server, "t-1")).toBe("completed");
     expect(lastReply(server)).toBe("The **pomodoro timer** was stopped after 6 minutes 30 seconds of the 25 minutes planned. Tell me when you want to start another one.");
+    const cards = () => server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string; detail?: string });
+    expect(cards().at(-1)).toMatchObject({ state: "cancelled", detail: "stopped by the user in the app" });
     server.startTurn("s-1", "another pomodoro please", "t-2");
     expect(await turnEnds(server, "t-2")).toBe("completed");
     expect(lastReply(server)).toBe("Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅");
+    expect(cards().at(-1)).toMatchObject({ state: "completed", progress: 1 });
     expect(invokes.map((i) => (i.payload as { method: string }).method)).toEqual(["pomodoro.start", "pomodoro.start"]);
   });
 
