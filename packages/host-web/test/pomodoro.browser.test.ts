@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { SCREENSHOTS, startWorld, type World } from "./support.js";
+import { installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
 
 let world: World;
 let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
@@ -35,13 +35,7 @@ describe("the pomodoro through the whole product", () => {
   it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", async () => {
     await page.goto(world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await tab("Apps").click();
-    await page.getByRole("button", { name: "Install Pomodoro…" }).click();
-    const review = page.getByRole("region", { name: "Review before installing" });
-    await review.waitFor({ timeout: 15_000 });
-    expect(await review.textContent()).toContain("pomodoro.start");
-    await review.getByRole("button", { name: "Install & enable" }).click();
-    await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toMatch(/Installed Pomodoro/);
+    await installBuiltinApp(page, "Pomodoro", "pomodoro.start");
 
     await tab("Chat").click();
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
@@ -51,16 +45,17 @@ describe("the pomodoro through the whole product", () => {
     await box.press("Enter");
 
     // The Runtime brought the pomodoro to the front; the app counts down the session it was handed.
-    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 20_000 }).toBe("pomodoro");
-    await expect.poll(() => pomodoro().locator(".pomo-title").textContent(), { timeout: 20_000 }).toBe("the quarterly report");
+    // Generous waits: on a loaded 2-core CI machine loading the app's page alone has taken over 20 s.
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("pomodoro");
+    await expect.poll(() => pomodoro().locator(".pomo-title").textContent(), { timeout: 60_000 }).toBe("the quarterly report");
     expect(await pomodoro().locator(".pomo-clock").textContent()).toMatch(/^2[45]:[0-9]{2}$/);
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-01-running.png") });
 
     await pomodoro().getByRole("button", { name: "Stop" }).click();
-    await expect.poll(() => pomodoro().locator(".pomo-status").textContent(), { timeout: 10_000 }).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
+    await expect.poll(() => pomodoro().locator(".pomo-status").textContent(), { timeout: 30_000 }).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
     await tab("Chat").click();
-    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 20_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
     expect(pageErrors).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 });

@@ -10,6 +10,8 @@ import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
 import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
 import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
+import type { Page } from "playwright-core";
+import { expect } from "vitest";
 
 export const SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-web");
 
@@ -62,4 +64,19 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Installs a built-in app the way a person does: Apps → "Install <name>…" → the review of what it adds
+ * (which must mention `expectInReview`; `onReview` runs while it is shown) → "Install & enable".
+ */
+export async function installBuiltinApp(page: Page, name: string, expectInReview: string, onReview?: () => Promise<unknown>): Promise<void> {
+  await page.getByRole("tab", { name: "Apps" }).click();
+  await page.getByRole("button", { name: `Install ${name}…` }).click();
+  const review = page.getByRole("region", { name: "Review before installing" });
+  await review.waitFor({ timeout: 15_000 });
+  expect(await review.textContent()).toContain(expectInReview);
+  await onReview?.();
+  await review.getByRole("button", { name: "Install & enable" }).click();
+  await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toMatch(new RegExp(`Installed ${name}`));
 }
