@@ -14,28 +14,23 @@ import "./ui/styles.css";
 async function start(): Promise<void> {
   const root = document.getElementById("app");
   if (root === null) return;
-  let surface: Surface | undefined;
-  try {
-    surface = await connectSurface({ tools });
-  } catch {
-    surface = undefined;
-  }
+  // No host hands over a port when the page is opened outside LineUp.
+  const surface: Surface | undefined = await connectSurface({ tools }).catch(() => undefined);
   if (surface === undefined) {
     const offline = new TimerStore({ sessionData: new LocalSessionData(), interrupt: async () => undefined });
     render(<App store={offline} displayMode="foreground" standalone />, root);
     return;
   }
-  const live = surface;
   const store = new TimerStore({
-    sessionData: live.sessionData,
-    interrupt: (reason) => live.operations.interrupt(reason),
+    sessionData: surface.sessionData,
+    interrupt: (reason) => surface.operations.interrupt(reason),
     onError: (error) => console.error("pomodoro: the timer could not be saved", error),
   });
   await store.load();
   provideTimer(store);
-  render(<App store={store} displayMode={(live.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => live.onDisplayModeChange((mode) => listener(mode as DisplayMode))} />, root);
-  live.lifecycle.on("closing", () => store.dispose());
-  await live.lifecycle.ready();
+  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => surface.onDisplayModeChange((mode) => listener(mode as DisplayMode))} />, root);
+  surface.lifecycle.on("closing", () => store.dispose());
+  await surface.lifecycle.ready();
 }
 
 void start();

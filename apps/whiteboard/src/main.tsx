@@ -22,12 +22,8 @@ const MAX_ARTIFACT_BASE64 = 240_000;
 async function start(): Promise<void> {
   const root = document.getElementById("app");
   if (root === null) return;
-  let surface: Surface | undefined;
-  try {
-    surface = await connectSurface({ tools });
-  } catch {
-    surface = undefined;
-  }
+  // No host hands over a port when the page is opened outside LineUp.
+  const surface: Surface | undefined = await connectSurface({ tools }).catch(() => undefined);
 
   // The sync reports to the store, which is built on the sync: wired once both exist.
   let notify: (status?: SyncStatus) => void = () => {};

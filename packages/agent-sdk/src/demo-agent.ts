@@ -201,12 +201,12 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   try {
     const result = await call.result;
     // A Runtime-owned operation the person stopped ended with a result, but the task was not completed.
-    const stopped = isInterruptedOperation(result);
+    const operation = operationResultOf(result);
     await client.send(sessionId, {
       kind: "task_progress",
       taskId: call.callId,
       title,
-      ...(stopped === undefined ? { state: "completed", progress: 1 } : { state: "cancelled", detail: stopped }),
+      ...(operation?.outcome === "interrupted" ? { state: "cancelled", detail: operation.reason ?? "stopped" } : { state: "completed", progress: 1 }),
     });
     return result;
   } catch (error) {
@@ -274,26 +274,35 @@ function refusal(error: LineUpError, target: AppTarget): string {
   }
 }
 
-/**
- * The result of a Runtime-owned operation (`{ outcome, started_at, ends_at, ended_at, reason? }`, spec 6.3)
- * in words: finished, or stopped early and after how long. Undefined for any other result.
- */
-export function describeOperation(result: JsonValue, target: AppTarget): string | undefined {
-  if (result === null || typeof result !== "object" || Array.isArray(result)) return undefined;
-  const { outcome, started_at: startedAt, ends_at: endsAt, ended_at: endedAt } = result as Record<string, JsonValue>;
-  if ((outcome !== "completed" && outcome !== "interrupted") || typeof startedAt !== "string" || typeof endsAt !== "string" || typeof endedAt !== "string") return undefined;
-  const [start, end, ended] = [Date.parse(startedAt), Date.parse(endsAt), Date.parse(endedAt)];
-  if (![start, end, ended].every(Number.isFinite)) return undefined;
-  const planned = spoken(end - start);
-  if (outcome === "completed") return `Time's up — your ${planned} with the **${target.label}** is done. Nice focus! 🍅`;
-  return `The **${target.label}** was stopped after ${spoken(ended - start)} of the ${planned} planned. Tell me when you want to start another one.`;
+/** A Runtime-owned operation's result (`{ outcome, operation_id, started_at, ends_at, ended_at, reason? }`, spec 6.3), as read here. */
+interface OperationResult {
+  readonly outcome: "completed" | "interrupted";
+  readonly reason?: string;
+  /** Epoch ms of the start, the planned end and the real end, when all three are readable. */
+  readonly times?: { readonly start: number; readonly end: number; readonly ended: number };
 }
 
-/** The reason an operation result says it was interrupted ("stopped" when it gives none), or undefined for any other result. */
-function isInterruptedOperation(result: JsonValue): string | undefined {
-  if (result === null || typeof result !== "object" || Array.isArray(result) || result["outcome"] !== "interrupted") return undefined;
-  const reason = result["reason"];
-  return typeof reason === "string" && reason.length > 0 ? reason.slice(0, 2_000) : "stopped";
+/** The operation result `result` is, or undefined for any other result. */
+function operationResultOf(result: JsonValue): OperationResult | undefined {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return undefined;
+  const { outcome, reason, started_at: startedAt, ends_at: endsAt, ended_at: endedAt } = result as Record<string, JsonValue>;
+  if (outcome !== "completed" && outcome !== "interrupted") return undefined;
+  const [start, end, ended] = [startedAt, endsAt, endedAt].map((at) => (typeof at === "string" ? Date.parse(at) : Number.NaN)) as [number, number, number];
+  return {
+    outcome,
+    ...(typeof reason === "string" && reason.length > 0 ? { reason: reason.slice(0, 2_000) } : {}),
+    ...([start, end, ended].every(Number.isFinite) ? { times: { start, end, ended } } : {}),
+  };
+}
+
+/** An operation's end in words: finished, or stopped early and after how long. Undefined for any other result. */
+export function describeOperation(result: JsonValue, target: AppTarget): string | undefined {
+  const operation = operationResultOf(result);
+  if (operation?.times === undefined) return undefined;
+  const { start, end, ended } = operation.times;
+  const planned = spoken(end - start);
+  if (operation.outcome === "completed") return `Time's up — your ${planned} with the **${target.label}** is done. Nice focus! 🍅`;
+  return `The **${target.label}** was stopped after ${spoken(ended - start)} of the ${planned} planned. Tell me when you want to start another one.`;
 }
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */

@@ -5,6 +5,7 @@
  */
 import type { IdSource } from "../core/ports.js";
 import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
+import { parseInboxKey } from "../persistence/inbox.js";
 import { asMarks, marksOf, marksWrite, parseChunkKey, unseenOf } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
@@ -79,18 +80,15 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   // rows, which that bound keeps small. Keys are `<app>/<conversation>/<seq>`.
   const pending = new Map<string, Record<string, number>>();
   for (const { key } of await store.range(C.inboxPending)) {
-    const app = key.indexOf("/");
-    const seq = key.lastIndexOf("/");
-    if (app <= 0 || seq <= app) continue;
-    const conversationId = key.slice(app + 1, seq);
-    const counts = pending.get(conversationId) ?? (Object.create(null) as Record<string, number>);
-    const appScope = key.slice(0, app);
-    counts[appScope] = (counts[appScope] ?? 0) + 1;
-    pending.set(conversationId, counts);
+    const parsed = parseInboxKey(key);
+    if (parsed === undefined) continue;
+    const counts = pending.get(parsed.conversation_id) ?? (Object.create(null) as Record<string, number>);
+    counts[parsed.app_scope] = (counts[parsed.app_scope] ?? 0) + 1;
+    pending.set(parsed.conversation_id, counts);
   }
   const conversations = new Map<string, Conversation>();
   for (const { key, value } of await store.range(C.sessions)) {
-    const { pending: _stale, ...record } = value as unknown as Omit<Conversation, "cursor" | "following" | "unread">;
+    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending">;
     const cursor = ((await store.get(C.cursors, key)) as { seq?: number } | undefined)?.seq ?? 0;
     const counts = pending.get(key);
     const unread = (counts?.[CHAT_APP_SCOPE] ?? 0) + (unseenChat.get(key) ?? 0);

@@ -161,7 +161,7 @@ export async function readPendingPage(store: RuntimeStore, query: PendingQuery):
 
 /** Up to `limit` inbox keys of the app's display messages still marked unseen, after `afterKey`, in key order. */
 async function displayPendingKeys(store: RuntimeStore, query: PendingQuery): Promise<string[]> {
-  const after = query.afterKey === undefined ? undefined : splitInboxKey(query.afterKey);
+  const after = query.afterKey === undefined ? undefined : parseInboxKey(query.afterKey);
   let conversations: string[];
   if (query.conversationId !== undefined) conversations = [query.conversationId];
   else {
@@ -194,12 +194,13 @@ async function displayPendingKeys(store: RuntimeStore, query: PendingQuery): Pro
 /** Chunk rows read at a time while looking for an app's unseen display messages. */
 const CHUNK_PAGE = 32;
 
-function splitInboxKey(key: string): { conversation_id: string; seq: number } | undefined {
+/** The parts of an inbox key (`inboxKey`): `<app_scope>/<conversation_id>/<seq>`; a conversation id may hold `/`. */
+export function parseInboxKey(key: string): { app_scope: string; conversation_id: string; seq: number } | undefined {
   const first = key.indexOf("/");
   const last = key.lastIndexOf("/");
-  if (first < 0 || last <= first) return undefined;
+  if (first <= 0 || last <= first) return undefined;
   const seq = Number(key.slice(last + 1));
-  return Number.isSafeInteger(seq) ? { conversation_id: key.slice(first + 1, last), seq } : undefined;
+  return Number.isSafeInteger(seq) ? { app_scope: key.slice(0, first), conversation_id: key.slice(first + 1, last), seq } : undefined;
 }
 
 /** How many messages of `appScope` in `conversationId` are pending: explicit-ack rows and unseen display marks. */
