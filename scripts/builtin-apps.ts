@@ -19,6 +19,8 @@ export interface BuiltinApps {
 const BUILTIN = [
   { dir: "whiteboard", file: "whiteboard.lineup" },
   { dir: "pomodoro", file: "pomodoro.lineup" },
+  { dir: "draw-and-guess", file: "draw-and-guess.lineup" },
+  { dir: "voice", file: "voice.lineup" },
 ] as const;
 
 export async function prepareBuiltinApps(root: string, dataDir: string): Promise<BuiltinApps> {

@@ -1,8 +1,9 @@
 /**
  * A minimal host page for browser tests: the app's page in `<iframe sandbox="allow-scripts">`
  * (opaque origin, no `allow-same-origin`), a private `MessageChannel` handed over once with the
- * snapshot frame, and a bridge that keeps session data with the Runtime's revision rules. Test
- * hooks live on `window.__host`.
+ * snapshot frame, and a bridge that keeps session data with the Runtime's revision rules, keeps the
+ * artifacts the app creates (and reads them back), and holds each `capability.request` until the
+ * test answers it (`answerCapability`). Test hooks live on `window.__host`.
  */
 export const TEST_NONCE = "nonce-browser-test-0001";
 
@@ -14,10 +15,13 @@ const log = [];
 let session = { data: null, revision: 0 };
 let subscribed = false;
 const artifacts = [];
+const capabilityRequests = [];
 let channel = new MessageChannel();
 let port = channel.port1;
 let nextId = 1;
 const invokes = new Map();
+const onReady = [];
+const readyAnswers = [];
 const frame = (o) => Object.assign({ bridge: "lineup.surface", v: 1, nonce: NONCE }, o);
 const reply = (m, result) => port.postMessage(frame({ kind: "response", id: m.id, method: m.method, result }));
 const refuse = (m, code, message) => port.postMessage(frame({ kind: "response", id: m.id, method: m.method, error: { code, message } }));
@@ -41,9 +45,21 @@ const onMessage = (e) => {
     case "artifact.create": {
       const bytes = atob(m.params.content.data).length;
       const artifact = { artifact_id: "art-" + (artifacts.length + 1), name: m.params.name, mime_type: m.params.mime_type, size: bytes, sha256: "0".repeat(64) };
-      artifacts.push({ artifact, data: m.params.content.data });
+      artifacts.push({ artifact, data: m.params.content.data, encoding: m.params.content.encoding });
       return reply(m, { artifact });
     }
+    case "artifact.read": {
+      const found = artifacts.find((a) => a.artifact.artifact_id === m.params.artifact_id);
+      if (!found) return refuse(m, "not_found", "no such artifact");
+      return reply(m, { artifact: found.artifact, content: { encoding: found.encoding, data: found.data }, truncated: false });
+    }
+    case "lifecycle.ready":
+      reply(m, {});
+      // A call that waited for the app to start goes out the moment it is ready, as the Runtime sends it.
+      for (const params of onReady.splice(0)) window.__host.invoke(params).then((answer) => readyAnswers.push(answer));
+      return;
+    // Waits for the test: the gateway's decision and the host's work are what a test scripts.
+    case "capability.request": capabilityRequests.push(m); return;
     default: return reply(m, {});
   }
 };
@@ -60,6 +76,7 @@ window.__host = {
     port.close();
     subscribed = false;
     log.length = 0;
+    capabilityRequests.length = 0;
     channel = new MessageChannel();
     port = channel.port1;
     port.onmessage = onMessage;
@@ -71,9 +88,14 @@ window.__host = {
     load();
   },
   log, artifacts,
+  /** Answers the oldest unanswered capability.request with \`result\` (a CapabilityResult); false when none waits. */
+  answerCapability: (result) => { const m = capabilityRequests.shift(); if (!m) return false; reply(m, result); return true; },
   session: () => session,
   invoke: (params) => new Promise((resolve) => { const id = nextId++; invokes.set(id, resolve); port.postMessage(frame({ kind: "request", id, method: "tool.invoke", params })); }),
   event: push,
+  /** Sends \`tool.invoke\` with \`params\` as soon as the app next says \`lifecycle.ready\` (same task); its answers collect in \`readyAnswers\`. */
+  invokeOnReady: (params) => { onReady.push(params); },
+  readyAnswers,
   requests: (method) => log.filter((m) => m.kind === "request" && m.method === method),
 };
 load();

@@ -28,15 +28,21 @@ function executable(): string {
   return CHROMIUM_PATH;
 }
 
-/** A browser whose contexts keep IndexedDB in memory. */
-export function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  return chromium.launch({ executablePath: executable(), headless: true, args: CHROMIUM_ARGS, ...options });
+/** Flags for a fake microphone (and camera) that Chromium grants without asking: the media tests' `extraArgs`. */
+export const FAKE_MEDIA_ARGS = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"];
+
+/**
+ * A browser whose contexts keep IndexedDB in memory. `extraArgs` are added after `CHROMIUM_ARGS` (an
+ * `options.args` still replaces them all, as before).
+ */
+export function launchChromium(options: LaunchOptions = {}, extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: executable(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], ...options });
 }
 
-/** A persistent context on a fresh profile directory, for real on-disk IndexedDB; `close()` removes the profile. */
-export async function launchPersistentChromium(): Promise<{ context: BrowserContext; profileDir: string; close(): Promise<void> }> {
+/** A persistent context on a fresh profile directory, for real on-disk IndexedDB; `close()` removes the profile. `extraArgs` are added after `CHROMIUM_ARGS`. */
+export async function launchPersistentChromium(extraArgs: readonly string[] = []): Promise<{ context: BrowserContext; profileDir: string; close(): Promise<void> }> {
   const profileDir = mkdtempSync(join(tmpdir(), "lineup-chromium-"));
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: executable(), headless: true, args: CHROMIUM_ARGS });
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: executable(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
   return {
     context,
     profileDir,

@@ -15,7 +15,7 @@ const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "pomod
 
 const snapshot = testSnapshot({ app_scope: "pomodoro", instance_id: "pomo-browser-1", entrypoint: "timer", sdk: { api_version: "1", features: TOOL_APP_FEATURES } });
 
-type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void };
+type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void; invokeOnReady(params: object): void };
 
 describe("pomodoro in a sandboxed iframe (Chromium)", () => {
   let app: BuiltAppPage;
@@ -68,6 +68,18 @@ describe("pomodoro in a sandboxed iframe (Chromium)", () => {
     await ready(1);
     await expect.poll(() => frame().locator(".pomo-status").textContent()).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
     expect(await frame().locator(".pomo-title").textContent()).toBe("Write the report");
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a session the agent started the moment the app said it was ready (a call that waited for it to start)", async () => {
+    await host((h) => {
+      h.invokeOnReady({ call_id: "p3", method: "pomodoro.start", arguments: { minutes: 10, title: "Straight away" } });
+      h.reload();
+    });
+    await ready(1);
+    await expect.poll(() => host((h) => h.session().data?.session?.title)).toBe("Straight away");
+    await expect.poll(() => frame().locator(".pomo-title").textContent(), { timeout: 5_000 }).toBe("Straight away");
+    expect(await frame().locator(".pomo-clock").textContent()).toMatch(/^(10:00|9:5[0-9])$/);
     expect(errors).toEqual([]);
   });
 });

@@ -180,6 +180,17 @@ describe("whiteboard in a sandboxed iframe (Chromium)", () => {
     expect(await host((h) => h.session().revision)).toBe(before.revision);
   });
 
+  it("shows a board the agent created the moment the app said it was ready (a call that waited for it to start)", async () => {
+    await page.evaluate(() => {
+      const h = (window as unknown as { __host: { reload(): void; invokeOnReady(p: object): void } }).__host;
+      h.invokeOnReady({ call_id: "c6", method: "board.create", arguments: { title: "Straight away" } });
+      h.reload();
+    });
+    await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("lifecycle.ready").length === 1, undefined, { timeout: 15_000 });
+    await expect.poll(() => host((h) => h.session().data?.title)).toBe("Straight away");
+    await expect.poll(() => frame().locator(".wb-title").textContent(), { timeout: 5_000 }).toBe("Straight away");
+  });
+
   it("flushes and answers closing_done when the host closes it", async () => {
     await event("lifecycle", { state: "closing", flush_deadline_ms: 2_000 });
     await page.waitForFunction(() => (window as unknown as { __host: Host }).__host.requests("lifecycle.closing_done").length === 1, undefined, { timeout: 5_000 });

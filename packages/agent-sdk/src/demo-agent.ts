@@ -5,7 +5,8 @@
  * choice / confirm / input cards on request and waits for the answer, and — when asked to open the
  * whiteboard, play draw-and-guess, start a pomodoro or record a voice note — finds the matching
  * tool in the session's inventory, calls it, reports progress in the chat (`lineup.task.progress`
- * and turn updates) and then the result. Refusals become helpful replies, never a failed turn:
+ * and turn updates) and then the result; in a draw-and-guess round, "done" makes it guess the
+ * drawing (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
  * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
  * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
  *
@@ -18,6 +19,7 @@
 import { LineUpError, type ErrorCode, type InventoryTool, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
+import { guessDrawing, roundStarted } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName } from "./demo/intents.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
@@ -84,6 +86,8 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
       return help(client, turn.sessionId);
     case "greet":
       return `Hello! 👋 I'm the **LineUp demo agent**.\n\n${suggestions()}`;
+    case "guess_drawing":
+      return guessDrawing(client, turn, options);
     case "echo":
       return echo(turn.text);
   }
@@ -168,7 +172,8 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     if (tool === undefined) return notInstalled(target);
     try {
       const result = await callWithProgress(client, turn, tool, target, options);
-      return describeOperation(result, target) ?? `Done — the **${target.label}** is ready.${describeResult(result)}`;
+      const started = target.name === "draw-and-guess" ? roundStarted(client, sessionId, tool, result) : undefined;
+      return started ?? describeOperation(result, target) ?? describeRecording(result) ?? `Done — the **${target.label}** is ready.${describeResult(result)}`;
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;
       if (error.code === "stale_inventory_revision" && attempt === 0) {
@@ -303,6 +308,19 @@ export function describeOperation(result: JsonValue, target: AppTarget): string 
   const planned = spoken(end - start);
   if (operation.outcome === "completed") return `Time's up — your ${planned} with the **${target.label}** is done. Nice focus! 🍅`;
   return `The **${target.label}** was stopped after ${spoken(ended - start)} of the ${planned} planned. Tell me when you want to start another one.`;
+}
+
+/** A recording the person made (`{ outcome: "recorded", artifact_id, duration_ms, size, mime_type }`) in words. Undefined for any other result. */
+export function describeRecording(result: JsonValue): string | undefined {
+  if (result === null || typeof result !== "object" || Array.isArray(result)) return undefined;
+  const { outcome, artifact_id: artifactId, duration_ms: durationMs, size, mime_type: mimeType } = result as Record<string, JsonValue>;
+  if (outcome !== "recorded" || typeof artifactId !== "string" || typeof durationMs !== "number" || typeof size !== "number") return undefined;
+  const kind = typeof mimeType === "string" ? `, ${escapeMarkdown(mimeType.slice(0, 100))}` : "";
+  return `Got your **voice note**: ${spoken(durationMs)} of audio (${kilobytes(size)}${kind}), saved in this conversation as \`${artifactId.slice(0, 200).replace(/`/g, "")}\`. Ask me for another one any time.`;
+}
+
+function kilobytes(bytes: number): string {
+  return bytes < 1_024 ? `${bytes} bytes` : bytes < 1_048_576 ? `${(bytes / 1_024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */

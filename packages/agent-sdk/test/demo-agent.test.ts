@@ -108,6 +108,22 @@ describe("the demo agent", () => {
     expect(invokes.map((i) => (i.payload as { method: string }).method)).toEqual(["pomodoro.start", "pomodoro.start"]);
   });
 
+  it("says what it got from a voice note in words, not as JSON", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object", properties: { prompt: { type: "string" }, max_seconds: { type: "integer", minimum: 1 } } } });
+    server.publishInventory("s-1", 1, [VOICE]);
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.result", payload: { result: { outcome: "recorded", artifact_id: "art-7", duration_ms: 12_400, mime_type: "audio/webm", size: 20_480 } } },
+    ]);
+    await start(server);
+    server.startTurn("s-1", "record a voice note", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes.map((i) => (i.payload as { method: string }).method)).toEqual(["voice.request_recording"]);
+    expect(lastReply(server)).toBe("Got your **voice note**: 12 seconds of audio (20.0 KB, audio/webm), saved in this conversation as `art-7`. Ask me for another one any time.");
+  });
+
   it("says how to install an app that is not in the inventory, without calling anything", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
 
 let world: World;
 let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
@@ -62,7 +62,7 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await shot("f4-02-installed");
   }, 60_000);
 
-  it("the agent sees the inventory and its call brings the whiteboard to the front", async () => {
+  it("the agent sees the inventory and its call brings the whiteboard to the front", () => explained(page, consoleLines, world, async () => {
     await tab("Chat").click();
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
@@ -76,7 +76,7 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("whiteboard");
     await expect.poll(() => whiteboardFrame().locator(".wb-title").textContent(), { timeout: 60_000 }).toBe("Launch plan");
     await shot("f4-03-whiteboard-in-front");
-  }, 180_000);
+  }), 180_000);
 
   it("the user draws, and the agent reads the drawing back through a tool call", async () => {
     const canvas = (await whiteboardFrame().locator("canvas").boundingBox())!;

@@ -8,12 +8,13 @@ import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
 
 let world: World;
 let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
 let page: Page;
 const pageErrors: string[] = [];
+const consoleLines: string[] = [];
 
 beforeAll(async () => {
   world = await startWorld({ builtinApps: true });
@@ -21,6 +22,7 @@ beforeAll(async () => {
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   await page.setViewportSize({ width: 1100, height: 760 });
   page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
 }, 120_000);
 
 afterAll(async () => {
@@ -32,7 +34,7 @@ const pomodoro = (): FrameLocator => page.frameLocator('.instance-surface[data-a
 const tab = (name: string) => page.getByRole("tab", { name });
 
 describe("the pomodoro through the whole product", () => {
-  it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", async () => {
+  it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", () => explained(page, consoleLines, world, async () => {
     await page.goto(world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await installBuiltinApp(page, "Pomodoro", "pomodoro.start");
@@ -57,5 +59,5 @@ describe("the pomodoro through the whole product", () => {
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
     expect(pageErrors).toEqual([]);
-  }, 240_000);
+  }), 240_000);
 });

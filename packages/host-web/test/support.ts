@@ -10,6 +10,7 @@ import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
 import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
 import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -20,6 +21,10 @@ export interface World {
   readonly agent: RunningAgent;
   readonly host: HostServer;
   readonly distDir: string;
+  /** What the demo agent printed (its log and errors), oldest first. */
+  readonly agentLog: readonly string[];
+  /** The AppServer's stored events, newest last: `seq kind body` per line, bodies cut short. */
+  serverEvents(limit?: number): string[];
   close(): Promise<void>;
 }
 
@@ -42,7 +47,8 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
   const server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
   const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
   const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string };
-  const agent = await startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: () => undefined, error: () => undefined });
+  const agentLog: string[] = [];
+  const agent = await startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: (line) => agentLog.push(line), error: (line) => agentLog.push(`error: ${line}`) });
   // The built-in apps as `npm start` offers them: built, packed and signed with a dev key the Runtime trusts.
   const builtin = options.builtinApps === true ? await prepareBuiltinApps(resolve(import.meta.dirname, "..", "..", ".."), dataDir) : undefined;
   const config = {
@@ -57,6 +63,17 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
     agent,
     host,
     distDir,
+    agentLog,
+    serverEvents(limit = 40) {
+      // A second, read-only connection to the server's WAL database: it sees every committed event.
+      const db = new Database(join(dataDir, "app-server.sqlite"), { readonly: true, fileMustExist: true });
+      try {
+        const rows = db.prepare("SELECT session_id, seq, kind, body FROM events ORDER BY created_at DESC, seq DESC LIMIT ?").all(limit) as { session_id: string; seq: number; kind: string; body: string }[];
+        return rows.reverse().map((r) => `${r.session_id.slice(0, 12)} #${r.seq} ${r.kind} ${r.body.slice(0, 400)}`);
+      } finally {
+        db.close();
+      }
+    },
     async close() {
       await host.close();
       await agent.stop();
@@ -79,4 +96,53 @@ export async function installBuiltinApp(page: Page, name: string, expectInReview
   await onReview?.();
   await review.getByRole("button", { name: "Install & enable" }).click();
   await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toMatch(new RegExp(`Installed ${name}`));
+}
+
+/**
+ * What a person would see when a wait runs out: each app surface (app, status, placement) with the text
+ * of its page, the chat log, the connection, and the page's last console lines. Browser tests print it
+ * before they rethrow, so a failure on a loaded CI machine says where the flow stopped.
+ */
+export async function describeScene(page: Page, consoleLines: readonly string[] = [], world?: World): Promise<string> {
+  const lines: string[] = [];
+  const text = async (read: () => Promise<string | null>): Promise<string> => {
+    try {
+      return ((await read()) ?? "").replace(/\s+/g, " ").trim().slice(0, 600);
+    } catch (error) {
+      return `(unreadable: ${error instanceof Error ? error.message.split("\n")[0] : String(error)})`;
+    }
+  };
+  lines.push(`connection: ${await text(() => page.locator(".connection").getAttribute("data-lifecycle", { timeout: 1_000 }))}`);
+  lines.push(`app area shows: ${await text(() => page.locator("#app-area").getAttribute("data-app", { timeout: 1_000 }))}`);
+  const surfaces = page.locator(".instance-surface");
+  const count = await surfaces.count().catch(() => 0);
+  for (let i = 0; i < count; i++) {
+    const surface = surfaces.nth(i);
+    const attrs = await surface.evaluate((el) => `${el.getAttribute("data-app")} ${el.getAttribute("data-instance")} status=${el.getAttribute("data-status")} ${el.className}`, undefined, { timeout: 1_000 }).catch(() => "(gone)");
+    const body = await text(() => surface.locator("iframe").contentFrame().locator("body").textContent({ timeout: 1_000 }));
+    lines.push(`surface ${attrs}: ${body}`);
+  }
+  // The chat is mounted only while it is shown: bring it up to read it (the test has failed already).
+  await page.getByRole("tab", { name: "Chat" }).click({ timeout: 2_000 }).catch(() => undefined);
+  lines.push(`chat log: ${await text(() => page.getByRole("log").textContent({ timeout: 2_000 }))}`);
+  lines.push(...consoleLines.slice(-20).map((line) => `console ${line}`));
+  if (world !== undefined) {
+    lines.push(...world.agentLog.slice(-20).map((line) => `agent ${line}`));
+    try {
+      lines.push(...world.serverEvents().map((line) => `server ${line}`));
+    } catch (error) {
+      lines.push(`server events unreadable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+/** Runs `step`; when it fails, prints `describeScene` first and rethrows. */
+export async function explained<T>(page: Page, consoleLines: readonly string[], world: World, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    console.error(`--- the scene when this failed ---\n${await describeScene(page, consoleLines, world)}`);
+    throw error;
+  }
 }

@@ -38,6 +38,31 @@ window.addEventListener("message", (e) => {
 }, { once: true });
 </script></body></html>`;
 
+/** An app that starts slowly but keeps going: a request every 150 ms for about a second, then ready. */
+const SLOW_APP = `<!doctype html><html><body><script>
+window.addEventListener("message", (e) => {
+  const port = e.ports[0]; const nonce = e.data.nonce;
+  const f = (o) => Object.assign({ bridge: "lineup.surface", v: 1, nonce }, o);
+  port.onmessage = () => {};
+  let id = 0;
+  const step = () => {
+    id++;
+    if (id <= 7) { port.postMessage(f({ kind: "request", id, method: "session_data.get", params: {} })); setTimeout(step, 150); }
+    else port.postMessage(f({ kind: "request", id, method: "lifecycle.ready", params: {} }));
+  };
+  step();
+}, { once: true });
+</script></body></html>`;
+
+/** An app that loads, takes its port, asks one thing, and never says it is ready. */
+const STALLED_APP = `<!doctype html><html><body><script>
+window.addEventListener("message", (e) => {
+  const port = e.ports[0]; const nonce = e.data.nonce;
+  port.onmessage = () => {};
+  port.postMessage({ bridge: "lineup.surface", v: 1, nonce, kind: "request", id: 1, method: "session_data.get", params: {} });
+}, { once: true });
+</script></body></html>`;
+
 let browser: Browser;
 let page: Page;
 let server: Server;
@@ -128,6 +153,19 @@ describe("surface host (Chromium, host CSP)", () => {
     // 400 sent at once: about the burst (200) gets through, plus what refills meanwhile.
     expect(state.requests.filter((m) => m === "session_data.get").length).toBeLessThan(260);
     expect(state.requests).not.toContain("no.such_method");
+  });
+
+  it("waits for an app that starts slowly but keeps going, fails one that stalls (saying where), and ends its waiting calls when it closes", async () => {
+    // Each start-up step gets 500 ms; the slow app needs about a second in all, the stalled one stops after one request.
+    await call("mount", "slow", SLOW_APP, { ...snapshot, app_scope: "slow", instance_id: "slow-1" }, "pip", 500);
+    await call("mount", "stalled", STALLED_APP, { ...snapshot, app_scope: "stalled", instance_id: "stalled-1" }, "pip", 500);
+    expect(await call("startup", "slow")).toBe("ready");
+    expect(await call("startup", "stalled")).toBe("stalled did not become ready: it did not say it was ready after session_data.get within 500 ms");
+    // A call waiting for the stalled app ends when its surface closes, not 30 s later and not never.
+    await call("startInvoke", "stalled", { call_id: "c-stalled", method: "board.create", arguments: {} });
+    await call("close", "slow", 100);
+    await call("close", "stalled", 100);
+    expect(await call("invokeOutcome", "stalled")).toBe("the surface was closed");
   });
 
   it("closes gracefully: the app hears closing and flushes before the deadline", async () => {

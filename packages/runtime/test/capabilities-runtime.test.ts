@@ -4,7 +4,7 @@
  * rate limit, the user's confirmation (asked once; a denial is a Settings entry), the host — and
  * resolves with a closed-set result; every decision is in the audit log before its effect.
  */
-import { capabilityCompleted, capabilityRefused, type CapabilityName, type CapabilityResult } from "@lineup/protocol";
+import { capabilityCompleted, capabilityRefused, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
@@ -29,8 +29,9 @@ class FakeHost implements HostProvider {
   readonly prompts: CapabilityPrompt[] = [];
   readonly invocations: HostInvocation[] = [];
   readonly systemPrompts: CapabilityName[] = [];
-  /** The user's answer to the confirmation; `hang` never answers. */
+  /** The user's answer to the confirmation; `hang` waits until the test calls `answerPrompt`. */
   answer: CapabilityConfirmation | "hang" = "allow";
+  private waitingAnswers: ((answer: CapabilityConfirmation) => void)[] = [];
   /** The host call: completes with the capability's name, or never (until aborted). */
   hangInvoke = false;
   system: SystemPermission = "not_applicable";
@@ -51,7 +52,11 @@ class FakeHost implements HostProvider {
   }
   confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation> {
     this.prompts.push(prompt);
-    return this.answer === "hang" ? new Promise(() => undefined) : Promise.resolve(this.answer);
+    return this.answer === "hang" ? new Promise((resolve) => this.waitingAnswers.push(resolve)) : Promise.resolve(this.answer);
+  }
+  /** The person answers the confirmations shown so far. */
+  answerPrompt(answer: CapabilityConfirmation): void {
+    for (const resolve of this.waitingAnswers.splice(0)) resolve(answer);
   }
   invoke(invocation: HostInvocation): Promise<CapabilityResult> {
     this.invocations.push(invocation);
@@ -67,7 +72,7 @@ interface World {
   readonly data: MemoryStoreData;
   /** The voice app's instance, launched, ready and in front. */
   readonly voice: string;
-  ask(appScope: string, capability: string, instanceId?: string): Promise<CapabilityResult>;
+  ask(appScope: string, capability: string, instanceId?: string, input?: JsonValue): Promise<CapabilityResult>;
 }
 
 /** A Runtime with the voice app (microphone.record) and the whiteboard (clipboard.write) installed, voice in front. */
@@ -96,7 +101,8 @@ async function world(options: { supported?: readonly CapabilityName[]; policy?: 
     clock,
     data,
     voice: launched.instance_id,
-    ask: (appScope, capability, instanceId) => d.runtime.appPort(appScope).requestCapability({ capability, purpose: "record the note the agent asked for", input: { max_seconds: 10 }, ...(instanceId === undefined ? {} : { instance_id: instanceId }) }),
+    ask: (appScope, capability, instanceId, input = { max_seconds: 10 }) =>
+      d.runtime.appPort(appScope).requestCapability({ capability, purpose: "record the note the agent asked for", input, ...(instanceId === undefined ? {} : { instance_id: instanceId }) }),
   };
 }
 
@@ -230,6 +236,25 @@ describe("the Capability Gateway in the Runtime", () => {
     expect(w.host.systemPrompts).toEqual([MIC, MIC]);
     expect(w.host.prompts).toEqual([]);
     expect(w.host.invocations).toHaveLength(1);
+    await w.d.stop();
+  });
+
+  it("a host call that says how long it runs (a recording's max_ms) gets that time on top of the answer time", async () => {
+    const w = await world({ policy: { request_timeout_ms: 5_000 } });
+    w.host.answer = "hang";
+    const recording = w.ask("voice", MIC, undefined, { max_ms: 60_000 });
+    await until(() => w.host.prompts.length === 1, 3_000, "the confirmation");
+    // The person takes 4 s to allow it: the recording still gets its full minute, then the usual 5 s.
+    w.clock.advance(4_000);
+    w.host.hangInvoke = true;
+    w.host.answerPrompt("allow");
+    await until(() => w.host.invocations.length === 1, 3_000, "the host call");
+    w.clock.advance(64_999);
+    await settle();
+    expect(w.host.invocations[0]!.signal.aborted).toBe(false);
+    w.clock.advance(1);
+    expect(await recording).toMatchObject({ status: "expired" });
+    expect(w.host.invocations[0]!.signal.aborted).toBe(true);
     await w.d.stop();
   });
 

@@ -277,6 +277,11 @@ export class BridgeChannel {
     if (dropOnly || typeof value !== "object" || value === null) return;
     const frame = value as Record<string, unknown>;
     const id = frame["id"];
+    // A response to a request still waiting that fails its schema ends that request with the reason, at once.
+    if (frame["kind"] === "response" && typeof id === "number" && this.#pending.get(id)?.method === frame["method"]) {
+      this.#fail(id, new LineUpError(error.code, error.message, error.path === undefined ? undefined : { path: error.path }));
+      return;
+    }
     if (frame["kind"] !== "request" || frame["method"] !== "tool.invoke" || typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return;
     this.#send(bridgeError(this.nonce, id, "tool.invoke", error));
   }

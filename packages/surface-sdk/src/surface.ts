@@ -27,6 +27,13 @@ import { applyThemeVariables } from "./theme.js";
 import type { AgentTools } from "./tools/define.js";
 import { ToolDispatcher } from "./tools/dispatch.js";
 
+/**
+ * A capability request waits for the person, the system and the host (a recording runs as long as it
+ * was asked to): the Runtime's gateway always ends it, by an answer or its own expiry. This is only a
+ * backstop, far beyond the bridge's usual request timeout.
+ */
+const CAPABILITY_REQUEST_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
 /** Who the app is and where it runs: the host snapshot (spec 003) as the SDK's `AppContext` (spec 6.1). */
 export type AppContext = BridgeHostSnapshot & { readonly kind: "installed" };
 
@@ -171,7 +178,7 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     },
     capabilities: {
       request: async <T extends JsonValue>(request: CapabilityRequest) =>
-        (await channel.request("capability.request", { capability: request.capability, purpose: request.purpose, input: request.input })) as CapabilityResult<T>,
+        (await channel.request("capability.request", { capability: request.capability, purpose: request.purpose, input: request.input }, { timeoutMs: CAPABILITY_REQUEST_TIMEOUT_MS })) as CapabilityResult<T>,
     },
     artifacts: {
       create: async (request) => (await channel.request("artifact.create", request)).artifact,

@@ -124,4 +124,26 @@ describe("handover and nonce", () => {
     host.on("surface.resize", () => undefined);
     await expect(surface.surface.resize(100)).rejects.toMatchObject({ code: "request_timeout" });
   });
+
+  it("lets a capability request wait past the request timeout: the person, the system and the host take their time", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false, requestTimeoutMs: 40 });
+    host.handover();
+    surface = await connecting;
+    let answer: ((result: unknown) => void) | undefined;
+    host.on("capability.request", () => new Promise((resolve) => (answer = resolve)));
+    const recording = surface.capabilities.request({ capability: "microphone.record", purpose: "a note", input: { max_ms: 5_000 } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    answer!({ status: "completed", value: { duration_ms: 5_000 } });
+    await expect(recording).resolves.toMatchObject({ status: "completed" });
+  });
+
+  it("ends a request whose answer breaks the method's result schema with bridge_result_invalid, without waiting for a timeout", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover();
+    surface = await connecting;
+    host.on("capability.request", () => ({ status: "completed", result: "not the field the schema names" }));
+    await expect(surface.capabilities.request({ capability: "clipboard.write", purpose: "copy", input: { text: "x" } })).rejects.toMatchObject({ code: "bridge_result_invalid" });
+  });
 });

@@ -25,14 +25,17 @@ export function App({ store, displayMode, onDisplayModeChange, standalone = fals
   const [stopping, setStopping] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
 
-  useEffect(
-    () =>
-      store.onChange(() => {
-        setNow(store.now());
-        setSession(store.session);
-      }),
-    [store],
-  );
+  useEffect(() => {
+    const sync = () => {
+      setNow(store.now());
+      setSession(store.session);
+    };
+    const off = store.onChange(sync);
+    // Effects run after the first paint: a call handled before that (the app had just said ready) changed the
+    // store with nobody listening yet. Catch up once the listener is in place.
+    sync();
+    return off;
+  }, [store]);
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   const phase = phaseAt(session, now);
   useEffect(() => {

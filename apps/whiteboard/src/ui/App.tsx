@@ -38,7 +38,13 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
   const [width, setWidth] = useState(4);
   const [selection, setSelection] = useState<string[]>([]);
 
-  useEffect(() => store.subscribe(setState), [store]);
+  useEffect(() => {
+    const off = store.subscribe(setState);
+    // Effects run after the first paint: a change made before that (a call handled as the app said ready) had
+    // nobody listening yet. Catch up once the listener is in place.
+    setState(store.state);
+    return off;
+  }, [store]);
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   // The canvas paints with theme colours read at draw time: a theme change must repaint it.
   const [, setThemeVersion] = useState(0);

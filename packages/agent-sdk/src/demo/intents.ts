@@ -12,6 +12,7 @@ export type DemoIntent =
   | { readonly kind: "confirm" }
   | { readonly kind: "help" }
   | { readonly kind: "greet" }
+  | { readonly kind: "guess_drawing" }
   | { readonly kind: "echo" };
 
 const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] = [
@@ -20,6 +21,8 @@ const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] =
   { test: /white\s*board|白板|sketch\s*pad/, intent: { kind: "open_app", target: "whiteboard" } },
   { test: /pomodoro|focus timer|番茄|\btimer\b|计时/, intent: { kind: "open_app", target: "pomodoro" } },
   { test: /voice\s*(?:note|memo|recording)|record(?:ing)?\b.*\b(?:voice|note|memo|audio)|\brecord\b|录音|语音/, intent: { kind: "open_app", target: "voice" } },
+  // "Done" in a draw-and-guess round: the person finished drawing and the agent should guess.
+  { test: /^\s*(?:ok(?:ay)?\W*)?(?:i[’']?m\s+|i am\s+|all\s+)?(?:done|finished)\b|^\s*guess\b|can you guess|your guess|画好了|画完了|猜吧|你猜/, intent: { kind: "guess_drawing" } },
   { test: /\bchoose\b|\bchoice\b|\bpick\b|选择|选一个/, intent: { kind: "choose" } },
   { test: /\bconfirm\b|确认/, intent: { kind: "confirm" } },
   { test: /ask me|\binput\b|问我/, intent: { kind: "ask" } },

@@ -107,10 +107,17 @@ function valueFor(name: string, node: SchemaNode, text: string, target: AppTarge
   }
 }
 
+/** The first of the node's string enum values the text names as a whole word (any case). */
+function enumValueIn(node: SchemaNode, text: string): string | undefined {
+  if (!Array.isArray(node.enum)) return undefined;
+  const words = new Set(text.toLowerCase().split(/[^\p{L}\p{N}_-]+/u));
+  return node.enum.find((v): v is string => typeof v === "string" && words.has(v.toLowerCase()));
+}
+
 /**
  * Arguments for the tool: every required property (from its default, its enum, the user's
  * words or a sensible value of its type), plus the optional ones the user clearly gave
- * (a duration, a title).
+ * (a duration, a title, one of a property's enum values named as a word: "… with animals").
  */
 export function argumentsFor(tool: InventoryTool, text: string, target: AppTarget): JsonObject {
   const schema = asNode(tool.input_schema);
@@ -123,6 +130,11 @@ export function argumentsFor(tool: InventoryTool, text: string, target: AppTarge
   }
   for (const name of Object.keys(properties)) {
     if (name in args) continue;
+    const named = enumValueIn(asNode(properties[name]), text);
+    if (named !== undefined) {
+      args[name] = named;
+      continue;
+    }
     const mentioned = (/minute|duration/.test(name) && minutesIn(text) !== undefined) || (/title|topic|name/.test(name) && topicIn(text) !== undefined);
     if (mentioned) {
       const value = valueFor(name, { ...asNode(properties[name]), default: undefined }, text, target);

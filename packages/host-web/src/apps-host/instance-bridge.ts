@@ -207,7 +207,10 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
                 if (outcome?.outcome === "failed") return port.reportTool(call.call_id, { kind: "error", code: outcome.code ?? "handler_failed", ...(outcome.message === undefined ? {} : { message: outcome.message }) }, instance.instance_id);
                 return undefined; // pending: tool.progress / tool.complete / tool.fail follow
               },
-            ).catch(() => undefined);
+              // The app never answered (no reply in time, or its surface went away): the call still gets its one
+              // outcome, never silence.
+              (error: unknown) => port.reportTool(call.call_id, { kind: "error", code: "handler_failed", message: `${instance.app_scope} did not take the call: ${error instanceof Error ? error.message : String(error)}` }, instance.instance_id),
+            ).catch(() => undefined); // the Runtime refused the report: the call already had its outcome (cancelled, expired)
           },
           cancel(callId) {
             mountedSurface.event("tool.cancelled", { call_id: callId } as never);

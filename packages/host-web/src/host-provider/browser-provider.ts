@@ -15,6 +15,7 @@ import { notificationApi, notificationPermission, requestNotificationPermission,
 import { hostFailed } from "./outcomes.js";
 import { createPermissionCache } from "./permissions.js";
 import { shellPromptQueue, type PromptQueue } from "./prompt-queue.js";
+import { shellRecordings, type RecordingStore } from "./recordings.js";
 import { clipboardSupported, createAttention, openLink, writeClipboard } from "./small-capabilities.js";
 
 export interface BrowserHostProviderDeps {
@@ -22,6 +23,8 @@ export interface BrowserHostProviderDeps {
   readonly onNotificationClick: (appScope: string) => void;
   /** Where confirmations and "go ahead" prompts are shown; the shell's queue by default. */
   readonly prompts?: PromptQueue;
+  /** Where running recordings are shown (Stop / Discard); the shell's store by default. */
+  readonly recordings?: RecordingStore;
   /** The app's name as the user knows it; the scope when not given. */
   readonly appName?: (appScope: string) => string;
   /** Bound on one capability's artifacts; default 16 MiB. */
@@ -56,6 +59,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
   const prompts = deps.prompts ?? shellPromptQueue;
   const context: ProviderContext = {
     prompts,
+    recordings: deps.recordings ?? shellRecordings,
     maxArtifactBytes: deps.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES,
     appName: deps.appName ?? ((appScope) => appScope),
     hasUserActivation: userActivationActive,

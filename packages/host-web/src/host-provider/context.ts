@@ -1,11 +1,15 @@
 /**
  * What every browser capability module gets from `createBrowserHostProvider`: the shell's prompt queue,
- * the artifact limit, the app's display name and whether the page holds a user gesture right now.
+ * the shell's store of live recordings, the artifact limit, the app's display name and whether the page
+ * holds a user gesture right now.
  */
 import type { PromptQueue } from "./prompt-queue.js";
+import type { RecordingStore } from "./recordings.js";
 
 export interface ProviderContext {
   readonly prompts: PromptQueue;
+  /** Where a running microphone recording is shown with its Stop / Discard controls. */
+  readonly recordings: RecordingStore;
   readonly maxArtifactBytes: number;
   readonly appName: (appScope: string) => string;
   /** True while the page has transient user activation (pickers need it). */

@@ -1,14 +1,18 @@
 /**
  * `microphone.record` in the browser: `getUserMedia({audio:true})` and a `MediaRecorder` until `max_ms`
- * passes, the track ends, or the request is aborted (→ `cancelled_by_user`, the audio is dropped). The
+ * passes, the track ends, the person presses Stop in the shell's recording indicator (the audio is kept:
+ * `completed` with what was recorded and its real duration), the person presses Discard (→
+ * `cancelled_by_user`, the audio is dropped) or the request is aborted (→ `cancelled_by_user`, dropped).
+ * While the recorder runs it is listed in the shell's store of live recordings (`recordings.ts`). The
  * microphone's tracks are stopped on every path, so the browser's recording indicator goes out.
  * Also the system permission prompt for the microphone (`requestMicrophone`).
  */
-import { bytesToBase64, capabilityCompleted, type CapabilityResult } from "@lineup/protocol";
+import { bytesToBase64, capabilityCompleted, capabilityRefused, type CapabilityResult } from "@lineup/protocol";
 import type { HostInvocation } from "@lineup/runtime";
 import type { ProviderContext } from "./context.js";
 import { checkMicrophoneInput } from "./inputs.js";
 import { artifactJson, baseMimeType, cancelledByUser, hostFailed, nativeFailure, recordingName, tooLarge } from "./outcomes.js";
+import type { RecordingHandle } from "./recordings.js";
 
 /** Chunks arrive this often, so the size limit is enforced while recording, not after. */
 const CHUNK_MS = 1_000;
@@ -37,7 +41,8 @@ function recorderType(): string | undefined {
   return PREFERRED_TYPES.find((type) => MediaRecorder.isTypeSupported(type));
 }
 
-type Ending = "time" | "aborted" | "too_large" | "error";
+/** Why the recorder stopped: `time` and `stopped` keep the audio, `discarded` and `aborted` drop it. */
+type Ending = "time" | "stopped" | "discarded" | "aborted" | "too_large" | "error";
 
 export async function recordMicrophone(invocation: HostInvocation, context: ProviderContext): Promise<CapabilityResult> {
   const checked = checkMicrophoneInput(invocation.input);
@@ -55,7 +60,10 @@ export async function recordMicrophone(invocation: HostInvocation, context: Prov
   let size = 0;
   let ending: Ending;
   let started = 0;
+  // When the recording ended (the control pressed, the time up), not when the recorder's last chunk arrived.
+  let ended: number | undefined;
   let recorder: MediaRecorder;
+  let live: RecordingHandle | undefined;
   try {
     if (signal.aborted) return cancelledByUser("microphone.record");
     const mimeType = recorderType();
@@ -69,6 +77,8 @@ export async function recordMicrophone(invocation: HostInvocation, context: Prov
       function finish(why: Ending): void {
         if (reason !== undefined) return;
         reason = why;
+        ended = performance.now();
+        live?.end();
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
         for (const track of tracks) track.removeEventListener("ended", onEnded);
@@ -96,13 +106,20 @@ export async function recordMicrophone(invocation: HostInvocation, context: Prov
         return;
       }
       started = performance.now();
+      // The person sees the recording from now on, and can end it: Stop keeps the audio, Discard drops it.
+      live = context.recordings.begin(
+        { request_id: invocation.request_id, app_scope: invocation.app_scope, app_name: context.appName(invocation.app_scope), max_ms },
+        { stop: () => finish("stopped"), discard: () => finish("discarded") },
+      );
     });
   } catch (error) {
     return nativeFailure("microphone.record", error);
   } finally {
+    live?.end();
     stopTracks(stream);
   }
-  const duration_ms = Math.min(max_ms, Math.max(0, Math.round(performance.now() - started)));
+  const duration_ms = Math.min(max_ms, Math.max(0, Math.round((ended ?? performance.now()) - started)));
+  if (ending === "discarded") return capabilityRefused("cancelled_by_user", "the user discarded the recording");
   if (ending === "aborted" || signal.aborted) return cancelledByUser("microphone.record");
   if (ending === "too_large") return tooLarge("the recording", context.maxArtifactBytes);
   if (ending === "error") return hostFailed("microphone.record");

@@ -11,7 +11,7 @@ import { AppBoundary } from "./AppBoundary.js";
 import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { Toasts } from "./Toasts.js";
-import { CapabilityPromptDialog, shellPromptQueue } from "../host-provider/index.js";
+import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
 
 const CORE_APPS = [
   { app_scope: "chat", label: "Chat" },
@@ -191,6 +191,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
       </main>
       <Toasts notifications={notifications} />
       <CapabilityPromptDialog queue={shellPromptQueue} />
+      <RecordingIndicator recordings={shellRecordings} />
     </div>
   );
 }

@@ -53,7 +53,11 @@ export interface SurfaceOptions {
   readonly maxBytes?: number;
   /** Default 100 messages/s with a burst of 200. */
   readonly rate?: RateLimit;
-  /** How long to wait for the app's `lifecycle.ready`. Default 15 s. */
+  /**
+   * How long the start-up may go without a step forward before the app counts as failed. Default 15 s.
+   * The steps are the frame page loaded, the app's page written into it, and every message the app sends
+   * before `lifecycle.ready`: a slow device that keeps going is waited for, a stalled app is not.
+   */
   readonly readyTimeoutMs?: number;
   readonly minHeight?: number;
   readonly maxHeight?: number;
@@ -109,7 +113,8 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
   let closed = false;
   let nextId = 1;
   const queue: (() => void)[] = [];
-  const pending = new Map<number, (response: BridgeResponse) => void>();
+  /** Requests to the app awaiting its response: settled by the response, their timeout, or the surface closing. */
+  const pending = new Map<number, { readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
   let closingDone: (() => void) | undefined;
 
   let resolveReady!: () => void;
@@ -119,7 +124,17 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     rejectReady = reject;
   });
   ready.catch(() => undefined);
-  const readyTimer = setTimeout(() => rejectReady(new Error(`${snapshot.app_scope} did not become ready`)), options.readyTimeoutMs ?? 15_000);
+  const stallMs = options.readyTimeoutMs ?? 15_000;
+  let stage = "its page did not load";
+  let readyTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A step of the start-up happened: the app gets a fresh `stallMs` for the next one. */
+  const progressed = (next: string): void => {
+    if (isReady || closed) return;
+    stage = next;
+    clearTimeout(readyTimer);
+    readyTimer = setTimeout(() => rejectReady(new Error(`${snapshot.app_scope} did not become ready: ${stage} within ${stallMs >= 1_000 ? `${Math.round(stallMs / 1_000)} s` : `${stallMs} ms`}`)), stallMs);
+  };
+  progressed(stage);
 
   const post = (frameData: unknown): void => {
     if (!closed) port.postMessage(frameData);
@@ -134,9 +149,11 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     if (handedOver || event.source !== frame.contentWindow || frame.contentWindow === null) return;
     const type = (event.data as { type?: unknown } | null)?.type;
     if (type === "lineup.surface-frame.ready") {
+      progressed("its page did not start");
       frame.contentWindow.postMessage({ type: "lineup.surface-frame.load", html: appHtml }, "*");
     } else if (type === "lineup.surface-frame.loaded") {
       handedOver = true;
+      progressed("it did not connect to LineUp");
       window.removeEventListener("message", onWindowMessage);
       // An opaque-origin frame can only be addressed with "*"; the port, not the origin, is the trust.
       frame.contentWindow.postMessage(bridgeEvent(nonce, "host.snapshot", snapshot), "*", [channel.port2]);
@@ -194,12 +211,13 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       return;
     }
     if (message.kind === "request") {
+      progressed(`it did not say it was ready after ${message.method}`);
       // The app may read (session data, …) before it declares itself ready; only deliveries to it wait.
       void answer(message.id, message.method, message.params);
     } else if (message.kind === "response") {
-      const resolve = pending.get(message.id);
+      const waiting = pending.get(message.id);
       pending.delete(message.id);
-      resolve?.(message);
+      waiting?.settle(message);
     }
     // Events from the app are not part of Bridge v1's app → host direction; the decoder refuses them.
   };
@@ -219,9 +237,15 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
           pending.delete(id);
           reject(new Error(`${method} timed out`));
         }, timeoutMs);
-        pending.set(id, (response) => {
-          clearTimeout(timer);
-          resolve(response as never);
+        pending.set(id, {
+          settle: (response) => {
+            clearTimeout(timer);
+            resolve(response as never);
+          },
+          fail: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
         });
         whenReady(() => post(bridgeRequest(nonce, id, method, params)));
       });
@@ -258,6 +282,8 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       }
       closed = true;
       clearTimeout(readyTimer);
+      for (const waiting of pending.values()) waiting.fail(new Error("the surface was closed"));
+      pending.clear();
       rejectReady(new Error("the surface was closed"));
       window.removeEventListener("message", onWindowMessage);
       port.close();

@@ -31,7 +31,7 @@ const DARK: Record<string, string> = {
   "--lineup-color-accent": "#7ea2ff",
 };
 
-function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: DisplayMode): void {
+function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: DisplayMode, readyTimeoutMs?: number): void {
   const container = document.createElement("div");
   container.className = "surface";
   container.id = id;
@@ -71,7 +71,7 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: Dis
       onRefused: (r) => h.refused.push(r.code),
       onResize: (height) => h.resizes.push(height),
     },
-    { title: `App ${snapshot.app_scope}` },
+    { title: `App ${snapshot.app_scope}`, ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }) },
   );
   harnesses.set(id, h);
 }
@@ -79,10 +79,24 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: Dis
 (window as unknown as { __surfaces: unknown }).__surfaces = {
   mount,
   ready: (id: string) => harnesses.get(id)!.surface.ready.then(() => true),
+  /** How the start-up ended: "ready", or the reason it failed. */
+  startup: (id: string) => harnesses.get(id)!.surface.ready.then(
+    () => "ready",
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  ),
   invoke: async (id: string, params: { call_id: string; method: string; arguments: Record<string, unknown> }) => {
     const response = await harnesses.get(id)!.surface.request("tool.invoke", params as never);
     return "error" in response && response.error !== undefined ? { error: response.error } : response.result;
   },
+  /** Starts a tool call and keeps its promise, to see later how it ended. */
+  startInvoke: (id: string, params: { call_id: string; method: string; arguments: Record<string, unknown> }) => {
+    const h = harnesses.get(id)! as Harness & { invoked?: Promise<string> };
+    h.invoked = h.surface.request("tool.invoke", params as never).then(
+      () => "answered",
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    );
+  },
+  invokeOutcome: (id: string) => (harnesses.get(id)! as Harness & { invoked?: Promise<string> }).invoked,
   setDisplayMode: (id: string, mode: DisplayMode) => {
     layout(document.getElementById(id)!, mode);
     harnesses.get(id)!.surface.setDisplayMode(mode);

@@ -96,6 +96,13 @@ export function standingCapabilityRefusal(state: CapabilityGatewayState, request
   return undefined;
 }
 
+/** How long a host call says it will run (`max_ms` of its input, at most an hour); 0 when it does not say. */
+function statedDurationMs(input: JsonValue): number {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return 0;
+  const max = input["max_ms"];
+  return typeof max === "number" && Number.isFinite(max) && max > 0 ? Math.min(max, 3_600_000) : 0;
+}
+
 /** Continues a request that passed the standing checks: confirmation, system permission, audit, host. */
 export function proceedCapabilityRequest(state: CapabilityGatewayState, request: PendingCapabilityRequest, context: CapabilityContext, now: number): CapabilityDecision {
   const key = decisionKey(request.app_scope, request.capability);
@@ -113,8 +120,11 @@ export function proceedCapabilityRequest(state: CapabilityGatewayState, request:
   const limit = context.policy.rate_limit;
   const recent = (state.recent[key] ?? []).filter((t) => limit === undefined || t > now - limit.window_ms);
   if (limit !== undefined && recent.length >= limit.max) return refuseCapability(state, request, "policy_denied", `${request.capability} was used ${recent.length} times in ${limit.window_ms} ms`, "rate_limited");
+  // The host's own work starts now: it gets the answer time again, plus how long the input says the work lasts
+  // (a recording of `max_ms`), so a long recording is never cut off by the wait that came before it.
+  const running: PendingCapabilityRequest = { ...request, stage: "host_running", expires_at: Math.max(request.expires_at, now + (context.policy.request_timeout_ms ?? DEFAULT_CAPABILITY_REQUEST_TIMEOUT_MS) + statedDurationMs(request.input)) };
   return {
-    state: { ...put("host_running"), recent: { ...state.recent, [key]: [...recent, now] } },
+    state: { ...state, pending: { ...state.pending, [request.request_id]: running }, recent: { ...state.recent, [key]: [...recent, now] } },
     steps: [{ kind: "invoke_host", request_id: request.request_id, app_scope: request.app_scope, capability: request.capability, input: request.input }],
     audit: [capabilityAuditFact("capability.invoke", request, undefined, request.purpose.slice(0, 200))],
   };

@@ -31,6 +31,8 @@ export function composePage(parts: PageParts): string {
     "style-src 'unsafe-inline'",
     "img-src data: blob:",
     "font-src data:",
+    // Sound and video the app made or read itself (an artifact's bytes as a blob), never from the network.
+    "media-src data: blob:",
     "base-uri 'none'",
     "form-action 'none'",
   ].join("; ");

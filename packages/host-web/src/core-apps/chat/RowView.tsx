@@ -119,9 +119,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
       return (
         <div class="bubble-row from-agent" data-kind="artifact">
           <div class="artifact-chip" role="group" aria-label={`File ${item.name}`}>
-            <span class="artifact-icon" aria-hidden="true">
-              {item.mime_type.startsWith("image/") ? "🖼" : "📄"}
-            </span>
+            <FileIcon mimeType={item.mime_type} />
             <span>
               <strong>{item.name}</strong>
               <span class="muted">
@@ -140,4 +138,27 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
         </div>
       );
   }
+}
+
+/** A file's kind at a glance (picture, sound, other), drawn inline: no emoji font is needed. */
+function FileIcon({ mimeType }: { mimeType: string }) {
+  const kind = mimeType.startsWith("image/") ? "image" : mimeType.startsWith("audio/") ? "audio" : "file";
+  return (
+    <svg class="artifact-icon" data-kind={kind} viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" stroke-linecap="round">
+      {kind === "image" ? (
+        <>
+          <rect x="2.5" y="3.5" width="15" height="13" rx="2" />
+          <path d="M4.5 14.5l4-4.5 3 3 2-2 2.5 3.5" />
+          <circle cx="13" cy="7.5" r="1.3" />
+        </>
+      ) : kind === "audio" ? (
+        <path d="M3 10h1.5M6 7v6M9 4.5v11M12 7.5v5M15 6v8M17.5 10H17" />
+      ) : (
+        <>
+          <path d="M5 2.5h6.5l3.5 3.5v11.5H5z" />
+          <path d="M11.5 2.5V6H15" />
+        </>
+      )}
+    </svg>
+  );
 }

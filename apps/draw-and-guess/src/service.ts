@@ -1,0 +1,26 @@
+/**
+ * What the tool handlers reach at run time. The tools module is also loaded by the build (in Node,
+ * to emit the manifest's tools), so it must not touch the DOM or the bridge when imported; the app
+ * provides the live game once it has loaded.
+ */
+import { ToolFailure } from "@lineup/surface-sdk";
+import type { Stroke } from "./model.js";
+import type { GameStore } from "./store.js";
+
+export interface DrawAndGuessService {
+  readonly store: GameStore;
+  /** The drawing as a PNG (base64) of at most `maxBytes`, or undefined when even the smallest one is larger. */
+  drawingPng(strokes: readonly Stroke[], maxBytes: number): Promise<string | undefined>;
+}
+
+let current: DrawAndGuessService | undefined;
+
+export function provideGame(service: DrawAndGuessService | undefined): void {
+  current = service;
+}
+
+/** The live game; a call before the app has loaded fails with `handler_failed`. */
+export function game(): DrawAndGuessService {
+  if (current === undefined) throw new ToolFailure("handler_failed", "draw and guess has not finished loading");
+  return current;
+}

@@ -1,0 +1,99 @@
+/**
+ * Voice Notes through the whole product in real Chromium with a fake microphone: the app `npm start`
+ * offers (built, packed, signed with the dev key the host trusts) installed from Apps → "record a voice
+ * note" in the chat → the Runtime brings Voice Notes to the front with the demo agent's interactive call
+ * → Record → the shell's dialog asks for the microphone → Allow → the shell's recording bar → Stop → the
+ * app saves the recording as an artifact and the agent gets `{ outcome: "recorded", artifact_id, … }`
+ * and says what it got. A second request is discarded in the bar, and the agent hears `cancelled_by_user`.
+ */
+import { join } from "node:path";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAKE_MEDIA_ARGS, launchPersistentChromium } from "../../../test/support/chromium.js";
+import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+
+let world: World;
+let browser: Awaited<ReturnType<typeof launchPersistentChromium>> | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+const consoleLines: string[] = [];
+
+beforeAll(async () => {
+  world = await startWorld({ builtinApps: true });
+  browser = await launchPersistentChromium(FAKE_MEDIA_ARGS);
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1100, height: 760 });
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+const voice = (): FrameLocator => page.frameLocator('.instance-surface[data-app="voice"] iframe');
+const tab = (name: string) => page.getByRole("tab", { name });
+const bar = () => page.getByRole("group", { name: "Recording for Voice Notes" });
+
+async function ask(text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+describe("Voice Notes through the whole product (fake microphone)", () => {
+  it("the agent asks for a voice note; the person records it, stops it in LineUp's bar, and the agent gets the artifact", () => explained(page, consoleLines, world, async () => {
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await installBuiltinApp(page, "Voice Notes", "voice.request_recording");
+
+    await tab("Chat").click();
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+    await ask("record a voice note");
+
+    // Interactive: the Runtime brings Voice Notes to the front, and the call waits for the person.
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("voice");
+    const request = voice().getByRole("region", { name: "The agent's request" });
+    await request.waitFor({ timeout: 60_000 });
+    await request.getByRole("button", { name: "Record" }).click();
+
+    const dialog = page.getByRole("dialog", { name: "Voice Notes wants to use microphone.record" });
+    await dialog.waitFor({ timeout: 30_000 });
+    expect(await dialog.getByTestId("capability-purpose").textContent()).toContain("The agent asked you for a voice note.");
+    await dialog.getByRole("button", { name: "Allow", exact: true }).click();
+
+    await bar().waitFor({ timeout: 30_000 });
+    await expect.poll(() => bar().getByRole("timer").textContent(), { timeout: 10_000 }).toMatch(/^0:0[1-9] \/ 1:00$/);
+    await page.screenshot({ path: join(SCREENSHOTS, "voice-01-recording.png") });
+    await bar().getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => bar().count()).toBe(0);
+
+    await expect.poll(() => voice().locator(".voice-note").count(), { timeout: 30_000 }).toBe(1);
+    expect(await voice().locator(".voice-note-length").textContent()).toMatch(/^0:0[1-9]$/);
+    await page.screenshot({ path: join(SCREENSHOTS, "voice-02-saved.png") });
+
+    await tab("Chat").click();
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/Got your voice note: \d+ seconds? of audio \([\d.]+ KB, audio\/(webm|ogg|mp4)\), saved in this conversation as art-/);
+    await page.screenshot({ path: join(SCREENSHOTS, "voice-03-agent-heard.png") });
+    expect(pageErrors).toEqual([]);
+  }), 240_000);
+
+  it("a recording discarded in LineUp's bar ends the agent's call cancelled_by_user", () => explained(page, consoleLines, world, async () => {
+    await ask("record a voice note");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("voice");
+    const request = voice().getByRole("region", { name: "The agent's request" });
+    await request.waitFor({ timeout: 60_000 });
+    await request.getByRole("button", { name: "Record" }).click();
+    // The first answer was Allow: the Runtime remembers it and does not ask again.
+    await bar().waitFor({ timeout: 30_000 });
+    await bar().getByRole("button", { name: "Discard" }).click();
+    await expect.poll(() => bar().count()).toBe(0);
+    await tab("Chat").click();
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toContain("you cancelled, so I left the voice recorder closed");
+    await tab("Voice Notes").click();
+    await expect.poll(() => voice().locator(".voice-note").count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  }), 180_000);
+});
