@@ -21,6 +21,7 @@ let port = channel.port1;
 let nextId = 1;
 const invokes = new Map();
 const onReady = [];
+const eventsOnReady = [];
 const readyAnswers = [];
 const frame = (o) => Object.assign({ bridge: "lineup.surface", v: 1, nonce: NONCE }, o);
 const reply = (m, result) => port.postMessage(frame({ kind: "response", id: m.id, method: m.method, result }));
@@ -57,6 +58,7 @@ const onMessage = (e) => {
       reply(m, {});
       // A call that waited for the app to start goes out the moment it is ready, as the Runtime sends it.
       for (const params of onReady.splice(0)) window.__host.invoke(params).then((answer) => readyAnswers.push(answer));
+      for (const [name, data] of eventsOnReady.splice(0)) push(name, data);
       return;
     // Waits for the test: the gateway's decision and the host's work are what a test scripts.
     case "capability.request": capabilityRequests.push(m); return;
@@ -96,6 +98,8 @@ window.__host = {
   /** Sends \`tool.invoke\` with \`params\` as soon as the app next says \`lifecycle.ready\` (same task); its answers collect in \`readyAnswers\`. */
   invokeOnReady: (params) => { onReady.push(params); },
   readyAnswers,
+  /** Pushes the event \`name\` as soon as the app next says \`lifecycle.ready\` (same task), as a host flushes what it queued. */
+  eventOnReady: (name, data) => { eventsOnReady.push([name, data]); },
   requests: (method) => log.filter((m) => m.kind === "request" && m.method === method),
 };
 load();

@@ -15,7 +15,7 @@ const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "pomod
 
 const snapshot = testSnapshot({ app_scope: "pomodoro", instance_id: "pomo-browser-1", entrypoint: "timer", sdk: { api_version: "1", features: TOOL_APP_FEATURES } });
 
-type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void; invokeOnReady(params: object): void };
+type Host = { session(): { data: { session?: { title: string; ends_at: number; stopped_at?: number } } | null; revision: number }; requests(m: string): { params: Record<string, unknown> }[]; reload(): void; invokeOnReady(params: object): void; eventOnReady(name: string, data: object): void };
 
 describe("pomodoro in a sandboxed iframe (Chromium)", () => {
   let app: BuiltAppPage;
@@ -80,6 +80,20 @@ describe("pomodoro in a sandboxed iframe (Chromium)", () => {
     await expect.poll(() => host((h) => h.session().data?.session?.title)).toBe("Straight away");
     await expect.poll(() => frame().locator(".pomo-title").textContent(), { timeout: 5_000 }).toBe("Straight away");
     expect(await frame().locator(".pomo-clock").textContent()).toMatch(/^(10:00|9:5[0-9])$/);
+    expect(errors).toEqual([]);
+  });
+
+  it("follows a display mode change the host sent the moment the app said it was ready", async () => {
+    await host((h) => {
+      h.eventOnReady("display_mode.changed", { display_mode: "pip" });
+      h.reload();
+    });
+    await ready(1);
+    // Picture-in-picture shows the clock alone: no title, no Stop button.
+    await expect.poll(() => frame().locator("main.pomo-pip").count(), { timeout: 5_000 }).toBe(1);
+    expect(await frame().locator(".pomo-title").count()).toBe(0);
+    await app.event("display_mode.changed", { display_mode: "foreground" });
+    await expect.poll(() => frame().locator(".pomo-title").textContent()).toBe("Straight away");
     expect(errors).toEqual([]);
   });
 });

@@ -64,7 +64,11 @@ async function start(): Promise<void> {
               l(live.app.display_mode as DisplayMode);
               return off;
             },
-            onThemeChange: (l: () => void) => live.onThemeChange(() => l()),
+            onThemeChange: (l: () => void) => {
+              const off = live.onThemeChange(() => l());
+              l(); // a theme pushed before the subscription is painted too
+              return off;
+            },
           })}
     />,
     root,

@@ -71,6 +71,8 @@ describe("the chat timeline fold", () => {
     model = foldMessages(model, [msg("lineup.tool.result", { result: { ok: true } }, corr), msg("lineup.tool.error", { code: "handler_failed", message: "late" }, corr)]);
     expect(model.rows).toHaveLength(1);
     expect(model.rows[0]).toMatchObject({ phase: "succeeded" });
+    // The last progress line is not how the call ended: the succeeded card drops it (and the late error changes nothing).
+    expect(model.rows[0]).not.toHaveProperty("message");
     const failed = foldMessages(EMPTY_TIMELINE, [msg("lineup.tool.receipt", { status: "activation_failed", code: "activation_failed", message: "no app" }, { ...corr, correlation: { call_id: "call-2" } })]);
     expect(failed.rows[0]).toMatchObject({ phase: "failed", code: "activation_failed" });
   });

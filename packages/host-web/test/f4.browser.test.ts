@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+import { explained, installBuiltinApp, say, SCREENSHOTS, startWorld, type World } from "./support.js";
 
 let world: World;
 let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
@@ -48,11 +48,6 @@ const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, `${name
 const whiteboardFrame = (): FrameLocator => page.frameLocator('.instance-surface[data-app="whiteboard"] iframe');
 const tab = (name: string) => page.getByRole("tab", { name });
 
-async function send(text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 describe("F4: install → agent's tool call → the user draws → back to chat → disable → remove", () => {
   it("installs the whiteboard from Apps after showing what it adds", async () => {
@@ -70,7 +65,7 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     sessionId = reader.sessions()[0]!.session_id;
     await expect.poll(() => reader.inventory(sessionId)?.tools.map((t) => t.method).sort() ?? [], { timeout: 15_000 }).toContain("board.create");
 
-    await send("open a whiteboard called Launch plan");
+    await say(page, "open a whiteboard called Launch plan");
     // The Runtime launched the whiteboard in front: the shell shows it.
     // Generous waits: on a loaded 2-core CI machine loading the app's page alone has taken over 20 s.
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("whiteboard");

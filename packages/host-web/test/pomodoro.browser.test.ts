@@ -7,44 +7,33 @@
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchPersistentChromium } from "../../../test/support/chromium.js";
-import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
 
-let world: World;
-let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
+let product: ProductPage;
 let page: Page;
-const pageErrors: string[] = [];
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  world = await startWorld({ builtinApps: true });
-  browser = await launchPersistentChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
-  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
-}, 120_000);
+  product = await openProduct();
+  page = product.page;
+}, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await world?.close();
+  await product?.close();
 });
 
 const pomodoro = (): FrameLocator => page.frameLocator('.instance-surface[data-app="pomodoro"] iframe');
 const tab = (name: string) => page.getByRole("tab", { name });
 
 describe("the pomodoro through the whole product", () => {
-  it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", () => explained(page, consoleLines, world, async () => {
-    await page.goto(world.host.url);
+  it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", () => explained(page, product.consoleLines, product.world, async () => {
+    await page.goto(product.world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await installBuiltinApp(page, "Pomodoro", "pomodoro.start");
 
     await tab("Chat").click();
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
-    const box = page.getByRole("textbox", { name: "Message" });
-    await box.fill("start a 25 minute pomodoro for the quarterly report");
-    await box.press("Enter");
+    await say(page, "start a 25 minute pomodoro for the quarterly report");
 
     // The Runtime brought the pomodoro to the front; the app counts down the session it was handed.
     // Generous waits: on a loaded 2-core CI machine loading the app's page alone has taken over 20 s.
@@ -58,6 +47,6 @@ describe("the pomodoro through the whole product", () => {
     await tab("Chat").click();
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
-    expect(pageErrors).toEqual([]);
+    expect(product.pageErrors).toEqual([]);
   }), 240_000);
 });

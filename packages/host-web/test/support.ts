@@ -11,6 +11,7 @@ import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
 import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
 import Database from "better-sqlite3";
+import { launchPersistentChromium } from "../../../test/support/chromium.js";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -145,4 +146,42 @@ export async function explained<T>(page: Page, consoleLines: readonly string[], 
     console.error(`--- the scene when this failed ---\n${await describeScene(page, consoleLines, world)}`);
     throw error;
   }
+}
+
+/** The whole product in one browser page: the world, and a persistent Chromium profile that records page errors and console lines. */
+export interface ProductPage {
+  readonly world: World;
+  readonly page: Page;
+  readonly pageErrors: string[];
+  readonly consoleLines: string[];
+  close(): Promise<void>;
+}
+
+/** Starts the world with the built-in apps and opens a 1100×760 page on a fresh profile (`chromiumArgs` after the defaults). */
+export async function openProduct(options: { readonly chromiumArgs?: readonly string[] } = {}): Promise<ProductPage> {
+  const world = await startWorld({ builtinApps: true });
+  const browser = await launchPersistentChromium(options.chromiumArgs);
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  await page.setViewportSize({ width: 1100, height: 760 });
+  const pageErrors: string[] = [];
+  const consoleLines: string[] = [];
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  return {
+    world,
+    page,
+    pageErrors,
+    consoleLines,
+    async close() {
+      await browser.close();
+      await world.close();
+    },
+  };
+}
+
+/** Types `text` into the chat's message box and sends it, as a person does. */
+export async function say(page: Page, text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Message" });
+  await box.fill(text);
+  await box.press("Enter");
 }

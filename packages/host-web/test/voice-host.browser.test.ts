@@ -9,49 +9,35 @@
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAKE_MEDIA_ARGS, launchPersistentChromium } from "../../../test/support/chromium.js";
-import { explained, installBuiltinApp, SCREENSHOTS, startWorld, type World } from "./support.js";
+import { FAKE_MEDIA_ARGS } from "../../../test/support/chromium.js";
+import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
 
-let world: World;
-let browser: Awaited<ReturnType<typeof launchPersistentChromium>> | undefined;
+let product: ProductPage;
 let page: Page;
-const pageErrors: string[] = [];
-const consoleLines: string[] = [];
 
 beforeAll(async () => {
-  world = await startWorld({ builtinApps: true });
-  browser = await launchPersistentChromium(FAKE_MEDIA_ARGS);
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.setViewportSize({ width: 1100, height: 760 });
-  page.on("pageerror", (error) => pageErrors.push(String(error)));
-  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  product = await openProduct({ chromiumArgs: FAKE_MEDIA_ARGS });
+  page = product.page;
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await world?.close();
+  await product?.close();
 });
 
 const voice = (): FrameLocator => page.frameLocator('.instance-surface[data-app="voice"] iframe');
 const tab = (name: string) => page.getByRole("tab", { name });
 const bar = () => page.getByRole("group", { name: "Recording for Voice Notes" });
 
-async function ask(text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: "Message" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
 describe("Voice Notes through the whole product (fake microphone)", () => {
-  it("the agent asks for a voice note; the person records it, stops it in LineUp's bar, and the agent gets the artifact", () => explained(page, consoleLines, world, async () => {
-    await page.goto(world.host.url);
+  it("the agent asks for a voice note; the person records it, stops it in LineUp's bar, and the agent gets the artifact", () => explained(page, product.consoleLines, product.world, async () => {
+    await page.goto(product.world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await installBuiltinApp(page, "Voice Notes", "voice.request_recording");
 
     await tab("Chat").click();
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
-    await ask("record a voice note");
+    await say(page, "record a voice note");
 
     // Interactive: the Runtime brings Voice Notes to the front, and the call waits for the person.
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("voice");
@@ -77,11 +63,11 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
     await tab("Chat").click();
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/Got your voice note: \d+ seconds? of audio \([\d.]+ KB, audio\/(webm|ogg|mp4)\), saved in this conversation as art-/);
     await page.screenshot({ path: join(SCREENSHOTS, "voice-03-agent-heard.png") });
-    expect(pageErrors).toEqual([]);
+    expect(product.pageErrors).toEqual([]);
   }), 240_000);
 
-  it("a recording discarded in LineUp's bar ends the agent's call cancelled_by_user", () => explained(page, consoleLines, world, async () => {
-    await ask("record a voice note");
+  it("a recording discarded in LineUp's bar ends the agent's call cancelled_by_user", () => explained(page, product.consoleLines, product.world, async () => {
+    await say(page, "record a voice note");
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("voice");
     const request = voice().getByRole("region", { name: "The agent's request" });
     await request.waitFor({ timeout: 60_000 });
@@ -94,6 +80,6 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toContain("you cancelled, so I left the voice recorder closed");
     await tab("Voice Notes").click();
     await expect.poll(() => voice().locator(".voice-note").count()).toBe(1);
-    expect(pageErrors).toEqual([]);
+    expect(product.pageErrors).toEqual([]);
   }), 180_000);
 });

@@ -226,51 +226,64 @@ describe("the backlog itself is bounded (spec 12 box 3)", () => {
       scope: { app_scope: "chat", conversation_id: "s-1" }, payload: { format: "text", text: `note ${i}` },
     });
 
-  it(`past ${LIMIT} waiting key messages, a new one is refused for the app with inbox_full (audited, not stored); display messages still arrive; acknowledging makes room; the count survives a restart`, async () => {
+  /** The Runtime's notices to the agent in the session (what it sent, e.g. `inbox_full`), oldest first. */
+  const notices = (server: FakeAppServer) =>
+    server.applied.flatMap((w) => {
+      const envelope = w.params["envelope"] as { type?: string; correlation?: { reply_to?: string }; payload?: { code?: string; message?: string } } | undefined;
+      return w.method === "agentSession/envelope/send" && envelope?.type === "lineup.runtime.notice" ? [{ code: envelope.payload?.code, message: envelope.payload?.message, reply_to: envelope.correlation?.reply_to }] : [];
+    });
+
+  it(`past ${LIMIT} waiting key messages, a new one is refused for the app with inbox_full (audited, not stored, the agent told); display messages still arrive; acknowledging makes room; the count survives a restart`, async () => {
     const server = new FakeAppServer();
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
     const first = await start(server, data, "r0", LIMIT);
+    // Chat's unread badge counts the waiting cards, the display messages and the Runtime's notices (shown in chat too).
     const unread = (run: Run) => run.runtime.conversations.list()[0]?.unread;
-    for (let i = 1; i <= LIMIT + 2; i++) card(server, i);
+    const seqs = new Map<number, number>();
+    const sendCard = (i: number) => seqs.set(i, card(server, i).seq);
+    const subjects = (...cards: number[]) => cards.map((i) => `s-1#${seqs.get(i)}`);
+    for (let i = 1; i <= LIMIT + 2; i++) sendCard(i);
     note(server, 1);
-    // Five cards and the display message wait for chat (unread counts both); the sixth and seventh cards were refused.
-    await until(() => unread(first) === LIMIT + 1, 5_000, "five cards and the message stored");
+    // Five cards and the display message wait for chat; the sixth and seventh cards were refused, and for each the agent got a notice.
+    await until(() => unread(first) === LIMIT + 3, 5_000, "five cards, the message and two notices stored");
     await settle();
     const chat = first.runtime.appPort("chat");
     const stored = (await chat.listMessages({ conversation_id: "s-1" })).messages;
-    expect(stored.map((m) => (m.type === "lineup.message" ? "note" : (m.payload as { action_id: string }).action_id))).toEqual([...expectedIds(1, LIMIT), "note"]);
+    expect(stored.map((m) => (m.type === "lineup.message" ? "note" : m.type === "lineup.runtime.notice" ? "notice" : (m.payload as { action_id: string }).action_id))).toEqual([...expectedIds(1, LIMIT), "note", "notice", "notice"]);
+    expect(notices(server)).toEqual([1, 2].map(() => ({ code: "inbox_full", message: expect.stringMatching(/^lineup\.action\.required \(event \d+\) was not delivered to chat: too many messages wait/), reply_to: undefined })));
     // Two cards acknowledged make room for two more; the third is refused again.
     for (const message of stored.slice(0, 2)) await chat.acknowledge(message.message_id);
-    expect(unread(first)).toBe(LIMIT - 1);
-    for (let i = LIMIT + 3; i <= LIMIT + 5; i++) card(server, i);
+    expect(unread(first)).toBe(LIMIT + 1);
+    for (let i = LIMIT + 3; i <= LIMIT + 5; i++) sendCard(i);
     note(server, 2);
-    await until(() => unread(first) === LIMIT + 2, 5_000, "two more cards and a message stored");
+    await until(() => unread(first) === LIMIT + 5, 5_000, "two more cards, a message and a notice stored");
     await settle();
     await first.stop();
     let seen = await refusals(data);
     expect(seen.cards).toEqual([...expectedIds(1, LIMIT), "a-8", "a-9"]);
-    expect(seen.refused.map((r) => r.subject)).toEqual(["s-1#7", "s-1#8", "s-1#12"]);
+    expect(seen.refused.map((r) => r.subject)).toEqual(subjects(6, 7, 10));
     expect(seen.refused.every((r) => r.detail?.startsWith("chat has 5 messages waiting") === true && r.detail.includes("lineup.action.required"))).toBe(true);
 
     // After a restart the backlog is counted again from the store: still full, until a card is acknowledged.
     const second = await start(server, data, "r1", LIMIT);
-    expect(unread(second)).toBe(LIMIT + 2);
-    card(server, LIMIT + 6);
+    expect(unread(second)).toBe(LIMIT + 5);
+    sendCard(LIMIT + 6);
     note(server, 3);
-    await until(() => unread(second) === LIMIT + 3, 5_000, "the card refused, the message stored");
+    await until(() => unread(second) === LIMIT + 7, 5_000, "the card refused (a notice), the message stored");
     await settle();
     const history = (await second.runtime.appPort("chat").listMessages({ conversation_id: "s-1" })).messages;
     const third = history.find((m) => (m.payload as { action_id?: string }).action_id === "a-3")!;
     await second.runtime.appPort("chat").acknowledge(third.message_id);
-    card(server, LIMIT + 7);
+    sendCard(LIMIT + 7);
     note(server, 4);
-    await until(() => unread(second) === LIMIT + 4, 5_000, "the card after an acknowledgement stored");
+    await until(() => unread(second) === LIMIT + 8, 5_000, "the card after an acknowledgement stored");
     await settle();
     await second.stop();
     seen = await refusals(data);
-    expect(seen.refused.map((r) => r.subject)).toEqual(["s-1#7", "s-1#8", "s-1#12", "s-1#14"]);
+    expect(seen.refused.map((r) => r.subject)).toEqual(subjects(6, 7, 10, 11));
     expect(seen.cards).toEqual([...expectedIds(1, LIMIT), "a-8", "a-9", "a-12"]);
+    expect(notices(server).map((n) => n.code)).toEqual(["inbox_full", "inbox_full", "inbox_full", "inbox_full"]);
   }, 30_000);
 
   it("an app's backlog goes with its inbox when the app is removed: installed again, it starts from zero", async () => {
@@ -290,26 +303,29 @@ describe("the backlog itself is bounded (spec 12 box 3)", () => {
         scope: { app_scope: "whiteboard", conversation_id: "s-1" }, payload: { patch: { n } },
       });
     const waiting = async () => (await d.runtime.appPort("whiteboard").listMessages({ conversation_id: "s-1" })).messages.map((m) => (m.payload as { patch: { n: number } }).patch.n);
-    // A display message for chat after the patches: once chat's unread badge shows it, the patches before it were handled.
-    const handled = async (notes: number) => {
+    // A display message for chat after the patches: once chat's unread badge shows it (and the Runtime's notices, which
+    // chat shows too), the patches before it were handled.
+    const handled = async (notes: number, noticesSoFar: number) => {
       note(server, notes);
-      await until(() => d.runtime.conversations.list()[0]?.unread === notes, 5_000, `note ${notes}`);
+      await until(() => d.runtime.conversations.list()[0]?.unread === notes + noticesSoFar, 5_000, `note ${notes}`);
     };
 
     await install();
     const seqs = [patch().seq, patch().seq, patch().seq];
-    await handled(1);
+    await handled(1, 1);
     expect(await waiting()).toEqual([1, 2]);
 
     expect((await d.runtime.appManager.remove("whiteboard", { confirmed: true })).status).toBe("succeeded");
     await install();
     for (let i = 0; i < 2; i++) patch();
-    await handled(2);
+    await handled(2, 1);
     expect(await waiting()).toEqual([4, 5]);
     await d.stop();
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
     const refused = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string; subject?: string }).filter((r) => r.code === "inbox_full");
     await store.close();
-    expect(refused.map((r) => r.subject)).toEqual([`s-1#${seqs[2]}`]);
+    // Refused for the app once; the agent was told once, in reply to the envelope that did not fit.
+    expect(refused.map((r) => `${r.type} ${r.subject}`)).toEqual([`ingress.agent.refused s-1#${seqs[2]}`, "ingress.agent.notified patch-3"]);
+    expect(notices(server)).toEqual([{ code: "inbox_full", message: expect.stringMatching(/^lineup\.app\.state\.patch patch-3 was not delivered to whiteboard: /), reply_to: "patch-3" }]);
   });
 });

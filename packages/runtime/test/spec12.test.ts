@@ -79,6 +79,13 @@ describe("spec 12 消息与隔离 (messages and isolation)", () => {
 
     const refusals = (await auditRecords(data)).filter((r) => r.type === "ingress.agent.refused").map((r) => r.code);
     expect(refusals).toEqual(["scope_mismatch", "app_not_installed"]);
+    // The agent hears about the message for the app that is not installed (a notice in the conversation, shown in
+    // chat too); not about the one claiming another conversation: that sender is not who this conversation trusts.
+    const notices = server.applied.flatMap((w) => {
+      const envelope = w.params["envelope"] as { type?: string; correlation?: { reply_to?: string }; payload?: { code?: string; level?: string } } | undefined;
+      return w.method === "agentSession/envelope/send" && envelope?.type === "lineup.runtime.notice" ? [{ ...envelope.payload, reply_to: envelope.correlation?.reply_to }] : [];
+    });
+    expect(notices).toEqual([expect.objectContaining({ level: "warning", code: "app_not_installed", reply_to: expect.stringMatching(/^spec12-/) })]);
   });
 
   it("2 isolation: an app receives neither another app's nor another conversation's agent messages", async () => {

@@ -243,8 +243,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
     case "lineup.tool.error": {
       const callId = str(message.correlation?.["call_id"]) ?? message.message_id;
       const toolKey = `tool:${callId}`;
-      const phaseOf = (before: "received" | "running" | "succeeded" | "failed"): "received" | "running" | "succeeded" | "failed" => {
-        if (before === "succeeded" || before === "failed") return before; // one terminal outcome
+      const phaseOf = (before: "received" | "running"): "received" | "running" | "succeeded" | "failed" => {
         if (message.type === "lineup.tool.result") return "succeeded";
         if (message.type === "lineup.tool.error") return "failed";
         if (message.type === "lineup.tool.progress") return "running";
@@ -257,8 +256,14 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const code = str(p["code"]);
       const apply = (row: TimelineRow): TimelineRow => {
         if (row.kind !== "tool") return row;
+        // One terminal outcome: nothing that arrives after it (a late error, a stray progress) changes the card.
+        if (row.phase === "succeeded" || row.phase === "failed") return row;
         const phase = phaseOf(row.phase);
-        if (phase !== row.phase && (row.phase === "succeeded" || row.phase === "failed")) return row;
+        if (phase === "succeeded") {
+          // The last progress line ("Saving the recording") is not how the call ended: the result card says that.
+          const { message: _lastProgress, ...rest } = row;
+          return { ...rest, phase, ...(stage === undefined ? {} : { stage }), ...(progress === undefined ? {} : { progress }) };
+        }
         return {
           ...row,
           phase,

@@ -1,4 +1,4 @@
-import { validateEnvelope, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
+import { RUNTIME_SCOPE, validateEnvelope, type ErrorCode, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
 import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
@@ -65,16 +65,23 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
 
   if (outcome.kind === "refused") {
     writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
-    const reply = outcome.envelope?.type === "lineup.tool.invoke" ? toolErrorReply(state, outcome, env) : undefined;
-    if (reply !== undefined) {
-      writes.push(putOutboxEntry(reply));
-      const outbox = new Map(state.outbox);
-      outbox.set(reply.order, reply);
-      nextState = { ...state, outbox, next_outbox_order: reply.order + 1 };
-      effects.push({ kind: "outbox.flush" });
-    }
+    const refused = outcome.envelope;
     const records: AuditDraft[] = [refusedAudit(event, outcome)];
-    if (reply !== undefined) records.push({ type: "tool.refused", code: outcome.refusal.code, conversation_id: event.session_id, subject: outcome.envelope?.correlation?.call_id ?? "", detail: `replied with lineup.tool.error (outbox ${reply.order})` });
+    if (refused?.type === "lineup.tool.invoke") {
+      const reply = toolErrorReply(state, refused, outcome.refusal, env);
+      if (reply !== undefined) {
+        nextState = queueReply(state, reply, writes, effects);
+        records.push({ type: "tool.refused", code: outcome.refusal.code, conversation_id: event.session_id, subject: refused.correlation?.call_id ?? "", detail: `replied with lineup.tool.error (outbox ${reply.order})` });
+      }
+    } else if (refused !== undefined && event.actor.role === "agent" && isLiveFor(state, conversation.conversation_id)) {
+      // The agent hears why its message went nowhere, once, while the conversation is live (not for old history).
+      const about = { conversation_id: conversation.conversation_id, reply_to: refused.id };
+      const notice = noticeReply(state, about, outcome.refusal.code, `${refused.type} ${refused.id} was not delivered: ${outcome.refusal.message}`, env);
+      if (notice !== undefined) {
+        nextState = queueReply(state, notice, writes, effects);
+        records.push({ type: "ingress.agent.notified", code: outcome.refusal.code, conversation_id: event.session_id, subject: refused.id, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
+      }
+    }
     return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
   }
 
@@ -88,6 +95,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
   const draft = outcome.draft;
   const audit: AuditDraft[] = [];
+  const full: string[] = [];
   if (draft !== undefined) {
     const seqKey = padNumber(event.seq);
     const limit = env.maxPendingPerApp ?? DEFAULT_MAX_PENDING_PER_APP;
@@ -103,6 +111,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
             subject: `${event.session_id}#${event.seq}`,
             detail: `${appScope} has ${waiting} messages waiting for acknowledgement in ${event.session_id} (at most ${limit}); ${draft.type} not stored for it`,
           });
+          full.push(appScope);
           continue;
         }
         next = withPending(next, appScope, 1);
@@ -132,6 +141,17 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     }
   }
   if (marks !== storedMarks) writes.push(marksWrite(chunkAt, marks));
+  if (full.length > 0 && draft !== undefined && event.actor.role === "agent" && isLiveFor(state, conversation.conversation_id)) {
+    // The agent hears that this one did not reach the app(s), and can send it again once they caught up.
+    const envelope = outcome.envelope;
+    const what = envelope === undefined ? `${draft.type} (event ${event.seq})` : `${envelope.type} ${envelope.id}`;
+    const message = `${what} was not delivered to ${full.join(", ")}: too many messages wait for acknowledgement there; send it again once the app has caught up`;
+    const notice = noticeReply(nextState, { conversation_id: conversation.conversation_id, ...(envelope === undefined ? {} : { reply_to: envelope.id }) }, "inbox_full", message, env);
+    if (notice !== undefined) {
+      nextState = queueReply(nextState, notice, writes, effects);
+      audit.push({ type: "ingress.agent.notified", code: "inbox_full", conversation_id: event.session_id, subject: envelope?.id ?? `${event.session_id}#${event.seq}`, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
+    }
+  }
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit };
 }
 
@@ -175,36 +195,68 @@ function answerWrites(conversationId: string, actorRole: string, outcome: Extrac
 }
 
 /** The definite refusal a tool call gets (spec 5.4.5): a `lineup.tool.error` back to the agent, through the outbox. */
-function toolErrorReply(state: RuntimeState, outcome: Extract<FilterOutcome, { kind: "refused" }>, env: TransitionEnv): OutboxEntry | undefined {
-  const invoke = outcome.envelope as RuntimeEnvelope;
-  // Identity and scope refusals are not answered: the sender is not who the conversation trusts.
-  if (outcome.refusal.code === "unknown_agent" || outcome.refusal.code === "scope_mismatch" || outcome.refusal.code === "duplicate_message") return undefined;
+/** Refusals the sender is not answered for: it is not who the conversation trusts, or it sent the same envelope again. */
+const UNANSWERED = new Set<string>(["unknown_agent", "scope_mismatch", "duplicate_message"]);
+
+/** A refused tool invocation's one `lineup.tool.error`, or undefined when the refusal is not answered. */
+function toolErrorReply(state: RuntimeState, invoke: RuntimeEnvelope, refusal: { readonly code: ErrorCode; readonly message: string }, env: TransitionEnv): OutboxEntry | undefined {
   const callId = invoke.correlation?.call_id;
-  if (callId === undefined) return undefined;
+  if (UNANSWERED.has(refusal.code) || callId === undefined) return undefined;
+  return replyEntry(state, { conversation_id: invoke.scope.conversation_id, app_scope: invoke.scope.app_scope }, "tool.refuse", { type: "lineup.tool.error", correlation: { call_id: callId, reply_to: invoke.id }, payload: { code: refusal.code, message: refusal.message.slice(0, 2000) } }, env);
+}
+
+/** Where a reply goes: the conversation and app scope of what it answers, and that envelope's id when there is one. */
+interface ReplyTo {
+  readonly conversation_id: string;
+  readonly app_scope: string;
+  readonly reply_to?: string;
+}
+
+/**
+ * A `lineup.runtime.notice` about what the agent sent (not delivered, and why), or undefined when the refusal
+ * is not answered. It goes into the conversation for the agent and, addressed to chat, for the person too: on
+ * every device the chat shows why something the agent sent went nowhere.
+ */
+function noticeReply(state: RuntimeState, about: Omit<ReplyTo, "app_scope">, code: ErrorCode, message: string, env: TransitionEnv): OutboxEntry | undefined {
+  if (UNANSWERED.has(code)) return undefined;
+  const correlation: Record<string, string> = about.reply_to === undefined ? {} : { reply_to: about.reply_to };
+  return replyEntry(state, { ...about, app_scope: CHAT_APP_SCOPE }, "notice", { type: "lineup.runtime.notice", correlation, payload: { level: "warning", code, message: message.slice(0, 2000) } }, env);
+}
+
+/** The Runtime's envelope answering in a conversation, as the next outbox entry; undefined if it would not be valid. */
+function replyEntry(state: RuntimeState, to: ReplyTo, actionType: string, reply: { readonly type: string; readonly correlation: Record<string, string>; readonly payload: Record<string, JsonValue> }, env: TransitionEnv): OutboxEntry | undefined {
   const envelope = {
     v: 1,
     id: env.newId("env"),
-    type: "lineup.tool.error",
+    type: reply.type,
     timestamp: toTimestamp(env.now()),
     sender: { kind: "runtime", id: state.runtime_id },
-    target: { kind: "runtime", app_scope: "runtime" },
-    scope: { app_scope: invoke.scope.app_scope, conversation_id: invoke.scope.conversation_id },
-    correlation: { call_id: callId, reply_to: invoke.id },
-    payload: { code: outcome.refusal.code, message: outcome.refusal.message.slice(0, 2000) },
+    target: reply.type === "lineup.runtime.notice" ? { kind: "app", app_scope: to.app_scope } : { kind: "runtime", app_scope: RUNTIME_SCOPE },
+    scope: { app_scope: to.app_scope, conversation_id: to.conversation_id },
+    ...(Object.keys(reply.correlation).length === 0 ? {} : { correlation: reply.correlation }),
+    payload: reply.payload,
   };
   if (!validateEnvelope(envelope).ok) return undefined;
-  const order = state.next_outbox_order;
   return {
-    order,
-    conversation_id: invoke.scope.conversation_id,
+    order: state.next_outbox_order,
+    conversation_id: to.conversation_id,
     app_scope: "runtime",
     receipt_id: env.newId("rcpt"),
-    action_type: "tool.refuse",
+    action_type: actionType,
     accepted_at: toTimestamp(env.now()),
     method: "agentSession/envelope/send",
-    params: { session_id: invoke.scope.conversation_id, idempotency_key: env.newId("idem"), envelope },
+    params: { session_id: to.conversation_id, idempotency_key: env.newId("idem"), envelope },
     status: "pending",
   };
+}
+
+/** Puts `entry` in the outbox (state, its write, a flush); returns the state with it. */
+function queueReply(state: RuntimeState, entry: OutboxEntry, writes: StoreWrite[], effects: Effect[]): RuntimeState {
+  writes.push(putOutboxEntry(entry));
+  const outbox = new Map(state.outbox);
+  outbox.set(entry.order, entry);
+  effects.push({ kind: "outbox.flush" });
+  return { ...state, outbox, next_outbox_order: entry.order + 1 };
 }
 
 /** The seam of one session: everything stored when it was subscribed has been applied. */

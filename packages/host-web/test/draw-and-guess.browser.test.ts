@@ -1,0 +1,71 @@
+/**
+ * Draw and Guess through the whole product in real Chromium (real AppServer, demo agent, host, the
+ * bundle `npm start` offers): installed from Apps → "let's play draw and guess with animals" → the
+ * Runtime brings the game to the front with a secret word → the person draws it with the mouse →
+ * "done" in the chat → the agent looks at the drawing (`game.get_drawing`) and guesses
+ * (`game.guess`), each guess a bubble in the game and a line in the chat, until the round ends.
+ */
+import { join } from "node:path";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+
+let product: ProductPage;
+let page: Page;
+
+beforeAll(async () => {
+  product = await openProduct();
+  page = product.page;
+}, 180_000);
+
+afterAll(async () => {
+  await product?.close();
+});
+
+const game = (): FrameLocator => page.frameLocator('.instance-surface[data-app="draw-and-guess"] iframe');
+const tab = (name: string) => page.getByRole("tab", { name });
+
+describe("Draw and Guess through the whole product", () => {
+  it("the agent starts a round, the person draws the word, and the agent guesses until the round ends", () =>
+    explained(page, product.consoleLines, product.world, async () => {
+      await page.goto(product.world.host.url);
+      await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+      await installBuiltinApp(page, "Draw and Guess", "game.start_round");
+
+      await tab("Chat").click();
+      await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+      await page.getByRole("log").waitFor();
+      await say(page, "let's play draw and guess with animals");
+
+      // The Runtime brought the game to the front; only the person sees the word.
+      await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("draw-and-guess");
+      await expect.poll(() => game().locator(".dg-word").textContent(), { timeout: 60_000 }).toMatch(/^[a-z]+$/);
+      const word = (await game().locator(".dg-word").textContent())!;
+
+      const canvas = (await game().locator("canvas").boundingBox())!;
+      const [x0, y0] = [canvas.x + canvas.width * 0.3, canvas.y + canvas.height * 0.5];
+      await page.mouse.move(x0, y0);
+      await page.mouse.down();
+      for (let i = 1; i <= 25; i++) await page.mouse.move(x0 + i * 8, y0 + Math.sin(i / 4) * 50);
+      await page.mouse.up();
+      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-01-drawn.png") });
+
+      await tab("Chat").click();
+      await expect.poll(() => page.getByRole("log").textContent(), { timeout: 30_000 }).toMatch(/say done when you.re finished/);
+      // The agent never saw the word: the chat has no trace of it before the round ends.
+      expect((await page.getByRole("log").textContent()) ?? "").not.toMatch(new RegExp(`\\b${word}\\b`, "i"));
+      await say(page, "done");
+      await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/I got it!|I'm out of guesses — it was/);
+      const log = (await page.getByRole("log").textContent()) ?? "";
+      // The round ended either way, and the word is out only now: guessed, or revealed after the third miss.
+      expect(log).toMatch(new RegExp(`Is it ${word}\\? Yes|it was ${word}\\.`, "i"));
+
+      await tab("Draw and Guess").click();
+      await expect.poll(() => game().getByRole("status").textContent(), { timeout: 30_000 }).toMatch(new RegExp(`^(Guessed it: ${word}!|Out of guesses — the word was ${word}\\.)$`));
+      const bubbles = await game().locator(".dg-bubble").count();
+      expect(bubbles).toBeGreaterThanOrEqual(1);
+      expect(bubbles).toBeLessThanOrEqual(3);
+      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-02-round-over.png") });
+      expect(product.pageErrors).toEqual([]);
+    }), 240_000);
+});
