@@ -103,6 +103,10 @@ describe("the host's static server", () => {
     expect((await get("/../package.json")).status).toBe(404);
     expect((await get("/%2e%2e/%2e%2e/package.json")).status).toBe(404);
     expect((await get("/assets/missing.js")).status).toBe(404);
+    // The page names its icon, and it is there (no 404 in the browser's console).
+    const icon = await get("/favicon.svg");
+    expect(icon.status).toBe(200);
+    expect(icon.headers["content-type"]).toBe("image/svg+xml");
   });
 
   it("serves the sandboxed apps' frame document, with its own no-network policy", async () => {
