@@ -182,6 +182,19 @@ describe("Voice Notes in a sandboxed iframe (Chromium)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("in picture-in-picture shows how many notes there are and the latest one's length", async () => {
+    await app.event("display_mode.changed", { display_mode: "pip" });
+    await expect.poll(() => frame().locator(".voice-pip-line").textContent()).toBe("2 notes");
+    expect(await frame().locator(".voice-pip-latest").textContent()).toMatch(/^Latest: 1:05 · /);
+    // The host's picture-in-picture window is 320 × 220.
+    const resize = (width: number, height: number) => page.evaluate(([w, h]) => Object.assign(document.getElementById("app-frame")!.style, { width: `${w}px`, height: `${h}px` }), [width, height] as const);
+    await resize(320, 220);
+    await page.screenshot({ path: join(OUTPUT, "pip.png"), clip: { x: 0, y: 0, width: 320, height: 220 } });
+    await resize(800, 600);
+    await app.event("display_mode.changed", { display_mode: "foreground" });
+    await expect.poll(() => frame().locator(".voice-note").count()).toBe(2);
+  });
+
   it("shows the agent's request that arrived the moment the app said it was ready (a call that waited for it to start)", async () => {
     await host((h) => {
       h.invokeOnReady({ call_id: "v7", method: "voice.request_recording", arguments: { prompt: "Straight away" } });

@@ -72,10 +72,23 @@ export function App({ notes, player, displayMode, onDisplayModeChange, locale, t
   if (mode === "pip") {
     const line =
       activity.kind === "recording" ? "Recording…" : activity.kind === "saving" ? "Saving…" : request !== undefined ? "The agent asks for a voice note" : `${view.notes.length} ${view.notes.length === 1 ? "note" : "notes"}`;
+    // Newest first: the note the person just made.
+    const latest = view.notes[0];
     return (
       <main class="voice voice-pip" aria-live="polite">
-        <span class={`voice-pip-dot${activity.kind === "recording" ? " voice-pip-live" : ""}`} aria-hidden="true" />
-        <span>{line}</span>
+        <svg class="voice-pip-mic" viewBox="0 0 24 24" width="36" height="36" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round">
+          <rect x="9" y="3" width="6" height="11" rx="3" />
+          <path d="M5.5 11a6.5 6.5 0 0 0 13 0M12 17.5V21M8.5 21h7" />
+        </svg>
+        <span class="voice-pip-line">
+          <span class={`voice-pip-dot${activity.kind === "recording" ? " voice-pip-live" : ""}`} aria-hidden="true" />
+          <span>{line}</span>
+        </span>
+        {latest === undefined || activity.kind !== "idle" ? null : (
+          <span class="voice-pip-latest">
+            Latest: {formatDuration(latest.duration_ms)} · {format.format(new Date(latest.created_at))}
+          </span>
+        )}
       </main>
     );
   }
