@@ -300,5 +300,9 @@ describe("intents and tool matching", () => {
     expect(argumentsFor(seconds, "pomodoro for 10 min", APP_TARGETS.pomodoro)).toEqual({ duration_seconds: 600 });
     const withEnum = tool("voice", "voice.request_recording", { input_schema: { type: "object", properties: { quality: { enum: ["low", "high"] }, max_seconds: { type: "integer", default: 60 } }, required: ["quality", "max_seconds"] } });
     expect(argumentsFor(withEnum, "record a voice note", APP_TARGETS.voice)).toEqual({ quality: "low", max_seconds: 60 });
+    // An optional prompt is filled only when the person said what the note is about.
+    const voice = tool("voice", "voice.request_recording", { input_schema: { type: "object", properties: { prompt: { type: "string", maxLength: 200 }, max_seconds: { type: "integer" } } } });
+    expect(argumentsFor(voice, "record a voice note", APP_TARGETS.voice)).toEqual({});
+    expect(argumentsFor(voice, "record a voice note about the trip to Lisbon", APP_TARGETS.voice)).toEqual({ prompt: "Tell me about the trip to Lisbon" });
   });
 });

@@ -102,7 +102,12 @@ function valueFor(name: string, node: SchemaNode, text: string, target: AppTarge
       return {};
     case "string":
     default:
-      if (/title|name|topic|label|subject|prompt|word/.test(name)) return topicIn(text) ?? `${target.installName} from chat`;
+      // What to ask the person ("record a voice note about the trip" → "Tell me about the trip").
+      if (/prompt|question/.test(name)) {
+        const topic = topicIn(text);
+        return topic === undefined ? `${target.installName}, please` : `Tell me about ${topic}`;
+      }
+      if (/title|name|topic|label|subject|word/.test(name)) return topicIn(text) ?? `${target.installName} from chat`;
       return topicIn(text) ?? text.slice(0, 200);
   }
 }
@@ -117,7 +122,8 @@ function enumValueIn(node: SchemaNode, text: string): string | undefined {
 /**
  * Arguments for the tool: every required property (from its default, its enum, the user's
  * words or a sensible value of its type), plus the optional ones the user clearly gave
- * (a duration, a title, one of a property's enum values named as a word: "… with animals").
+ * (a duration, a title, what to ask the person about, one of a property's enum values named as a word:
+ * "… with animals").
  */
 export function argumentsFor(tool: InventoryTool, text: string, target: AppTarget): JsonObject {
   const schema = asNode(tool.input_schema);
@@ -135,7 +141,7 @@ export function argumentsFor(tool: InventoryTool, text: string, target: AppTarge
       args[name] = named;
       continue;
     }
-    const mentioned = (/minute|duration/.test(name) && minutesIn(text) !== undefined) || (/title|topic|name/.test(name) && topicIn(text) !== undefined);
+    const mentioned = (/minute|duration/.test(name) && minutesIn(text) !== undefined) || (/title|topic|name|prompt|question/.test(name) && topicIn(text) !== undefined);
     if (mentioned) {
       const value = valueFor(name, { ...asNode(properties[name]), default: undefined }, text, target);
       if (value !== undefined) args[name] = value;
