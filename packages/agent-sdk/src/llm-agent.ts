@@ -51,7 +51,10 @@ export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmA
 /** The conversation so far as chat messages, ending with this turn's input. */
 export function historyFor(client: AgentClient, turn: IncomingTurn, limit: number): ChatMessage[] {
   const entries = client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq);
-  const earlier: ChatMessage[] = entries.slice(-limit).map((e) => (e.role === "user" ? { role: "user", content: e.text } : { role: "assistant", content: e.text }));
+  // The device's notices (what the agent sent that went nowhere) reach the model as system lines where they happened.
+  const earlier: ChatMessage[] = entries
+    .slice(-limit)
+    .map((e): ChatMessage => (e.role === "user" ? { role: "user", content: e.text } : e.role === "runtime" ? { role: "system", content: `LineUp on the user's device: ${e.text}` } : { role: "assistant", content: e.text }));
   const input = turn.text !== "" ? turn.text : JSON.stringify(turn.input.content ?? {});
   return [...earlier, { role: "user", content: input }];
 }

@@ -17,7 +17,8 @@ export interface SessionInventory {
 
 export interface TranscriptEntry {
   readonly seq: number;
-  readonly role: "user" | "agent";
+  /** `runtime`: a notice from the device's Runtime (something the agent sent went nowhere, and why). */
+  readonly role: "user" | "agent" | "runtime";
   readonly text: string;
 }
 
@@ -172,6 +173,9 @@ export class SessionState {
         if (envelope.type === "lineup.message") {
           const payload = envelope.payload as { text?: unknown };
           if (typeof payload.text === "string") this.record(event.seq, envelope.sender.kind === "agent" ? "agent" : "user", payload.text);
+        } else if (envelope.type === "lineup.runtime.notice" && envelope.sender.kind === "runtime") {
+          const payload = envelope.payload as { message?: unknown; code?: unknown };
+          if (typeof payload.message === "string") this.record(event.seq, "runtime", typeof payload.code === "string" ? `${payload.message} (${payload.code})` : payload.message);
         }
         break;
       }
@@ -200,7 +204,7 @@ export class SessionState {
     return out;
   }
 
-  private record(seq: number, role: "user" | "agent", text: string): void {
+  private record(seq: number, role: TranscriptEntry["role"], text: string): void {
     this.transcriptEntries.push({ seq, role, text });
     if (this.transcriptEntries.length > TRANSCRIPT_LIMIT) this.transcriptEntries.splice(0, this.transcriptEntries.length - TRANSCRIPT_LIMIT);
   }

@@ -118,6 +118,22 @@ describe("the LLM adapter", () => {
     ]);
   });
 
+  it("tells the model, where it happened, that the device could not deliver something the agent sent", async () => {
+    const llm = await fakeLlm([text("Hi Ada!"), text("Sorry, the board did not get that.")]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "I am Ada", "t-1");
+    await turnEnds(server, "t-1");
+    server.deviceEnvelope("s-1", "lineup.runtime.notice", { level: "warning", code: "inbox_full", message: "lineup.app.state.patch p-1 was not delivered to whiteboard: too many messages wait for acknowledgement there" });
+    server.startTurn("s-1", "Did it work?", "t-2");
+    await turnEnds(server, "t-2");
+    expect(llm.requests[1]!.body.messages.slice(1)).toEqual([
+      { role: "user", content: "I am Ada" },
+      { role: "assistant", content: "Hi Ada!" },
+      { role: "system", content: "LineUp on the user's device: lineup.app.state.patch p-1 was not delivered to whiteboard: too many messages wait for acknowledgement there (inbox_full)" },
+      { role: "user", content: "Did it work?" },
+    ]);
+  });
+
   it("hands a refused tool call back to the model as a typed error", async () => {
     const llm = await fakeLlm([toolCall("whiteboard__board_create", { title: "x" }), text("You cancelled it.")]);
     const { server } = await setup(llm.baseUrl);
