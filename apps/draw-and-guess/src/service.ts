@@ -3,7 +3,7 @@
  * to emit the manifest's tools), so it must not touch the DOM or the bridge when imported; the app
  * provides the live game once it has loaded.
  */
-import { ToolFailure } from "@lineup/surface-sdk";
+import { lateBound } from "@lineup/surface-sdk";
 import type { Stroke } from "./model.js";
 import type { GameStore } from "./store.js";
 
@@ -13,14 +13,10 @@ export interface DrawAndGuessService {
   drawingPng(strokes: readonly Stroke[], maxBytes: number): Promise<string | undefined>;
 }
 
-let current: DrawAndGuessService | undefined;
+const live = lateBound<DrawAndGuessService>("draw and guess");
 
-export function provideGame(service: DrawAndGuessService | undefined): void {
-  current = service;
-}
+/** The app has loaded (`undefined`: it is gone again). */
+export const provideGame = live.provide;
 
 /** The live game; a call before the app has loaded fails with `handler_failed`. */
-export function game(): DrawAndGuessService {
-  if (current === undefined) throw new ToolFailure("handler_failed", "draw and guess has not finished loading");
-  return current;
-}
+export const game = live.get;

@@ -28,20 +28,9 @@ async function start(): Promise<void> {
   });
   await store.load();
   provideTimer(store);
-  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => followDisplayMode(surface, listener)} />, root);
+  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))} />, root);
   surface.lifecycle.on("closing", () => store.dispose());
   await surface.lifecycle.ready();
-}
-
-/**
- * The mode may change between the first render and the screen's subscription (the host moves a surface it
- * is still loading, and its event is delivered the moment the app says ready): the listener starts from the
- * current mode, then follows.
- */
-function followDisplayMode(surface: Surface, listener: (mode: DisplayMode) => void): () => void {
-  const off = surface.onDisplayModeChange((mode) => listener(mode as DisplayMode));
-  listener((surface.app.display_mode ?? "foreground") as DisplayMode);
-  return off;
 }
 
 void start();

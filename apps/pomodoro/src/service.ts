@@ -3,17 +3,13 @@
  * to emit the manifest's tools), so it must not touch the DOM or the bridge when imported; the app
  * provides the store once it has loaded.
  */
-import { ToolFailure } from "@lineup/surface-sdk";
+import { lateBound } from "@lineup/surface-sdk";
 import type { TimerStore } from "./store.js";
 
-let current: TimerStore | undefined;
+const live = lateBound<TimerStore>("the pomodoro");
 
-export function provideTimer(store: TimerStore | undefined): void {
-  current = store;
-}
+/** The app has loaded (`undefined`: it is gone again). */
+export const provideTimer = live.provide;
 
 /** The live timer; a call before the app has loaded fails with `handler_failed`. */
-export function timer(): TimerStore {
-  if (current === undefined) throw new ToolFailure("handler_failed", "the pomodoro has not finished loading");
-  return current;
-}
+export const timer = live.get;

@@ -42,12 +42,7 @@ async function start(): Promise<void> {
       notes={notes}
       player={player}
       displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode}
-      onDisplayModeChange={(listener) => {
-        // The mode may change between the first render and this subscription: start from the current one.
-        const off = surface.onDisplayModeChange((mode) => listener(mode as DisplayMode));
-        listener((surface.app.display_mode ?? "foreground") as DisplayMode);
-        return off;
-      }}
+      onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))}
       locale={surface.app.locale}
       timeZone={surface.app.timezone}
     />,

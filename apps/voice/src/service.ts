@@ -3,17 +3,13 @@
  * to emit the manifest's tools), so it must not touch the DOM or the bridge when imported; the app
  * provides its notes once it has loaded.
  */
-import { ToolFailure } from "@lineup/surface-sdk";
+import { lateBound } from "@lineup/surface-sdk";
 import type { VoiceNotes } from "./notes.js";
 
-let current: VoiceNotes | undefined;
+const live = lateBound<VoiceNotes>("Voice Notes");
 
-export function provideNotes(notes: VoiceNotes | undefined): void {
-  current = notes;
-}
+/** The app has loaded (`undefined`: it is gone again). */
+export const provideNotes = live.provide;
 
 /** The live notes; a call before the app has loaded fails with `handler_failed`. */
-export function voiceNotes(): VoiceNotes {
-  if (current === undefined) throw new ToolFailure("handler_failed", "Voice Notes has not finished loading");
-  return current;
-}
+export const voiceNotes = live.get;

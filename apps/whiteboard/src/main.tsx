@@ -58,12 +58,7 @@ async function start(): Promise<void> {
       {...(live === undefined
         ? {}
         : {
-            // The mode may have changed between the first render and the subscription: start from the current one.
-            onDisplayModeChange: (l: (m: DisplayMode) => void) => {
-              const off = live.onDisplayModeChange(l);
-              l(live.app.display_mode as DisplayMode);
-              return off;
-            },
+            onDisplayModeChange: (l: (m: DisplayMode) => void) => live.followDisplayMode((m) => l(m as DisplayMode)),
             onThemeChange: (l: () => void) => {
               const off = live.onThemeChange(() => l());
               l(); // a theme pushed before the subscription is painted too

@@ -4,7 +4,7 @@
  * provides the live service once the board has loaded.
  */
 import type { ArtifactRef } from "@lineup/protocol";
-import { ToolFailure } from "@lineup/surface-sdk";
+import { lateBound } from "@lineup/surface-sdk";
 import type { ExportOptions } from "./model/export-png.js";
 import type { BoardStore } from "./store.js";
 
@@ -14,14 +14,10 @@ export interface WhiteboardService {
   exportPng(options: ExportOptions): Promise<{ artifact: ArtifactRef; width: number; height: number }>;
 }
 
-let current: WhiteboardService | undefined;
+const live = lateBound<WhiteboardService>("the whiteboard");
 
-export function provideService(service: WhiteboardService | undefined): void {
-  current = service;
-}
+/** The app has loaded (`undefined`: it is gone again). */
+export const provideService = live.provide;
 
-/** The live service; a call before the board has loaded fails with `handler_failed`. */
-export function whiteboard(): WhiteboardService {
-  if (current === undefined) throw new ToolFailure("handler_failed", "the whiteboard has not finished loading");
-  return current;
-}
+/** The live service; a call before the app has loaded fails with `handler_failed`. */
+export const whiteboard = live.get;

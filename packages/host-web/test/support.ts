@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { DATABASE_FILE, DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
 import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
@@ -67,7 +67,7 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
     agentLog,
     serverEvents(limit = 40) {
       // A second, read-only connection to the server's WAL database: it sees every committed event.
-      const db = new Database(join(dataDir, "app-server.sqlite"), { readonly: true, fileMustExist: true });
+      const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
       try {
         const rows = db.prepare("SELECT session_id, seq, kind, body FROM events ORDER BY created_at DESC, seq DESC LIMIT ?").all(limit) as { session_id: string; seq: number; kind: string; body: string }[];
         return rows.reverse().map((r) => `${r.session_id.slice(0, 12)} #${r.seq} ${r.kind} ${r.body.slice(0, 400)}`);

@@ -26,3 +26,4 @@ export {
   type ToolProgress,
 } from "./tools/define.js";
 export { isAppToolErrorCode, ToolFailure, type AppToolErrorCode } from "./tools/failure.js";
+export { lateBound, type LateBound } from "./tools/late-bound.js";

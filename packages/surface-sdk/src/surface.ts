@@ -93,6 +93,11 @@ export interface Surface {
   onThemeChange(listener: (theme: BridgeTheme) => void): Unsubscribe;
   onLocaleChange(listener: (change: { locale: string; timezone: string }) => void): Unsubscribe;
   onDisplayModeChange(listener: (mode: AppContext["display_mode"]) => void): Unsubscribe;
+  /**
+   * Calls `listener` with the current display mode now, then on every change. For listeners registered after
+   * the first render (a UI framework's effect): a change the host sent as the app said ready is not missed.
+   */
+  followDisplayMode(listener: (mode: AppContext["display_mode"]) => void): Unsubscribe;
   /** Fires once when the bridge closes (after `closing`, or when the host drops the port). */
   onClosed(listener: (reason: LineUpError) => void): Unsubscribe;
   /** Closes the bridge from the app's side; pending requests are rejected with `request_cancelled`. */
@@ -203,6 +208,11 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     onThemeChange: (listener) => themeChanged.on(listener),
     onLocaleChange: (listener) => localeChanged.on(listener),
     onDisplayModeChange: (listener) => modeChanged.on(listener),
+    followDisplayMode: (listener) => {
+      const off = modeChanged.on(listener);
+      listener(app.display_mode);
+      return off;
+    },
     onClosed: (listener) => channel.onClosed(listener),
     disconnect: () => channel.close(new LineUpError("request_cancelled", "the app disconnected")),
   };

@@ -85,6 +85,17 @@ describe("context changes", () => {
     expect(surface.app.display_mode).toBe("inline_card");
   });
 
+  it("followDisplayMode starts from the current mode (a change that came before the listener), then follows", async () => {
+    host.event("display_mode.changed", { display_mode: "pip" });
+    await eventually(() => expect(surface.app.display_mode).toBe("pip"));
+    const modes: string[] = [];
+    const off = surface.followDisplayMode((m) => modes.push(m));
+    expect(modes).toEqual(["pip"]);
+    host.event("display_mode.changed", { display_mode: "foreground" });
+    await eventually(() => expect(modes).toEqual(["pip", "foreground"]));
+    off();
+  });
+
   it("applies theme variables to a target document root", async () => {
     const props = new Map<string, string>();
     const attrs = new Map<string, string>();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectSurface, defineAgentTools, timedOperation, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
+import { connectSurface, defineAgentTools, lateBound, timedOperation, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
 import { eventually, FakeHost } from "./fake-host.js";
 
 const tools = defineAgentTools({
@@ -67,6 +67,25 @@ beforeEach(async () => {
 afterEach(() => {
   surface.disconnect();
   host.close();
+});
+
+describe("lateBound", () => {
+  it("refuses with handler_failed until the app provides its value, and again once it is gone", () => {
+    const live = lateBound<{ n: number }>("the counter");
+    const failure = () => {
+      try {
+        live.get();
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    expect(failure()).toMatchObject({ name: "ToolFailure", code: "handler_failed", message: "the counter has not finished loading" });
+    live.provide({ n: 1 });
+    expect(live.get()).toEqual({ n: 1 });
+    live.provide(undefined);
+    expect(failure()).toBeInstanceOf(ToolFailure);
+  });
 });
 
 describe("defineAgentTools", () => {

@@ -202,7 +202,12 @@ const UNANSWERED = new Set<string>(["unknown_agent", "scope_mismatch", "duplicat
 function toolErrorReply(state: RuntimeState, invoke: RuntimeEnvelope, refusal: { readonly code: ErrorCode; readonly message: string }, env: TransitionEnv): OutboxEntry | undefined {
   const callId = invoke.correlation?.call_id;
   if (UNANSWERED.has(refusal.code) || callId === undefined) return undefined;
-  return replyEntry(state, { conversation_id: invoke.scope.conversation_id, app_scope: invoke.scope.app_scope }, "tool.refuse", { type: "lineup.tool.error", correlation: { call_id: callId, reply_to: invoke.id }, payload: { code: refusal.code, message: refusal.message.slice(0, 2000) } }, env);
+  return replyEntry(state, { conversation_id: invoke.scope.conversation_id, app_scope: invoke.scope.app_scope }, "tool.refuse", {
+    type: "lineup.tool.error",
+    target: { kind: "runtime", app_scope: RUNTIME_SCOPE },
+    correlation: { call_id: callId, reply_to: invoke.id },
+    payload: { code: refusal.code, message: refusal.message.slice(0, 2000) },
+  }, env);
 }
 
 /** Where a reply goes: the conversation and app scope of what it answers, and that envelope's id when there is one. */
@@ -220,18 +225,31 @@ interface ReplyTo {
 function noticeReply(state: RuntimeState, about: Omit<ReplyTo, "app_scope">, code: ErrorCode, message: string, env: TransitionEnv): OutboxEntry | undefined {
   if (UNANSWERED.has(code)) return undefined;
   const correlation: Record<string, string> = about.reply_to === undefined ? {} : { reply_to: about.reply_to };
-  return replyEntry(state, { ...about, app_scope: CHAT_APP_SCOPE }, "notice", { type: "lineup.runtime.notice", correlation, payload: { level: "warning", code, message: message.slice(0, 2000) } }, env);
+  return replyEntry(state, { ...about, app_scope: CHAT_APP_SCOPE }, "notice", {
+    type: "lineup.runtime.notice",
+    target: { kind: "app", app_scope: CHAT_APP_SCOPE },
+    correlation,
+    payload: { level: "warning", code, message: message.slice(0, 2000) },
+  }, env);
+}
+
+/** What the Runtime answers with: the envelope's type, target, correlation and payload. */
+interface Reply {
+  readonly type: string;
+  readonly target: { readonly kind: "runtime" | "app"; readonly app_scope: string };
+  readonly correlation: Record<string, string>;
+  readonly payload: Record<string, JsonValue>;
 }
 
 /** The Runtime's envelope answering in a conversation, as the next outbox entry; undefined if it would not be valid. */
-function replyEntry(state: RuntimeState, to: ReplyTo, actionType: string, reply: { readonly type: string; readonly correlation: Record<string, string>; readonly payload: Record<string, JsonValue> }, env: TransitionEnv): OutboxEntry | undefined {
+function replyEntry(state: RuntimeState, to: ReplyTo, actionType: string, reply: Reply, env: TransitionEnv): OutboxEntry | undefined {
   const envelope = {
     v: 1,
     id: env.newId("env"),
     type: reply.type,
     timestamp: toTimestamp(env.now()),
     sender: { kind: "runtime", id: state.runtime_id },
-    target: reply.type === "lineup.runtime.notice" ? { kind: "app", app_scope: to.app_scope } : { kind: "runtime", app_scope: RUNTIME_SCOPE },
+    target: reply.target,
     scope: { app_scope: to.app_scope, conversation_id: to.conversation_id },
     ...(Object.keys(reply.correlation).length === 0 ? {} : { correlation: reply.correlation }),
     payload: reply.payload,
