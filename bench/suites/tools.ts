@@ -27,6 +27,7 @@ import { run as runBundles } from "./bundles.js";
 
 const ROUND_MS = Number(process.env["LINEUP_BENCH_TOOLS_ROUND_MS"] ?? 300);
 const ROUNDS = Number(process.env["LINEUP_BENCH_TOOLS_ROUNDS"] ?? 15);
+const WARMUP_MS = Number(process.env["LINEUP_BENCH_TOOLS_WARMUP_MS"] ?? 2_000);
 const SESSION = "s-bench";
 const APP = "whiteboard";
 const METHOD = "board.summary";
@@ -207,6 +208,10 @@ export async function run(): Promise<SuiteResult> {
   const oursRates: number[] = [];
   let oursRounds = 0;
   let mcpRounds = 0;
+  // Both paths are warmed up until the JIT has settled (the first rounds after start-up run slower and
+  // with compilation pauses), as long for each; then the rounds below are measured.
+  await round(ours.call, WARMUP_MS, []);
+  await round(mcp.call, WARMUP_MS, []);
   const rates = await pairedAsync(
     async () => {
       const before = ours.serverTime.ms;
@@ -268,7 +273,7 @@ export async function run(): Promise<SuiteResult> {
     fake_server_share: Number(serverShare.toFixed(3)),
     rate_without_fake_server: Math.round(rates.ours / (1 - serverShare)),
     notes:
-      "Sequential calls. Ours: invoke envelope injected at the in-process FakeAppServer → Runtime (filter chain, call lifecycle, argument and result schemas, audit chain, its commits on the memory store, outbox) → app handler → lineup.tool.receipt and lineup.tool.result envelopes applied by the server; timed until the result is applied. " +
+      "Sequential calls, after both paths ran for LINEUP_BENCH_TOOLS_WARMUP_MS (2 s) each to settle the JIT. Ours: invoke envelope injected at the in-process FakeAppServer → Runtime (filter chain, call lifecycle, argument and result schemas, audit chain, its commits on the memory store, outbox) → app handler → lineup.tool.receipt and lineup.tool.result envelopes applied by the server; timed until the result is applied. " +
       "One long-lived Runtime serves every round (calls_made in all): finished calls leave the Runtime's state once committed (their records stay in the store as the replay log), but the store, the audit chain and the fake server's log keep growing with the calls made. first/last_round_rate: the first and last measured rounds. fresh_runtime_*: one round on a new Runtime after a warm-up round (fresh_runtime_calls_before_round calls behind it). " +
       "fake_server_share: the part of our wall time spent inside the fake server's request handler and the agent's append (not the Runtime's cost); rate_without_fake_server removes it. " +
       "Baseline: McpServer + Client over InMemoryTransport.createLinkedPair(), one tool with no schemas returning a small object.",

@@ -9,7 +9,7 @@
  * and is executed on retry. Refusals of the operation itself (non-retryable codes) are stored;
  * retryable failures are not, so a retry may succeed.
  */
-import { canonicalJson, ERROR_CODES, LineUpError, sortCanonicalKeys, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
+import { canonicalJson, ERROR_CODES, LineUpError, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
 import { sha256Hex, type Principal } from "./store/principals.js";
 import { stmt } from "./store/statements.js";
 import type { WriteContext, WriteQueue } from "./write-queue.js";
@@ -21,82 +21,11 @@ interface StoredRecord {
   readonly outcome: string;
 }
 
-/**
- * SHA-256 of the canonical JSON of the method and params without `idempotency_key`:
- * `canonicalJson({ method, params: body })`. Written by the native `JSON.stringify` over the params
- * with every object's keys put in canonical order (objects already in order are not copied), which
- * gives the same text whenever insertion order is the order `JSON.stringify` writes: not for a key
- * that is an array index (written first, in numeric order) — then `canonicalJson` writes it.
- */
+/** SHA-256 of the canonical JSON of the method and params without `idempotency_key`: `canonicalJson({ method, params: body })`. */
 export function bodyFingerprint(method: string, params: { readonly idempotency_key: string }): string {
-  const body = params as unknown as JsonObject;
-  const keys = Object.keys(body);
-  sortCanonicalKeys(keys);
-  const ordered: Record<string, JsonValue> = {};
-  for (const key of keys) {
-    if (key === "idempotency_key") continue;
-    const value = inCanonicalOrder(body[key] as JsonValue);
-    if (value === undefined || !plainKey(key)) return sha256Hex(slowText(method, body, keys));
-    ordered[key] = value;
-  }
-  return sha256Hex(JSON.stringify({ method, params: ordered }));
+  const { idempotency_key: _key, ...body } = params as unknown as JsonObject;
+  return sha256Hex(canonicalJson({ method, params: body }));
 }
-
-/** `canonicalJson({ method, params: body })` without the key, for the bodies the fast path cannot write. */
-function slowText(method: string, body: JsonObject, sortedKeys: readonly string[]): string {
-  let out = `{"method":${JSON.stringify(method)},"params":{`;
-  let first = true;
-  for (const key of sortedKeys) {
-    if (key === "idempotency_key") continue;
-    out += `${first ? "" : ","}${JSON.stringify(key)}:${canonicalJson(body[key] as JsonValue)}`;
-    first = false;
-  }
-  return `${out}}}`;
-}
-
-/** A key `JSON.stringify` writes in insertion order and an object literal takes as an own data property. */
-function plainKey(key: string): boolean {
-  const c = key.charCodeAt(0);
-  return !(c >= 48 && c <= 57) && key !== "__proto__";
-}
-
-/** `value` with every object's keys in canonical order (the same value when they already are); undefined when a key is not plain. */
-function inCanonicalOrder(value: JsonValue): JsonValue | undefined {
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) {
-    let copy: JsonValue[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i] as JsonValue;
-      const ordered = inCanonicalOrder(item);
-      if (ordered === undefined) return undefined;
-      if (ordered !== item) copy ??= value.slice(0, i) as JsonValue[];
-      copy?.push(ordered);
-    }
-    return copy ?? value;
-  }
-  const keys = Object.keys(value);
-  let inOrder = true;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (!plainKey(key)) return undefined;
-    if (i > 0 && keys[i - 1]! > key) inOrder = false;
-  }
-  if (!inOrder) sortCanonicalKeys(keys);
-  let copy: Record<string, JsonValue> | undefined;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    const item = value[key] as JsonValue;
-    const ordered = inCanonicalOrder(item);
-    if (ordered === undefined) return undefined;
-    if (copy === undefined && (!inOrder || ordered !== item)) {
-      copy = {};
-      for (let j = 0; j < i; j++) copy[keys[j]!] = value[keys[j]!] as JsonValue;
-    }
-    if (copy !== undefined) copy[key] = ordered;
-  }
-  return copy ?? value;
-}
-
 
 function replay(outcome: Outcome): JsonValue {
   if (outcome.ok) return outcome.result;

@@ -123,6 +123,25 @@ describe("canonicalJson", () => {
       { numRuns: 500 },
     );
   });
+
+  it("writes the same text when objects already list their keys in canonical order (the native fast path)", () => {
+    const sortedEverywhere = (v: unknown): unknown =>
+      JSON.parse(JSON.stringify(v, (_k, x: unknown) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x)));
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const sorted = sortedEverywhere(v);
+        expect(canonicalJson(sorted as never)).toBe(canonicalJson(v as never));
+      }),
+      { numRuns: 500 },
+    );
+    // Integer-like keys come first in property order, whatever their text order: "10" before "9" is not canonical.
+    expect(canonicalJson({ "9": 1, "10": 2 })).toBe('{"10":2,"9":1}');
+    expect(canonicalJson({ "1": 1, "2": { b: [{ d: 1, c: 2 }], a: 0 } })).toBe('{"1":1,"2":{"a":0,"b":[{"c":2,"d":1}]}}');
+    expect(canonicalJson(JSON.parse('{"__proto__":{"b":1,"a":2},"a":[]}') as never)).toBe('{"__proto__":{"a":2,"b":1},"a":[]}');
+    // An inherited enumerable key is not part of the value (own keys only), in either path.
+    const inherited = Object.assign(Object.create({ z: 1 }) as object, { a: 1, b: 2 });
+    expect(canonicalJson(inherited as never)).toBe('{"a":1,"b":2}');
+  });
 });
 
 describe("base64", () => {

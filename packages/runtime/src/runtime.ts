@@ -382,7 +382,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           const before = lastViewState;
           if (lastViewState === undefined || viewChanged(lastViewState, next)) {
             lastViewState = next;
-            views.emit(toView(next));
+            // Built only for someone to see it (a headless Runtime has no view listener).
+            if (views.size > 0) views.emit(toView(next));
           }
           runtimeApps.changed(before, next);
           armDeadline(next);

@@ -267,6 +267,37 @@ describe("rpc client", () => {
     await expect(pending).rejects.toMatchObject({ code: "request_cancelled" });
     expect(clock.pendingTimers).toBe(0);
   });
+
+  it("times each request out at its own deadline, shorter ones first, answered ones never", async () => {
+    const { clock, server, seen, rpc } = setup();
+    const outcomes: string[] = [];
+    const track = (name: string, request: Promise<unknown>) =>
+      request.then(
+        () => outcomes.push(`${name} ok`),
+        (error: LineUpError) => outcomes.push(`${name} ${error.code}`),
+      );
+    const first = track("first", rpc.request("agentSession/list", {}));
+    clock.advance(400);
+    const short = track("short", rpc.request("agentSession/list", {}, { timeoutMs: 100 }));
+    const answered = track("answered", rpc.request("agentSession/list", {}));
+    await flush();
+    clock.advance(100);
+    await flush();
+    expect(outcomes).toEqual(["short request_timeout"]);
+    server.send(JSON.stringify({ jsonrpc: "2.0", id: (JSON.parse(seen[2]!) as { id: number }).id, result: { sessions: [] } }));
+    await flush();
+    clock.advance(500);
+    await flush();
+    expect(outcomes).toEqual(["short request_timeout", "answered ok", "first request_timeout"]);
+    // A request made after the others waited the whole default, from when it was made.
+    const later = track("later", rpc.request("agentSession/list", {}));
+    clock.advance(999);
+    await flush();
+    expect(outcomes).not.toContain("later request_timeout");
+    clock.advance(1);
+    await Promise.all([first, short, answered, later]);
+    expect(outcomes.at(-1)).toBe("later request_timeout");
+  });
 });
 
 describe("ids", () => {

@@ -35,6 +35,20 @@ describe("sha256 (FIPS 180-4)", () => {
     expect(Array.from(sha256(text))).toEqual(Array.from(createHash("sha256").update(text).digest()));
   });
 
+  it("hashes input and suffix as their joined text, a surrogate pair split between them included", () => {
+    const next = seeded(11);
+    const alphabet = ["a", "é", "日", "\ud83c", "\udf89", "🎉", "\u0000", "z"];
+    const text = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
+    for (let i = 0; i < 300; i++) {
+      const [head, tail] = [text(Math.floor(next() * 90)), text(Math.floor(next() * 90))];
+      expect(sha256Hex(head, tail)).toBe(nodeHex(head + tail));
+    }
+    expect(sha256Hex("x\ud83c", "\udf89y")).toBe(nodeHex("x🎉y"));
+    expect(sha256Hex(new TextEncoder().encode("prev"), "next")).toBe(nodeHex("prevnext"));
+    // Past the reused buffer (64 KiB) the message gets its own.
+    expect(sha256Hex("a".repeat(40_000), "b".repeat(40_000))).toBe(nodeHex("a".repeat(40_000) + "b".repeat(40_000)));
+  });
+
   it("hashes a lone surrogate as U+FFFD, like TextEncoder and node:crypto", () => {
     expect(sha256Hex("a\ud800b")).toBe(sha256Hex("a\ufffdb"));
     expect(sha256Hex("a\ud800b")).toBe(nodeHex("a\ud800b"));

@@ -62,14 +62,72 @@ export type Sha256Hex = (input: string | Uint8Array) => string;
 
 /**
  * Canonical JSON: keys sorted (by UTF-16 code units), no whitespace, strings and numbers as
- * `JSON.stringify` writes them. Equal values give equal text. It runs on every idempotent write
- * (the body fingerprint), so it builds one string without intermediate arrays.
+ * `JSON.stringify` writes them. Equal values give equal text. It runs on hot paths (body
+ * fingerprints, the Runtime's audit chain), so the value is brought into canonical key order —
+ * the same objects where their keys already are, copies only where not — and written by the native
+ * `JSON.stringify` in one pass (it writes own keys in the order they were added). Keys whose place
+ * insertion cannot set (integer-like keys come first whatever their text; `__proto__`) are written
+ * by joining the parts instead.
  */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const ordered = canonicallyOrdered(value, 0);
+  return ordered === undefined ? joined(value) : JSON.stringify(ordered);
+}
+
+/** Deeper values are joined part by part (no deep copies on a path that must not overflow). */
+const MAX_ORDERED_DEPTH = 64;
+
+/** `value` with every object's keys in canonical order, or undefined when a key's place cannot be set by insertion. */
+function canonicallyOrdered(value: JsonValue, depth: number): JsonValue | undefined {
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_ORDERED_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    let copy: JsonValue[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] as JsonValue;
+      const ordered = canonicallyOrdered(item, depth + 1);
+      if (ordered === undefined) return undefined;
+      if (ordered !== item) copy ??= value.slice(0, i) as JsonValue[];
+      copy?.push(ordered);
+    }
+    return copy ?? value;
+  }
+  const keys = Object.keys(value);
+  let inOrder = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (!insertable(key)) return undefined;
+    if (i > 0 && !(keys[i - 1]! < key)) inOrder = false;
+  }
+  if (!inOrder) sortCanonicalKeys(keys);
+  let copy: Record<string, JsonValue> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const item = value[key] as JsonValue;
+    const ordered = canonicallyOrdered(item, depth + 1);
+    if (ordered === undefined) return undefined;
+    if (copy === undefined && (!inOrder || ordered !== item)) {
+      copy = {};
+      for (let j = 0; j < i; j++) copy[keys[j]!] = value[keys[j]!] as JsonValue;
+    }
+    if (copy !== undefined) copy[key] = ordered;
+  }
+  return copy ?? value;
+}
+
+/** A key `JSON.stringify` writes where it was inserted, and whose assignment makes an own data property. */
+function insertable(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return !(c >= 48 && c <= 57) && key !== "__proto__";
+}
+
+/** Canonical JSON written part by part, for values `canonicallyOrdered` cannot order. */
+function joined(value: JsonValue): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = "[";
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i] as JsonValue);
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + joined(value[i] as JsonValue);
     return `${out}]`;
   }
   const keys = Object.keys(value);
@@ -77,7 +135,7 @@ export function canonicalJson(value: JsonValue): string {
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    out += `${i === 0 ? "" : ","}${JSON.stringify(key)}:${canonicalJson(value[key] as JsonValue)}`;
+    out += `${i === 0 ? "" : ","}${JSON.stringify(key)}:${joined(value[key] as JsonValue)}`;
   }
   return `${out}}`;
 }

@@ -54,8 +54,15 @@ export interface RpcClientOptions {
 }
 
 interface Pending {
-  resolve(value: JsonValue): void;
-  reject(error: LineUpError): void;
+  readonly method: string;
+  readonly timeoutMs: number;
+  /** When it times out (the Clock's ms). */
+  readonly deadline: number;
+  readonly resolve: (value: JsonValue) => void;
+  readonly reject: (error: LineUpError) => void;
+  /** Its abort signal and listener, removed when it settles. */
+  readonly signal?: AbortSignal;
+  readonly onAbort?: () => void;
 }
 
 /** Turns a wire error into a LineUpError with the LineUp code when there is a known one. */
@@ -79,8 +86,32 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
 
   const settle = (id: number): Pending | undefined => {
     const entry = pending.get(id);
+    if (entry === undefined) return undefined;
     pending.delete(id);
+    if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
     return entry;
+  };
+
+  // One timer for every pending request, armed for the earliest deadline (not a timer per request).
+  let timer: { readonly at: number; readonly cancel: () => void } | undefined;
+  const arm = (deadline: number): void => {
+    if (timer !== undefined && timer.at <= deadline) return;
+    timer?.cancel();
+    timer = { at: deadline, cancel: options.clock.setTimer(Math.max(0, deadline - options.clock.now()), expire) };
+  };
+  const expire = (): void => {
+    timer = undefined;
+    const now = options.clock.now();
+    let next: number | undefined;
+    for (const [id, entry] of [...pending]) {
+      if (entry.deadline > now) {
+        next = next === undefined ? entry.deadline : Math.min(next, entry.deadline);
+        continue;
+      }
+      settle(id);
+      entry.reject(new LineUpError("request_timeout", `${entry.method} got no response in ${entry.timeoutMs} ms`));
+    }
+    if (next !== undefined) arm(next);
   };
 
   const onItem = (item: JsonRpcItem): void => {
@@ -128,8 +159,10 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
   const failAll = (reason: string): void => {
     closed = true;
     offMessage();
+    timer?.cancel();
+    timer = undefined;
     for (const [id, entry] of [...pending]) {
-      pending.delete(id);
+      settle(id);
       entry.reject(new LineUpError("request_cancelled", reason));
     }
   };
@@ -141,34 +174,18 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
       const signal = requestOptions.signal;
       if (signal?.aborted === true) return Promise.reject(new LineUpError("request_cancelled", "aborted before it was sent"));
       const id = nextId++;
+      const timeoutMs = requestOptions.timeoutMs ?? defaultTimeoutMs;
       return new Promise((resolve, reject) => {
-        let cancelTimer = (): void => undefined;
-        const onAbort = (): void => {
-          if (settle(id) === undefined) return;
-          cancelTimer();
-          reject(new LineUpError("request_cancelled", `${method} was aborted`));
-        };
-        const done = (): void => {
-          cancelTimer();
-          signal?.removeEventListener("abort", onAbort);
-        };
-        pending.set(id, {
-          resolve: (value) => {
-            done();
-            resolve(value as MethodResult<typeof method>);
-          },
-          reject: (error) => {
-            done();
-            reject(error);
-          },
-        });
-        cancelTimer = options.clock.setTimer(requestOptions.timeoutMs ?? defaultTimeoutMs, () => {
-          const entry = settle(id);
-          if (entry === undefined) return;
-          signal?.removeEventListener("abort", onAbort);
-          reject(new LineUpError("request_timeout", `${method} got no response in ${requestOptions.timeoutMs ?? defaultTimeoutMs} ms`));
-        });
-        signal?.addEventListener("abort", onAbort, { once: true });
+        const deadline = options.clock.now() + timeoutMs;
+        const onAbort =
+          signal === undefined
+            ? undefined
+            : (): void => {
+                if (settle(id) !== undefined) reject(new LineUpError("request_cancelled", `${method} was aborted`));
+              };
+        pending.set(id, { method, timeoutMs, deadline, resolve: resolve as (value: JsonValue) => void, reject, ...(onAbort === undefined ? {} : { signal, onAbort }) });
+        arm(deadline);
+        if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
         connection.send(encodeJsonRpc(jsonRpcRequest(id, method, params as unknown as JsonObject)));
       });
     },

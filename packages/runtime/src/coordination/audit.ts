@@ -55,14 +55,37 @@ export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[],
 export function chainAuditSync(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): ChainedAudit {
   let { next, hash } = head;
   const writes: StoreWrite[] = [];
+  const at = drafts.length === 0 ? "" : toTimestamp(nowMs);
   for (const draft of drafts) {
-    const body = { ...draft, index: next, at: toTimestamp(nowMs), prev: hash };
-    const recordHash = sha256HexSync(hash + canonicalJson(unhashed(body)));
-    writes.push({ op: "put", collection: C.audit, key: padNumber(next), value: { ...body, hash: recordHash } as unknown as JsonValue });
+    const body = recordBody(draft, next, at, hash);
+    const recordHash = sha256HexSync(hash, canonicalJson(body as unknown as JsonValue));
+    // The body is this record's own object: it takes its hash in place.
+    (body as { hash?: string }).hash = recordHash;
+    writes.push({ op: "put", collection: C.audit, key: padNumber(next), value: body as unknown as JsonValue });
     next += 1;
     hash = recordHash;
   }
   return { writes, head: { next, hash } };
+}
+
+const DRAFT_FIELDS = new Set(["type", "code", "conversation_id", "subject", "detail"]);
+
+/**
+ * The record without its hash, its keys in canonical order (at, code, conversation_id, detail, index,
+ * prev, subject, type) so that hashing writes it in one native pass. A draft carrying any other key
+ * keeps it, in the order given (canonicalJson sorts it then).
+ */
+function recordBody(draft: AuditDraft, index: number, at: string, prev: string): Omit<AuditRecord, "hash"> {
+  for (const key in draft) if (!DRAFT_FIELDS.has(key)) return { ...draft, index, at, prev };
+  const body: Record<string, string | number> = { at };
+  if (draft.code !== undefined) body["code"] = draft.code;
+  if (draft.conversation_id !== undefined) body["conversation_id"] = draft.conversation_id;
+  if (draft.detail !== undefined) body["detail"] = draft.detail;
+  body["index"] = index;
+  body["prev"] = prev;
+  if (draft.subject !== undefined) body["subject"] = draft.subject;
+  body["type"] = draft.type;
+  return body as unknown as Omit<AuditRecord, "hash">;
 }
 
 /** The head after the last stored record. */
@@ -86,7 +109,7 @@ export async function verifyAuditChain(store: RuntimeStore, pageSize = 500): Pro
       const record = value as unknown as AuditRecord;
       if (key !== padNumber(expected) || record.index !== expected) return { ok: false, index: expected, problem: `record ${key} is out of sequence` };
       if (record.prev !== prev) return { ok: false, index: expected, problem: "prev does not match the record before" };
-      const hash = sha256HexSync(prev + canonicalJson(unhashed(record)));
+      const hash = sha256HexSync(prev, canonicalJson(unhashed(record)));
       if (hash !== record.hash) return { ok: false, index: expected, problem: "hash does not match the record" };
       prev = record.hash;
       expected += 1;

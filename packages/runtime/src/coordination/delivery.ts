@@ -71,7 +71,8 @@ export class DeliveryHub {
 
   /** Runs a committed turn's deliveries in order. */
   run(deliveries: readonly Delivery[]): Promise<void> {
-    if (deliveries.length === 0) return this.chain;
+    // Tool and app deliveries are the ToolHub's (runtime.ts), not the message hub's.
+    if (!deliveries.some((delivery) => delivery.kind === "message" || delivery.kind === "flush" || delivery.kind === "acknowledged")) return this.chain;
     return this.enqueue(async () => {
       // The display messages of the whole turn are acknowledged together: one input per app, not one per message.
       const displayed = new Map<string, string[]>();
@@ -81,7 +82,6 @@ export class DeliveryHub {
         else if (delivery.kind === "acknowledged") {
           for (const s of this.subscribers) if (s.app_scope === delivery.app_scope) for (const id of delivery.message_ids) s.delivered.delete(id);
         }
-        // Tool and app deliveries are the ToolHub's (runtime.ts), not the message hub's.
       }
       this.acknowledge(displayed);
     });

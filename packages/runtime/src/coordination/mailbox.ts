@@ -22,7 +22,7 @@ import { compareKeys } from "../persistence/keys.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore, StoreValue, StoreWrite } from "../persistence/store.js";
 import { chainAuditSync, type AuditHead } from "./audit.js";
-import { readId, unchanged, type Delivery, type Effect, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "./inputs.js";
+import { readId, unchanged, type AuditDraft, type Delivery, type Effect, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import { readsFor, transition, type TransitionEnv } from "./transition.js";
 
@@ -84,6 +84,8 @@ interface Turn {
   readonly overlay: Overlay;
   /** Why the turn was not committed: its audit records could not be chained, or its commit failed. */
   failure?: unknown;
+  /** Its commit has settled (either way). */
+  settled?: boolean;
 }
 
 /** How many values of cached collections the mailbox keeps. */
@@ -124,7 +126,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     // What the turns not yet committed, the cache or the store say about each key the turn reads: the
     // same for every input of this turn (only this turn's own overlay changes as its inputs run), so
     // it is worked out once per distinct key. A key only the failed store read could answer is missing.
-    const before = new Map<string, StoreValue | undefined>();
+    const before = reading.needs.some((need) => "keys" in need && need.keys.length > 0) ? new Map<string, StoreValue | undefined>() : EMPTY_VALUES;
     const resolve = (key: ReadKey, id: string): boolean => {
       if (before.has(id)) return true;
       let value = carriedFind(reading.carried, key);
@@ -147,14 +149,17 @@ export function createMailbox(options: MailboxOptions): Mailbox {
           if (!resolve(keys[k]!, ids[k]!) && overlay.find(keys[k]!.collection, keys[k]!.key) === UNSAID) throw (stored as { failed: unknown }).failed;
         }
         // A write staged earlier in this turn wins over what was there before it.
-        const reads: Reads = {
-          get(id) {
-            const k = ids.indexOf(id);
-            if (k < 0) return undefined;
-            const staged = overlay.find(keys[k]!.collection, keys[k]!.key);
-            return staged === UNSAID ? before.get(id) : staged;
-          },
-        };
+        const reads: Reads =
+          keys.length === 0
+            ? NO_READS
+            : {
+                get(id) {
+                  const k = ids.indexOf(id);
+                  if (k < 0) return undefined;
+                  const staged = overlay.find(keys[k]!.collection, keys[k]!.key);
+                  return staged === UNSAID ? before.get(id) : staged;
+                },
+              };
         let result: TransitionResult;
         try {
           result = transition(next, item.input, reads, options.env);
@@ -170,13 +175,16 @@ export function createMailbox(options: MailboxOptions): Mailbox {
         results.push({ failed: error });
       }
     }
-    const committed = results.filter((r): r is TransitionResult => !("failed" in r));
-    const drafts = committed.flatMap((r) => r.audit);
+    const drafts: AuditDraft[] = [];
+    const all: StoreWrite[] = [];
+    for (const result of results) {
+      if ("failed" in result) continue;
+      for (const draft of result.audit) drafts.push(draft);
+      for (const write of result.writes) all.push(write);
+    }
     try {
       const chained = chainAuditSync(base.head, drafts, options.env.now());
       for (const write of chained.writes) overlay.stage(write);
-      const all: StoreWrite[] = [];
-      for (const result of committed) for (const write of result.writes) all.push(write);
       for (const write of chained.writes) all.push(write);
       const writes = collapseWrites(all);
       return { batch: reading.batch, results, state: next, head: chained.head, writes, overlay };
@@ -187,15 +195,22 @@ export function createMailbox(options: MailboxOptions): Mailbox {
 
   /** Issues `turn`'s commit; the promise resolves false when it has settled (never rejects), its outcome kept in `turn`. */
   const commit = (turn: Turn): Promise<boolean> => {
-    if (turn.failure !== undefined) return Promise.resolve(false);
-    if (turn.writes.length === 0) return Promise.resolve(false);
+    if (turn.failure !== undefined || turn.writes.length === 0) {
+      turn.settled = true;
+      return SETTLED;
+    }
     return options.store.commit(turn.writes).then(
-      () => false,
+      () => settle(turn),
       (error: unknown) => {
         turn.failure = error;
-        return false;
+        return settle(turn);
       },
     );
+  };
+  const settle = (turn: Turn): false => {
+    turn.settled = true;
+    wakeUp();
+    return false;
   };
 
   /** Publishes a committed `turn`: state, deliveries and effects, then its inputs settle. False (every input rejected) when it was not committed. */
@@ -217,27 +232,36 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       }
     }
     options.onState(state);
-    const committed = turn.results.filter((r): r is TransitionResult => !("failed" in r));
+    const deliveries: Delivery[] = [];
+    const effects: Effect[] = [];
+    for (const result of turn.results) {
+      if ("failed" in result) continue;
+      for (const delivery of result.deliveries) deliveries.push(delivery);
+      for (const effect of result.effects) effects.push(effect);
+    }
     try {
-      await options.afterCommit(
-        committed.flatMap((r) => r.deliveries),
-        committed.flatMap((r) => r.effects),
-      );
+      await options.afterCommit(deliveries, effects);
     } catch (error) {
       options.diagnostics(error, "after commit");
     }
-    turn.batch.forEach((item, index) => {
+    for (let index = 0; index < turn.batch.length; index++) {
+      const item = turn.batch[index]!;
       const result = turn.results[index]!;
       if ("failed" in result) item.reject(toLineUpError(result.failed));
       else if (result.error !== undefined) item.reject(result.error);
       else item.resolve(result.reply as JsonValue | undefined);
-    });
+    }
     return true;
   };
 
-  /** Resolves when the next input is posted (used while a commit is in flight, to compute on top of it). */
+  /** While a commit is in flight and nothing is queued, the drain waits here for an input to compute on top of it, or for the commit. */
   let wake: (() => void) | undefined;
-  const posted = (): Promise<boolean> => new Promise((resolve) => (wake = () => resolve(true)));
+  const woken = (): Promise<void> => new Promise((resolve) => (wake = resolve));
+  const wakeUp = (): void => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
 
   const drain = async (): Promise<void> => {
     let inflight: { turn: Turn; committing: Promise<boolean> } | undefined;
@@ -245,7 +269,8 @@ export function createMailbox(options: MailboxOptions): Mailbox {
     for (;;) {
       if (reading === undefined && inflight !== undefined) {
         // Nothing to compute: wait for the commit, or for inputs to read and compute on top of it meanwhile.
-        if (await Promise.race([inflight.committing, posted()])) reading = read([inflight.turn.overlay]);
+        while (inflight.turn.settled !== true && queue.length === 0) await woken();
+        if (inflight.turn.settled !== true) reading = read([inflight.turn.overlay]);
       }
       reading ??= inflight === undefined ? read([]) : undefined;
       if (reading === undefined && inflight === undefined) break;
@@ -256,7 +281,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       }
       // Inputs that arrived meanwhile are read now, before this turn's commit is issued; neither the
       // in-flight turn nor this one is known to be committed yet, so both their writes are carried.
-      const following = read([inflight?.turn.overlay, turn?.overlay].filter((o): o is Overlay => o !== undefined));
+      const carried: Overlay[] = [];
+      if (inflight !== undefined) carried.push(inflight.turn.overlay);
+      if (turn !== undefined) carried.push(turn.overlay);
+      const following = read(carried);
       if (inflight !== undefined) {
         await inflight.committing;
         if (!(await publish(inflight.turn))) {
@@ -278,8 +306,7 @@ export function createMailbox(options: MailboxOptions): Mailbox {
       if (closed) return Promise.reject(new LineUpError("invalid_state", "the Runtime is stopped"));
       return new Promise((resolve, reject) => {
         queue.push({ input, resolve, reject });
-        wake?.();
-        wake = undefined;
+        wakeUp();
         // Started on a microtask so that inputs posted in the same tick share one turn and one commit.
         running ??= Promise.resolve().then(drain);
       });
@@ -334,9 +361,14 @@ const SMALL_BATCH = 24;
 /** The keys an input reads, and their read ids (by position). */
 type KeysNeeded = { readonly keys: readonly ReadKey[]; readonly ids: readonly string[] } | { readonly failed: unknown };
 
+const SETTLED: Promise<boolean> = Promise.resolve(false);
+
+const NOTHING_NEEDED: KeysNeeded = { keys: [], ids: [] };
+
 function keysNeeded(input: RuntimeInput): KeysNeeded {
   try {
     const keys = readsFor(input);
+    if (keys.length === 0) return NOTHING_NEEDED;
     return { keys, ids: keys.map(readId) };
   } catch (error) {
     return { failed: error };
@@ -346,34 +378,45 @@ function keysNeeded(input: RuntimeInput): KeysNeeded {
 /** What a lookup returns when the writes or cache it asked know nothing of the key. */
 const UNSAID: unique symbol = Symbol("unsaid");
 
+/** The reads of an input that reads nothing, and the values of a turn whose inputs read nothing. */
+const NO_READS: Reads = { get: () => undefined };
+const EMPTY_VALUES: Map<string, StoreValue | undefined> = new Map();
+
 /**
  * Reads every distinct key the turn's inputs need in one `getMany`, before any transition runs — except
  * keys a carried (not yet committed) turn wrote, which are answered from its writes, and cached ones. A failed read fails
  * (later, one by one) only the inputs that needed a key from the store, as a per-key read did.
  */
-async function readStored(
+function readStored(
   store: Pick<RuntimeStore, "getMany">,
   needs: readonly KeysNeeded[],
   carried: readonly Overlay[],
   cachedFind: (key: ReadKey, id: string) => unknown,
 ): Promise<Stored> {
-  const seen = new Set<string>();
-  const wanted = new Map<string, ReadKey>();
+  let wanted: Map<string, ReadKey> | undefined;
   for (const need of needs) {
     if (!("keys" in need)) continue;
-    need.keys.forEach((key, k) => {
+    for (let k = 0; k < need.keys.length; k++) {
       const id = need.ids[k]!;
-      if (seen.has(id)) return;
-      seen.add(id);
-      if (carriedFind(carried, key) === UNSAID && cachedFind(key, id) === UNSAID) wanted.set(id, key);
-    });
+      if (wanted?.has(id) === true) continue;
+      const key = need.keys[k]!;
+      if (carriedFind(carried, key) === UNSAID && cachedFind(key, id) === UNSAID) (wanted ??= new Map()).set(id, key);
+    }
   }
+  return wanted === undefined ? NOTHING_STORED : readWanted(store, wanted);
+}
+
+/** What a turn that needs nothing from the store was answered (shared: nobody writes to it). */
+const NOTHING_STORED: Promise<Stored> = Promise.resolve({ values: new Map() });
+
+async function readWanted(store: Pick<RuntimeStore, "getMany">, wanted: ReadonlyMap<string, ReadKey>): Promise<Stored> {
   const values = new Map<string, StoreValue | undefined>();
-  if (wanted.size === 0) return { values };
   try {
-    const refs = [...wanted.values()].map(({ collection, key }) => ({ collection, key }));
+    const refs: { collection: string; key: string }[] = [];
+    for (const { collection, key } of wanted.values()) refs.push({ collection, key });
     const found = await store.getMany(refs);
-    refs.forEach((ref, index) => values.set(readId(ref), found[index]));
+    let index = 0;
+    for (const id of wanted.keys()) values.set(id, found[index++]);
     return { values };
   } catch (error) {
     return { failed: error };
@@ -385,22 +428,39 @@ async function readStored(
  * the last put or delete of a key wins, and a range delete removes every key in its range staged before it.
  */
 export class Overlay {
-  /** Staged values by collection, then key (undefined: deleted). */
-  private readonly values = new Map<string, Map<string, StoreValue | undefined>>();
-  private readonly cleared: { readonly collection: string; readonly bounds: KeyBounds }[] = [];
+  /** The puts and deletes staged, in order, while there are few (searched newest first: nothing built per write). */
+  private staged: Extract<StoreWrite, { op: "put" | "delete" }>[] | undefined = [];
+  /** Staged values by collection, then key (undefined: deleted), once more than SMALL_OVERLAY were staged. */
+  private values: Map<string, Map<string, StoreValue | undefined>> | undefined;
+  private cleared: { readonly collection: string; readonly bounds: KeyBounds }[] | undefined;
 
   stage(write: StoreWrite): void {
     if (write.op === "put" || write.op === "delete") {
-      let inCollection = this.values.get(write.collection);
-      if (inCollection === undefined) this.values.set(write.collection, (inCollection = new Map()));
-      inCollection.set(write.key, write.op === "put" ? write.value : undefined);
+      if (this.staged !== undefined) {
+        this.staged.push(write);
+        if (this.staged.length > SMALL_OVERLAY) {
+          for (const each of this.staged) this.index(each);
+          this.staged = undefined;
+        }
+      } else this.index(write);
       return;
     }
     const bounds = toKeyBounds(write.range);
     if (bounds === undefined) return;
-    this.cleared.push({ collection: write.collection, bounds });
-    const inCollection = this.values.get(write.collection);
+    (this.cleared ??= []).push({ collection: write.collection, bounds });
+    if (this.staged !== undefined) {
+      this.staged = this.staged.filter((each) => each.collection !== write.collection || !within(bounds, each.key));
+      return;
+    }
+    const inCollection = this.values?.get(write.collection);
     if (inCollection !== undefined) for (const key of [...inCollection.keys()]) if (within(bounds, key)) inCollection.delete(key);
+  }
+
+  private index(write: Extract<StoreWrite, { op: "put" | "delete" }>): void {
+    const values = (this.values ??= new Map());
+    let inCollection = values.get(write.collection);
+    if (inCollection === undefined) values.set(write.collection, (inCollection = new Map()));
+    inCollection.set(write.key, write.op === "put" ? write.value : undefined);
   }
 
   /** What the staged writes say about `key`: `{ value }` (undefined when deleted), or undefined when they say nothing. */
@@ -411,12 +471,23 @@ export class Overlay {
 
   /** `lookup` without the wrapper: the staged value (undefined when deleted), or UNSAID. */
   find(collection: string, key: string): StoreValue | undefined | typeof UNSAID {
-    const inCollection = this.values.get(collection);
-    if (inCollection !== undefined && inCollection.has(key)) return inCollection.get(key);
-    for (const range of this.cleared) if (range.collection === collection && within(range.bounds, key)) return undefined;
+    const staged = this.staged;
+    if (staged !== undefined) {
+      for (let i = staged.length - 1; i >= 0; i--) {
+        const write = staged[i]!;
+        if (write.key === key && write.collection === collection) return write.op === "put" ? write.value : undefined;
+      }
+    } else {
+      const inCollection = this.values?.get(collection);
+      if (inCollection !== undefined && inCollection.has(key)) return inCollection.get(key);
+    }
+    if (this.cleared !== undefined) for (const range of this.cleared) if (range.collection === collection && within(range.bounds, key)) return undefined;
     return UNSAID;
   }
 }
+
+/** Writes an overlay searches one by one before it indexes them. */
+const SMALL_OVERLAY = 24;
 
 function within(bounds: KeyBounds, key: string): boolean {
   const lower = compareKeys(key, bounds.lower);

@@ -28,17 +28,29 @@ const encoder = new TextEncoder();
 const scratch = new Uint8Array(SCRATCH_BYTES);
 const schedule = new Int32Array(64);
 const state = new Int32Array(8);
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The ASCII codes of "0123456789abcdef". */
+const HEX_DIGITS = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+const hexScratch = new Uint8Array(64);
+// ASCII only, so any single-byte decoding gives the same text: one flat string, not a chain of 32 joins
+// (a joined string keeps its pieces alive for as long as a stored hash does).
+const hexDecoder = new TextDecoder("latin1");
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 
 /** Bytes of the padded message for `length` bytes of input: a 0x80 byte and a 64-bit length, to a multiple of 64. */
 function paddedLength(length: number): number {
   return Math.ceil((length + 9) / 64) * 64;
 }
 
-/** The SHA-256 digest of `input` (a string is hashed as its UTF-8 bytes) as 32 bytes. */
-export function sha256(input: string | Uint8Array): Uint8Array {
+/**
+ * The SHA-256 digest of `input` (a string is hashed as its UTF-8 bytes) as 32 bytes; with `suffix`, of
+ * `input` followed by `suffix`'s UTF-8 bytes (the hash of the joined text, without joining it).
+ */
+export function sha256(input: string | Uint8Array, suffix = ""): Uint8Array {
+  // A surrogate pair split between the two encodes as one character only when joined.
+  if (suffix.length > 0 && typeof input === "string" && isHighSurrogate(input.charCodeAt(input.length - 1))) return sha256(input + suffix);
   // A string of n UTF-16 code units encodes to at most 3n UTF-8 bytes.
-  const capacity = paddedLength(typeof input === "string" ? input.length * 3 : input.length);
+  const capacity = paddedLength((typeof input === "string" ? input.length * 3 : input.length) + suffix.length * 3);
   const message = capacity <= SCRATCH_BYTES ? scratch : new Uint8Array(capacity);
   let length: number;
   if (typeof input === "string") length = encoder.encodeInto(input, message).written;
@@ -46,6 +58,7 @@ export function sha256(input: string | Uint8Array): Uint8Array {
     message.set(input);
     length = input.length;
   }
+  if (suffix.length > 0) length += encoder.encodeInto(suffix, message.subarray(length)).written;
   const total = paddedLength(length);
   message[length] = 0x80;
   message.fill(0, length + 1, total - 8);
@@ -75,12 +88,14 @@ export function sha256(input: string | Uint8Array): Uint8Array {
   return digest;
 }
 
-/** The SHA-256 digest of `input` (a string is hashed as its UTF-8 bytes) as 64 lowercase hex digits. */
-export function sha256Hex(input: string | Uint8Array): string {
-  const digest = sha256(input);
-  let out = "";
-  for (let i = 0; i < 32; i++) out += HEX[digest[i]!]!;
-  return out;
+/** The SHA-256 digest of `input` (and `suffix`, as in `sha256`) as 64 lowercase hex digits. */
+export function sha256Hex(input: string | Uint8Array, suffix = ""): string {
+  const digest = sha256(input, suffix);
+  for (let i = 0; i < 32; i++) {
+    hexScratch[i * 2] = HEX_DIGITS[digest[i]! >>> 4]!;
+    hexScratch[i * 2 + 1] = HEX_DIGITS[digest[i]! & 15]!;
+  }
+  return hexDecoder.decode(hexScratch);
 }
 
 /** One 64-byte block at `offset` of `m` into `state` (FIPS 180-4 6.2.2). */

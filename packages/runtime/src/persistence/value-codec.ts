@@ -59,7 +59,10 @@ function isPlainJson(value: unknown, depth: number): boolean {
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype !== Object.prototype && prototype !== null) return false;
       if (Object.getOwnPropertySymbols(value).length > 0) return false;
-      for (const key of Object.keys(value)) if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      // for…in walks the own enumerable keys Object.keys would list (then inherited ones, skipped) without building an array.
+      for (const key in value) {
+        if (Object.hasOwn(value, key) && !isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+      }
       return true;
     }
     default:

@@ -24,6 +24,7 @@ import {
 } from "@lineup/protocol";
 import type { TransportConnection } from "../communication/transport.js";
 import { createMemoryTransport, type MemoryTransport } from "./memory-transport.js";
+import { sha256Hex } from "../core/sha256.js";
 
 export interface FakeServerOptions {
   readonly deviceToken?: string;
@@ -266,7 +267,8 @@ export class FakeAppServer {
   /** A write: replayed by key (same body → same outcome, other body → conflict), else executed once. */
   private write(method: string, params: JsonObject): JsonValue {
     const { idempotency_key: key, ...rest } = params;
-    const body = canonicalJson({ method, params: rest });
+    // The body's fingerprint, as the real server keeps it (a long-lived fake does not hold every body).
+    const body = sha256Hex(canonicalJson({ method, params: rest }));
     const seen = this.idempotency.get(String(key));
     if (seen !== undefined) {
       if (seen.body !== body) throw new Refusal("idempotency_conflict", `idempotency key ${String(key)} was used with a different request`);

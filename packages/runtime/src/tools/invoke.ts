@@ -44,14 +44,15 @@ export interface InvokeContext {
 
 export function invokeBody(request: InvokeRequest): string {
   const p = request.payload;
+  // Keys in canonical order: canonicalJson then writes this level natively.
   return canonicalJson({
     agent_id: request.agent_id,
-    conversation_id: request.conversation_id,
     app_scope: request.app_scope,
+    arguments: p.arguments,
+    contract_version: p.contract_version ?? null,
+    conversation_id: request.conversation_id,
     inventory_revision: request.inventory_revision,
     method: p.method,
-    contract_version: p.contract_version ?? null,
-    arguments: p.arguments,
     timeout_ms: p.timeout_ms ?? null,
   } as JsonValue);
 }
