@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, RUNTIME_SCHEMA, type Lifecycle } from "../src/index.js";
+import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type Lifecycle } from "../src/index.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
 
 const texts = (messages: readonly { type: string; payload: unknown }[]): string[] =>
@@ -241,6 +241,37 @@ describe("LineUpRuntime against an in-memory App Server", () => {
     await until(() => again.chat.view().queued_actions === 0);
     expect(server.applied.filter((w) => w.method === "agentSession/turn/start")).toHaveLength(3);
     await again.stop();
+  });
+
+  it("sends a conversation's next outbox entry once the server applied the one before, without waiting for that outcome's commit", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    // While `holding`, a commit that settles an outbox entry (deletes it) waits until released: a slow disk.
+    let holding = false;
+    const held: (() => void)[] = [];
+    const commit = store.commit.bind(store);
+    store.commit = async (batch) => {
+      if (holding && batch.some((write) => write.collection === RUNTIME_COLLECTIONS.outbox && write.op === "delete")) await new Promise<void>((resolve) => held.push(resolve));
+      return commit(batch);
+    };
+    const device = await startDevice(server, data, { extra: { store } });
+    await device.runtime.whenOnline();
+    holding = true;
+    await Promise.all(["one", "two", "three"].map((text) => device.chat.dispatch({ type: "conversation.send_text", conversation_id: "s-1", text })));
+    // All three reach the server, in order, while the first outcome is still being committed.
+    await until(() => server.turnTexts("s-1").length === 3, 3_000, "the three texts applied");
+    expect(server.turnTexts("s-1")).toEqual(["one", "two", "three"]);
+    expect(held.length).toBeGreaterThan(0);
+    expect(device.chat.view().queued_actions).toBe(3);
+    holding = false;
+    for (const release of held.splice(0)) release();
+    await until(() => device.chat.view().queued_actions === 0, 3_000, "the outcomes committed");
+    await settle();
+    // Sent once each: an entry waiting for its commit is not sent again.
+    expect(server.applied.filter((w) => w.method === "agentSession/turn/start")).toHaveLength(3);
+    await device.stop();
   });
 
   it("retries with the same idempotency key when a response is lost: the server applies the action once", async () => {

@@ -64,16 +64,19 @@ export function receiptOf(entry: OutboxEntry): CommandReceipt {
 /**
  * The entries to send now: for each conversation, its oldest pending entry, unless that conversation
  * already has one in flight or its oldest entry failed (a failed entry blocks nothing: it is skipped, as
- * the server never applied it). Oldest conversation first.
+ * the server never applied it). Entries in `settling` were applied by the server and only wait for that
+ * outcome's commit: they are skipped too, so the next entry may go. Oldest conversation first.
  */
-export function nextSendable(entries: Iterable<OutboxEntry>, inFlight: ReadonlySet<string>): OutboxEntry[] {
+export function nextSendable(entries: Iterable<OutboxEntry>, inFlight: { has(conversationId: string): boolean }, settling: ReadonlySet<number> = NONE): OutboxEntry[] {
   const firstPending = new Map<string, OutboxEntry>();
   for (const entry of [...entries].sort((a, b) => a.order - b.order)) {
-    if (entry.status !== "pending" || firstPending.has(entry.conversation_id)) continue;
+    if (entry.status !== "pending" || settling.has(entry.order) || firstPending.has(entry.conversation_id)) continue;
     firstPending.set(entry.conversation_id, entry);
   }
   return [...firstPending.values()].filter((entry) => !inFlight.has(entry.conversation_id));
 }
+
+const NONE: ReadonlySet<number> = new Set();
 
 /** Failures worth retrying with the same key: the server did not (durably) decide. Everything else is permanent. */
 export const TRANSIENT_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([

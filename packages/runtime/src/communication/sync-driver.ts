@@ -53,7 +53,10 @@ export class SyncDriver {
   private cancelTimer: () => void = () => undefined;
   private cancelRelist: () => void = () => undefined;
   private cancelOutboxRetry: () => void = () => undefined;
-  private readonly inFlight = new Set<string>();
+  /** Per conversation, the order of its entry in flight (sent, not answered yet). */
+  private readonly inFlight = new Map<string, number>();
+  /** Entries the server applied whose outcome is being committed: not sent again meanwhile. */
+  private readonly settling = new Set<number>();
   private readonly subscribing = new Map<string, boolean>();
   private connecting = false;
 
@@ -307,20 +310,32 @@ export class SyncDriver {
     const rpc = this.rpc;
     const state = this.options.state();
     if (rpc === undefined || (state.lifecycle.status !== "synchronizing" && state.lifecycle.status !== "online")) return;
-    for (const entry of nextSendable(state.outbox.values(), this.inFlight)) {
+    for (const entry of nextSendable(state.outbox.values(), this.inFlight, this.settling)) {
       if (state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;
-      this.inFlight.add(entry.conversation_id);
+      this.inFlight.set(entry.conversation_id, entry.order);
       void this.send(rpc, entry);
     }
   }
 
   private async send(rpc: RpcClient, entry: OutboxEntry): Promise<void> {
-    // The conversation stays in flight until the outcome is committed: a flush in between must not see
-    // the entry as still pending and send it again.
+    // One entry per conversation is in flight, so the server applies them in outbox order. Once the
+    // server applied this one, the next may go while this outcome is committed (`settling` keeps a flush
+    // from sending this one again meanwhile); a crash before that commit sends it again with the same
+    // key, which the server answers from its record. A refusal is committed before the next goes.
     let retry = false;
+    const release = (): void => {
+      if (this.inFlight.get(entry.conversation_id) === entry.order) this.inFlight.delete(entry.conversation_id);
+    };
     try {
       const result = await rpc.request(entry.method, entry.params as never);
-      await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
+      this.settling.add(entry.order);
+      try {
+        release();
+        if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
+        await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
+      } finally {
+        this.settling.delete(entry.order);
+      }
     } catch (error) {
       const failure = toLineUpError(error);
       if (TRANSIENT_CODES.has(failure.code) || failure.code.startsWith("store_")) {
@@ -335,7 +350,7 @@ export class SyncDriver {
           });
       }
     } finally {
-      this.inFlight.delete(entry.conversation_id);
+      release();
     }
     if (this.rpc !== rpc || rpc.closed) return;
     if (retry) {

@@ -44,6 +44,14 @@ export interface Conversation {
   readonly unread: number;
   /** Explicit-ack messages waiting in each app's inbox (absent: none); bounded, see `backlog.ts`. Not stored: counted at restore. */
   readonly pending?: { readonly [appScope: string]: number };
+  /** The notices about the agent's refused envelopes in the current window (see `handlers/notices.ts`). Not stored. */
+  readonly notices?: NoticeWindow;
+}
+
+export interface NoticeWindow {
+  /** When the window began (the Clock's ms). */
+  readonly since: number;
+  readonly sent: number;
 }
 
 export interface Identity {

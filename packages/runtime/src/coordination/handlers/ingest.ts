@@ -17,6 +17,7 @@ import { isLiveFor, withConversation, type Conversation, type RuntimeState } fro
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
+import { noticeMessage, takeNotice } from "./notices.js";
 
 const cursorWrite = (conversationId: string, seq: number): StoreWrite => ({ op: "put", collection: C.cursors, key: conversationId, value: { seq } });
 
@@ -74,10 +75,13 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         records.push({ type: "tool.refused", code: outcome.refusal.code, conversation_id: event.session_id, subject: refused.correlation?.call_id ?? "", detail: `replied with lineup.tool.error (outbox ${reply.order})` });
       }
     } else if (refused !== undefined && event.actor.role === "agent" && isLiveFor(state, conversation.conversation_id)) {
-      // The agent hears why its message went nowhere, once, while the conversation is live (not for old history).
+      // The agent hears why its message went nowhere, once, while the conversation is live (not for old
+      // history), as long as this conversation's notices are not spent (handlers/notices.ts).
       const about = { conversation_id: conversation.conversation_id, reply_to: refused.id };
-      const notice = noticeReply(state, about, outcome.refusal.code, `${refused.type} ${refused.id} was not delivered: ${outcome.refusal.message}`, env);
+      const taken = takeNotice(next, env.now());
+      const notice = taken === undefined ? undefined : noticeReply(state, about, outcome.refusal.code, noticeMessage(`${refused.type} ${refused.id} was not delivered: ${outcome.refusal.message}`, taken.last), env);
       if (notice !== undefined) {
+        next = taken!.conversation;
         nextState = queueReply(state, notice, writes, effects);
         records.push({ type: "ingress.agent.notified", code: outcome.refusal.code, conversation_id: event.session_id, subject: refused.id, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
       }
@@ -146,8 +150,10 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     const envelope = outcome.envelope;
     const what = envelope === undefined ? `${draft.type} (event ${event.seq})` : `${envelope.type} ${envelope.id}`;
     const message = `${what} was not delivered to ${full.join(", ")}: too many messages wait for acknowledgement there; send it again once the app has caught up`;
-    const notice = noticeReply(nextState, { conversation_id: conversation.conversation_id, ...(envelope === undefined ? {} : { reply_to: envelope.id }) }, "inbox_full", message, env);
+    const taken = takeNotice(next, env.now());
+    const notice = taken === undefined ? undefined : noticeReply(nextState, { conversation_id: conversation.conversation_id, ...(envelope === undefined ? {} : { reply_to: envelope.id }) }, "inbox_full", noticeMessage(message, taken.last), env);
     if (notice !== undefined) {
+      next = taken!.conversation;
       nextState = queueReply(nextState, notice, writes, effects);
       audit.push({ type: "ingress.agent.notified", code: "inbox_full", conversation_id: event.session_id, subject: envelope?.id ?? `${event.session_id}#${event.seq}`, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
     }
