@@ -6,7 +6,7 @@
  * acts last wins (a game has one drawer). A snapshot from elsewhere is taken while nothing here is
  * waiting to be written.
  */
-import type { MiniAppSessionDataAPI, SessionDataSnapshot, Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
 import {
   addStroke,
   clearDrawing,
@@ -170,23 +170,11 @@ export class GameStore {
   }
 
   async #writeOnce(game: Game): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const { revision } = await this.#options.sessionData.replace({ data: storedForm(game), expected_revision: this.#revision });
-        this.#revision = Math.max(this.#revision, revision);
-        return;
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== "revision_conflict" || attempt >= MAX_CONFLICT_RETRIES) {
-          this.#options.onError?.(error);
-          return;
-        }
-        try {
-          this.#revision = (await this.#options.sessionData.get()).revision;
-        } catch (readError) {
-          this.#options.onError?.(readError);
-          return;
-        }
-      }
+    try {
+      const { revision } = await replaceWithRetry(this.#options.sessionData, this.#revision, () => storedForm(game), MAX_CONFLICT_RETRIES + 1);
+      this.#revision = Math.max(this.#revision, revision);
+    } catch (error) {
+      this.#options.onError?.(error);
     }
   }
 }

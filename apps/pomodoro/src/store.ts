@@ -3,7 +3,7 @@
  * started session is written before the screen shows it, a stop is written after the Runtime took it,
  * and another device's or a reload's change arrives through the subscription.
  */
-import type { MiniAppSessionDataAPI, SessionDataSnapshot, Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
 import { parseStored, startSession, stopSession, storedForm, type FocusSession } from "./model.js";
 
 export interface TimerStoreOptions {
@@ -84,19 +84,12 @@ export class TimerStore {
   }
 
   async #write(session: FocusSession): Promise<void> {
-    // Last writer wins for the picture of the timer: retry once on a stale revision with the current one.
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const { revision } = await this.#options.sessionData.replace({ data: storedForm(session), expected_revision: this.#revision });
-        this.#revision = Math.max(this.#revision, revision);
-        return;
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== "revision_conflict" || attempt === 1) {
-          this.#options.onError?.(error);
-          return;
-        }
-        this.#revision = (await this.#options.sessionData.get()).revision;
-      }
+    // Last writer wins for the picture of the timer: on a stale revision it is written once more, over the newer one.
+    try {
+      const { revision } = await replaceWithRetry(this.#options.sessionData, this.#revision, () => storedForm(session), 2);
+      this.#revision = Math.max(this.#revision, revision);
+    } catch (error) {
+      this.#options.onError?.(error);
     }
   }
 

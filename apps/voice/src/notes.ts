@@ -10,7 +10,7 @@
  * refusal ends the call with its typed failure.
  */
 import { base64ToBytes, type ArtifactRef, type BridgeParams, type BridgeResult, type CapabilityResult } from "@lineup/protocol";
-import { ToolFailure, type CapabilityRequest, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, ToolFailure, type CapabilityRequest, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
 import { DEFAULT_SECONDS, failureOf, mergeNotes, noteFileName, noteOf, parseStored, purposeFor, readRecording, resultOf, storedForm, type RecordedResult, type RecordingRequest, type VoiceNote } from "./model.js";
 
 /** The largest recording read back for playback: the bridge's limit for one artifact read. */
@@ -45,7 +45,6 @@ interface Waiting {
 }
 
 const IDLE: Activity = { kind: "idle" };
-const codeOf = (error: unknown): unknown => (typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined);
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export class VoiceNotes {
@@ -209,26 +208,23 @@ export class VoiceNotes {
     this.#unsaved.set(note.id, note);
     this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
     this.#notify();
-    // Notes from elsewhere are never dropped: on a stale revision, read the stored list again and write the union.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const notes = mergeNotes([...this.#unsaved.values()], this.#stored);
-      try {
-        const { revision } = await this.#deps.sessionData.replace({ data: storedForm(notes), expected_revision: this.#revision });
-        if (revision >= this.#revision) {
-          this.#revision = revision;
-          this.#stored = notes;
-        }
-        for (const saved of notes) this.#unsaved.delete(saved.id);
-        this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
-        this.#notify();
-        return;
-      } catch (error) {
-        if (codeOf(error) !== "revision_conflict" || attempt === 2) {
-          this.#deps.onError?.(error);
-          return;
-        }
-        this.#apply(await this.#deps.sessionData.get());
+    // Notes from elsewhere are never dropped: on a stale revision, the stored list is read again and the union written.
+    let notes: VoiceNote[] = [];
+    try {
+      const { revision } = await replaceWithRetry(this.#deps.sessionData, this.#revision, (newer) => {
+        if (newer !== undefined) this.#apply(newer);
+        notes = mergeNotes([...this.#unsaved.values()], this.#stored);
+        return storedForm(notes);
+      });
+      if (revision >= this.#revision) {
+        this.#revision = revision;
+        this.#stored = notes;
       }
+      for (const saved of notes) this.#unsaved.delete(saved.id);
+      this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
+      this.#notify();
+    } catch (error) {
+      this.#deps.onError?.(error);
     }
   }
 
