@@ -77,6 +77,38 @@ describe("the chat timeline fold", () => {
     expect(failed.rows[0]).toMatchObject({ phase: "failed", code: "activation_failed" });
   });
 
+  it("tells the agent's task for a tool call (task_id = call_id) on the call's card: one card per call, in either order", () => {
+    const corr = (callId: string) => ({ correlation: { call_id: callId }, sender: { kind: "runtime", id: "rt" }, app_scope: "pomodoro" });
+    // The agent announces the call, then the Runtime's receipt, progress and result arrive.
+    const announced = foldMessages(EMPTY_TIMELINE, [
+      msg("lineup.message", { format: "text", text: "start a pomodoro" }, { sender: { kind: "user", id: "u" } }),
+      msg("lineup.task.progress", { task_id: "call-7", title: "Pomodoro timer", state: "running", detail: "Calling pomodoro.start…" }),
+      msg("lineup.tool.receipt", { status: "accepted" }, corr("call-7")),
+    ]);
+    expect(kinds(announced.rows)).toEqual(["message", "tool"]);
+    expect(announced.rows[1]).toMatchObject({ kind: "tool", call_id: "call-7", title: "Pomodoro timer", detail: "Calling pomodoro.start…", phase: "received" });
+    const done = foldMessages(announced, [
+      msg("lineup.tool.progress", { message: "started" }, corr("call-7")),
+      msg("lineup.task.progress", { task_id: "call-7", title: "Pomodoro timer", state: "running", detail: "started" }),
+      msg("lineup.tool.result", { result: { outcome: "completed" } }, corr("call-7")),
+      // The agent's word on the end does not decide the card's outcome; the Runtime's result did.
+      msg("lineup.task.progress", { task_id: "call-7", title: "Pomodoro timer", state: "failed", detail: "gave up" }),
+    ]);
+    expect(kinds(done.rows)).toEqual(["message", "tool"]);
+    expect(done.rows[1]).toMatchObject({ kind: "tool", title: "Pomodoro timer", phase: "succeeded" });
+    // The Runtime's receipt first, the agent's task after it: the same single card.
+    const receiptFirst = foldMessages(EMPTY_TIMELINE, [msg("lineup.tool.receipt", { status: "accepted" }, corr("call-8")), msg("lineup.task.progress", { task_id: "call-8", title: "Whiteboard", state: "running" })]);
+    expect(receiptFirst.rows).toMatchObject([{ kind: "tool", call_id: "call-8", title: "Whiteboard", phase: "received" }]);
+    // A Runtime-owned operation the person stopped ends with a result that says so: the card says Stopped, not done.
+    const stopped = foldMessages(receiptFirst, [msg("lineup.tool.result", { result: { outcome: "interrupted", operation_id: "op-1", started_at: "2026-11-30T07:00:00.000Z", ends_at: "2026-11-30T07:25:00.000Z", ended_at: "2026-11-30T07:01:00.000Z", reason: "stopped by the user in the app" } }, corr("call-8"))]);
+    expect(stopped.rows[0]).toMatchObject({ phase: "succeeded", interrupted: { reason: "stopped by the user in the app" } });
+    // A result that merely has an outcome field is not an operation.
+    expect(foldMessages(EMPTY_TIMELINE, [msg("lineup.tool.result", { result: { outcome: "interrupted" } }, corr("call-9"))]).rows[0]).not.toHaveProperty("interrupted");
+    // A task that is not a call of this conversation stays a task.
+    const other = foldMessages(receiptFirst, [msg("lineup.task.progress", { task_id: "export-1", title: "Export", state: "running" })]);
+    expect(kinds(other.rows)).toEqual(["tool", "task"]);
+  });
+
   it("turns interaction requests and action.required into cards; action.responded answers its card", () => {
     const choice = msg("lineup.interaction.request", { interaction_id: "i-1", kind: "choice", prompt: "Pick", options: [{ id: "a", label: "Apple" }, { id: "b", label: "Banana" }] }, { delivery: "explicit_ack" });
     const approval = msg("lineup.action.required", { action_id: "act-1", kind: "approval", prompt: "Delete it?", state: "pending" }, { delivery: "explicit_ack" });

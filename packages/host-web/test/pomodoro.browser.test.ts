@@ -46,6 +46,11 @@ describe("the pomodoro through the whole product", () => {
     await expect.poll(() => pomodoro().locator(".pomo-status").textContent(), { timeout: 30_000 }).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
     await tab("Chat").click();
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
+    // One card for the call: the agent's task for it (same id) is told on the call's card, titled as the agent named it.
+    expect(await page.locator('[data-kind="task"]').count()).toBe(0);
+    expect(await page.locator('[data-kind="tool"]').count()).toBe(1);
+    expect(await page.locator('[data-kind="tool"] .task-head').first().textContent()).toBe("Pomodoro timerStopped");
+    expect(await page.locator('[data-kind="tool"]').first().textContent()).toContain("stopped by the user in the app");
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
     expect(product.pageErrors).toEqual([]);
   }), 240_000);

@@ -52,6 +52,12 @@ export type TimelineRow =
       readonly progress?: number;
       readonly message?: string;
       readonly code?: string;
+      /** The agent's name for this call: the title of its task whose `task_id` is the call's id. */
+      readonly title?: string;
+      /** That task's latest detail (the agent's words; the phase stays the Runtime's). */
+      readonly detail?: string;
+      /** A Runtime-owned operation (spec 6.3) that ended early: its result says `interrupted`, and why. */
+      readonly interrupted?: { readonly reason?: string };
     }
   | { readonly kind: "artifact"; readonly key: string; readonly seq: number; readonly artifact_id: string; readonly name: string; readonly mime_type: string; readonly size: number; readonly caption?: string }
   | { readonly kind: "notice"; readonly key: string; readonly seq: number; readonly level: "info" | "warning" | "error"; readonly text: string };
@@ -208,6 +214,8 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const progress = clamp01(num(p["progress"]));
       const detail = str(p["detail"]);
       const state = str(p["state"]) ?? "running";
+      // The agent's task for a tool call (its task_id is the call's id) is told on the call's card: one card per call.
+      if (replaceRow(rows, `tool:${taskId}`, (row) => (row.kind !== "tool" ? row : { ...row, ...(title === undefined ? {} : { title }), ...(detail === undefined ? {} : { detail }) }))) break;
       const taskKey = `task:${taskId}`;
       const update = (row: TimelineRow): TimelineRow =>
         row.kind !== "task" ? row : { kind: "task", key: taskKey, seq: row.seq, task_id: taskId, title: title ?? row.title, state, ...(progress === undefined ? (row.progress === undefined ? {} : { progress: row.progress }) : { progress }), ...(detail === undefined ? {} : { detail }) };
@@ -262,7 +270,8 @@ function fold(draft: Draft, message: AgentAppMessage): void {
         if (phase === "succeeded") {
           // The last progress line ("Saving the recording") is not how the call ended: the result card says that.
           const { message: _lastProgress, ...rest } = row;
-          return { ...rest, phase, ...(stage === undefined ? {} : { stage }), ...(progress === undefined ? {} : { progress }) };
+          const interrupted = interruptedOperation(p["result"]);
+          return { ...rest, phase, ...(stage === undefined ? {} : { stage }), ...(progress === undefined ? {} : { progress }), ...(interrupted === undefined ? {} : { interrupted }) };
         }
         return {
           ...row,
@@ -274,7 +283,11 @@ function fold(draft: Draft, message: AgentAppMessage): void {
         };
       };
       const fresh: TimelineRow = { kind: "tool", key: toolKey, seq: message.seq, call_id: callId, app_scope: message.source_app_scope ?? message.app_scope, phase: "received" };
-      if (!replaceRow(rows, toolKey, apply)) insertRow(rows, apply(fresh));
+      if (replaceRow(rows, toolKey, apply)) break;
+      // The agent announced the call as a task before the Runtime's first word on it: the task row becomes the call's card, where it stood.
+      const announced = (row: TimelineRow): TimelineRow =>
+        row.kind !== "task" ? row : apply({ ...fresh, seq: row.seq, title: row.title, ...(row.detail === undefined ? {} : { detail: row.detail }) });
+      if (!replaceRow(rows, `task:${callId}`, announced)) insertRow(rows, apply(fresh));
       break;
     }
     case "lineup.artifact": {
@@ -303,6 +316,14 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       break;
   }
   draft.status = status;
+}
+
+/** A Runtime-owned operation's result (`{ outcome, operation_id, … reason? }`) that says it was interrupted. */
+function interruptedOperation(result: unknown): { readonly reason?: string } | undefined {
+  const r = obj(result);
+  if (r["outcome"] !== "interrupted" || str(r["operation_id"]) === undefined) return undefined;
+  const reason = str(r["reason"]);
+  return reason === undefined ? {} : { reason };
 }
 
 /** Folds messages into a new model (the input model is not changed). Messages already seen are skipped. */
