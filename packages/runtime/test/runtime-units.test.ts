@@ -199,6 +199,14 @@ describe("outbox order", () => {
     const entries = [entry(3, "b"), entry(1, "a", "failed"), entry(2, "a"), entry(4, "a"), entry(5, "c")];
     expect(nextSendable(entries, new Set(["c"])).map((e) => e.order)).toEqual([2, 3]);
   });
+
+  it("skips entries whose outcome is being committed, and answers oldest first whatever the outbox's own order", () => {
+    const entries = [entry(9, "c"), entry(7, "b"), entry(4, "a"), entry(8, "b"), entry(6, "a")];
+    expect(nextSendable(entries, new Set()).map((e) => e.order)).toEqual([4, 7, 9]);
+    // 4 was applied by the server and is being settled: the next of its conversation may go.
+    expect(nextSendable(entries, new Map([["b", 7]]), new Set([4])).map((e) => e.order)).toEqual([6, 9]);
+    expect(nextSendable([], new Set())).toEqual([]);
+  });
 });
 
 describe("audit chain", () => {

@@ -68,12 +68,18 @@ export function receiptOf(entry: OutboxEntry): CommandReceipt {
  * outcome's commit: they are skipped too, so the next entry may go. Oldest conversation first.
  */
 export function nextSendable(entries: Iterable<OutboxEntry>, inFlight: { has(conversationId: string): boolean }, settling: ReadonlySet<number> = NONE): OutboxEntry[] {
-  const firstPending = new Map<string, OutboxEntry>();
-  for (const entry of [...entries].sort((a, b) => a.order - b.order)) {
-    if (entry.status !== "pending" || settling.has(entry.order) || firstPending.has(entry.conversation_id)) continue;
-    firstPending.set(entry.conversation_id, entry);
+  // One pass for each conversation's oldest pending entry (no sorted copy of the whole outbox per flush).
+  let oldest: Map<string, OutboxEntry> | undefined;
+  for (const entry of entries) {
+    if (entry.status !== "pending" || settling.has(entry.order)) continue;
+    const current = oldest?.get(entry.conversation_id);
+    if (current === undefined || entry.order < current.order) (oldest ??= new Map()).set(entry.conversation_id, entry);
   }
-  return [...firstPending.values()].filter((entry) => !inFlight.has(entry.conversation_id));
+  const sendable: OutboxEntry[] = [];
+  if (oldest === undefined) return sendable;
+  for (const entry of oldest.values()) if (!inFlight.has(entry.conversation_id)) sendable.push(entry);
+  if (sendable.length > 1) sendable.sort((a, b) => a.order - b.order);
+  return sendable;
 }
 
 const NONE: ReadonlySet<number> = new Set();

@@ -332,15 +332,19 @@ export function createMailbox(options: MailboxOptions): Mailbox {
 export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
   if (writes.some((write) => write.op === "deleteRange")) return [...writes];
   if (writes.length <= SMALL_BATCH) {
-    // A turn's usual handful of writes: compared pairwise, with no ids built.
-    return writes.filter((write, index) => {
-      const { collection, key } = write as { collection: string; key: string };
-      for (let later = index + 1; later < writes.length; later++) {
+    // A turn's usual handful of writes: compared pairwise, with no ids built; without a repeat, as they are.
+    let kept: StoreWrite[] | undefined;
+    for (let index = 0; index < writes.length; index++) {
+      const { collection, key } = writes[index] as { collection: string; key: string };
+      let superseded = false;
+      for (let later = index + 1; later < writes.length && !superseded; later++) {
         const other = writes[later] as { collection: string; key: string };
-        if (other.key === key && other.collection === collection) return false;
+        superseded = other.key === key && other.collection === collection;
       }
-      return true;
-    });
+      if (superseded) kept ??= writes.slice(0, index);
+      else kept?.push(writes[index]!);
+    }
+    return kept ?? (writes as StoreWrite[]);
   }
   // Larger batches: the index of each key's last write, by collection then key (no ids built).
   const last = new Map<string, Map<string, number>>();

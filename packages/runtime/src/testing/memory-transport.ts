@@ -45,6 +45,14 @@ export function createMemoryTransport(listen: MemoryListener): MemoryTransport {
 export function createPair(): [TransportConnection, TransportConnection, () => void] {
   let closed: TransportClose | undefined;
   const messages = [new Emitter<string>(ignoreDiagnostics, "memory transport"), new Emitter<string>(ignoreDiagnostics, "memory transport")] as const;
+  // Frames on their way to each side. Each send queues one microtask that delivers the oldest frame, so
+  // every frame arrives on its own microtask, in order, as before — with no closure made per frame.
+  const queued: [string[], string[]] = [[], []];
+  const deliverNext = (to: 0 | 1): void => {
+    const text = queued[to].shift();
+    if (text !== undefined && closed === undefined) messages[to].emit(text);
+  };
+  const deliverTo = [() => deliverNext(0), () => deliverNext(1)] as const;
   const closes = [new Emitter<TransportClose>(ignoreDiagnostics, "memory transport"), new Emitter<TransportClose>(ignoreDiagnostics, "memory transport")] as const;
   const closeBoth = (close: TransportClose): void => {
     if (closed !== undefined) return;
@@ -58,10 +66,9 @@ export function createPair(): [TransportConnection, TransportConnection, () => v
   const end = (side: 0 | 1): TransportConnection => ({
     send(text) {
       if (closed !== undefined) return;
-      const to = messages[side === 0 ? 1 : 0];
-      void Promise.resolve().then(() => {
-        if (closed === undefined) to.emit(text);
-      });
+      const to = side === 0 ? 1 : 0;
+      queued[to].push(text);
+      void Promise.resolve().then(deliverTo[to]);
     },
     onMessage: (listener): Unsubscribe => messages[side].subscribe(listener),
     onClose(listener): Unsubscribe {
