@@ -200,7 +200,8 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   for await (const update of call.progress) {
     const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
     const progress = update.type === "progress" ? update.progress : undefined;
-    await client.updateTurn(sessionId, turnId, { status: "working", label: detail.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
+    // The turn's status line stands alone under the conversation: it names the task ("Whiteboard: Opening the board").
+    await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
     await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
   }
   try {

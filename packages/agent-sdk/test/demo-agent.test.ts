@@ -78,8 +78,10 @@ describe("the demo agent", () => {
     const progress = server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string; progress?: number; detail?: string });
     expect(progress.at(-1)).toMatchObject({ state: "completed", progress: 1 });
     expect(progress.some((p) => p.detail === "Opening the board" && p.progress === 0.5)).toBe(true);
-    const updates = server.eventsOf("s-1").filter((e) => e.kind === "turn.updated").map((e) => e.data as { progress?: number });
+    const updates = server.eventsOf("s-1").filter((e) => e.kind === "turn.updated").map((e) => e.data as { progress?: number; label?: string });
     expect(updates.some((u) => u.progress === 0.5)).toBe(true);
+    // The status line names the task, not only the step.
+    expect(updates.some((u) => u.label === "Whiteboard: Opening the board")).toBe(true);
     expect(lastReply(server)).toContain("Done — the **whiteboard** is ready.");
     expect(lastReply(server)).toContain('"board_id": "b-7"');
   });

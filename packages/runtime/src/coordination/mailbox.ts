@@ -327,9 +327,10 @@ export function createMailbox(options: MailboxOptions): Mailbox {
 /**
  * Within one atomic batch only the last write to a key matters, so earlier ones are dropped (the cursor
  * of a session is written once per turn, not once per event). Batches with a range delete are kept as
- * they are, since a range can hide a key's history.
+ * they are, since a range can hide a key's history. A small batch with no repeat comes back as the same
+ * array (the turn's own, never changed after).
  */
-export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
+export function collapseWrites(writes: readonly StoreWrite[]): readonly StoreWrite[] {
   if (writes.some((write) => write.op === "deleteRange")) return [...writes];
   if (writes.length <= SMALL_BATCH) {
     // A turn's usual handful of writes: compared pairwise, with no ids built; without a repeat, as they are.
@@ -344,7 +345,7 @@ export function collapseWrites(writes: readonly StoreWrite[]): StoreWrite[] {
       if (superseded) kept ??= writes.slice(0, index);
       else kept?.push(writes[index]!);
     }
-    return kept ?? (writes as StoreWrite[]);
+    return kept ?? writes;
   }
   // Larger batches: the index of each key's last write, by collection then key (no ids built).
   const last = new Map<string, Map<string, number>>();
