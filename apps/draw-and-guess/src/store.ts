@@ -6,7 +6,7 @@
  * acts last wins (a game has one drawer). A snapshot from elsewhere is taken while nothing here is
  * waiting to be written.
  */
-import { replaceWithRetry, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, SessionDataStore, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "@lineup/surface-sdk";
 import {
   addStroke,
   clearDrawing,
@@ -42,18 +42,17 @@ export interface GameStoreOptions {
 
 const MAX_CONFLICT_RETRIES = 3;
 
-export class GameStore {
+export class GameStore extends SessionDataStore {
   readonly #options: GameStoreOptions;
   readonly #now: () => number;
   readonly #random: () => number;
-  readonly #listeners = new Set<() => void>();
   #game: Game = EMPTY_GAME;
   #revision = 0;
   #dirty = false;
   #saving: Promise<void> | undefined;
-  #unsubscribe: Unsubscribe | undefined;
 
   constructor(options: GameStoreOptions) {
+    super(options.sessionData);
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
@@ -65,21 +64,6 @@ export class GameStore {
 
   now(): number {
     return this.#now();
-  }
-
-  /** Reads the stored game and follows later revisions. */
-  async load(): Promise<void> {
-    this.#apply(await this.#options.sessionData.get());
-    this.#unsubscribe = this.#options.sessionData.subscribe((snapshot) => this.#apply(snapshot));
-  }
-
-  dispose(): void {
-    this.#unsubscribe?.();
-  }
-
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
   }
 
   /** `game.start_round`: a new round, shown at once; resolves once it is stored. */
@@ -148,10 +132,10 @@ export class GameStore {
 
   #change(game: Game): void {
     this.#game = game;
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 
-  #apply(snapshot: SessionDataSnapshot): void {
+  protected applySnapshot(snapshot: SessionDataSnapshot): void {
     // Ours echoing back, an old one, or one that a write of ours under way will replace.
     if (snapshot.revision <= this.#revision || this.#saving !== undefined) return;
     this.#revision = snapshot.revision;

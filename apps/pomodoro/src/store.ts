@@ -3,7 +3,7 @@
  * started session is written before the screen shows it, a stop is written after the Runtime took it,
  * and another device's or a reload's change arrives through the subscription.
  */
-import { replaceWithRetry, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, SessionDataStore, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "@lineup/surface-sdk";
 import { parseStored, startSession, stopSession, storedForm, type FocusSession } from "./model.js";
 
 export interface TimerStoreOptions {
@@ -15,15 +15,14 @@ export interface TimerStoreOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-export class TimerStore {
+export class TimerStore extends SessionDataStore {
   readonly #options: TimerStoreOptions;
   readonly #now: () => number;
-  readonly #listeners = new Set<() => void>();
   #session: FocusSession | null = null;
   #revision = 0;
-  #unsubscribe: Unsubscribe | undefined;
 
   constructor(options: TimerStoreOptions) {
+    super(options.sessionData);
     this.#options = options;
     this.#now = options.now ?? Date.now;
   }
@@ -36,26 +35,11 @@ export class TimerStore {
     return this.#now();
   }
 
-  /** Reads the stored session and follows later revisions. */
-  async load(): Promise<void> {
-    this.#apply(await this.#options.sessionData.get());
-    this.#unsubscribe = this.#options.sessionData.subscribe((snapshot) => this.#apply(snapshot));
-  }
-
-  dispose(): void {
-    this.#unsubscribe?.();
-  }
-
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
   /** A new focus session for `call_id` (the agent's `pomodoro.start`), shown at once and then stored. */
   start(request: { call_id: string; minutes: number; title?: string }): FocusSession {
     const session = startSession(request, this.#now());
     this.#session = session;
-    this.#notify();
+    this.notify();
     void this.#write(session);
     return session;
   }
@@ -68,11 +52,11 @@ export class TimerStore {
     if (stopped === session) return;
     await this.#options.interrupt("stopped by the user in the app");
     this.#session = stopped;
-    this.#notify();
+    this.notify();
     await this.#write(stopped);
   }
 
-  #apply(snapshot: SessionDataSnapshot): void {
+  protected applySnapshot(snapshot: SessionDataSnapshot): void {
     if (snapshot.revision < this.#revision) return;
     this.#revision = snapshot.revision;
     const stored = parseStored(snapshot.data);
@@ -80,7 +64,7 @@ export class TimerStore {
     if (stored === null && this.#session !== null) return;
     if (stored !== null && this.#session !== null && stored.call_id !== this.#session.call_id && stored.started_at < this.#session.started_at) return;
     this.#session = stored;
-    this.#notify();
+    this.notify();
   }
 
   async #write(session: FocusSession): Promise<void> {
@@ -91,9 +75,5 @@ export class TimerStore {
     } catch (error) {
       this.#options.onError?.(error);
     }
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
   }
 }

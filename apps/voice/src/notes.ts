@@ -10,7 +10,7 @@
  * refusal ends the call with its typed failure.
  */
 import { base64ToBytes, type ArtifactRef, type BridgeParams, type BridgeResult, type CapabilityResult } from "@lineup/protocol";
-import { replaceWithRetry, ToolFailure, type CapabilityRequest, type MiniAppSessionDataAPI, type SessionDataSnapshot, type Unsubscribe } from "@lineup/surface-sdk";
+import { replaceWithRetry, SessionDataStore, ToolFailure, type CapabilityRequest, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "@lineup/surface-sdk";
 import { DEFAULT_SECONDS, failureOf, mergeNotes, noteFileName, noteOf, parseStored, purposeFor, readRecording, resultOf, storedForm, type RecordedResult, type RecordingRequest, type VoiceNote } from "./model.js";
 
 /** The largest recording read back for playback: the bridge's limit for one artifact read. */
@@ -47,10 +47,9 @@ interface Waiting {
 const IDLE: Activity = { kind: "idle" };
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export class VoiceNotes {
+export class VoiceNotes extends SessionDataStore {
   readonly #deps: VoiceNotesDeps;
   readonly #now: () => number;
-  readonly #listeners = new Set<() => void>();
   /** In arrival order: the person answers the oldest first. */
   readonly #waiting = new Map<string, Waiting>();
   /** Notes made here that session data does not hold yet. */
@@ -60,9 +59,9 @@ export class VoiceNotes {
   #revision = 0;
   #activity: Activity = IDLE;
   #problem: string | undefined;
-  #unsubscribe: Unsubscribe | undefined;
 
   constructor(deps: VoiceNotesDeps) {
+    super(deps.sessionData);
     this.#deps = deps;
     this.#now = deps.now ?? Date.now;
   }
@@ -86,21 +85,6 @@ export class VoiceNotes {
     return this.#problem;
   }
 
-  /** Reads the stored notes and follows later revisions. */
-  async load(): Promise<void> {
-    this.#apply(await this.#deps.sessionData.get());
-    this.#unsubscribe = this.#deps.sessionData.subscribe((snapshot) => this.#apply(snapshot));
-  }
-
-  dispose(): void {
-    this.#unsubscribe?.();
-  }
-
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
   /**
    * An agent's call (`voice.request_recording`): shown to the person until they record or decline, or the
    * call ends (`signal`). Resolves with the call's result once the recording is saved; rejects with a
@@ -120,12 +104,12 @@ export class VoiceNotes {
           // The agent cancelled or the deadline passed: the request leaves the screen (a recording under way still becomes a note).
           if (this.#waiting.get(request.call_id) !== waiting) return;
           this.#waiting.delete(request.call_id);
-          this.#notify();
+          this.notify();
           reject(new ToolFailure("cancelled_by_user", "the call ended before the person recorded"));
         },
         { once: true },
       );
-      this.#notify();
+      this.notify();
     });
   }
 
@@ -134,7 +118,7 @@ export class VoiceNotes {
     const waiting = this.#waiting.get(call_id);
     if (waiting === undefined || (this.#activity.kind !== "idle" && this.#activity.call_id === call_id)) return;
     this.#waiting.delete(call_id);
-    this.#notify();
+    this.notify();
     waiting.reject(new ToolFailure("cancelled_by_user", "the person chose not to record now"));
   }
 
@@ -200,19 +184,19 @@ export class VoiceNotes {
     const current = call_id === undefined ? undefined : this.#waiting.get(call_id);
     if (call_id !== undefined && current === waiting) this.#waiting.delete(call_id);
     this.#activity = IDLE;
-    this.#notify();
+    this.notify();
     if (waiting !== undefined && current === waiting) settle(waiting);
   }
 
   async #add(note: VoiceNote): Promise<void> {
     this.#unsaved.set(note.id, note);
     this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
-    this.#notify();
+    this.notify();
     // Notes from elsewhere are never dropped: on a stale revision, the stored list is read again and the union written.
     let notes: VoiceNote[] = [];
     try {
       const { revision } = await replaceWithRetry(this.#deps.sessionData, this.#revision, (newer) => {
-        if (newer !== undefined) this.#apply(newer);
+        if (newer !== undefined) this.applySnapshot(newer);
         notes = mergeNotes([...this.#unsaved.values()], this.#stored);
         return storedForm(notes);
       });
@@ -222,26 +206,22 @@ export class VoiceNotes {
       }
       for (const saved of notes) this.#unsaved.delete(saved.id);
       this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
-      this.#notify();
+      this.notify();
     } catch (error) {
       this.#deps.onError?.(error);
     }
   }
 
-  #apply(snapshot: SessionDataSnapshot): void {
+  protected applySnapshot(snapshot: SessionDataSnapshot): void {
     if (snapshot.revision < this.#revision) return;
     this.#revision = snapshot.revision;
     this.#stored = parseStored(snapshot.data);
     this.#notes = mergeNotes([...this.#unsaved.values()], this.#stored);
-    this.#notify();
+    this.notify();
   }
 
   #setActivity(activity: Activity): void {
     this.#activity = activity;
-    this.#notify();
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) listener();
+    this.notify();
   }
 }

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+import { explained, installAndAsk, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
 
 let product: ProductPage;
 let page: Page;
@@ -28,14 +28,7 @@ const tab = (name: string) => page.getByRole("tab", { name });
 describe("Draw and Guess through the whole product", () => {
   it("the agent starts a round, the person draws the word, and the agent guesses until the round ends", () =>
     explained(page, product.consoleLines, product.world, async () => {
-      await page.goto(product.world.host.url);
-      await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-      await installBuiltinApp(page, "Draw and Guess", "game.start_round");
-
-      await tab("Chat").click();
-      await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
-      await page.getByRole("log").waitFor();
-      await say(page, "let's play draw and guess with animals");
+      await installAndAsk(product, "Draw and Guess", "game.start_round", "let's play draw and guess with animals");
 
       // The Runtime brought the game to the front; only the person sees the word.
       await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("draw-and-guess");

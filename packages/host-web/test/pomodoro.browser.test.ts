@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+import { explained, installAndAsk, openProduct, SCREENSHOTS, type ProductPage } from "./support.js";
 
 let product: ProductPage;
 let page: Page;
@@ -26,14 +26,7 @@ const tab = (name: string) => page.getByRole("tab", { name });
 
 describe("the pomodoro through the whole product", () => {
   it("the agent starts a session, the person stops it in the app, and the agent hears how it ended", () => explained(page, product.consoleLines, product.world, async () => {
-    await page.goto(product.world.host.url);
-    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await installBuiltinApp(page, "Pomodoro", "pomodoro.start");
-
-    await tab("Chat").click();
-    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
-    await page.getByRole("log").waitFor();
-    await say(page, "start a 25 minute pomodoro for the quarterly report");
+    await installAndAsk(product, "Pomodoro", "pomodoro.start", "start a 25 minute pomodoro for the quarterly report");
 
     // The Runtime brought the pomodoro to the front; the app counts down the session it was handed.
     // Generous waits: on a loaded 2-core CI machine loading the app's page alone has taken over 20 s.

@@ -185,3 +185,18 @@ export async function say(page: Page, text: string): Promise<void> {
   await box.fill(text);
   await box.press("Enter");
 }
+
+/**
+ * How the whole-product tests of an installed app begin: the page open and online, `app` installed from
+ * Apps (its review lists `tool`), a new conversation with the demo agent open in Chat, `text` said in it.
+ */
+export async function installAndAsk(product: ProductPage, app: string, tool: string, text: string): Promise<void> {
+  const { page } = product;
+  await page.goto(product.world.host.url);
+  await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+  await installBuiltinApp(page, app, tool);
+  await page.getByRole("tab", { name: "Chat" }).click();
+  await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+  await page.getByRole("log").waitFor();
+  await say(page, text);
+}

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_MEDIA_ARGS } from "../../../test/support/chromium.js";
-import { explained, installBuiltinApp, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+import { explained, installAndAsk, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
 
 let product: ProductPage;
 let page: Page;
@@ -30,14 +30,7 @@ const bar = () => page.getByRole("group", { name: "Recording for Voice Notes" })
 
 describe("Voice Notes through the whole product (fake microphone)", () => {
   it("the agent asks for a voice note; the person records it, stops it in LineUp's bar, and the agent gets the artifact", () => explained(page, product.consoleLines, product.world, async () => {
-    await page.goto(product.world.host.url);
-    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await installBuiltinApp(page, "Voice Notes", "voice.request_recording");
-
-    await tab("Chat").click();
-    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
-    await page.getByRole("log").waitFor();
-    await say(page, "record a voice note");
+    await installAndAsk(product, "Voice Notes", "voice.request_recording", "record a voice note");
 
     // Interactive: the Runtime brings Voice Notes to the front, and the call waits for the person.
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("voice");

@@ -3,7 +3,7 @@ export { connectSurface, type AppContext, type CapabilityRequest, type ConnectOp
 export type { AppLifecycleAPI, ClosingListener, ClosingNotice, LifecycleState } from "./lifecycle.js";
 export type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 export { LocalSessionData } from "./local-session-data.js";
-export { replaceWithRetry } from "./session-data-write.js";
+export { replaceWithRetry, SessionDataStore } from "./session-data-store.js";
 export type { AgentMessage, AgentMessageAPI, AgentMessageFilter, StatePatch } from "./agent-messages.js";
 export type { DiagnosticsSink, SurfaceDiagnostic, Unsubscribe } from "./emitter.js";
 export type { BridgePort } from "./port.js";

@@ -1,6 +1,6 @@
 import { LineUpError, type JsonObject } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
-import { LocalSessionData, replaceWithRetry, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "../src/index.js";
+import { LocalSessionData, replaceWithRetry, SessionDataStore, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "../src/index.js";
 
 /** Session data where another writer gets in first `times` times, each just before this one writes. */
 function contended(times: number): { api: MiniAppSessionDataAPI; store: LocalSessionData } {
@@ -66,5 +66,41 @@ describe("replaceWithRetry", () => {
     };
     await expect(replaceWithRetry(api, 0, () => ({ big: true }))).rejects.toMatchObject({ code: "quota_exceeded" });
     expect(writes).toBe(1);
+  });
+});
+
+describe("SessionDataStore", () => {
+  /** A store that keeps the newest snapshot and tells its screen. */
+  class Latest extends SessionDataStore {
+    seen: number[] = [];
+    constructor(api: MiniAppSessionDataAPI) {
+      super(api);
+    }
+    protected applySnapshot(snapshot: SessionDataSnapshot): void {
+      this.seen.push(snapshot.revision);
+      this.notify();
+    }
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it("applies the stored snapshot at load, then each revision, telling its listeners; dispose stops following", async () => {
+    const data = new LocalSessionData();
+    await data.replace({ data: { n: 1 }, expected_revision: 0 });
+    const store = new Latest(data);
+    let changes = 0;
+    const off = store.onChange(() => changes++);
+    await store.load();
+    await settle();
+    await data.replace({ data: { n: 2 }, expected_revision: 1 });
+    await settle();
+    // The read at load, the subscription's first frame (the same snapshot), then revision 2.
+    expect(store.seen).toEqual([1, 1, 2]);
+    expect(changes).toBe(3);
+    off();
+    store.dispose();
+    await data.replace({ data: { n: 3 }, expected_revision: 2 });
+    await settle();
+    expect(store.seen).toEqual([1, 1, 2]);
+    expect(changes).toBe(3);
   });
 });
