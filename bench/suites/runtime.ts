@@ -9,6 +9,9 @@
  * - restore: a store holding 100,000 messages, 1,000 of them unacknowledged → start → online → first
  *   delivery to the app, beside a raw read of the same 100,000 rows. Target ≥ 0.3×; peak heap reported
  *   (< 150 MB), each round starting from a full collection so earlier rounds' garbage is not counted.
+ * - outbox_burst_over_link: 20 texts dispatched at once over a link with 10 ms each way, until the
+ *   AppServer applied them all, beside a raw client pipelining the same requests over the same link.
+ *   Target ≤ 1.5× the time (outbox-link.ts); the stop-and-wait time of the old outbox is reported beside.
  *
  * The server side is an in-memory peer that answers the handshake and pushes pre-encoded frames, so the
  * figures are the Runtime's own cost, not a server's. Ingest frames arrive as a socket delivers them to a
@@ -26,6 +29,7 @@ import { CHUNK_SEQS, chunkKey, chunkOf, createRuntime, RUNTIME_SCHEMA, type Runt
 import { openSqliteStore } from "@lineup/runtime/node";
 import { benchPeer, eventFrame, type PushMode } from "../ingest-frames.js";
 import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
+import { BURST, LINK_DELAY_MS, measureOutboxOverLink } from "../outbox-link.js";
 
 const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_INGEST"] ?? 5_000);
 const RESTORE_MESSAGES = 100_000;
@@ -231,6 +235,25 @@ export async function run(): Promise<SuiteResult> {
       heap_before_restore_mb: Number((heap.start / 1024 / 1024).toFixed(1)),
       heap_target_mb: 150,
       notes: "peak_heap_mb: the highest heapUsed sampled every millisecond from start to first delivery, over all rounds, each round starting from a full collection (heap_before_restore_mb: the largest heap at such a start).",
+    });
+
+    const link = await measureOutboxOverLink(7);
+    results.push({
+      metric: "outbox_burst_over_link",
+      unit: "ms",
+      value: Number(link.ours_ms.toFixed(1)),
+      baseline: "raw_pipelined_jsonrpc_same_link",
+      baseline_value: Number(link.floor_ms.toFixed(1)),
+      ratio: Number(link.ratio.toFixed(3)),
+      target_ratio: 1.5,
+      higher_is_better: false,
+      burst: BURST,
+      link_delay_ms_each_way: LINK_DELAY_MS,
+      stop_and_wait_ms: Number(link.stop_and_wait_ms.toFixed(1)),
+      speedup_over_stop_and_wait: Number((link.stop_and_wait_ms / link.ours_ms).toFixed(1)),
+      notes:
+        `${BURST} texts dispatched at once in one conversation until all are settled (applied by the AppServer, outcome committed), the Runtime on its SQLite store talking to the reference AppServer through a proxy that holds each frame ${LINK_DELAY_MS} ms each way. ` +
+        "Floor: the same number of turn/start requests sent at once by a raw client over the same link. stop_and_wait_ms: the same Runtime through a proxy that hides the server's features (no ordered writes), one entry per round trip, as before pipelining.",
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

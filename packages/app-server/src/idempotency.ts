@@ -21,9 +21,13 @@ interface StoredRecord {
   readonly outcome: string;
 }
 
-/** SHA-256 of the canonical JSON of the method and params without `idempotency_key`: `canonicalJson({ method, params: body })`. */
-export function bodyFingerprint(method: string, params: { readonly idempotency_key: string }): string {
-  const { idempotency_key: _key, ...body } = params as unknown as JsonObject;
+/**
+ * SHA-256 of the canonical JSON of the method and params without `idempotency_key` and `after_key`:
+ * `canonicalJson({ method, params: body })`. Neither is part of the body: a retry may chain to another
+ * predecessor, or to none, and is still the same request.
+ */
+export function bodyFingerprint(method: string, params: { readonly idempotency_key: string; readonly after_key?: string }): string {
+  const { idempotency_key: _key, after_key: _after, ...body } = params as unknown as JsonObject;
   return sha256Hex(canonicalJson({ method, params: body }));
 }
 
@@ -39,6 +43,10 @@ function conflict(key: string): LineUpError {
 function asStorableFailure(error: unknown): ProtocolError | undefined {
   if (!(error instanceof LineUpError)) return undefined;
   return ERROR_CODES[error.code].retryable ? undefined : error.toProtocolError();
+}
+
+function hasRecord(ctx: WriteContext, principal: Principal, key: string): boolean {
+  return stmt(ctx.db, "SELECT 1 FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) !== undefined;
 }
 
 function storedRecord(ctx: WriteContext, principal: Principal, key: string): StoredRecord | undefined {
@@ -80,13 +88,14 @@ export class IdempotentWrites {
    * Runs `write` once for (principal, params.idempotency_key). Everything runs inside the
    * group-commit transaction, in queue order, so it sees every write queued before it: first
    * `precheck` (visibility: a refusal there stores nothing, so a caller learns nothing by a key),
-   * then the stored outcome (replayed, or `idempotency_conflict` for another body), then `write`.
-   * (The stored outcome is looked up by inserting the new record after `write`; when the key is
-   * taken, `write` is undone, so the effect is the order above.)
+   * then the stored outcome (replayed, or `idempotency_conflict` for another body), then the
+   * predecessor named by `params.after_key` (no stored outcome → `predecessor_pending`, nothing
+   * stored), then `write`. (Without `after_key` the stored outcome is looked up by inserting the new
+   * record after `write`; when the key is taken, `write` is undone, so the effect is the order above.)
    * Throwing a LineUpError from `write` refuses it and undoes its effects; a non-retryable refusal
    * is stored and replayed like a success.
    */
-  run<P extends { readonly idempotency_key: string }>(
+  run<P extends { readonly idempotency_key: string; readonly after_key?: string }>(
     principal: Principal,
     method: string,
     params: P,
@@ -98,6 +107,12 @@ export class IdempotentWrites {
     return this.coalesce(principal, key, fingerprint, () =>
       this.writes.submit((ctx): Outcome => {
         precheck?.(ctx);
+        const after = params.after_key;
+        if (after !== undefined && !hasRecord(ctx, principal, after)) {
+          const stored = storedRecord(ctx, principal, key);
+          if (stored !== undefined) return storedOutcome(stored, fingerprint, key);
+          throw new LineUpError("predecessor_pending", `the write with idempotency key ${after} has no outcome yet: send it first, then this one again`, { path: "/after_key" });
+        }
         // Optimistic: a key is almost always new, so the write runs first and the record's INSERT is
         // the lookup. When the key is taken (a retry, or a duplicate earlier in this transaction),
         // the write is undone and the stored outcome decides — as if it had been read first.

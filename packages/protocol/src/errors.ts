@@ -164,6 +164,7 @@ const table = {
   session_not_found: { area: "server", rpc: JsonRpcCode.NotFound, retryable: false, description: "No such session visible to the caller." },
   not_found: { area: "server", rpc: JsonRpcCode.NotFound, retryable: false, description: "No such turn, action, artifact or other resource visible to the caller." },
   idempotency_conflict: { area: "server", rpc: JsonRpcCode.Conflict, retryable: false, description: "The idempotency key was used before with a different request body." },
+  predecessor_pending: { area: "server", rpc: JsonRpcCode.Conflict, retryable: true, description: "The write names an earlier write of the caller (`after_key`) that has no stored outcome yet; nothing was stored: send it again once that write is answered." },
   message_too_large: { area: "server", rpc: JsonRpcCode.InvalidRequest, retryable: false, description: "A frame exceeded the connection's message size limit." },
   invalid_state: { area: "server", rpc: JsonRpcCode.Conflict, retryable: false, description: "The request does not fit the current state (cancel a finished turn, answer an answered action)." },
   evidence_invalid: { area: "server", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "An evidence pack fails verification: an event hash, the hash chain, the seq order, an artifact hash or the digest does not match; `path` points at the first problem." },

@@ -89,4 +89,27 @@ describe("Runtime ⇄ reference AppServer", () => {
     await b.stop();
     await server.close();
   }, 60_000);
+
+  it("a burst of texts is pipelined to the server (ordered writes) and lands once each, in order", async () => {
+    const server = await startAppServer({ dataDir: temp("lineup-int-burst-"), port: 0, logger: silentLogger });
+    const credentials = server.devCredentials!;
+    const device = await createNodeRuntime({ serverUrl: server.url, token: credentials.device_token, dataDir: temp("lineup-int-burst-a-"), backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 3_000 });
+    const received: AgentAppMessage[] = [];
+    await device.start();
+    device.appPort("chat").subscribeMessages({ include_pending: true }, (m) => void received.push(m));
+    await device.whenOnline();
+    const { conversation_id: id } = await device.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: "Burst" });
+    await until(() => device.appPort("chat").view().queued_actions === 0, 10_000, "the conversation started on the server");
+    const before = server.stats().writes.largestBatch;
+    const texts = Array.from({ length: 40 }, (_, i) => `burst ${i}`);
+    await Promise.all(texts.map((text) => device.appPort("chat").dispatch({ type: "conversation.send_text", conversation_id: id, text })));
+    const userTexts = () => received.filter((m) => m.type === "lineup.message" && m.sender.kind === "user").map((m) => (m.payload as { text: string }).text);
+    await until(() => userTexts().length === texts.length, 15_000, "every text back from the server's log");
+    expect(userTexts()).toEqual(texts);
+    await until(() => device.appPort("chat").view().queued_actions === 0, 10_000, "the outbox empty");
+    // One device alone on the server: several of its writes shared a transaction only because they were in flight together.
+    expect(server.stats().writes.largestBatch).toBeGreaterThan(Math.max(before, 1));
+    await device.stop();
+    await server.close();
+  }, 30_000);
 });

@@ -243,8 +243,9 @@ describe("LineUpRuntime against an in-memory App Server", () => {
     await again.stop();
   });
 
-  it("sends a conversation's next outbox entry once the server applied the one before, without waiting for that outcome's commit", async () => {
-    const server = new FakeAppServer();
+  it("stop-and-wait: sends a conversation's next outbox entry once the server applied the one before, without waiting for that outcome's commit", async () => {
+    // A server without ordered writes: one entry per conversation in flight (outbox-pipeline.test.ts has the pipelined case).
+    const server = new FakeAppServer({ orderedWrites: false });
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const data = createMemoryStoreData();
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });

@@ -195,17 +195,39 @@ describe("transitions", () => {
 describe("outbox order", () => {
   const entry = (order: number, conversation_id: string, status: "pending" | "failed" = "pending"): OutboxEntry =>
     ({ order, conversation_id, app_scope: "chat", receipt_id: `r${order}`, action_type: "x", accepted_at: "", method: "agentSession/turn/start", params: {}, status }) as OutboxEntry;
-  it("sends the oldest pending entry of each conversation not in flight", () => {
+  const inFlight = (entries: Record<string, number[]>) => new Map(Object.entries(entries).map(([c, orders]) => [c, new Set(orders)]));
+  it("stop-and-wait: sends the oldest pending entry of each conversation with nothing in flight", () => {
     const entries = [entry(3, "b"), entry(1, "a", "failed"), entry(2, "a"), entry(4, "a"), entry(5, "c")];
-    expect(nextSendable(entries, new Set(["c"])).map((e) => e.order)).toEqual([2, 3]);
+    expect(nextSendable(entries, { inFlight: inFlight({ c: [5] }) }).map((e) => e.order)).toEqual([2, 3]);
   });
 
   it("skips entries whose outcome is being committed, and answers oldest first whatever the outbox's own order", () => {
     const entries = [entry(9, "c"), entry(7, "b"), entry(4, "a"), entry(8, "b"), entry(6, "a")];
-    expect(nextSendable(entries, new Set()).map((e) => e.order)).toEqual([4, 7, 9]);
+    expect(nextSendable(entries, { inFlight: new Map() }).map((e) => e.order)).toEqual([4, 7, 9]);
     // 4 was applied by the server and is being settled: the next of its conversation may go.
-    expect(nextSendable(entries, new Map([["b", 7]]), new Set([4])).map((e) => e.order)).toEqual([6, 9]);
-    expect(nextSendable([], new Set())).toEqual([]);
+    expect(nextSendable(entries, { inFlight: inFlight({ b: [7] }), settling: new Set([4]) }).map((e) => e.order)).toEqual([6, 9]);
+    expect(nextSendable([], { inFlight: new Map() })).toEqual([]);
+  });
+
+  it("pipelined: up to the depth per conversation, in order, never past an entry that is held or not sent", () => {
+    const entries = [entry(1, "a"), entry(2, "a"), entry(3, "a"), entry(4, "a"), entry(5, "b"), entry(6, "a", "failed"), entry(7, "a")];
+    expect(nextSendable(entries, { inFlight: new Map(), depth: 3 }).map((e) => e.order)).toEqual([1, 2, 3, 5]);
+    // 1 and 2 in flight: the depth has room for two more of a (the failed 6 is skipped).
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 2] }), depth: 4 }).map((e) => e.order)).toEqual([3, 4, 5]);
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 2] }), depth: 8 }).map((e) => e.order)).toEqual([3, 4, 5, 7]);
+    // 2 came back refused while 1 and 3 are in flight: 2 is sent again (everything before it is in flight), nothing after 3 overtakes.
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 3] }), depth: 3 }).map((e) => e.order)).toEqual([2, 5]);
+    // A held entry stops its conversation there, whatever the depth.
+    const held = (e: OutboxEntry) => e.order === 2;
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1] }), held, depth: 8 }).map((e) => e.order)).toEqual([5]);
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 3] }), held, depth: 8 }).map((e) => e.order)).toEqual([5]);
+  });
+
+  it("never has more than the limit in flight over all conversations: the oldest go, each conversation's a prefix", () => {
+    const entries = [entry(1, "a"), entry(2, "b"), entry(3, "a"), entry(4, "b"), entry(5, "c"), entry(6, "a")];
+    expect(nextSendable(entries, { inFlight: new Map(), depth: 8, limit: 4 }).map((e) => e.order)).toEqual([1, 2, 3, 4]);
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1], b: [2] }), depth: 8, limit: 4 }).map((e) => e.order)).toEqual([3, 4]);
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 3], b: [2, 4] }), depth: 8, limit: 4 })).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * Model-based test (fast-check `fc.commands`) of sync + outbox against the in-memory App Server with
- * dropped requests, dropped responses, disconnects, clock advances and Runtime restarts.
+ * dropped requests, dropped responses, retryable refusals, disconnects, clock advances and Runtime
+ * restarts; texts are sent one at a time and in bursts (pipelined: the server announces ordered writes).
  *
  * The model is what the user and the agent did: the agent's messages (the server's log) and the texts
  * whose dispatch the Runtime acknowledged. After the faults heal, the Runtime must have: every agent
@@ -68,6 +69,29 @@ class UserSends implements fc.AsyncCommand<Model, Real> {
   toString = () => `UserSends(${this.session}, ${JSON.stringify(this.text)})`;
 }
 
+/** Several texts at once: with the server's ordered writes they are pipelined (several in flight). */
+class UserSendsBurst implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly session: (typeof SESSIONS)[number], readonly texts: readonly string[]) {}
+  check = () => true;
+  async run(model: Model, real: Real) {
+    await Promise.all(this.texts.map((text) => real.device.chat.dispatch({ type: "conversation.send_text", conversation_id: this.session, text })));
+    model.accepted.set(this.session, [...(model.accepted.get(this.session) ?? []), ...this.texts]);
+    await settle(5);
+  }
+  toString = () => `UserSendsBurst(${this.session}, ${JSON.stringify(this.texts)})`;
+}
+
+/** The next requests are refused with a retryable code, unexecuted: what a burst behind them must not overtake. */
+class Refuse implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly n: number) {}
+  check = () => true;
+  async run(_model: Model, real: Real) {
+    real.server.refuseNextRequests(this.n);
+    await settle(5);
+  }
+  toString = () => `Refuse(${this.n})`;
+}
+
 class Drop implements fc.AsyncCommand<Model, Real> {
   constructor(readonly what: "requests" | "responses", readonly n: number) {}
   check = () => true;
@@ -123,6 +147,8 @@ const session = fc.constantFrom(...SESSIONS);
 const commands = [
   fc.tuple(session, text).map(([s, t]) => new AgentSays(s, t)),
   fc.tuple(session, text).map(([s, t]) => new UserSends(s, t)),
+  fc.tuple(session, fc.array(text, { minLength: 2, maxLength: 5 })).map(([s, t]) => new UserSendsBurst(s, t)),
+  fc.integer({ min: 1, max: 3 }).map((n) => new Refuse(n)),
   fc.tuple(fc.constantFrom("requests" as const, "responses" as const), fc.integer({ min: 1, max: 3 })).map(([w, n]) => new Drop(w, n)),
   fc.constant(new Disconnect()),
   fc.integer({ min: 10, max: 3_000 }).map((ms) => new Advance(ms)),

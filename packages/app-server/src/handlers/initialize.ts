@@ -1,8 +1,10 @@
 /** `initialize`: the token fixes role and identity for the life of the connection. */
-import { APP_SERVER_PROTOCOL_VERSION, type MethodParams, type MethodResult } from "@lineup/protocol";
+import { APP_SERVER_PROTOCOL_VERSION, SERVER_FEATURES, type MethodParams, type MethodResult } from "@lineup/protocol";
 import type { Connection } from "../connection.js";
 import { findPrincipal } from "../store/principals.js";
 import { refuse, type Services } from "./context.js";
+
+const FEATURE_NAMES = SERVER_FEATURES.map((feature) => feature.name);
 
 /** Synchronous on purpose: the role must be set before the next request of the same frame is validated. */
 export function initialize(services: Services, connection: Connection, params: MethodParams<"initialize">): MethodResult<"initialize"> {
@@ -20,5 +22,6 @@ export function initialize(services: Services, connection: Connection, params: M
     identity: principal.role === "device" ? { user_id: principal.user_id, device_id: principal.device_id } : { agent_id: principal.agent_id },
     limits: { ...services.limits },
     server_time: services.clock.now(),
+    features: FEATURE_NAMES,
   };
 }

@@ -311,4 +311,5 @@ export const SERVER_FEATURES = [
   { name: "idempotency", version: "1", description: "idempotency_key on every write; stored outcomes replayed" },
   { name: "sessions.bound", version: "1", description: "agentSession/bound after a new session commits: to the bound agent and the owner's other devices (a hint; the list is the truth)" },
   { name: "program-order", version: "1", description: "Pipelined requests of one connection take effect in the order sent: a later request sees every earlier write" },
+  { name: "ordered-writes", version: "1", description: "after_key on a write: applied only once the caller's write with that idempotency key has a stored outcome, else refused with predecessor_pending (nothing stored)" },
 ] as const;

@@ -43,6 +43,9 @@ export const SeqSchema = (options: Parameters<typeof Type.Integer>[0] = {}) => T
 export const CursorSchema = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer({ ...options, minimum: 0, maximum: MAX_SEQ });
 /** Idempotency keys follow the opaque id grammar (a UUID fits). */
 export const IdempotencyKeySchema = () => OpaqueIdSchema({ description: "Same key + same body replays the first outcome; same key + other body is refused." });
+/** The idempotency key of an earlier write of the same caller that this write must follow (ordered writes). */
+export const AfterKeySchema = () =>
+  OpaqueIdSchema({ description: "Applied only once the caller's write with this idempotency key has a stored outcome; until then refused with predecessor_pending and nothing stored. Not part of the body." });
 /** A session id IS the conversation id of every envelope in the session (same grammar; a plain string in these records). */
 export const SessionIdSchema = () => Type.Unsafe<string>(ConversationIdSchema());
 /** An app scope (grammar of ids.ts), as a plain string in these records. */

@@ -20,6 +20,7 @@ import {
   CursorSchema,
   ErrorInfoSchema,
   IdempotencyKeySchema,
+  AfterKeySchema,
   MAX_INVENTORY_TOOLS,
   RecordRef,
   SeqSchema,
@@ -76,6 +77,8 @@ export const AppServerInitializeResultSchema = result("initialize", {
   }),
   limits: RecordRef<ServerLimits>("app-server.limits"),
   server_time: TimestampSchema(),
+  /** The names of the server's features (capability/list describes them); absent from a server that announces none here. */
+  features: Type.Optional(Type.Array(Name(64), { maxItems: 64 })),
 });
 
 /** Notification client → server after the `initialize` result. */
@@ -87,6 +90,7 @@ export const AgentSessionStartParamsSchema = params(
   "agentSession/start",
   {
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     /** Client-chosen id (it is the conversation_id); absent → the server assigns one. An existing id of the caller resumes it. */
     session_id: Type.Optional(SessionIdSchema()),
     app_scope: AppScopeStringSchema(),
@@ -184,6 +188,7 @@ export const AgentSessionTurnStartParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     /** Client-chosen turn id; absent → the server assigns one. */
     turn_id: Type.Optional(OpaqueIdSchema()),
     input: RecordRef<TurnInput>("app-server.turn-input"),
@@ -205,6 +210,7 @@ export const AgentSessionTurnCancelParamsSchema = params(
     session_id: SessionIdSchema(),
     turn_id: OpaqueIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     reason: Type.Optional(Type.String({ maxLength: 2_000 })),
   },
   "Cancels a queued or running turn. A terminal turn → invalid_state.",
@@ -217,6 +223,7 @@ export const AgentSessionTurnUpdateParamsSchema = params(
     session_id: SessionIdSchema(),
     turn_id: OpaqueIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     status: Type.Optional(StringEnum(AGENT_STATUSES)),
     label: Type.Optional(Type.String({ maxLength: 200 })),
     text_delta: Type.Optional(Type.String({ maxLength: 65_536 })),
@@ -234,6 +241,7 @@ export const AgentSessionTurnCompleteParamsSchema = params(
     session_id: SessionIdSchema(),
     turn_id: OpaqueIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     outcome: StringEnum(TURN_OUTCOMES),
     /** For `completed`: must match the turn's output_schema when it has one. */
     output: Type.Optional(JsonValueSchema()),
@@ -252,6 +260,7 @@ export const AgentSessionActionRequestParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     action_id: Type.Optional(OpaqueIdSchema()),
     /** The open turn this action blocks, if any. */
     turn_id: Type.Optional(OpaqueIdSchema()),
@@ -275,6 +284,7 @@ export const AgentSessionActionRespondParamsSchema = params(
     session_id: SessionIdSchema(),
     action_id: OpaqueIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     response: RecordRef<ActionResponse>("app-server.action-response"),
   },
   "The device answers a pending action.required.",
@@ -288,6 +298,7 @@ export const AgentSessionEnvelopeSendParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     /** A RuntimeEnvelope v1; checked with validateEnvelope, its scope.conversation_id must be session_id. */
     envelope: JsonObjectSchema(),
   },
@@ -302,6 +313,7 @@ export const AppServerInventoryPublishParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     /** Must be greater than the session's current revision. */
     revision: SeqSchema(),
     tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
@@ -345,6 +357,7 @@ export const AppServerArtifactPutParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     artifact_id: OpaqueIdSchema(),
     name: Type.String({ minLength: 1, maxLength: 255 }),
     mime_type: Type.String({ minLength: 3, maxLength: 127, pattern: "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$" }),
@@ -395,6 +408,7 @@ export const AppServerEvidenceExportParamsSchema = params(
   {
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
+    after_key: Type.Optional(AfterKeySchema()),
     /** Last event to include; default: the head. Beyond the head → `cursor_invalid`. */
     through_seq: Type.Optional(SeqSchema()),
     /** Embed every artifact's content (base64) in the pack (default true). A pack larger than `limits.max_artifact_bytes` is refused: export without data. */

@@ -2,7 +2,9 @@
  * The outbox (spec 3.3): app actions become requests to the AppServer that are stored — with their
  * idempotency key and full body — in the same commit that accepts them, and are sent in order per
  * conversation whenever the Runtime is connected. Because the body and key are fixed at acceptance, a
- * resend after a lost response or a crash is the same request, and the server applies it once.
+ * resend after a lost response or a crash is the same request, and the server applies it once. (The
+ * one part of a request that is not stored is `after_key`, the ordered-writes precondition the sync
+ * driver adds when it pipelines; it is not part of the body.)
  *
  * Pure helpers here; the connection shell (`sync-driver.ts`) does the sending.
  */
@@ -22,7 +24,7 @@ export interface OutboxEntry {
   readonly action_type: string;
   readonly accepted_at: string;
   readonly method: OutboxMethod;
-  /** The request params, idempotency_key included: fixed at acceptance, resent byte-identical. */
+  /** The request params, idempotency_key included: fixed at acceptance, resent the same (plus `after_key` when pipelined). */
   readonly params: JsonObject;
   readonly status: "pending" | "failed";
   readonly error?: { readonly code: ErrorCode; readonly message: string };
@@ -61,24 +63,61 @@ export function receiptOf(entry: OutboxEntry): CommandReceipt {
   };
 }
 
+/** Entries of one conversation in flight at once when the server announces ordered writes. */
+export const OUTBOX_PIPELINE_DEPTH = 32;
+/** Entries in flight at once over all conversations (the server's bounded queues stay far from full). */
+export const OUTBOX_MAX_IN_FLIGHT = 64;
+
+/** What the sync driver knows about its sends, for `nextSendable`. */
+export interface SendState {
+  /** Per conversation, the orders of its entries sent and not answered yet. */
+  readonly inFlight: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Entries the server applied whose outcome is being committed: done, as far as sending goes. */
+  readonly settling?: ReadonlySet<number>;
+  /** Entries that must not go now (a retry waiting for its pause, a refused successor waiting for its predecessor's answer): they and every later entry of their conversation wait. */
+  readonly held?: (entry: OutboxEntry) => boolean;
+  /** Entries one conversation may have in flight: 1 is stop-and-wait (a server without ordered writes). */
+  readonly depth?: number;
+  /** Entries all conversations together may have in flight (default OUTBOX_MAX_IN_FLIGHT): the oldest go first. */
+  readonly limit?: number;
+}
+
 /**
- * The entries to send now: for each conversation, its oldest pending entry, unless that conversation
- * already has one in flight or its oldest entry failed (a failed entry blocks nothing: it is skipped, as
- * the server never applied it). Entries in `settling` were applied by the server and only wait for that
- * outcome's commit: they are skipped too, so the next entry may go. Oldest conversation first.
+ * The entries to send now, oldest first. Per conversation, its pending entries go strictly in order: an
+ * entry goes only when every earlier pending entry of its conversation is in flight (or being settled),
+ * and while fewer than `depth` are in flight; a held entry stops its conversation there. Failed entries
+ * block nothing: they are skipped, as the server never applied them. Over all conversations at most
+ * `limit` are in flight: the oldest go (a cut keeps each conversation's entries a prefix).
  */
-export function nextSendable(entries: Iterable<OutboxEntry>, inFlight: { has(conversationId: string): boolean }, settling: ReadonlySet<number> = NONE): OutboxEntry[] {
-  // One pass for each conversation's oldest pending entry (no sorted copy of the whole outbox per flush).
-  let oldest: Map<string, OutboxEntry> | undefined;
+export function nextSendable(entries: Iterable<OutboxEntry>, state: SendState): OutboxEntry[] {
+  const settling = state.settling ?? NONE;
+  const depth = state.depth ?? 1;
+  // Each conversation's pending entries; an outbox holds few, so each list is sorted as it is.
+  let byConversation: Map<string, OutboxEntry[]> | undefined;
   for (const entry of entries) {
     if (entry.status !== "pending" || settling.has(entry.order)) continue;
-    const current = oldest?.get(entry.conversation_id);
-    if (current === undefined || entry.order < current.order) (oldest ??= new Map()).set(entry.conversation_id, entry);
+    const list = (byConversation ??= new Map()).get(entry.conversation_id);
+    if (list === undefined) byConversation.set(entry.conversation_id, [entry]);
+    else list.push(entry);
   }
   const sendable: OutboxEntry[] = [];
-  if (oldest === undefined) return sendable;
-  for (const entry of oldest.values()) if (!inFlight.has(entry.conversation_id)) sendable.push(entry);
+  if (byConversation === undefined) return sendable;
+  let room = state.limit ?? OUTBOX_MAX_IN_FLIGHT;
+  for (const sent of state.inFlight.values()) room -= sent.size;
+  if (room <= 0) return sendable;
+  for (const [conversationId, list] of byConversation) {
+    if (list.length > 1) list.sort((a, b) => a.order - b.order);
+    const sent = state.inFlight.get(conversationId);
+    let inFlight = sent?.size ?? 0;
+    for (const entry of list) {
+      if (sent?.has(entry.order) === true) continue;
+      if (inFlight >= depth || state.held?.(entry) === true) break;
+      sendable.push(entry);
+      inFlight += 1;
+    }
+  }
   if (sendable.length > 1) sendable.sort((a, b) => a.order - b.order);
+  if (sendable.length > room) sendable.length = room;
   return sendable;
 }
 

@@ -26,7 +26,7 @@ import type { Lifecycle } from "../coordination/lifecycle.js";
 import type { RuntimeState } from "../coordination/state.js";
 import { toLineUpError } from "../coordination/mailbox.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
-import { TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
+import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
 import { createRpcClient, type RpcClient } from "./rpc-client.js";
 import type { Transport } from "./transport.js";
 
@@ -53,10 +53,18 @@ export class SyncDriver {
   private cancelTimer: () => void = () => undefined;
   private cancelRelist: () => void = () => undefined;
   private cancelOutboxRetry: () => void = () => undefined;
-  /** Per conversation, the order of its entry in flight (sent, not answered yet). */
-  private readonly inFlight = new Map<string, number>();
+  /** Per conversation, the orders of its entries in flight (sent, not answered yet). */
+  private readonly inFlight = new Map<string, Set<number>>();
   /** Entries the server applied whose outcome is being committed: not sent again meanwhile. */
   private readonly settling = new Set<number>();
+  /** Entries that failed in a way worth retrying: they (and their conversation's later entries) wait for the retry timer. */
+  private readonly retrying = new Set<number>();
+  /** Entries refused with `predecessor_pending`: they go again once no earlier entry of theirs is in flight. */
+  private readonly awaitingPredecessor = new Set<number>();
+  /** Entries a conversation may have in flight on this connection: OUTBOX_PIPELINE_DEPTH when the server announced ordered writes. */
+  private depth = 1;
+  private readonly held = (entry: OutboxEntry): boolean =>
+    this.retrying.has(entry.order) || (this.awaitingPredecessor.has(entry.order) && this.earlierInFlight(entry) !== undefined);
   private readonly subscribing = new Map<string, boolean>();
   private connecting = false;
 
@@ -129,6 +137,8 @@ export class SyncDriver {
         token: this.options.token,
       });
       if (init.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${init.role} role; the Runtime needs a device token`);
+      // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
+      this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
       rpc.notify("initialized", {});
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -158,6 +168,8 @@ export class SyncDriver {
     if (this.rpc !== rpc) return;
     this.rpc = undefined;
     this.inFlight.clear();
+    this.retrying.clear();
+    this.awaitingPredecessor.clear();
     this.cancelRelist();
     if (this.stopped) return;
     const code = this.lastError ?? "request_cancelled";
@@ -310,27 +322,43 @@ export class SyncDriver {
     const rpc = this.rpc;
     const state = this.options.state();
     if (rpc === undefined || (state.lifecycle.status !== "synchronizing" && state.lifecycle.status !== "online")) return;
-    for (const entry of nextSendable(state.outbox.values(), this.inFlight, this.settling)) {
+    for (const entry of nextSendable(state.outbox.values(), { inFlight: this.inFlight, settling: this.settling, held: this.held, depth: this.depth })) {
       if (state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;
-      this.inFlight.set(entry.conversation_id, entry.order);
-      void this.send(rpc, entry);
+      // While an earlier entry of the conversation is unanswered, this one is applied only after it (ordered writes).
+      const earlier = this.earlierInFlight(entry);
+      const afterKey = earlier === undefined ? undefined : state.outbox.get(earlier)?.params["idempotency_key"];
+      let sent = this.inFlight.get(entry.conversation_id);
+      if (sent === undefined) this.inFlight.set(entry.conversation_id, (sent = new Set()));
+      sent.add(entry.order);
+      this.awaitingPredecessor.delete(entry.order);
+      void this.send(rpc, entry, typeof afterKey === "string" ? afterKey : undefined);
     }
   }
 
-  private async send(rpc: RpcClient, entry: OutboxEntry): Promise<void> {
-    // One entry per conversation is in flight, so the server applies them in outbox order. Once the
-    // server applied this one, the next may go while this outcome is committed (`settling` keeps a flush
-    // from sending this one again meanwhile); a crash before that commit sends it again with the same
-    // key, which the server answers from its record. A refusal is committed before the next goes.
+  /** The latest entry of the conversation sent before `entry` and not answered yet. */
+  private earlierInFlight(entry: OutboxEntry): number | undefined {
+    let latest: number | undefined;
+    for (const order of this.inFlight.get(entry.conversation_id) ?? []) if (order < entry.order && (latest === undefined || order > latest)) latest = order;
+    return latest;
+  }
+
+  private release(entry: OutboxEntry): void {
+    const sent = this.inFlight.get(entry.conversation_id);
+    if (sent?.delete(entry.order) === true && sent.size === 0) this.inFlight.delete(entry.conversation_id);
+  }
+
+  private async send(rpc: RpcClient, entry: OutboxEntry, afterKey: string | undefined): Promise<void> {
+    // A conversation's entries reach the server in outbox order: one at a time, or pipelined with each
+    // naming the one sent before it (`after_key`), so none can overtake one that failed and goes again.
+    // Once the server applied an entry, the next may go while its outcome is committed (`settling` keeps
+    // a flush from sending it again meanwhile); a crash before that commit sends it again with the same
+    // key, which the server answers from its record. A refusal is committed before the entry is released.
     let retry = false;
-    const release = (): void => {
-      if (this.inFlight.get(entry.conversation_id) === entry.order) this.inFlight.delete(entry.conversation_id);
-    };
     try {
-      const result = await rpc.request(entry.method, entry.params as never);
+      const result = await rpc.request(entry.method, (afterKey === undefined ? entry.params : { ...entry.params, after_key: afterKey }) as never);
       this.settling.add(entry.order);
       try {
-        release();
+        this.release(entry);
         if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
         await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
       } finally {
@@ -338,7 +366,11 @@ export class SyncDriver {
       }
     } catch (error) {
       const failure = toLineUpError(error);
-      if (TRANSIENT_CODES.has(failure.code) || failure.code.startsWith("store_")) {
+      if (failure.code === "predecessor_pending") {
+        // The entry it named had no outcome yet (it failed and goes again, or was dropped): this one
+        // goes again once no earlier entry of its conversation is in flight.
+        this.awaitingPredecessor.add(entry.order);
+      } else if (TRANSIENT_CODES.has(failure.code) || failure.code.startsWith("store_")) {
         // Same key next time: the server replays or applies once.
         retry = true;
       } else {
@@ -350,14 +382,18 @@ export class SyncDriver {
           });
       }
     } finally {
-      release();
+      this.release(entry);
     }
     if (this.rpc !== rpc || rpc.closed) return;
     if (retry) {
+      this.retrying.add(entry.order);
       this.cancelOutboxRetry();
-      this.cancelOutboxRetry = this.options.clock.setTimer(backoffDelay(1, () => this.options.ids.random(), this.options.backoff) + 100, () => this.flushOutbox());
+      this.cancelOutboxRetry = this.options.clock.setTimer(backoffDelay(1, () => this.options.ids.random(), this.options.backoff) + 100, () => {
+        this.retrying.clear();
+        this.flushOutbox();
+      });
     } else {
-      // The flush the settled transition asked for ran while this conversation was still in flight.
+      // The flush the settled transition asked for ran while this entry was still in flight.
       this.flushOutbox();
     }
   }

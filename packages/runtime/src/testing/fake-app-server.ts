@@ -2,8 +2,9 @@
  * An in-memory fake of the App Server's device face (docs/app-server-protocol.md), for Runtime tests
  * before and beside the reference server: sessions with gapless seq logs, subscribe-after-cursor with the
  * caughtUp seam, idempotent writes (same key + same body → the first outcome; other body →
- * `idempotency_conflict`), and the agent's side as direct calls. Faults for model tests: drop the next
- * request(s) or response(s) unseen, close every connection, restart.
+ * `idempotency_conflict`), ordered writes (`after_key` → `predecessor_pending` until the named write has
+ * an outcome), and the agent's side as direct calls. Faults for model tests: drop the next request(s) or
+ * response(s) unseen, refuse the next request(s) with a retryable code, close every connection, restart.
  */
 import {
   APP_SERVER_PROTOCOL_VERSION,
@@ -33,6 +34,20 @@ export interface FakeServerOptions {
   readonly agents?: readonly string[];
   /** Timestamp source for events (deterministic by default). */
   readonly now?: () => string;
+  /**
+   * Announces and honours ordered writes (`after_key`, docs/app-server-protocol.md section 6). Default
+   * true; false plays a server without the feature: no `features` in `initialize`, `after_key` refused.
+   */
+  readonly orderedWrites?: boolean;
+  /** Keeps every request the server saw in `requests` (off by default: a long-lived fake would grow). */
+  readonly recordRequests?: boolean;
+}
+
+/** A request the server saw (with `recordRequests`), and the code it was refused with. */
+export interface SeenRequest {
+  readonly method: string;
+  readonly params: JsonObject;
+  error?: ErrorCode;
 }
 
 interface StoredSession {
@@ -65,10 +80,14 @@ export class FakeAppServer {
   readonly sessions = new Map<string, StoredSession>();
   /** Every write the server executed (not replays), in order. */
   readonly applied: AppliedWrite[] = [];
+  /** Every request the server saw, in order, when `recordRequests` is on. */
+  readonly requests: SeenRequest[] = [];
   private readonly idempotency = new Map<string, { body: string; response: { result?: JsonValue; error?: { code: ErrorCode; message: string } } }>();
   private readonly connections = new Set<{ conn: TransportConnection; subs: Map<string, number>; initialized: boolean }>();
   private dropRequests = 0;
   private dropResponses = 0;
+  private refuseRequests = 0;
+  private refuseCode: ErrorCode = "overloaded";
   private counter = 0;
   private readonly now: () => string;
   readonly deviceToken: string;
@@ -93,10 +112,17 @@ export class FakeAppServer {
     this.dropResponses += n;
   }
 
-  /** Forgets pending request/response drops. */
+  /** The next `n` requests after `initialize` are refused with `code` (default `overloaded`, retryable) without being executed or stored. */
+  refuseNextRequests(n: number, code: ErrorCode = "overloaded"): void {
+    this.refuseRequests += n;
+    this.refuseCode = code;
+  }
+
+  /** Forgets pending request/response drops and refusals. */
   clearFaults(): void {
     this.dropRequests = 0;
     this.dropResponses = 0;
+    this.refuseRequests = 0;
   }
 
   /** Closes every connection (the network dropped or the server restarted); data stays. */
@@ -207,9 +233,14 @@ export class FakeAppServer {
 
   private handle(connection: { conn: TransportConnection; subs: Map<string, number>; initialized: boolean }, request: JsonRpcRequest, reply: (text: string) => void): void {
     const role = connection.initialized ? "device" : undefined;
-    const checked = validateRequestParams(request.method, role, request.params);
-    if (!checked.ok) return reply(encodeJsonRpc(jsonRpcFailure(request.id, checked.error)));
     const params = (request.params ?? {}) as JsonObject;
+    const seen: SeenRequest | undefined = this.options.recordRequests === true ? { method: request.method, params } : undefined;
+    if (seen !== undefined) this.requests.push(seen);
+    const checked = validateRequestParams(request.method, role, request.params);
+    if (!checked.ok) {
+      if (seen !== undefined) seen.error = checked.error.code;
+      return reply(encodeJsonRpc(jsonRpcFailure(request.id, checked.error)));
+    }
     try {
       if (request.method === "initialize") {
         if (params["token"] !== this.deviceToken) throw new Refusal("unauthorized", "unknown token");
@@ -223,6 +254,7 @@ export class FakeAppServer {
               identity: { user_id: this.options.userId ?? "user-1", device_id: this.options.deviceId ?? "device-1" },
               limits: DEFAULT_SERVER_LIMITS as unknown as JsonValue,
               server_time: this.now(),
+              ...(this.options.orderedWrites === false ? {} : { features: ["program-order", "ordered-writes"] }),
             }),
           ),
         );
@@ -239,10 +271,15 @@ export class FakeAppServer {
         connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/caughtUp", { session_id: sessionId, seq: head })));
         return;
       }
+      if (this.refuseRequests > 0) {
+        this.refuseRequests -= 1;
+        throw new Refusal(this.refuseCode, "refused by an injected fault");
+      }
       const result = this.execute(request.method, params);
       reply(encodeJsonRpc(jsonRpcSuccess(request.id, result)));
     } catch (error) {
       const refusal = error instanceof Refusal ? error : new Refusal("internal_error", String(error));
+      if (seen !== undefined) seen.error = refusal.code;
       reply(encodeJsonRpc(jsonRpcFailure(request.id, { code: refusal.code, message: refusal.message })));
     }
   }
@@ -266,14 +303,20 @@ export class FakeAppServer {
 
   /** A write: replayed by key (same body → same outcome, other body → conflict), else executed once. */
   private write(method: string, params: JsonObject): JsonValue {
-    const { idempotency_key: key, ...rest } = params;
-    // The body's fingerprint, as the real server keeps it (a long-lived fake does not hold every body).
+    const { idempotency_key: key, after_key: after, ...rest } = params;
+    // The body's fingerprint, as the real server keeps it (a long-lived fake does not hold every body);
+    // neither key is part of the body.
     const body = sha256Hex(canonicalJson({ method, params: rest }));
     const seen = this.idempotency.get(String(key));
     if (seen !== undefined) {
       if (seen.body !== body) throw new Refusal("idempotency_conflict", `idempotency key ${String(key)} was used with a different request`);
       if (seen.response.error !== undefined) throw new Refusal(seen.response.error.code, seen.response.error.message);
       return seen.response.result!;
+    }
+    if (after !== undefined) {
+      if (this.options.orderedWrites === false) throw new Refusal("invalid_params", "after_key is not supported by this server");
+      // Not stored: the same request may come again once its predecessor has an outcome.
+      if (!this.idempotency.has(String(after))) throw new Refusal("predecessor_pending", `the write with idempotency key ${String(after)} has no outcome yet`);
     }
     try {
       const result = this.apply(method, params);

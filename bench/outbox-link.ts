@@ -1,0 +1,152 @@
+/**
+ * A burst of user actions over a slow link, for the runtime suite: how long until the server has applied
+ * and acknowledged all of them. The Runtime (Node host: SQLite store, WebSocket) talks to the reference
+ * AppServer through a proxy that holds every frame for LINK_DELAY_MS each way, as a network would.
+ *
+ * - ours: BURST texts dispatched at once in one conversation → stored in the outbox → sent pipelined
+ *   (the server announces ordered writes) → every entry settled (`queued_actions` back to 0).
+ * - floor: a raw JSON-RPC client sending the same BURST `agentSession/turn/start` requests at once
+ *   through the same proxy and waiting for every answer: what the link and the server allow.
+ * - stop_and_wait: the same Runtime through a proxy that hides the server's features, so it sends one
+ *   entry per round trip (how the outbox worked before ordered writes).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import WebSocket, { WebSocketServer } from "ws";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { createNodeRuntime, type NodeRuntime } from "@lineup/runtime/node";
+import { Client, key } from "./load/client.js";
+import { median } from "./lib.js";
+
+export const LINK_DELAY_MS = 10;
+export const BURST = 20;
+
+interface Proxy {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A WebSocket proxy that delivers each frame `delayMs` after it arrived, in order; optionally hides `features` in `initialize`'s answer. */
+async function startProxy(target: string, delayMs: number, hideFeatures: boolean): Promise<Proxy> {
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  wss.on("connection", (client) => {
+    const upstream = new WebSocket(target);
+    const early: string[] = [];
+    const later = (fn: () => void) => setTimeout(fn, delayMs);
+    upstream.on("open", () => early.splice(0).forEach((frame) => upstream.send(frame)));
+    client.on("message", (data) => {
+      const frame = String(data);
+      later(() => (upstream.readyState === WebSocket.OPEN ? upstream.send(frame) : early.push(frame)));
+    });
+    upstream.on("message", (data) => {
+      let frame = String(data);
+      if (hideFeatures && frame.includes('"features"')) {
+        const message = JSON.parse(frame) as { result?: { features?: unknown } };
+        if (message.result !== undefined) delete message.result.features;
+        frame = JSON.stringify(message);
+      }
+      later(() => client.readyState === WebSocket.OPEN && client.send(frame));
+    });
+    client.on("close", () => upstream.close());
+    upstream.on("close", () => client.close());
+    upstream.on("error", () => client.close());
+  });
+  await new Promise((resolve) => wss.once("listening", resolve));
+  const port = (wss.address() as { port: number }).port;
+  return {
+    url: `ws://127.0.0.1:${port}/rpc`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of wss.clients) socket.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+async function until(predicate: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`outbox bench: timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+interface Device {
+  readonly runtime: NodeRuntime;
+  readonly conversationId: string;
+}
+
+async function startDevice(server: AppServerHandle, url: string, dir: string): Promise<Device> {
+  const runtime = await createNodeRuntime({ serverUrl: url, token: server.devCredentials!.device_token, dataDir: dir, relistIntervalMs: 0 });
+  await runtime.start();
+  await runtime.whenOnline();
+  const { conversation_id: conversationId } = await runtime.conversations.start({ agent_id: "demo-agent", workspace_id: "w-bench", title: "Burst" });
+  await until(() => runtime.appPort("chat").view().queued_actions === 0, "the conversation on the server");
+  return { runtime, conversationId };
+}
+
+/** ms from dispatching BURST texts at once until every one is settled (applied by the server, outcome committed). */
+async function burstRound(device: Device, round: number): Promise<number> {
+  const chat = device.runtime.appPort("chat");
+  const start = performance.now();
+  await Promise.all(Array.from({ length: BURST }, (_, i) => chat.dispatch({ type: "conversation.send_text", conversation_id: device.conversationId, text: `round ${round} text ${i}` })));
+  await until(() => chat.view().queued_actions === 0, "the burst settled");
+  return performance.now() - start;
+}
+
+/** ms for BURST pipelined turn/start requests through the proxy until every answer is back. */
+async function floorRound(client: Client, sessionId: string, round: number): Promise<number> {
+  const start = performance.now();
+  await Promise.all(Array.from({ length: BURST }, (_, i) => client.call("agentSession/turn/start", { session_id: sessionId, idempotency_key: key(), input: { text: `floor ${round} text ${i}` } })));
+  return performance.now() - start;
+}
+
+export interface OutboxLinkFigures {
+  readonly ours_ms: number;
+  readonly floor_ms: number;
+  readonly stop_and_wait_ms: number;
+  readonly ratio: number;
+  readonly rounds: number;
+}
+
+export async function measureOutboxOverLink(rounds: number): Promise<OutboxLinkFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-outbox-"));
+  const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
+  const link = await startProxy(server.url, LINK_DELAY_MS, false);
+  const oldLink = await startProxy(server.url, LINK_DELAY_MS, true);
+  let pipelined: Device | undefined;
+  let stopAndWait: Device | undefined;
+  let client: Client | undefined;
+  try {
+    pipelined = await startDevice(server, link.url, join(dir, "device-a"));
+    stopAndWait = await startDevice(server, oldLink.url, join(dir, "device-b"));
+    client = await Client.open(link.url, server.devCredentials!.device_token);
+    const floorSession = `bench-floor-${key()}`;
+    await client.call("agentSession/start", { idempotency_key: key(), session_id: floorSession, app_scope: "chat", workspace_id: "w-bench", agent_id: "demo-agent" });
+    // One warm-up round each.
+    await burstRound(pipelined, -1);
+    await floorRound(client, floorSession, -1);
+    const ours: number[] = [];
+    const floor: number[] = [];
+    const ratios: number[] = [];
+    const old: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const a = await burstRound(pipelined, round);
+      const b = await floorRound(client, floorSession, round);
+      ours.push(a);
+      floor.push(b);
+      ratios.push(a / b);
+      if (round < 2) old.push(await burstRound(stopAndWait, round));
+    }
+    return { ours_ms: median(ours), floor_ms: median(floor), stop_and_wait_ms: median(old), ratio: median(ratios), rounds };
+  } finally {
+    client?.close();
+    await pipelined?.runtime.stop();
+    await stopAndWait?.runtime.stop();
+    await link.close();
+    await oldLink.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
