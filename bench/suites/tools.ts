@@ -13,24 +13,26 @@
  *   `InMemoryTransport.createLinkedPair()`, one tool returning a small object, sequential
  *   `client.callTool`. Targets: ≥ 1× the MCP rate, p99 ≤ 1 ms. The fake server's own share of the
  *   time is measured too (its request handler and the agent's append, wrapped on this instance).
+ * - tool_call_over_link: the same kind of call end to end over a 10 ms (each way) link to the reference
+ *   AppServer, beside a raw device answering over the same link (tool-link.ts). Target ≤ 1.5× the time.
  * - bundle verification: the 5 MB bundle of the `bundles` suite (verifyBundle beside a WebCrypto
  *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
  */
 import type { JsonObject } from "@lineup/protocol";
-import { createMemoryStore, createRuntime, generatePublisherKey, packBundle, RUNTIME_SCHEMA, signBundle, type PublisherKey } from "@lineup/runtime";
+import { createMemoryStore, createRuntime, generatePublisherKey, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 import { run as runBundles } from "./bundles.js";
+import { APP, METHOD, signedApp } from "../tool-app.js";
+import { LINK_DELAY_MS, measureToolCallOverLink } from "../tool-link.js";
 
 const ROUND_MS = Number(process.env["LINEUP_BENCH_TOOLS_ROUND_MS"] ?? 300);
 const ROUNDS = Number(process.env["LINEUP_BENCH_TOOLS_ROUNDS"] ?? 15);
 const WARMUP_MS = Number(process.env["LINEUP_BENCH_TOOLS_WARMUP_MS"] ?? 2_000);
 const SESSION = "s-bench";
-const APP = "whiteboard";
-const METHOD = "board.summary";
 const RESULT = { shapes: 3, title: "Plan" };
 
 /** One sequential round: calls `call` until `ms` have passed; pushes each call's latency (ms) into `latencies`. */
@@ -70,24 +72,6 @@ async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Pr
 }
 
 // --- ours: the Runtime ---------------------------------------------------------------------------
-
-async function signedApp(key: PublisherKey): Promise<Uint8Array> {
-  const packed = await packBundle({
-    manifest: {
-      format: "lineup.app.v1",
-      app_scope: APP,
-      version: "1.0.0",
-      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
-      entrypoints: [{ id: "canvas", kind: "primary", default_eligible: true }],
-      tools: [{ method: METHOD, contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "query", activation_requirement: "activation_not_required" }],
-    },
-    files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>board</title>")]]),
-  });
-  if (!packed.ok) throw new Error(`pack: ${packed.error.message}`);
-  const signed = await signBundle(packed.value, key.privateKey);
-  if (!signed.ok) throw new Error(`sign: ${signed.error.message}`);
-  return signed.value;
-}
 
 /** Accumulates the time spent inside `object[name]` (an own-instance wrapper; the class is untouched). */
 function timeMethod(object: object, name: string, total: { ms: number; depth: number }): void {
@@ -284,6 +268,25 @@ export async function run(): Promise<SuiteResult> {
   // Bundle verification: the bundles suite measures the 5 MB bundle; its rows are repeated here.
   const bundles = await runBundles();
   for (const row of bundles.results) results.push({ ...row, metric: `bundles.${row.metric}` });
+
+  // A tool call over a slow link, against the reference AppServer (tool-link.ts).
+  const link = await measureToolCallOverLink(25);
+  results.push({
+    metric: "tool_call_over_link",
+    unit: "ms",
+    value: Number(link.ours_ms.toFixed(1)),
+    baseline: "raw_device_answering_same_link",
+    baseline_value: Number(link.floor_ms.toFixed(1)),
+    ratio: Number(link.ratio.toFixed(3)),
+    target_ratio: 1.5,
+    higher_is_better: false,
+    link_delay_ms_each_way: LINK_DELAY_MS,
+    calls: link.calls,
+    stop_and_wait_ms: Number(link.stop_and_wait_ms.toFixed(1)),
+    notes:
+      `An agent on the AppServer's host invokes a tool of an app on a device whose Runtime (SQLite store) reaches the reference AppServer through a proxy holding each frame ${LINK_DELAY_MS} ms each way; median time from the invoke to the result event at the agent. ` +
+      "Floor: a raw device client behind the same link answering the invoke with its result at once. stop_and_wait_ms: the same Runtime without the server's ordered writes, where the result waits for the server's answer to the receipt.",
+  });
 
   return { suite: "tools", machine: machine(), results };
 }

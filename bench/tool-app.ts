@@ -1,0 +1,23 @@
+/** The signed app of the tool benches: one query tool, `board.summary`, that needs no activation. */
+import { packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
+
+export const APP = "whiteboard";
+export const METHOD = "board.summary";
+
+export async function signedApp(key: PublisherKey): Promise<Uint8Array> {
+  const packed = await packBundle({
+    manifest: {
+      format: "lineup.app.v1",
+      app_scope: APP,
+      version: "1.0.0",
+      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
+      entrypoints: [{ id: "canvas", kind: "primary", default_eligible: true }],
+      tools: [{ method: METHOD, contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "query", activation_requirement: "activation_not_required" }],
+    },
+    files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>board</title>")]]),
+  });
+  if (!packed.ok) throw new Error(`pack: ${packed.error.message}`);
+  const signed = await signBundle(packed.value, key.privateKey);
+  if (!signed.ok) throw new Error(`sign: ${signed.error.message}`);
+  return signed.value;
+}
