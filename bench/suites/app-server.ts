@@ -14,7 +14,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import WebSocket, { WebSocketServer } from "ws";
@@ -37,13 +37,42 @@ async function withServer<T>(fn: (server: AppServerHandle) => Promise<T>): Promi
  * One measured window of the fan-out path, with the 20 client connections in a child process so
  * the server has this process to itself, as it would in production.
  */
-function fanOutRound(server: AppServerHandle, round: number, windowMs: number): Promise<number> {
+interface FanOutMeasure {
+  readonly rate: number;
+  /** CPU time per delivered event in the window, µs: the server's process and the clients' process. */
+  readonly serverCpuUs: number;
+  readonly clientCpuUs: number;
+}
+
+function fanOutRound(server: AppServerHandle, round: number, windowMs: number): Promise<FanOutMeasure> {
   const creds = server.devCredentials!;
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", fileURLToPath(new URL("../load/fanout-clients.ts", import.meta.url)), server.url, creds.device_token, creds.agent_token, String(round), String(windowMs)], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += String(d)));
+  // The server's CPU time sampled through the round, to read it off over the child's window.
+  const samples: Array<readonly [number, number]> = [];
+  const sample = () => {
+    const cpu = process.cpuUsage();
+    samples.push([Date.now(), cpu.user + cpu.system]);
+  };
+  sample();
+  const sampler = setInterval(sample, 20);
+  const cpuAt = (t: number): number => {
+    let i = samples.findIndex(([at]) => at >= t);
+    if (i <= 0) i = i === 0 ? 1 : samples.length - 1;
+    const [t0, c0] = samples[i - 1]!;
+    const [t1, c1] = samples[i]!;
+    return t1 === t0 ? c1 : c0 + ((c1 - c0) * (t - t0)) / (t1 - t0);
+  };
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => (code === 0 ? resolve((JSON.parse(out) as { rate: number }).rate) : reject(new Error(`load child exited ${String(code)}`))));
+    child.on("exit", (code) => {
+      clearInterval(sampler);
+      sample();
+      if (code !== 0) return reject(new Error(`load child exited ${String(code)}`));
+      const measured = JSON.parse(out) as { rate: number; delivered: number; cpu_us: number; start: number; end: number };
+      const delivered = Math.max(1, measured.delivered);
+      resolve({ rate: measured.rate, serverCpuUs: (cpuAt(measured.end) - cpuAt(measured.start)) / delivered, clientCpuUs: measured.cpu_us / delivered });
+    });
   });
 }
 
@@ -150,18 +179,25 @@ export async function run(): Promise<SuiteResult> {
   const ours: number[] = [];
   const floor: number[] = [];
   const ratios: number[] = [];
+  const serverCpu: number[] = [];
+  const clientCpu: number[] = [];
   let writes = { transactions: 0, writes: 0, largestBatch: 0, safeReruns: 0 };
   await withServer(async (server) => {
     await fanOutRound(server, 0, 500); // warm-up round
     for (let round = 1; round <= 5; round++) {
       const a = await fanOutRound(server, round, 1_500);
       const b = sqliteFloorRound(bytes, 1_500);
-      ours.push(a);
+      ours.push(a.rate);
       floor.push(b);
-      ratios.push(a / b);
+      ratios.push(a.rate / b);
+      serverCpu.push(a.serverCpuUs);
+      clientCpu.push(a.clientCpuUs);
     }
     writes = server.stats().writes;
   });
+  // What this machine's CPUs allow at best: every core busy with the server or the clients, no idle time.
+  const cpuPerEvent = median(serverCpu) + median(clientCpu);
+  const cpuBound = (cpus().length * 1e6) / cpuPerEvent;
   results.push({
     metric: "append_fanout_10_writers",
     unit: "events/s",
@@ -176,9 +212,14 @@ export async function run(): Promise<SuiteResult> {
     // The server's group commit over the whole run (warm-up included): writes per transaction.
     mean_batch: Math.round(writes.writes / Math.max(1, writes.transactions)),
     largest_batch: writes.largestBatch,
+    server_cpu_us_per_event: Number(median(serverCpu).toFixed(1)),
+    client_cpu_us_per_event: Number(median(clientCpu).toFixed(1)),
+    cpu_bound_events_per_s: Math.round(cpuBound),
+    cpu_bound_ratio: Number((cpuBound / median(floor)).toFixed(3)),
     notes:
       "events delivered to the 10 subscribers per second (each event acknowledged to its writer only after its transaction committed with synchronous=FULL); " +
-      "10 writers keep 16 agentSession/envelope/send requests in flight each; the 20 clients run in a child process that shares the machine's CPUs with the server",
+      "10 writers keep 16 agentSession/envelope/send requests in flight each; the 20 clients run in a child process that shares the machine's CPUs with the server. " +
+      "server_/client_cpu_us_per_event: each process's CPU time (all its threads) over the measured window per delivered event; cpu_bound_events_per_s: the rate at which the server and the clients together would keep every CPU of this machine busy, the most this load can reach here (cpu_bound_ratio: that beside the floor).",
   });
 
   // 2. Tool round trip beside two raw ws round trips, and two durable ones.

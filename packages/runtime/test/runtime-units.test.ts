@@ -223,6 +223,16 @@ describe("outbox order", () => {
     expect(nextSendable(entries, { inFlight: inFlight({ a: [1, 3] }), held, depth: 8 }).map((e) => e.order)).toEqual([5]);
   });
 
+  it("sends an upload chunk alone: nothing beside it in flight, nothing behind it", () => {
+    const put = (order: number, conversation_id: string) => ({ ...entry(order, conversation_id), method: "artifact/put" }) as OutboxEntry;
+    const entries = [entry(1, "a"), put(2, "a"), put(3, "a"), entry(4, "a"), entry(5, "b")];
+    expect(nextSendable(entries, { inFlight: new Map(), depth: 8 }).map((e) => e.order)).toEqual([1, 5]);
+    expect(nextSendable(entries, { inFlight: inFlight({ a: [1] }), depth: 8 }).map((e) => e.order)).toEqual([5]);
+    expect(nextSendable(entries.slice(1), { inFlight: new Map(), depth: 8 }).map((e) => e.order)).toEqual([2, 5]);
+    expect(nextSendable(entries.slice(1), { inFlight: inFlight({ a: [2] }), depth: 8 }).map((e) => e.order)).toEqual([5]);
+    expect(nextSendable(entries.slice(2), { inFlight: new Map(), depth: 8 }).map((e) => e.order)).toEqual([3, 5]);
+  });
+
   it("never has more than the limit in flight over all conversations: the oldest go, each conversation's a prefix", () => {
     const entries = [entry(1, "a"), entry(2, "b"), entry(3, "a"), entry(4, "b"), entry(5, "c"), entry(6, "a")];
     expect(nextSendable(entries, { inFlight: new Map(), depth: 8, limit: 4 }).map((e) => e.order)).toEqual([1, 2, 3, 4]);

@@ -86,8 +86,9 @@ export interface SendState {
  * The entries to send now, oldest first. Per conversation, its pending entries go strictly in order: an
  * entry goes only when every earlier pending entry of its conversation is in flight (or being settled),
  * and while fewer than `depth` are in flight; a held entry stops its conversation there. Failed entries
- * block nothing: they are skipped, as the server never applied them. Over all conversations at most
- * `limit` are in flight: the oldest go (a cut keeps each conversation's entries a prefix).
+ * block nothing: they are skipped, as the server never applied them. An `artifact/put` chunk is sent
+ * alone (nothing of its conversation in flight beside it). Over all conversations at most `limit` are
+ * in flight: the oldest go (a cut keeps each conversation's entries a prefix).
  */
 export function nextSendable(entries: Iterable<OutboxEntry>, state: SendState): OutboxEntry[] {
   const settling = state.settling ?? NONE;
@@ -110,10 +111,18 @@ export function nextSendable(entries: Iterable<OutboxEntry>, state: SendState): 
     const sent = state.inFlight.get(conversationId);
     let inFlight = sent?.size ?? 0;
     for (const entry of list) {
-      if (sent?.has(entry.order) === true) continue;
+      if (sent?.has(entry.order) === true) {
+        // Nothing goes behind an upload chunk in flight.
+        if (entry.method === "artifact/put") break;
+        continue;
+      }
       if (inFlight >= depth || state.held?.(entry) === true) break;
+      // An upload chunk (up to the server's chunk size) goes alone: pipelined chunks would queue megabytes
+      // on the connection ahead of other conversations' small writes.
+      if (entry.method === "artifact/put" && inFlight > 0) break;
       sendable.push(entry);
       inFlight += 1;
+      if (entry.method === "artifact/put") break;
     }
   }
   if (sendable.length > 1) sendable.sort((a, b) => a.order - b.order);
