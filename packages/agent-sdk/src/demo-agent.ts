@@ -173,7 +173,7 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     try {
       const result = await callWithProgress(client, turn, tool, target, options);
       const started = target.name === "draw-and-guess" ? roundStarted(client, sessionId, tool, result) : undefined;
-      return started ?? describeOperation(result, target) ?? describeRecording(result) ?? `Done — the **${target.label}** is ready.${describeResult(result)}`;
+      return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;
       if (error.code === "stale_inventory_revision" && attempt === 0) {
@@ -334,10 +334,46 @@ function spoken(ms: number): string {
   return rest === 0 ? part(minutes, "minute") : `${part(minutes, "minute")} ${part(rest, "second")}`;
 }
 
-function describeResult(result: JsonValue): string {
+/** "Done — the **whiteboard** is ready." with the result's details, if it has any. */
+function ready(target: AppTarget, result: JsonValue): string {
+  const details = describeResult(result);
+  return `Done — the **${target.label}** is ready${details === "" ? "." : `:${details}`}`;
+}
+
+/**
+ * A tool's result for a person: a small flat object as a list of its fields ("**Item count:** 0"), the
+ * values escaped (they are the app's text, not the agent's Markdown); anything else as a JSON block.
+ */
+export function describeResult(result: JsonValue): string {
   if (result === null || (typeof result === "object" && !Array.isArray(result) && Object.keys(result).length === 0)) return "";
+  const fields = flatFields(result);
+  if (fields !== undefined) return `\n\n${fields.map(([name, value]) => `- **${escapeMarkdown(fieldName(name))}:** ${escapeMarkdown(String(value))}`).join("\n")}`;
   const text = JSON.stringify(result, null, 2);
   return `\n\n\`\`\`json\n${text.length > 800 ? `${text.slice(0, 800)}\n…` : text}\n\`\`\``;
+}
+
+/** The fields of an object of at most 6 short strings, numbers and booleans; undefined for anything else. */
+function flatFields(result: JsonValue): Array<readonly [string, string | number | boolean]> | undefined {
+  if (typeof result !== "object" || result === null || Array.isArray(result)) return undefined;
+  const entries = Object.entries(result);
+  if (entries.length > 6) return undefined;
+  const fields: Array<readonly [string, string | number | boolean]> = [];
+  for (const [name, value] of entries) {
+    if (name.length > 40) return undefined;
+    if (typeof value === "number" || typeof value === "boolean" || (typeof value === "string" && value.length <= 120 && !value.includes("\n"))) fields.push([name, value]);
+    else return undefined;
+  }
+  return fields;
+}
+
+/** "item_count" / "itemCount" → "Item count". */
+function fieldName(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .toLowerCase();
+  return capitalize(words.length > 0 ? words : name);
 }
 
 function capitalize(text: string): string {

@@ -192,8 +192,7 @@ describe("the demo agent on the reference AppServer", () => {
     await device.sendEnvelope("s-int", "lineup.tool.result", { result: { board_id: "b-42" } }, { correlation, appScope: "whiteboard" });
     expect((await device.waitForTurnEnd("s-int", "t-board")).kind).toBe("turn.completed");
     const reply = (await device.waitForEnvelope("s-int", "lineup.message", 3)).payload as { text: string };
-    expect(reply.text).toContain("Done — the **whiteboard** is ready.");
-    expect(reply.text).toContain("b-42");
+    expect(reply.text).toBe("Done — the **whiteboard** is ready:\n\n- **Board id:** b\\-42");
     const progress = device.agentEnvelopes("s-int", "lineup.task.progress").map((e) => e.payload as { state: string; progress?: number });
     expect(progress.some((p) => p.state === "running" && p.progress === 0.5)).toBe(true);
     expect(progress.at(-1)).toMatchObject({ state: "completed" });

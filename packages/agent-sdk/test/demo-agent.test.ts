@@ -1,6 +1,7 @@
 import type { JsonObject, RuntimeEnvelope } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { APP_TARGETS, argumentsFor, matchTool, parseIntent, runDemoAgent, type AgentClient, type DemoAgent } from "../src/index.js";
+import { describeResult } from "../src/demo-agent.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
@@ -82,8 +83,19 @@ describe("the demo agent", () => {
     expect(updates.some((u) => u.progress === 0.5)).toBe(true);
     // The status line names the task, not only the step.
     expect(updates.some((u) => u.label === "Whiteboard: Opening the board")).toBe(true);
-    expect(lastReply(server)).toContain("Done — the **whiteboard** is ready.");
-    expect(lastReply(server)).toContain('"board_id": "b-7"');
+    // A small flat result reads as a list of its fields, the app's text escaped.
+    expect(lastReply(server)).toBe("Done — the **whiteboard** is ready:\n\n- **Board id:** b\\-7");
+  });
+
+  it("describes a tool's result: a small flat object field by field, anything else as JSON", () => {
+    expect(describeResult({ title: "Launch *plan*", item_count: 0, isShared: false })).toBe("\n\n- **Title:** Launch \\*plan\\*\n- **Item count:** 0\n- **Is shared:** false");
+    expect(describeResult({})).toBe("");
+    expect(describeResult(null)).toBe("");
+    const nested = describeResult({ board: { id: "b-1" } });
+    expect(nested).toContain("```json");
+    expect(nested).toContain('"id": "b-1"');
+    expect(describeResult({ a: 1, b: 2, c: 3, d: 4, e: 5, f: 6, g: 7 })).toContain("```json");
+    expect(describeResult({ text: "two\nlines" })).toContain("```json");
   });
 
   it("tells how a Runtime-owned operation ended: finished, or stopped early and after how long", async () => {

@@ -103,6 +103,7 @@ export class IdempotentWrites {
     precheck?: (ctx: WriteContext) => void,
   ): Promise<JsonValue> {
     const key = params.idempotency_key;
+    if (params.after_key === key) return Promise.reject(new LineUpError("invalid_params", "after_key names this write itself: it must name an earlier write", { path: "/after_key" }));
     const fingerprint = bodyFingerprint(method, params);
     return this.coalesce(principal, key, fingerprint, () =>
       this.writes.submit((ctx): Outcome => {

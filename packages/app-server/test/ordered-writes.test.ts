@@ -76,6 +76,14 @@ describe("ordered writes (after_key)", () => {
     expect(await envelopeIds("s-ord-2")).toEqual(["e-a", "e-b"]);
   });
 
+  it("a write cannot name itself", async () => {
+    await device.call("agentSession/start", START("s-ord-7"));
+    const self = key("self");
+    const refused = await agent.request("agentSession/envelope/send", send("s-ord-7", "e-1", self, self));
+    expect(refused.error).toMatchObject({ code: -32602, data: { code: "invalid_params", path: "/after_key" } });
+    expect(await envelopeIds("s-ord-7")).toEqual([]);
+  });
+
   it("a stored refusal is an outcome: the write after it applies", async () => {
     await device.call("agentSession/start", START("s-ord-3"));
     await agent.call("agentSession/envelope/send", send("s-ord-3", "e-x", key()));

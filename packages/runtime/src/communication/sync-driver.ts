@@ -342,7 +342,9 @@ export class SyncDriver {
     return latest;
   }
 
-  private release(entry: OutboxEntry): void {
+  /** Forgets that `entry` is in flight — on the connection it was sent on: a late answer on a dropped one must not free the marker of the same entry sent again since. */
+  private release(rpc: RpcClient, entry: OutboxEntry): void {
+    if (this.rpc !== rpc) return;
     const sent = this.inFlight.get(entry.conversation_id);
     if (sent?.delete(entry.order) === true && sent.size === 0) this.inFlight.delete(entry.conversation_id);
   }
@@ -358,7 +360,7 @@ export class SyncDriver {
       const result = await rpc.request(entry.method, (afterKey === undefined ? entry.params : { ...entry.params, after_key: afterKey }) as never);
       this.settling.add(entry.order);
       try {
-        this.release(entry);
+        this.release(rpc, entry);
         if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
         await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
       } finally {
@@ -369,7 +371,7 @@ export class SyncDriver {
       if (failure.code === "predecessor_pending") {
         // The entry it named had no outcome yet (it failed and goes again, or was dropped): this one
         // goes again once no earlier entry of its conversation is in flight.
-        this.awaitingPredecessor.add(entry.order);
+        if (this.rpc === rpc) this.awaitingPredecessor.add(entry.order);
       } else if (TRANSIENT_CODES.has(failure.code) || failure.code.startsWith("store_")) {
         // Same key next time: the server replays or applies once.
         retry = true;
@@ -382,7 +384,7 @@ export class SyncDriver {
           });
       }
     } finally {
-      this.release(entry);
+      this.release(rpc, entry);
     }
     if (this.rpc !== rpc || rpc.closed) return;
     if (retry) {
