@@ -9,6 +9,7 @@
  *   through the same proxy and waiting for every answer: what the link and the server allow.
  * - stop_and_wait: the same Runtime through a proxy that hides the server's features, so it sends one
  *   entry per round trip (how the outbox worked before ordered writes).
+ * - first_text: a conversation started on the device and its first text, until both are settled, both ways.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,6 +47,16 @@ async function burstRound(device: Device, round: number): Promise<number> {
   return performance.now() - start;
 }
 
+/** ms from starting a conversation and dispatching its first text until both are settled. */
+async function firstTextRound(device: Device, round: number): Promise<number> {
+  const chat = device.runtime.appPort("chat");
+  const start = performance.now();
+  const { conversation_id: id } = await device.runtime.conversations.start({ agent_id: "demo-agent", workspace_id: "w-bench", title: `New ${round}` });
+  await chat.dispatch({ type: "conversation.send_text", conversation_id: id, text: "hello" });
+  await until(() => chat.view().queued_actions === 0, "the new conversation and its first text settled");
+  return performance.now() - start;
+}
+
 /** ms for BURST pipelined turn/start requests through the proxy until every answer is back. */
 async function floorRound(client: Client, sessionId: string, round: number): Promise<number> {
   const start = performance.now();
@@ -57,6 +68,9 @@ export interface OutboxLinkFigures {
   readonly ours_ms: number;
   readonly floor_ms: number;
   readonly stop_and_wait_ms: number;
+  /** A new conversation and its first text, until both settled: pipelined, and stop-and-wait. */
+  readonly first_text_ms: number;
+  readonly first_text_stop_and_wait_ms: number;
   readonly ratio: number;
   readonly rounds: number;
 }
@@ -82,7 +96,11 @@ export async function measureOutboxOverLink(rounds: number): Promise<OutboxLinkF
     const floor: number[] = [];
     const ratios: number[] = [];
     const old: number[] = [];
+    const first: number[] = [];
+    const firstOld: number[] = [];
     for (let round = 0; round < rounds; round++) {
+      first.push(await firstTextRound(pipelined, round));
+      firstOld.push(await firstTextRound(stopAndWait, round));
       const a = await burstRound(pipelined, round);
       const b = await floorRound(client, floorSession, round);
       ours.push(a);
@@ -90,7 +108,7 @@ export async function measureOutboxOverLink(rounds: number): Promise<OutboxLinkF
       ratios.push(a / b);
       if (round < 2) old.push(await burstRound(stopAndWait, round));
     }
-    return { ours_ms: median(ours), floor_ms: median(floor), stop_and_wait_ms: median(old), ratio: median(ratios), rounds };
+    return { ours_ms: median(ours), floor_ms: median(floor), stop_and_wait_ms: median(old), first_text_ms: median(first), first_text_stop_and_wait_ms: median(firstOld), ratio: median(ratios), rounds };
   } finally {
     client?.close();
     await pipelined?.runtime.stop();

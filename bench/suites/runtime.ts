@@ -251,9 +251,12 @@ export async function run(): Promise<SuiteResult> {
       link_delay_ms_each_way: LINK_DELAY_MS,
       stop_and_wait_ms: Number(link.stop_and_wait_ms.toFixed(1)),
       speedup_over_stop_and_wait: Number((link.stop_and_wait_ms / link.ours_ms).toFixed(1)),
+      new_conversation_first_text_ms: Number(link.first_text_ms.toFixed(1)),
+      new_conversation_first_text_stop_and_wait_ms: Number(link.first_text_stop_and_wait_ms.toFixed(1)),
       notes:
         `${BURST} texts dispatched at once in one conversation until all are settled (applied by the AppServer, outcome committed), the Runtime on its SQLite store talking to the reference AppServer through a proxy that holds each frame ${LINK_DELAY_MS} ms each way. ` +
-        "Floor: the same number of turn/start requests sent at once by a raw client over the same link. stop_and_wait_ms: the same Runtime through a proxy that hides the server's features (no ordered writes), one entry per round trip, as before pipelining.",
+        "Floor: the same number of turn/start requests sent at once by a raw client over the same link. stop_and_wait_ms: the same Runtime through a proxy that hides the server's features (no ordered writes), one entry per round trip, as before pipelining. " +
+        "new_conversation_first_text_ms: a conversation started on the device and its first text, until both settled (the text chained to the start), and the same stop-and-wait.",
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -106,6 +106,9 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await expect.poll(() => page.locator('[data-kind="message"][data-from="agent"]').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     // Finished work shows as static result cards (the app's inline_card view over the data frozen at the result).
     await expect.poll(() => page.locator('.result-card[data-app="whiteboard"] iframe').count(), { timeout: 10_000, message: "result cards" }).toBeGreaterThanOrEqual(2);
+    // The first card is the board as board.create left it: its title, drawn by the app in the card.
+    const firstCard = page.frameLocator('.result-card[data-app="whiteboard"] iframe').first();
+    await expect.poll(() => firstCard.locator(".wb-card-title").textContent({ timeout: 1_000 }).catch(() => "(not shown)"), { timeout: 10_000, message: "the first result card drawn" }).toBe("Launch plan");
     // What arrived while the board was in front is read now that the conversation is on screen.
     await expect.poll(() => page.locator('.badge[aria-label$="unread"]').count(), { timeout: 10_000, message: "no unread badge on the open conversation" }).toBe(0);
     await shot("f4-05-chat-with-pip");

@@ -98,6 +98,29 @@ describe("outbox pipelining (ordered writes)", () => {
     await device.stop();
   });
 
+  it("a conversation started here and its first texts go in one round trip, the texts chained to the start", async () => {
+    const { server, device } = await world();
+    server.dropNextResponses(3);
+    const { conversation_id: id } = await device.runtime.conversations.start({ agent_id: "agent-1", workspace_id: "w-1", title: "New" });
+    await send(["first", "second"], (text) => device.chat.dispatch({ type: "conversation.send_text", conversation_id: id, text }));
+    await until(() => server.turnTexts(id).length === 2, 3_000, "the texts applied without any answer");
+    const seen = server.requests.filter((r) => r.params["session_id"] === id);
+    expect(seen.map((r) => r.method)).toEqual(["agentSession/start", "agentSession/turn/start", "agentSession/turn/start"]);
+    expect(seen[1]!.params["after_key"]).toBe(seen[0]!.params["idempotency_key"]);
+    await device.stop();
+  });
+
+  it("texts of a conversation whose start was refused for good are refused too, not left waiting", async () => {
+    const { server, device } = await world();
+    const { conversation_id: id } = await device.runtime.conversations.start({ agent_id: "no-such-agent", workspace_id: "w-1", title: "Refused" });
+    await send(["lost"], (text) => device.chat.dispatch({ type: "conversation.send_text", conversation_id: id, text }));
+    await until(() => device.chat.view().queued_actions === 0, 3_000, "nothing left queued");
+    expect(server.sessions.has(id)).toBe(false);
+    const seen = server.requests.filter((r) => r.params["session_id"] === id).map((r) => r.error);
+    expect(seen).toEqual(["not_found", "session_not_found"]);
+    await device.stop();
+  });
+
   it("conversations do not wait for each other", async () => {
     const { server, device, text } = await world();
     server.dropNextRequests(1);

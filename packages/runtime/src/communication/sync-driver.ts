@@ -323,7 +323,9 @@ export class SyncDriver {
     const state = this.options.state();
     if (rpc === undefined || (state.lifecycle.status !== "synchronizing" && state.lifecycle.status !== "online")) return;
     for (const entry of nextSendable(state.outbox.values(), { inFlight: this.inFlight, settling: this.settling, held: this.held, depth: this.depth })) {
-      if (state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;
+      // Without ordered writes, a conversation started here sends nothing else before the server applied its
+      // start. With them, its first entries follow the start in the same round trip, chained to it.
+      if (this.depth === 1 && state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;
       // While an earlier entry of the conversation is unanswered, this one is applied only after it (ordered writes).
       const earlier = this.earlierInFlight(entry);
       const afterKey = earlier === undefined ? undefined : state.outbox.get(earlier)?.params["idempotency_key"];
