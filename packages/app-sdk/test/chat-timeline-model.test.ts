@@ -109,6 +109,17 @@ describe("the chat timeline fold", () => {
     expect(kinds(other.rows)).toEqual(["tool", "task"]);
   });
 
+  it("names a tool call by the app's title for the tool from the Runtime's receipt when the agent gave it no task", () => {
+    const corr = (callId: string) => ({ correlation: { call_id: callId }, sender: { kind: "runtime" as const, id: "rt" }, app_scope: "whiteboard" });
+    const receipt = msg("lineup.tool.receipt", { status: "accepted", tool: { method: "board.export", title: "Export as PNG" } }, corr("call-1"));
+    const named = foldMessages(EMPTY_TIMELINE, [receipt, msg("lineup.tool.result", { result: { ok: true } }, corr("call-1"))]);
+    expect(named.rows).toMatchObject([{ kind: "tool", call_id: "call-1", tool_title: "Export as PNG", phase: "succeeded" }]);
+    expect(named.rows[0]).not.toHaveProperty("title");
+    // The agent's own name for the call stays beside it, whichever came first.
+    const both = foldMessages(EMPTY_TIMELINE, [msg("lineup.task.progress", { task_id: "call-2", title: "Whiteboard", state: "running" }), msg("lineup.tool.receipt", { status: "accepted", tool: { method: "board.export", title: "Export as PNG" } }, corr("call-2"))]);
+    expect(both.rows).toMatchObject([{ kind: "tool", call_id: "call-2", title: "Whiteboard", tool_title: "Export as PNG" }]);
+  });
+
   it("turns interaction requests and action.required into cards; action.responded answers its card", () => {
     const choice = msg("lineup.interaction.request", { interaction_id: "i-1", kind: "choice", prompt: "Pick", options: [{ id: "a", label: "Apple" }, { id: "b", label: "Banana" }] }, { delivery: "explicit_ack" });
     const approval = msg("lineup.action.required", { action_id: "act-1", kind: "approval", prompt: "Delete it?", state: "pending" }, { delivery: "explicit_ack" });

@@ -99,7 +99,7 @@ describe("sdk.tools through the Runtime", () => {
     });
     const outcome = await k.agent.call("notes", "notes.do", {});
     expect(outcome.outputs).toEqual([
-      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.receipt", { status: "accepted", tool: { method: "notes.do", title: "notes.do" } }],
       ["lineup.tool.progress", { stage: "reading", progress: 0.1 }],
       ["lineup.tool.progress", { stage: "writing", progress: 0.5, message: "half way", data: { rows: 2 } }],
       ["lineup.tool.progress", { progress: 1 }],

@@ -29,7 +29,7 @@ describe("createTestRuntime", () => {
     expect(outcome.result).toEqual({ count: 3 });
     expect(outcome.error).toBeUndefined();
     expect(outcome.outputs).toEqual([
-      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.receipt", { status: "accepted", tool: { method: "notes.count", title: "notes.count" } }],
       ["lineup.tool.result", { result: { count: 3 } }],
     ]);
   });

@@ -109,6 +109,8 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     // The first card is the board as board.create left it: its title, drawn by the app in the card.
     const firstCard = page.frameLocator('.result-card[data-app="whiteboard"] iframe').first();
     await expect.poll(() => firstCard.locator(".wb-card-title").textContent({ timeout: 1_000 }).catch(() => "(not shown)"), { timeout: 10_000, message: "the first result card drawn" }).toBe("Launch plan");
+    // The other agent's calls came with no task of theirs: their cards take the app's own titles for the tools.
+    await expect.poll(() => page.locator('[data-kind="tool"] .task-head > span:first-child').allTextContents(), { timeout: 10_000, message: "tool card titles" }).toEqual(expect.arrayContaining(["Read the whiteboard", "Export the whiteboard as PNG"]));
     // What arrived while the board was in front is read now that the conversation is on screen.
     await expect.poll(() => page.locator('.badge[aria-label$="unread"]').count(), { timeout: 10_000, message: "no unread badge on the open conversation" }).toBe(0);
     await shot("f4-05-chat-with-pip");

@@ -56,7 +56,7 @@ describe("apps in the Runtime", () => {
     agentInvokes(server, "call-1", "whiteboard", "board.summary", {}, 1);
     await until(() => toolOutputs(server, "call-1").some(([type]) => type === "lineup.tool.result"), 3_000, "result");
     expect(toolOutputs(server, "call-1")).toEqual([
-      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.receipt", { status: "accepted", tool: { method: "board.summary", title: "board.summary" } }],
       ["lineup.tool.result", { result: { shapes: 0 } }],
     ]);
     expect(seen.map((c) => [c.call_id, c.method, c.mode])).toEqual([["call-1", "board.summary", "run"]]);
@@ -191,7 +191,7 @@ describe("apps in the Runtime", () => {
     await d.runtime.instances.ready(instance!.instance_id);
     await until(() => toolOutputs(server, "call-2").some(([type]) => type === "lineup.tool.result"), 3_000, "result");
     expect(toolOutputs(server, "call-2")).toEqual([
-      ["lineup.tool.receipt", { status: "accepted" }],
+      ["lineup.tool.receipt", { status: "accepted", tool: { method: "board.create", title: "Create a board" } }],
       ["lineup.tool.receipt", { status: "starting" }],
       ["lineup.tool.receipt", { status: "activation_ready" }],
       ["lineup.tool.result", { result: { board_id: "b-Plan" } }],

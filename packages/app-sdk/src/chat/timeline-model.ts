@@ -54,6 +54,8 @@ export type TimelineRow =
       readonly code?: string;
       /** The agent's name for this call: the title of its task whose `task_id` is the call's id. */
       readonly title?: string;
+      /** The app's name for the tool called (from the Runtime's receipt): the card's title when the agent gave none. */
+      readonly tool_title?: string;
       /** That task's latest detail (the agent's words; the phase stays the Runtime's). */
       readonly detail?: string;
       /** A Runtime-owned operation (spec 6.3) that ended early: its result says `interrupted`, and why. */
@@ -262,8 +264,10 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const progress = clamp01(num(p["progress"]));
       const text = str(p["message"]);
       const code = str(p["code"]);
+      const toolTitle = message.type === "lineup.tool.receipt" ? str(obj(p["tool"])["title"]) : undefined;
       const apply = (row: TimelineRow): TimelineRow => {
         if (row.kind !== "tool") return row;
+        if (toolTitle !== undefined && row.tool_title === undefined) row = { ...row, tool_title: toolTitle };
         // One terminal outcome: nothing that arrives after it (a late error, a stray progress) changes the card.
         if (row.phase === "succeeded" || row.phase === "failed") return row;
         const phase = phaseOf(row.phase);

@@ -35,7 +35,7 @@ export function renderRow(row: TimelineRow): string[] {
     case "task":
       return [`task ${row.title}: ${row.state}${row.progress === undefined ? "" : ` ${Math.round(row.progress * 100)}%`}${row.detail === undefined ? "" : ` — ${row.detail}`}`];
     case "tool":
-      return [`tool ${row.title === undefined ? row.app_scope : `${row.title} in ${row.app_scope}`} (${row.call_id}): ${row.interrupted === undefined ? row.phase : "stopped"}${row.stage === undefined ? "" : ` · ${row.stage}`}${row.code === undefined ? "" : ` · ${row.code}`}${row.interrupted?.reason === undefined ? "" : ` — ${row.interrupted.reason}`}`];
+      return [`tool ${(row.title ?? row.tool_title) === undefined ? row.app_scope : `${row.title ?? row.tool_title} in ${row.app_scope}`} (${row.call_id}): ${row.interrupted === undefined ? row.phase : "stopped"}${row.stage === undefined ? "" : ` · ${row.stage}`}${row.code === undefined ? "" : ` · ${row.code}`}${row.interrupted?.reason === undefined ? "" : ` — ${row.interrupted.reason}`}`];
     case "artifact":
       return [`artifact ${row.name} (${row.mime_type}, ${row.size} bytes)${row.caption === undefined ? "" : ` — ${row.caption}`}`];
     case "notice":

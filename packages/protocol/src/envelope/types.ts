@@ -101,6 +101,8 @@ export const ToolReceiptPayloadSchema = payload("lineup.tool.receipt", {
   status: StringEnum(TOOL_RECEIPT_STATUSES),
   code: Type.Optional(ErrorCodeSchema()),
   message: Type.Optional(Text(2_000)),
+  /** On `accepted`: the tool that was called, by the app's own name for it (what a chat card can title the call with). */
+  tool: Type.Optional(Closed({ method: Type.String({ minLength: 1, maxLength: 128 }), title: Text(200) })),
 });
 
 export const ToolProgressPayloadSchema = payload("lineup.tool.progress", {

@@ -135,8 +135,12 @@ export class CallDraft {
     this.calls[callId] = { ...call, outputs: [...call.outputs, output], ...(isTerminalOutput(output) ? { phase: "terminal" as const } : {}) };
     this.outputs.push(output);
   }
-  receipt(callId: string, status: ToolReceiptPayload["status"], code?: ErrorCode, message?: string): void {
-    this.emit(callId, { type: "lineup.tool.receipt", call_id: callId, payload: { status, ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }) } });
+  receipt(callId: string, status: ToolReceiptPayload["status"], code?: ErrorCode, message?: string, tool?: ToolReceiptPayload["tool"]): void {
+    this.emit(callId, {
+      type: "lineup.tool.receipt",
+      call_id: callId,
+      payload: { status, ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }), ...(tool === undefined ? {} : { tool }) },
+    });
   }
   error(callId: string, code: ErrorCode, message: string): void {
     const call = this.calls[callId];

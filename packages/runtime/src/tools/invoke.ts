@@ -111,7 +111,8 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
   draft.update(request.call_id, { handling: registered.descriptor.handling });
 
   // Accepted: from here on the call is the Runtime's to finish.
-  draft.receipt(request.call_id, "accepted");
+  // The receipt names the tool by the app's own title for it, so whoever shows the call can too.
+  draft.receipt(request.call_id, "accepted", undefined, undefined, { method: payload.method, title: (tool.title ?? payload.method).slice(0, 200) });
   draft.audit.push({ type: "tool.call.accepted", conversation_id: request.conversation_id, subject: request.call_id, detail: `${request.app_scope}/${payload.method}` });
 
   // An activation of this app for this conversation already under way: wait for it (never for activation_not_required).

@@ -104,16 +104,16 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
           {/* An interrupted operation succeeded as a call but did not run its course: no success colour. */}
           <div class={`tool tool-${item.interrupted === undefined ? item.phase : "stopped"}`}>
             <div class="task-head">
-              {item.title === undefined ? (
+              {(item.title ?? item.tool_title) !== undefined ? (
+                <span title={`Tool call in ${item.app_scope}`}>{item.title ?? item.tool_title}</span>
+              ) : (
                 <span>
                   Tool call · <code>{item.app_scope}</code>
                 </span>
-              ) : (
-                <span title={`Tool call in ${item.app_scope}`}>{item.title}</span>
               )}
               <span class="muted">{item.interrupted !== undefined ? "Stopped" : (TOOL_PHASE[item.phase] ?? item.phase)}</span>
             </div>
-            {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={item.title ?? `Tool call in ${item.app_scope}`} /> : null}
+            {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={item.title ?? item.tool_title ?? `Tool call in ${item.app_scope}`} /> : null}
             {item.message !== undefined ? <div class="muted">{item.message}</div> : item.detail !== undefined && (item.phase === "running" || item.phase === "received") ? <div class="muted">{item.detail}</div> : null}
             {item.code === undefined || item.phase !== "failed" ? null : <div class="error-text">{item.code}</div>}
             {item.interrupted?.reason === undefined ? null : <div class="muted">{item.interrupted.reason}</div>}
