@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
+import { afterAll, beforeAll } from "vitest";
 import WebSocket from "ws";
 import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
 
@@ -29,6 +30,32 @@ export async function startTestServer(options: { limits?: Partial<ServerLimits>;
       await server.close();
       dir?.remove();
     },
+  });
+}
+
+/** The dev device and the demo agent connected to one test server. */
+export interface DevAndAgent {
+  readonly server: TestServer;
+  readonly device: TestClient;
+  readonly agent: TestClient;
+}
+
+/**
+ * For one test file: a test server with the dev device and the demo agent connected, started before its
+ * tests and closed after them. `take` receives them once they are up (assign them to the file's variables).
+ */
+export function connectDevAndAgent(take: (world: DevAndAgent) => void, options: Parameters<typeof startTestServer>[0] = {}): void {
+  let world: DevAndAgent | undefined;
+  beforeAll(async () => {
+    const server = await startTestServer(options);
+    world = { server, device: await TestClient.open(server, server.devCredentials!.device_token), agent: await TestClient.open(server, server.devCredentials!.agent_token) };
+    take(world);
+  });
+  afterAll(async () => {
+    if (world === undefined) return;
+    await world.device.close();
+    await world.agent.close();
+    await world.server.dispose();
   });
 }
 

@@ -3,23 +3,13 @@
  * failure too); same key + different body → idempotency_conflict; concurrent duplicates → one
  * execution. Checked by what a client observes: results and the session log.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvelope, key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { agentEnvelope, connectDevAndAgent, key, START, TestClient, type Frame, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let device: TestClient;
 let agent: TestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  device = await TestClient.open(server, server.devCredentials!.device_token);
-  agent = await TestClient.open(server, server.devCredentials!.agent_token);
-});
-afterAll(async () => {
-  await device.close();
-  await agent.close();
-  await server.dispose();
-});
+connectDevAndAgent((world) => ({ server, device, agent } = world));
 
 async function log(sessionId: string): Promise<Frame[]> {
   return (await device.call("agentSession/events/read", { session_id: sessionId, after_seq: 0 })).events;

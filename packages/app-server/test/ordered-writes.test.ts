@@ -4,23 +4,13 @@
  * so a pipelined write can never overtake one that failed and will be sent again. Checked by what a
  * client observes: answers and the session log.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvelope, key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { agentEnvelope, connectDevAndAgent, key, START, TestClient, type Frame, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let device: TestClient;
 let agent: TestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  device = await TestClient.open(server, server.devCredentials!.device_token);
-  agent = await TestClient.open(server, server.devCredentials!.agent_token);
-});
-afterAll(async () => {
-  await device.close();
-  await agent.close();
-  await server.dispose();
-});
+connectDevAndAgent((world) => ({ server, device, agent } = world));
 
 async function envelopeIds(sessionId: string): Promise<string[]> {
   const events = (await device.call("agentSession/events/read", { session_id: sessionId, after_seq: 0 })).events as Frame[];

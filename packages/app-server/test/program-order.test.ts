@@ -5,23 +5,13 @@
  * group commits.
  */
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvelope, key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { agentEnvelope, connectDevAndAgent, key, START, type TestClient, type Frame, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let device: TestClient;
 let agent: TestClient;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  device = await TestClient.open(server, server.devCredentials!.device_token);
-  agent = await TestClient.open(server, server.devCredentials!.agent_token);
-});
-afterAll(async () => {
-  await device.close();
-  await agent.close();
-  await server.dispose();
-});
+connectDevAndAgent((world) => ({ server, device, agent } = world));
 
 const deviceEnvelope = (sessionId: string, id: string) => ({ ...agentEnvelope(sessionId, id), sender: { kind: "user", id: "dev-user" } });
 const TEXT = { content: [{ type: "text", text: "hello" }] };

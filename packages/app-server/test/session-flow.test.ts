@@ -6,26 +6,16 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { validateSessionEvent, verifyEvidencePack, type SessionEvent } from "@lineup/protocol";
-import { key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { connectDevAndAgent, key, START, type TestClient, type Frame, type TestServer } from "./helpers.js";
 
 const sha256 = (b: string | Uint8Array) => createHash("sha256").update(b).digest("hex");
 
 let server: TestServer;
 let device: TestClient;
 let agent: TestClient;
-
-beforeAll(async () => {
-  server = await startTestServer({ limits: { max_chunk_bytes: 1024 } });
-  device = await TestClient.open(server, server.devCredentials!.device_token);
-  agent = await TestClient.open(server, server.devCredentials!.agent_token);
-});
-afterAll(async () => {
-  await device.close();
-  await agent.close();
-  await server.dispose();
-});
+connectDevAndAgent((world) => ({ server, device, agent } = world), { limits: { max_chunk_bytes: 1024 } });
 
 const kinds = async (sessionId: string) => ((await device.call("agentSession/events/read", { session_id: sessionId, after_seq: 0 })).events as SessionEvent[]).map((e) => e.kind);
 

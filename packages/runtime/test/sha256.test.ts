@@ -4,20 +4,9 @@ import { describe, expect, it } from "vitest";
 import { chainAudit, chainAuditSync, sha256Hex as auditSha256Hex, type AuditRecord } from "../src/coordination/audit.js";
 import type { AuditDraft } from "../src/coordination/inputs.js";
 import { sha256, sha256Hex } from "../src/core/sha256.js";
+import { seededRandom } from "./store-test-helpers.js";
 
 const nodeHex = (input: string | Uint8Array): string => createHash("sha256").update(input).digest("hex");
-
-/** A small seeded generator (mulberry32), so every run checks the same inputs. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 describe("sha256 (FIPS 180-4)", () => {
   it("matches the NIST example vectors", () => {
@@ -36,7 +25,7 @@ describe("sha256 (FIPS 180-4)", () => {
   });
 
   it("hashes input and suffix as their joined text, a surrogate pair split between them included", () => {
-    const next = seeded(11);
+    const next = seededRandom(11);
     const alphabet = ["a", "é", "日", "\ud83c", "\udf89", "🎉", "\u0000", "z"];
     const text = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)]).join("");
     for (let i = 0; i < 300; i++) {
@@ -64,7 +53,7 @@ describe("sha256 (FIPS 180-4)", () => {
   });
 
   it("matches node:crypto on 1,000 seeded random inputs of 0–5,000 bytes", () => {
-    const random = seeded(0x5eed256);
+    const random = seededRandom(0x5eed256);
     for (let i = 0; i < 1000; i++) {
       const length = Math.floor(random() * 5001);
       const bytes = Uint8Array.from({ length }, () => Math.floor(random() * 256));
@@ -73,7 +62,7 @@ describe("sha256 (FIPS 180-4)", () => {
   });
 
   it("matches node:crypto on random Unicode strings and on inputs larger than its scratch buffer", () => {
-    const random = seeded(42);
+    const random = seededRandom(42);
     const alphabet = ["a", "Z", "0", " ", "\n", "é", "ß", "€", "日", "🎉", "\u0000", "\ud7ff", "\ue000"];
     for (let i = 0; i < 200; i++) {
       const text = Array.from({ length: Math.floor(random() * 2000) }, () => alphabet[Math.floor(random() * alphabet.length)]!).join("");
