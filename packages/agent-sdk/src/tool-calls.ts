@@ -9,7 +9,7 @@ import { LineUpError, isErrorCode, type JsonValue, type RuntimeEnvelope } from "
 import { AsyncQueue } from "./async-queue.js";
 
 export type ToolCallUpdate =
-  | { readonly type: "receipt"; readonly status: string; readonly code?: string; readonly message?: string }
+  | { readonly type: "receipt"; readonly status: string; readonly code?: string; readonly message?: string; readonly tool?: { readonly method: string; readonly title: string } }
   | { readonly type: "progress"; readonly stage?: string; readonly progress?: number; readonly message?: string; readonly data?: JsonValue };
 
 export interface ToolCallHandle {
@@ -79,8 +79,15 @@ export class ToolCallTracker {
     }
     switch (envelope.type) {
       case "lineup.tool.receipt": {
-        const p = envelope.payload as { status: string; code?: string; message?: string };
-        entry.queue.push({ type: "receipt", status: p.status, ...(p.code === undefined ? {} : { code: p.code }), ...(p.message === undefined ? {} : { message: p.message }) });
+        const p = envelope.payload as { status: string; code?: string; message?: string; tool?: { method: string; title: string } };
+        entry.queue.push({
+          type: "receipt",
+          status: p.status,
+          ...(p.code === undefined ? {} : { code: p.code }),
+          ...(p.message === undefined ? {} : { message: p.message }),
+          // The app's own title for the tool (on `accepted`).
+          ...(p.tool === undefined ? {} : { tool: { method: p.tool.method, title: p.tool.title } }),
+        });
         return true;
       }
       case "lineup.tool.progress": {

@@ -321,7 +321,7 @@ describe("tool calls", () => {
     server.onAgentEnvelope = (sessionId, envelope) => {
       if (envelope.type !== "lineup.tool.invoke") return;
       const correlation = { call_id: envelope.correlation!.call_id!, reply_to: envelope.id };
-      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, correlation, "whiteboard");
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted", tool: { method: "board.create", title: "Create a whiteboard" } }, correlation, "whiteboard");
       server.deviceEnvelope(sessionId, "lineup.tool.progress", { stage: "opening", progress: 0.5 }, correlation, "whiteboard");
       server.deviceEnvelope(sessionId, "lineup.tool.result", { result: { board_id: "b1" } }, correlation, "whiteboard");
       server.deviceEnvelope(sessionId, "lineup.tool.result", { result: { board_id: "b2" } }, correlation, "whiteboard");
@@ -331,7 +331,7 @@ describe("tool calls", () => {
     for await (const update of call.progress) updates.push(update);
     await expect(call.result).resolves.toEqual({ board_id: "b1" });
     expect(updates).toEqual([
-      { type: "receipt", status: "accepted" },
+      { type: "receipt", status: "accepted", tool: { method: "board.create", title: "Create a whiteboard" } },
       { type: "progress", stage: "opening", progress: 0.5 },
     ]);
     const [invoke] = server.agentEnvelopes("s-1", "lineup.tool.invoke");
