@@ -112,7 +112,7 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     // The other agent's calls came with no task of theirs: their cards take the app's own titles for the tools.
     await expect.poll(() => page.locator('[data-kind="tool"] .task-head > span:first-child').allTextContents(), { timeout: 10_000, message: "tool card titles" }).toEqual(expect.arrayContaining(["Read the whiteboard", "Export the whiteboard as PNG"]));
     // What arrived while the board was in front is read now that the conversation is on screen.
-    await expect.poll(() => page.locator('.badge[aria-label$="unread"]').count(), { timeout: 10_000, message: "no unread badge on the open conversation" }).toBe(0);
+    await expect.poll(() => page.locator('.conversation-item[aria-current="true"] .badge').count(), { timeout: 10_000, message: "no badge on the open conversation" }).toBe(0);
     await shot("f4-05-chat-with-pip");
   }, 60_000);
 

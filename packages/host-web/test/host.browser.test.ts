@@ -84,6 +84,9 @@ describe("the web host in Chromium", () => {
     await sendByKeyboard(page, "let me choose");
     const card = page.locator('[data-kind="card"][data-card="choice"]');
     await card.waitFor({ timeout: 10_000 });
+    // On screen, the open conversation's badge counts what waits for an answer, not unread text.
+    const badge = page.locator('.conversation-item[aria-current="true"] .badge');
+    await expect.poll(() => badge.getAttribute("aria-label"), { timeout: 10_000 }).toBe("1 waiting for your answer");
     await shot(page, "03-choice-card");
     const first = card.getByRole("radio").first();
     await first.focus();
@@ -94,6 +97,7 @@ describe("the web host in Chromium", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => card.getAttribute("data-answered"), { timeout: 10_000 }).toBe("true");
     expect(await card.locator(".card-answer").textContent()).toContain(secondLabel);
+    await expect.poll(() => badge.count(), { timeout: 10_000, message: "no badge once answered" }).toBe(0);
     // The agent continues after the answer.
     await expect.poll(() => agentBubbles(page).count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
   });

@@ -65,7 +65,16 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
                 <span class="conversation-title">{titleOf(c)}</span>
                 <span class="muted conversation-meta">
                   {c.status === "live" ? "" : c.status.replace("_", " ")}
-                  {c.unread > 0 ? <span class="badge" aria-label={`${c.unread} unread`}>{c.unread}</span> : null}
+                  {c.unread === 0 ? null : c.conversation_id === current?.conversation_id ? (
+                    // On screen, what is left counted is what waits for an answer (a card), not unread text.
+                    <span class="badge waiting" aria-label={`${c.unread} waiting for your answer`} title="Waiting for your answer">
+                      {c.unread}
+                    </span>
+                  ) : (
+                    <span class="badge" aria-label={`${c.unread} unread`}>
+                      {c.unread}
+                    </span>
+                  )}
                 </span>
               </button>
             </li>
