@@ -112,7 +112,7 @@ export class FakeAppServer {
     this.dropResponses += n;
   }
 
-  /** The next `n` requests after `initialize` are refused with `code` (default `overloaded`, retryable) without being executed or stored. */
+  /** The next `n` requests other than `initialize` and `agentSession/subscribe` are refused with `code` (default `overloaded`, retryable), neither executed nor stored. */
   refuseNextRequests(n: number, code: ErrorCode = "overloaded"): void {
     this.refuseRequests += n;
     this.refuseCode = code;
