@@ -2,7 +2,11 @@
  * A slow link for the benches: a WebSocket proxy in front of a server that holds every frame a fixed
  * time each way, in order, as a network round trip would.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import WebSocket, { WebSocketServer } from "ws";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 
 export const LINK_DELAY_MS = 10;
 
@@ -56,3 +60,26 @@ export async function until(predicate: () => boolean, what: string, ms = 20_000)
   }
 }
 
+/** A reference AppServer in a temp directory behind two slow links: one as it is, one hiding the server's features (no ordered writes). */
+export interface LinkedServer {
+  readonly dir: string;
+  readonly server: AppServerHandle;
+  readonly link: Proxy;
+  readonly oldLink: Proxy;
+}
+
+/** Runs `fn` against a LinkedServer, then closes the links and the server and removes the directory. */
+export async function withLinkedServer<T>(prefix: string, fn: (linked: LinkedServer) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
+  const link = await startProxy(server.url, LINK_DELAY_MS, false);
+  const oldLink = await startProxy(server.url, LINK_DELAY_MS, true);
+  try {
+    return await fn({ dir, server, link, oldLink });
+  } finally {
+    await link.close();
+    await oldLink.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -11,14 +11,12 @@
  *   entry per round trip (how the outbox worked before ordered writes).
  * - first_text: a conversation started on the device and its first text, until both are settled, both ways.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import type { AppServerHandle } from "@lineup/app-server";
 import { createNodeRuntime, type NodeRuntime } from "@lineup/runtime/node";
 import { Client, key } from "./load/client.js";
 import { median } from "./lib.js";
-import { LINK_DELAY_MS, startProxy, until } from "./link-proxy.js";
+import { LINK_DELAY_MS, until, withLinkedServer } from "./link-proxy.js";
 
 export { LINK_DELAY_MS };
 
@@ -75,18 +73,18 @@ export interface OutboxLinkFigures {
   readonly rounds: number;
 }
 
-export async function measureOutboxOverLink(rounds: number): Promise<OutboxLinkFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-outbox-"));
-  const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
-  const link = await startProxy(server.url, LINK_DELAY_MS, false);
-  const oldLink = await startProxy(server.url, LINK_DELAY_MS, true);
+export function measureOutboxOverLink(rounds: number): Promise<OutboxLinkFigures> {
+  return withLinkedServer("lineup-bench-outbox-", ({ dir, server, link, oldLink }) => measure(server, link.url, oldLink.url, dir, rounds));
+}
+
+async function measure(server: AppServerHandle, linkUrl: string, oldLinkUrl: string, dir: string, rounds: number): Promise<OutboxLinkFigures> {
   let pipelined: Device | undefined;
   let stopAndWait: Device | undefined;
   let client: Client | undefined;
   try {
-    pipelined = await startDevice(server, link.url, join(dir, "device-a"));
-    stopAndWait = await startDevice(server, oldLink.url, join(dir, "device-b"));
-    client = await Client.open(link.url, server.devCredentials!.device_token);
+    pipelined = await startDevice(server, linkUrl, join(dir, "device-a"));
+    stopAndWait = await startDevice(server, oldLinkUrl, join(dir, "device-b"));
+    client = await Client.open(linkUrl, server.devCredentials!.device_token);
     const floorSession = `bench-floor-${key()}`;
     await client.call("agentSession/start", { idempotency_key: key(), session_id: floorSession, app_scope: "chat", workspace_id: "w-bench", agent_id: "demo-agent" });
     // One warm-up round each.
@@ -113,9 +111,5 @@ export async function measureOutboxOverLink(rounds: number): Promise<OutboxLinkF
     client?.close();
     await pipelined?.runtime.stop();
     await stopAndWait?.runtime.stop();
-    await link.close();
-    await oldLink.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -10,15 +10,13 @@
  * - stop_and_wait: the same Runtime through a proxy that hides the server's features, so its result
  *   waits for the server's answer to its receipt (the outbox before ordered writes).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import type { AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey, type PublisherKey } from "@lineup/runtime";
 import { createNodeRuntime, type NodeRuntime } from "@lineup/runtime/node";
 import { Client, key } from "./load/client.js";
 import { median } from "./lib.js";
-import { LINK_DELAY_MS, startProxy, until } from "./link-proxy.js";
+import { LINK_DELAY_MS, until, withLinkedServer } from "./link-proxy.js";
 import { APP, METHOD, signedApp } from "./tool-app.js";
 
 export { LINK_DELAY_MS };
@@ -126,19 +124,19 @@ export interface ToolLinkFigures {
   readonly calls: number;
 }
 
-export async function measureToolCallOverLink(calls: number): Promise<ToolLinkFigures> {
-  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-tool-link-"));
-  const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
-  const link = await startProxy(server.url, LINK_DELAY_MS, false);
-  const oldLink = await startProxy(server.url, LINK_DELAY_MS, true);
+export function measureToolCallOverLink(calls: number): Promise<ToolLinkFigures> {
+  return withLinkedServer("lineup-bench-tool-link-", ({ dir, server, link, oldLink }) => measure(server, link.url, oldLink.url, dir, calls));
+}
+
+async function measure(server: AppServerHandle, linkUrl: string, oldLinkUrl: string, dir: string, calls: number): Promise<ToolLinkFigures> {
   const publisher = await generatePublisherKey();
   let pipelined: Device | undefined;
   let stopAndWait: Device | undefined;
   let raw: { device: Client; agent: Agent } | undefined;
   try {
-    pipelined = await startDevice(server, link.url, join(dir, "device-a"), publisher);
-    stopAndWait = await startDevice(server, oldLink.url, join(dir, "device-b"), publisher);
-    raw = await startRawDevice(server, link.url);
+    pipelined = await startDevice(server, linkUrl, join(dir, "device-a"), publisher);
+    stopAndWait = await startDevice(server, oldLinkUrl, join(dir, "device-b"), publisher);
+    raw = await startRawDevice(server, linkUrl);
     for (let i = 0; i < 3; i++) {
       await pipelined.agent.invoke();
       await stopAndWait.agent.invoke();
@@ -164,9 +162,5 @@ export async function measureToolCallOverLink(calls: number): Promise<ToolLinkFi
     }
     raw?.agent.client.close();
     raw?.device.close();
-    await link.close();
-    await oldLink.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
