@@ -180,6 +180,28 @@ describe("whiteboard in a sandboxed iframe (Chromium)", () => {
     expect(await host((h) => h.session().revision)).toBe(before.revision);
   });
 
+  it("redraws a zoomed-out picture-in-picture whole: nothing of the previous frame is left", async () => {
+    await event("display_mode.changed", { display_mode: "pip" });
+    await frame().locator(".wb-mode-pip").waitFor();
+    // Non-transparent pixels on the board's canvas.
+    const painted = () => frame().locator("canvas").evaluate((c: HTMLCanvasElement) => {
+      const data = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++;
+      return n;
+    });
+    await invoke({ call_id: "pip-1", method: "board.create", arguments: { title: "Zoom" } });
+    // One filled rectangle, far from the origin: the picture-in-picture fits it, nearly filling the frame.
+    await invoke({ call_id: "pip-2", method: "board.add_shapes", arguments: { shapes: [{ type: "rect", x: 1000, y: 1000, width: 300, height: 150, fill: "orange" }] } });
+    await expect.poll(painted).toBeGreaterThan(20_000);
+    const before = await painted();
+    // A dot at the origin: the fitted view zooms out, the rectangle becomes small; the big one must be gone.
+    await invoke({ call_id: "pip-3", method: "board.add_shapes", arguments: { shapes: [{ type: "rect", x: 0, y: 0, width: 10, height: 10 }] } });
+    await expect.poll(painted, { timeout: 5_000 }).toBeLessThan(before / 4);
+    await event("display_mode.changed", { display_mode: "foreground" });
+    await frame().locator("[role=toolbar]").waitFor();
+  });
+
   it("shows a board the agent created the moment the app said it was ready (a call that waited for it to start)", async () => {
     await page.evaluate(() => {
       const h = (window as unknown as { __host: { reload(): void; invokeOnReady(p: object): void } }).__host;

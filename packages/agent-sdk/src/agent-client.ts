@@ -18,6 +18,10 @@
  * connection drops or the server is overloaded; requests time out; the connection is re-opened
  * with backoff and jitter, `initialize` runs again and every session is re-subscribed after its
  * cursor (no gap, no duplicate at the seam). `close()` rejects everything still pending.
+ *
+ * Order: on a server with `ordered-writes`, the writes of a session reach its log in the order the
+ * agent issued them, retries and reconnects included, without waiting for each other: every attempt
+ * names the nearest earlier unsettled write of the session (`after_key`, see `write-order.ts`).
  */
 import {
   APP_SERVER_PROTOCOL_VERSION,
@@ -49,6 +53,7 @@ import { RpcClient, isRetryable } from "./rpc-client.js";
 import { SessionState, type SessionInventory, type TranscriptEntry } from "./session-state.js";
 import { ToolCallTracker, type ToolCallHandle } from "./tool-calls.js";
 import { webSocketTransport, type Transport } from "./transport.js";
+import { WriteOrder, type PendingWrite } from "./write-order.js";
 
 export interface ConnectAgentOptions {
   /** `ws://host:port/rpc` of the App Server. */
@@ -175,7 +180,7 @@ export interface AgentClient {
   transcript(sessionId: string): readonly TranscriptEntry[];
   /** The session's last applied seq: the resume cursor. */
   cursor(sessionId: string): number;
-  /** Feature names the server announced (`capability/list`) on the current connection; empty before it answered or when it could not. */
+  /** Feature names the server announced on the current connection (`initialize`'s `features`, then `capability/list`); empty when it announced none. */
   serverFeatures(): readonly string[];
 
   onSession(listener: (session: Session) => void): Disposable;
@@ -202,7 +207,7 @@ export interface AgentClient {
 
   invokeTool(sessionId: string, method: string, args?: JsonObject, options?: InvokeToolOptions): ToolCallHandle;
 
-  /** Any method of the agent face, with retries for writes (pass `idempotency_key`). */
+  /** Any method of the agent face, with retries for writes (pass `idempotency_key`); a write with a `session_id` keeps its place in the session's order. */
   request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<MethodResult<M>>;
   stats(): ClientStats;
   /** Closes the connection, stops reconnecting and rejects everything pending. */
@@ -247,8 +252,9 @@ class Client implements AgentClient {
   private readonly diagnostics: DiagnosticsSink;
   private readonly transport: Transport;
   private readonly counters = { connects: 0, duplicateEvents: 0, seqGaps: 0, invalidEvents: 0, requestRetries: 0, resyncs: 0, sessionsBound: 0, invalidNotifications: 0 };
-  /** Features announced by the server on the current connection (`capability/list`). */
+  /** Features announced by the server on the current connection (`initialize`, then `capability/list`). */
   private features: ReadonlySet<string> = new Set();
+  private readonly writeOrder = new WriteOrder();
   private readonly sessionEmitter: Emitter<Session>;
   private readonly turnEmitter: Emitter<IncomingTurn>;
   private readonly eventEmitter: Emitter<{ event: SessionEvent; info: EventInfo }>;
@@ -321,14 +327,15 @@ class Client implements AgentClient {
         }
         rpc.notify("initialized", {});
         this.agentId = init.identity.agent_id;
-        this.features = new Set();
+        // Known before the first write goes out on this connection: whether it may carry `after_key`.
+        this.features = new Set(init.features ?? []);
         this.rpc = rpc;
         this.counters.connects++;
         attempt = 0;
         this.setState("online");
         this.online.resolve(rpc);
-        const [features] = await Promise.all([this.readFeatures(rpc), this.resubscribeAll(rpc)]);
-        if (rpc === this.rpc) this.features = features;
+        const [listed] = await Promise.all([this.readFeatures(rpc), this.resubscribeAll(rpc)]);
+        if (rpc === this.rpc) this.features = new Set([...this.features, ...listed]);
         // The list is the truth at every (re)connect: an `agentSession/bound` sent while we were away is never replayed.
         void this.refreshSessions().catch((error: unknown) => this.diagnostics({ kind: "session_error", message: "listing sessions failed", error }));
         this.restartPoll();
@@ -373,14 +380,15 @@ class Client implements AgentClient {
 
   /**
    * The server's features (`capability/list`). A server that cannot say (an older one:
-   * `method_not_found`; a timeout) is treated as announcing none, so the client polls as before.
+   * `method_not_found`; a timeout) adds none to those of `initialize` (an older server announces
+   * none there either), so the client polls as before.
    */
   private async readFeatures(rpc: RpcClient): Promise<ReadonlySet<string>> {
     try {
       const result = (await rpc.request("capability/list", {})) as unknown as MethodResult<"capability/list">;
       return new Set(result.features.map((f) => f.name));
     } catch (error) {
-      if (!rpc.isClosed) this.diagnostics({ kind: "session_error", message: "capability/list failed; polling agentSession/list", error });
+      if (!rpc.isClosed) this.diagnostics({ kind: "session_error", message: "capability/list failed", error });
       return new Set();
     }
   }
@@ -451,19 +459,45 @@ class Client implements AgentClient {
 
   // --- requests -------------------------------------------------------------------------------
 
-  async request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<MethodResult<M>> {
+  request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<MethodResult<M>> {
+    // Taken in the order the agent issues its writes, before anything is awaited.
+    const write = this.issueWrite(params);
+    const attempts = this.attempt(method, params, options, write);
+    if (write === undefined) return attempts;
+    // Settled whatever the outcome, so a write that failed for good holds none behind it.
+    return attempts.finally(() => write.settle());
+  }
+
+  /** A write of a session takes its place in the session's order; reads and writes without a session do not. */
+  private issueWrite(params: object): PendingWrite | undefined {
+    const { idempotency_key: key, session_id: sessionId } = params as { readonly idempotency_key?: unknown; readonly session_id?: unknown };
+    return typeof key === "string" && typeof sessionId === "string" ? this.writeOrder.issue(sessionId, key) : undefined;
+  }
+
+  private async attempt<M extends AppServerMethod>(method: M, params: MethodParams<M>, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number }, write: PendingWrite | undefined): Promise<MethodResult<M>> {
     const attempts = this.options.requestAttempts ?? 6;
-    for (let attempt = 0; ; attempt++) {
+    const requestOptions = { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+    for (let failures = 0; ; ) {
       const rpc = await this.connected(options.signal);
+      // Recomputed on every attempt, and only for a connection whose server announced ordered writes.
+      const predecessor = write !== undefined && rpc === this.rpc && this.features.has("ordered-writes") ? write.predecessor() : undefined;
       try {
-        const requestOptions = { ...(options.signal === undefined ? {} : { signal: options.signal }), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
-        return (await rpc.request(method, params as unknown as JsonObject, requestOptions)) as unknown as MethodResult<M>;
+        const answer = rpc.request(method, (predecessor === undefined ? params : { ...params, after_key: predecessor.key }) as unknown as JsonObject, requestOptions);
+        write?.sent();
+        return (await answer) as unknown as MethodResult<M>;
       } catch (error) {
-        if (this.state === "closed" || options.signal?.aborted === true || !isRetryable(error) || attempt + 1 >= attempts) throw error;
+        if (this.state === "closed" || options.signal?.aborted === true) throw error;
+        if (predecessor !== undefined && error instanceof LineUpError && error.code === "predecessor_pending") {
+          // Not this write's failure, so not its retry budget: it goes again once the write it named
+          // was sent again or settled; sooner would only be refused again.
+          await predecessor.moved(options.signal);
+          continue;
+        }
+        if (!isRetryable(error) || ++failures >= attempts) throw error;
         this.counters.requestRetries++;
         this.diagnostics({ kind: "request_retry", message: `${method}: retrying (${error instanceof Error ? error.message : String(error)})`, error });
         if (!(error instanceof LineUpError && error.data?.["connection_closed"] === true)) {
-          await this.pause(backoffDelay(attempt, this.random(), { initialMs: 100, maxMs: 2_000 }));
+          await this.pause(backoffDelay(failures - 1, this.random(), { initialMs: 100, maxMs: 2_000 }));
         }
       }
     }

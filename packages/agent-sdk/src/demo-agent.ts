@@ -5,8 +5,9 @@
  * choice / confirm / input cards on request and waits for the answer, and — when asked to open the
  * whiteboard, play draw-and-guess, start a pomodoro or record a voice note — finds the matching
  * tool in the session's inventory, calls it, reports progress in the chat (`lineup.task.progress`
- * and turn updates) and then the result; in a draw-and-guess round, "done" makes it guess the
- * drawing (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
+ * and turn updates) and then the result; on the whiteboard it also draws a diagram of the steps the
+ * person names, reads the board back and exports it (`demo/whiteboard.ts`); in a draw-and-guess
+ * round, "done" makes it guess the drawing (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
  * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
  * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
  *
@@ -16,11 +17,12 @@
  * Deterministic: the text of every reply depends only on the input, the inventory and the
  * device's answers; ids and time come from the client's injected sources.
  */
-import { LineUpError, type ErrorCode, type InventoryTool, type JsonValue } from "@lineup/protocol";
+import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { guessDrawing, roundStarted } from "./demo/draw-and-guess.js";
-import { parseIntent, type AppTargetName } from "./demo/intents.js";
+import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
+import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, kilobytes, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
 
@@ -76,6 +78,8 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
   switch (intent.kind) {
     case "open_app":
       return openApp(client, turn, APP_TARGETS[intent.target], options);
+    case "board":
+      return onBoard(client, turn, intent.action, options);
     case "ask":
       return ask(client, turn, options);
     case "choose":
@@ -97,7 +101,7 @@ function suggestions(): string {
   return [
     "Try one of these:",
     "",
-    "- *open the whiteboard*",
+    "- *open the whiteboard*, then *draw a diagram: Plan → Build → Ship*, *what's on the whiteboard?*, *export the whiteboard*",
     "- *let's play draw and guess*",
     "- *start a 25 minute pomodoro*",
     "- *record a voice note*",
@@ -171,7 +175,7 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     const tool = matchTool(client.inventory(sessionId)?.tools ?? [], target);
     if (tool === undefined) return notInstalled(target);
     try {
-      const result = await callWithProgress(client, turn, tool, target, options);
+      const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target) });
       const started = target.name === "draw-and-guess" ? roundStarted(client, sessionId, tool, result) : undefined;
       return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
     } catch (error) {
@@ -187,30 +191,32 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
   }
 }
 
-async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions): Promise<JsonValue> {
+/** One tool call shown as a task in the chat: `label` is the turn's status line while it starts. */
+async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions, call: { readonly label: string; readonly args: JsonObject }): Promise<JsonValue> {
   const { sessionId, turnId } = turn;
-  await client.updateTurn(sessionId, turnId, { status: "working", label: `Opening the ${target.label}` });
-  const call = client.invokeTool(sessionId, tool.method, argumentsFor(tool, turn.text, target), {
+  await client.updateTurn(sessionId, turnId, { status: "working", label: call.label });
+  const invoked = client.invokeTool(sessionId, tool.method, call.args, {
     appScope: tool.app_scope,
     signal: turn.signal,
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
   });
-  const title = `${capitalize(target.label)}`;
-  await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "running", detail: `Calling \`${tool.method}\`…` });
-  for await (const update of call.progress) {
+  // The tool's own title says what this call does ("Draw shapes on the whiteboard"); the app's name otherwise.
+  const title = tool.title.trim() === "" ? capitalize(target.label) : tool.title.slice(0, 200);
+  await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: `Calling \`${tool.method}\`…` });
+  for await (const update of invoked.progress) {
     const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
     const progress = update.type === "progress" ? update.progress : undefined;
     // The turn's status line stands alone under the conversation: it names the task ("Whiteboard: Opening the board").
     await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
-    await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
+    await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
   }
   try {
-    const result = await call.result;
+    const result = await invoked.result;
     // A Runtime-owned operation the person stopped ended with a result, but the task was not completed.
     const operation = operationResultOf(result);
     await client.send(sessionId, {
       kind: "task_progress",
-      taskId: call.callId,
+      taskId: invoked.callId,
       title,
       ...(operation?.outcome === "interrupted" ? { state: "cancelled", detail: operation.reason ?? "stopped" } : { state: "completed", progress: 1 }),
     });
@@ -218,10 +224,70 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   } catch (error) {
     const cancelled = error instanceof LineUpError && (error.code === "cancelled_by_user" || error.code === "activation_cancelled" || error.code === "request_cancelled");
     if (!turn.signal.aborted) {
-      await client.send(sessionId, { kind: "task_progress", taskId: call.callId, title, state: cancelled ? "cancelled" : "failed", ...(error instanceof LineUpError ? { detail: error.code } : {}) });
+      await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: cancelled ? "cancelled" : "failed", ...(error instanceof LineUpError ? { detail: error.code } : {}) });
     }
     throw error;
   }
+}
+
+/** Draws, reads or exports the whiteboard with its tools; refusals become advice as for opening it. */
+async function onBoard(client: AgentClient, turn: IncomingTurn, action: BoardAction, options: DemoAgentOptions): Promise<string> {
+  const target = APP_TARGETS.whiteboard;
+  const verb = action === "draw" ? "draw on" : action;
+  for (let attempt = 0; ; attempt++) {
+    const tools = client.inventory(turn.sessionId)?.tools ?? [];
+    const tool = boardTool(tools, action);
+    if (tool === undefined) {
+      return matchTool(tools, target) === undefined ? notInstalled(target, verb) : `The **${target.installName}** app here offers no tool to ${verb} it, so I can't do that.`;
+    }
+    try {
+      switch (action) {
+        case "read": {
+          const result = await callWithProgress(client, turn, tool, target, options, { label: "Reading the whiteboard", args: {} });
+          return describeBoard(result) ?? `Here is what the whiteboard says:${describeResult(result)}`;
+        }
+        case "export": {
+          const result = await callWithProgress(client, turn, tool, target, options, { label: "Exporting the whiteboard", args: {} });
+          return describeExport(result) ?? `Exported the whiteboard:${describeResult(result)}`;
+        }
+        case "draw":
+          return await drawDiagram(client, turn, tool, boardTool(tools, "read"), options);
+      }
+    } catch (error) {
+      if (!(error instanceof LineUpError)) throw error;
+      if (error.code === "stale_inventory_revision" && attempt === 0) {
+        await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: "The app list changed; refreshing" });
+        await client.refreshInventory(turn.sessionId);
+        continue;
+      }
+      if (turn.signal.aborted) throw error;
+      return refusal(error, target);
+    }
+  }
+}
+
+/**
+ * A diagram of the steps the person named, below what is already on the board (read first, when the
+ * board can be read). Without at least two steps in the request it asks for them with an input card.
+ */
+async function drawDiagram(client: AgentClient, turn: IncomingTurn, draw: InventoryTool, read: InventoryTool | undefined, options: DemoAgentOptions): Promise<string> {
+  const target = APP_TARGETS.whiteboard;
+  if (!takesShapes(draw)) return `The whiteboard's \`${draw.method}\` takes arguments I don't know how to fill, so I didn't draw anything.`;
+  const request = diagramRequest(turn.text);
+  const about = request.topic === undefined ? "" : ` of the ${request.topic}`;
+  let steps = request.steps;
+  if (steps.length === 0) {
+    const sent = await client.send(turn.sessionId, { kind: "input", prompt: `What are the steps${about}? Separate them with arrows or commas.`, placeholder: "Sign in → Check password → Home", maxLength: 500 });
+    const answered = await waitForUser(client, turn, sent, options, (answer) => (answer.outcome === "cancelled" ? [] : splitSteps(answer.text ?? "")));
+    if (typeof answered === "string") return answered;
+    if (answered.length === 0) return "OK, I didn't draw anything.";
+    steps = answered;
+  }
+  const summary = read === undefined ? undefined : await callWithProgress(client, turn, read, target, options, { label: "Looking at the whiteboard", args: {} });
+  const shapes = diagramShapes(steps, request.topic, drawingTop(summary));
+  await callWithProgress(client, turn, draw, target, options, { label: `Drawing ${steps.length === 1 ? "a box" : `${steps.length} steps`} on the whiteboard`, args: { shapes } });
+  const what = request.topic === undefined ? "" : ` the **${escapeMarkdown(request.topic)}**`;
+  return `I drew${what} on the whiteboard: ${steps.map(escapeMarkdown).join(" → ")}. Draw on it too, or ask me *what's on the whiteboard?*`;
 }
 
 function receiptText(status: string, target: AppTarget): string {
@@ -241,9 +307,9 @@ function receiptText(status: string, target: AppTarget): string {
   }
 }
 
-function notInstalled(target: AppTarget): string {
+function notInstalled(target: AppTarget, verb = "open"): string {
   return [
-    `I can't open the **${target.label}** here: the **${target.installName}** app isn't installed (or isn't available) in this conversation.`,
+    `I can't ${verb} the **${target.label}** here: the **${target.installName}** app isn't installed (or isn't available) in this conversation.`,
     "",
     `To install it, open **Apps** (the App Registry) in LineUp, choose **${target.installName}** and install it — then ask me again.`,
   ].join("\n");
@@ -318,10 +384,6 @@ export function describeRecording(result: JsonValue): string | undefined {
   if (outcome !== "recorded" || typeof artifactId !== "string" || typeof durationMs !== "number" || typeof size !== "number") return undefined;
   const kind = typeof mimeType === "string" ? `, ${escapeMarkdown(mimeType.slice(0, 100))}` : "";
   return `Got your **voice note**: ${spoken(durationMs)} of audio (${kilobytes(size)}${kind}), saved in this conversation as \`${artifactId.slice(0, 200).replace(/`/g, "")}\`. Ask me for another one any time.`;
-}
-
-function kilobytes(bytes: number): string {
-  return bytes < 1_024 ? `${bytes} bytes` : bytes < 1_048_576 ? `${(bytes / 1_024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */

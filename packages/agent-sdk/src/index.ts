@@ -16,6 +16,7 @@ export * from "./tool-calls.js";
 export * from "./agent-client.js";
 export * from "./demo/intents.js";
 export * from "./demo/tool-match.js";
+export * from "./demo/whiteboard.js";
 export * from "./demo-agent.js";
 export * from "./turn-runner.js";
 export * from "./llm/chat-completions.js";

@@ -13,7 +13,7 @@ afterEach(async () => {
   }
 });
 
-const WHITEBOARD = tool("whiteboard", "board.create", { input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } });
+const WHITEBOARD = tool("whiteboard", "board.create", { title: "Create a whiteboard", input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } });
 const POMODORO = tool("pomodoro", "pomodoro.start", { input_schema: { type: "object", properties: { minutes: { type: "integer", minimum: 1 } }, required: ["minutes"] } });
 
 async function start(server: FakeAppServer, options: Parameters<typeof runDemoAgent>[1] = {}): Promise<{ client: AgentClient; agent: DemoAgent }> {
@@ -82,7 +82,7 @@ describe("the demo agent", () => {
     const updates = server.eventsOf("s-1").filter((e) => e.kind === "turn.updated").map((e) => e.data as { progress?: number; label?: string });
     expect(updates.some((u) => u.progress === 0.5)).toBe(true);
     // The status line names the task, not only the step.
-    expect(updates.some((u) => u.label === "Whiteboard: Opening the board")).toBe(true);
+    expect(updates.some((u) => u.label === "Create a whiteboard: Opening the board")).toBe(true);
     // A small flat result reads as a list of its fields, the app's text escaped.
     expect(lastReply(server)).toBe("Done — the **whiteboard** is ready:\n\n- **Board id:** b\\-7");
   });

@@ -5,10 +5,14 @@
  * events, writes replay by idempotency key. The device side is driven directly by the test
  * (`startSession`, `startTurn`, `publishInventory`, `deviceEnvelope`, …).
  *
- * Like the reference server it announces every `SERVER_FEATURES` entry in `capability/list` and
- * sends `agentSession/bound` to the bound agent's initialized connections when `startSession`
- * creates a session; `{ sessionsBound: false }` plays an older server (no such feature, no
- * notification). `sendBound` and `notify` push extra (duplicate, malformed) notifications.
+ * Like the reference server it announces every `SERVER_FEATURES` entry in `capability/list` (and
+ * their names in `initialize`'s `features`, unless `refuseCapabilityList` plays a server older than
+ * both) and sends `agentSession/bound` to the bound agent's initialized connections when
+ * `startSession` creates a session; `{ sessionsBound: false }` plays an older server (no such
+ * feature, no notification). `sendBound` and `notify` push extra (duplicate, malformed)
+ * notifications. Ordered writes (`after_key`) are honoured as the reference server does; with
+ * `{ orderedWrites: false }` the feature is not announced and a write carrying `after_key` is
+ * refused with `invalid_params`, so a client that sends it anyway cannot go unnoticed.
  *
  * Fault hooks: `dropConnections()` (network loss), `dropResponseOf(method)` (the write commits
  * but the connection dies before the answer), `refuseConnections`.
@@ -55,6 +59,8 @@ export interface FakeServerOptions {
   readonly agentTokens?: Readonly<Record<string, string>>;
   /** Announce `sessions.bound` and send `agentSession/bound` (default true, as the reference server). */
   readonly sessionsBound?: boolean;
+  /** Announce and honour `ordered-writes` (default true, as the reference server). */
+  readonly orderedWrites?: boolean;
 }
 
 const now = (): string => new Date().toISOString();
@@ -72,6 +78,7 @@ export class FakeAppServer {
   private readonly idempotency = new Map<string, { body: string; response: { ok: true; value: JsonValue } | { ok: false; error: LineUpError } }>();
   private readonly dropResponses = new Map<string, number>();
   private readonly agentTokens: Readonly<Record<string, string>>;
+  private readonly orderedWrites: boolean;
   /** Announce `sessions.bound` and send `agentSession/bound`; may change between connections (a server upgrade or downgrade). */
   sessionsBound: boolean;
   /** Answer `capability/list` with `method_not_found`, as a server older than the method would. */
@@ -81,6 +88,7 @@ export class FakeAppServer {
   constructor(options: FakeServerOptions = {}) {
     this.agentTokens = options.agentTokens ?? { "agent-token": "demo-agent" };
     this.sessionsBound = options.sessionsBound ?? true;
+    this.orderedWrites = options.orderedWrites ?? true;
   }
 
   /** How many requests of `method` agents sent. */
@@ -274,11 +282,16 @@ export class FakeAppServer {
       this.requests.push({ method, params: p });
       const key = typeof p["idempotency_key"] === "string" ? `${c.agentId}|${p["idempotency_key"]}` : undefined;
       if (key !== undefined) {
-        const { idempotency_key: _ignored, ...body } = p;
+        const { idempotency_key: _ignored, after_key: after, ...body } = p;
+        if (after !== undefined && !this.orderedWrites) return respond({ ok: false, error: new LineUpError("invalid_params", "after_key is not supported by this server", { path: "/after_key" }) });
+        if (after === p["idempotency_key"]) return respond({ ok: false, error: new LineUpError("invalid_params", "after_key names this write itself", { path: "/after_key" }) });
         const fingerprint = `${method}|${JSON.stringify(body)}`;
         const stored = this.idempotency.get(key);
         if (stored !== undefined) {
           return respond(stored.body === fingerprint ? stored.response : { ok: false, error: new LineUpError("idempotency_conflict", `key ${p["idempotency_key"]} reused`) });
+        }
+        if (after !== undefined && !this.idempotency.has(`${c.agentId}|${String(after)}`)) {
+          return respond({ ok: false, error: new LineUpError("predecessor_pending", `the write with idempotency key ${String(after)} has no outcome yet`, { path: "/after_key" }) });
         }
         const outcome = this.execute(c, method, p);
         if (outcome.ok || !ERROR_RETRYABLE.has(outcome.error.code)) this.idempotency.set(key, { body: fingerprint, response: outcome });
@@ -289,6 +302,10 @@ export class FakeAppServer {
       respond(outcome);
       if (outcome.ok && method === "agentSession/subscribe") this.catchUp(c, p["session_id"] as string);
     });
+  }
+
+  private features(): (typeof SERVER_FEATURES)[number][] {
+    return SERVER_FEATURES.filter((f) => (this.sessionsBound || (f.name !== "sessions.bound" && f.name !== "program-order")) && (this.orderedWrites || f.name !== "ordered-writes"));
   }
 
   private catchUp(c: FakeConnection, sessionId: string): void {
@@ -328,15 +345,12 @@ export class FakeAppServer {
           identity: { agent_id: agentId },
           limits: DEFAULT_SERVER_LIMITS as unknown as JsonObject,
           server_time: now(),
+          ...(this.refuseCapabilityList ? {} : { features: this.features().map((f) => f.name) }),
         };
       }
       case "capability/list":
         if (this.refuseCapabilityList) throw new LineUpError("method_not_found", "method \"capability/list\" does not exist");
-        return {
-          role: "agent",
-          methods: methodsForRole("agent"),
-          features: SERVER_FEATURES.filter((f) => this.sessionsBound || (f.name !== "sessions.bound" && f.name !== "program-order")).map((f) => ({ ...f })),
-        };
+        return { role: "agent", methods: methodsForRole("agent"), features: this.features().map((f) => ({ ...f })) };
       case "agentSession/list":
         return { sessions: [...this.sessions.values()].filter((s) => s.session.agent_id === c.agentId).map((s) => s.session as unknown as JsonObject) };
       case "agentSession/read": {

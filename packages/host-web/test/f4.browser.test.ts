@@ -4,8 +4,8 @@
  *
  *   install (projection first) → enabled → inventory published → the agent's tool call → the
  *   whiteboard launched and brought to the front → the user draws → the agent reads the board back
- *   → chat back in front (the board floats as picture-in-picture) → a reload restores where it was
- *   → disable → remove.
+ *   → chat back in front (the board floats as picture-in-picture) → the demo agent draws a diagram
+ *   asked for in the chat → a reload restores where it was → disable → remove.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -109,12 +109,31 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     // The first card is the board as board.create left it: its title, drawn by the app in the card.
     const firstCard = page.frameLocator('.result-card[data-app="whiteboard"] iframe').first();
     await expect.poll(() => firstCard.locator(".wb-card-title").textContent({ timeout: 1_000 }).catch(() => "(not shown)"), { timeout: 10_000, message: "the first result card drawn" }).toBe("Launch plan");
+    // The cards grew as their frames loaded after the log was laid out: it still ends at the newest row.
+    const gap = () => page.getByRole("log").evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
+    await expect.poll(gap, { timeout: 10_000, message: "the log at its bottom" }).toBeLessThanOrEqual(24);
+    await page.waitForTimeout(500);
+    expect(await gap()).toBeLessThanOrEqual(24);
     // The other agent's calls came with no task of theirs: their cards take the app's own titles for the tools.
     await expect.poll(() => page.locator('[data-kind="tool"] .task-head > span:first-child').allTextContents(), { timeout: 10_000, message: "tool card titles" }).toEqual(expect.arrayContaining(["Read the whiteboard", "Export the whiteboard as PNG"]));
     // What arrived while the board was in front is read now that the conversation is on screen.
     await expect.poll(() => page.locator('.conversation-item[aria-current="true"] .badge').count(), { timeout: 10_000, message: "no badge on the open conversation" }).toBe(0);
     await shot("f4-05-chat-with-pip");
   }, 60_000);
+
+  it("asked in the chat, the demo agent draws a diagram on the board, the user's drawing kept, and reads it back", async () => {
+    await say(page, "draw the release flow: Plan -> Build -> Ship");
+    const replies = page.locator('[data-kind="message"][data-from="agent"] .markdown');
+    await expect.poll(async () => (await replies.last().textContent()) ?? "", { timeout: 30_000, message: "the agent's reply" }).toContain("I drew the release flow on the whiteboard: Plan → Build → Ship");
+    // The shapes passed the app's own input schema and are on the board, with the user's stroke.
+    const summary = (await reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard" }).result) as { texts: string[]; counts: { rect: number; arrow: number; stroke: number } };
+    expect(summary.texts).toEqual(expect.arrayContaining(["Release flow", "Plan", "Build", "Ship"]));
+    expect(summary.counts).toMatchObject({ rect: 3, arrow: 2 });
+    expect(summary.counts.stroke).toBeGreaterThanOrEqual(1);
+    await say(page, "what's on the whiteboard?");
+    await expect.poll(async () => (await replies.last().textContent()) ?? "", { timeout: 30_000, message: "the read-back" }).toContain("3 rectangles, 2 arrows");
+    await shot("f4-05b-agent-drew");
+  }, 90_000);
 
   it("a reload restores where it was: the board, its drawing and the focus", async () => {
     await tab("Whiteboard").click({ timeout: 8_000 });

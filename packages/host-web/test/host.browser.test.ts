@@ -169,6 +169,25 @@ describe("the web host in Chromium", () => {
     await shot(page, "08-long-history-top");
   }, 60_000);
 
+  it("opens a conversation at its newest message and goes back there when the person sends", async () => {
+    // How far the log is from its bottom, once rows are rendered (-1 before).
+    const gap = () => page.getByRole("log").evaluate((el) => (el.querySelector(".timeline-row") === null ? -1 : el.scrollHeight - el.scrollTop - el.clientHeight));
+    // Reopened: rows are measured taller than estimated as they render, and the log must end at the bottom anyway.
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await expect.poll(gap, { timeout: 10_000 }).toBeGreaterThanOrEqual(0);
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThanOrEqual(24);
+    await page.waitForTimeout(1_000);
+    expect(await gap()).toBeLessThanOrEqual(24);
+    // Scrolled up to read, then sending: the log follows to the answer.
+    await page.getByRole("log").evaluate((el) => (el.scrollTop = 0));
+    await expect.poll(gap).toBeGreaterThan(200);
+    await sendByKeyboard(page, "back to the bottom");
+    await expect.poll(async () => (await agentBubbles(page).last().textContent()) ?? "", { timeout: 15_000 }).toContain("back to the bottom");
+    await expect.poll(gap, { timeout: 10_000 }).toBeLessThanOrEqual(24);
+    await shot(page, "08b-pinned-after-send");
+  }, 60_000);
+
   it("switches apps from the keyboard and themes the whole shell dark from Settings", async () => {
     await page.getByRole("tab", { name: "Chat" }).focus();
     await page.keyboard.press("ArrowRight");

@@ -42,7 +42,7 @@ describe("the pomodoro through the whole product", () => {
     // One card for the call: the agent's task for it (same id) is told on the call's card, titled as the agent named it.
     expect(await page.locator('[data-kind="task"]').count()).toBe(0);
     expect(await page.locator('[data-kind="tool"]').count()).toBe(1);
-    expect(await page.locator('[data-kind="tool"] .task-head').first().textContent()).toBe("Pomodoro timerStopped");
+    expect(await page.locator('[data-kind="tool"] .task-head').first().textContent()).toBe("Start a pomodoroStopped");
     expect(await page.locator('[data-kind="tool"]').first().textContent()).toContain("stopped by the user in the app");
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
     expect(product.pageErrors).toEqual([]);

@@ -101,6 +101,9 @@ export function BoardCanvas(props: BoardCanvasProps) {
     const accent = cssVar(box, "--wb-accent", "#0969da");
     const v = view();
     const dpr = globalThis.devicePixelRatio || 1;
+    // Cleared in canvas pixels: the context still has the previous frame's view transform, under which
+    // (zoomed out, or panned) the clear would miss part of the canvas and leave that frame's pixels.
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
     (ctx as unknown as CanvasRenderingContext2D).clearRect(0, 0, canvas.width, canvas.height);
     const g = gesture.current?.g;
     let shown = board;

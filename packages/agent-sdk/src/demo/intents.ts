@@ -3,10 +3,14 @@
  * fixed order. No model, no network: the same text always gives the same intent.
  */
 
+/** What the agent does on the whiteboard beyond opening it (`demo/whiteboard.ts`). */
+export type BoardAction = "draw" | "read" | "export";
+
 export type AppTargetName = "whiteboard" | "draw-and-guess" | "pomodoro" | "voice";
 
 export type DemoIntent =
   | { readonly kind: "open_app"; readonly target: AppTargetName }
+  | { readonly kind: "board"; readonly action: BoardAction }
   | { readonly kind: "ask" }
   | { readonly kind: "choose" }
   | { readonly kind: "confirm" }
@@ -18,6 +22,10 @@ export type DemoIntent =
 const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] = [
   // Draw-and-guess before the whiteboard: "draw" alone is not enough for either.
   { test: /draw[\s-]*(?:and|&|n)[\s-]*guess|pictionary|你画我猜|guess(?:ing)? game/, intent: { kind: "open_app", target: "draw-and-guess" } },
+  // Work on the whiteboard before opening it: "export the whiteboard" names it too.
+  { test: /\bexport\b|导出|\bsave\b.*\b(?:png|image|picture)\b/, intent: { kind: "board", action: "export" } },
+  { test: /what(?:'s|’s|\s+is)\s+on\s+(?:the\s+)?(?:white\s*)?board|\b(?:read|describe|summari[sz]e)\b.*board\b|白板上(?:有什么|画了什么)/, intent: { kind: "board", action: "read" } },
+  { test: /(?:\b(?:draw|sketch)\b|画).*(?:\b(?:diagram|flow\s*chart|flowchart|flow|chart|steps|boxes)\b|->|→|=>|流程图|示意图)/, intent: { kind: "board", action: "draw" } },
   { test: /white\s*board|白板|sketch\s*pad/, intent: { kind: "open_app", target: "whiteboard" } },
   { test: /pomodoro|focus timer|番茄|\btimer\b|计时/, intent: { kind: "open_app", target: "pomodoro" } },
   { test: /voice\s*(?:note|memo|recording)|record(?:ing)?\b.*\b(?:voice|note|memo|audio)|\brecord\b|录音|语音/, intent: { kind: "open_app", target: "voice" } },

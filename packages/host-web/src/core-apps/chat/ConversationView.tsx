@@ -141,7 +141,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications }:
 
   return (
     <section class="conversation" aria-label={`Conversation: ${title}`}>
-      <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} render={(item) => <RowView item={item} handlers={handlers} />} />
+      <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} pinKey={echoes.at(-1)?.local_id} render={(item) => <RowView item={item} handlers={handlers} />} />
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}
       </div>

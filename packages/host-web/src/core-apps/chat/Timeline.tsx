@@ -14,6 +14,8 @@ interface Props<T extends TimelineItem> {
   readonly label: string;
   /** Default row height before a row is measured. */
   readonly estimate?: number;
+  /** A new value pins the log to the bottom again (the person sent something: they want to see it). */
+  readonly pinKey?: string | undefined;
 }
 
 const OVERSCAN_PX = 800;
@@ -24,16 +26,28 @@ const NEAR_TOP_PX = 200;
  * spacer height from measured (or estimated) row heights. It stays pinned to the bottom while the person
  * is there, and keeps the visible rows still when older rows are prepended.
  */
-export function Timeline<T extends TimelineItem>({ items, render, onNearTop, label, estimate = 72 }: Props<T>) {
+export function Timeline<T extends TimelineItem>({ items, render, onNearTop, label, estimate = 72, pinKey }: Props<T>) {
   const scroller = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
   const [measureVersion, setMeasureVersion] = useState(0);
   const [viewport, setViewport] = useState({ top: 0, height: 600 });
   const pinned = useRef(true);
+  /** The scroll position at the last scroll event or programmatic scroll: only a move up unpins. */
+  const lastTop = useRef(0);
   const anchor = useRef<{ key: string; offset: number } | undefined>(undefined);
+  // Rows that change height after they rendered (an image or a preview loading, a card opening) are
+  // measured again, so the log stays pinned to the bottom and the spacers stay true.
+  const rowObserver = useRef<ResizeObserver | undefined>(undefined);
+  const observed = useRef(new Set<HTMLElement>());
 
   const sums = useMemo(() => prefixSums(items.length, (i) => heights.current.get(items[i]!.key) ?? estimate), [items, measureVersion, estimate]);
   const slice = sliceWindow(sums, viewport.top, viewport.height, OVERSCAN_PX);
+
+  const pinnedFor = useRef(pinKey);
+  if (pinnedFor.current !== pinKey) {
+    pinnedFor.current = pinKey;
+    pinned.current = true;
+  }
 
   // Before the items change, remember which row is at the top, so prepending older rows does not jump.
   const firstKey = items[0]?.key;
@@ -52,6 +66,28 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
 
   useLayoutEffect(() => {
     const el = scroller.current;
+    if (el === null || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(() => setViewport({ top: el.scrollTop, height: el.clientHeight }));
+    observer.observe(el);
+    const rows = new ResizeObserver((entries) => {
+      const grown = entries.some((entry) => {
+        const row = entry.target as HTMLElement;
+        return row.isConnected && heights.current.get(row.dataset["rowKey"]!) !== row.offsetHeight;
+      });
+      if (grown) setMeasureVersion((v) => v + 1);
+    });
+    rowObserver.current = rows;
+    const watched = observed.current;
+    return () => {
+      observer.disconnect();
+      rows.disconnect();
+      rowObserver.current = undefined;
+      watched.clear();
+    };
+  }, []);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
     if (el === null) return;
     // Measure what is rendered; a changed height re-slices once.
     let changed = false;
@@ -61,6 +97,21 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
       if (heights.current.get(key) !== height) {
         heights.current.set(key, height);
         changed = true;
+      }
+    }
+    const observer = rowObserver.current;
+    if (observer !== undefined) {
+      for (const row of observed.current) {
+        if (!row.isConnected) {
+          observer.unobserve(row);
+          observed.current.delete(row);
+        }
+      }
+      for (const row of el.querySelectorAll<HTMLElement>("[data-row-key]")) {
+        if (!observed.current.has(row)) {
+          observed.current.add(row);
+          observer.observe(row);
+        }
       }
     }
     if (changed) {
@@ -75,21 +126,18 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
     } else if (pinned.current) {
       el.scrollTop = el.scrollHeight;
     }
+    lastTop.current = el.scrollTop;
     if (el.scrollTop !== viewport.top || el.clientHeight !== viewport.height) setViewport({ top: el.scrollTop, height: el.clientHeight });
   });
-
-  useLayoutEffect(() => {
-    const el = scroller.current;
-    if (el === null || typeof ResizeObserver === "undefined") return;
-    const observer = new ResizeObserver(() => setViewport({ top: el.scrollTop, height: el.clientHeight }));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
 
   const onScroll = useCallback(() => {
     const el = scroller.current;
     if (el === null) return;
-    pinned.current = isPinnedToBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
+    // A scroll event arrives after the fact: the log may have grown since the scroll that caused it (the
+    // pinning scroll itself), so being above the bottom unpins only when the person moved up.
+    if (isPinnedToBottom(el.scrollTop, el.clientHeight, el.scrollHeight)) pinned.current = true;
+    else if (el.scrollTop < lastTop.current) pinned.current = false;
+    lastTop.current = el.scrollTop;
     setViewport({ top: el.scrollTop, height: el.clientHeight });
     if (el.scrollTop < NEAR_TOP_PX) onNearTop?.();
   }, [onNearTop]);
