@@ -116,6 +116,9 @@ describe("sign-in config", () => {
     expect(parseHostConfig({ server_url: "ws://user:pw@127.0.0.1/rpc", device_token: "t" })).toMatchObject({ ok: false, error: { path: "/server_url" } });
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "  " })).toMatchObject({ ok: false, error: { path: "/device_token" } });
     expect(parseHostConfig(["x"])).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    const app = { name: "Whiteboard", file: "whiteboard.lineup" };
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "whiteboard" }] })).toMatchObject({ ok: true, value: { builtin_apps: [{ ...app, app_scope: "whiteboard" }] } });
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "White Board" }] })).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
   });
 
   it("names one profile per server and device, without revealing the token", () => {

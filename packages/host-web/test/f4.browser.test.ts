@@ -54,6 +54,9 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await page.goto(world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await installBuiltinApp(page, "Whiteboard", "board.create", () => shot("f4-01-install-projection"));
+    // Installed: no longer offered; the others still are.
+    await expect.poll(() => page.getByRole("button", { name: "Install Whiteboard…" }).count(), { timeout: 10_000 }).toBe(0);
+    expect(await page.getByRole("button", { name: "Install Pomodoro…" }).count()).toBe(1);
     await shot("f4-02-installed");
   }, 60_000);
 
@@ -114,6 +117,10 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await expect.poll(gap, { timeout: 10_000, message: "the log at its bottom" }).toBeLessThanOrEqual(24);
     await page.waitForTimeout(500);
     expect(await gap()).toBeLessThanOrEqual(24);
+    // Nothing of the newest row is behind the picture-in-picture.
+    const newest = (await page.locator(".timeline-row").last().boundingBox())!;
+    const pip = (await page.locator('.instance-surface[data-app="whiteboard"]').boundingBox())!;
+    expect(newest.y + newest.height).toBeLessThanOrEqual(pip.y + 1);
     // The other agent's calls came with no task of theirs: their cards take the app's own titles for the tools.
     await expect.poll(() => page.locator('[data-kind="tool"] .task-head > span:first-child').allTextContents(), { timeout: 10_000, message: "tool card titles" }).toEqual(expect.arrayContaining(["Read the whiteboard", "Export the whiteboard as PNG"]));
     // What arrived while the board was in front is read now that the conversation is on screen.
@@ -165,6 +172,8 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await card.getByRole("button", { name: /^Remove/ }).click();
     await card.getByRole("button", { name: /and its data/ }).click();
     await expect.poll(() => page.locator(".app-list > li").filter({ hasText: "Whiteboard" }).count(), { timeout: 15_000 }).toBe(0);
+    // Removed: offered again.
+    await expect.poll(() => page.getByRole("button", { name: "Install Whiteboard…" }).count(), { timeout: 10_000 }).toBe(1);
     await shot("f4-07-removed");
     expect(pageErrors).toEqual([]);
     expect(cspViolations).toEqual([]);

@@ -216,6 +216,8 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
     await card("Whiteboard").waitFor();
     expect(await card("Whiteboard").locator(".state").textContent()).toBe("Enabled");
     expect(await card("Whiteboard").locator(".app-meta").textContent()).toContain("version 1.0.0 · Installed · not running");
+    // A core app is part of the shell: no running count (it would say "not running" while on screen).
+    expect(await card("Apps").locator(".app-meta").textContent()).toBe("app-registry · version 1.0.0 · Built in");
     expect(await installedScopes()).toContain("whiteboard");
   });
 

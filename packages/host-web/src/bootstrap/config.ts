@@ -15,7 +15,8 @@ export interface HostConfig {
   /** Publisher keys the Runtime trusts from its first start (the local dev key of `npm start`). */
   readonly trusted_publishers: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
   /** Signed bundles the host serves for the App Registry to offer (`/apps/<file>`). */
-  readonly builtin_apps: readonly { readonly name: string; readonly file: string }[];
+  /** Bundles the host serves for Apps to install; `app_scope` (when known) hides the offer while that app is installed. */
+  readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string }[];
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -48,8 +49,9 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   if (!Array.isArray(builtin) || builtin.length > 32) return fail("invalid_params", "builtin_apps must be a list", "/builtin_apps");
   for (const [i, a] of builtin.entries()) {
     const app = a as Record<string, unknown> | null;
-    if (typeof app?.["name"] !== "string" || typeof app["file"] !== "string" || !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"])) {
-      return fail("invalid_params", "a built-in app is { name, file } with file like whiteboard.lineup", `/builtin_apps/${i}`);
+    const scope = app?.["app_scope"];
+    if (typeof app?.["name"] !== "string" || typeof app["file"] !== "string" || !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"]) || (scope !== undefined && (typeof scope !== "string" || !/^[a-z][a-z0-9-]{0,63}$/.test(scope)))) {
+      return fail("invalid_params", "a built-in app is { name, file, app_scope? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
     }
   }
   return ok({

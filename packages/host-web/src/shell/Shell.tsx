@@ -50,6 +50,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
       config.builtin_apps.map((app) => ({
         name: app.name,
         file: app.file,
+        ...(app.app_scope === undefined ? {} : { app_scope: app.app_scope }),
         async load(): Promise<Uint8Array> {
           const response = await fetch(`/apps/${encodeURIComponent(app.file)}`, { cache: "no-cache" });
           if (!response.ok) throw new Error(`the host did not serve ${app.file} (HTTP ${response.status})`);
@@ -141,6 +142,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     return "hidden";
   };
   const activeId = showing.kind === "core" ? showing.app_scope : showing.instance_id;
+  const pipShown = showing.kind === "core" && showing.app_scope === "chat" && pipCandidate !== undefined;
 
   return (
     <div class="shell">
@@ -167,7 +169,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
         </nav>
         <ConnectionIndicator lifecycle={runtime.lifecycle} />
       </header>
-      <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${activeId}`} data-app={showing.kind === "core" ? showing.app_scope : (running.find((i) => i.instance_id === showing.instance_id)?.app_scope ?? "")}>
+      <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${activeId}`} data-pip={pipShown ? "true" : undefined} data-app={showing.kind === "core" ? showing.app_scope : (running.find((i) => i.instance_id === showing.instance_id)?.app_scope ?? "")}>
         {showing.kind === "core" ? (
           <ResultCardContext.Provider value={runtime}>
           <AppBoundary key={`${showing.app_scope}:${generation}`} app_scope={showing.app_scope} onCrash={onCrash}>

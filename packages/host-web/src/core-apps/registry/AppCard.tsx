@@ -88,7 +88,8 @@ export function AppCard({ manager, details, onRemoved }: { manager: RuntimeAppMa
           {details.is_default ? <span class="badge">default</span> : null}
           {pending !== undefined ? <span class="badge badge-warn">update waiting</span> : null}
           <div class="muted app-meta">
-            <code>{scope}</code> · version {record.installed_version} · {core ? "Built in" : "Installed"} · {running === 0 ? "not running" : `${running} running`}
+            {/* Core apps are part of the shell, always there: a running count would only say "not running" while one is on screen. */}
+            <code>{scope}</code> · version {record.installed_version} · {core ? "Built in" : `Installed · ${running === 0 ? "not running" : `${running} running`}`}
           </div>
         </div>
         <span class={record.enabled ? "state state-on" : "state state-off"}>{record.enabled ? "Enabled" : "Disabled"}</span>

@@ -24,6 +24,8 @@ type InstallState =
 export interface AvailableBundle {
   readonly name: string;
   readonly file: string;
+  /** The app it installs, when the host knows: not offered while that app is installed. */
+  readonly app_scope?: string;
   load(): Promise<Uint8Array>;
 }
 

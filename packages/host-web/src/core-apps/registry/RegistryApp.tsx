@@ -27,7 +27,7 @@ export function RegistryApp({ manager, available }: { manager: RuntimeAppManager
   return (
     <section class="page registry" aria-labelledby="registry-title">
       <h1 id="registry-title">Apps</h1>
-      <InstallPanel manager={manager} {...(available === undefined ? {} : { available })} />
+      <InstallPanel manager={manager} available={(available ?? []).filter((bundle) => bundle.app_scope === undefined || !apps.some((app) => app.app_scope === bundle.app_scope))} />
       <section aria-labelledby="installed-title">
         <h2 id="installed-title">On this device</h2>
         <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>
