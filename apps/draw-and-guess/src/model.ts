@@ -184,9 +184,9 @@ export function clearDrawing(game: Game): Game {
   return { ...game, round: { ...game.round, strokes: [] } };
 }
 
-/** "I'm done drawing". */
+/** "I'm done drawing" — with something drawn: an empty canvas is nothing to guess (and could no longer be drawn on). */
 export function finishDrawing(game: Game): Game {
-  if (!canDraw(game.round)) return game;
+  if (!canDraw(game.round) || game.round.strokes.length === 0) return game;
   return { ...game, round: { ...game.round, finished: true } };
 }
 

@@ -7,8 +7,9 @@
  * A round that is unknown or over is refused with `invalid_arguments` (the round id is an
  * argument that no longer fits; an app's handler may end a call only with spec 7.3's app codes).
  */
+import type { JsonObject } from "@lineup/protocol";
 import { defineAgentTools, ToolFailure } from "@lineup/surface-sdk";
-import { MAX_GUESS_LENGTH, MAX_GUESSES, MAX_ROUND_ID_LENGTH, type GameRefusal } from "./model.js";
+import { MAX_GUESS_LENGTH, MAX_GUESSES, MAX_ROUND_ID_LENGTH, type GameRefusal, type Round } from "./model.js";
 import { game } from "./service.js";
 import { CATEGORIES, type Category } from "./words.js";
 
@@ -16,6 +17,27 @@ import { CATEGORIES, type Category } from "./words.js";
 export const MAX_PNG_BYTES = 65_536;
 
 const ROUND_ID = { type: "string", minLength: 1, maxLength: MAX_ROUND_ID_LENGTH, description: "The round_id that game.start_round returned." };
+
+/** How long `game.await_drawing` waits for the person by default. */
+export const AWAIT_DRAWING_TIMEOUT_MS = 15 * 60_000;
+
+const DRAWING_SCHEMA: JsonObject = {
+  type: "object",
+  additionalProperties: false,
+  required: ["round_id", "strokes", "finished"],
+  properties: {
+    round_id: { type: "string" },
+    strokes: { type: "integer", minimum: 0 },
+    finished: { type: "boolean" },
+    png_base64: { type: "string", contentEncoding: "base64", contentMediaType: "image/png", maxLength: Math.ceil(MAX_PNG_BYTES / 3) * 4 },
+  },
+};
+
+/** The round's drawing as the agent sees it: strokes, whether the person is done, a small PNG when it fits. */
+async function drawingResult(round: Round): Promise<{ round_id: string; strokes: number; finished: boolean; png_base64?: string }> {
+  const png = await game().drawingPng(round.strokes, MAX_PNG_BYTES);
+  return { round_id: round.round_id, strokes: round.strokes.length, finished: round.finished, ...(png === undefined ? {} : { png_base64: png }) };
+}
 
 function refused(refusal: GameRefusal): never {
   throw new ToolFailure("invalid_arguments", refusal.message);
@@ -27,7 +49,7 @@ export const tools = defineAgentTools({
     description:
       "Starts a new round: the app picks a secret word (from the category, or a random one) and shows it to the user with a canvas to draw it on. " +
       "You do not get the word: you get the round's id, its number, the category, how many letters the word has, and the category's words as candidates. " +
-      "When the user says they are done, look at the drawing (game.get_drawing) and guess (game.guess, three guesses). A round still being played is replaced.",
+      "When the user is done — they press “I'm done drawing” (game.await_drawing tells you) or say so — look at the drawing (game.get_drawing) and guess (game.guess, three guesses). A round still being played is replaced.",
     call_model: "command",
     // The person has to see the word and the canvas: LineUp brings the game to the front first.
     activation_requirement: "foreground_required",
@@ -60,23 +82,51 @@ export const tools = defineAgentTools({
     call_model: "query",
     activation_requirement: "app_ready",
     input_schema: { type: "object", additionalProperties: false, required: ["round_id"], properties: { round_id: ROUND_ID } },
-    output_schema: {
-      type: "object",
-      additionalProperties: false,
-      required: ["round_id", "strokes", "finished"],
-      properties: {
-        round_id: { type: "string" },
-        strokes: { type: "integer", minimum: 0 },
-        finished: { type: "boolean" },
-        png_base64: { type: "string", contentEncoding: "base64", contentMediaType: "image/png", maxLength: Math.ceil(MAX_PNG_BYTES / 3) * 4 },
-      },
-    },
+    output_schema: DRAWING_SCHEMA,
     handler: async (args: { round_id: string }) => {
-      const service = game();
-      const found = service.store.drawing(args.round_id);
+      const found = game().store.drawing(args.round_id);
       if (!found.ok) refused(found.refusal);
-      const png = await service.drawingPng(found.round.strokes, MAX_PNG_BYTES);
-      return { round_id: found.round.round_id, strokes: found.round.strokes.length, finished: found.round.finished, ...(png === undefined ? {} : { png_base64: png }) };
+      return drawingResult(found.round);
+    },
+  },
+  "game.await_drawing": {
+    title: "Wait for the drawing",
+    description:
+      "Waits until the user presses “I'm done drawing” in the round (answers at once if they already did), then returns the drawing as game.get_drawing does. " +
+      "Refused with invalid_arguments when the round is unknown or ends first (the user picked a new word, or the round was guessed).",
+    call_model: "interactive",
+    // The game is in front from game.start_round; the person draws there.
+    activation_requirement: "foreground_required",
+    restore_focus: false,
+    timeout_ms: AWAIT_DRAWING_TIMEOUT_MS,
+    input_schema: { type: "object", additionalProperties: false, required: ["round_id"], properties: { round_id: ROUND_ID } },
+    output_schema: DRAWING_SCHEMA,
+    handler: async (args: { round_id: string }, ctx) => {
+      const { store } = game();
+      const round = await new Promise<Round>((resolve, reject) => {
+        // Settled by the round's next change that decides it: finished, over or gone; or by a cancel.
+        const decided = (): boolean => {
+          const found = store.drawing(args.round_id);
+          if (!found.ok) reject(new ToolFailure("invalid_arguments", found.refusal.message));
+          else if (found.round.finished) resolve(found.round);
+          else return false;
+          return true;
+        };
+        if (decided()) return;
+        const stop = (): void => {
+          off();
+          ctx.signal.removeEventListener("abort", cancelled);
+        };
+        const cancelled = (): void => {
+          stop();
+          reject(new ToolFailure("cancelled_by_user", "stopped waiting for the drawing"));
+        };
+        const off = store.onChange(() => {
+          if (decided()) stop();
+        });
+        ctx.signal.addEventListener("abort", cancelled, { once: true });
+      });
+      return drawingResult(round);
     },
   },
   "game.guess": {

@@ -87,7 +87,15 @@ describe("draw and guess in a sandboxed iframe (Chromium)", () => {
   });
 
   it("I'm done drawing stops the drawing and tells the agent", async () => {
+    // The agent waits for the person (game.await_drawing): nothing comes back until they press the button.
+    let answered = false;
+    const awaited = invoke({ call_id: "g3", method: "game.await_drawing", arguments: { round_id: roundId } }).finally(() => (answered = true));
+    await page.waitForTimeout(300);
+    expect(answered).toBe(false);
     await frame().getByRole("button", { name: "I'm done drawing" }).click();
+    expect(await awaited).toMatchObject({ outcome: "completed", result: { round_id: roundId, strokes: 1, finished: true } });
+    // Asked again once done, it answers at once.
+    expect(await invoke({ call_id: "g3b", method: "game.await_drawing", arguments: { round_id: roundId } })).toMatchObject({ outcome: "completed", result: { finished: true } });
     await expect.poll(async () => (await round())?.finished).toBe(true);
     expect(await frame().locator(".dg-status").textContent()).toBe("Waiting for the agent's guess — 3 guesses left.");
     expect(await invoke({ call_id: "g4", method: "game.get_drawing", arguments: { round_id: roundId } })).toMatchObject({ result: { strokes: 1, finished: true } });
@@ -130,6 +138,13 @@ describe("draw and guess in a sandboxed iframe (Chromium)", () => {
     expect(await frame().locator(".dg-bubble").count()).toBe(0);
     expect(await invoke({ call_id: "g9", method: "game.get_drawing", arguments: { round_id: roundId } })).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
     expect(await invoke({ call_id: "g10", method: "game.get_drawing", arguments: { round_id: next.round_id } })).toMatchObject({ outcome: "completed", result: { strokes: 0, finished: false } });
+    // Nothing drawn yet: nothing to be done with.
+    expect(await frame().getByRole("button", { name: "I'm done drawing" }).isDisabled()).toBe(true);
+    // An agent waiting on a round that ends first (another new word) hears that it ended.
+    const waiting = invoke({ call_id: "g11", method: "game.await_drawing", arguments: { round_id: next.round_id } });
+    await page.waitForTimeout(200);
+    await frame().getByRole("button", { name: "New word" }).click();
+    expect(await waiting).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
     expect(errors).toEqual([]);
   });
 });

@@ -166,6 +166,8 @@ describe("drawing", () => {
     expect(game.round?.strokes).toEqual([[1, 2, 3, 4]]);
     expect(addStroke(game, [])).toEqual({ ok: false, reason: "empty" });
     expect(clearDrawing(game).round?.strokes).toEqual([]);
+    // Done needs something drawn: an empty canvas stays open for drawing.
+    expect(finishDrawing(started("cat")).round?.finished).toBe(false);
     const done = finishDrawing(game);
     expect(done.round?.finished).toBe(true);
     expect(addStroke(done, [5, 6])).toEqual({ ok: false, reason: "not_drawing" });

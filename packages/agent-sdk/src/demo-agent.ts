@@ -20,7 +20,7 @@
 import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
-import { guessDrawing, roundStarted } from "./demo/draw-and-guess.js";
+import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
 import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, kilobytes, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
@@ -47,7 +47,18 @@ const CHOICES: readonly { id: AppTargetName; label: string }[] = [
 
 /** Starts the demo agent on a connected client. */
 export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}): DemoAgent {
-  return serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
+  const runner = serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
+  return {
+    get answered() {
+      return runner.answered;
+    },
+    idle: () => runner.idle(),
+    dispose() {
+      runner.dispose();
+      // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
+      stopRounds(client);
+    },
+  };
 }
 
 /** Answers one turn; true when it completed. */
@@ -176,7 +187,10 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     if (tool === undefined) return notInstalled(target);
     try {
       const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target) });
-      const started = target.name === "draw-and-guess" ? roundStarted(client, sessionId, tool, result) : undefined;
+      const started =
+        target.name === "draw-and-guess"
+          ? roundStarted(client, sessionId, tool, result, { ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }), ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) })
+          : undefined;
       return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;

@@ -23,6 +23,7 @@ const CATEGORIES = ["animals", "food", "objects", "nature"];
 const ANIMALS = ["cat", "dog", "fish", "bird", "horse", "snake", "rabbit", "elephant", "giraffe", "turtle", "spider", "butterfly", "lion", "duck", "frog"];
 const START = tool("draw-and-guess", "game.start_round", { input_schema: { type: "object", additionalProperties: false, properties: { category: { enum: CATEGORIES } } } });
 const LOOK = tool("draw-and-guess", "game.get_drawing", { call_model: "query", input_schema: { type: "object", properties: { round_id: { type: "string" } }, required: ["round_id"] } });
+const AWAIT = tool("draw-and-guess", "game.await_drawing", { call_model: "interactive", input_schema: { type: "object", properties: { round_id: { type: "string" } }, required: ["round_id"] } });
 const GUESS = tool("draw-and-guess", "game.guess", { input_schema: { type: "object", properties: { round_id: { type: "string" }, guess: { type: "string" } }, required: ["round_id", "guess"] } });
 const ROUND_ID = "r-k3j9x0a7qe";
 
@@ -38,6 +39,19 @@ interface Call {
 function deviceGame(server: FakeAppServer, setup: { word: string; strokes?: number; refuse?: Record<string, string> }) {
   const calls: Call[] = [];
   const state = { strokes: setup.strokes ?? 3, left: 3, over: false };
+  // `game.await_drawing` answers when the person presses the button (`pressDone`), or ends when the agent cancels it.
+  const waiting = new Map<string, { sessionId: string; envelope: RuntimeEnvelope }>();
+  const cancelled: string[] = [];
+  /** What reached the device, in order: each method called, and "cancel" for each cancelled wait. */
+  const sequence: string[] = [];
+  const reply = (sessionId: string, envelope: RuntimeEnvelope, step: { type: string; payload: JsonObject }) =>
+    server.deviceEnvelope(sessionId, step.type, step.payload, { call_id: envelope.correlation!.call_id!, reply_to: envelope.id }, envelope.scope.app_scope);
+  const pressDone = (): number => {
+    const answered = [...waiting.values()];
+    waiting.clear();
+    for (const { sessionId, envelope } of answered) reply(sessionId, envelope, { type: "lineup.tool.result", payload: { result: { round_id: ROUND_ID, strokes: state.strokes, finished: true } } });
+    return answered.length;
+  };
   const answer = (call: Call): { type: string; payload: JsonObject } => {
     const refused = setup.refuse?.[call.method];
     if (refused !== undefined) return { type: "lineup.tool.error", payload: { code: refused, message: "round r-old has ended; start a new round" } };
@@ -58,13 +72,27 @@ function deviceGame(server: FakeAppServer, setup: { word: string; strokes?: numb
     }
   };
   server.onAgentEnvelope = (sessionId, envelope: RuntimeEnvelope) => {
+    const callId = envelope.correlation?.call_id;
+    if (envelope.type === "lineup.tool.cancel" && callId !== undefined) {
+      const held = waiting.get(callId);
+      if (held === undefined) return;
+      waiting.delete(callId);
+      cancelled.push(callId);
+      sequence.push("cancel");
+      reply(held.sessionId, held.envelope, { type: "lineup.tool.error", payload: { code: "cancelled_by_user", message: "cancelled" } });
+      return;
+    }
     if (envelope.type !== "lineup.tool.invoke") return;
     const call = envelope.payload as unknown as Call;
     calls.push({ method: call.method, arguments: call.arguments });
-    const step = answer(call);
-    server.deviceEnvelope(sessionId, step.type, step.payload, { call_id: envelope.correlation!.call_id!, reply_to: envelope.id }, envelope.scope.app_scope);
+    sequence.push(call.method);
+    if (call.method === "game.await_drawing" && setup.refuse?.[call.method] === undefined) {
+      waiting.set(callId!, { sessionId, envelope });
+      return;
+    }
+    reply(sessionId, envelope, answer(call));
   };
-  return { calls, state };
+  return { calls, state, pressDone, cancelled, waiting, sequence };
 }
 
 async function start(server: FakeAppServer): Promise<void> {
@@ -83,10 +111,10 @@ async function say(server: FakeAppServer, text: string, turnId: string): Promise
   return replies(server).at(-1)!;
 }
 
-async function withRound(setup: Parameters<typeof deviceGame>[1]) {
+async function withRound(setup: Parameters<typeof deviceGame>[1], tools = [START, LOOK, GUESS]) {
   const server = new FakeAppServer();
   server.startSession("s-1");
-  server.publishInventory("s-1", 1, [START, LOOK, GUESS]);
+  server.publishInventory("s-1", 1, tools);
   const device = deviceGame(server, setup);
   await start(server);
   const reply = await say(server, "let's play draw and guess with animals", "t-1");
@@ -147,6 +175,48 @@ describe("the demo agent plays draw and guess", () => {
     const { server } = await withRound({ word: "bird", refuse: { "game.get_drawing": "invalid_arguments" } });
     expect(await say(server, "done", "t-2")).toBe("That round is already over — maybe a new word was picked in the game. Say *let's play draw and guess* for another round.");
     expect(await say(server, "done", "t-3")).toContain("We aren't playing");
+  });
+
+  it("with the game's button it waits in the background: pressing “I'm done drawing” is enough for it to guess", async () => {
+    const word = ORDER[1]!;
+    const { server, device, reply } = await withRound({ word }, [START, LOOK, AWAIT, GUESS]);
+    expect(reply).toContain("Draw it, then press **I'm done drawing** (or say **done** here) and I'll guess.");
+    // The turn ended with the reply (nothing the person says waits behind it); the wait goes on.
+    expect(server.turn("s-1", "t-1")!.state).toBe("completed");
+    await waitFor(() => device.waiting.size === 1, "the wait for the drawing");
+    expect(device.calls.at(-1)).toEqual({ method: "game.await_drawing", arguments: { round_id: ROUND_ID } });
+    const before = replies(server).length;
+    expect(device.pressDone()).toBe(1);
+    await waitFor(() => replies(server).length === before + 2, "the guesses");
+    expect(replies(server).slice(before)).toEqual([
+      `🤔 Is it **${ORDER[0]}**? ❌ Not it — 2 guesses left.`,
+      `🎉 Is it **${word}**? Yes — I got it! Great drawing. Say *let's play draw and guess* for another round.`,
+    ]);
+    expect(device.calls.slice(2).map((c) => c.arguments["guess"])).toEqual([ORDER[0], word]);
+    // No turn was needed, and the round is over.
+    expect([...server.sessions.get("s-1")!.turns.keys()]).toEqual(["t-1"]);
+    expect(await say(server, "done", "t-2")).toContain("We aren't playing Draw and Guess right now");
+  });
+
+  it("“done” in the chat while it waits for the button: the wait is cancelled and the round guessed once", async () => {
+    const word = ORDER[0]!;
+    const { server, device } = await withRound({ word }, [START, LOOK, AWAIT, GUESS]);
+    await waitFor(() => device.waiting.size === 1, "the wait for the drawing");
+    expect(await say(server, "done", "t-2")).toContain("Yes — I got it!");
+    await waitFor(() => device.cancelled.length === 1, "the wait cancelled");
+    // Cancelled as soon as the guessing started, before the first guess.
+    expect(device.sequence.slice(device.sequence.indexOf("game.get_drawing"))).toEqual(["game.get_drawing", "cancel", "game.guess"]);
+    expect(device.pressDone()).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(device.calls.filter((c) => c.method === "game.guess")).toHaveLength(1);
+  });
+
+  it("a new round replaces the wait of the old one", async () => {
+    const { server, device } = await withRound({ word: ORDER[0]! }, [START, LOOK, AWAIT, GUESS]);
+    await waitFor(() => device.waiting.size === 1, "the first wait");
+    await say(server, "let's play draw and guess", "t-2");
+    await waitFor(() => device.cancelled.length === 1 && device.waiting.size === 1, "the old wait cancelled, a new one open");
+    expect(device.calls.filter((c) => c.method === "game.await_drawing")).toHaveLength(2);
   });
 
   it("“done” with no round being played calls nothing", async () => {

@@ -1,14 +1,15 @@
 /**
  * Draw and Guess through the whole product in real Chromium (real AppServer, demo agent, host, the
  * bundle `npm start` offers): installed from Apps → "let's play draw and guess with animals" → the
- * Runtime brings the game to the front with a secret word → the person draws it with the mouse →
- * "done" in the chat → the agent looks at the drawing (`game.get_drawing`) and guesses
- * (`game.guess`), each guess a bubble in the game and a line in the chat, until the round ends.
+ * Runtime brings the game to the front with a secret word → the person draws it with the mouse and
+ * presses "I'm done drawing" → the agent, waiting on `game.await_drawing`, gets the drawing and guesses
+ * (`game.guess`), each guess a bubble in the game and a line in the chat, until the round ends — with
+ * nothing typed in the chat.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { explained, installAndAsk, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+import { explained, installAndAsk, openProduct, SCREENSHOTS, type ProductPage } from "./support.js";
 
 let product: ProductPage;
 let page: Page;
@@ -42,12 +43,13 @@ describe("Draw and Guess through the whole product", () => {
       for (let i = 1; i <= 25; i++) await page.mouse.move(x0 + i * 8, y0 + Math.sin(i / 4) * 50);
       await page.mouse.up();
       await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-01-drawn.png") });
+      await game().getByRole("button", { name: "I'm done drawing" }).click();
 
       await tab("Chat").click();
-      await expect.poll(() => page.getByRole("log").textContent(), { timeout: 30_000 }).toMatch(/say done when you.re finished/);
-      // The agent never saw the word: the chat has no trace of it before the round ends.
-      expect((await page.getByRole("log").textContent()) ?? "").not.toMatch(new RegExp(`\\b${word}\\b`, "i"));
-      await say(page, "done");
+      await expect.poll(() => page.getByRole("log").textContent(), { timeout: 30_000 }).toMatch(/press I.m done drawing/);
+      // The agent never saw the word: its round-start message has no trace of it.
+      const intro = page.locator('[data-kind="message"][data-from="agent"]').filter({ hasText: "Round 1" });
+      expect((await intro.textContent()) ?? "").not.toMatch(new RegExp(`\\b${word}\\b`, "i"));
       await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/I got it!|I'm out of guesses — it was/);
       const log = (await page.getByRole("log").textContent()) ?? "";
       // The round ended either way, and the word is out only now: guessed, or revealed after the third miss.

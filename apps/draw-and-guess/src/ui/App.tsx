@@ -124,7 +124,7 @@ export function App({ store, standalone = false }: AppProps) {
       )}
       <footer class="dg-actions">
         {drawing && (
-          <button type="button" class="dg-primary" onClick={() => store.finishDrawing()}>
+          <button type="button" class="dg-primary" onClick={() => store.finishDrawing()} disabled={round.strokes.length === 0}>
             I'm done drawing
           </button>
         )}

@@ -5,13 +5,17 @@
  * seed taken from the round id (the same round always gets the same guesses; no `Math.random`).
  *
  * After `game.start_round` succeeds, `roundStarted` remembers the round for that session and says
- * what to do; when the person says they are done, `guessDrawing` glances at the drawing
- * (`game.get_drawing`: an empty canvas is no time to guess), then calls `game.guess` with candidates
- * it has not tried until one is right or the guesses run out, saying each guess and its result.
- * Rounds are kept per agent client and session, in memory.
+ * what to do. The person is done either way they like: they press "I'm done drawing" in the game —
+ * the agent hears it through `game.await_drawing`, a call it keeps open in the background, outside any
+ * turn (a turn held open would queue everything the person says meanwhile) — or they say "done" in
+ * the chat (`guessDrawing`, in that turn; the background wait is then cancelled). Either way the agent
+ * glances at the drawing (an empty canvas is no time to guess), then calls `game.guess` with
+ * candidates it has not tried until one is right or the guesses run out, saying each guess and its
+ * result; a round is guessed once. Rounds are kept per agent client and session, in memory.
  */
 import { LineUpError, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "../agent-client.js";
+import type { DiagnosticsSink } from "../lifecycle.js";
 
 /** What `game.start_round` tells the agent. */
 export interface StartedRound {
@@ -26,11 +30,17 @@ interface PlayedRound extends StartedRound {
   readonly appScope: string;
   readonly tried: string[];
   guessesLeft: number;
+  /** Guesses are being made (from the button or the chat): a second start would guess twice. */
+  guessing: boolean;
+  /** Ends the background wait for "I'm done drawing". */
+  readonly watch: AbortController;
 }
 
 export interface GuessOptions {
   /** Local deadline of each tool call (see `invokeTool`). */
   readonly toolTimeoutMs?: number;
+  /** Where a background wait that failed in an unexpected way is reported. */
+  readonly diagnostics?: DiagnosticsSink;
 }
 
 const GUESSES_PER_ROUND = 3;
@@ -45,6 +55,18 @@ function roundsOf(client: AgentClient): Map<string, PlayedRound> {
 }
 
 const PLAY_AGAIN = "Say *let's play draw and guess* for another round.";
+
+/** Stops every background wait of the client's rounds (the agent is stopping). */
+export function stopRounds(client: AgentClient): void {
+  for (const round of roundsOf(client).values()) round.watch.abort();
+  ROUNDS.delete(client);
+}
+
+/** Forgets the session's round (over, replaced, or the game is gone) and stops waiting for it. */
+function forget(client: AgentClient, sessionId: string, round: PlayedRound): void {
+  round.watch.abort();
+  if (roundsOf(client).get(sessionId) === round) roundsOf(client).delete(sessionId);
+}
 
 function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
@@ -101,15 +123,44 @@ export function guessOrder(round: Pick<StartedRound, "round_id" | "letters" | "c
  * After `game.start_round` succeeded: remembers the round for the session and returns the reply
  * (undefined when the result is not a round, so the caller says what it says for any tool).
  */
-export function roundStarted(client: AgentClient, sessionId: string, tool: InventoryTool, result: JsonValue): string | undefined {
-  const round = readStartedRound(result);
-  if (round === undefined) return undefined;
-  roundsOf(client).set(sessionId, { ...round, appScope: tool.app_scope, tried: [], guessesLeft: GUESSES_PER_ROUND });
+export function roundStarted(client: AgentClient, sessionId: string, tool: InventoryTool, result: JsonValue, options: GuessOptions = {}): string | undefined {
+  const started = readStartedRound(result);
+  if (started === undefined) return undefined;
+  const rounds = roundsOf(client);
+  const previous = rounds.get(sessionId);
+  if (previous !== undefined) forget(client, sessionId, previous);
+  const round: PlayedRound = { ...started, appScope: tool.app_scope, tried: [], guessesLeft: GUESSES_PER_ROUND, guessing: false, watch: new AbortController() };
+  rounds.set(sessionId, round);
+  const button = toolOf(client, sessionId, round.appScope, "game.await_drawing") !== undefined;
+  if (button) watchForDone(client, sessionId, round, options);
   return [
     `🎨 **Round ${round.round}** — your secret word is on the screen: a word from *${escapeMarkdown(round.category)}* with ${round.letters} letters. I can't see it!`,
     "",
-    "Draw it — say **done** when you're finished and I'll guess.",
+    button ? "Draw it, then press **I'm done drawing** (or say **done** here) and I'll guess." : "Draw it — say **done** when you're finished and I'll guess.",
   ].join("\n");
+}
+
+/**
+ * Keeps `game.await_drawing` open for the round, outside any turn; when the person presses "I'm done
+ * drawing" the agent guesses and says so in the chat. Ends quietly when the round ends first, is
+ * replaced, is guessed from the chat, or the agent stops.
+ */
+function watchForDone(client: AgentClient, sessionId: string, round: PlayedRound, options: GuessOptions): void {
+  const signal = round.watch.signal;
+  void (async () => {
+    try {
+      const drawing = await call(client, { sessionId, signal }, round, "game.await_drawing", { round_id: round.round_id }, options);
+      if (signal.aborted || round.guessing || roundsOf(client).get(sessionId) !== round) return;
+      // The wait is over; the guesses are not part of it (playRound ends the wait for good).
+      const reply = await playRound(client, sessionId, round, drawing, { status: async () => {} }, options);
+      await client.send(sessionId, { kind: "markdown", text: reply });
+    } catch (error) {
+      if (signal.aborted) return;
+      // The game refused the wait (the round ended or is unknown), or it ran out: the person can still say done.
+      if (error instanceof LineUpError && ["invalid_arguments", "operation_expired", "cancelled_by_user", "tool_not_visible", "request_cancelled"].includes(error.code)) return;
+      options.diagnostics?.({ kind: "agent_error", message: `waiting for the drawing of round ${round.round_id} failed`, error });
+    }
+  })();
 }
 
 function toolOf(client: AgentClient, sessionId: string, appScope: string, method: string): InventoryTool | undefined {
@@ -117,19 +168,19 @@ function toolOf(client: AgentClient, sessionId: string, appScope: string, method
 }
 
 /** Calls one of the game's tools; refreshes the inventory and tries again once after `stale_inventory_revision`. */
-async function call(client: AgentClient, turn: IncomingTurn, round: PlayedRound, method: string, args: JsonObject, options: GuessOptions): Promise<JsonValue> {
+async function call(client: AgentClient, on: { readonly sessionId: string; readonly signal?: AbortSignal }, round: PlayedRound, method: string, args: JsonObject, options: GuessOptions): Promise<JsonValue> {
   for (let attempt = 0; ; attempt++) {
-    if (toolOf(client, turn.sessionId, round.appScope, method) === undefined) throw new LineUpError("tool_not_visible", `${method} is not in this conversation's inventory`);
-    const handle = client.invokeTool(turn.sessionId, method, args, {
+    if (toolOf(client, on.sessionId, round.appScope, method) === undefined) throw new LineUpError("tool_not_visible", `${method} is not in this conversation's inventory`);
+    const handle = client.invokeTool(on.sessionId, method, args, {
       appScope: round.appScope,
-      signal: turn.signal,
+      ...(on.signal === undefined ? {} : { signal: on.signal }),
       ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
     });
     try {
       return await handle.result;
     } catch (error) {
       if (error instanceof LineUpError && error.code === "stale_inventory_revision" && attempt === 0) {
-        await client.refreshInventory(turn.sessionId);
+        await client.refreshInventory(on.sessionId);
         continue;
       }
       throw error;
@@ -137,44 +188,67 @@ async function call(client: AgentClient, turn: IncomingTurn, round: PlayedRound,
   }
 }
 
-/** The person says they are done: look at the drawing, then guess. Returns the turn's reply. */
+/** The person says they are done in the chat: look at the drawing, then guess. Returns the turn's reply. */
 export async function guessDrawing(client: AgentClient, turn: IncomingTurn, options: GuessOptions = {}): Promise<string> {
   const { sessionId, turnId } = turn;
-  const rounds = roundsOf(client);
-  const round = rounds.get(sessionId);
+  const round = roundsOf(client).get(sessionId);
   if (round === undefined) return `We aren't playing Draw and Guess right now. ${PLAY_AGAIN}`;
+  if (round.guessing) return "I'm on it — my guesses are coming up in the game.";
   try {
+    let drawing: JsonValue | undefined;
     if (toolOf(client, sessionId, round.appScope, "game.get_drawing") !== undefined) {
       await client.updateTurn(sessionId, turnId, { status: "working", label: "Looking at your drawing" });
-      const drawing = await call(client, turn, round, "game.get_drawing", { round_id: round.round_id }, options);
-      const strokes = typeof drawing === "object" && drawing !== null && !Array.isArray(drawing) ? drawing["strokes"] : undefined;
-      if (strokes === 0) return "The canvas is still empty — draw your word first, then say **done**.";
+      drawing = await call(client, turn, round, "game.get_drawing", { round_id: round.round_id }, options);
     }
+    return await playRound(client, sessionId, round, drawing, { status: (label) => client.updateTurn(sessionId, turnId, { status: "working", label }).then(() => undefined), signal: turn.signal }, options);
+  } catch (error) {
+    if (!(error instanceof LineUpError) || turn.signal.aborted) throw error;
+    return guessRefusal(error, () => forget(client, sessionId, round));
+  }
+}
+
+/**
+ * Guesses the round's untried candidates until one is right or the guesses run out, saying each miss;
+ * returns the last thing to say. `drawing` is what the game showed of it (an empty canvas: nothing
+ * guessed, the round kept). The round is guessed once: the wait for the button stops here.
+ */
+async function playRound(
+  client: AgentClient,
+  sessionId: string,
+  round: PlayedRound,
+  drawing: JsonValue | undefined,
+  on: { readonly status: (label: string) => Promise<void>; readonly signal?: AbortSignal },
+  options: GuessOptions,
+): Promise<string> {
+  const strokes = typeof drawing === "object" && drawing !== null && !Array.isArray(drawing) ? drawing["strokes"] : undefined;
+  if (strokes === 0) return "The canvas is still empty — draw your word first, then say **done**.";
+  round.guessing = true;
+  round.watch.abort();
+  try {
     const order = guessOrder(round).filter((w) => !round.tried.includes(w));
     for (const word of order) {
       if (round.guessesLeft <= 0) break;
-      await client.updateTurn(sessionId, turnId, { status: "working", label: `Guessing: ${word}`.slice(0, 200) });
-      const answer = await call(client, turn, round, "game.guess", { round_id: round.round_id, guess: word }, options);
+      await on.status(`Guessing: ${word}`.slice(0, 200));
+      const answer = await call(client, { sessionId, ...(on.signal === undefined ? {} : { signal: on.signal }) }, round, "game.guess", { round_id: round.round_id, guess: word }, options);
       round.tried.push(word);
       const { correct, guesses_left: left, word: revealed } = (typeof answer === "object" && answer !== null && !Array.isArray(answer) ? answer : {}) as Record<string, JsonValue>;
       round.guessesLeft = typeof left === "number" ? left : round.guessesLeft - 1;
       const shown = escapeMarkdown(word);
       if (correct === true) {
-        rounds.delete(sessionId);
+        forget(client, sessionId, round);
         return `🎉 Is it **${shown}**? Yes — I got it! Great drawing. ${PLAY_AGAIN}`;
       }
       if (round.guessesLeft <= 0) {
-        rounds.delete(sessionId);
+        forget(client, sessionId, round);
         const reveal = typeof revealed === "string" ? ` — it was **${escapeMarkdown(revealed)}**` : "";
         return `Is it **${shown}**? ❌ No… I'm out of guesses${reveal}. Nice drawing anyway! ${PLAY_AGAIN}`;
       }
       await client.send(sessionId, { kind: "markdown", text: `🤔 Is it **${shown}**? ❌ Not it — ${round.guessesLeft} ${round.guessesLeft === 1 ? "guess" : "guesses"} left.` });
     }
-    rounds.delete(sessionId);
+    forget(client, sessionId, round);
     return `I've run out of ideas for this one. ${PLAY_AGAIN}`;
-  } catch (error) {
-    if (!(error instanceof LineUpError) || turn.signal.aborted) throw error;
-    return guessRefusal(error, () => rounds.delete(sessionId));
+  } finally {
+    round.guessing = false;
   }
 }
 
