@@ -7,7 +7,8 @@
  * tool in the session's inventory, calls it, reports progress in the chat (`lineup.task.progress`
  * and turn updates) and then the result; on the whiteboard it also draws a diagram of the steps the
  * person names, reads the board back and exports it (`demo/whiteboard.ts`); in a draw-and-guess
- * round, "done" makes it guess the drawing (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
+ * round, the game's "I'm done drawing" button (or "done" in the chat) makes it guess the drawing
+ * (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
  * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
  * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
  *
@@ -22,9 +23,12 @@ import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
-import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, kilobytes, splitSteps, takesShapes } from "./demo/whiteboard.js";
+import { capitalize, escapeMarkdown, kilobytes } from "./demo/text.js";
+import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
+
+export { escapeMarkdown } from "./demo/text.js";
 
 export interface DemoAgentOptions {
   /** How long a card waits for the user. Default 10 minutes. */
@@ -220,7 +224,7 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   for await (const update of invoked.progress) {
     const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
     const progress = update.type === "progress" ? update.progress : undefined;
-    // The turn's status line stands alone under the conversation: it names the task ("Whiteboard: Opening the board").
+    // The turn's status line stands alone under the conversation: it names the task ("Create a whiteboard: Opening the board").
     await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
     await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
   }
@@ -450,13 +454,4 @@ function fieldName(name: string): string {
     .trim()
     .toLowerCase();
   return capitalize(words.length > 0 ? words : name);
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** Keeps user text from turning into Markdown structure in a reply. */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }

@@ -16,6 +16,7 @@
 import { LineUpError, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "../agent-client.js";
 import type { DiagnosticsSink } from "../lifecycle.js";
+import { escapeMarkdown } from "./text.js";
 
 /** What `game.start_round` tells the agent. */
 export interface StartedRound {
@@ -66,10 +67,6 @@ export function stopRounds(client: AgentClient): void {
 function forget(client: AgentClient, sessionId: string, round: PlayedRound): void {
   round.watch.abort();
   if (roundsOf(client).get(sessionId) === round) roundsOf(client).delete(sessionId);
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
 
 /** The result of `game.start_round`, or undefined for anything else. */

@@ -7,8 +7,8 @@
  */
 import type { InventoryTool, JsonObject, JsonValue } from "@lineup/protocol";
 import type { BoardAction } from "./intents.js";
+import { capitalize, escapeMarkdown, kilobytes } from "./text.js";
 import { APP_TARGETS, type AppTarget } from "./tool-match.js";
-
 
 /** The last method segments of each action's tool, most wanted first. */
 const ACTION_VERBS: Readonly<Record<BoardAction, readonly string[]>> = {
@@ -202,22 +202,10 @@ export function describeExport(result: JsonValue): string | undefined {
   return `Exported the whiteboard as a **${width} × ${height}** PNG (${kilobytes(size)}), saved in this conversation as \`${name.slice(0, 200).replace(/`/g, "")}\`.`;
 }
 
-export function kilobytes(bytes: number): string {
-  return bytes < 1_024 ? `${bytes} bytes` : bytes < 1_048_576 ? `${(bytes / 1_024).toFixed(1)} KB` : `${(bytes / 1_048_576).toFixed(1)} MB`;
-}
-
 function record(value: JsonValue | undefined): Record<string, JsonValue> | undefined {
   return value !== null && typeof value === "object" && !Array.isArray(value) ? value : undefined;
 }
 
 function joinWords(parts: readonly string[]): string {
   return parts.length <= 1 ? (parts[0] ?? "") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)!}`;
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
