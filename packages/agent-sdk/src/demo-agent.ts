@@ -185,22 +185,28 @@ async function confirm(client: AgentClient, turn: IncomingTurn, options: DemoAge
 
 /** Calls the app's tool, reporting progress; refusals become advice. */
 async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarget, options: DemoAgentOptions): Promise<string> {
-  const { sessionId, turnId } = turn;
-  for (let attempt = 0; ; attempt++) {
-    const tool = matchTool(client.inventory(sessionId)?.tools ?? [], target);
+  return withInventory(client, turn, target, async (tools) => {
+    const tool = matchTool(tools, target);
     if (tool === undefined) return notInstalled(target);
+    const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target) });
+    const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
+    return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
+  });
+}
+
+/**
+ * Runs `attempt` on the session's current inventory. `stale_inventory_revision` refreshes the
+ * inventory and runs it once more; any other refusal becomes advice about `target`.
+ */
+async function withInventory(client: AgentClient, turn: IncomingTurn, target: AppTarget, attempt: (tools: readonly InventoryTool[]) => Promise<string>): Promise<string> {
+  for (let tries = 0; ; tries++) {
     try {
-      const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target) });
-      const started =
-        target.name === "draw-and-guess"
-          ? roundStarted(client, sessionId, tool, result, { ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }), ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) })
-          : undefined;
-      return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
+      return await attempt(client.inventory(turn.sessionId)?.tools ?? []);
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;
-      if (error.code === "stale_inventory_revision" && attempt === 0) {
-        await client.updateTurn(sessionId, turnId, { status: "working", label: "The app list changed; refreshing" });
-        await client.refreshInventory(sessionId);
+      if (error.code === "stale_inventory_revision" && tries === 0) {
+        await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: "The app list changed; refreshing" });
+        await client.refreshInventory(turn.sessionId);
         continue;
       }
       if (turn.signal.aborted) throw error;
@@ -252,36 +258,24 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
 async function onBoard(client: AgentClient, turn: IncomingTurn, action: BoardAction, options: DemoAgentOptions): Promise<string> {
   const target = APP_TARGETS.whiteboard;
   const verb = action === "draw" ? "draw on" : action;
-  for (let attempt = 0; ; attempt++) {
-    const tools = client.inventory(turn.sessionId)?.tools ?? [];
+  return withInventory(client, turn, target, async (tools) => {
     const tool = boardTool(tools, action);
     if (tool === undefined) {
       return matchTool(tools, target) === undefined ? notInstalled(target, verb) : `The **${target.installName}** app here offers no tool to ${verb} it, so I can't do that.`;
     }
-    try {
-      switch (action) {
-        case "read": {
-          const result = await callWithProgress(client, turn, tool, target, options, { label: "Reading the whiteboard", args: {} });
-          return describeBoard(result) ?? `Here is what the whiteboard says:${describeResult(result)}`;
-        }
-        case "export": {
-          const result = await callWithProgress(client, turn, tool, target, options, { label: "Exporting the whiteboard", args: {} });
-          return describeExport(result) ?? `Exported the whiteboard:${describeResult(result)}`;
-        }
-        case "draw":
-          return await drawDiagram(client, turn, tool, boardTool(tools, "read"), options);
+    switch (action) {
+      case "read": {
+        const result = await callWithProgress(client, turn, tool, target, options, { label: "Reading the whiteboard", args: {} });
+        return describeBoard(result) ?? `Here is what the whiteboard says:${describeResult(result)}`;
       }
-    } catch (error) {
-      if (!(error instanceof LineUpError)) throw error;
-      if (error.code === "stale_inventory_revision" && attempt === 0) {
-        await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: "The app list changed; refreshing" });
-        await client.refreshInventory(turn.sessionId);
-        continue;
+      case "export": {
+        const result = await callWithProgress(client, turn, tool, target, options, { label: "Exporting the whiteboard", args: {} });
+        return describeExport(result) ?? `Exported the whiteboard:${describeResult(result)}`;
       }
-      if (turn.signal.aborted) throw error;
-      return refusal(error, target);
+      case "draw":
+        return drawDiagram(client, turn, tool, boardTool(tools, "read"), options);
     }
-  }
+  });
 }
 
 /**

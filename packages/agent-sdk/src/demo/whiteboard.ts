@@ -8,7 +8,7 @@
 import type { InventoryTool, JsonObject, JsonValue } from "@lineup/protocol";
 import type { BoardAction } from "./intents.js";
 import { capitalize, escapeMarkdown, kilobytes } from "./text.js";
-import { APP_TARGETS, type AppTarget } from "./tool-match.js";
+import { APP_TARGETS, belongsTo, type AppTarget } from "./tool-match.js";
 
 /** The last method segments of each action's tool, most wanted first. */
 const ACTION_VERBS: Readonly<Record<BoardAction, readonly string[]>> = {
@@ -23,7 +23,7 @@ export function boardTool(tools: readonly InventoryTool[], action: BoardAction, 
   let best: InventoryTool | undefined;
   let bestRank = Number.POSITIVE_INFINITY;
   for (const tool of tools) {
-    const ours = target.scopes.includes(tool.app_scope) || target.prefixes.some((p) => tool.method.startsWith(p));
+    const ours = belongsTo(tool, target);
     const rank = verbs.indexOf(tool.method.slice(tool.method.lastIndexOf(".") + 1));
     if (ours && rank >= 0 && rank < bestRank) {
       best = tool;

@@ -136,13 +136,13 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
 
   // The most recent instance behind what the user looks at floats as picture-in-picture.
   const pipCandidate = [...instances.focus_stack].reverse().find((id) => !(showing.kind === "instance" && showing.instance_id === id) && running.some((i) => i.instance_id === id && i.status !== "closing"));
+  const pipShown = showing.kind === "core" && showing.app_scope === "chat" && pipCandidate !== undefined;
   const placement = (instance: AppInstance): Placement => {
     if (showing.kind === "instance" && showing.instance_id === instance.instance_id) return "foreground";
-    if (showing.kind === "core" && showing.app_scope === "chat" && instance.instance_id === pipCandidate) return "pip";
+    if (pipShown && instance.instance_id === pipCandidate) return "pip";
     return "hidden";
   };
   const activeId = showing.kind === "core" ? showing.app_scope : showing.instance_id;
-  const pipShown = showing.kind === "core" && showing.app_scope === "chat" && pipCandidate !== undefined;
 
   return (
     <div class="shell">
