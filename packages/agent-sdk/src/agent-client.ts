@@ -47,7 +47,7 @@ import {
 } from "@lineup/protocol";
 import { backoffDelay, type BackoffOptions } from "./backoff.js";
 import { Emitter, silentDiagnostics, type DiagnosticsSink, type Disposable } from "./lifecycle.js";
-import { interactionIdOf, messageEnvelope, toolCancelEnvelope, toolInvokeEnvelope, type InteractionAnswer, type OutgoingMessage } from "./messages.js";
+import { interactionIdOf, messageEnvelope, statePatchEnvelope, toolCancelEnvelope, toolInvokeEnvelope, type InteractionAnswer, type OutgoingMessage } from "./messages.js";
 import { randomIds, systemClock, isoTimestamp, type Clock, type IdSource, type Random, type TimerHandle } from "./platform.js";
 import { RpcClient, isRetryable } from "./rpc-client.js";
 import { SessionState, type SessionInventory, type TranscriptEntry } from "./session-state.js";
@@ -125,6 +125,30 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
+/** An event an app raised on the user's device (spec 8.2: what the person did in its surface), as the agent hears it. */
+export interface AppEvent {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly envelopeId: string;
+  /** The app that raised it, and its instance (when the device said which). */
+  readonly appScope: string;
+  readonly instanceId?: string;
+  /** A name the app's manifest declares (`drawing.done`), and data its `data_schema` allows. */
+  readonly name: string;
+  readonly data: JsonValue;
+  readonly timestamp: string;
+}
+
+/** A state patch for an app (spec 5.4 `lineup.app.state.patch`): delivered to the app's inbox on the device, which acknowledges it once applied. */
+export interface StatePatch {
+  readonly appScope: string;
+  /** One instance of the app; without it, the app's instances in the session. */
+  readonly instanceId?: string;
+  readonly patch: JsonObject;
+  /** The app state revision the patch was made against, when the app's state has one. */
+  readonly baseRevision?: number;
+}
+
 export interface SendReceipt {
   readonly envelopeId: string;
   readonly seq: number;
@@ -186,6 +210,8 @@ export interface AgentClient {
   onSession(listener: (session: Session) => void): Disposable;
   onTurn(listener: (turn: IncomingTurn) => void): Disposable;
   onEvent(listener: (event: SessionEvent, info: EventInfo) => void): Disposable;
+  /** Events apps raised on the user's device (`lineup.app.event` envelopes the device sent), in session order; `info.live` is false for history. */
+  onAppEvent(listener: (event: AppEvent, info: EventInfo) => void): Disposable;
   onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable;
   onInventory(listener: (sessionId: string, inventory: SessionInventory) => void): Disposable;
   onStateChange(listener: (state: ConnectionState) => void): Disposable;
@@ -196,6 +222,8 @@ export interface AgentClient {
   refreshInventory(sessionId: string): Promise<SessionInventory | undefined>;
 
   send(sessionId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendReceipt>;
+  /** Sends a state patch to an app in the session; the device's Runtime delivers it if the app subscribes to `lineup.app.state.patch`. */
+  sendStatePatch(sessionId: string, patch: StatePatch, options?: { readonly signal?: AbortSignal }): Promise<SendReceipt>;
   /** Resolves with the user's answer to a card sent with `send` (or an action from `requestAction`). Rejects with `expired` after `timeoutMs`. */
   awaitInteraction(sessionId: string, interactionId: string, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<InteractionAnswer>;
   /** Raises `action.required` (the bridge profile's approval / choice / input). Answer with `awaitInteraction(sessionId, action.action_id)`. */
@@ -215,6 +243,27 @@ export interface AgentClient {
 }
 
 const TOOL_TIMEOUT_MARGIN_MS = 5_000;
+
+/** The app event a session event carries: a `lineup.app.event` a device sent for one of its apps; else undefined. */
+export function appEventOf(event: SessionEvent): AppEvent | undefined {
+  if (event.kind !== "envelope" || event.actor.role !== "device") return undefined;
+  const envelope = (event.data as { envelope?: { id?: unknown; type?: unknown; timestamp?: unknown; sender?: { kind?: unknown; id?: unknown }; scope?: { app_scope?: unknown; instance_id?: unknown }; payload?: unknown } }).envelope;
+  if (envelope?.type !== "lineup.app.event" || envelope.sender?.kind !== "app") return undefined;
+  const payload = envelope.payload as { name?: unknown; data?: unknown } | null | undefined;
+  const appScope = envelope.scope?.app_scope;
+  if (typeof payload?.name !== "string" || typeof appScope !== "string" || envelope.sender.id !== appScope) return undefined;
+  const instanceId = envelope.scope?.instance_id;
+  return {
+    sessionId: event.session_id,
+    seq: event.seq,
+    envelopeId: String(envelope.id),
+    appScope,
+    ...(typeof instanceId === "string" ? { instanceId } : {}),
+    name: payload.name,
+    data: (payload.data ?? null) as JsonValue,
+    timestamp: String(envelope.timestamp),
+  };
+}
 
 class Waiters<T> {
   private list: { resolve(value: T): void; reject(error: unknown): void }[] = [];
@@ -740,6 +789,12 @@ class Client implements AgentClient {
   onEvent(listener: (event: SessionEvent, info: EventInfo) => void): Disposable {
     return this.eventEmitter.on(({ event, info }) => listener(event, info));
   }
+  onAppEvent(listener: (event: AppEvent, info: EventInfo) => void): Disposable {
+    return this.eventEmitter.on(({ event, info }) => {
+      const appEvent = appEventOf(event);
+      if (appEvent !== undefined) listener(appEvent, info);
+    });
+  }
   onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable {
     return this.caughtUpEmitter.on(({ sessionId, seq }) => listener(sessionId, seq));
   }
@@ -773,6 +828,17 @@ class Client implements AgentClient {
       options.signal === undefined ? {} : { signal: options.signal },
     );
     return interactive ? { envelopeId: result.envelope_id, seq: result.seq, interactionId } : { envelopeId: result.envelope_id, seq: result.seq };
+  }
+
+  async sendStatePatch(sessionId: string, patch: StatePatch, options: { readonly signal?: AbortSignal } = {}): Promise<SendReceipt> {
+    this.requireSession(sessionId);
+    const envelope = statePatchEnvelope({ envelopeId: this.key("patch"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: patch.appScope }, patch);
+    const result = await this.request(
+      "agentSession/envelope/send",
+      { session_id: sessionId, idempotency_key: envelope.id, envelope: envelope as unknown as JsonObject },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return { envelopeId: result.envelope_id, seq: result.seq };
   }
 
   awaitInteraction(sessionId: string, interactionId: string, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<InteractionAnswer> {

@@ -65,6 +65,13 @@ function frame<T extends JsonValue>(ctx: EnvelopeContext, type: string, payload:
   return (correlation === undefined ? envelope : { ...envelope, correlation }) as unknown as RuntimeEnvelope<T>;
 }
 
+/** A `lineup.app.state.patch` for `appScope` (and one of its instances, when given), in the session of `ctx`. */
+export function statePatchEnvelope(ctx: EnvelopeContext, patch: { readonly appScope: string; readonly instanceId?: string; readonly patch: JsonObject; readonly baseRevision?: number }): RuntimeEnvelope {
+  const envelope = frame(ctx, "lineup.app.state.patch", defined({ patch: patch.patch, base_revision: patch.baseRevision }), patch.appScope);
+  if (patch.instanceId === undefined) return envelope;
+  return { ...envelope, target: { ...envelope.target, instance_id: patch.instanceId } } as unknown as RuntimeEnvelope;
+}
+
 /** Drops undefined members, so optional fields never reach the wire as `undefined`. */
 function defined<T extends Record<string, unknown>>(object: T): JsonObject {
   const out: Record<string, unknown> = {};

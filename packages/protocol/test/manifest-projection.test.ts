@@ -73,8 +73,17 @@ describe("diffProjections", () => {
       changed_tools: [],
       added_subscriptions: [],
       removed_subscriptions: [],
+      added_events: [],
+      removed_events: [],
       requires_approval: false,
     });
+  });
+
+  it("lists the events an update adds and drops, without asking for approval", () => {
+    const before = projectManifest(valid({ ...voiceManifest(), events: [{ name: "note.recorded" }, { name: "note.deleted" }] }));
+    const after = projectManifest(valid({ ...voiceManifest(), events: [{ name: "note.recorded" }, { name: "note.shared" }] }));
+    const diff = diffProjections(before, after);
+    expect([diff.added_events, diff.removed_events, diff.requires_approval]).toEqual([["note.shared"], ["note.deleted"], false]);
   });
 
   it("requires approval when an update adds a capability, and lists exactly what is new", () => {

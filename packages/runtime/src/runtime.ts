@@ -163,6 +163,13 @@ export interface AppPort {
    * closed set (`completed` or a refusal with its code); it never rejects for a refusal.
    */
   requestCapability(request: AppCapabilityRequest): Promise<CapabilityResult>;
+  /**
+   * Sends an event the app's manifest declares (spec 8.2) from one of its live instances to the agent of
+   * that instance's conversation, as `lineup.app.event` through the outbox. Resolves once it is stored to
+   * be sent; refused (`invalid_params` for an undeclared name or data its schema refuses, `not_found`,
+   * `invalid_state` for an instance without a conversation, `app_disabled`) with nothing sent.
+   */
+  emitEvent(request: { readonly instance_id: string; readonly name: string; readonly data: JsonValue }): Promise<void>;
   /** Stores an artifact of this app; with a conversation, it is also shared with it (uploaded through the outbox). */
   createArtifact(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
   /** An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. */
@@ -552,6 +559,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           return off;
         },
         requestCapability: (request) => capabilityShell.request(appScope, request),
+        async emitEvent(request) {
+          requireEnabled();
+          await requireMailbox().post({ kind: "app.event", app_scope: appScope, instance_id: request.instance_id, name: request.name, data: request.data });
+        },
         async createArtifact(request) {
           requireEnabled();
           const sha256 = await sha256Hex(request.bytes);

@@ -13,19 +13,27 @@ export type StatePatch = BridgeEventData<"state.patch">;
 export type AgentMessageFilter = BridgeParams<"agent_message.subscribe">;
 
 export interface AgentMessageAPI {
-  /** Starts delivery (one bridge subscription, started by the first listener with its filter, ended by the last). */
+  /** Starts delivery (one bridge subscription: the first listener's filter, kept until the last listener leaves). */
   subscribe(listener: (message: AgentMessage) => void, filter?: AgentMessageFilter): Unsubscribe;
   /** Removes a delivered message from the app's inbox (needed when `requires_ack`, and for state patches). */
   ack(messageId: string): Promise<void>;
-  /** State patches for this instance; acknowledge each with `ack(message_id)` once applied. */
+  /**
+   * State patches for this instance, those already waiting included; acknowledge each with `ack(message_id)`
+   * once applied. Listening starts the bridge subscription too (with state patches added to its types).
+   */
   onStatePatch(listener: (patch: StatePatch) => void): Unsubscribe;
 }
+
+const STATE_PATCH_TYPE = "lineup.app.state.patch";
 
 export class AgentMessages implements AgentMessageAPI {
   readonly #channel: BridgeChannel;
   readonly #messages: Emitter<AgentMessage>;
   readonly #patches: Emitter<StatePatch>;
-  #subscribed = false;
+  /** The filter of the first message listener, while there is one. */
+  #filter: AgentMessageFilter | undefined;
+  /** The subscription the host has (as last asked), or undefined. */
+  #current: string | undefined;
 
   constructor(channel: BridgeChannel, diagnostics: DiagnosticsSink) {
     this.#channel = channel;
@@ -36,19 +44,8 @@ export class AgentMessages implements AgentMessageAPI {
   }
 
   subscribe(listener: (message: AgentMessage) => void, filter: AgentMessageFilter = {}): Unsubscribe {
-    const off = this.#messages.on(listener);
-    if (!this.#subscribed) {
-      this.#subscribed = true;
-      this.#channel.request("agent_message.subscribe", filter).catch(() => {
-        this.#subscribed = false;
-      });
-    }
-    return () => {
-      off();
-      if (this.#messages.size > 0 || !this.#subscribed) return;
-      this.#subscribed = false;
-      if (!this.#channel.isClosed) this.#channel.request("agent_message.unsubscribe", {}).catch(() => {});
-    };
+    if (this.#messages.size === 0) this.#filter = filter;
+    return this.#listen(this.#messages.on(listener));
   }
 
   async ack(messageId: string): Promise<void> {
@@ -56,6 +53,45 @@ export class AgentMessages implements AgentMessageAPI {
   }
 
   onStatePatch(listener: (patch: StatePatch) => void): Unsubscribe {
-    return this.#patches.on(listener);
+    return this.#listen(this.#patches.on(listener));
+  }
+
+  #listen(off: Unsubscribe): Unsubscribe {
+    this.#sync();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      off();
+      if (this.#messages.size === 0) this.#filter = undefined;
+      this.#sync();
+    };
+  }
+
+  /** What the host should deliver for the listeners there are now: undefined for nothing. */
+  #wanted(): AgentMessageFilter | undefined {
+    const patches = this.#patches.size > 0;
+    const filter = this.#messages.size > 0 ? this.#filter : undefined;
+    if (filter === undefined) return patches ? { types: [STATE_PATCH_TYPE], include_pending: true } : undefined;
+    if (!patches) return filter;
+    // Patches waiting in the inbox must still be applied: they come with the backlog.
+    const types = filter.types === undefined || filter.types.includes(STATE_PATCH_TYPE) ? filter.types : [...filter.types, STATE_PATCH_TYPE];
+    return { ...(types === undefined ? {} : { types }), include_pending: true };
+  }
+
+  /** Asks the host for the subscription the listeners need, when it changed; the host replaces the last one. */
+  #sync(): void {
+    const wanted = this.#wanted();
+    const key = wanted === undefined ? undefined : JSON.stringify(wanted);
+    if (key === this.#current) return;
+    this.#current = key;
+    if (wanted === undefined) {
+      if (!this.#channel.isClosed) this.#channel.request("agent_message.unsubscribe", {}).catch(() => {});
+      return;
+    }
+    this.#channel.request("agent_message.subscribe", wanted).catch(() => {
+      // Refused (a host without an inbox, an instance without a conversation): the next listener asks again.
+      if (this.#current === key) this.#current = undefined;
+    });
   }
 }

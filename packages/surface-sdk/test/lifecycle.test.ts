@@ -173,4 +173,23 @@ describe("agent messages and state patches", () => {
     host.event("state.patch", { message_id: "p1", patch: { zoom: 2 } });
     await eventually(() => expect(patches).toEqual([{ zoom: 2 }]));
   });
+
+  it("listening for state patches asks the host for them, waiting ones included; with a message filter, for the union; the last listener ends it", async () => {
+    const offPatches = surface.agentMessages.onStatePatch(() => undefined);
+    await eventually(() => expect(host.requestsOf("agent_message.subscribe")).toHaveLength(1));
+    expect(host.requestsOf("agent_message.subscribe")[0]!.params).toEqual({ types: ["lineup.app.state.patch"], include_pending: true });
+
+    const offMessages = surface.agentMessages.subscribe(() => undefined, { types: ["lineup.message"] });
+    await eventually(() => expect(host.requestsOf("agent_message.subscribe")).toHaveLength(2));
+    expect(host.requestsOf("agent_message.subscribe")[1]!.params).toEqual({ types: ["lineup.message", "lineup.app.state.patch"], include_pending: true });
+
+    // Only the message listener is left: its own filter, as it asked.
+    offPatches();
+    await eventually(() => expect(host.requestsOf("agent_message.subscribe")).toHaveLength(3));
+    expect(host.requestsOf("agent_message.subscribe")[2]!.params).toEqual({ types: ["lineup.message"] });
+    offPatches();
+    offMessages();
+    await eventually(() => expect(host.requestsOf("agent_message.unsubscribe")).toHaveLength(1));
+    expect(host.requestsOf("agent_message.subscribe")).toHaveLength(3);
+  });
 });

@@ -8,11 +8,15 @@
  *   goes back as the call's report, and the Runtime checks it;
  * - session data is the Runtime's, keyed by the context it issued for this app and conversation;
  * - `lifecycle.ready` tells the Runtime the instance finished launching (calls waiting for it run);
- * - `app.close` closes the instance; a `closing` instance hears `closing` and may flush before teardown.
+ * - `app.close` closes the instance; a `closing` instance hears `closing` and may flush before teardown;
+ * - `event.emit` is the app's declared event, which the Runtime checks and sends to the agent;
+ * - `agent_message.*` is the instance's view of the app inbox (`inbox-bridge.ts`): state patches and the
+ *   agent messages the manifest subscribes to, acknowledged by the app.
  */
 import { base64ToBytes, bytesToBase64, LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
+import { surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 
 export interface InstanceBridgeOptions {
@@ -72,6 +76,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   // The shell may move the instance (pip → foreground) while its entry is still loading: the latest wins.
   let displayMode: DisplayMode = options.displayMode;
   let sessionSubscription: Unsubscribe | undefined;
+  let inboxSubscription: Unsubscribe | undefined;
 
   const surface = (async (): Promise<MountedSurface> => {
     const entry = await runtime.instances.entry(instance.instance_id);
@@ -136,6 +141,34 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               .launchApp({ app_scope: p.app_scope, ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }), ...(p.entrypoint === undefined ? {} : { entrypoint: p.entrypoint }) })
               .catch(rethrow);
             return { app_scope: p.app_scope, instance_id: launched.instance_id };
+          }
+          case "event.emit": {
+            const p = params as { name: string; data: JsonValue };
+            await port.emitEvent({ instance_id: instance.instance_id, name: p.name, data: p.data }).catch(rethrow);
+            return {};
+          }
+          case "agent_message.subscribe": {
+            // One subscription per surface: a new one replaces the last (the app's SDK asks again with the union it needs).
+            const p = params as { types?: string[]; include_pending?: boolean };
+            if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so no agent writes to it");
+            inboxSubscription?.();
+            inboxSubscription = port.subscribeMessages(
+              { conversation_id: instance.conversation_id, instance_id: instance.instance_id, ...(p.types === undefined ? {} : { types: p.types }), ...(p.include_pending === undefined ? {} : { include_pending: p.include_pending }) },
+              (message) => {
+                const frame = surfaceFrameOf(message);
+                if (frame !== undefined) mounted?.event(frame.event, frame.data as never);
+              },
+            );
+            return {};
+          }
+          case "agent_message.unsubscribe":
+            inboxSubscription?.();
+            inboxSubscription = undefined;
+            return {};
+          case "agent_message.ack": {
+            const p = params as { message_id: string };
+            await port.acknowledge(p.message_id).catch(rethrow);
+            return {};
           }
           case "capability.request": {
             // The Runtime's Capability Gateway decides (declared, enabled, host, foreground, user, policy, rate);
@@ -238,6 +271,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   const teardown = () => {
     disposed = true;
     sessionSubscription?.();
+    inboxSubscription?.();
     for (const off of cleanup.splice(0)) off();
   };
 

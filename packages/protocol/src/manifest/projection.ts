@@ -59,6 +59,7 @@ export interface ManifestProjection {
   readonly subscriptions: readonly ProjectedSubscription[];
   /** Highest risk first; equal risks keep the manifest's order. */
   readonly capabilities: readonly ProjectedCapability[];
+  /** The events the app's surface may raise: what it can tell agents about what the person does. */
   readonly events: readonly string[];
   readonly required_features: readonly string[];
   /** What the app asked for; null means the Runtime's default quota. */
@@ -137,6 +138,9 @@ export interface ProjectionDiff {
   readonly changed_tools: readonly ChangedTool[];
   readonly added_subscriptions: readonly ProjectedSubscription[];
   readonly removed_subscriptions: readonly ProjectedSubscription[];
+  /** Event names the app may newly tell agents about, and ones it no longer declares. */
+  readonly added_events: readonly string[];
+  readonly removed_events: readonly string[];
   /**
    * True when the new version may request a capability the old one could not: the update waits
    * for the user's approval of exactly `added_capabilities`. Other differences are shown, not gated.
@@ -178,6 +182,8 @@ export function diffProjections(before: ManifestProjection, after: ManifestProje
     changed_tools,
     added_subscriptions: after.subscriptions.filter((s) => !subscriptionsBefore.has(key(s))),
     removed_subscriptions: before.subscriptions.filter((s) => !subscriptionsAfter.has(key(s))),
+    added_events: after.events.filter((name) => !before.events.includes(name)),
+    removed_events: before.events.filter((name) => !after.events.includes(name)),
     requires_approval: added_capabilities.length > 0,
   };
 }

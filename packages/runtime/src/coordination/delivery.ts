@@ -18,6 +18,11 @@ import type { Delivery } from "./inputs.js";
 
 export interface SubscribeOptions {
   readonly conversation_id?: string;
+  /**
+   * One instance's view of the inbox (a sandboxed surface's): messages addressed to this instance, and
+   * those addressed to no instance; a message for another instance of the app is not delivered here.
+   */
+  readonly instance_id?: string;
   readonly types?: readonly string[];
   /** Also deliver the app's unacknowledged backlog from before this subscription. */
   readonly include_pending?: boolean;
@@ -149,6 +154,8 @@ function wants(subscriber: Subscriber, message: AgentAppMessage): boolean {
   if (subscriber.app_scope !== message.app_scope) return false;
   const { conversation_id: conversationId, types } = subscriber.options;
   if (conversationId !== undefined && conversationId !== message.conversation_id) return false;
+  const instanceId = subscriber.options.instance_id;
+  if (instanceId !== undefined && message.instance_id !== undefined && message.instance_id !== instanceId) return false;
   if (types !== undefined && !types.includes(message.type)) return false;
   const watermark = subscriber.watermark?.get(message.conversation_id);
   return watermark === undefined || message.seq > watermark;

@@ -169,6 +169,9 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
 
   // 8. subscription intersection: declared subscriptions ∩ target app ∩ the conversation's scope
   const recipients = recipientsOf(ctx.apps, draft.type, toRuntime, targetApp, conversation.app_scope);
+  // What the user's devices sent to the Runtime (an app's event, an answer to a card) is their own record:
+  // it needs no app to see it, and is no one's mistake.
+  if (recipients.length === 0 && toRuntime && event.actor.role === "device") return envelope === undefined ? { kind: "accepted", recipients } : { kind: "accepted", recipients, envelope };
   if (recipients.length === 0) {
     return refuse(
       draft.type === "lineup.tool.invoke" ? "tool_not_visible" : "not_subscribed",

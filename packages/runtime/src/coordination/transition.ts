@@ -12,6 +12,7 @@ import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
+import { onAppEvent } from "./handlers/app-events.js";
 import { onArtifactCreate } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
@@ -77,6 +78,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onToolsTick(state, env);
     case "artifact.create":
       return onArtifactCreate(state, input, env);
+    case "app.event":
+      return onAppEvent(state, input, env);
     case "settings":
       // The Capability Gateway: a grant denied in settings ends that capability's waiting requests.
       return afterSettings(onSettings(state, input, env), input, env);

@@ -1,7 +1,7 @@
 /**
  * What an update changes (a `ProjectionDiff`), for the approval an update waits for: the capabilities
  * it newly asks for first — they are what the user approves — then tools added, changed and removed,
- * subscriptions added and removed, and capabilities it no longer asks for.
+ * subscriptions and events added and removed, and capabilities it no longer asks for.
  */
 import type { ProjectionDiff } from "@lineup/protocol";
 import { CapabilityList, RiskBadge, ToolList } from "./ProjectionView.js";
@@ -15,6 +15,8 @@ export function DiffView({ diff }: { diff: ProjectionDiff }) {
       diff.removed_tools.length +
       diff.added_subscriptions.length +
       diff.removed_subscriptions.length +
+      diff.added_events.length +
+      diff.removed_events.length +
       diff.removed_capabilities.length ===
     0;
   return (
@@ -73,6 +75,23 @@ export function DiffView({ diff }: { diff: ProjectionDiff }) {
             {diff.removed_subscriptions.map((s) => (
               <li key={`-${s.type} ${s.scope}`}>
                 Stops <code>{s.type}</code> <span class="muted">{SUBSCRIPTION_SCOPE_LABELS[s.scope] ?? s.scope}</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {diff.added_events.length + diff.removed_events.length > 0 ? (
+        <section aria-label="Events">
+          <h4>What it may tell agents</h4>
+          <ul class="facts compact">
+            {diff.added_events.map((name) => (
+              <li key={`+${name}`}>
+                Adds <code>{name}</code>
+              </li>
+            ))}
+            {diff.removed_events.map((name) => (
+              <li key={`-${name}`}>
+                Stops <code>{name}</code>
               </li>
             ))}
           </ul>

@@ -92,6 +92,20 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
           </ul>
         )}
       </section>
+      <section aria-label="What it tells agents">
+        <h4>What it may tell agents</h4>
+        {projection.events.length === 0 ? (
+          <p class="muted">Nothing beyond its tools' results.</p>
+        ) : (
+          <ul class="facts compact">
+            {projection.events.map((name) => (
+              <li key={name}>
+                <code>{name}</code> <span class="muted">when you act in the app</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <section aria-label="Storage">
         <h4>Storage</h4>
         <p>

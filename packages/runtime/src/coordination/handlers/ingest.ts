@@ -19,6 +19,9 @@ import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 import { noticeMessage, takeNotice } from "./notices.js";
 
+/** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
+const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
+
 const cursorWrite = (conversationId: string, seq: number): StoreWrite => ({ op: "put", collection: C.cursors, key: conversationId, value: { seq } });
 
 /**
@@ -121,6 +124,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         next = withPending(next, appScope, 1);
       }
       const envelope = draft.envelope;
+      const instanceId = instanceOf(envelope);
       const message: AgentAppMessage = {
         message_id: messageIdFor(conversation.conversation_id, event.seq),
         cursor: messageCursor(conversation.conversation_id, seqKey),
@@ -135,7 +139,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         ...(envelope === undefined ? {} : { envelope_id: envelope.id }),
         ...(envelope === undefined || envelope.scope.app_scope === appScope ? {} : { source_app_scope: envelope.scope.app_scope }),
         ...(draft.turn_id === undefined ? {} : { turn_id: draft.turn_id }),
-        ...(envelope?.scope.instance_id === undefined ? {} : { instance_id: envelope.scope.instance_id }),
+        ...(instanceId === undefined ? {} : { instance_id: instanceId }),
         ...(envelope?.correlation === undefined ? {} : { correlation: envelope.correlation as { [key: string]: JsonValue } }),
       };
       writes.push(...storeMessageWrites(message));

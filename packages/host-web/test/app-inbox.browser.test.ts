@@ -1,0 +1,186 @@
+/**
+ * Spec 8.2 and 5.4 through the whole chain, in real Chromium: a sandboxed app receives state patches and
+ * the agent messages it subscribes to, acknowledges them, and raises the events its manifest declares —
+ * the agent on the other side of the real AppServer hears those events, and nothing else reaches it.
+ *
+ * The host (Vite build, IndexedDB Runtime) runs against the real AppServer; the app is signed with a fresh
+ * key the host trusts and installed through Apps. The test is the agent (the agent SDK, with the dev agent
+ * token): a person opens a conversation and says hello; the agent calls the app's tool, which brings the
+ * app to the front in that conversation; then it sends the app a state patch and a message. The person
+ * presses the app's buttons, which emit a declared event (heard by the agent) and an undeclared one
+ * (refused in the app with `invalid_params`). A patch sent while the page is closed arrives after a
+ * reload; one already acknowledged does not come back.
+ */
+import { join } from "node:path";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentClient, AppEvent } from "@lineup/agent-sdk";
+import { connectAgent } from "@lineup/agent-sdk/node";
+import { generatePublisherKey } from "@lineup/runtime";
+import { appPage, installFromApps, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
+import { buildOnce, say, SCREENSHOTS } from "./support.js";
+
+const APP = { app_scope: "inbox-probe", name: "Inbox Probe", file: "inbox-probe.lineup" } as const;
+
+const OPEN_TOOL = {
+  method: "probe.open",
+  contract_version: "1",
+  title: "Open the probe",
+  description: "Brings the probe to the front in this conversation.",
+  activation_requirement: "foreground_required",
+  input_schema: { type: "object", additionalProperties: false, properties: {} },
+  output_schema: { type: "object", additionalProperties: false, required: ["opened"], properties: { opened: { const: true } } },
+} as const;
+
+/**
+ * The app's page: state patches set the title (and are listed, then acknowledged); agent messages are listed
+ * with whether they needed an acknowledgement; two buttons emit a declared and an undeclared event, and
+ * the outcome of each is listed.
+ */
+const APP_SCRIPT = `
+import { connectSurface, defineAgentTools } from "@lineup/surface-sdk";
+const tools = defineAgentTools({
+  "probe.open": { ...${JSON.stringify(OPEN_TOOL)}, handler: () => ({ opened: true }) },
+});
+void (async () => {
+  const surface = await connectSurface({ tools });
+  const root = document.getElementById("app");
+  const list = (id) => { const ol = document.createElement("ol"); ol.id = id; root.append(ol); return ol; };
+  const title = document.createElement("h1");
+  title.id = "title";
+  title.textContent = "No patch yet";
+  root.append(title);
+  const patches = list("patches");
+  const messages = list("messages");
+  const outcomes = list("outcomes");
+  const add = (into, text) => { const li = document.createElement("li"); li.textContent = text; into.append(li); };
+  surface.agentMessages.onStatePatch((patch) => {
+    if (typeof patch.patch.title === "string") title.textContent = patch.patch.title;
+    add(patches, JSON.stringify(patch.patch));
+    void surface.agentMessages.ack(patch.message_id);
+  });
+  surface.agentMessages.subscribe((message) => add(messages, message.type + " " + message.sender.kind + " " + message.requires_ack + " " + JSON.stringify(message.payload)), { types: ["lineup.message"], include_pending: true });
+  const button = (label, name, data) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.addEventListener("click", () => surface.events.emit(name, data).then(() => add(outcomes, name + " sent"), (error) => add(outcomes, name + " " + error.code)));
+    root.append(b);
+  };
+  button("Send note", "note.sent", { text: "hello agent" });
+  button("Send bad note", "note.sent", { text: "" });
+  button("Send undeclared", "note.deleted", {});
+  await surface.lifecycle.ready();
+})();
+`;
+
+const MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: APP.app_scope,
+  version: "1.0.0",
+  name: APP.name,
+  description: "Shows what the agent sends it and tells the agent what the person does, so a test can watch both ways.",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", "surface.state.v1", "surface.events.v1", "app.agent-messages.v1"] },
+  entrypoints: [{ id: "main", kind: "contextual", default_eligible: false, display_modes: ["foreground"], path: "index.html", title: APP.name }],
+  agent_subscriptions: [
+    { type: "lineup.app.state.patch", scope: "instance" },
+    { type: "lineup.message", scope: "conversation" },
+    { type: "lineup.tool.invoke", scope: "conversation" },
+  ],
+  events: [{ name: "note.sent", data_schema: { type: "object", additionalProperties: false, required: ["text"], properties: { text: { type: "string", minLength: 1, maxLength: 200 } } } }],
+  tools: [OPEN_TOOL],
+};
+
+let world: SignedAppHost;
+let page: Page;
+let agent: AgentClient;
+const heard: AppEvent[] = [];
+let sessionId = "";
+
+beforeAll(async () => {
+  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, APP.name)]);
+  const bundle = await signedBundle(MANIFEST, html, publisher);
+  world = await startSignedAppHost({
+    distDir,
+    dataDirPrefix: "lineup-app-inbox-",
+    publisher,
+    publisherLabel: "Inbox test publisher",
+    builtinApps: [APP],
+    bundles: new Map([[APP.file, bundle]]),
+  });
+  page = world.page;
+  agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50, reconnect: { initialMs: 20, maxMs: 200 } });
+  agent.onAppEvent((event) => heard.push(event));
+  // The agent answers the first thing said in a conversation by opening the probe there.
+  agent.onTurn((turn) => {
+    sessionId = turn.sessionId;
+    void (async () => {
+      const call = agent.invokeTool(turn.sessionId, OPEN_TOOL.method, {}, { appScope: APP.app_scope });
+      const outcome = await call.result;
+      await agent.completeTurn(turn.sessionId, turn.turnId, { text: `opened: ${JSON.stringify(outcome)}` });
+    })().catch((error: unknown) => void agent.failTurn(turn.sessionId, turn.turnId, { code: "handler_failed", message: String(error) }).catch(() => undefined));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.close();
+  await world?.close();
+});
+
+const frame = (): FrameLocator => page.frameLocator(`.instance-surface[data-app="${APP.app_scope}"] iframe`);
+const items = async (id: string): Promise<string[]> => frame().locator(`#${id} li`).allTextContents();
+
+describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real AppServer (Chromium)", () => {
+  it("the agent opens the app in the conversation; its state patch and message reach the app, which acknowledges the patch", async () => {
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await installFromApps(page, APP.name, async (review) => {
+      expect(await review.textContent()).toContain("note.sent");
+    });
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+    await say(page, "hello");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 30_000 }).toBe(APP.app_scope);
+    await frame().locator("#title").waitFor({ timeout: 30_000 });
+
+    await agent.sendStatePatch(sessionId, { appScope: APP.app_scope, patch: { title: "From the agent" } });
+    await agent.send(sessionId, { kind: "text", text: "a note for the probe" }, { appScope: APP.app_scope });
+    await expect.poll(() => frame().locator("#title").textContent(), { timeout: 15_000 }).toBe("From the agent");
+    await expect.poll(() => items("messages"), { timeout: 15_000 }).toEqual(['lineup.message agent false {"format":"text","text":"a note for the probe"}']);
+    expect(await items("patches")).toEqual(['{"title":"From the agent"}']);
+    await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-1-patched.png") });
+  }, 120_000);
+
+  it("a declared event reaches the agent with the app and instance it came from; bad data and undeclared names are refused in the app, and the agent hears neither", async () => {
+    await frame().getByRole("button", { name: "Send note", exact: true }).click();
+    await expect.poll(() => heard.length, { timeout: 15_000 }).toBe(1);
+    expect(heard[0]).toMatchObject({ sessionId, appScope: APP.app_scope, name: "note.sent", data: { text: "hello agent" } });
+    expect(heard[0]!.instanceId).toMatch(/./);
+
+    await frame().getByRole("button", { name: "Send bad note" }).click();
+    await frame().getByRole("button", { name: "Send undeclared" }).click();
+    await expect.poll(() => items("outcomes"), { timeout: 15_000 }).toEqual(["note.sent sent", "note.sent invalid_params", "note.deleted invalid_params"]);
+    // The refused ones were never sent: a later good one is the agent's second event.
+    await frame().getByRole("button", { name: "Send note", exact: true }).click();
+    await expect.poll(() => heard.length, { timeout: 15_000 }).toBe(2);
+    expect(heard.map((e) => e.name)).toEqual(["note.sent", "note.sent"]);
+    expect(heard[1]!.seq).toBeGreaterThan(heard[0]!.seq);
+  }, 60_000);
+
+  it("a patch sent while the page is closed arrives after a reload; the acknowledged one does not come back", async () => {
+    const instanceId = heard[0]!.instanceId!;
+    await page.goto("about:blank");
+    await agent.sendStatePatch(sessionId, { appScope: APP.app_scope, instanceId, patch: { title: "While you were away" } });
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 30_000 }).toBe(APP.app_scope);
+    await expect.poll(() => frame().locator("#title").textContent(), { timeout: 30_000 }).toBe("While you were away");
+    // Give a redelivery of the first patch time to show, then check it did not.
+    await page.waitForTimeout(500);
+    expect(await items("patches")).toEqual(['{"title":"While you were away"}']);
+    await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-2-after-reload.png") });
+    expect(world.pageErrors).toEqual([]);
+  }, 90_000);
+});
