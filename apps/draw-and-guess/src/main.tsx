@@ -9,7 +9,7 @@ import { drawingPng } from "./render.js";
 import { provideGame } from "./service.js";
 import { GameStore } from "./store.js";
 import { tools } from "./tools.js";
-import { App } from "./ui/App.js";
+import { App, type DisplayMode } from "./ui/App.js";
 import "./ui/styles.css";
 
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -42,8 +42,11 @@ async function start(): Promise<void> {
   });
   await store.load();
   provideGame({ store, drawingPng });
-  render(<App store={store} standalone={surface === undefined} />, root);
-  if (surface === undefined) return;
+  if (surface === undefined) {
+    render(<App store={store} standalone />, root);
+    return;
+  }
+  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))} />, root);
   surface.lifecycle.on("closing", async () => {
     await store.flush();
     store.dispose();

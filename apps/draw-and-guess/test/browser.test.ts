@@ -118,6 +118,21 @@ describe("draw and guess in a sandboxed iframe (Chromium)", () => {
     expect(await invoke({ call_id: "g8", method: "game.guess", arguments: { round_id: "r-nope", guess: "cat" } })).toMatchObject({ outcome: "failed", code: "invalid_arguments", message: "there is no round r-nope" });
   });
 
+  it("in picture-in-picture it shows the round, where it is and the last guess, without the canvas or buttons", async () => {
+    await app.event("display_mode.changed", { display_mode: "pip" });
+    await expect.poll(() => frame().locator("main.dg-pip").count()).toBe(1);
+    expect(await frame().locator("main.dg-pip p").allTextContents()).toEqual([`Round 1 · Draw: ${word}`, `Guessed it: ${word}!`, `Last guess: The ${word.toUpperCase()}S? ✓`]);
+    expect(await frame().getByRole("img").count()).toBe(0);
+    expect(await frame().getByRole("button").count()).toBe(0);
+    // Every line fits the small frame's width (cut with an ellipsis, never spilling over).
+    const overflow = await frame().locator("main.dg-pip").evaluate((main) => main.scrollWidth - main.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(OUTPUT, "pip.png") });
+    await app.event("display_mode.changed", { display_mode: "foreground" });
+    await expect.poll(() => frame().getByRole("img").count()).toBe(1);
+    expect(await frame().getByRole("button", { name: "New word" }).count()).toBe(1);
+  });
+
   it("a reload shows the same round: word, drawing, guesses and its end", async () => {
     await host((h) => h.reload());
     await app.ready(1);

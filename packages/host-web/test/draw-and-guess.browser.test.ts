@@ -54,13 +54,23 @@ describe("Draw and Guess through the whole product", () => {
       const log = (await page.getByRole("log").textContent()) ?? "";
       // The round ended either way, and the word is out only now: guessed, or revealed after the third miss.
       expect(log).toMatch(new RegExp(`Is it ${word}\\? Yes|it was ${word}\\.`, "i"));
+      // Over the chat the game floats as picture-in-picture: the round, its end and the last guess, no canvas.
+      const pip = page.locator('.instance-surface[data-app="draw-and-guess"]');
+      await expect.poll(() => pip.getAttribute("class"), { timeout: 15_000 }).toContain("placement-pip");
+      await expect.poll(() => game().locator("main.dg-pip p").allTextContents(), { timeout: 15_000 }).toEqual([
+        `Round 1 · Draw: ${word}`,
+        expect.stringMatching(new RegExp(`^(Guessed it: ${word}!|Out of guesses — the word was ${word}\\.)$`)),
+        expect.stringMatching(/^Last guess: .+\? [✓✗]$/),
+      ]);
+      expect(await game().locator("main.dg-pip").evaluate((main) => main.scrollWidth - main.clientWidth)).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-02-pip.png") });
 
       await tab("Draw and Guess").click();
       await expect.poll(() => game().getByRole("status").textContent(), { timeout: 30_000 }).toMatch(new RegExp(`^(Guessed it: ${word}!|Out of guesses — the word was ${word}\\.)$`));
       const bubbles = await game().locator(".dg-bubble").count();
       expect(bubbles).toBeGreaterThanOrEqual(1);
       expect(bubbles).toBeLessThanOrEqual(3);
-      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-02-round-over.png") });
+      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-03-round-over.png") });
       expect(product.pageErrors).toEqual([]);
     }), 240_000);
 });

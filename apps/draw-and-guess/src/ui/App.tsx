@@ -1,15 +1,22 @@
 /**
  * The game screen: the secret word and a timer hint above the canvas, the agent's guesses as
  * bubbles over it, the round's end, and the person's buttons — "I'm done drawing", "Clear" and
- * "New word". With no round yet it says how to start one.
+ * "New word". With no round yet it says how to start one. In picture-in-picture (over the chat, while
+ * the person reads the agent's guesses) it is three lines: the round and word, where the round is, and
+ * the agent's last guess.
  */
 import { useEffect, useState } from "preact/hooks";
 import { canDraw, guessesLeft, hintRemainingMs, lettersOf, type Round, type Stroke } from "../model.js";
 import type { GameStore } from "../store.js";
 import { DrawingCanvas } from "./DrawingCanvas.js";
 
+export type DisplayMode = "foreground" | "pip" | "inline_card";
+
 export interface AppProps {
   readonly store: GameStore;
+  readonly displayMode?: DisplayMode;
+  /** Follows the host's display mode (current value first); returns the stop function. */
+  readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
   /** The page runs outside LineUp: no agent will guess. */
   readonly standalone?: boolean;
 }
@@ -23,20 +30,26 @@ function RoundEnd({ round }: { round: Round }) {
   if (round.outcome === undefined) return null;
   return (
     <div class={`dg-end dg-end-${round.outcome}`} role="status">
-      {round.outcome === "guessed" ? (
-        <>
-          Guessed it: <strong>{round.word}</strong>!
-        </>
-      ) : (
-        <>
-          Out of guesses — the word was <strong>{round.word}</strong>.
-        </>
-      )}
+      <RoundEndText round={round} />
     </div>
   );
 }
 
-export function App({ store, standalone = false }: AppProps) {
+function RoundEndText({ round }: { round: Round }) {
+  return round.outcome === "guessed" ? (
+    <>
+      Guessed it: <strong>{round.word}</strong>!
+    </>
+  ) : (
+    <>
+      Out of guesses — the word was <strong>{round.word}</strong>.
+    </>
+  );
+}
+
+export function App({ store, displayMode = "foreground", onDisplayModeChange, standalone = false }: AppProps) {
+  const [mode, setMode] = useState(displayMode);
+  useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   const [game, setGame] = useState(store.game);
   const [now, setNow] = useState(store.now());
   const [notice, setNotice] = useState<string | undefined>(undefined);
@@ -61,6 +74,8 @@ export function App({ store, standalone = false }: AppProps) {
 
   const newWord = () => store.newWord();
 
+  if (mode === "pip") return <PipView round={round} status={round === null ? undefined : statusOf(round, now)} />;
+
   if (round === null) {
     return (
       <main class="dg dg-idle">
@@ -78,17 +93,8 @@ export function App({ store, standalone = false }: AppProps) {
     if (!result.ok && result.reason === "canvas_full") setNotice("The canvas is full — press Clear, or I'm done drawing.");
     return result.ok;
   };
-  const left = guessesLeft(round);
-  const hint = hintRemainingMs(round, now);
   const letters = lettersOf(round.word);
-  const status =
-    round.outcome !== undefined
-      ? undefined
-      : round.finished
-        ? `Waiting for the agent's guess — ${left} ${left === 1 ? "guess" : "guesses"} left.`
-        : hint > 0
-          ? `Try to draw it in ${clock(hint)}`
-          : "Time's up — tell the agent you're done.";
+  const status = statusOf(round, now);
 
   return (
     <main class="dg">
@@ -137,6 +143,42 @@ export function App({ store, standalone = false }: AppProps) {
           New word
         </button>
       </footer>
+    </main>
+  );
+}
+
+/** Where the round is, in one line; undefined once it has ended (its end says it). */
+function statusOf(round: Round, now: number): string | undefined {
+  if (round.outcome !== undefined) return undefined;
+  const left = guessesLeft(round);
+  if (round.finished) return `Waiting for the agent's guess — ${left} ${left === 1 ? "guess" : "guesses"} left.`;
+  const hint = hintRemainingMs(round, now);
+  return hint > 0 ? `Try to draw it in ${clock(hint)}` : "Time's up — tell the agent you're done.";
+}
+
+/** Picture-in-picture: the round and the word, where the round is, and the agent's last guess. */
+function PipView({ round, status }: { round: Round | null; status: string | undefined }) {
+  if (round === null) {
+    return (
+      <main class="dg dg-pip">
+        <p class="dg-pip-line">No round yet</p>
+      </main>
+    );
+  }
+  const last = round.guesses[round.guesses.length - 1];
+  return (
+    <main class="dg dg-pip">
+      <p class="dg-pip-line">
+        Round {round.number} · Draw: <strong class="dg-word">{round.word}</strong>
+      </p>
+      <p class="dg-status" role="status">
+        {status ?? <RoundEndText round={round} />}
+      </p>
+      {last !== undefined && (
+        <p class="dg-pip-guess">
+          Last guess: {last.text}? <span aria-label={last.correct ? "right" : "wrong"}>{last.correct ? "✓" : "✗"}</span>
+        </p>
+      )}
     </main>
   );
 }

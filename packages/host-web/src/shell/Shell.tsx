@@ -10,6 +10,7 @@ import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
 import { AppBoundary } from "./AppBoundary.js";
 import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
+import { displayModesOf, pipCandidateOf } from "./placement.js";
 import { Toasts } from "./Toasts.js";
 import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
 
@@ -134,8 +135,13 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     event.preventDefault();
   };
 
-  // The most recent instance behind what the user looks at floats as picture-in-picture.
-  const pipCandidate = [...instances.focus_stack].reverse().find((id) => !(showing.kind === "instance" && showing.instance_id === id) && running.some((i) => i.instance_id === id && i.status !== "closing"));
+  // The most recent instance behind what the user looks at floats as picture-in-picture, if its entrypoint offers it (placement.ts).
+  const pipCandidate = pipCandidateOf(
+    instances.focus_stack,
+    showing.kind === "instance" ? showing.instance_id : undefined,
+    (id) => running.find((i) => i.instance_id === id && i.status !== "closing"),
+    (instance) => displayModesOf(runtime.appManager.getApp(instance.app_scope)?.manifest, instance).includes("pip"),
+  );
   const pipShown = showing.kind === "core" && showing.app_scope === "chat" && pipCandidate !== undefined;
   const placement = (instance: AppInstance): Placement => {
     if (showing.kind === "instance" && showing.instance_id === instance.instance_id) return "foreground";
