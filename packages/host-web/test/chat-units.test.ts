@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decodeHostConfig, parseHostConfig, profileName } from "../src/bootstrap/config.js";
 import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
+import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -152,5 +153,18 @@ describe("shell pieces", () => {
     expect(describeLifecycle({ status: "reconnecting", attempt: 2, since: 1 }).tone).toBe("warn");
     expect(describeLifecycle({ status: "offline_degraded", attempt: 3, since: 1, last_error: "unauthorized" }).label).toMatch(/sign-in refused/);
     expect(describeLifecycle({ status: "synchronizing" }).tone).toBe("busy");
+  });
+});
+
+describe("conversation titles", () => {
+  it("are the first message's words on one line, cut at a word boundary with an ellipsis", () => {
+    expect(conversationTitle("  let's play   draw and guess\nwith animals ")).toBe("let's play draw and guess with animals");
+    const long = conversationTitle("draw the release flow: Plan -> Build -> Test -> Ship -> Monitor -> Celebrate");
+    expect(long).toBe("draw the release flow: Plan -> Build -> Test…");
+    expect(long.length).toBeLessThanOrEqual(MAX_TITLE_LENGTH);
+    // One very long word is cut inside it; trailing punctuation before the cut goes.
+    expect(conversationTitle("a".repeat(80))).toBe(`${"a".repeat(MAX_TITLE_LENGTH - 1)}…`);
+    expect(conversationTitle("what do you think about this, and also about that, and more?")).toBe("what do you think about this, and also about…");
+    expect(conversationTitle(" \n ")).toBe("New conversation");
   });
 });

@@ -64,11 +64,11 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await tab("Chat").click();
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
+    // The conversation starts with its first message.
+    await say(page, "open a whiteboard called Launch plan");
     await expect.poll(() => reader.sessions().length, { timeout: 15_000 }).toBeGreaterThan(0);
     sessionId = reader.sessions()[0]!.session_id;
     await expect.poll(() => reader.inventory(sessionId)?.tools.map((t) => t.method).sort() ?? [], { timeout: 15_000 }).toContain("board.create");
-
-    await say(page, "open a whiteboard called Launch plan");
     // The Runtime launched the whiteboard in front: the shell shows it.
     // Generous waits: on a loaded 2-core CI machine loading the app's page alone has taken over 20 s.
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("whiteboard");

@@ -52,6 +52,9 @@ describe("the web host in Chromium", () => {
   it("starts a conversation, sends with the keyboard only, and renders the agent's Markdown sanitised", async () => {
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
+    // Nothing is started until the first message: the list stays empty, the empty conversation says what to do.
+    expect(await page.locator(".conversation-item").count()).toBe(0);
+    expect(await page.locator(".draft-hint").textContent()).toContain("try “help”");
     // Keyboard only: Tab from the new-conversation button reaches the composer; Enter sends.
     await page.getByRole("button", { name: "New conversation with the demo agent" }).focus();
     let reached = false;
@@ -64,6 +67,9 @@ describe("the web host in Chromium", () => {
     await page.keyboard.press("Enter");
     // Local echo, then the server's copy.
     await page.locator('[data-kind="message"][data-from="user"]').first().waitFor({ timeout: 10_000 });
+    // The conversation is started by that message and named after it.
+    expect(await page.locator(".conversation-item .conversation-title").allTextContents()).toEqual(["sanitiser check <img src=x…"]);
+    expect(await page.locator('.conversation-item[aria-current="true"]').count()).toBe(1);
     await agentBubbles(page).first().waitFor({ timeout: 10_000 });
     const bubble = agentBubbles(page).first();
     expect(await bubble.locator("blockquote").count()).toBe(1);

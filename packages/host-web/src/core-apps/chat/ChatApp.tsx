@@ -3,7 +3,10 @@ import type { LineUpAppRuntimeSDK, RuntimeView } from "@lineup/app-sdk";
 import type { ConversationSummary } from "@lineup/runtime";
 import type { HostConfig } from "../../bootstrap/config.js";
 import type { Notifications } from "../../shell/notifications.js";
+import { Composer } from "./Composer.js";
 import { ConversationView } from "./ConversationView.js";
+import { Timeline } from "./Timeline.js";
+import { conversationTitle } from "./title.js";
 
 const SELECTED_KEY = "lineup.chat.selected";
 
@@ -14,11 +17,18 @@ function titleOf(conversation: ConversationSummary): string {
 /**
  * The Interaction App in IM mode: conversations on the left, the open one on the right. Only the app SDK
  * (`state`, `agentMessages`, `actions`) — chat never sees the transport.
+ *
+ * "New conversation" opens an empty one on screen; it is started (stored, then sent in order with
+ * everything else) when the person sends its first message, and titled after that message.
  */
 export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications }) {
   const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
   const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
   const [starting, setStarting] = useState(false);
+  /** An empty conversation on screen, not started until its first message. */
+  const [draft, setDraft] = useState(false);
+  /** The first message of a conversation just started from the draft, for its view to send (with its echo). */
+  const [first, setFirst] = useState<{ readonly conversation_id: string; readonly text: string } | undefined>(undefined);
 
   useEffect(() => {
     setView(sdk.state.snapshot());
@@ -31,17 +41,21 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
   const current = conversations.find((c) => c.conversation_id === selected) ?? conversations[0];
 
   const select = (id: string) => {
+    setDraft(false);
     setSelected(id);
     globalThis.localStorage?.setItem(SELECTED_KEY, id);
   };
 
-  const startConversation = async () => {
+  const startWith = async (text: string): Promise<boolean> => {
     setStarting(true);
     try {
-      const receipt = await sdk.actions.dispatch({ type: "conversation.start", agent_id: config.agent_id, workspace_id: config.workspace_id, title: `Demo agent · ${new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` });
+      const receipt = await sdk.actions.dispatch({ type: "conversation.start", agent_id: config.agent_id, workspace_id: config.workspace_id, title: conversationTitle(text) });
+      setFirst({ conversation_id: receipt.conversation_id, text });
       select(receipt.conversation_id);
+      return true;
     } catch (error) {
       notifications.push(`Could not start a conversation: ${error instanceof Error ? error.message : String(error)}`, "error");
+      return false;
     } finally {
       setStarting(false);
     }
@@ -50,7 +64,7 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
   return (
     <div class="chat">
       <aside class="conversations" aria-label="Conversations">
-        <button type="button" class="primary new-conversation" disabled={starting} onClick={() => void startConversation()}>
+        <button type="button" class="primary new-conversation" disabled={starting} aria-pressed={draft} onClick={() => setDraft(true)}>
           New conversation with the demo agent
         </button>
         <ul class="conversation-list">
@@ -58,8 +72,8 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
             <li key={c.conversation_id}>
               <button
                 type="button"
-                class={c.conversation_id === current?.conversation_id ? "conversation-item active" : "conversation-item"}
-                aria-current={c.conversation_id === current?.conversation_id ? "true" : undefined}
+                class={!draft && c.conversation_id === current?.conversation_id ? "conversation-item active" : "conversation-item"}
+                aria-current={!draft && c.conversation_id === current?.conversation_id ? "true" : undefined}
                 onClick={() => select(c.conversation_id)}
               >
                 <span class="conversation-title">{titleOf(c)}</span>
@@ -82,14 +96,34 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
         </ul>
         {view.queued_actions > 0 ? <p class="muted queued">{view.queued_actions} waiting to send</p> : null}
       </aside>
-      {current === undefined ? (
+      {draft ? (
+        <NewConversation onSend={startWith} disabled={starting} />
+      ) : current === undefined ? (
         <div class="empty-chat">
           <h1>Welcome to LineUp</h1>
           <p>Start a conversation with the demo agent to work together. Try “help”, “let me choose” or “confirm”.</p>
         </div>
       ) : (
-        <ConversationView key={current.conversation_id} sdk={sdk} conversation_id={current.conversation_id} title={titleOf(current)} notifications={notifications} />
+        <ConversationView
+          key={current.conversation_id}
+          sdk={sdk}
+          conversation_id={current.conversation_id}
+          title={titleOf(current)}
+          notifications={notifications}
+          {...(first?.conversation_id === current.conversation_id ? { firstMessage: first.text, onFirstSent: () => setFirst(undefined) } : {})}
+        />
       )}
     </div>
+  );
+}
+
+/** A conversation not started yet: an empty log and the composer; its first message starts it. */
+function NewConversation({ onSend, disabled }: { onSend: (text: string) => Promise<boolean>; disabled: boolean }) {
+  return (
+    <section class="conversation draft" aria-label="New conversation">
+      <Timeline items={[]} label="Messages in New conversation" render={() => null} />
+      <p class="muted draft-hint">Say what you want to work on with the demo agent — try “help”, “let me choose” or “draw the release flow: Plan → Build → Ship”.</p>
+      <Composer onSend={onSend} disabled={disabled} />
+    </section>
   );
 }

@@ -1,12 +1,18 @@
 import { useState } from "preact/hooks";
 
-/** The message input: Enter sends, Shift+Enter adds a line. */
-export function Composer({ onSend, disabled }: { onSend: (text: string) => void; disabled: boolean }) {
+/**
+ * The message input: Enter sends, Shift+Enter adds a line. When `onSend` answers `false` (at once or later)
+ * the text was not taken, and comes back into the box unless the person has typed something else.
+ */
+export function Composer({ onSend, disabled }: { onSend: (text: string) => void | boolean | Promise<boolean>; disabled: boolean }) {
   const [text, setText] = useState("");
   const send = () => {
     if (text.trim() === "" || disabled) return;
-    onSend(text);
+    const value = text;
     setText("");
+    void Promise.resolve(onSend(value)).then((taken) => {
+      if (taken === false) setText((now) => (now === "" ? value : now));
+    });
   };
   return (
     <form

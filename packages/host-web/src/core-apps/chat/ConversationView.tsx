@@ -14,6 +14,9 @@ interface Props {
   readonly conversation_id: string;
   readonly title: string;
   readonly notifications: Notifications;
+  /** Sent once when the view opens: the message that started this conversation. */
+  readonly firstMessage?: string;
+  readonly onFirstSent?: () => void;
 }
 
 const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
@@ -23,7 +26,7 @@ let nextLocalId = 1;
  * One conversation: its timeline (history paged from the store, then live messages), the agent's status
  * line, and the composer with local echo. Everything goes through the app SDK.
  */
-export function ConversationView({ sdk, conversation_id, title, notifications }: Props) {
+export function ConversationView({ sdk, conversation_id, title, notifications, firstMessage, onFirstSent }: Props) {
   const [model, setModel] = useState<TimelineModel>(EMPTY_TIMELINE);
   const [echoes, setEchoes] = useState<readonly EchoEntry[]>([]);
   const [announcement, setAnnouncement] = useState("");
@@ -107,6 +110,14 @@ export function ConversationView({ sdk, conversation_id, title, notifications }:
     },
     [sdk, conversation_id],
   );
+
+  const sentFirst = useRef(false);
+  useEffect(() => {
+    if (firstMessage === undefined || sentFirst.current) return;
+    sentFirst.current = true;
+    send(firstMessage);
+    onFirstSent?.();
+  }, [firstMessage, onFirstSent, send]);
 
   const handlers = useMemo<RowHandlers>(
     () => ({
