@@ -33,6 +33,7 @@ async function start(): Promise<void> {
     sessionData: surface.sessionData,
     capabilities: surface.capabilities,
     artifacts: surface.artifacts,
+    events: surface.events,
     onError: (error) => console.error("voice: the notes could not be saved", error),
   });
   await notes.load();

@@ -9,7 +9,7 @@
  * if the recording was for one — completes with the artifact id. Not now, a discarded recording or a
  * refusal ends the call with its typed failure.
  */
-import { base64ToBytes, type ArtifactRef, type BridgeParams, type BridgeResult, type CapabilityResult } from "@lineup/protocol";
+import { base64ToBytes, type ArtifactRef, type BridgeParams, type BridgeResult, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import { replaceWithRetry, SessionDataStore, ToolFailure, type CapabilityRequest, type MiniAppSessionDataAPI, type SessionDataSnapshot } from "@lineup/surface-sdk";
 import { DEFAULT_SECONDS, failureOf, mergeNotes, noteFileName, noteOf, parseStored, purposeFor, readRecording, resultOf, storedForm, type RecordedResult, type RecordingRequest, type VoiceNote } from "./model.js";
 
@@ -23,9 +23,11 @@ export interface VoiceNotesDeps {
     create(request: BridgeParams<"artifact.create">): Promise<ArtifactRef>;
     read(request: BridgeParams<"artifact.read">): Promise<BridgeResult<"artifact.read">>;
   };
+  /** Declared events for the agent (`note.recorded` when the person records a note of their own). */
+  readonly events?: { emit(name: string, data: JsonValue): Promise<void> };
   /** Epoch ms. */
   readonly now?: () => number;
-  /** Where a failed session data write is reported (the note stays on screen and its artifact exists). */
+  /** Where a failed session data write (the note stays on screen and its artifact exists) or an event that was not sent is reported. */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -163,6 +165,8 @@ export class VoiceNotes extends SessionDataStore {
       const note = noteOf(artifact, recorded.duration_ms, createdAt);
       await this.#add(note);
       this.#finish(call_id, waiting, (w) => w.resolve(resultOf(note)));
+      // A note of the person's own: the agent hears it exists (an agent's request hears it through its call).
+      if (call_id === undefined) void this.#deps.events?.emit("note.recorded", { artifact_id: note.id, name: note.name, duration_ms: note.duration_ms, mime_type: note.mime_type, size: note.size }).catch((error: unknown) => this.#deps.onError?.(error));
     } catch (error) {
       const failure = error instanceof ToolFailure ? error : new ToolFailure("handler_failed", messageOf(error));
       this.#problem = failure.code === "cancelled_by_user" ? undefined : `Not recorded: ${failure.message}`;

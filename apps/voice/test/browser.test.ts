@@ -50,7 +50,7 @@ const recorded = (duration_ms: number) => ({ status: "completed", value: { recor
 
 type Request = { id: number; params: Record<string, unknown> };
 type Host = {
-  session(): { data: { notes?: { id: string; name: string; duration_ms: number; created_at: string }[] } | null; revision: number };
+  session(): { data: { notes?: { id: string; name: string; duration_ms: number; size: number; created_at: string }[] } | null; revision: number };
   requests(m: string): Request[];
   answerCapability(result: object): boolean;
   artifacts: { artifact: { artifact_id: string; name: string; size: number }; data: string }[];
@@ -174,6 +174,11 @@ describe("Voice Notes in a sandboxed iframe (Chromium)", () => {
     expect(await frame().getByRole("alert").count()).toBe(0);
     await expect.poll(() => host((h) => h.session().data?.notes?.length)).toBe(2);
     await page.screenshot({ path: join(OUTPUT, "notes.png") });
+    // The agent hears that the person's own note exists (the declared note.recorded event); the note the agent
+    // asked for earlier reached it through its call, not as an event.
+    const [own, asked] = await host((h) => h.session().data!.notes!);
+    expect(await params("event.emit")).toEqual([{ name: "note.recorded", data: { artifact_id: own!.id, name: own!.name, duration_ms: 65_000, mime_type: "audio/wav", size: own!.size } }]);
+    expect(asked!.id).not.toBe(own!.id);
 
     await host((h) => h.reload());
     await app.ready(1);

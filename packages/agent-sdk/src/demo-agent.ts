@@ -8,7 +8,8 @@
  * and turn updates) and then the result; on the whiteboard it also draws a diagram of the steps the
  * person names, reads the board back and exports it (`demo/whiteboard.ts`); in a draw-and-guess
  * round, the game's "I'm done drawing" button (or "done" in the chat) makes it guess the drawing
- * (`demo/draw-and-guess.ts`). Refusals become helpful replies, never a failed turn:
+ * (`demo/draw-and-guess.ts`). It also answers what the person does in apps, as their declared events tell it
+ * (a voice note recorded on their own, `demo/app-events.ts`). Refusals become helpful replies, never a failed turn:
  * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
  * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
  *
@@ -23,7 +24,8 @@ import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
-import { capitalize, escapeMarkdown, kilobytes } from "./demo/text.js";
+import { followAppEvents } from "./demo/app-events.js";
+import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
 import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
@@ -52,6 +54,8 @@ const CHOICES: readonly { id: AppTargetName; label: string }[] = [
 /** Starts the demo agent on a connected client. */
 export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}): DemoAgent {
   const runner = serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
+  // What the person does in apps (their declared events) gets a word from the agent too, outside any turn.
+  const events = followAppEvents(client, (error) => options.diagnostics?.({ kind: "agent_error", message: "a reply to an app event was not sent", error }));
   return {
     get answered() {
       return runner.answered;
@@ -59,6 +63,7 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
     idle: () => runner.idle(),
     dispose() {
       runner.dispose();
+      events.dispose();
       // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
       stopRounds(client);
     },
@@ -399,14 +404,6 @@ export function describeRecording(result: JsonValue): string | undefined {
 }
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */
-function spoken(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1_000));
-  const minutes = Math.floor(seconds / 60);
-  const rest = seconds % 60;
-  const part = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
-  if (minutes === 0) return part(rest, "second");
-  return rest === 0 ? part(minutes, "minute") : `${part(minutes, "minute")} ${part(rest, "second")}`;
-}
 
 /** "Done — the **whiteboard** is ready." with the result's details, if it has any. */
 function ready(target: AppTarget, result: JsonValue): string {

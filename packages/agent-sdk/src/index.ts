@@ -14,6 +14,7 @@ export * from "./messages.js";
 export * from "./session-state.js";
 export * from "./tool-calls.js";
 export * from "./agent-client.js";
+export * from "./demo/app-events.js";
 export * from "./demo/intents.js";
 export * from "./demo/tool-match.js";
 export * from "./demo/whiteboard.js";

@@ -75,4 +75,21 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
     await expect.poll(() => voice().locator(".voice-note").count()).toBe(1);
     expect(product.pageErrors).toEqual([]);
   }), 180_000);
+
+  it("a note the person records on their own reaches the agent as the app's declared event, and the agent says so", () => explained(page, product.consoleLines, product.world, async () => {
+    await voice().getByRole("button", { name: "Record a note" }).click();
+    await bar().waitFor({ timeout: 30_000 });
+    await expect.poll(() => bar().getByRole("timer").textContent(), { timeout: 10_000 }).toMatch(/^0:0[1-9] \/ 1:00$/);
+    await bar().getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => voice().locator(".voice-note").count(), { timeout: 30_000 }).toBe(2);
+    await tab("Chat").click();
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/I see you recorded a voice note of your own: \d+ seconds? \([\d.]+ KB, audio\/(webm|ogg|mp4)\), kept in this conversation as voice-note-\d{8}-\d{6}\.(webm|ogg|m4a|mp4)/);
+    // It came as the app's event, not a turn: the person said nothing, and the agent's reply is the last row.
+    const events = product.world.serverEvents(200).filter((line) => line.includes("lineup.app.event"));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toContain('"sender":{"kind":"app","id":"voice"}');
+    await page.screenshot({ path: join(SCREENSHOTS, "voice-04-own-note.png") });
+    expect(product.pageErrors).toEqual([]);
+  }), 180_000);
 });
+

@@ -80,10 +80,15 @@ describe("diffProjections", () => {
   });
 
   it("lists the events an update adds and drops, without asking for approval", () => {
-    const before = projectManifest(valid({ ...voiceManifest(), events: [{ name: "note.recorded" }, { name: "note.deleted" }] }));
+    const before = projectManifest(valid({ ...voiceManifest(), events: [{ name: "note.recorded", description: "You recorded a note." }, { name: "note.deleted" }] }));
     const after = projectManifest(valid({ ...voiceManifest(), events: [{ name: "note.recorded" }, { name: "note.shared" }] }));
     const diff = diffProjections(before, after);
     expect([diff.added_events, diff.removed_events, diff.requires_approval]).toEqual([["note.shared"], ["note.deleted"], false]);
+    // The projection carries each event's own words (empty when it has none).
+    expect(before.events).toEqual([
+      { name: "note.recorded", description: "You recorded a note." },
+      { name: "note.deleted", description: "" },
+    ]);
   });
 
   it("requires approval when an update adds a capability, and lists exactly what is new", () => {

@@ -49,6 +49,12 @@ export interface ProjectedCapability {
   readonly used_by_tools: readonly string[];
 }
 
+export interface ProjectedEvent {
+  readonly name: string;
+  /** The app's description of the event; empty when it gives none. */
+  readonly description: string;
+}
+
 export interface ManifestProjection {
   readonly app_scope: string;
   readonly name: string;
@@ -59,8 +65,8 @@ export interface ManifestProjection {
   readonly subscriptions: readonly ProjectedSubscription[];
   /** Highest risk first; equal risks keep the manifest's order. */
   readonly capabilities: readonly ProjectedCapability[];
-  /** The events the app's surface may raise: what it can tell agents about what the person does. */
-  readonly events: readonly string[];
+  /** The events the app's surface may raise: what it can tell agents about what the person does, in its own words. */
+  readonly events: readonly ProjectedEvent[];
   readonly required_features: readonly string[];
   /** What the app asked for; null means the Runtime's default quota. */
   readonly storage: { readonly session_data_quota_bytes: number | null };
@@ -116,7 +122,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
     tools,
     subscriptions: (manifest.agent_subscriptions ?? []).map((s) => ({ type: s.type, scope: s.scope })),
     capabilities,
-    events: (manifest.events ?? []).map((e) => e.name),
+    events: (manifest.events ?? []).map((e) => ({ name: e.name, description: e.description ?? "" })),
     required_features: manifest.runtime_sdk.required_features,
     storage: { session_data_quota_bytes: manifest.storage?.session_data_quota_bytes ?? null },
     risk,
@@ -182,8 +188,8 @@ export function diffProjections(before: ManifestProjection, after: ManifestProje
     changed_tools,
     added_subscriptions: after.subscriptions.filter((s) => !subscriptionsBefore.has(key(s))),
     removed_subscriptions: before.subscriptions.filter((s) => !subscriptionsAfter.has(key(s))),
-    added_events: after.events.filter((name) => !before.events.includes(name)),
-    removed_events: before.events.filter((name) => !after.events.includes(name)),
+    added_events: after.events.filter((e) => !before.events.some((b) => b.name === e.name)).map((e) => e.name),
+    removed_events: before.events.filter((e) => !after.events.some((a) => a.name === e.name)).map((e) => e.name),
     requires_approval: added_capabilities.length > 0,
   };
 }

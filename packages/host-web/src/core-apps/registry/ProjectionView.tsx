@@ -98,9 +98,9 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
           <p class="muted">Nothing beyond its tools' results.</p>
         ) : (
           <ul class="facts compact">
-            {projection.events.map((name) => (
-              <li key={name}>
-                <code>{name}</code> <span class="muted">when you act in the app</span>
+            {projection.events.map((event) => (
+              <li key={event.name}>
+                <code>{event.name}</code> <span class="muted">{event.description === "" ? "when you act in the app" : event.description}</span>
               </li>
             ))}
           </ul>
