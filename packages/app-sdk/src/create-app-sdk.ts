@@ -1,8 +1,8 @@
 /**
  * `createAppSdk`: the Runtime SDK (spec 6) an app receives, over the Runtime's internal `AppPort` for
  * its `app_scope` and nothing else. The app sees projections only: its view model, its inbox, the
- * actions it may dispatch, the tool calls meant for it, navigation, its own session data, and a
- * diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
+ * actions it may dispatch, the tool calls meant for it, navigation, its own session data, the events it
+ * declares, and a diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
  * port at the first handler, session data asks for its context at first use), so a chat host that
  * uses only state and messages changes nothing in the Runtime.
  *
@@ -12,6 +12,7 @@
  * that instance's calls, and its session data is the conversation's app session. Without one it is the
  * app's global face (`<app_scope>:main`, as core apps like chat run) with the Runtime's lifecycle only.
  */
+import { LineUpError } from "@lineup/protocol";
 import type { AppPort, RuntimeView } from "@lineup/runtime";
 import { createDiagnostics } from "./diagnostics.js";
 import { createInstanceLifecycle } from "./instance-lifecycle.js";
@@ -111,6 +112,13 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
       close: (instanceId) => port.closeInstance(instanceId),
     },
     sessionData: createSessionData(port, appSessionId, diagnostics),
+    events: {
+      emit(name, data) {
+        // Only an instance speaks: the global face (`<app_scope>:main`) has no conversation of its own.
+        if (instance === undefined) return Promise.reject(new LineUpError("invalid_state", `${port.app_scope}'s SDK is not bound to an instance: events come from an instance (createAppSdk(port, { instance_id }))`));
+        return port.emitEvent({ instance_id: instance.instance_id, name, data });
+      },
+    },
     diagnostics: { log: (level, message, data) => diagnostics.log(level, message, data), error: (error) => diagnostics.error(error) },
   };
 }

@@ -269,6 +269,17 @@ export interface DiagnosticsAPI {
   error(error: unknown): void;
 }
 
+/** Events the app's manifest declares (spec 8.2): what the person did in the app, for the agent. */
+export interface AppEventAPI {
+  /**
+   * Sends a declared event from this instance to the agent of its conversation (through the Runtime's
+   * outbox: an event raised offline arrives after reconnect). Rejects with a `LineUpError`: `invalid_params`
+   * for an undeclared name or data its `data_schema` refuses, `invalid_state` for the app's global face or an
+   * instance without a conversation, `not_found` once the instance is gone, `app_disabled`.
+   */
+  emit(name: string, data: JsonValue): Promise<void>;
+}
+
 export interface LineUpAppRuntimeSDK {
   readonly app: AppContext;
   readonly lifecycle: AppLifecycleAPI;
@@ -278,6 +289,7 @@ export interface LineUpAppRuntimeSDK {
   readonly tools: AppToolAPI;
   readonly apps: AppNavigationAPI;
   readonly sessionData: MiniAppSessionDataAPI;
+  readonly events: AppEventAPI;
   readonly diagnostics: DiagnosticsAPI;
 }
 

@@ -3,6 +3,7 @@
  * the app's manifests signed and installed, the app's SDK, and the agent's side.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { AppManifest } from "@lineup/protocol";
 import { createTestRuntime, type TestRuntime } from "@lineup/app-sdk/testkit";
 import { notesManifest, timerManifest } from "./fixtures.js";
 
@@ -82,4 +83,31 @@ describe("createTestRuntime", () => {
     expect(stale.error?.code).toBe("stale_inventory_revision");
     await expect(createTestRuntime({ apps: [{ manifest: { ...notesManifest(), format: "nope" } as unknown as ReturnType<typeof notesManifest> }] })).rejects.toMatchObject({ code: "bundle_manifest_invalid" });
   });
+
+  it("an app author's test of events and state patches: the app's declared event reaches the agent, the agent's patch reaches the instance", async () => {
+    const manifest: AppManifest = {
+      ...notesManifest(),
+      events: [{ name: "note.saved", data_schema: { type: "object", required: ["words"], properties: { words: { type: "integer" } }, additionalProperties: false } }],
+      agent_subscriptions: [{ type: "lineup.app.state.patch", scope: "instance" }],
+    } as AppManifest;
+    kit = await createTestRuntime({ apps: [{ manifest }] });
+    const { instance_id } = await kit.sdk("notes").apps.launch({ app_scope: "notes", conversation_id: "s-1" });
+    const sdk = kit.sdk("notes", { instance_id });
+
+    await sdk.events.emit("note.saved", { words: 12 });
+    await expect(sdk.events.emit("note.saved", { words: "many" })).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(sdk.events.emit("note.deleted", {})).rejects.toMatchObject({ code: "invalid_params" });
+    // The app's global face is no instance: it has nobody to tell.
+    await expect(kit.sdk("notes").events.emit("note.saved", { words: 1 })).rejects.toMatchObject({ code: "invalid_state" });
+    await expect.poll(() => kit!.agent.appEvents()).toEqual([{ app_scope: "notes", instance_id, name: "note.saved", data: { words: 12 } }]);
+
+    const patches: unknown[] = [];
+    sdk.agentMessages.subscribe({ conversation_id: "s-1", include_pending: true }, (message) => {
+      patches.push(message.payload);
+      void sdk.agentMessages.acknowledge(message.message_id);
+    });
+    kit.agent.sendStatePatch("notes", { title: "Groceries" }, { instance_id, base_revision: 0 });
+    await expect.poll(() => patches).toEqual([{ patch: { title: "Groceries" }, base_revision: 0 }]);
+  });
 });
+

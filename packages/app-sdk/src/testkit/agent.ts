@@ -61,6 +61,18 @@ export interface TestAgent {
   outputs(callId: string): readonly ToolOutput[];
   /** The latest inventory the device published for the session (revision 0 and no tools before the first). */
   inventory(sessionId?: string): PublishedInventory;
+  /** The declared events apps raised in the session (`lineup.app.event` the device sent), oldest first. */
+  appEvents(sessionId?: string): readonly ReceivedAppEvent[];
+  /** Sends a state patch (`lineup.app.state.patch`) to `appScope`, or to one of its instances. */
+  sendStatePatch(appScope: string, patch: JsonObject, options?: { readonly session_id?: string; readonly instance_id?: string; readonly base_revision?: number }): void;
+}
+
+/** An app event as the agent receives it. */
+export interface ReceivedAppEvent {
+  readonly app_scope: string;
+  readonly instance_id?: string;
+  readonly name: string;
+  readonly data: JsonValue;
 }
 
 const TERMINAL = new Set(["lineup.tool.result", "lineup.tool.error"]);
@@ -78,7 +90,7 @@ export function createTestAgent(server: FakeAppServer, options: { readonly agent
   /** call_id → the app it was made to (a cancel is addressed to the same app). */
   const madeTo = new Map<string, string>();
 
-  const send = (sessionId: string, type: string, appScope: string | undefined, correlation: JsonObject, payload: JsonObject): void => {
+  const send = (sessionId: string, type: string, appScope: string | undefined, correlation: JsonObject | undefined, payload: JsonObject, instanceId?: string): void => {
     const scope = appScope ?? "chat";
     server.agentEnvelope(sessionId, {
       v: 1,
@@ -86,9 +98,9 @@ export function createTestAgent(server: FakeAppServer, options: { readonly agent
       type,
       timestamp: new Date(Date.UTC(2026, 10, 30, 6, 0, 0) + envelopes).toISOString(),
       sender: { kind: "agent", id: options.agent_id },
-      target: { kind: "app", app_scope: scope },
+      target: instanceId === undefined ? { kind: "app", app_scope: scope } : { kind: "app", app_scope: scope, instance_id: instanceId },
       scope: { app_scope: scope, conversation_id: sessionId },
-      correlation,
+      ...(correlation === undefined ? {} : { correlation }),
       payload,
     });
   };
@@ -116,7 +128,23 @@ export function createTestAgent(server: FakeAppServer, options: { readonly agent
     return { call_id: callId, outputs: upTo, error: { code: payload["code"] as ErrorCode, message: String(payload["message"] ?? "") } };
   };
 
+  const appEvents = (sessionId = "s-1"): ReceivedAppEvent[] =>
+    server.applied
+      .filter((write) => write.method === "agentSession/envelope/send" && write.session_id === sessionId)
+      .map((write) => write.params["envelope"] as unknown as { type: string; sender: { kind: string; id: string }; scope: { app_scope: string; instance_id?: string }; payload: { name: string; data: JsonValue } })
+      .filter((envelope) => envelope.type === "lineup.app.event" && envelope.sender.kind === "app")
+      .map((envelope) => ({
+        app_scope: envelope.scope.app_scope,
+        ...(envelope.scope.instance_id === undefined ? {} : { instance_id: envelope.scope.instance_id }),
+        name: envelope.payload.name,
+        data: envelope.payload.data,
+      }));
+
   const agent: TestAgent = {
+    appEvents,
+    sendStatePatch(appScope, patch, patchOptions = {}) {
+      send(patchOptions.session_id ?? "s-1", "lineup.app.state.patch", appScope, undefined, { patch, ...(patchOptions.base_revision === undefined ? {} : { base_revision: patchOptions.base_revision }) }, patchOptions.instance_id);
+    },
     async invoke(appScope, method, args, invokeOptions = {}) {
       const timeoutMs = invokeOptions.timeout_ms ?? DEFAULT_TIMEOUT_MS;
       const sessionId = invokeOptions.session_id ?? "s-1";

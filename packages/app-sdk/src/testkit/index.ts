@@ -3,4 +3,4 @@
  * a fake App Server and a fake clock — and play the agent. Platform-neutral (no `node:*`).
  */
 export { createTestRuntime, type TestApp, type TestRuntime, type TestRuntimeOptions } from "./test-runtime.js";
-export type { AgentCall, AgentCallOutcome, InvokeOptions, PublishedInventory, TestAgent, ToolOutput } from "./agent.js";
+export type { AgentCall, AgentCallOutcome, InvokeOptions, PublishedInventory, ReceivedAppEvent, TestAgent, ToolOutput } from "./agent.js";
