@@ -8,7 +8,7 @@
  * token): a person opens a conversation and says hello; the agent calls the app's tool, which brings the
  * app to the front in that conversation; then it sends the app a state patch and a message. The person
  * presses the app's buttons, which emit a declared event (heard by the agent) and an undeclared one
- * (refused in the app with `invalid_params`). A patch sent while the page is closed arrives after a
+ * (refused in the app with `invalid_params`); acknowledging a message it was never given is `not_found`. A patch sent while the page is closed arrives after a
  * reload; one already acknowledged does not come back.
  */
 import { join } from "node:path";
@@ -70,6 +70,11 @@ void (async () => {
   button("Send note", "note.sent", { text: "hello agent" });
   button("Send bad note", "note.sent", { text: "" });
   button("Send undeclared", "note.deleted", {});
+  const foreign = document.createElement("button");
+  foreign.type = "button";
+  foreign.textContent = "Acknowledge a message it never got";
+  foreign.addEventListener("click", () => surface.agentMessages.ack("conv-elsewhere:1").then(() => add(outcomes, "ack sent"), (error) => add(outcomes, "ack " + error.code)));
+  root.append(foreign);
   await surface.lifecycle.ready();
 })();
 `;
@@ -161,7 +166,8 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
 
     await frame().getByRole("button", { name: "Send bad note" }).click();
     await frame().getByRole("button", { name: "Send undeclared" }).click();
-    await expect.poll(() => items("outcomes"), { timeout: 15_000 }).toEqual(["note.sent sent", "note.sent invalid_params", "note.deleted invalid_params"]);
+    await frame().getByRole("button", { name: "Acknowledge a message it never got" }).click();
+    await expect.poll(() => items("outcomes"), { timeout: 15_000 }).toEqual(["note.sent sent", "note.sent invalid_params", "note.deleted invalid_params", "ack not_found"]);
     // The refused ones were never sent: a later good one is the agent's second event.
     await frame().getByRole("button", { name: "Send note", exact: true }).click();
     await expect.poll(() => heard.length, { timeout: 15_000 }).toBe(2);

@@ -212,6 +212,35 @@ describe("the web host in Chromium", () => {
     await page.getByRole("radio", { name: "Follow the system" }).check();
   });
 
+  it("says offline as soon as the browser loses the network, keeps what is said, and reconnects as soon as the network is back", async () => {
+    const lifecycle = () => page.locator(".connection").getAttribute("data-lifecycle");
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await expect.poll(lifecycle, { timeout: 15_000 }).toBe("online");
+    // Reconnects back off by a random part of a doubling ceiling; take the whole ceiling each time, so
+    // the waits are known: 0.25, 0.5, 1, 2, 4 s, then 8 s once "offline" shows.
+    await page.evaluate(() => {
+      const w = window as unknown as { __random?: () => number };
+      w.__random = Math.random;
+      Math.random = () => 0.999;
+    });
+    await browser.context.setOffline(true);
+    // The browser's `offline` event ends the connection: no "Online" while nothing gets through.
+    await expect.poll(lifecycle, { timeout: 5_000 }).not.toBe("online");
+    await sendByKeyboard(page, "sent while offline");
+    await expect.poll(() => page.locator(".queued").textContent(), { timeout: 5_000 }).toBe("1 waiting to send");
+    await expect.poll(lifecycle, { timeout: 30_000 }).toBe("offline_degraded");
+    await shot(page, "10-offline");
+    const answered = await agentBubbles(page).count();
+    await browser.context.setOffline(false);
+    // The `online` event reconnects now instead of waiting out the 8 s backoff.
+    await expect.poll(lifecycle, { timeout: 5_000 }).toBe("online");
+    await page.evaluate(() => {
+      Math.random = (window as unknown as { __random: () => number }).__random;
+    });
+    await expect.poll(() => agentBubbles(page).count(), { timeout: 15_000 }).toBe(answered + 1);
+    expect(await page.locator(".queued").count()).toBe(0);
+  }, 60_000);
+
   it("ran without page errors or CSP violations", () => {
     expect(pageErrors).toEqual([]);
     expect(cspViolations).toEqual([]);

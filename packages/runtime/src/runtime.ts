@@ -220,8 +220,10 @@ export interface LineUpRuntime {
   appPort(appScope: string): AppPort;
   /** Checks the hash chain of the audit log. */
   verifyAudit(): Promise<AuditVerdict>;
-  /** Ends the current connection as a network failure would; the Runtime reconnects. */
+  /** Ends the current connection as a network failure would; the Runtime reconnects. A host calls it when the device goes offline. */
   dropConnection(): void;
+  /** The network is back (a host's hint): a reconnect waiting out its backoff is tried now; otherwise nothing happens. */
+  reconnectNow(): void;
 }
 
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
@@ -591,6 +593,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 
     verifyAudit: () => verifyAuditChain(options.store),
 
+    reconnectNow() {
+      driver?.reconnectNow();
+    },
     dropConnection() {
       driver?.dropConnection();
     },

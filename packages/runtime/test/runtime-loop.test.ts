@@ -243,6 +243,33 @@ describe("LineUpRuntime against an in-memory App Server", () => {
     await again.stop();
   });
 
+  it("reconnectNow (the host's 'network is back'): a reconnect waiting out its backoff is tried at once; a connected Runtime is left alone", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    // The fake clock never moves here: only reconnectNow can start another attempt.
+    const device = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock() });
+    await device.runtime.whenOnline();
+    device.runtime.reconnectNow();
+    await settle();
+    expect(server.transport.openConnections).toBe(1);
+    expect(device.runtime.lifecycle.snapshot().status).toBe("online");
+
+    server.transport.setReachable(false);
+    device.runtime.dropConnection();
+    await until(() => device.runtime.lifecycle.snapshot().status === "reconnecting");
+    // Still unreachable: the try fails and backs off again.
+    device.runtime.reconnectNow();
+    await until(() => (device.runtime.lifecycle.snapshot() as { attempt?: number }).attempt === 1, 3_000, "a second failed attempt");
+    server.transport.setReachable(true);
+    await settle();
+    expect(device.runtime.lifecycle.snapshot().status).toBe("reconnecting");
+    device.runtime.reconnectNow();
+    await device.runtime.whenOnline();
+    await device.chat.dispatch({ type: "conversation.send_text", conversation_id: "s-1", text: "back" });
+    await until(() => server.turnTexts("s-1").includes("back"));
+    await device.stop();
+  });
+
   it("stop-and-wait: sends a conversation's next outbox entry once the server applied the one before, without waiting for that outcome's commit", async () => {
     // A server without ordered writes: one entry per conversation in flight (outbox-pipeline.test.ts has the pipelined case).
     const server = new FakeAppServer({ orderedWrites: false });

@@ -77,6 +77,8 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   let displayMode: DisplayMode = options.displayMode;
   let sessionSubscription: Unsubscribe | undefined;
   let inboxSubscription: Unsubscribe | undefined;
+  /** Messages delivered to this surface: the only ones it may acknowledge (another instance's stay its own). */
+  const delivered = new Set<string>();
 
   const surface = (async (): Promise<MountedSurface> => {
     const entry = await runtime.instances.entry(instance.instance_id);
@@ -156,7 +158,9 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               { conversation_id: instance.conversation_id, instance_id: instance.instance_id, ...(p.types === undefined ? {} : { types: p.types }), ...(p.include_pending === undefined ? {} : { include_pending: p.include_pending }) },
               (message) => {
                 const frame = surfaceFrameOf(message);
-                if (frame !== undefined) mounted?.event(frame.event, frame.data as never);
+                if (frame === undefined) return;
+                delivered.add(message.message_id);
+                mounted?.event(frame.event, frame.data as never);
               },
             );
             return {};
@@ -167,7 +171,9 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             return {};
           case "agent_message.ack": {
             const p = params as { message_id: string };
+            if (!delivered.has(p.message_id)) throw refusal("not_found", `message ${p.message_id} was not delivered to this instance`);
             await port.acknowledge(p.message_id).catch(rethrow);
+            delivered.delete(p.message_id);
             return {};
           }
           case "capability.request": {

@@ -42,10 +42,19 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     await store.close();
     throw error;
   }
+  // The browser knows before any socket does that the network went or came back: the connection indicator
+  // says offline at once (instead of "Online" while nothing gets through), and the reconnect does not wait
+  // out its backoff when the network returns.
+  const onOffline = (): void => runtime.dropConnection();
+  const onOnline = (): void => runtime.reconnectNow();
+  globalThis.addEventListener?.("offline", onOffline);
+  globalThis.addEventListener?.("online", onOnline);
   let stopping: Promise<void> | undefined;
   return {
     runtime,
     stop() {
+      globalThis.removeEventListener?.("offline", onOffline);
+      globalThis.removeEventListener?.("online", onOnline);
       stopping ??= (async () => {
         try {
           await runtime.stop();

@@ -107,6 +107,16 @@ export class SyncDriver {
     this.rpc?.close();
   }
 
+  /**
+   * A host's hint that the network is back: a reconnect waiting out its backoff is tried now. A Runtime
+   * that is connected or connecting is left alone, and a failed try backs off as any other.
+   */
+  reconnectNow(): void {
+    if (this.stopped || this.connecting || this.rpc !== undefined) return;
+    this.cancelTimer();
+    void this.connect();
+  }
+
   private async connect(): Promise<void> {
     if (this.stopped || this.connecting) return;
     this.connecting = true;
