@@ -485,30 +485,18 @@ describe("reconnect and resume", () => {
 });
 
 describe("app events and state patches (spec 8.2, 5.4)", () => {
-  /** A `lineup.app.event` the device sent for `appScope` (sender `senderId`). */
-  const appEventEnvelope = (id: string, appScope: string, name: string, data: unknown, senderId = appScope) => ({
-    v: 1,
-    id,
-    type: "lineup.app.event",
-    timestamp: "2026-11-30T10:00:00.000Z",
-    sender: { kind: "app", id: senderId },
-    target: { kind: "runtime", app_scope: "runtime" },
-    scope: { app_scope: appScope, conversation_id: "s-1", instance_id: "inst-7" },
-    payload: { name, data },
-  });
-
   it("hears the events apps raised on the device, history and live apart, and nothing else", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");
-    server.appendRaw("s-1", "envelope", { envelope: appEventEnvelope("e-1", "draw-and-guess", "drawing.done", { strokes: 4 }) });
+    server.deviceAppEvent("s-1", "draw-and-guess", "drawing.done", { strokes: 4 });
     const client = await connect(server);
     const heard: string[] = [];
     client.onAppEvent((event, info) => heard.push(`${event.appScope}/${event.instanceId} ${event.name} ${JSON.stringify(event.data)} #${event.seq} ${info.live ? "live" : "history"}`));
     await waitFor(() => client.cursor("s-1") === 2, "caught up");
     // Not app events: a tool result from the device, and an envelope whose sender is not the app it is about.
     server.deviceEnvelope("s-1", "lineup.tool.result", { result: null }, { call_id: "call-1" });
-    server.appendRaw("s-1", "envelope", { envelope: appEventEnvelope("e-2", "whiteboard", "stroke.added", {}, "draw-and-guess") });
-    server.appendRaw("s-1", "envelope", { envelope: appEventEnvelope("e-3", "whiteboard", "stroke.added", { points: 3 }) });
+    server.deviceAppEvent("s-1", "whiteboard", "stroke.added", {}, { senderId: "draw-and-guess" });
+    server.deviceAppEvent("s-1", "whiteboard", "stroke.added", { points: 3 });
     await waitFor(() => client.cursor("s-1") === 5, "the live events");
     expect(heard).toEqual(['draw-and-guess/inst-7 drawing.done {"strokes":4} #2 history', 'whiteboard/inst-7 stroke.added {"points":3} #5 live']);
   });

@@ -322,35 +322,23 @@ describe("intents and tool matching", () => {
 });
 
 describe("the demo agent and app events (spec 8.2)", () => {
-  const noteRecorded = (id: string, data: unknown, appScope = "voice", name = "note.recorded") => ({
-    envelope: {
-      v: 1,
-      id,
-      type: "lineup.app.event",
-      timestamp: "2026-11-30T10:00:00.000Z",
-      sender: { kind: "app", id: appScope },
-      target: { kind: "runtime", app_scope: "runtime" },
-      scope: { app_scope: appScope, conversation_id: "s-1", instance_id: "inst-1" },
-      payload: { name, data },
-    },
-  });
   const NOTE = { artifact_id: "art-9", name: "voice-note-20261130-100000.webm", duration_ms: 65_000, mime_type: "audio/webm", size: 20_480 };
 
   it("says a word about a voice note the person recorded on their own, once, and only for live events it understands", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");
     // Before the agent was there: history, not answered.
-    server.appendRaw("s-1", "envelope", noteRecorded("e-old", NOTE));
+    server.deviceAppEvent("s-1", "voice", "note.recorded", NOTE);
     await start(server);
-    server.appendRaw("s-1", "envelope", noteRecorded("e-1", NOTE));
+    server.deviceAppEvent("s-1", "voice", "note.recorded", NOTE);
     await waitFor(() => server.agentEnvelopes("s-1", "lineup.message").length === 1, "the reply");
     expect(lastReply(server)).toBe(
       "🎙 I see you recorded a **voice note** of your own: 1 minute 5 seconds (20.0 KB, audio/webm), kept in this conversation as *voice\\-note\\-20261130\\-100000\\.webm*. I can't listen to audio — I'm a demo agent without a model — but it's there whenever you want to share it.",
     );
     // Not understood: another app's event, another event name, data that is not a note. No reply, no turn.
-    server.appendRaw("s-1", "envelope", noteRecorded("e-2", NOTE, "whiteboard", "stroke.added"));
-    server.appendRaw("s-1", "envelope", noteRecorded("e-3", NOTE, "voice", "note.deleted"));
-    server.appendRaw("s-1", "envelope", noteRecorded("e-4", { name: "x" }));
+    server.deviceAppEvent("s-1", "whiteboard", "stroke.added", NOTE);
+    server.deviceAppEvent("s-1", "voice", "note.deleted", NOTE);
+    server.deviceAppEvent("s-1", "voice", "note.recorded", { name: "x" });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(1);
   });

@@ -182,6 +182,21 @@ export class FakeAppServer {
     return this.append(sessionId, "envelope", { role: "device", id: "dev-device" }, { envelope: envelope as unknown as JsonValue });
   }
 
+  /** The device sends an app's declared event (`lineup.app.event` from one of its instances); `senderId` other than the app makes it a forgery. */
+  deviceAppEvent(sessionId: string, appScope: string, name: string, data: JsonValue, options: { readonly senderId?: string; readonly instanceId?: string } = {}): number {
+    const envelope = {
+      v: 1,
+      id: `dev-env-${++this.counter}`,
+      type: "lineup.app.event",
+      timestamp: now(),
+      sender: { kind: "app", id: options.senderId ?? appScope },
+      target: { kind: "runtime", app_scope: "runtime" },
+      scope: { app_scope: appScope, conversation_id: sessionId, instance_id: options.instanceId ?? "inst-7" },
+      payload: { name, data },
+    };
+    return this.append(sessionId, "envelope", { role: "device", id: "dev-device" }, { envelope: envelope as unknown as JsonValue });
+  }
+
   respondAction(sessionId: string, actionId: string, response: JsonObject): void {
     const s = this.mustSession(sessionId);
     const action = s.actions.get(actionId)!;

@@ -16,9 +16,8 @@ import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient, AppEvent } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
-import { generatePublisherKey } from "@lineup/runtime";
-import { appPage, installFromApps, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
-import { buildOnce, say, SCREENSHOTS } from "./support.js";
+import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { say, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "inbox-probe", name: "Inbox Probe", file: "inbox-probe.lineup" } as const;
 
@@ -103,16 +102,7 @@ const heard: AppEvent[] = [];
 let sessionId = "";
 
 beforeAll(async () => {
-  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, APP.name)]);
-  const bundle = await signedBundle(MANIFEST, html, publisher);
-  world = await startSignedAppHost({
-    distDir,
-    dataDirPrefix: "lineup-app-inbox-",
-    publisher,
-    publisherLabel: "Inbox test publisher",
-    builtinApps: [APP],
-    bundles: new Map([[APP.file, bundle]]),
-  });
+  world = await startOneAppHost(APP, MANIFEST, APP_SCRIPT, { dataDirPrefix: "lineup-app-inbox-", publisherLabel: "Inbox test publisher" });
   page = world.page;
   agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50, reconnect: { initialMs: 20, maxMs: 200 } });
   agent.onAppEvent((event) => heard.push(event));

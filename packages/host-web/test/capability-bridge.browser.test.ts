@@ -18,9 +18,8 @@
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generatePublisherKey } from "@lineup/runtime";
-import { appPage, installFromApps, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
-import { buildOnce, SCREENSHOTS } from "./support.js";
+import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "cap-probe", name: "Probe", file: "cap-probe.lineup" } as const;
 const LINK = "https://example.com/lineup-capability-test";
@@ -81,16 +80,7 @@ let page: Page;
 const popups: string[] = [];
 
 beforeAll(async () => {
-  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, APP.name)]);
-  const bundle = await signedBundle(MANIFEST, html, publisher);
-  world = await startSignedAppHost({
-    distDir,
-    dataDirPrefix: "lineup-capability-bridge-",
-    publisher,
-    publisherLabel: "Capability test publisher",
-    builtinApps: [APP],
-    bundles: new Map([[APP.file, bundle]]),
-  });
+  world = await startOneAppHost(APP, MANIFEST, APP_SCRIPT, { dataDirPrefix: "lineup-capability-bridge-", publisherLabel: "Capability test publisher" });
   page = world.page;
   const { browser } = world;
   // link.open opens a new browsing context: the link is answered locally (the network is closed), and

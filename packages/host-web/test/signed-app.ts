@@ -11,11 +11,11 @@ import { build } from "esbuild";
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
-import { packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
+import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
 import { composePage } from "@lineup/surface-sdk/node";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
-import { SCREENSHOTS } from "./support.js";
+import { buildOnce, SCREENSHOTS } from "./support.js";
 
 /** `script` (a module that may import `@lineup/surface-sdk`) bundled for the browser into a page titled `title`. */
 export async function appPage(script: string, title: string): Promise<string> {
@@ -102,6 +102,22 @@ export async function startSignedAppHost(options: SignedAppHostOptions): Promise
     await close();
     throw error;
   }
+}
+
+/**
+ * The world of a test with one app: its page built from `script` (with the real surface SDK), packed with
+ * `manifest` and signed with a fresh publisher key the host ships as trusted (`publisherLabel`), and offered
+ * as a built-in app.
+ */
+export async function startOneAppHost(
+  app: { readonly name: string; readonly file: string },
+  manifest: { readonly app_scope: string },
+  script: string,
+  options: { readonly dataDirPrefix: string; readonly publisherLabel: string },
+): Promise<SignedAppHost> {
+  const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, app.name)]);
+  const bundle = await signedBundle(manifest, html, publisher);
+  return startSignedAppHost({ distDir, ...options, publisher, builtinApps: [app], bundles: new Map([[app.file, bundle]]) });
 }
 
 /**

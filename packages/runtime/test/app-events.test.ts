@@ -54,14 +54,20 @@ async function auditOf(data: MemoryStoreData): Promise<{ type: string; code?: st
   return rows.map((row) => row.value as { type: string; code?: string; subject?: string; detail?: string });
 }
 
+/** A device online with the event-declaring whiteboard, its instance ready in conversation `conversationId`. */
+async function boardOpenIn(conversationId: string) {
+  const data = createMemoryStoreData();
+  const { server, d } = await onlineDevice({ data, install: boardWithEvents() });
+  devices.push(d);
+  const board = d.runtime.appPort("whiteboard");
+  const { instance_id } = await board.launchApp({ app_scope: "whiteboard", conversation_id: conversationId });
+  await d.runtime.instances.ready(instance_id);
+  return { data, server, d, board, instance_id };
+}
+
 describe("app events (spec 8.2)", () => {
   it("a declared event from a live instance reaches the conversation's agent once, as the app's lineup.app.event", async () => {
-    const data = createMemoryStoreData();
-    const { server, d } = await onlineDevice({ data, install: boardWithEvents() });
-    devices.push(d);
-    const board = d.runtime.appPort("whiteboard");
-    const { instance_id } = await board.launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
-    await d.runtime.instances.ready(instance_id);
+    const { data, server, board, instance_id } = await boardOpenIn("s-1");
 
     await board.emitEvent({ instance_id, name: "stroke.added", data: { points: 12 } });
     await board.emitEvent({ instance_id, name: "board.cleared", data: null });
@@ -81,12 +87,7 @@ describe("app events (spec 8.2)", () => {
   });
 
   it("refuses what the manifest does not declare, data its schema refuses, and instances that cannot speak: a typed error, an audit record, nothing sent", async () => {
-    const data = createMemoryStoreData();
-    const { server, d } = await onlineDevice({ data, install: boardWithEvents() });
-    devices.push(d);
-    const board = d.runtime.appPort("whiteboard");
-    const { instance_id } = await board.launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
-    await d.runtime.instances.ready(instance_id);
+    const { data, server, d, board, instance_id } = await boardOpenIn("s-1");
     const refusal = (promise: Promise<void>) => promise.then(() => "sent", (error: { code?: string; path?: string }) => `${error.code} ${error.path ?? ""}`.trim());
 
     expect(await refusal(board.emitEvent({ instance_id, name: "stroke.removed", data: {} }))).toBe("invalid_params /name");
