@@ -13,6 +13,7 @@ import { provideService } from "./service.js";
 import { BoardStore } from "./store.js";
 import { BoardSync, type SyncStatus } from "./sync.js";
 import { tools } from "./tools.js";
+import { focusOf, type FocusTarget } from "./view-patch.js";
 import { App, type DisplayMode } from "./ui/App.js";
 import "./ui/styles.css";
 
@@ -49,6 +50,14 @@ async function start(): Promise<void> {
     },
   });
 
+  // The agent's state patches (spec 5.4) move the view; each is acknowledged once applied (or found unusable).
+  const focusListeners = new Set<(target: FocusTarget) => void>();
+  live?.agentMessages.onStatePatch((patch) => {
+    const target = focusOf(patch.patch);
+    if (target !== undefined) for (const listener of focusListeners) listener(target);
+    live.agentMessages.ack(patch.message_id).catch((error: unknown) => console.error("whiteboard: a state patch was not acknowledged", error));
+  });
+
   const mode = (surface?.app.display_mode ?? "foreground") as DisplayMode;
   render(
     <App
@@ -59,6 +68,10 @@ async function start(): Promise<void> {
         ? {}
         : {
             onDisplayModeChange: (l: (m: DisplayMode) => void) => live.followDisplayMode((m) => l(m as DisplayMode)),
+            onFocusRequest: (l: (target: FocusTarget) => void) => {
+              focusListeners.add(l);
+              return () => void focusListeners.delete(l);
+            },
             onThemeChange: (l: () => void) => {
               const off = live.onThemeChange(() => l());
               l(); // a theme pushed before the subscription is painted too

@@ -202,6 +202,25 @@ describe("whiteboard in a sandboxed iframe (Chromium)", () => {
     await frame().locator("[role=toolbar]").waitFor();
   });
 
+  it("an agent's state patch brings a region into view and is acknowledged; an unusable one is acknowledged and changes nothing", async () => {
+    // The board of the test before: an orange rectangle at (1000, 1000), off screen in the foreground's first view.
+    const orange = () => frame().locator("canvas").evaluate((c: HTMLCanvasElement) => {
+      const data = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! > 200 && data[i + 1]! > 80 && data[i + 1]! < 200 && data[i + 2]! < 80) n++;
+      return n;
+    });
+    expect(await host((h) => h.requests("agent_message.subscribe").map((r) => r.params))).toEqual([{ types: ["lineup.app.state.patch"], include_pending: true }]);
+    expect(await orange()).toBe(0);
+    await event("state.patch", { message_id: "s-1:40", patch: { focus: "nowhere" } });
+    await expect.poll(() => host((h) => h.requests("agent_message.ack").map((r) => r.params))).toEqual([{ message_id: "s-1:40" }]);
+    expect(await orange()).toBe(0);
+    await event("state.patch", { message_id: "s-1:41", patch: { focus: { x: 1000, y: 1000, width: 300, height: 150 } } });
+    await expect.poll(orange, { timeout: 5_000 }).toBeGreaterThan(20_000);
+    expect(await host((h) => h.requests("agent_message.ack").map((r) => r.params))).toEqual([{ message_id: "s-1:40" }, { message_id: "s-1:41" }]);
+    await page.screenshot({ path: join(OUTPUT, "focused.png") });
+  });
+
   it("shows a board the agent created the moment the app said it was ready (a call that waited for it to start)", async () => {
     await page.evaluate(() => {
       const h = (window as unknown as { __host: { reload(): void; invokeOnReady(p: object): void } }).__host;

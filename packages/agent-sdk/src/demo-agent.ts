@@ -26,7 +26,7 @@ import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
 import { followAppEvents } from "./demo/app-events.js";
 import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
-import { boardTool, describeBoard, describeExport, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
+import { boardTool, describeBoard, describeExport, diagramBounds, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
 
@@ -303,6 +303,10 @@ async function drawDiagram(client: AgentClient, turn: IncomingTurn, draw: Invent
   const summary = read === undefined ? undefined : await callWithProgress(client, turn, read, target, options, { label: "Looking at the whiteboard", args: {} });
   const shapes = diagramShapes(steps, request.topic, drawingTop(summary));
   await callWithProgress(client, turn, draw, target, options, { label: `Drawing ${steps.length === 1 ? "a box" : `${steps.length} steps`} on the whiteboard`, args: { shapes } });
+  // Drawn below what was there, perhaps out of view: the whiteboard brings it into view (its `focus` state
+  // patch). A board that does not take patches refuses it; the drawing is there all the same.
+  const focus = diagramBounds(shapes);
+  if (focus !== undefined) await client.sendStatePatch(turn.sessionId, { appScope: draw.app_scope, patch: { focus } }).catch(() => undefined);
   const what = request.topic === undefined ? "" : ` the **${escapeMarkdown(request.topic)}**`;
   return `I drew${what} on the whiteboard: ${steps.map(escapeMarkdown).join(" → ")}. Draw on it too, or ask me *what's on the whiteboard?*`;
 }

@@ -1,6 +1,6 @@
 import type { JsonObject, RuntimeEnvelope } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { boardTool, diagramRequest, diagramShapes, drawingTop, parseIntent, runDemoAgent, splitSteps, wrapLabel, type AgentClient, type DemoAgent } from "../src/index.js";
+import { boardTool, diagramBounds, diagramRequest, diagramShapes, drawingTop, parseIntent, runDemoAgent, splitSteps, wrapLabel, type AgentClient, type DemoAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
@@ -77,6 +77,14 @@ describe("the demo agent works on the whiteboard", () => {
     // Each call is a task in the chat under the tool's own title.
     const titles = server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => (e.payload as { title: string }).title);
     expect(new Set(titles)).toEqual(new Set(["Read the whiteboard", "Draw shapes on the whiteboard"]));
+    // Then it asks the whiteboard to bring the drawing into view (a state patch covering every shape it drew).
+    const patches = server.agentEnvelopes("s-1", "lineup.app.state.patch");
+    expect(patches.map((p) => p.target)).toEqual([{ kind: "app", app_scope: "whiteboard" }]);
+    const focus = (patches[0]!.payload as { patch: { focus: { x: number; y: number; width: number; height: number } } }).patch.focus;
+    for (const shape of shapes.filter((s) => s.type === "rect")) {
+      expect(shape.x! >= focus.x && shape.y! >= focus.y && shape.x! + shape.width! <= focus.x + focus.width && shape.y! + shape.height! <= focus.y + focus.height).toBe(true);
+    }
+    expect(focus.y).toBeGreaterThan(200 - 24);
   });
 
   it("asks for the steps when the request names none, and draws the answer; a cancelled card draws nothing", async () => {
@@ -224,6 +232,10 @@ describe("whiteboard building blocks", () => {
     expect(new Set(wide.map((b) => b.width)).size).toBe(1);
     expect(wide[0]!.width! > 200 && wide[2]!.y! > wide[0]!.y!).toBe(true);
     expect(drawingTop({ bounding_box: { x: 0, y: 100, width: 5, height: 50 } })).toBe(210);
+    // The region a drawing covers, with its margin: boxes, the arrows' ends and the title's estimated extent.
+    expect(diagramBounds([{ type: "rect", x: 40, y: 300, width: 160, height: 64 }, { type: "arrow", x1: 200, y1: 332, x2: 600, y2: 500 }], 10)).toEqual({ x: 30, y: 290, width: 580, height: 220 });
+    expect(diagramBounds([{ type: "text", x: 40, y: 60, text: "Login flow", font_size: 24 }], 0)).toEqual({ x: 40, y: 60, width: 144, height: 34 });
+    expect(diagramBounds([])).toBeUndefined();
     expect(drawingTop({ bounding_box: null })).toBe(60);
   });
 

@@ -129,9 +129,30 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
   }, 60_000);
 
   it("asked in the chat, the demo agent draws a diagram on the board, the user's drawing kept, and reads it back", async () => {
+    // The person had scrolled the board far from where the agent will draw.
+    await tab("Whiteboard").click();
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 8_000 }).toBe("whiteboard");
+    const canvas = (await whiteboardFrame().locator("canvas").boundingBox())!;
+    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+    await page.mouse.wheel(0, 4_000);
+    await tab("Chat").click();
     await say(page, "draw the release flow: Plan -> Build -> Ship");
     const replies = page.locator('[data-kind="message"][data-from="agent"] .markdown');
     await expect.poll(async () => (await replies.last().textContent()) ?? "", { timeout: 30_000, message: "the agent's reply" }).toContain("I drew the release flow on the whiteboard: Plan → Build → Ship");
+    // Its state patch brings the drawing into view: back on the board, the blue boxes are on screen.
+    await tab("Whiteboard").click();
+    const blue = () =>
+      whiteboardFrame()
+        .locator("canvas")
+        .evaluate((c: HTMLCanvasElement) => {
+          const data = c.getContext("2d")!.getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 0; i < data.length; i += 4) if (data[i + 3]! > 0 && data[i + 2]! > 150 && data[i + 2]! - data[i]! > 100) n++;
+          return n;
+        });
+    await expect.poll(blue, { timeout: 10_000, message: "the agent's boxes in view" }).toBeGreaterThan(500);
+    await shot("f4-05c-drawing-in-view");
+    await tab("Chat").click();
     // The shapes passed the app's own input schema and are on the board, with the user's stroke.
     const summary = (await reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard" }).result) as { texts: string[]; counts: { rect: number; arrow: number; stroke: number } };
     expect(summary.texts).toEqual(expect.arrayContaining(["Release flow", "Plan", "Build", "Ship"]));

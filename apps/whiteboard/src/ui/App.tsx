@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { BoardState, BoardStore } from "../store.js";
+import type { FocusTarget } from "../view-patch.js";
 import { BoardCanvas } from "./BoardCanvas.js";
 import { Toolbar } from "./Toolbar.js";
 import type { DrawingTool } from "./tools.js";
@@ -21,6 +22,8 @@ export interface AppProps {
   readonly onThemeChange?: (listener: () => void) => () => void;
   /** Shown when the page runs outside LineUp (nothing is shared or kept). */
   readonly standalone?: boolean;
+  /** Subscribes to the agent's requests to bring a region into view (state patches); returns the unsubscribe. */
+  readonly onFocusRequest?: (listener: (target: FocusTarget) => void) => () => void;
 }
 
 const STATUS_TEXT: Record<BoardState["status"], string> = { loading: "Loading…", saved: "Saved", saving: "Saving…", error: "Not saved" };
@@ -30,7 +33,7 @@ function inkColor(): string {
   return value.length > 0 ? value : "#1f2328";
 }
 
-export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, standalone }: AppProps) {
+export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, onFocusRequest, standalone }: AppProps) {
   const [state, setState] = useState<BoardState>(store.state);
   const [mode, setMode] = useState<DisplayMode>(initialMode);
   const [tool, setTool] = useState<DrawingTool>("pen");
@@ -46,6 +49,8 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
     return off;
   }, [store]);
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
+  const [focus, setFocus] = useState<{ target: FocusTarget; key: number } | undefined>(undefined);
+  useEffect(() => onFocusRequest?.((target) => setFocus((last) => ({ target, key: (last?.key ?? 0) + 1 }))), [onFocusRequest]);
   // The canvas paints with theme colours read at draw time: a theme change must repaint it.
   const [, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange?.(() => setThemeVersion((v) => v + 1)), [onThemeChange]);
@@ -133,6 +138,7 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
         fit={!interactive}
         selection={selection}
         onSelect={setSelection}
+        {...(focus === undefined ? {} : { focus })}
       />
       {!interactive && <div class="wb-card-title">{state.board.title}</div>}
     </div>

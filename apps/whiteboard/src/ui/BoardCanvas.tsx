@@ -10,6 +10,7 @@ import { insertItems, moveItems, translateItem } from "../model/operations.js";
 import { drawItem, drawSelection, FONT_STACK, renderBoard, type Canvas2D, type View } from "../model/render.js";
 import { compactSamples, type Sample } from "../model/smoothing.js";
 import type { BoardStore } from "../store.js";
+import type { FocusTarget } from "../view-patch.js";
 import type { DrawingTool } from "./tools.js";
 
 export interface BoardCanvasProps {
@@ -24,6 +25,8 @@ export interface BoardCanvasProps {
   readonly fit: boolean;
   readonly selection: readonly string[];
   readonly onSelect: (ids: string[]) => void;
+  /** A region to bring into view (a state patch's `focus`); a new `key` asks again. Applied in the foreground only. */
+  readonly focus?: { readonly target: FocusTarget; readonly key: number };
 }
 
 type Gesture =
@@ -44,7 +47,11 @@ interface Editing {
 const TEXT_SIZE = 20;
 
 function fitView(board: Board, size: { width: number; height: number }): View {
-  const bounds = boardBounds(board);
+  return fitRect(boardBounds(board), size);
+}
+
+/** The view that shows `bounds` whole and centred, never zoomed in past 1:1. */
+function fitRect(bounds: Rect | null, size: { width: number; height: number }): View {
   if (bounds === null || size.width === 0 || size.height === 0) return { scale: 1, x: 0, y: 0 };
   const pad = 16;
   const scale = Math.min(1, (size.width - 2 * pad) / Math.max(1, bounds.w), (size.height - 2 * pad) / Math.max(1, bounds.h));
@@ -74,7 +81,8 @@ export function BoardCanvas(props: BoardCanvasProps) {
   const gesture = useRef<{ pointerId: number; g: Gesture } | undefined>(undefined);
   const size = useRef({ width: 0, height: 0 });
   const frame = useRef(0);
-  const [pan, setPan] = useState<View>({ scale: 1, x: 0, y: 0 });
+  // The person's view, or a region the agent asked to show (kept in view as the box resizes, until the person pans or zooms).
+  const [pan, setPan] = useState<View | { readonly focus: FocusTarget }>({ scale: 1, x: 0, y: 0 });
   const [editing, setEditingState] = useState<Editing | undefined>(undefined);
   // The text being edited, readable from handlers without waiting for a render (a blur after Enter must not commit twice).
   const editingRef = useRef<Editing | undefined>(undefined);
@@ -87,7 +95,13 @@ export function BoardCanvas(props: BoardCanvasProps) {
   const panRef = useRef(pan);
   panRef.current = pan;
 
-  const view = (): View => (latest.current.fit ? fitView(latest.current.board, size.current) : panRef.current);
+  /** The foreground view now. */
+  const current = (): View => {
+    const p = panRef.current;
+    if (!("focus" in p)) return p;
+    return p.focus === "all" ? fitView(latest.current.board, size.current) : fitRect(p.focus, size.current);
+  };
+  const view = (): View => (latest.current.fit ? fitView(latest.current.board, size.current) : current());
 
   const draw = (): void => {
     frame.current = 0;
@@ -148,6 +162,11 @@ export function BoardCanvas(props: BoardCanvasProps) {
 
   useEffect(schedule);
 
+  // A focus request becomes the view (in picture-in-picture it shows once the board is back in front).
+  useEffect(() => {
+    if (props.focus !== undefined) setPan({ focus: props.focus.target });
+  }, [props.focus?.key]);
+
   const toBoard = (e: PointerEvent | MouseEvent): { x: number; y: number } => {
     const r = canvasRef.current!.getBoundingClientRect();
     const v = view();
@@ -185,7 +204,8 @@ export function BoardCanvas(props: BoardCanvasProps) {
     e.preventDefault();
     let g: Gesture | undefined;
     if (e.button === 1 || (e.pointerType === "mouse" && e.altKey)) {
-      g = { kind: "pan", sx: e.clientX, sy: e.clientY, vx: panRef.current.x, vy: panRef.current.y };
+      const v = current();
+      g = { kind: "pan", sx: e.clientX, sy: e.clientY, vx: v.x, vy: v.y };
     } else if (tool === "pen") {
       g = { kind: "pen", samples: [sample(e)] };
     } else if (tool === "rect" || tool === "ellipse" || tool === "line" || tool === "arrow") {
@@ -244,7 +264,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
         break;
       }
       case "pan": {
-        const k = panRef.current.scale;
+        const k = current().scale;
         setPan({ scale: k, x: g.vx - (e.clientX - g.sx) / k, y: g.vy - (e.clientY - g.sy) / k });
         break;
       }
@@ -283,7 +303,7 @@ export function BoardCanvas(props: BoardCanvasProps) {
   const onWheel = (e: WheelEvent): void => {
     if (!latest.current.interactive || latest.current.fit) return;
     e.preventDefault();
-    const v = panRef.current;
+    const v = current();
     if (e.ctrlKey || e.metaKey) {
       const p = toBoard(e);
       const scale = Math.min(4, Math.max(0.25, v.scale * Math.exp(-e.deltaY / 300)));

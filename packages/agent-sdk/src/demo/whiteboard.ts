@@ -149,6 +149,39 @@ export function diagramShapes(steps: readonly string[], topic: string | undefine
   return shapes;
 }
 
+/**
+ * The region the shapes cover, with a margin, in the whiteboard's `focus` state patch form
+ * (`{ x, y, width, height }`, board units): what to bring into view once they are drawn. A text's extent is
+ * estimated from its length and font size.
+ */
+export function diagramBounds(shapes: readonly JsonObject[], margin = 24): { x: number; y: number; width: number; height: number } | undefined {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  const add = (x: unknown, y: unknown, w = 0, h = 0): void => {
+    if (typeof x !== "number" || typeof y !== "number") return;
+    minX = Math.min(minX, x);
+    minY = Math.min(minY, y);
+    maxX = Math.max(maxX, x + w);
+    maxY = Math.max(maxY, y + h);
+  };
+  for (const shape of shapes) {
+    if (shape["type"] === "arrow" || shape["type"] === "line") {
+      add(shape["x1"], shape["y1"]);
+      add(shape["x2"], shape["y2"]);
+    } else if (shape["type"] === "text") {
+      const size = typeof shape["font_size"] === "number" ? shape["font_size"] : 20;
+      const text = typeof shape["text"] === "string" ? shape["text"] : "";
+      add(shape["x"], shape["y"], text.length * size * 0.6, size * 1.4);
+    } else {
+      add(shape["x"], shape["y"], typeof shape["width"] === "number" ? shape["width"] : 0, typeof shape["height"] === "number" ? shape["height"] : 0);
+    }
+  }
+  if (minX === Infinity) return undefined;
+  return { x: Math.round(minX - margin), y: Math.round(minY - margin), width: Math.round(maxX - minX + 2 * margin), height: Math.round(maxY - minY + 2 * margin) };
+}
+
 /** Where a new drawing starts: below the board's content (`board.summary`'s bounding box), or near the top of an empty board. */
 export function drawingTop(summary: JsonValue | undefined): number {
   const box = record(record(summary)?.["bounding_box"]);
