@@ -66,9 +66,9 @@ export type RuntimeInput =
   /** The deadline timer fired: end what is due. */
   | { readonly kind: "tools.tick" }
   | { readonly kind: "settings"; readonly change: SettingsChange }
-  /** An app's new artifact; `sha256` was computed by the shell over `bytes`. */
   /** An event one of the app's instances raised (spec 8.2), for the agent of that instance's conversation. */
   | { readonly kind: "app.event"; readonly app_scope: string; readonly instance_id: string; readonly name: string; readonly data: JsonValue }
+  /** An app's new artifact; `sha256` was computed by the shell over `bytes`. */
   | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
