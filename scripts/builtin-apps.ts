@@ -12,7 +12,7 @@ import { keygenToFiles, packDirectory, signFile, PRIVATE_KEY_FILE, PUBLIC_KEY_FI
 
 export interface BuiltinApps {
   readonly trusted: { readonly key_id: string; readonly public_key: string; readonly label: string };
-  readonly apps: readonly { readonly name: string; readonly file: string; readonly app_scope: string }[];
+  readonly apps: readonly { readonly name: string; readonly file: string; readonly app_scope: string; readonly version: string }[];
   readonly bundles: ReadonlyMap<string, Uint8Array>;
 }
 
@@ -32,7 +32,7 @@ export async function prepareBuiltinApps(root: string, dataDir: string): Promise
   const trusted = JSON.parse(readFileSync(join(keyDir, PUBLIC_KEY_FILE), "utf8")) as { key_id: string; public_key: string };
   const outDir = join(dataDir, "builtin");
   await mkdir(outDir, { recursive: true });
-  const apps: { name: string; file: string; app_scope: string }[] = [];
+  const apps: { name: string; file: string; app_scope: string; version: string }[] = [];
   const bundles = new Map<string, Uint8Array>();
   for (const app of BUILTIN) {
     const built = await buildApp({ appDir: join(root, "apps", app.dir), outDir: join(outDir, app.dir) });
@@ -41,7 +41,7 @@ export async function prepareBuiltinApps(root: string, dataDir: string): Promise
     if (!packed.ok) throw new Error(`pack ${app.dir}: ${packed.error.message}`);
     const signed = await signFile(bundleFile, join(keyDir, PRIVATE_KEY_FILE));
     if (!signed.ok) throw new Error(`sign ${app.dir}: ${signed.error.message}`);
-    apps.push({ name: built.manifest.name ?? app.dir, file: app.file, app_scope: built.manifest.app_scope });
+    apps.push({ name: built.manifest.name ?? app.dir, file: app.file, app_scope: built.manifest.app_scope, version: built.manifest.version });
     bundles.set(app.file, new Uint8Array(await readFile(bundleFile)));
   }
   return { trusted: { key_id: trusted.key_id, public_key: trusted.public_key, label: "Local dev key (npm start)" }, apps, bundles };

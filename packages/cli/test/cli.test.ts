@@ -32,7 +32,7 @@ describe("lineup", () => {
     expect(await runCli(["pack", built, bundle], io)).toBe(0);
     expect(await runCli(["sign", bundle, join(work, "keys", "publisher.key")], io)).toBe(0);
     expect(await runCli(["verify", bundle, join(work, "keys", "publisher.pub.json")], io)).toBe(0);
-    expect(io.lines.at(-1)).toMatch(/^verified whiteboard 1\.0\.0: \d+ files, signed by [0-9a-f]{64}, sha256 [0-9a-f]{64}$/);
+    expect(io.lines.at(-1)).toMatch(/^verified whiteboard 1\.1\.0: \d+ files, signed by [0-9a-f]{64}, sha256 [0-9a-f]{64}$/);
 
     expect(await runCli(["keygen", join(work, "stranger")], io)).toBe(0);
     const refused = capture();

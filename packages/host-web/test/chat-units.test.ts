@@ -120,6 +120,9 @@ describe("sign-in config", () => {
     const app = { name: "Whiteboard", file: "whiteboard.lineup" };
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "whiteboard" }] })).toMatchObject({ ok: true, value: { builtin_apps: [{ ...app, app_scope: "whiteboard" }] } });
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "White Board" }] })).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
+    // With its version, an installed older one is offered the update; a version that is not semver is refused.
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "whiteboard", version: "1.1.0" }] })).toMatchObject({ ok: true, value: { builtin_apps: [{ version: "1.1.0" }] } });
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, version: "latest" }] })).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
   });
 
   it("names one profile per server and device, without revealing the token", () => {

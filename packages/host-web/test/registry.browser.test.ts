@@ -287,6 +287,29 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
     await shot("registry-list");
   });
 
+  it("a newer version this host bundles is offered on the app's card, and goes through the same update and approval", async () => {
+    expect(await card("Whiteboard").getByRole("button", { name: /^Update Whiteboard to/ }).count()).toBe(0);
+    // The host bundles 1.1.0 (and an older Whiteboard is never offered as an update).
+    await page.evaluate((base64) => {
+      const registry = (window as unknown as { __registry: { offer(b: object): void } }).__registry;
+      registry.offer({ name: "Whiteboard", file: "whiteboard-old.lineup", app_scope: "whiteboard", version: "0.9.0", base64 });
+      registry.offer({ name: "Whiteboard", file: "whiteboard.lineup", app_scope: "whiteboard", version: "1.1.0", base64 });
+    }, Buffer.from(v11).toString("base64"));
+    const offer = card("Whiteboard").getByRole("button", { name: /^Update Whiteboard to/ });
+    await expect.poll(() => offer.allTextContents()).toEqual(["Update to 1.1.0"]);
+    expect(await offer.getAttribute("aria-label")).toBe("Update Whiteboard to 1.1.0");
+    // It is installed (not offered in "Bundled with this host"): the offer is on its card.
+    expect(await page.getByRole("button", { name: "Install Whiteboard…" }).count()).toBe(0);
+    await offer.click();
+    const pending = card("Whiteboard").getByRole("region", { name: /waiting for approval/ });
+    await pending.waitFor();
+    expect(await pending.textContent()).toContain("clipboard.write");
+    await pending.getByRole("button", { name: "Approve update to 1.1.0" }).click();
+    await expect.poll(() => card("Whiteboard").locator(".app-meta").textContent()).toContain("version 1.1.0");
+    // Up to date: nothing more to offer.
+    expect(await offer.count()).toBe(0);
+  });
+
   it("remove asks for confirmation that says the bundle and data go, Cancel keeps it, confirming removes it", async () => {
     await card("Whiteboard").getByRole("button", { name: "Remove Whiteboard…" }).click();
     const confirm = card("Whiteboard").getByRole("group", { name: "Remove Whiteboard?" });
@@ -309,7 +332,7 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
 
   it("the activity list shows the operations newest first, failures with their code", async () => {
     const kinds = await page.locator(".activity-list > li").evaluateAll((items) => items.map((li) => `${li.getAttribute("data-kind")}:${li.getAttribute("data-status")}`));
-    expect(kinds.slice(0, 4)).toEqual(["remove:succeeded", "rollback:succeeded", "approve_update:succeeded", "update:awaiting_approval"]);
+    expect(kinds.slice(0, 6)).toEqual(["remove:succeeded", "approve_update:succeeded", "update:awaiting_approval", "rollback:succeeded", "approve_update:succeeded", "update:awaiting_approval"]);
     expect(kinds).toContain("disable:failed");
     expect(await page.locator('.activity-list > li[data-kind="disable"][data-status="failed"] .error-code').textContent()).toBe("app_protected");
   });

@@ -15,8 +15,11 @@ export interface HostConfig {
   /** Publisher keys the Runtime trusts from its first start (the local dev key of `npm start`). */
   readonly trusted_publishers: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
   /** Signed bundles the host serves for the App Registry to offer (`/apps/<file>`). */
-  /** Bundles the host serves for Apps to install; `app_scope` (when known) hides the offer while that app is installed. */
-  readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string }[];
+  /**
+   * Bundles the host serves for Apps to install; `app_scope` (when known) hides the offer while that app is
+   * installed, and with `version` an installed older version is offered the update.
+   */
+  readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string }[];
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -50,8 +53,15 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   for (const [i, a] of builtin.entries()) {
     const app = a as Record<string, unknown> | null;
     const scope = app?.["app_scope"];
-    if (typeof app?.["name"] !== "string" || typeof app["file"] !== "string" || !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"]) || (scope !== undefined && (typeof scope !== "string" || !/^[a-z][a-z0-9-]{0,63}$/.test(scope)))) {
-      return fail("invalid_params", "a built-in app is { name, file, app_scope? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
+    const version = app?.["version"];
+    if (
+      typeof app?.["name"] !== "string" ||
+      typeof app["file"] !== "string" ||
+      !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"]) ||
+      (scope !== undefined && (typeof scope !== "string" || !/^[a-z][a-z0-9-]{0,63}$/.test(scope))) ||
+      (version !== undefined && (typeof version !== "string" || !/^\d{1,9}\.\d{1,9}\.\d{1,9}(?:[-+][0-9A-Za-z.-]{1,64})?$/.test(version)))
+    ) {
+      return fail("invalid_params", "a built-in app is { name, file, app_scope?, version? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
     }
   }
   return ok({

@@ -15,7 +15,7 @@ export interface ServedConfig {
   readonly agent_id?: string;
   readonly workspace_id?: string;
   readonly trusted_publishers?: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
-  readonly builtin_apps?: readonly { readonly name: string; readonly file: string; readonly app_scope?: string }[];
+  readonly builtin_apps?: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string }[];
 }
 
 export interface HostServerOptions {

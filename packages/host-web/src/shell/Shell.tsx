@@ -52,6 +52,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
         name: app.name,
         file: app.file,
         ...(app.app_scope === undefined ? {} : { app_scope: app.app_scope }),
+        ...(app.version === undefined ? {} : { version: app.version }),
         async load(): Promise<Uint8Array> {
           const response = await fetch(`/apps/${encodeURIComponent(app.file)}`, { cache: "no-cache" });
           if (!response.ok) throw new Error(`the host did not serve ${app.file} (HTTP ${response.status})`);

@@ -8,6 +8,7 @@ import "../../src/styles.css";
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { HostConfig } from "../../src/bootstrap/config.js";
+import type { AvailableBundle } from "../../src/core-apps/registry/InstallPanel.js";
 import { RegistryApp } from "../../src/core-apps/registry/RegistryApp.js";
 import { SettingsApp } from "../../src/core-apps/settings/SettingsApp.js";
 import { createFakeAppManager } from "./fake-app-manager.js";
@@ -27,12 +28,20 @@ const manager = createFakeAppManager({ settings: () => settings, now: () => now,
 
 const config: HostConfig = { server_url: "ws://127.0.0.1:8787/", device_token: "test-token", agent_id: "demo-agent", workspace_id: "default", trusted_publishers: [], builtin_apps: [] };
 const signOuts: string[] = [];
-(window as unknown as { __registry: unknown }).__registry = { manager, settings, signOuts };
+/** The host's bundled apps (`config.builtin_apps` in the real shell); the test offers them with `offer`. */
+let offerBundle: (bundle: AvailableBundle) => void = () => undefined;
+const offer = (bundle: { name: string; file: string; app_scope: string; version: string; base64: string }): void => {
+  const { base64, ...rest } = bundle;
+  offerBundle({ ...rest, load: async () => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)) });
+};
+(window as unknown as { __registry: unknown }).__registry = { manager, settings, signOuts, offer };
 
 const viewOf = () => (location.hash === "#settings" ? "settings" : "registry");
 
 function Harness() {
   const [view, setView] = useState(viewOf());
+  const [available, setAvailable] = useState<readonly AvailableBundle[]>([]);
+  offerBundle = (bundle) => setAvailable((offered) => [...offered, bundle]);
   useEffect(() => {
     const onHash = () => setView(viewOf());
     window.addEventListener("hashchange", onHash);
@@ -52,7 +61,7 @@ function Harness() {
         </nav>
       </header>
       <main class="app-area" data-app={view}>
-        {view === "registry" ? <RegistryApp manager={manager} /> : <SettingsApp config={config} settings={settings} onSignOut={() => signOuts.push("signed out")} />}
+        {view === "registry" ? <RegistryApp manager={manager} available={available} /> : <SettingsApp config={config} settings={settings} onSignOut={() => signOuts.push("signed out")} />}
       </main>
     </div>
   );

@@ -1,7 +1,8 @@
 /**
  * One app in the App Registry: what it is (name, scope, version, kind, on or off, default, instances
- * running) and what can be done with it — Enable/Disable, Make default, Update from file… (an update
- * that asks for a new capability waits here with its diff until Approve or Keep current), Roll back…
+ * running) and what can be done with it — Enable/Disable, Make default, Update to <version> (a newer
+ * version this host bundles), Update from file… (an update that asks for a new capability waits here with
+ * its diff until Approve or Keep current), Roll back…
  * (to a retained version, with a required reason), Remove… (after a confirmation that says the bundle
  * and the app's data are deleted). Core apps have no Remove or Update; a refusal by the manager is
  * shown with its step and code.
@@ -10,6 +11,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import type { PickedFile } from "./read-file.js";
 import { DiffView } from "./DiffView.js";
 import { FilePicker } from "./FilePicker.js";
+import type { AvailableBundle } from "./InstallPanel.js";
 import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.js";
 import { OperationResult } from "./OperationResult.js";
 import { unexpectedFailure } from "./operation-text.js";
@@ -23,7 +25,18 @@ interface Outcome {
   readonly expected: boolean;
 }
 
-export function AppCard({ manager, details, onRemoved }: { manager: RuntimeAppManager; details: AppDetails; onRemoved: (operation: AppOperation, message: string) => void }) {
+export function AppCard({
+  manager,
+  details,
+  onRemoved,
+  bundled,
+}: {
+  manager: RuntimeAppManager;
+  details: AppDetails;
+  onRemoved: (operation: AppOperation, message: string) => void;
+  /** A newer version this host bundles: offered as "Update to …", through the same update as a file. */
+  bundled?: AvailableBundle;
+}) {
   const { record } = details;
   const scope = record.app_scope;
   const name = details.projection.name;
@@ -65,6 +78,12 @@ export function AppCard({ manager, details, onRemoved }: { manager: RuntimeAppMa
       () => manager.update(scope, file.bytes),
       (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
     );
+  const updateFromBundle = (bundle: AvailableBundle) =>
+    run(
+      "update",
+      async () => manager.update(scope, await bundle.load()),
+      (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
+    );
   const resolveUpdate = (approved: boolean) =>
     run(
       "approve_update",
@@ -101,6 +120,11 @@ export function AppCard({ manager, details, onRemoved }: { manager: RuntimeAppMa
         {details.is_default || !canBeDefault(details) ? null : (
           <button type="button" class="secondary" disabled={busy} aria-label={`Make ${name} the default app`} onClick={makeDefault}>
             Make default
+          </button>
+        )}
+        {core || bundled === undefined ? null : (
+          <button type="button" class="primary" disabled={busy || pending !== undefined} aria-label={`Update ${name} to ${bundled.version ?? "the bundled version"}`} onClick={() => updateFromBundle(bundled)}>
+            Update to {bundled.version}
           </button>
         )}
         {core ? null : <FilePicker label="Update from file…" name={`Update ${name} from file…`} disabled={busy || pending !== undefined} onPick={update} />}

@@ -26,6 +26,8 @@ export interface AvailableBundle {
   readonly file: string;
   /** The app it installs, when the host knows: not offered while that app is installed. */
   readonly app_scope?: string;
+  /** Its version, when the host knows: an installed older version is offered the update on its card. */
+  readonly version?: string;
   load(): Promise<Uint8Array>;
 }
 

@@ -6,6 +6,7 @@
  */
 import "./registry.css";
 import { useState } from "preact/hooks";
+import { compareVersions } from "@lineup/runtime";
 import { AppCard } from "./AppCard.js";
 import { sortApps } from "./app-order.js";
 import { InstallPanel, type AvailableBundle } from "./InstallPanel.js";
@@ -32,12 +33,19 @@ export function RegistryApp({ manager, available }: { manager: RuntimeAppManager
         <h2 id="installed-title">On this device</h2>
         <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>
         <ul class="app-list">
-          {apps.map(({ details }) => (
-            <AppCard key={details.record.app_scope} manager={manager} details={details} onRemoved={(operation, message) => setRemoved({ operation, message })} />
-          ))}
+          {apps.map(({ details }) => {
+            const bundled = newerBundle(available ?? [], details);
+            return <AppCard key={details.record.app_scope} manager={manager} details={details} onRemoved={(operation, message) => setRemoved({ operation, message })} {...(bundled === undefined ? {} : { bundled })} />;
+          })}
         </ul>
       </section>
       <OperationsList operations={manager.operations()} />
     </section>
   );
+}
+
+/** The host's bundle of this app when it is newer than the installed version (core apps are never updated). */
+function newerBundle(available: readonly AvailableBundle[], details: AppDetails): AvailableBundle | undefined {
+  if (details.record.kind === "core") return undefined;
+  return available.find((bundle) => bundle.app_scope === details.record.app_scope && bundle.version !== undefined && compareVersions(bundle.version, details.record.installed_version) > 0);
 }
