@@ -4,7 +4,7 @@
  * at-least-once: a message that needs it stays in the app's inbox until `ack(message_id)`, so a
  * listener must be idempotent by `message_id`.
  */
-import type { BridgeEventData, BridgeParams } from "@lineup/protocol";
+import { ENVELOPE_TYPES, type BridgeEventData, type BridgeParams } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
 import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
@@ -24,7 +24,7 @@ export interface AgentMessageAPI {
   onStatePatch(listener: (patch: StatePatch) => void): Unsubscribe;
 }
 
-const STATE_PATCH_TYPE = "lineup.app.state.patch";
+const STATE_PATCH_TYPE = ENVELOPE_TYPES["lineup.app.state.patch"].type;
 
 export class AgentMessages implements AgentMessageAPI {
   readonly #channel: BridgeChannel;

@@ -5,10 +5,10 @@
  * the frame the app may see — a state patch as `state.patch`, anything else as `agent.message` — a
  * projection that never carries the raw envelope.
  */
-import type { BridgeEventData } from "@lineup/protocol";
+import { ENVELOPE_TYPES, type BridgeEventData } from "@lineup/protocol";
 import type { AgentAppMessage } from "@lineup/runtime";
 
-export const STATE_PATCH_TYPE = "lineup.app.state.patch";
+const STATE_PATCH_TYPE = ENVELOPE_TYPES["lineup.app.state.patch"].type;
 
 export type SurfaceInboxFrame =
   | { readonly event: "state.patch"; readonly data: BridgeEventData<"state.patch"> }

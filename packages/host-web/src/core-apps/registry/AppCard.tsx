@@ -72,18 +72,14 @@ export function AppCard({
       ? run("disable", () => manager.disable(scope), () => `${name} is turned off.`)
       : run("enable", () => manager.enable(scope), () => `${name} is turned on.`);
   const makeDefault = () => run("set_default", () => manager.setDefaultApp(scope), () => `${name} now opens when LineUp starts.`);
-  const update = (file: PickedFile) =>
+  /** An update from a picked file or from the host's bundle: the same manager call, the same words. */
+  const updateWith = (bytes: () => Promise<Uint8Array>) =>
     run(
       "update",
-      () => manager.update(scope, file.bytes),
+      async () => manager.update(scope, await bytes()),
       (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
     );
-  const updateFromBundle = (bundle: AvailableBundle) =>
-    run(
-      "update",
-      async () => manager.update(scope, await bundle.load()),
-      (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
-    );
+  const update = (file: PickedFile) => updateWith(() => Promise.resolve(file.bytes));
   const resolveUpdate = (approved: boolean) =>
     run(
       "approve_update",
@@ -123,7 +119,7 @@ export function AppCard({
           </button>
         )}
         {core || bundled === undefined ? null : (
-          <button type="button" class="primary" disabled={busy || pending !== undefined} aria-label={`Update ${name} to ${bundled.version ?? "the bundled version"}`} onClick={() => updateFromBundle(bundled)}>
+          <button type="button" class="primary" disabled={busy || pending !== undefined} aria-label={`Update ${name} to ${bundled.version ?? "the bundled version"}`} onClick={() => updateWith(() => bundled.load())}>
             Update to {bundled.version}
           </button>
         )}
