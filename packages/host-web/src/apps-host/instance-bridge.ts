@@ -158,7 +158,9 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               { conversation_id: instance.conversation_id, instance_id: instance.instance_id, ...(p.types === undefined ? {} : { types: p.types }), ...(p.include_pending === undefined ? {} : { include_pending: p.include_pending }) },
               (message) => {
                 const frame = surfaceFrameOf(message);
-                if (frame === undefined) return;
+                // Already given to this surface and not yet acknowledged: a subscription that replaced the last one
+                // flushes the backlog again, and the app would see the same patch twice.
+                if (frame === undefined || delivered.has(message.message_id)) return;
                 delivered.add(message.message_id);
                 mounted?.event(frame.event, frame.data as never);
               },
