@@ -21,6 +21,7 @@
  */
 import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import type { ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
@@ -193,7 +194,9 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
   return withInventory(client, turn, target, async (tools) => {
     const tool = matchTool(tools, target);
     if (tool === undefined) return notInstalled(target);
-    const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target) });
+    const detach = target.detachOperations === true ? (result: JsonValue) => describeOperation(result, target) ?? ready(target, result) : undefined;
+    const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
+    if (isDetached(result)) return operationStarted(target, result.plannedMs);
     const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
     return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
   });
@@ -220,8 +223,47 @@ async function withInventory(client: AgentClient, turn: IncomingTurn, target: Ap
   }
 }
 
-/** One tool call shown as a task in the chat: `label` is the turn's status line while it starts. */
-async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions, call: { readonly label: string; readonly args: JsonObject }): Promise<JsonValue> {
+/** A timed operation that started and runs on outside the turn (`detach`); never confused with an app's result. */
+class Detached {
+  constructor(
+    /** How long it is planned to run. */
+    readonly plannedMs: number,
+  ) {}
+}
+
+const isDetached = (value: JsonValue | Detached): value is Detached => value instanceof Detached;
+
+/** The planned length of an operation from its `started` progress (`{ started_at, ends_at }`), if it is a timed one. */
+function plannedLength(update: ToolCallUpdate): number | undefined {
+  if (update.type !== "progress" || update.stage !== "started") return undefined;
+  const data = update.data;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+  const [start, end] = [data["started_at"], data["ends_at"]].map((at) => (typeof at === "string" ? Date.parse(at) : Number.NaN)) as [number, number];
+  return Number.isFinite(start) && Number.isFinite(end) && end > start ? end - start : undefined;
+}
+
+/**
+ * One tool call shown as a task in the chat: `label` is the turn's status line while it starts. With
+ * `detach`, a timed operation that has started is left to run: this returns `Detached`, and when the
+ * operation's result comes the task is finished and `detach(result)` is said in the conversation.
+ */
+function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions, call: { readonly label: string; readonly args: JsonObject }): Promise<JsonValue>;
+function callWithProgress(
+  client: AgentClient,
+  turn: IncomingTurn,
+  tool: InventoryTool,
+  target: AppTarget,
+  options: DemoAgentOptions,
+  call: { readonly label: string; readonly args: JsonObject; readonly detach?: (result: JsonValue) => string },
+): Promise<JsonValue | Detached>;
+async function callWithProgress(
+  client: AgentClient,
+  turn: IncomingTurn,
+  tool: InventoryTool,
+  target: AppTarget,
+  options: DemoAgentOptions,
+  call: { readonly label: string; readonly args: JsonObject; readonly detach?: (result: JsonValue) => string },
+): Promise<JsonValue | Detached> {
   const { sessionId, turnId } = turn;
   await client.updateTurn(sessionId, turnId, { status: "working", label: call.label });
   const invoked = client.invokeTool(sessionId, tool.method, call.args, {
@@ -232,31 +274,65 @@ async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: I
   // The tool's own title says what this call does ("Draw shapes on the whiteboard"); the app's name otherwise.
   const title = tool.title.trim() === "" ? capitalize(target.label) : tool.title.slice(0, 200);
   await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: `Calling \`${tool.method}\`…` });
-  for await (const update of invoked.progress) {
+  const updates = invoked.progress[Symbol.asyncIterator]();
+  for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
+    const update = next.value;
     const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
     const progress = update.type === "progress" ? update.progress : undefined;
     // The turn's status line stands alone under the conversation: it names the task ("Create a whiteboard: Opening the board").
     await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
     await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
+    const planned = call.detach === undefined ? undefined : plannedLength(update);
+    if (planned !== undefined && call.detach !== undefined) {
+      void finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
+        options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
+      );
+      return new Detached(planned);
+    }
   }
+  return finishTask(client, sessionId, invoked.callId, title, invoked.result, turn.signal);
+}
+
+/** Waits for a call's result and closes its task in the chat: completed, stopped early, failed or cancelled. */
+async function finishTask(client: AgentClient, sessionId: string, taskId: string, title: string, pending: Promise<JsonValue>, signal?: AbortSignal): Promise<JsonValue> {
   try {
-    const result = await invoked.result;
+    const result = await pending;
     // A Runtime-owned operation the person stopped ended with a result, but the task was not completed.
     const operation = operationResultOf(result);
     await client.send(sessionId, {
       kind: "task_progress",
-      taskId: invoked.callId,
+      taskId,
       title,
       ...(operation?.outcome === "interrupted" ? { state: "cancelled", detail: operation.reason ?? "stopped" } : { state: "completed", progress: 1 }),
     });
     return result;
   } catch (error) {
     const cancelled = error instanceof LineUpError && (error.code === "cancelled_by_user" || error.code === "activation_cancelled" || error.code === "request_cancelled");
-    if (!turn.signal.aborted) {
-      await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: cancelled ? "cancelled" : "failed", ...(error instanceof LineUpError ? { detail: error.code } : {}) });
+    if (signal?.aborted !== true) {
+      await client.send(sessionId, { kind: "task_progress", taskId, title, state: cancelled ? "cancelled" : "failed", ...(error instanceof LineUpError ? { detail: error.code } : {}) });
     }
     throw error;
   }
+}
+
+/** The rest of a detached operation, outside any turn: its progress is drained, its end closes the task and is said. */
+async function finishDetached(client: AgentClient, sessionId: string, taskId: string, title: string, updates: AsyncIterator<ToolCallUpdate>, pending: Promise<JsonValue>, say: (result: JsonValue) => string): Promise<void> {
+  for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
+    // Later progress of a running timer adds nothing the task card does not show.
+  }
+  let text: string;
+  try {
+    text = say(await finishTask(client, sessionId, taskId, title, pending));
+  } catch (error) {
+    if (!(error instanceof LineUpError)) throw error;
+    text = `The **${escapeMarkdown(title)}** ended without a result (\`${error.code}\`).`;
+  }
+  await client.send(sessionId, { kind: "markdown", text });
+}
+
+/** What the agent says when a detached operation has started. */
+function operationStarted(target: AppTarget, plannedMs: number): string {
+  return `Started the **${target.label}** for ${spoken(plannedMs)}. I'll tell you when it's over — meanwhile, ask me anything.`;
 }
 
 /** Draws, reads or exports the whiteboard with its tools; refusals become advice as for opening it. */

@@ -122,6 +122,33 @@ describe("the demo agent", () => {
     expect(invokes.map((i) => (i.payload as { method: string }).method)).toEqual(["pomodoro.start", "pomodoro.start"]);
   });
 
+  it("ends the turn once a pomodoro has started, and says how it went when the Runtime reports its end", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "started", data: started } },
+    ]);
+    await start(server);
+    server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
+    // The server runs one turn at a time: the conversation goes on while the timer runs.
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("Started the **pomodoro timer** for 25 minutes. I'll tell you when it's over — meanwhile, ask me anything.");
+    server.startTurn("s-1", "hello", "t-2");
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    const cards = () => server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string });
+    expect(cards().at(-1)).toMatchObject({ state: "running" });
+
+    const invoke = invokes[0]!;
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "completed", ...started, ended_at: started.ends_at } }, { call_id: invoke.correlation!.call_id!, reply_to: invoke.id }, "pomodoro");
+    await waitFor(() => lastReply(server).startsWith("Time's up"), "the end of the pomodoro");
+    expect(lastReply(server)).toBe("Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅");
+    expect(cards().at(-1)).toMatchObject({ state: "completed", progress: 1 });
+    expect(invokes).toHaveLength(1);
+  });
+
   it("says what it got from a voice note in words, not as JSON", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

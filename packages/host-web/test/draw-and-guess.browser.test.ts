@@ -4,7 +4,8 @@
  * Runtime brings the game to the front with a secret word → the person draws it with the mouse and
  * presses "I'm done drawing" → the agent, waiting on `game.await_drawing`, gets the drawing and guesses
  * (`game.guess`), each guess a bubble in the game and a line in the chat, until the round ends — with
- * nothing typed in the chat.
+ * nothing typed in the chat. Then a second round, which the person ends by closing the game: the wait the
+ * agent kept open ends as cancelled, and the chat comes back.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -73,4 +74,38 @@ describe("Draw and Guess through the whole product", () => {
       await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-03-round-over.png") });
       expect(product.pageErrors).toEqual([]);
     }), 240_000);
+
+  it("closing the game in the middle of a round (its tab's ×, or Delete) cancels the agent's wait for the drawing and brings the chat back", () =>
+    explained(page, product.consoleLines, product.world, async () => {
+      await tab("Chat").click();
+      const box = page.getByRole("textbox", { name: /Message/ });
+      await box.fill("let's play draw and guess again");
+      await box.press("Enter");
+      await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("draw-and-guess");
+      await expect.poll(() => game().locator(".dg-round").textContent(), { timeout: 60_000 }).toContain("Round 2");
+      // The agent waits for the drawing on a call the game holds (its card is in the chat).
+      await tab("Chat").click();
+      const wait = page.locator('[data-kind="tool"]').filter({ hasText: "Wait for the drawing" }).last();
+      await expect.poll(() => wait.getAttribute("data-phase"), { timeout: 30_000 }).toMatch(/^(received|running)$/);
+
+      // The × of the game's tab in the switcher (the picture-in-picture window has one too).
+      await page.getByRole("tablist").getByRole("button", { name: "Close Draw and Guess" }).click();
+      await expect.poll(() => page.locator('.instance-surface[data-app="draw-and-guess"]').count(), { timeout: 30_000 }).toBe(0);
+      expect(await page.locator("#app-area").getAttribute("data-app")).toBe("chat");
+      expect(await tab("Draw and Guess").count()).toBe(0);
+      await expect.poll(() => wait.getAttribute("data-phase"), { timeout: 30_000 }).toBe("failed");
+      expect(await wait.locator(".task-head").textContent()).toBe("Wait for the drawingCancelled");
+      expect(await wait.locator(".error-text").count()).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, "draw-and-guess-04-closed.png") });
+
+      // From the keyboard: Delete on the game's tab closes it too.
+      await box.fill("one more round of draw and guess");
+      await box.press("Enter");
+      await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("draw-and-guess");
+      await tab("Draw and Guess").focus();
+      await page.keyboard.press("Delete");
+      await expect.poll(() => page.locator('.instance-surface[data-app="draw-and-guess"]').count(), { timeout: 30_000 }).toBe(0);
+      expect(await page.locator("#app-area").getAttribute("data-app")).toBe("chat");
+      expect(product.pageErrors).toEqual([]);
+    }), 180_000);
 });

@@ -2,7 +2,9 @@
  * The pomodoro `npm start` offers, end to end in real Chromium against the real AppServer and demo agent:
  * installed from Apps → "start a … pomodoro" in the chat → the Runtime brings the app to the front and runs
  * the session as its own timed operation → the person presses Stop in the app → the Runtime ends the call
- * with its one `interrupted` result → the agent says how long the session ran.
+ * with its one `interrupted` result → the agent says how long the session ran. The agent's turn ends as
+ * soon as the session has started (the conversation goes on while the timer runs), and the person closes
+ * the finished timer's picture-in-picture window.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -34,6 +36,10 @@ describe("the pomodoro through the whole product", () => {
     await expect.poll(() => pomodoro().locator(".pomo-title").textContent(), { timeout: 60_000 }).toBe("the quarterly report");
     expect(await pomodoro().locator(".pomo-clock").textContent()).toMatch(/^2[45]:[0-9]{2}$/);
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-01-running.png") });
+    // The turn ended once the session started: the agent is free for anything else meanwhile.
+    await tab("Chat").click();
+    await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toContain("Started the pomodoro timer for 25 minutes. I'll tell you when it's over");
+    await tab("Pomodoro").click();
 
     await pomodoro().getByRole("button", { name: "Stop" }).click();
     await expect.poll(() => pomodoro().locator(".pomo-status").textContent(), { timeout: 30_000 }).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
@@ -45,6 +51,14 @@ describe("the pomodoro through the whole product", () => {
     expect(await page.locator('[data-kind="tool"] .task-head').first().textContent()).toBe("Start a pomodoroStopped");
     expect(await page.locator('[data-kind="tool"]').first().textContent()).toContain("stopped by the user in the app");
     await page.screenshot({ path: join(SCREENSHOTS, "pomodoro-02-agent-heard.png") });
+
+    // Over the chat the stopped timer floats as picture-in-picture until the person closes it.
+    const surface = page.locator('.instance-surface[data-app="pomodoro"]');
+    await expect.poll(() => surface.getAttribute("class"), { timeout: 15_000 }).toContain("placement-pip");
+    await surface.getByRole("button", { name: "Close Pomodoro" }).click();
+    await expect.poll(() => surface.count(), { timeout: 30_000 }).toBe(0);
+    expect(await tab("Pomodoro").count()).toBe(0);
+    expect(await page.locator("#app-area").getAttribute("data-app")).toBe("chat");
     expect(product.pageErrors).toEqual([]);
   }), 240_000);
 });

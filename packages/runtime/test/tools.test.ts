@@ -189,6 +189,8 @@ describe("reports from the app", () => {
     expect(reportResult(good.state, { call_id: "r1", instance_id: "wb", result: { board_id: "b-2" } }, w.registry).refusal?.code).toBe("call_not_active");
     expect(reportError(good.state, { call_id: "r1", instance_id: "wb", code: "handler_failed" }).refusal?.code).toBe("call_not_active");
     expect(good.state.calls["r1"]?.outputs.map((o) => o.type)).toEqual(["lineup.tool.receipt", "lineup.tool.progress", "lineup.tool.result"]);
+    // No activation changed: the state keeps the same activations object, so the loop writes none.
+    expect(good.state.activations).toBe(delivered.state.activations);
   });
 
   it("maps unknown app error codes to handler_failed, and ends calls on crash, cancel, deadline and disable", () => {

@@ -18,6 +18,12 @@ export interface AppTarget {
   readonly prefixes: readonly string[];
   /** Last method segments, most wanted first. */
   readonly verbs: readonly string[];
+  /**
+   * Its timed operations run on without the conversation: once one has started, the turn ends and the
+   * agent tells how it went when its result comes (a pomodoro lasts minutes; the person may ask for
+   * something else meanwhile, and the server runs one turn at a time).
+   */
+  readonly detachOperations?: boolean;
 }
 
 export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
@@ -30,7 +36,7 @@ export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
     prefixes: ["game.", "draw_and_guess.", "guess."],
     verbs: ["start_round", "start", "new_round", "new_game", "play"],
   },
-  pomodoro: { name: "pomodoro", label: "pomodoro timer", installName: "Pomodoro", scopes: ["pomodoro", "timer"], prefixes: ["pomodoro.", "timer."], verbs: ["start", "begin", "start_session"] },
+  pomodoro: { name: "pomodoro", label: "pomodoro timer", installName: "Pomodoro", scopes: ["pomodoro", "timer"], prefixes: ["pomodoro.", "timer."], verbs: ["start", "begin", "start_session"], detachOperations: true },
   voice: {
     name: "voice",
     label: "voice recorder",

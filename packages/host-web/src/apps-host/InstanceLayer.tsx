@@ -18,10 +18,12 @@ export interface InstanceLayerProps {
   readonly placement: (instance: AppInstance) => Placement;
   readonly onFailed?: (instance: AppInstance, message: string) => void;
   readonly onFocusRequest?: (instanceId: string) => void;
+  /** The person closes the instance (the picture-in-picture window's ×). */
+  readonly onCloseRequest?: (instanceId: string) => void;
   readonly frameUrl?: string;
 }
 
-export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, frameUrl }: InstanceLayerProps) {
+export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, frameUrl }: InstanceLayerProps) {
   return (
     <div class="instance-layer">
       {instances.map((instance) => (
@@ -32,6 +34,7 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
           placement={placement(instance)}
           {...(onFailed === undefined ? {} : { onFailed: (message: string) => onFailed(instance, message) })}
           {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
+          {...(onCloseRequest === undefined ? {} : { onCloseRequest })}
           {...(frameUrl === undefined ? {} : { frameUrl })}
         />
       ))}
@@ -41,7 +44,23 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
 
 const modeOf = (placement: Placement): DisplayMode => (placement === "pip" ? "pip" : "foreground");
 
-function InstanceSurface({ runtime, instance, placement, onFailed, onFocusRequest, frameUrl }: { runtime: LineUpRuntime; instance: AppInstance; placement: Placement; onFailed?: (message: string) => void; onFocusRequest?: (instanceId: string) => void; frameUrl?: string }) {
+function InstanceSurface({
+  runtime,
+  instance,
+  placement,
+  onFailed,
+  onFocusRequest,
+  onCloseRequest,
+  frameUrl,
+}: {
+  runtime: LineUpRuntime;
+  instance: AppInstance;
+  placement: Placement;
+  onFailed?: (message: string) => void;
+  onFocusRequest?: (instanceId: string) => void;
+  onCloseRequest?: (instanceId: string) => void;
+  frameUrl?: string;
+}) {
   const container = useRef<HTMLDivElement>(null);
   const bridge = useRef<InstanceBridge | undefined>(undefined);
   const closing = useRef(false);
@@ -68,6 +87,8 @@ function InstanceSurface({ runtime, instance, placement, onFailed, onFocusReques
     wasForeground.current = foreground;
   }, [placement]);
 
+  const name = runtime.appManager.getApp(instance.app_scope)?.manifest.name ?? instance.app_scope;
+
   useEffect(() => {
     if (instance.status !== "closing" || closing.current) return;
     closing.current = true;
@@ -77,9 +98,16 @@ function InstanceSurface({ runtime, instance, placement, onFailed, onFocusReques
   return (
     <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
       {placement === "pip" ? (
-        <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={`Open ${instance.app_scope}`}>
-          Open
-        </button>
+        <div class="pip-actions">
+          <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={`Open ${name}`}>
+            Open
+          </button>
+          {onCloseRequest === undefined ? null : (
+            <button type="button" class="pip-close" onClick={() => onCloseRequest(instance.instance_id)} aria-label={`Close ${name}`} title={`Close ${name}`}>
+              ×
+            </button>
+          )}
+        </div>
       ) : null}
       <div class="instance-frame" ref={container} />
     </div>

@@ -115,7 +115,11 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   };
 
   const running = instances.instances.filter(live);
-  const tabs: { id: string; label: string; select: () => void; selected: boolean }[] = [
+  const closeInstance = (instanceId: string) => {
+    // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
+    void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(`Could not close the app: ${(error as Error).message}`, "error"));
+  };
+  const tabs: { id: string; label: string; select: () => void; selected: boolean; close?: () => void }[] = [
     ...CORE_APPS.map((app) => ({ id: app.app_scope, label: app.label, select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
     ...running
       .filter((i) => i.status !== "closing")
@@ -124,10 +128,19 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
         label: runtime.appManager.getApp(i.app_scope)?.manifest.name ?? i.app_scope,
         select: () => showInstance(i.instance_id),
         selected: showing.kind === "instance" && showing.instance_id === i.instance_id,
+        close: () => closeInstance(i.instance_id),
       })),
   ];
 
   const onSwitcherKey = (event: KeyboardEvent) => {
+    if (event.key === "Delete") {
+      // Delete on an installed app's tab closes it, as its × does.
+      const focused = tabs.find((t) => document.activeElement?.id === `switch-${t.id}`);
+      if (focused?.close === undefined) return;
+      focused.close();
+      event.preventDefault();
+      return;
+    }
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     const index = Math.max(0, tabs.findIndex((t) => t.selected));
     const next = tabs[(index + (event.key === "ArrowRight" ? 1 : -1) + tabs.length) % tabs.length]!;
@@ -158,21 +171,34 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           LineUp
         </div>
         <nav class="switcher" aria-label="Apps" role="tablist" onKeyDown={onSwitcherKey}>
-          {tabs.map((tab) => (
-            <button
-              key={tab.id}
-              id={`switch-${tab.id}`}
-              type="button"
-              role="tab"
-              aria-selected={tab.selected}
-              aria-controls="app-area"
-              tabIndex={tab.selected ? 0 : -1}
-              class={tab.selected ? "switch active" : "switch"}
-              onClick={tab.select}
-            >
-              {tab.label}
-            </button>
-          ))}
+          {tabs.map((tab) => {
+            const button = (
+              <button
+                key={tab.id}
+                id={`switch-${tab.id}`}
+                type="button"
+                role="tab"
+                aria-selected={tab.selected}
+                aria-controls="app-area"
+                aria-keyshortcuts={tab.close === undefined ? undefined : "Delete"}
+                tabIndex={tab.selected ? 0 : -1}
+                class={tab.selected ? "switch active" : "switch"}
+                onClick={tab.select}
+              >
+                {tab.label}
+              </button>
+            );
+            if (tab.close === undefined) return button;
+            // An installed app's tab carries its close button (keyboard: Delete on the tab).
+            return (
+              <span key={tab.id} class="switch-item" role="presentation">
+                {button}
+                <button type="button" class="switch-close" tabIndex={-1} aria-label={`Close ${tab.label}`} title={`Close ${tab.label}`} onClick={tab.close}>
+                  ×
+                </button>
+              </span>
+            );
+          })}
         </nav>
         <ConnectionIndicator lifecycle={runtime.lifecycle} />
       </header>
@@ -195,6 +221,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           instances={running}
           placement={placement}
           onFocusRequest={showInstance}
+          onCloseRequest={closeInstance}
           onFailed={(instance, message) => notifications.push(`${instance.app_scope} could not start: ${message}`, "error")}
         />
       </main>

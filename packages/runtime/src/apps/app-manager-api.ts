@@ -62,7 +62,12 @@ export interface RuntimeAppManager {
   setDefaultApp(appScope: string): Promise<AppOperation>;
   defaultApp(): string;
   launch(request: LaunchRequest): Promise<AppInstance>;
-  closeInstance(instanceId: string): Promise<void>;
+  /**
+   * Closes an instance; what it displaced comes back. Calls it was still handling end at once: with
+   * `cancelled_by_user` when `by: "user"` (the person closed it), else `handler_failed`. A runtime-owned
+   * operation keeps its deadline.
+   */
+  closeInstance(instanceId: string, options?: { readonly by?: "user" | "app" }): Promise<void>;
   /** The latest operations, newest first (bounded). */
   operations(): readonly AppOperation[];
   /** Called after every committed change to the apps, their records or the operations. */

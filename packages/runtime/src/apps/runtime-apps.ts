@@ -128,7 +128,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       if (instance === undefined) throw new LineUpError("internal_error", `instance ${instanceId} vanished after launch`);
       return instance;
     },
-    closeInstance: (instanceId) => instanceInput({ op: "close", instance_id: instanceId }),
+    closeInstance: (instanceId, close) => instanceInput({ op: "close", instance_id: instanceId, ...(close?.by === undefined ? {} : { by: close.by }) }),
     operations: () => options.state().operations,
     subscribe: (listener) => appsChanged.subscribe(() => listener()),
   };

@@ -104,7 +104,9 @@ export type AppManagerRequest =
 
 export type InstanceRequest =
   | { readonly op: "launch"; readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string; readonly foreground: boolean; readonly new_instance?: boolean; readonly parent_instance_id?: string }
-  | { readonly op: "ready" | "focus" | "background" | "closed" | "close"; readonly instance_id: string }
+  | { readonly op: "ready" | "focus" | "background" | "closed"; readonly instance_id: string }
+  /** `by: "user"`: the person closed it in the shell; otherwise the app (or the Runtime on its behalf) did. */
+  | { readonly op: "close"; readonly instance_id: string; readonly by?: "user" | "app" }
   | { readonly op: "failed"; readonly instance_id: string; readonly reason: string };
 
 /** What an app's handler reports for a call delivered to it. */

@@ -117,7 +117,9 @@ export class CallDraft {
   readonly outputs: ToolOutput[] = [];
   readonly actions: CallAction[] = [];
   readonly audit: AuditFact[] = [];
+  private readonly before: ToolCallsState;
   constructor(state: ToolCallsState) {
+    this.before = state;
     this.calls = { ...state.calls };
     this.activations = { ...state.activations };
   }
@@ -155,7 +157,9 @@ export class CallDraft {
     this.audit.push({ type: "tool.call.result", conversation_id: call.conversation_id, subject: callId, detail: `${call.app_scope}/${call.method}` });
   }
   done(extra: { refusal?: ProtocolError } = {}): CallDecision {
-    return { state: { calls: this.calls, activations: this.activations }, outputs: this.outputs, actions: this.actions, audit: this.audit, ...extra };
+    // Activations rarely change: unchanged, the state keeps the same object, so nothing rewrites it.
+    const activations = sameEntries(this.activations, this.before.activations) ? this.before.activations : this.activations;
+    return { state: { calls: this.calls, activations }, outputs: this.outputs, actions: this.actions, audit: this.audit, ...extra };
   }
 }
 
@@ -173,4 +177,14 @@ export function nextDeadline(state: ToolCallsState): number | undefined {
     if (next === undefined || at < next) next = at;
   }
   return next;
+}
+
+/** Whether two records hold the same keys with the same (identical) values. */
+function sameEntries<T>(a: Readonly<Record<string, T>>, b: Readonly<Record<string, T>>): boolean {
+  let count = 0;
+  for (const key in a) {
+    if (!Object.prototype.hasOwnProperty.call(b, key) || a[key] !== b[key]) return false;
+    count += 1;
+  }
+  return count === Object.keys(b).length;
 }

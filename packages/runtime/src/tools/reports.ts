@@ -113,6 +113,24 @@ export function failInstanceCalls(draft: CallDraft, instanceId: string, activati
   }
 }
 
+/**
+ * An instance was closed: the calls it was still handling cannot be answered any more and end now, with
+ * a `tool.cancel` to the closing instance so it stops working on them. Runtime-owned operations keep
+ * their deadline (their result never came from the app).
+ */
+export function endClosedInstanceCalls(state: ToolCallsState, request: { readonly instance_id: string; readonly app_name: string; readonly by: "user" | "app" }): CallDecision | undefined {
+  const draft = new CallDraft(state);
+  let ended = false;
+  for (const call of Object.values(state.calls)) {
+    if (call.instance_id !== request.instance_id || (call.phase !== "running" && call.phase !== "awaiting_operation")) continue;
+    draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: request.instance_id });
+    if (request.by === "user") draft.error(call.call_id, "cancelled_by_user", `${request.app_name} was closed before it finished`);
+    else draft.error(call.call_id, "handler_failed", `${request.app_name} closed itself before it finished the call`);
+    ended = true;
+  }
+  return ended ? draft.done() : undefined;
+}
+
 /** The App Manager's `refuse_pending_calls` effect: every unfinished call of the app ends with `code`. */
 export function refuseAppCalls(state: ToolCallsState, request: { readonly app_scope: string; readonly code: "app_disabled" | "app_not_installed" }): CallDecision {
   const draft = new CallDraft(state);

@@ -98,11 +98,13 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
           </div>
         </div>
       );
-    case "tool":
+    case "tool": {
+      // The person ended it (closed the app, declined): not a failure to them.
+      const cancelled = item.phase === "failed" && item.code === "cancelled_by_user";
       return (
         <div class="bubble-row from-agent" data-kind="tool" data-phase={item.phase}>
           {/* An interrupted operation succeeded as a call but did not run its course: no success colour. */}
-          <div class={`tool tool-${item.interrupted === undefined ? item.phase : "stopped"}`}>
+          <div class={`tool tool-${item.interrupted === undefined && !cancelled ? item.phase : "stopped"}`}>
             <div class="task-head">
               {(item.title ?? item.tool_title) !== undefined ? (
                 <span title={`Tool call in ${item.app_scope}`}>{item.title ?? item.tool_title}</span>
@@ -111,16 +113,17 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
                   Tool call · <code>{item.app_scope}</code>
                 </span>
               )}
-              <span class="muted">{item.interrupted !== undefined ? "Stopped" : (TOOL_PHASE[item.phase] ?? item.phase)}</span>
+              <span class="muted">{item.interrupted !== undefined ? "Stopped" : cancelled ? "Cancelled" : (TOOL_PHASE[item.phase] ?? item.phase)}</span>
             </div>
             {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={item.title ?? item.tool_title ?? `Tool call in ${item.app_scope}`} /> : null}
             {item.message !== undefined ? <div class="muted">{item.message}</div> : item.detail !== undefined && (item.phase === "running" || item.phase === "received") ? <div class="muted">{item.detail}</div> : null}
-            {item.code === undefined || item.phase !== "failed" ? null : <div class="error-text">{item.code}</div>}
+            {item.code === undefined || item.phase !== "failed" || cancelled ? null : <div class="error-text">{item.code}</div>}
             {item.interrupted?.reason === undefined ? null : <div class="muted">{item.interrupted.reason}</div>}
             {item.phase === "succeeded" ? <ToolResultCard callId={item.call_id} /> : null}
           </div>
         </div>
       );
+    }
     case "artifact":
       return (
         <div class="bubble-row from-agent" data-kind="artifact">

@@ -4,7 +4,7 @@
  * instance transition folded, with the activations it settles, into one commit.
  */
 import { LineUpError, type JsonValue } from "@lineup/protocol";
-import { getApp } from "../../apps/manager/records.js";
+import { activeManifest, getApp, getManagedApp } from "../../apps/manager/records.js";
 import { findLiveInstance, getInstance, instancePolicyFor } from "../../apps/instances/state.js";
 import {
   backgroundInstance,
@@ -18,6 +18,7 @@ import {
   resumeInstance,
   type InstanceResult,
 } from "../../apps/instances/transitions.js";
+import { endClosedInstanceCalls } from "../../tools/reports.js";
 import { applyCallDecision, applyInstanceResult, Step } from "../apps-step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
@@ -86,6 +87,13 @@ export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { k
   if (!result.ok) return step.result({ error: new LineUpError(result.error.code, result.error.message) });
   const decision = applyInstanceResult(step, env, result);
   if (decision !== undefined) applyCallDecision(step, env, decision);
+  if (request.op === "close") {
+    const closed = getInstance(state.instances, request.instance_id);
+    const managed = closed === undefined ? undefined : getManagedApp(state.apps, closed.app_scope);
+    const name = (managed === undefined ? undefined : activeManifest(managed)?.name) ?? closed?.app_scope ?? "the app";
+    const ended = endClosedInstanceCalls(step.state.tools, { instance_id: request.instance_id, app_name: name, by: request.by ?? "app" });
+    if (ended !== undefined) applyCallDecision(step, env, ended);
+  }
   for (const change of result.value.changes) {
     step.audit.push({ type: "instance.changed", subject: change.instance_id, detail: `${change.app_scope}: ${change.from} → ${change.to}` });
   }
