@@ -50,6 +50,10 @@ describe("pomodoro in a sandboxed iframe (Chromium)", () => {
     expect(clock === "25:00" || clock === "24:59").toBe(true);
     await expect.poll(() => host((h) => h.session().data?.session?.title)).toBe("Write the report");
     expect(await frame().getByRole("timer").getAttribute("aria-label")).toMatch(/^2[45]:[0-9]{2} left$/);
+    // When it ends, on the person's clock: 25 minutes from now.
+    const endsAt = new Date(Date.now() + 25 * 60_000).toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit" });
+    const endsBefore = new Date(Date.now() + 25 * 60_000 - 60_000).toLocaleTimeString("en-US", { hour: "numeric", minute: "2-digit" });
+    expect([`Ends at ${endsAt}`, `Ends at ${endsBefore}`]).toContain(await frame().locator(".pomo-status").textContent());
     await page.screenshot({ path: join(OUTPUT, "running.png") });
     // The app never reports a result for a timed operation: LineUp does.
     expect(await host((h) => [...h.requests("tool.complete"), ...h.requests("tool.fail")].length)).toBe(0);

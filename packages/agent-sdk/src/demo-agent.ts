@@ -19,7 +19,7 @@
  * Deterministic: the text of every reply depends only on the input, the inventory and the
  * device's answers; ids and time come from the client's injected sources.
  */
-import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { LineUpError, OPAQUE_ID_MAX_LENGTH, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import type { ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
@@ -223,6 +223,22 @@ async function withInventory(client: AgentClient, turn: IncomingTurn, target: Ap
   }
 }
 
+/** How many tool calls each turn has made so far (`nextCallId`). */
+const callsMade = new WeakMap<IncomingTurn, number>();
+
+/**
+ * The id of the turn's next tool call: its session, its turn and its place in the turn. An agent that
+ * restarts in the middle of a turn works on it again from the start, and its calls get the same ids: the
+ * Runtime answers a call it already has with the stored outputs (same call_id, same body), so nothing
+ * runs twice — a second pomodoro, a second recording. Undefined (a fresh id) when that would be too long.
+ */
+function nextCallId(turn: IncomingTurn): string | undefined {
+  const n = (callsMade.get(turn) ?? 0) + 1;
+  callsMade.set(turn, n);
+  const id = `${turn.sessionId}.${turn.turnId}.call-${n}`;
+  return id.length <= OPAQUE_ID_MAX_LENGTH ? id : undefined;
+}
+
 /** A timed operation that started and runs on outside the turn (`detach`); never confused with an app's result. */
 class Detached {
   constructor(
@@ -266,9 +282,11 @@ async function callWithProgress(
 ): Promise<JsonValue | Detached> {
   const { sessionId, turnId } = turn;
   await client.updateTurn(sessionId, turnId, { status: "working", label: call.label });
+  const callId = nextCallId(turn);
   const invoked = client.invokeTool(sessionId, tool.method, call.args, {
     appScope: tool.app_scope,
     signal: turn.signal,
+    ...(callId === undefined ? {} : { callId }),
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
   });
   // The tool's own title says what this call does ("Draw shapes on the whiteboard"); the app's name otherwise.

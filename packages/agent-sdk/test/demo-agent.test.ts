@@ -1,6 +1,6 @@
 import type { JsonObject, RuntimeEnvelope } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { APP_TARGETS, argumentsFor, matchTool, parseIntent, runDemoAgent, type AgentClient, type DemoAgent } from "../src/index.js";
+import { APP_TARGETS, argumentsFor, matchTool, parseIntent, runDemoAgent, sequentialIds, type AgentClient, type DemoAgent } from "../src/index.js";
 import { describeResult } from "../src/demo-agent.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
@@ -147,6 +147,30 @@ describe("the demo agent", () => {
     expect(lastReply(server)).toBe("Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅");
     expect(cards().at(-1)).toMatchObject({ state: "completed", progress: 1 });
     expect(invokes).toHaveLength(1);
+  });
+
+  it("restarted in the middle of a turn, works on it again with the same call ids, so the Runtime's stored call answers and nothing runs twice", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
+    server.publishInventory("s-1", 1, [VOICE]);
+    const recorded = { outcome: "recorded", artifact_id: "art-1", duration_ms: 5_000, mime_type: "audio/webm", size: 8_192 };
+    // The device holds the first invoke (the person is recording); the same call again gets its result.
+    const invokes = deviceAnswers(server, (_invoke, n) => [{ type: "lineup.tool.receipt", payload: { status: "accepted" } }, ...(n === 1 ? [] : [{ type: "lineup.tool.result", payload: { result: recorded } }])]);
+    const first = await start(server);
+    server.startTurn("s-1", "record a voice note", "t-1");
+    await waitFor(() => invokes.length === 1, "the first agent's call");
+    first.agent.dispose();
+    await first.client.close();
+
+    // The restarted process (its own envelope ids, as a real one's are random).
+    const client = await connectToFake(server, { ids: sequentialIds(1_000) });
+    running.push({ client, agent: runDemoAgent(client) });
+    await waitFor(() => invokes.length === 2, "the restarted agent's call");
+    expect(invokes[1]!.correlation?.call_id).toBe(invokes[0]!.correlation?.call_id);
+    expect(invokes[0]!.correlation?.call_id).toBe("s-1.t-1.call-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toContain("Got your **voice note**");
   });
 
   it("says what it got from a voice note in words, not as JSON", async () => {

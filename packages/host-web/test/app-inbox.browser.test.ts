@@ -33,7 +33,7 @@ const OPEN_TOOL = {
 
 /**
  * The app's page: state patches set the title (and are listed, then acknowledged); agent messages are listed
- * with whether they needed an acknowledgement; two buttons emit a declared and an undeclared event, and
+ * with whether they needed an acknowledgement (and acknowledged anyway: a no-op); two buttons emit a declared and an undeclared event, and
  * the outcome of each is listed.
  */
 const APP_SCRIPT = `
@@ -52,13 +52,17 @@ void (async () => {
   const patches = list("patches");
   const messages = list("messages");
   const outcomes = list("outcomes");
-  const add = (into, text) => { const li = document.createElement("li"); li.textContent = text; into.append(li); };
+  const add = (into, text) => { const li = document.createElement("li"); li.textContent = text; into.append(li); return li; };
   surface.agentMessages.onStatePatch((patch) => {
     if (typeof patch.patch.title === "string") title.textContent = patch.patch.title;
     add(patches, JSON.stringify(patch.patch));
     void surface.agentMessages.ack(patch.message_id);
   });
-  surface.agentMessages.subscribe((message) => add(messages, message.type + " " + message.sender.kind + " " + message.requires_ack + " " + JSON.stringify(message.payload)), { types: ["lineup.message"], include_pending: true });
+  surface.agentMessages.subscribe((message) => {
+    const li = add(messages, message.type + " " + message.sender.kind + " " + message.requires_ack + " " + JSON.stringify(message.payload));
+    // Acknowledging a display message is allowed, and changes nothing.
+    surface.agentMessages.ack(message.message_id).then(() => { li.textContent += " · ack ok"; }, (error) => { li.textContent += " · ack " + error.code; });
+  }, { types: ["lineup.message"], include_pending: true });
   const button = (label, name, data) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -143,7 +147,7 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
     await agent.sendStatePatch(sessionId, { appScope: APP.app_scope, patch: { title: "From the agent" } });
     await agent.send(sessionId, { kind: "text", text: "a note for the probe" }, { appScope: APP.app_scope });
     await expect.poll(() => frame().locator("#title").textContent(), { timeout: 15_000 }).toBe("From the agent");
-    await expect.poll(() => items("messages"), { timeout: 15_000 }).toEqual(['lineup.message agent false {"format":"text","text":"a note for the probe"}']);
+    await expect.poll(() => items("messages"), { timeout: 15_000 }).toEqual(['lineup.message agent false {"format":"text","text":"a note for the probe"} · ack ok']);
     expect(await items("patches")).toEqual(['{"title":"From the agent"}']);
     await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-1-patched.png") });
   }, 120_000);

@@ -64,7 +64,8 @@ export function App({ store, displayMode, onDisplayModeChange, standalone = fals
 
   const left = remainingMs(session, now);
   const done = progressAt(session, now);
-  const status = phase === "running" ? "Focus" : phase === "done" ? "Time's up — nice focus!" : `Stopped with ${formatClock(left)} left`;
+  // Running, it says when the session ends, on the person's own clock (the title already names it).
+  const status = phase === "running" ? `Ends at ${new Date(session.ends_at).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })}` : phase === "done" ? "Time's up — nice focus!" : `Stopped with ${formatClock(left)} left`;
   return (
     <main class={`pomo pomo-${mode} pomo-${phase}`}>
       {mode !== "pip" && <h1 class="pomo-title">{session.title}</h1>}

@@ -77,8 +77,17 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   let displayMode: DisplayMode = options.displayMode;
   let sessionSubscription: Unsubscribe | undefined;
   let inboxSubscription: Unsubscribe | undefined;
-  /** Messages delivered to this surface: the only ones it may acknowledge (another instance's stay its own). */
+  /**
+   * Messages delivered to this surface that wait for its acknowledgement (`explicit_ack`, state patches
+   * included): the only ones it may acknowledge (another instance's stay its own). Each leaves when acknowledged.
+   */
   const delivered = new Set<string>();
+  /**
+   * Display messages delivered here lately (the Runtime marks them seen itself): a replacing subscription's
+   * backlog may hold one again before that mark is committed, and an app may acknowledge one, a no-op.
+   * Bounded, since nothing acknowledges them away.
+   */
+  const shown = new RecentIds(RECENT_DISPLAY_IDS);
 
   const surface = (async (): Promise<MountedSurface> => {
     const entry = await runtime.instances.entry(instance.instance_id);
@@ -160,8 +169,9 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
                 const frame = surfaceFrameOf(message);
                 // Already given to this surface and not yet acknowledged: a subscription that replaced the last one
                 // flushes the backlog again, and the app would see the same patch twice.
-                if (frame === undefined || delivered.has(message.message_id)) return;
-                delivered.add(message.message_id);
+                if (frame === undefined || delivered.has(message.message_id) || shown.has(message.message_id)) return;
+                if (message.delivery === "explicit_ack") delivered.add(message.message_id);
+                else shown.add(message.message_id);
                 mounted?.event(frame.event, frame.data as never);
               },
             );
@@ -173,6 +183,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             return {};
           case "agent_message.ack": {
             const p = params as { message_id: string };
+            if (shown.has(p.message_id)) return {};
             if (!delivered.has(p.message_id)) throw refusal("not_found", `message ${p.message_id} was not delivered to this instance`);
             await port.acknowledge(p.message_id).catch(rethrow);
             delivered.delete(p.message_id);
@@ -314,4 +325,20 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: 
 function rethrow(error: unknown): never {
   const e = error as { code?: string; message?: string };
   throw { code: typeof e?.code === "string" ? e.code : "internal_error", message: typeof e?.message === "string" ? e.message : "the Runtime refused" };
+}
+
+/** How many display message ids a surface's bridge remembers (`RecentIds`). */
+const RECENT_DISPLAY_IDS = 256;
+
+/** The last `limit` ids added, oldest forgotten first. */
+class RecentIds {
+  readonly #ids = new Set<string>();
+  constructor(private readonly limit: number) {}
+  has(id: string): boolean {
+    return this.#ids.has(id);
+  }
+  add(id: string): void {
+    this.#ids.add(id);
+    if (this.#ids.size > this.limit) this.#ids.delete(this.#ids.values().next().value!);
+  }
 }
