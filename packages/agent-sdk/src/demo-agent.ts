@@ -194,9 +194,9 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
   return withInventory(client, turn, target, async (tools) => {
     const tool = matchTool(tools, target);
     if (tool === undefined) return notInstalled(target);
-    const detach = target.detachOperations === true ? (result: JsonValue) => describeOperation(result, target) ?? ready(target, result) : undefined;
+    const detach = detachFor(target);
     const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
-    if (isDetached(result)) return operationStarted(target, result.plannedMs);
+    if (isDetached(result)) return result.reply;
     const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
     return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
   });
@@ -239,15 +239,23 @@ function nextCallId(turn: IncomingTurn): string | undefined {
   return id.length <= OPAQUE_ID_MAX_LENGTH ? id : undefined;
 }
 
-/** A timed operation that started and runs on outside the turn (`detach`); never confused with an app's result. */
+/** A call left to run on outside the turn (`Detach`), and the reply that ends the turn; never confused with an app's result. */
 class Detached {
-  constructor(
-    /** How long it is planned to run. */
-    readonly plannedMs: number,
-  ) {}
+  constructor(readonly reply: string) {}
 }
 
 const isDetached = (value: JsonValue | Detached): value is Detached => value instanceof Detached;
+
+/**
+ * When a call may go on without the turn, and what is said then. The server runs one turn at a time, so
+ * a turn that waits minutes for a timer or for the person holds back everything they say meanwhile.
+ */
+interface Detach {
+  /** The reply that ends the turn if `update` means the call now runs on by itself; else undefined. */
+  readonly at: (update: ToolCallUpdate) => string | undefined;
+  /** What is said, outside any turn, when the call ends: its result, or the Runtime's refusal. */
+  readonly end: (outcome: { readonly result: JsonValue } | { readonly error: LineUpError }) => string;
+}
 
 /** The planned length of an operation from its `started` progress (`{ started_at, ends_at }`), if it is a timed one. */
 function plannedLength(update: ToolCallUpdate): number | undefined {
@@ -256,6 +264,31 @@ function plannedLength(update: ToolCallUpdate): number | undefined {
   if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
   const [start, end] = [data["started_at"], data["ends_at"]].map((at) => (typeof at === "string" ? Date.parse(at) : Number.NaN)) as [number, number];
   return Number.isFinite(start) && Number.isFinite(end) && end > start ? end - start : undefined;
+}
+
+function detachFor(target: AppTarget): Detach | undefined {
+  switch (target.detach) {
+    case "timed_operation":
+      // A Runtime-owned timer that has started: its end is the Runtime's, exactly once.
+      return {
+        at: (update) => {
+          const planned = plannedLength(update);
+          return planned === undefined ? undefined : `Started the **${target.label}** for ${spoken(planned)}. I'll tell you when it's over — meanwhile, ask me anything.`;
+        },
+        end: (outcome) => ("error" in outcome ? refusal(outcome.error, target) : (describeOperation(outcome.result, target) ?? ready(target, outcome.result))),
+      };
+    case "waiting_for_user":
+      // The app shows the person the request: they answer there when they like.
+      return {
+        at: (update) =>
+          update.type === "progress" && update.stage === "waiting_for_user"
+            ? `I've asked for it in the **${target.installName}** app — answer there whenever you're ready, and I'll tell you when I have it. Meanwhile, ask me anything.`
+            : undefined,
+        end: (outcome) => ("error" in outcome ? refusal(outcome.error, target) : (describeRecording(outcome.result) ?? ready(target, outcome.result))),
+      };
+    case undefined:
+      return undefined;
+  }
 }
 
 /**
@@ -270,7 +303,7 @@ function callWithProgress(
   tool: InventoryTool,
   target: AppTarget,
   options: DemoAgentOptions,
-  call: { readonly label: string; readonly args: JsonObject; readonly detach?: (result: JsonValue) => string },
+  call: { readonly label: string; readonly args: JsonObject; readonly detach?: Detach },
 ): Promise<JsonValue | Detached>;
 async function callWithProgress(
   client: AgentClient,
@@ -278,7 +311,7 @@ async function callWithProgress(
   tool: InventoryTool,
   target: AppTarget,
   options: DemoAgentOptions,
-  call: { readonly label: string; readonly args: JsonObject; readonly detach?: (result: JsonValue) => string },
+  call: { readonly label: string; readonly args: JsonObject; readonly detach?: Detach },
 ): Promise<JsonValue | Detached> {
   const { sessionId, turnId } = turn;
   await client.updateTurn(sessionId, turnId, { status: "working", label: call.label });
@@ -300,12 +333,12 @@ async function callWithProgress(
     // The turn's status line stands alone under the conversation: it names the task ("Create a whiteboard: Opening the board").
     await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
     await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
-    const planned = call.detach === undefined ? undefined : plannedLength(update);
-    if (planned !== undefined && call.detach !== undefined) {
+    const reply = call.detach?.at(update);
+    if (reply !== undefined && call.detach !== undefined) {
       void finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
         options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
       );
-      return new Detached(planned);
+      return new Detached(reply);
     }
   }
   return finishTask(client, sessionId, invoked.callId, title, invoked.result, turn.signal);
@@ -333,24 +366,21 @@ async function finishTask(client: AgentClient, sessionId: string, taskId: string
   }
 }
 
-/** The rest of a detached operation, outside any turn: its progress is drained, its end closes the task and is said. */
-async function finishDetached(client: AgentClient, sessionId: string, taskId: string, title: string, updates: AsyncIterator<ToolCallUpdate>, pending: Promise<JsonValue>, say: (result: JsonValue) => string): Promise<void> {
+/** The rest of a detached call, outside any turn: its progress goes on its task, its end closes the task and is said. */
+async function finishDetached(client: AgentClient, sessionId: string, taskId: string, title: string, updates: AsyncIterator<ToolCallUpdate>, pending: Promise<JsonValue>, detach: Detach): Promise<void> {
   for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
-    // Later progress of a running timer adds nothing the task card does not show.
+    const update = next.value;
+    if (update.type !== "progress" || (update.message ?? update.stage) === undefined) continue;
+    await client.send(sessionId, { kind: "task_progress", taskId, title, state: "running", detail: (update.message ?? update.stage ?? "").slice(0, 2_000), ...(update.progress === undefined ? {} : { progress: update.progress }) });
   }
   let text: string;
   try {
-    text = say(await finishTask(client, sessionId, taskId, title, pending));
+    text = detach.end({ result: await finishTask(client, sessionId, taskId, title, pending) });
   } catch (error) {
     if (!(error instanceof LineUpError)) throw error;
-    text = `The **${escapeMarkdown(title)}** ended without a result (\`${error.code}\`).`;
+    text = detach.end({ error });
   }
   await client.send(sessionId, { kind: "markdown", text });
-}
-
-/** What the agent says when a detached operation has started. */
-function operationStarted(target: AppTarget, plannedMs: number): string {
-  return `Started the **${target.label}** for ${spoken(plannedMs)}. I'll tell you when it's over — meanwhile, ask me anything.`;
 }
 
 /** Draws, reads or exports the whiteboard with its tools; refusals become advice as for opening it. */

@@ -149,6 +149,36 @@ describe("the demo agent", () => {
     expect(invokes).toHaveLength(1);
   });
 
+  it("ends the turn once Voice Notes shows the person its request, and says what came of it: a note, or no note", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
+    server.publishInventory("s-1", 1, [VOICE]);
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } },
+    ]);
+    const answer = (n: number, type: string, payload: JsonObject) => server.deviceEnvelope("s-1", type, payload, { call_id: invokes[n]!.correlation!.call_id!, reply_to: invokes[n]!.id }, "voice");
+    await start(server);
+    server.startTurn("s-1", "record a voice note", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("I've asked for it in the **Voice Notes** app — answer there whenever you're ready, and I'll tell you when I have it. Meanwhile, ask me anything.");
+    const cards = () => server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string; detail?: string });
+    answer(0, "lineup.tool.progress", { stage: "recording", message: "The person is recording" });
+    await waitFor(() => cards().at(-1)?.detail === "The person is recording", "the recording on the task");
+    answer(0, "lineup.tool.result", { result: { outcome: "recorded", artifact_id: "art-7", duration_ms: 12_400, mime_type: "audio/webm", size: 20_480 } });
+    await waitFor(() => lastReply(server).startsWith("Got your"), "the note");
+    expect(lastReply(server)).toBe("Got your **voice note**: 12 seconds of audio (20.0 KB, audio/webm), saved in this conversation as `art-7`. Ask me for another one any time.");
+    expect(cards().at(-1)).toMatchObject({ state: "completed" });
+
+    // "Not now": the app ends the request as the person's cancellation.
+    server.startTurn("s-1", "record another voice note", "t-2");
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    answer(1, "lineup.tool.error", { code: "cancelled_by_user", message: "the person chose not now" });
+    await waitFor(() => lastReply(server).startsWith("OK — you cancelled"), "the refusal said");
+    expect(cards().at(-1)).toMatchObject({ state: "cancelled" });
+  });
+
   it("restarted in the middle of a turn, works on it again with the same call ids, so the Runtime's stored call answers and nothing runs twice", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

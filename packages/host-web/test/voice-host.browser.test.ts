@@ -55,6 +55,12 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
 
     await tab("Chat").click();
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/Got your voice note: \d+ seconds? of audio \([\d.]+ KB, audio\/(webm|ogg|mp4)\), saved in this conversation as art-/);
+    // The agent's turn ended once the request was on screen (the person could talk about anything else
+    // meanwhile); the note came after, outside the turn.
+    const log = (await page.getByRole("log").textContent()) ?? "";
+    const asked = log.indexOf("I've asked for it in the Voice Notes app");
+    expect(asked).toBeGreaterThanOrEqual(0);
+    expect(log.indexOf("Got your voice note")).toBeGreaterThan(asked);
     await page.screenshot({ path: join(SCREENSHOTS, "voice-03-agent-heard.png") });
     expect(product.pageErrors).toEqual([]);
   }), 240_000);

@@ -19,11 +19,12 @@ export interface AppTarget {
   /** Last method segments, most wanted first. */
   readonly verbs: readonly string[];
   /**
-   * Its timed operations run on without the conversation: once one has started, the turn ends and the
-   * agent tells how it went when its result comes (a pomodoro lasts minutes; the person may ask for
-   * something else meanwhile, and the server runs one turn at a time).
+   * When its call goes on without the turn (the server runs one turn at a time, so a turn that waits
+   * holds back whatever the person says meanwhile): `timed_operation` once the Runtime has started the
+   * timer (a pomodoro lasts minutes); `waiting_for_user` once the app shows the person the request (a
+   * voice note is recorded when they like). The agent tells how it went when the result comes.
    */
-  readonly detachOperations?: boolean;
+  readonly detach?: "timed_operation" | "waiting_for_user";
 }
 
 export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
@@ -36,7 +37,7 @@ export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
     prefixes: ["game.", "draw_and_guess.", "guess."],
     verbs: ["start_round", "start", "new_round", "new_game", "play"],
   },
-  pomodoro: { name: "pomodoro", label: "pomodoro timer", installName: "Pomodoro", scopes: ["pomodoro", "timer"], prefixes: ["pomodoro.", "timer."], verbs: ["start", "begin", "start_session"], detachOperations: true },
+  pomodoro: { name: "pomodoro", label: "pomodoro timer", installName: "Pomodoro", scopes: ["pomodoro", "timer"], prefixes: ["pomodoro.", "timer."], verbs: ["start", "begin", "start_session"], detach: "timed_operation" },
   voice: {
     name: "voice",
     label: "voice recorder",
@@ -44,6 +45,7 @@ export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
     scopes: ["voice", "voice-recorder", "voice-note", "voice-notes", "recorder"],
     prefixes: ["voice.", "recording.", "recorder."],
     verbs: ["request_recording", "record", "start_recording", "start"],
+    detach: "waiting_for_user",
   },
 };
 
