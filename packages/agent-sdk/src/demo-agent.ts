@@ -195,7 +195,7 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     const tool = matchTool(tools, target);
     if (tool === undefined) return notInstalled(target);
     const detach = detachFor(target);
-    const result = await callWithProgress(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
+    const result = await runCall(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
     if (isDetached(result)) return result.reply;
     const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
     return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
@@ -291,21 +291,19 @@ function detachFor(target: AppTarget): Detach | undefined {
   }
 }
 
+/** One tool call shown as a task in the chat (`runCall` without detaching): its result. */
+async function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions, call: { readonly label: string; readonly args: JsonObject }): Promise<JsonValue> {
+  const result = await runCall(client, turn, tool, target, options, call);
+  if (isDetached(result)) throw new LineUpError("internal_error", "a call without a detach policy was detached");
+  return result;
+}
+
 /**
  * One tool call shown as a task in the chat: `label` is the turn's status line while it starts. With
- * `detach`, a timed operation that has started is left to run: this returns `Detached`, and when the
- * operation's result comes the task is finished and `detach(result)` is said in the conversation.
+ * `detach`, a call that may go on without the turn is left to run once `detach.at` says so: this returns
+ * `Detached` with the turn's reply, and when the call ends its task is finished and `detach.end` is said.
  */
-function callWithProgress(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, target: AppTarget, options: DemoAgentOptions, call: { readonly label: string; readonly args: JsonObject }): Promise<JsonValue>;
-function callWithProgress(
-  client: AgentClient,
-  turn: IncomingTurn,
-  tool: InventoryTool,
-  target: AppTarget,
-  options: DemoAgentOptions,
-  call: { readonly label: string; readonly args: JsonObject; readonly detach?: Detach },
-): Promise<JsonValue | Detached>;
-async function callWithProgress(
+async function runCall(
   client: AgentClient,
   turn: IncomingTurn,
   tool: InventoryTool,

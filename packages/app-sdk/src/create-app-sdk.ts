@@ -2,7 +2,7 @@
  * `createAppSdk`: the Runtime SDK (spec 6) an app receives, over the Runtime's internal `AppPort` for
  * its `app_scope` and nothing else. The app sees projections only: its view model, its inbox, the
  * actions it may dispatch, the tool calls meant for it, navigation, its own session data, the events it
- * declares, and a diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
+ * declares, its artifacts, the Capability Gateway, and a diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
  * port at the first handler, session data asks for its context at first use), so a chat host that
  * uses only state and messages changes nothing in the Runtime.
  *
@@ -118,6 +118,20 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         if (instance === undefined) return Promise.reject(new LineUpError("invalid_state", `${port.app_scope}'s SDK is not bound to an instance: events come from an instance (createAppSdk(port, { instance_id }))`));
         return port.emitEvent({ instance_id: instance.instance_id, name, data });
       },
+    },
+    artifacts: {
+      create(request) {
+        const conversationId = request.conversation_id ?? instance?.conversation_id;
+        return port.createArtifact({ name: request.name, mime_type: request.mime_type, bytes: request.bytes, ...(conversationId === undefined ? {} : { conversation_id: conversationId }) });
+      },
+      async read(artifactId, readOptions = {}) {
+        const conversationId = readOptions.conversation_id ?? instance?.conversation_id;
+        return port.readArtifact(artifactId, { ...(conversationId === undefined ? {} : { conversation_id: conversationId }), ...(readOptions.max_bytes === undefined ? {} : { maxBytes: readOptions.max_bytes }) });
+      },
+    },
+    capabilities: {
+      request: (request) =>
+        port.requestCapability({ capability: request.capability, purpose: request.purpose, input: request.input ?? null, ...(instance === undefined ? {} : { instance_id: instance.instance_id }) }),
     },
     diagnostics: { log: (level, message, data) => diagnostics.log(level, message, data), error: (error) => diagnostics.error(error) },
   };

@@ -3,11 +3,10 @@
 /**
  * The SDK's shapes, as spec 6 names them: context, state, agent messages and actions (the chat
  * subset), and the parts an app with tools needs — `tools`, `apps` (navigation), `sessionData`,
- * `lifecycle` (the Runtime's, and its instance's phase when the SDK is bound to one) and
- * `diagnostics`. `artifacts` and `capabilities` join `LineUpAppRuntimeSDK` when the Runtime's
- * `AppPort` offers them.
+ * `lifecycle` (the Runtime's, and its instance's phase when the SDK is bound to one), `events`,
+ * `artifacts`, `capabilities` and `diagnostics`.
  */
-import type { JsonObject, JsonValue } from "@lineup/protocol";
+import type { ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
 import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
 export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
@@ -280,6 +279,31 @@ export interface AppEventAPI {
   emit(name: string, data: JsonValue): Promise<void>;
 }
 
+/** Artifacts (spec 6.3): files an app makes or the conversation it serves holds. */
+export interface AppArtifactAPI {
+  /**
+   * Stores an artifact of this app. With a conversation (the bound instance's by default, or
+   * `conversation_id`), it is shared with that conversation too: uploaded through the Runtime's outbox,
+   * so it reaches the agent after a reconnect if made offline.
+   */
+  create(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
+  /**
+   * An artifact this app made, or one of a conversation it serves (the bound instance's by default, or
+   * `conversation_id`): its reference and at most `max_bytes` of its bytes. `not_found` for anything else.
+   */
+  read(artifactId: string, options?: { readonly conversation_id?: string; readonly max_bytes?: number }): Promise<{ readonly artifact: ArtifactRef; readonly bytes: Uint8Array; readonly truncated: boolean }>;
+}
+
+/** Device capabilities (spec 6.3), through the Runtime's Capability Gateway: the result is always one of its closed set. */
+export interface AppCapabilityAPI {
+  /**
+   * Asks for `capability` (declared in the manifest) for `purpose`, from the bound instance (else the app's
+   * instance in front). Never rejects for a refusal: `permission_denied`, `cancelled_by_user`,
+   * `capability_not_declared`, … come back as the result's status.
+   */
+  request(request: { readonly capability: string; readonly purpose: string; readonly input?: JsonValue }): Promise<CapabilityResult>;
+}
+
 export interface LineUpAppRuntimeSDK {
   readonly app: AppContext;
   readonly lifecycle: AppLifecycleAPI;
@@ -290,6 +314,8 @@ export interface LineUpAppRuntimeSDK {
   readonly apps: AppNavigationAPI;
   readonly sessionData: MiniAppSessionDataAPI;
   readonly events: AppEventAPI;
+  readonly artifacts: AppArtifactAPI;
+  readonly capabilities: AppCapabilityAPI;
   readonly diagnostics: DiagnosticsAPI;
 }
 

@@ -102,8 +102,9 @@ describe("Draw and Guess through the whole product", () => {
       await box.fill("one more round of draw and guess");
       await box.press("Enter");
       await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("draw-and-guess");
-      await tab("Draw and Guess").focus();
-      await page.keyboard.press("Delete");
+      // Once the game has loaded (it may take the focus as it does), the tab gets it back and hears Delete.
+      await expect.poll(() => game().locator(".dg-word").textContent(), { timeout: 60_000 }).toMatch(/^[a-z]+$/);
+      await tab("Draw and Guess").press("Delete");
       await expect.poll(() => page.locator('.instance-surface[data-app="draw-and-guess"]').count(), { timeout: 30_000 }).toBe(0);
       expect(await page.locator("#app-area").getAttribute("data-app")).toBe("chat");
       expect(product.pageErrors).toEqual([]);

@@ -125,6 +125,11 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     await expect.poll(() => page.locator('[data-kind="tool"] .task-head > span:first-child').allTextContents(), { timeout: 10_000, message: "tool card titles" }).toEqual(expect.arrayContaining(["Read the whiteboard", "Export the whiteboard as PNG"]));
     // What arrived while the board was in front is read now that the conversation is on screen.
     await expect.poll(() => page.locator('.conversation-item[aria-current="true"] .badge').count(), { timeout: 10_000, message: "no badge on the open conversation" }).toBe(0);
+    // The exported PNG is in the conversation, shown as a picture (the chat's own renderer, from the device's bytes).
+    const picture = page.locator('[data-kind="artifact"] img.artifact-image').first();
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)).catch(() => 0), { timeout: 10_000, message: "the export's preview" }).toBeGreaterThan(100);
+    expect(await picture.getAttribute("src")).toMatch(/^blob:/);
+    expect(await page.getByRole("button", { name: /^Save .+\.png$/ }).count()).toBeGreaterThan(0);
     await shot("f4-05-chat-with-pip");
   }, 60_000);
 

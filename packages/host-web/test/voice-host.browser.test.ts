@@ -61,6 +61,11 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
     const asked = log.indexOf("I've asked for it in the Voice Notes app");
     expect(asked).toBeGreaterThanOrEqual(0);
     expect(log.indexOf("Got your voice note")).toBeGreaterThan(asked);
+    // The note plays in the chat: the chat's own player over the device's bytes.
+    const player = page.locator('[data-kind="artifact"] audio.artifact-audio').first();
+    await expect.poll(() => player.evaluate((audio: HTMLAudioElement) => audio.readyState), { timeout: 15_000, message: "the note's player has its metadata" }).toBeGreaterThanOrEqual(1);
+    expect(await player.getAttribute("src")).toMatch(/^blob:/);
+    expect(await player.evaluate((audio: HTMLAudioElement) => audio.error)).toBeNull();
     await page.screenshot({ path: join(SCREENSHOTS, "voice-03-agent-heard.png") });
     expect(product.pageErrors).toEqual([]);
   }), 240_000);

@@ -25,7 +25,7 @@ import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnap
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import type { StoredArtifact } from "./coordination/handlers/artifacts.js";
+import { MAX_ARTIFACT_BYTES, type StoredArtifact } from "./coordination/handlers/artifacts.js";
 import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
@@ -581,7 +581,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         async readArtifact(artifactId, readOptions = {}) {
           requireEnabled();
           const stored = (await options.store.get(RUNTIME_COLLECTIONS.artifacts, artifactId)) as unknown as StoredArtifact | undefined;
-          const visible = stored !== undefined && (stored.app_scope === appScope || (stored.conversation_id !== undefined && stored.conversation_id === readOptions.conversation_id));
+          const conversationId = readOptions.conversation_id;
+          if (stored === undefined && conversationId !== undefined && state().conversations.get(conversationId)?.origin === "server") {
+            // Not made on this device: the conversation's copy on the AppServer (an agent's file, another device's).
+            if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
+            return driver.readServerArtifact(conversationId, artifactId, readOptions.maxBytes ?? MAX_ARTIFACT_BYTES);
+          }
+          const visible = stored !== undefined && (stored.app_scope === appScope || (stored.conversation_id !== undefined && stored.conversation_id === conversationId));
           if (!visible) throw new LineUpError("not_found", `no artifact ${artifactId} this app may read`);
           const bytes = (await options.store.get(RUNTIME_COLLECTIONS.artifactData, artifactId)) as Uint8Array | undefined;
           if (!(bytes instanceof Uint8Array)) throw new LineUpError("not_found", `the bytes of artifact ${artifactId} are gone`);

@@ -11,8 +11,10 @@
  */
 import {
   APP_SERVER_PROTOCOL_VERSION,
+  base64ToBytes,
   LineUpError,
   validateSessionEvent,
+  type ArtifactRef,
   type SessionEvent,
   type ErrorCode,
   type JsonObject,
@@ -20,6 +22,7 @@ import {
   type Session,
 } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
+import { sha256Hex } from "../core/sha256.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";
@@ -99,6 +102,36 @@ export class SyncDriver {
         return this.flushOutbox();
       case "lifecycle.changed":
         return this.onLifecycle(effect.lifecycle);
+    }
+  }
+
+  /**
+   * An artifact of conversation `sessionId` as the AppServer holds it (one the agent or another device
+   * shared), read chunk by chunk from the start: at most `maxBytes` bytes, and, read whole, checked
+   * against its SHA-256. Refused `request_cancelled` while not connected; `not_found` as the server says.
+   */
+  async readServerArtifact(sessionId: string, artifactId: string, maxBytes: number): Promise<{ artifact: ArtifactRef; bytes: Uint8Array; truncated: boolean }> {
+    const rpc = this.rpc;
+    if (rpc === undefined || rpc.closed) throw new LineUpError("request_cancelled", "not connected to the AppServer: the artifact can be read once online");
+    const parts: Uint8Array[] = [];
+    let received = 0;
+    for (;;) {
+      const chunk = await rpc.request("artifact/read", { session_id: sessionId, artifact_id: artifactId, offset: received });
+      const bytes = base64ToBytes(chunk.data);
+      if (bytes === undefined || chunk.offset !== received) throw new LineUpError("internal_error", `the AppServer answered artifact/read of ${artifactId} with a malformed chunk`);
+      parts.push(bytes);
+      received += bytes.byteLength;
+      const whole = chunk.eof || bytes.byteLength === 0;
+      if (whole || received >= maxBytes) {
+        const content = new Uint8Array(received);
+        let at = 0;
+        for (const part of parts) {
+          content.set(part, at);
+          at += part.byteLength;
+        }
+        if (whole && sha256Hex(content) !== chunk.artifact.sha256) throw new LineUpError("internal_error", `artifact ${artifactId} from the AppServer does not match its SHA-256`);
+        return { artifact: chunk.artifact, bytes: content.subarray(0, maxBytes), truncated: !whole || received > maxBytes };
+      }
     }
   }
 

@@ -9,6 +9,8 @@
 import {
   APP_SERVER_PROTOCOL_VERSION,
   DEFAULT_SERVER_LIMITS,
+  base64ToBytes,
+  bytesToBase64,
   canonicalJson,
   decodeJsonRpc,
   encodeJsonRpc,
@@ -57,6 +59,8 @@ interface StoredSession {
   readonly actions: Map<string, { kind: string; state: "pending" | "responded"; turn_id?: string }>;
   /** The latest published inventory (revision 0: none yet). */
   inventory?: { revision: number; tools: JsonValue };
+  /** Artifacts uploaded (`artifact/put`), complete or still arriving, by id. */
+  readonly artifacts: Map<string, { readonly ref: { artifact_id: string; name: string; mime_type: string; size: number; sha256: string }; readonly chunks: Uint8Array[]; received: number; complete: boolean }>;
 }
 
 class Refusal extends Error {
@@ -145,7 +149,7 @@ export class FakeAppServer {
       last_seq: 0,
       inventory_revision: 0,
     };
-    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map() });
+    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map(), artifacts: new Map() });
     this.append(session.session_id, "session.started", { role: "device", id: this.options.deviceId ?? "device-1" }, { session: session as unknown as JsonValue });
     return session;
   }
@@ -188,6 +192,14 @@ export class FakeAppServer {
   agentEnvelope(sessionId: string, envelope: JsonObject, actorId?: string): SessionEvent {
     const agent = actorId ?? this.sessions.get(sessionId)!.session.agent_id;
     return this.append(sessionId, "envelope", { role: "agent", id: agent }, { envelope });
+  }
+
+  /** The agent shares a file in the session (its upload complete): `artifact.added`, and `artifact/read` serves it. */
+  agentArtifact(sessionId: string, artifact: { artifact_id: string; name: string; mime_type: string; bytes: Uint8Array }): SessionEvent {
+    const stored = this.sessions.get(sessionId)!;
+    const ref = { artifact_id: artifact.artifact_id, name: artifact.name, mime_type: artifact.mime_type, size: artifact.bytes.byteLength, sha256: sha256Hex(artifact.bytes) };
+    stored.artifacts.set(artifact.artifact_id, { ref, chunks: [artifact.bytes], received: artifact.bytes.byteLength, complete: true });
+    return this.append(sessionId, "artifact.added", { role: "agent", id: stored.session.agent_id }, { artifact: ref });
   }
 
   agentRequestsAction(sessionId: string, action: { action_id: string; kind: "approval" | "choice" | "input"; prompt: string; options?: { id: string; label: string }[] }): SessionEvent {
@@ -296,6 +308,17 @@ export class FakeAppServer {
         return { sessions: [...this.sessions.values()].map((s) => s.session as unknown as JsonValue).reverse() };
       case "agentSession/unsubscribe":
         return { session_id: String(params["session_id"]), was_subscribed: false };
+      case "artifact/read": {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const upload = stored.artifacts.get(String(params["artifact_id"]));
+        if (upload === undefined || !upload.complete) throw new Refusal("not_found", `no complete artifact ${String(params["artifact_id"])}`);
+        const offset = Number(params["offset"] ?? 0);
+        if (offset > upload.ref.size) throw new Refusal("invalid_params", `offset ${offset} is past the size ${upload.ref.size}`);
+        const length = Math.min(Number(params["length"] ?? DEFAULT_SERVER_LIMITS.max_chunk_bytes), DEFAULT_SERVER_LIMITS.max_chunk_bytes);
+        const part = joined(upload.chunks, upload.received).subarray(offset, offset + length);
+        return { artifact: upload.ref, offset, data: bytesToBase64(part), eof: offset + part.byteLength >= upload.ref.size };
+      }
       default:
         return this.write(method, params);
     }
@@ -383,8 +406,47 @@ export class FakeAppServer {
         const event = this.append(sessionId, "inventory.published", device, { revision, tools: params["tools"] ?? [] });
         return { session_id: sessionId, revision, seq: event.seq };
       }
+      case "artifact/put": {
+        // As the reference server: chunks in order, the one that reaches `size` checked against the SHA-256.
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const artifactId = String(params["artifact_id"]);
+        const bytes = base64ToBytes(String(params["data"]));
+        if (bytes === undefined) throw new Refusal("invalid_params", "data is not base64");
+        const ref = { artifact_id: artifactId, name: String(params["name"]), mime_type: String(params["mime_type"]), size: Number(params["size"]), sha256: String(params["sha256"]) };
+        let upload = stored.artifacts.get(artifactId);
+        if (upload === undefined) {
+          if (Number(params["offset"]) !== 0) throw new Refusal("invalid_state", `no upload of ${artifactId} yet: start at offset 0`);
+          stored.artifacts.set(artifactId, (upload = { ref, chunks: [], received: 0, complete: false }));
+        }
+        if (upload.complete) throw new Refusal("invalid_state", `artifact ${artifactId} is already complete`);
+        if (Number(params["offset"]) !== upload.received) throw new Refusal("invalid_state", `expected offset ${upload.received}`);
+        upload.chunks.push(bytes);
+        upload.received += bytes.byteLength;
+        if (upload.received < ref.size) return { artifact_id: artifactId, received: upload.received, complete: false };
+        if (sha256Hex(joined(upload.chunks, upload.received)) !== ref.sha256) throw new Refusal("invalid_params", "the content does not match sha256");
+        upload.complete = true;
+        const event = this.append(sessionId, "artifact.added", device, { artifact: upload.ref });
+        return { artifact_id: artifactId, received: upload.received, complete: true, artifact: upload.ref, seq: event.seq };
+      }
       default:
         throw new Refusal("method_not_found", `the fake does not implement ${method}`);
     }
   }
+
+  /** The bytes of a complete artifact uploaded to session `sessionId`, or undefined. */
+  artifactBytes(sessionId: string, artifactId: string): Uint8Array | undefined {
+    const upload = this.sessions.get(sessionId)?.artifacts.get(artifactId);
+    return upload === undefined || !upload.complete ? undefined : joined(upload.chunks, upload.received);
+  }
+}
+
+function joined(chunks: readonly Uint8Array[], total: number): Uint8Array {
+  const content = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    content.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return content;
 }

@@ -144,6 +144,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
         const answer = summarizeAnswer(row.card, response);
         setModel((m) => markAnswered(m, messageId, answer));
       },
+      readArtifact: (artifactId, maxBytes) => sdk.artifacts.read(artifactId, { conversation_id, max_bytes: maxBytes }),
     }),
     [sdk, conversation_id, model, notifications, send],
   );

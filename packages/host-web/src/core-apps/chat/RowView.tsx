@@ -4,6 +4,7 @@ import type { EchoEntry } from "./local-echo.js";
 import { renderMarkdown } from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
+import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
 
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
@@ -23,6 +24,8 @@ function markdownFor(key: string, text: string): string {
 export interface RowHandlers {
   readonly onAnswer: (messageId: string, response: InteractionAnswer) => Promise<void>;
   readonly onRetry: (localId: string) => void;
+  /** The bytes of an artifact of this conversation, for its preview and Save. */
+  readonly readArtifact: ReadArtifact;
 }
 
 function formatBytes(size: number): string {
@@ -136,6 +139,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
                 · {item.mime_type} · {formatBytes(item.size)}
               </span>
               {item.caption === undefined ? null : <div class="muted">{item.caption}</div>}
+              <ArtifactPreview artifact_id={item.artifact_id} name={item.name} mime_type={item.mime_type} size={item.size} read={handlers.readArtifact} />
             </span>
           </div>
         </div>

@@ -1,0 +1,112 @@
+/**
+ * An artifact of the conversation in the chat (spec 8.1: a trusted built-in renderer for the basic
+ * preview): a picture is shown, a recording or a video plays, anything can be saved. The bytes come from
+ * the Runtime (`sdk.artifacts.read`: what an app on this device made, or the conversation holds) and are
+ * shown through a `blob:` URL of the host page — never a remote fetch, never inside an app's frame — and
+ * released when the row goes.
+ */
+import { useEffect, useState } from "preact/hooks";
+
+/** What the chat previews inline; larger artifacts are offered to save only. */
+export const PREVIEW_MAX_BYTES = 16 * 1024 * 1024;
+
+export type PreviewKind = "image" | "audio" | "video";
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml"]);
+
+/** How a media type is previewed, if at all (a picture the browser draws as an image, a sound, a video). */
+export function previewKindOf(mimeType: string): PreviewKind | undefined {
+  const type = mimeType.split(";")[0]!.trim().toLowerCase();
+  if (IMAGE_TYPES.has(type)) return "image";
+  if (type.startsWith("audio/")) return "audio";
+  if (type.startsWith("video/")) return "video";
+  return undefined;
+}
+
+/** Reads an artifact of the conversation: its bytes, or a refusal (`not_found` when this device has none). */
+export type ReadArtifact = (artifactId: string, maxBytes: number) => Promise<{ readonly bytes: Uint8Array; readonly truncated: boolean }>;
+
+export interface ArtifactPreviewProps {
+  readonly artifact_id: string;
+  readonly name: string;
+  readonly mime_type: string;
+  readonly size: number;
+  readonly read: ReadArtifact;
+}
+
+type Loaded = { readonly state: "loading" } | { readonly state: "ready"; readonly url: string } | { readonly state: "unavailable"; readonly reason: string };
+
+/** The preview and the Save button of one artifact row. */
+export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: ArtifactPreviewProps) {
+  const kind = size <= PREVIEW_MAX_BYTES ? previewKindOf(mime_type) : undefined;
+  const [loaded, setLoaded] = useState<Loaded>({ state: "loading" });
+
+  useEffect(() => {
+    if (kind === undefined) return;
+    let gone = false;
+    let url: string | undefined;
+    read(artifact_id, PREVIEW_MAX_BYTES).then(
+      ({ bytes, truncated }) => {
+        if (gone) return;
+        if (truncated) return setLoaded({ state: "unavailable", reason: "too large to preview" });
+        url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
+        setLoaded({ state: "ready", url });
+      },
+      (error: unknown) => {
+        if (!gone) setLoaded({ state: "unavailable", reason: reasonOf(error) });
+      },
+    );
+    return () => {
+      gone = true;
+      if (url !== undefined) URL.revokeObjectURL(url);
+    };
+  }, [artifact_id, kind]);
+
+  const [saving, setSaving] = useState<string | undefined>(undefined);
+  const save = () => {
+    setSaving(undefined);
+    read(artifact_id, size).then(
+      ({ bytes }) => {
+        const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
+        const link = document.createElement("a");
+        link.href = url;
+        link.download = name;
+        link.rel = "noopener";
+        link.click();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      },
+      (error: unknown) => setSaving(`Could not save: ${reasonOf(error)}`),
+    );
+  };
+
+  return (
+    <div class="artifact-body">
+      {kind === undefined ? null : loaded.state === "ready" ? (
+        kind === "image" ? (
+          <img class="artifact-image" src={loaded.url} alt={name} />
+        ) : kind === "audio" ? (
+          <audio class="artifact-audio" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+        ) : (
+          <video class="artifact-video" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+        )
+      ) : loaded.state === "unavailable" ? (
+        <div class="muted artifact-unavailable">No preview: {loaded.reason}</div>
+      ) : null}
+      <button type="button" class="link-button artifact-save" onClick={save} aria-label={`Save ${name}`}>
+        Save
+      </button>
+      {saving === undefined ? null : (
+        <span class="error-text" role="alert">
+          {saving}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "not_found") return "it is no longer there";
+  if (code === "request_cancelled") return "LineUp is offline; it loads when you are back online";
+  return error instanceof Error ? error.message : String(error);
+}
