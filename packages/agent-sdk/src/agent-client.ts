@@ -25,11 +25,14 @@
  */
 import {
   APP_SERVER_PROTOCOL_VERSION,
+  DEFAULT_SERVER_LIMITS,
   LineUpError,
+  bytesToBase64,
   decodeServerNotification,
   encodeJsonRpc,
   validateSessionEvent,
   type Action,
+  type ArtifactRef,
   type AgentSessionBoundParams,
   type AgentSessionCaughtUpParams,
   type AppServerInitializeResult,
@@ -224,6 +227,12 @@ export interface AgentClient {
   send(sessionId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendReceipt>;
   /** Sends a state patch to an app in the session; the device's Runtime delivers it if the app subscribes to `lineup.app.state.patch`. */
   sendStatePatch(sessionId: string, patch: StatePatch, options?: { readonly signal?: AbortSignal }): Promise<SendReceipt>;
+  /**
+   * Shares a file in the session (`artifact/put`, in order, chunk by chunk, the last checked by the server
+   * against its SHA-256): the person's chat shows it with a preview, and apps serving the conversation may
+   * read it. Resolves with its reference once complete.
+   */
+  shareArtifact(sessionId: string, file: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array }, options?: { readonly signal?: AbortSignal }): Promise<ArtifactRef>;
   /** Resolves with the user's answer to a card sent with `send` (or an action from `requestAction`). Rejects with `expired` after `timeoutMs`. */
   awaitInteraction(sessionId: string, interactionId: string, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<InteractionAnswer>;
   /** Raises `action.required` (the bridge profile's approval / choice / input). Answer with `awaitInteraction(sessionId, action.action_id)`. */
@@ -839,6 +848,28 @@ class Client implements AgentClient {
       options.signal === undefined ? {} : { signal: options.signal },
     );
     return { envelopeId: result.envelope_id, seq: result.seq };
+  }
+
+  async shareArtifact(sessionId: string, file: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array }, options: { readonly signal?: AbortSignal } = {}): Promise<ArtifactRef> {
+    this.requireSession(sessionId);
+    const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", file.bytes as BufferSource));
+    const sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    const artifactId = this.key("art");
+    const chunk = DEFAULT_SERVER_LIMITS.max_chunk_bytes;
+    const requestOptions = options.signal === undefined ? {} : { signal: options.signal };
+    for (let offset = 0; ; offset += chunk) {
+      const part = file.bytes.subarray(offset, Math.min(file.bytes.byteLength, offset + chunk));
+      const put = await this.request(
+        "artifact/put",
+        { session_id: sessionId, idempotency_key: this.key("put"), artifact_id: artifactId, name: file.name, mime_type: file.mime_type, size: file.bytes.byteLength, sha256, offset, data: bytesToBase64(part) },
+        requestOptions,
+      );
+      if (put.complete) {
+        if (put.artifact === undefined) throw new LineUpError("internal_error", `the server completed artifact ${artifactId} without its reference`);
+        return put.artifact;
+      }
+      if (offset + chunk >= file.bytes.byteLength) throw new LineUpError("internal_error", `the server did not complete artifact ${artifactId} after its last chunk`);
+    }
   }
 
   awaitInteraction(sessionId: string, interactionId: string, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<InteractionAnswer> {

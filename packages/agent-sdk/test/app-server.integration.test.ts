@@ -198,6 +198,23 @@ describe("the demo agent on the reference AppServer", () => {
     expect(progress.at(-1)).toMatchObject({ state: "completed" });
   });
 
+  it("shares a file in chunks; the device reads back the same bytes, and the session records artifact.added", async () => {
+    const bytes = Uint8Array.from({ length: 450_000 }, (_, i) => (i * 13) % 256);
+    const artifact = await client.shareArtifact("s-int", { name: "notes.bin", mime_type: "application/octet-stream", bytes });
+    expect(artifact).toMatchObject({ name: "notes.bin", mime_type: "application/octet-stream", size: bytes.byteLength });
+    const parts: Uint8Array[] = [];
+    for (let offset = 0; ; ) {
+      const chunk = (await device.call("artifact/read", { session_id: "s-int", artifact_id: artifact.artifact_id, offset })) as { data: string; eof: boolean };
+      const part = Uint8Array.from(Buffer.from(chunk.data, "base64"));
+      parts.push(part);
+      offset += part.byteLength;
+      if (chunk.eof) break;
+    }
+    expect(parts.length).toBeGreaterThan(1);
+    expect(Buffer.concat(parts)).toEqual(Buffer.from(bytes));
+    await waitFor(() => agentEvents.some((e) => e.kind === "artifact.added" && (e.data as { artifact?: { artifact_id?: string } }).artifact?.artifact_id === artifact.artifact_id), "artifact.added");
+  });
+
   it("turns a refusal into a helpful reply", async () => {
     await device.startTurn("s-int", "start a pomodoro", "t-timer");
     const invoke = await device.waitForEnvelope("s-int", "lineup.tool.invoke", 2);

@@ -183,4 +183,27 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
     await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-2-after-reload.png") });
     expect(world.pageErrors).toEqual([]);
   }, 90_000);
+
+  it("a picture the agent shares shows in the chat, its bytes read from the AppServer", async () => {
+    // A 2×2 PNG drawn by the page's own canvas: real image bytes, made in the test.
+    const png = Uint8Array.from(
+      await page.evaluate(async () => {
+        const canvas = document.createElement("canvas");
+        canvas.width = 2;
+        canvas.height = 2;
+        canvas.getContext("2d")!.fillRect(0, 0, 2, 2);
+        const blob = await new Promise<Blob>((resolve) => canvas.toBlob((b) => resolve(b!), "image/png"));
+        return [...new Uint8Array(await blob.arrayBuffer())];
+      }),
+    );
+    const shared = await agent.shareArtifact(sessionId, { name: "chart.png", mime_type: "image/png", bytes: png });
+    await page.getByRole("tab", { name: "Chat" }).click();
+    const row = page.locator('[data-kind="artifact"]').filter({ hasText: "chart.png" });
+    const picture = row.locator("img.artifact-image");
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)).catch(() => 0), { timeout: 20_000, message: "the picture drawn" }).toBe(2);
+    expect(await picture.getAttribute("src")).toMatch(/^blob:/);
+    expect(shared.size).toBe(png.byteLength);
+    await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-3-agent-picture.png") });
+    expect(world.pageErrors).toEqual([]);
+  }, 60_000);
 });
