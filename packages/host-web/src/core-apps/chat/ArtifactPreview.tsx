@@ -36,21 +36,38 @@ export interface ArtifactPreviewProps {
 
 type Loaded = { readonly state: "loading" } | { readonly state: "ready"; readonly url: string } | { readonly state: "unavailable"; readonly reason: string };
 
-/** The preview and the Save button of one artifact row. */
+/**
+ * Object URLs of the previews shown lately, by artifact. The chat's log is windowed: a row that scrolls
+ * out and back in is mounted again, and must show at once, at the same height, without reading the bytes
+ * again (a row whose height changed on every mount would keep the log re-measuring). The oldest URL is
+ * released when the cache is full.
+ */
+const previewUrls = new Map<string, string>();
+const PREVIEW_URLS = 64;
+
+function rememberUrl(artifactId: string, url: string): void {
+  previewUrls.set(artifactId, url);
+  if (previewUrls.size <= PREVIEW_URLS) return;
+  const [oldest, oldUrl] = previewUrls.entries().next().value!;
+  previewUrls.delete(oldest);
+  URL.revokeObjectURL(oldUrl);
+}
+
+/** The preview and the Save button of one artifact row. Its box has the same height loading or loaded. */
 export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: ArtifactPreviewProps) {
   const kind = size <= PREVIEW_MAX_BYTES ? previewKindOf(mime_type) : undefined;
-  const [loaded, setLoaded] = useState<Loaded>({ state: "loading" });
+  const cached = previewUrls.get(artifact_id);
+  const [loaded, setLoaded] = useState<Loaded>(cached === undefined ? { state: "loading" } : { state: "ready", url: cached });
 
   useEffect(() => {
-    if (kind === undefined) return;
+    if (kind === undefined || loaded.state !== "loading") return;
     let gone = false;
-    let url: string | undefined;
     read(artifact_id, PREVIEW_MAX_BYTES).then(
       ({ bytes, truncated }) => {
-        if (gone) return;
-        if (truncated) return setLoaded({ state: "unavailable", reason: "too large to preview" });
-        url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
-        setLoaded({ state: "ready", url });
+        if (truncated) return void (gone || setLoaded({ state: "unavailable", reason: "too large to preview" }));
+        const url = previewUrls.get(artifact_id) ?? URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
+        rememberUrl(artifact_id, url);
+        if (!gone) setLoaded({ state: "ready", url });
       },
       (error: unknown) => {
         if (!gone) setLoaded({ state: "unavailable", reason: reasonOf(error) });
@@ -58,7 +75,6 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
     );
     return () => {
       gone = true;
-      if (url !== undefined) URL.revokeObjectURL(url);
     };
   }, [artifact_id, kind]);
 
@@ -81,17 +97,23 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
 
   return (
     <div class="artifact-body">
-      {kind === undefined ? null : loaded.state === "ready" ? (
-        kind === "image" ? (
-          <img class="artifact-image" src={loaded.url} alt={name} />
-        ) : kind === "audio" ? (
-          <audio class="artifact-audio" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
-        ) : (
-          <video class="artifact-video" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
-        )
-      ) : loaded.state === "unavailable" ? (
-        <div class="muted artifact-unavailable">No preview: {loaded.reason}</div>
-      ) : null}
+      {kind === undefined ? null : (
+        <div class={`artifact-frame artifact-frame-${kind}`}>
+          {loaded.state === "ready" ? (
+            kind === "image" ? (
+              <img class="artifact-image" src={loaded.url} alt={name} />
+            ) : kind === "audio" ? (
+              <audio class="artifact-audio" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+            ) : (
+              <video class="artifact-video" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+            )
+          ) : loaded.state === "unavailable" ? (
+            <div class="muted artifact-unavailable">No preview: {loaded.reason}</div>
+          ) : (
+            <div class="muted artifact-unavailable">Loading the preview…</div>
+          )}
+        </div>
+      )}
       <button type="button" class="link-button artifact-save" onClick={save} aria-label={`Save ${name}`}>
         Save
       </button>
