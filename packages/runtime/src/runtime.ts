@@ -172,7 +172,11 @@ export interface AppPort {
   emitEvent(request: { readonly instance_id: string; readonly name: string; readonly data: JsonValue }): Promise<void>;
   /** Stores an artifact of this app; with a conversation, it is also shared with it (uploaded through the outbox). */
   createArtifact(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
-  /** An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. */
+  /**
+   * An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. One this device
+   * did not make (the agent's) is read from the AppServer, checked against its SHA-256 when read whole;
+   * `request_cancelled` while offline.
+   */
   readArtifact(artifactId: string, options?: { readonly conversation_id?: string; readonly maxBytes?: number }): Promise<{ artifact: ArtifactRef; bytes: Uint8Array; truncated: boolean }>;
 }
 
