@@ -7,6 +7,7 @@
  *   → chat back in front (the board floats as picture-in-picture) → the demo agent draws a diagram
  *   asked for in the chat → a reload restores where it was → disable → remove.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,8 @@ let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
 let page: Page;
 let reader: AgentClient;
 let sessionId: string;
+/** The size of the PNG the board exported (the chat's Save must hand over the same bytes). */
+let exportedSize = 0;
 const pageErrors: string[] = [];
 const cspViolations: string[] = [];
 const consoleLines: string[] = [];
@@ -95,6 +98,7 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     const exported = (await exporting.result) as { artifact: { artifact_id: string; mime_type: string; size: number } };
     expect(exported.artifact).toMatchObject({ mime_type: "image/png" });
     expect(exported.artifact.size).toBeGreaterThan(100);
+    exportedSize = exported.artifact.size;
     await expect
       .poll(async () => {
         const read = await reader.request("artifact/read", { session_id: sessionId, artifact_id: exported.artifact.artifact_id, offset: 0, length: 8 }).catch(() => undefined);
@@ -129,7 +133,12 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     const picture = page.locator('[data-kind="artifact"] img.artifact-image').first();
     await expect.poll(() => picture.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : 0)).catch(() => 0), { timeout: 10_000, message: "the export's preview" }).toBeGreaterThan(100);
     expect(await picture.getAttribute("src")).toMatch(/^blob:/);
-    expect(await page.getByRole("button", { name: /^Save .+\.png$/ }).count()).toBeGreaterThan(0);
+    // Save hands the browser the same PNG under its name.
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: 10_000 }), page.getByRole("button", { name: "Save Launch plan.png" }).first().click()]);
+    expect(download.suggestedFilename()).toBe("Launch plan.png");
+    const saved = await readFile((await download.path())!);
+    expect(saved.subarray(0, 8).toString("base64")).toBe("iVBORw0KGgo=");
+    expect(saved.byteLength).toBe(exportedSize);
     await shot("f4-05-chat-with-pip");
   }, 60_000);
 
