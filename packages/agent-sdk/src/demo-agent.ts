@@ -21,7 +21,7 @@
  */
 import { LineUpError, OPAQUE_ID_MAX_LENGTH, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
-import type { ToolCallUpdate } from "./tool-calls.js";
+import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
@@ -257,23 +257,14 @@ interface Detach {
   readonly end: (outcome: { readonly result: JsonValue } | { readonly error: LineUpError }) => string;
 }
 
-/** The planned length of an operation from its `started` progress (`{ started_at, ends_at }`), if it is a timed one. */
-function plannedLength(update: ToolCallUpdate): number | undefined {
-  if (update.type !== "progress" || update.stage !== "started") return undefined;
-  const data = update.data;
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
-  const [start, end] = [data["started_at"], data["ends_at"]].map((at) => (typeof at === "string" ? Date.parse(at) : Number.NaN)) as [number, number];
-  return Number.isFinite(start) && Number.isFinite(end) && end > start ? end - start : undefined;
-}
-
 function detachFor(target: AppTarget): Detach | undefined {
   switch (target.detach) {
     case "timed_operation":
       // A Runtime-owned timer that has started: its end is the Runtime's, exactly once.
       return {
         at: (update) => {
-          const planned = plannedLength(update);
-          return planned === undefined ? undefined : `Started the **${target.label}** for ${spoken(planned)}. I'll tell you when it's over — meanwhile, ask me anything.`;
+          const started = timedOperationStarted(update);
+          return started === undefined ? undefined : `Started the **${target.label}** for ${spoken(started.planned_ms)}. I'll tell you when it's over — meanwhile, ask me anything.`;
         },
         end: (outcome) => ("error" in outcome ? refusal(outcome.error, target) : (describeOperation(outcome.result, target) ?? ready(target, outcome.result))),
       };

@@ -14,6 +14,7 @@ import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
 import { toFunctionTools } from "./llm/function-tools.js";
+import { timedOperationStarted } from "./tool-calls.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
 
 export interface LlmAgentOptions {
@@ -48,13 +49,14 @@ export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmA
   return serveTurns(client, (turn) => handleTurn(client, llm, turn, options), options.diagnostics);
 }
 
+/** Transcript entries as chat messages. The device's notices (what the agent sent that went nowhere) reach the model as system lines where they happened. */
+function transcriptMessages(entries: ReturnType<AgentClient["transcript"]>): ChatMessage[] {
+  return entries.map((e): ChatMessage => (e.role === "user" ? { role: "user", content: e.text } : e.role === "runtime" ? { role: "system", content: `LineUp on the user's device: ${e.text}` } : { role: "assistant", content: e.text }));
+}
+
 /** The conversation so far as chat messages, ending with this turn's input. */
 export function historyFor(client: AgentClient, turn: IncomingTurn, limit: number): ChatMessage[] {
-  const entries = client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq);
-  // The device's notices (what the agent sent that went nowhere) reach the model as system lines where they happened.
-  const earlier: ChatMessage[] = entries
-    .slice(-limit)
-    .map((e): ChatMessage => (e.role === "user" ? { role: "user", content: e.text } : e.role === "runtime" ? { role: "system", content: `LineUp on the user's device: ${e.text}` } : { role: "assistant", content: e.text }));
+  const earlier = transcriptMessages(client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq).slice(-limit));
   const input = turn.text !== "" ? turn.text : JSON.stringify(turn.input.content ?? {});
   return [...earlier, { role: "user", content: input }];
 }
@@ -97,16 +99,57 @@ async function converse(client: AgentClient, llm: ChatCompletions, turn: Incomin
     if (reply.toolCalls.length === 0) return reply.content?.trim() || "(The model returned an empty answer.)";
     messages.push({ role: "assistant", content: reply.content, tool_calls: reply.toolCalls });
     for (const call of reply.toolCalls) {
-      const content = await relayToolCall(client, turn, toolSet.byName.get(call.function.name), call.function.name, call.function.arguments, options);
+      const content = await relayToolCall(client, llm, turn, toolSet.byName.get(call.function.name), call.function.name, call.function.arguments, options);
       messages.push({ role: "tool", tool_call_id: call.id, content });
     }
   }
   return "I stopped after too many tool calls in one turn. Tell me how you'd like to continue.";
 }
 
+/**
+ * The end of a timed operation the turn left running: the model is asked, outside any turn and with no
+ * tools, what to tell the person given its result; if the model cannot be reached, the result is said
+ * plainly.
+ */
+async function tellOperationEnd(
+  client: AgentClient,
+  llm: ChatCompletions,
+  sessionId: string,
+  tool: { app_scope: string; method: string; title: string },
+  updates: AsyncIterator<unknown>,
+  pending: Promise<JsonValue>,
+  options: LlmAgentOptions,
+): Promise<void> {
+  for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
+    // Later progress of a running timer adds nothing to say.
+  }
+  let outcome: JsonObject;
+  try {
+    outcome = { ok: true, result: await pending };
+  } catch (error) {
+    const e = error instanceof LineUpError ? error : new LineUpError("internal_error", String(error));
+    outcome = { ok: false, error: { code: e.code, message: e.message } };
+  }
+  const event = `The "${tool.title}" you started earlier (${tool.app_scope}/${tool.method}) has ended: ${JSON.stringify(outcome)}. Tell the user briefly how it went.`;
+  const messages: ChatMessage[] = [
+    { role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+    ...transcriptMessages(client.transcript(sessionId).slice(-(options.historyLimit ?? 40))),
+    { role: "system", content: event },
+  ];
+  let text: string;
+  try {
+    text = (await llm.complete(messages, [])).content?.trim() || "";
+  } catch {
+    text = "";
+  }
+  if (text === "") text = outcome.ok === true ? `${tool.title} has ended.` : `${tool.title} ended without a result (\`${String((outcome.error as { code?: unknown }).code)}\`).`;
+  await client.send(sessionId, { kind: "markdown", text });
+}
+
 /** Runs one tool call the model asked for; returns the tool message content (JSON). */
 async function relayToolCall(
   client: AgentClient,
+  llm: ChatCompletions,
   turn: IncomingTurn,
   tool: { app_scope: string; method: string; title: string } | undefined,
   name: string,
@@ -124,9 +167,21 @@ async function relayToolCall(
     signal: turn.signal,
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
   });
-  for await (const update of handle.progress) {
+  const updates = handle.progress[Symbol.asyncIterator]();
+  for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
+    const update = next.value;
     const label = update.type === "receipt" ? `${tool.title}: ${update.status}` : `${tool.title}: ${update.message ?? update.stage ?? "working"}`;
     await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: label.slice(0, 200), ...(update.type === "progress" && update.progress !== undefined ? { progress: update.progress } : {}) });
+    const started = timedOperationStarted(update);
+    if (started !== undefined) {
+      // A Runtime-owned timer (a pomodoro): the turn need not wait minutes for it — the server runs one turn
+      // at a time, so everything the person says meanwhile would wait too. The model hears it started; its
+      // end is told outside the turn (`tellOperationEnd`).
+      void tellOperationEnd(client, llm, turn.sessionId, tool, updates, handle.result, options).catch((error: unknown) =>
+        options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
+      );
+      return JSON.stringify({ ok: true, status: "started", started_at: started.started_at, ends_at: started.ends_at, note: "It runs on by itself; you will be told how it ended." });
+    }
   }
   try {
     const result: JsonValue = await handle.result;

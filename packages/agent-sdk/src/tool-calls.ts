@@ -12,6 +12,21 @@ export type ToolCallUpdate =
   | { readonly type: "receipt"; readonly status: string; readonly code?: string; readonly message?: string; readonly tool?: { readonly method: string; readonly title: string } }
   | { readonly type: "progress"; readonly stage?: string; readonly progress?: number; readonly message?: string; readonly data?: JsonValue };
 
+/**
+ * The times of a Runtime-owned timed operation that has just started (its `started` progress carries
+ * `{ started_at, ends_at }`): its end, exactly once, is the Runtime's. Undefined for any other update.
+ */
+export function timedOperationStarted(update: ToolCallUpdate): { readonly started_at: string; readonly ends_at: string; readonly planned_ms: number } | undefined {
+  if (update.type !== "progress" || update.stage !== "started") return undefined;
+  const data = update.data;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+  const startedAt = data["started_at"];
+  const endsAt = data["ends_at"];
+  if (typeof startedAt !== "string" || typeof endsAt !== "string") return undefined;
+  const planned = Date.parse(endsAt) - Date.parse(startedAt);
+  return Number.isFinite(planned) && planned > 0 ? { started_at: startedAt, ends_at: endsAt, planned_ms: planned } : undefined;
+}
+
 export interface ToolCallHandle {
   readonly callId: string;
   readonly sessionId: string;

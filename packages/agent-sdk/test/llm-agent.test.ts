@@ -104,6 +104,35 @@ describe("the LLM adapter", () => {
     expect(server.eventsOf("s-1").some((e) => e.kind === "turn.updated" && (e.data as { progress?: number }).progress === 0.3)).toBe(true);
   });
 
+  it("ends the turn once a Runtime-owned timer has started, and asks the model what to say when the Runtime reports its end", async () => {
+    const llm = await fakeLlm([toolCall("pomodoro__pomodoro_start", { minutes: 25 }), text("Your 25-minute focus session is running."), text("Time's up — well done!")]);
+    const POMODORO = tool("pomodoro", "pomodoro.start", { title: "Start a pomodoro", input_schema: { type: "object", properties: { minutes: { type: "integer" } } } });
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const client = await connectToFake(server);
+    running.push({ client, agent: runLlmAgent(client, { llm: { baseUrl: llm.baseUrl, apiKey: "sk-test", model: "test-model" } }) });
+    await waitFor(() => client.inventory("s-1")?.revision === 1, "inventory");
+    const started = { operation_id: "op-1", started_at: "2026-12-01T09:00:00.000Z", ends_at: "2026-12-01T09:25:00.000Z" };
+    let callId = "";
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      callId = envelope.correlation!.call_id!;
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, { call_id: callId }, "pomodoro");
+      server.deviceEnvelope(sessionId, "lineup.tool.progress", { stage: "started", data: started }, { call_id: callId }, "pomodoro");
+    };
+    server.startTurn("s-1", "start a pomodoro", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests[1]!.body.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: JSON.stringify({ ok: true, status: "started", ...{ started_at: started.started_at, ends_at: started.ends_at }, note: "It runs on by itself; you will be told how it ended." }) });
+    expect(server.turn("s-1", "t-1")!.text).toBe("Your 25-minute focus session is running.");
+
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "completed", ...started, ended_at: started.ends_at } }, { call_id: callId }, "pomodoro");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.message").some((e) => (e.payload as { text: string }).text === "Time's up — well done!"), "the end told");
+    const asked = llm.requests[2]!.body;
+    expect(asked.tools ?? []).toEqual([]);
+    expect(asked.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringContaining('"outcome":"completed"') as unknown });
+  });
+
   it("sends the conversation history with the next turn", async () => {
     const llm = await fakeLlm([text("Hi Ada!"), text("You are Ada.")]);
     const { server } = await setup(llm.baseUrl);
