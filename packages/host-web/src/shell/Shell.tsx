@@ -135,7 +135,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   const onSwitcherKey = (event: KeyboardEvent) => {
     if (event.key === "Delete") {
       // Delete on an installed app's tab closes it, as its × does.
-      const focused = tabs.find((t) => document.activeElement?.id === `switch-${t.id}`);
+      const focused = tabs.find((t) => (event.target as HTMLElement).id === `switch-${t.id}`);
       if (focused?.close === undefined) return;
       focused.close();
       event.preventDefault();

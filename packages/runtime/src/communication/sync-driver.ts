@@ -22,6 +22,7 @@ import {
   type Session,
 } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
+import { concatBytes } from "../core/bytes.js";
 import { sha256Hex } from "../core/sha256.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
@@ -123,12 +124,7 @@ export class SyncDriver {
       received += bytes.byteLength;
       const whole = chunk.eof || bytes.byteLength === 0;
       if (whole || received >= maxBytes) {
-        const content = new Uint8Array(received);
-        let at = 0;
-        for (const part of parts) {
-          content.set(part, at);
-          at += part.byteLength;
-        }
+        const content = concatBytes(parts);
         if (whole && sha256Hex(content) !== chunk.artifact.sha256) throw new LineUpError("internal_error", `artifact ${artifactId} from the AppServer does not match its SHA-256`);
         return { artifact: chunk.artifact, bytes: content.subarray(0, maxBytes), truncated: !whole || received > maxBytes };
       }

@@ -27,6 +27,7 @@ import {
 } from "@lineup/protocol";
 import type { TransportConnection } from "../communication/transport.js";
 import { createMemoryTransport, type MemoryTransport } from "./memory-transport.js";
+import { concatBytes } from "../core/bytes.js";
 import { sha256Hex } from "../core/sha256.js";
 
 export interface FakeServerOptions {
@@ -316,7 +317,7 @@ export class FakeAppServer {
         const offset = Number(params["offset"] ?? 0);
         if (offset > upload.ref.size) throw new Refusal("invalid_params", `offset ${offset} is past the size ${upload.ref.size}`);
         const length = Math.min(Number(params["length"] ?? DEFAULT_SERVER_LIMITS.max_chunk_bytes), DEFAULT_SERVER_LIMITS.max_chunk_bytes);
-        const part = joined(upload.chunks, upload.received).subarray(offset, offset + length);
+        const part = concatBytes(upload.chunks).subarray(offset, offset + length);
         return { artifact: upload.ref, offset, data: bytesToBase64(part), eof: offset + part.byteLength >= upload.ref.size };
       }
       default:
@@ -424,7 +425,7 @@ export class FakeAppServer {
         upload.chunks.push(bytes);
         upload.received += bytes.byteLength;
         if (upload.received < ref.size) return { artifact_id: artifactId, received: upload.received, complete: false };
-        if (sha256Hex(joined(upload.chunks, upload.received)) !== ref.sha256) throw new Refusal("invalid_params", "the content does not match sha256");
+        if (sha256Hex(concatBytes(upload.chunks)) !== ref.sha256) throw new Refusal("invalid_params", "the content does not match sha256");
         upload.complete = true;
         const event = this.append(sessionId, "artifact.added", device, { artifact: upload.ref });
         return { artifact_id: artifactId, received: upload.received, complete: true, artifact: upload.ref, seq: event.seq };
@@ -437,16 +438,7 @@ export class FakeAppServer {
   /** The bytes of a complete artifact uploaded to session `sessionId`, or undefined. */
   artifactBytes(sessionId: string, artifactId: string): Uint8Array | undefined {
     const upload = this.sessions.get(sessionId)?.artifacts.get(artifactId);
-    return upload === undefined || !upload.complete ? undefined : joined(upload.chunks, upload.received);
+    return upload === undefined || !upload.complete ? undefined : concatBytes(upload.chunks);
   }
 }
 
-function joined(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const content = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    content.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return content;
-}

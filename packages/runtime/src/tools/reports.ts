@@ -107,10 +107,15 @@ export function instanceFailed(state: ToolCallsState, request: { readonly instan
 /** `instanceFailed` in a draft: its activation fails (with `activationMessage`), the calls it was handling fail. */
 export function failInstanceCalls(draft: CallDraft, instanceId: string, activationMessage = "the app stopped while starting"): void {
   settleActivation(draft, { instance_id: instanceId, outcome: "failed", foreground: false, message: activationMessage });
-  for (const call of Object.values(draft.calls)) {
-    if (call.instance_id !== instanceId) continue;
-    if (call.phase === "running" || call.phase === "awaiting_operation") draft.error(call.call_id, "handler_failed", "the app stopped before it finished the call");
-  }
+  for (const call of handledBy(draft.calls, instanceId)) draft.error(call.call_id, "handler_failed", "the app stopped before it finished the call");
+}
+
+/**
+ * The calls an instance is still handling: delivered to it and not answered, or waiting for it to start
+ * their operation. A runtime-owned operation already running is not among them: its result is the Runtime's.
+ */
+function handledBy(calls: Readonly<Record<string, CallRecord>>, instanceId: string): CallRecord[] {
+  return Object.values(calls).filter((call) => call.instance_id === instanceId && (call.phase === "running" || call.phase === "awaiting_operation"));
 }
 
 /**
@@ -120,15 +125,13 @@ export function failInstanceCalls(draft: CallDraft, instanceId: string, activati
  */
 export function endClosedInstanceCalls(state: ToolCallsState, request: { readonly instance_id: string; readonly app_name: string; readonly by: "user" | "app" }): CallDecision | undefined {
   const draft = new CallDraft(state);
-  let ended = false;
-  for (const call of Object.values(state.calls)) {
-    if (call.instance_id !== request.instance_id || (call.phase !== "running" && call.phase !== "awaiting_operation")) continue;
+  const handled = handledBy(state.calls, request.instance_id);
+  for (const call of handled) {
     draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: request.instance_id });
     if (request.by === "user") draft.error(call.call_id, "cancelled_by_user", `${request.app_name} was closed before it finished`);
     else draft.error(call.call_id, "handler_failed", `${request.app_name} closed itself before it finished the call`);
-    ended = true;
   }
-  return ended ? draft.done() : undefined;
+  return handled.length > 0 ? draft.done() : undefined;
 }
 
 /** The App Manager's `refuse_pending_calls` effect: every unfinished call of the app ends with `code`. */

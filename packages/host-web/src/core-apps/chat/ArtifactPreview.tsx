@@ -81,14 +81,20 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
   const [saving, setSaving] = useState<string | undefined>(undefined);
   const save = () => {
     setSaving(undefined);
+    const download = (url: string) => {
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = name;
+      link.rel = "noopener";
+      link.click();
+    };
+    // The preview's bytes, when it has them; else read them now (the URL is released a minute later).
+    const shown = previewUrls.get(artifact_id);
+    if (shown !== undefined) return download(shown);
     read(artifact_id, size).then(
       ({ bytes }) => {
         const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
-        const link = document.createElement("a");
-        link.href = url;
-        link.download = name;
-        link.rel = "noopener";
-        link.click();
+        download(url);
         setTimeout(() => URL.revokeObjectURL(url), 60_000);
       },
       (error: unknown) => setSaving(`Could not save: ${reasonOf(error)}`),
