@@ -128,6 +128,18 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         const conversationId = readOptions.conversation_id ?? instance?.conversation_id;
         return port.readArtifact(artifactId, { ...(conversationId === undefined ? {} : { conversation_id: conversationId }), ...(readOptions.max_bytes === undefined ? {} : { maxBytes: readOptions.max_bytes }) });
       },
+      get(artifactId, getOptions = {}) {
+        const conversationId = getOptions.conversation_id ?? instance?.conversation_id;
+        return port.getArtifact(artifactId, conversationId === undefined ? {} : { conversation_id: conversationId });
+      },
+      list(listOptions = {}) {
+        const conversationId = listOptions.own === true ? undefined : (listOptions.conversation_id ?? instance?.conversation_id);
+        return port.listArtifacts({ ...(conversationId === undefined ? {} : { conversation_id: conversationId }), ...(listOptions.limit === undefined ? {} : { limit: listOptions.limit }) });
+      },
+      save(artifactId, saveOptions = {}) {
+        const conversationId = saveOptions.conversation_id ?? instance?.conversation_id;
+        return port.saveArtifact({ artifact_id: artifactId, ...(conversationId === undefined ? {} : { conversation_id: conversationId }), ...(instance === undefined ? {} : { instance_id: instance.instance_id }) });
+      },
     },
     capabilities: {
       request: (request) =>

@@ -7,7 +7,7 @@
  * `artifacts`, `capabilities` and `diagnostics`.
  */
 import type { ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
-import type { AgentAppMessage, AgentMessagePage, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
+import type { AgentAppMessage, AgentMessagePage, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
 export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
 
@@ -292,6 +292,20 @@ export interface AppArtifactAPI {
    * `conversation_id`): its reference and at most `max_bytes` of its bytes. `not_found` for anything else.
    */
   read(artifactId: string, options?: { readonly conversation_id?: string; readonly max_bytes?: number }): Promise<{ readonly artifact: ArtifactRef; readonly bytes: Uint8Array; readonly truncated: boolean }>;
+  /** What an artifact is (reference, who made it, when, whether its bytes are on this device), under the rule of `read`. */
+  get(artifactId: string, options?: { readonly conversation_id?: string }): Promise<ArtifactInfo>;
+  /**
+   * The artifacts of a conversation (the bound instance's by default, or `conversation_id`) — shared by its
+   * agent, this app, other apps or the user's other devices — or with `own: true` (or unbound) this app's
+   * own. Oldest first, the newest `limit` (default 200, at most 1000).
+   */
+  list(options?: { readonly conversation_id?: string; readonly own?: boolean; readonly limit?: number }): Promise<ArtifactInfo[]>;
+  /**
+   * Saves an artifact to the person's files through the host, as the bound instance: the `file.save`
+   * capability (declare it in the manifest), so the gateway's checks apply and the host asks where.
+   * Resolves with the capability's result; rejects only when the artifact cannot be read (`not_found`).
+   */
+  save(artifactId: string, options?: { readonly conversation_id?: string }): Promise<CapabilityResult>;
 }
 
 /** Device capabilities (spec 6.3), through the Runtime's Capability Gateway: the result is always one of its closed set. */

@@ -18,16 +18,19 @@ function sketchManifest(): AppManifest {
     version: "1.0.0",
     runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
     entrypoints: [{ id: "main", kind: "primary", default_eligible: true }],
-    capabilities: [{ name: "link.open", purpose: "Open the page a sketch links to." }],
+    capabilities: [
+      { name: "link.open", purpose: "Open the page a sketch links to." },
+      { name: "file.save", purpose: "Save a sketch where you choose." },
+    ],
   };
 }
 
-/** A host that can open links, asks the person (who answers `answer`) and records what it opened. */
+/** A host that can open links and save files, asks the person (who answers `answer`) and records what it did. */
 class LinkHost implements HostProvider {
   readonly prompts: CapabilityPrompt[] = [];
   readonly done: JsonValue[] = [];
   answer: CapabilityConfirmation = "allow";
-  supports = (capability: CapabilityName) => capability === "link.open";
+  supports = (capability: CapabilityName) => capability === "link.open" || capability === "file.save";
   systemPermission = () => "not_applicable" as const;
   requestSystemPermission = () => Promise.resolve("granted" as const);
   confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation> {
@@ -68,6 +71,34 @@ describe("sdk.artifacts through the Runtime", () => {
     expect(new TextDecoder().decode(k.server.artifactBytes("s-1", artifact.artifact_id))).toBe("<svg>a sketch</svg>");
     // Another app, outside that conversation, cannot read it.
     await expect(k.sdk("notes").artifacts.read(artifact.artifact_id)).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("lists the conversation's artifacts with the agent's, tells what one is, and saves one through the host's file.save", async () => {
+    const k = await start();
+    const sdk = await sketchInConversation(k);
+    const mine = await sdk.artifacts.create({ name: "sketch.svg", mime_type: "image/svg+xml", bytes: new TextEncoder().encode("<svg/>") });
+    k.server.agentArtifact("s-1", { artifact_id: "art-agent-brief", name: "brief.txt", mime_type: "text/plain", bytes: new TextEncoder().encode("draw a cat") });
+    await expect.poll(async () => (await sdk.artifacts.list()).length).toBe(2);
+    const listed = await sdk.artifacts.list();
+    expect(listed.map((a) => [a.artifact.name, a.origin, a.on_device])).toEqual(
+      expect.arrayContaining([
+        ["sketch.svg", "app", true],
+        ["brief.txt", "agent", false],
+      ]),
+    );
+    expect(await sdk.artifacts.get("art-agent-brief")).toMatchObject({ artifact: { name: "brief.txt", size: 10 }, origin: "agent", conversation_id: "s-1" });
+    // The app's own, wherever shared; the notes app (unbound, made none) has none.
+    expect((await sdk.artifacts.list({ own: true })).map((a) => a.artifact.artifact_id)).toEqual([mine.artifact_id]);
+    expect(await k.sdk("notes").artifacts.list()).toEqual([]);
+
+    host.done.length = 0;
+    expect(await sdk.artifacts.save("art-agent-brief")).toEqual({ status: "completed", value: { opened: true } });
+    expect(host.done).toEqual([{ name: "brief.txt", mime_type: "text/plain", data: btoa("draw a cat") }]);
+    // Read whole for the save, the agent's file is now on the device.
+    await expect.poll(async () => (await sdk.artifacts.get("art-agent-brief")).on_device).toBe(true);
+    // The notes app did not declare file.save: refused, as a result, before the host is asked.
+    expect(await k.sdk("notes").artifacts.save(mine.artifact_id, { conversation_id: "s-1" })).toMatchObject({ status: "permission_denied", code: "capability_not_declared" });
+    expect(host.done).toHaveLength(1);
   });
 });
 

@@ -14,7 +14,13 @@
  *   comes back `permission_denied` and is remembered (the next request is refused without asking);
  *   Escape comes back `cancelled_by_user` and is not remembered (the next request asks again); Allow
  *   comes back `completed` (the host opens the link) and is remembered too.
+ *
+ * The same frame works with artifacts over the bridge: `artifact.create`, then `artifact.list` and
+ * `artifact.get` (what it is, who made it, on the device), and `artifact.save`, which goes through the
+ * gateway as `file.save` and reaches the person as a download of the same bytes (a browser without the
+ * File System Access API's save picker, as Firefox and Safari are).
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +29,8 @@ import { SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "cap-probe", name: "Probe", file: "cap-probe.lineup" } as const;
 const LINK = "https://example.com/lineup-capability-test";
-const PURPOSE = { microphone: "Record a short voice memo for the agent.", link: "Open the project page you asked for." } as const;
+const PURPOSE = { microphone: "Record a short voice memo for the agent.", link: "Open the project page you asked for.", save: "Save your notes where you choose." } as const;
+const NOTE = "Buy oat milk.\nCall the plumber.";
 
 /** What the app's buttons ask for: two capabilities it does not declare, two it does (both need the user's confirmation). */
 const REQUESTS = {
@@ -32,7 +39,9 @@ const REQUESTS = {
   microphone: { capability: "microphone.record", purpose: PURPOSE.microphone, input: { max_ms: 1000 } },
   link: { capability: "link.open", purpose: PURPOSE.link, input: { url: LINK } },
 } as const;
-type RequestKey = keyof typeof REQUESTS;
+/** What the app's other buttons do with artifacts, over the bridge. */
+type ArtifactOp = "note" | "list" | "get" | "save";
+type RequestKey = keyof typeof REQUESTS | ArtifactOp;
 
 /** The app's page: one button per request; each result is appended to a list, as JSON. */
 const APP_SCRIPT = `
@@ -56,6 +65,25 @@ void (async () => {
     });
     root.append(button);
   }
+  let last;
+  const OPS = {
+    note: async () => (last = await surface.artifacts.create({ name: "notes.txt", mime_type: "text/plain", content: { encoding: "utf8", data: ${JSON.stringify(NOTE)} } })),
+    list: () => surface.artifacts.list(),
+    get: () => surface.artifacts.get(last.artifact_id),
+    save: () => surface.artifacts.save(last.artifact_id),
+  };
+  for (const [key, op] of Object.entries(OPS)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "Artifact " + key;
+    button.addEventListener("click", async () => {
+      const item = document.createElement("li");
+      item.dataset.key = key;
+      item.textContent = JSON.stringify(await op().catch((error) => ({ error: error.code ?? String(error) })));
+      results.append(item);
+    });
+    root.append(button);
+  }
   root.append(results);
   await surface.lifecycle.ready();
 })();
@@ -67,11 +95,12 @@ const MANIFEST = {
   version: "1.0.0",
   name: APP.name,
   description: "Asks for device capabilities so a test can watch the answers.",
-  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1", "artifact.create.v1", "artifact.read.v1"] },
   entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
   capabilities: [
     { name: "microphone.record", purpose: PURPOSE.microphone },
     { name: "link.open", purpose: PURPOSE.link },
+    { name: "file.save", purpose: PURPOSE.save },
   ],
 };
 
@@ -83,6 +112,8 @@ beforeAll(async () => {
   world = await startOneAppHost(APP, MANIFEST, APP_SCRIPT, { dataDirPrefix: "lineup-capability-bridge-", publisherLabel: "Capability test publisher" });
   page = world.page;
   const { browser } = world;
+  // A browser without the save picker (Firefox, Safari): file.save hands the bytes over as a download.
+  await page.addInitScript(() => delete (window as { showSaveFilePicker?: unknown }).showSaveFilePicker);
   // link.open opens a new browsing context: the link is answered locally (the network is closed), and
   // the test records where the new page went, then closes it.
   await browser.context.route(`${LINK}**`, (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>opened</title>" }));
@@ -127,6 +158,16 @@ async function results(): Promise<{ key: RequestKey; result: { status: string; c
 }
 
 /** Clicks the app's button for `key` and waits for the result the app shows. */
+/** Clicks the app's artifact button `key` and returns what the app shows for it. */
+async function artifactOp(key: ArtifactOp): Promise<unknown> {
+  const before = (await results()).length;
+  await frame().getByRole("button", { name: `Artifact ${key}` }).click();
+  await expect.poll(async () => (await results()).length, { timeout: 10_000, message: `the app hears the answer to ${key}` }).toBe(before + 1);
+  const last = (await results())[before]!;
+  expect(last.key).toBe(key);
+  return last.result;
+}
+
 async function ask(key: RequestKey, answer?: (prompt: ReturnType<typeof dialog>) => Promise<void>): Promise<{ status: string; code?: string; message?: string; value?: unknown }> {
   const before = (await results()).length;
   await frame().getByRole("button", { name: `Ask for ${key}` }).click();
@@ -216,6 +257,27 @@ describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromiu
       "link:completed",
       "link:completed",
     ]);
+    expect(world.pageErrors).toEqual([]);
+  });
+
+  it("artifacts over the bridge: created, listed and described, and saved through file.save as a download of the same bytes", async () => {
+    const made = (await artifactOp("note")) as { artifact_id: string; name: string; size: number };
+    expect(made).toMatchObject({ name: "notes.txt", mime_type: "text/plain", size: new TextEncoder().encode(NOTE).byteLength });
+    // Opened as the default app, the instance has no conversation: the list is the app's own artifacts.
+    const listed = (await artifactOp("list")) as { artifact: { artifact_id: string }; origin: string; app_scope: string; on_device: boolean }[];
+    expect(listed).toEqual([expect.objectContaining({ artifact: made, origin: "app", app_scope: APP.app_scope, on_device: true })]);
+    expect(await artifactOp("get")).toEqual(listed[0]);
+
+    const prompts = await promptsShown();
+    const downloaded = page.waitForEvent("download", { timeout: 15_000 });
+    const saved = await artifactOp("save");
+    expect(saved).toEqual({ status: "completed", value: { saved: true } });
+    const download = await downloaded;
+    expect(download.suggestedFilename()).toBe("notes.txt");
+    expect(await readFile((await download.path())!, "utf8")).toBe(NOTE);
+    // file.save needs no confirmation of the Runtime's: the person's choice is the browser's download.
+    expect(await promptsShown()).toBe(prompts);
+    await page.screenshot({ path: join(SCREENSHOTS, "capability-bridge-3-artifacts.png") });
     expect(world.pageErrors).toEqual([]);
   });
 });

@@ -49,6 +49,7 @@ export { appDirectoryOf } from "./coordination/app-directory.js";
 export type { ToolHub, DeliveredToolCall, ToolCallHandler } from "./coordination/tool-hub.js";
 export type { AppManagerRequest, InstanceRequest, ToolReport, SettingsChange } from "./coordination/inputs.js";
 export type { AppSessionData, ResultCard } from "./runtime.js";
+export type { ArtifactInfo, ArtifactRead } from "./coordination/artifact-access.js";
 export * from "./apps/app-manager-api.js";
 export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";
 export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";

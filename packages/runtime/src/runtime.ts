@@ -25,7 +25,7 @@ import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnap
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { MAX_ARTIFACT_BYTES, type StoredArtifact } from "./coordination/handlers/artifacts.js";
+import { createArtifactAccess, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
 import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
@@ -174,10 +174,23 @@ export interface AppPort {
   createArtifact(request: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly conversation_id?: string }): Promise<ArtifactRef>;
   /**
    * An artifact this app made, or one of a conversation it serves; at most `maxBytes` of it. One this device
-   * did not make (the agent's) is read from the AppServer, checked against its SHA-256 when read whole;
-   * `request_cancelled` while offline.
+   * does not hold (the agent's) is read from the AppServer, checked against its SHA-256, and kept on the
+   * device once read whole; `request_cancelled` while offline.
    */
-  readArtifact(artifactId: string, options?: { readonly conversation_id?: string; readonly maxBytes?: number }): Promise<{ artifact: ArtifactRef; bytes: Uint8Array; truncated: boolean }>;
+  readArtifact(artifactId: string, options?: { readonly conversation_id?: string; readonly maxBytes?: number }): Promise<ArtifactRead>;
+  /** An artifact's metadata (what it is, who made it, whether its bytes are on this device), under the same rule as `readArtifact`. */
+  getArtifact(artifactId: string, options?: { readonly conversation_id?: string }): Promise<ArtifactInfo>;
+  /**
+   * The artifacts of a conversation (shared by its agent or the user's devices), or without one the app's
+   * own; oldest first, the newest `limit` (default 200, at most 1000).
+   */
+  listArtifacts(options?: { readonly conversation_id?: string; readonly limit?: number }): Promise<ArtifactInfo[]>;
+  /**
+   * Saves an artifact to the user's files through the host (`file.save`, which the manifest must declare),
+   * as `instance_id` or the app's instance in front. Resolves with the capability's result; refuses (like
+   * `readArtifact`) only when the artifact cannot be read.
+   */
+  saveArtifact(request: { readonly artifact_id: string; readonly conversation_id?: string; readonly instance_id?: string }): Promise<CapabilityResult>;
 }
 
 /**
@@ -346,6 +359,18 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     return mailbox;
   };
 
+  const artifactDeps: ArtifactAccessDeps = {
+    store: options.store,
+    state: () => state(),
+    post: (input) => requireMailbox().post(input),
+    readServer(conversationId, artifactId, maxBytes) {
+      if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
+      return driver.readServerArtifact(conversationId, artifactId, maxBytes);
+    },
+    requestCapability: (appScope, request) => capabilityShell.request(appScope, request),
+    diagnostics,
+  };
+
   // Created with the Runtime, so apps may subscribe before start(); nothing is delivered before online.
   const hub = new DeliveryHub({
     store: options.store,
@@ -487,6 +512,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     appPort(appScope) {
       const record = apps.get(appScope);
       if (record === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+      const artifacts = createArtifactAccess(artifactDeps, appScope);
       const requireEnabled = (): void => {
         const current = apps.get(appScope);
         if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
@@ -584,19 +610,19 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         async readArtifact(artifactId, readOptions = {}) {
           requireEnabled();
-          const stored = (await options.store.get(RUNTIME_COLLECTIONS.artifacts, artifactId)) as unknown as StoredArtifact | undefined;
-          const conversationId = readOptions.conversation_id;
-          if (stored === undefined && conversationId !== undefined && state().conversations.get(conversationId)?.origin === "server") {
-            // Not made on this device: the conversation's copy on the AppServer (an agent's file, another device's).
-            if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
-            return driver.readServerArtifact(conversationId, artifactId, readOptions.maxBytes ?? MAX_ARTIFACT_BYTES);
-          }
-          const visible = stored !== undefined && (stored.app_scope === appScope || (stored.conversation_id !== undefined && stored.conversation_id === conversationId));
-          if (!visible) throw new LineUpError("not_found", `no artifact ${artifactId} this app may read`);
-          const bytes = (await options.store.get(RUNTIME_COLLECTIONS.artifactData, artifactId)) as Uint8Array | undefined;
-          if (!(bytes instanceof Uint8Array)) throw new LineUpError("not_found", `the bytes of artifact ${artifactId} are gone`);
-          const max = readOptions.maxBytes ?? bytes.byteLength;
-          return { artifact: stored.artifact, bytes: bytes.subarray(0, max), truncated: bytes.byteLength > max };
+          return artifacts.read(artifactId, readOptions);
+        },
+        async getArtifact(artifactId, infoOptions = {}) {
+          requireEnabled();
+          return artifacts.info(artifactId, infoOptions);
+        },
+        async listArtifacts(listOptions = {}) {
+          requireEnabled();
+          return artifacts.list(listOptions);
+        },
+        async saveArtifact(request) {
+          requireEnabled();
+          return artifacts.save(request);
         },
       };
     },

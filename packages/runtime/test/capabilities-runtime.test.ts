@@ -4,66 +4,22 @@
  * rate limit, the user's confirmation (asked once; a denial is a Settings entry), the host — and
  * resolves with a closed-set result; every decision is in the audit log before its effect.
  */
-import { capabilityCompleted, capabilityRefused, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import type { CapabilityName, CapabilityResult, JsonValue } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
   RUNTIME_COLLECTIONS,
   RUNTIME_SCHEMA,
   type CapabilityPolicy,
-  type CapabilityConfirmation, type CapabilityPrompt,
-  type HostInvocation,
-  type HostProvider,
   type MemoryStoreData,
-  type SystemPermission,
 } from "../src/index.js";
+import { FakeHost } from "./helpers/fake-host.js";
 import { voiceManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until, type Device } from "./helpers/runtime-harness.js";
 
 const MIC: CapabilityName = "microphone.record";
 const CLIPBOARD: CapabilityName = "clipboard.write";
-
-/** A host provider that records what it is asked and answers from a script. */
-class FakeHost implements HostProvider {
-  readonly prompts: CapabilityPrompt[] = [];
-  readonly invocations: HostInvocation[] = [];
-  readonly systemPrompts: CapabilityName[] = [];
-  /** The user's answer to the confirmation; `hang` waits until the test calls `answerPrompt`. */
-  answer: CapabilityConfirmation | "hang" = "allow";
-  private waitingAnswers: ((answer: CapabilityConfirmation) => void)[] = [];
-  /** The host call: completes with the capability's name, or never (until aborted). */
-  hangInvoke = false;
-  system: SystemPermission = "not_applicable";
-  systemAnswer: "granted" | "denied" = "granted";
-
-  constructor(readonly supported: readonly CapabilityName[]) {}
-
-  supports(capability: CapabilityName): boolean {
-    return this.supported.includes(capability);
-  }
-  systemPermission(): SystemPermission {
-    return this.system;
-  }
-  requestSystemPermission(capability: CapabilityName): Promise<"granted" | "denied"> {
-    this.systemPrompts.push(capability);
-    this.system = this.systemAnswer;
-    return Promise.resolve(this.systemAnswer);
-  }
-  confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation> {
-    this.prompts.push(prompt);
-    return this.answer === "hang" ? new Promise((resolve) => this.waitingAnswers.push(resolve)) : Promise.resolve(this.answer);
-  }
-  /** The person answers the confirmations shown so far. */
-  answerPrompt(answer: CapabilityConfirmation): void {
-    for (const resolve of this.waitingAnswers.splice(0)) resolve(answer);
-  }
-  invoke(invocation: HostInvocation): Promise<CapabilityResult> {
-    this.invocations.push(invocation);
-    if (!this.hangInvoke) return Promise.resolve(capabilityCompleted({ done: invocation.capability }));
-    return new Promise((resolve) => invocation.signal.addEventListener("abort", () => resolve(capabilityRefused("cancelled_by_user", "stopped"))));
-  }
-}
 
 interface World {
   readonly d: Device;

@@ -73,6 +73,12 @@ export interface Surface {
   readonly artifacts: {
     create(request: BridgeParams<"artifact.create">): Promise<ArtifactRef>;
     read(request: BridgeParams<"artifact.read">): Promise<BridgeResult<"artifact.read">>;
+    /** What an artifact is, without its bytes. */
+    get(artifactId: string): Promise<BridgeResult<"artifact.get">>;
+    /** The instance's conversation's artifacts (the app's own without one), oldest first. */
+    list(request?: BridgeParams<"artifact.list">): Promise<BridgeResult<"artifact.list">["artifacts"]>;
+    /** Saves one to the person's files through the host (`file.save`, declared in the manifest): the capability's result. */
+    save(artifactId: string): Promise<CapabilityResult>;
   };
   readonly apps: {
     launch(request: BridgeParams<"app.launch">): Promise<BridgeResult<"app.launch">>;
@@ -188,6 +194,10 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     artifacts: {
       create: async (request) => (await channel.request("artifact.create", request)).artifact,
       read: (request) => channel.request("artifact.read", request),
+      get: (artifactId) => channel.request("artifact.get", { artifact_id: artifactId }),
+      list: async (request = {}) => (await channel.request("artifact.list", request)).artifacts,
+      // The person chooses where: no timeout shorter than a capability's.
+      save: async (artifactId) => (await channel.request("artifact.save", { artifact_id: artifactId }, { timeoutMs: CAPABILITY_REQUEST_TIMEOUT_MS })) as CapabilityResult,
     },
     apps: {
       launch: (request) => channel.request("app.launch", request),

@@ -211,6 +211,24 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               .catch(rethrow);
             return { artifact: read.artifact, content: { encoding: "base64", data: bytesToBase64(read.bytes) }, truncated: read.truncated };
           }
+          case "artifact.get": {
+            const p = params as { artifact_id: string };
+            return port.getArtifact(p.artifact_id, instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }).catch(rethrow);
+          }
+          case "artifact.list": {
+            const p = params as { limit?: number };
+            const artifacts = await port
+              .listArtifacts({ ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }), ...(p.limit === undefined ? {} : { limit: p.limit }) })
+              .catch(rethrow);
+            return { artifacts };
+          }
+          case "artifact.save": {
+            // Through the Capability Gateway as this instance (`file.save`): a refusal is a result, not an error.
+            const p = params as { artifact_id: string };
+            return port
+              .saveArtifact({ artifact_id: p.artifact_id, instance_id: instance.instance_id, ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }) })
+              .catch(rethrow);
+          }
           default:
             throw refusal("unsupported_on_host", `${method} is not available to apps on this host yet`);
         }

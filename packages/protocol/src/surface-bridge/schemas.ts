@@ -282,6 +282,20 @@ export const BridgeArtifactCreateParamsSchema = Closed({ name: Type.String({ min
 export const BridgeArtifactCreateResultSchema = Closed({ artifact: ArtifactRefRef() });
 export const BridgeArtifactReadParamsSchema = Closed({ artifact_id: OpaqueIdSchema(), max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) });
 export const BridgeArtifactReadResultSchema = Closed({ artifact: ArtifactRefRef(), content: ArtifactContent(), truncated: Type.Boolean() });
+/** An artifact without its bytes: what it is, who made it, whether its bytes are on the device. */
+export const BridgeArtifactInfoSchema = Closed({
+  artifact: ArtifactRefRef(),
+  conversation_id: Type.Optional(ConversationIdSchema()),
+  /** An app on the device (`app_scope` names it), the conversation's agent, or another of the user's devices. */
+  origin: StringEnum(["app", "agent", "device"] as const),
+  app_scope: Type.Optional(AppScopeSchema()),
+  created_at: TimestampSchema(),
+  on_device: Type.Boolean(),
+});
+export const BridgeArtifactGetParamsSchema = Closed({ artifact_id: OpaqueIdSchema() });
+export const BridgeArtifactListParamsSchema = Closed({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
+export const BridgeArtifactListResultSchema = Closed({ artifacts: Type.Array(BridgeArtifactInfoSchema, { maxItems: 1000 }) });
+export const BridgeArtifactSaveParamsSchema = Closed({ artifact_id: OpaqueIdSchema() });
 
 export const BridgeEventEmitParamsSchema = Closed({ name: Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }), data: JsonValueSchema() });
 

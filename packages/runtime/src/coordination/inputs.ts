@@ -3,7 +3,7 @@
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
-import type { ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
+import type { ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
 import type { BundleCandidate } from "../apps/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
 import type { OutboxEntry } from "../communication/outbox.js";
@@ -70,6 +70,8 @@ export type RuntimeInput =
   | { readonly kind: "app.event"; readonly app_scope: string; readonly instance_id: string; readonly name: string; readonly data: JsonValue }
   /** An app's new artifact; `sha256` was computed by the shell over `bytes`. */
   | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string }
+  /** A conversation's artifact read whole from the AppServer (its SHA-256 checked): kept, so it reads and saves offline. */
+  | { readonly kind: "artifact.cache"; readonly conversation_id: string; readonly artifact: ArtifactRef; readonly bytes: Uint8Array }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
   | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }

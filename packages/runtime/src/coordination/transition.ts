@@ -13,7 +13,7 @@ import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
-import { onArtifactCreate } from "./handlers/artifacts.js";
+import { artifactCacheReads, onArtifactCache, onArtifactCreate } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
@@ -33,6 +33,8 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return dispatchReads(input);
     case "acknowledge":
       return acknowledgeReads(input);
+    case "artifact.cache":
+      return artifactCacheReads(input);
     default:
       return [];
   }
@@ -78,6 +80,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onToolsTick(state, env);
     case "artifact.create":
       return onArtifactCreate(state, input, env);
+    case "artifact.cache":
+      return onArtifactCache(state, input, reads, env);
     case "app.event":
       return onAppEvent(state, input, env);
     case "settings":

@@ -25,12 +25,14 @@
  * | `settings`      | `trusted-publishers` / `grants`      | publisher keys this Runtime trusts; remembered capability decisions |
  * | `artifacts`     | `<artifact_id>`                      | a StoredArtifact: its ArtifactRef, the app that made it, its conversation |
  * | `artifact-data` | `<artifact_id>`                      | the artifact's bytes |
+ * | `conversation-artifacts` | `<conversation_id>/<artifact_id>` | a ConversationArtifact: an artifact shared in the conversation (by the agent or a device), its bytes here or not |
  * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
  *
  * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
  */
 import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";
 import { migrateToLogChunks, splitUnseenMarks } from "./log-chunks-migration.js";
+import { CONVERSATION_ARTIFACTS, indexConversationArtifacts } from "./conversation-artifacts.js";
 import type { StoreSchema } from "./schema.js";
 
 export const RUNTIME_COLLECTIONS = {
@@ -55,6 +57,7 @@ export const RUNTIME_COLLECTIONS = {
   artifacts: "artifacts",
   artifactData: "artifact-data",
   resultCards: "result-cards",
+  conversationArtifacts: CONVERSATION_ARTIFACTS,
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {
@@ -68,6 +71,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     { name: "0003-log-chunks", run: migrateToLogChunks },
     // Pending marks of display messages leave the log chunks for rows of their own (a restart reads only those).
     { name: "0004-inbox-unseen", run: splitUnseenMarks },
+    // Each conversation's shared artifacts get an index of their own, filled from the artifact messages already stored.
+    { name: "0005-conversation-artifacts", run: indexConversationArtifacts },
   ],
 };
 

@@ -6,11 +6,12 @@
  * offline reaches the agent after reconnect, and the server checks the SHA-256 on the last chunk.
  * The shell hashes the bytes before posting (the transition never awaits).
  */
-import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, type ArtifactRef, type JsonValue } from "@lineup/protocol";
+import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, RUNTIME_SCOPE, type ArtifactRef, type JsonValue } from "@lineup/protocol";
 import { toTimestamp } from "../../core/ports.js";
+import { conversationArtifactWrite } from "../../persistence/conversation-artifacts.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { Step } from "../apps-step.js";
-import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import { memoReadKey, readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 
@@ -20,7 +21,7 @@ export const MAX_ARTIFACT_BYTES = 16 * 1024 * 1024;
 /** What the Runtime keeps about an artifact besides its bytes. */
 export interface StoredArtifact {
   readonly artifact: ArtifactRef;
-  /** The app that created it. */
+  /** The app that created it; `runtime` for a conversation's artifact read from the AppServer and kept. */
   readonly app_scope: string;
   readonly conversation_id?: string;
   readonly created_at: string;
@@ -60,6 +61,8 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
   step.audit.push({ type: "artifact.created", subject: artifact.artifact_id, ...(input.conversation_id === undefined ? {} : { conversation_id: input.conversation_id }), detail: `${input.app_scope}: ${artifact.mime_type}, ${artifact.size} bytes` });
 
   if (conversation !== undefined) {
+    // Listed with the conversation's artifacts at once; its `artifact.added` adds the seq once uploaded.
+    step.writes.push(conversationArtifactWrite({ artifact, conversation_id: conversation.conversation_id, added_by: "device", added_at: record.created_at }));
     // Shared with the conversation: uploaded in order, one chunk per request, the last one completing it.
     const chunk = DEFAULT_SERVER_LIMITS.max_chunk_bytes;
     for (let offset = 0; offset < Math.max(1, input.bytes.byteLength); offset += chunk) {
@@ -83,4 +86,30 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
     }
   }
   return step.result({ reply: artifact as unknown as JsonValue });
+}
+
+export function artifactCacheReads(input: Extract<RuntimeInput, { kind: "artifact.cache" }>): ReadKey[] {
+  return [memoReadKey(C.artifacts, input.artifact.artifact_id)];
+}
+
+/**
+ * Keeps a conversation's artifact that was read whole from the AppServer (the shell checked its SHA-256):
+ * later reads and saves need no connection. An artifact already stored here (made on this device, or
+ * kept before) is left as it is.
+ */
+export function onArtifactCache(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifact.cache" }>, reads: Reads, env: TransitionEnv): TransitionResult {
+  const { artifact, conversation_id, bytes } = input;
+  if (reads.get(readId(artifactCacheReads(input)[0]!)) !== undefined) return unchanged(state);
+  if (!state.conversations.has(conversation_id) || bytes.byteLength !== artifact.size || bytes.byteLength > MAX_ARTIFACT_BYTES) return unchanged(state);
+  const record: StoredArtifact = { artifact, app_scope: RUNTIME_SCOPE, conversation_id, created_at: toTimestamp(env.now()) };
+  return {
+    state,
+    writes: [
+      { op: "put", collection: C.artifacts, key: artifact.artifact_id, value: record as unknown as JsonValue },
+      { op: "put", collection: C.artifactData, key: artifact.artifact_id, value: bytes },
+    ],
+    effects: [],
+    deliveries: [],
+    audit: [{ type: "artifact.kept", subject: artifact.artifact_id, conversation_id, detail: `read from the AppServer: ${artifact.mime_type}, ${artifact.size} bytes` }],
+  };
 }

@@ -2,6 +2,7 @@ import { RUNTIME_SCOPE, validateEnvelope, type ErrorCode, type JsonValue, type R
 import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
+import { conversationArtifactWrite, isArtifactRef, type ConversationArtifact } from "../../persistence/conversation-artifacts.js";
 import { messageCursor } from "../../persistence/history.js";
 import { asChunk, asMarks, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
@@ -54,6 +55,8 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   if (conversation === undefined || outcome.kind === "gap") return { state, writes: [], effects: [], deliveries: [], audit: [] };
 
   const writes: StoreWrite[] = [cursorWrite(conversation.conversation_id, event.seq)];
+  const shared = sharedArtifact(conversation.conversation_id, event);
+  if (shared !== undefined) writes.push(conversationArtifactWrite(shared));
   let next: Conversation = { ...conversation, cursor: event.seq };
   let nextState = state;
   const effects: Effect[] = [];
@@ -163,6 +166,14 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     }
   }
   return { state: withConversation(nextState, next), writes, effects, deliveries, audit };
+}
+
+/** The conversation's new artifact an `artifact.added` event records, whatever apps it reaches (it is listed either way). */
+function sharedArtifact(conversationId: string, event: Extract<RuntimeInput, { kind: "event" }>["event"]): ConversationArtifact | undefined {
+  if (event.kind !== "artifact.added") return undefined;
+  const artifact = (event.data as { artifact?: unknown } | null)?.artifact;
+  if (!isArtifactRef(artifact)) return undefined;
+  return { artifact, conversation_id: conversationId, added_by: event.actor.role === "agent" ? "agent" : "device", added_at: event.created_at, seq: event.seq };
 }
 
 /** Each environment's clock as timestamps, made once (not a closure per event). */
