@@ -126,6 +126,12 @@ export interface SendOptions {
   /** App scope of the message; default the session's. */
   readonly appScope?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Chosen by the caller (`turnScoped` does, per turn); default a fresh id. A message whose id the session's
+   * log already holds from this agent is not sent again: its receipt is returned (an agent restarted in the
+   * middle of a turn says nothing twice). An interaction card's id is then derived from it, so it is the same too.
+   */
+  readonly envelopeId?: string;
 }
 
 /** An event an app raised on the user's device (spec 8.2: what the person did in its surface), as the agent hears it. */
@@ -226,7 +232,7 @@ export interface AgentClient {
 
   send(sessionId: string, message: OutgoingMessage, options?: SendOptions): Promise<SendReceipt>;
   /** Sends a state patch to an app in the session; the device's Runtime delivers it if the app subscribes to `lineup.app.state.patch`. */
-  sendStatePatch(sessionId: string, patch: StatePatch, options?: { readonly signal?: AbortSignal }): Promise<SendReceipt>;
+  sendStatePatch(sessionId: string, patch: StatePatch, options?: { readonly signal?: AbortSignal; readonly envelopeId?: string }): Promise<SendReceipt>;
   /**
    * Shares a file in the session (`artifact/put`, in order, chunk by chunk, the last checked by the server
    * against its SHA-256): the person's chat shows it with a preview, and apps serving the conversation may
@@ -825,9 +831,12 @@ class Client implements AgentClient {
   async send(sessionId: string, message: OutgoingMessage, options: SendOptions = {}): Promise<SendReceipt> {
     const state = this.requireSession(sessionId);
     const interactive = message.kind === "choice" || message.kind === "confirm" || message.kind === "input";
-    const interactionId = interactive ? (interactionIdOf(message) ?? this.key("ask")) : "";
+    const chosen = options.envelopeId;
+    const interactionId = interactive ? (interactionIdOf(message) ?? (chosen === undefined ? this.key("ask") : `${chosen}.ask`)) : "";
+    const sent = chosen === undefined ? undefined : state.ownEnvelope(chosen);
+    if (sent !== undefined) return interactive ? { envelopeId: chosen!, seq: sent, interactionId } : { envelopeId: chosen!, seq: sent };
     const envelope = messageEnvelope(
-      { envelopeId: this.key("msg"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: options.appScope ?? state.session.app_scope },
+      { envelopeId: chosen ?? this.key("msg"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: options.appScope ?? state.session.app_scope },
       message,
       interactionId,
     );
@@ -839,9 +848,11 @@ class Client implements AgentClient {
     return interactive ? { envelopeId: result.envelope_id, seq: result.seq, interactionId } : { envelopeId: result.envelope_id, seq: result.seq };
   }
 
-  async sendStatePatch(sessionId: string, patch: StatePatch, options: { readonly signal?: AbortSignal } = {}): Promise<SendReceipt> {
-    this.requireSession(sessionId);
-    const envelope = statePatchEnvelope({ envelopeId: this.key("patch"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: patch.appScope }, patch);
+  async sendStatePatch(sessionId: string, patch: StatePatch, options: { readonly signal?: AbortSignal; readonly envelopeId?: string } = {}): Promise<SendReceipt> {
+    const state = this.requireSession(sessionId);
+    const sent = options.envelopeId === undefined ? undefined : state.ownEnvelope(options.envelopeId);
+    if (sent !== undefined) return { envelopeId: options.envelopeId!, seq: sent };
+    const envelope = statePatchEnvelope({ envelopeId: options.envelopeId ?? this.key("patch"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope: patch.appScope }, patch);
     const result = await this.request(
       "agentSession/envelope/send",
       { session_id: sessionId, idempotency_key: envelope.id, envelope: envelope as unknown as JsonObject },

@@ -19,7 +19,7 @@
  * Deterministic: the text of every reply depends only on the input, the inventory and the
  * device's answers; ids and time come from the client's injected sources.
  */
-import { LineUpError, OPAQUE_ID_MAX_LENGTH, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
@@ -30,6 +30,7 @@ import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
 import { boardTool, describeBoard, describeExport, diagramBounds, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
+import { turnScoped } from "./turn-scope.js";
 
 export { escapeMarkdown } from "./demo/text.js";
 
@@ -71,9 +72,13 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
   };
 }
 
-/** Answers one turn; true when it completed. */
-async function handleTurn(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<boolean> {
+/**
+ * Answers one turn; true when it completed. Everything it sends and calls in the turn's session goes
+ * through `turnScoped`: worked on again after a restart, the turn says nothing twice and runs no tool twice.
+ */
+async function handleTurn(unscoped: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<boolean> {
   const { sessionId, turnId } = turn;
+  const client = turnScoped(unscoped, turn);
   try {
     await client.updateTurn(sessionId, turnId, { status: "thinking" });
     const reply = await respond(client, turn, options);
@@ -223,22 +228,6 @@ async function withInventory(client: AgentClient, turn: IncomingTurn, target: Ap
   }
 }
 
-/** How many tool calls each turn has made so far (`nextCallId`). */
-const callsMade = new WeakMap<IncomingTurn, number>();
-
-/**
- * The id of the turn's next tool call: its session, its turn and its place in the turn. An agent that
- * restarts in the middle of a turn works on it again from the start, and its calls get the same ids: the
- * Runtime answers a call it already has with the stored outputs (same call_id, same body), so nothing
- * runs twice — a second pomodoro, a second recording. Undefined (a fresh id) when that would be too long.
- */
-function nextCallId(turn: IncomingTurn): string | undefined {
-  const n = (callsMade.get(turn) ?? 0) + 1;
-  callsMade.set(turn, n);
-  const id = `${turn.sessionId}.${turn.turnId}.call-${n}`;
-  return id.length <= OPAQUE_ID_MAX_LENGTH ? id : undefined;
-}
-
 /** A call left to run on outside the turn (`Detach`), and the reply that ends the turn; never confused with an app's result. */
 class Detached {
   constructor(readonly reply: string) {}
@@ -304,11 +293,9 @@ async function runCall(
 ): Promise<JsonValue | Detached> {
   const { sessionId, turnId } = turn;
   await client.updateTurn(sessionId, turnId, { status: "working", label: call.label });
-  const callId = nextCallId(turn);
   const invoked = client.invokeTool(sessionId, tool.method, call.args, {
     appScope: tool.app_scope,
     signal: turn.signal,
-    ...(callId === undefined ? {} : { callId }),
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
   });
   // The tool's own title says what this call does ("Draw shapes on the whiteboard"); the app's name otherwise.

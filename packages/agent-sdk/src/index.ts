@@ -20,6 +20,7 @@ export * from "./demo/tool-match.js";
 export * from "./demo/whiteboard.js";
 export * from "./demo-agent.js";
 export * from "./turn-runner.js";
+export * from "./turn-scope.js";
 export * from "./llm/chat-completions.js";
 export * from "./llm/function-tools.js";
 export * from "./llm-agent.js";

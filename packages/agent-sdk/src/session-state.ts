@@ -54,6 +54,9 @@ interface EventData {
 }
 const dataOf = <K extends keyof EventData>(event: SessionEvent, _kind: K): EventData[K] => event.data as unknown as EventData[K];
 
+/** How many of its own envelope ids the agent remembers per session: far more than one turn sends. */
+const OWN_ENVELOPES_KEPT = 1024;
+
 export class SessionState {
   lastSeq = 0;
   caughtUp = false;
@@ -63,6 +66,8 @@ export class SessionState {
   private readonly answers = new Map<string, InteractionAnswer>();
   private readonly actions = new Map<string, Action>();
   private readonly transcriptEntries: TranscriptEntry[] = [];
+  /** The agent's own envelopes in the log, id → seq: the most recent `OWN_ENVELOPES_KEPT`. */
+  private readonly ownEnvelopes = new Map<string, number>();
 
   constructor(public session: Session) {}
 
@@ -76,6 +81,11 @@ export class SessionState {
 
   answer(interactionId: string): InteractionAnswer | undefined {
     return this.answers.get(interactionId);
+  }
+
+  /** The seq of an envelope this agent sent that the log holds (among its most recent ones), else undefined. */
+  ownEnvelope(envelopeId: string): number | undefined {
+    return this.ownEnvelopes.get(envelopeId);
   }
 
   transcript(): readonly TranscriptEntry[] {
@@ -165,6 +175,10 @@ export class SessionState {
       case "envelope": {
         const { envelope } = dataOf(event, "envelope");
         result.envelope = envelope;
+        if (event.actor.role === "agent") {
+          this.ownEnvelopes.set(envelope.id, event.seq);
+          if (this.ownEnvelopes.size > OWN_ENVELOPES_KEPT) this.ownEnvelopes.delete(this.ownEnvelopes.keys().next().value!);
+        }
         const answer = answerFromEnvelope(envelope);
         if (answer !== undefined) {
           this.answers.set(answer.interactionId, answer);

@@ -201,6 +201,32 @@ describe("the demo agent", () => {
     expect(invokes[0]!.correlation?.call_id).toBe("s-1.t-1.call-1");
     expect(await turnEnds(server, "t-1")).toBe("completed");
     expect(lastReply(server)).toContain("Got your **voice note**");
+    // Nothing it had said was said again: one "Calling…" task card, one reply, every envelope once.
+    const ids = server.agentEnvelopes("s-1").map((e) => e.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(server.agentEnvelopes("s-1", "lineup.task.progress").filter((e) => (e.payload as { detail?: string }).detail?.startsWith("Calling"))).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.id).slice(0, 2)).toEqual(["s-1.t-1.msg-1", "s-1.t-1.msg-2"]);
+  });
+
+  it("restarted while its card waits for the person, shows the card once and goes on with the answer given to it", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const first = await start(server);
+    server.startTurn("s-1", "ask me something", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    const card = server.agentEnvelopes("s-1", "lineup.interaction.request")[0]!.payload as { interaction_id: string };
+    first.agent.dispose();
+    await first.client.close();
+    // The person answers while the agent is away.
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "answered", text: "Grace" });
+
+    const client = await connectToFake(server, { ids: sequentialIds(1_000) });
+    running.push({ client, agent: runDemoAgent(client) });
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toBe("Nice to meet you, **Grace**! 🙂");
+    expect(server.agentEnvelopes("s-1", "lineup.interaction.request")).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(1);
   });
 
   it("says what it got from a voice note in words, not as JSON", async () => {

@@ -17,6 +17,7 @@ import { LineUpError, type InventoryTool, type JsonObject, type JsonValue } from
 import type { AgentClient, IncomingTurn } from "../agent-client.js";
 import type { DiagnosticsSink } from "../lifecycle.js";
 import { escapeMarkdown } from "./text.js";
+import { underlyingClient } from "../turn-scope.js";
 
 /** What `game.start_round` tells the agent. */
 export interface StartedRound {
@@ -49,7 +50,9 @@ const GUESSES_PER_ROUND = 3;
 /** The rounds being played, per agent client (so two agents never share one) and session. */
 const ROUNDS = new WeakMap<AgentClient, Map<string, PlayedRound>>();
 
-function roundsOf(client: AgentClient): Map<string, PlayedRound> {
+function roundsOf(scoped: AgentClient): Map<string, PlayedRound> {
+  // One agent's rounds, whichever turn's view of its client asks.
+  const client = underlyingClient(scoped);
   let rounds = ROUNDS.get(client);
   if (rounds === undefined) ROUNDS.set(client, (rounds = new Map()));
   return rounds;
@@ -60,7 +63,7 @@ const PLAY_AGAIN = "Say *let's play draw and guess* for another round.";
 /** Stops every background wait of the client's rounds (the agent is stopping). */
 export function stopRounds(client: AgentClient): void {
   for (const round of roundsOf(client).values()) round.watch.abort();
-  ROUNDS.delete(client);
+  ROUNDS.delete(underlyingClient(client));
 }
 
 /** Forgets the session's round (over, replaced, or the game is gone) and stops waiting for it. */
