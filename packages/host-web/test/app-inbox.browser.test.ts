@@ -11,6 +11,7 @@
  * (refused in the app with `invalid_params`); acknowledging a message it was never given is `not_found`. A patch sent while the page is closed arrives after a
  * reload; one already acknowledged does not come back.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -204,6 +205,23 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
     expect(await picture.getAttribute("src")).toMatch(/^blob:/);
     expect(shared.size).toBe(png.byteLength);
     await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-3-agent-picture.png") });
+    expect(world.pageErrors).toEqual([]);
+
+    // The conversation's Files list has it too, newest first, with who shared it; Save hands over the same bytes.
+    const files = page.locator("details.conversation-files");
+    await files.locator("summary").click();
+    const item = files.locator(".files-item").filter({ hasText: "chart.png" });
+    await item.waitFor({ timeout: 10_000 });
+    expect(await files.locator("summary").textContent()).toMatch(/^Files \(\d+\)$/);
+    expect(await files.locator(".files-item").first().textContent()).toContain("chart.png");
+    expect(await item.getAttribute("data-origin")).toBe("agent");
+    expect(await item.textContent()).toContain("from the agent");
+    const downloaded = page.waitForEvent("download", { timeout: 15_000 });
+    await item.getByRole("button", { name: "Save chart.png" }).click();
+    const download = await downloaded;
+    expect(download.suggestedFilename()).toBe("chart.png");
+    expect(new Uint8Array(await readFile((await download.path())!))).toEqual(png);
+    await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-4-files.png") });
     expect(world.pageErrors).toEqual([]);
   }, 60_000);
 });

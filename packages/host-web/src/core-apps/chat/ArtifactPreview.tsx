@@ -81,24 +81,7 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
   const [saving, setSaving] = useState<string | undefined>(undefined);
   const save = () => {
     setSaving(undefined);
-    const download = (url: string) => {
-      const link = document.createElement("a");
-      link.href = url;
-      link.download = name;
-      link.rel = "noopener";
-      link.click();
-    };
-    // The preview's bytes, when it has them; else read them now (the URL is released a minute later).
-    const shown = previewUrls.get(artifact_id);
-    if (shown !== undefined) return download(shown);
-    read(artifact_id, size).then(
-      ({ bytes }) => {
-        const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
-        download(url);
-        setTimeout(() => URL.revokeObjectURL(url), 60_000);
-      },
-      (error: unknown) => setSaving(`Could not save: ${reasonOf(error)}`),
-    );
+    downloadArtifact({ artifact_id, name, mime_type, size }, read).catch((error: unknown) => setSaving(`Could not save: ${reasonOf(error)}`));
   };
 
   return (
@@ -132,7 +115,28 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
   );
 }
 
-function reasonOf(error: unknown): string {
+/**
+ * Hands an artifact to the browser as a download named after it: the preview's bytes when it has them,
+ * else read now (the URL is released a minute later). Rejects with the read's refusal.
+ */
+export async function downloadArtifact(artifact: { readonly artifact_id: string; readonly name: string; readonly mime_type: string; readonly size: number }, read: ReadArtifact): Promise<void> {
+  const download = (url: string) => {
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = artifact.name;
+    link.rel = "noopener";
+    link.click();
+  };
+  const shown = previewUrls.get(artifact.artifact_id);
+  if (shown !== undefined) return download(shown);
+  const { bytes } = await read(artifact.artifact_id, artifact.size);
+  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: artifact.mime_type }));
+  download(url);
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** Why an artifact cannot be shown or saved, in words. */
+export function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "not_found") return "it is no longer there";
   if (code === "request_cancelled") return "LineUp is offline; it loads when you are back online";

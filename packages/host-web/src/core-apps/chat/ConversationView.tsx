@@ -3,6 +3,7 @@ import type { AgentAppMessage, LineUpAppRuntimeSDK } from "@lineup/app-sdk";
 import type { InteractionAnswer } from "@lineup/runtime";
 import type { Notifications } from "../../shell/notifications.js";
 import { Composer } from "./Composer.js";
+import { ConversationFiles } from "./ConversationFiles.js";
 import { HistoryPager } from "./history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-echo.js";
 import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
@@ -149,10 +150,13 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
     [sdk, conversation_id, model, notifications, send],
   );
 
+  // The files the timeline shows: when it changes, an open Files list reads the conversation's files again.
+  const filesSeen = useMemo(() => model.rows.reduce((n, row) => (row.kind === "artifact" ? n + 1 : n), 0), [model.rows]);
   const items = useMemo<readonly ChatItem[]>(() => [...model.rows, ...echoes.map((e) => ({ ...e, kind: "echo" as const, key: `echo:${e.local_id}` }))], [model.rows, echoes]);
 
   return (
     <section class="conversation" aria-label={`Conversation: ${title}`}>
+      <ConversationFiles sdk={sdk} conversation_id={conversation_id} seen={filesSeen} read={handlers.readArtifact} />
       <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} pinKey={echoes.at(-1)?.local_id} render={(item) => <RowView item={item} handlers={handlers} />} />
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}

@@ -4,6 +4,7 @@ import type { EchoEntry } from "./local-echo.js";
 import { renderMarkdown } from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
+import { formatBytes } from "../registry/format.js";
 import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
 
 /** A timeline row or a local echo of a message being sent. */
@@ -26,12 +27,6 @@ export interface RowHandlers {
   readonly onRetry: (localId: string) => void;
   /** The bytes of an artifact of this conversation, for its preview and Save. */
   readonly readArtifact: ReadArtifact;
-}
-
-function formatBytes(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
-  return `${(size / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function ProgressBar({ value, label }: { value: number | undefined; label: string }) {
@@ -154,7 +149,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
 }
 
 /** A file's kind at a glance (picture, sound, other), drawn inline: no emoji font is needed. */
-function FileIcon({ mimeType }: { mimeType: string }) {
+export function FileIcon({ mimeType }: { mimeType: string }) {
   const kind = mimeType.startsWith("image/") ? "image" : mimeType.startsWith("audio/") ? "audio" : "file";
   return (
     <svg class="artifact-icon" data-kind={kind} viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" stroke-linecap="round">

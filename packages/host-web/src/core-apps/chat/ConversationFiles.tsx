@@ -1,0 +1,101 @@
+/**
+ * The files of a conversation in one place: everything shared in it — the agent's, the apps' on this
+ * device, the person's other devices' — newest first, with who shared it and a Save button, however far
+ * back in the history it was (`sdk.artifacts.list` reads the Runtime's index, not the timeline). Folded
+ * away until opened; while open it follows new files as they arrive.
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { LineUpAppRuntimeSDK } from "@lineup/app-sdk";
+import type { ArtifactInfo } from "@lineup/runtime";
+import { formatBytes } from "../registry/format.js";
+import { downloadArtifact, reasonOf, type ReadArtifact } from "./ArtifactPreview.js";
+import { FileIcon } from "./RowView.js";
+
+interface Props {
+  readonly sdk: LineUpAppRuntimeSDK;
+  readonly conversation_id: string;
+  /** Changes when the timeline shows another file: the list is read again (while open). */
+  readonly seen: number;
+  readonly read: ReadArtifact;
+}
+
+type Listed = { readonly state: "closed" | "loading" } | { readonly state: "ready"; readonly files: readonly ArtifactInfo[] } | { readonly state: "failed"; readonly reason: string };
+
+const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+function sharedBy(file: ArtifactInfo): string {
+  if (file.origin === "agent") return "from the agent";
+  if (file.origin === "device") return "from another of your devices";
+  return file.app_scope === "chat" ? "from you" : `from ${file.app_scope ?? "an app"}`;
+}
+
+export function ConversationFiles({ sdk, conversation_id, seen, read }: Props) {
+  const [open, setOpen] = useState(false);
+  const [listed, setListed] = useState<Listed>({ state: "closed" });
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+
+  useEffect(() => {
+    setOpen(false);
+    setListed({ state: "closed" });
+  }, [conversation_id]);
+
+  useEffect(() => {
+    if (!open) return;
+    let gone = false;
+    setListed((l) => (l.state === "ready" ? l : { state: "loading" }));
+    sdk.artifacts.list({ conversation_id }).then(
+      (files) => gone || setListed({ state: "ready", files: [...files].reverse() }),
+      (error: unknown) => gone || setListed({ state: "failed", reason: reasonOf(error) }),
+    );
+    return () => {
+      gone = true;
+    };
+  }, [sdk, conversation_id, open, seen]);
+
+  const count = listed.state === "ready" ? ` (${listed.files.length})` : "";
+  return (
+    <details class="conversation-files" open={open} onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
+      <summary>Files{count}</summary>
+      {listed.state === "loading" ? (
+        <p class="muted">Looking for files…</p>
+      ) : listed.state === "failed" ? (
+        <p class="error-text" role="alert">
+          Could not list the files: {listed.reason}
+        </p>
+      ) : listed.state === "ready" && listed.files.length === 0 ? (
+        <p class="muted">No files in this conversation yet.</p>
+      ) : listed.state === "ready" ? (
+        <ul class="files-list" aria-label="Files in this conversation">
+          {listed.files.map((file) => (
+            <li key={file.artifact.artifact_id} class="files-item" data-origin={file.origin}>
+              <FileIcon mimeType={file.artifact.mime_type} />
+              <span class="files-name">
+                <strong>{file.artifact.name}</strong>
+                <span class="muted">
+                  {" "}
+                  · {formatBytes(file.artifact.size)} · {sharedBy(file)} · {time.format(new Date(file.created_at))}
+                </span>
+              </span>
+              <button
+                type="button"
+                class="link-button"
+                aria-label={`Save ${file.artifact.name}`}
+                onClick={() => {
+                  setProblem(undefined);
+                  downloadArtifact(file.artifact, read).catch((error: unknown) => setProblem(`Could not save ${file.artifact.name}: ${reasonOf(error)}`));
+                }}
+              >
+                Save
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {problem === undefined ? null : (
+        <p class="error-text" role="alert">
+          {problem}
+        </p>
+      )}
+    </details>
+  );
+}
