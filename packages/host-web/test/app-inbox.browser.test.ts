@@ -222,6 +222,13 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
     expect(download.suggestedFilename()).toBe("chart.png");
     expect(new Uint8Array(await readFile((await download.path())!))).toEqual(png);
     await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-4-files.png") });
+
+    // Read whole for its preview, the agent's picture is kept on the device: Settings counts it on a row of its own.
+    await page.getByRole("tab", { name: "Settings" }).click();
+    const kept = page.getByRole("list", { name: "Storage used per app" }).locator('[data-app="runtime"]');
+    await expect.poll(() => kept.textContent(), { timeout: 10_000, message: "the kept files' row" }).toContain("Files kept from conversations");
+    expect(await kept.textContent()).toContain(`${png.byteLength} bytes`);
+    await page.getByRole("tab", { name: "Chat" }).click();
     expect(world.pageErrors).toEqual([]);
   }, 60_000);
 });

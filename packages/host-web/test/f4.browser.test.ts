@@ -139,6 +139,11 @@ describe("F4: install → agent's tool call → the user draws → back to chat 
     const saved = await readFile((await download.path())!);
     expect(saved.subarray(0, 8).toString("base64")).toBe("iVBORw0KGgo=");
     expect(saved.byteLength).toBe(exportedSize);
+    // The conversation's Files lists it, shared by the Whiteboard (the app's name, as its tab says).
+    const files = page.locator("details.conversation-files");
+    await files.locator("summary").click();
+    await expect.poll(() => files.locator(".files-item").filter({ hasText: "Launch plan.png" }).textContent(), { timeout: 10_000, message: "the export in Files" }).toContain("from Whiteboard");
+    await files.locator("summary").click();
     await shot("f4-05-chat-with-pip");
   }, 60_000);
 

@@ -25,7 +25,7 @@ import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnap
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { createArtifactAccess, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
+import { createArtifactAccess, releaseArtifacts, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
 import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
@@ -78,6 +78,12 @@ export interface RuntimeOptions {
    * is refused for that app with `inbox_full` (audited). Default 1,000.
    */
   readonly maxPendingPerApp?: number;
+  /**
+   * Bytes of a conversation's artifacts read from the AppServer (the agent's files) that the device keeps
+   * for offline reads and saves; past it the longest kept are let go (read from the server again when
+   * needed). Default 256 MiB.
+   */
+  readonly keptArtifactBytes?: number;
   readonly clientInfo?: { readonly name: string; readonly version?: string };
 }
 
@@ -412,7 +418,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         auditHead: restored.auditHead,
         diagnostics,
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix), ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }) },
+        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
+          ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+          ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
+        },
         // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
         cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
         onState: (next) => {
@@ -434,6 +443,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);
+            // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
+            void releaseArtifacts(artifactDeps, (appScope) => appScope === delivery.app_scope).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
           }
           await hub.run(deliveries);
           for (const effect of effects) {
@@ -468,6 +479,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await mailbox.post({ kind: "apps.resume" });
+      // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
+      const installed = mailbox.state.apps.apps;
+      void releaseArtifacts(artifactDeps, (appScope) => !Object.hasOwn(installed, appScope)).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
       driver.start();
     },
 

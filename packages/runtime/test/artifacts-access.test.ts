@@ -27,7 +27,7 @@ interface World {
 }
 
 /** Online in conversations s-1 and s-2, the whiteboard (which declares `file.save`) installed, its instance of s-1 in front. */
-async function world(data: MemoryStoreData = createMemoryStoreData(), server = new FakeAppServer(), install = true): Promise<World & { board: string }> {
+async function world(data: MemoryStoreData = createMemoryStoreData(), server = new FakeAppServer(), install = true, extra: { keptArtifactBytes?: number } = {}): Promise<World & { board: string }> {
   if (install) {
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     server.createSession({ session_id: "s-2", agent_id: "agent-1" });
@@ -35,7 +35,7 @@ async function world(data: MemoryStoreData = createMemoryStoreData(), server = n
   const host = new FakeHost([SAVE]);
   const key = await publisherKey();
   const clock = createFakeClock();
-  const d = await startDevice(server, data, { clock, run: install ? "r0" : "r1", extra: { trustedPublishers: [key.trustedKey], host } });
+  const d = await startDevice(server, data, { clock, run: install ? "r0" : "r1", extra: { trustedPublishers: [key.trustedKey], host, ...extra } });
   devices.push(d);
   await d.runtime.whenOnline();
   await until(() => d.chat.view().conversations.filter((c) => c.status === "live").length === 2, 3_000, "both conversations live");
@@ -141,6 +141,70 @@ describe("a conversation's artifacts", () => {
     expect(host.invocations).toHaveLength(1);
     // An artifact the app may not read is refused as a read is.
     await expect(board.saveArtifact({ artifact_id: "art-nope" })).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("what artifacts take on the device", () => {
+  it("the agent's files kept are bounded: the longest kept are let go first, stay listed, and are read again from the AppServer", async () => {
+    const { server, d } = await world(createMemoryStoreData(), new FakeAppServer(), true, { keptArtifactBytes: 20 });
+    for (const n of [1, 2, 3]) server.agentArtifact("s-1", { artifact_id: `art-k${n}`, name: `k${n}.bin`, mime_type: "application/octet-stream", bytes: new Uint8Array(8).fill(n) });
+    await expect.poll(async () => (await d.chat.listArtifacts({ conversation_id: "s-1" })).length).toBe(3);
+    const onDevice = async () => (await d.chat.listArtifacts({ conversation_id: "s-1" })).map((a) => `${a.artifact.name}:${a.on_device ? "here" : "server"}`);
+    await d.chat.readArtifact("art-k1", { conversation_id: "s-1" });
+    await d.chat.readArtifact("art-k2", { conversation_id: "s-1" });
+    await expect.poll(onDevice).toEqual(["k1.bin:here", "k2.bin:here", "k3.bin:server"]);
+    // A third would make 24 bytes: the first kept goes.
+    await d.chat.readArtifact("art-k3", { conversation_id: "s-1" });
+    await expect.poll(onDevice).toEqual(["k1.bin:server", "k2.bin:here", "k3.bin:here"]);
+    // Still readable (from the AppServer), the same bytes; kept again, it lets k2 go.
+    expect((await d.chat.readArtifact("art-k1", { conversation_id: "s-1" })).bytes).toEqual(new Uint8Array(8).fill(1));
+    await expect.poll(onDevice).toEqual(["k1.bin:here", "k2.bin:server", "k3.bin:here"]);
+    // Storage counts what is kept on a row of its own.
+    expect((await d.runtime.settings.storageUsage()).find((row) => row.app_scope === "runtime")?.bytes).toBe(16);
+  });
+
+  it("an app's own artifacts count as its storage and go with it when it is removed; those it shared stay the conversation's", async () => {
+    const w = await world();
+    const board = w.d.runtime.appPort("whiteboard");
+    const own = await board.createArtifact({ name: "draft.txt", mime_type: "text/plain", bytes: text("mine alone") });
+    const shared = await board.createArtifact({ name: "board.png", mime_type: "image/png", bytes: Uint8Array.of(1, 2, 3, 4), conversation_id: "s-1" });
+    const usage = (await w.d.runtime.settings.storageUsage()).find((row) => row.app_scope === "whiteboard")!.bytes;
+    expect(usage).toBeGreaterThanOrEqual(10 + 4);
+    expect((await w.d.runtime.appManager.remove("whiteboard", { confirmed: true })).status).toBe("succeeded");
+    // The removed app's port is closed (app_not_installed); what it kept to itself is gone from its storage.
+    await expect(board.getArtifact(own.artifact_id)).rejects.toMatchObject({ code: "app_not_installed" });
+    await expect.poll(async () => (await w.d.runtime.settings.storageUsage()).find((row) => row.app_scope === "whiteboard")?.bytes ?? 0).toBe(4);
+    // The conversation keeps the board it was given: listed, and readable by the apps serving it.
+    expect(await w.d.chat.listArtifacts({ conversation_id: "s-1" })).toEqual([expect.objectContaining({ artifact: shared, on_device: true })]);
+    expect((await w.d.chat.readArtifact(shared.artifact_id, { conversation_id: "s-1" })).bytes).toEqual(Uint8Array.of(1, 2, 3, 4));
+    await w.d.stop();
+    devices.splice(0);
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data: w.data });
+    expect(await store.get(C.artifacts, own.artifact_id)).toBeUndefined();
+    expect(await store.get(C.artifactData, own.artifact_id)).toBeUndefined();
+    expect((await store.range(C.audit)).map((r) => (r.value as { type: string }).type)).toContain("artifact.deleted");
+    await store.close();
+  });
+
+  it("an app removed before a crash let its artifacts go has them released at the next start", async () => {
+    const data = createMemoryStoreData();
+    const w = await world(data);
+    await w.d.stop();
+    devices.splice(0);
+    // What a crash between the removal's commit and the release leaves: the record and bytes of an app that is gone.
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    await store.commit([
+      { op: "put", collection: C.artifacts, key: "art-orphan", value: { artifact: { artifact_id: "art-orphan", name: "o.txt", mime_type: "text/plain", size: 1, sha256: "0".repeat(64) }, app_scope: "gone-app", created_at: "2026-11-30T06:00:00.000Z" } },
+      { op: "put", collection: C.artifactData, key: "art-orphan", value: Uint8Array.of(7) },
+    ]);
+    await store.close();
+    const again = await world(data, w.server, false);
+    await expect.poll(async () => (await again.d.runtime.settings.storageUsage()).some((row) => row.app_scope === "gone-app")).toBe(false);
+    await again.d.stop();
+    devices.splice(0);
+    const after = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    expect(await after.get(C.artifactData, "art-orphan")).toBeUndefined();
+    await after.close();
   });
 });
 

@@ -207,7 +207,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           <ResultCardContext.Provider value={runtime}>
           <AppBoundary key={`${showing.app_scope}:${generation}`} app_scope={showing.app_scope} onCrash={onCrash}>
             {showing.app_scope === "chat" ? (
-              <ChatApp sdk={chatSdk} config={config} notifications={notifications} />
+              <ChatApp sdk={chatSdk} config={config} notifications={notifications} appName={(scope) => runtime.appManager.getApp(scope)?.manifest.name ?? scope} />
             ) : showing.app_scope === "app-registry" ? (
               <RegistryApp manager={runtime.appManager} available={available} />
             ) : (

@@ -131,7 +131,10 @@ export interface RuntimeSettings {
   grants(): readonly CapabilityGrant[];
   /** `ask` forgets the decision: the user is asked again next time. */
   setGrant(appScope: string, capability: string, decision: "granted" | "denied" | "ask"): Promise<void>;
-  /** Bytes each app uses in this Runtime's store (bundles, session data, inbox). */
+  /**
+   * Bytes each app uses in this Runtime's store: bundles, session data, the artifacts it made (with
+   * `runtime` for the conversations' files the device keeps, read from the AppServer).
+   */
   storageUsage(): Promise<readonly { readonly app_scope: string; readonly bytes: number }[]>;
   subscribe(listener: () => void): Unsubscribe;
 }

@@ -179,6 +179,11 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
         }
       }
       for (const { key, value } of await options.store.range(C.sessionData)) add(key.slice(0, key.indexOf("/")), JSON.stringify(value).length);
+      // Artifacts by the app that made them; `runtime` for the conversations' files the device keeps.
+      for (const { value } of await options.store.range(C.artifacts)) {
+        const record = value as { app_scope?: unknown; artifact?: { size?: unknown } } | null;
+        if (typeof record?.app_scope === "string" && typeof record.artifact?.size === "number") add(record.app_scope, record.artifact.size);
+      }
       return [...usage].map(([app_scope, bytes]) => ({ app_scope, bytes })).sort((a, b) => b.bytes - a.bytes || (a.app_scope < b.app_scope ? -1 : 1));
     },
     subscribe: (listener) => settingsChanged.subscribe(() => listener()),

@@ -152,3 +152,25 @@ export function createArtifactAccess(deps: ArtifactAccessDeps, appScope: string)
     },
   };
 }
+
+/** Ids per release input: a turn reads each one's record. */
+const RELEASE_PAGE = 256;
+
+/**
+ * Finds the artifacts kept to itself (shared with no conversation) by every app `gone` says is gone, and
+ * posts their release; the transition deletes them only if that app is indeed not installed. Run when an
+ * app is removed, and at start for an app removed before a crash let the first run finish.
+ */
+export async function releaseArtifacts(deps: Pick<ArtifactAccessDeps, "store" | "post">, gone: (appScope: string) => boolean): Promise<void> {
+  const byApp = new Map<string, string[]>();
+  for (const { key, value } of await deps.store.range(C.artifacts)) {
+    const stored = value as unknown as StoredArtifact;
+    if (stored.conversation_id !== undefined || stored.app_scope === RUNTIME_SCOPE || !gone(stored.app_scope)) continue;
+    const ids = byApp.get(stored.app_scope);
+    if (ids === undefined) byApp.set(stored.app_scope, [key]);
+    else ids.push(key);
+  }
+  for (const [appScope, ids] of byApp) {
+    for (let start = 0; start < ids.length; start += RELEASE_PAGE) await deps.post({ kind: "artifacts.release", app_scope: appScope, artifact_ids: ids.slice(start, start + RELEASE_PAGE) });
+  }
+}

@@ -13,7 +13,7 @@ import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
-import { artifactCacheReads, onArtifactCache, onArtifactCreate } from "./handlers/artifacts.js";
+import { artifactCacheReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
@@ -35,6 +35,8 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return acknowledgeReads(input);
     case "artifact.cache":
       return artifactCacheReads(input);
+    case "artifacts.release":
+      return artifactsReleaseReads(input);
     default:
       return [];
   }
@@ -82,6 +84,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onArtifactCreate(state, input, env);
     case "artifact.cache":
       return onArtifactCache(state, input, reads, env);
+    case "artifacts.release":
+      return onArtifactsRelease(state, input, reads);
     case "app.event":
       return onAppEvent(state, input, env);
     case "settings":

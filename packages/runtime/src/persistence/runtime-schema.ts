@@ -28,7 +28,8 @@
  * | `conversation-artifacts` | `<conversation_id>/<artifact_id>` | a ConversationArtifact: an artifact shared in the conversation (by the agent or a device), its bytes here or not |
  * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
  *
- * `meta` also holds `default-app` and `tool-activations` (the calls waiting for an app to start).
+ * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start) and
+ * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes).
  */
 import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";
 import { migrateToLogChunks, splitUnseenMarks } from "./log-chunks-migration.js";

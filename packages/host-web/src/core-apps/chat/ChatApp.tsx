@@ -21,7 +21,8 @@ function titleOf(conversation: ConversationSummary): string {
  * "New conversation" opens an empty one on screen; it is started (stored, then sent in order with
  * everything else) when the person sends its first message, and titled after that message.
  */
-export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications }) {
+/** `appName`: an installed app's name for people (its scope when unknown), as the shell's tabs show it. */
+export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications; appName?: (appScope: string) => string }) {
   const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
   const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
   const [starting, setStarting] = useState(false);
@@ -110,6 +111,7 @@ export function ChatApp({ sdk, config, notifications }: { sdk: LineUpAppRuntimeS
           conversation_id={current.conversation_id}
           title={titleOf(current)}
           notifications={notifications}
+          {...(appName === undefined ? {} : { appName })}
           {...(first?.conversation_id === current.conversation_id ? { firstMessage: first.text, onFirstSent: () => setFirst(undefined) } : {})}
         />
       )}

@@ -17,19 +17,23 @@ interface Props {
   /** Changes when the timeline shows another file: the list is read again (while open). */
   readonly seen: number;
   readonly read: ReadArtifact;
+  /** An installed app's name for people (its scope when unknown). */
+  readonly appName?: (appScope: string) => string;
 }
 
 type Listed = { readonly state: "closed" | "loading" } | { readonly state: "ready"; readonly files: readonly ArtifactInfo[] } | { readonly state: "failed"; readonly reason: string };
 
 const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-function sharedBy(file: ArtifactInfo): string {
+function sharedBy(file: ArtifactInfo, appName: (appScope: string) => string): string {
   if (file.origin === "agent") return "from the agent";
   if (file.origin === "device") return "from another of your devices";
-  return file.app_scope === "chat" ? "from you" : `from ${file.app_scope ?? "an app"}`;
+  return file.app_scope === undefined ? "from an app" : `from ${appName(file.app_scope)}`;
 }
 
-export function ConversationFiles({ sdk, conversation_id, seen, read }: Props) {
+const scopeAsName = (appScope: string): string => appScope;
+
+export function ConversationFiles({ sdk, conversation_id, seen, read, appName = scopeAsName }: Props) {
   const [open, setOpen] = useState(false);
   const [listed, setListed] = useState<Listed>({ state: "closed" });
   const [problem, setProblem] = useState<string | undefined>(undefined);
@@ -73,7 +77,7 @@ export function ConversationFiles({ sdk, conversation_id, seen, read }: Props) {
                 <strong>{file.artifact.name}</strong>
                 <span class="muted">
                   {" "}
-                  · {formatBytes(file.artifact.size)} · {sharedBy(file)} · {time.format(new Date(file.created_at))}
+                  · {formatBytes(file.artifact.size)} · {sharedBy(file, appName)} · {time.format(new Date(file.created_at))}
                 </span>
               </span>
               <button

@@ -18,6 +18,8 @@ interface Props {
   /** Sent once when the view opens: the message that started this conversation. */
   readonly firstMessage?: string;
   readonly onFirstSent?: () => void;
+  /** An installed app's name for people (its scope when unknown). */
+  readonly appName?: (appScope: string) => string;
 }
 
 const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
@@ -27,7 +29,7 @@ let nextLocalId = 1;
  * One conversation: its timeline (history paged from the store, then live messages), the agent's status
  * line, and the composer with local echo. Everything goes through the app SDK.
  */
-export function ConversationView({ sdk, conversation_id, title, notifications, firstMessage, onFirstSent }: Props) {
+export function ConversationView({ sdk, conversation_id, title, notifications, firstMessage, onFirstSent, appName }: Props) {
   const [model, setModel] = useState<TimelineModel>(EMPTY_TIMELINE);
   const [echoes, setEchoes] = useState<readonly EchoEntry[]>([]);
   const [announcement, setAnnouncement] = useState("");
@@ -156,7 +158,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
 
   return (
     <section class="conversation" aria-label={`Conversation: ${title}`}>
-      <ConversationFiles sdk={sdk} conversation_id={conversation_id} seen={filesSeen} read={handlers.readArtifact} />
+      <ConversationFiles sdk={sdk} conversation_id={conversation_id} seen={filesSeen} read={handlers.readArtifact} {...(appName === undefined ? {} : { appName })} />
       <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} pinKey={echoes.at(-1)?.local_id} render={(item) => <RowView item={item} handlers={handlers} />} />
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}

@@ -1,6 +1,6 @@
 /**
- * Storage: what each app uses in this Runtime's store (`storageUsage()`: bundles, session data,
- * inbox), largest first, and what this browser reports for the whole site. Re-read after each
+ * Storage: what each app uses in this Runtime's store (`storageUsage()`: bundles, session data, the
+ * files it made; the files kept from conversations on a row of their own), largest first, and what this browser reports for the whole site. Re-read after each
  * settings change and on Refresh.
  */
 import { useEffect, useState } from "preact/hooks";
@@ -54,7 +54,7 @@ export function AppStorage({ settings, revision }: { settings: RuntimeSettings; 
           <ul class="settings-list" aria-label="Storage used per app">
             {usage.rows.map((row) => (
               <li key={row.app_scope} class="settings-row" data-app={row.app_scope}>
-                <code>{row.app_scope}</code>
+                {row.app_scope === "runtime" ? <span>Files kept from conversations</span> : <code>{row.app_scope}</code>}
                 <span class="row-end usage-bytes">{formatBytes(row.bytes)}</span>
               </li>
             ))}

@@ -11,6 +11,7 @@ import { toTimestamp } from "../../core/ports.js";
 import { conversationArtifactWrite } from "../../persistence/conversation-artifacts.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { Step } from "../apps-step.js";
+import type { StoreWrite } from "../../persistence/store.js";
 import { memoReadKey, readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -88,28 +89,79 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
   return step.result({ reply: artifact as unknown as JsonValue });
 }
 
-export function artifactCacheReads(input: Extract<RuntimeInput, { kind: "artifact.cache" }>): ReadKey[] {
-  return [memoReadKey(C.artifacts, input.artifact.artifact_id)];
+/** Bytes of kept conversation artifacts by default (`TransitionEnv.keptArtifactBytes`). */
+export const KEPT_ARTIFACT_BYTES = 256 * 1024 * 1024;
+
+/** `meta/kept-artifacts`: the artifacts `artifact.cache` kept, oldest first, with their sizes. */
+const KEPT_KEY = "kept-artifacts";
+type Kept = { readonly entries: readonly (readonly [string, number])[] };
+
+function keptOf(value: unknown): Kept {
+  const entries = (value as Partial<Kept> | undefined)?.entries;
+  return { entries: Array.isArray(entries) ? entries.filter((e): e is [string, number] => Array.isArray(e) && typeof e[0] === "string" && typeof e[1] === "number") : [] };
 }
+
+export function artifactCacheReads(input: Extract<RuntimeInput, { kind: "artifact.cache" }>): ReadKey[] {
+  return [memoReadKey(C.artifacts, input.artifact.artifact_id), KEPT_READ];
+}
+const KEPT_READ = memoReadKey(C.meta, KEPT_KEY);
 
 /**
  * Keeps a conversation's artifact that was read whole from the AppServer (the shell checked its SHA-256):
  * later reads and saves need no connection. An artifact already stored here (made on this device, or
- * kept before) is left as it is.
+ * kept before) is left as it is. What is kept is bounded (`keptArtifactBytes`): the longest kept are let
+ * go first — they stay listed, and are read from the AppServer again when needed; one larger than the
+ * whole bound is not kept.
  */
 export function onArtifactCache(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifact.cache" }>, reads: Reads, env: TransitionEnv): TransitionResult {
   const { artifact, conversation_id, bytes } = input;
   if (reads.get(readId(artifactCacheReads(input)[0]!)) !== undefined) return unchanged(state);
-  if (!state.conversations.has(conversation_id) || bytes.byteLength !== artifact.size || bytes.byteLength > MAX_ARTIFACT_BYTES) return unchanged(state);
+  const bound = env.keptArtifactBytes ?? KEPT_ARTIFACT_BYTES;
+  if (!state.conversations.has(conversation_id) || bytes.byteLength !== artifact.size || bytes.byteLength > MAX_ARTIFACT_BYTES || bytes.byteLength > bound) return unchanged(state);
+  const entries = [...keptOf(reads.get(readId(KEPT_READ))).entries];
+  let total = entries.reduce((sum, [, size]) => sum + size, 0);
+  const writes: StoreWrite[] = [];
+  let released = 0;
+  while (entries.length > 0 && total + bytes.byteLength > bound) {
+    const [id, size] = entries.shift()!;
+    total -= size;
+    released += 1;
+    writes.push({ op: "delete", collection: C.artifacts, key: id }, { op: "delete", collection: C.artifactData, key: id });
+  }
+  entries.push([artifact.artifact_id, bytes.byteLength]);
   const record: StoredArtifact = { artifact, app_scope: RUNTIME_SCOPE, conversation_id, created_at: toTimestamp(env.now()) };
+  writes.push(
+    { op: "put", collection: C.artifacts, key: artifact.artifact_id, value: record as unknown as JsonValue },
+    { op: "put", collection: C.artifactData, key: artifact.artifact_id, value: bytes },
+    { op: "put", collection: C.meta, key: KEPT_KEY, value: { entries } as unknown as JsonValue },
+  );
+  const letGo = released === 0 ? "" : `; ${released} kept before let go (at most ${bound} bytes kept)`;
   return {
     state,
-    writes: [
-      { op: "put", collection: C.artifacts, key: artifact.artifact_id, value: record as unknown as JsonValue },
-      { op: "put", collection: C.artifactData, key: artifact.artifact_id, value: bytes },
-    ],
+    writes,
     effects: [],
     deliveries: [],
-    audit: [{ type: "artifact.kept", subject: artifact.artifact_id, conversation_id, detail: `read from the AppServer: ${artifact.mime_type}, ${artifact.size} bytes` }],
+    audit: [{ type: "artifact.kept", subject: artifact.artifact_id, conversation_id, detail: `read from the AppServer: ${artifact.mime_type}, ${artifact.size} bytes${letGo}` }],
   };
+}
+
+export function artifactsReleaseReads(input: Extract<RuntimeInput, { kind: "artifacts.release" }>): ReadKey[] {
+  return input.artifact_ids.map((id) => memoReadKey(C.artifacts, id));
+}
+
+/**
+ * Deletes the artifacts an app kept to itself once the app is gone (removed, or removed before a crash).
+ * Only those still recorded as that app's and shared with no conversation: a conversation's artifact
+ * stays the conversation's, whoever made it.
+ */
+export function onArtifactsRelease(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifacts.release" }>, reads: Reads): TransitionResult {
+  if (Object.hasOwn(state.apps.apps, input.app_scope)) return unchanged(state);
+  const writes: StoreWrite[] = [];
+  for (const id of input.artifact_ids) {
+    const stored = reads.get(readId(memoReadKey(C.artifacts, id))) as unknown as StoredArtifact | undefined;
+    if (stored === undefined || stored.app_scope !== input.app_scope || stored.conversation_id !== undefined) continue;
+    writes.push({ op: "delete", collection: C.artifacts, key: id }, { op: "delete", collection: C.artifactData, key: id });
+  }
+  if (writes.length === 0) return unchanged(state);
+  return { state, writes, effects: [], deliveries: [], audit: [{ type: "artifact.deleted", subject: input.app_scope, detail: `${writes.length / 2} artifacts ${input.app_scope} kept to itself, with the app` }] };
 }

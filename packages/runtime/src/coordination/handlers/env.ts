@@ -23,4 +23,6 @@ export interface TransitionEnv {
   newId(prefix: string): string;
   /** Explicit-ack messages that may wait per app and conversation (`backlog.ts`). Default 1,000. */
   readonly maxPendingPerApp?: number;
+  /** Bytes of conversation artifacts read from the AppServer that the device keeps (`artifact.cache`). Default 256 MiB. */
+  readonly keptArtifactBytes?: number;
 }
