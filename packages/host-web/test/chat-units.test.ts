@@ -4,6 +4,7 @@ import { decodeHostConfig, parseHostConfig, profileName } from "../src/bootstrap
 import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
 import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
+import { newestFiles, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -169,5 +170,20 @@ describe("conversation titles", () => {
     expect(conversationTitle("a".repeat(80))).toBe(`${"a".repeat(MAX_TITLE_LENGTH - 1)}…`);
     expect(conversationTitle("what do you think about this, and also about that, and more?")).toBe("what do you think about this, and also about…");
     expect(conversationTitle(" \n ")).toBe("New conversation");
+  });
+});
+
+describe("the chat's Files list", () => {
+  const file = (n: number) => ({ artifact: { artifact_id: `art-${n}`, name: `f${n}.txt`, mime_type: "text/plain", size: n, sha256: "0".repeat(64) }, origin: "agent" as const, created_at: "2026-12-01T03:00:00.000Z", on_device: false }) as Parameters<typeof newestFiles>[0][number];
+  it("shows the newest first, and says there are more only when the Runtime had one more than it shows", () => {
+    expect(newestFiles([file(1), file(2), file(3)])).toEqual({ files: [file(3), file(2), file(1)], more: false });
+    const exactly = Array.from({ length: SHOWN_FILES }, (_, i) => file(i + 1));
+    expect(newestFiles(exactly).more).toBe(false);
+    const oneMore = Array.from({ length: SHOWN_FILES + 1 }, (_, i) => file(i + 1));
+    const shown = newestFiles(oneMore);
+    expect(shown.more).toBe(true);
+    expect(shown.files).toHaveLength(SHOWN_FILES);
+    expect(shown.files[0]).toEqual(file(SHOWN_FILES + 1));
+    expect(shown.files.at(-1)).toEqual(file(2));
   });
 });

@@ -7,6 +7,7 @@ import type { ArtifactRef, CapabilityName, JsonValue } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore, RUNTIME_COLLECTIONS as C, RUNTIME_SCHEMA, type MemoryStoreData, type StoreSchema, type StoreWrite } from "../src/index.js";
 import { inboxKey } from "../src/persistence/inbox.js";
+import { fileNameFor } from "../src/coordination/artifact-access.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { FakeHost } from "./helpers/fake-host.js";
@@ -141,6 +142,13 @@ describe("a conversation's artifacts", () => {
     expect(host.invocations).toHaveLength(1);
     // An artifact the app may not read is refused as a read is.
     await expect(board.saveArtifact({ artifact_id: "art-nope" })).rejects.toMatchObject({ code: "not_found" });
+
+    // An artifact's name is any text; the file it is saved as gets a name a file system takes.
+    await d.runtime.instances.focus(instance);
+    const odd = await board.createArtifact({ name: ' Plan: v2? "final".png ', mime_type: "image/png", bytes: Uint8Array.of(1), conversation_id: "s-1" });
+    expect(await board.saveArtifact({ artifact_id: odd.artifact_id, instance_id: instance })).toMatchObject({ status: "completed" });
+    expect(host.invocations.at(-1)).toMatchObject({ input: { name: "Plan_ v2_ _final_.png" } });
+    expect([fileNameFor(".."), fileNameFor("  "), fileNameFor("a/b\\c"), fileNameFor("x".repeat(300)).length]).toEqual(["artifact", "artifact", "a_b_c", 255]);
   });
 });
 

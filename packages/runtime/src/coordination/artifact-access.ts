@@ -146,11 +146,24 @@ export function createArtifactAccess(deps: ArtifactAccessDeps, appScope: string)
       return deps.requestCapability(appScope, {
         capability: "file.save",
         purpose: `Save "${artifact.name}"`,
-        input: { name: artifact.name, mime_type: artifact.mime_type, data: bytesToBase64(bytes) },
+        input: { name: fileNameFor(artifact.name), mime_type: artifact.mime_type, data: bytesToBase64(bytes) },
         ...(request.instance_id === undefined ? {} : { instance_id: request.instance_id }),
       });
     },
   };
+}
+
+/** Characters no file system of the hosts takes in a file name (Windows' set is the widest). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FILE_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|]/g;
+
+/**
+ * The name a saved artifact suggests: its own, with what a file system refuses replaced (`Plan: v2.png`
+ * becomes `Plan_ v2.png`) and no spaces at the ends; an artifact's name is any text, a file's is not.
+ */
+export function fileNameFor(name: string): string {
+  const cleaned = name.replace(UNSAFE_FILE_NAME, "_").trim().slice(0, 255);
+  return cleaned === "" || cleaned === "." || cleaned === ".." ? "artifact" : cleaned;
 }
 
 /** Ids per release input: a turn reads each one's record. */

@@ -21,7 +21,15 @@ interface Props {
   readonly appName?: (appScope: string) => string;
 }
 
-type Listed = { readonly state: "closed" | "loading" } | { readonly state: "ready"; readonly files: readonly ArtifactInfo[] } | { readonly state: "failed"; readonly reason: string };
+type Listed = { readonly state: "closed" | "loading" } | { readonly state: "ready"; readonly files: readonly ArtifactInfo[]; readonly more: boolean } | { readonly state: "failed"; readonly reason: string };
+
+/** How many files the list shows: the newest. One more is asked for, to know whether there are more. */
+export const SHOWN_FILES = 200;
+
+/** From the Runtime's list (oldest first, the newest `SHOWN_FILES + 1`): the files to show, newest first, and whether there are more. */
+export function newestFiles(listed: readonly ArtifactInfo[]): { readonly files: readonly ArtifactInfo[]; readonly more: boolean } {
+  return { files: listed.slice(-SHOWN_FILES).reverse(), more: listed.length > SHOWN_FILES };
+}
 
 const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -47,8 +55,8 @@ export function ConversationFiles({ sdk, conversation_id, seen, read, appName = 
     if (!open) return;
     let gone = false;
     setListed((l) => (l.state === "ready" ? l : { state: "loading" }));
-    sdk.artifacts.list({ conversation_id }).then(
-      (files) => gone || setListed({ state: "ready", files: [...files].reverse() }),
+    sdk.artifacts.list({ conversation_id, limit: SHOWN_FILES + 1 }).then(
+      (files) => gone || setListed({ state: "ready", ...newestFiles(files) }),
       (error: unknown) => gone || setListed({ state: "failed", reason: reasonOf(error) }),
     );
     return () => {
@@ -56,7 +64,7 @@ export function ConversationFiles({ sdk, conversation_id, seen, read, appName = 
     };
   }, [sdk, conversation_id, open, seen]);
 
-  const count = listed.state === "ready" ? ` (${listed.files.length})` : "";
+  const count = listed.state === "ready" ? ` (${listed.files.length}${listed.more ? "+" : ""})` : "";
   return (
     <details class="conversation-files" open={open} onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
       <summary>Files{count}</summary>
@@ -95,6 +103,7 @@ export function ConversationFiles({ sdk, conversation_id, seen, read, appName = 
           ))}
         </ul>
       ) : null}
+      {listed.state === "ready" && listed.more ? <p class="muted">The newest {SHOWN_FILES} are shown.</p> : null}
       {problem === undefined ? null : (
         <p class="error-text" role="alert">
           {problem}
