@@ -106,10 +106,16 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
           ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
           ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
           ...(request.foreground === undefined ? {} : { foreground: request.foreground }),
+          ...(instance === undefined ? {} : { from_instance_id: instance.instance_id }),
         });
         return { instance_id };
       },
+      listAvailable: () => port.listAvailableApps(),
+      focus: (instanceId) => port.focusInstance(instanceId),
       close: (instanceId) => port.closeInstance(instanceId),
+      async openDefaultApp() {
+        await port.openDefaultApp();
+      },
     },
     sessionData: createSessionData(port, appSessionId, diagnostics),
     events: {

@@ -7,7 +7,7 @@
  * `artifacts`, `capabilities` and `diagnostics`.
  */
 import type { ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
-import type { AgentAppMessage, AgentMessagePage, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
+import type { AgentAppMessage, AgentMessagePage, AppSummary, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
 export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
 
@@ -162,10 +162,22 @@ export interface AppInstanceHandle {
   readonly instance_id: string;
 }
 
+/** Spec 6.2: opening, focusing and closing apps, always checked by the Runtime. */
 export interface AppNavigationAPI {
-  /** The Runtime checks the target's enabled state, entrypoint and scope; rejects with a LineUpError (`app_disabled`, …) when refused. */
+  /** The enabled apps a person could open, with their entrypoints and which is the default. */
+  listAvailable(): readonly AppSummary[];
+  /**
+   * Opens an app. The Runtime checks the target's enabled state, entrypoint and scope; rejects with a
+   * LineUpError (`app_disabled`, …) when refused. This app is recorded as its opener (the bound instance
+   * as its parent), so it may focus and close it.
+   */
   launch(request: LaunchAppRequest): Promise<AppInstanceHandle>;
+  /** Brings one of this app's instances, or one it opened, to the front (`not_owner` for any other). */
+  focus(instance_id: string): Promise<void>;
+  /** Closes one of this app's instances, or one it opened (`not_owner` for any other). */
   close(instance_id: string): Promise<void>;
+  /** Opens the default app: its running instance comes to the front, else it starts. */
+  openDefaultApp(): Promise<void>;
 }
 
 // --- session data (spec 6.3) -------------------------------------------------------------------

@@ -27,6 +27,24 @@ describe("the SDK's context, navigation, lifecycle and diagnostics", () => {
     await expect(sdk.apps.launch({ app_scope: "timer", conversation_id: "s-1" })).rejects.toMatchObject({ code: "app_disabled" });
   });
 
+  it("lists the apps a person could open, focuses what it opened, opens the default app, and may not touch another app's instance", async () => {
+    const k = await start();
+    const notes = k.sdk("notes");
+    expect(notes.apps.listAvailable().map((a) => a.app_scope)).toEqual(expect.arrayContaining(["chat", "notes", "timer"]));
+    expect(notes.apps.listAvailable().find((a) => a.is_default)?.app_scope).toBe(k.runtime.appManager.defaultApp());
+    const timer = await notes.apps.launch({ app_scope: "timer", conversation_id: "s-1" });
+    const other = await k.runtime.appManager.launch({ app_scope: "notes", conversation_id: "s-2" });
+    await notes.apps.focus(timer.instance_id);
+    expect(k.runtime.instances.snapshot().focus_stack.at(-1)).toBe(timer.instance_id);
+    // The timer's SDK did not open the notes instance: refused, and nothing changes.
+    await expect(k.sdk("timer").apps.focus(other.instance_id)).rejects.toMatchObject({ code: "not_owner" });
+    await expect(k.sdk("timer").apps.close(other.instance_id)).rejects.toMatchObject({ code: "not_owner" });
+    expect(k.runtime.instances.snapshot().focus_stack.at(-1)).toBe(timer.instance_id);
+    await notes.apps.openDefaultApp();
+    const top = k.runtime.instances.snapshot().focus_stack.at(-1)!;
+    expect(k.runtime.instances.snapshot().instances.find((i) => i.instance_id === top)?.app_scope).toBe(k.runtime.appManager.defaultApp());
+  });
+
   it("lifecycle follows the Runtime's lifecycle in the view model: each change once", async () => {
     const k = await start();
     const sdk = k.sdk("notes");

@@ -40,7 +40,7 @@ const REQUESTS = {
   link: { capability: "link.open", purpose: PURPOSE.link, input: { url: LINK } },
 } as const;
 /** What the app's other buttons do with artifacts, over the bridge. */
-type ArtifactOp = "note" | "list" | "get" | "save";
+type ArtifactOp = "note" | "list" | "get" | "save" | "apps" | "default";
 type RequestKey = keyof typeof REQUESTS | ArtifactOp;
 
 /** The app's page: one button per request; each result is appended to a list, as JSON. */
@@ -71,6 +71,8 @@ void (async () => {
     list: () => surface.artifacts.list(),
     get: () => surface.artifacts.get(last.artifact_id),
     save: () => surface.artifacts.save(last.artifact_id),
+    apps: () => surface.apps.listAvailable(),
+    default: async () => ({ me: surface.app.instance_id, opened: await surface.apps.openDefaultApp().then(() => "opened") }),
   };
   for (const [key, op] of Object.entries(OPS)) {
     const button = document.createElement("button");
@@ -278,6 +280,15 @@ describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromiu
     // file.save needs no confirmation of the Runtime's: the person's choice is the browser's download.
     expect(await promptsShown()).toBe(prompts);
     await page.screenshot({ path: join(SCREENSHOTS, "capability-bridge-3-artifacts.png") });
+    expect(world.pageErrors).toEqual([]);
+  });
+
+  it("navigation over the bridge (spec 6.2): the apps a person could open, and the default app opened (here, the app itself)", async () => {
+    const apps = (await artifactOp("apps")) as { app_scope: string; name: string; kind: string; is_default: boolean }[];
+    expect(apps.find((a) => a.app_scope === APP.app_scope)).toMatchObject({ name: APP.name, kind: "installed", is_default: true });
+    expect(apps.find((a) => a.app_scope === "chat")).toMatchObject({ kind: "core", is_default: false });
+    expect(await artifactOp("default")).toMatchObject({ opened: "opened" });
+    expect(await page.locator("#app-area").getAttribute("data-app")).toBe(APP.app_scope);
     expect(world.pageErrors).toEqual([]);
   });
 });

@@ -48,7 +48,7 @@ export { CORE_MANIFESTS, CORE_SUBSCRIPTIONS } from "./apps/core-manifests.js";
 export { appDirectoryOf } from "./coordination/app-directory.js";
 export type { ToolHub, DeliveredToolCall, ToolCallHandler } from "./coordination/tool-hub.js";
 export type { AppManagerRequest, InstanceRequest, ToolReport, SettingsChange } from "./coordination/inputs.js";
-export type { AppSessionData, ResultCard } from "./runtime.js";
+export type { AppSessionData, AppSummary, ResultCard } from "./runtime.js";
 export type { ArtifactInfo, ArtifactRead } from "./coordination/artifact-access.js";
 export * from "./apps/app-manager-api.js";
 export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";

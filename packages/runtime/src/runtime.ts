@@ -145,8 +145,20 @@ export interface AppPort {
   /** Session data of one app session of this app (spec 6.3); `app_session_id` defaults to `main`. */
   sessionData(appSessionId?: string): AppSessionData;
   /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
-  launchApp(request: { app_scope: string; conversation_id?: string; entrypoint?: string; foreground?: boolean }): Promise<{ instance_id: string }>;
+  /**
+   * Opens an app (spec 6.2): the Runtime checks the target's enabled state, entrypoint and scope. The
+   * instance records this app as its opener (and `from_instance_id`, one of this app's instances, as its
+   * parent), so this app may focus and close it later.
+   */
+  launchApp(request: { app_scope: string; conversation_id?: string; entrypoint?: string; foreground?: boolean; from_instance_id?: string }): Promise<{ instance_id: string }>;
+  /** Closes one of this app's instances, or one it opened; any other is `not_owner`. */
   closeInstance(instanceId: string): Promise<void>;
+  /** Brings one of this app's instances, or one it opened, to the front; any other is `not_owner`. */
+  focusInstance(instanceId: string): Promise<void>;
+  /** The enabled apps a person could open (spec 6.2 `listAvailable`): what they are and their entrypoints. */
+  listAvailableApps(): readonly AppSummary[];
+  /** Opens the default app (spec 6.2 `openDefaultApp`): its running instance comes to the front, else it starts. */
+  openDefaultApp(): Promise<{ instance_id: string }>;
   /**
    * One of this app's instances as the Runtime has it now (spec 6.1). An id that is not a live or closing
    * instance of this app — another app's, a finished one, an unknown one — is refused with `not_found`.
@@ -197,6 +209,17 @@ export interface AppPort {
    * `readArtifact`) only when the artifact cannot be read.
    */
   saveArtifact(request: { readonly artifact_id: string; readonly conversation_id?: string; readonly instance_id?: string }): Promise<CapabilityResult>;
+}
+
+/** An app a person could open (spec 6.2 `AppSummary`). */
+export interface AppSummary {
+  readonly app_scope: string;
+  readonly name: string;
+  readonly kind: "core" | "installed";
+  readonly version: string;
+  /** The app the shell opens when nothing else is asked for. */
+  readonly is_default: boolean;
+  readonly entrypoints: readonly { readonly id: string; readonly kind: string; readonly title?: string; readonly display_modes?: readonly string[] }[];
 }
 
 /**
@@ -401,6 +424,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
   const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
+  /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
+  const navigable = (appScope: string, instanceId: string): AppInstance => {
+    const instance = getInstance(state().instances, instanceId);
+    if (instance === undefined) throw new LineUpError("not_found", `no instance ${instanceId}`);
+    if (instance.app_scope !== appScope && instance.opened_by !== appScope) throw new LineUpError("not_owner", `${appScope} neither runs nor opened instance ${instanceId}`);
+    return instance;
+  };
   const ownInstance = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
     if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
@@ -578,10 +608,43 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         async launchApp(request) {
           requireEnabled();
-          const instance = await runtimeApps.manager.launch(request);
+          const { from_instance_id: from, ...target } = request;
+          if (from !== undefined) ownInstance(appScope, from);
+          const instance = await runtimeApps.manager.launch({ ...target, opened_by: appScope, ...(from === undefined ? {} : { parent_instance_id: from }) });
           return { instance_id: instance.instance_id };
         },
-        closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId),
+        async closeInstance(instanceId) {
+          requireEnabled();
+          navigable(appScope, instanceId);
+          await runtimeApps.manager.closeInstance(instanceId, { by: "app" });
+        },
+        async focusInstance(instanceId) {
+          requireEnabled();
+          navigable(appScope, instanceId);
+          await runtimeApps.instances.focus(instanceId);
+        },
+        listAvailableApps() {
+          const defaultApp = runtimeApps.manager.defaultApp();
+          return runtimeApps.manager.listApps({ enabled: true }).flatMap((app): AppSummary[] => {
+            const manifest = runtimeApps.manager.getApp(app.app_scope)?.manifest;
+            if (manifest === undefined) return [];
+            return [
+              {
+                app_scope: app.app_scope,
+                name: manifest.name ?? app.app_scope,
+                kind: app.kind,
+                version: app.installed_version,
+                is_default: app.app_scope === defaultApp,
+                entrypoints: manifest.entrypoints.map((e) => ({ id: e.id, kind: e.kind, ...(e.title === undefined ? {} : { title: e.title }), ...(e.display_modes === undefined ? {} : { display_modes: [...e.display_modes] }) })),
+              },
+            ];
+          });
+        },
+        async openDefaultApp() {
+          requireEnabled();
+          const instance = await runtimeApps.manager.launch({ app_scope: runtimeApps.manager.defaultApp(), opened_by: appScope });
+          return { instance_id: instance.instance_id };
+        },
         instance: (instanceId) => ownInstance(appScope, instanceId),
         subscribeInstanceChanges(instanceId, listener) {
           ownInstance(appScope, instanceId);

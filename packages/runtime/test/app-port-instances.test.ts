@@ -83,3 +83,48 @@ describe("AppPort instance lifecycle", () => {
     expect(() => runtime.appPort("chat").instance(instance_id)).toThrow(expect.objectContaining({ code: "not_found" }));
   });
 });
+
+describe("AppPort navigation (spec 6.2): list, open, focus, close, the default app", () => {
+  it("an app focuses and closes its own instances and those it opened, and no other (not_owner)", async () => {
+    const d = await twoApps();
+    const { runtime } = d;
+    const board = runtime.appPort("whiteboard");
+    const timerPort = runtime.appPort("pomodoro");
+    const own = await board.launchApp({ app_scope: "whiteboard", conversation_id: "s-1" });
+    await runtime.instances.ready(own.instance_id);
+    // The whiteboard opens the pomodoro from its instance: it is the opener, its instance the parent.
+    const opened = await board.launchApp({ app_scope: "pomodoro", conversation_id: "s-1", from_instance_id: own.instance_id });
+    expect(runtime.instances.snapshot().instances.find((i) => i.instance_id === opened.instance_id)).toMatchObject({ opened_by: "whiteboard", parent_instance_id: own.instance_id });
+    await runtime.instances.ready(opened.instance_id);
+    // The pomodoro did not open the whiteboard: it can neither focus nor close it.
+    await expect(timerPort.focusInstance(own.instance_id)).rejects.toMatchObject({ code: "not_owner" });
+    await expect(timerPort.closeInstance(own.instance_id)).rejects.toMatchObject({ code: "not_owner" });
+    await expect(board.focusInstance("inst-nope")).rejects.toMatchObject({ code: "not_found" });
+    // Nor can an app claim another app's instance as the one asking.
+    await expect(timerPort.launchApp({ app_scope: "pomodoro", conversation_id: "s-2", from_instance_id: own.instance_id })).rejects.toMatchObject({ code: "not_found" });
+    // The whiteboard brings itself back, then closes what it opened.
+    await board.focusInstance(own.instance_id);
+    expect(runtime.instances.snapshot().focus_stack.at(-1)).toBe(own.instance_id);
+    await board.closeInstance(opened.instance_id);
+    expect(runtime.instances.snapshot().instances.find((i) => i.instance_id === opened.instance_id)?.status ?? "gone").toMatch(/closing|closed|gone/);
+    await board.closeInstance(own.instance_id);
+    expect(runtime.instances.snapshot().instances.find((i) => i.instance_id === own.instance_id)?.status ?? "gone").toMatch(/closing|closed|gone/);
+  });
+
+  it("lists the enabled apps with their entrypoints and the default, and opens the default app", async () => {
+    const d = await twoApps();
+    const { runtime } = d;
+    const board = runtime.appPort("whiteboard");
+    const apps = board.listAvailableApps();
+    expect(apps.map((a) => a.app_scope).sort()).toEqual(["app-registry", "chat", "pomodoro", "settings", "whiteboard"]);
+    expect(apps.find((a) => a.app_scope === "whiteboard")).toMatchObject({ kind: "installed", version: "1.0.0", is_default: false, entrypoints: [{ id: "canvas", kind: "primary" }] });
+    expect(apps.find((a) => a.is_default)?.app_scope).toBe("chat");
+    expect((await runtime.appManager.disable("pomodoro")).status).toBe("succeeded");
+    expect(board.listAvailableApps().some((a) => a.app_scope === "pomodoro")).toBe(false);
+
+    const opened = await board.openDefaultApp();
+    const chat = runtime.instances.snapshot().instances.find((i) => i.instance_id === opened.instance_id);
+    expect(chat).toMatchObject({ app_scope: "chat" });
+    expect(runtime.instances.snapshot().focus_stack.at(-1)).toBe(opened.instance_id);
+  });
+});

@@ -82,6 +82,12 @@ export interface Surface {
   };
   readonly apps: {
     launch(request: BridgeParams<"app.launch">): Promise<BridgeResult<"app.launch">>;
+    /** Brings one of this app's instances, or one it launched, to the front. */
+    focus(instanceId: AppInstanceID): Promise<void>;
+    /** The enabled apps a person could open (spec 6.2 `listAvailable`). */
+    listAvailable(): Promise<BridgeResult<"app.list">["apps"]>;
+    /** Opens the default app (spec 6.2 `openDefaultApp`). */
+    openDefaultApp(): Promise<void>;
     /** Closes `instance_id`, or this instance when omitted. */
     close(instanceId?: AppInstanceID): Promise<void>;
   };
@@ -203,6 +209,13 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
       launch: (request) => channel.request("app.launch", request),
       close: async (instanceId) => {
         await channel.request("app.close", instanceId === undefined ? {} : { instance_id: instanceId });
+      },
+      focus: async (instanceId) => {
+        await channel.request("app.focus", { instance_id: instanceId });
+      },
+      listAvailable: async () => (await channel.request("app.list", {})).apps,
+      openDefaultApp: async () => {
+        await channel.request("app.open_default", {});
       },
     },
     operations: {

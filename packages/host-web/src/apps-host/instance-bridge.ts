@@ -136,10 +136,20 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             return {};
           }
           case "app.close": {
+            // Through the app's port: this instance, or one this app opened; any other is not_owner.
             const p = params as { instance_id?: string };
-            await runtime.appManager.closeInstance(p.instance_id ?? instance.instance_id).catch(rethrow);
+            await port.closeInstance(p.instance_id ?? instance.instance_id).catch(rethrow);
             return {};
           }
+          case "app.focus": {
+            const p = params as { instance_id: string };
+            await port.focusInstance(p.instance_id).catch(rethrow);
+            return {};
+          }
+          case "app.list":
+            return { apps: port.listAvailableApps() };
+          case "app.open_default":
+            return port.openDefaultApp().catch(rethrow);
           case "operation.interrupt": {
             const p = params as { reason?: string };
             if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so it runs no operations");
@@ -149,7 +159,12 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
           case "app.launch": {
             const p = params as { app_scope: string; entrypoint?: string };
             const launched = await port
-              .launchApp({ app_scope: p.app_scope, ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }), ...(p.entrypoint === undefined ? {} : { entrypoint: p.entrypoint }) })
+              .launchApp({
+                app_scope: p.app_scope,
+                from_instance_id: instance.instance_id,
+                ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }),
+                ...(p.entrypoint === undefined ? {} : { entrypoint: p.entrypoint }),
+              })
               .catch(rethrow);
             return { app_scope: p.app_scope, instance_id: launched.instance_id };
           }

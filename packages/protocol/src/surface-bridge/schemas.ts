@@ -308,6 +308,21 @@ export const BridgeAppLaunchParamsSchema = Closed({
 export const BridgeAppLaunchResultSchema = Closed({ app_scope: AppScopeSchema(), instance_id: InstanceIdSchema() });
 /** Without `instance_id` the app closes itself. */
 export const BridgeAppCloseParamsSchema = Closed({ instance_id: Type.Optional(InstanceIdSchema()) });
+export const BridgeAppFocusParamsSchema = Closed({ instance_id: InstanceIdSchema() });
+/** An app a person could open (spec 6.2 `AppSummary`). */
+export const BridgeAppSummarySchema = Closed({
+  app_scope: AppScopeSchema(),
+  name: Type.String({ minLength: 1, maxLength: 120 }),
+  kind: StringEnum(["core", "installed"] as const),
+  version: Type.String({ minLength: 1, maxLength: 64 }),
+  is_default: Type.Boolean(),
+  entrypoints: Type.Array(
+    Closed({ id: OpaqueIdSchema(), kind: Type.String({ minLength: 1, maxLength: 32 }), title: Type.Optional(Type.String({ maxLength: 120 })), display_modes: Type.Optional(Type.Array(DisplayMode(), { maxItems: 8 })) }),
+    { maxItems: 32 },
+  ),
+});
+export const BridgeAppListResultSchema = Closed({ apps: Type.Array(BridgeAppSummarySchema, { maxItems: 512 }) });
+export const BridgeAppOpenDefaultResultSchema = Closed({ instance_id: InstanceIdSchema() });
 
 /** Ends this app's Runtime-owned operations in its conversation (the user stopped the timer); each gets its `interrupted` result. */
 export const BridgeOperationInterruptParamsSchema = Closed({ reason: Type.Optional(Text(200)) });

@@ -40,6 +40,9 @@ export interface LaunchRequest {
   readonly foreground?: boolean;
   /** Another instance of a per-conversation app in the same conversation. */
   readonly new_instance?: boolean;
+  /** The app opening it through its SDK (it may then focus and close it), and its instance that asked. */
+  readonly opened_by?: string;
+  readonly parent_instance_id?: string;
 }
 
 /** Spec 4.3 `RuntimeAppManager`. Refusals resolve as a failed `AppOperation` (with its code), never throw. */

@@ -122,6 +122,8 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
           ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
           ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
           ...(request.new_instance === undefined ? {} : { new_instance: request.new_instance }),
+          ...(request.opened_by === undefined ? {} : { opened_by: request.opened_by }),
+          ...(request.parent_instance_id === undefined ? {} : { parent_instance_id: request.parent_instance_id }),
         },
       })) as string;
       const instance = getInstance(options.state().instances, instanceId);

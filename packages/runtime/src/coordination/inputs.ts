@@ -107,7 +107,7 @@ export type AppManagerRequest =
   | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean };
 
 export type InstanceRequest =
-  | { readonly op: "launch"; readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string; readonly foreground: boolean; readonly new_instance?: boolean; readonly parent_instance_id?: string }
+  | { readonly op: "launch"; readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string; readonly foreground: boolean; readonly new_instance?: boolean; readonly parent_instance_id?: string; readonly opened_by?: string }
   | { readonly op: "ready" | "focus" | "background" | "closed"; readonly instance_id: string }
   /** `by: "user"`: the person closed it in the shell; otherwise the app (or the Runtime on its behalf) did. */
   | { readonly op: "close"; readonly instance_id: string; readonly by?: "user" | "app" }

@@ -19,6 +19,8 @@ export type AppInstance = {
   readonly entrypoint?: string;
   /** The instance whose call or navigation started this one. */
   readonly parent_instance_id?: string;
+  /** The app that opened it through its SDK (`apps.launch`): it may focus and close it too. */
+  readonly opened_by?: string;
   readonly created_at: number;
 } & InstanceLifecycle;
 

@@ -22,6 +22,7 @@ export interface LaunchInstanceRequest {
   readonly conversation_id?: string;
   readonly entrypoint?: string;
   readonly parent_instance_id?: string;
+  readonly opened_by?: string;
   /** Push onto the focus stack (an extension app launched in front of the interaction app). */
   readonly foreground: boolean;
   /** Another instance of a per-conversation app in the same conversation (spec 4.4 `instance_id`). */
@@ -108,6 +109,7 @@ export function launchInstance(state: InstancesState, request: LaunchInstanceReq
     ...(request.conversation_id === undefined || request.policy === "singleton" ? {} : { conversation_id: request.conversation_id }),
     ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
     ...(request.parent_instance_id === undefined ? {} : { parent_instance_id: request.parent_instance_id }),
+    ...(request.opened_by === undefined ? {} : { opened_by: request.opened_by }),
     created_at: request.now,
     status: "launching",
     since: request.now,

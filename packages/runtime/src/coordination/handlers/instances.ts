@@ -54,6 +54,7 @@ export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { k
         ...(request.entrypoint === undefined ? {} : { entrypoint: request.entrypoint }),
         ...(request.new_instance === undefined ? {} : { new_instance: request.new_instance }),
         ...(request.parent_instance_id === undefined ? {} : { parent_instance_id: request.parent_instance_id }),
+        ...(request.opened_by === undefined ? {} : { opened_by: request.opened_by }),
       });
       reply = instanceId;
       break;
