@@ -10,11 +10,14 @@
  * - an `operation`-mode call → the handler's `{ duration_ms }` becomes `start_operation`;
  * - a call delivered twice (after a restart) runs its handler once;
  * - the Runtime's cancel aborts `ctx.signal`; nothing more is reported for that call.
+ *
+ * Spec 6.2's shape works beside it: `onInvoke` answers every call no registered handler serves, now
+ * (`completed` / `failed`) or later (`pending`, then `progress`, and one `complete` or `fail`).
  */
 import { checkJsonValue, LineUpError, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppPort, DeliveredToolCall, ToolReport } from "@lineup/runtime";
 import { clip, codeOf, messageOf, type Diagnostics } from "./diagnostics.js";
-import type { AppToolAPI, AppToolErrorCode, OperationHandler, OperationStart, ToolCallContext, ToolHandler, ToolProgress, Unsubscribe } from "./types.js";
+import type { AppToolAPI, AppToolErrorCode, AppToolInvocation, AppToolOutcome, OperationHandler, OperationStart, ToolCallContext, ToolHandler, ToolProgress, Unsubscribe } from "./types.js";
 
 /** The codes a handler may end a call with (spec 7.3); the Runtime turns any other into `handler_failed` too. */
 export const APP_TOOL_ERROR_CODES: readonly AppToolErrorCode[] = ["cancelled_by_user", "permission_denied", "foreground_required", "handler_failed", "invalid_arguments", "operation_expired"];
@@ -30,8 +33,9 @@ const MAX_OPERATION_MS = 86_400_000;
 
 type Entry = { readonly kind: "tool"; readonly handler: ToolHandler } | { readonly kind: "operation"; readonly handler: OperationHandler };
 
-/** What one call settles to: a report to send, or nothing (the call is over). */
-type Settled = ToolReport | undefined;
+/** What one call settles to: a report to send, nothing (the call is over), or PENDING (the app answers later). */
+type Settled = ToolReport | undefined | typeof PENDING;
+const PENDING = Symbol("pending");
 
 export class ToolServer implements AppToolAPI {
   readonly #port: AppPort;
@@ -39,12 +43,18 @@ export class ToolServer implements AppToolAPI {
   readonly #entries = new Map<string, Entry>();
   /** Calls whose handler is running: aborting one stops it and silences its reports. */
   readonly #running = new Map<string, AbortController>();
+  /** The calls of `#running`, for `progress` from outside a handler. */
+  readonly #runningCalls = new Map<string, DeliveredToolCall>();
   /** Calls this SDK already ran to the end, oldest first (bounded). */
   readonly #finished = new Set<string>();
   #offPort: Unsubscribe | undefined;
   #attachQueued = false;
 
   readonly #instanceId: string | undefined;
+  /** Spec 6.2's listener: calls of methods no handler serves. */
+  #invoke: ((call: AppToolInvocation) => Promise<AppToolOutcome>) | undefined;
+  /** Calls answered `pending`, waiting for `complete` / `fail`. */
+  readonly #pending = new Map<string, DeliveredToolCall>();
 
   /** With `instanceId`, the handlers serve that instance's calls (the Runtime routes them there); without, the app's. */
   constructor(port: AppPort, diagnostics: Diagnostics, instanceId?: string) {
@@ -63,6 +73,60 @@ export class ToolServer implements AppToolAPI {
 
   registerOperation<Args extends JsonObject = JsonObject>(method: string, handler: OperationHandler<Args>): Unsubscribe {
     return this.#add([[method, { kind: "operation", handler: handler as OperationHandler }]]);
+  }
+
+  onInvoke(listener: (call: AppToolInvocation) => Promise<AppToolOutcome>): Unsubscribe {
+    if (typeof listener !== "function") throw new LineUpError("invalid_params", "onInvoke needs a function");
+    if (this.#invoke !== undefined) throw new LineUpError("invalid_params", "an onInvoke listener is already set");
+    this.#invoke = listener;
+    this.#attachSoon();
+    return () => {
+      if (this.#invoke !== listener) return;
+      this.#invoke = undefined;
+      if (!this.#serving()) this.#detach();
+    };
+  }
+
+  async progress(request: { readonly call_id: string; readonly progress: ToolProgress }): Promise<void> {
+    const call = this.#open(request.call_id);
+    await this.#port.reportTool(call.call_id, { kind: "progress", progress: this.#progressBody(call, request.progress) }, call.instance_id);
+  }
+
+  async complete(request: { readonly call_id: string; readonly result: JsonValue }): Promise<void> {
+    const call = this.#pendingCall(request.call_id);
+    const settled = call.mode === "operation" ? this.#operationStart(call, request.result) : this.#resultOf(call, request.result);
+    await this.#settlePending(call, settled);
+  }
+
+  async fail(request: { readonly call_id: string; readonly code: AppToolErrorCode; readonly message?: string }): Promise<void> {
+    const call = this.#pendingCall(request.call_id);
+    const code = isAppToolErrorCode(request.code) ? request.code : "handler_failed";
+    await this.#settlePending(call, { kind: "error", code, message: typeof request.message === "string" && request.message !== "" ? clip(request.message) : `${call.method} failed (${code})` });
+  }
+
+  /** A call still open here: answered `pending`, or its handler running. */
+  #open(callId: string): DeliveredToolCall {
+    const call = this.#pending.get(callId) ?? this.#runningCalls.get(callId);
+    if (call === undefined || this.#running.get(callId)?.signal.aborted !== false) throw new LineUpError("not_found", `no call ${callId} is open in this app (it ended, was cancelled, or never came here)`);
+    return call;
+  }
+
+  #pendingCall(callId: string): DeliveredToolCall {
+    const call = this.#pending.get(callId);
+    if (call === undefined || this.#running.get(callId)?.signal.aborted !== false) throw new LineUpError("not_found", `no call ${callId} waits for its answer in this app (it ended, was cancelled, or was not answered pending)`);
+    return call;
+  }
+
+  async #settlePending(call: DeliveredToolCall, settled: ToolReport): Promise<void> {
+    this.#pending.delete(call.call_id);
+    this.#running.delete(call.call_id);
+    this.#runningCalls.delete(call.call_id);
+    this.#remember(call.call_id);
+    await this.#port.reportTool(call.call_id, settled, call.instance_id);
+  }
+
+  #serving(): boolean {
+    return this.#entries.size > 0 || this.#invoke !== undefined;
   }
 
   async interruptOperations(request: { readonly conversation_id?: string; readonly reason?: string } = {}): Promise<void> {
@@ -85,7 +149,7 @@ export class ToolServer implements AppToolAPI {
       if (removed) return;
       removed = true;
       for (const [method, entry] of entries) if (this.#entries.get(method) === entry) this.#entries.delete(method);
-      if (this.#entries.size === 0) this.#detach();
+      if (!this.#serving()) this.#detach();
     };
   }
 
@@ -95,7 +159,7 @@ export class ToolServer implements AppToolAPI {
     this.#attachQueued = true;
     queueMicrotask(() => {
       this.#attachQueued = false;
-      if (this.#offPort !== undefined || this.#entries.size === 0) return;
+      if (this.#offPort !== undefined || !this.#serving()) return;
       try {
         this.#offPort = this.#port.registerToolHandler({ call: (call) => this.#onCall(call), cancel: (callId) => this.#onCancel(callId) }, this.#instanceId);
       } catch (error) {
@@ -111,6 +175,11 @@ export class ToolServer implements AppToolAPI {
   }
 
   #onCancel(callId: string): void {
+    // A pending call the Runtime ended: nothing more is reported for it.
+    if (this.#pending.delete(callId)) {
+      this.#runningCalls.delete(callId);
+      this.#remember(callId);
+    }
     this.#running.get(callId)?.abort(new LineUpError("request_cancelled", `call ${callId} is over (cancelled, expired or its app stopped)`));
   }
 
@@ -119,6 +188,7 @@ export class ToolServer implements AppToolAPI {
     if (this.#running.has(call.call_id) || this.#finished.has(call.call_id)) return;
     const controller = new AbortController();
     this.#running.set(call.call_id, controller);
+    this.#runningCalls.set(call.call_id, call);
     void this.#run(call, controller).then(
       (settled) => this.#finish(call, controller, settled),
       (error: unknown) => this.#finish(call, controller, { kind: "error", code: "handler_failed", message: `${call.method} failed` }, error),
@@ -127,7 +197,10 @@ export class ToolServer implements AppToolAPI {
 
   async #run(call: DeliveredToolCall, controller: AbortController): Promise<Settled> {
     const entry = this.#entries.get(call.method);
-    if (entry === undefined) return { kind: "error", code: "handler_failed", message: `this app has no handler for ${call.method}` };
+    if (entry === undefined) {
+      if (this.#invoke !== undefined) return this.#runInvoke(this.#invoke, call, controller);
+      return { kind: "error", code: "handler_failed", message: `this app has no handler for ${call.method}` };
+    }
     const ctx = this.#context(call, controller);
     let value: unknown;
     try {
@@ -138,6 +211,10 @@ export class ToolServer implements AppToolAPI {
     if (controller.signal.aborted) return undefined;
     if (call.mode === "operation") return this.#operationStart(call, value);
     if (entry.kind === "operation") return { kind: "error", code: "handler_failed", message: `${call.method} is served as an operation, but the Runtime ran it as a plain call` };
+    return this.#resultOf(call, value);
+  }
+
+  #resultOf(call: DeliveredToolCall, value: unknown): ToolReport {
     const plain = checkJsonValue(value ?? null);
     if (!plain.ok) {
       this.#diagnostics.report(`tool ${call.method} returned a result that is not JSON`, plain.error, "warn");
@@ -146,7 +223,42 @@ export class ToolServer implements AppToolAPI {
     return { kind: "result", result: plain.value };
   }
 
-  #operationStart(call: DeliveredToolCall, value: unknown): Settled {
+  /** Spec 6.2's listener answers the call: now, or `pending` (then `complete` / `fail` settle it). */
+  async #runInvoke(listener: (call: AppToolInvocation) => Promise<AppToolOutcome>, call: DeliveredToolCall, controller: AbortController): Promise<Settled> {
+    let outcome: AppToolOutcome;
+    try {
+      outcome = await listener({
+        call_id: call.call_id,
+        method: call.method,
+        arguments: call.arguments,
+        conversation_id: call.conversation_id,
+        ...(call.instance_id === undefined ? {} : { instance_id: call.instance_id }),
+        mode: call.mode === "operation" ? "operation" : "direct",
+        signal: controller.signal,
+      });
+    } catch (error) {
+      return this.#failure(call, error);
+    }
+    if (controller.signal.aborted) return undefined;
+    switch ((outcome as { outcome?: unknown } | null)?.outcome) {
+      case "pending":
+        this.#pending.set(call.call_id, call);
+        return PENDING;
+      case "completed": {
+        const result = (outcome as Extract<AppToolOutcome, { outcome: "completed" }>).result;
+        return call.mode === "operation" ? this.#operationStart(call, result) : this.#resultOf(call, result);
+      }
+      case "failed": {
+        const failed = outcome as Extract<AppToolOutcome, { outcome: "failed" }>;
+        const code = isAppToolErrorCode(failed.code) ? failed.code : "handler_failed";
+        return { kind: "error", code, message: typeof failed.message === "string" && failed.message !== "" ? clip(failed.message) : `${call.method} failed (${code})` };
+      }
+      default:
+        return { kind: "error", code: "handler_failed", message: `${call.method}: the app answered with no outcome (completed, failed or pending)` };
+    }
+  }
+
+  #operationStart(call: DeliveredToolCall, value: unknown): ToolReport {
     const duration = typeof value === "object" && value !== null ? (value as Partial<OperationStart>).duration_ms : undefined;
     if (typeof duration !== "number" || !Number.isFinite(duration) || duration < 0) {
       return { kind: "error", code: "handler_failed", message: `${call.method} must answer { duration_ms } (a non-negative number) to start its operation` };
@@ -195,10 +307,14 @@ export class ToolServer implements AppToolAPI {
 
   #finish(call: DeliveredToolCall, controller: AbortController, settled: Settled, error?: unknown): void {
     if (error !== undefined) this.#diagnostics.report(`tool ${call.method} (${call.call_id})`, error);
+    // Answered pending: the call stays open (its signal, its progress) until `complete` / `fail`.
+    if (settled === PENDING && !controller.signal.aborted) return;
+    this.#pending.delete(call.call_id);
+    this.#runningCalls.delete(call.call_id);
     this.#running.delete(call.call_id);
     this.#remember(call.call_id);
     // A call the Runtime already ended (cancel, deadline, disable) gets nothing more.
-    if (settled === undefined || controller.signal.aborted) return;
+    if (settled === undefined || settled === PENDING || controller.signal.aborted) return;
     this.#port.reportTool(call.call_id, settled, call.instance_id).catch((reason: unknown) => {
       this.#diagnostics.report(`tool ${call.method} (${call.call_id}): the Runtime refused the ${settled.kind} report`, reason, "warn");
     });

@@ -100,6 +100,25 @@ export interface ToolCallContext {
   progress(progress: ToolProgress): Promise<void>;
 }
 
+/** A call as spec 6.2's `onInvoke` listener gets it (`AppToolInvocation`). */
+export interface AppToolInvocation {
+  readonly call_id: string;
+  readonly method: string;
+  readonly arguments: JsonObject;
+  readonly conversation_id: string;
+  readonly instance_id?: string;
+  /** `operation`: a Runtime-owned operation; `completed` must then carry `{ duration_ms }`. */
+  readonly mode: "direct" | "operation";
+  /** Aborted when the call is over before the app answered (cancelled, expired, the app stopped). */
+  readonly signal: AbortSignal;
+}
+
+/** The app's answer to a call (spec 6.2 `AppToolOutcome`): done now, or `pending` until `complete` / `fail`. */
+export type AppToolOutcome =
+  | { readonly outcome: "completed"; readonly result: JsonValue }
+  | { readonly outcome: "failed"; readonly code: AppToolErrorCode; readonly message?: string }
+  | { readonly outcome: "pending" };
+
 /** The method form makes handler parameters bivariant, so a handler may declare a narrower `args` type. */
 type Bivariant<Args, Result> = { handler(args: Args, ctx: ToolCallContext): Promise<Result> | Result }["handler"];
 
@@ -146,6 +165,16 @@ export interface AppToolAPI {
    * the instance the SDK is bound to; an unbound SDK must name one (else `invalid_params`).
    */
   interruptOperations(request?: { readonly conversation_id?: string; readonly reason?: string }): Promise<void>;
+
+  // Spec 6.2's shape, beside `register`: one listener answers every call no registered handler serves.
+  /** The listener for calls of methods without a handler; one at a time (a second is `invalid_params`). */
+  onInvoke(listener: (call: AppToolInvocation) => Promise<AppToolOutcome>): Unsubscribe;
+  /** Progress of a call still open here (answered `pending`, or its handler running); `not_found` for any other. */
+  progress(request: { readonly call_id: string; readonly progress: ToolProgress }): Promise<void>;
+  /** The one result of a call answered `pending`; `not_found` when none is pending here (over, cancelled or unknown). */
+  complete(request: { readonly call_id: string; readonly result: JsonValue }): Promise<void>;
+  /** The one failure of a call answered `pending`; `not_found` as for `complete`. */
+  fail(request: { readonly call_id: string; readonly code: AppToolErrorCode; readonly message?: string }): Promise<void>;
 }
 
 // --- navigation (spec 6.2) ---------------------------------------------------------------------

@@ -142,6 +142,54 @@ describe("sdk.tools through the Runtime", () => {
     expect(seen).toEqual([]);
   });
 
+  it("spec 6.2's onInvoke answers the calls no handler serves: at once, or pending then complete, with progress; fail; a cancel closes a pending call", async () => {
+    const k = await start();
+    const sdk = k.sdk("notes");
+    sdk.tools.register("notes.count", () => ({ count: 7 }));
+    const pending: string[] = [];
+    let invoked: { method: string; conversation_id: string; mode: string }[] = [];
+    sdk.tools.onInvoke(async (call) => {
+      invoked = [...invoked, { method: call.method, conversation_id: call.conversation_id, mode: call.mode }];
+      if (call.method === "notes.do") return { outcome: "completed", result: { now: true } };
+      if (call.method === "notes.edit") {
+        pending.push(call.call_id);
+        return { outcome: "pending" };
+      }
+      return { outcome: "failed", code: "permission_denied", message: "not this one" };
+    });
+    expect(() => sdk.tools.onInvoke(async () => ({ outcome: "pending" }))).toThrow(/already set/);
+    // A registered handler keeps its method; the listener gets the others.
+    expect((await k.agent.call("notes", "notes.count", {})).result).toEqual({ count: 7 });
+    expect((await k.agent.call("notes", "notes.do", {})).result).toEqual({ now: true });
+    expect(invoked).toEqual([{ method: "notes.do", conversation_id: "s-1", mode: "direct" }]);
+
+    const later = await k.agent.invoke("notes", "notes.edit", {}, { call_id: "c-later" });
+    await waitUntil(() => pending.includes("c-later"));
+    await sdk.tools.progress({ call_id: "c-later", progress: { stage: "saving", progress: 0.5 } });
+    expect(await later.waitFor("lineup.tool.progress")).toMatchObject({ stage: "saving", progress: 0.5 });
+    await sdk.tools.complete({ call_id: "c-later", result: { saved: true } });
+    expect((await later.done).result).toEqual({ saved: true });
+    // One result per call: a second answer is refused, and nothing more reaches the agent.
+    await expect(sdk.tools.complete({ call_id: "c-later", result: { saved: false } })).rejects.toMatchObject({ code: "not_found" });
+    await expect(sdk.tools.fail({ call_id: "c-later", code: "handler_failed" })).rejects.toMatchObject({ code: "not_found" });
+
+    const failed = await k.agent.invoke("notes", "notes.edit", {}, { call_id: "c-fail" });
+    await waitUntil(() => pending.includes("c-fail"));
+    await sdk.tools.fail({ call_id: "c-fail", code: "cancelled_by_user", message: "the person closed the note" });
+    expect((await failed.done).error).toEqual({ code: "cancelled_by_user", message: "the person closed the note" });
+
+    const cancelled = await k.agent.invoke("notes", "notes.edit", {}, { call_id: "c-cancel" });
+    await waitUntil(() => pending.includes("c-cancel"));
+    k.agent.cancel("c-cancel", "never mind");
+    expect((await cancelled.done).error?.code).toBe("request_cancelled");
+    await expect.poll(() => sdk.tools.complete({ call_id: "c-cancel", result: {} }).then(() => "sent", (e: { code: string }) => e.code)).toBe("not_found");
+    await settle();
+    expect(k.agent.outputs("c-cancel").some(([type]) => type === "lineup.tool.result")).toBe(false);
+
+    expect((await k.agent.call("notes", "notes.unserved", {})).error).toEqual({ code: "permission_denied", message: "not this one" });
+    await expect(sdk.tools.progress({ call_id: "c-unknown", progress: { stage: "x" } })).rejects.toMatchObject({ code: "not_found" });
+  });
+
   it("a method nobody serves is handler_failed", async () => {
     const k = await start();
     k.sdk("notes").tools.register("notes.do", () => ({}));
