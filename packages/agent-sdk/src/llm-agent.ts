@@ -61,9 +61,25 @@ export function historyFor(client: AgentClient, turn: IncomingTurn, limit: numbe
   return [...earlier, { role: "user", content: input }];
 }
 
+/**
+ * The reply this agent already sent in `turn`, if any: a process restarted after replying and before
+ * completing the turn is handed the turn again, and must not ask the model (and call its tools) again.
+ */
+function sentReply(client: AgentClient, turn: IncomingTurn): string | undefined {
+  return client
+    .transcript(turn.sessionId)
+    .filter((e) => e.role === "agent" && e.seq > turn.turn.started_seq)
+    .at(-1)?.text;
+}
+
 async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<boolean> {
   const { sessionId, turnId } = turn;
   try {
+    const replied = sentReply(client, turn);
+    if (replied !== undefined) {
+      await client.completeTurn(sessionId, turnId, { text: replied });
+      return true;
+    }
     await client.updateTurn(sessionId, turnId, { status: "thinking" });
     const reply = await converse(client, llm, turn, options);
     if (turn.signal.aborted) return false;

@@ -133,6 +133,28 @@ describe("the LLM adapter", () => {
     expect(asked.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringContaining('"outcome":"completed"') as unknown });
   });
 
+  it("restarted after it replied but before the turn completed, completes the turn with that reply: the model is not asked again", async () => {
+    const llm = await fakeLlm([text("should not be asked")]);
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 4, [WHITEBOARD]);
+    // The process before: the turn started, it replied, and it stopped before completing the turn.
+    const before = await connectToFake(server);
+    await waitFor(() => before.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+    server.startTurn("s-1", "make a board", "t-1");
+    await waitFor(() => server.turn("s-1", "t-1") !== undefined, "the turn");
+    await before.send("s-1", { kind: "markdown", text: "Done: your board is open." });
+    await before.close();
+
+    const client = await connectToFake(server);
+    const agent = runLlmAgent(client, { llm: { baseUrl: llm.baseUrl, apiKey: "sk-test", model: "test-model" } });
+    running.push({ client, agent });
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(server.turn("s-1", "t-1")!.text).toBe("Done: your board is open.");
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(1);
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it("sends the conversation history with the next turn", async () => {
     const llm = await fakeLlm([text("Hi Ada!"), text("You are Ada.")]);
     const { server } = await setup(llm.baseUrl);
