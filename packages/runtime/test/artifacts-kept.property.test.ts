@@ -17,7 +17,7 @@ type Step = { readonly kind: "share"; readonly size: number } | { readonly kind:
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("share" as const), size: fc.oneof(fc.integer({ min: 8, max: 30 }), fc.integer({ min: 1, max: 60 })) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("read" as const), pick: fc.nat(), capped: fc.boolean() }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant("read" as const), pick: fc.oneof(fc.constant(0), fc.nat(3), fc.nat()), capped: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: "restart" as const }) },
 );
 
@@ -56,7 +56,8 @@ describe("kept artifacts (model-based)", () => {
             await expect.poll(async () => (await d.chat.listArtifacts({ conversation_id: "s-1" })).length).toBe(shared.length);
           } else if (s.kind === "read") {
             if (shared.length === 0) continue;
-            const target = shared[s.pick % shared.length]!;
+            // Counted from the newest: reads reach files not kept yet, so the bound is met often.
+            const target = shared[shared.length - 1 - (s.pick % shared.length)]!;
             const n = Number(target.id.slice(4));
             const read = await d.chat.readArtifact(target.id, { conversation_id: "s-1", ...(s.capped ? { maxBytes: 1 } : {}) });
             expect(read.bytes).toEqual(bytesOf(n, target.size).subarray(0, s.capped ? 1 : target.size));
