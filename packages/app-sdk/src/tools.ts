@@ -175,12 +175,13 @@ export class ToolServer implements AppToolAPI {
   }
 
   #onCancel(callId: string): void {
-    // A pending call the Runtime ended: nothing more is reported for it.
+    this.#running.get(callId)?.abort(new LineUpError("request_cancelled", `call ${callId} is over (cancelled, expired or its app stopped)`));
+    // A pending call the Runtime ended has no handler left to finish it: it is over here, and nothing more is reported.
     if (this.#pending.delete(callId)) {
+      this.#running.delete(callId);
       this.#runningCalls.delete(callId);
       this.#remember(callId);
     }
-    this.#running.get(callId)?.abort(new LineUpError("request_cancelled", `call ${callId} is over (cancelled, expired or its app stopped)`));
   }
 
   #onCall(call: DeliveredToolCall): void {
