@@ -25,7 +25,7 @@ import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnap
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { createArtifactAccess, releaseArtifacts, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
+import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
 import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
@@ -474,7 +474,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);
             // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
-            void releaseArtifacts(artifactDeps, (appScope) => appScope === delivery.app_scope).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
+            void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
           }
           await hub.run(deliveries);
           for (const effect of effects) {
@@ -510,8 +510,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await mailbox.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
-      const installed = mailbox.state.apps.apps;
-      void releaseArtifacts(artifactDeps, (appScope) => !Object.hasOwn(installed, appScope)).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
+      void resumeReleases(artifactDeps).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
       driver.start();
     },
 

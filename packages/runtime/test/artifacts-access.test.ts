@@ -3,11 +3,10 @@
  * references, downloads and the user's saves): `getArtifact`, `listArtifacts` and `saveArtifact` on the
  * AppPort, and an agent's artifact kept on the device once read whole, so it reads and saves offline.
  */
-import type { ArtifactRef, CapabilityName, JsonValue } from "@lineup/protocol";
+import { safeFileName, type ArtifactRef, type CapabilityName, type JsonValue } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStore, RUNTIME_COLLECTIONS as C, RUNTIME_SCHEMA, type MemoryStoreData, type StoreSchema, type StoreWrite } from "../src/index.js";
 import { inboxKey } from "../src/persistence/inbox.js";
-import { fileNameFor } from "../src/coordination/artifact-access.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { FakeHost } from "./helpers/fake-host.js";
@@ -148,7 +147,7 @@ describe("a conversation's artifacts", () => {
     const odd = await board.createArtifact({ name: ' Plan: v2? "final".png ', mime_type: "image/png", bytes: Uint8Array.of(1), conversation_id: "s-1" });
     expect(await board.saveArtifact({ artifact_id: odd.artifact_id, instance_id: instance })).toMatchObject({ status: "completed" });
     expect(host.invocations.at(-1)).toMatchObject({ input: { name: "Plan_ v2_ _final_.png" } });
-    expect([fileNameFor(".."), fileNameFor("  "), fileNameFor("a/b\\c"), fileNameFor("x".repeat(300)).length]).toEqual(["artifact", "artifact", "a_b_c", 255]);
+    expect([safeFileName(".."), safeFileName("  "), safeFileName("a/b\\c"), safeFileName("x".repeat(300)).length]).toEqual(["artifact", "artifact", "a_b_c", 255]);
   });
 });
 
@@ -199,11 +198,13 @@ describe("what artifacts take on the device", () => {
     const w = await world(data);
     await w.d.stop();
     devices.splice(0);
-    // What a crash between the removal's commit and the release leaves: the record and bytes of an app that is gone.
+    // What a crash between the removal's commit and the release leaves: the record and bytes of an app that
+    // is gone, and the removal's marker.
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
     await store.commit([
       { op: "put", collection: C.artifacts, key: "art-orphan", value: { artifact: { artifact_id: "art-orphan", name: "o.txt", mime_type: "text/plain", size: 1, sha256: "0".repeat(64) }, app_scope: "gone-app", created_at: "2026-11-30T06:00:00.000Z" } },
       { op: "put", collection: C.artifactData, key: "art-orphan", value: Uint8Array.of(7) },
+      { op: "put", collection: C.meta, key: "release-artifacts/gone-app", value: { app_scope: "gone-app" } },
     ]);
     await store.close();
     const again = await world(data, w.server, false);

@@ -4,7 +4,7 @@
  * `invalid_arguments`, so the browser code never touches a device for a malformed request.
  * Inputs are closed objects: an unknown key is refused, like the protocol's own schemas.
  */
-import { base64ToBytes, capabilityRefused, type CapabilityRefusal, type JsonValue } from "@lineup/protocol";
+import { base64ToBytes, capabilityRefused, isSafeFileName, type CapabilityRefusal, type JsonValue } from "@lineup/protocol";
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly refusal: CapabilityRefusal };
 
@@ -51,9 +51,6 @@ export interface AttentionInput {
 
 const MIME_PATTERN = /^[a-z][a-z0-9!#$&^_.+-]{0,63}\/(?:\*|[a-z0-9][a-z0-9!#$&^_.+-]{0,126})$/i;
 const EXTENSION_PATTERN = /^\.[a-z0-9][a-z0-9_+-]{0,31}$/i;
-// No control characters, path separators or characters file systems refuse.
-// eslint-disable-next-line no-control-regex
-const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f/\\:*?"<>|]/;
 
 const invalid = (message: string): { ok: false; refusal: CapabilityRefusal } => ({ ok: false, refusal: capabilityRefused("failed", message, "invalid_arguments") });
 const valid = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
@@ -103,10 +100,8 @@ export function checkFilePickInput(input: JsonValue, maxArtifactBytes: number = 
   return valid({ accept: accept as string[], multiple, max_bytes: Math.min(max.value ?? maxArtifactBytes, maxArtifactBytes) });
 }
 
-/** A file name the user's system can take: no path, no control characters, not `.` or `..`. */
-export function isSafeFileName(name: string): boolean {
-  return name.length > 0 && name.length <= 255 && !UNSAFE_NAME_CHARS.test(name) && name !== "." && name !== ".." && name.trim() === name;
-}
+/** The protocol's rule for a file name the user's system can take (the Runtime's `saveArtifact` names files by it too). */
+export { isSafeFileName };
 
 export function checkFileSaveInput(input: JsonValue, maxArtifactBytes: number = DEFAULT_MAX_ARTIFACT_BYTES): Checked<FileSaveInput> {
   const object = objectInput(input, ["name", "mime_type", "data"], "file.save");

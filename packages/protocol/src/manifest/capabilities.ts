@@ -57,6 +57,27 @@ export const CAPABILITIES: Readonly<Record<CapabilityName, CapabilityInfo>> = ta
 /** The grammar of capability names, known or not: dotted lowercase, `microphone.record`. */
 export const CAPABILITY_NAME_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$";
 
+// --- File names (`file.save`) ---
+
+/** Characters no host's file system takes in a file name: control characters, path separators, and Windows' reserved set (the widest). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FILE_NAME_CHARS = /[\u0000-\u001f\u007f/\\:*?"<>|]/;
+const UNSAFE_FILE_NAME_CHARS_ALL = new RegExp(UNSAFE_FILE_NAME_CHARS.source, "g");
+
+/** A file name every host's file system can take: no path, no reserved or control characters, not `.` or `..`, no spaces at the ends, ≤ 255 characters. */
+export function isSafeFileName(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && !UNSAFE_FILE_NAME_CHARS.test(name) && name !== "." && name !== ".." && name.trim() === name;
+}
+
+/**
+ * The nearest safe file name to `name` (`Plan: v2.png` → `Plan_ v2.png`): what a file system refuses
+ * replaced by `_`, no spaces at the ends, at most 255 characters; `artifact` when nothing is left.
+ */
+export function safeFileName(name: string): string {
+  const cleaned = name.replace(UNSAFE_FILE_NAME_CHARS_ALL, "_").trim().slice(0, 255);
+  return cleaned === "" || cleaned === "." || cleaned === ".." ? "artifact" : cleaned;
+}
+
 export function isCapabilityName(value: unknown): value is CapabilityName {
   return typeof value === "string" && Object.prototype.hasOwnProperty.call(table, value);
 }

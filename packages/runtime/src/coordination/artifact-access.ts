@@ -8,13 +8,13 @@
  * agent's, another device's — is read from the AppServer, checked against its SHA-256, and kept here
  * (`artifact.cache`), so it reads and saves again without a connection.
  */
-import { bytesToBase64, LineUpError, RUNTIME_SCOPE, type ArtifactRef, type CapabilityResult } from "@lineup/protocol";
+import { bytesToBase64, LineUpError, RUNTIME_SCOPE, safeFileName, type ArtifactRef, type CapabilityResult } from "@lineup/protocol";
 import type { AppCapabilityRequest } from "../capabilities/shell.js";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { asConversationArtifact, compareConversationArtifacts, conversationArtifactKey, type ConversationArtifact } from "../persistence/conversation-artifacts.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
-import { MAX_ARTIFACT_BYTES, type StoredArtifact } from "./handlers/artifacts.js";
+import { MAX_ARTIFACT_BYTES, RELEASE_MARKER_PREFIX, type StoredArtifact } from "./handlers/artifacts.js";
 import type { RuntimeInput } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 
@@ -146,44 +146,43 @@ export function createArtifactAccess(deps: ArtifactAccessDeps, appScope: string)
       return deps.requestCapability(appScope, {
         capability: "file.save",
         purpose: `Save "${artifact.name}"`,
-        input: { name: fileNameFor(artifact.name), mime_type: artifact.mime_type, data: bytesToBase64(bytes) },
+        input: { name: safeFileName(artifact.name), mime_type: artifact.mime_type, data: bytesToBase64(bytes) },
         ...(request.instance_id === undefined ? {} : { instance_id: request.instance_id }),
       });
     },
   };
 }
 
-/** Characters no file system of the hosts takes in a file name (Windows' set is the widest). */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_FILE_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|]/g;
-
-/**
- * The name a saved artifact suggests: its own, with what a file system refuses replaced (`Plan: v2.png`
- * becomes `Plan_ v2.png`) and no spaces at the ends; an artifact's name is any text, a file's is not.
- */
-export function fileNameFor(name: string): string {
-  const cleaned = name.replace(UNSAFE_FILE_NAME, "_").trim().slice(0, 255);
-  return cleaned === "" || cleaned === "." || cleaned === ".." ? "artifact" : cleaned;
-}
-
 /** Ids per release input: a turn reads each one's record. */
 const RELEASE_PAGE = 256;
 
 /**
- * Finds the artifacts kept to itself (shared with no conversation) by every app `gone` says is gone, and
- * posts their release; the transition deletes them only if that app is indeed not installed. Run when an
- * app is removed, and at start for an app removed before a crash let the first run finish.
+ * Finds the artifacts the removed apps `appScopes` kept to themselves (shared with no conversation) and
+ * posts their release, page by page; the last page of each app clears its removal's marker. The
+ * transition deletes them only if that app is indeed not installed. Run when an app is removed.
  */
-export async function releaseArtifacts(deps: Pick<ArtifactAccessDeps, "store" | "post">, gone: (appScope: string) => boolean): Promise<void> {
-  const byApp = new Map<string, string[]>();
+export async function releaseArtifacts(deps: Pick<ArtifactAccessDeps, "store" | "post">, appScopes: readonly string[]): Promise<void> {
+  if (appScopes.length === 0) return;
+  const byApp = new Map<string, string[]>(appScopes.map((scope) => [scope, []]));
   for (const { key, value } of await deps.store.range(C.artifacts)) {
     const stored = value as unknown as StoredArtifact;
-    if (stored.conversation_id !== undefined || stored.app_scope === RUNTIME_SCOPE || !gone(stored.app_scope)) continue;
-    const ids = byApp.get(stored.app_scope);
-    if (ids === undefined) byApp.set(stored.app_scope, [key]);
-    else ids.push(key);
+    if (stored.conversation_id === undefined) byApp.get(stored.app_scope)?.push(key);
   }
   for (const [appScope, ids] of byApp) {
-    for (let start = 0; start < ids.length; start += RELEASE_PAGE) await deps.post({ kind: "artifacts.release", app_scope: appScope, artifact_ids: ids.slice(start, start + RELEASE_PAGE) });
+    let start = 0;
+    do {
+      const page = ids.slice(start, start + RELEASE_PAGE);
+      start += RELEASE_PAGE;
+      await deps.post({ kind: "artifacts.release", app_scope: appScope, artifact_ids: page, last: start >= ids.length });
+    } while (start < ids.length);
   }
+}
+
+/** At start: the removals whose release a crash interrupted (their markers), released now. Nothing is read when there are none. */
+export async function resumeReleases(deps: Pick<ArtifactAccessDeps, "store" | "post">): Promise<void> {
+  const markers = await deps.store.range(C.meta, { prefix: RELEASE_MARKER_PREFIX });
+  await releaseArtifacts(
+    deps,
+    markers.map(({ key }) => key.slice(RELEASE_MARKER_PREFIX.length)),
+  );
 }

@@ -72,8 +72,11 @@ export type RuntimeInput =
   | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string }
   /** A conversation's artifact read whole from the AppServer (its SHA-256 checked): kept, so it reads and saves offline. */
   | { readonly kind: "artifact.cache"; readonly conversation_id: string; readonly artifact: ArtifactRef; readonly bytes: Uint8Array }
-  /** Artifacts an app that is no longer installed kept to itself (found by the shell): deleted, bytes and record. */
-  | { readonly kind: "artifacts.release"; readonly app_scope: string; readonly artifact_ids: readonly string[] }
+  /**
+   * Artifacts an app that is no longer installed kept to itself (found by the shell): deleted, bytes and
+   * record. `last`: the removal's release is done, its marker (`releaseMarkerKey`) goes.
+   */
+  | { readonly kind: "artifacts.release"; readonly app_scope: string; readonly artifact_ids: readonly string[]; readonly last: boolean }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
   | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }

@@ -28,8 +28,9 @@
  * | `conversation-artifacts` | `<conversation_id>/<artifact_id>` | a ConversationArtifact: an artifact shared in the conversation (by the agent or a device), its bytes here or not |
  * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
  *
- * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start) and
- * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes).
+ * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start),
+ * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes)
+ * and `release-artifacts/<app_scope>` (a removed app whose own artifacts are still to be released).
  */
 import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";
 import { migrateToLogChunks, splitUnseenMarks } from "./log-chunks-migration.js";

@@ -22,6 +22,7 @@ import { decideUpdate, decideUpdateApproval } from "../../apps/manager/decide-up
 import type { AppDecision, AppEffect } from "../../apps/manager/operation.js";
 import type { AppRegistryState } from "../../apps/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import { releaseMarkerKey } from "./artifacts.js";
 import { refuseAppCalls } from "../../tools/reports.js";
 import { applyCallDecision, closeInstancesOf, republishInventories, Step, writeApp } from "../apps-step.js";
 import type { AppManagerRequest, RuntimeInput, TransitionResult } from "../inputs.js";
@@ -106,6 +107,8 @@ function runAppEffect(step: Step, env: TransitionEnv, effect: AppEffect, referen
         { op: "deleteRange", collection: C.inbox, range: { prefix } },
         { op: "deleteRange", collection: C.inboxPending, range: { prefix } },
         { op: "deleteRange", collection: C.sessionData, range: { prefix } },
+        // The artifacts it kept to itself are released after this commit (the shell finds them); the marker says so across a crash.
+        { op: "put", collection: C.meta, key: releaseMarkerKey(effect.app_scope), value: { app_scope: effect.app_scope } },
       );
       // Its inbox is gone, and with it its backlog.
       let conversations: Map<string, Conversation> | undefined;

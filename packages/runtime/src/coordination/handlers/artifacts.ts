@@ -145,6 +145,14 @@ export function onArtifactCache(state: RuntimeState, input: Extract<RuntimeInput
   };
 }
 
+/**
+ * `meta/release-artifacts/<app_scope>`: written with an app's removal, deleted once the artifacts it kept
+ * to itself are released, so a start after a crash between the two finds the apps to release without
+ * reading every artifact record.
+ */
+export const RELEASE_MARKER_PREFIX = "release-artifacts/";
+export const releaseMarkerKey = (appScope: string): string => `${RELEASE_MARKER_PREFIX}${appScope}`;
+
 export function artifactsReleaseReads(input: Extract<RuntimeInput, { kind: "artifacts.release" }>): ReadKey[] {
   return input.artifact_ids.map((id) => memoReadKey(C.artifacts, id));
 }
@@ -155,13 +163,15 @@ export function artifactsReleaseReads(input: Extract<RuntimeInput, { kind: "arti
  * stays the conversation's, whoever made it.
  */
 export function onArtifactsRelease(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifacts.release" }>, reads: Reads): TransitionResult {
-  if (Object.hasOwn(state.apps.apps, input.app_scope)) return unchanged(state);
+  const done: StoreWrite[] = input.last ? [{ op: "delete", collection: C.meta, key: releaseMarkerKey(input.app_scope) }] : [];
+  // Installed again meanwhile: what is recorded as its own is its own again.
+  if (Object.hasOwn(state.apps.apps, input.app_scope)) return unchanged(state, { writes: done });
   const writes: StoreWrite[] = [];
   for (const id of input.artifact_ids) {
     const stored = reads.get(readId(memoReadKey(C.artifacts, id))) as unknown as StoredArtifact | undefined;
     if (stored === undefined || stored.app_scope !== input.app_scope || stored.conversation_id !== undefined) continue;
     writes.push({ op: "delete", collection: C.artifacts, key: id }, { op: "delete", collection: C.artifactData, key: id });
   }
-  if (writes.length === 0) return unchanged(state);
-  return { state, writes, effects: [], deliveries: [], audit: [{ type: "artifact.deleted", subject: input.app_scope, detail: `${writes.length / 2} artifacts ${input.app_scope} kept to itself, with the app` }] };
+  if (writes.length === 0) return unchanged(state, { writes: done });
+  return { state, writes: [...writes, ...done], effects: [], deliveries: [], audit: [{ type: "artifact.deleted", subject: input.app_scope, detail: `${writes.length / 2} artifacts ${input.app_scope} kept to itself, with the app` }] };
 }
