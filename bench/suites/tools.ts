@@ -13,12 +13,16 @@
  *   `InMemoryTransport.createLinkedPair()`, one tool returning a small object, sequential
  *   `client.callTool`. Targets: ≥ 1× the MCP rate, p99 ≤ 1 ms. The fake server's own share of the
  *   time is measured too (its request handler and the agent's append, wrapped on this instance).
+ * - durable_floor_tool_call: the least any Runtime that persists the call must do (decode and validate the
+ *   invoke, commit the accepted call, run the handler, commit the terminal record and the result
+ *   envelope, encode the send) on the same memory store, beside the same MCP baseline. Where it is below
+ *   1× MCP, so is every design that keeps the contract; its rate over ours is how far our path is above it.
  * - tool_call_over_link: the same kind of call end to end over a 10 ms (each way) link to the reference
  *   AppServer, beside a raw device answering over the same link (tool-link.ts). Target ≤ 1.5× the time.
  * - bundle verification: the 5 MB bundle of the `bundles` suite (verifyBundle beside a WebCrypto
  *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
  */
-import type { JsonObject } from "@lineup/protocol";
+import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject } from "@lineup/protocol";
 import { createMemoryStore, createRuntime, generatePublisherKey, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -67,6 +71,83 @@ async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Pr
     async close() {
       await client.close();
       await server.close();
+    },
+  };
+}
+
+// --- the durable floor ---------------------------------------------------------------------------
+
+/**
+ * The least a Runtime keeping this contract must do per call, and nothing else: decode the invoke's
+ * event frame from the AppServer's wire (JSON text), validate the event and its envelope, commit the
+ * accepted call (its record and the log cursor) before the handler runs, run the handler, commit the
+ * terminal record with the result envelope in the outbox, and encode the send request. No receipt, audit
+ * chain, argument or result schema, filter chain, inventory check, echo of its own envelopes or chat
+ * inbox; no AppServer either (the MCP baseline runs its server in the same process). The same memory
+ * store as ours. A lower bound for any design, not a design.
+ */
+async function floorCaller(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+  const store = await createMemoryStore(RUNTIME_SCHEMA);
+  const handler = (): JsonObject => RESULT;
+  let n = 0;
+  return {
+    async call() {
+      n += 1;
+      const callId = `call-${n}`;
+      const frame = encodeJsonRpc(
+        jsonRpcNotification("agentSession/event", {
+          session_id: SESSION,
+          seq: n,
+          kind: "envelope",
+          created_at: new Date().toISOString(),
+          actor: { role: "agent", id: "agent-1" },
+          data: { envelope: {
+            v: 1,
+            id: `inv-${n}`,
+            type: "lineup.tool.invoke",
+            timestamp: new Date().toISOString(),
+            sender: { kind: "agent", id: "agent-1" },
+            target: { kind: "app", app_scope: APP },
+            scope: { app_scope: APP, conversation_id: SESSION },
+            correlation: { call_id: callId, inventory_revision: "1" },
+            payload: { method: METHOD, arguments: {} },
+          } },
+        }),
+      );
+      const decoded = decodeJsonRpc(frame);
+      if (decoded.kind !== "single" || decoded.item.kind !== "notification") throw new Error("the floor's frame did not decode");
+      const params = decoded.item.message.params as JsonObject;
+      const event = validateSessionEvent(params);
+      if (!event.ok) throw new Error(`the floor's event is invalid: ${event.error.message}`);
+      const checked = validateEnvelope((params["data"] as JsonObject)["envelope"]);
+      if (!checked.ok) throw new Error(`the floor's envelope is invalid: ${checked.error.message}`);
+      const envelope = checked.value;
+      const record = { call_id: callId, agent_id: "agent-1", conversation_id: SESSION, app_scope: APP, method: METHOD, arguments: envelope.payload["arguments"] ?? {}, phase: "accepted" };
+      await store.commit([
+        { op: "put", collection: "tool-calls", key: callId, value: record },
+        { op: "put", collection: "cursors", key: SESSION, value: { seq: n } },
+      ]);
+      const result = handler();
+      const out = {
+        v: 1,
+        id: `res-${n}`,
+        type: "lineup.tool.result",
+        timestamp: new Date().toISOString(),
+        sender: { kind: "runtime", id: "rt-1" },
+        target: { kind: "agent", id: "agent-1" },
+        scope: { app_scope: APP, conversation_id: SESSION },
+        correlation: { call_id: callId },
+        payload: { result },
+      };
+      const key = String(n).padStart(16, "0");
+      await store.commit([
+        { op: "put", collection: "tool-calls", key: callId, value: { ...record, phase: "completed", result } },
+        { op: "put", collection: "outbox", key, value: { order: n, method: "agentSession/envelope/send", params: { session_id: SESSION, envelope: out } } },
+      ]);
+      if (encodeJsonRpc(jsonRpcRequest(n, "agentSession/envelope/send", { session_id: SESSION, envelope: out })).length === 0) throw new Error("empty frame");
+    },
+    async close() {
+      await store.close();
     },
   };
 }
@@ -263,7 +344,34 @@ export async function run(): Promise<SuiteResult> {
       "Baseline: McpServer + Client over InMemoryTransport.createLinkedPair(), one tool with no schemas returning a small object.",
   });
   await ours.close();
+
+  // The durable floor beside the same baseline, in rounds of its own.
+  const floor = await floorCaller();
+  await round(floor.call, WARMUP_MS, []);
+  const floorRates = await pairedAsync(
+    () => round(floor.call, ROUND_MS, []),
+    () => round(mcp.call, ROUND_MS, []),
+    ROUNDS,
+  );
+  await floor.close();
   await mcp.close();
+  results.push({
+    metric: "durable_floor_tool_call",
+    unit: "calls/s",
+    value: Math.round(floorRates.ours),
+    baseline: "mcp_sdk_in_memory_tools_call",
+    baseline_value: Math.round(floorRates.baseline),
+    ratio: Number(floorRates.ratio.toFixed(3)),
+    target_ratio: 1,
+    higher_is_better: true,
+    rounds: floorRates.rounds,
+    round_ms: ROUND_MS,
+    ours_over_floor: Number((floorRates.ours / rates.ours).toFixed(1)),
+    notes:
+      "Not a design: the least any Runtime keeping this contract does per call, on the same memory store (floorCaller). It decodes the invoke's event frame (JSON text) and validates the event and its envelope, commits the accepted call and the log cursor before the handler runs, runs the handler, commits the terminal record with the result envelope in the outbox, and encodes the send request. " +
+      "It leaves out what the contract adds on top (the receipt envelope, the audit chain, argument and result schemas, the filter chain and inventory check, the ingest of the Runtime's own envelopes coming back through the log, the chat's inbox) and the AppServer's side (the MCP baseline runs its server in the same process). " +
+      "ratio: the floor's rate over MCP's; where it is below 1, no Runtime that persists the call can reach the in_process_tool_call target. ours_over_floor: the floor's rate over ours (in_process_tool_call).",
+  });
 
   // Bundle verification: the bundles suite measures the 5 MB bundle; its rows are repeated here.
   const bundles = await runBundles();
