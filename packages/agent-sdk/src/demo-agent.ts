@@ -442,7 +442,7 @@ function refusal(error: LineUpError, target: AppTarget): string {
     case "app_not_installed":
       return notInstalled(target);
     case "app_disabled":
-      return `The **${target.installName}** app is installed but disabled. Enable it in **Settings → Apps**, then ask me again.`;
+      return `The **${target.installName}** app is installed but disabled. Enable it in **Apps** (the App Registry), then ask me again.`;
     case "cancelled_by_user":
     case "activation_cancelled":
       return `OK — you cancelled, so I left the ${target.label} closed.`;

@@ -260,7 +260,7 @@ describe("the demo agent", () => {
 
   it.each([
     ["tool_not_visible", "App Registry"],
-    ["app_disabled", "Settings → Apps"],
+    ["app_disabled", "Enable it in **Apps**"],
     ["cancelled_by_user", "you cancelled"],
     ["permission_denied", "permission"],
   ])("turns the Runtime's %s into a helpful reply", async (code, phrase) => {

@@ -69,7 +69,7 @@ let untrusted: Buffer;
 const errors: string[] = [];
 const cspViolations: string[] = [];
 
-type Fakes = { manager: { calls: string[]; listApps(): { app_scope: string; enabled: boolean }[]; launch(r: { app_scope: string }): Promise<unknown> }; settings: { calls: string[] } };
+type Fakes = { manager: { calls: string[]; listApps(): { app_scope: string; enabled: boolean }[]; launch(r: { app_scope: string }): Promise<unknown>; disable(scope: string): Promise<{ error?: { code: string } }> }; settings: { calls: string[] } };
 const fakes = <T>(fn: (f: Fakes) => T | Promise<T>): Promise<T> =>
   page.evaluate(`(${fn.toString()})(window.__registry)`) as Promise<T>;
 const managerCalls = () => fakes((f) => f.manager.calls);
@@ -232,12 +232,14 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
     await card("Whiteboard").getByRole("button", { name: "Enable Whiteboard" }).click();
     await expect.poll(() => card("Whiteboard").locator(".state").textContent()).toBe("Enabled");
 
-    await card("Chat").getByRole("button", { name: "Disable Chat" }).click();
-    const refusal = card("Chat").locator(".operation-failed");
-    await refusal.waitFor();
-    expect(await refusal.getAttribute("data-code")).toBe("app_protected");
-    expect(await refusal.getAttribute("role")).toBe("alert");
-    expect(await card("Chat").locator(".state").textContent()).toBe("Enabled");
+    // Core apps are always on: no Disable is offered, and the manager refuses one asked anyway.
+    for (const name of ["Chat", "Apps", "Settings"]) {
+      expect(await card(name).locator(".state").textContent()).toBe("Enabled");
+      expect(await card(name).getByRole("button", { name: `Disable ${name}` }).count()).toBe(0);
+    }
+    expect(await fakes(async (f) => (await f.manager.disable("settings")).error?.code)).toBe("app_protected");
+    await expect.poll(() => page.locator('.activity-list > li[data-kind="disable"][data-status="failed"]').count()).toBe(1);
+    expect(await card("Settings").locator(".state").textContent()).toBe("Enabled");
   });
 
   it("makes an installed app the default, and chat again", async () => {

@@ -126,7 +126,7 @@ const table = {
 
   // --- Apps and instances ---
   app_not_found: { area: "app", rpc: JsonRpcCode.NotFound, retryable: false, description: "No such app, instance or entrypoint." },
-  app_protected: { area: "app", rpc: JsonRpcCode.Forbidden, retryable: false, description: "A core app cannot be overridden, and `chat` cannot be removed or disabled." },
+  app_protected: { area: "app", rpc: JsonRpcCode.Forbidden, retryable: false, description: "A core app cannot be overridden, disabled or removed." },
   app_already_installed: { area: "app", rpc: JsonRpcCode.Conflict, retryable: false, description: "An install names an `app_scope` that is already installed; offer the bundle as an update instead." },
   bundle_downgrade: { area: "app", rpc: JsonRpcCode.Refused, retryable: false, description: "A bundle offered as an update is not newer than the installed version; only an explicit, audited rollback goes back." },
   version_not_retained: { area: "app", rpc: JsonRpcCode.NotFound, retryable: false, description: "A rollback names a version that is not retained (or is the active one); nothing changed." },

@@ -187,10 +187,13 @@ describe("enable, disable, default app, remove", () => {
     expect(getApp(on.state, "whiteboard")).toMatchObject({ enabled: true, enabled_at: "2026-11-30T08:00:00.005Z" });
   });
 
-  it("protects core apps: chat cannot be disabled or removed, no core app can be removed, updated or rolled back", () => {
+  it("protects core apps: none can be disabled, removed, updated or rolled back", () => {
     const state = coreRegistry();
-    expect(decideDisable(state, { operation_id: "a", app_scope: "chat", now: T0 }).operation.error?.code).toBe("app_protected");
     for (const scope of ["chat", "settings", "app-registry"]) {
+      const disable = decideDisable(state, { operation_id: "a", app_scope: scope, now: T0 });
+      expect(disable.operation.error?.code).toBe("app_protected");
+      expect(disable.state).toBe(state);
+      expect(disable.effects).toEqual([]);
       expect(decideRemove(state, { operation_id: "b", app_scope: scope, confirmed: true, now: T0 }).operation.error?.code).toBe("app_protected");
       expect(decideRollback(state, { operation_id: "c", app_scope: scope, reason: "x", now: T0 }).operation.error?.code).toBe("app_protected");
     }

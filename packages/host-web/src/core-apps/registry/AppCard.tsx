@@ -4,8 +4,8 @@
  * version this host bundles), Update from file… (an update that asks for a new capability waits here with
  * its diff until Approve or Keep current), Roll back…
  * (to a retained version, with a required reason), Remove… (after a confirmation that says the bundle
- * and the app's data are deleted). Core apps have no Remove or Update; a refusal by the manager is
- * shown with its step and code.
+ * and the app's data are deleted). Core apps have no Disable, Remove or Update; a refusal by the manager
+ * is shown with its step and code.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { PickedFile } from "./read-file.js";
@@ -110,9 +110,12 @@ export function AppCard({
         <span class={record.enabled ? "state state-on" : "state state-off"}>{record.enabled ? "Enabled" : "Disabled"}</span>
       </div>
       <div class="app-actions" role="group" aria-label={`Actions for ${name}`}>
-        <button type="button" class="secondary" disabled={busy} aria-label={`${record.enabled ? "Disable" : "Enable"} ${name}`} onClick={toggle}>
-          {record.enabled ? "Disable" : "Enable"}
-        </button>
+        {/* A core app is always on (the Runtime refuses to disable one); Enable stays for one a store kept off. */}
+        {core && record.enabled ? null : (
+          <button type="button" class="secondary" disabled={busy} aria-label={`${record.enabled ? "Disable" : "Enable"} ${name}`} onClick={toggle}>
+            {record.enabled ? "Disable" : "Enable"}
+          </button>
+        )}
         {details.is_default || !canBeDefault(details) ? null : (
           <button type="button" class="secondary" disabled={busy} aria-label={`Make ${name} the default app`} onClick={makeDefault}>
             Make default

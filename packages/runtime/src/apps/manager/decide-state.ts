@@ -44,7 +44,9 @@ export function decideDisable(state: AppRegistryState, request: AppRequest): App
   const base = { operation_id: request.operation_id, kind: "disable" as const, app_scope: request.app_scope, requested_at: at };
   const app = getManagedApp(state, request.app_scope);
   if (app === undefined) return refusedOperation(state, base, DISABLE_STEPS, "disable", "app_not_installed", `"${request.app_scope}" is not installed`);
+  // A core app is part of the Runtime: turned off, it would still be on screen.
   if (request.app_scope === RECOVERY_APP_SCOPE) return refusedOperation(state, base, DISABLE_STEPS, "disable", "app_protected", "chat is the Recovery App and cannot be disabled");
+  if (app.record.kind === "core") return refusedOperation(state, base, DISABLE_STEPS, "disable", "app_protected", `"${request.app_scope}" is a core app, part of the Runtime: it is always on`);
   const operation = { ...base, from_version: app.record.installed_version, status: "succeeded" as const, steps: operationSteps(DISABLE_STEPS, undefined, "done") };
   if (!app.record.enabled) return { state, operation, effects: [], audit: [] };
   const { enabled_at: _gone, ...record } = app.record;
