@@ -28,6 +28,7 @@ import {
   DEFAULT_SERVER_LIMITS,
   LineUpError,
   bytesToBase64,
+  canonicalJson,
   decodeServerNotification,
   encodeJsonRpc,
   validateSessionEvent,
@@ -53,7 +54,7 @@ import { Emitter, silentDiagnostics, type DiagnosticsSink, type Disposable } fro
 import { interactionIdOf, messageEnvelope, statePatchEnvelope, toolCancelEnvelope, toolInvokeEnvelope, type InteractionAnswer, type OutgoingMessage } from "./messages.js";
 import { randomIds, systemClock, isoTimestamp, type Clock, type IdSource, type Random, type TimerHandle } from "./platform.js";
 import { RpcClient, isRetryable } from "./rpc-client.js";
-import { SessionState, type SessionInventory, type TranscriptEntry } from "./session-state.js";
+import { SessionState, type LoggedToolCall, type SessionInventory, type TranscriptEntry } from "./session-state.js";
 import { ToolCallTracker, type ToolCallHandle } from "./tool-calls.js";
 import { webSocketTransport, type Transport } from "./transport.js";
 import { WriteOrder, type PendingWrite } from "./write-order.js";
@@ -118,7 +119,12 @@ export interface InvokeToolOptions {
   readonly timeoutMs?: number;
   /** Disambiguates when two apps offer the same method. */
   readonly appScope?: string;
-  /** Chosen by the caller (tests, replays); default a fresh id. */
+  /**
+   * Chosen by the caller (`turnScoped` does, per turn; tests); default a fresh id. A call whose invoke the
+   * session's log already holds from this agent (same method, app and arguments) is not sent again: the
+   * handle follows that call, from the receipts, progress and outcome the log holds on. Another call under
+   * that id is refused `duplicate_call`, as the Runtime would.
+   */
   readonly callId?: string;
 }
 
@@ -211,6 +217,11 @@ export interface AgentClient {
   inventory(sessionId: string): SessionInventory | undefined;
   /** User and agent messages of the session (turn inputs and `lineup.message` envelopes), oldest first. */
   transcript(sessionId: string): readonly TranscriptEntry[];
+  /**
+   * This agent's tool calls in the session's log (its most recent ones), oldest first, with what the Runtime
+   * sent back for each so far: an agent restarted in the middle of a turn finds the calls it already made.
+   */
+  toolCalls(sessionId: string): readonly LoggedToolCall[];
   /** The session's last applied seq: the resume cursor. */
   cursor(sessionId: string): number;
   /** Feature names the server announced on the current connection (`initialize`'s `features`, then `capability/list`); empty when it announced none. */
@@ -591,6 +602,10 @@ class Client implements AgentClient {
 
   transcript(sessionId: string): readonly TranscriptEntry[] {
     return this.states.get(sessionId)?.transcript() ?? [];
+  }
+
+  toolCalls(sessionId: string): readonly LoggedToolCall[] {
+    return this.states.get(sessionId)?.loggedCalls() ?? [];
   }
 
   cursor(sessionId: string): number {
@@ -987,7 +1002,9 @@ class Client implements AgentClient {
     const callId = options.callId ?? this.key("call");
     const opened = this.tools.open(callId);
     const state = this.states.get(sessionId);
-    const tool = state === undefined ? undefined : findTool(state.inventory?.tools ?? [], method, options.appScope);
+    const logged = options.callId === undefined ? undefined : state?.loggedCall(options.callId);
+    const found = state === undefined ? undefined : findTool(state.inventory?.tools ?? [], method, options.appScope ?? logged?.appScope);
+    const tool = logged === undefined ? found : { app_scope: logged.appScope, timeout_ms: found?.timeout_ms };
     const timeoutMs = options.timeoutMs ?? (tool?.timeout_ms === undefined ? (this.options.defaultToolTimeoutMs ?? 120_000) : tool.timeout_ms + TOOL_TIMEOUT_MARGIN_MS);
     const ctxFor = (appScope: string) => ({ envelopeId: this.key("env"), timestamp: isoTimestamp(this.clock), agentId: this.agentId, sessionId, appScope });
     let sent = false;
@@ -1010,8 +1027,17 @@ class Client implements AgentClient {
     });
 
     const send = async (): Promise<void> => {
+      if (logged !== undefined) {
+        if (logged.method !== method || (options.appScope !== undefined && options.appScope !== logged.appScope) || canonicalJson(logged.arguments) !== canonicalJson(args)) {
+          throw new LineUpError("duplicate_call", `call_id ${callId} was already used by a different call`, { data: { call_id: callId, method } });
+        }
+        // Already in the log: the Runtime has it. Follow it from what came back so far; the rest arrives live.
+        sent = true;
+        for (const output of logged.outputs) this.tools.deliver(output);
+        return;
+      }
       if (state === undefined) throw new LineUpError("session_not_found", `the agent follows no session ${sessionId}`);
-      if (state.inventory === undefined || tool === undefined) {
+      if (state.inventory === undefined || found === undefined) {
         // The Runtime would refuse it the same way; the agent learns it without a round trip.
         throw new LineUpError("tool_not_visible", `${method} is not in the inventory of session ${sessionId}${state.inventory === undefined ? " (no inventory published yet)" : ` (revision ${state.inventory.revision})`}`, {
           data: { call_id: callId, method },
@@ -1019,12 +1045,12 @@ class Client implements AgentClient {
       }
       if (options.signal?.aborted === true) throw new LineUpError("request_cancelled", `${method}: cancelled before it was sent`);
       const envelope = toolInvokeEnvelope({
-        ...ctxFor(tool.app_scope),
+        ...ctxFor(found.app_scope),
         callId,
         inventoryRevision: state.inventory.revision,
-        method: tool.method,
+        method: found.method,
         arguments: args,
-        contractVersion: tool.contract_version,
+        contractVersion: found.contract_version,
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       });
       sent = true;

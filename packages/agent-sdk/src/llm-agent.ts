@@ -7,13 +7,19 @@
  * result — or its typed refusal — goes back to the model as the tool message; the loop ends with
  * the model's text, sent as a Markdown message and recorded as the turn's text.
  *
+ * A process restarted in the middle of a turn is handed the turn again. It does not ask the model to
+ * start over (the model could call the same tools again: a second pomodoro): the calls it already made
+ * in the turn are in the log, and the model is shown them as its own, with the results the log holds, or
+ * the ones still to come; it goes on from there. Once it has replied, it is not asked again.
+ *
  * A model that is unreachable or misbehaves gets the user a short explanation, not a failed turn.
  */
 import { LineUpError, decodeJson, type ErrorCode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
-import { toFunctionTools } from "./llm/function-tools.js";
+import { functionName, toFunctionTools, type FunctionToolSet } from "./llm/function-tools.js";
+import type { LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
 
@@ -98,10 +104,59 @@ async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: Incom
   }
 }
 
+/**
+ * The tool calls this agent already made in `turn` (a restarted process finds them in the log) as the
+ * model's own step: one assistant message asking for them, then each one's tool message — the outcome
+ * the log holds, or, for a call still running, its outcome once it comes (the call is followed, not made
+ * again). Empty when the turn has made none.
+ */
+async function resumedStep(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<ChatMessage[]> {
+  const calls = client.toolCalls(turn.sessionId).filter((c) => c.seq > turn.turn.started_seq);
+  if (calls.length === 0) return [];
+  const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
+  const named = calls.map((call) => ({ call, name: nameOf(toolSet, call), tool: inventoryTool(toolSet, call) }));
+  const messages: ChatMessage[] = [
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: named.map(({ call, name }) => ({ id: call.callId, type: "function" as const, function: { name, arguments: JSON.stringify(call.arguments) } })),
+    },
+  ];
+  for (const { call, name, tool } of named) {
+    // An ended call's outcome is the log's (a timer that ended was told of already: it is not followed again).
+    const content = loggedOutcome(call) ?? (await relayToolCall(client, llm, turn, tool, name, JSON.stringify(call.arguments), options, call.callId));
+    messages.push({ role: "tool", tool_call_id: call.callId, content });
+  }
+  return messages;
+}
+
+/** The tool message content of a logged call that ended, as `relayToolCall` gives it; undefined while it runs. */
+function loggedOutcome(call: LoggedToolCall): string | undefined {
+  const last = call.ended ? call.outputs.at(-1) : undefined;
+  if (last === undefined) return undefined;
+  if (last.type === "lineup.tool.result") return JSON.stringify({ ok: true, result: (last.payload as { result: JsonValue }).result });
+  const error = last.payload as { code: string; message: string };
+  return JSON.stringify({ ok: false, error: { code: error.code, message: error.message } });
+}
+
+/** The function name the model knows a logged call's tool by (the current inventory's, else the same rule's). */
+function nameOf(toolSet: FunctionToolSet, call: LoggedToolCall): string {
+  for (const [name, tool] of toolSet.byName) if (tool.app_scope === call.appScope && tool.method === call.method) return name;
+  return functionName({ app_scope: call.appScope, method: call.method });
+}
+
+/** The tool of a logged call, for following it: the inventory's title when it is still offered. */
+function inventoryTool(toolSet: FunctionToolSet, call: LoggedToolCall): { app_scope: string; method: string; title: string } {
+  for (const tool of toolSet.byName.values()) if (tool.app_scope === call.appScope && tool.method === call.method) return tool;
+  return { app_scope: call.appScope, method: call.method, title: call.method };
+}
+
 async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<string> {
   const messages: ChatMessage[] = [{ role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...historyFor(client, turn, options.historyLimit ?? 40)];
+  const resumed = await resumedStep(client, llm, turn, options);
+  messages.push(...resumed);
   const maxSteps = options.maxSteps ?? 8;
-  for (let step = 0; step < maxSteps; step++) {
+  for (let step = resumed.length === 0 ? 0 : 1; step < maxSteps; step++) {
     // The inventory may change between rounds (an app was installed): offer the current one.
     const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
     let reply;
@@ -162,7 +217,7 @@ async function tellOperationEnd(
   await client.send(sessionId, { kind: "markdown", text });
 }
 
-/** Runs one tool call the model asked for; returns the tool message content (JSON). */
+/** Runs one tool call the model asked for (or follows one already made, under `callId`); returns the tool message content (JSON). */
 async function relayToolCall(
   client: AgentClient,
   llm: ChatCompletions,
@@ -171,6 +226,7 @@ async function relayToolCall(
   name: string,
   rawArguments: string,
   options: LlmAgentOptions,
+  callId?: string,
 ): Promise<string> {
   if (tool === undefined) return JSON.stringify({ ok: false, error: { code: "tool_not_visible", message: `no tool named ${name} in this conversation` } });
   const parsed = rawArguments.trim() === "" ? ({ ok: true, value: {} } as const) : decodeJson(rawArguments, { maxBytes: 1_048_576, maxDepth: 32 });
@@ -181,6 +237,7 @@ async function relayToolCall(
   const handle = client.invokeTool(turn.sessionId, tool.method, parsed.value as JsonObject, {
     appScope: tool.app_scope,
     signal: turn.signal,
+    ...(callId === undefined ? {} : { callId }),
     ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
   });
   const updates = handle.progress[Symbol.asyncIterator]();

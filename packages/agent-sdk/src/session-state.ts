@@ -1,13 +1,14 @@
 /**
  * What the agent knows about one session, folded from its event log in seq order: the last
  * applied seq (the resume cursor), the latest inventory, the turns and which of them are running,
- * the answers to interaction cards, and a short transcript for agents that need history.
+ * the answers to interaction cards, a short transcript for agents that need history, and the agent's
+ * own tool calls with what came back for them (so that one restarted mid-turn finds its calls).
  *
  * `apply` is deterministic and idempotent by seq: an event at or below the cursor is a
  * duplicate and changes nothing; one beyond `cursor + 1` is a gap and changes nothing either
  * (the client resubscribes after its cursor).
  */
-import type { Action, ActionResponse, InventoryTool, JsonValue, RuntimeEnvelope, Session, SessionEvent, Turn } from "@lineup/protocol";
+import type { Action, ActionResponse, InventoryTool, JsonObject, JsonValue, RuntimeEnvelope, Session, SessionEvent, Turn } from "@lineup/protocol";
 import type { InteractionAnswer } from "./messages.js";
 
 export interface SessionInventory {
@@ -20,6 +21,20 @@ export interface TranscriptEntry {
   /** `runtime`: a notice from the device's Runtime (something the agent sent went nowhere, and why). */
   readonly role: "user" | "agent" | "runtime";
   readonly text: string;
+}
+
+/** A tool call this agent made that the log holds, with the Runtime's envelopes for it so far. */
+export interface LoggedToolCall {
+  /** The seq of the invoke. */
+  readonly seq: number;
+  readonly callId: string;
+  readonly appScope: string;
+  readonly method: string;
+  readonly arguments: JsonObject;
+  /** Receipts and progress (the most recent `LOGGED_UPDATES_KEPT`), then the result or error once there is one. */
+  readonly outputs: readonly RuntimeEnvelope[];
+  /** True once a `lineup.tool.result` or `lineup.tool.error` for it is in the log. */
+  readonly ended: boolean;
 }
 
 /** What one applied event means for the client. */
@@ -54,8 +69,22 @@ interface EventData {
 }
 const dataOf = <K extends keyof EventData>(event: SessionEvent, _kind: K): EventData[K] => event.data as unknown as EventData[K];
 
-/** How many of its own envelope ids the agent remembers per session: far more than one turn sends. */
+/** How many of its own envelope ids (and tool calls) the agent remembers per session: far more than one turn sends. */
 const OWN_ENVELOPES_KEPT = 1024;
+/** Receipts and progress kept per logged call: a long operation's progress is not all worth keeping. */
+const LOGGED_UPDATES_KEPT = 32;
+
+const TOOL_OUTPUT_TYPES = new Set(["lineup.tool.receipt", "lineup.tool.progress", "lineup.tool.result", "lineup.tool.error"]);
+
+interface CallEntry {
+  readonly seq: number;
+  readonly callId: string;
+  readonly appScope: string;
+  readonly method: string;
+  readonly arguments: JsonObject;
+  readonly outputs: RuntimeEnvelope[];
+  ended: boolean;
+}
 
 export class SessionState {
   lastSeq = 0;
@@ -68,6 +97,8 @@ export class SessionState {
   private readonly transcriptEntries: TranscriptEntry[] = [];
   /** The agent's own envelopes in the log, id → seq: the most recent `OWN_ENVELOPES_KEPT`. */
   private readonly ownEnvelopes = new Map<string, number>();
+  /** The agent's own tool calls in the log, by call_id: the most recent `OWN_ENVELOPES_KEPT`. */
+  private readonly ownCalls = new Map<string, CallEntry>();
 
   constructor(public session: Session) {}
 
@@ -90,6 +121,16 @@ export class SessionState {
 
   transcript(): readonly TranscriptEntry[] {
     return this.transcriptEntries;
+  }
+
+  /** A tool call of this agent that the log holds (among its most recent ones), else undefined. */
+  loggedCall(callId: string): LoggedToolCall | undefined {
+    return this.ownCalls.get(callId);
+  }
+
+  /** This agent's tool calls the log holds (its most recent ones), in log order. */
+  loggedCalls(): readonly LoggedToolCall[] {
+    return [...this.ownCalls.values()];
   }
 
   /** Sets the inventory when it is newer than the one held (revisions never go back). */
@@ -178,6 +219,9 @@ export class SessionState {
         if (event.actor.role === "agent") {
           this.ownEnvelopes.set(envelope.id, event.seq);
           if (this.ownEnvelopes.size > OWN_ENVELOPES_KEPT) this.ownEnvelopes.delete(this.ownEnvelopes.keys().next().value!);
+          if (envelope.type === "lineup.tool.invoke") this.recordCall(event.seq, envelope);
+        } else if (TOOL_OUTPUT_TYPES.has(envelope.type)) {
+          this.recordOutput(envelope);
         }
         const answer = answerFromEnvelope(envelope);
         if (answer !== undefined) {
@@ -216,6 +260,37 @@ export class SessionState {
       }
     }
     return out;
+  }
+
+  private recordCall(seq: number, envelope: RuntimeEnvelope): void {
+    const callId = envelope.correlation?.call_id;
+    const payload = envelope.payload as { method?: unknown; arguments?: unknown };
+    const appScope = envelope.scope.app_scope;
+    // The first invoke of a call_id is the call; an invoke sent again for it (same body) adds nothing.
+    if (callId === undefined || this.ownCalls.has(callId) || typeof payload.method !== "string" || appScope === undefined) return;
+    const args = payload.arguments;
+    this.ownCalls.set(callId, {
+      seq,
+      callId,
+      appScope,
+      method: payload.method,
+      arguments: args !== null && typeof args === "object" && !Array.isArray(args) ? (args as JsonObject) : {},
+      outputs: [],
+      ended: false,
+    });
+    if (this.ownCalls.size > OWN_ENVELOPES_KEPT) this.ownCalls.delete(this.ownCalls.keys().next().value!);
+  }
+
+  private recordOutput(envelope: RuntimeEnvelope): void {
+    const callId = envelope.correlation?.call_id;
+    const call = callId === undefined ? undefined : this.ownCalls.get(callId);
+    if (call === undefined || call.ended) return;
+    if (envelope.type === "lineup.tool.result" || envelope.type === "lineup.tool.error") {
+      call.ended = true;
+    } else if (call.outputs.length >= LOGGED_UPDATES_KEPT) {
+      call.outputs.shift();
+    }
+    call.outputs.push(envelope);
   }
 
   private record(seq: number, role: TranscriptEntry["role"], text: string): void {

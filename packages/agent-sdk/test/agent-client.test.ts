@@ -382,6 +382,43 @@ describe("tool calls", () => {
     await expect(call.result).rejects.toMatchObject({ code: "request_cancelled" });
   });
 
+  it("a call the log already holds is followed, not sent again: its receipts, progress and result from the log, then live; another call under its id is refused duplicate_call", async () => {
+    const { server, client } = await setup();
+    let invokes = 0;
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      invokes += 1;
+      const correlation = { call_id: envelope.correlation!.call_id! };
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, correlation, "whiteboard");
+      server.deviceEnvelope(sessionId, "lineup.tool.progress", { stage: "opening", progress: 0.5 }, correlation, "whiteboard");
+    };
+    client.invokeTool("s-1", "board.create", { title: "Cats" }, { callId: "c-1" });
+    await waitFor(() => client.toolCalls("s-1")[0]?.outputs.length === 2, "the call and its updates in the log");
+    expect(client.toolCalls("s-1")).toMatchObject([{ callId: "c-1", appScope: "whiteboard", method: "board.create", arguments: { title: "Cats" }, ended: false }]);
+
+    // What a restarted process does, on this client's view of the log: follow the same call.
+    const again = client.invokeTool("s-1", "board.create", { title: "Cats" }, { callId: "c-1" });
+    const updates: ToolCallUpdate[] = [];
+    const collected = (async () => {
+      for await (const update of again.progress) updates.push(update);
+    })();
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { board_id: "b1" } }, { call_id: "c-1" }, "whiteboard");
+    await expect(again.result).resolves.toEqual({ board_id: "b1" });
+    await collected;
+    expect(updates).toEqual([
+      { type: "receipt", status: "accepted" },
+      { type: "progress", stage: "opening", progress: 0.5 },
+    ]);
+    expect(invokes).toBe(1);
+    expect(client.toolCalls("s-1")[0]).toMatchObject({ ended: true });
+
+    // Ended: followed again, it resolves from the log at once.
+    await expect(client.invokeTool("s-1", "board.create", { title: "Cats" }, { callId: "c-1" }).result).resolves.toEqual({ board_id: "b1" });
+    // Another call under the same id: refused as the Runtime would, nothing sent.
+    await expect(client.invokeTool("s-1", "board.create", { title: "Dogs" }, { callId: "c-1" }).result).rejects.toMatchObject({ code: "duplicate_call" });
+    expect(invokes).toBe(1);
+  });
+
   it("every pending call is rejected on close", async () => {
     const { client } = await setup();
     const call = client.invokeTool("s-1", "board.create", {});

@@ -179,27 +179,36 @@ describe("the demo agent", () => {
     expect(cards().at(-1)).toMatchObject({ state: "cancelled" });
   });
 
-  it("restarted in the middle of a turn, works on it again with the same call ids, so the Runtime's stored call answers and nothing runs twice", async () => {
+  it.each([
+    ["after the restart", false],
+    ["while the agent was away", true],
+  ])("restarted in the middle of a turn, follows the call it already made (its result comes %s) and makes none twice", async (_when, whileAway) => {
     const server = new FakeAppServer();
     server.startSession("s-1");
     const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
     server.publishInventory("s-1", 1, [VOICE]);
     const recorded = { outcome: "recorded", artifact_id: "art-1", duration_ms: 5_000, mime_type: "audio/webm", size: 8_192 };
-    // The device holds the first invoke (the person is recording); the same call again gets its result.
-    const invokes = deviceAnswers(server, (_invoke, n) => [{ type: "lineup.tool.receipt", payload: { status: "accepted" } }, ...(n === 1 ? [] : [{ type: "lineup.tool.result", payload: { result: recorded } }])]);
+    // The device accepts the call and holds it: the person is recording.
+    const invokes = deviceAnswers(server, () => [{ type: "lineup.tool.receipt", payload: { status: "accepted" } }]);
     const first = await start(server);
     server.startTurn("s-1", "record a voice note", "t-1");
     await waitFor(() => invokes.length === 1, "the first agent's call");
     first.agent.dispose();
     await first.client.close();
+    const invoke = invokes[0]!;
+    expect(invoke.correlation?.call_id).toBe("s-1.t-1.call-1");
+    const finish = () => server.deviceEnvelope("s-1", "lineup.tool.result", { result: recorded }, { call_id: invoke.correlation!.call_id!, reply_to: invoke.id }, "voice");
+    if (whileAway) finish();
 
     // The restarted process (its own envelope ids, as a real one's are random).
     const client = await connectToFake(server, { ids: sequentialIds(1_000) });
     running.push({ client, agent: runDemoAgent(client) });
-    await waitFor(() => invokes.length === 2, "the restarted agent's call");
-    expect(invokes[1]!.correlation?.call_id).toBe(invokes[0]!.correlation?.call_id);
-    expect(invokes[0]!.correlation?.call_id).toBe("s-1.t-1.call-1");
+    if (!whileAway) {
+      await waitFor(() => client.toolCalls("s-1").length === 1, "the restarted agent's view of its call");
+      finish();
+    }
     expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes).toHaveLength(1);
     expect(lastReply(server)).toContain("Got your **voice note**");
     // Nothing it had said was said again: one "Calling…" task card, one reply, every envelope once.
     const ids = server.agentEnvelopes("s-1").map((e) => e.id);

@@ -155,6 +155,49 @@ describe("the LLM adapter", () => {
     expect(llm.requests).toHaveLength(0);
   });
 
+  it.each([
+    ["had ended while it was away", true],
+    ["was still running", false],
+  ])("restarted after a tool call whose call %s, shows the model that call as its own with its result, and does not call the tool again", async (_when, endedWhileAway) => {
+    const llm = await fakeLlm([text("Your **cat** board is ready.")]);
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 4, [WHITEBOARD]);
+    const invokes: string[] = [];
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      invokes.push(envelope.correlation!.call_id!);
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, { call_id: envelope.correlation!.call_id! }, "whiteboard");
+    };
+    const finish = (callId: string) => server.deviceEnvelope("s-1", "lineup.tool.result", { result: { board_id: "b-1" } }, { call_id: callId }, "whiteboard");
+    // The process before: the turn started, the model asked for the tool, the call was made, and the process stopped.
+    const before = await connectToFake(server);
+    await waitFor(() => before.inventory("s-1")?.revision === 4, "inventory");
+    server.startTurn("s-1", "Draw a cat on the whiteboard", "t-1");
+    await waitFor(() => server.turn("s-1", "t-1") !== undefined, "the turn");
+    const call = before.invokeTool("s-1", "board.create", { title: "cat" });
+    await waitFor(() => invokes.length === 1, "the call");
+    await before.close();
+    await call.result.catch(() => undefined);
+    if (endedWhileAway) finish(call.callId);
+
+    const client = await connectToFake(server);
+    running.push({ client, agent: runLlmAgent(client, { llm: { baseUrl: llm.baseUrl, apiKey: "sk-test", model: "test-model" } }) });
+    if (!endedWhileAway) {
+      await waitFor(() => client.toolCalls("s-1").length === 1, "the restarted agent's view of its call");
+      finish(call.callId);
+    }
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes).toEqual([call.callId]);
+    expect(llm.requests).toHaveLength(1);
+    expect(llm.requests[0]!.body.messages.slice(-3)).toEqual([
+      { role: "user", content: "Draw a cat on the whiteboard" },
+      { role: "assistant", content: null, tool_calls: [{ id: call.callId, type: "function", function: { name: "whiteboard__board_create", arguments: JSON.stringify({ title: "cat" }) } }] },
+      { role: "tool", tool_call_id: call.callId, content: JSON.stringify({ ok: true, result: { board_id: "b-1" } }) },
+    ]);
+    expect(server.turn("s-1", "t-1")!.text).toBe("Your **cat** board is ready.");
+  });
+
   it("sends the conversation history with the next turn", async () => {
     const llm = await fakeLlm([text("Hi Ada!"), text("You are Ada.")]);
     const { server } = await setup(llm.baseUrl);

@@ -4,7 +4,7 @@ import { decodeHostConfig, parseHostConfig, profileName } from "../src/bootstrap
 import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
 import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
-import { newestFiles, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
+import { newestFiles, sharedBy, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -185,5 +185,13 @@ describe("the chat's Files list", () => {
     expect(shown.files).toHaveLength(SHOWN_FILES);
     expect(shown.files[0]).toEqual(file(SHOWN_FILES + 1));
     expect(shown.files.at(-1)).toEqual(file(2));
+  });
+
+  it("says who shared each file: the agent, another device, an installed app by its name, a removed one by its scope", () => {
+    const names = (scope: string) => (scope === "whiteboard" ? "Whiteboard" : undefined);
+    expect(sharedBy(file(1), names)).toBe("from the agent");
+    expect(sharedBy({ ...file(1), origin: "device" }, names)).toBe("from another of your devices");
+    expect(sharedBy({ ...file(1), origin: "app", app_scope: "whiteboard" }, names)).toBe("from Whiteboard");
+    expect(sharedBy({ ...file(1), origin: "app", app_scope: "voice" }, names)).toBe("from voice (not installed)");
   });
 });

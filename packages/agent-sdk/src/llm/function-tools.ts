@@ -11,7 +11,7 @@ export interface FunctionToolSet {
   readonly byName: ReadonlyMap<string, InventoryTool>;
 }
 
-export function functionName(tool: InventoryTool): string {
+export function functionName(tool: Pick<InventoryTool, "app_scope" | "method">): string {
   return `${tool.app_scope}__${tool.method}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
 }
 

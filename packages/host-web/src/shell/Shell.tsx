@@ -114,8 +114,8 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(`Could not open the app: ${(error as Error).message}`, "error"));
   };
 
-  /** An app's name for people, as its tab and the chat's Files show it (its scope when it has none). */
-  const appName = (appScope: string): string => runtime.appManager.getApp(appScope)?.manifest.name ?? appScope;
+  /** An installed app's name for people, as its tab and the chat's Files show it; undefined when it is not installed. */
+  const appName = (appScope: string): string | undefined => runtime.appManager.getApp(appScope)?.manifest.name;
   const running = instances.instances.filter(live);
   const closeInstance = (instanceId: string) => {
     // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
@@ -127,7 +127,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
       .filter((i) => i.status !== "closing")
       .map((i) => ({
         id: i.instance_id,
-        label: appName(i.app_scope),
+        label: appName(i.app_scope) ?? i.app_scope,
         select: () => showInstance(i.instance_id),
         selected: showing.kind === "instance" && showing.instance_id === i.instance_id,
         close: () => closeInstance(i.instance_id),

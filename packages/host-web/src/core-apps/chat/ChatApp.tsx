@@ -21,8 +21,8 @@ function titleOf(conversation: ConversationSummary): string {
  * "New conversation" opens an empty one on screen; it is started (stored, then sent in order with
  * everything else) when the person sends its first message, and titled after that message.
  */
-/** `appName`: an installed app's name for people (its scope when unknown), as the shell's tabs show it. */
-export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications; appName?: (appScope: string) => string }) {
+/** `appName`: an installed app's name for people, as the shell's tabs show it; undefined when it is not installed. */
+export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications; appName?: (appScope: string) => string | undefined }) {
   const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
   const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
   const [starting, setStarting] = useState(false);

@@ -17,8 +17,8 @@ interface Props {
   /** Changes when the timeline shows another file: the list is read again (while open). */
   readonly seen: number;
   readonly read: ReadArtifact;
-  /** An installed app's name for people (its scope when unknown). */
-  readonly appName?: (appScope: string) => string;
+  /** An installed app's name for people; undefined when it is not installed. */
+  readonly appName?: (appScope: string) => string | undefined;
 }
 
 type Listed = { readonly state: "closed" | "loading" } | { readonly state: "ready"; readonly files: readonly ArtifactInfo[]; readonly more: boolean } | { readonly state: "failed"; readonly reason: string };
@@ -33,15 +33,17 @@ export function newestFiles(listed: readonly ArtifactInfo[]): { readonly files: 
 
 const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-function sharedBy(file: ArtifactInfo, appName: (appScope: string) => string): string {
+/** Who shared a file, for its row: an app that is no longer installed (removed since) is named by its scope, and said so. */
+export function sharedBy(file: ArtifactInfo, appName: (appScope: string) => string | undefined): string {
   if (file.origin === "agent") return "from the agent";
   if (file.origin === "device") return "from another of your devices";
-  return file.app_scope === undefined ? "from an app" : `from ${appName(file.app_scope)}`;
+  if (file.app_scope === undefined) return "from an app";
+  return `from ${appName(file.app_scope) ?? `${file.app_scope} (not installed)`}`;
 }
 
-const scopeAsName = (appScope: string): string => appScope;
+const noNames = (): undefined => undefined;
 
-export function ConversationFiles({ sdk, conversation_id, seen, read, appName = scopeAsName }: Props) {
+export function ConversationFiles({ sdk, conversation_id, seen, read, appName = noNames }: Props) {
   const [open, setOpen] = useState(false);
   const [listed, setListed] = useState<Listed>({ state: "closed" });
   const [problem, setProblem] = useState<string | undefined>(undefined);

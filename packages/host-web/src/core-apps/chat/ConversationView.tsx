@@ -19,7 +19,7 @@ interface Props {
   readonly firstMessage?: string;
   readonly onFirstSent?: () => void;
   /** An installed app's name for people (its scope when unknown). */
-  readonly appName?: (appScope: string) => string;
+  readonly appName?: (appScope: string) => string | undefined;
 }
 
 const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
