@@ -75,6 +75,21 @@ async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Pr
   };
 }
 
+/** The agent's n-th invoke of the bench's tool. */
+function invokeEnvelope(n: number, callId: string, inventoryRevision: number) {
+  return {
+    v: 1 as const,
+    id: `inv-${n}`,
+    type: "lineup.tool.invoke",
+    timestamp: new Date().toISOString(),
+    sender: { kind: "agent" as const, id: "agent-1" },
+    target: { kind: "app" as const, app_scope: APP },
+    scope: { app_scope: APP, conversation_id: SESSION },
+    correlation: { call_id: callId, inventory_revision: String(inventoryRevision) },
+    payload: { method: METHOD, arguments: {} },
+  };
+}
+
 // --- the durable floor ---------------------------------------------------------------------------
 
 /**
@@ -101,17 +116,7 @@ async function floorCaller(): Promise<{ call: () => Promise<void>; close: () => 
           kind: "envelope",
           created_at: new Date().toISOString(),
           actor: { role: "agent", id: "agent-1" },
-          data: { envelope: {
-            v: 1,
-            id: `inv-${n}`,
-            type: "lineup.tool.invoke",
-            timestamp: new Date().toISOString(),
-            sender: { kind: "agent", id: "agent-1" },
-            target: { kind: "app", app_scope: APP },
-            scope: { app_scope: APP, conversation_id: SESSION },
-            correlation: { call_id: callId, inventory_revision: "1" },
-            payload: { method: METHOD, arguments: {} },
-          } },
+          data: { envelope: invokeEnvelope(n, callId, 1) },
         }),
       );
       const decoded = decodeJsonRpc(frame);
@@ -240,17 +245,7 @@ export async function oursCaller(): Promise<OursCaller> {
           resolve();
         });
       });
-      server.agentEnvelope(SESSION, {
-        v: 1,
-        id: `inv-${n}`,
-        type: "lineup.tool.invoke",
-        timestamp: new Date().toISOString(),
-        sender: { kind: "agent", id: "agent-1" },
-        target: { kind: "app", app_scope: APP },
-        scope: { app_scope: APP, conversation_id: SESSION },
-        correlation: { call_id: callId, inventory_revision: String(inventoryRevision) },
-        payload: { method: METHOD, arguments: {} },
-      });
+      server.agentEnvelope(SESSION, invokeEnvelope(n, callId, inventoryRevision));
       return done;
     },
     async close() {

@@ -22,7 +22,9 @@
 import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
-import { APP_TARGETS, argumentsFor, matchTool, type AppTarget } from "./demo/tool-match.js";
+import { APP_TARGETS, argumentsFor, belongsTo, matchTool, type AppTarget } from "./demo/tool-match.js";
+import { followCall, resumeDetachedCalls } from "./detached-calls.js";
+import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
 import { followAppEvents } from "./demo/app-events.js";
@@ -58,6 +60,8 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
   const runner = serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
   // What the person does in apps (their declared events) gets a word from the agent too, outside any turn.
   const events = followAppEvents(client, (error) => options.diagnostics?.({ kind: "agent_error", message: "a reply to an app event was not sent", error }));
+  // A call that outlived its turn while this process was away (restarted during a pomodoro): its end is told.
+  const resumed = resumeDetachedCalls(client, (sessionId, call) => resumeDetached(client, sessionId, call, options));
   return {
     get answered() {
       return runner.answered;
@@ -66,6 +70,7 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
     dispose() {
       runner.dispose();
       events.dispose();
+      resumed.dispose();
       // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
       stopRounds(client);
     },
@@ -311,9 +316,10 @@ async function runCall(
     await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
     const reply = call.detach?.at(update);
     if (reply !== undefined && call.detach !== undefined) {
-      void finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
+      const finishing = finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
         options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
       );
+      followCall(client, sessionId, invoked.callId, finishing);
       return new Detached(reply);
     }
   }
@@ -342,10 +348,15 @@ async function finishTask(client: AgentClient, sessionId: string, taskId: string
   }
 }
 
-/** The rest of a detached call, outside any turn: its progress goes on its task, its end closes the task and is said. */
-async function finishDetached(client: AgentClient, sessionId: string, taskId: string, title: string, updates: AsyncIterator<ToolCallUpdate>, pending: Promise<JsonValue>, detach: Detach): Promise<void> {
+/**
+ * The rest of a detached call, outside any turn: its progress goes on its task, its end closes the task and
+ * is said, once (under `endEnvelopeId`). `shown`: updates its task already shows (a call followed again).
+ */
+async function finishDetached(client: AgentClient, sessionId: string, taskId: string, title: string, updates: AsyncIterator<ToolCallUpdate>, pending: Promise<JsonValue>, detach: Detach, shown = 0): Promise<void> {
+  let skipped = 0;
   for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
     const update = next.value;
+    if (skipped++ < shown) continue;
     if (update.type !== "progress" || (update.message ?? update.stage) === undefined) continue;
     await client.send(sessionId, { kind: "task_progress", taskId, title, state: "running", detail: (update.message ?? update.stage ?? "").slice(0, 2_000), ...(update.progress === undefined ? {} : { progress: update.progress }) });
   }
@@ -353,10 +364,29 @@ async function finishDetached(client: AgentClient, sessionId: string, taskId: st
   try {
     text = detach.end({ result: await finishTask(client, sessionId, taskId, title, pending) });
   } catch (error) {
+    // The client closed: the call did not end, this process is stopping. A restarted one tells its end.
+    if (client.state === "closed") return;
     if (!(error instanceof LineUpError)) throw error;
     text = detach.end({ error });
   }
-  await client.send(sessionId, { kind: "markdown", text });
+  const envelopeId = endEnvelopeId(taskId);
+  await client.send(sessionId, { kind: "markdown", text }, envelopeId === undefined ? {} : { envelopeId });
+}
+
+/** Follows again a call of this agent that outlived its turn while the process was away, and tells its end. */
+function resumeDetached(client: AgentClient, sessionId: string, call: LoggedToolCall, options: DemoAgentOptions): void {
+  const tool = client.inventory(sessionId)?.tools.find((t) => t.app_scope === call.appScope && t.method === call.method);
+  const target = Object.values(APP_TARGETS).find((t) => t.detach !== undefined && belongsTo(tool ?? { app_scope: call.appScope, method: call.method }, t));
+  const detach = target === undefined ? undefined : detachFor(target);
+  if (target === undefined || detach === undefined) return;
+  const title = tool === undefined || tool.title.trim() === "" ? capitalize(target.label) : tool.title.slice(0, 200);
+  // The updates the log holds come first, and the task already shows them.
+  const shown = call.outputs.filter((o) => o.type === "lineup.tool.receipt" || o.type === "lineup.tool.progress").length;
+  const invoked = client.invokeTool(sessionId, call.method, call.arguments, { appScope: call.appScope, callId: call.callId });
+  const finishing = finishDetached(client, sessionId, call.callId, title, invoked.progress[Symbol.asyncIterator](), invoked.result, detach, shown).catch((error: unknown) =>
+    options.diagnostics?.({ kind: "agent_error", message: `the end of ${call.appScope}/${call.method} was not told`, error }),
+  );
+  followCall(client, sessionId, call.callId, finishing);
 }
 
 /** Draws, reads or exports the whiteboard with its tools; refusals become advice as for opening it. */

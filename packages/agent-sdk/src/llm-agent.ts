@@ -19,7 +19,8 @@ import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
 import { functionName, toFunctionTools, type FunctionToolSet } from "./llm/function-tools.js";
-import type { LoggedToolCall } from "./session-state.js";
+import { followCall, resumeDetachedCalls } from "./detached-calls.js";
+import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
 import { serveTurns, type TurnRunner } from "./turn-runner.js";
 
@@ -52,7 +53,29 @@ function isChatCompletions(value: ChatCompletionsConfig | ChatCompletions): valu
 /** Starts the LLM agent on a connected client. */
 export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmAgent {
   const llm = isChatCompletions(options.llm) ? options.llm : createChatCompletions(options.llm);
-  return serveTurns(client, (turn) => handleTurn(client, llm, turn, options), options.diagnostics);
+  const runner = serveTurns(client, (turn) => handleTurn(client, llm, turn, options), options.diagnostics);
+  // A timer that outlived its turn while this process was away: its end is told.
+  const resumed = resumeDetachedCalls(client, (sessionId, call) => resumeOperation(client, llm, sessionId, call, options));
+  return {
+    get answered() {
+      return runner.answered;
+    },
+    idle: () => runner.idle(),
+    dispose() {
+      runner.dispose();
+      resumed.dispose();
+    },
+  };
+}
+
+/** Follows again a timed operation of this agent that outlived its turn, and tells its end. */
+function resumeOperation(client: AgentClient, llm: ChatCompletions, sessionId: string, call: LoggedToolCall, options: LlmAgentOptions): void {
+  const tool = client.inventory(sessionId)?.tools.find((t) => t.app_scope === call.appScope && t.method === call.method) ?? { app_scope: call.appScope, method: call.method, title: call.method };
+  const handle = client.invokeTool(sessionId, call.method, call.arguments, { appScope: call.appScope, callId: call.callId });
+  const telling = tellOperationEnd(client, llm, sessionId, call.callId, tool, handle.progress[Symbol.asyncIterator](), handle.result, options).catch((error: unknown) =>
+    options.diagnostics?.({ kind: "agent_error", message: `the end of ${call.appScope}/${call.method} was not told`, error }),
+  );
+  followCall(client, sessionId, call.callId, telling);
 }
 
 /** Transcript entries as chat messages. The device's notices (what the agent sent that went nowhere) reach the model as system lines where they happened. */
@@ -186,6 +209,7 @@ async function tellOperationEnd(
   client: AgentClient,
   llm: ChatCompletions,
   sessionId: string,
+  callId: string,
   tool: { app_scope: string; method: string; title: string },
   updates: AsyncIterator<unknown>,
   pending: Promise<JsonValue>,
@@ -198,6 +222,8 @@ async function tellOperationEnd(
   try {
     outcome = { ok: true, result: await pending };
   } catch (error) {
+    // The client closed: the call did not end, this process is stopping. A restarted one tells its end.
+    if (client.state === "closed") return;
     const e = error instanceof LineUpError ? error : new LineUpError("internal_error", String(error));
     outcome = { ok: false, error: { code: e.code, message: e.message } };
   }
@@ -214,7 +240,9 @@ async function tellOperationEnd(
     text = "";
   }
   if (text === "") text = outcome.ok === true ? `${tool.title} has ended.` : `${tool.title} ended without a result (\`${String((outcome.error as { code?: unknown }).code)}\`).`;
-  await client.send(sessionId, { kind: "markdown", text });
+  // Under the call's end id: an agent restarted meanwhile finds it told (and one told nothing tells it).
+  const envelopeId = endEnvelopeId(callId);
+  await client.send(sessionId, { kind: "markdown", text }, envelopeId === undefined ? {} : { envelopeId });
 }
 
 /** Runs one tool call the model asked for (or follows one already made, under `callId`); returns the tool message content (JSON). */
@@ -250,9 +278,10 @@ async function relayToolCall(
       // A Runtime-owned timer (a pomodoro): the turn need not wait minutes for it — the server runs one turn
       // at a time, so everything the person says meanwhile would wait too. The model hears it started; its
       // end is told outside the turn (`tellOperationEnd`).
-      void tellOperationEnd(client, llm, turn.sessionId, tool, updates, handle.result, options).catch((error: unknown) =>
+      const telling = tellOperationEnd(client, llm, turn.sessionId, handle.callId, tool, updates, handle.result, options).catch((error: unknown) =>
         options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
       );
+      followCall(client, turn.sessionId, handle.callId, telling);
       return JSON.stringify({ ok: true, status: "started", started_at: started.started_at, ends_at: started.ends_at, note: "It runs on by itself; you will be told how it ended." });
     }
   }

@@ -8,7 +8,7 @@
  * duplicate and changes nothing; one beyond `cursor + 1` is a gap and changes nothing either
  * (the client resubscribes after its cursor).
  */
-import type { Action, ActionResponse, InventoryTool, JsonObject, JsonValue, RuntimeEnvelope, Session, SessionEvent, Turn } from "@lineup/protocol";
+import { OPAQUE_ID_MAX_LENGTH, type Action, type ActionResponse, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
 import type { InteractionAnswer } from "./messages.js";
 
 export interface SessionInventory {
@@ -35,7 +35,22 @@ export interface LoggedToolCall {
   readonly outputs: readonly RuntimeEnvelope[];
   /** True once a `lineup.tool.result` or `lineup.tool.error` for it is in the log. */
   readonly ended: boolean;
+  /** It outlived its turn: the turn completed while it ran (a timer, a request the person answers later). */
+  readonly detached: boolean;
+  /** The agent told its end: the log holds this agent's envelope `endEnvelopeId(callId)`. */
+  readonly endTold: boolean;
 }
+
+/**
+ * The id of the message an agent sends when a call that outlived its turn ends. The log then says that
+ * the end was told, so an agent restarted meanwhile tells it once. Undefined when the id would be too long.
+ */
+export function endEnvelopeId(callId: string): string | undefined {
+  const id = `${callId}${END_SUFFIX}`;
+  return id.length <= OPAQUE_ID_MAX_LENGTH ? id : undefined;
+}
+
+const END_SUFFIX = ".end";
 
 /** What one applied event means for the client. */
 export type Applied =
@@ -84,6 +99,8 @@ interface CallEntry {
   readonly arguments: JsonObject;
   readonly outputs: RuntimeEnvelope[];
   ended: boolean;
+  detached: boolean;
+  endTold: boolean;
 }
 
 export class SessionState {
@@ -198,6 +215,10 @@ export class SessionState {
         const turnId = dataOf(event, "turn.completed").turn_id;
         const turn = this.turns.get(turnId);
         if (turn !== undefined) this.turns.set(turn.turn_id, { ...turn, state });
+        // Its calls still running go on without it (a cancelled or failed turn's calls are given up).
+        if (turn !== undefined && state === "completed") {
+          for (const call of this.ownCalls.values()) if (!call.ended && call.seq > turn.started_seq) call.detached = true;
+        }
         result.turnEnded = { turnId, state };
         break;
       }
@@ -220,6 +241,10 @@ export class SessionState {
           this.ownEnvelopes.set(envelope.id, event.seq);
           if (this.ownEnvelopes.size > OWN_ENVELOPES_KEPT) this.ownEnvelopes.delete(this.ownEnvelopes.keys().next().value!);
           if (envelope.type === "lineup.tool.invoke") this.recordCall(event.seq, envelope);
+          else if (envelope.id.endsWith(END_SUFFIX)) {
+            const call = this.ownCalls.get(envelope.id.slice(0, -END_SUFFIX.length));
+            if (call !== undefined) call.endTold = true;
+          }
         } else if (TOOL_OUTPUT_TYPES.has(envelope.type)) {
           this.recordOutput(envelope);
         }
@@ -277,6 +302,8 @@ export class SessionState {
       arguments: args !== null && typeof args === "object" && !Array.isArray(args) ? (args as JsonObject) : {},
       outputs: [],
       ended: false,
+      detached: false,
+      endTold: false,
     });
     if (this.ownCalls.size > OWN_ENVELOPES_KEPT) this.ownCalls.delete(this.ownCalls.keys().next().value!);
   }

@@ -149,6 +149,60 @@ describe("the demo agent", () => {
     expect(invokes).toHaveLength(1);
   });
 
+  it.each([
+    ["ends after the restart", false],
+    ["ended while the agent was away", true],
+  ])("restarted while a pomodoro it started runs on, tells its end once: the timer %s", async (_when, whileAway) => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "started", data: started } },
+    ]);
+    const first = await start(server);
+    server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    first.agent.dispose();
+    await first.client.close();
+    const invoke = invokes[0]!;
+    const end = () => server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "completed", ...started, ended_at: started.ends_at } }, { call_id: invoke.correlation!.call_id!, reply_to: invoke.id }, "pomodoro");
+    if (whileAway) end();
+
+    // Each process its own envelope ids, as a real one's are random.
+    const restart = async (from: number) => {
+      const client = await connectToFake(server, { ids: sequentialIds(from) });
+      const agent = runDemoAgent(client);
+      running.push({ client, agent });
+      return { client, agent };
+    };
+    const second = await restart(1_000);
+    if (!whileAway) {
+      await waitFor(() => second.client.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+      end();
+    }
+    await waitFor(() => lastReply(server).startsWith("Time's up"), "the end of the pomodoro");
+    expect(lastReply(server)).toBe("Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅");
+    const cards = server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string });
+    expect(cards.at(-1)).toMatchObject({ state: "completed", progress: 1 });
+    expect(invokes).toHaveLength(1);
+
+    // Restarted once more: the end was told, and is not told again.
+    second.agent.dispose();
+    await second.client.close();
+    const messages = server.agentEnvelopes("s-1", "lineup.message").length;
+    const tasks = server.agentEnvelopes("s-1", "lineup.task.progress").length;
+    const third = await restart(2_000);
+    server.startTurn("s-1", "hello", "t-2");
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    await third.agent.idle();
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(messages + 1);
+    // Nor is the pomodoro's task closed again (it is not followed at all).
+    expect(server.agentEnvelopes("s-1", "lineup.task.progress")).toHaveLength(tasks);
+    expect(server.agentEnvelopes("s-1", "lineup.message").filter((e) => (e.payload as { text: string }).text.startsWith("Time's up"))).toHaveLength(1);
+  });
+
   it("ends the turn once Voice Notes shows the person its request, and says what came of it: a note, or no note", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

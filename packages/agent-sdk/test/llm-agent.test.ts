@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { llmConfigFromEnv, runLlmAgent, toFunctionTools, type AgentClient, type LlmAgent } from "../src/index.js";
+import { llmConfigFromEnv, runLlmAgent, sequentialIds, toFunctionTools, type AgentClient, type LlmAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
@@ -131,6 +131,42 @@ describe("the LLM adapter", () => {
     const asked = llm.requests[2]!.body;
     expect(asked.tools ?? []).toEqual([]);
     expect(asked.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringContaining('"outcome":"completed"') as unknown });
+  });
+
+  it("restarted while a timer it started runs on, asks the model what to say when the timer ends, once", async () => {
+    const llm = await fakeLlm([toolCall("pomodoro__pomodoro_start", { minutes: 25 }), text("Your 25-minute focus session is running."), text("Time's up — well done!")]);
+    const POMODORO = tool("pomodoro", "pomodoro.start", { title: "Start a pomodoro", input_schema: { type: "object", properties: { minutes: { type: "integer" } } } });
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const started = { operation_id: "op-1", started_at: "2026-12-01T09:00:00.000Z", ends_at: "2026-12-01T09:25:00.000Z" };
+    const invokes: string[] = [];
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      invokes.push(envelope.correlation!.call_id!);
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, { call_id: invokes.at(-1)! }, "pomodoro");
+      server.deviceEnvelope(sessionId, "lineup.tool.progress", { stage: "started", data: started }, { call_id: invokes.at(-1)! }, "pomodoro");
+    };
+    const process = async (from: number) => {
+      const client = await connectToFake(server, { ids: sequentialIds(from) });
+      const agent = runLlmAgent(client, { llm: { baseUrl: llm.baseUrl, apiKey: "sk-test", model: "test-model" } });
+      running.push({ client, agent });
+      await waitFor(() => client.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+      return { client, agent };
+    };
+    const first = await process(1);
+    server.startTurn("s-1", "start a pomodoro", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    first.agent.dispose();
+    await first.client.close();
+
+    await process(1_000);
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "completed", ...started, ended_at: started.ends_at } }, { call_id: invokes[0]! }, "pomodoro");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.message").some((e) => (e.payload as { text: string }).text === "Time's up — well done!"), "the end told");
+    expect(llm.requests).toHaveLength(3);
+    expect(llm.requests[2]!.body.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringContaining('"outcome":"completed"') as unknown });
+    expect(invokes).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.message").filter((e) => (e.payload as { text: string }).text === "Time's up — well done!")).toHaveLength(1);
   });
 
   it("restarted after it replied but before the turn completed, completes the turn with that reply: the model is not asked again", async () => {

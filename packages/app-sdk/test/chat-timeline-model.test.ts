@@ -44,9 +44,14 @@ describe("the chat timeline fold", () => {
     expect(foldMessages(merged, [a, b])).toBe(merged);
   });
 
-  it("follows the agent's status line: thinking after the user speaks, working, cleared when the turn ends", () => {
+  it("follows the agent's status line: waiting for the agent after the user speaks, thinking once the agent says so, working, cleared when the turn ends", () => {
     let model = foldMessages(EMPTY_TIMELINE, [msg("lineup.message", { format: "text", text: "go" }, { sender: { kind: "user", id: "u" } })]);
+    // Nothing says the agent is thinking until it does: it may not even be connected.
+    expect(model.status).toEqual({ state: "waiting_for_agent" });
+    model = foldMessages(model, [msg("lineup.turn.update", { status: "thinking" })]);
     expect(model.status).toEqual({ state: "thinking" });
+    model = foldMessages(model, [msg("lineup.turn.update", { status: "working", label: "Using Whiteboard" })]);
+    expect(model.status).toEqual({ state: "working", label: "Using Whiteboard" });
     model = foldMessages(model, [msg("lineup.status", { state: "working", label: "Drawing…" })]);
     expect(model.status).toEqual({ state: "working", label: "Drawing…" });
     model = foldMessages(model, [msg("lineup.turn.completed", { text: "done" })]);

@@ -50,11 +50,11 @@ export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
 };
 
 /** True when the tool belongs to the target app: by its app scope or its method prefix. */
-export function belongsTo(tool: InventoryTool, target: AppTarget): boolean {
+export function belongsTo(tool: Pick<InventoryTool, "app_scope" | "method">, target: AppTarget): boolean {
   return score(tool, target) > 0;
 }
 
-function score(tool: InventoryTool, target: AppTarget): number {
+function score(tool: Pick<InventoryTool, "app_scope" | "method">, target: AppTarget): number {
   const scopeMatch = target.scopes.includes(tool.app_scope) || tool.app_scope.includes(target.name);
   const prefixMatch = target.prefixes.some((p) => tool.method.startsWith(p));
   if (!scopeMatch && !prefixMatch) return 0;

@@ -64,8 +64,13 @@ export type TimelineRow =
   | { readonly kind: "artifact"; readonly key: string; readonly seq: number; readonly artifact_id: string; readonly name: string; readonly mime_type: string; readonly size: number; readonly caption?: string }
   | { readonly kind: "notice"; readonly key: string; readonly seq: number; readonly level: "info" | "warning" | "error"; readonly text: string };
 
+/**
+ * The status line under the conversation. `waiting_for_agent`: the person spoke and the agent has not
+ * taken it up yet (it says `thinking`, or answers, when it does; until then nothing says it is thinking:
+ * it may not even be connected).
+ */
 export interface AgentStatus {
-  readonly state: "thinking" | "working" | "waiting_for_user";
+  readonly state: "waiting_for_agent" | "thinking" | "working" | "waiting_for_user";
   readonly label?: string;
 }
 
@@ -182,7 +187,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const from = message.sender.kind === "user" ? "user" : message.sender.kind === "agent" ? "agent" : "other";
       const format = str(p["format"]) === "markdown" ? "markdown" : "text";
       insertRow(rows, { kind: "message", key, seq: message.seq, from, format, text: str(p["text"]) ?? "", created_at: message.created_at });
-      if (newest && from === "user") status = { state: "thinking" };
+      if (newest && from === "user") status = { state: "waiting_for_agent" };
       break;
     }
     case "lineup.status": {
@@ -196,7 +201,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       if (!newest) break;
       const label = str(p["label"]);
       const state = str(p["status"]);
-      if (label !== undefined || state !== undefined) status = { state: state === "waiting_for_user" ? "waiting_for_user" : "working", ...(label === undefined ? {} : { label }) };
+      if (label !== undefined || state !== undefined) status = { state: state === "waiting_for_user" || state === "thinking" ? state : "working", ...(label === undefined ? {} : { label }) };
       break;
     }
     case "lineup.turn.completed":

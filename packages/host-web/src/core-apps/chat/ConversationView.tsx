@@ -22,7 +22,7 @@ interface Props {
   readonly appName?: (appScope: string) => string | undefined;
 }
 
-const STATUS_TEXT = { thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
+const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
 let nextLocalId = 1;
 
 /**
