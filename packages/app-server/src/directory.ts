@@ -9,6 +9,9 @@ export class ConnectionDirectory {
   private readonly byAgent = new Map<string, Set<Connection>>();
   private readonly byUser = new Map<string, Set<Connection>>();
 
+  /** `onAgentPresence`: an agent's first connection was listed (true), or its last one removed (false). */
+  constructor(private readonly onAgentPresence: (agentId: string, connected: boolean) => void = () => undefined) {}
+
   /** Lists an initialized connection under its principal. */
   add(connection: Connection): void {
     const p = connection.principal;
@@ -16,7 +19,9 @@ export class ConnectionDirectory {
     const [map, id] = p.role === "agent" ? [this.byAgent, p.agent_id] : [this.byUser, p.user_id];
     let set = map.get(id);
     if (set === undefined) map.set(id, (set = new Set()));
+    if (set.has(connection)) return;
     set.add(connection);
+    if (p.role === "agent" && set.size === 1) this.onAgentPresence(id, true);
   }
 
   remove(connection: Connection): void {
@@ -24,8 +29,10 @@ export class ConnectionDirectory {
     if (p === undefined) return;
     const [map, id] = p.role === "agent" ? [this.byAgent, p.agent_id] : [this.byUser, p.user_id];
     const set = map.get(id);
-    set?.delete(connection);
-    if (set?.size === 0) map.delete(id);
+    if (set?.delete(connection) !== true) return;
+    if (set.size > 0) return;
+    map.delete(id);
+    if (p.role === "agent") this.onAgentPresence(id, false);
   }
 
   /** Every open connection of the agent. */

@@ -90,7 +90,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const clock = options.clock ?? systemClock;
   const hub = new Hub(db, limits.max_page_events, logger);
   const writes = new WriteQueue(db, clock, (events) => hub.published(events), logger);
-  const directory = new ConnectionDirectory();
+  // Devices following an agent's sessions hear when it connects and when its last connection closes.
+  const directory = new ConnectionDirectory((agentId, connected) => hub.agentPresence(agentId, connected));
   const services: Services = {
     db,
     writes,

@@ -4,6 +4,10 @@
  * committed, when it is next in line). That one rule makes the stored → live seam exact: no gap, no
  * duplicate, whatever commits while the catch-up runs. `agentSession/caughtUp` is sent once, when
  * the cursor reaches the head the subscription saw when it was registered.
+ *
+ * A device's subscription also hears whether the session's bound agent is connected
+ * (`agentSession/presence`): when it starts, and whenever the agent's first connection opens or its last
+ * one closes (`Hub.agentPresence`). That is not in the log: it is how things are now.
  */
 import type { SessionEvent } from "@lineup/protocol";
 import type { Connection } from "./connection.js";
@@ -20,6 +24,8 @@ export class Subscription {
   constructor(
     readonly connection: Connection,
     readonly sessionId: string,
+    /** The session's bound agent (fixed when the session starts). */
+    readonly agentId: string,
     private cursor: number,
     private readonly headAtStart: number,
     private readonly hub: Hub,
@@ -98,9 +104,9 @@ export class Hub {
   ) {}
 
   /** Registers a subscription (pending until `start`); replaces the connection's previous one for the session. */
-  subscribe(connection: Connection, sessionId: string, afterSeq: number, head: number): Subscription {
+  subscribe(connection: Connection, sessionId: string, agentId: string, afterSeq: number, head: number): Subscription {
     connection.subscriptions.get(sessionId)?.stop();
-    const sub = new Subscription(connection, sessionId, afterSeq, head, this);
+    const sub = new Subscription(connection, sessionId, agentId, afterSeq, head, this);
     connection.subscriptions.set(sessionId, sub);
     let set = this.bySession.get(sessionId);
     if (set === undefined) this.bySession.set(sessionId, (set = new Set()));
@@ -128,6 +134,13 @@ export class Hub {
     return readEventFrames(this.db, sessionId, afterSeq, this.pageSize);
   }
 
+  /** Tells every device subscription of the agent's sessions that the agent is now connected, or not. */
+  agentPresence(agentId: string, connected: boolean): void {
+    for (const subs of this.bySession.values()) {
+      for (const sub of subs) if (sub.agentId === agentId) tellPresence(sub, connected);
+    }
+  }
+
   /** Called after every commit with the events it stored, in commit order. */
   published(events: readonly SessionEvent[]): void {
     const bySession = new Map<string, SessionEvent[]>();
@@ -147,4 +160,10 @@ export class Hub {
       }
     }
   }
+}
+
+/** `agentSession/presence` to a device's subscription (an agent following the session is the agent). */
+export function tellPresence(sub: Subscription, connected: boolean): void {
+  if (sub.connection.principal?.role !== "device" || !sub.connection.open) return;
+  sub.connection.notify("agentSession/presence", { session_id: sub.sessionId, agent_id: sub.agentId, connected });
 }

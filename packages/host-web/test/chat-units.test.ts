@@ -5,6 +5,7 @@ import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
 import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
 import { newestFiles, sharedBy, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
+import { statusLine } from "../src/core-apps/chat/ConversationView.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -193,5 +194,20 @@ describe("the chat's Files list", () => {
     expect(sharedBy({ ...file(1), origin: "device" }, names)).toBe("from another of your devices");
     expect(sharedBy({ ...file(1), origin: "app", app_scope: "whiteboard" }, names)).toBe("from Whiteboard");
     expect(sharedBy({ ...file(1), origin: "app", app_scope: "voice" }, names)).toBe("from voice (not installed)");
+  });
+});
+
+describe("the chat's status line", () => {
+  it("says what the person's message waits for, and that the agent is not connected when the Runtime knows it", () => {
+    const waiting = { state: "waiting_for_agent" } as const;
+    expect(statusLine(waiting, true)).toBe("Sent · waiting for the agent");
+    expect(statusLine(waiting, undefined)).toBe("Sent · waiting for the agent");
+    expect(statusLine(waiting, false)).toBe("Sent · the agent is not connected: it gets your message when it connects");
+    expect(statusLine(undefined, false)).toBe("The agent is not connected");
+    expect(statusLine(undefined, true)).toBe("\u00a0");
+    expect(statusLine(undefined, undefined)).toBe("\u00a0");
+    // The agent's own word wins: it is working on something (a reply already on its way, say).
+    expect(statusLine({ state: "thinking" }, false)).toBe("Thinking…");
+    expect(statusLine({ state: "working", label: "Using Whiteboard" }, true)).toBe("Using Whiteboard");
   });
 });

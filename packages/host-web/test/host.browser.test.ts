@@ -243,6 +243,20 @@ describe("the web host in Chromium", () => {
     expect(await page.locator(".queued").count()).toBe(0);
   }, 60_000);
 
+  it("says when the agent is not connected, and what was sent then is answered once it connects", async () => {
+    const status = page.locator(".status-line");
+    await expect.poll(() => status.getAttribute("data-agent"), { timeout: 10_000 }).toBe("connected");
+    await world.stopAgent();
+    await expect.poll(() => status.getAttribute("data-agent"), { timeout: 10_000 }).toBe("away");
+    expect(await status.textContent()).toBe("The agent is not connected");
+    await sendByKeyboard(page, "are you there while away?");
+    await expect.poll(() => status.textContent(), { timeout: 10_000 }).toBe("Sent · the agent is not connected: it gets your message when it connects");
+    await shot(page, "11-agent-away");
+    await world.startAgent();
+    await expect.poll(() => status.getAttribute("data-agent"), { timeout: 10_000 }).toBe("connected");
+    await expect.poll(() => agentBubbles(page).filter({ hasText: "are you there while away?" }).count(), { timeout: 15_000 }).toBe(1);
+  }, 60_000);
+
   it("ran without page errors or CSP violations", () => {
     expect(pageErrors).toEqual([]);
     expect(cspViolations).toEqual([]);

@@ -19,7 +19,12 @@ export const SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-
 
 export interface World {
   readonly server: AppServerHandle;
-  readonly agent: RunningAgent;
+  /** The demo agent now running (undefined while stopped by `stopAgent`). */
+  readonly agent: RunningAgent | undefined;
+  /** Stops the demo agent: its connection closes, as when its process ends. */
+  stopAgent(): Promise<void>;
+  /** Starts the demo agent again. */
+  startAgent(): Promise<void>;
   readonly host: HostServer;
   readonly distDir: string;
   /** What the demo agent printed (its log and errors), oldest first. */
@@ -49,7 +54,8 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
   const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
   const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string };
   const agentLog: string[] = [];
-  const agent = await startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: (line) => agentLog.push(line), error: (line) => agentLog.push(`error: ${line}`) });
+  const launchAgent = () => startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: (line) => agentLog.push(line), error: (line) => agentLog.push(`error: ${line}`) });
+  let agent: RunningAgent | undefined = await launchAgent();
   // The built-in apps as `npm start` offers them: built, packed and signed with a dev key the Runtime trusts.
   const builtin = options.builtinApps === true ? await prepareBuiltinApps(resolve(import.meta.dirname, "..", "..", ".."), dataDir) : undefined;
   const config = {
@@ -61,7 +67,16 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     server,
-    agent,
+    get agent() {
+      return agent;
+    },
+    async stopAgent() {
+      await agent?.stop();
+      agent = undefined;
+    },
+    async startAgent() {
+      agent ??= await launchAgent();
+    },
     host,
     distDir,
     agentLog,
@@ -77,7 +92,7 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
     },
     async close() {
       await host.close();
-      await agent.stop();
+      await agent?.stop();
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

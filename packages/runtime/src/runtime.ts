@@ -97,6 +97,8 @@ export interface ConversationSummary {
   readonly title?: string;
   readonly status: ConversationStatus;
   readonly unread: number;
+  /** Whether the agent is connected to the AppServer now; absent when unknown (offline, not yet followed, an older server). */
+  readonly agent_connected?: boolean;
 }
 
 export interface FailedAction {
@@ -752,6 +754,7 @@ export function toView(state: RuntimeState): RuntimeView {
       ...(c.title === undefined ? {} : { title: c.title }),
       status: conversationStatus(state, c),
       unread: c.unread,
+      ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),
     })),
     failed_actions: failed,
     queued_actions: queued,

@@ -96,6 +96,26 @@ describe("Runtime ⇄ reference AppServer", () => {
     await server.close();
   }, 60_000);
 
+  it("knows whether a conversation's agent is connected, while it follows the conversation", async () => {
+    const server = await startAppServer({ dataDir: temp("lineup-int-presence-"), port: 0, logger: silentLogger });
+    const credentials = server.devCredentials!;
+    const device = await createNodeRuntime({ serverUrl: server.url, token: credentials.device_token, dataDir: temp("lineup-int-presence-a-"), backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 3_000 });
+    await device.start();
+    await device.whenOnline();
+    const { conversation_id: id } = await device.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: "Presence" });
+    const agentConnected = () => device.appPort("chat").view().conversations.find((c) => c.conversation_id === id)?.agent_connected;
+    await until(() => agentConnected() === false, 10_000, "no agent yet");
+    const agent = await RawAgent.connect(server.url, credentials.agent_token);
+    await until(() => agentConnected() === true, 10_000, "the agent connected");
+    agent.close();
+    await until(() => agentConnected() === false, 10_000, "the agent gone");
+    // Offline, the device does not know: unknown, not "away".
+    await server.close();
+    await until(() => device.lifecycle.snapshot().status !== "online", 5_000, "the device notices");
+    expect(agentConnected()).toBeUndefined();
+    await device.stop();
+  }, 30_000);
+
   it("a burst of texts is pipelined to the server (ordered writes) and lands once each, in order", async () => {
     const server = await startAppServer({ dataDir: temp("lineup-int-burst-"), port: 0, logger: silentLogger });
     const credentials = server.devCredentials!;

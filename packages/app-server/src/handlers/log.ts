@@ -1,6 +1,7 @@
 /** `agentSession/subscribe`, `/unsubscribe`, `/events/read`: the log, paged and followed. */
 import type { MethodParams, MethodResult } from "@lineup/protocol";
 import { headSeq, readEvents } from "../store/log.js";
+import { tellPresence } from "../subscriptions.js";
 import { refuse, visibleSession, type CallContext } from "./context.js";
 
 function checkCursor(afterSeq: number, head: number): void {
@@ -8,12 +9,15 @@ function checkCursor(afterSeq: number, head: number): void {
 }
 
 export function subscribe(ctx: CallContext, params: MethodParams<"agentSession/subscribe">): MethodResult<"agentSession/subscribe"> {
-  visibleSession(ctx, params.session_id);
+  const session = visibleSession(ctx, params.session_id);
   const head = headSeq(ctx.services.db, params.session_id) ?? 0;
   checkCursor(params.after_seq, head);
-  const sub = ctx.services.hub.subscribe(ctx.connection, params.session_id, params.after_seq, head);
+  const sub = ctx.services.hub.subscribe(ctx.connection, params.session_id, session.agent_id, params.after_seq, head);
   // Events flow only after the client has the result, so it knows head_seq before the first event.
-  ctx.afterReply(() => sub.start());
+  ctx.afterReply(() => {
+    tellPresence(sub, ctx.services.directory.agentConnections(session.agent_id).length > 0);
+    sub.start();
+  });
   return { session_id: params.session_id, after_seq: params.after_seq, head_seq: head };
 }
 

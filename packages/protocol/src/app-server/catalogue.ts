@@ -294,6 +294,14 @@ export const APP_SERVER_NOTIFICATIONS = {
     description:
       "A hint, sent after the start committed: a new session was bound to this agent (to every connection of the agent), or started by another device of this user (to the user's other device connections). Not replayed: on (re)connect, agentSession/list is the truth.",
   },
+  "agentSession/presence": {
+    method: "agentSession/presence",
+    direction: "server_to_client",
+    roles: ["device"],
+    params: S.AgentSessionPresenceParamsSchema,
+    description:
+      "Whether a subscribed session's bound agent is connected: sent to a device's subscription when it starts, then whenever the agent's first connection opens or its last one closes. Not stored in the log; a device that is not subscribed knows nothing of it.",
+  },
 } as const satisfies Record<string, NotificationSpec>;
 
 export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
@@ -311,5 +319,6 @@ export const SERVER_FEATURES = [
   { name: "idempotency", version: "1", description: "idempotency_key on every write; stored outcomes replayed" },
   { name: "sessions.bound", version: "1", description: "agentSession/bound after a new session commits: to the bound agent and the owner's other devices (a hint; the list is the truth)" },
   { name: "program-order", version: "1", description: "Pipelined requests of one connection take effect in the order sent: a later request sees every earlier write" },
+  { name: "agent.presence", version: "1", description: "agentSession/presence to a device's subscriptions: whether the session's bound agent is connected, at the start and on each change" },
   { name: "ordered-writes", version: "1", description: "after_key on a write: applied only once the caller's write with that idempotency key has a stored outcome, else refused with predecessor_pending (nothing stored)" },
 ] as const;

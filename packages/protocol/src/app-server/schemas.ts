@@ -447,6 +447,17 @@ export const AgentSessionBoundParamsSchema = Closed(
   { $id: schemaId("app-server.agentSession.bound.params"), title: "agentSession/bound params" },
 );
 
+export const AgentSessionPresenceParamsSchema = Closed(
+  {
+    session_id: SessionIdSchema(),
+    /** The session's bound agent. */
+    agent_id: OpaqueIdSchema(),
+    /** True while the agent has at least one open, initialized connection to this server. */
+    connected: Type.Boolean(),
+  },
+  { $id: schemaId("app-server.agentSession.presence.params"), title: "agentSession/presence params" },
+);
+
 export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerInitializeParamsSchema,
   AppServerInitializeResultSchema,
@@ -491,9 +502,11 @@ export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerEvidenceExportResultSchema,
   AgentSessionCaughtUpParamsSchema,
   AgentSessionBoundParamsSchema,
+  AgentSessionPresenceParamsSchema,
 ];
 
 export type AppServerInitializeParams = Static<typeof AppServerInitializeParamsSchema>;
 export type AppServerInitializeResult = Static<typeof AppServerInitializeResultSchema>;
 export type AgentSessionCaughtUpParams = Static<typeof AgentSessionCaughtUpParamsSchema>;
 export type AgentSessionBoundParams = Static<typeof AgentSessionBoundParamsSchema>;
+export type AgentSessionPresenceParams = Static<typeof AgentSessionPresenceParamsSchema>;

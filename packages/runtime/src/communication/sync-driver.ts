@@ -165,6 +165,7 @@ export class SyncDriver {
         notifications: {
           "agentSession/event": (params) => this.onEvent(params),
           "agentSession/caughtUp": (params) => this.onCaughtUp(params),
+          "agentSession/presence": (params) => this.onPresence(params),
         },
       });
       this.rpc = rpc;
@@ -339,6 +340,15 @@ export class SyncDriver {
         if (this.rpc !== undefined) this.subscribe(sessionId);
       }),
     );
+  }
+
+  /** Whether a followed session's agent is connected: state for the views, nothing stored. */
+  private onPresence(params: JsonObject): void {
+    const sessionId = params["session_id"];
+    const agentId = params["agent_id"];
+    const connected = params["connected"];
+    if (typeof sessionId !== "string" || typeof agentId !== "string" || typeof connected !== "boolean") return this.options.diagnostics(new Error("malformed presence"), "agentSession/presence");
+    this.options.post({ kind: "agent.presence", session_id: sessionId, agent_id: agentId, connected }).catch((error: unknown) => this.options.diagnostics(error, "agentSession/presence"));
   }
 
   private onCaughtUp(params: JsonObject): void {

@@ -50,6 +50,8 @@ export type RuntimeInput =
   /** An event whose frame places it in the log but whose content failed the schema: consumed and refused with `code`. */
   | { readonly kind: "event.malformed"; readonly session_id: string; readonly seq: number; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: "caught_up"; readonly session_id: string; readonly seq: number }
+  /** `agentSession/presence`: whether the session's bound agent is connected, now. */
+  | { readonly kind: "agent.presence"; readonly session_id: string; readonly agent_id: string; readonly connected: boolean }
   | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
   | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
   /**

@@ -46,6 +46,12 @@ export interface Conversation {
   readonly pending?: { readonly [appScope: string]: number };
   /** The notices about the agent's refused envelopes in the current window (see `handlers/notices.ts`). Not stored. */
   readonly notices?: NoticeWindow;
+  /**
+   * Whether the bound agent is connected to the AppServer, as the server last said while this device
+   * followed the session (`agentSession/presence`); absent when unknown (not following, or an older
+   * server). Not stored: it is how things are now.
+   */
+  readonly agent_connected?: boolean;
 }
 
 export interface NoticeWindow {
@@ -114,6 +120,7 @@ export function conversationFromSession(session: Session, previous: Conversation
     following: previous?.following ?? { status: "idle" },
     unread: previous?.unread ?? 0,
     ...(previous?.pending === undefined ? {} : { pending: previous.pending }),
+    ...(previous?.agent_connected === undefined ? {} : { agent_connected: previous.agent_connected }),
   };
 }
 

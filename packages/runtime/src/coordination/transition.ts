@@ -10,7 +10,7 @@ import type { TransitionEnv } from "./handlers/env.js";
 import { onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled } from "./handlers/outbox-settled.js";
-import { onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
+import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
@@ -56,6 +56,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onMalformedEvent(state, input);
     case "caught_up":
       return onCaughtUp(state, input, env);
+    case "agent.presence":
+      return onAgentPresence(state, input);
     case "dispatch":
       return onDispatch(state, input, reads, env);
     case "conversation.start":

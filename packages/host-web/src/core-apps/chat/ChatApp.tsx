@@ -112,6 +112,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
           title={titleOf(current)}
           notifications={notifications}
           {...(appName === undefined ? {} : { appName })}
+          {...(current.agent_connected === undefined ? {} : { agentConnected: current.agent_connected })}
           {...(first?.conversation_id === current.conversation_id ? { firstMessage: first.text, onFirstSent: () => setFirst(undefined) } : {})}
         />
       )}

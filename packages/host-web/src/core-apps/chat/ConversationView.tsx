@@ -8,7 +8,7 @@ import { HistoryPager } from "./history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-echo.js";
 import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
 import { Timeline } from "./Timeline.js";
-import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, TIMELINE_TYPES, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, TIMELINE_TYPES, type AgentStatus, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
 
 interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
@@ -18,18 +18,32 @@ interface Props {
   /** Sent once when the view opens: the message that started this conversation. */
   readonly firstMessage?: string;
   readonly onFirstSent?: () => void;
-  /** An installed app's name for people (its scope when unknown). */
+  /** An installed app's name for people; undefined when it is not installed. */
   readonly appName?: (appScope: string) => string | undefined;
+  /** Whether the agent is connected to the AppServer now (the Runtime's view); undefined when unknown. */
+  readonly agentConnected?: boolean;
 }
 
 const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
+
+/**
+ * The status line under the conversation: the agent's own status, else what the person's message waits
+ * for. An agent known not to be connected is said so (what was sent reaches it when it connects); unknown
+ * (offline, an older server) says nothing more than before.
+ */
+export function statusLine(status: AgentStatus | undefined, agentConnected: boolean | undefined): string {
+  if (agentConnected === false && (status === undefined || status.state === "waiting_for_agent")) {
+    return status === undefined ? "The agent is not connected" : "Sent · the agent is not connected: it gets your message when it connects";
+  }
+  return status === undefined ? "\u00a0" : (status.label ?? STATUS_TEXT[status.state]);
+}
 let nextLocalId = 1;
 
 /**
  * One conversation: its timeline (history paged from the store, then live messages), the agent's status
  * line, and the composer with local echo. Everything goes through the app SDK.
  */
-export function ConversationView({ sdk, conversation_id, title, notifications, firstMessage, onFirstSent, appName }: Props) {
+export function ConversationView({ sdk, conversation_id, title, notifications, firstMessage, onFirstSent, appName, agentConnected }: Props) {
   const [model, setModel] = useState<TimelineModel>(EMPTY_TIMELINE);
   const [echoes, setEchoes] = useState<readonly EchoEntry[]>([]);
   const [announcement, setAnnouncement] = useState("");
@@ -163,8 +177,8 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}
       </div>
-      <div class="status-line" data-status={model.status?.state ?? "idle"} aria-live="polite">
-        {model.status === undefined ? "\u00a0" : (model.status.label ?? STATUS_TEXT[model.status.state])}
+      <div class="status-line" data-status={model.status?.state ?? "idle"} data-agent={agentConnected === undefined ? "unknown" : agentConnected ? "connected" : "away"} aria-live="polite">
+        {statusLine(model.status, agentConnected)}
       </div>
       <Composer onSend={(text) => send(text)} disabled={false} />
     </section>

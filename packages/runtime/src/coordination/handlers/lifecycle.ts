@@ -8,7 +8,7 @@ import type { Conversation, RuntimeState } from "../state.js";
 /**
  * A lifecycle fact from the connection shell. Illegal moves are refused (`invalid_state`) and change
  * nothing. Losing the connection drops every conversation back to `idle`: its seam must be passed again
- * before live delivery resumes.
+ * before live delivery resumes, and whether its agent is connected is no longer known.
  */
 export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { kind: "lifecycle" }>): TransitionResult {
   const from = state.lifecycle.status;
@@ -25,7 +25,12 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
   if (to !== "online") {
     const conversations = new Map<string, Conversation>();
     for (const [id, conversation] of next.conversations) {
-      conversations.set(id, conversation.following.status === "idle" ? conversation : { ...conversation, following: { status: "idle" } });
+      if (conversation.following.status === "idle" && conversation.agent_connected === undefined) {
+        conversations.set(id, conversation);
+        continue;
+      }
+      const { agent_connected: _unknown, ...rest } = conversation;
+      conversations.set(id, { ...rest, following: { status: "idle" } });
     }
     next = { ...next, conversations };
   }

@@ -1,14 +1,14 @@
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
-import { conversationFromSession, type Conversation, type RuntimeState } from "../state.js";
+import { conversationFromSession, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { republishInventories, Step } from "../apps-step.js";
 
 /** The stored form of a conversation: what survives a restart besides its cursor. */
 export function sessionRecordWrite(conversation: Conversation): StoreWrite {
-  const { following: _following, cursor: _cursor, unread: _unread, pending: _pending, notices: _notices, ...record } = conversation;
+  const { following: _following, cursor: _cursor, unread: _unread, pending: _pending, notices: _notices, agent_connected: _agent, ...record } = conversation;
   return { op: "put", collection: C.sessions, key: conversation.conversation_id, value: { ...record } };
 }
 
@@ -56,4 +56,13 @@ export function onSubscribeFailed(state: RuntimeState, input: Extract<RuntimeInp
   const online = goOnlineIfReady({ ...state, conversations }, env.now());
   const deliveries: Delivery[] = online.deliveries;
   return { state: online.state, writes: [], effects: online.effects, deliveries, audit };
+}
+
+/** The server says whether a followed session's agent is connected: kept with the conversation, not stored. */
+export function onAgentPresence(state: RuntimeState, input: Extract<RuntimeInput, { kind: "agent.presence" }>): TransitionResult {
+  const conversation = state.conversations.get(input.session_id);
+  if (conversation === undefined || conversation.following.status === "idle" || conversation.agent_id !== input.agent_id || conversation.agent_connected === input.connected) {
+    return { state, writes: [], effects: [], deliveries: [], audit: [] };
+  }
+  return { state: withConversation(state, { ...conversation, agent_connected: input.connected }), writes: [], effects: [], deliveries: [], audit: [] };
 }
