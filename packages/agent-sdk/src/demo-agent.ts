@@ -25,7 +25,7 @@ import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, belongsTo, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
-import { guessDrawing, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
+import { guessDrawing, resumeRound, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
 import { followAppEvents } from "./demo/app-events.js";
 import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
@@ -373,8 +373,15 @@ async function finishDetached(client: AgentClient, sessionId: string, taskId: st
   await client.send(sessionId, { kind: "markdown", text }, envelopeId === undefined ? {} : { envelopeId });
 }
 
-/** Follows again a call of this agent that outlived its turn while the process was away, and tells its end. */
+/**
+ * Follows again a call of this agent that outlived its turn while the process was away, and tells its end:
+ * a timer's or a voice note's, or a Draw and Guess round's wait for the person's drawing.
+ */
 function resumeDetached(client: AgentClient, sessionId: string, call: LoggedToolCall, options: DemoAgentOptions): void {
+  if (call.method === "game.await_drawing") {
+    resumeRound(client, sessionId, call, options);
+    return;
+  }
   const tool = client.inventory(sessionId)?.tools.find((t) => t.app_scope === call.appScope && t.method === call.method);
   const target = Object.values(APP_TARGETS).find((t) => t.detach !== undefined && belongsTo(tool ?? { app_scope: call.appScope, method: call.method }, t));
   const detach = target === undefined ? undefined : detachFor(target);

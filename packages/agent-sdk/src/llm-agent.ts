@@ -146,7 +146,7 @@ async function resumedStep(client: AgentClient, llm: ChatCompletions, turn: Inco
     },
   ];
   for (const { call, name, tool } of named) {
-    // An ended call's outcome is the log's (a timer that ended was told of already: it is not followed again).
+    // An ended call's outcome is the log's, and the model hears it here (an ended timer is not followed again).
     const content = loggedOutcome(call) ?? (await relayToolCall(client, llm, turn, tool, name, JSON.stringify(call.arguments), options, call.callId));
     messages.push({ role: "tool", tool_call_id: call.callId, content });
   }

@@ -145,9 +145,9 @@ export class SessionState {
     return this.ownCalls.get(callId);
   }
 
-  /** This agent's tool calls the log holds (its most recent ones), in log order. */
+  /** This agent's tool calls the log holds (its most recent ones), in log order: copies, as they are now. */
   loggedCalls(): readonly LoggedToolCall[] {
-    return [...this.ownCalls.values()];
+    return [...this.ownCalls.values()].map((call) => ({ ...call, outputs: [...call.outputs] }));
   }
 
   /** Sets the inventory when it is newer than the one held (revisions never go back). */

@@ -7,7 +7,7 @@
 import type { JsonObject, RuntimeEnvelope } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { guessOrder, readStartedRound } from "../src/demo/draw-and-guess.js";
-import { APP_TARGETS, argumentsFor, parseIntent, runDemoAgent, type AgentClient, type DemoAgent } from "../src/index.js";
+import { APP_TARGETS, argumentsFor, parseIntent, runDemoAgent, sequentialIds, type AgentClient, type DemoAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
@@ -196,6 +196,72 @@ describe("the demo agent plays draw and guess", () => {
     // No turn was needed, and the round is over.
     expect([...server.sessions.get("s-1")!.turns.keys()]).toEqual(["t-1"]);
     expect(await say(server, "done", "t-2")).toContain("We aren't playing Draw and Guess right now");
+  });
+
+  it("restarted while it waits for the button, rebuilds the round from the log and still guesses when the person presses “I'm done drawing”, once", async () => {
+    const word = ORDER[2]!;
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [START, LOOK, AWAIT, GUESS]);
+    const device = deviceGame(server, { word });
+    // Each process its own envelope ids, as a real one's are random.
+    const process = async (from: number) => {
+      const client = await connectToFake(server, { ids: sequentialIds(from) });
+      const agent = runDemoAgent(client);
+      running.push({ client, agent });
+      await waitFor(() => client.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+      return client;
+    };
+    const first = await process(1);
+    await say(server, "let's play draw and guess with animals", "t-1");
+    await waitFor(() => device.waiting.size === 1, "the wait for the drawing");
+    // The process ends without a word (a crash): the wait stays open on the device.
+    await first.close();
+    expect(device.cancelled).toEqual([]);
+
+    const second = await process(1_000);
+    const before = replies(server).length;
+    expect(device.pressDone()).toBe(1);
+    await waitFor(() => replies(server).length === before + 3, "the guesses");
+    expect(replies(server).slice(before)).toEqual([
+      `🤔 Is it **${ORDER[0]}**? ❌ Not it — 2 guesses left.`,
+      `🤔 Is it **${ORDER[1]}**? ❌ Not it — 1 guess left.`,
+      `🎉 Is it **${word}**? Yes — I got it! Great drawing. Say *let's play draw and guess* for another round.`,
+    ]);
+    // The wait was followed, not made again.
+    expect(device.calls.filter((c) => c.method === "game.await_drawing")).toHaveLength(1);
+
+    // Restarted once more: the round is over and its end was said; nothing is called or said again.
+    const calls = device.calls.length;
+    const said = replies(server).length;
+    await second.close();
+    await process(2_000);
+    expect(await say(server, "done", "t-2")).toContain("We aren't playing Draw and Guess right now");
+    expect(device.calls).toHaveLength(calls);
+    expect(replies(server)).toHaveLength(said + 1);
+  });
+
+  it("what it said when the wait ended is not said again by a restarted process, even with the round still on", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [START, LOOK, AWAIT, GUESS]);
+    // The button pressed on an empty canvas: nothing to guess, the round stays.
+    const device = deviceGame(server, { word: ORDER[0]!, strokes: 0 });
+    const first = await connectToFake(server, { ids: sequentialIds(1) });
+    running.push({ client: first, agent: runDemoAgent(first) });
+    await say(server, "let's play draw and guess with animals", "t-1");
+    await waitFor(() => device.waiting.size === 1, "the wait for the drawing");
+    device.pressDone();
+    await waitFor(() => replies(server).at(-1)?.startsWith("The canvas is still empty") === true, "the empty canvas said");
+    const said = replies(server).length;
+    await first.close();
+
+    const second = await connectToFake(server, { ids: sequentialIds(1_000) });
+    running.push({ client: second, agent: runDemoAgent(second) });
+    await waitFor(() => second.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+    await say(server, "hello", "t-2");
+    expect(replies(server)).toHaveLength(said + 1);
+    expect(replies(server).filter((r) => r.startsWith("The canvas is still empty"))).toHaveLength(1);
   });
 
   it("“done” in the chat while it waits for the button: the wait is cancelled and the round guessed once", async () => {

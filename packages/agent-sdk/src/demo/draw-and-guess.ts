@@ -11,13 +11,18 @@
  * the chat (`guessDrawing`, in that turn; the background wait is then cancelled). Either way the agent
  * glances at the drawing (an empty canvas is no time to guess), then calls `game.guess` with
  * candidates it has not tried until one is right or the guesses run out, saying each guess and its
- * result; a round is guessed once. Rounds are kept per agent client and session, in memory.
+ * result; a round is guessed once. Rounds are kept per agent client and session, in memory; an agent
+ * restarted while a round waits for the button rebuilds it from the log (`resumeRound`): the round its
+ * `game.start_round` began, the guesses its `game.guess` calls made, and the wait, still open on the
+ * device, followed again. What it says when the wait ends goes under the wait's `endEnvelopeId`, so it
+ * is said once.
  */
 import { LineUpError, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AgentClient, IncomingTurn } from "../agent-client.js";
 import type { DiagnosticsSink } from "../lifecycle.js";
 import { escapeMarkdown } from "./text.js";
 import { underlyingClient } from "../turn-scope.js";
+import { endEnvelopeId, type LoggedToolCall } from "../session-state.js";
 
 /** What `game.start_round` tells the agent. */
 export interface StartedRound {
@@ -145,15 +150,16 @@ export function roundStarted(client: AgentClient, sessionId: string, tool: Inven
  * drawing" the agent guesses and says so in the chat. Ends quietly when the round ends first, is
  * replaced, is guessed from the chat, or the agent stops.
  */
-function watchForDone(client: AgentClient, sessionId: string, round: PlayedRound, options: GuessOptions): void {
+function watchForDone(client: AgentClient, sessionId: string, round: PlayedRound, options: GuessOptions, waitId?: string): void {
   const signal = round.watch.signal;
   void (async () => {
     try {
-      const drawing = await call(client, { sessionId, signal }, round, "game.await_drawing", { round_id: round.round_id }, options);
+      const wait = await callFor(client, { sessionId, signal, ...(waitId === undefined ? {} : { callId: waitId }) }, round, "game.await_drawing", { round_id: round.round_id }, options);
       if (signal.aborted || round.guessing || roundsOf(client).get(sessionId) !== round) return;
       // The wait is over; the guesses are not part of it (playRound ends the wait for good).
-      const reply = await playRound(client, sessionId, round, drawing, { status: async () => {} }, options);
-      await client.send(sessionId, { kind: "markdown", text: reply });
+      const reply = await playRound(client, sessionId, round, wait.result, { status: async () => {} }, options);
+      const envelopeId = endEnvelopeId(wait.callId);
+      await client.send(sessionId, { kind: "markdown", text: reply }, envelopeId === undefined ? {} : { envelopeId });
     } catch (error) {
       if (signal.aborted) return;
       // The game refused the wait (the round ended or is unknown), or it ran out: the person can still say done.
@@ -169,15 +175,28 @@ function toolOf(client: AgentClient, sessionId: string, appScope: string, method
 
 /** Calls one of the game's tools; refreshes the inventory and tries again once after `stale_inventory_revision`. */
 async function call(client: AgentClient, on: { readonly sessionId: string; readonly signal?: AbortSignal }, round: PlayedRound, method: string, args: JsonObject, options: GuessOptions): Promise<JsonValue> {
+  return (await callFor(client, on, round, method, args, options)).result;
+}
+
+/** `call`, with the id of the call that answered; `on.callId` follows a call already made (in the log). */
+async function callFor(
+  client: AgentClient,
+  on: { readonly sessionId: string; readonly signal?: AbortSignal; readonly callId?: string },
+  round: PlayedRound,
+  method: string,
+  args: JsonObject,
+  options: GuessOptions,
+): Promise<{ readonly result: JsonValue; readonly callId: string }> {
   for (let attempt = 0; ; attempt++) {
     if (toolOf(client, on.sessionId, round.appScope, method) === undefined) throw new LineUpError("tool_not_visible", `${method} is not in this conversation's inventory`);
     const handle = client.invokeTool(on.sessionId, method, args, {
       appScope: round.appScope,
       ...(on.signal === undefined ? {} : { signal: on.signal }),
+      ...(on.callId === undefined || attempt > 0 ? {} : { callId: on.callId }),
       ...(options.toolTimeoutMs === undefined ? {} : { timeoutMs: options.toolTimeoutMs }),
     });
     try {
-      return await handle.result;
+      return { result: await handle.result, callId: handle.callId };
     } catch (error) {
       if (error instanceof LineUpError && error.code === "stale_inventory_revision" && attempt === 0) {
         await client.refreshInventory(on.sessionId);
@@ -186,6 +205,46 @@ async function call(client: AgentClient, on: { readonly sessionId: string; reado
       throw error;
     }
   }
+}
+
+/** The result a logged call ended with; undefined while it runs, or when it ended with an error. */
+function loggedResult(call: LoggedToolCall): JsonValue | undefined {
+  const last = call.ended ? call.outputs.at(-1) : undefined;
+  return last?.type === "lineup.tool.result" ? (last.payload as { result: JsonValue }).result : undefined;
+}
+
+/**
+ * After a restart: `wait` is this agent's `game.await_drawing` that outlived its turn, its end not told.
+ * Rebuilds its round from the log — the latest round `game.start_round` began, the words `game.guess`
+ * tried — and follows the wait again; false (nothing done) when that round is over, was replaced, or a
+ * guess of it is still running, or when this process plays a round there already.
+ */
+export function resumeRound(client: AgentClient, sessionId: string, wait: LoggedToolCall, options: GuessOptions = {}): boolean {
+  const roundId = wait.arguments["round_id"];
+  if (typeof roundId !== "string" || roundsOf(client).has(sessionId)) return false;
+  const calls = client.toolCalls(sessionId);
+  let latest: { readonly round: StartedRound; readonly appScope: string } | undefined;
+  for (const call of calls) {
+    const started = call.method === "game.start_round" ? readStartedRound(loggedResult(call) ?? null) : undefined;
+    if (started !== undefined) latest = { round: started, appScope: call.appScope };
+  }
+  if (latest === undefined || latest.round.round_id !== roundId) return false;
+  const tried: string[] = [];
+  let guessesLeft = GUESSES_PER_ROUND;
+  for (const call of calls) {
+    if (call.method !== "game.guess" || call.arguments["round_id"] !== roundId) continue;
+    const answer = loggedResult(call);
+    if (answer === undefined || answer === null || typeof answer !== "object" || Array.isArray(answer)) return false;
+    if (answer["correct"] === true) return false;
+    const guess = call.arguments["guess"];
+    if (typeof guess === "string") tried.push(guess);
+    guessesLeft = typeof answer["guesses_left"] === "number" ? answer["guesses_left"] : guessesLeft - 1;
+  }
+  if (guessesLeft <= 0) return false;
+  const round: PlayedRound = { ...latest.round, appScope: latest.appScope, tried, guessesLeft, guessing: false, watch: new AbortController() };
+  roundsOf(client).set(sessionId, round);
+  watchForDone(client, sessionId, round, options, wait.callId);
+  return true;
 }
 
 /** The person says they are done in the chat: look at the drawing, then guess. Returns the turn's reply. */
