@@ -31,7 +31,7 @@ import { followAppEvents } from "./demo/app-events.js";
 import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
 import { boardTool, describeBoard, describeExport, diagramBounds, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
-import { serveTurns, type TurnRunner } from "./turn-runner.js";
+import { alsoDisposing, serveTurns, type TurnRunner } from "./turn-runner.js";
 import { turnScoped } from "./turn-scope.js";
 
 export { escapeMarkdown } from "./demo/text.js";
@@ -62,19 +62,13 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
   const events = followAppEvents(client, (error) => options.diagnostics?.({ kind: "agent_error", message: "a reply to an app event was not sent", error }));
   // A call that outlived its turn while this process was away (restarted during a pomodoro): its end is told.
   const resumed = resumeDetachedCalls(client, (sessionId, call) => resumeDetached(client, sessionId, call, options));
-  return {
-    get answered() {
-      return runner.answered;
-    },
-    idle: () => runner.idle(),
-    dispose() {
-      runner.dispose();
-      events.dispose();
-      resumed.dispose();
-      // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
-      stopRounds(client);
-    },
-  };
+  return alsoDisposing(
+    runner,
+    () => events.dispose(),
+    () => resumed.dispose(),
+    // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
+    () => stopRounds(client),
+  );
 }
 
 /**

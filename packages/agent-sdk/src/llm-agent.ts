@@ -22,7 +22,7 @@ import { functionName, toFunctionTools, type FunctionToolSet } from "./llm/funct
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
-import { serveTurns, type TurnRunner } from "./turn-runner.js";
+import { alsoDisposing, serveTurns, type TurnRunner } from "./turn-runner.js";
 
 export interface LlmAgentOptions {
   /** The endpoint's configuration (see `llmConfigFromEnv`) or a ready client. */
@@ -56,16 +56,7 @@ export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmA
   const runner = serveTurns(client, (turn) => handleTurn(client, llm, turn, options), options.diagnostics);
   // A timer that outlived its turn while this process was away: its end is told.
   const resumed = resumeDetachedCalls(client, (sessionId, call) => resumeOperation(client, llm, sessionId, call, options));
-  return {
-    get answered() {
-      return runner.answered;
-    },
-    idle: () => runner.idle(),
-    dispose() {
-      runner.dispose();
-      resumed.dispose();
-    },
-  };
+  return alsoDisposing(runner, () => resumed.dispose());
 }
 
 /** Follows again a timed operation of this agent that outlived its turn, and tells its end. */

@@ -42,3 +42,17 @@ export function serveTurns(client: AgentClient, handle: (turn: IncomingTurn) => 
     },
   };
 }
+
+/** `runner`, whose `dispose` also ends what the agent follows outside turns (in order, after the runner). */
+export function alsoDisposing(runner: TurnRunner, ...others: readonly (() => void)[]): TurnRunner {
+  return {
+    get answered() {
+      return runner.answered;
+    },
+    idle: () => runner.idle(),
+    dispose() {
+      runner.dispose();
+      for (const dispose of others) dispose();
+    },
+  };
+}

@@ -48,6 +48,16 @@ function deviceAnswers(server: FakeAppServer, script: (invoke: RuntimeEnvelope, 
   return invokes;
 }
 
+/** Plays the device for a pomodoro: each call accepted and its 25-minute timer started; its end is the test's to send. */
+function pomodoroDevice(server: FakeAppServer): { started: JsonObject; invokes: RuntimeEnvelope[] } {
+  const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
+  const invokes = deviceAnswers(server, () => [
+    { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+    { type: "lineup.tool.progress", payload: { stage: "started", data: started } },
+  ]);
+  return { started, invokes };
+}
+
 describe("the demo agent", () => {
   it("answers a plain turn in Markdown and completes it with the same text", async () => {
     const server = new FakeAppServer();
@@ -126,11 +136,7 @@ describe("the demo agent", () => {
     const server = new FakeAppServer();
     server.startSession("s-1");
     server.publishInventory("s-1", 1, [POMODORO]);
-    const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
-    const invokes = deviceAnswers(server, () => [
-      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
-      { type: "lineup.tool.progress", payload: { stage: "started", data: started } },
-    ]);
+    const { started, invokes } = pomodoroDevice(server);
     await start(server);
     server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
     // The server runs one turn at a time: the conversation goes on while the timer runs.
@@ -156,11 +162,7 @@ describe("the demo agent", () => {
     const server = new FakeAppServer();
     server.startSession("s-1");
     server.publishInventory("s-1", 1, [POMODORO]);
-    const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
-    const invokes = deviceAnswers(server, () => [
-      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
-      { type: "lineup.tool.progress", payload: { stage: "started", data: started } },
-    ]);
+    const { started, invokes } = pomodoroDevice(server);
     const first = await start(server);
     server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
     expect(await turnEnds(server, "t-1")).toBe("completed");
