@@ -198,7 +198,10 @@ describe("the demo agent plays draw and guess", () => {
     expect(await say(server, "done", "t-2")).toContain("We aren't playing Draw and Guess right now");
   });
 
-  it("restarted while it waits for the button, rebuilds the round from the log and still guesses when the person presses “I'm done drawing”, once", async () => {
+  it.each([
+    ["dies (a crash)", false],
+    ["is stopped (dispose, then close)", true],
+  ])("its process %s while it waits for the button: the next one rebuilds the round from the log and still guesses when the person presses “I'm done drawing”, once", async (_how, graceful) => {
     const word = ORDER[2]!;
     const server = new FakeAppServer();
     server.startSession("s-1");
@@ -210,12 +213,20 @@ describe("the demo agent plays draw and guess", () => {
       const agent = runDemoAgent(client);
       running.push({ client, agent });
       await waitFor(() => client.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
-      return client;
+      const close = async () => {
+        if (graceful) {
+          agent.dispose();
+          // Time for anything the stopping agent would still send (a cancel of the wait) to reach the device.
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        await client.close();
+      };
+      return { client, close };
     };
     const first = await process(1);
     await say(server, "let's play draw and guess with animals", "t-1");
     await waitFor(() => device.waiting.size === 1, "the wait for the drawing");
-    // The process ends without a word (a crash): the wait stays open on the device.
+    // The process ends: the wait stays open on the device, whether it crashed or was stopped.
     await first.close();
     expect(device.cancelled).toEqual([]);
 

@@ -65,9 +65,12 @@ function roundsOf(scoped: AgentClient): Map<string, PlayedRound> {
 
 const PLAY_AGAIN = "Say *let's play draw and guess* for another round.";
 
-/** Stops every background wait of the client's rounds (the agent is stopping). */
+/**
+ * The agent is stopping: it stops following the client's rounds. Their waits are not cancelled: they stay
+ * open on the device, so the person's "I'm done drawing" is answered by the next process (`resumeRound`),
+ * as after a crash. A wait that ends while this client is still open finds its round gone and says nothing.
+ */
 export function stopRounds(client: AgentClient): void {
-  for (const round of roundsOf(client).values()) round.watch.abort();
   ROUNDS.delete(underlyingClient(client));
 }
 
