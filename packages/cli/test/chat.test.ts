@@ -36,6 +36,11 @@ describe("lineup chat (terminal client on the Runtime)", () => {
     expect(server.applied.find((w) => w.method === "agentSession/action/respond")!.params["response"]).toEqual({ outcome: "answered", choice_ids: ["orange"] });
     await chat.line("/list");
     expect(out.some((l) => l.startsWith("1. Plans (agent-1, live"))).toBe(true);
+    // The agent goes away: the list says so.
+    server.setAgentConnected("agent-1", false);
+    await until(() => runtime.conversations.list()[0]!.agent_connected === false);
+    await chat.line("/list");
+    expect(out.at(-1)).toMatch(/^1\. Plans \(agent-1 not connected, live/);
     expect(await chat.line("/quit")).toBe(false);
     chat.close();
     await runtime.stop();

@@ -116,7 +116,9 @@ export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { 
   const list = (): void => {
     const conversations = sdk.state.snapshot().conversations;
     if (conversations.length === 0) io.out("no conversations yet: /new [title] starts one");
-    conversations.forEach((c, i) => io.out(`${i + 1}. ${c.title ?? c.conversation_id} (${c.agent_id}, ${c.status}${c.unread > 0 ? `, ${c.unread} unread` : ""})`));
+    conversations.forEach((c, i) =>
+      io.out(`${i + 1}. ${c.title ?? c.conversation_id} (${c.agent_id}${c.agent_connected === false ? " not connected" : ""}, ${c.status}${c.unread > 0 ? `, ${c.unread} unread` : ""})`),
+    );
   };
 
   const answer = async (typed: string): Promise<boolean> => {

@@ -94,6 +94,8 @@ export class FakeAppServer {
   private refuseRequests = 0;
   private refuseCode: ErrorCode = "overloaded";
   private counter = 0;
+  /** Whether each agent is connected, once a test says so (`setAgentConnected`); unsaid: no presence is sent. */
+  private readonly agentPresence = new Map<string, boolean>();
   private readonly now: () => string;
   readonly deviceToken: string;
 
@@ -171,6 +173,21 @@ export class FakeAppServer {
       }
     }
     return event;
+  }
+
+  /** The agent connects or goes away: every device subscription of its sessions hears `agentSession/presence`. */
+  setAgentConnected(agentId: string, connected: boolean): void {
+    this.agentPresence.set(agentId, connected);
+    for (const connection of this.connections) {
+      for (const sessionId of connection.subs.keys()) this.sendPresence(connection.conn, sessionId);
+    }
+  }
+
+  private sendPresence(conn: TransportConnection, sessionId: string): void {
+    const agentId = this.sessions.get(sessionId)?.session.agent_id;
+    const connected = agentId === undefined ? undefined : this.agentPresence.get(agentId);
+    if (connected === undefined) return;
+    conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/presence", { session_id: sessionId, agent_id: agentId!, connected })));
   }
 
   agentSays(sessionId: string, text: string, turnId?: string): SessionEvent {
@@ -280,6 +297,7 @@ export class FakeAppServer {
         if (after > head) throw new Refusal("cursor_invalid", `after_seq ${after} is beyond the head ${head}`);
         reply(encodeJsonRpc(jsonRpcSuccess(request.id, { session_id: sessionId, after_seq: after, head_seq: head })));
         connection.subs.set(sessionId, head);
+        this.sendPresence(connection.conn, sessionId);
         for (const event of stored.events.slice(after, head)) connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/event", event as unknown as JsonObject)));
         connection.conn.send(encodeJsonRpc(jsonRpcNotification("agentSession/caughtUp", { session_id: sessionId, seq: head })));
         return;
