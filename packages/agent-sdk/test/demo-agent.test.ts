@@ -235,6 +235,36 @@ describe("the demo agent", () => {
     expect(cards().at(-1)).toMatchObject({ state: "cancelled" });
   });
 
+  it("restarted while Voice Notes waits for the person, still says what came of it when they record, once", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
+    server.publishInventory("s-1", 1, [VOICE]);
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } },
+    ]);
+    const first = await start(server);
+    server.startTurn("s-1", "record a voice note", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    // The process dies while the person has the request in front of them.
+    await first.client.close();
+    const client = await connectToFake(server, { ids: sequentialIds(1_000) });
+    running.push({ client, agent: runDemoAgent(client) });
+    await waitFor(() => client.cursor("s-1") === server.sessions.get("s-1")!.session.last_seq, "caught up");
+    const correlation = { call_id: invokes[0]!.correlation!.call_id!, reply_to: invokes[0]!.id };
+    server.deviceEnvelope("s-1", "lineup.tool.progress", { stage: "recording", message: "The person is recording" }, correlation, "voice");
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "recorded", artifact_id: "art-7", duration_ms: 12_400, mime_type: "audio/webm", size: 20_480 } }, correlation, "voice");
+    await waitFor(() => lastReply(server).startsWith("Got your"), "the note");
+    expect(lastReply(server)).toBe("Got your **voice note**: 12 seconds of audio (20.0 KB, audio/webm), saved in this conversation as `art-7`. Ask me for another one any time.");
+    const cards = server.agentEnvelopes("s-1", "lineup.task.progress").map((e) => e.payload as { state: string; detail?: string });
+    // The new process shows what happened after it took over, not what the task already showed.
+    expect(cards.filter((c) => c.detail === "The person is recording")).toHaveLength(1);
+    expect(cards.filter((c) => c.detail === "Waiting for the user to record a voice note")).toHaveLength(1);
+    expect(cards.at(-1)).toMatchObject({ state: "completed" });
+    expect(invokes).toHaveLength(1);
+  });
+
   it.each([
     ["after the restart", false],
     ["while the agent was away", true],
