@@ -352,6 +352,9 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
     const usage = page.getByRole("list", { name: "Storage used per app" });
     await usage.waitFor();
     expect(await usage.locator('[data-app="chat"]').textContent()).toContain("40 KB");
+    // Each app by its name, then its scope; an app not installed (notes) by its scope alone.
+    expect(await usage.locator('[data-app="chat"] .app-label').textContent()).toBe("Chat chat");
+    expect(await page.locator('.settings-row[data-app="notes"] .app-label').count()).toBe(0);
     await shot("settings");
 
     await page.getByRole("button", { name: "Remove publisher Example Apps Ltd" }).click();

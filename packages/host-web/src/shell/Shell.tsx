@@ -213,7 +213,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
             ) : showing.app_scope === "app-registry" ? (
               <RegistryApp manager={runtime.appManager} available={available} />
             ) : (
-              <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} />
+              <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />
             )}
           </AppBoundary>
           </ResultCardContext.Provider>

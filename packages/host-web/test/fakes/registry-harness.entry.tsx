@@ -61,7 +61,7 @@ function Harness() {
         </nav>
       </header>
       <main class="app-area" data-app={view}>
-        {view === "registry" ? <RegistryApp manager={manager} available={available} /> : <SettingsApp config={config} settings={settings} onSignOut={() => signOuts.push("signed out")} />}
+        {view === "registry" ? <RegistryApp manager={manager} available={available} /> : <SettingsApp config={config} settings={settings} onSignOut={() => signOuts.push("signed out")} appName={(scope) => manager.getApp(scope)?.manifest.name} />}
       </main>
     </div>
   );

@@ -8,10 +8,11 @@ import { formatBytes } from "../registry/format.js";
 import type { RuntimeSettings } from "../registry/manager-api.js";
 import { sortUsage } from "./grant-order.js";
 import { refusalOf } from "./refusal.js";
+import { AppLabel, type AppNames } from "./app-label.js";
 
 type Usage = { readonly state: "loading" } | { readonly state: "ready"; readonly rows: readonly { readonly app_scope: string; readonly bytes: number }[] } | { readonly state: "failed"; readonly code: string };
 
-export function AppStorage({ settings, revision }: { settings: RuntimeSettings; revision: number }) {
+export function AppStorage({ settings, revision, appName }: { settings: RuntimeSettings; revision: number; appName?: AppNames | undefined }) {
   const [usage, setUsage] = useState<Usage>({ state: "loading" });
   const [asked, setAsked] = useState(0);
   const [site, setSite] = useState<string>("…");
@@ -54,7 +55,7 @@ export function AppStorage({ settings, revision }: { settings: RuntimeSettings; 
           <ul class="settings-list" aria-label="Storage used per app">
             {usage.rows.map((row) => (
               <li key={row.app_scope} class="settings-row" data-app={row.app_scope}>
-                {row.app_scope === "runtime" ? <span>Files kept from conversations</span> : <code>{row.app_scope}</code>}
+                {row.app_scope === "runtime" ? <span>Files kept from conversations</span> : <AppLabel scope={row.app_scope} appName={appName} />}
                 <span class="row-end usage-bytes">{formatBytes(row.bytes)}</span>
               </li>
             ))}

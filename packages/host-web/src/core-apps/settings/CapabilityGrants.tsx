@@ -7,8 +7,9 @@ import type { ProtocolError } from "@lineup/protocol";
 import type { RuntimeSettings } from "../registry/manager-api.js";
 import { GRANT_CHOICES, isGrantChoice, sortGrants } from "./grant-order.js";
 import { refusalOf } from "./refusal.js";
+import { AppLabel, type AppNames } from "./app-label.js";
 
-export function CapabilityGrants({ settings }: { settings: RuntimeSettings }) {
+export function CapabilityGrants({ settings, appName }: { settings: RuntimeSettings; appName?: AppNames | undefined }) {
   const [error, setError] = useState<ProtocolError | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const grants = sortGrants(settings.grants());
@@ -38,7 +39,7 @@ export function CapabilityGrants({ settings }: { settings: RuntimeSettings }) {
             const selectId = `grant-${g.app_scope}-${g.capability}`;
             return (
               <li key={`${g.app_scope} ${g.capability}`} class="settings-row" data-app={g.app_scope} data-capability={g.capability} data-decision={g.decision}>
-                <code>{g.app_scope}</code>
+                <AppLabel scope={g.app_scope} appName={appName} />
                 <span>
                   may use <code>{g.capability}</code>
                 </span>

@@ -10,10 +10,12 @@ import { applyTheme, loadTheme, type ThemeChoice } from "../../shell/theme.js";
 import type { RuntimeSettings } from "../registry/manager-api.js";
 import { useSubscription } from "../registry/use-subscription.js";
 import { AppStorage } from "./AppStorage.js";
+import type { AppNames } from "./app-label.js";
 import { CapabilityGrants } from "./CapabilityGrants.js";
 import { TrustedPublishers } from "./TrustedPublishers.js";
 
-export function SettingsApp({ config, onSignOut, settings }: { config: HostConfig; onSignOut: () => void; settings: RuntimeSettings }) {
+/** `appName`: an installed app's name for people (as the shell's tabs show it); undefined when it is not installed. */
+export function SettingsApp({ config, onSignOut, settings, appName }: { config: HostConfig; onSignOut: () => void; settings: RuntimeSettings; appName?: AppNames }) {
   const revision = useSubscription(settings);
   const [theme, setTheme] = useState<ThemeChoice>(loadTheme());
   const choose = (choice: ThemeChoice) => {
@@ -43,8 +45,8 @@ export function SettingsApp({ config, onSignOut, settings }: { config: HostConfi
         </button>
       </div>
       <TrustedPublishers settings={settings} />
-      <CapabilityGrants settings={settings} />
-      <AppStorage settings={settings} revision={revision} />
+      <CapabilityGrants settings={settings} appName={appName} />
+      <AppStorage settings={settings} revision={revision} appName={appName} />
     </section>
   );
 }
