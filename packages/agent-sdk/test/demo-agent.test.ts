@@ -58,6 +58,18 @@ function pomodoroDevice(server: FakeAppServer): { started: JsonObject; invokes: 
   return { started, invokes };
 }
 
+/** A session with Voice Notes whose device shows the person each request (`waiting_for_user`); what they do is the test's to send. */
+function voiceWorld(): { server: FakeAppServer; invokes: RuntimeEnvelope[] } {
+  const server = new FakeAppServer();
+  server.startSession("s-1");
+  server.publishInventory("s-1", 1, [tool("voice", "voice.request_recording", { input_schema: { type: "object" } })]);
+  const invokes = deviceAnswers(server, () => [
+    { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+    { type: "lineup.tool.progress", payload: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } },
+  ]);
+  return { server, invokes };
+}
+
 describe("the demo agent", () => {
   it("answers a plain turn in Markdown and completes it with the same text", async () => {
     const server = new FakeAppServer();
@@ -206,14 +218,7 @@ describe("the demo agent", () => {
   });
 
   it("ends the turn once Voice Notes shows the person its request, and says what came of it: a note, or no note", async () => {
-    const server = new FakeAppServer();
-    server.startSession("s-1");
-    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
-    server.publishInventory("s-1", 1, [VOICE]);
-    const invokes = deviceAnswers(server, () => [
-      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
-      { type: "lineup.tool.progress", payload: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } },
-    ]);
+    const { server, invokes } = voiceWorld();
     const answer = (n: number, type: string, payload: JsonObject) => server.deviceEnvelope("s-1", type, payload, { call_id: invokes[n]!.correlation!.call_id!, reply_to: invokes[n]!.id }, "voice");
     await start(server);
     server.startTurn("s-1", "record a voice note", "t-1");
@@ -236,14 +241,7 @@ describe("the demo agent", () => {
   });
 
   it("restarted while Voice Notes waits for the person, still says what came of it when they record, once", async () => {
-    const server = new FakeAppServer();
-    server.startSession("s-1");
-    const VOICE = tool("voice", "voice.request_recording", { input_schema: { type: "object" } });
-    server.publishInventory("s-1", 1, [VOICE]);
-    const invokes = deviceAnswers(server, () => [
-      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
-      { type: "lineup.tool.progress", payload: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } },
-    ]);
+    const { server, invokes } = voiceWorld();
     const first = await start(server);
     server.startTurn("s-1", "record a voice note", "t-1");
     expect(await turnEnds(server, "t-1")).toBe("completed");
