@@ -20,7 +20,7 @@
  * device's answers; ids and time come from the client's injected sources.
  */
 import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
-import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import { findTool, type AgentClient, type IncomingTurn } from "./agent-client.js";
 import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, belongsTo, matchTool, type AppTarget } from "./demo/tool-match.js";
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
@@ -376,7 +376,7 @@ function resumeDetached(client: AgentClient, sessionId: string, call: LoggedTool
     resumeRound(client, sessionId, call, options);
     return;
   }
-  const tool = client.inventory(sessionId)?.tools.find((t) => t.app_scope === call.appScope && t.method === call.method);
+  const tool = findTool(client.inventory(sessionId)?.tools ?? [], call.method, call.appScope);
   const target = Object.values(APP_TARGETS).find((t) => t.detach !== undefined && belongsTo(tool ?? { app_scope: call.appScope, method: call.method }, t));
   const detach = target === undefined ? undefined : detachFor(target);
   if (target === undefined || detach === undefined) return;

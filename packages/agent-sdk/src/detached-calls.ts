@@ -23,22 +23,14 @@ function followedBy(client: AgentClient): Set<string> {
   return set;
 }
 
-/**
- * Marks a call as followed by this process until `done` settles; false (and nothing marked) when it is
- * followed already. A caller that gets false must not follow it: its end would be told twice.
- */
-export function followCall(client: AgentClient, sessionId: string, callId: string, done: Promise<unknown>): boolean {
+const keyOf = (sessionId: string, callId: string): string => `${sessionId}\u0000${callId}`;
+
+/** Marks a call as followed by this process until `done` settles: a catch-up meanwhile does not hand it over again. */
+export function followCall(client: AgentClient, sessionId: string, callId: string, done: Promise<unknown>): void {
   const set = followedBy(client);
-  const key = `${sessionId}\u0000${callId}`;
-  if (set.has(key)) return false;
+  const key = keyOf(sessionId, callId);
   set.add(key);
   void done.finally(() => set.delete(key)).catch(() => undefined);
-  return true;
-}
-
-/** True while this process follows the call. */
-export function isFollowed(client: AgentClient, sessionId: string, callId: string): boolean {
-  return followedBy(client).has(`${sessionId}\u0000${callId}`);
 }
 
 /**
@@ -49,7 +41,7 @@ export function isFollowed(client: AgentClient, sessionId: string, callId: strin
 export function resumeDetachedCalls(client: AgentClient, resume: (sessionId: string, call: LoggedToolCall) => void): Disposable {
   return client.onCaughtUp((sessionId) => {
     for (const call of client.toolCalls(sessionId)) {
-      if (call.detached && !call.endTold && !isFollowed(client, sessionId, call.callId)) resume(sessionId, call);
+      if (call.detached && !call.endTold && !followedBy(client).has(keyOf(sessionId, call.callId))) resume(sessionId, call);
     }
   });
 }

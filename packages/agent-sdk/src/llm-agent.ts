@@ -15,12 +15,12 @@
  * A model that is unreachable or misbehaves gets the user a short explanation, not a failed turn.
  */
 import { LineUpError, decodeJson, type ErrorCode, type JsonObject, type JsonValue } from "@lineup/protocol";
-import type { AgentClient, IncomingTurn } from "./agent-client.js";
+import { findTool, type AgentClient, type IncomingTurn } from "./agent-client.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
 import { functionName, toFunctionTools, type FunctionToolSet } from "./llm/function-tools.js";
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
-import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
+import { endEnvelopeId, loggedOutcome, type LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
 import { alsoDisposing, serveTurns, type TurnRunner } from "./turn-runner.js";
 
@@ -61,7 +61,7 @@ export function runLlmAgent(client: AgentClient, options: LlmAgentOptions): LlmA
 
 /** Follows again a timed operation of this agent that outlived its turn, and tells its end. */
 function resumeOperation(client: AgentClient, llm: ChatCompletions, sessionId: string, call: LoggedToolCall, options: LlmAgentOptions): void {
-  const tool = client.inventory(sessionId)?.tools.find((t) => t.app_scope === call.appScope && t.method === call.method) ?? { app_scope: call.appScope, method: call.method, title: call.method };
+  const tool = findTool(client.inventory(sessionId)?.tools ?? [], call.method, call.appScope) ?? { app_scope: call.appScope, method: call.method, title: call.method };
   const handle = client.invokeTool(sessionId, call.method, call.arguments, { appScope: call.appScope, callId: call.callId });
   const telling = tellOperationEnd(client, llm, sessionId, call.callId, tool, handle.progress[Symbol.asyncIterator](), handle.result, options).catch((error: unknown) =>
     options.diagnostics?.({ kind: "agent_error", message: `the end of ${call.appScope}/${call.method} was not told`, error }),
@@ -128,7 +128,7 @@ async function resumedStep(client: AgentClient, llm: ChatCompletions, turn: Inco
   const calls = client.toolCalls(turn.sessionId).filter((c) => c.seq > turn.turn.started_seq);
   if (calls.length === 0) return [];
   const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
-  const named = calls.map((call) => ({ call, name: nameOf(toolSet, call), tool: inventoryTool(toolSet, call) }));
+  const named = calls.map((call) => ({ call, ...offeredAs(toolSet, call) }));
   const messages: ChatMessage[] = [
     {
       role: "assistant",
@@ -138,31 +138,20 @@ async function resumedStep(client: AgentClient, llm: ChatCompletions, turn: Inco
   ];
   for (const { call, name, tool } of named) {
     // An ended call's outcome is the log's, and the model hears it here (an ended timer is not followed again).
-    const content = loggedOutcome(call) ?? (await relayToolCall(client, llm, turn, tool, name, JSON.stringify(call.arguments), options, call.callId));
+    const ended = loggedOutcome(call);
+    const content = ended !== undefined ? JSON.stringify(ended) : await relayToolCall(client, llm, turn, tool, name, JSON.stringify(call.arguments), options, call.callId);
     messages.push({ role: "tool", tool_call_id: call.callId, content });
   }
   return messages;
 }
 
-/** The tool message content of a logged call that ended, as `relayToolCall` gives it; undefined while it runs. */
-function loggedOutcome(call: LoggedToolCall): string | undefined {
-  const last = call.ended ? call.outputs.at(-1) : undefined;
-  if (last === undefined) return undefined;
-  if (last.type === "lineup.tool.result") return JSON.stringify({ ok: true, result: (last.payload as { result: JsonValue }).result });
-  const error = last.payload as { code: string; message: string };
-  return JSON.stringify({ ok: false, error: { code: error.code, message: error.message } });
-}
-
-/** The function name the model knows a logged call's tool by (the current inventory's, else the same rule's). */
-function nameOf(toolSet: FunctionToolSet, call: LoggedToolCall): string {
-  for (const [name, tool] of toolSet.byName) if (tool.app_scope === call.appScope && tool.method === call.method) return name;
-  return functionName({ app_scope: call.appScope, method: call.method });
-}
-
-/** The tool of a logged call, for following it: the inventory's title when it is still offered. */
-function inventoryTool(toolSet: FunctionToolSet, call: LoggedToolCall): { app_scope: string; method: string; title: string } {
-  for (const tool of toolSet.byName.values()) if (tool.app_scope === call.appScope && tool.method === call.method) return tool;
-  return { app_scope: call.appScope, method: call.method, title: call.method };
+/**
+ * How the model knows a logged call's tool: its function name and the tool (the current inventory's while
+ * it is still offered; else the same naming rule, and the method as its title).
+ */
+function offeredAs(toolSet: FunctionToolSet, call: LoggedToolCall): { name: string; tool: { app_scope: string; method: string; title: string } } {
+  for (const [name, tool] of toolSet.byName) if (tool.app_scope === call.appScope && tool.method === call.method) return { name, tool };
+  return { name: functionName({ app_scope: call.appScope, method: call.method }), tool: { app_scope: call.appScope, method: call.method, title: call.method } };
 }
 
 async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<string> {

@@ -41,6 +41,18 @@ export interface LoggedToolCall {
   readonly endTold: boolean;
 }
 
+/** How a call ended, as the Runtime said: its result, or its typed error. */
+export type ToolOutcome = { readonly ok: true; readonly result: JsonValue } | { readonly ok: false; readonly error: { readonly code: string; readonly message: string } };
+
+/** How a logged call ended (its last output); undefined while it runs. */
+export function loggedOutcome(call: LoggedToolCall): ToolOutcome | undefined {
+  const last = call.ended ? call.outputs.at(-1) : undefined;
+  if (last === undefined) return undefined;
+  if (last.type === "lineup.tool.result") return { ok: true, result: (last.payload as { result: JsonValue }).result };
+  const error = last.payload as { code: string; message: string };
+  return { ok: false, error: { code: error.code, message: error.message } };
+}
+
 /**
  * The id of the message an agent sends when a call that outlived its turn ends. The log then says that
  * the end was told, so an agent restarted meanwhile tells it once. Undefined when the id would be too long.

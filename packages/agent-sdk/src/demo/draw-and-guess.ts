@@ -22,7 +22,7 @@ import type { AgentClient, IncomingTurn } from "../agent-client.js";
 import type { DiagnosticsSink } from "../lifecycle.js";
 import { escapeMarkdown } from "./text.js";
 import { underlyingClient } from "../turn-scope.js";
-import { endEnvelopeId, type LoggedToolCall } from "../session-state.js";
+import { endEnvelopeId, loggedOutcome, type LoggedToolCall } from "../session-state.js";
 
 /** What `game.start_round` tells the agent. */
 export interface StartedRound {
@@ -212,8 +212,8 @@ async function callFor(
 
 /** The result a logged call ended with; undefined while it runs, or when it ended with an error. */
 function loggedResult(call: LoggedToolCall): JsonValue | undefined {
-  const last = call.ended ? call.outputs.at(-1) : undefined;
-  return last?.type === "lineup.tool.result" ? (last.payload as { result: JsonValue }).result : undefined;
+  const outcome = loggedOutcome(call);
+  return outcome?.ok === true ? outcome.result : undefined;
 }
 
 /**
