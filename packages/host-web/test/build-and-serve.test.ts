@@ -116,6 +116,16 @@ describe("the host's static server", () => {
     expect(directives(policy).get("default-src")).toEqual(["'none'"]);
     expect(directives(policy).get("connect-src")).toEqual(["'none'"]);
     expect(directives(policy).get("script-src")).toEqual(["'unsafe-inline'"]);
+    // No nested frame, no worker, and every HTML string through the frame's own Trusted Types policies.
+    for (const directive of ["frame-src", "child-src", "worker-src", "object-src"]) expect(directives(policy).get(directive)).toEqual(["'none'"]);
+    expect(directives(policy).get("require-trusted-types-for")).toEqual(["'script'"]);
+    expect(directives(policy).get("trusted-types")).toEqual(["default", "lineup-frame"]);
+    // The same policy as a header, before a byte is parsed; every powerful feature off; no DNS prefetch.
+    expect(res.headers["content-security-policy"]).toBe(policy);
+    const features = new Map(String(res.headers["permissions-policy"]).split(", ").map((entry) => entry.split("=") as [string, string]));
+    for (const feature of ["camera", "microphone", "clipboard-write", "clipboard-read", "geolocation", "display-capture", "fullscreen"]) expect(features.get(feature)).toBe("()");
+    expect(new Set(features.values())).toEqual(new Set(["()"]));
+    expect(res.headers["x-dns-prefetch-control"]).toBe("off");
   });
 
   it("without a config: no /lineup-config.json, and connect-src allows loopback only (for the sign-in form)", async () => {

@@ -24,7 +24,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { installAsDefaultApp, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "cap-probe", name: "Probe", file: "cap-probe.lineup" } as const;
@@ -185,15 +185,10 @@ async function ask(key: RequestKey, answer?: (prompt: ReturnType<typeof dialog>)
 
 describe("spec 12 box 12: capability.request from a sandboxed app frame (Chromium, real host)", () => {
   it("installs the app and opens it in front", async () => {
-    await page.goto(world.host.url);
-    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await page.getByRole("tab", { name: "Apps" }).click();
-    await installFromApps(page, APP.name, async (review) => {
+    await installAsDefaultApp(page, world.host.url, APP.name, async (review) => {
       // The person reads what the app may ask for before installing it.
       expect(await review.textContent()).toContain("microphone.record");
     });
-    await page.getByRole("button", { name: `Make ${APP.name} the default app` }).click();
-    await page.reload();
     await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 15_000 }).toBe(APP.app_scope);
     await frame().getByRole("button", { name: "Ask for link" }).waitFor({ timeout: 15_000 });
     await watchPrompts();

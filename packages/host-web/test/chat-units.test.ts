@@ -153,6 +153,21 @@ describe("shell pieces", () => {
     expect(seen).toEqual([1, 2, 2, 1]);
   });
 
+  it("a notification with an action stays until it is dismissed; one without goes after its time", () => {
+    const timers: (() => void)[] = [];
+    const n = createNotifications({ setTimer: (_ms, fn) => void timers.push(fn) });
+    let reloads = 0;
+    const id = n.push("Whiteboard stopped responding and was closed.", "error", { label: "Reload", run: () => (reloads += 1) });
+    n.push("Saved.");
+    expect(timers).toHaveLength(1); // only the plain one has a timer
+    timers[0]!();
+    expect(n.list().map((t) => [t.text, t.action?.label])).toEqual([["Whiteboard stopped responding and was closed.", "Reload"]]);
+    n.list()[0]!.action!.run();
+    expect(reloads).toBe(1);
+    n.dismiss(id);
+    expect(n.list()).toEqual([]);
+  });
+
   it("describes every lifecycle state for the connection indicator", () => {
     expect(describeLifecycle({ status: "online", since: 1 })).toEqual({ label: "Online", tone: "ok" });
     expect(describeLifecycle({ status: "reconnecting", attempt: 2, since: 1 }).tone).toBe("warn");

@@ -11,6 +11,8 @@ interface Mounted {
   readonly refused: string[];
   readonly resizes: number[];
   ready: boolean;
+  /** Why the surface never became ready, once it is known. */
+  readyError?: string;
 }
 
 const mounted = new Map<string, Mounted>();
@@ -55,7 +57,10 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, height = 
     },
     { title: `App ${snapshot.app_scope}`, readyTimeoutMs: 120_000 },
   );
-  void record.surface.ready.then(() => (record.ready = true));
+  void record.surface.ready.then(
+    () => (record.ready = true),
+    (error: unknown) => (record.readyError = error instanceof Error ? error.message : String(error)),
+  );
   mounted.set(id, record);
 }
 
@@ -85,6 +90,7 @@ function forgedFrames(nonce: string, height: number): unknown[] {
       refused: r.refused,
       resizes: r.resizes,
       ready: r.ready,
+      readyError: r.readyError,
       sandbox: r.surface.frame.getAttribute("sandbox"),
       hostCanReadFrame: r.surface.frame.contentDocument !== null,
     };

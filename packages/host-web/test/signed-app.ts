@@ -132,3 +132,16 @@ export async function installFromApps(page: Page, name: string, review?: (region
   await region.getByRole("button", { name: "Install & enable" }).click();
   await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 15_000 }).toContain(`Installed ${name}`);
 }
+
+/**
+ * What a person does to have an app open in front: opens the host, waits until it is online, installs the
+ * built-in app `name` from Apps (`review` reads the review first), makes it the default app and reloads.
+ */
+export async function installAsDefaultApp(page: Page, hostUrl: string, name: string, review?: (region: Locator) => Promise<void>): Promise<void> {
+  await page.goto(hostUrl);
+  await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+  await page.getByRole("tab", { name: "Apps" }).click();
+  await installFromApps(page, name, review);
+  await page.getByRole("button", { name: `Make ${name} the default app` }).click();
+  await page.reload();
+}

@@ -59,9 +59,9 @@ describe("bridge catalogue", () => {
     expect(ids.size).toBe(Object.keys(BRIDGE_METHODS).length * 2 + Object.keys(BRIDGE_EVENTS).length);
   });
 
-  it("lets the host ask the app only for tool.invoke, and sends every event host → app", () => {
+  it("lets the host ask the app only for tool.invoke and the surface.ping heartbeat, and sends every event host → app", () => {
     const toApp = Object.entries(BRIDGE_METHODS).filter(([, m]) => m.direction === "to_app").map(([name]) => name);
-    expect(toApp).toEqual(["tool.invoke"]);
+    expect(toApp).toEqual(["tool.invoke", "surface.ping"]);
     expect(Object.values(BRIDGE_EVENTS).every((e) => e.direction === "to_app")).toBe(true);
     expect(Object.keys(BRIDGE_EVENTS)).toContain("host.snapshot");
   });
@@ -77,6 +77,8 @@ describe("decodeBridgeMessage", () => {
       [bridgeError(nonce, 2, "session_data.replace", { code: "revision_conflict", message: "stale", path: "/expected_revision" }), "to_app"],
       [bridgeRequest(nonce, 3, "tool.invoke", { call_id: "call-1" as never, method: "board.create", arguments: {} }), "to_app"],
       [bridgeResult(nonce, 3, "tool.invoke", { outcome: "completed", result: null }), "to_host"],
+      [bridgeRequest(nonce, 4, "surface.ping", {}), "to_app"],
+      [bridgeResult(nonce, 4, "surface.ping", {}), "to_host"],
     ];
     for (const [message, direction] of cases) {
       const r = decodeBridgeMessage(message, { nonce, direction });

@@ -28,7 +28,9 @@ import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 import type { BridgePort } from "./port.js";
 
 /** Methods the host calls on the app. */
-export type HostToAppMethod = "tool.invoke";
+export type HostToAppMethod = "tool.invoke" | "surface.ping";
+/** The host → app method the app's code answers; the channel answers the `surface.ping` heartbeat itself. */
+export type HandledMethod = Exclude<HostToAppMethod, "surface.ping">;
 /** Methods the app calls on the host. */
 export type AppToHostMethod = Exclude<BridgeMethodName, HostToAppMethod>;
 
@@ -50,7 +52,7 @@ export interface ResponseHandle {
 }
 
 /** Answers one host → app request: resolve with the result, or reject (a `LineUpError` keeps its code). */
-export type HostRequestHandler<M extends HostToAppMethod> = (params: BridgeParams<M>, response: ResponseHandle) => Promise<BridgeResult<M>>;
+export type HostRequestHandler<M extends HandledMethod> = (params: BridgeParams<M>, response: ResponseHandle) => Promise<BridgeResult<M>>;
 
 interface Pending {
   readonly method: BridgeMethodName;
@@ -76,7 +78,7 @@ export class BridgeChannel {
   readonly #pending = new Map<number, Pending>();
   readonly #events = new Map<string, Emitter<unknown>>();
   readonly #closed: Emitter<LineUpError>;
-  #handler: HostRequestHandler<HostToAppMethod> | undefined;
+  #handler: HostRequestHandler<HandledMethod> | undefined;
   #nextId = 1;
   #closeReason: LineUpError | undefined;
   /** The shared deadline timer and the time its firing stands for. */
@@ -131,7 +133,7 @@ export class BridgeChannel {
   }
 
   /** The single handler of `tool.invoke` requests; a second call replaces nothing and throws. */
-  handle(method: HostToAppMethod, handler: HostRequestHandler<HostToAppMethod>): Unsubscribe {
+  handle(method: HandledMethod, handler: HostRequestHandler<HandledMethod>): Unsubscribe {
     if (this.#handler !== undefined) throw new Error(`a handler for ${method} is already installed`);
     this.#handler = handler;
     return () => {
@@ -245,12 +247,14 @@ export class BridgeChannel {
         return;
       }
       case "request":
-        void this.#answer(message.id, message.method as HostToAppMethod, message.params as BridgeParams<HostToAppMethod>);
+        // The heartbeat proves the app's page still runs, so it is answered here, at once, whatever the app's code does.
+        if (message.method === "surface.ping") this.#send(bridgeResult(this.nonce, message.id, "surface.ping", {}));
+        else void this.#answer(message.id, message.method as HandledMethod, message.params as BridgeParams<HandledMethod>);
         return;
     }
   }
 
-  async #answer(id: number, method: HostToAppMethod, params: BridgeParams<HostToAppMethod>): Promise<void> {
+  async #answer(id: number, method: HandledMethod, params: BridgeParams<HandledMethod>): Promise<void> {
     const handler = this.#handler;
     if (handler === undefined) {
       this.#send(bridgeError(this.nonce, id, method, { code: "method_not_found", message: `this app does not handle ${method}` }));
@@ -282,7 +286,8 @@ export class BridgeChannel {
       this.#fail(id, new LineUpError(error.code, error.message, error.path === undefined ? undefined : { path: error.path }));
       return;
     }
-    if (frame["kind"] !== "request" || frame["method"] !== "tool.invoke" || typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return;
-    this.#send(bridgeError(this.nonce, id, "tool.invoke", error));
+    const method = frame["method"];
+    if (frame["kind"] !== "request" || (method !== "tool.invoke" && method !== "surface.ping") || typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) return;
+    this.#send(bridgeError(this.nonce, id, method, error));
   }
 }

@@ -57,7 +57,7 @@ export class Lifecycle implements AppLifecycleAPI {
 
   ready(): Promise<void> {
     // Idempotent: the host hears `lifecycle.ready` once per instance (again only if it was not answered).
-    this.#readyPromise ??= this.#channel.request("lifecycle.ready", {}).then(
+    this.#readyPromise ??= this.#channel.request("lifecycle.ready", { heartbeat: true }).then(
       () => undefined,
       (error: unknown) => {
         this.#readyPromise = undefined;

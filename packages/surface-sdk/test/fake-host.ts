@@ -106,6 +106,15 @@ export class FakeHost {
     });
   }
 
+  /** Sends the `surface.ping` heartbeat (with `params`, `{}` unless a test breaks it) and resolves with the app's result. */
+  ping(params: unknown = {}): Promise<unknown> {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pendingInvokes.set(id, { resolve, reject });
+      this.send({ ...bridgeRequest(this.nonce, id, "surface.ping", {}), params });
+    });
+  }
+
   /** Resolves with the next request of `method` (or one already received and not yet awaited). */
   nextRequest(method: BridgeMethodName): Promise<BridgeRequest> {
     return new Promise((resolve) => this.#waiters.push({ method, resolve }));

@@ -1,6 +1,6 @@
 import { bridgeEvent, bridgeRequest, LineUpError } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { connectSurface, type Surface, type SurfaceDiagnostic } from "../src/index.js";
+import { connectSurface, defineAgentTools, type Surface, type SurfaceDiagnostic } from "../src/index.js";
 import { eventually, FakeHost, NONCE, sampleSnapshot, tick } from "./fake-host.js";
 
 let host: FakeHost;
@@ -101,6 +101,34 @@ describe("handover and nonce", () => {
     surface = await connecting;
     const answer = host.invoke({ call_id: "c1", method: "Board!", arguments: {} } as never);
     await expect(answer).rejects.toMatchObject({ code: "invalid_params" });
+  });
+
+  it("answers the host's surface.ping heartbeat by itself, with no app code and while a tool call is still running", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover();
+    surface = await connecting;
+    // The app serves no tools and has not even said it is ready: the heartbeat is the SDK's own.
+    await expect(host.ping()).resolves.toEqual({});
+    let release!: () => void;
+    surface.tools.serve(
+      defineAgentTools({
+        "board.wait": { input_schema: { type: "object" }, output_schema: {}, handler: () => new Promise<object>((resolve) => (release = () => resolve({}))) },
+      }),
+    );
+    const waiting = host.invoke({ call_id: "c1", method: "board.wait", arguments: {} } as never);
+    await expect(host.ping()).resolves.toEqual({});
+    expect(host.trace.filter((t) => t.startsWith("response"))).toHaveLength(2); // the two pings; the call is still out
+    release();
+    await expect(waiting).resolves.toMatchObject({ outcome: "completed" });
+  });
+
+  it("answers a malformed surface.ping with the decoder's code", async () => {
+    host = new FakeHost();
+    const connecting = connectSurface({ window: host.window, applyTheme: false });
+    host.handover();
+    surface = await connecting;
+    await expect(host.ping({ extra: 1 })).rejects.toMatchObject({ code: "invalid_params" });
   });
 
   it("rejects pending requests when the host closes the port", async () => {

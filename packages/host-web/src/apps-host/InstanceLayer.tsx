@@ -8,7 +8,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
-import { connectInstance, type InstanceBridge } from "./instance-bridge.js";
+import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
 
 export type Placement = "foreground" | "pip" | "hidden";
 
@@ -16,7 +16,8 @@ export interface InstanceLayerProps {
   readonly runtime: LineUpRuntime;
   readonly instances: readonly AppInstance[];
   readonly placement: (instance: AppInstance) => Placement;
-  readonly onFailed?: (instance: AppInstance, message: string) => void;
+  /** An instance's surface failed to start or died; the Runtime has been told (`instances.failed`). */
+  readonly onFailed?: (instance: AppInstance, failure: InstanceFailure) => void;
   readonly onFocusRequest?: (instanceId: string) => void;
   /** The person closes the instance (the picture-in-picture window's ×). */
   readonly onCloseRequest?: (instanceId: string) => void;
@@ -32,7 +33,7 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
           runtime={runtime}
           instance={instance}
           placement={placement(instance)}
-          {...(onFailed === undefined ? {} : { onFailed: (message: string) => onFailed(instance, message) })}
+          {...(onFailed === undefined ? {} : { onFailed: (failure: InstanceFailure) => onFailed(instance, failure) })}
           {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
           {...(onCloseRequest === undefined ? {} : { onCloseRequest })}
           {...(frameUrl === undefined ? {} : { frameUrl })}
@@ -56,7 +57,7 @@ function InstanceSurface({
   runtime: LineUpRuntime;
   instance: AppInstance;
   placement: Placement;
-  onFailed?: (message: string) => void;
+  onFailed?: (failure: InstanceFailure) => void;
   onFocusRequest?: (instanceId: string) => void;
   onCloseRequest?: (instanceId: string) => void;
   frameUrl?: string;

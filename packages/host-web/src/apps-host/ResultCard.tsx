@@ -3,7 +3,9 @@
  * timeline shows the app in its `inline_card` display mode over the session data frozen when the result
  * was recorded. The card is a sandboxed surface like any other, but it is not an instance: it answers
  * only `session_data.get` / `subscribe` (with the frozen snapshot); everything else, a write included,
- * is refused — the card never changes, whatever the live app does later.
+ * is refused — the card never changes, whatever the live app does later. A card whose surface dies (left its
+ * page, stopped responding) is taken down and says so: a hung frame left in place would keep its renderer
+ * process, which every app frame of the host shares, hung for whatever opens next.
  */
 import { createContext } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
@@ -18,6 +20,7 @@ export const ResultCardContext = createContext<LineUpRuntime | undefined>(undefi
 export function ToolResultCard({ callId }: { callId: string }) {
   const runtime = useContext(ResultCardContext);
   const [card, setCard] = useState<ResultCard | undefined>(undefined);
+  const [deadNote, setDeadNote] = useState<string | undefined>(undefined);
   const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -71,7 +74,13 @@ export function ToolResultCard({ callId }: { callId: string }) {
             if (method === "session_data.unsubscribe") return Promise.resolve({});
             return Promise.reject({ code: "invalid_state", message: "a result card is a static record of finished work" });
           },
-        }, { title: `${entry.manifest.name ?? card.app_scope}: result`, maxHeight: 480 });
+        }, { title: `${entry.manifest.name ?? card.app_scope}: result`, name: entry.manifest.name ?? card.app_scope, maxHeight: 480 });
+        const mounted = surface;
+        void mounted.dead.then((death) => {
+          if (gone) return;
+          void mounted.close(1).catch(() => undefined);
+          setDeadNote(`This card cannot be shown: ${death.message}.`);
+        });
       },
       () => undefined,
     );
@@ -82,5 +91,10 @@ export function ToolResultCard({ callId }: { callId: string }) {
   }, [runtime, card]);
 
   if (card === undefined) return null;
-  return <div class="result-card" data-call={card.call_id} data-app={card.app_scope} ref={container} />;
+  return (
+    <>
+      <div class="result-card" data-call={card.call_id} data-app={card.app_scope} ref={container} />
+      {deadNote === undefined ? null : <p class="result-card-gone">{deadNote}</p>}
+    </>
+  );
 }

@@ -12,19 +12,33 @@
  * - `event.emit` is the app's declared event, which the Runtime checks and sends to the agent;
  * - `agent_message.*` is the instance's view of the app inbox (`inbox-bridge.ts`): state patches and the
  *   agent messages the manifest subscribes to, acknowledged by the app.
+ *
+ * A surface that fails — it never became ready, or it died later (left its page, stopped responding: the
+ * surface host's `dead`) — is reported to the Runtime once as `instances.failed`, which ends the calls the
+ * instance still held with `handler_failed`, and to the owner once through `onFailed`.
  */
 import { base64ToBytes, bytesToBase64, LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
-import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
+import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
+
+/**
+ * Why an instance's surface failed, for its owner: `start` — it did not become ready (its entry did not
+ * load, it stalled); `dead` — it died after it was mounted (the surface host's reason), ready or not.
+ * `message` is a sentence for people.
+ */
+export type InstanceFailure =
+  | { readonly kind: "start"; readonly message: string }
+  | { readonly kind: "dead"; readonly reason: SurfaceDeath["reason"]; readonly message: string };
 
 export interface InstanceBridgeOptions {
   readonly displayMode: DisplayMode;
   /** Where the frame page is served (tests). */
   readonly frameUrl?: string;
   readonly onResize?: (height: number) => void;
-  readonly onFailed?: (message: string) => void;
+  /** Called at most once, when the instance's surface fails; the Runtime has been told `instances.failed`. */
+  readonly onFailed?: (failure: InstanceFailure) => void;
 }
 
 export interface InstanceBridge {
@@ -88,6 +102,13 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
    * Bounded, since nothing acknowledges them away.
    */
   const shown = new RecentIds(RECENT_DISPLAY_IDS);
+  let failed = false;
+  const fail = (failure: InstanceFailure): void => {
+    if (failed) return;
+    failed = true;
+    void runtime.instances.failed(instance.instance_id, failure.message).catch(() => undefined);
+    options.onFailed?.(failure);
+  };
 
   const surface = (async (): Promise<MountedSurface> => {
     const entry = await runtime.instances.entry(instance.instance_id);
@@ -253,6 +274,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
     const mountedSurface = mountSurface(container, entry.html, snapshotFor(instance, entry.manifest, displayMode), handlers, {
       ...(options.frameUrl === undefined ? {} : { frameUrl: options.frameUrl }),
       title: entry.manifest.name ?? instance.app_scope,
+      name: entry.manifest.name ?? instance.app_scope,
     });
     mounted = mountedSurface;
     // Theme and locale changes reach the app as they happen (Settings, the system's dark mode, the browser's language).
@@ -304,21 +326,19 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
         instance.instance_id,
       ),
     );
+    // A surface that dies before it is ready resolves `dead` before `ready` rejects, so such an instance is
+    // reported dead (with its reason), not as a start that failed. One that dies while it is being closed (its
+    // flush) is simply closed.
+    void mountedSurface.dead.then((death) => {
+      if (!disposed) fail({ kind: "dead", reason: death.reason, message: death.message });
+    });
     mountedSurface.ready.then(
       () => runtime.instances.ready(instance.instance_id).catch(() => undefined),
-      (error: unknown) => {
-        const message = error instanceof Error ? error.message : String(error);
-        options.onFailed?.(message);
-        void runtime.instances.failed(instance.instance_id, message).catch(() => undefined);
-      },
+      (error: unknown) => fail({ kind: "start", message: error instanceof Error ? error.message : String(error) }),
     );
     return mountedSurface;
   })();
-  surface.catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    options.onFailed?.(message);
-    void runtime.instances.failed(instance.instance_id, message).catch(() => undefined);
-  });
+  surface.catch((error: unknown) => fail({ kind: "start", message: error instanceof Error ? error.message : String(error) }));
 
   const teardown = () => {
     disposed = true;

@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, resolve, sep } from "node:path";
+import { FRAME_PERMISSIONS_POLICY } from "../surface-host/frame-policy.js";
 
 export interface ServedConfig {
   readonly server_url: string;
@@ -49,6 +50,21 @@ const TYPES: Record<string, string> = {
 
 const CSP_META = /(<meta\s+http-equiv="Content-Security-Policy"\s+content=")([^"]*)(")/i;
 
+/**
+ * The headers of `surface-frame.html`, the document every sandboxed app is written into: its own CSP
+ * (the one its meta tag states, sent before a byte is parsed), every powerful feature off, no DNS
+ * prefetching. The browser tests serve the frame with these too.
+ */
+export function surfaceFrameHeaders(frameHtml: string): Record<string, string> {
+  const policy = CSP_META.exec(frameHtml)?.[2];
+  if (policy === undefined) throw new Error("surface-frame.html has no Content-Security-Policy meta: rebuild the host");
+  return {
+    "content-security-policy": policy,
+    "permissions-policy": FRAME_PERMISSIONS_POLICY,
+    "x-dns-prefetch-control": "off",
+  };
+}
+
 /** The page's CSP with `connect-src` limited to the page itself and the AppServer's origin. */
 export function policyFor(basePolicy: string, serverUrl: string | undefined): string {
   // Without a config the person types the AppServer address into the sign-in form: allow loopback only.
@@ -78,6 +94,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   if (baseMatch === null) throw new Error(`${root}/index.html has no Content-Security-Policy meta: rebuild the host`);
   const policy = policyFor(baseMatch[2]!, options.config?.server_url);
   const indexHtml = template.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`);
+  const frameHtml = await readFile(join(root, "surface-frame.html"), "utf8");
+  const frameHeaders = surfaceFrameHeaders(frameHtml);
   const configBody = options.config === undefined ? undefined : JSON.stringify(options.config);
   let port = 0;
 
@@ -110,6 +128,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (path === "/" || path === "/index.html") {
       return send(res, 200, TYPES[".html"]!, indexHtml, { "cache-control": "no-cache", "content-security-policy": `${policy}; frame-ancestors 'none'` });
     }
+    if (path === "/surface-frame.html") return send(res, 200, TYPES[".html"]!, frameHtml, { "cache-control": "no-cache", ...frameHeaders });
     const file = normalize(join(root, path));
     if (!file.startsWith(root + sep) || path.includes("\0")) return send(res, 404, "text/plain", "not found");
     try {

@@ -3,6 +3,7 @@ import { isLive, type AppInstance, type InstancesSnapshotView, type LineUpRuntim
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
 import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
+import type { InstanceFailure } from "../apps-host/instance-bridge.js";
 import { ResultCardContext } from "../apps-host/ResultCard.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
 import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
@@ -117,6 +118,32 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   /** An installed app's name for people, as its tab and the chat's Files show it; undefined when it is not installed. */
   const appName = (appScope: string): string | undefined => runtime.appManager.getApp(appScope)?.manifest.name;
   const running = instances.instances.filter(live);
+  /** Opens the app again where it was (its conversation and entrypoint), as a new instance, and shows it. */
+  const reopen = (failed: AppInstance) => {
+    const name = appName(failed.app_scope) ?? failed.app_scope;
+    void runtime.appManager
+      .launch({
+        app_scope: failed.app_scope,
+        foreground: true,
+        ...(failed.conversation_id === undefined ? {} : { conversation_id: failed.conversation_id }),
+        ...(failed.entrypoint === undefined ? {} : { entrypoint: failed.entrypoint }),
+      })
+      .then(
+        (next) => setShowing({ kind: "instance", instance_id: next.instance_id }),
+        (error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error"),
+      );
+  };
+  const onInstanceFailed = (instance: AppInstance, failure: InstanceFailure) => {
+    if (failure.kind === "start") {
+      notifications.push(`${instance.app_scope} could not start: ${failure.message}`, "error");
+      return;
+    }
+    // Its page died (left for another document, or stopped answering): the Runtime has failed the instance and
+    // ended the calls it held. The person may open the app again where it was.
+    const name = appName(instance.app_scope) ?? instance.app_scope;
+    const what = failure.reason === "navigated" ? "left its page" : "stopped responding";
+    notifications.push(`${name} ${what} and was closed.`, "error", { label: "Reload", run: () => reopen(instance) });
+  };
   const closeInstance = (instanceId: string) => {
     // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
     void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(`Could not close the app: ${(error as Error).message}`, "error"));
@@ -224,7 +251,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           placement={placement}
           onFocusRequest={showInstance}
           onCloseRequest={closeInstance}
-          onFailed={(instance, message) => notifications.push(`${instance.app_scope} could not start: ${message}`, "error")}
+          onFailed={onInstanceFailed}
         />
       </main>
       <Toasts notifications={notifications} />

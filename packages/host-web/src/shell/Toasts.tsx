@@ -10,6 +10,18 @@ export function Toasts({ notifications }: { notifications: Notifications }) {
       {toasts.map((toast) => (
         <div key={toast.id} class={`toast toast-${toast.tone}`}>
           <span>{toast.text}</span>
+          {toast.action === undefined ? null : (
+            <button
+              type="button"
+              class="toast-action"
+              onClick={() => {
+                notifications.dismiss(toast.id);
+                toast.action?.run();
+              }}
+            >
+              {toast.action.label}
+            </button>
+          )}
           <button type="button" class="toast-close" aria-label="Dismiss notification" onClick={() => notifications.dismiss(toast.id)}>
             ×
           </button>

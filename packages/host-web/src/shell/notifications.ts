@@ -2,14 +2,27 @@
  * The shell's notifications (toasts): any part of the host pushes one; the shell shows the latest few and
  * drops each after its time. Framework-free, so core apps and the bootstrap share it.
  */
+export interface ToastAction {
+  /** The button's text ("Reload"). */
+  readonly label: string;
+  /** What pressing it does; the toast is dismissed first. */
+  readonly run: () => void;
+}
+
 export interface Toast {
   readonly id: number;
   readonly text: string;
   readonly tone: "info" | "success" | "error";
+  readonly action?: ToastAction;
 }
 
 export interface Notifications {
-  push(text: string, tone?: Toast["tone"]): void;
+  /**
+   * Shows a toast; returns its id. One without an action goes after `timeoutMs`. One with an action stays
+   * until it is dismissed or its action is taken: it is the only way to that action (a Reload for an app that
+   * died may be wanted minutes later, by a person who was looking elsewhere when it was shown).
+   */
+  push(text: string, tone?: Toast["tone"], action?: ToastAction): number;
   dismiss(id: number): void;
   list(): readonly Toast[];
   subscribe(listener: (toasts: readonly Toast[]) => void): () => void;
@@ -26,11 +39,12 @@ export function createNotifications(options: { max?: number; timeoutMs?: number;
     for (const listener of [...listeners]) listener(toasts);
   };
   const api: Notifications = {
-    push(text, tone = "info") {
+    push(text, tone = "info", action) {
       const id = nextId++;
-      toasts = [...toasts, { id, text, tone }].slice(-max);
+      toasts = [...toasts, { id, text, tone, ...(action === undefined ? {} : { action }) }].slice(-max);
       emit();
-      setTimer(timeoutMs, () => api.dismiss(id));
+      if (action === undefined) setTimer(timeoutMs, () => api.dismiss(id));
+      return id;
     },
     dismiss(id) {
       if (!toasts.some((t) => t.id === id)) return;

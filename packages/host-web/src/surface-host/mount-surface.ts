@@ -11,6 +11,8 @@
  * - Nothing but the snapshot and answers to its own requests reach the app before `lifecycle.ready`.
  * - Display modes (foreground, picture-in-picture, inline result card), frame height from the app's
  *   `surface.resize`, theme and locale pushes, and a graceful `closing` with a flush deadline.
+ * - A dead surface is noticed (`dead`): a new document in the frame (the app navigated it, a meta refresh,
+ *   an error page) at once, an app that stops answering the `surface.ping` heartbeat within its bound.
  */
 import {
   bridgeError,
@@ -30,6 +32,8 @@ import {
   type ErrorCode,
   type ProtocolError,
 } from "@lineup/protocol";
+import { startHeartbeat, type Heartbeat, type HeartbeatOptions } from "./heartbeat.js";
+import { FRAME_ALLOW_ATTRIBUTE } from "./frame-policy.js";
 import { newBridgeNonce } from "./nonce.js";
 import { createTokenBucket, type RateLimit } from "./rate-limit.js";
 
@@ -63,13 +67,35 @@ export interface SurfaceOptions {
   readonly maxHeight?: number;
   /** An accessible name for the frame. */
   readonly title?: string;
+  /** The app's name for people, in what `dead` says (default the app scope). */
+  readonly name?: string;
+  /** The `surface.ping` heartbeat after `lifecycle.ready` (default every 2 s, dead after 10 s unanswered). */
+  readonly heartbeat?: HeartbeatOptions;
+}
+
+/**
+ * How a surface died: `navigated` — a new document replaced the app's page in the frame (the app went to
+ * another address, a meta refresh, the browser's error page for a refused address); `unresponsive` — the app
+ * left a `surface.ping` unanswered past the heartbeat's timeout (it hangs, or its renderer process is gone).
+ * `message` is a sentence for people, naming the app.
+ */
+export interface SurfaceDeath {
+  readonly reason: "navigated" | "unresponsive";
+  readonly message: string;
 }
 
 export interface MountedSurface {
   readonly frame: HTMLIFrameElement;
   readonly nonce: string;
-  /** Resolves once the app answered `lifecycle.ready`; rejects on timeout or close. */
+  /** Resolves once the app answered `lifecycle.ready`; rejects on timeout, close, or death before it. */
   readonly ready: Promise<void>;
+  /**
+   * Resolves once, when the surface dies (never for one that is closed first). By then the heartbeat has
+   * stopped, every request to the app has failed and nothing from the app is read any more; `ready`, if the app
+   * was not ready, rejects just after (its handlers run after `dead`'s). The frame stays in the container
+   * until `close()`: its owner decides.
+   */
+  readonly dead: Promise<SurfaceDeath>;
   /** Calls one of the app's methods (`tool.invoke`); resolves with the app's response frame. */
   request<M extends BridgeMethodName>(method: M, params: BridgeParams<M>, timeoutMs?: number): Promise<BridgeResponse<M>>;
   /** Pushes an event to the app (queued until it is ready). */
@@ -77,11 +103,18 @@ export interface MountedSurface {
   setDisplayMode(mode: DisplayMode): void;
   setTheme(theme: BridgeTheme): void;
   setLocale(locale: string, timezone: string): void;
-  /** Tells the app `closing`, waits for `lifecycle.closing_done` up to the deadline, then tears down. */
+  /** Tells the app `closing`, waits for `lifecycle.closing_done` up to the deadline, then tears down (at once when dead). */
   close(flushDeadlineMs?: number): Promise<"flushed" | "deadline">;
 }
 
 const refusal = (code: ErrorCode, message: string): ProtocolError => ({ code, message });
+
+/** Why the frame page refuses an app's page, in the host's words (the frame only names the code). */
+const PAGE_REFUSALS = {
+  nested_frame: "contains a nested frame (iframe, frame, object or embed), which LineUp apps cannot have",
+  link_element: "contains a <link> element (a connection hint), which LineUp apps cannot have",
+  declarative_shadow_root: "uses a declarative shadow root, which LineUp apps cannot have",
+} as const;
 
 export function mountSurface(container: HTMLElement, appHtml: string, snapshot: BridgeHostSnapshot, handlers: SurfaceHandlers, options: SurfaceOptions = {}): MountedSurface {
   const nonce = newBridgeNonce();
@@ -90,6 +123,8 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
   const maxHeight = options.maxHeight ?? 4_000;
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", "allow-scripts");
+  // No powerful feature is delegated to the app's frame: the Capability Gateway runs them as the host.
+  frame.setAttribute("allow", FRAME_ALLOW_ATTRIBUTE);
   frame.setAttribute("referrerpolicy", "no-referrer");
   frame.setAttribute("title", options.title ?? `App ${snapshot.app_scope}`);
   frame.className = "surface-frame";
@@ -111,10 +146,12 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
   let handedOver = false;
   let isReady = false;
   let closed = false;
+  let death: SurfaceDeath | undefined;
+  let heartbeat: Heartbeat | undefined;
   let nextId = 1;
   const queue: (() => void)[] = [];
-  /** Requests to the app awaiting its response: settled by the response, their timeout, or the surface closing. */
-  const pending = new Map<number, { readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
+  /** Requests to the app awaiting its response: settled by the response, their timeout, or the surface closing or dying. */
+  const pending = new Map<number, { readonly method: BridgeMethodName; readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
   let closingDone: (() => void) | undefined;
 
   let resolveReady!: () => void;
@@ -136,21 +173,47 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
   };
   progressed(stage);
 
+  const appName = options.name ?? snapshot.app_scope;
+  let resolveDead!: (death: SurfaceDeath) => void;
+  const dead = new Promise<SurfaceDeath>((resolve) => (resolveDead = resolve));
+  /** The surface is dead: nothing more goes to the app or is read from it, and whatever waited on it ends now. */
+  const die = (reason: SurfaceDeath["reason"]): void => {
+    if (closed || death !== undefined) return;
+    death = { reason, message: reason === "navigated" ? `${appName} left its page` : `${appName} stopped responding` };
+    heartbeat?.stop();
+    clearTimeout(readyTimer);
+    queue.length = 0;
+    for (const waiting of pending.values()) waiting.fail(new Error(death.message));
+    pending.clear();
+    window.removeEventListener("message", onWindowMessage);
+    port.onmessage = null;
+    port.close();
+    // `dead` first: an owner that listens to both hears why before it hears that the start failed.
+    resolveDead(death);
+    rejectReady(new Error(death.message));
+  };
+
   const post = (frameData: unknown): void => {
-    if (!closed) port.postMessage(frameData);
+    if (!closed && death === undefined) port.postMessage(frameData);
   };
   const whenReady = (send: () => void): void => {
     if (isReady) send();
     else queue.push(send);
   };
 
-  // The frame's window speaks only twice, before the handover: "ready" (load me) and "loaded".
+  // The frame's window speaks only before the handover: "ready" (load me), then "loaded" or "refused".
   const onWindowMessage = (event: MessageEvent): void => {
     if (handedOver || event.source !== frame.contentWindow || frame.contentWindow === null) return;
     const type = (event.data as { type?: unknown } | null)?.type;
     if (type === "lineup.surface-frame.ready") {
       progressed("its page did not start");
       frame.contentWindow.postMessage({ type: "lineup.surface-frame.load", html: appHtml }, "*");
+    } else if (type === "lineup.surface-frame.refused") {
+      // The frame page would not write the app's page (surface-frame.html says why): it never ran.
+      const code = (event.data as { code?: unknown }).code;
+      stage = `its page ${PAGE_REFUSALS[code as keyof typeof PAGE_REFUSALS] ?? "was refused"}`;
+      clearTimeout(readyTimer);
+      rejectReady(new Error(`${snapshot.app_scope} did not start: ${stage}`));
     } else if (type === "lineup.surface-frame.loaded") {
       handedOver = true;
       progressed("it did not connect to LineUp");
@@ -170,6 +233,11 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
           clearTimeout(readyTimer);
           resolveReady();
           for (const send of queue.splice(0)) send();
+          // Its own request, answered by the app's SDK: a long request timeout, since the heartbeat decides (and
+          // knows when the host itself was not running); death or close fails it with everything else. An app
+          // whose SDK predates the heartbeat does not say `heartbeat: true` and is not pinged: only a new document
+          // in its frame tells of its death.
+          if ((params as { heartbeat?: true }).heartbeat === true) heartbeat = startHeartbeat(() => surface.request("surface.ping", {}, 24 * 60 * 60 * 1_000), () => die("unresponsive"), options.heartbeat);
         }
         return;
       case "lifecycle.closing_done":
@@ -205,6 +273,14 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       return;
     }
     const message = decoded.value;
+    // The answer to a request of the host's (a `tool.invoke`, a heartbeat `surface.ping`) is bounded by the host's
+    // own requests: it takes no token, so an app over its rate still answers its calls and proves it is alive.
+    if (message.kind === "response" && pending.get(message.id)?.method === message.method) {
+      const waiting = pending.get(message.id)!;
+      pending.delete(message.id);
+      waiting.settle(message);
+      return;
+    }
     if (!bucket.take()) {
       handlers.onRefused?.(refusal("rate_limited", `${snapshot.app_scope} is sending too fast`));
       if (message.kind === "request") post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
@@ -214,14 +290,21 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       progressed(`it did not say it was ready after ${message.method}`);
       // The app may read (session data, …) before it declares itself ready; only deliveries to it wait.
       void answer(message.id, message.method, message.params);
-    } else if (message.kind === "response") {
-      const waiting = pending.get(message.id);
-      pending.delete(message.id);
-      waiting?.settle(message);
     }
-    // Events from the app are not part of Bridge v1's app → host direction; the decoder refuses them.
+    // A response that matches nothing pending (late, a wrong id or method) is dropped; events from the app are
+    // not part of Bridge v1's app → host direction, the decoder refuses them.
   };
 
+  // The frame page loads twice: its own document, then once more when it has written the app's page into
+  // itself (document.open/write/close; before or after it says "loaded", as the app's page finishes). Any later
+  // load is a new document in the frame — the app navigated it, a meta refresh, the browser's error page for an
+  // address the host's frame-src refuses — and the app's page with its port is gone. (Should the app's page
+  // never finish loading, its navigation is the second load and goes unseen here; the heartbeat still ends it.)
+  let loads = 0;
+  frame.addEventListener("load", () => {
+    loads += 1;
+    if (loads > 2) die("navigated");
+  });
   frame.src = options.frameUrl ?? "./surface-frame.html";
   container.append(frame);
 
@@ -229,15 +312,18 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     frame,
     nonce,
     ready,
+    dead,
     request(method, params, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         if (closed) return reject(new Error("the surface is closed"));
+        if (death !== undefined) return reject(new Error(death.message));
         const id = nextId++;
         const timer = setTimeout(() => {
           pending.delete(id);
           reject(new Error(`${method} timed out`));
         }, timeoutMs);
         pending.set(id, {
+          method,
           settle: (response) => {
             clearTimeout(timer);
             resolve(response as never);
@@ -270,7 +356,8 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     async close(flushDeadlineMs = 2_000) {
       if (closed) return "deadline";
       let outcome: "flushed" | "deadline" = "deadline";
-      if (isReady) {
+      // A dead app flushes nothing: it is torn down at once.
+      if (isReady && death === undefined) {
         outcome = await new Promise<"flushed" | "deadline">((resolve) => {
           const timer = setTimeout(() => resolve("deadline"), flushDeadlineMs);
           closingDone = () => {
@@ -281,6 +368,7 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
         });
       }
       closed = true;
+      heartbeat?.stop();
       clearTimeout(readyTimer);
       for (const waiting of pending.values()) waiting.fail(new Error("the surface was closed"));
       pending.clear();

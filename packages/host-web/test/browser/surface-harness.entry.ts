@@ -1,7 +1,7 @@
 // A page that embeds apps through the real surface host, under the host page's own CSP. It plays the
 // Runtime side with a session-data store and an artifact list; the test drives it through window.__surfaces.
 import type { BridgeHostSnapshot, DisplayMode } from "@lineup/protocol";
-import { currentTheme, mountSurface, type MountedSurface } from "../../src/surface-host/index.js";
+import { currentTheme, mountSurface, type HeartbeatOptions, type MountedSurface, type SurfaceDeath } from "../../src/surface-host/index.js";
 
 interface Harness {
   surface: MountedSurface;
@@ -9,6 +9,14 @@ interface Harness {
   resizes: number[];
   session: { data: unknown; revision: number };
   requests: string[];
+  /** How the surface died, and when (`performance.now()`), once it has. */
+  death?: SurfaceDeath & { at: number };
+}
+
+/** What a dead-surface test adds to a mount: the heartbeat's bounds and the app's name for people. */
+interface MountExtras {
+  readonly heartbeat?: HeartbeatOptions;
+  readonly name?: string;
 }
 
 const harnesses = new Map<string, Harness>();
@@ -31,7 +39,7 @@ const DARK: Record<string, string> = {
   "--lineup-color-accent": "#7ea2ff",
 };
 
-function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: DisplayMode, readyTimeoutMs?: number): void {
+function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: DisplayMode, readyTimeoutMs?: number, extras: MountExtras = {}): void {
   const container = document.createElement("div");
   container.className = "surface";
   container.id = id;
@@ -71,8 +79,9 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: Dis
       onRefused: (r) => h.refused.push(r.code),
       onResize: (height) => h.resizes.push(height),
     },
-    { title: `App ${snapshot.app_scope}`, ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }) },
+    { title: `App ${snapshot.app_scope}`, ...(readyTimeoutMs === undefined ? {} : { readyTimeoutMs }), ...extras },
   );
+  void h.surface.dead.then((death) => (h.death = { ...death, at: performance.now() }));
   harnesses.set(id, h);
 }
 
@@ -88,14 +97,24 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: Dis
     const response = await harnesses.get(id)!.surface.request("tool.invoke", params as never);
     return "error" in response && response.error !== undefined ? { error: response.error } : response.result;
   },
-  /** Starts a tool call and keeps its promise, to see later how it ended. */
+  /** Starts a tool call and keeps its promise, to see later how it ended; returns when it was sent (`performance.now()`). */
   startInvoke: (id: string, params: { call_id: string; method: string; arguments: Record<string, unknown> }) => {
     const h = harnesses.get(id)! as Harness & { invoked?: Promise<string> };
+    const at = performance.now();
     h.invoked = h.surface.request("tool.invoke", params as never).then(
       () => "answered",
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
+    return at;
   },
+  /** How the surface died (`{ reason, message, at }`), or null while it lives. */
+  death: (id: string) => harnesses.get(id)!.death ?? null,
+  /** Whether `request` is refused at once, and with what (a dead surface takes nothing more). */
+  requestNow: (id: string) => harnesses.get(id)!.surface.request("tool.invoke", { call_id: "late", method: "probe.echo", arguments: {} } as never).then(
+    () => "answered",
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  ),
+  frameCount: () => document.querySelectorAll("iframe").length,
   invokeOutcome: (id: string) => (harnesses.get(id)! as Harness & { invoked?: Promise<string> }).invoked,
   setDisplayMode: (id: string, mode: DisplayMode) => {
     layout(document.getElementById(id)!, mode);

@@ -52,6 +52,7 @@ import {
   BridgeToolInvokeParamsSchema,
   BridgeToolProgressParamsSchema,
   type BridgeDirection,
+  BridgeLifecycleReadyParamsSchema,
 } from "./schemas.js";
 
 export interface BridgeMethodSpec<P extends TSchema = TSchema, R extends TSchema = TSchema> {
@@ -87,9 +88,10 @@ const event = <D extends TSchema>(name: string, direction: BridgeDirection, desc
 export const BRIDGE_METHODS = {
   // Host → app
   "tool.invoke": method("tool.invoke", "to_app", "The Runtime hands the app a validated call of one of its declared tools; the response is the app's outcome.", BridgeToolInvokeParamsSchema, BridgeAppToolOutcomeSchema),
+  "surface.ping": method("surface.ping", "to_app", "The host's heartbeat after `lifecycle.ready` with `heartbeat: true`: the app's SDK answers it by itself; a surface that leaves it unanswered is treated as dead.", emptyBridgeBody(), emptyBridgeBody()),
 
   // App → host: lifecycle
-  "lifecycle.ready": method("lifecycle.ready", "to_host", "The app has read the snapshot and can take events and tool calls; the host delivers nothing else before it.", emptyBridgeBody(), emptyBridgeBody()),
+  "lifecycle.ready": method("lifecycle.ready", "to_host", "The app has read the snapshot and can take events and tool calls; the host delivers nothing else before it. `heartbeat: true` says its SDK answers `surface.ping`.", BridgeLifecycleReadyParamsSchema, emptyBridgeBody()),
   "lifecycle.closing_done": method("lifecycle.closing_done", "to_host", "The app has flushed after `lifecycle` `closing`; the host may tear the surface down now.", emptyBridgeBody(), emptyBridgeBody()),
 
   // App → host: session data (spec 6.3)

@@ -232,6 +232,11 @@ export type BridgeAppToolOutcome = Static<typeof BridgeAppToolOutcomeSchema>;
 /** The body of a message that carries nothing: `{}` and only `{}`. */
 export const emptyBridgeBody = () => Closed({});
 
+/** `lifecycle.ready`: an SDK that answers the `surface.ping` heartbeat says so; one built before it sends `{}` and is not pinged. */
+export const BridgeLifecycleReadyParamsSchema = Closed({
+  heartbeat: Type.Optional(Type.Literal(true, { description: "The app's SDK answers `surface.ping`; the host pings it only then." })),
+});
+
 export const BridgeSessionDataReplaceParamsSchema = Closed({
   data: JsonObjectSchema(),
   expected_revision: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
