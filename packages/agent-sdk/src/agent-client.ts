@@ -114,6 +114,12 @@ export interface EventInfo {
 }
 
 export interface InvokeToolOptions {
+  /**
+   * Aborting gives the call up: `result` rejects and the Runtime is told (`lineup.tool.cancel`) — unless the
+   * reason is a `cancelled_by_user` LineUpError, as a turn's `signal` has when the device cancelled the turn:
+   * then the Runtime ends the turn's calls itself, nothing is sent, and `result` rejects with that code; a
+   * Runtime-owned timer that has already started is kept by the Runtime, and the handle follows it on.
+   */
   readonly signal?: AbortSignal;
   /** Local deadline; default the tool's `timeout_ms` plus a margin, else `defaultToolTimeoutMs`. */
   readonly timeoutMs?: number;
@@ -1019,7 +1025,17 @@ class Client implements AgentClient {
       }
     };
     const timer = this.clock.setTimeout(() => giveUp(new LineUpError("operation_expired", `${method}: no result within ${timeoutMs} ms`, { data: { call_id: callId } }), "timeout"), timeoutMs);
-    const abort = (): void => giveUp(new LineUpError("request_cancelled", `${method}: cancelled by the agent`, { data: { call_id: callId } }), "cancelled by the agent");
+    const abort = (): void => {
+      const reason: unknown = options.signal?.reason;
+      if (!(reason instanceof LineUpError) || reason.code !== "cancelled_by_user") {
+        giveUp(new LineUpError("request_cancelled", `${method}: cancelled by the agent`, { data: { call_id: callId } }), "cancelled by the agent");
+        return;
+      }
+      // The device cancelled the turn (a turn's signal): the Runtime ends the turn's open calls itself, so nothing
+      // more is sent for it, not even a cancel. A timer that has started runs on without its turn (the Runtime
+      // keeps it): the handle follows it to its end.
+      if (!this.tools.timerRunning(callId)) this.tools.failLocally(callId, new LineUpError("cancelled_by_user", `${method}: ${reason.message}`, { data: { call_id: callId } }));
+    };
     options.signal?.addEventListener("abort", abort, { once: true });
     opened.onSettle(() => {
       this.clock.clearTimeout(timer);

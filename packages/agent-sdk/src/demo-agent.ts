@@ -305,17 +305,27 @@ async function runCall(
     const update = next.value;
     const detail = update.type === "receipt" ? receiptText(update.status, target) : (update.message ?? update.stage ?? "working");
     const progress = update.type === "progress" ? update.progress : undefined;
-    // The turn's status line stands alone under the conversation: it names the task ("Create a whiteboard: Opening the board").
-    await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
-    await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
+    const say = async (): Promise<void> => {
+      // The turn's status line stands alone under the conversation: it names the task ("Create a whiteboard: Opening the board").
+      await client.updateTurn(sessionId, turnId, { status: "working", label: `${title}: ${detail}`.slice(0, 200), ...(progress === undefined ? {} : { progress }) });
+      await client.send(sessionId, { kind: "task_progress", taskId: invoked.callId, title, state: "running", detail: detail.slice(0, 2_000), ...(progress === undefined ? {} : { progress }) });
+    };
     const reply = call.detach?.at(update);
-    if (reply !== undefined && call.detach !== undefined) {
-      const finishing = finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
-        options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
-      );
-      followCall(client, sessionId, invoked.callId, finishing);
-      return new Detached(reply);
+    // Once the device cancelled the turn nothing more is said in it; a call that runs on without its turn (the
+    // Runtime keeps a timer that started) is still followed to its end.
+    if (!turn.signal.aborted) {
+      try {
+        await say();
+      } catch (error) {
+        if (reply === undefined && !turn.signal.aborted) throw error;
+      }
     }
+    if (reply === undefined || call.detach === undefined) continue;
+    const finishing = finishDetached(client, sessionId, invoked.callId, title, updates, invoked.result, call.detach).catch((error: unknown) =>
+      options.diagnostics?.({ kind: "agent_error", message: `the end of ${tool.app_scope}/${tool.method} was not told`, error }),
+    );
+    followCall(client, sessionId, invoked.callId, finishing);
+    return new Detached(reply);
   }
   return finishTask(client, sessionId, invoked.callId, title, invoked.result, turn.signal);
 }

@@ -236,6 +236,8 @@ async function relayToolCall(
   options: LlmAgentOptions,
   callId?: string,
 ): Promise<string> {
+  // A cancelled turn calls nothing more.
+  if (turn.signal.aborted) throw turn.signal.reason instanceof Error ? turn.signal.reason : new LineUpError("cancelled_by_user", "the turn was cancelled");
   if (tool === undefined) return JSON.stringify({ ok: false, error: { code: "tool_not_visible", message: `no tool named ${name} in this conversation` } });
   const parsed = rawArguments.trim() === "" ? ({ ok: true, value: {} } as const) : decodeJson(rawArguments, { maxBytes: 1_048_576, maxDepth: 32 });
   if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null || Array.isArray(parsed.value)) {
@@ -252,8 +254,16 @@ async function relayToolCall(
   for (let next = await updates.next(); next.done !== true; next = await updates.next()) {
     const update = next.value;
     const label = update.type === "receipt" ? `${tool.title}: ${update.status}` : `${tool.title}: ${update.message ?? update.stage ?? "working"}`;
-    await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: label.slice(0, 200), ...(update.type === "progress" && update.progress !== undefined ? { progress: update.progress } : {}) });
     const started = timedOperationStarted(update);
+    // Once the device cancelled the turn nothing more is said in it; a timer that started still runs on (the
+    // Runtime keeps it), and its end is told.
+    if (!turn.signal.aborted) {
+      try {
+        await client.updateTurn(turn.sessionId, turn.turnId, { status: "working", label: label.slice(0, 200), ...(update.type === "progress" && update.progress !== undefined ? { progress: update.progress } : {}) });
+      } catch (error) {
+        if (started === undefined && !turn.signal.aborted) throw error;
+      }
+    }
     if (started !== undefined) {
       // A Runtime-owned timer (a pomodoro): the turn need not wait minutes for it — the server runs one turn
       // at a time, so everything the person says meanwhile would wait too. The model hears it started; its

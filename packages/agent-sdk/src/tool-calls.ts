@@ -49,6 +49,8 @@ interface Entry {
   resolve(value: JsonValue): void;
   reject(error: LineUpError): void;
   settled: boolean;
+  /** A Runtime-owned timed operation that has started: it runs on by itself, whatever becomes of its turn. */
+  timerStarted: boolean;
   readonly onSettle: (() => void)[];
 }
 
@@ -66,13 +68,21 @@ export class ToolCallTracker {
     const result = new Promise<JsonValue>((res, rej) => ((resolve = res), (reject = rej)));
     // The caller may only iterate progress; an unobserved rejection must not crash the process.
     result.catch(() => undefined);
-    const entry: Entry = { queue, resolve, reject, settled: false, onSettle: [] };
+    const entry: Entry = { queue, resolve, reject, settled: false, timerStarted: false, onSettle: [] };
     this.calls.set(callId, entry);
     return { queue, result, onSettle: (fn) => entry.onSettle.push(fn) };
   }
 
   isOpen(callId: string): boolean {
     return this.calls.has(callId);
+  }
+
+  /**
+   * Whether the call is a Runtime-owned timer that has started (its `started` progress arrived): the Runtime
+   * keeps it running when its turn is cancelled, so the agent keeps following it to its end.
+   */
+  timerRunning(callId: string): boolean {
+    return this.calls.get(callId)?.timerStarted === true;
   }
 
   /** Ends a call locally (refused before sending, timed out, aborted, client closed). */
@@ -107,13 +117,15 @@ export class ToolCallTracker {
       }
       case "lineup.tool.progress": {
         const p = envelope.payload as { stage?: string; progress?: number; message?: string; data?: JsonValue };
-        entry.queue.push({
+        const update: ToolCallUpdate = {
           type: "progress",
           ...(p.stage === undefined ? {} : { stage: p.stage }),
           ...(p.progress === undefined ? {} : { progress: p.progress }),
           ...(p.message === undefined ? {} : { message: p.message }),
           ...(p.data === undefined ? {} : { data: p.data }),
-        });
+        };
+        if (timedOperationStarted(update) !== undefined) entry.timerStarted = true;
+        entry.queue.push(update);
         return true;
       }
       case "lineup.tool.result": {

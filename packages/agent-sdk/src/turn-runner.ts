@@ -1,6 +1,12 @@
 /**
  * Runs an agent's turn handler for every turn the client hands over, keeping track of the work
  * in flight. Shared by the demo agent and the LLM adapter.
+ *
+ * A turn's `signal` aborts (reason: a `cancelled_by_user` LineUpError) when the device cancels the turn —
+ * the person pressed Stop. The handler then stops working on it and sends nothing more for it: no
+ * completion, no further tool calls, no message. Calls made with the signal end at once without a
+ * `lineup.tool.cancel` (the Runtime ends the turn's open calls itself), except a Runtime-owned timer that
+ * has started, which runs on beyond its turn and is followed to its end.
  */
 import type { AgentClient, IncomingTurn } from "./agent-client.js";
 import { silentDiagnostics, type DiagnosticsSink } from "./lifecycle.js";

@@ -467,6 +467,56 @@ describe("the demo agent", () => {
     expect(server.agentEnvelopes("s-1", "lineup.message")).toHaveLength(0);
   });
 
+  it("stops working on a turn the device cancels in the middle of a tool call: no completion, no more calls, no cancel of its own", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO, WHITEBOARD]);
+    // The device accepts the call and the app works on it; it never finishes.
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.progress", payload: { stage: "opening", progress: 0.2, message: "Opening the board" } },
+    ]);
+    const { agent } = await start(server);
+    server.startTurn("s-1", "Please open the whiteboard about cats", "t-1");
+    await waitFor(() => server.eventsOf("s-1").some((e) => e.kind === "turn.updated" && (e.data as { progress?: number }).progress === 0.2), "the call under way");
+    const requestsBefore = server.requests.length;
+    server.cancelTurn("s-1", "t-1");
+    await agent.idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.turn("s-1", "t-1")!.state).toBe("cancelled");
+    expect(invokes).toHaveLength(1);
+    expect(server.requestCount("agentSession/turn/complete")).toBe(0);
+    // The Runtime ends the turn's calls itself: the agent sends no lineup.tool.cancel, and says nothing more.
+    expect(server.agentEnvelopes("s-1", "lineup.tool.cancel")).toEqual([]);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+    const after = server.requests.slice(requestsBefore).filter((r) => r.method !== "agentSession/list" && r.method !== "capability/list");
+    expect(after.map((r) => r.method)).toEqual([]);
+    expect(agent.answered).toBe(0);
+  });
+
+  it("a timer that started in the turn runs on after a cancel that came before the turn completed: its end is still told", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [POMODORO]);
+    const { started, invokes } = pomodoroDevice(server);
+    // The device cancels the turn the moment the timer has started, before the agent completes it.
+    const original = server.onAgentEnvelope;
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      original(sessionId, envelope);
+      if (envelope.type === "lineup.tool.invoke") queueMicrotask(() => server.cancelTurn(sessionId, "t-1"));
+    };
+    const { agent } = await start(server);
+    server.startTurn("s-1", "start a 25 minute pomodoro", "t-1");
+    await waitFor(() => server.turn("s-1", "t-1")!.state === "cancelled", "the cancel");
+    await agent.idle();
+    expect(invokes).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.tool.cancel")).toEqual([]);
+    // The Runtime keeps a running timer through a cancel of its turn; its result comes, and the agent tells it.
+    server.deviceEnvelope("s-1", "lineup.tool.result", { result: { outcome: "completed", ...started, ended_at: started.ends_at } }, { call_id: invokes[0]!.correlation!.call_id! }, "pomodoro");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.message").length > 0, "the timer's end told");
+    expect(lastReply(server)).toMatch(/pomodoro/i);
+  });
+
   it("answers turns in many sessions, including ones bound after it started", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

@@ -41,7 +41,12 @@ afterEach(async () => {
     agent.dispose();
     await client.close();
   }
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await Promise.all(
+    servers.splice(0).map((s) => {
+      s.closeAllConnections();
+      return new Promise((resolve) => s.close(resolve));
+    }),
+  );
 });
 
 const text = (content: string) => () => ({ body: { id: "c", object: "chat.completion", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content } }] } });
@@ -293,6 +298,62 @@ describe("the LLM adapter", () => {
     const reply = server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload as { text: string };
     expect(reply.text).toContain("couldn't reach the language model");
     expect(reply.text).toContain("HTTP 503");
+  });
+});
+
+/** A fake endpoint that never answers: it records each request and whether the client hung up on it. */
+async function silentLlm(): Promise<{ baseUrl: string; requests: number; aborted: number }> {
+  const seen = { requests: 0, aborted: 0 };
+  const server = createServer((req, res) => {
+    seen.requests += 1;
+    req.resume();
+    res.on("close", () => {
+      if (!res.writableEnded) seen.aborted += 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  servers.push(server);
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(seen, { baseUrl: `http://127.0.0.1:${port}/v1` });
+}
+
+describe("the LLM adapter when the device cancels the turn", () => {
+  it("aborts the model's HTTP request and sends nothing more for the turn", async () => {
+    const llm = await silentLlm();
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "Think about it for a long time", "t-1");
+    await waitFor(() => llm.requests === 1, "the model asked");
+    const before = server.requests.length;
+    server.cancelTurn("s-1", "t-1");
+    await waitFor(() => llm.aborted === 1, "the request aborted");
+    const { agent } = running.at(-1)!;
+    await agent.idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(server.turn("s-1", "t-1")!.state).toBe("cancelled");
+    expect(server.requests.slice(before).map((r) => r.method).filter((m) => m !== "agentSession/list" && m !== "capability/list")).toEqual([]);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+    expect(llm.requests).toBe(1);
+  });
+
+  it("cancelled while a tool call it relayed runs: the model is not asked again, no completion, no cancel of its own", async () => {
+    const llm = await fakeLlm([toolCall("whiteboard__board_create", { title: "cat" }), text("never asked")]);
+    const { server } = await setup(llm.baseUrl);
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      server.deviceEnvelope(sessionId, "lineup.tool.receipt", { status: "accepted" }, { call_id: envelope.correlation!.call_id! }, "whiteboard");
+    };
+    server.startTurn("s-1", "Draw a cat on the whiteboard", "t-1");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.tool.invoke").length === 1, "the call relayed");
+    await waitFor(() => server.eventsOf("s-1").some((e) => e.kind === "turn.updated" && String((e.data as { label?: string }).label).includes("accepted")), "the receipt relayed");
+    server.cancelTurn("s-1", "t-1");
+    const { agent } = running.at(-1)!;
+    await agent.idle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(llm.requests).toHaveLength(1);
+    expect(server.requestCount("agentSession/turn/complete")).toBe(0);
+    expect(server.agentEnvelopes("s-1", "lineup.tool.cancel")).toEqual([]);
+    expect(server.agentEnvelopes("s-1", "lineup.tool.invoke")).toHaveLength(1);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
   });
 });
 

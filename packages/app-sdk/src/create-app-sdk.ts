@@ -97,6 +97,11 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         }
         return port.dispatch(action);
       },
+      cancelTurn(conversationId) {
+        const conversation = conversationId ?? instance?.conversation_id;
+        if (conversation === undefined) return Promise.reject(new LineUpError("invalid_params", `${port.app_scope}'s SDK is bound to no conversation: name the conversation whose turn to stop`, { path: "/conversation_id" }));
+        return port.cancelTurn(conversation);
+      },
     },
     tools: new ToolServer(port, diagnostics, instance?.instance_id),
     apps: {

@@ -62,6 +62,17 @@ export type AppAction =
 export interface AppActionAPI {
   /** Resolves once the action is stored (it will be sent, in order, with its idempotency key); rejects with a LineUpError when refused. */
   dispatch(action: AppAction): Promise<CommandReceipt>;
+  /**
+   * Stops the agent (core apps: the chat's Stop): the conversation's running turn — else the one waiting
+   * first — is cancelled on the AppServer. Like `dispatch`, it resolves once stored (sent in order, after a
+   * reconnect or restart too); pressed again before it was sent, it resolves with the same receipt. The
+   * conversation is `conversation_id`, else the bound instance's. Rejects with a LineUpError:
+   * `invalid_state` when no turn runs or waits (nothing is queued), `conversation_unknown`, or
+   * `invalid_params` when no conversation is given and the SDK is bound to none. Once the turn is
+   * cancelled, the agent's calls still open in it end `cancelled_by_user` (their apps hear `tool.cancelled`);
+   * a timer that already runs on its own (a pomodoro) is not stopped.
+   */
+  cancelTurn(conversation_id?: string): Promise<CommandReceipt>;
 }
 
 // --- tools (spec 6.2, 7.3) ---------------------------------------------------------------------

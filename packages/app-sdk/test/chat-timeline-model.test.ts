@@ -1,6 +1,6 @@
 import type { AgentAppMessage } from "@lineup/app-sdk";
 import { describe, expect, it } from "vitest";
-import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, type TimelineRow } from "@lineup/app-sdk/chat";
+import { EMPTY_TIMELINE, foldMessages, hasOpenTurn, markAnswered, summarizeAnswer, type TimelineRow } from "@lineup/app-sdk/chat";
 
 let seq = 0;
 function msg(type: string, payload: unknown, extra: Partial<AgentAppMessage> = {}): AgentAppMessage {
@@ -33,6 +33,56 @@ describe("the chat timeline fold", () => {
       { kind: "message", from: "agent", format: "markdown", text: "**hi**" },
     ]);
     expect(model.status).toBeUndefined();
+  });
+
+  it("knows when a turn is open, and shows a turn the person stopped as Stopped (an interrupted one says nothing)", () => {
+    const user = msg("lineup.message", { format: "text", text: "go" }, { sender: { kind: "user", id: "u" }, turn_id: "t-1" });
+    let model = foldMessages(EMPTY_TIMELINE, [user, msg("lineup.turn.update", { status: "working", label: "Drawing" }, { turn_id: "t-1" })]);
+    expect(hasOpenTurn(model)).toBe(true);
+    model = foldMessages(model, [msg("lineup.turn.cancelled", { reason: "cancelled" }, { turn_id: "t-1", sender: { kind: "user", id: "dev-device" } })]);
+    expect(hasOpenTurn(model)).toBe(false);
+    expect(model.status).toEqual({ state: "stopped" });
+    expect(model.rows.at(-1)).toMatchObject({ kind: "notice", level: "info", text: "You stopped the agent." });
+    // The person speaks again: the status line moves on.
+    model = foldMessages(model, [msg("lineup.message", { format: "text", text: "again" }, { sender: { kind: "user", id: "u" }, turn_id: "t-2" })]);
+    expect(model.status).toEqual({ state: "waiting_for_agent" });
+    expect(hasOpenTurn(model)).toBe(true);
+    // A newer message's `interrupt` ended it: no "stopped".
+    model = foldMessages(model, [msg("lineup.turn.cancelled", { reason: "interrupted", by_turn_id: "t-3" }, { turn_id: "t-2" })]);
+    expect(model.status).toBeUndefined();
+    expect(model.rows.filter((r) => r.kind === "notice")).toHaveLength(1);
+    expect(hasOpenTurn(model)).toBe(false);
+  });
+
+  it("a card the agent asked in a turn the person stopped can no longer be answered; a card of a later turn can", () => {
+    const start = msg("lineup.message", { format: "text", text: "ask me something" }, { sender: { kind: "user", id: "u" }, turn_id: "t-20" });
+    const asked = msg("lineup.interaction.request", { interaction_id: "i-20", kind: "input", prompt: "Your name?" }, { delivery: "explicit_ack" });
+    const stop = msg("lineup.turn.cancelled", { reason: "cancelled" }, { turn_id: "t-20", sender: { kind: "user", id: "dev-device" } });
+    const next = msg("lineup.message", { format: "text", text: "again" }, { sender: { kind: "user", id: "u" }, turn_id: "t-21" });
+    const askedAgain = msg("lineup.interaction.request", { interaction_id: "i-21", kind: "input", prompt: "Your name?" }, { delivery: "explicit_ack" });
+    const cards = (rows: readonly TimelineRow[]) => rows.flatMap((r) => (r.kind === "card" ? [[r.card.answer_key, r.answer?.outcome ?? "open"]] : []));
+    const live = foldMessages(EMPTY_TIMELINE, [start, asked]);
+    expect(cards(live.rows)).toEqual([["i-20", "open"]]);
+    const stopped = foldMessages(live, [stop, next, askedAgain]);
+    expect(cards(stopped.rows)).toEqual([["i-20", "stopped"], ["i-21", "open"]]);
+    expect(stopped.rows.find((r) => r.kind === "card")).toMatchObject({ answer: { outcome: "stopped", summary: "you stopped the agent" } });
+    // The same log in any order (history pages after live messages) folds to the same cards.
+    expect(cards(foldMessages(foldMessages(EMPTY_TIMELINE, [stop, next, askedAgain]), [start, asked]).rows)).toEqual([["i-20", "stopped"], ["i-21", "open"]]);
+    expect(cards(foldMessages(foldMessages(EMPTY_TIMELINE, [asked, stop, askedAgain]), [start, next]).rows)).toEqual([["i-20", "stopped"], ["i-21", "open"]]);
+    // An interrupted turn (a newer message) closes nothing: its cards are the agent's to settle.
+    const interrupted = foldMessages(EMPTY_TIMELINE, [
+      msg("lineup.message", { format: "text", text: "x" }, { sender: { kind: "user", id: "u" }, turn_id: "t-30" }),
+      msg("lineup.interaction.request", { interaction_id: "i-30", kind: "confirm", prompt: "Go?" }, { delivery: "explicit_ack" }),
+      msg("lineup.turn.cancelled", { reason: "interrupted", by_turn_id: "t-31" }, { turn_id: "t-30" }),
+    ]);
+    expect(cards(interrupted.rows)).toEqual([["i-30", "open"]]);
+  });
+
+  it("a turn's end seen before its start (an older history page after live messages) leaves no open turn", () => {
+    const start = msg("lineup.message", { format: "text", text: "old" }, { sender: { kind: "user", id: "u" }, turn_id: "t-9" });
+    const end = msg("lineup.turn.completed", { text: "done" }, { turn_id: "t-9" });
+    const model = foldMessages(foldMessages(EMPTY_TIMELINE, [end]), [start]);
+    expect(hasOpenTurn(model)).toBe(false);
   });
 
   it("is idempotent per message_id and keeps seq order when history arrives after live messages", () => {

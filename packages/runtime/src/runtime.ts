@@ -133,6 +133,15 @@ export interface AppPort {
   acknowledge(messageId: string): Promise<void>;
   dispatch(action: AppAction): Promise<CommandReceipt>;
   startConversation(request: StartConversationRequest): Promise<{ conversation_id: string; receipt: CommandReceipt }>;
+  /**
+   * Stops the agent in a conversation: its running turn (else the one waiting first, even one still in the
+   * outbox) is cancelled with `agentSession/turn/cancel`, queued in the outbox like any action (sent in
+   * order, after a reconnect or restart too). Resolves once stored; a second call before it was sent
+   * resolves with the same receipt. Refused `invalid_state` when no turn runs or waits (nothing is queued),
+   * `conversation_unknown` for a conversation this Runtime does not follow. Once the log says the turn was
+   * cancelled, the calls the agent made in it that are still open end `cancelled_by_user`.
+   */
+  cancelTurn(conversationId: string): Promise<CommandReceipt>;
   /** Tool calls for this app (or one of its instances); calls wait here until a handler registers. */
   registerToolHandler(handler: ToolCallHandler, instanceId?: string): Unsubscribe;
   /** Progress, the one result or error of a call delivered to this app; refused (`call_not_active`, `not_owner`) once it is over. */
@@ -586,6 +595,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
           return { conversation_id: receipt.conversation_id, receipt };
+        },
+        async cancelTurn(conversationId) {
+          requireEnabled();
+          return (await requireMailbox().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId })) as unknown as CommandReceipt;
         },
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {

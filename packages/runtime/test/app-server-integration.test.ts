@@ -116,6 +116,44 @@ describe("Runtime ⇄ reference AppServer", () => {
     await device.stop();
   }, 30_000);
 
+  it("the person stops the agent's turn: the server cancels it, the agent hears turn.cancelled, the chat hears it too", async () => {
+    const server = await startAppServer({ dataDir: temp("lineup-int-cancel-"), port: 0, logger: silentLogger });
+    const credentials = server.devCredentials!;
+    const device = await createNodeRuntime({ serverUrl: server.url, token: credentials.device_token, dataDir: temp("lineup-int-cancel-a-"), backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 3_000 });
+    const received: AgentAppMessage[] = [];
+    await device.start();
+    device.appPort("chat").subscribeMessages({ include_pending: true }, (m) => void received.push(m));
+    await device.whenOnline();
+    // An agent that takes the turn up and keeps working on it.
+    const agent = await RawAgent.connect(server.url, credentials.agent_token);
+    const heard: Record<string, unknown>[] = [];
+    agent.onEvent((event) => {
+      heard.push(event);
+      if (event["kind"] !== "turn.started") return;
+      const turn = (event["data"] as { turn: { turn_id: string } }).turn;
+      void agent.call("agentSession/turn/update", { session_id: event["session_id"], turn_id: turn.turn_id, idempotency_key: `upd-${turn.turn_id}`, status: "working", label: "Thinking hard" }).catch(() => undefined);
+    });
+    const { conversation_id: id } = await device.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: "Stop" });
+    await until(() => device.appPort("chat").view().queued_actions === 0, 10_000, "the conversation started");
+    await agent.call("agentSession/subscribe", { session_id: id, after_seq: 0 });
+    await device.appPort("chat").dispatch({ type: "conversation.send_text", conversation_id: id, text: "take your time" });
+    await until(() => received.some((m) => m.type === "lineup.turn.update"), 10_000, "the agent works on it");
+    const turnId = received.find((m) => m.type === "lineup.turn.update")!.turn_id!;
+
+    await device.appPort("chat").cancelTurn(id);
+    await until(() => heard.some((e) => e["kind"] === "turn.cancelled"), 10_000, "the agent hears the cancel");
+    await until(() => received.some((m) => m.type === "lineup.turn.cancelled" && m.turn_id === turnId), 10_000, "the chat hears it");
+    const read = await agent.call<{ open_turns: unknown[] }>("agentSession/read", { session_id: id });
+    expect(read.open_turns).toEqual([]);
+    // Whatever the agent still sends for the turn is refused; a second Stop has nothing to stop.
+    await expect(agent.call("agentSession/turn/complete", { session_id: id, turn_id: turnId, idempotency_key: "late", outcome: "completed", text: "too late" })).rejects.toThrow(/invalid_state/);
+    await expect(device.appPort("chat").cancelTurn(id)).rejects.toMatchObject({ code: "invalid_state" });
+    expect(device.appPort("chat").view().failed_actions).toEqual([]);
+    agent.close();
+    await device.stop();
+    await server.close();
+  }, 30_000);
+
   it("a burst of texts is pipelined to the server (ordered writes) and lands once each, in order", async () => {
     const server = await startAppServer({ dataDir: temp("lineup-int-burst-"), port: 0, logger: silentLogger });
     const credentials = server.devCredentials!;

@@ -67,24 +67,69 @@ export type TimelineRow =
 /**
  * The status line under the conversation. `waiting_for_agent`: the person spoke and the agent has not
  * taken it up yet (it says `thinking`, or answers, when it does; until then nothing says it is thinking:
- * it may not even be connected).
+ * it may not even be connected). `stopped`: the person stopped the agent's turn (the chat's Stop, on any
+ * of their devices); it says so until the conversation moves on.
  */
 export interface AgentStatus {
-  readonly state: "waiting_for_agent" | "thinking" | "working" | "waiting_for_user";
+  readonly state: "waiting_for_agent" | "thinking" | "working" | "waiting_for_user" | "stopped";
   readonly label?: string;
 }
 
 export interface TimelineModel {
   readonly rows: readonly TimelineRow[];
-  /** The agent's current activity, or undefined when idle. */
+  /** The agent's current activity (or that it was stopped), or undefined when idle. */
   readonly status: AgentStatus | undefined;
+  /**
+   * The turns seen, by id: `open` from the person's message that started it until its end (completed,
+   * failed, cancelled) arrives, then `ended` — in whatever order history pages and live messages come.
+   */
+  readonly turns: ReadonlyMap<string, "open" | "ended">;
+  /**
+   * Where each turn began (the seq of the person's message) and, for one the person stopped, where it was
+   * stopped: a card the agent asked in between can no longer be answered (the turn it waited for is over).
+   */
+  readonly turnSpans: ReadonlyMap<string, TurnSpan>;
   /** Message ids already folded in. */
   readonly seen: ReadonlySet<string>;
   /** The highest seq folded in (the status line follows only newer messages). */
   readonly lastSeq: number;
 }
 
-export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, seen: new Set(), lastSeq: 0 };
+export interface TurnSpan {
+  readonly started?: number;
+  readonly stopped?: number;
+}
+
+export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), turnSpans: new Map(), seen: new Set(), lastSeq: 0 };
+
+/** How a card of a stopped turn reads: nobody can answer it any more. */
+export const STOPPED_CARD_ANSWER: CardAnswer = { outcome: "stopped", summary: "you stopped the agent" };
+
+/** Whether `seq` falls inside a turn the person stopped (after its start, before the stop). */
+function inStoppedTurn(spans: ReadonlyMap<string, TurnSpan>, seq: number): boolean {
+  for (const span of spans.values()) if (span.started !== undefined && span.stopped !== undefined && span.started < seq && seq < span.stopped) return true;
+  return false;
+}
+
+/** Closes the unanswered cards that fall inside a stopped turn (history pages may bring them after the stop). */
+function closeStoppedCards(draft: Draft): void {
+  draft.rows.forEach((row, index) => {
+    if (row.kind === "card" && row.answer === undefined && inStoppedTurn(draft.turnSpans, row.seq)) draft.rows[index] = { ...row, answer: STOPPED_CARD_ANSWER };
+  });
+}
+
+/** The turns of the conversation still open (the agent works on one, the others wait their turn), oldest first. */
+export function openTurns(model: TimelineModel): string[] {
+  const open: string[] = [];
+  for (const [turnId, state] of model.turns) if (state === "open") open.push(turnId);
+  return open;
+}
+
+/** Whether a turn of the conversation is open: what a Stop would end. */
+export function hasOpenTurn(model: TimelineModel): boolean {
+  for (const state of model.turns.values()) if (state === "open") return true;
+  return false;
+}
 
 /** The message types the chat timeline folds: what the Runtime declares chat subscribes to. */
 export const TIMELINE_TYPES = [...CHAT_MESSAGE_TYPES, ...CHAT_CARD_TYPES] as const;
@@ -167,6 +212,8 @@ function insertRow(rows: TimelineRow[], row: TimelineRow): void {
 interface Draft {
   rows: TimelineRow[];
   status: AgentStatus | undefined;
+  turns: Map<string, "open" | "ended">;
+  turnSpans: Map<string, TurnSpan>;
   seen: Set<string>;
   lastSeq: number;
 }
@@ -188,6 +235,12 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const format = str(p["format"]) === "markdown" ? "markdown" : "text";
       insertRow(rows, { kind: "message", key, seq: message.seq, from, format, text: str(p["text"]) ?? "", created_at: message.created_at });
       if (newest && from === "user") status = { state: "waiting_for_agent" };
+      // The person's message that started a turn (an older page may bring it after the turn's end).
+      if (from === "user" && message.turn_id !== undefined && !draft.turns.has(message.turn_id)) draft.turns.set(message.turn_id, "open");
+      if (from === "user" && message.turn_id !== undefined) {
+        draft.turnSpans.set(message.turn_id, { ...draft.turnSpans.get(message.turn_id), started: message.seq });
+        closeStoppedCards(draft);
+      }
       break;
     }
     case "lineup.status": {
@@ -205,11 +258,24 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       break;
     }
     case "lineup.turn.completed":
-    case "lineup.turn.cancelled":
       // The turn's text repeats the agent's last message: the messages are the record, not the turn.
+      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
       if (newest) status = undefined;
       break;
+    case "lineup.turn.cancelled": {
+      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      // Stopped by the person (not `interrupted` by a newer message, which speaks for itself).
+      const stopped = str(p["reason"]) !== "interrupted";
+      if (stopped) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "info", text: "You stopped the agent." });
+      if (stopped && message.turn_id !== undefined) {
+        draft.turnSpans.set(message.turn_id, { ...draft.turnSpans.get(message.turn_id), stopped: message.seq });
+        closeStoppedCards(draft);
+      }
+      if (newest) status = stopped ? { state: "stopped" } : undefined;
+      break;
+    }
     case "lineup.turn.failed": {
+      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
       if (newest) status = undefined;
       const error = obj(p["error"]);
       insertRow(rows, { kind: "notice", key, seq: message.seq, level: "error", text: `The agent's turn failed: ${str(error["message"]) ?? str(error["code"]) ?? "unknown error"}` });
@@ -234,7 +300,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const card = cardOf(message);
       if (card === undefined) break;
       // The Runtime records how a card was answered (by this device or another): an answered card never looks open again.
-      const answer = message.answer === undefined ? undefined : summarizeAnswer(card, message.answer);
+      const answer = message.answer !== undefined ? summarizeAnswer(card, message.answer) : inStoppedTurn(draft.turnSpans, message.seq) ? STOPPED_CARD_ANSWER : undefined;
       insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card, ...(answer === undefined ? {} : { answer }) });
       if (newest && answer === undefined) status = { state: "waiting_for_user" };
       break;
@@ -339,7 +405,7 @@ function interruptedOperation(result: unknown): { readonly reason?: string } | u
 export function foldMessages(model: TimelineModel, messages: Iterable<AgentAppMessage>): TimelineModel {
   const fresh = [...messages].filter((m) => !model.seen.has(m.message_id));
   if (fresh.length === 0) return model;
-  const draft: Draft = { rows: model.rows.slice(), status: model.status, seen: new Set(model.seen), lastSeq: model.lastSeq };
+  const draft: Draft = { rows: model.rows.slice(), status: model.status, turns: new Map(model.turns), turnSpans: new Map(model.turnSpans), seen: new Set(model.seen), lastSeq: model.lastSeq };
   for (const message of fresh) fold(draft, message);
   return draft;
 }

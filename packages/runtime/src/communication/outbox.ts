@@ -12,7 +12,14 @@ import type { ErrorCode, JsonObject, JsonValue } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";
 
-export type OutboxMethod = "agentSession/start" | "agentSession/turn/start" | "agentSession/action/respond" | "agentSession/envelope/send" | "inventory/publish" | "artifact/put";
+export type OutboxMethod =
+  | "agentSession/start"
+  | "agentSession/turn/start"
+  | "agentSession/turn/cancel"
+  | "agentSession/action/respond"
+  | "agentSession/envelope/send"
+  | "inventory/publish"
+  | "artifact/put";
 
 export interface OutboxEntry {
   /** Global acceptance order; per conversation, entries are sent in this order. */

@@ -88,11 +88,19 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   }
   const conversations = new Map<string, Conversation>();
   for (const { key, value } of await store.range(C.sessions)) {
-    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending">;
-    const cursor = ((await store.get(C.cursors, key)) as { seq?: number } | undefined)?.seq ?? 0;
+    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending" | "open_turns">;
+    const at = (await store.get(C.cursors, key)) as { seq?: number; open_turns?: Conversation["open_turns"] } | undefined;
+    const cursor = at?.seq ?? 0;
     const counts = pending.get(key);
     const unread = (counts?.[CHAT_APP_SCOPE] ?? 0) + (unseenChat.get(key) ?? 0);
-    conversations.set(key, { ...record, cursor, following: { status: "idle" }, unread, ...(counts === undefined ? {} : { pending: counts }) });
+    conversations.set(key, {
+      ...record,
+      cursor,
+      following: { status: "idle" },
+      unread,
+      ...(counts === undefined ? {} : { pending: counts }),
+      ...(at?.open_turns === undefined || at.open_turns.length === 0 ? {} : { open_turns: at.open_turns }),
+    });
   }
 
   const calls: Record<string, CallRecord> = {};

@@ -52,6 +52,17 @@ export interface Conversation {
    * server). Not stored: it is how things are now.
    */
   readonly agent_connected?: boolean;
+  /**
+   * The conversation's turns the applied log has open (`coordination/turns.ts`), the running one first;
+   * absent when none. Stored with the cursor: both say how far the log was applied.
+   */
+  readonly open_turns?: readonly OpenTurn[];
+}
+
+/** A turn the server has not ended yet: `running`, or `queued` behind the running one. */
+export interface OpenTurn {
+  readonly turn_id: string;
+  readonly state: "running" | "queued";
 }
 
 export interface NoticeWindow {
@@ -121,6 +132,7 @@ export function conversationFromSession(session: Session, previous: Conversation
     unread: previous?.unread ?? 0,
     ...(previous?.pending === undefined ? {} : { pending: previous.pending }),
     ...(previous?.agent_connected === undefined ? {} : { agent_connected: previous.agent_connected }),
+    ...(previous?.open_turns === undefined ? {} : { open_turns: previous.open_turns }),
   };
 }
 

@@ -16,6 +16,7 @@ import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
+import { onTurnCancel } from "./handlers/turn-cancel.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
 import { republishInventories, Step } from "./apps-step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
@@ -62,6 +63,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onDispatch(state, input, reads, env);
     case "conversation.start":
       return onStartConversation(state, input, env);
+    case "turn.cancel":
+      return onTurnCancel(state, input, env);
     case "acknowledge":
       return onAcknowledge(state, input, reads);
     case "outbox.settled":

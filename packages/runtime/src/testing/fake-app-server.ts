@@ -58,6 +58,8 @@ interface StoredSession {
   readonly events: SessionEvent[];
   readonly envelopeIds: Set<string>;
   readonly actions: Map<string, { kind: string; state: "pending" | "responded"; turn_id?: string }>;
+  /** Every turn by id with its state, in start order (one runs at a time, the rest wait queued). */
+  readonly turns: Map<string, { state: "queued" | "running" | "completed" | "failed" | "cancelled" }>;
   /** The latest published inventory (revision 0: none yet). */
   inventory?: { revision: number; tools: JsonValue };
   /** Artifacts uploaded (`artifact/put`), complete or still arriving, by id. */
@@ -152,7 +154,7 @@ export class FakeAppServer {
       last_seq: 0,
       inventory_revision: 0,
     };
-    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map(), artifacts: new Map() });
+    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map(), turns: new Map(), artifacts: new Map() });
     this.append(session.session_id, "session.started", { role: "device", id: this.options.deviceId ?? "device-1" }, { session: session as unknown as JsonValue });
     return session;
   }
@@ -225,6 +227,40 @@ export class FakeAppServer {
     stored.actions.set(action.action_id, { kind: action.kind, state: "pending" });
     const record = { ...action, session_id: sessionId, state: "pending", requested_at: this.now() };
     return this.append(sessionId, "action.required", { role: "agent", id: stored.session.agent_id }, { action: record as unknown as JsonValue });
+  }
+
+  /** A turn's state as the server has it (undefined: no such turn). */
+  turnState(sessionId: string, turnId: string): "queued" | "running" | "completed" | "failed" | "cancelled" | undefined {
+    return this.sessions.get(sessionId)?.turns.get(turnId)?.state;
+  }
+
+  /** The agent reports on its running turn (`turn.updated`). */
+  agentUpdatesTurn(sessionId: string, turnId: string, update: JsonObject): SessionEvent {
+    const stored = this.sessions.get(sessionId)!;
+    if (stored.turns.get(turnId)?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
+    return this.append(sessionId, "turn.updated", { role: "agent", id: stored.session.agent_id }, { turn_id: turnId, ...update });
+  }
+
+  /** The agent completes its running turn (`turn.completed`); the next queued turn runs. */
+  agentCompletesTurn(sessionId: string, turnId: string, text?: string): SessionEvent {
+    const stored = this.sessions.get(sessionId)!;
+    const turn = stored.turns.get(turnId);
+    if (turn?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
+    turn.state = "completed";
+    const event = this.append(sessionId, "turn.completed", { role: "agent", id: stored.session.agent_id }, text === undefined ? { turn_id: turnId } : { turn_id: turnId, text });
+    this.activateNext(sessionId);
+    return event;
+  }
+
+  /** After the running turn ended, the oldest queued one runs (`turn.activated`), as the reference server does. */
+  private activateNext(sessionId: string): void {
+    const stored = this.sessions.get(sessionId)!;
+    const turns = [...stored.turns.entries()];
+    if (turns.some(([, t]) => t.state === "running")) return;
+    const next = turns.find(([, t]) => t.state === "queued");
+    if (next === undefined) return;
+    next[1].state = "running";
+    this.append(sessionId, "turn.activated", { role: "server", id: "server" }, { turn_id: next[0] });
   }
 
   /** The texts of every turn the device started in `sessionId`, in log order. */
@@ -391,10 +427,28 @@ export class FakeAppServer {
       case "agentSession/turn/start": {
         const sessionId = String(params["session_id"]);
         this.visible(sessionId);
-        const startedSeq = this.sessions.get(sessionId)!.events.length + 1;
-        const turn = { turn_id: String(params["turn_id"] ?? `t-${this.counter}`), session_id: sessionId, state: "running", queue: "enqueue", input: params["input"]!, created_at: this.now(), updated_at: this.now(), started_seq: startedSeq };
+        const stored = this.sessions.get(sessionId)!;
+        const startedSeq = stored.events.length + 1;
+        const turnId = String(params["turn_id"] ?? `t-${this.counter}`);
+        if (stored.turns.has(turnId)) throw new Refusal("invalid_state", `turn ${turnId} already exists`);
+        const state = [...stored.turns.values()].some((t) => t.state === "running" || t.state === "queued") ? "queued" : "running";
+        stored.turns.set(turnId, { state });
+        const turn = { turn_id: turnId, session_id: sessionId, state, queue: "enqueue", input: params["input"]!, created_at: this.now(), updated_at: this.now(), started_seq: startedSeq };
         const event = this.append(sessionId, "turn.started", device, { turn: turn as unknown as JsonValue });
         return { turn: turn as unknown as JsonValue, seq: event.seq };
+      }
+      case "agentSession/turn/cancel": {
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const turnId = String(params["turn_id"]);
+        const turn = stored.turns.get(turnId);
+        if (turn === undefined) throw new Refusal("not_found", `no turn ${turnId} in session ${sessionId}`);
+        if (turn.state !== "running" && turn.state !== "queued") throw new Refusal("invalid_state", `turn ${turnId} is already ${turn.state}`);
+        const wasRunning = turn.state === "running";
+        turn.state = "cancelled";
+        const event = this.append(sessionId, "turn.cancelled", device, { turn_id: turnId, reason: "cancelled" });
+        if (wasRunning) this.activateNext(sessionId);
+        return { turn: { turn_id: turnId, session_id: sessionId, state: "cancelled", cancel_reason: "cancelled" } as JsonValue, seq: event.seq };
       }
       case "agentSession/action/respond": {
         const sessionId = String(params["session_id"]);

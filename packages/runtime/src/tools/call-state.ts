@@ -55,6 +55,11 @@ export interface CallRecord {
   readonly received_at: number;
   /** The invoke envelope's id: outputs name it as `reply_to`. */
   readonly reply_to?: string;
+  /**
+   * The turn running in the conversation when the invoke was applied (the log's order; the server runs one
+   * turn at a time); absent for a call made outside any turn. Cancelling that turn ends the call.
+   */
+  readonly turn_id?: string;
   readonly deadline_at: number;
   readonly phase: CallPhase;
   readonly instance_id?: string;

@@ -32,6 +32,8 @@ export interface InvokeRequest {
   readonly launch_instance_id: string;
   /** The invoke envelope's id, for `reply_to` on every output. */
   readonly envelope_id?: string;
+  /** The conversation's running turn when the invoke was applied (not part of the call's body). */
+  readonly turn_id?: string;
 }
 
 export interface InvokeContext {
@@ -84,6 +86,7 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
     call_model: tool?.call_model ?? "command",
     received_at: now,
     ...(request.envelope_id === undefined ? {} : { reply_to: request.envelope_id }),
+    ...(request.turn_id === undefined ? {} : { turn_id: request.turn_id }),
     deadline_at: now + Math.min(payload.timeout_ms ?? Number.MAX_SAFE_INTEGER, tool?.timeout_ms ?? Number.MAX_SAFE_INTEGER),
     phase: "running",
     outputs: [],

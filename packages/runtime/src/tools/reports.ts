@@ -134,6 +134,32 @@ export function endClosedInstanceCalls(state: ToolCallsState, request: { readonl
   return handled.length > 0 ? draft.done() : undefined;
 }
 
+/**
+ * A turn was cancelled (the person pressed Stop, or a newer turn interrupted it): every call the agent made
+ * in it that has no terminal outcome yet ends `cancelled_by_user`, and the app handling one is told to stop
+ * (`tool.cancel`). A timed runtime-owned operation that already runs (a pomodoro's timer) is left alone: it
+ * runs on by itself, beyond its turn, and the person stops it in its app. An app-run operation (an export)
+ * is the turn's work and ends with it. Undefined when the turn has no open call.
+ */
+export function endTurnCalls(state: ToolCallsState, request: { readonly conversation_id: string; readonly turn_id: string; readonly message: string }): CallDecision | undefined {
+  const draft = new CallDraft(state);
+  let ended = 0;
+  for (const call of Object.values(state.calls)) {
+    if (call.turn_id !== request.turn_id || call.conversation_id !== request.conversation_id || call.phase === "terminal") continue;
+    if (call.phase === "operation_running" && call.operation?.app_run !== true) continue;
+    ended += 1;
+    if (call.phase === "starting" || call.phase === "waiting_activation") {
+      // The app goes on starting (another call may need it); this call no longer waits for it.
+      const activation = call.instance_id === undefined ? undefined : draft.activations[call.instance_id];
+      if (activation !== undefined && activation.waiting.includes(call.call_id)) draft.activations[activation.instance_id] = { ...activation, waiting: activation.waiting.filter((id) => id !== call.call_id) };
+    } else {
+      draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, ...(call.instance_id === undefined ? {} : { instance_id: call.instance_id }) });
+    }
+    draft.error(call.call_id, "cancelled_by_user", request.message);
+  }
+  return ended === 0 ? undefined : draft.done();
+}
+
 /** The App Manager's `refuse_pending_calls` effect: every unfinished call of the app ends with `code`. */
 export function refuseAppCalls(state: ToolCallsState, request: { readonly app_scope: string; readonly code: "app_disabled" | "app_not_installed" }): CallDecision {
   const draft = new CallDraft(state);

@@ -18,7 +18,7 @@ export function InteractionCard(props: CardProps) {
       {card.detail === undefined ? null : <p class="card-detail">{card.detail}</p>}
       {answer !== undefined ? (
         <p class="card-answer" data-outcome={answer.outcome}>
-          <span class="muted">Answered:</span> {answer.summary}
+          <span class="muted">{answer.outcome === "stopped" ? "Not answered:" : "Answered:"}</span> {answer.summary}
         </p>
       ) : card.kind === "choice" ? (
         <ChoiceControls {...props} />

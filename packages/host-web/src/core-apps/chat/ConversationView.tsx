@@ -8,7 +8,7 @@ import { HistoryPager } from "./history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-echo.js";
 import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
 import { Timeline } from "./Timeline.js";
-import { EMPTY_TIMELINE, foldMessages, markAnswered, summarizeAnswer, TIMELINE_TYPES, type AgentStatus, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+import { EMPTY_TIMELINE, foldMessages, markAnswered, openTurns, summarizeAnswer, TIMELINE_TYPES, type AgentStatus, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
 
 interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
@@ -24,14 +24,15 @@ interface Props {
   readonly agentConnected?: boolean;
 }
 
-const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you" } as const;
+const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you", stopped: "Agent stopped" } as const;
 
 /**
  * The status line under the conversation: the agent's own status, else what the person's message waits
  * for. An agent known not to be connected is said so (what was sent reaches it when it connects); unknown
  * (offline, an older server) says nothing more than before.
  */
-export function statusLine(status: AgentStatus | undefined, agentConnected: boolean | undefined): string {
+export function statusLine(status: AgentStatus | undefined, agentConnected: boolean | undefined, stopping = false): string {
+  if (stopping) return "Stopping the agent…";
   if (agentConnected === false && (status === undefined || status.state === "waiting_for_agent")) {
     return status === undefined ? "The agent is not connected" : "Sent · the agent is not connected: it gets your message when it connects";
   }
@@ -94,6 +95,17 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
     };
   }, [sdk, conversation_id, notifications]);
 
+  // A card of a turn the person stopped waits for nobody: it leaves the backlog (and the unread count that
+  // says it waits for an answer), once.
+  const released = useRef(new Set<string>());
+  useEffect(() => {
+    for (const row of model.rows) {
+      if (row.kind !== "card" || row.answer?.outcome !== "stopped" || released.current.has(row.message_id)) continue;
+      released.current.add(row.message_id);
+      void sdk.agentMessages.acknowledge(row.message_id).catch(() => undefined); // already out of the backlog
+    }
+  }, [sdk, model]);
+
   // Refusals the Runtime reports for good turn pending echoes into failed ones.
   useEffect(() => {
     const check = () => setEchoes((e) => failEchoes(e, sdk.state.snapshot().failed_actions.filter((f) => f.conversation_id === conversation_id)));
@@ -127,6 +139,22 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
     },
     [sdk, conversation_id],
   );
+
+  // While a turn is open the person can stop the agent (Stop, or Escape in the composer); the status line
+  // says so until the Runtime's copy of the log says the turn ended.
+  const open = useMemo(() => openTurns(model).join(" "), [model.turns]);
+  const working = open !== "";
+  const [stopping, setStopping] = useState(false);
+  // A turn ended (the stopped one, or any): the next Stop is a new one.
+  useEffect(() => setStopping(false), [open, conversation_id]);
+  const stop = useCallback(() => {
+    setStopping(true);
+    sdk.actions.cancelTurn(conversation_id).catch((error: unknown) => {
+      setStopping(false);
+      // `invalid_state`: the turn ended meanwhile, there is nothing left to stop.
+      if ((error as { code?: unknown }).code !== "invalid_state") notifications.push(`Could not stop the agent: ${error instanceof Error ? error.message : String(error)}`, "error");
+    });
+  }, [sdk, conversation_id, notifications]);
 
   const sentFirst = useRef(false);
   useEffect(() => {
@@ -177,10 +205,10 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}
       </div>
-      <div class="status-line" data-status={model.status?.state ?? "idle"} data-agent={agentConnected === undefined ? "unknown" : agentConnected ? "connected" : "away"} aria-live="polite">
-        {statusLine(model.status, agentConnected)}
+      <div class="status-line" data-status={stopping ? "stopping" : (model.status?.state ?? "idle")} data-agent={agentConnected === undefined ? "unknown" : agentConnected ? "connected" : "away"} aria-live="polite">
+        {statusLine(model.status, agentConnected, stopping)}
       </div>
-      <Composer onSend={(text) => send(text)} disabled={false} />
+      <Composer onSend={(text) => send(text)} disabled={false} {...(working ? { onStop: stop, stopping } : {})} />
     </section>
   );
 }

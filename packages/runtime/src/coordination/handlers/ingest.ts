@@ -10,7 +10,9 @@ import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
-import { Step } from "../apps-step.js";
+import { applyCallDecision, Step } from "../apps-step.js";
+import { endTurnCalls } from "../../tools/reports.js";
+import { withTurnEvent } from "../turns.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
@@ -23,7 +25,13 @@ import { noticeMessage, takeNotice } from "./notices.js";
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
 
-const cursorWrite = (conversationId: string, seq: number): StoreWrite => ({ op: "put", collection: C.cursors, key: conversationId, value: { seq } });
+/** The conversation's cursor row: how far its log was applied, and the turns open at that point. */
+const cursorWrite = (conversation: Conversation): StoreWrite => ({
+  op: "put",
+  collection: C.cursors,
+  key: conversation.conversation_id,
+  value: conversation.open_turns === undefined ? { seq: conversation.cursor } : { seq: conversation.cursor, open_turns: conversation.open_turns as unknown as JsonValue },
+});
 
 /**
  * One inbound session event: the filter chain decides; the inbox rows, the envelope-id record, the
@@ -54,10 +62,11 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   }
   if (conversation === undefined || outcome.kind === "gap") return { state, writes: [], effects: [], deliveries: [], audit: [] };
 
-  const writes: StoreWrite[] = [cursorWrite(conversation.conversation_id, event.seq)];
+  // The log's turns move with its cursor, whatever apps see of the event (coordination/turns.ts).
+  let next: Conversation = withTurnEvent({ ...conversation, cursor: event.seq }, event);
+  const writes: StoreWrite[] = [cursorWrite(next)];
   const shared = sharedArtifact(conversation.conversation_id, event);
   if (shared !== undefined) writes.push(conversationArtifactWrite(shared));
-  let next: Conversation = { ...conversation, cursor: event.seq };
   let nextState = state;
   const effects: Effect[] = [];
   const deliveries: Delivery[] = [];
@@ -92,7 +101,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
         records.push({ type: "ingress.agent.notified", code: outcome.refusal.code, conversation_id: event.session_id, subject: refused.id, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
       }
     }
-    return { state: withConversation(nextState, next), writes, effects, deliveries, audit: records };
+    return endCancelledTurn(event, { state: withConversation(nextState, next), writes, effects, deliveries, audit: records }, env);
   }
 
   // The envelope's id goes into the event's log chunk and the display messages' pending marks into its
@@ -165,7 +174,28 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
       audit.push({ type: "ingress.agent.notified", code: "inbox_full", conversation_id: event.session_id, subject: envelope?.id ?? `${event.session_id}#${event.seq}`, detail: `replied with lineup.runtime.notice (outbox ${notice.order})` });
     }
   }
-  return { state: withConversation(nextState, next), writes, effects, deliveries, audit };
+  return endCancelledTurn(event, { state: withConversation(nextState, next), writes, effects, deliveries, audit }, env);
+}
+
+/**
+ * A cancelled turn (the person's Stop on any of their devices, or a newer turn that interrupted it) ends
+ * the calls the agent made in it that are still open: `cancelled_by_user` to the agent, `tool.cancel` to
+ * the app handling one. A timed operation that already runs on its own (a pomodoro) is kept.
+ */
+function endCancelledTurn(event: Extract<RuntimeInput, { kind: "event" }>["event"], result: TransitionResult, env: TransitionEnv): TransitionResult {
+  if (event.kind !== "turn.cancelled") return result;
+  const data = event.data as { turn_id?: unknown; reason?: unknown };
+  if (typeof data.turn_id !== "string") return result;
+  const message = data.reason === "interrupted" ? "a newer message interrupted the agent's turn" : "the person stopped the agent's turn";
+  const decision = endTurnCalls(result.state.tools, { conversation_id: event.session_id, turn_id: data.turn_id, message });
+  if (decision === undefined) return result;
+  const step = new Step(result.state);
+  step.writes.push(...result.writes);
+  step.effects.push(...result.effects);
+  step.deliveries.push(...result.deliveries);
+  step.audit.push(...result.audit);
+  applyCallDecision(step, env, decision);
+  return step.result();
 }
 
 /** The conversation's new artifact an `artifact.added` event records, whatever apps it reaches (it is listed either way). */
@@ -345,5 +375,6 @@ export function onMalformedEvent(state: RuntimeState, input: Extract<RuntimeInpu
       audit: [audit],
     };
   }
-  return { state: withConversation(state, { ...conversation, cursor: input.seq }), writes: [cursorWrite(conversation.conversation_id, input.seq)], effects: [], deliveries: [], audit: [audit] };
+  const consumed = { ...conversation, cursor: input.seq };
+  return { state: withConversation(state, consumed), writes: [cursorWrite(consumed)], effects: [], deliveries: [], audit: [audit] };
 }

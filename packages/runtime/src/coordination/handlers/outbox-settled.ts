@@ -1,3 +1,4 @@
+import type { ErrorCode } from "@lineup/protocol";
 import { deleteOutboxEntry, putOutboxEntry } from "../../communication/outbox.js";
 import type { Effect, RuntimeInput, TransitionResult } from "../inputs.js";
 import { withConversation, type RuntimeState } from "../state.js";
@@ -6,7 +7,10 @@ import { sessionRecordWrite } from "./sessions.js";
 /**
  * The server decided an outbox entry. Applied: the entry is removed (a started conversation becomes a
  * server conversation and is followed). Failed permanently: the entry is kept as `failed` so the app can
- * show it, and audited. Transient failures never get here: the shell retries them with the same key.
+ * show it, and audited — except a turn cancel the server refused because the turn is already over
+ * (`invalid_state`) or never started (`not_found`): what the person asked for holds, so it is removed like
+ * an applied one (and audited), not shown as a failure. Transient failures never get here: the shell
+ * retries them with the same key.
  */
 export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput, { kind: "outbox.settled" }>): TransitionResult {
   const entry = state.outbox.get(input.order);
@@ -14,6 +18,16 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   if (entry === undefined || entry.status !== "pending") return { state, writes: [], effects: [{ kind: "outbox.flush" }], deliveries: [], audit: [] };
   const outbox = new Map(state.outbox);
   const effects: Effect[] = [{ kind: "outbox.flush" }];
+  if (input.outcome.status === "failed" && entry.method === "agentSession/turn/cancel" && MOOT_CANCEL.has(input.outcome.code)) {
+    outbox.delete(entry.order);
+    return {
+      state: { ...state, outbox },
+      writes: [deleteOutboxEntry(entry.order)],
+      effects,
+      deliveries: [],
+      audit: [{ type: "turn.cancel.moot", code: input.outcome.code, conversation_id: entry.conversation_id, subject: entry.receipt_id, detail: `turn ${String(entry.params["turn_id"])}: ${input.outcome.message}` }],
+    };
+  }
   if (input.outcome.status === "failed") {
     const failed = { ...entry, status: "failed" as const, error: { code: input.outcome.code, message: input.outcome.message.slice(0, 2000) } };
     outbox.set(entry.order, failed);
@@ -37,3 +51,6 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   }
   return { state: next, writes, effects, deliveries: [], audit: [] };
 }
+
+/** Why the server may refuse a turn cancel that has nothing left to do: the turn ended first, or was never started. */
+const MOOT_CANCEL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_state", "not_found"]);

@@ -21,6 +21,7 @@ import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { CallDecision, CallRecord } from "../../tools/call-state.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
+import { runningTurn } from "../turns.js";
 
 /** Folds an accepted `lineup.tool.invoke` (or `lineup.tool.cancel`) envelope into `step`. */
 export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string, reads: Reads): void {
@@ -41,6 +42,8 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
   }
   const appScope = envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope;
   const inventory = inventoryFor(state, env, agentId, conversationId);
+  // The call is the running turn's: the log is in the server's order, and it runs one turn at a time.
+  const turnId = runningTurn(state.conversations.get(conversationId));
   const decision = receiveInvoke(
     state.tools,
     {
@@ -53,6 +56,7 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
       now: env.now(),
       launch_instance_id: env.newId("inst"),
       envelope_id: envelope.id,
+      ...(turnId === undefined ? {} : { turn_id: turnId }),
     },
     {
       inventory: { revision: currentInventoryRevision(state.inventory, agentId, conversationId), tools: inventory.tools },
