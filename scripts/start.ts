@@ -6,7 +6,7 @@
  *
  * Environment: LINEUP_DATA_DIR (default .lineup-data), LINEUP_PORT (AppServer, default 8787; 0 = any
  * free port), LINEUP_WEB_PORT (the host, default 8788; 0 = any free port), LINEUP_AGENT=demo|llm
- * (default demo; llm needs LINEUP_LLM_BASE_URL).
+ * (default demo; llm needs LINEUP_LLM_BASE_URL, else OPENAI_BASE_URL).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -7,6 +7,11 @@
  * result — or its typed refusal — goes back to the model as the tool message; the loop ends with
  * the model's text, sent as a Markdown message and recorded as the turn's text.
  *
+ * The model's text streams: as it arrives it is sent as the turn's `text_delta`s, batched
+ * (`turn-text.ts`), so the chat shows it growing; the final message then replaces that draft. Text a
+ * model writes before it calls a tool is part of the draft (a paragraph of its own) but not of the
+ * final message, exactly as without streaming.
+ *
  * A process restarted in the middle of a turn is handed the turn again. It does not ask the model to
  * start over (the model could call the same tools again: a second pomodoro): the calls it already made
  * in the turn are in the log, and the model is shown them as its own, with the results the log holds, or
@@ -23,6 +28,7 @@ import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, loggedOutcome, type LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
 import { alsoDisposing, serveTurns, type TurnRunner } from "./turn-runner.js";
+import { streamTurnText, type TurnText } from "./turn-text.js";
 
 export interface LlmAgentOptions {
   /** The endpoint's configuration (see `llmConfigFromEnv`) or a ready client. */
@@ -34,6 +40,8 @@ export interface LlmAgentOptions {
   readonly historyLimit?: number;
   /** Local deadline of each tool call; default the tool's own timeout. */
   readonly toolTimeoutMs?: number;
+  /** Least time between two streamed text updates of a turn, ms (`streamTurnText`). Default 80. */
+  readonly textIntervalMs?: number;
   readonly diagnostics?: DiagnosticsSink;
 }
 
@@ -94,6 +102,7 @@ function sentReply(client: AgentClient, turn: IncomingTurn): string | undefined 
 
 async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<boolean> {
   const { sessionId, turnId } = turn;
+  const streamed = streamTurnText(client, sessionId, turnId, turn.signal, { ...(options.textIntervalMs === undefined ? {} : { intervalMs: options.textIntervalMs }), ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) });
   try {
     const replied = sentReply(client, turn);
     if (replied !== undefined) {
@@ -101,7 +110,10 @@ async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: Incom
       return true;
     }
     await client.updateTurn(sessionId, turnId, { status: "thinking" });
-    const reply = await converse(client, llm, turn, options);
+    const reply = await converse(client, llm, turn, options, streamed);
+    if (turn.signal.aborted) return false;
+    // The draft is whole before the message that replaces it: no text of the turn lands after it.
+    await streamed.flush();
     if (turn.signal.aborted) return false;
     await client.send(sessionId, { kind: "markdown", text: reply });
     await client.completeTurn(sessionId, turnId, { text: reply });
@@ -115,6 +127,8 @@ async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: Incom
       // The turn may have ended meanwhile.
     }
     throw error;
+  } finally {
+    streamed.cancel();
   }
 }
 
@@ -154,7 +168,7 @@ function offeredAs(toolSet: FunctionToolSet, call: LoggedToolCall): { name: stri
   return { name: functionName({ app_scope: call.appScope, method: call.method }), tool: { app_scope: call.appScope, method: call.method, title: call.method } };
 }
 
-async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<string> {
+async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions, streamed: TurnText): Promise<string> {
   const messages: ChatMessage[] = [{ role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...historyFor(client, turn, options.historyLimit ?? 40)];
   const resumed = await resumedStep(client, llm, turn, options);
   messages.push(...resumed);
@@ -164,13 +178,15 @@ async function converse(client: AgentClient, llm: ChatCompletions, turn: Incomin
     const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
     let reply;
     try {
-      reply = await llm.complete(messages, toolSet.tools, turn.signal);
+      reply = await llm.complete(messages, toolSet.tools, turn.signal, (delta) => streamed.push(delta));
     } catch (error) {
       if (turn.signal.aborted) throw error;
       const detail = error instanceof LineUpError ? `${error.code}: ${error.message}` : String(error);
       return `Sorry — I couldn't reach the language model just now (\`${detail.slice(0, 300)}\`). Please try again in a moment.`;
     }
     if (reply.toolCalls.length === 0) return reply.content?.trim() || "(The model returned an empty answer.)";
+    // What it said before calling tools shows now, above their cards; what it says next is a new paragraph.
+    streamed.endParagraph();
     messages.push({ role: "assistant", content: reply.content, tool_calls: reply.toolCalls });
     for (const call of reply.toolCalls) {
       const content = await relayToolCall(client, llm, turn, toolSet.byName.get(call.function.name), call.function.name, call.function.arguments, options);

@@ -1,17 +1,27 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { llmConfigFromEnv, runLlmAgent, sequentialIds, toFunctionTools, type AgentClient, type LlmAgent } from "../src/index.js";
+import { llmConfigFromEnv, runLlmAgent, sequentialIds, toFunctionTools, type AgentClient, type ChatCompletionsConfig, type LlmAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
 
 interface Recorded {
   readonly headers: IncomingHttpHeaders;
-  readonly body: { model: string; messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[]; tools?: { function: { name: string; parameters: unknown } }[] };
+  readonly body: { model: string; stream?: boolean; messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[]; tools?: { function: { name: string; parameters: unknown } }[] };
+  /** When it arrived (ms since the epoch). */
+  readonly at: number;
+  /** Set when the client hung up before the answer ended. */
+  hungUp?: boolean;
 }
 
+/**
+ * A scripted answer: JSON (`body`, with a status and headers), or a stream — `sse` is written one string
+ * per write, `gapMs` apart (each may cut an event anywhere), and when `hold` the response then stays open.
+ */
+type Scripted = { status?: number; headers?: Record<string, string>; body: unknown } | { sse: readonly string[]; gapMs?: number; hold?: boolean };
+
 /** A fake OpenAI-compatible endpoint: answers each POST /v1/chat/completions with the next scripted reply. */
-async function fakeLlm(script: ((request: Recorded) => { status?: number; body: unknown })[]): Promise<{ baseUrl: string; requests: Recorded[]; server: Server }> {
+async function fakeLlm(script: ((request: Recorded) => Scripted)[]): Promise<{ baseUrl: string; requests: Recorded[]; server: Server }> {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     let text = "";
@@ -21,11 +31,26 @@ async function fakeLlm(script: ((request: Recorded) => { status?: number; body: 
         res.writeHead(404).end();
         return;
       }
-      const recorded: Recorded = { headers: req.headers, body: JSON.parse(text) as Recorded["body"] };
+      const recorded: Recorded = { headers: req.headers, body: JSON.parse(text) as Recorded["body"], at: Date.now() };
       requests.push(recorded);
-      const step = script[requests.length - 1] ?? (() => ({ status: 500, body: { error: "script exhausted" } }));
-      const { status = 200, body } = step(recorded);
-      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+      const step = script[requests.length - 1] ?? ((): Scripted => ({ status: 500, body: { error: "script exhausted" } }));
+      const answer = step(recorded);
+      if (!("sse" in answer)) {
+        res.writeHead(answer.status ?? 200, { "content-type": "application/json", ...answer.headers }).end(JSON.stringify(answer.body));
+        return;
+      }
+      res.on("close", () => {
+        if (!res.writableEnded) recorded.hungUp = true;
+      });
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      void (async () => {
+        for (const piece of answer.sse) {
+          if (res.destroyed) return;
+          res.write(piece);
+          await new Promise((resolve) => setTimeout(resolve, answer.gapMs ?? 0));
+        }
+        if (answer.hold !== true) res.end();
+      })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -54,14 +79,25 @@ const toolCall = (name: string, args: object, id = "call_1") => () => ({
   body: { choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }] } }] },
 });
 
+const sseEvent = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+const chunkOf = (delta: object, finish: string | null = null) => ({ id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] });
+/** The model's answer streamed as `pieces` of text, one event per piece, then the end. */
+const streamText =
+  (pieces: readonly string[], gapMs = 0, more: Partial<{ hold: boolean }> = {}) =>
+  (): Scripted => ({
+    sse: [sseEvent(chunkOf({ role: "assistant", content: "" })), ...pieces.map((p) => sseEvent(chunkOf({ content: p }))), ...(more.hold === true ? [] : [sseEvent(chunkOf({}, "stop")), "data: [DONE]\n\n"])],
+    gapMs,
+    ...more,
+  });
+
 const WHITEBOARD = tool("whiteboard", "board.create", { title: "Create a board", input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] } });
 
-async function setup(baseUrl: string): Promise<{ server: FakeAppServer; client: AgentClient }> {
+async function setup(baseUrl: string, llm: Partial<ChatCompletionsConfig> = {}): Promise<{ server: FakeAppServer; client: AgentClient }> {
   const server = new FakeAppServer();
   server.startSession("s-1");
   server.publishInventory("s-1", 4, [WHITEBOARD]);
   const client = await connectToFake(server);
-  const agent = runLlmAgent(client, { llm: { baseUrl, apiKey: "sk-test", model: "test-model" } });
+  const agent = runLlmAgent(client, { llm: { baseUrl, apiKey: "sk-test", model: "test-model", ...llm } });
   running.push({ client, agent });
   await waitFor(() => client.inventory("s-1")?.revision === 4, "inventory");
   return { server, client };
@@ -89,6 +125,8 @@ describe("the LLM adapter", () => {
     const first = llm.requests[0]!;
     expect(first.headers["authorization"]).toBe("Bearer sk-test");
     expect(first.body.model).toBe("test-model");
+    // Asked for a stream; this endpoint answers JSON anyway, which is read as before.
+    expect(first.body.stream).toBe(true);
     expect(first.body.messages[0]!.role).toBe("system");
     expect(first.body.messages.at(-1)).toEqual({ role: "user", content: "Draw a cat on the whiteboard" });
     expect(first.body.tools).toEqual([
@@ -291,13 +329,135 @@ describe("the LLM adapter", () => {
   });
 
   it("explains an unreachable model instead of failing the turn", async () => {
-    const llm = await fakeLlm([() => ({ status: 503, body: { error: "down" } })]);
-    const { server } = await setup(llm.baseUrl);
+    const down = () => ({ status: 503, body: { error: "down" } });
+    const llm = await fakeLlm([down, down, down]);
+    const { server } = await setup(llm.baseUrl, { retry: { initialMs: 10 } });
     server.startTurn("s-1", "hello", "t-1");
     expect(await turnEnds(server, "t-1")).toBe("completed");
     const reply = server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload as { text: string };
     expect(reply.text).toContain("couldn't reach the language model");
     expect(reply.text).toContain("HTTP 503");
+  });
+});
+
+/** The turn updates of s-1 that carry text, in log order. */
+const textUpdates = (server: FakeAppServer) =>
+  server.eventsOf("s-1").flatMap((e) => {
+    const delta = e.kind === "turn.updated" ? (e.data as { text_delta?: unknown }).text_delta : undefined;
+    return typeof delta === "string" ? [{ seq: e.seq, text: delta }] : [];
+  });
+const seqOfMessage = (server: FakeAppServer, text: string) =>
+  server.eventsOf("s-1").find((e) => e.kind === "envelope" && ((e.data as { envelope: { type: string; payload: { text?: string } } }).envelope.payload.text ?? "") === text)?.seq;
+
+describe("the LLM adapter streaming the model's answer", () => {
+  it("sends the text as it arrives as batched turn updates, then the whole reply once", async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    const llm = await fakeLlm([streamText(words, 5)]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "tell me a story", "t-1");
+    // The person sees text while the model still writes.
+    await waitFor(() => textUpdates(server).length >= 2, "streamed text");
+    expect(server.turn("s-1", "t-1")!.state).toBe("running");
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    const streamedForMs = Date.now() - llm.requests[0]!.at;
+
+    const full = words.join("").trim();
+    const updates = textUpdates(server);
+    expect(updates.map((u) => u.text).join("")).toBe(words.join(""));
+    // 60 pieces over ~400 ms, at most one update per 80 ms (the first at once): a handful of writes (6 or 7
+    // here), not 60 — however slow the machine, no more than its time allows.
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(updates.length).toBeLessThanOrEqual(Math.min(20, Math.ceil(streamedForMs / 80) + 1));
+    expect(server.agentEnvelopes("s-1", "lineup.message").map((e) => e.payload)).toEqual([{ format: "markdown", text: full }]);
+    expect(server.turn("s-1", "t-1")!.text).toBe(full);
+    // Every piece is in the log before the message that replaces the draft.
+    expect(Math.max(...updates.map((u) => u.seq))).toBeLessThan(seqOfMessage(server, full)!);
+    expect(llm.requests[0]!.body.stream).toBe(true);
+  });
+
+  it("assembles tool-call arguments that arrive in pieces (events cut mid-line too) and calls the tool with them", async () => {
+    const args = JSON.stringify({ title: "cat" });
+    const toolStream = (): Scripted => {
+      const events = [
+        sseEvent(chunkOf({ role: "assistant", content: null, tool_calls: [{ index: 0, id: "call_9", type: "function", function: { name: "whiteboard__board_create", arguments: "" } }] })),
+        ...[args.slice(0, 3), args.slice(3, 9), args.slice(9)].map((piece) => sseEvent(chunkOf({ tool_calls: [{ index: 0, function: { arguments: piece } }] }))),
+        sseEvent(chunkOf({}, "tool_calls")),
+        "data: [DONE]\n\n",
+      ].join("");
+      // Written in 7-byte writes: events, lines and the JSON inside them are cut anywhere.
+      return { sse: Array.from({ length: Math.ceil(events.length / 7) }, (_, i) => events.slice(i * 7, i * 7 + 7)), gapMs: 1 };
+    };
+    const llm = await fakeLlm([toolStream, streamText(["Your **cat** ", "board is ready."])]);
+    const { server } = await setup(llm.baseUrl);
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type !== "lineup.tool.invoke") return;
+      server.deviceEnvelope(sessionId, "lineup.tool.result", { result: { board_id: "b-1" } }, { call_id: envelope.correlation!.call_id! }, "whiteboard");
+    };
+    server.startTurn("s-1", "Draw a cat on the whiteboard", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(server.agentEnvelopes("s-1", "lineup.tool.invoke").map((e) => e.payload)).toEqual([expect.objectContaining({ method: "board.create", arguments: { title: "cat" } })]);
+    const second = llm.requests[1]!.body.messages;
+    expect(second.at(-2)).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "call_9", type: "function", function: { name: "whiteboard__board_create", arguments: args } }] });
+    expect(second.at(-1)).toEqual({ role: "tool", tool_call_id: "call_9", content: JSON.stringify({ ok: true, result: { board_id: "b-1" } }) });
+    expect(server.turn("s-1", "t-1")!.text).toBe("Your **cat** board is ready.");
+    expect(textUpdates(server).map((u) => u.text).join("")).toBe("Your **cat** board is ready.");
+  });
+
+  it("retries a 429 after the wait its Retry-After names, then streams the answer", async () => {
+    const llm = await fakeLlm([() => ({ status: 429, headers: { "retry-after": "1" }, body: { error: { message: "slow down" } } }), streamText(["Back ", "again."])]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "hello", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests).toHaveLength(2);
+    // Honoured: not asked again before the second the server named (timer slack aside).
+    expect(llm.requests[1]!.at - llm.requests[0]!.at).toBeGreaterThanOrEqual(990);
+    expect(server.turn("s-1", "t-1")!.text).toBe("Back again.");
+  });
+
+  it("gives up after three 500s with a typed failure the person is told about", async () => {
+    const broken = () => ({ status: 500, body: { error: "boom" } });
+    const llm = await fakeLlm([broken, broken, broken, streamText(["never"])]);
+    const { server } = await setup(llm.baseUrl, { retry: { initialMs: 20 } });
+    server.startTurn("s-1", "hello", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests).toHaveLength(3);
+    const reply = (server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload as { text: string }).text;
+    expect(reply).toContain("couldn't reach the language model");
+    expect(reply).toContain("failed: the model endpoint answered HTTP 500 (3 attempts)");
+    expect(textUpdates(server)).toEqual([]);
+  });
+
+  it("fails at once on another 4xx: one request, the person is told", async () => {
+    const llm = await fakeLlm([() => ({ status: 401, body: { error: { message: "bad key" } } }), streamText(["never"])]);
+    const { server } = await setup(llm.baseUrl, { retry: { initialMs: 20 } });
+    server.startTurn("s-1", "hello", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests).toHaveLength(1);
+    expect((server.agentEnvelopes("s-1", "lineup.message").at(-1)!.payload as { text: string }).text).toContain("HTTP 401: ");
+  });
+
+  it("cancelled mid-stream: stops reading the model and sends nothing more for the turn", async () => {
+    // The model would write for 10 s; the person stops it after the first text shows.
+    const llm = await fakeLlm([streamText(Array.from({ length: 500 }, (_, i) => `w${i} `), 20, { hold: true })]);
+    const { server } = await setup(llm.baseUrl);
+    server.startTurn("s-1", "write a lot", "t-1");
+    await waitFor(() => textUpdates(server).length >= 2, "streamed text");
+    server.cancelTurn("s-1", "t-1");
+    await waitFor(() => llm.requests[0]!.hungUp === true, "the stream given up");
+    const { agent } = running.at(-1)!;
+    await agent.idle();
+    const after = server.requests.length;
+    const updates = textUpdates(server).length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(server.requests.slice(after).map((r) => r.method).filter((m) => m !== "agentSession/list" && m !== "capability/list")).toEqual([]);
+    expect(textUpdates(server)).toHaveLength(updates);
+    const cancelledAt = server.eventsOf("s-1").find((e) => e.kind === "turn.cancelled")!.seq;
+    // At most what was already on its way when the cancel was recorded lands after it; nothing once the agent heard it.
+    expect(textUpdates(server).filter((u) => u.seq > cancelledAt).length).toBeLessThanOrEqual(1);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+    expect(server.requestCount("agentSession/turn/complete")).toBe(0);
+    expect(server.turn("s-1", "t-1")!.state).toBe("cancelled");
   });
 });
 
@@ -362,6 +522,14 @@ describe("configuration and tool names", () => {
     expect(llmConfigFromEnv({})).toBeUndefined();
     expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1", LINEUP_LLM_API_KEY: "k", LINEUP_LLM_MODEL: "m" })).toEqual({ baseUrl: "http://x/v1", apiKey: "k", model: "m" });
     expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1" })).toEqual({ baseUrl: "http://x/v1", model: "gpt-4o-mini" });
+  });
+
+  it("falls back to OPENAI_BASE_URL and OPENAI_API_KEY, each only when its LINEUP_LLM_* is unset or blank", () => {
+    expect(llmConfigFromEnv({ OPENAI_API_KEY: "sk-o" })).toBeUndefined();
+    expect(llmConfigFromEnv({ OPENAI_BASE_URL: "https://api.openai.com/v1", OPENAI_API_KEY: "sk-o" })).toEqual({ baseUrl: "https://api.openai.com/v1", apiKey: "sk-o", model: "gpt-4o-mini" });
+    expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1", OPENAI_BASE_URL: "http://o/v1", OPENAI_API_KEY: "sk-o" })).toEqual({ baseUrl: "http://x/v1", apiKey: "sk-o", model: "gpt-4o-mini" });
+    expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: " ", LINEUP_LLM_API_KEY: "", OPENAI_BASE_URL: "http://o/v1", OPENAI_API_KEY: "sk-o", LINEUP_LLM_MODEL: "m" })).toEqual({ baseUrl: "http://o/v1", apiKey: "sk-o", model: "m" });
+    expect(llmConfigFromEnv({ LINEUP_LLM_BASE_URL: "http://x/v1", LINEUP_LLM_API_KEY: "k", OPENAI_BASE_URL: "http://o/v1", OPENAI_API_KEY: "sk-o" })).toEqual({ baseUrl: "http://x/v1", apiKey: "k", model: "gpt-4o-mini" });
   });
 
   it("mangles names to the function-name grammar and keeps them unique", () => {

@@ -1,6 +1,7 @@
 /**
  * The browser tests' world: the host built into a temp directory, the real AppServer (SQLite, ephemeral
- * port) with the demo agent, and the host's static server handing out the dev credentials.
+ * port) with the demo agent (or the LLM adapter, `agent: { llm }`), and the host's static server handing
+ * out the dev credentials.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,7 +47,14 @@ export function buildOnce(): Promise<string> {
   return built;
 }
 
-export async function startWorld(options: { withConfig?: boolean; builtinApps?: boolean } = {}): Promise<World> {
+export interface WorldOptions {
+  readonly withConfig?: boolean;
+  readonly builtinApps?: boolean;
+  /** The agent to run: the demo agent (default), or the LLM adapter with these `LINEUP_LLM_*` variables. */
+  readonly agent?: { readonly llm: Readonly<Record<string, string>> };
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const distDir = await buildOnce();
   const dataDir = mkdtempSync(join(tmpdir(), "lineup-host-data-"));
   mkdirSync(dataDir, { recursive: true });
@@ -54,7 +62,8 @@ export async function startWorld(options: { withConfig?: boolean; builtinApps?: 
   const credentialsFile = join(dataDir, DEV_CREDENTIALS_FILE);
   const credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as { device_token: string };
   const agentLog: string[] = [];
-  const launchAgent = () => startAgentCli(["demo", "--url", server.url, "--credentials", credentialsFile], {}, { log: (line) => agentLog.push(line), error: (line) => agentLog.push(`error: ${line}`) });
+  const [mode, env] = options.agent === undefined ? ["demo", {}] : ["llm", options.agent.llm];
+  const launchAgent = () => startAgentCli([mode, "--url", server.url, "--credentials", credentialsFile], env, { log: (line) => agentLog.push(line), error: (line) => agentLog.push(`error: ${line}`) });
   let agent: RunningAgent | undefined = await launchAgent();
   // The built-in apps as `npm start` offers them: built, packed and signed with a dev key the Runtime trusts.
   const builtin = options.builtinApps === true ? await prepareBuiltinApps(resolve(import.meta.dirname, "..", "..", ".."), dataDir) : undefined;

@@ -79,6 +79,9 @@ describe("decodeBridgeMessage", () => {
       [bridgeResult(nonce, 3, "tool.invoke", { outcome: "completed", result: null }), "to_host"],
       [bridgeRequest(nonce, 4, "surface.ping", {}), "to_app"],
       [bridgeResult(nonce, 4, "surface.ping", {}), "to_host"],
+      [bridgeRequest(nonce, 5, "agent.cancel_turn", {}), "to_host"],
+      [bridgeResult(nonce, 5, "agent.cancel_turn", { receipt_id: "rcpt-1", conversation_id: "conv-1" as never, accepted_at: "2026-12-02T09:30:00.000Z", status: "queued" }), "to_app"],
+      [bridgeError(nonce, 6, "agent.cancel_turn", { code: "foreground_required", message: "the app is not in front" }), "to_app"],
     ];
     for (const [message, direction] of cases) {
       const r = decodeBridgeMessage(message, { nonce, direction });

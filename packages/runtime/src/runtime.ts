@@ -140,8 +140,13 @@ export interface AppPort {
    * resolves with the same receipt. Refused `invalid_state` when no turn runs or waits (nothing is queued),
    * `conversation_unknown` for a conversation this Runtime does not follow. Once the log says the turn was
    * cancelled, the calls the agent made in it that are still open end `cancelled_by_user`.
+   *
+   * With `instanceId`, the Stop was pressed in that instance of this app (an installed app's surface): it must be
+   * a live instance of this app (`not_found`) bound to `conversationId` (`not_owner`; `invalid_state` when it serves
+   * none) and in the foreground (`foreground_required`); each of those refusals is audited, and so is the Stop,
+   * naming the instance.
    */
-  cancelTurn(conversationId: string): Promise<CommandReceipt>;
+  cancelTurn(conversationId: string, instanceId?: string): Promise<CommandReceipt>;
   /** Tool calls for this app (or one of its instances); calls wait here until a handler registers. */
   registerToolHandler(handler: ToolCallHandler, instanceId?: string): Unsubscribe;
   /** Progress, the one result or error of a call delivered to this app; refused (`call_not_active`, `not_owner`) once it is over. */
@@ -596,9 +601,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
           return { conversation_id: receipt.conversation_id, receipt };
         },
-        async cancelTurn(conversationId) {
+        async cancelTurn(conversationId, instanceId) {
           requireEnabled();
-          return (await requireMailbox().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId })) as unknown as CommandReceipt;
+          return (await requireMailbox().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId, ...(instanceId === undefined ? {} : { instance_id: instanceId }) })) as unknown as CommandReceipt;
         },
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {

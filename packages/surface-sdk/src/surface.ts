@@ -69,6 +69,17 @@ export interface Surface {
   /** Agent messages the manifest subscribes to, and state patches for this instance. */
   readonly agentMessages: AgentMessageAPI;
   readonly events: { emit(name: string, data: JsonValue): Promise<void> };
+  /** The agent of this instance's conversation. */
+  readonly agent: {
+    /**
+     * Stops the agent's turn in this instance's conversation — for a Stop the person pressed in the app: the
+     * running turn, else the one waiting first. Resolves with the Stop's receipt once it is stored to be sent
+     * (a second Stop before it was sent gets the same receipt); the calls the agent made in that turn end
+     * `cancelled_by_user`. Rejects with a `LineUpError`: `invalid_state` when no turn runs or waits (or the
+     * instance serves no conversation), `foreground_required` when the app is not in front.
+     */
+    cancelTurn(): Promise<BridgeResult<"agent.cancel_turn">>;
+  };
   readonly capabilities: { request<T extends JsonValue = JsonValue>(request: CapabilityRequest): Promise<CapabilityResult<T>> };
   readonly artifacts: {
     create(request: BridgeParams<"artifact.create">): Promise<ArtifactRef>;
@@ -192,6 +203,9 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
       emit: async (name, data) => {
         await channel.request("event.emit", { name, data });
       },
+    },
+    agent: {
+      cancelTurn: () => channel.request("agent.cancel_turn", {}),
     },
     capabilities: {
       request: async <T extends JsonValue>(request: CapabilityRequest) =>

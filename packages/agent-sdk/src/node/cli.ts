@@ -7,7 +7,8 @@
  *   --token TOKEN        LINEUP_AGENT_TOKEN      the agent's token
  *   --credentials FILE                           read `agent_token` from a dev-credentials.json
  *   --verbose                                    log every diagnostic
- * The llm mode needs LINEUP_LLM_BASE_URL (and usually LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL).
+ * The llm mode needs LINEUP_LLM_BASE_URL (and usually LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL); OPENAI_BASE_URL
+ * and OPENAI_API_KEY stand in for the first two when they are not set.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -24,7 +25,7 @@ export const AGENT_CLI_USAGE = `usage: lineup agent demo|llm --url ws://HOST:POR
 
   demo   the demo agent: Markdown replies, cards, app tools — no model service
   llm    an agent backed by an OpenAI-compatible /chat/completions endpoint
-         (LINEUP_LLM_BASE_URL, LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL)`;
+         (LINEUP_LLM_BASE_URL, LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL; else OPENAI_BASE_URL, OPENAI_API_KEY)`;
 
 export interface RunningAgent {
   readonly client: AgentClient;
@@ -59,7 +60,7 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : tokenFrom(values.credentials));
   if (url === undefined || token === undefined) throw new Error(`--url and --token (or --credentials) are required\n\n${AGENT_CLI_USAGE}`);
   const llm = mode === "llm" ? llmConfigFromEnv(env) : undefined;
-  if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL (and usually LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL)");
+  if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL or OPENAI_BASE_URL (and usually LINEUP_LLM_API_KEY or OPENAI_API_KEY, and LINEUP_LLM_MODEL)");
 
   const verbose = values.verbose === true;
   const diagnostics = (d: Diagnostic): void => {

@@ -4,6 +4,13 @@
  * answered card), or only changes the status line. The fold is idempotent per `message_id`, so history
  * pages and live deliveries can overlap. Payloads were validated by the Runtime; they are still read
  * defensively, since a render must never throw on an unexpected shape.
+ *
+ * Text an agent streams in a turn (`lineup.turn.update` `text_delta`s) is a draft agent message, one per
+ * turn, its pieces joined in seq order whatever order they arrive in (`streams`). It is shown as a message
+ * row marked `streaming` while the turn is open. The agent's final message for the turn replaces it: the
+ * agent's `lineup.message` after the turn's last delta and before the turn's end (the server runs one turn
+ * at a time, so it can only be that turn's), else, when the turn completed without one, the completed
+ * turn's `text`. A turn that failed or was cancelled keeps what was streamed, marked `cut_short`.
  */
 import { CHAT_CARD_TYPES, CHAT_MESSAGE_TYPES } from "@lineup/runtime";
 import type { AgentAppMessage } from "../types.js";
@@ -38,7 +45,19 @@ export interface Card {
 }
 
 export type TimelineRow =
-  | { readonly kind: "message"; readonly key: string; readonly seq: number; readonly from: "user" | "agent" | "other"; readonly format: "text" | "markdown"; readonly text: string; readonly created_at: string }
+  | {
+      readonly kind: "message";
+      readonly key: string;
+      readonly seq: number;
+      readonly from: "user" | "agent" | "other";
+      readonly format: "text" | "markdown";
+      readonly text: string;
+      readonly created_at: string;
+      /** A draft the agent is still writing in an open turn (its streamed text so far); key `stream:<turn_id>`. */
+      readonly streaming?: true;
+      /** A draft whose turn failed or was stopped before the agent's final message: what was streamed, cut short. */
+      readonly cut_short?: true;
+    }
   | { readonly kind: "card"; readonly key: string; readonly seq: number; readonly message_id: string; readonly card: Card; readonly answer?: CardAnswer }
   | { readonly kind: "task"; readonly key: string; readonly seq: number; readonly task_id: string; readonly title: string; readonly state: string; readonly progress?: number; readonly detail?: string }
   | {
@@ -89,6 +108,8 @@ export interface TimelineModel {
    * stopped: a card the agent asked in between can no longer be answered (the turn it waited for is over).
    */
   readonly turnSpans: ReadonlyMap<string, TurnSpan>;
+  /** The text each turn streamed, by turn id: what its draft message is made of. */
+  readonly streams: ReadonlyMap<string, TurnStream>;
   /** Message ids already folded in. */
   readonly seen: ReadonlySet<string>;
   /** The highest seq folded in (the status line follows only newer messages). */
@@ -100,7 +121,16 @@ export interface TurnSpan {
   readonly stopped?: number;
 }
 
-export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), turnSpans: new Map(), seen: new Set(), lastSeq: 0 };
+export interface TurnStream {
+  /** The streamed pieces, in seq order. */
+  readonly deltas: readonly { readonly seq: number; readonly text: string }[];
+  /** When the first piece (by seq) was written. */
+  readonly created_at: string;
+  /** How the turn ended, once that arrived: its seq, and a completed turn's text. */
+  readonly ended?: { readonly seq: number; readonly outcome: "completed" | "failed" | "cancelled"; readonly text?: string };
+}
+
+export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), turnSpans: new Map(), streams: new Map(), seen: new Set(), lastSeq: 0 };
 
 /** How a card of a stopped turn reads: nobody can answer it any more. */
 export const STOPPED_CARD_ANSWER: CardAnswer = { outcome: "stopped", summary: "you stopped the agent" };
@@ -214,8 +244,72 @@ interface Draft {
   status: AgentStatus | undefined;
   turns: Map<string, "open" | "ended">;
   turnSpans: Map<string, TurnSpan>;
+  streams: Map<string, TurnStream>;
   seen: Set<string>;
   lastSeq: number;
+}
+
+const streamKey = (turnId: string): string => `stream:${turnId}`;
+
+/** Whether `row` is a message the agent sent (not a draft of streamed text). */
+const isAgentMessage = (row: TimelineRow): boolean => row.kind === "message" && row.from === "agent" && row.key.startsWith("m:");
+
+/** The row a turn's streamed text shows as now, or undefined when it shows as none (replaced, or blank). */
+function streamRow(rows: readonly TimelineRow[], turnId: string, stream: TurnStream): TimelineRow | undefined {
+  const last = stream.deltas.at(-1);
+  if (last === undefined) return undefined;
+  const { ended } = stream;
+  // The agent's final message for the turn: after its last piece, before its end.
+  if (rows.some((row) => isAgentMessage(row) && row.seq > last.seq && (ended === undefined || row.seq < ended.seq))) return undefined;
+  const streamed = stream.deltas.map((d) => d.text).join("");
+  const base = { kind: "message", key: streamKey(turnId), seq: last.seq, from: "agent", format: "markdown", created_at: stream.created_at } as const;
+  // Completed without a message of its own: the turn's text is the agent's final word.
+  if (ended?.outcome === "completed") return { ...base, text: ended.text?.trim() ? ended.text : streamed };
+  if (streamed.trim() === "") return undefined;
+  return ended === undefined ? { ...base, text: streamed, streaming: true } : { ...base, text: streamed, cut_short: true };
+}
+
+/** Puts the draft row of `turnId` where (and as) its stream now says: removed, replaced or moved to its last piece's seq. */
+function placeStream(draft: Draft, turnId: string): void {
+  const stream = draft.streams.get(turnId);
+  const key = streamKey(turnId);
+  const index = draft.rows.findIndex((row) => row.key === key);
+  if (index >= 0) draft.rows.splice(index, 1);
+  const row = stream === undefined ? undefined : streamRow(draft.rows, turnId, stream);
+  if (row !== undefined) insertRow(draft.rows, row);
+}
+
+/** Adds a streamed piece at its seq (history pages may bring earlier pieces after later ones). */
+function addDelta(draft: Draft, turnId: string, seq: number, text: string, createdAt: string): void {
+  const stream = draft.streams.get(turnId);
+  const deltas = stream?.deltas.slice() ?? [];
+  let index = deltas.length;
+  while (index > 0 && deltas[index - 1]!.seq > seq) index--;
+  deltas.splice(index, 0, { seq, text });
+  const created_at = stream === undefined || index === 0 ? createdAt : stream.created_at;
+  draft.streams.set(turnId, { ...stream, deltas, created_at });
+  placeStream(draft, turnId);
+}
+
+/** Records how a turn ended, for its draft. */
+function endStream(draft: Draft, turnId: string | undefined, ended: NonNullable<TurnStream["ended"]>): void {
+  if (turnId === undefined) return;
+  const stream = draft.streams.get(turnId);
+  if (stream === undefined) {
+    // The end may arrive before its pieces (a newer page first): remembered for when they come.
+    draft.streams.set(turnId, { deltas: [], created_at: "", ended });
+    return;
+  }
+  draft.streams.set(turnId, { ...stream, ended });
+  placeStream(draft, turnId);
+}
+
+/** An agent message at `seq` may be the final message of a turn that streamed: its draft gives way. */
+function settleStreams(draft: Draft, seq: number): void {
+  for (const [turnId, stream] of draft.streams) {
+    const last = stream.deltas.at(-1);
+    if (last !== undefined && last.seq < seq && (stream.ended === undefined || seq < stream.ended.seq)) placeStream(draft, turnId);
+  }
 }
 
 /** Folds one message into the draft (mutating it: callers copy once per batch). */
@@ -234,6 +328,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const from = message.sender.kind === "user" ? "user" : message.sender.kind === "agent" ? "agent" : "other";
       const format = str(p["format"]) === "markdown" ? "markdown" : "text";
       insertRow(rows, { kind: "message", key, seq: message.seq, from, format, text: str(p["text"]) ?? "", created_at: message.created_at });
+      if (from === "agent") settleStreams(draft, message.seq);
       if (newest && from === "user") status = { state: "waiting_for_agent" };
       // The person's message that started a turn (an older page may bring it after the turn's end).
       if (from === "user" && message.turn_id !== undefined && !draft.turns.has(message.turn_id)) draft.turns.set(message.turn_id, "open");
@@ -251,6 +346,8 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       break;
     }
     case "lineup.turn.update": {
+      const delta = str(p["text_delta"]);
+      if (delta !== undefined && delta !== "" && message.turn_id !== undefined && message.sender.kind === "agent") addDelta(draft, message.turn_id, message.seq, delta, message.created_at);
       if (!newest) break;
       const label = str(p["label"]);
       const state = str(p["status"]);
@@ -258,12 +355,15 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       break;
     }
     case "lineup.turn.completed":
-      // The turn's text repeats the agent's last message: the messages are the record, not the turn.
+      // The turn's text repeats the agent's last message: the messages are the record, not the turn (only a
+      // turn that streamed and sent no message of its own shows its text, in place of the draft).
       if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      endStream(draft, message.turn_id, { seq: message.seq, outcome: "completed", ...(str(p["text"]) === undefined ? {} : { text: str(p["text"])! }) });
       if (newest) status = undefined;
       break;
     case "lineup.turn.cancelled": {
       if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      endStream(draft, message.turn_id, { seq: message.seq, outcome: "cancelled" });
       // Stopped by the person (not `interrupted` by a newer message, which speaks for itself).
       const stopped = str(p["reason"]) !== "interrupted";
       if (stopped) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "info", text: "You stopped the agent." });
@@ -276,6 +376,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
     }
     case "lineup.turn.failed": {
       if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      endStream(draft, message.turn_id, { seq: message.seq, outcome: "failed" });
       if (newest) status = undefined;
       const error = obj(p["error"]);
       insertRow(rows, { kind: "notice", key, seq: message.seq, level: "error", text: `The agent's turn failed: ${str(error["message"]) ?? str(error["code"]) ?? "unknown error"}` });
@@ -405,7 +506,15 @@ function interruptedOperation(result: unknown): { readonly reason?: string } | u
 export function foldMessages(model: TimelineModel, messages: Iterable<AgentAppMessage>): TimelineModel {
   const fresh = [...messages].filter((m) => !model.seen.has(m.message_id));
   if (fresh.length === 0) return model;
-  const draft: Draft = { rows: model.rows.slice(), status: model.status, turns: new Map(model.turns), turnSpans: new Map(model.turnSpans), seen: new Set(model.seen), lastSeq: model.lastSeq };
+  const draft: Draft = {
+    rows: model.rows.slice(),
+    status: model.status,
+    turns: new Map(model.turns),
+    turnSpans: new Map(model.turnSpans),
+    streams: new Map(model.streams),
+    seen: new Set(model.seen),
+    lastSeq: model.lastSeq,
+  };
   for (const message of fresh) fold(draft, message);
   return draft;
 }

@@ -24,7 +24,7 @@ export const CHAT_USAGE = "usage: lineup chat --url ws://HOST:PORT/rpc (--token 
 export function renderRow(row: TimelineRow): string[] {
   switch (row.kind) {
     case "message":
-      return [`${row.from === "user" ? "you" : row.from === "agent" ? "agent" : "·"}: ${row.text}`];
+      return [`${row.from === "user" ? "you" : row.from === "agent" ? "agent" : "·"}: ${row.text}${row.cut_short === true ? " (cut short)" : ""}`];
     case "card": {
       if (row.answer !== undefined) return [`agent asked: ${row.card.prompt} — ${row.answer.summary}`];
       const head = `agent asks: ${row.card.prompt}`;
@@ -87,6 +87,8 @@ export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { 
   const show = (next: TimelineModel): void => {
     model = next;
     for (const row of model.rows) {
+      // A terminal prints lines once: text the agent is still writing is printed when it is final.
+      if (row.kind === "message" && row.streaming === true) continue;
       const lines = renderRow(row);
       const text = lines.join("\n");
       if (printed.get(row.key) === text) continue;

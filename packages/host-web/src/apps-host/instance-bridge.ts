@@ -10,6 +10,8 @@
  * - `lifecycle.ready` tells the Runtime the instance finished launching (calls waiting for it run);
  * - `app.close` closes the instance; a `closing` instance hears `closing` and may flush before teardown;
  * - `event.emit` is the app's declared event, which the Runtime checks and sends to the agent;
+ * - `agent.cancel_turn` is the person's Stop pressed in the app: the agent's turn in this instance's
+ *   conversation, which the Runtime stops only while the instance is in front;
  * - `agent_message.*` is the instance's view of the app inbox (`inbox-bridge.ts`): state patches and the
  *   agent messages the manifest subscribes to, acknowledged by the app.
  *
@@ -176,6 +178,13 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so it runs no operations");
             await port.interruptOperations(instance.conversation_id, p.reason ?? "stopped in the app").catch(rethrow);
             return {};
+          }
+          case "agent.cancel_turn": {
+            // Always this instance's conversation, never one the app names; the Runtime checks the instance is in front.
+            if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so it has no agent turn to stop");
+            const receipt = await port.cancelTurn(instance.conversation_id, instance.instance_id).catch(rethrow);
+            // The receipt without the key of the device's own write to the AppServer: that is not the app's.
+            return { receipt_id: receipt.receipt_id, conversation_id: receipt.conversation_id, accepted_at: receipt.accepted_at, status: receipt.status };
           }
           case "app.launch": {
             const p = params as { app_scope: string; entrypoint?: string };

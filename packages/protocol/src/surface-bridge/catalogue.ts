@@ -9,6 +9,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { schemaId } from "../schema-kit.js";
 import {
+  BridgeAgentCancelTurnResultSchema,
   BridgeAgentMessageAckParamsSchema,
   BridgeAgentMessageEventSchema,
   BridgeAgentMessageSubscribeParamsSchema,
@@ -109,6 +110,9 @@ export const BRIDGE_METHODS = {
   "tool.progress": method("tool.progress", "to_host", "Reports progress of a call the app answered `pending`.", BridgeToolProgressParamsSchema, emptyBridgeBody()),
   "tool.complete": method("tool.complete", "to_host", "The one terminal result of a pending call; the Runtime checks it against the tool's output schema.", BridgeToolCompleteParamsSchema, emptyBridgeBody()),
   "tool.fail": method("tool.fail", "to_host", "The one terminal failure of a pending call.", BridgeToolFailParamsSchema, emptyBridgeBody()),
+
+  // App → host: the agent's turn (the person's Stop, in the app)
+  "agent.cancel_turn": method("agent.cancel_turn", "to_host", "Stops the agent's turn in this instance's conversation (the person pressed Stop in the app): the running turn, else the one waiting first. Only an instance in the foreground may; nothing to stop is `invalid_state`. The result is the Stop's receipt.", emptyBridgeBody(), BridgeAgentCancelTurnResultSchema),
 
   // App → host: capabilities, artifacts, events, navigation, layout
   "capability.request": method("capability.request", "to_host", "Asks the capability gateway for a system capability with a purpose; the result is `completed` or one of the controlled refusals.", BridgeCapabilityRequestParamsSchema, BridgeCapabilityResultSchema),

@@ -332,5 +332,18 @@ export const BridgeAppOpenDefaultResultSchema = Closed({ instance_id: InstanceId
 /** Ends this app's Runtime-owned operations in its conversation (the user stopped the timer); each gets its `interrupted` result. */
 export const BridgeOperationInterruptParamsSchema = Closed({ reason: Type.Optional(Text(200)) });
 
+/**
+ * `agent.cancel_turn`'s receipt: the person's Stop, made in the app, is stored and will be sent to the
+ * AppServer in order with everything else the device sends (offline too). A second Stop before the first was
+ * sent is the same Stop: the same receipt. What the cancel ends follows from the session log.
+ */
+export const BridgeAgentCancelTurnResultSchema = Closed({
+  receipt_id: OpaqueIdSchema(),
+  conversation_id: ConversationIdSchema(),
+  accepted_at: TimestampSchema(),
+  status: Type.Literal("queued"),
+});
+export type BridgeAgentCancelTurnResult = Static<typeof BridgeAgentCancelTurnResultSchema>;
+
 /** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
 export const BridgeSurfaceResizeParamsSchema = Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) });

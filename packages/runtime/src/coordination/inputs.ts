@@ -54,8 +54,12 @@ export type RuntimeInput =
   | { readonly kind: "agent.presence"; readonly session_id: string; readonly agent_id: string; readonly connected: boolean }
   | { readonly kind: "dispatch"; readonly app_scope: string; readonly action: AppAction }
   | { readonly kind: "conversation.start"; readonly app_scope: string; readonly request: StartConversationRequest }
-  /** The person stops the agent: the conversation's running (or waiting) turn is cancelled through the outbox. */
-  | { readonly kind: "turn.cancel"; readonly app_scope: string; readonly conversation_id: string }
+  /**
+   * The person stops the agent: the conversation's running (or waiting) turn is cancelled through the outbox.
+   * `instance_id`: the Stop was pressed in that instance of the app (an installed app's surface), which must be
+   * live, bound to the conversation and in the foreground.
+   */
+  | { readonly kind: "turn.cancel"; readonly app_scope: string; readonly conversation_id: string; readonly instance_id?: string }
   /**
    * `displayed`: the Runtime's own acknowledgement of display messages it has just delivered from the
    * inbox, so their inbox rows are known to exist and only their pending marks are read.

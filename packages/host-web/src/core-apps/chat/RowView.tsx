@@ -10,15 +10,15 @@ import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
 
-// Rendered Markdown per row key: a windowed list re-renders rows as they scroll into view.
-const markdownCache = new Map<string, string>();
+// Rendered Markdown per row key: a windowed list re-renders rows as they scroll into view. A draft the
+// agent is still writing keeps its key while its text grows, so the text is part of the entry.
+const markdownCache = new Map<string, { readonly text: string; readonly html: string }>();
 function markdownFor(key: string, text: string): string {
-  let html = markdownCache.get(key);
-  if (html === undefined) {
-    html = renderMarkdown(text);
-    if (markdownCache.size > 5_000) markdownCache.clear();
-    markdownCache.set(key, html);
-  }
+  const cached = markdownCache.get(key);
+  if (cached !== undefined && cached.text === text) return cached.html;
+  const html = renderMarkdown(text);
+  if (markdownCache.size > 5_000) markdownCache.clear();
+  markdownCache.set(key, { text, html });
   return html;
 }
 
@@ -44,14 +44,32 @@ const TOOL_PHASE: Record<string, string> = { received: "Requested", running: "Ru
 export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandlers }) {
   switch (item.kind) {
     case "message":
+      // A draft (text the agent streams) is rendered as Markdown while it grows, through the same
+      // sanitizer, so the final message that replaces it does not reflow the bubble; an unclosed `**`
+      // shows as typed until its pair arrives.
       return (
-        <div class={`bubble-row from-${item.from}`} data-kind="message" data-from={item.from}>
-          <div class="bubble">
+        <div
+          class={`bubble-row from-${item.from}`}
+          data-kind="message"
+          data-from={item.from}
+          {...(item.streaming === true ? { "data-streaming": "true" } : {})}
+          {...(item.cut_short === true ? { "data-cut-short": "true" } : {})}
+        >
+          <div class={`bubble${item.streaming === true ? " bubble-streaming" : ""}`} aria-busy={item.streaming === true ? "true" : undefined}>
             {item.format === "markdown" && item.from !== "user" ? (
               <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownFor(item.key, item.text) }} />
             ) : (
               <div class="plain">{item.text}</div>
             )}
+            {item.streaming === true ? (
+              <div class="streaming-indicator" title="The agent is still writing">
+                <span aria-hidden="true" />
+                <span aria-hidden="true" />
+                <span aria-hidden="true" />
+                <span class="sr-only">The agent is still writing</span>
+              </div>
+            ) : null}
+            {item.cut_short === true ? <div class="cut-short muted">Cut short: the agent did not finish this answer</div> : null}
           </div>
         </div>
       );
