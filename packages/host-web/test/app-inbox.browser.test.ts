@@ -17,20 +17,11 @@ import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentClient, AppEvent } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
-import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { installFromApps, PROBE_OPEN_TOOL as OPEN_TOOL, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { say, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "inbox-probe", name: "Inbox Probe", file: "inbox-probe.lineup" } as const;
 
-const OPEN_TOOL = {
-  method: "probe.open",
-  contract_version: "1",
-  title: "Open the probe",
-  description: "Brings the probe to the front in this conversation.",
-  activation_requirement: "foreground_required",
-  input_schema: { type: "object", additionalProperties: false, properties: {} },
-  output_schema: { type: "object", additionalProperties: false, required: ["opened"], properties: { opened: { const: true } } },
-} as const;
 
 /**
  * The app's page: state patches set the title (and are listed, then acknowledged); agent messages are listed

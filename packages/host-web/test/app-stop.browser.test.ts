@@ -16,20 +16,11 @@ import type { FrameLocator, Page } from "playwright-core";
 import type { AgentClient, IncomingTurn } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { installFromApps, PROBE_OPEN_TOOL as OPEN_TOOL, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { say, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "stop-probe", name: "Stop Probe", file: "stop-probe.lineup" } as const;
 
-const OPEN_TOOL = {
-  method: "probe.open",
-  contract_version: "1",
-  title: "Open the probe",
-  description: "Brings the probe to the front in this conversation.",
-  activation_requirement: "foreground_required",
-  input_schema: { type: "object", additionalProperties: false, properties: {} },
-  output_schema: { type: "object", additionalProperties: false, required: ["opened"], properties: { opened: { const: true } } },
-} as const;
 
 /**
  * The app's page: "Stop the agent" asks now; "Stop the agent in a moment" asks 1.5 s after the click (by then

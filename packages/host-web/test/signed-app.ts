@@ -145,3 +145,14 @@ export async function installAsDefaultApp(page: Page, hostUrl: string, name: str
   await page.getByRole("button", { name: `Make ${name} the default app` }).click();
   await page.reload();
 }
+
+/** A probe app's one tool: the agent calls it to bring the probe to the front in its conversation. */
+export const PROBE_OPEN_TOOL = {
+  method: "probe.open",
+  contract_version: "1",
+  title: "Open the probe",
+  description: "Brings the probe to the front in this conversation.",
+  activation_requirement: "foreground_required",
+  input_schema: { type: "object", additionalProperties: false, properties: {} },
+  output_schema: { type: "object", additionalProperties: false, required: ["opened"], properties: { opened: { const: true } } },
+} as const;
