@@ -41,6 +41,22 @@ describe("lineup chat (terminal client on the Runtime)", () => {
     await until(() => runtime.conversations.list()[0]!.agent_connected === false);
     await chat.line("/list");
     expect(out.at(-1)).toMatch(/^1\. Plans \(agent-1 not connected, live/);
+    // /stop: the turn the agent works on ("draw a cat", still open) is cancelled, and the timeline says so; the
+    // next /stop takes the turn queued behind it; with nothing left, a refusal.
+    const cancels = () => server.applied.filter((w) => w.method === "agentSession/turn/cancel").length;
+    await chat.line("count to a million");
+    await until(() => server.turnTexts(id).length === 2);
+    await chat.line("/stop");
+    expect(out.at(-1)).toBe("stopping the agent…");
+    await until(() => cancels() === 1);
+    await until(() => out.includes("info: You stopped the agent."));
+    await chat.line("/stop");
+    await until(() => cancels() === 2);
+    await until(() => out.filter((l) => l === "info: You stopped the agent.").length === 2);
+    const refusedBefore = out.filter((l) => l.startsWith("ERR refused")).length;
+    await chat.line("/stop");
+    expect(out.filter((l) => l.startsWith("ERR refused")).length).toBe(refusedBefore + 1);
+    expect(cancels()).toBe(2);
     expect(await chat.line("/quit")).toBe(false);
     chat.close();
     await runtime.stop();

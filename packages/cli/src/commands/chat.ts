@@ -6,7 +6,7 @@
  *
  * Lines typed are sent to the open conversation. Commands: `/new [title]` (a conversation with the
  * agent), `/open N`, `/list`, `/answer …` (or just the option number / y / n for the newest open
- * card), `/quit`.
+ * card), `/stop` (stops the agent's turn, as the chat's Stop), `/quit`.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -148,9 +148,16 @@ export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { 
           const target = sdk.state.snapshot().conversations[Number(line.slice(6)) - 1];
           if (target === undefined) io.err("no such conversation: /list shows them");
           else await open(target.conversation_id);
+        } else if (line === "/stop") {
+          // The chat's Stop: the turn the agent works on is cancelled (queued while offline); nothing to stop is refused.
+          if (current === undefined) io.err("open a conversation first: /list, /open N");
+          else {
+            await sdk.actions.cancelTurn(current);
+            io.out("stopping the agent…");
+          }
         } else if (line.startsWith("/answer ")) {
           if (!(await answer(line.slice(8)))) io.err("nothing to answer with that");
-        } else if (line.startsWith("/")) io.err("commands: /new [title]  /list  /open N  /answer …  /quit");
+        } else if (line.startsWith("/")) io.err("commands: /new [title]  /list  /open N  /answer …  /stop  /quit");
         else if (openCard(model) !== undefined && (await answer(line))) return true;
         else if (current === undefined) io.out("open or start a conversation first: /list, /open N, /new [title]");
         else await sdk.actions.dispatch({ type: "conversation.send_text", conversation_id: current, text: line });
