@@ -98,16 +98,8 @@ export interface TimelineModel {
   readonly rows: readonly TimelineRow[];
   /** The agent's current activity (or that it was stopped), or undefined when idle. */
   readonly status: AgentStatus | undefined;
-  /**
-   * The turns seen, by id: `open` from the person's message that started it until its end (completed,
-   * failed, cancelled) arrives, then `ended` — in whatever order history pages and live messages come.
-   */
-  readonly turns: ReadonlyMap<string, "open" | "ended">;
-  /**
-   * Where each turn began (the seq of the person's message) and, for one the person stopped, where it was
-   * stopped: a card the agent asked in between can no longer be answered (the turn it waited for is over).
-   */
-  readonly turnSpans: ReadonlyMap<string, TurnSpan>;
+  /** The turns seen, by id, in whatever order history pages and live messages come. */
+  readonly turns: ReadonlyMap<string, TurnFacts>;
   /** The text each turn streamed, by turn id: what its draft message is made of. */
   readonly streams: ReadonlyMap<string, TurnStream>;
   /** Message ids already folded in. */
@@ -116,7 +108,13 @@ export interface TimelineModel {
   readonly lastSeq: number;
 }
 
-export interface TurnSpan {
+/**
+ * What the fold knows of a turn: `open` from the person's message that started it until its end (completed,
+ * failed, cancelled) arrives, then `ended`; where it began (the seq of that message) and, for one the person
+ * stopped, where it was stopped — a card the agent asked in between can no longer be answered.
+ */
+export interface TurnFacts {
+  readonly state: "open" | "ended";
   readonly started?: number;
   readonly stopped?: number;
 }
@@ -130,34 +128,40 @@ export interface TurnStream {
   readonly ended?: { readonly seq: number; readonly outcome: "completed" | "failed" | "cancelled"; readonly text?: string };
 }
 
-export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), turnSpans: new Map(), streams: new Map(), seen: new Set(), lastSeq: 0 };
+export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), streams: new Map(), seen: new Set(), lastSeq: 0 };
 
 /** How a card of a stopped turn reads: nobody can answer it any more. */
 export const STOPPED_CARD_ANSWER: CardAnswer = { outcome: "stopped", summary: "you stopped the agent" };
 
 /** Whether `seq` falls inside a turn the person stopped (after its start, before the stop). */
-function inStoppedTurn(spans: ReadonlyMap<string, TurnSpan>, seq: number): boolean {
-  for (const span of spans.values()) if (span.started !== undefined && span.stopped !== undefined && span.started < seq && seq < span.stopped) return true;
+function inStoppedTurn(turns: ReadonlyMap<string, TurnFacts>, seq: number): boolean {
+  for (const turn of turns.values()) if (turn.started !== undefined && turn.stopped !== undefined && turn.started < seq && seq < turn.stopped) return true;
   return false;
+}
+
+/** Adds what `facts` say to the turn's record; a turn first seen by its end is never opened again. */
+function noteTurn(draft: Draft, turnId: string, facts: Partial<TurnFacts>): void {
+  const known = draft.turns.get(turnId);
+  draft.turns.set(turnId, { ...known, ...facts, state: facts.state ?? known?.state ?? "open" });
 }
 
 /** Closes the unanswered cards that fall inside a stopped turn (history pages may bring them after the stop). */
 function closeStoppedCards(draft: Draft): void {
   draft.rows.forEach((row, index) => {
-    if (row.kind === "card" && row.answer === undefined && inStoppedTurn(draft.turnSpans, row.seq)) draft.rows[index] = { ...row, answer: STOPPED_CARD_ANSWER };
+    if (row.kind === "card" && row.answer === undefined && inStoppedTurn(draft.turns, row.seq)) draft.rows[index] = { ...row, answer: STOPPED_CARD_ANSWER };
   });
 }
 
 /** The turns of the conversation still open (the agent works on one, the others wait their turn), oldest first. */
 export function openTurns(model: TimelineModel): string[] {
   const open: string[] = [];
-  for (const [turnId, state] of model.turns) if (state === "open") open.push(turnId);
+  for (const [turnId, turn] of model.turns) if (turn.state === "open") open.push(turnId);
   return open;
 }
 
 /** Whether a turn of the conversation is open: what a Stop would end. */
 export function hasOpenTurn(model: TimelineModel): boolean {
-  for (const state of model.turns.values()) if (state === "open") return true;
+  for (const turn of model.turns.values()) if (turn.state === "open") return true;
   return false;
 }
 
@@ -242,8 +246,7 @@ function insertRow(rows: TimelineRow[], row: TimelineRow): void {
 interface Draft {
   rows: TimelineRow[];
   status: AgentStatus | undefined;
-  turns: Map<string, "open" | "ended">;
-  turnSpans: Map<string, TurnSpan>;
+  turns: Map<string, TurnFacts>;
   streams: Map<string, TurnStream>;
   seen: Set<string>;
   lastSeq: number;
@@ -331,9 +334,8 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       if (from === "agent") settleStreams(draft, message.seq);
       if (newest && from === "user") status = { state: "waiting_for_agent" };
       // The person's message that started a turn (an older page may bring it after the turn's end).
-      if (from === "user" && message.turn_id !== undefined && !draft.turns.has(message.turn_id)) draft.turns.set(message.turn_id, "open");
       if (from === "user" && message.turn_id !== undefined) {
-        draft.turnSpans.set(message.turn_id, { ...draft.turnSpans.get(message.turn_id), started: message.seq });
+        noteTurn(draft, message.turn_id, { started: message.seq });
         closeStoppedCards(draft);
       }
       break;
@@ -357,25 +359,25 @@ function fold(draft: Draft, message: AgentAppMessage): void {
     case "lineup.turn.completed":
       // The turn's text repeats the agent's last message: the messages are the record, not the turn (only a
       // turn that streamed and sent no message of its own shows its text, in place of the draft).
-      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
       endStream(draft, message.turn_id, { seq: message.seq, outcome: "completed", ...(str(p["text"]) === undefined ? {} : { text: str(p["text"])! }) });
       if (newest) status = undefined;
       break;
     case "lineup.turn.cancelled": {
-      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
       endStream(draft, message.turn_id, { seq: message.seq, outcome: "cancelled" });
       // Stopped by the person (not `interrupted` by a newer message, which speaks for itself).
       const stopped = str(p["reason"]) !== "interrupted";
       if (stopped) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "info", text: "You stopped the agent." });
       if (stopped && message.turn_id !== undefined) {
-        draft.turnSpans.set(message.turn_id, { ...draft.turnSpans.get(message.turn_id), stopped: message.seq });
+        noteTurn(draft, message.turn_id, { stopped: message.seq });
         closeStoppedCards(draft);
       }
       if (newest) status = stopped ? { state: "stopped" } : undefined;
       break;
     }
     case "lineup.turn.failed": {
-      if (message.turn_id !== undefined) draft.turns.set(message.turn_id, "ended");
+      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
       endStream(draft, message.turn_id, { seq: message.seq, outcome: "failed" });
       if (newest) status = undefined;
       const error = obj(p["error"]);
@@ -401,7 +403,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const card = cardOf(message);
       if (card === undefined) break;
       // The Runtime records how a card was answered (by this device or another): an answered card never looks open again.
-      const answer = message.answer !== undefined ? summarizeAnswer(card, message.answer) : inStoppedTurn(draft.turnSpans, message.seq) ? STOPPED_CARD_ANSWER : undefined;
+      const answer = message.answer !== undefined ? summarizeAnswer(card, message.answer) : inStoppedTurn(draft.turns, message.seq) ? STOPPED_CARD_ANSWER : undefined;
       insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card, ...(answer === undefined ? {} : { answer }) });
       if (newest && answer === undefined) status = { state: "waiting_for_user" };
       break;
@@ -510,7 +512,6 @@ export function foldMessages(model: TimelineModel, messages: Iterable<AgentAppMe
     rows: model.rows.slice(),
     status: model.status,
     turns: new Map(model.turns),
-    turnSpans: new Map(model.turnSpans),
     streams: new Map(model.streams),
     seen: new Set(model.seen),
     lastSeq: model.lastSeq,
