@@ -116,3 +116,18 @@ export function printSuite(result: SuiteResult): void {
 }
 
 const fmt = (n: number): string => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(3));
+
+/** One sequential round: calls `call` until `ms` have passed; pushes each call's latency (ms) into `latencies`. */
+export async function round(call: () => Promise<void>, ms: number, latencies: number[]): Promise<number> {
+  let calls = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    const before = now;
+    await call();
+    now = performance.now();
+    latencies.push(now - before);
+    calls += 1;
+  }
+  return (calls * 1000) / (now - start);
+}

@@ -1,18 +1,21 @@
 /** The signed app of the tool benches: one query tool, `board.summary`, that needs no activation. */
+import type { AppManifest } from "@lineup/protocol";
 import { packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
 
 export const APP = "whiteboard";
 export const METHOD = "board.summary";
 
-export async function signedApp(key: PublisherKey): Promise<Uint8Array> {
+/** `extra`: more features the app requires, and its agent task entries (the tasks suite). */
+export async function signedApp(key: PublisherKey, extra: { readonly features?: readonly string[]; readonly agent_tasks?: AppManifest["agent_tasks"] } = {}): Promise<Uint8Array> {
   const packed = await packBundle({
     manifest: {
       format: "lineup.app.v1",
       app_scope: APP,
       version: "1.0.0",
-      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
+      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", ...(extra.features ?? [])] },
       entrypoints: [{ id: "canvas", kind: "primary", default_eligible: true }],
       tools: [{ method: METHOD, contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "query", activation_requirement: "activation_not_required" }],
+      ...(extra.agent_tasks === undefined ? {} : { agent_tasks: extra.agent_tasks }),
     },
     files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>board</title>")]]),
   });

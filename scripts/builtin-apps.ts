@@ -21,6 +21,7 @@ const BUILTIN = [
   { dir: "pomodoro", file: "pomodoro.lineup" },
   { dir: "draw-and-guess", file: "draw-and-guess.lineup" },
   { dir: "voice", file: "voice.lineup" },
+  { dir: "task-dashboard", file: "task-dashboard.lineup" },
 ] as const;
 
 export async function prepareBuiltinApps(root: string, dataDir: string): Promise<BuiltinApps> {

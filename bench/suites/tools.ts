@@ -28,7 +28,7 @@ import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { machine, median, pairedAsync, percentile, round, type BenchResult, type SuiteResult } from "../lib.js";
 import { run as runBundles } from "./bundles.js";
 import { APP, METHOD, signedApp } from "../tool-app.js";
 import { LINK_DELAY_MS, measureToolCallOverLink } from "../tool-link.js";
@@ -38,21 +38,6 @@ const ROUNDS = Number(process.env["LINEUP_BENCH_TOOLS_ROUNDS"] ?? 15);
 const WARMUP_MS = Number(process.env["LINEUP_BENCH_TOOLS_WARMUP_MS"] ?? 2_000);
 const SESSION = "s-bench";
 const RESULT = { shapes: 3, title: "Plan" };
-
-/** One sequential round: calls `call` until `ms` have passed; pushes each call's latency (ms) into `latencies`. */
-async function round(call: () => Promise<void>, ms: number, latencies: number[]): Promise<number> {
-  let calls = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ms) {
-    const before = now;
-    await call();
-    now = performance.now();
-    latencies.push(now - before);
-    calls += 1;
-  }
-  return (calls * 1000) / (now - start);
-}
 
 // --- MCP: the floor ----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
  * memory so the page can still be tried.
  */
 import { render } from "preact";
+import { AGENT_TASK_FEATURE } from "@lineup/protocol";
 import { connectSurface, LocalSessionData, type Surface } from "@lineup/surface-sdk";
 import { browserCanvasFactory } from "./browser-canvas.js";
 import { newItemId } from "./ids.js";
@@ -12,6 +13,7 @@ import { exportBoardPngWithin } from "./model/export-png.js";
 import { provideService } from "./service.js";
 import { BoardStore } from "./store.js";
 import { BoardSync, type SyncStatus } from "./sync.js";
+import { TidyTask } from "./tidy-task.js";
 import { tools } from "./tools.js";
 import { focusOf, type FocusTarget } from "./view-patch.js";
 import { App, type DisplayMode } from "./ui/App.js";
@@ -58,12 +60,19 @@ async function start(): Promise<void> {
     live.agentMessages.ack(patch.message_id).catch((error: unknown) => console.error("whiteboard: a state patch was not acknowledged", error));
   });
 
+  // Tidying needs a host that runs agent tasks (an optional feature, negotiated): without one there is no button.
+  const tidy =
+    live !== undefined && live.app.sdk.features.includes(AGENT_TASK_FEATURE)
+      ? new TidyTask({ startTask: (request) => live.agent.startTask(request), tasks: () => live.agent.tasks(), task: (taskId) => live.agent.task(taskId) })
+      : undefined;
+
   const mode = (surface?.app.display_mode ?? "foreground") as DisplayMode;
   render(
     <App
       store={store}
       displayMode={mode}
       standalone={surface === undefined}
+      {...(tidy === undefined ? {} : { tidy })}
       {...(live === undefined
         ? {}
         : {
@@ -99,6 +108,8 @@ async function start(): Promise<void> {
   live.lifecycle.on("closing", () => store.flush());
   live.lifecycle.on("background", () => void store.flush());
   await live.lifecycle.ready();
+  // A tidy task that was running or waiting for the person's decision when the page went away shows again.
+  await tidy?.restore();
 }
 
 void start();

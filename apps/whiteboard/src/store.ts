@@ -7,6 +7,7 @@ import { cleanTitle, emptyBoard, type Board, type Item } from "./model/document.
 import { EMPTY_HISTORY, canRedo, canUndo, perform, redo, undo, type History } from "./model/history.js";
 import { insertItems, type Operation } from "./model/operations.js";
 import { summarize, type BoardSummary } from "./model/summary.js";
+import { layoutOperation, type Placement } from "./model/tidy.js";
 import { shapesToItems, type ShapeSpec } from "./model/tool-args.js";
 import type { BoardSync, SyncStatus } from "./sync.js";
 
@@ -89,6 +90,16 @@ export class BoardStore {
     this.perform(insertItems(items));
     await this.#sync.flush();
     return items;
+  }
+
+  /**
+   * Applies a tidy layout the person accepted: ONE `update` moving the items it names (one undo puts them
+   * all back), synced like any edit. Returns how many items moved (0: nothing was out of place).
+   */
+  applyLayout(layout: readonly Placement[]): number {
+    const op = layoutOperation(this.board, layout);
+    if (op === undefined || !this.perform(op)) return 0;
+    return op.items.length;
   }
 
   summary(): BoardSummary {

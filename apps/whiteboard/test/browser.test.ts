@@ -46,6 +46,8 @@ describe("whiteboard in a sandboxed iframe (Chromium)", () => {
     expect(await host((h) => h.requests("session_data.subscribe").length)).toBe(1);
     expect(await frame().locator("[role=toolbar]").isVisible()).toBe(true);
     expect(await frame().locator("html").getAttribute("data-theme")).toBe("dark");
+    // This host negotiated no agent tasks: there is nothing to ask the agent to tidy with.
+    expect(await frame().getByRole("button", { name: "Ask the agent to tidy this board" }).count()).toBe(0);
     expect(errors).toEqual([]);
   });
 

@@ -12,7 +12,10 @@
  *   after the catch-up seam (`agentSession/caughtUp`), so a turn that ended while the agent was
  *   away is never answered;
  * - the latest inventory per session (the log's `inventory.published`, or `inventory/read`);
- * - tool calls (`invokeTool`) and interaction answers (`awaitInteraction`).
+ * - tool calls (`invokeTool`) and interaction answers (`awaitInteraction`);
+ * - in-app agent tasks (`task-turns.ts`): a turn an app asked for says so (`IncomingTurn.task`), its output
+ *   is checked against its schema before it is sent (`completeTurn`), and the app's decision on the result
+ *   is handed over once (`onTaskDecision`).
  *
  * Reliability: every write carries an idempotency key and is retried with the same key when the
  * connection drops or the server is overloaded; requests time out; the connection is re-opened
@@ -27,6 +30,7 @@ import {
   APP_SERVER_PROTOCOL_VERSION,
   DEFAULT_SERVER_LIMITS,
   LineUpError,
+  base64ToBytes,
   bytesToBase64,
   canonicalJson,
   decodeServerNotification,
@@ -55,6 +59,7 @@ import { interactionIdOf, messageEnvelope, statePatchEnvelope, toolCancelEnvelop
 import { randomIds, systemClock, isoTimestamp, type Clock, type IdSource, type Random, type TimerHandle } from "./platform.js";
 import { RpcClient, isRetryable } from "./rpc-client.js";
 import { SessionState, type LoggedToolCall, type SessionInventory, type TranscriptEntry } from "./session-state.js";
+import { checkTurnOutput, taskOfTurn, type TaskDecision, type TaskTurn } from "./task-turns.js";
 import { ToolCallTracker, type ToolCallHandle } from "./tool-calls.js";
 import { webSocketTransport, type Transport } from "./transport.js";
 import { WriteOrder, type PendingWrite } from "./write-order.js";
@@ -106,6 +111,11 @@ export interface IncomingTurn {
   readonly session: Session;
   /** Aborted when the turn ends without the agent (cancelled or interrupted by the device). */
   readonly signal: AbortSignal;
+  /**
+   * Set when an app asked for this turn (an in-app agent task): which app, its context, the tools the agent may
+   * use (`toolsForTurn`) and the output schema the result must match. Absent for an ordinary chat turn.
+   */
+  readonly task?: TaskTurn;
 }
 
 export interface EventInfo {
@@ -238,6 +248,12 @@ export interface AgentClient {
   onEvent(listener: (event: SessionEvent, info: EventInfo) => void): Disposable;
   /** Events apps raised on the user's device (`lineup.app.event` envelopes the device sent), in session order; `info.live` is false for history. */
   onAppEvent(listener: (event: AppEvent, info: EventInfo) => void): Disposable;
+  /**
+   * Apps' decisions on the results of tasks they asked for (`lineup.task.decision`), each once, in session order:
+   * those that happen while the client follows the session (after its first catch-up seam, reconnects included).
+   * A restarted agent is not told again of the decisions in the history it replays.
+   */
+  onTaskDecision(listener: (decision: TaskDecision, info: EventInfo) => void): Disposable;
   onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable;
   onInventory(listener: (sessionId: string, inventory: SessionInventory) => void): Disposable;
   onStateChange(listener: (state: ConnectionState) => void): Disposable;
@@ -256,12 +272,22 @@ export interface AgentClient {
    * read it. Resolves with its reference once complete.
    */
   shareArtifact(sessionId: string, file: { readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array }, options?: { readonly signal?: AbortSignal }): Promise<ArtifactRef>;
+  /**
+   * Reads a complete artifact of the session (`artifact/read`, chunk by chunk): a turn's attachments, a file the
+   * person shared. Rejects `not_found` for an artifact the session does not hold, `message_too_large` past `maxBytes`.
+   */
+  readArtifact(sessionId: string, artifactId: string, options?: { readonly signal?: AbortSignal; readonly maxBytes?: number }): Promise<{ readonly artifact: ArtifactRef; readonly bytes: Uint8Array }>;
   /** Resolves with the user's answer to a card sent with `send` (or an action from `requestAction`). Rejects with `expired` after `timeoutMs`. */
   awaitInteraction(sessionId: string, interactionId: string, options?: { readonly signal?: AbortSignal; readonly timeoutMs?: number }): Promise<InteractionAnswer>;
   /** Raises `action.required` (the bridge profile's approval / choice / input). Answer with `awaitInteraction(sessionId, action.action_id)`. */
   requestAction(sessionId: string, request: ActionRequest): Promise<Action>;
 
   updateTurn(sessionId: string, turnId: string, update: TurnUpdate): Promise<number>;
+  /**
+   * Completes a turn. When the turn has an `output_schema` (an app's task may), `output` is checked against it
+   * first: a missing or non-matching output rejects with `invalid_result` (its `path` the JSON Pointer inside
+   * the output) and nothing is sent.
+   */
   completeTurn(sessionId: string, turnId: string, result?: { readonly text?: string; readonly output?: JsonValue }): Promise<Turn>;
   failTurn(sessionId: string, turnId: string, error: { readonly code: LineUpError["code"]; readonly message: string }): Promise<Turn>;
 
@@ -340,6 +366,7 @@ class Client implements AgentClient {
   private readonly turnEmitter: Emitter<IncomingTurn>;
   private readonly eventEmitter: Emitter<{ event: SessionEvent; info: EventInfo }>;
   private readonly caughtUpEmitter: Emitter<{ sessionId: string; seq: number }>;
+  private readonly taskDecisionEmitter: Emitter<{ decision: TaskDecision; info: EventInfo }>;
   private readonly inventoryEmitter: Emitter<{ sessionId: string; inventory: SessionInventory }>;
   private readonly stateEmitter: Emitter<ConnectionState>;
   private pollTimer: TimerHandle | undefined;
@@ -355,6 +382,7 @@ class Client implements AgentClient {
     this.turnEmitter = new Emitter(this.diagnostics);
     this.eventEmitter = new Emitter(this.diagnostics);
     this.caughtUpEmitter = new Emitter(this.diagnostics);
+    this.taskDecisionEmitter = new Emitter(this.diagnostics);
     this.inventoryEmitter = new Emitter(this.diagnostics);
     this.stateEmitter = new Emitter(this.diagnostics);
   }
@@ -776,6 +804,7 @@ class Client implements AgentClient {
       if (controller !== undefined && applied.turnEnded.state === "cancelled") controller.abort(new LineUpError("cancelled_by_user", `turn ${applied.turnEnded.turnId} was cancelled`));
     }
     this.eventEmitter.fire({ event, info: { live: state.caughtUp } });
+    if (applied.taskDecision !== undefined) this.taskDecisionEmitter.fire({ decision: applied.taskDecision, info: { live: state.caughtUp } });
     this.handOver(state, applied.turnsToStart);
   }
 
@@ -793,6 +822,7 @@ class Client implements AgentClient {
     for (const turn of turns) {
       const controller = new AbortController();
       this.turnAborts.set(`${state.sessionId}\u0000${turn.turn_id}`, controller);
+      const task = taskOfTurn(turn);
       this.deliverTurn({
         sessionId: state.sessionId,
         turnId: turn.turn_id,
@@ -801,6 +831,7 @@ class Client implements AgentClient {
         text: turn.input.text ?? "",
         session: state.session,
         signal: controller.signal,
+        ...(task === undefined ? {} : { task }),
       });
     }
   }
@@ -830,6 +861,9 @@ class Client implements AgentClient {
       const appEvent = appEventOf(event);
       if (appEvent !== undefined) listener(appEvent, info);
     });
+  }
+  onTaskDecision(listener: (decision: TaskDecision, info: EventInfo) => void): Disposable {
+    return this.taskDecisionEmitter.on(({ decision, info }) => listener(decision, info));
   }
   onCaughtUp(listener: (sessionId: string, seq: number) => void): Disposable {
     return this.caughtUpEmitter.on(({ sessionId, seq }) => listener(sessionId, seq));
@@ -902,6 +936,35 @@ class Client implements AgentClient {
       }
       if (offset + chunk >= file.bytes.byteLength) throw new LineUpError("internal_error", `the server did not complete artifact ${artifactId} after its last chunk`);
     }
+  }
+
+  async readArtifact(sessionId: string, artifactId: string, options: { readonly signal?: AbortSignal; readonly maxBytes?: number } = {}): Promise<{ readonly artifact: ArtifactRef; readonly bytes: Uint8Array }> {
+    this.requireSession(sessionId);
+    const requestOptions = options.signal === undefined ? {} : { signal: options.signal };
+    const chunks: Uint8Array[] = [];
+    let offset = 0;
+    let artifact: ArtifactRef;
+    for (;;) {
+      const read = await this.request("artifact/read", { session_id: sessionId, artifact_id: artifactId, offset }, requestOptions);
+      artifact = read.artifact;
+      if (options.maxBytes !== undefined && read.artifact.size > options.maxBytes) {
+        throw new LineUpError("message_too_large", `artifact ${artifactId} has ${read.artifact.size} bytes, more than the ${options.maxBytes} allowed`);
+      }
+      const data = base64ToBytes(read.data);
+      if (data === undefined) throw new LineUpError("invalid_result", `the server sent a chunk of artifact ${artifactId} as malformed base64`);
+      chunks.push(data);
+      offset += data.byteLength;
+      if (read.eof) break;
+      if (data.byteLength === 0) throw new LineUpError("invalid_result", `the server sent an empty chunk of artifact ${artifactId} before its end`);
+    }
+    if (offset !== artifact.size) throw new LineUpError("invalid_result", `the server sent ${offset} bytes of artifact ${artifactId}, which has ${artifact.size}`);
+    const bytes = new Uint8Array(offset);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return { artifact, bytes };
   }
 
   awaitInteraction(sessionId: string, interactionId: string, options: { readonly signal?: AbortSignal; readonly timeoutMs?: number } = {}): Promise<InteractionAnswer> {
@@ -980,6 +1043,8 @@ class Client implements AgentClient {
   }
 
   async completeTurn(sessionId: string, turnId: string, result: { readonly text?: string; readonly output?: JsonValue } = {}): Promise<Turn> {
+    // Refused here, before anything is sent: the AppServer would refuse it too, less precisely.
+    checkTurnOutput(this.states.get(sessionId)?.turn(turnId)?.output_schema, result.output);
     const params: MethodParams<"agentSession/turn/complete"> = {
       session_id: sessionId,
       turn_id: turnId,

@@ -9,7 +9,9 @@
  * person names, reads the board back and exports it (`demo/whiteboard.ts`); in a draw-and-guess
  * round, the game's "I'm done drawing" button (or "done" in the chat) makes it guess the drawing
  * (`demo/draw-and-guess.ts`). It also answers what the person does in apps, as their declared events tell it
- * (a voice note recorded on their own, `demo/app-events.ts`). Refusals become helpful replies, never a failed turn:
+ * (a voice note recorded on their own, `demo/app-events.ts`), and the tasks the shipped apps ask it for from their own
+ * UI (`demo/tasks.ts`): a task turn is answered with its structured output, never read as chat, and a result an
+ * app rejects with a reason is acknowledged. Refusals in chat become helpful replies, never a failed turn:
  * `tool_not_visible` says how to install the app, `app_disabled` how to enable it,
  * `stale_inventory_revision` refreshes the inventory and retries once, timeouts say so.
  *
@@ -28,6 +30,8 @@ import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { guessDrawing, resumeRound, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
 import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
 import { followAppEvents } from "./demo/app-events.js";
+import { answerTask, followTaskDecisions, type DemoTaskOptions } from "./demo/tasks.js";
+import { toolsForTurn } from "./task-turns.js";
 import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
 import { boardTool, describeBoard, describeExport, diagramBounds, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
@@ -36,7 +40,7 @@ import { turnScoped } from "./turn-scope.js";
 
 export { escapeMarkdown } from "./demo/text.js";
 
-export interface DemoAgentOptions {
+export interface DemoAgentOptions extends DemoTaskOptions {
   /** How long a card waits for the user. Default 10 minutes. */
   readonly interactionTimeoutMs?: number;
   /** Local deadline of a tool call; default the tool's own timeout (see `invokeTool`). */
@@ -60,11 +64,14 @@ export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}
   const runner = serveTurns(client, (turn) => handleTurn(client, turn, options), options.diagnostics);
   // What the person does in apps (their declared events) gets a word from the agent too, outside any turn.
   const events = followAppEvents(client, (error) => options.diagnostics?.({ kind: "agent_error", message: "a reply to an app event was not sent", error }));
+  // An app that rejects a task's result with a reason hears that the agent understood.
+  const decisions = followTaskDecisions(client, (error) => options.diagnostics?.({ kind: "agent_error", message: "an acknowledgement of a task decision was not sent", error }));
   // A call that outlived its turn while this process was away (restarted during a pomodoro): its end is told.
   const resumed = resumeDetachedCalls(client, (sessionId, call) => resumeDetached(client, sessionId, call, options));
   return alsoDisposing(
     runner,
     () => events.dispose(),
+    () => decisions.dispose(),
     () => resumed.dispose(),
     // Draw-and-guess rounds wait for the person's button in the background: those waits end too.
     () => stopRounds(client),
@@ -80,6 +87,13 @@ async function handleTurn(unscoped: AgentClient, turn: IncomingTurn, options: De
   const client = turnScoped(unscoped, turn);
   try {
     await client.updateTurn(sessionId, turnId, { status: "thinking" });
+    if (turn.task !== undefined) {
+      // An app's task: answered with its structured output (checked against the schema by `completeTurn`), never read as chat.
+      const answer = await answerTask(client, turn, turn.task, options);
+      if (turn.signal.aborted) return false;
+      await client.completeTurn(sessionId, turnId, answer);
+      return true;
+    }
     const reply = await respond(client, turn, options);
     if (turn.signal.aborted) return false;
     await client.send(sessionId, { kind: "markdown", text: reply });
@@ -112,7 +126,7 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
     case "confirm":
       return confirm(client, turn, options);
     case "help":
-      return help(client, turn.sessionId);
+      return help(client, turn);
     case "greet":
       return `Hello! 👋 I'm the **LineUp demo agent**.\n\n${suggestions()}`;
     case "guess_drawing":
@@ -130,6 +144,7 @@ function suggestions(): string {
     "- *let's play draw and guess*",
     "- *start a 25 minute pomodoro*",
     "- *record a voice note*",
+    "- *open the task dashboard*, to hand me work from its forms",
     "- *ask me something*, *let me choose*, *confirm*",
   ].join("\n");
 }
@@ -146,9 +161,9 @@ function echo(text: string): string {
   return `You said:\n\n${quote(text.slice(0, 2_000))}\n\nI'm a demo agent without a language model, so I keep it simple. ${suggestions()}`;
 }
 
-function help(client: AgentClient, sessionId: string): string {
-  const inventory = client.inventory(sessionId);
-  const tools = inventory?.tools ?? [];
+function help(client: AgentClient, turn: IncomingTurn): string {
+  const inventory = client.inventory(turn.sessionId);
+  const tools = toolsForTurn(inventory, turn);
   const list =
     tools.length === 0
       ? "No app has offered me any tools in this conversation yet."
@@ -213,7 +228,7 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
 async function withInventory(client: AgentClient, turn: IncomingTurn, target: AppTarget, attempt: (tools: readonly InventoryTool[]) => Promise<string>): Promise<string> {
   for (let tries = 0; ; tries++) {
     try {
-      return await attempt(client.inventory(turn.sessionId)?.tools ?? []);
+      return await attempt(toolsForTurn(client.inventory(turn.sessionId), turn));
     } catch (error) {
       if (!(error instanceof LineUpError)) throw error;
       if (error.code === "stale_inventory_revision" && tries === 0) {

@@ -18,12 +18,21 @@
  * the ones still to come; it goes on from there. Once it has replied, it is not asked again.
  *
  * A model that is unreachable or misbehaves gets the user a short explanation, not a failed turn.
+ *
+ * A turn an app asked for (an in-app agent task, `turn.task`) is no chat: the model is told which app asked and
+ * with what (`llm/task-answer.ts`), offered only the tools the task requested, and asked for structured output
+ * (`response_format` with the task's output schema). Its final answer must be JSON matching the schema: one that
+ * is not is refused and the model asked again once, with the reason; then the turn fails `invalid_result`. A
+ * model that cannot be reached fails the task's turn with its code. No chat message is sent for a task: the
+ * turn completes with the output, and the app shows it.
  */
 import { LineUpError, decodeJson, type ErrorCode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import { findTool, type AgentClient, type IncomingTurn } from "./agent-client.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
-import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage } from "./llm/chat-completions.js";
+import { createChatCompletions, type ChatCompletions, type ChatCompletionsConfig, type ChatMessage, type ResponseFormat } from "./llm/chat-completions.js";
 import { functionName, toFunctionTools, type FunctionToolSet } from "./llm/function-tools.js";
+import { TASK_SYSTEM_PROMPT, parseTaskAnswer, refusalMessage, responseFormatFor, taskRequestMessage } from "./llm/task-answer.js";
+import { toolsForTurn, type TaskTurn } from "./task-turns.js";
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, loggedOutcome, type LoggedToolCall } from "./session-state.js";
 import { timedOperationStarted } from "./tool-calls.js";
@@ -82,9 +91,14 @@ function transcriptMessages(entries: ReturnType<AgentClient["transcript"]>): Cha
   return entries.map((e): ChatMessage => (e.role === "user" ? { role: "user", content: e.text } : e.role === "runtime" ? { role: "system", content: `LineUp on the user's device: ${e.text}` } : { role: "assistant", content: e.text }));
 }
 
+/** The conversation before `turn` as chat messages: its last `limit` entries. */
+function earlierMessages(client: AgentClient, turn: IncomingTurn, limit: number): ChatMessage[] {
+  return transcriptMessages(client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq).slice(-limit));
+}
+
 /** The conversation so far as chat messages, ending with this turn's input. */
 export function historyFor(client: AgentClient, turn: IncomingTurn, limit: number): ChatMessage[] {
-  const earlier = transcriptMessages(client.transcript(turn.sessionId).filter((e) => e.seq < turn.turn.started_seq).slice(-limit));
+  const earlier = earlierMessages(client, turn, limit);
   const input = turn.text !== "" ? turn.text : JSON.stringify(turn.input.content ?? {});
   return [...earlier, { role: "user", content: input }];
 }
@@ -104,6 +118,15 @@ async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: Incom
   const { sessionId, turnId } = turn;
   const streamed = streamTurnText(client, sessionId, turnId, turn.signal, { ...(options.textIntervalMs === undefined ? {} : { intervalMs: options.textIntervalMs }), ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) });
   try {
+    if (turn.task !== undefined) {
+      await client.updateTurn(sessionId, turnId, { status: "thinking" });
+      const output = await answerTask(client, llm, turn, turn.task, options, streamed);
+      if (turn.signal.aborted) return false;
+      await streamed.flush();
+      if (turn.signal.aborted) return false;
+      await client.completeTurn(sessionId, turnId, { output });
+      return true;
+    }
     const replied = sentReply(client, turn);
     if (replied !== undefined) {
       await client.completeTurn(sessionId, turnId, { text: replied });
@@ -141,7 +164,7 @@ async function handleTurn(client: AgentClient, llm: ChatCompletions, turn: Incom
 async function resumedStep(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions): Promise<ChatMessage[]> {
   const calls = client.toolCalls(turn.sessionId).filter((c) => c.seq > turn.turn.started_seq);
   if (calls.length === 0) return [];
-  const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
+  const toolSet = toFunctionTools(toolsForTurn(client.inventory(turn.sessionId), turn));
   const named = calls.map((call) => ({ call, ...offeredAs(toolSet, call) }));
   const messages: ChatMessage[] = [
     {
@@ -168,23 +191,27 @@ function offeredAs(toolSet: FunctionToolSet, call: LoggedToolCall): { name: stri
   return { name: functionName({ app_scope: call.appScope, method: call.method }), tool: { app_scope: call.appScope, method: call.method, title: call.method } };
 }
 
-async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions, streamed: TurnText): Promise<string> {
-  const messages: ChatMessage[] = [{ role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...historyFor(client, turn, options.historyLimit ?? 40)];
-  const resumed = await resumedStep(client, llm, turn, options);
-  messages.push(...resumed);
+/** How a conversation with the model ended: its final text, a model that could not answer, or too many tool rounds. */
+type Rounds = { readonly kind: "answer"; readonly content: string } | { readonly kind: "model_error"; readonly error: unknown } | { readonly kind: "too_many_steps" };
+
+/**
+ * Asks the model, relaying each tool call it makes, until it answers without one; `messages` grows with each
+ * round. Each round offers the tools the turn may use, from the current inventory (an app may have been
+ * installed meanwhile). A tool call's failure is thrown; the model's own is returned, for the caller to judge.
+ */
+async function modelRounds(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, messages: ChatMessage[], options: LlmAgentOptions, streamed: TurnText, firstStep: number, format?: ResponseFormat): Promise<Rounds> {
   const maxSteps = options.maxSteps ?? 8;
-  for (let step = resumed.length === 0 ? 0 : 1; step < maxSteps; step++) {
-    // The inventory may change between rounds (an app was installed): offer the current one.
-    const toolSet = toFunctionTools(client.inventory(turn.sessionId)?.tools ?? []);
+  for (let step = firstStep; step < maxSteps; step++) {
+    const toolSet = toFunctionTools(toolsForTurn(client.inventory(turn.sessionId), turn));
+    const onText = (delta: string): void => streamed.push(delta);
     let reply;
     try {
-      reply = await llm.complete(messages, toolSet.tools, turn.signal, (delta) => streamed.push(delta));
+      reply = await (format === undefined ? llm.complete(messages, toolSet.tools, turn.signal, onText) : llm.complete(messages, toolSet.tools, turn.signal, onText, { responseFormat: format }));
     } catch (error) {
       if (turn.signal.aborted) throw error;
-      const detail = error instanceof LineUpError ? `${error.code}: ${error.message}` : String(error);
-      return `Sorry — I couldn't reach the language model just now (\`${detail.slice(0, 300)}\`). Please try again in a moment.`;
+      return { kind: "model_error", error };
     }
-    if (reply.toolCalls.length === 0) return reply.content?.trim() || "(The model returned an empty answer.)";
+    if (reply.toolCalls.length === 0) return { kind: "answer", content: reply.content ?? "" };
     // What it said before calling tools shows now, above their cards; what it says next is a new paragraph.
     streamed.endParagraph();
     messages.push({ role: "assistant", content: reply.content, tool_calls: reply.toolCalls });
@@ -193,7 +220,58 @@ async function converse(client: AgentClient, llm: ChatCompletions, turn: Incomin
       messages.push({ role: "tool", tool_call_id: call.id, content });
     }
   }
-  return "I stopped after too many tool calls in one turn. Tell me how you'd like to continue.";
+  return { kind: "too_many_steps" };
+}
+
+async function converse(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, options: LlmAgentOptions, streamed: TurnText): Promise<string> {
+  const messages: ChatMessage[] = [{ role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }, ...historyFor(client, turn, options.historyLimit ?? 40)];
+  const resumed = await resumedStep(client, llm, turn, options);
+  messages.push(...resumed);
+  const rounds = await modelRounds(client, llm, turn, messages, options, streamed, resumed.length === 0 ? 0 : 1);
+  switch (rounds.kind) {
+    case "answer":
+      return rounds.content.trim() || "(The model returned an empty answer.)";
+    case "model_error": {
+      const { error } = rounds;
+      const detail = error instanceof LineUpError ? `${error.code}: ${error.message}` : String(error);
+      return `Sorry — I couldn't reach the language model just now (\`${detail.slice(0, 300)}\`). Please try again in a moment.`;
+    }
+    case "too_many_steps":
+      return "I stopped after too many tool calls in one turn. Tell me how you'd like to continue.";
+  }
+}
+
+/**
+ * The output of an app's task, from the model: asked with the task's request and output schema, then its answer
+ * checked. An answer that is not JSON or does not match is refused and the model asked again once, told why;
+ * a second refusal, a model that cannot answer or too many tool rounds reject with a typed error.
+ */
+async function answerTask(client: AgentClient, llm: ChatCompletions, turn: IncomingTurn, task: TaskTurn, options: LlmAgentOptions, streamed: TurnText): Promise<JsonValue> {
+  const messages: ChatMessage[] = [
+    { role: "system", content: options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
+    { role: "system", content: TASK_SYSTEM_PROMPT },
+    ...earlierMessages(client, turn, options.historyLimit ?? 40),
+    await taskRequestMessage(client, turn, task),
+  ];
+  const resumed = await resumedStep(client, llm, turn, options);
+  messages.push(...resumed);
+  const format = responseFormatFor(task);
+  for (let attempt = 1; ; attempt++) {
+    const rounds = await modelRounds(client, llm, turn, messages, options, streamed, attempt === 1 && resumed.length > 0 ? 1 : 0, format);
+    if (rounds.kind === "model_error") throw rounds.error instanceof LineUpError ? rounds.error : new LineUpError("failed", `the model could not answer: ${String(rounds.error)}`);
+    if (rounds.kind === "too_many_steps") throw new LineUpError("failed", `the model made tool calls for ${options.maxSteps ?? 8} rounds without answering the task`);
+    try {
+      return parseTaskAnswer(rounds.content, task);
+    } catch (error) {
+      if (!(error instanceof LineUpError)) throw error;
+      if (attempt >= 2) {
+        throw new LineUpError("invalid_result", `the model's answer was refused twice; the last time: ${error.message}`, error.path === undefined ? {} : { path: error.path });
+      }
+      // Its next try starts a paragraph of its own in the streamed text.
+      streamed.endParagraph();
+      messages.push({ role: "assistant", content: rounds.content }, refusalMessage(error));
+    }
+  }
 }
 
 /**

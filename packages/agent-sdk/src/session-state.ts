@@ -1,15 +1,22 @@
 /**
  * What the agent knows about one session, folded from its event log in seq order: the last
  * applied seq (the resume cursor), the latest inventory, the turns and which of them are running,
- * the answers to interaction cards, a short transcript for agents that need history, and the agent's
- * own tool calls with what came back for them (so that one restarted mid-turn finds its calls).
+ * the answers to interaction cards, a short transcript for agents that need history, the agent's
+ * own tool calls with what came back for them (so that one restarted mid-turn finds its calls), and the
+ * apps' decisions on the results of the tasks they asked for.
  *
  * `apply` is deterministic and idempotent by seq: an event at or below the cursor is a
  * duplicate and changes nothing; one beyond `cursor + 1` is a gap and changes nothing either
  * (the client resubscribes after its cursor).
+ *
+ * A task decision is handed to the agent once, like a turn, and only one that happened while this state
+ * followed the session: after its first catch-up seam. History replayed up to that seam (a restarted
+ * process reading the log again) was handed to the process that followed then, or happened before this
+ * agent, and is not handed over again; one replayed after a reconnect is new to this state, and is.
  */
 import { OPAQUE_ID_MAX_LENGTH, type Action, type ActionResponse, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
 import type { InteractionAnswer } from "./messages.js";
+import { taskDecisionOf, type TaskDecision } from "./task-turns.js";
 
 export interface SessionInventory {
   readonly revision: number;
@@ -18,7 +25,7 @@ export interface SessionInventory {
 
 export interface TranscriptEntry {
   readonly seq: number;
-  /** `runtime`: a notice from the device's Runtime (something the agent sent went nowhere, and why). */
+  /** `runtime`: a notice from the device's Runtime (something the agent sent went nowhere, and why; an app's decision on a task's result). */
   readonly role: "user" | "agent" | "runtime";
   readonly text: string;
 }
@@ -77,6 +84,8 @@ export type Applied =
       readonly answer?: InteractionAnswer;
       readonly envelope?: RuntimeEnvelope;
       readonly inventoryChanged?: SessionInventory;
+      /** An app's decision on a task's result, to hand to the agent now (once; see the top of this file). */
+      readonly taskDecision?: TaskDecision;
     };
 
 const TRANSCRIPT_LIMIT = 200;
@@ -128,6 +137,10 @@ export class SessionState {
   private readonly ownEnvelopes = new Map<string, number>();
   /** The agent's own tool calls in the log, by call_id: the most recent `OWN_ENVELOPES_KEPT`. */
   private readonly ownCalls = new Map<string, CallEntry>();
+  /** The cursor at the first catch-up seam: task decisions after it are handed over. Undefined before that seam. */
+  private followedFrom: number | undefined;
+  /** Envelope ids of the task decisions handed over (the most recent `OWN_ENVELOPES_KEPT`): a replay hands none twice. */
+  private readonly decisionsHandedOver = new Set<string>();
 
   constructor(public session: Session) {}
 
@@ -172,6 +185,7 @@ export class SessionState {
   /** Marks the seam; returns the running turns not yet handed to the agent. */
   markCaughtUp(): Turn[] {
     this.caughtUp = true;
+    this.followedFrom ??= this.lastSeq;
     return this.takeRunningTurns();
   }
 
@@ -202,6 +216,7 @@ export class SessionState {
       answer?: InteractionAnswer;
       envelope?: RuntimeEnvelope;
       inventoryChanged?: SessionInventory;
+      taskDecision?: TaskDecision;
     } = { turnsToStart: [] };
     switch (event.kind) {
       case "session.started": {
@@ -271,6 +286,12 @@ export class SessionState {
         } else if (envelope.type === "lineup.runtime.notice" && envelope.sender.kind === "runtime") {
           const payload = envelope.payload as { message?: unknown; code?: unknown };
           if (typeof payload.message === "string") this.record(event.seq, "runtime", typeof payload.code === "string" ? `${payload.message} (${payload.code})` : payload.message);
+        } else if (envelope.type === "lineup.task.decision") {
+          const decision = taskDecisionOf(event);
+          if (decision !== undefined) {
+            this.record(event.seq, "runtime", describeDecision(decision));
+            if (this.handOverDecision(decision)) result.taskDecision = decision;
+          }
         }
         break;
       }
@@ -286,6 +307,13 @@ export class SessionState {
     }
     if (this.caughtUp) result.turnsToStart = this.takeRunningTurns();
     return { status: "applied", ...result };
+  }
+
+  private handOverDecision(decision: TaskDecision): boolean {
+    if (this.followedFrom === undefined || decision.seq <= this.followedFrom || this.decisionsHandedOver.has(decision.envelopeId)) return false;
+    this.decisionsHandedOver.add(decision.envelopeId);
+    if (this.decisionsHandedOver.size > OWN_ENVELOPES_KEPT) this.decisionsHandedOver.delete(this.decisionsHandedOver.keys().next().value!);
+    return true;
   }
 
   private takeRunningTurns(): Turn[] {
@@ -336,6 +364,13 @@ export class SessionState {
     this.transcriptEntries.push({ seq, role, text });
     if (this.transcriptEntries.length > TRANSCRIPT_LIMIT) this.transcriptEntries.splice(0, this.transcriptEntries.length - TRANSCRIPT_LIMIT);
   }
+}
+
+/** A decision as a line of the transcript (what a model reads of it). */
+function describeDecision(decision: TaskDecision): string {
+  const verb = decision.decision === "accepted" ? "accepted" : "rejected";
+  const reason = decision.reason === undefined ? "" : `: ${decision.reason}`;
+  return `The ${decision.appScope} app ${verb} the result of its task ${decision.taskId} (turn ${decision.turnId})${reason}`;
 }
 
 function answerFromEnvelope(envelope: RuntimeEnvelope): InteractionAnswer | undefined {

@@ -5,6 +5,11 @@
  * events, writes replay by idempotency key. The device side is driven directly by the test
  * (`startSession`, `startTurn`, `publishInventory`, `deviceEnvelope`, …).
  *
+ * For in-app agent tasks: `startTurn` takes a turn's `options` (`lineup_task`) and `output_schema`, and a
+ * completion is checked against the output schema as the reference server does (`invalid_params`);
+ * `putArtifact` stores a file `artifact/read` serves in chunks; `taskDecision` appends the
+ * `lineup.task.decision` the device's Runtime writes when an app accepts or rejects a result.
+ *
  * Like the reference server it announces every `SERVER_FEATURES` entry in `capability/list` (and
  * their names in `initialize`'s `features`, unless `refuseCapabilityList` plays a server older than
  * both) and sends `agentSession/bound` to the bound agent's initialized connections when
@@ -29,7 +34,10 @@ import {
   methodsForRole,
   validateRequestParams,
   LineUpError,
+  bytesToBase64,
+  createToolSchemaValidator,
   type Action,
+  type ArtifactRef,
   type InventoryTool,
   type JsonObject,
   type JsonValue,
@@ -47,6 +55,7 @@ interface FakeSession {
   actions: Map<string, Action>;
   inventory: { revision: number; tools: InventoryTool[]; published_at: string; seq: number } | null;
   envelopeIds: Set<string>;
+  artifacts: Map<string, { ref: ArtifactRef; bytes: Uint8Array }>;
 }
 
 interface FakeConnection {
@@ -83,6 +92,8 @@ export class FakeAppServer {
   sessionsBound: boolean;
   /** Answer `capability/list` with `method_not_found`, as a server older than the method would. */
   refuseCapabilityList = false;
+  /** Most bytes one `artifact/read` answer carries (smaller than the server limit, to make files span chunks). */
+  artifactChunkBytes = DEFAULT_SERVER_LIMITS.max_chunk_bytes;
   private counter = 0;
 
   constructor(options: FakeServerOptions = {}) {
@@ -114,7 +125,7 @@ export class FakeAppServer {
       last_seq: 0,
       inventory_revision: 0,
     };
-    this.sessions.set(sessionId, { session, events: [], turns: new Map(), actions: new Map(), inventory: null, envelopeIds: new Set() });
+    this.sessions.set(sessionId, { session, events: [], turns: new Map(), actions: new Map(), inventory: null, envelopeIds: new Set(), artifacts: new Map() });
     this.append(sessionId, "session.started", { role: "device", id: "dev-device" }, { session: { ...session, last_seq: 1 } as unknown as JsonValue });
     if (this.sessionsBound) this.sendBound(sessionId);
     return session;
@@ -133,7 +144,8 @@ export class FakeAppServer {
     for (const c of this.connections) if (c.agentId !== undefined) c.connection.send(frame);
   }
 
-  startTurn(sessionId: string, text: string, turnId = `t-${++this.counter}`): Turn {
+  /** Starts a turn; `more` gives it structured input (attachments), an output schema and options (an app's task: `lineup_task`). */
+  startTurn(sessionId: string, text: string, turnId = `t-${++this.counter}`, more: { readonly input?: Turn["input"]; readonly output_schema?: JsonObject; readonly options?: JsonObject } = {}): Turn {
     const s = this.mustSession(sessionId);
     const open = [...s.turns.values()].some((t) => t.state === "running" || t.state === "queued");
     const turn: Turn = {
@@ -141,7 +153,9 @@ export class FakeAppServer {
       session_id: sessionId,
       state: open ? "queued" : "running",
       queue: "enqueue",
-      input: { text },
+      input: more.input ?? { text },
+      ...(more.output_schema === undefined ? {} : { output_schema: more.output_schema }),
+      ...(more.options === undefined ? {} : { options: more.options }),
       created_at: now(),
       updated_at: now(),
       started_seq: s.session.last_seq + 1,
@@ -193,6 +207,31 @@ export class FakeAppServer {
       target: { kind: "runtime", app_scope: "runtime" },
       scope: { app_scope: appScope, conversation_id: sessionId, instance_id: options.instanceId ?? "inst-7" },
       payload: { name, data },
+    };
+    return this.append(sessionId, "envelope", { role: "device", id: "dev-device" }, { envelope: envelope as unknown as JsonValue });
+  }
+
+  /** Stores a complete artifact in the session (the device shared a file); `artifact/read` serves it. */
+  async putArtifact(sessionId: string, name: string, mimeType: string, bytes: Uint8Array): Promise<ArtifactRef> {
+    const s = this.mustSession(sessionId);
+    const digest = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes as BufferSource));
+    const ref: ArtifactRef = { artifact_id: `art-${++this.counter}`, name, mime_type: mimeType, size: bytes.byteLength, sha256: Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("") };
+    s.artifacts.set(ref.artifact_id, { ref, bytes });
+    this.append(sessionId, "artifact.added", { role: "device", id: "dev-device" }, { artifact: ref as unknown as JsonObject });
+    return ref;
+  }
+
+  /** The device's Runtime tells the agent that `appScope` accepted or rejected the result of its task (`lineup.task.decision`). */
+  taskDecision(sessionId: string, appScope: string, payload: { readonly task_id: string; readonly turn_id: string; readonly decision: "accepted" | "rejected"; readonly reason?: string }): number {
+    const envelope = {
+      v: 1,
+      id: `dev-env-${++this.counter}`,
+      type: "lineup.task.decision",
+      timestamp: now(),
+      sender: { kind: "app", id: appScope },
+      target: { kind: "runtime", app_scope: "runtime" },
+      scope: { app_scope: appScope, conversation_id: sessionId },
+      payload,
     };
     return this.append(sessionId, "envelope", { role: "device", id: "dev-device" }, { envelope: envelope as unknown as JsonValue });
   }
@@ -400,10 +439,19 @@ export class FakeAppServer {
         if (turn === undefined) throw new LineUpError("not_found", "no such turn");
         if (turn.state !== "running") throw new LineUpError("invalid_state", `turn is ${turn.state}`);
         const failed = p["outcome"] === "failed";
+        if (!failed && turn.output_schema !== undefined) {
+          // As the reference server: the output must be there and match.
+          if (p["output"] === undefined) throw new LineUpError("invalid_params", "the turn's output_schema requires an output", { path: "/output" });
+          const validator = createToolSchemaValidator(turn.output_schema, { code: "invalid_params" });
+          if (!validator.ok) throw new LineUpError("invalid_state", "the stored schema is unusable");
+          const checked = validator.value(p["output"]);
+          if (!checked.ok) throw new LineUpError("invalid_params", `output does not match its schema: ${checked.error.message}`, { path: `/output${checked.error.path ?? ""}` });
+        }
         const ended: Turn = {
           ...turn,
           state: failed ? "failed" : "completed",
           ...(typeof p["text"] === "string" ? { text: p["text"] } : {}),
+          ...(!failed && p["output"] !== undefined ? { output: p["output"] } : {}),
           ...(p["error"] === undefined ? {} : { error: p["error"] as unknown as { code: "internal_error"; message: string } }),
         };
         s.turns.set(turn.turn_id, ended);
@@ -412,6 +460,15 @@ export class FakeAppServer {
           : this.append(s.session.session_id, "turn.completed", agent, { turn_id: turn.turn_id, ...(typeof p["text"] === "string" ? { text: p["text"] } : {}), ...(p["output"] === undefined ? {} : { output: p["output"] }) });
         this.activateNext(s.session.session_id);
         return { turn: ended as unknown as JsonObject, seq };
+      }
+      case "artifact/read": {
+        const s = this.visible(c, p["session_id"]);
+        const stored = s.artifacts.get(p["artifact_id"] as string);
+        if (stored === undefined) throw new LineUpError("not_found", `no artifact ${String(p["artifact_id"])}`);
+        const offset = (p["offset"] as number | undefined) ?? 0;
+        const length = Math.min((p["length"] as number | undefined) ?? DEFAULT_SERVER_LIMITS.max_chunk_bytes, this.artifactChunkBytes);
+        const chunk = stored.bytes.subarray(offset, offset + length);
+        return { artifact: stored.ref as unknown as JsonObject, offset, data: bytesToBase64(chunk), eof: offset + chunk.byteLength >= stored.bytes.byteLength };
       }
       case "agentSession/action/request": {
         const s = this.visible(c, p["session_id"]);

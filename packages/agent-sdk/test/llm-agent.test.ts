@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { JsonObject, TaskTurnOptions } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { llmConfigFromEnv, runLlmAgent, sequentialIds, toFunctionTools, type AgentClient, type ChatCompletionsConfig, type LlmAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
@@ -7,7 +8,13 @@ import { connectToFake, waitFor } from "./helpers.js";
 
 interface Recorded {
   readonly headers: IncomingHttpHeaders;
-  readonly body: { model: string; stream?: boolean; messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[]; tools?: { function: { name: string; parameters: unknown } }[] };
+  readonly body: {
+    model: string;
+    stream?: boolean;
+    messages: { role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }[];
+    tools?: { function: { name: string; parameters: unknown } }[];
+    response_format?: unknown;
+  };
   /** When it arrived (ms since the epoch). */
   readonly at: number;
   /** Set when the client hung up before the answer ended. */
@@ -540,5 +547,124 @@ describe("configuration and tool names", () => {
     for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(new Set(names).size).toBe(3);
     expect(set.byName.get(names[2]!)!.method).toBe(`${long}.y`);
+  });
+});
+
+describe("the LLM adapter on an app's task", () => {
+  const TIDY_SCHEMA: JsonObject = {
+    type: "object",
+    required: ["layout", "summary"],
+    additionalProperties: false,
+    properties: {
+      layout: { type: "array", items: { type: "object", required: ["id", "x", "y"], additionalProperties: false, properties: { id: { type: "string" }, x: { type: "number" }, y: { type: "number" } } } },
+      summary: { type: "string" },
+    },
+  };
+  const READ = tool("whiteboard", "board.read", { title: "Read the board", input_schema: { type: "object", properties: {} } });
+  const POMODORO = tool("pomodoro", "pomodoro.start", { title: "Start a pomodoro", input_schema: { type: "object", properties: { minutes: { type: "integer" } } } });
+  const CONTEXT = { board: { width: 800, height: 600, items: [{ id: "a", x: 3, y: 9, w: 100, h: 50, label: "Idea" }] } };
+  const ANSWER = { layout: [{ id: "a", x: 24, y: 24 }], summary: "Arranged 1 items in a 1×1 grid." };
+
+  const taskTurn = (requested: TaskTurnOptions["requested_tools"]) => ({
+    options: {
+      lineup_task: {
+        task_id: "task-7",
+        attempt: 1,
+        entry: "tidy_board",
+        title: "Tidy this board",
+        provenance: { app_scope: "whiteboard", app_version: "2.1.0" },
+        context: CONTEXT,
+        requested_tools: requested,
+        knowledge: [],
+        trace_id: "trace-7",
+      } satisfies TaskTurnOptions as unknown as JsonObject,
+    },
+    output_schema: TIDY_SCHEMA,
+  });
+
+  async function setupTask(llmUrl: string): Promise<FakeAppServer> {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 2, [WHITEBOARD, READ, POMODORO]);
+    const client = await connectToFake(server);
+    running.push({ client, agent: runLlmAgent(client, { llm: { baseUrl: llmUrl, apiKey: "sk-test", model: "test-model" } }) });
+    await waitFor(() => client.inventory("s-1")?.revision === 2, "inventory");
+    return server;
+  }
+
+  const completed = (server: FakeAppServer) => server.requests.filter((r) => r.method === "agentSession/turn/complete" && r.params["outcome"] === "completed");
+
+  it("asks for the output schema as structured output, offers only the requested tools, says which app asked, and completes with the parsed output", async () => {
+    const answer = JSON.stringify(ANSWER);
+    const llm = await fakeLlm([toolCall("whiteboard__board_read", {}), streamText([answer.slice(0, 10), answer.slice(10, 30), answer.slice(30)])]);
+    const server = await setupTask(llm.baseUrl);
+    server.onAgentEnvelope = (sessionId, envelope) => {
+      if (envelope.type === "lineup.tool.invoke") server.deviceEnvelope(sessionId, "lineup.tool.result", { result: { items: 1 } }, { call_id: envelope.correlation!.call_id! }, "whiteboard");
+    };
+    server.startTurn("s-1", "make it neat", "t-1", taskTurn([{ app_scope: "whiteboard", method: "board.read" }]));
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+
+    expect(llm.requests).toHaveLength(2);
+    for (const request of llm.requests) {
+      expect(request.body.response_format).toEqual({ type: "json_schema", json_schema: { name: "tidy_board", schema: TIDY_SCHEMA, strict: true } });
+      // Only what the task requested: not board.create, not the pomodoro, though the inventory has them.
+      expect(request.body.tools!.map((t) => t.function.name)).toEqual(["whiteboard__board_read"]);
+    }
+    const asked = llm.requests[0]!.body.messages.at(-1)!;
+    expect(asked.role).toBe("user");
+    for (const part of ['The app "whiteboard" (version 2.1.0)', "Entry: tidy_board", "Title: Tidy this board", `Context (JSON): ${JSON.stringify(CONTEXT)}`, "Input: make it neat", JSON.stringify(TIDY_SCHEMA)]) {
+      expect(asked.content).toContain(part);
+    }
+    expect(server.agentEnvelopes("s-1", "lineup.tool.invoke").map((e) => (e.payload as { method: string }).method)).toEqual(["board.read"]);
+    expect(server.turn("s-1", "t-1")!.output).toEqual(ANSWER);
+    // The answer streamed as the turn's text; no chat message: the app shows the result.
+    expect(textUpdates(server).map((u) => u.text).join("")).toBe(answer);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+  });
+
+  it("offers no tools at all when the task requested none", async () => {
+    const llm = await fakeLlm([text(JSON.stringify(ANSWER))]);
+    const server = await setupTask(llm.baseUrl);
+    server.startTurn("s-1", "tidy", "t-1", taskTurn([]));
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests[0]!.body.tools).toBeUndefined();
+    expect(llm.requests[0]!.body.messages.at(-1)!.content).toContain("Tools the app allows: none");
+  });
+
+  it("refuses an answer the schema does not allow, asks once more with the reason, and completes with the second", async () => {
+    const llm = await fakeLlm([text(JSON.stringify({ layout: [{ id: "a", x: "24", y: 24 }], summary: "ok" })), text(`\`\`\`json\n${JSON.stringify(ANSWER)}\n\`\`\``)]);
+    const server = await setupTask(llm.baseUrl);
+    server.startTurn("s-1", "tidy", "t-1", taskTurn([]));
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(llm.requests).toHaveLength(2);
+    const retry = llm.requests[1]!.body.messages;
+    expect(retry.at(-2)).toEqual({ role: "assistant", content: JSON.stringify({ layout: [{ id: "a", x: "24", y: 24 }], summary: "ok" }) });
+    expect(retry.at(-1)!.role).toBe("user");
+    expect(retry.at(-1)!.content).toContain("That answer was refused");
+    expect(retry.at(-1)!.content).toContain("/layout/0/x");
+    expect(server.turn("s-1", "t-1")!.output).toEqual(ANSWER);
+  });
+
+  it("refused twice (not JSON, then not the schema): the turn fails invalid_result, the model asked only twice, no output sent", async () => {
+    const llm = await fakeLlm([text("Sure! I tidied the board."), text(JSON.stringify({ layout: [], summary: 3 })), text(JSON.stringify(ANSWER))]);
+    const server = await setupTask(llm.baseUrl);
+    server.startTurn("s-1", "tidy", "t-1", taskTurn([]));
+    expect(await turnEnds(server, "t-1")).toBe("failed");
+    expect(llm.requests).toHaveLength(2);
+    expect(llm.requests[1]!.body.messages.at(-1)!.content).toContain("not JSON");
+    expect(server.turn("s-1", "t-1")!.error).toMatchObject({ code: "invalid_result", message: expect.stringContaining("/summary") as unknown });
+    expect(completed(server)).toEqual([]);
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
+  });
+
+  it("a model that cannot be reached fails the task with its typed code instead of answering in the chat", async () => {
+    const limited = () => ({ status: 429, headers: { "retry-after": "0" }, body: { error: { message: "slow down" } } });
+    const llm = await fakeLlm([limited, limited, limited]);
+    const server = await setupTask(llm.baseUrl);
+    server.startTurn("s-1", "tidy", "t-1", taskTurn([]));
+    expect(await turnEnds(server, "t-1")).toBe("failed");
+    expect(llm.requests).toHaveLength(3);
+    expect(server.turn("s-1", "t-1")!.error).toMatchObject({ code: "rate_limited" });
+    expect(server.agentEnvelopes("s-1", "lineup.message")).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
  * `createAppSdk`: the Runtime SDK (spec 6) an app receives, over the Runtime's internal `AppPort` for
  * its `app_scope` and nothing else. The app sees projections only: its view model, its inbox, the
  * actions it may dispatch, the tool calls meant for it, navigation, its own session data, the events it
- * declares, its artifacts, the Capability Gateway, and a diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
+ * declares, its artifacts, the Capability Gateway, its agent tasks and evidence packs, and a diagnostics sink. Parts are created lazily where they touch the Runtime (tools register with the
  * port at the first handler, session data asks for its context at first use), so a chat host that
  * uses only state and messages changes nothing in the Runtime.
  *
@@ -14,6 +14,7 @@
  */
 import { LineUpError } from "@lineup/protocol";
 import type { AppPort, RuntimeView } from "@lineup/runtime";
+import { createAgentTasks, createEvidence } from "./agent-tasks.js";
 import { createDiagnostics } from "./diagnostics.js";
 import { createInstanceLifecycle } from "./instance-lifecycle.js";
 import { createSessionData } from "./session-data.js";
@@ -156,6 +157,8 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
       request: (request) =>
         port.requestCapability({ capability: request.capability, purpose: request.purpose, input: request.input ?? null, ...(instance === undefined ? {} : { instance_id: instance.instance_id }) }),
     },
+    agent: createAgentTasks(port, instance, diagnostics),
+    evidence: createEvidence(port, instance),
     diagnostics: { log: (level, message, data) => diagnostics.log(level, message, data), error: (error) => diagnostics.error(error) },
   };
 }

@@ -4,12 +4,14 @@
  * The SDK's shapes, as spec 6 names them: context, state, agent messages and actions (the chat
  * subset), and the parts an app with tools needs — `tools`, `apps` (navigation), `sessionData`,
  * `lifecycle` (the Runtime's, and its instance's phase when the SDK is bound to one), `events`,
- * `artifacts`, `capabilities` and `diagnostics`.
+ * `artifacts`, `capabilities`, `agent` (the app's agent tasks), `evidence` and `diagnostics`.
  */
-import type { ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
+import type { AgentTask, AgentTaskRequest, ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
+import type { AgentTaskHandle } from "@lineup/protocol";
 import type { AgentAppMessage, AgentMessagePage, AppSummary, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
 export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
+export type { AgentTaskHandle };
 
 export interface AppContext {
   readonly app_scope: string;
@@ -370,6 +372,45 @@ export interface AppCapabilityAPI {
   request(request: { readonly capability: string; readonly purpose: string; readonly input?: JsonValue }): Promise<CapabilityResult>;
 }
 
+// --- agent tasks and evidence (docs/protocol.md "In-app agent tasks", feature app.agent-task.v1) --------
+
+/**
+ * The app asks the agent of a conversation for work from its own UI. The conversation is the bound
+ * instance's; a core app's global face (bound to none) names it with `conversation_id`, as `cancelTurn` does.
+ * Refusals reject with the Runtime's `LineUpError` (`capability_not_declared` for an entry the manifest does
+ * not declare, `tool_not_visible`, `idempotency_conflict`, `message_too_large`, `app_disabled`, …), nothing written.
+ */
+export interface AppAgentAPI {
+  /**
+   * Starts a task (one turn of the conversation's session per attempt) and returns its handle. The same
+   * `idempotency_key` with the same request returns the same task. `invalid_params` when no conversation is
+   * given and the SDK is bound to none.
+   */
+  startTask(request: AgentTaskRequest, options?: { readonly conversation_id?: string }): Promise<AgentTaskHandle>;
+  /** This app's tasks, newest first, as stored (they survive a reload and a restart). */
+  tasks(): Promise<AgentTask[]>;
+  /** Follows one of this app's tasks by id; `not_found` for an unknown task or another app's. */
+  task(taskId: string): Promise<AgentTaskHandle>;
+}
+
+/** An evidence pack the AppServer made and stored as an artifact of the conversation (`lineup evidence verify` checks it). */
+export interface AgentEvidenceExport {
+  readonly export_id: string;
+  readonly conversation_id: string;
+  readonly through_seq: number;
+  readonly artifact: ArtifactRef;
+  readonly pack_digest: string;
+}
+
+export interface AppEvidenceAPI {
+  /**
+   * Exports the evidence pack of one of this app's tasks, or of a conversation: the bound instance's, else the
+   * one `conversation_id` names. Online only: offline it rejects `request_cancelled`; `invalid_params` when
+   * no conversation is known.
+   */
+  export(request: { readonly task_id: string } | { readonly conversation: true; readonly conversation_id?: string }): Promise<AgentEvidenceExport>;
+}
+
 export interface LineUpAppRuntimeSDK {
   readonly app: AppContext;
   readonly lifecycle: AppLifecycleAPI;
@@ -382,6 +423,8 @@ export interface LineUpAppRuntimeSDK {
   readonly events: AppEventAPI;
   readonly artifacts: AppArtifactAPI;
   readonly capabilities: AppCapabilityAPI;
+  readonly agent: AppAgentAPI;
+  readonly evidence: AppEvidenceAPI;
   readonly diagnostics: DiagnosticsAPI;
 }
 

@@ -69,7 +69,7 @@ describe("migrations", () => {
     insert.run("device:d", "k-2", "sha-2", '{"ok":true,"result":2}', "t2");
     insert.run("device:d", "k-1", "sha-1", '{"ok":true,"result":1}', "t1");
     insert.run("agent:a", "k-1", "sha-3", '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}', "t3");
-    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0006_idempotency_rowid_table"] });
+    expect(runMigrations(db, MIGRATIONS.slice(0, 6))).toEqual({ ok: true, applied: ["0006_idempotency_rowid_table"] });
     expect(db.prepare("SELECT principal, idempotency_key, body_sha256, outcome FROM idempotency ORDER BY principal, idempotency_key").all()).toEqual([
       { principal: "agent:a", idempotency_key: "k-1", body_sha256: "sha-3", outcome: '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}' },
       { principal: "device:d", idempotency_key: "k-1", body_sha256: "sha-1", outcome: '{"ok":true,"result":1}' },
@@ -80,6 +80,17 @@ describe("migrations", () => {
     expect(db.prepare("INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES ('device:d', 'k-1', 'm', 'x', '{}', 't') ON CONFLICT DO NOTHING").run().changes).toBe(0);
     expect(() => insert.run("device:d", "k-1", "x", "{}", "t")).toThrow(/UNIQUE/);
     expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'idempotency'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
+  });
+
+  it("0007 keeps every artifact, without provenance, and stores provenance from then on", () => {
+    const db = new Database(":memory:");
+    expect(runMigrations(db, MIGRATIONS.slice(0, 6)).ok).toBe(true);
+    db.prepare("INSERT INTO users (user_id, display_name, created_at) VALUES ('u', 'U', 't')").run();
+    db.prepare("INSERT INTO agents (agent_id, name, created_at) VALUES ('a', 'A', 't')").run();
+    db.prepare("INSERT INTO sessions (session_id, app_scope, workspace_id, owner_user_id, agent_id, state, created_at, last_seq, inventory_revision) VALUES ('s', 'chat', 'w', 'u', 'a', 'active', 't', 0, 0)").run();
+    db.prepare("INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at) VALUES ('s', 'a-old', 'n', 'text/plain', 0, 'x', 0, 'complete', 't')").run();
+    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0007_artifact_provenance"] });
+    expect(db.prepare("SELECT artifact_id, provenance FROM artifacts").all()).toEqual([{ artifact_id: "a-old", provenance: null }]);
   });
 
   it("a failing step leaves the file at the step before", () => {

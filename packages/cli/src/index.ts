@@ -2,6 +2,7 @@
 import { agentCommand } from "./commands/agent.js";
 import { buildAppCommand } from "./commands/build-app.js";
 import { chatCommand } from "./commands/chat.js";
+import { evidenceCommand } from "./commands/evidence.js";
 import { keygenCommand, packCommand, signCommand, verifyCommand } from "./commands/bundle.js";
 import { serverCommand } from "./commands/server.js";
 import type { CliIo, Command } from "./io.js";
@@ -16,6 +17,7 @@ export const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly
   pack: { run: packCommand, summary: "pack an app directory into a bundle: pack APP_DIR OUT.lineup" },
   sign: { run: signCommand, summary: "sign a bundle: sign BUNDLE PRIVATE_KEY" },
   verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json" },
+  evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]" },
   "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]" },
 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, createRuntime, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { createFakeClock, createSequentialIds, FakeAppServer } from "@lineup/runtime/testing";
-import { createChatSession } from "../src/commands/chat.js";
+import { createChatSession, renderRow } from "../src/commands/chat.js";
 
 async function until(predicate: () => boolean, ms = 3_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -61,5 +61,21 @@ describe("lineup chat (terminal client on the Runtime)", () => {
     chat.close();
     await runtime.stop();
     await store.close();
+  });
+});
+
+describe("renderRow", () => {
+  it("shows an app's agent task as who asked for what, where it stands, its result and the app's decision", () => {
+    const base = { kind: "app_task", key: "app-task:t-2", seq: 9, task_id: "task-1", turn_id: "t-2", app_scope: "whiteboard", entry: "tidy_board", title: "Tidy the board" } as const;
+    expect(renderRow({ ...base, attempt: 1, state: "waiting_for_user", label: "asking", progress: 0.5 })).toEqual(["whiteboard asked the agent: Tidy the board — waiting for user 50% · asking"]);
+    expect(renderRow({ ...base, attempt: 2, state: "done", output: { summary: "ok" }, decision: { decision: "rejected", reason: "too tight" } })).toEqual([
+      "whiteboard asked the agent: Tidy the board (attempt 2) — done",
+      '  result: {"summary":"ok"}',
+      "  whiteboard rejected it: too tight",
+    ]);
+    expect(renderRow({ ...base, title: undefined, attempt: 1, state: "failed", error: { code: "invalid_result", message: "no layout" } })).toEqual([
+      "whiteboard asked the agent: tidy_board — failed",
+      "  invalid_result: no layout",
+    ]);
   });
 });

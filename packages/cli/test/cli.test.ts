@@ -32,7 +32,8 @@ describe("lineup", () => {
     expect(await runCli(["pack", built, bundle], io)).toBe(0);
     expect(await runCli(["sign", bundle, join(work, "keys", "publisher.key")], io)).toBe(0);
     expect(await runCli(["verify", bundle, join(work, "keys", "publisher.pub.json")], io)).toBe(0);
-    expect(io.lines.at(-1)).toMatch(/^verified whiteboard 1\.1\.0: \d+ files, signed by [0-9a-f]{64}, sha256 [0-9a-f]{64}$/);
+    const { version } = JSON.parse(readFileSync(join(built, "lineup.app.json"), "utf8")) as { version: string };
+    expect(io.lines.at(-1)).toMatch(new RegExp(`^verified whiteboard ${version.replace(/\./g, "\\.")}: \\d+ files, signed by [0-9a-f]{64}, sha256 [0-9a-f]{64}$`));
 
     expect(await runCli(["keygen", join(work, "stranger")], io)).toBe(0);
     const refused = capture();

@@ -10,5 +10,7 @@ export * from "./manifest/index.js";
 export * from "./legacy/index.js";
 export * from "./surface-bridge/index.js";
 export * from "./app-server/index.js";
+export * from "./agent-task.js";
+export * from "./agent-task-follower.js";
 export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";

@@ -23,10 +23,32 @@ describe("projectManifest", () => {
       ],
       capabilities: [],
       events: [],
+      agent_tasks: [],
       required_features: ["app.lifecycle.v1", "app.tools.v1", "surface.state.v1", "app.session-data.v1"],
       storage: { session_data_quota_bytes: null },
       risk: "low",
     });
+  });
+
+  it("lists the agent tasks the app may start, with the tools each may give the agent", () => {
+    const manifest = copy(SPEC_9_EXAMPLE) as AppManifest;
+    manifest.runtime_sdk.optional_features = ["app.agent-task.v1"];
+    manifest.agent_tasks = { entries: [{ id: "tidy_board", title: "Tidy this board", tools: [{ method: "board.create" }, { app_scope: "pomodoro" as never, method: "focus.start" }] }, { id: "plan", title: "Plan" }] };
+    expect(projectManifest(valid(manifest)).agent_tasks).toEqual([
+      { id: "tidy_board", title: "Tidy this board", tools: ["whiteboard/board.create", "pomodoro/focus.start"] },
+      { id: "plan", title: "Plan", tools: [] },
+    ]);
+  });
+
+  it("refuses agent tasks without their feature, or declared twice", () => {
+    const manifest = copy(SPEC_9_EXAMPLE) as AppManifest;
+    manifest.agent_tasks = { entries: [{ id: "tidy_board", title: "Tidy" }] };
+    expect(validateManifest(manifest)).toMatchObject({ ok: false, error: { code: "manifest_invalid", path: "/agent_tasks" } });
+    manifest.runtime_sdk.required_features.push("app.agent-task.v1");
+    manifest.agent_tasks = { entries: [{ id: "tidy_board", title: "Tidy" }, { id: "tidy_board", title: "Again" }] };
+    expect(validateManifest(manifest)).toMatchObject({ ok: false, error: { code: "manifest_invalid", path: "/agent_tasks/entries/1/id" } });
+    manifest.agent_tasks = { entries: [{ id: "tidy_board", title: "Tidy", tools: [{ method: "board.create" }, { app_scope: "whiteboard" as never, method: "board.create" }] }] };
+    expect(validateManifest(manifest)).toMatchObject({ ok: false, error: { code: "manifest_invalid", path: "/agent_tasks/entries/0/tools/1" } });
   });
 
   it("lists capabilities with the app's purpose and the registry's risk, riskiest first, and which tools use them", () => {

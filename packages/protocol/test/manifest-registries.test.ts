@@ -36,6 +36,7 @@ describe("runtime SDK feature registry", () => {
       "artifact.create.v1",
       "artifact.read.v1",
       "capability.request.v1",
+      "app.agent-task.v1",
       "app.diagnostics.v1",
     ];
     for (const name of expected) expect(isRuntimeSdkFeature(name), name).toBe(true);

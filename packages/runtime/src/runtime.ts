@@ -7,6 +7,7 @@
 import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
+import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
 import type { InstanceStatus } from "./apps/instances/lifecycle.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
@@ -33,14 +34,14 @@ import { SyncDriver } from "./communication/sync-driver.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
-import type { Result } from "@lineup/protocol";
+import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
@@ -225,6 +226,42 @@ export interface AppPort {
    * `readArtifact`) only when the artifact cannot be read.
    */
   saveArtifact(request: { readonly artifact_id: string; readonly conversation_id?: string; readonly instance_id?: string }): Promise<CapabilityResult>;
+  /**
+   * Asks the agent for a task (docs/protocol.md "In-app agent tasks"): a durable record created in the same
+   * commit as its `agentSession/turn/start` in the outbox. The conversation is `conversation_id` or that of
+   * `instance_id` (an installed app's surface names its instance; it must be a live instance of this app
+   * bound to a conversation). The same idempotency key and request return the same task; the same key with
+   * another request is `idempotency_conflict`. Refused with nothing written: `app_disabled`,
+   * `capability_not_declared` (no `app.agent-task.v1` feature or no `agent_tasks` entry of that id),
+   * `tool_not_visible` (a requested tool not in the conversation's inventory or not declared for the entry),
+   * `message_too_large` (context or output schema over its limit), `manifest_invalid_tool_schema`,
+   * `not_found` / `not_owner` (an attachment or knowledge artifact the app may not use), `invalid_params`.
+   */
+  startTask(request: AgentTaskRequest, options?: { readonly conversation_id?: string; readonly instance_id?: string }): Promise<AgentTask>;
+  /** This app's tasks, newest first (kept across restarts). */
+  listTasks(): readonly AgentTask[];
+  /** One of this app's tasks; `not_found` for another app's or an unknown one. */
+  getTask(taskId: string): AgentTask;
+  /** Events of one of this app's tasks after `after`, in order, at most `limit` (default 200, at most 500). */
+  taskEvents(taskId: string, after: number, limit?: number): Promise<readonly AgentTaskEvent[]>;
+  /** Cancels, retries, resubmits, accepts or rejects one of this app's tasks; `invalid_state` when its status does not allow it. */
+  controlTask(taskId: string, control: AgentTaskControl): Promise<AgentTask>;
+  /** Each new event of this app's tasks, after the commit that made it, with the task as it then is. */
+  subscribeTasks(listener: (event: AgentTaskEvent, task: AgentTask) => void): Unsubscribe;
+  /**
+   * Exports an evidence pack (`evidence/export` on the AppServer) of one of this app's tasks, or of a conversation
+   * this app serves; online only (`request_cancelled` offline).
+   */
+  exportEvidence(request: { readonly task_id: string } | { readonly conversation_id: string }): Promise<EvidenceExport>;
+}
+
+/** An exported evidence pack: stored on the AppServer as an artifact of the conversation. */
+export interface EvidenceExport {
+  readonly export_id: string;
+  readonly conversation_id: string;
+  readonly through_seq: number;
+  readonly artifact: ArtifactRef;
+  readonly pack_digest: string;
 }
 
 /** An app a person could open (spec 6.2 `AppSummary`). */
@@ -440,6 +477,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
   const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
+  /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
+  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
   /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
   const navigable = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
@@ -486,6 +525,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           toolHub.run(deliveries);
           for (const delivery of deliveries) {
             if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
+            if (delivery.kind === "task.event") taskEvents.emit(delivery);
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);
@@ -720,6 +760,56 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           return artifacts.save(request);
         },
+        async startTask(request, where = {}) {
+          requireEnabled();
+          const conversationId = where.instance_id === undefined ? where.conversation_id : getInstance(state().instances, where.instance_id)?.conversation_id;
+          // The artifacts it names: ones the app may see, shared with the task's conversation (the agent reads them there).
+          const attachments = await resolveTaskArtifacts(artifacts, request?.input?.attachments, conversationId, "/input/attachments");
+          const knowledge = await resolveTaskArtifacts(artifacts, request?.knowledge, conversationId, "/knowledge");
+          return (await requireMailbox().post({ kind: "task.start", app_scope: appScope, request, attachments, knowledge, ...where })) as unknown as AgentTask;
+        },
+        listTasks: () => tasksOf(state().tasks, appScope).map(publicTask),
+        getTask(taskId) {
+          const task = state().tasks.tasks.get(taskId);
+          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
+          return publicTask(task);
+        },
+        async taskEvents(taskId, after, limit = 200) {
+          const task = state().tasks.tasks.get(taskId);
+          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
+          const from = Math.max(0, Math.floor(after));
+          const count = Math.max(1, Math.min(500, Math.floor(limit)));
+          if (from >= task.event_count) return [];
+          const rows = await options.store.range(RUNTIME_COLLECTIONS.taskEvents, { gte: taskEventKey(taskId, from + 1), lte: taskEventKey(taskId, Math.min(task.event_count, from + count)) });
+          return rows.map((row) => row.value as unknown as AgentTaskEvent);
+        },
+        async controlTask(taskId, control) {
+          requireEnabled();
+          const task = state().tasks.tasks.get(taskId);
+          const attachments = control?.op === "resubmit" ? await resolveTaskArtifacts(artifacts, control.input?.attachments, task?.app_scope === appScope ? task.conversation_id : undefined, "/control/input/attachments") : undefined;
+          return (await requireMailbox().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
+        },
+        subscribeTasks(listener) {
+          return taskEvents.subscribe((delivery) => {
+            if (delivery.app_scope === appScope) listener(delivery.event, delivery.task);
+          });
+        },
+        async exportEvidence(request) {
+          requireEnabled();
+          let conversationId: string;
+          let taskId: string | undefined;
+          if ("task_id" in request) {
+            const task = state().tasks.tasks.get(request.task_id);
+            if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${request.task_id}`, { path: "/task_id" });
+            conversationId = task.conversation_id;
+            taskId = task.task_id;
+          } else {
+            conversationId = request.conversation_id;
+            if (!state().conversations.has(conversationId)) throw new LineUpError("conversation_unknown", `no conversation ${conversationId}`, { path: "/conversation_id" });
+          }
+          if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
+          return driver.exportEvidence(conversationId, ids.next("idem"), taskId);
+        },
       };
     },
 
@@ -733,6 +823,26 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   };
   return runtime;
+}
+
+/** The artifacts a task request names, as refs: each must be one the app may see and shared with the task's conversation. */
+async function resolveTaskArtifacts(artifacts: ReturnType<typeof createArtifactAccess>, refs: unknown, conversationId: string | undefined, path: string): Promise<ArtifactRef[]> {
+  if (!Array.isArray(refs) || conversationId === undefined) return [];
+  const resolved: ArtifactRef[] = [];
+  for (const [i, ref] of refs.entries()) {
+    const id = (ref as { artifact_id?: unknown } | null)?.artifact_id;
+    if (typeof id !== "string") throw new LineUpError("invalid_params", `${path}/${i} names no artifact_id`, { path: `${path}/${i}` });
+    let info;
+    try {
+      info = await artifacts.info(id, { conversation_id: conversationId });
+    } catch (error) {
+      const code = error instanceof LineUpError ? error.code : "not_found";
+      throw new LineUpError(code, `the task may not use artifact ${id}: ${error instanceof Error ? error.message : "unknown"}`, { path: `${path}/${i}` });
+    }
+    if (info.conversation_id !== conversationId) throw new LineUpError("not_owner", `artifact ${id} is not shared with the conversation the task goes to`, { path: `${path}/${i}` });
+    resolved.push(info.artifact);
+  }
+  return resolved;
 }
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {

@@ -5,6 +5,8 @@ export type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.
 export { LocalSessionData } from "./local-session-data.js";
 export { replaceWithRetry, SessionDataStore } from "./session-data-store.js";
 export type { AgentMessage, AgentMessageAPI, AgentMessageFilter, StatePatch } from "./agent-messages.js";
+export { TASK_EVENTS_PAGE, type AgentTaskHandle } from "@lineup/protocol";
+export type { AgentTask, AgentTaskEvent, AgentTaskInput, AgentTaskRequest, AgentTaskResult, AgentTaskStatus } from "@lineup/protocol";
 export type { DiagnosticsSink, SurfaceDiagnostic, Unsubscribe } from "./emitter.js";
 export type { BridgePort } from "./port.js";
 export type { HandoverEvent, HandoverSource } from "./handshake.js";

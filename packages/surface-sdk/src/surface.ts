@@ -5,6 +5,8 @@
  */
 import {
   LineUpError,
+  type AgentTask,
+  type AgentTaskRequest,
   type AppInstanceID,
   type ArtifactRef,
   type BridgeHostSnapshot,
@@ -23,6 +25,8 @@ import { waitForHandover, type HandoverSource } from "./handshake.js";
 import { Lifecycle, type AppLifecycleAPI } from "./lifecycle.js";
 import type { BridgePort } from "./port.js";
 import { SessionDataClient, type MiniAppSessionDataAPI } from "./session-data.js";
+import { bridgeTaskSource } from "./agent-tasks.js";
+import { TaskFollower, type AgentTaskHandle } from "@lineup/protocol";
 import { applyThemeVariables } from "./theme.js";
 import type { AgentTools } from "./tools/define.js";
 import { ToolDispatcher } from "./tools/dispatch.js";
@@ -33,6 +37,9 @@ import { ToolDispatcher } from "./tools/dispatch.js";
  * backstop, far beyond the bridge's usual request timeout.
  */
 const CAPABILITY_REQUEST_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+/** An evidence pack is made and stored by the AppServer, which the Runtime asks with its own deadline: a backstop. */
+const EVIDENCE_EXPORT_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** Who the app is and where it runs: the host snapshot (spec 003) as the SDK's `AppContext` (spec 6.1). */
 export type AppContext = BridgeHostSnapshot & { readonly kind: "installed" };
@@ -79,6 +86,22 @@ export interface Surface {
      * instance serves no conversation), `foreground_required` when the app is not in front.
      */
     cancelTurn(): Promise<BridgeResult<"agent.cancel_turn">>;
+    /**
+     * Asks the agent for a task the manifest's `agent_tasks` declares (feature `app.agent-task.v1`), in this
+     * instance's conversation, and returns its handle. The same `idempotency_key` with the same request is the
+     * same task. Rejects with a `LineUpError`: `capability_not_declared` (no feature, or an undeclared entry),
+     * `tool_not_visible`, `idempotency_conflict`, `message_too_large`, `invalid_params`, `app_disabled`, …
+     */
+    startTask(request: AgentTaskRequest): Promise<AgentTaskHandle>;
+    /** This app's tasks, newest first (they survive a reload and a restart). */
+    tasks(): Promise<AgentTask[]>;
+    /** Follows one of this app's tasks by id; `not_found` for an unknown task or another app's. */
+    task(taskId: string): Promise<AgentTaskHandle>;
+  };
+  /** Evidence packs (online only: offline the export is refused `request_cancelled`). */
+  readonly evidence: {
+    /** Exports the pack of one of this app's tasks, or of this instance's conversation; the AppServer stores it as an artifact of the conversation. */
+    export(request: { readonly task_id: string } | { readonly conversation: true }): Promise<BridgeResult<"evidence.export">>;
   };
   readonly capabilities: { request<T extends JsonValue = JsonValue>(request: CapabilityRequest): Promise<CapabilityResult<T>> };
   readonly artifacts: {
@@ -191,6 +214,11 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     sessionData.dispose();
     dispatcher.dispose();
   });
+  const taskSource = bridgeTaskSource(channel);
+  const taskHandle = (task: AgentTask): AgentTaskHandle =>
+    new TaskFollower(task, taskSource, ({ kind, error }) =>
+      diagnostics(kind === "listener_threw" ? { kind: "listener_threw", event: "agent.task_event", error } : { kind: "request_failed", what: "agent.task_events", error }),
+    );
 
   return {
     get app() {
@@ -206,6 +234,13 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     },
     agent: {
       cancelTurn: () => channel.request("agent.cancel_turn", {}),
+      startTask: async (request) => taskHandle((await channel.request("agent.start_task", { request })).task),
+      tasks: async () => (await channel.request("agent.tasks", {})).tasks,
+      // The task as it now is comes with a page of its events; one event is the smallest page.
+      task: async (taskId) => taskHandle((await channel.request("agent.task_events", { task_id: taskId, after: 0, limit: 1 })).task),
+    },
+    evidence: {
+      export: (request) => channel.request("evidence.export", "task_id" in request ? { task_id: request.task_id } : {}, { timeoutMs: EVIDENCE_EXPORT_TIMEOUT_MS }),
     },
     capabilities: {
       request: async <T extends JsonValue>(request: CapabilityRequest) =>

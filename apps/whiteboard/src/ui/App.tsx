@@ -3,10 +3,13 @@
  * picture-in-picture and as an inline card: the board fitted into the frame, read-only (the card
  * in the chat is a static result — spec 6.3).
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { contextFits, tidyContext } from "../model/tidy.js";
 import type { BoardState, BoardStore } from "../store.js";
+import type { TidyTask, TidyView } from "../tidy-task.js";
 import type { FocusTarget } from "../view-patch.js";
 import { BoardCanvas } from "./BoardCanvas.js";
+import { TidyPanel } from "./TidyPanel.js";
 import { Toolbar } from "./Toolbar.js";
 import type { DrawingTool } from "./tools.js";
 import { DRAWING_TOOLS } from "./tools.js";
@@ -24,6 +27,8 @@ export interface AppProps {
   readonly standalone?: boolean;
   /** Subscribes to the agent's requests to bring a region into view (state patches); returns the unsubscribe. */
   readonly onFocusRequest?: (listener: (target: FocusTarget) => void) => () => void;
+  /** "Ask the agent to tidy this board", when the host runs agent tasks (absent: no button). */
+  readonly tidy?: TidyTask;
 }
 
 const STATUS_TEXT: Record<BoardState["status"], string> = { loading: "Loading…", saved: "Saved", saving: "Saving…", error: "Not saved" };
@@ -33,7 +38,7 @@ function inkColor(): string {
   return value.length > 0 ? value : "#1f2328";
 }
 
-export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, onFocusRequest, standalone }: AppProps) {
+export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, onFocusRequest, standalone, tidy }: AppProps) {
   const [state, setState] = useState<BoardState>(store.state);
   const [mode, setMode] = useState<DisplayMode>(initialMode);
   const [tool, setTool] = useState<DrawingTool>("pen");
@@ -51,6 +56,13 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   const [focus, setFocus] = useState<{ target: FocusTarget; key: number } | undefined>(undefined);
   useEffect(() => onFocusRequest?.((target) => setFocus((last) => ({ target, key: (last?.key ?? 0) + 1 }))), [onFocusRequest]);
+  const [tidyView, setTidyView] = useState<TidyView | undefined>(tidy?.view);
+  useEffect(() => {
+    if (tidy === undefined) return;
+    const off = tidy.subscribe(setTidyView);
+    setTidyView(tidy.view);
+    return off;
+  }, [tidy]);
   // The canvas paints with theme colours read at draw time: a theme change must repaint it.
   const [, setThemeVersion] = useState(0);
   useEffect(() => onThemeChange?.(() => setThemeVersion((v) => v + 1)), [onThemeChange]);
@@ -62,6 +74,15 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
   }, [state.board]);
 
   const interactive = mode === "foreground";
+  const stageRef = useRef<HTMLDivElement>(null);
+  const tidyBusy = tidyView !== undefined && (tidyView.phase === "starting" || tidyView.phase === "working" || tidyView.phase === "proposed");
+  const tidyTooBig = useMemo(() => tidy !== undefined && !contextFits(tidyContext(state.board)), [tidy, state.board]);
+  const askTidy = (): void => {
+    if (tidy === undefined) return;
+    // The agent lays the board out for the part the person sees at least.
+    const box = stageRef.current;
+    void tidy.start(tidyContext(store.board, { width: box?.clientWidth ?? 0, height: box?.clientHeight ?? 0 }));
+  };
   const deleteSelection = (): void => {
     if (selection.length === 0) return;
     store.perform({ kind: "remove", ids: selection });
@@ -106,6 +127,18 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
           <span class={`wb-status wb-status-${state.status}`} role="status">
             {standalone === true ? "Not connected to LineUp" : STATUS_TEXT[state.status]}
           </span>
+          {tidy !== undefined && (
+            <button
+              type="button"
+              class="wb-text-button wb-tidy-button"
+              aria-label="Ask the agent to tidy this board"
+              title={tidyTooBig ? "This board has too many items for the agent to tidy in one go" : "Ask the agent to tidy this board"}
+              disabled={tidyBusy || tidyTooBig || state.board.items.length === 0}
+              onClick={askTidy}
+            >
+              Tidy this board
+            </button>
+          )}
         </header>
       )}
       {interactive && (
@@ -128,18 +161,23 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
           onDelete={deleteSelection}
         />
       )}
-      <BoardCanvas
-        store={store}
-        board={state.board}
-        tool={tool}
-        color={color}
-        width={width}
-        interactive={interactive}
-        fit={!interactive}
-        selection={selection}
-        onSelect={setSelection}
-        {...(focus === undefined ? {} : { focus })}
-      />
+      <div class="wb-stage" ref={stageRef}>
+        <BoardCanvas
+          store={store}
+          board={state.board}
+          tool={tool}
+          color={color}
+          width={width}
+          interactive={interactive}
+          fit={!interactive}
+          selection={selection}
+          onSelect={setSelection}
+          {...(focus === undefined ? {} : { focus })}
+        />
+        {interactive && tidy !== undefined && tidyView !== undefined && (
+          <TidyPanel tidy={tidy} view={tidyView} board={state.board} ink={inkColor()} apply={(layout) => store.applyLayout(layout)} />
+        )}
+      </div>
       {!interactive && <div class="wb-card-title">{state.board.title}</div>}
     </div>
   );

@@ -6,7 +6,7 @@
 /** What the agent does on the whiteboard beyond opening it (`demo/whiteboard.ts`). */
 export type BoardAction = "draw" | "read" | "export";
 
-export type AppTargetName = "whiteboard" | "draw-and-guess" | "pomodoro" | "voice";
+export type AppTargetName = "whiteboard" | "draw-and-guess" | "pomodoro" | "voice" | "task-dashboard";
 
 export type DemoIntent =
   | { readonly kind: "open_app"; readonly target: AppTargetName }
@@ -28,6 +28,7 @@ const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] =
   { test: /(?:\b(?:draw|sketch)\b|画).*(?:\b(?:diagram|flow\s*chart|flowchart|flow|chart|steps|boxes)\b|->|→|=>|流程图|示意图)/, intent: { kind: "board", action: "draw" } },
   { test: /white\s*board|白板|sketch\s*pad/, intent: { kind: "open_app", target: "whiteboard" } },
   { test: /pomodoro|focus timer|番茄|\btimer\b|计时/, intent: { kind: "open_app", target: "pomodoro" } },
+  { test: /task\s*(?:dashboard|list)|\bdashboard\b|任务(?:面板|看板|列表)/, intent: { kind: "open_app", target: "task-dashboard" } },
   { test: /voice\s*(?:note|memo|recording)|record(?:ing)?\b.*\b(?:voice|note|memo|audio)|\brecord\b|录音|语音/, intent: { kind: "open_app", target: "voice" } },
   // "Done" in a draw-and-guess round: the person finished drawing and the agent should guess.
   { test: /^\s*(?:ok(?:ay)?\W*)?(?:i[’']?m\s+|i am\s+|all\s+)?(?:done|finished)\b|^\s*guess\b|can you guess|your guess|画好了|画完了|猜吧|你猜/, intent: { kind: "guess_drawing" } },

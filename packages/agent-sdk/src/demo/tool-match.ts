@@ -47,6 +47,7 @@ export const APP_TARGETS: Readonly<Record<AppTargetName, AppTarget>> = {
     verbs: ["request_recording", "record", "start_recording", "start"],
     detach: "waiting_for_user",
   },
+  "task-dashboard": { name: "task-dashboard", label: "task dashboard", installName: "Task Dashboard", scopes: ["task-dashboard"], prefixes: ["tasks."], verbs: ["open"] },
 };
 
 /** True when the tool belongs to the target app: by its app scope or its method prefix. */

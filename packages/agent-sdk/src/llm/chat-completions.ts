@@ -7,7 +7,8 @@
  * same assistant message a JSON answer carries (`completion-stream.ts`), its text handed on as it
  * arrives. A server that answers with JSON anyway is read as JSON. HTTP 429 and 5xx are asked again,
  * a bounded number of times, after the wait `Retry-After` names or the agent's backoff (`RetryPolicy`);
- * the caller's signal aborts the request, the stream and any wait between attempts.
+ * the caller's signal aborts the request, the stream and any wait between attempts. An answer may be asked
+ * for as structured output (`response_format`: a JSON Schema the answer must match, or any JSON object).
  */
 import { LineUpError, decodeJson, type JsonObject, type JsonValue } from "@lineup/protocol";
 import { backoffDelay } from "../backoff.js";
@@ -30,6 +31,16 @@ export type ChatMessage =
 export interface ChatFunctionTool {
   readonly type: "function";
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonObject };
+}
+
+/** How the answer is to be shaped (the `response_format` of the request). */
+export type ResponseFormat =
+  | { readonly type: "json_schema"; readonly json_schema: { readonly name: string; readonly schema: JsonObject; readonly strict?: boolean; readonly description?: string } }
+  | { readonly type: "json_object" };
+
+export interface CompletionOptions {
+  /** Sent as `response_format`: the model is to answer with JSON (matching the schema, for `json_schema`). */
+  readonly responseFormat?: ResponseFormat;
 }
 
 export interface AssistantReply {
@@ -81,7 +92,7 @@ export interface ChatCompletions {
    * `request_cancelled` (aborted), `request_timeout`, `rate_limited` (429 after the retries), `failed`
    * (unreachable, another HTTP error, a stream cut short), `invalid_result` (not the expected shape).
    */
-  complete(messages: readonly ChatMessage[], tools: readonly ChatFunctionTool[], signal?: AbortSignal, onText?: (delta: string) => void): Promise<AssistantReply>;
+  complete(messages: readonly ChatMessage[], tools: readonly ChatFunctionTool[], signal?: AbortSignal, onText?: (delta: string) => void, options?: CompletionOptions): Promise<AssistantReply>;
 }
 
 /**
@@ -257,9 +268,10 @@ export function createChatCompletions(config: ChatCompletionsConfig): ChatComple
   }
 
   return {
-    async complete(messages, tools, signal, onText) {
+    async complete(messages, tools, signal, onText, options = {}) {
       const request: Record<string, unknown> = { model: config.model, messages };
       if (tools.length > 0) request["tools"] = tools;
+      if (options.responseFormat !== undefined) request["response_format"] = options.responseFormat;
       if (config.temperature !== undefined) request["temperature"] = config.temperature;
       if (config.stream !== false) request["stream"] = true;
       const body = JSON.stringify(request);

@@ -1,2 +1,3 @@
 /** The chat (Interaction App) view model, shared by every host that renders a conversation. */
 export * from "./timeline-model.js";
+export * from "./task-output.js";

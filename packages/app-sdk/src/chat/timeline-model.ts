@@ -11,7 +11,13 @@
  * agent's `lineup.message` after the turn's last delta and before the turn's end (the server runs one turn
  * at a time, so it can only be that turn's), else, when the turn completed without one, the completed
  * turn's `text`. A turn that failed or was cancelled keeps what was streamed, marked `cut_short`.
+ *
+ * A turn an app started (`lineup.task.request`: an app's agent task, docs/protocol.md "In-app agent tasks") is
+ * one card instead (`app_task`): which app asked for what, its live status from the turn's `lineup.turn.*`
+ * messages, the text the agent streams, the structured result when the turn completes, and the app's decision
+ * on it (`lineup.task.decision`). Each attempt (a retry, a resubmit) is a turn of its own, so a card of its own.
  */
+import type { JsonValue } from "@lineup/protocol";
 import { CHAT_CARD_TYPES, CHAT_MESSAGE_TYPES } from "@lineup/runtime";
 import type { AgentAppMessage } from "../types.js";
 
@@ -80,8 +86,43 @@ export type TimelineRow =
       /** A Runtime-owned operation (spec 6.3) that ended early: its result says `interrupted`, and why. */
       readonly interrupted?: { readonly reason?: string };
     }
+  | AppTaskRow
   | { readonly kind: "artifact"; readonly key: string; readonly seq: number; readonly artifact_id: string; readonly name: string; readonly mime_type: string; readonly size: number; readonly caption?: string }
   | { readonly kind: "notice"; readonly key: string; readonly seq: number; readonly level: "info" | "warning" | "error"; readonly text: string };
+
+/** Where an app's agent task stands, as its card says it: `stopped` is a cancelled turn, whoever cancelled it. */
+export type AppTaskCardState = "queued" | "working" | "waiting_for_user" | "done" | "failed" | "stopped";
+
+/** One attempt of an app's agent task: one turn of the conversation (key `app-task:<turn_id>`), at its request's seq. */
+export interface AppTaskRow {
+  readonly kind: "app_task";
+  readonly key: string;
+  readonly seq: number;
+  readonly task_id: string;
+  readonly turn_id: string;
+  /** 1 for the first run; a retry or resubmit is the next. */
+  readonly attempt: number;
+  /** The app that asked (the chat shows its name). */
+  readonly app_scope: string;
+  readonly entry: string;
+  readonly title?: string;
+  /** The task's text input. */
+  readonly text?: string;
+  readonly state: AppTaskCardState;
+  /** The agent's latest words on what it does (a working or waiting turn). */
+  readonly label?: string;
+  readonly progress?: number;
+  /** What the agent streamed in the turn, so far. */
+  readonly streamed?: string;
+  /** The structured result, once the turn completed (`describeOutput` reads it for people). */
+  readonly output?: JsonValue;
+  /** The completed turn's text, if it had one. */
+  readonly result_text?: string;
+  /** Why it failed. */
+  readonly error?: { readonly code?: string; readonly message?: string };
+  /** What the app decided on the result. */
+  readonly decision?: { readonly decision: "accepted" | "rejected"; readonly reason?: string };
+}
 
 /**
  * The status line under the conversation. `waiting_for_agent`: the person spoke and the agent has not
@@ -102,6 +143,10 @@ export interface TimelineModel {
   readonly turns: ReadonlyMap<string, TurnFacts>;
   /** The text each turn streamed, by turn id: what its draft message is made of. */
   readonly streams: ReadonlyMap<string, TurnStream>;
+  /** The turns apps started as agent tasks (`lineup.task.request`), by turn id. */
+  readonly task_requests: ReadonlyMap<string, TaskRequest>;
+  /** The apps' decisions on their tasks' results (`lineup.task.decision`), by turn id. */
+  readonly task_decisions: ReadonlyMap<string, TaskDecision>;
   /** Message ids already folded in. */
   readonly seen: ReadonlySet<string>;
   /** The highest seq folded in (the status line follows only newer messages). */
@@ -117,6 +162,27 @@ export interface TurnFacts {
   readonly state: "open" | "ended";
   readonly started?: number;
   readonly stopped?: number;
+  /** The newest thing the agent said it does in the turn: an update, or a card it asked in it (`card`: that card's row key). */
+  readonly activity?: { readonly seq: number; readonly state: "working" | "waiting_for_user"; readonly label?: string; readonly progress?: number; readonly card?: string };
+  /** How the turn ended. */
+  readonly ended?: { readonly seq: number; readonly outcome: "completed" | "failed" | "cancelled"; readonly output?: JsonValue; readonly text?: string; readonly error?: { readonly code?: string; readonly message?: string } };
+}
+
+/** An app's agent task turn, as its `lineup.task.request` says. */
+export interface TaskRequest {
+  readonly seq: number;
+  readonly task_id: string;
+  readonly attempt: number;
+  readonly app_scope: string;
+  readonly entry: string;
+  readonly title?: string;
+  readonly text?: string;
+}
+
+export interface TaskDecision {
+  readonly seq: number;
+  readonly decision: "accepted" | "rejected";
+  readonly reason?: string;
 }
 
 export interface TurnStream {
@@ -128,7 +194,7 @@ export interface TurnStream {
   readonly ended?: { readonly seq: number; readonly outcome: "completed" | "failed" | "cancelled"; readonly text?: string };
 }
 
-export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), streams: new Map(), seen: new Set(), lastSeq: 0 };
+export const EMPTY_TIMELINE: TimelineModel = { rows: [], status: undefined, turns: new Map(), streams: new Map(), task_requests: new Map(), task_decisions: new Map(), seen: new Set(), lastSeq: 0 };
 
 /** How a card of a stopped turn reads: nobody can answer it any more. */
 export const STOPPED_CARD_ANSWER: CardAnswer = { outcome: "stopped", summary: "you stopped the agent" };
@@ -248,6 +314,8 @@ interface Draft {
   status: AgentStatus | undefined;
   turns: Map<string, TurnFacts>;
   streams: Map<string, TurnStream>;
+  task_requests: Map<string, TaskRequest>;
+  task_decisions: Map<string, TaskDecision>;
   seen: Set<string>;
   lastSeq: number;
 }
@@ -272,14 +340,85 @@ function streamRow(rows: readonly TimelineRow[], turnId: string, stream: TurnStr
   return ended === undefined ? { ...base, text: streamed, streaming: true } : { ...base, text: streamed, cut_short: true };
 }
 
-/** Puts the draft row of `turnId` where (and as) its stream now says: removed, replaced or moved to its last piece's seq. */
+/**
+ * Puts the draft row of `turnId` where (and as) its stream now says: removed, replaced or moved to its last
+ * piece's seq. An app's task turn has none: its card shows what it streamed.
+ */
 function placeStream(draft: Draft, turnId: string): void {
   const stream = draft.streams.get(turnId);
   const key = streamKey(turnId);
   const index = draft.rows.findIndex((row) => row.key === key);
   if (index >= 0) draft.rows.splice(index, 1);
-  const row = stream === undefined ? undefined : streamRow(draft.rows, turnId, stream);
+  const row = stream === undefined || draft.task_requests.has(turnId) ? undefined : streamRow(draft.rows, turnId, stream);
   if (row !== undefined) insertRow(draft.rows, row);
+  placeTaskCard(draft, turnId);
+}
+
+const taskCardKey = (turnId: string): string => `app-task:${turnId}`;
+
+/** The card's status: how the turn ended, else what the agent last said it does (a card it asked, answered since, no longer waits). */
+function taskState(rows: readonly TimelineRow[], turn: TurnFacts | undefined, streamed: boolean): AppTaskCardState {
+  const ended = turn?.ended?.outcome;
+  if (ended !== undefined) return ended === "completed" ? "done" : ended === "failed" ? "failed" : "stopped";
+  const activity = turn?.activity;
+  if (activity?.state === "waiting_for_user") {
+    const answered = activity.card !== undefined && rows.some((row) => row.kind === "card" && row.key === activity.card && row.answer !== undefined);
+    return answered ? "working" : "waiting_for_user";
+  }
+  return activity !== undefined || streamed ? "working" : "queued";
+}
+
+/** Puts the card of the task turn `turnId` where (and as) its request, its turn and its decision now say; nothing for another turn. */
+function placeTaskCard(draft: Draft, turnId: string): void {
+  const request = draft.task_requests.get(turnId);
+  if (request === undefined) return;
+  const turn = draft.turns.get(turnId);
+  const streamed = draft.streams.get(turnId)?.deltas.map((d) => d.text).join("") ?? "";
+  const state = taskState(draft.rows, turn, streamed !== "");
+  const activity = state === "working" || state === "waiting_for_user" ? turn?.activity : undefined;
+  const ended = turn?.ended;
+  const decision = draft.task_decisions.get(turnId);
+  const row: AppTaskRow = {
+    kind: "app_task",
+    key: taskCardKey(turnId),
+    seq: request.seq,
+    task_id: request.task_id,
+    turn_id: turnId,
+    attempt: request.attempt,
+    app_scope: request.app_scope,
+    entry: request.entry,
+    ...(request.title === undefined ? {} : { title: request.title }),
+    ...(request.text === undefined ? {} : { text: request.text }),
+    state,
+    ...(activity?.label === undefined ? {} : { label: activity.label }),
+    ...(activity?.progress === undefined ? {} : { progress: activity.progress }),
+    ...(streamed.trim() === "" ? {} : { streamed }),
+    ...(state === "done" && ended?.output !== undefined ? { output: ended.output } : {}),
+    ...(state === "done" && ended?.text !== undefined && ended.text.trim() !== "" ? { result_text: ended.text } : {}),
+    ...(state === "failed" && ended?.error !== undefined ? { error: ended.error } : {}),
+    ...(decision === undefined ? {} : { decision: decision.reason === undefined ? { decision: decision.decision } : { decision: decision.decision, reason: decision.reason } }),
+  };
+  if (!replaceRow(draft.rows, row.key, () => row)) insertRow(draft.rows, row);
+}
+
+/** A card was answered: the task turns that waited on it work again. */
+function placeCardsWaitingOn(draft: Draft, cardKey: string): void {
+  for (const [turnId, turn] of draft.turns) if (turn.activity?.card === cardKey) placeTaskCard(draft, turnId);
+}
+
+/** Records what the agent says it does in a turn, when it is newer than what is known (pages come in any order). */
+function noteActivity(draft: Draft, turnId: string, activity: NonNullable<TurnFacts["activity"]>): void {
+  const known = draft.turns.get(turnId)?.activity;
+  if (known !== undefined && known.seq > activity.seq) return;
+  noteTurn(draft, turnId, { activity });
+}
+
+/** The notice a task turn's end would have shown (it came before the request said whose turn it was): its card says it. */
+function dropEndNotice(draft: Draft, turnId: string): void {
+  const endSeq = draft.turns.get(turnId)?.ended?.seq;
+  if (endSeq === undefined) return;
+  const index = draft.rows.findIndex((row) => row.kind === "notice" && row.seq === endSeq);
+  if (index >= 0) draft.rows.splice(index, 1);
 }
 
 /** Adds a streamed piece at its seq (history pages may bring earlier pieces after later ones). */
@@ -349,26 +488,42 @@ function fold(draft: Draft, message: AgentAppMessage): void {
     }
     case "lineup.turn.update": {
       const delta = str(p["text_delta"]);
-      if (delta !== undefined && delta !== "" && message.turn_id !== undefined && message.sender.kind === "agent") addDelta(draft, message.turn_id, message.seq, delta, message.created_at);
-      if (!newest) break;
       const label = str(p["label"]);
       const state = str(p["status"]);
+      if (message.turn_id !== undefined && (label !== undefined || state !== undefined || num(p["progress"]) !== undefined)) {
+        const progress = clamp01(num(p["progress"]));
+        noteActivity(draft, message.turn_id, { seq: message.seq, state: state === "waiting_for_user" ? "waiting_for_user" : "working", ...(label === undefined ? {} : { label }), ...(progress === undefined ? {} : { progress }) });
+        placeTaskCard(draft, message.turn_id);
+      }
+      if (delta !== undefined && delta !== "" && message.turn_id !== undefined && message.sender.kind === "agent") addDelta(draft, message.turn_id, message.seq, delta, message.created_at);
+      if (!newest) break;
       if (label !== undefined || state !== undefined) status = { state: state === "waiting_for_user" || state === "thinking" ? state : "working", ...(label === undefined ? {} : { label }) };
       break;
     }
-    case "lineup.turn.completed":
+    case "lineup.turn.completed": {
       // The turn's text repeats the agent's last message: the messages are the record, not the turn (only a
       // turn that streamed and sent no message of its own shows its text, in place of the draft).
-      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
-      endStream(draft, message.turn_id, { seq: message.seq, outcome: "completed", ...(str(p["text"]) === undefined ? {} : { text: str(p["text"])! }) });
+      const text = str(p["text"]);
+      if (message.turn_id !== undefined) {
+        const output = p["output"] as JsonValue | undefined;
+        noteTurn(draft, message.turn_id, { state: "ended", ended: { seq: message.seq, outcome: "completed", ...(output === undefined ? {} : { output }), ...(text === undefined ? {} : { text }) } });
+        placeTaskCard(draft, message.turn_id);
+      }
+      endStream(draft, message.turn_id, { seq: message.seq, outcome: "completed", ...(text === undefined ? {} : { text }) });
       if (newest) status = undefined;
       break;
+    }
     case "lineup.turn.cancelled": {
-      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
+      if (message.turn_id !== undefined) {
+        noteTurn(draft, message.turn_id, { state: "ended", ended: { seq: message.seq, outcome: "cancelled" } });
+        placeTaskCard(draft, message.turn_id);
+      }
       endStream(draft, message.turn_id, { seq: message.seq, outcome: "cancelled" });
-      // Stopped by the person (not `interrupted` by a newer message, which speaks for itself).
+      // Stopped by the person (not `interrupted` by a newer message, which speaks for itself). An app's task
+      // says so on its card.
       const stopped = str(p["reason"]) !== "interrupted";
-      if (stopped) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "info", text: "You stopped the agent." });
+      const taskTurn = message.turn_id !== undefined && draft.task_requests.has(message.turn_id);
+      if (stopped && !taskTurn) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "info", text: "You stopped the agent." });
       if (stopped && message.turn_id !== undefined) {
         noteTurn(draft, message.turn_id, { stopped: message.seq });
         closeStoppedCards(draft);
@@ -377,11 +532,52 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       break;
     }
     case "lineup.turn.failed": {
-      if (message.turn_id !== undefined) noteTurn(draft, message.turn_id, { state: "ended" });
+      const error = obj(p["error"]);
+      const code = str(error["code"]);
+      const why = str(error["message"]);
+      if (message.turn_id !== undefined) {
+        noteTurn(draft, message.turn_id, { state: "ended", ended: { seq: message.seq, outcome: "failed", error: { ...(code === undefined ? {} : { code }), ...(why === undefined ? {} : { message: why }) } } });
+        placeTaskCard(draft, message.turn_id);
+      }
       endStream(draft, message.turn_id, { seq: message.seq, outcome: "failed" });
       if (newest) status = undefined;
-      const error = obj(p["error"]);
-      insertRow(rows, { kind: "notice", key, seq: message.seq, level: "error", text: `The agent's turn failed: ${str(error["message"]) ?? str(error["code"]) ?? "unknown error"}` });
+      // An app's task says so on its card.
+      if (message.turn_id === undefined || !draft.task_requests.has(message.turn_id)) insertRow(rows, { kind: "notice", key, seq: message.seq, level: "error", text: `The agent's turn failed: ${why ?? code ?? "unknown error"}` });
+      break;
+    }
+    case "lineup.task.request": {
+      const turnId = str(p["turn_id"]) ?? message.turn_id;
+      const taskId = str(p["task_id"]);
+      const entry = str(p["entry"]);
+      if (turnId === undefined || taskId === undefined || entry === undefined) break;
+      const title = str(p["title"]);
+      const text = str(p["text"]);
+      const attempt = num(p["attempt"]);
+      draft.task_requests.set(turnId, {
+        seq: message.seq,
+        task_id: taskId,
+        attempt: attempt !== undefined && attempt >= 1 ? Math.floor(attempt) : 1,
+        app_scope: str(p["app_scope"]) ?? message.source_app_scope ?? message.app_scope,
+        entry,
+        ...(title === undefined ? {} : { title }),
+        ...(text === undefined ? {} : { text }),
+      });
+      // The turn began here (what a Stop ends); an end or a draft seen before it belongs to the card.
+      noteTurn(draft, turnId, { started: message.seq });
+      closeStoppedCards(draft);
+      dropEndNotice(draft, turnId);
+      placeStream(draft, turnId);
+      break;
+    }
+    case "lineup.task.decision": {
+      const turnId = str(p["turn_id"]);
+      const decision = str(p["decision"]);
+      if (turnId === undefined || (decision !== "accepted" && decision !== "rejected")) break;
+      const known = draft.task_decisions.get(turnId);
+      if (known !== undefined && known.seq > message.seq) break;
+      const reason = str(p["reason"]);
+      draft.task_decisions.set(turnId, { seq: message.seq, decision, ...(reason === undefined ? {} : { reason }) });
+      placeTaskCard(draft, turnId);
       break;
     }
     case "lineup.task.progress": {
@@ -406,6 +602,11 @@ function fold(draft: Draft, message: AgentAppMessage): void {
       const answer = message.answer !== undefined ? summarizeAnswer(card, message.answer) : inStoppedTurn(draft.turns, message.seq) ? STOPPED_CARD_ANSWER : undefined;
       insertRow(rows, { kind: "card", key, seq: message.seq, message_id: message.message_id, card, ...(answer === undefined ? {} : { answer }) });
       if (newest && answer === undefined) status = { state: "waiting_for_user" };
+      // A card the agent asked in a turn: that turn waits for the person (until the card is answered).
+      if (message.turn_id !== undefined) {
+        noteActivity(draft, message.turn_id, { seq: message.seq, state: "waiting_for_user", card: key });
+        placeTaskCard(draft, message.turn_id);
+      }
       break;
     }
     case "lineup.action.responded": {
@@ -418,6 +619,7 @@ function fold(draft: Draft, message: AgentAppMessage): void {
         const text = str(response["text"]);
         const answer = summarizeAnswer(row.card, { outcome: str(response["outcome"]) ?? "answered", ...(choiceIds === undefined ? {} : { choice_ids: choiceIds }), ...(text === undefined ? {} : { text }) });
         rows[index] = { ...row, answer };
+        placeCardsWaitingOn(draft, row.key);
       }
       break;
     }
@@ -513,6 +715,8 @@ export function foldMessages(model: TimelineModel, messages: Iterable<AgentAppMe
     status: model.status,
     turns: new Map(model.turns),
     streams: new Map(model.streams),
+    task_requests: new Map(model.task_requests),
+    task_decisions: new Map(model.task_decisions),
     seen: new Set(model.seen),
     lastSeq: model.lastSeq,
   };
@@ -526,8 +730,11 @@ export function foldMessage(model: TimelineModel, message: AgentAppMessage): Tim
 
 /** Marks a card answered locally (before, or without, a server echo of the answer). */
 export function markAnswered(model: TimelineModel, messageId: string, answer: CardAnswer): TimelineModel {
-  const rows = model.rows.slice();
-  return replaceRow(rows, `m:${messageId}`, (row) => (row.kind === "card" ? { ...row, answer } : row)) ? { ...model, rows } : model;
+  const key = `m:${messageId}`;
+  const draft: Draft = { ...model, rows: model.rows.slice(), turns: new Map(model.turns), streams: new Map(model.streams), task_requests: new Map(model.task_requests), task_decisions: new Map(model.task_decisions), seen: new Set(model.seen) };
+  if (!replaceRow(draft.rows, key, (row) => (row.kind === "card" ? { ...row, answer } : row))) return model;
+  placeCardsWaitingOn(draft, key);
+  return draft;
 }
 
 /** The answer that accepts (`yes`) or declines a confirm card, in the form its answer path expects. */

@@ -1,9 +1,11 @@
 /**
  * Chunked artifact upload and ranged reads. Chunks must arrive in order (offset = bytes received);
  * the chunk that reaches `size` is checked against the declared SHA-256 before the artifact exists.
+ * A device's upload may carry the provenance of the app that made it: fixed by the first chunk,
+ * repeated by every chunk, recorded in `artifact.added` (and so in evidence packs).
  */
-import type { JsonObject, MethodParams, MethodResult } from "@lineup/protocol";
-import { appendChunk, completeArtifact, findArtifact, joinedChunks, readArtifactRange, startUpload, toArtifactRef } from "../store/artifacts.js";
+import { canonicalJson, type JsonObject, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
+import { appendChunk, completeArtifact, findArtifact, joinedChunks, provenanceOf, readArtifactRange, startUpload, toArtifactRef } from "../store/artifacts.js";
 import { sha256Hex } from "../store/principals.js";
 import { actorOf, refuse, visibleSession, type CallContext, sessionPrecheck } from "./context.js";
 
@@ -12,16 +14,18 @@ export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put
   return services.idempotent.run(principal, "artifact/put", params, (w): MethodResult<"artifact/put"> => {
     const { session_id: sessionId, artifact_id: artifactId } = params;
     const bytes = Buffer.from(params.data, "base64");
+    const provenance = params.provenance === undefined ? null : canonicalJson(params.provenance as unknown as JsonValue);
     let row = findArtifact(w.db, sessionId, artifactId);
     if (row === undefined) {
       if (params.offset !== 0) throw refuse("invalid_state", `no upload of ${artifactId} yet: start at offset 0`, "/offset");
-      startUpload(w.db, { session_id: sessionId, artifact_id: artifactId, name: params.name, mime_type: params.mime_type, size: params.size, sha256: params.sha256 }, w.now);
+      startUpload(w.db, { session_id: sessionId, artifact_id: artifactId, name: params.name, mime_type: params.mime_type, size: params.size, sha256: params.sha256, provenance }, w.now);
       row = findArtifact(w.db, sessionId, artifactId)!;
     } else {
       if (row.state === "complete") throw refuse("invalid_state", `artifact ${artifactId} is already complete`, "/artifact_id");
       if (row.name !== params.name || row.mime_type !== params.mime_type || row.size !== params.size || row.sha256 !== params.sha256) {
         throw refuse("invalid_state", `artifact ${artifactId} is being uploaded with other name, type, size or sha256`, "/artifact_id");
       }
+      if (row.provenance !== provenance) throw refuse("invalid_state", `artifact ${artifactId} is being uploaded with other provenance`, "/provenance");
     }
     if (params.offset !== row.received) throw refuse("invalid_state", `expected offset ${row.received}`, "/offset");
     if (bytes.byteLength > 0) appendChunk(w.db, sessionId, artifactId, params.offset, bytes);
@@ -31,7 +35,10 @@ export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put
     if (sha256Hex(content) !== params.sha256) throw refuse("invalid_params", "the content does not match sha256; start over with a new artifact_id", "/sha256");
     completeArtifact(w.db, sessionId, artifactId, content);
     const artifact = toArtifactRef(row);
-    const event = w.append(sessionId, "artifact.added", actorOf(principal), { artifact: artifact as unknown as JsonObject });
+    const stored = provenanceOf(row);
+    const data: JsonObject = { artifact: artifact as unknown as JsonObject };
+    if (stored !== undefined) data["provenance"] = stored as unknown as JsonObject;
+    const event = w.append(sessionId, "artifact.added", actorOf(principal), data);
     return { artifact_id: artifactId, received, complete: true, artifact, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }

@@ -2,7 +2,7 @@
  * Artifacts: an upload collects chunks until `size` bytes arrived; completing it joins the chunks
  * into one content blob. Reads are byte ranges of complete artifacts.
  */
-import type { ArtifactRef } from "@lineup/protocol";
+import type { ArtifactRef, Provenance } from "@lineup/protocol";
 import type { Db } from "./database.js";
 import { stmt } from "./statements.js";
 
@@ -15,6 +15,8 @@ export interface ArtifactRow {
   readonly sha256: string;
   readonly received: number;
   readonly state: "uploading" | "complete";
+  /** Canonical JSON of the upload's provenance; null without one. */
+  readonly provenance: string | null;
 }
 
 export function toArtifactRef(row: Pick<ArtifactRow, "artifact_id" | "name" | "mime_type" | "size" | "sha256">): ArtifactRef {
@@ -22,14 +24,14 @@ export function toArtifactRef(row: Pick<ArtifactRow, "artifact_id" | "name" | "m
 }
 
 export function findArtifact(db: Db, sessionId: string, artifactId: string): ArtifactRow | undefined {
-  return stmt(db, "SELECT session_id, artifact_id, name, mime_type, size, sha256, received, state FROM artifacts WHERE session_id = ? AND artifact_id = ?").get(
+  return stmt(db, "SELECT session_id, artifact_id, name, mime_type, size, sha256, received, state, provenance FROM artifacts WHERE session_id = ? AND artifact_id = ?").get(
     sessionId,
     artifactId,
   ) as ArtifactRow | undefined;
 }
 
 export function startUpload(db: Db, row: Omit<ArtifactRow, "received" | "state">, createdAt: string): void {
-  stmt(db, "INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, 'uploading', ?)").run(
+  stmt(db, "INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at, provenance) VALUES (?, ?, ?, ?, ?, ?, 0, 'uploading', ?, ?)").run(
     row.session_id,
     row.artifact_id,
     row.name,
@@ -37,7 +39,13 @@ export function startUpload(db: Db, row: Omit<ArtifactRow, "received" | "state">
     row.size,
     row.sha256,
     createdAt,
+    row.provenance,
   );
+}
+
+/** The upload's provenance, as stored. */
+export function provenanceOf(row: Pick<ArtifactRow, "provenance">): Provenance | undefined {
+  return row.provenance === null ? undefined : (JSON.parse(row.provenance) as Provenance);
 }
 
 export function appendChunk(db: Db, sessionId: string, artifactId: string, offset: number, data: Buffer): void {

@@ -200,6 +200,12 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE idempotency_rowid RENAME TO idempotency;
       `),
   },
+  {
+    // The app that produced an artifact (its version and bundle digest), as the device gave it with the
+    // upload: canonical JSON, or NULL for an artifact uploaded without provenance.
+    name: "0007_artifact_provenance",
+    up: (db) => db.exec("ALTER TABLE artifacts ADD COLUMN provenance TEXT"),
+  },
 ];
 
 /** Applies the missing steps in order. Never throws for a refused file; returns why. */

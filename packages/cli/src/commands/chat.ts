@@ -36,6 +36,15 @@ export function renderRow(row: TimelineRow): string[] {
       return [`task ${row.title}: ${row.state}${row.progress === undefined ? "" : ` ${Math.round(row.progress * 100)}%`}${row.detail === undefined ? "" : ` — ${row.detail}`}`];
     case "tool":
       return [`tool ${(row.title ?? row.tool_title) === undefined ? row.app_scope : `${row.title ?? row.tool_title} in ${row.app_scope}`} (${row.call_id}): ${row.interrupted === undefined ? row.phase : "stopped"}${row.stage === undefined ? "" : ` · ${row.stage}`}${row.code === undefined ? "" : ` · ${row.code}`}${row.interrupted?.reason === undefined ? "" : ` — ${row.interrupted.reason}`}`];
+    case "app_task": {
+      const head = `${row.app_scope} asked the agent: ${row.title ?? row.entry}${row.attempt > 1 ? ` (attempt ${row.attempt})` : ""} — ${row.state.replace(/_/g, " ")}`;
+      const lines = [`${head}${row.progress === undefined ? "" : ` ${Math.round(row.progress * 100)}%`}${row.label === undefined ? "" : ` · ${row.label}`}`];
+      if (row.result_text !== undefined) lines.push(`  ${row.result_text}`);
+      else if (row.output !== undefined) lines.push(`  result: ${JSON.stringify(row.output)}`);
+      if (row.error?.message !== undefined) lines.push(`  ${row.error.code ?? "failed"}: ${row.error.message}`);
+      if (row.decision !== undefined) lines.push(`  ${row.app_scope} ${row.decision.decision} it${row.decision.reason === undefined ? "" : `: ${row.decision.reason}`}`);
+      return lines;
+    }
     case "artifact":
       return [`artifact ${row.name} (${row.mime_type}, ${row.size} bytes)${row.caption === undefined ? "" : ` — ${row.caption}`}`];
     case "notice":

@@ -14,12 +14,16 @@
  *   conversation, which the Runtime stops only while the instance is in front;
  * - `agent_message.*` is the instance's view of the app inbox (`inbox-bridge.ts`): state patches and the
  *   agent messages the manifest subscribes to, acknowledged by the app.
+ * - `agent.start_task`, `agent.tasks`, `agent.task_events`, `agent.task_control` and `evidence.export` are the
+ *   app's agent tasks (feature `app.agent-task.v1`, which the manifest must list, else `capability_not_declared`):
+ *   a task starts in this instance's conversation, the others see only this app's tasks (the port is the app's),
+ *   and every new event of the app's tasks is pushed to each of its surfaces as `agent.task_event`.
  *
  * A surface that fails — it never became ready, or it died later (left its page, stopped responding: the
  * surface host's `dead`) — is reported to the Runtime once as `instances.failed`, which ends the calls the
  * instance still held with `handler_failed`, and to the owner once through `onFailed`.
  */
-import { base64ToBytes, bytesToBase64, LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { AGENT_TASK_FEATURE, RUNTIME_SDK_FEATURES, base64ToBytes, bytesToBase64, LineUpError, type AgentTaskControl, type AgentTaskRequest, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { surfaceFrameOf } from "./inbox-bridge.js";
@@ -74,9 +78,28 @@ function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: Display
     // Declared capabilities may be requested; the gateway decides each request (and says why it refuses one).
     capabilities: (manifest.capabilities ?? []).map((c: { name: string }) => ({ capability: c.name, available: true })) as BridgeHostSnapshot["capabilities"],
     granted_permissions: [],
-    sdk: { api_version: "1", features: manifest.runtime_sdk.required_features },
+    sdk: { api_version: "1", features: negotiatedFeatures(manifest) },
   } as unknown) as BridgeHostSnapshot;
 }
+
+/**
+ * The features the app gets here: what it requires (it would not run otherwise) and what it may use if offered
+ * (this host offers every feature of the protocol), so an app can tell whether, say, agent tasks are available.
+ */
+function negotiatedFeatures(manifest: AppManifest): string[] {
+  const optional = (manifest.runtime_sdk.optional_features ?? []).filter((feature) => Object.prototype.hasOwnProperty.call(RUNTIME_SDK_FEATURES, feature) && !manifest.runtime_sdk.required_features.includes(feature));
+  return [...manifest.runtime_sdk.required_features, ...optional];
+}
+
+/** Whether the manifest lists the agent task feature, required or optional: only then may the app use its methods. */
+function declaresAgentTasks(manifest: AppManifest): boolean {
+  return manifest.runtime_sdk.required_features.includes(AGENT_TASK_FEATURE) || (manifest.runtime_sdk.optional_features ?? []).includes(AGENT_TASK_FEATURE);
+}
+
+const AGENT_TASK_METHODS: ReadonlySet<BridgeMethodName> = new Set(["agent.start_task", "agent.tasks", "agent.task_events", "agent.task_control", "evidence.export"]);
+
+/** The most tasks `agent.tasks` answers with (the result's schema bound): the newest. */
+const LISTED_TASKS = 500;
 
 /** A refusal the bridge sends back as `{ code, message }`. */
 function refusal(code: ConstructorParameters<typeof LineUpError>[0], message: string): { code: string; message: string } {
@@ -115,8 +138,10 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   const surface = (async (): Promise<MountedSurface> => {
     const entry = await runtime.instances.entry(instance.instance_id);
     if (disposed) throw new LineUpError("request_cancelled", "the instance went away while loading");
+    const agentTasks = declaresAgentTasks(entry.manifest);
     const handlers = {
       async request(method: BridgeMethodName, params: unknown): Promise<unknown> {
+        if (AGENT_TASK_METHODS.has(method) && !agentTasks) throw refusal("capability_not_declared", `${instance.app_scope} does not list ${AGENT_TASK_FEATURE} in its manifest's runtime_sdk features, so it may not ask the agent for tasks`);
         switch (method) {
           case "session_data.get":
             return unwrap(await sessionData.get());
@@ -185,6 +210,30 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
             const receipt = await port.cancelTurn(instance.conversation_id, instance.instance_id).catch(rethrow);
             // The receipt without the key of the device's own write to the AppServer: that is not the app's.
             return { receipt_id: receipt.receipt_id, conversation_id: receipt.conversation_id, accepted_at: receipt.accepted_at, status: receipt.status };
+          }
+          case "agent.start_task": {
+            // Always in this instance's conversation; the Runtime checks the entry, the tools and the limits.
+            const p = params as { request: AgentTaskRequest };
+            return { task: await port.startTask(p.request, { instance_id: instance.instance_id }).catch(rethrow) };
+          }
+          case "agent.tasks":
+            return { tasks: (await settle(() => port.listTasks())).slice(0, LISTED_TASKS) };
+          case "agent.task_events": {
+            const p = params as { task_id: string; after: number; limit?: number };
+            // The task is read before its events: every event it counts is then in the page (the SDK relies on it).
+            const task = await settle(() => port.getTask(p.task_id));
+            return { task, events: await settle(() => port.taskEvents(p.task_id, p.after, p.limit)) };
+          }
+          case "agent.task_control": {
+            const p = params as { task_id: string; control: AgentTaskControl };
+            return { task: await port.controlTask(p.task_id, p.control).catch(rethrow) };
+          }
+          case "evidence.export": {
+            // One of the app's tasks, or this instance's conversation (never one the app names).
+            const p = params as { task_id?: string };
+            if (p.task_id === undefined && instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so it has no evidence to export");
+            const exported = await port.exportEvidence(p.task_id !== undefined ? { task_id: p.task_id } : { conversation_id: instance.conversation_id! }).catch(rethrow);
+            return { export_id: exported.export_id, conversation_id: exported.conversation_id, through_seq: exported.through_seq, artifact: exported.artifact, pack_digest: exported.pack_digest };
           }
           case "app.launch": {
             const p = params as { app_scope: string; entrypoint?: string };
@@ -299,6 +348,8 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
       scheme?.removeEventListener("change", pushTheme);
       globalThis.removeEventListener("languagechange", pushLocale);
     });
+    // Each new event of the app's tasks reaches every surface of the app (an SDK drops what it already has).
+    if (agentTasks) cleanup.push(port.subscribeTasks((event, task) => mountedSurface.event("agent.task_event", { event, task } as never)));
     // Tool calls for this instance travel as `tool.invoke`; the app's immediate outcome is reported at once.
     cleanup.push(
       port.registerToolHandler(
@@ -382,6 +433,15 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
 function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T {
   if (result.ok) return result.value;
   throw { code: result.error.code, message: result.error.message };
+}
+
+/** Runs a port call (which may throw at once or reject), refusals in the bridge's shape. */
+async function settle<T>(call: () => T | Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    rethrow(error);
+  }
 }
 
 function rethrow(error: unknown): never {

@@ -218,7 +218,7 @@ export const APP_SERVER_METHODS = {
     write: true,
     params: S.AppServerArtifactPutParamsSchema,
     result: S.AppServerArtifactPutResultSchema,
-    errors: [...WRITE_ERRORS, "session_not_found", "invalid_state"],
+    errors: [...WRITE_ERRORS, "session_not_found", "invalid_state", "forbidden"],
     description: "Uploads an artifact chunk; the completing chunk verifies SHA-256 and records artifact.added.",
   },
   "artifact/read": {
@@ -236,8 +236,8 @@ export const APP_SERVER_METHODS = {
     write: true,
     params: S.AppServerEvidenceExportParamsSchema,
     result: S.AppServerEvidenceExportResultSchema,
-    errors: [...WRITE_ERRORS, "session_not_found", "cursor_invalid"],
-    description: "Exports events 1…through_seq and the artifact hashes as a lineup.evidence.v1 pack artifact; records evidence.exported.",
+    errors: [...WRITE_ERRORS, "session_not_found", "cursor_invalid", "not_found"],
+    description: "Exports events 1…through_seq (or 1…an agent task's last event) and the artifact hashes as a lineup.evidence.v1 pack artifact with package provenance; records evidence.exported.",
   },
 } as const satisfies Record<string, MethodSpec>;
 
@@ -321,4 +321,5 @@ export const SERVER_FEATURES = [
   { name: "program-order", version: "1", description: "Pipelined requests of one connection take effect in the order sent: a later request sees every earlier write" },
   { name: "agent.presence", version: "1", description: "agentSession/presence to a device's subscriptions: whether the session's bound agent is connected, at the start and on each change" },
   { name: "ordered-writes", version: "1", description: "after_key on a write: applied only once the caller's write with that idempotency key has a stored outcome, else refused with predecessor_pending (nothing stored)" },
+  { name: "evidence.tasks", version: "1", description: "Evidence packs list the package provenance of tasks, tool results and artifacts; evidence/export with task_id scopes a pack to one agent task" },
 ] as const;

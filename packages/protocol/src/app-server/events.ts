@@ -20,6 +20,7 @@ import {
   AGENT_STATUSES,
   ArtifactRefRef,
   ErrorInfoSchema,
+  ProvenanceRef,
   RecordRef,
   SeqSchema,
   Sha256HexSchema,
@@ -100,12 +101,16 @@ export const InventoryPublishedDataSchema = eventData("inventory.published", {
 
 export const ArtifactAddedDataSchema = eventData("artifact.added", {
   artifact: ArtifactRefRef(),
+  /** The app that produced it, when the device uploaded it with provenance. */
+  provenance: Type.Optional(ProvenanceRef()),
 });
 
 export const EvidenceExportedDataSchema = eventData("evidence.exported", {
   export_id: OpaqueIdSchema(),
   /** The pack covers events 1 … through_seq; this event itself is not in it. */
   through_seq: SeqSchema(),
+  /** For a task-scoped export: the task. */
+  task_id: Type.Optional(OpaqueIdSchema()),
   artifact: ArtifactRefRef(),
   pack_digest: Sha256HexSchema(),
 });

@@ -8,6 +8,10 @@
  *   over the ASCII of the two hex strings; `head_chain` is the last link.
  * - Each artifact carries its reference (with the SHA-256 of its content) and, when exported with
  *   data, its content as base64.
+ * - `provenance` lists the package provenance of every agent task, tool result and artifact an app
+ *   produced in the events (`evidenceProvenance`); a task-scoped pack's `scope` names the task and its
+ *   turns, and its events end at the task's last event (`taskEventsOf`). Both are computed from the
+ *   events, so a verifier recomputes them.
  * - `digest` is the SHA-256 of the canonical JSON of the whole pack without `digest`.
  *
  * The hash function is injected (WebCrypto is asynchronous, Node's is not), so this module does
@@ -23,6 +27,7 @@ import type { ArtifactRef } from "../envelope/types.js";
 import type { SessionEvent } from "./events.js";
 import { ActorSchema, ArtifactRefRef, BASE64_PATTERN, CursorSchema, RecordRef, Sha256HexSchema, type Session } from "./records.js";
 import { base64ToBytes } from "./base64.js";
+import { EvidenceProvenanceEntrySchema, evidenceProvenance, taskEventsOf, type EvidenceProvenanceEntry } from "./evidence-provenance.js";
 
 export const EVIDENCE_FORMAT = "lineup.evidence.v1";
 export const EVIDENCE_MIME_TYPE = "application/vnd.lineup.evidence+json";
@@ -35,6 +40,14 @@ export const EvidencePackSchema = Closed(
     exported_at: TimestampSchema(),
     exported_by: ActorSchema,
     session: RecordRef<Session>("app-server.session"),
+    /** Absent: the session's events 1…through_seq. Present: one agent task's, ending at its last event. */
+    scope: Type.Optional(
+      Closed({
+        task_id: OpaqueIdSchema(),
+        /** The task's turns in the events (one per attempt), in the order they started. */
+        turn_ids: Type.Array(OpaqueIdSchema(), { minItems: 1, maxItems: 1000 }),
+      }),
+    ),
     through_seq: CursorSchema(),
     events: Type.Array(
       Closed({
@@ -51,11 +64,14 @@ export const EvidencePackSchema = Closed(
         data: Type.Optional(Type.String({ pattern: BASE64_PATTERN })),
       }),
     ),
+    /** Who made what: computed from the events (`evidenceProvenance`), in seq order. */
+    provenance: Type.Array(EvidenceProvenanceEntrySchema),
     digest: Sha256HexSchema(),
   },
   { $id: schemaId("app-server.evidence-pack"), title: "Evidence pack lineup.evidence.v1" },
 );
 export type EvidencePack = Static<typeof EvidencePackSchema>;
+export type EvidenceScope = NonNullable<EvidencePack["scope"]>;
 
 /** SHA-256 as lowercase hex of the bytes (UTF-8 for a string). */
 export type Sha256Hex = (input: string | Uint8Array) => string;
@@ -173,6 +189,8 @@ export interface EvidenceInput {
   /** Events 1…n in order. */
   readonly events: readonly SessionEvent[];
   readonly artifacts: ReadonlyArray<{ artifact: ArtifactRef; data?: string }>;
+  /** For a task's pack: the task and its turns (`taskEventsOf` over the events), the events ending at its last one. */
+  readonly scope?: EvidenceScope;
 }
 
 /** Builds a pack (pure, given the hash). The caller stores its canonical JSON as the pack artifact. */
@@ -189,10 +207,12 @@ export function buildEvidencePack(input: EvidenceInput, sha256Hex: Sha256Hex): E
     exported_at: input.exported_at,
     exported_by: input.exported_by,
     session: input.session,
+    ...(input.scope === undefined ? {} : { scope: { task_id: input.scope.task_id, turn_ids: [...input.scope.turn_ids] } }),
     through_seq: input.events.length === 0 ? 0 : input.events[input.events.length - 1]!.seq,
     events,
     head_chain: chain,
     artifacts: input.artifacts.map((a) => (a.data === undefined ? { artifact: a.artifact } : { artifact: a.artifact, data: a.data })),
+    provenance: evidenceProvenance(input.events),
   } as const;
   return { ...body, digest: sha256Hex(canonicalJson(body as unknown as JsonValue)) } as EvidencePack;
 }
@@ -208,8 +228,10 @@ export interface EvidenceSummary {
 /**
  * Verifies a pack: its schema, events 1…through_seq of its session in order, every event hash,
  * the chain, every artifact's size and SHA-256 (when its data is present), that every
- * `artifact.added` event's artifact is in the pack, and the digest. The first problem is refused
- * with `evidence_invalid` (or `invalid_params` for a schema problem) and a JSON Pointer.
+ * `artifact.added` event's artifact is in the pack, that the provenance list is the one the events
+ * give, for a task's pack that `scope.turn_ids` are exactly the task's turns in the events and that
+ * the events end at the task's last event, and the digest. The first problem is refused with
+ * `evidence_invalid` (or `invalid_params` for a schema problem) and a JSON Pointer.
  */
 export function verifyEvidencePack(value: unknown, sha256Hex: Sha256Hex): Result<EvidenceSummary> {
   const validator = EvidencePackSchema.$id === undefined ? undefined : validators[EvidencePackSchema.$id];
@@ -245,7 +267,41 @@ export function verifyEvidencePack(value: unknown, sha256Hex: Sha256Hex): Result
     const found = listed.get(ref.artifact_id);
     if (found === undefined || found.sha256 !== ref.sha256) return fail("evidence_invalid", `artifact ${ref.artifact_id} of seq ${entry.event.seq} is missing from the pack`, `/events/${i}/event/data/artifact`);
   }
+  const events = pack.events.map((entry) => entry.event);
+  const provenance = checkProvenance(pack.provenance, evidenceProvenance(events));
+  if (!provenance.ok) return provenance;
+  if (pack.scope !== undefined) {
+    const scope = checkScope(pack.scope, events, pack.through_seq);
+    if (!scope.ok) return scope;
+  }
   const { digest, ...body } = pack;
   if (sha256Hex(canonicalJson(body as unknown as JsonValue)) !== digest) return fail("evidence_invalid", "the digest does not match the pack", "/digest");
   return ok({ session_id: sessionId, through_seq: pack.through_seq, events: pack.events.length, artifacts: pack.artifacts.length, artifacts_with_data: withData });
+}
+
+const describeEntry = (e: EvidenceProvenanceEntry): string => `${e.kind} ${e.subject} at seq ${e.seq}`;
+
+/** The pack's provenance list against the one its events give; the first difference is refused. */
+function checkProvenance(listed: readonly EvidenceProvenanceEntry[], computed: readonly EvidenceProvenanceEntry[]): Result<void> {
+  for (let i = 0; i < Math.max(listed.length, computed.length); i++) {
+    const have = listed[i];
+    const want = computed[i];
+    if (have === undefined) return fail("evidence_invalid", `the events give provenance for ${describeEntry(want!)}, which the pack does not list`, `/provenance/${i}`);
+    if (want === undefined) return fail("evidence_invalid", `the pack lists provenance for ${describeEntry(have)}, which no event gives`, `/provenance/${i}`);
+    if (canonicalJson(have as unknown as JsonValue) !== canonicalJson(want as unknown as JsonValue)) {
+      return fail("evidence_invalid", `provenance entry ${i} is not the one the events give for ${describeEntry(want)}`, `/provenance/${i}`);
+    }
+  }
+  return ok(undefined);
+}
+
+/** A task's pack: its turns are exactly the task's turns in the events, and the events end at the task's last one. */
+function checkScope(scope: EvidenceScope, events: readonly SessionEvent[], throughSeq: number): Result<void> {
+  const task = taskEventsOf(events, scope.task_id);
+  if (task.turn_ids.length === 0) return fail("evidence_invalid", `no turn of task ${scope.task_id} is in the pack`, "/scope/task_id");
+  if (task.turn_ids.length !== scope.turn_ids.length || task.turn_ids.some((id, i) => scope.turn_ids[i] !== id)) {
+    return fail("evidence_invalid", `the task's turns in the events are ${task.turn_ids.join(", ")}, the scope names ${scope.turn_ids.join(", ")}`, "/scope/turn_ids");
+  }
+  if (task.last_seq !== throughSeq) return fail("evidence_invalid", `the task's last event is seq ${task.last_seq}, but the pack runs through ${throughSeq}`, "/through_seq");
+  return ok(undefined);
 }

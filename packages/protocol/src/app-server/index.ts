@@ -6,6 +6,7 @@ export * from "./catalogue.js";
 export * from "./jsonrpc.js";
 export * from "./validate.js";
 export * from "./evidence.js";
+export * from "./evidence-provenance.js";
 export * from "./base64.js";
 
 export { APP_SERVER_SCHEMAS } from "./all-schemas.js";

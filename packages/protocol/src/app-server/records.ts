@@ -21,6 +21,7 @@ import {
   schemaId,
 } from "../schema-kit.js";
 import type { ArtifactRef } from "../envelope/types.js";
+import type { Provenance, TaskTurnOptions } from "../agent-task.js";
 import { RISK_LEVELS } from "../manifest/capabilities.js";
 import { ACTIVATION_REQUIREMENTS, CALL_MODELS } from "../manifest/schemas.js";
 
@@ -60,6 +61,15 @@ const Label = () => Type.String({ minLength: 1, maxLength: 200 });
 /** A reference to a `$id`-ed record, typed as the record. */
 export const RecordRef = <T>(name: string) => Type.Unsafe<T>(Type.Ref(schemaId(name)));
 export const ArtifactRefRef = () => RecordRef<ArtifactRef>("artifact-ref.v1");
+/** Package provenance (`agent-task.provenance`): the app, its version and its bundle digest. */
+export const ProvenanceRef = () => RecordRef<Provenance>("agent-task.provenance");
+
+/**
+ * A turn's host options: any JSON object, passed through to the agent. Its `lineup_task` member, when
+ * present, marks the turn as an app's agent task and must be `agent-task.turn-options`.
+ */
+export const TurnOptionsSchema = () =>
+  Type.Unsafe<JsonObject & { lineup_task?: TaskTurnOptions }>({ type: "object", properties: { lineup_task: Type.Ref(schemaId("agent-task.turn-options")) } });
 
 export const ActorSchema = Closed({ role: StringEnum(ACTOR_ROLES), id: OpaqueIdSchema() });
 export type Actor = Static<typeof ActorSchema>;
@@ -124,7 +134,7 @@ export const TurnSchema = Closed(
     input: RecordRef<TurnInput>("app-server.turn-input"),
     output_schema: Type.Optional(JsonObjectSchema()),
     capability_id: Type.Optional(OpaqueIdSchema()),
-    options: Type.Optional(JsonObjectSchema()),
+    options: Type.Optional(TurnOptionsSchema()),
     created_at: TimestampSchema(),
     updated_at: TimestampSchema(),
     /** The seq of the `turn.started` event. */
@@ -194,6 +204,8 @@ export const InventoryToolSchema = Closed(
     requires_foreground: Type.Optional(Type.Boolean()),
     risk_level: Type.Optional(StringEnum(RISK_LEVELS)),
     activation_requirement: Type.Optional(StringEnum(ACTIVATION_REQUIREMENTS)),
+    /** The app that provides the tool, as installed: its version and bundle digest; `app_scope` must be the tool's. */
+    provenance: Type.Optional(ProvenanceRef()),
   },
   { $id: schemaId("app-server.inventory-tool"), title: "A tool summary in a published inventory" },
 );

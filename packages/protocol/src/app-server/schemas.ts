@@ -22,11 +22,13 @@ import {
   IdempotencyKeySchema,
   AfterKeySchema,
   MAX_INVENTORY_TOOLS,
+  ProvenanceRef,
   RecordRef,
   SeqSchema,
   SessionIdSchema,
   Sha256HexSchema,
   TURN_QUEUE_POLICIES,
+  TurnOptionsSchema,
   type Action,
   type ActionResponse,
   type Inventory,
@@ -197,8 +199,8 @@ export const AgentSessionTurnStartParamsSchema = params(
     capability_id: Type.Optional(OpaqueIdSchema()),
     /** `enqueue` (default): run after the open turns. `interrupt`: cancel the open turns, run this now. */
     queue: Type.Optional(StringEnum(TURN_QUEUE_POLICIES)),
-    /** Host options for the agent, passed through. */
-    options: Type.Optional(JsonObjectSchema()),
+    /** Host options for the agent, passed through; `lineup_task`, when present, must be `agent-task.turn-options` (an app's agent task). */
+    options: Type.Optional(TurnOptionsSchema()),
   },
   "Starts a turn: input for the agent, with an optional expected output schema and a queue policy.",
 );
@@ -369,6 +371,11 @@ export const AppServerArtifactPutParamsSchema = params(
     offset: Type.Integer({ minimum: 0 }),
     /** This chunk, base64; at most `limits.max_chunk_bytes` decoded. */
     data: Base64(),
+    /**
+     * Device only: the app that produced the artifact (its version and bundle digest). Given with the
+     * first chunk, repeated on every chunk; recorded in `artifact.added`.
+     */
+    provenance: Type.Optional(ProvenanceRef()),
   },
   "Uploads one chunk of an artifact; the chunk that completes it verifies the SHA-256 and records artifact.added.",
 );
@@ -409,8 +416,13 @@ export const AppServerEvidenceExportParamsSchema = params(
     session_id: SessionIdSchema(),
     idempotency_key: IdempotencyKeySchema(),
     after_key: Type.Optional(AfterKeySchema()),
-    /** Last event to include; default: the head. Beyond the head → `cursor_invalid`. */
+    /** Last event to include; default: the head. Beyond the head → `cursor_invalid`. Not with `task_id`. */
     through_seq: Type.Optional(SeqSchema()),
+    /**
+     * Export one agent task: events 1…the task's last event, the pack's `scope` naming the task and its turns
+     * (every turn whose `options.lineup_task.task_id` is this). No such turn in the session → `not_found`.
+     */
+    task_id: Type.Optional(OpaqueIdSchema()),
     /** Embed every artifact's content (base64) in the pack (default true). A pack larger than `limits.max_artifact_bytes` is refused: export without data. */
     include_artifact_data: Type.Optional(Type.Boolean()),
   },

@@ -99,6 +99,9 @@ function semanticCheck(call: ValidatedCall, role: AppServerRole, limits: ServerL
         const key = `${tool.app_scope}/${tool.method}`;
         if (seen.has(key)) return { code: "invalid_params", message: `tool ${key} is listed twice`, path: `/tools/${i}/method` };
         seen.add(key);
+        if (tool.provenance !== undefined && tool.provenance.app_scope !== tool.app_scope) {
+          return { code: "invalid_params", message: `tool ${key} names the provenance of app "${tool.provenance.app_scope}"`, path: `/tools/${i}/provenance/app_scope` };
+        }
       }
       return undefined;
     }
@@ -109,8 +112,15 @@ function semanticCheck(call: ValidatedCall, role: AppServerRole, limits: ServerL
       if (length > limits.max_chunk_bytes) return { code: "invalid_params", message: `chunk of ${length} bytes exceeds ${limits.max_chunk_bytes}`, path: "/data" };
       if (offset + length > size) return { code: "invalid_params", message: `chunk ends at ${offset + length}, past the size ${size}`, path: "/data" };
       if (length === 0 && size !== 0) return { code: "invalid_params", message: "an empty chunk uploads nothing", path: "/data" };
+      // Provenance says which installed app made the artifact: only the device, whose Runtime runs the apps, can say so.
+      if (call.params.provenance !== undefined && role !== "device") return { code: "forbidden", message: `a ${role} may not upload an artifact with an app's provenance`, path: "/provenance" };
       return undefined;
     }
+    case "evidence/export":
+      if (call.params.task_id !== undefined && call.params.through_seq !== undefined) {
+        return { code: "invalid_params", message: "a task's pack ends at the task's last event: give task_id or through_seq, not both", path: "/through_seq" };
+      }
+      return undefined;
     case "artifact/read":
       if (call.params.length !== undefined && call.params.length > limits.max_chunk_bytes) {
         return { code: "invalid_params", message: `length exceeds max_chunk_bytes ${limits.max_chunk_bytes}`, path: "/length" };

@@ -135,6 +135,14 @@ export const AppEventPayloadSchema = payload("lineup.app.event", {
   data: JsonValueSchema(),
 });
 
+/** An app accepted or rejected the structured result of its agent task (docs/protocol.md "In-app agent tasks"); the agent reads it in the log. */
+export const TaskDecisionPayloadSchema = payload("lineup.task.decision", {
+  task_id: OpaqueIdSchema(),
+  turn_id: OpaqueIdSchema(),
+  decision: StringEnum(["accepted", "rejected"] as const),
+  reason: Type.Optional(Text(2_000)),
+});
+
 export const ArtifactPayloadSchema = payload("lineup.artifact", {
   artifact: ArtifactRefRef,
   caption: Type.Optional(Text(2_000)),
@@ -181,6 +189,7 @@ export const ENVELOPE_TYPES = {
   "lineup.tool.cancel": spec({ type: "lineup.tool.cancel", description: "The agent cancels a call it made.", senders: ["agent"], targets: ["runtime", "app"], requires: ["call_id"], delivery: "explicit_ack", payload: ToolCancelPayloadSchema }),
   "lineup.app.state.patch": spec({ type: "lineup.app.state.patch", description: "An agent's state patch for an app instance.", senders: ["agent"], targets: ["app"], requires: [], delivery: "explicit_ack", payload: AppStatePatchPayloadSchema }),
   "lineup.app.event": spec({ type: "lineup.app.event", description: "An event an app declared, on its way to the agent.", senders: ["app"], targets: ["runtime"], requires: [], delivery: "explicit_ack", payload: AppEventPayloadSchema }),
+  "lineup.task.decision": spec({ type: "lineup.task.decision", description: "An app accepted or rejected its agent task's result; for the agent.", senders: ["app"], targets: ["runtime"], requires: [], delivery: "display", payload: TaskDecisionPayloadSchema }),
   "lineup.artifact": spec({ type: "lineup.artifact", description: "An artifact shared in a conversation.", senders: ["agent", "runtime", "user"], targets: ["app"], requires: [], delivery: "display", payload: ArtifactPayloadSchema }),
   "lineup.runtime.notice": spec({ type: "lineup.runtime.notice", description: "A Runtime-wide notice (global scope) or one for a conversation.", senders: ["runtime"], targets: ["runtime", "app"], requires: [], delivery: "display", payload: RuntimeNoticePayloadSchema }),
   "lineup.host.intent": spec({ type: "lineup.host.intent", description: "A host lifecycle intent: a deep link, a notification click, suspend/resume.", senders: ["host"], targets: ["runtime"], requires: [], delivery: "explicit_ack", payload: HostIntentPayloadSchema }),

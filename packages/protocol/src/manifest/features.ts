@@ -30,6 +30,7 @@ const table = {
   "artifact.create.v1": { sdk: "artifacts", description: "Create artifacts (files the Runtime stores, references in conversations)." },
   "artifact.read.v1": { sdk: "artifacts", description: "Read artifacts shared with the app's conversation through restricted handles." },
   "capability.request.v1": { sdk: "capabilities", description: "Request declared device capabilities through the Capability Gateway." },
+  "app.agent-task.v1": { sdk: "agent", description: "Start agent tasks from the app's UI (the entries `agent_tasks` declares), follow their events, cancel, retry, resubmit, accept or reject their results." },
   "app.diagnostics.v1": { sdk: "diagnostics", description: "Write structured diagnostics (logs, errors) to the Runtime's diagnostics sink." },
 } as const satisfies Record<string, RuntimeSdkFeatureInfo>;
 

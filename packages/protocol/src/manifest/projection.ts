@@ -67,6 +67,8 @@ export interface ManifestProjection {
   readonly capabilities: readonly ProjectedCapability[];
   /** The events the app's surface may raise: what it can tell agents about what the person does, in its own words. */
   readonly events: readonly ProjectedEvent[];
+  /** The agent tasks the app may start from its UI (`agent_tasks`), with the tools each may give the agent. */
+  readonly agent_tasks: readonly { readonly id: string; readonly title: string; readonly tools: readonly string[] }[];
   readonly required_features: readonly string[];
   /** What the app asked for; null means the Runtime's default quota. */
   readonly storage: { readonly session_data_quota_bytes: number | null };
@@ -123,6 +125,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
     subscriptions: (manifest.agent_subscriptions ?? []).map((s) => ({ type: s.type, scope: s.scope })),
     capabilities,
     events: (manifest.events ?? []).map((e) => ({ name: e.name, description: e.description ?? "" })),
+    agent_tasks: (manifest.agent_tasks?.entries ?? []).map((e) => ({ id: e.id, title: e.title, tools: (e.tools ?? []).map((t) => `${t.app_scope ?? manifest.app_scope}/${t.method}`) })),
     required_features: manifest.runtime_sdk.required_features,
     storage: { session_data_quota_bytes: manifest.storage?.session_data_quota_bytes ?? null },
     risk,

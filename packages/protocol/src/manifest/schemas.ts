@@ -159,6 +159,24 @@ export const StorageRequestSchema = Closed({
 });
 export type StorageRequest = Static<typeof StorageRequestSchema>;
 
+/**
+ * The agent tasks an app may start (feature `app.agent-task.v1`, docs/manifest.md): each entry is one thing
+ * its UI asks of the agent, with the tools the agent may be given for it (`app_scope` absent: the app's own).
+ */
+export const AgentTaskEntrySchema = Closed({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_.-]*$" }),
+  title: Type.String({ minLength: 1, maxLength: 120 }),
+  description: Type.Optional(Description()),
+  tools: Type.Optional(
+    Type.Array(
+      Closed({ app_scope: Type.Optional(AppScopeSchema()), method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }) }),
+      { maxItems: 64 },
+    ),
+  ),
+});
+export type AgentTaskEntry = Static<typeof AgentTaskEntrySchema>;
+export const AgentTasksDeclarationSchema = Closed({ entries: Type.Array(AgentTaskEntrySchema, { minItems: 1, maxItems: 32 }) });
+
 // --- The manifest (spec 9) ---
 
 export const AppManifestSchema = Closed(
@@ -175,6 +193,7 @@ export const AppManifestSchema = Closed(
     capabilities: Type.Optional(Type.Array(CapabilityDeclarationSchema, { maxItems: 32 })),
     events: Type.Optional(Type.Array(EventDeclarationSchema, { maxItems: 128 })),
     storage: Type.Optional(StorageRequestSchema),
+    agent_tasks: Type.Optional(AgentTasksDeclarationSchema),
   },
   { $id: schemaId("app-manifest.v1"), title: "App manifest lineup.app.v1" },
 );

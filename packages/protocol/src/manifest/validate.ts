@@ -237,7 +237,27 @@ export function validateManifest(json: unknown, options: ManifestValidationOptio
     return shaped;
   }
   const manifest = shaped.value;
-  return checkScope(manifest, kind) ?? checkRuntimeSdk(manifest) ?? checkStructure(manifest, kind) ?? ok(manifest);
+  return checkScope(manifest, kind) ?? checkRuntimeSdk(manifest) ?? checkStructure(manifest, kind) ?? checkAgentTasks(manifest) ?? ok(manifest);
+}
+
+/** `agent_tasks`: each entry once, each tool once in it; declaring entries means naming the feature that lets the app start them. */
+function checkAgentTasks(manifest: AppManifest): Result<AppManifest> | undefined {
+  const entries = manifest.agent_tasks?.entries;
+  if (entries === undefined) return undefined;
+  const features = [...manifest.runtime_sdk.required_features, ...(manifest.runtime_sdk.optional_features ?? [])];
+  if (!features.includes("app.agent-task.v1")) return fail("manifest_invalid", "agent_tasks needs the feature app.agent-task.v1 in required_features or optional_features", "/agent_tasks");
+  const ids = new Set<string>();
+  for (const [i, entry] of entries.entries()) {
+    if (ids.has(entry.id)) return fail("manifest_invalid", `agent task entry "${entry.id}" is declared twice`, `/agent_tasks/entries/${i}/id`);
+    ids.add(entry.id);
+    const tools = new Set<string>();
+    for (const [j, tool] of (entry.tools ?? []).entries()) {
+      const key = `${tool.app_scope ?? manifest.app_scope}/${tool.method}`;
+      if (tools.has(key)) return fail("manifest_invalid", `agent task entry "${entry.id}" names the tool ${key} twice`, `/agent_tasks/entries/${i}/tools/${j}`);
+      tools.add(key);
+    }
+  }
+  return undefined;
 }
 
 /** `validateManifest` with the core-app rules: a core scope, tools delivered in process. */

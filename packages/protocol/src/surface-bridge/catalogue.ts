@@ -10,6 +10,13 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { schemaId } from "../schema-kit.js";
 import {
   BridgeAgentCancelTurnResultSchema,
+  BridgeAgentStartTaskParamsSchema,
+  BridgeAgentTaskControlParamsSchema,
+  BridgeAgentTaskEventSchema,
+  BridgeAgentTaskEventsParamsSchema,
+  BridgeAgentTaskEventsResultSchema,
+  BridgeAgentTaskResultSchema,
+  BridgeAgentTasksResultSchema,
   BridgeAgentMessageAckParamsSchema,
   BridgeAgentMessageEventSchema,
   BridgeAgentMessageSubscribeParamsSchema,
@@ -31,6 +38,8 @@ import {
   BridgeArtifactReadResultSchema,
   BridgeArtifactSaveParamsSchema,
   BridgeEventFrameSchema,
+  BridgeEvidenceExportParamsSchema,
+  BridgeEvidenceExportResultSchema,
   BridgeRequestFrameSchema,
   BridgeResponseFrameSchema,
   BridgeCapabilityRequestParamsSchema,
@@ -114,6 +123,13 @@ export const BRIDGE_METHODS = {
   // App → host: the agent's turn (the person's Stop, in the app)
   "agent.cancel_turn": method("agent.cancel_turn", "to_host", "Stops the agent's turn in this instance's conversation (the person pressed Stop in the app): the running turn, else the one waiting first. Only an instance in the foreground may; nothing to stop is `invalid_state`. The result is the Stop's receipt.", emptyBridgeBody(), BridgeAgentCancelTurnResultSchema),
 
+  // App → host: the app's agent tasks (docs/protocol.md "In-app agent tasks"; feature app.agent-task.v1)
+  "agent.start_task": method("agent.start_task", "to_host", "Asks the agent of this instance's conversation for a task the manifest's `agent_tasks` declares; the result is the task (the same one again for the same `idempotency_key` and request). Its events follow as `agent.task_event`.", BridgeAgentStartTaskParamsSchema, BridgeAgentTaskResultSchema),
+  "agent.tasks": method("agent.tasks", "to_host", "This app's tasks, newest first, kept across reloads and restarts.", emptyBridgeBody(), BridgeAgentTasksResultSchema),
+  "agent.task_events": method("agent.task_events", "to_host", "One of this app's tasks as it now is, and its events after `after` in index order, at most `limit` (default 200); another app's task is `not_found`.", BridgeAgentTaskEventsParamsSchema, BridgeAgentTaskEventsResultSchema),
+  "agent.task_control": method("agent.task_control", "to_host", "Cancels, retries, resubmits, accepts or rejects one of this app's tasks; the result is the task after it. A control its status does not allow is `invalid_state`.", BridgeAgentTaskControlParamsSchema, BridgeAgentTaskResultSchema),
+  "evidence.export": method("evidence.export", "to_host", "Exports the evidence pack of one of this app's tasks, or without `task_id` of this instance's conversation, through the AppServer (online only): the pack is stored as an artifact of the conversation.", BridgeEvidenceExportParamsSchema, BridgeEvidenceExportResultSchema),
+
   // App → host: capabilities, artifacts, events, navigation, layout
   "capability.request": method("capability.request", "to_host", "Asks the capability gateway for a system capability with a purpose; the result is `completed` or one of the controlled refusals.", BridgeCapabilityRequestParamsSchema, BridgeCapabilityResultSchema),
   "artifact.create": method("artifact.create", "to_host", "Stores content as an artifact of this conversation.", BridgeArtifactCreateParamsSchema, BridgeArtifactCreateResultSchema),
@@ -132,6 +148,7 @@ export const BRIDGE_METHODS = {
 } as const satisfies Record<string, BridgeMethodSpec>;
 
 export const BRIDGE_EVENTS = {
+  "agent.task_event": event("agent.task_event", "to_app", "A new event of one of the app's agent tasks, with the task as it now is: sent to every live surface of the app, once per event. An app that reads a task's events (`agent.task_events`) meanwhile drops the indexes it already has.", BridgeAgentTaskEventSchema),
   "host.snapshot": event("host.snapshot", "to_app", "The first frame on the port: who the app is, where it runs, theme, locale, workspace, display mode and capabilities.", BridgeHostSnapshotSchema),
   lifecycle: event("lifecycle", "to_app", "A lifecycle transition: start, foreground, background, suspend, restore, or closing with a flush deadline.", BridgeLifecycleEventSchema),
   "theme.changed": event("theme.changed", "to_app", "The theme changed.", BridgeThemeChangedEventSchema),

@@ -20,6 +20,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ERROR_CODES } from "../errors.js";
 import { ENVELOPE_TYPE_PATTERN } from "../ids.js";
 import type { ArtifactRef } from "../envelope/types.js";
+import type { AgentTask, AgentTaskControl, AgentTaskEvent } from "../agent-task.js";
 import { CAPABILITY_NAME_PATTERN, type CapabilityResult } from "../manifest/capabilities.js";
 import { FEATURE_NAME_PATTERN } from "../manifest/features.js";
 import { CONTRACT_VERSION_PATTERN, DISPLAY_MODES, ENTRYPOINT_ID_PATTERN, EVENT_NAME_PATTERN, SEMVER_PATTERN } from "../manifest/schemas.js";
@@ -344,6 +345,33 @@ export const BridgeAgentCancelTurnResultSchema = Closed({
   status: Type.Literal("queued"),
 });
 export type BridgeAgentCancelTurnResult = Static<typeof BridgeAgentCancelTurnResultSchema>;
+
+/** `agent.tasks`: the app's tasks, newest first; `agent.task_events`: one task's events after `after`, at most `limit`. */
+const AgentTaskSchema = Type.Unsafe<AgentTask>(Type.Ref(schemaId("agent-task.task")));
+const AgentTaskEventSchema = Type.Unsafe<AgentTaskEvent>(Type.Ref(schemaId("agent-task.event")));
+const AgentTaskControlSchema = Type.Unsafe<AgentTaskControl>(Type.Ref(schemaId("agent-task.control")));
+export const BridgeAgentStartTaskParamsSchema = Closed({ request: Type.Unsafe(Type.Ref(schemaId("agent-task.request"))) });
+export const BridgeAgentTaskResultSchema = Closed({ task: AgentTaskSchema });
+export const BridgeAgentTasksResultSchema = Closed({ tasks: Type.Array(AgentTaskSchema, { maxItems: 500 }) });
+export const BridgeAgentTaskEventsParamsSchema = Closed({ task_id: OpaqueIdSchema(), after: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
+export const BridgeAgentTaskEventsResultSchema = Closed({ task: AgentTaskSchema, events: Type.Array(AgentTaskEventSchema, { maxItems: 500 }) });
+export const BridgeAgentTaskControlParamsSchema = Closed({ task_id: OpaqueIdSchema(), control: AgentTaskControlSchema });
+/** `agent.task_event`: a new event of one of the app's tasks (after it, the task as it now is). */
+export const BridgeAgentTaskEventSchema = Closed({ event: AgentTaskEventSchema, task: AgentTaskSchema });
+
+/** `evidence.export`: the evidence pack of one of the app's tasks, or (no `task_id`) of the instance's conversation. */
+export const BridgeEvidenceExportParamsSchema = Closed({ task_id: Type.Optional(OpaqueIdSchema()) });
+export const BridgeEvidenceExportResultSchema = Closed({
+  export_id: OpaqueIdSchema(),
+  conversation_id: ConversationIdSchema(),
+  /** The last seq of the session the pack covers. */
+  through_seq: Type.Integer({ minimum: 0 }),
+  /** The pack, stored as an artifact of the conversation. */
+  artifact: ArtifactRefRef(),
+  /** The pack's `digest` (SHA-256, lowercase hex). */
+  pack_digest: Type.String({ minLength: 64, maxLength: 64, pattern: "^[0-9a-f]{64}$" }),
+});
+export type BridgeEvidenceExportResult = Static<typeof BridgeEvidenceExportResultSchema>;
 
 /** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
 export const BridgeSurfaceResizeParamsSchema = Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) });

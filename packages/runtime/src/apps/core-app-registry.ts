@@ -49,10 +49,11 @@ export const CHAT_MESSAGE_TYPES = [
   "lineup.turn.cancelled",
   "lineup.action.required",
   "lineup.action.responded",
+  "lineup.task.request",
 ] as const;
 
-/** Tool traffic of any app in the conversation, which chat renders as cards. */
-export const CHAT_CARD_TYPES = ["lineup.tool.receipt", "lineup.tool.progress", "lineup.tool.result", "lineup.tool.error"] as const;
+/** Tool traffic of any app in the conversation, which chat renders as cards, and apps' decisions on their agent tasks. */
+export const CHAT_CARD_TYPES = ["lineup.tool.receipt", "lineup.tool.progress", "lineup.tool.result", "lineup.tool.error", "lineup.task.decision"] as const;
 
 const CORE_APPS: readonly AppRecord[] = [
   {

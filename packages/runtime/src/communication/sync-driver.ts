@@ -107,6 +107,18 @@ export class SyncDriver {
   }
 
   /**
+   * Exports an evidence pack of conversation `sessionId` (with `taskId`, through that task's last event) on the
+   * AppServer (`evidence/export`). Refused `request_cancelled` while not connected.
+   */
+  async exportEvidence(sessionId: string, idempotencyKey: string, taskId?: string): Promise<{ export_id: string; conversation_id: string; through_seq: number; artifact: ArtifactRef; pack_digest: string }> {
+    const rpc = this.rpc;
+    if (rpc === undefined || rpc.closed) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
+    const params = { session_id: sessionId, idempotency_key: idempotencyKey, ...(taskId === undefined ? {} : { task_id: taskId }) };
+    const result = (await rpc.request("evidence/export", params as never)) as unknown as { export_id: string; through_seq: number; artifact: ArtifactRef; pack_digest: string };
+    return { export_id: result.export_id, conversation_id: sessionId, through_seq: result.through_seq, artifact: result.artifact, pack_digest: result.pack_digest };
+  }
+
+  /**
    * An artifact of conversation `sessionId` as the AppServer holds it (one the agent or another device
    * shared), read chunk by chunk from the start: at most `maxBytes` bytes, and, read whole, checked
    * against its SHA-256. Refused `request_cancelled` while not connected; `not_found` as the server says.

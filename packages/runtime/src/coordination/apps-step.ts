@@ -16,7 +16,7 @@ import { validateEnvelope, type InventoryTool as WireInventoryTool, type JsonObj
 import { instancePolicyFor, liveInstanceCount, type InstanceChange, type InstancesState } from "../apps/instances/state.js";
 import { snapshotInstances } from "../apps/instances/snapshot.js";
 import { closeAppInstances, focusInstance, launchInstance, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
-import { withActiveInstanceCount } from "../apps/manager/records.js";
+import { appProvenance, withActiveInstanceCount } from "../apps/manager/records.js";
 import { putOutboxEntry, type OutboxEntry, type OutboxMethod } from "../communication/outbox.js";
 import { toTimestamp } from "../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
@@ -29,6 +29,7 @@ import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from ".
 import type { AuditDraft, Delivery, Effect, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import type { TransitionEnv } from "./handlers/env.js";
+import { TaskDraft } from "../tasks/records.js";
 
 export class Step {
   state: RuntimeState;
@@ -144,6 +145,37 @@ function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<stri
   }
 }
 
+/** Codes that mean the agent was kept from a tool (a permission block), shown to the task's app as such. */
+const BLOCK_CODES: ReadonlySet<string> = new Set(["tool_not_visible", "permission_denied", "foreground_required", "policy_denied", "capability_not_declared", "app_disabled", "app_not_installed", "unsupported_on_host"]);
+
+/** The terminal outputs of calls an agent made for an app's task, as that task's events. */
+function recordTaskToolOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): void {
+  if (step.state.tasks.tasks.size === 0) return;
+  const draft = new TaskDraft(step.state.tasks, toTimestamp(env.now()));
+  for (const output of outputs) {
+    if (output.type !== "lineup.tool.result" && output.type !== "lineup.tool.error") continue;
+    const turn = draft.turn(calls[output.call_id]?.turn_id);
+    if (turn === undefined) continue;
+    if (output.type === "lineup.tool.result") {
+      draft.append(turn.task.task_id, turn.attempt, { kind: "tool_result", call_id: output.call_id, outcome: "result" });
+      continue;
+    }
+    const code = output.payload.code;
+    draft.append(turn.task.task_id, turn.attempt, { kind: "tool_result", call_id: output.call_id, outcome: "error", code });
+    if (BLOCK_CODES.has(code)) draft.append(turn.task.task_id, turn.attempt, { kind: "blocked", code, message: (output.payload.message ?? code).slice(0, 2000), call_id: output.call_id });
+  }
+  commitTaskDraft(step, draft);
+}
+
+/** Folds a task draft into the step: the state, the rows, and each event for its app after the commit. */
+export function commitTaskDraft(step: Step, draft: TaskDraft): void {
+  const change = draft.done();
+  if (change.writes.length === 0) return;
+  step.state = { ...step.state, tasks: change.tasks };
+  step.writes.push(...change.writes);
+  for (const { event, task } of change.events) step.deliveries.push({ kind: "task.event", app_scope: task.app_scope, event, task });
+}
+
 /** The calls state without terminal calls (their records are in the store). */
 export function withoutFinished(tools: ToolCallsState): ToolCallsState {
   let finished = false;
@@ -175,6 +207,7 @@ export function applyCallDecision(step: Step, env: TransitionEnv, decision: Call
     // Finished calls live on in the store (the replay log); the state keeps only the ones still running.
     step.state = { ...step.state, tools: withoutFinished(current.state) };
     sendOutputs(step, env, current.state.calls, current.outputs);
+    if (current.replayed !== true) recordTaskToolOutputs(step, env, current.state.calls, current.outputs);
     step.audit.push(...current.audit);
     if (current.refusal !== undefined) step.audit.push({ type: "tool.report.refused", code: current.refusal.code, detail: current.refusal.message });
     for (const action of current.actions) {
@@ -295,7 +328,8 @@ export function writeApp(step: Step, apps: RuntimeState["apps"], appScope: strin
 }
 
 /** The public summary the App Server keeps of a tool (app-server.inventory-tool): no launch or focus internals. */
-function wireTool(tool: InventoryTool): WireInventoryTool {
+function wireTool(tool: InventoryTool, apps: RuntimeState["apps"]): WireInventoryTool {
+  const provenance = appProvenance(apps, tool.app_scope);
   return {
     app_scope: tool.app_scope,
     method: tool.method,
@@ -309,6 +343,8 @@ function wireTool(tool: InventoryTool): WireInventoryTool {
     requires_foreground: tool.requires_foreground,
     risk_level: tool.risk_level,
     activation_requirement: tool.activation_requirement,
+    // Evidence names the app, version and bundle behind each tool result (docs/app-server-protocol.md section 10).
+    ...(provenance === undefined ? {} : { provenance }),
   };
 }
 
@@ -336,7 +372,7 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
       app_scope: "runtime",
       action_type: "inventory.publish",
       method: "inventory/publish",
-      params: { session_id: conversation.conversation_id, revision: published.revision, tools: inventory.tools.map(wireTool) as unknown as JsonValue },
+      params: { session_id: conversation.conversation_id, revision: published.revision, tools: inventory.tools.map((tool) => wireTool(tool, step.state.apps)) as unknown as JsonValue },
     });
     step.audit.push({ type: "inventory.published", conversation_id: conversation.conversation_id, detail: `revision ${published.revision}, ${inventory.tools.length} tools` });
   }

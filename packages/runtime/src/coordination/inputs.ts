@@ -3,7 +3,7 @@
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
-import type { ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
+import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
 import type { BundleCandidate } from "../apps/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
 import type { OutboxEntry } from "../communication/outbox.js";
@@ -60,6 +60,13 @@ export type RuntimeInput =
    * live, bound to the conversation and in the foreground.
    */
   | { readonly kind: "turn.cancel"; readonly app_scope: string; readonly conversation_id: string; readonly instance_id?: string }
+  /**
+   * An app asks the agent for a task (handlers/tasks.ts). `attachments` and `knowledge` are the request's
+   * artifacts, resolved by the shell (each one the app may use, shared with the conversation).
+   */
+  | { readonly kind: "task.start"; readonly app_scope: string; readonly conversation_id?: string; readonly instance_id?: string; readonly request: AgentTaskRequest; readonly attachments: readonly ArtifactRef[]; readonly knowledge: readonly ArtifactRef[] }
+  /** An app controls one of its tasks; a resubmit's attachments are resolved by the shell. */
+  | { readonly kind: "task.control"; readonly app_scope: string; readonly task_id: string; readonly control: AgentTaskControl; readonly attachments?: readonly ArtifactRef[] }
   /**
    * `displayed`: the Runtime's own acknowledgement of display messages it has just delivered from the
    * inbox, so their inbox rows are known to exist and only their pending marks are read.
@@ -195,6 +202,8 @@ export type Delivery =
   | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
   /** An app's data went away (remove): its session data subscribers and caches are dropped. */
   | { readonly kind: "app.removed"; readonly app_scope: string }
+  /** A new event of one of an app's agent tasks, with the task as it is after the commit. */
+  | { readonly kind: "task.event"; readonly app_scope: string; readonly event: AgentTaskEvent; readonly task: AgentTask }
   /** Every instance lifecycle step the commit made, in order (two steps of one instance in one commit stay two). */
   | { readonly kind: "instances.changed"; readonly changes: readonly InstanceChange[] };
 

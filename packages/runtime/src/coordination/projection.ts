@@ -4,7 +4,7 @@
  * and evidence facts). Envelopes keep their type and payload; turn and action events get `lineup.turn.*`
  * and `lineup.action.*` types so chat needs no knowledge of the App Server protocol.
  */
-import { ENVELOPE_TYPES, isEnvelopeType, type Action, type JsonValue, type RuntimeEnvelope, type SessionEvent, type Turn } from "@lineup/protocol";
+import { ENVELOPE_TYPES, isEnvelopeType, taskOptionsOf, type Action, type JsonValue, type RuntimeEnvelope, type SessionEvent, type Turn } from "@lineup/protocol";
 
 type TurnData = { turn_id: string; [key: string]: JsonValue };
 
@@ -35,6 +35,17 @@ export function projectEvent(event: SessionEvent): MessageDraft | undefined {
     case "turn.started": {
       const turn = (event.data as unknown as { turn: Turn }).turn;
       const text = turn.input.text;
+      const task = taskOptionsOf(turn.options);
+      if (task !== undefined) {
+        // An app's agent task: a card of its own in the chat, not a message the person typed.
+        return {
+          type: "lineup.task.request",
+          delivery: "display",
+          sender: { kind: "app", id: task.provenance.app_scope },
+          turn_id: turn.turn_id,
+          payload: compact({ task_id: task.task_id, attempt: task.attempt, app_scope: task.provenance.app_scope, entry: task.entry, title: task.title, text, turn_id: turn.turn_id }),
+        };
+      }
       return {
         type: "lineup.message",
         delivery: "display",

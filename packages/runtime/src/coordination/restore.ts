@@ -22,6 +22,7 @@ import { inventorySessionKey } from "../tools/inventory.js";
 import { appDirectoryOf } from "./app-directory.js";
 import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
+import { EMPTY_TASKS, withTask, type TaskRecord, type TasksState } from "../tasks/records.js";
 
 /** How long a finished call's record is kept to answer a repeated call_id with its stored outputs. */
 export const TOOL_CALL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -120,6 +121,9 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     const v = value as { agent_id: string; revision: number; fingerprint: string };
     sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint };
   }
+  // Apps' agent tasks: every record (their events stay in the store, read in pages).
+  let tasks: TasksState = EMPTY_TASKS;
+  for (const { value } of await store.range(C.tasks)) tasks = withTask(tasks, value as unknown as TaskRecord);
   const trusted = ((await store.get(C.settings, "trusted-publishers")) ?? []) as unknown as TrustedPublisher[];
   const grants = ((await store.get(C.settings, "grants")) ?? []) as unknown as CapabilityGrant[];
 
@@ -140,6 +144,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       // Capability requests of the previous run ended with it (their apps' promises are gone).
       capabilities: EMPTY_CAPABILITIES,
       operations: [],
+      tasks,
     },
     auditHead: await readAuditHead(store),
   };

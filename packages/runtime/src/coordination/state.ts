@@ -17,6 +17,7 @@ import type { OutboxEntry } from "../communication/outbox.js";
 import type { InventoryRevisions } from "../tools/inventory.js";
 import type { ToolCallsState } from "../tools/call-state.js";
 import type { Lifecycle } from "./lifecycle.js";
+import { EMPTY_TASKS, type TasksState } from "../tasks/records.js";
 
 /**
  * How a conversation's log is being followed on the current connection:
@@ -103,10 +104,12 @@ export interface RuntimeState {
   readonly capabilities: CapabilitiesState;
   /** The latest app operations, newest first (not persisted: the audit log is the durable record). */
   readonly operations: readonly AppOperation[];
+  /** Apps' agent tasks (`tasks/records.ts`); stored, each event a row of its own. */
+  readonly tasks: TasksState;
 }
 
 /** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
-export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations"> {
+export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations" | "tasks"> {
   return {
     apps: createAppRegistryState(coreManifests, now),
     instances: EMPTY_INSTANCES,
@@ -116,6 +119,7 @@ export function freshAppsState(coreManifests: readonly AppManifest[], now: numbe
     grants: [],
     capabilities: EMPTY_CAPABILITIES,
     operations: [],
+    tasks: EMPTY_TASKS,
   };
 }
 

@@ -7,7 +7,7 @@ import { filterReads } from "./filter-chain.js";
 import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
 import { dispatchReads, onDispatch, onStartConversation } from "./handlers/dispatch.js";
 import type { TransitionEnv } from "./handlers/env.js";
-import { onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
+import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
@@ -17,11 +17,13 @@ import { artifactCacheReads, artifactsReleaseReads, onArtifactCache, onArtifactC
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
+import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
 import { republishInventories, Step } from "./apps-step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
+import { toTimestamp } from "../core/ports.js";
 
 export type { TransitionEnv } from "./handlers/env.js";
 
@@ -52,7 +54,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "session.subscribe_failed":
       return onSubscribeFailed(state, input, env);
     case "event":
-      return onEvent(state, input, reads, env);
+      return foldTaskEvent(state, input.event, onEvent(state, input, reads, env), env);
     case "event.malformed":
       return onMalformedEvent(state, input);
     case "caught_up":
@@ -65,10 +67,14 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onStartConversation(state, input, env);
     case "turn.cancel":
       return onTurnCancel(state, input, env);
+    case "task.start":
+      return onTaskStart(state, input, env);
+    case "task.control":
+      return onTaskControl(state, input, env);
     case "acknowledge":
       return onAcknowledge(state, input, reads);
     case "outbox.settled":
-      return onOutboxSettled(state, input);
+      return onOutboxSettled(state, input, toTimestamp(env.now()));
     case "apps.resume": {
       const step = new Step(state);
       resumeTools(step, env);

@@ -27,6 +27,8 @@
  * | `artifact-data` | `<artifact_id>`                      | the artifact's bytes |
  * | `conversation-artifacts` | `<conversation_id>/<artifact_id>` | a ConversationArtifact: an artifact shared in the conversation (by the agent or a device), its bytes here or not |
  * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
+ * | `tasks`         | `<task_id>`                          | a TaskRecord (`tasks/records.ts`): an app's agent task, its status, attempts, result and decision |
+ * | `task-events`   | `<task_id>/<index>`                  | one AgentTaskEvent of that task, numbered from 1 |
  *
  * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start),
  * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes)
@@ -60,6 +62,8 @@ export const RUNTIME_COLLECTIONS = {
   artifactData: "artifact-data",
   resultCards: "result-cards",
   conversationArtifacts: CONVERSATION_ARTIFACTS,
+  tasks: "tasks",
+  taskEvents: "task-events",
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {
@@ -75,6 +79,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     { name: "0004-inbox-unseen", run: splitUnseenMarks },
     // Each conversation's shared artifacts get an index of their own, filled from the artifact messages already stored.
     { name: "0005-conversation-artifacts", run: indexConversationArtifacts },
+    // Apps' agent tasks and their events: new collections, no data change.
+    { name: "0006-agent-tasks", run: () => ({ ok: true }) },
   ],
 };
 

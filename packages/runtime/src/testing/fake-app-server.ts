@@ -242,12 +242,24 @@ export class FakeAppServer {
   }
 
   /** The agent completes its running turn (`turn.completed`); the next queued turn runs. */
-  agentCompletesTurn(sessionId: string, turnId: string, text?: string): SessionEvent {
+  agentCompletesTurn(sessionId: string, turnId: string, text?: string, output?: JsonValue): SessionEvent {
     const stored = this.sessions.get(sessionId)!;
     const turn = stored.turns.get(turnId);
     if (turn?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
     turn.state = "completed";
-    const event = this.append(sessionId, "turn.completed", { role: "agent", id: stored.session.agent_id }, text === undefined ? { turn_id: turnId } : { turn_id: turnId, text });
+    const data: JsonObject = { turn_id: turnId, ...(text === undefined ? {} : { text }), ...(output === undefined ? {} : { output }) };
+    const event = this.append(sessionId, "turn.completed", { role: "agent", id: stored.session.agent_id }, data);
+    this.activateNext(sessionId);
+    return event;
+  }
+
+  /** The agent fails its running turn (`turn.failed`); the next queued turn runs. */
+  agentFailsTurn(sessionId: string, turnId: string, error: { code: string; message: string }): SessionEvent {
+    const stored = this.sessions.get(sessionId)!;
+    const turn = stored.turns.get(turnId);
+    if (turn?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
+    turn.state = "failed";
+    const event = this.append(sessionId, "turn.failed", { role: "agent", id: stored.session.agent_id }, { turn_id: turnId, error });
     this.activateNext(sessionId);
     return event;
   }
@@ -433,7 +445,18 @@ export class FakeAppServer {
         if (stored.turns.has(turnId)) throw new Refusal("invalid_state", `turn ${turnId} already exists`);
         const state = [...stored.turns.values()].some((t) => t.state === "running" || t.state === "queued") ? "queued" : "running";
         stored.turns.set(turnId, { state });
-        const turn = { turn_id: turnId, session_id: sessionId, state, queue: "enqueue", input: params["input"]!, created_at: this.now(), updated_at: this.now(), started_seq: startedSeq };
+        const turn = {
+          turn_id: turnId,
+          session_id: sessionId,
+          state,
+          queue: params["queue"] === "interrupt" ? "interrupt" : "enqueue",
+          input: params["input"]!,
+          ...(params["output_schema"] === undefined ? {} : { output_schema: params["output_schema"] }),
+          ...(params["options"] === undefined ? {} : { options: params["options"] }),
+          created_at: this.now(),
+          updated_at: this.now(),
+          started_seq: startedSeq,
+        };
         const event = this.append(sessionId, "turn.started", device, { turn: turn as unknown as JsonValue });
         return { turn: turn as unknown as JsonValue, seq: event.seq };
       }

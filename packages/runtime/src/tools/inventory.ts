@@ -95,7 +95,11 @@ export function computeInventory(input: InventoryInput): Inventory {
     }
   }
   tools.sort((a, b) => (a.app_scope === b.app_scope ? (a.method < b.method ? -1 : a.method > b.method ? 1 : 0) : a.app_scope < b.app_scope ? -1 : 1));
-  return { tools, fingerprint: canonicalJson(tools as unknown as JsonValue) };
+  // The versions of the apps behind the tools count too: a publication names them (provenance), so an update
+  // that keeps every tool the same is still published.
+  const versions: Record<string, string> = {};
+  for (const app of input.apps) if (tools.some((t) => t.app_scope === app.app_scope)) versions[app.app_scope] = app.manifest.version;
+  return { tools, fingerprint: `${canonicalJson(tools as unknown as JsonValue)}\u0000${canonicalJson(versions)}` };
 }
 
 /** The revision state of every agent session's inventory. */

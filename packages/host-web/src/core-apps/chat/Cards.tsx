@@ -1,6 +1,6 @@
 import { useRef, useState } from "preact/hooks";
 import type { InteractionAnswer } from "@lineup/runtime";
-import { confirmAnswer, type Card, type CardAnswer } from "@lineup/app-sdk/chat";
+import { confirmAnswer, describeOutput, type AppTaskCardState, type AppTaskRow, type Card, type CardAnswer } from "@lineup/app-sdk/chat";
 
 export interface CardProps {
   readonly card: Card;
@@ -154,5 +154,84 @@ function InputControls({ card, onAnswer }: CardProps) {
         Skip
       </button>
     </div>
+  );
+}
+
+const TASK_STATE_TEXT: Record<AppTaskCardState, string> = {
+  queued: "Queued",
+  working: "Working…",
+  waiting_for_user: "Waiting for you",
+  done: "Done",
+  failed: "Failed",
+  stopped: "Stopped",
+};
+
+/** The texts a done task's result shows: the result itself when it is text, else its top-level text fields. */
+function resultTexts(row: AppTaskRow): string[] {
+  const output = row.state === "done" ? row.output : undefined;
+  if (typeof output === "string") return [output.trim()];
+  if (typeof output !== "object" || output === null || Array.isArray(output)) return [];
+  return Object.values(output).flatMap((value) => (typeof value === "string" && value.trim() !== "" ? [value.trim()] : []));
+}
+
+/** What an app's task decision reads as: who accepted it, or why it was rejected. */
+export function decisionText(decision: NonNullable<AppTaskRow["decision"]>, appName: string): string {
+  if (decision.decision === "accepted") return `Accepted by ${appName}`;
+  return decision.reason === undefined || decision.reason.trim() === "" ? `Rejected by ${appName}` : `Rejected: ${decision.reason}`;
+}
+
+/**
+ * An app's agent task, one attempt of it: which app asked for what, the input, where it stands, what the agent
+ * streamed, the result in a person's words once it is done, and what the app decided on it. Read-only: the app
+ * that asked is where the person acts on it.
+ */
+export function AppTaskCard({ row, appName }: { row: AppTaskRow; appName: string }) {
+  const asked = `${appName} asked the agent: ${row.title ?? row.entry}`;
+  const running = row.state === "working" || row.state === "waiting_for_user";
+  const status = row.state === "working" && row.progress !== undefined ? `Working… ${Math.round(row.progress * 100)}%` : TASK_STATE_TEXT[row.state];
+  // Text the result already says (a note the agent streamed, then returned; a summary repeated as the turn's
+  // text) is shown once, in the result.
+  const said = resultTexts(row);
+  const streamed = row.streamed !== undefined && !(row.state === "done" && said.some((text) => text.includes(row.streamed!.trim()))) ? row.streamed : undefined;
+  const closing = row.result_text !== undefined && !said.includes(row.result_text.trim()) && row.result_text.trim() !== (row.streamed ?? "").trim() ? row.result_text : undefined;
+  return (
+    <section class={`task-card task-card-${row.state}`} aria-label={asked} aria-busy={running ? "true" : undefined}>
+      <div class="task-head">
+        <span class="task-card-title">{asked}</span>
+        <span class="task-card-status" data-state={row.state}>
+          {status}
+        </span>
+      </div>
+      {row.attempt > 1 ? <p class="task-card-attempt muted">attempt {row.attempt}</p> : null}
+      {row.text === undefined || row.text.trim() === "" ? null : <p class="task-card-input">{row.text}</p>}
+      {running && row.label !== undefined ? <p class="task-card-label muted">{row.label}</p> : null}
+      {streamed === undefined ? null : <div class={`task-card-stream${running ? " task-card-streaming" : ""}`}>{streamed}</div>}
+      {row.state === "done" && row.output !== undefined ? (
+        <dl class="task-card-result" aria-label="Result">
+          {describeOutput(row.output).map((line, index) => (
+            <div key={index} class="task-card-result-line">
+              {line.label === undefined ? null : <dt>{line.label}</dt>}
+              <dd>
+                {line.value}
+                {line.items === undefined ? null : (
+                  <ul>
+                    {line.items.map((item, i) => (
+                      <li key={i}>{item}</li>
+                    ))}
+                  </ul>
+                )}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {row.state === "done" && closing !== undefined ? <p class="task-card-text">{closing}</p> : null}
+      {row.state === "failed" ? <p class="task-card-error error-text">{row.error?.message ?? row.error?.code ?? "The agent could not do it."}</p> : null}
+      {row.decision === undefined ? null : (
+        <p class="task-card-decision" data-decision={row.decision.decision}>
+          {decisionText(row.decision, appName)}
+        </p>
+      )}
+    </section>
   );
 }

@@ -190,8 +190,9 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
         setModel((m) => markAnswered(m, messageId, answer));
       },
       readArtifact: (artifactId, maxBytes) => sdk.artifacts.read(artifactId, { conversation_id, max_bytes: maxBytes }),
+      ...(appName === undefined ? {} : { appName }),
     }),
-    [sdk, conversation_id, model, notifications, send],
+    [sdk, conversation_id, model, notifications, send, appName],
   );
 
   // The files the timeline shows: when it changes, an open Files list reads the conversation's files again.

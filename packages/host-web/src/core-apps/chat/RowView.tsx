@@ -1,5 +1,5 @@
 import type { InteractionAnswer } from "@lineup/runtime";
-import { InteractionCard } from "./Cards.js";
+import { AppTaskCard, InteractionCard } from "./Cards.js";
 import type { EchoEntry } from "./local-echo.js";
 import { renderMarkdown } from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
@@ -27,6 +27,8 @@ export interface RowHandlers {
   readonly onRetry: (localId: string) => void;
   /** The bytes of an artifact of this conversation, for its preview and Save. */
   readonly readArtifact: ReadArtifact;
+  /** An installed app's name for people; undefined when it is not installed (the card then names its scope). */
+  readonly appName?: (appScope: string) => string | undefined;
 }
 
 function ProgressBar({ value, label }: { value: number | undefined; label: string }) {
@@ -112,6 +114,12 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
             {item.state === "running" ? <ProgressBar value={item.progress} label={item.title} /> : null}
             {item.detail === undefined ? null : <div class="muted">{item.detail}</div>}
           </div>
+        </div>
+      );
+    case "app_task":
+      return (
+        <div class="bubble-row from-agent" data-kind="app-task" data-state={item.state} data-task-id={item.task_id} data-attempt={item.attempt}>
+          <AppTaskCard row={item} appName={handlers.appName?.(item.app_scope) ?? item.app_scope} />
         </div>
       );
     case "tool": {

@@ -106,6 +106,21 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
           </ul>
         )}
       </section>
+      <section aria-label="Agent tasks">
+        <h4>What it may ask the agent to do</h4>
+        {projection.agent_tasks.length === 0 ? (
+          <p class="muted">Nothing: it does not start agent tasks.</p>
+        ) : (
+          <ul class="facts compact">
+            {projection.agent_tasks.map((task) => (
+              <li key={task.id}>
+                {task.title}{" "}
+                <span class="muted">{task.tools.length === 0 ? "without using any tool" : `letting the agent use ${task.tools.join(", ")}`}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
       <section aria-label="Storage">
         <h4>Storage</h4>
         <p>

@@ -4,7 +4,7 @@
  * for the user's approval, and which app is the default. Plain, JSON-serialisable data: the loop
  * persists it as it is and reads it back after a restart.
  */
-import type { AppManifest, ManifestProjection, ProjectionDiff } from "@lineup/protocol";
+import type { AppManifest, ManifestProjection, ProjectionDiff, Provenance } from "@lineup/protocol";
 import { toTimestamp } from "../../core/ports.js";
 
 /** Spec 4.3, field for field. Timestamps are RFC 3339 strings; `app_scope` is a valid local scope. */
@@ -101,6 +101,19 @@ export function getApp(state: AppRegistryState, appScope: string): AppRecord | u
 
 export function getManagedApp(state: AppRegistryState, appScope: string): ManagedApp | undefined {
   return Object.prototype.hasOwnProperty.call(state.apps, appScope) ? state.apps[appScope] : undefined;
+}
+
+/**
+ * Who an app's products come from (spec 003 provenance): its scope, the active version and that version's
+ * bundle digest (`sha256:<hex>`; none for a core app, which ships with the Runtime). Undefined: no such app.
+ */
+export function appProvenance(state: AppRegistryState, appScope: string): Provenance | undefined {
+  const app = getManagedApp(state, appScope);
+  if (app === undefined) return undefined;
+  const version = app.record.installed_version;
+  const digest = [...app.retained].reverse().find((v) => v.version === version)?.bundle_digest ?? null;
+  const bundle = digest === null ? undefined : /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : /^[0-9a-f]{64}$/.test(digest) ? `sha256:${digest}` : undefined;
+  return { app_scope: appScope, app_version: version, ...(bundle === undefined ? {} : { bundle_digest: bundle }) };
 }
 
 /** The manifest of the active version. */

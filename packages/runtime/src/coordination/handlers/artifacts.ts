@@ -6,6 +6,7 @@
  * offline reaches the agent after reconnect, and the server checks the SHA-256 on the last chunk.
  * The shell hashes the bytes before posting (the transition never awaits).
  */
+import { appProvenance } from "../../apps/manager/records.js";
 import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, RUNTIME_SCOPE, type ArtifactRef, type JsonValue } from "@lineup/protocol";
 import { toTimestamp } from "../../core/ports.js";
 import { conversationArtifactWrite } from "../../persistence/conversation-artifacts.js";
@@ -66,6 +67,8 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
     step.writes.push(conversationArtifactWrite({ artifact, conversation_id: conversation.conversation_id, added_by: "device", added_at: record.created_at }));
     // Shared with the conversation: uploaded in order, one chunk per request, the last one completing it.
     const chunk = DEFAULT_SERVER_LIMITS.max_chunk_bytes;
+    // Who made it travels with every chunk (the same each time): evidence names the app, its version and bundle.
+    const provenance = appProvenance(state.apps, input.app_scope);
     for (let offset = 0; offset < Math.max(1, input.bytes.byteLength); offset += chunk) {
       const part = input.bytes.subarray(offset, Math.min(input.bytes.byteLength, offset + chunk));
       step.enqueue(env, {
@@ -82,6 +85,7 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
           sha256: artifact.sha256,
           offset,
           data: bytesToBase64(part),
+          ...(provenance === undefined ? {} : { provenance: provenance as unknown as JsonValue }),
         },
       });
     }

@@ -1,4 +1,5 @@
-import type { ErrorCode } from "@lineup/protocol";
+import type { ErrorCode, JsonValue } from "@lineup/protocol";
+import { isTerminal, TaskDraft } from "../../tasks/records.js";
 import { deleteOutboxEntry, putOutboxEntry } from "../../communication/outbox.js";
 import type { Effect, RuntimeInput, TransitionResult } from "../inputs.js";
 import { withConversation, type RuntimeState } from "../state.js";
@@ -12,7 +13,7 @@ import { sessionRecordWrite } from "./sessions.js";
  * an applied one (and audited), not shown as a failure. Transient failures never get here: the shell
  * retries them with the same key.
  */
-export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput, { kind: "outbox.settled" }>): TransitionResult {
+export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput, { kind: "outbox.settled" }>, now: string): TransitionResult {
   const entry = state.outbox.get(input.order);
   // Already settled (a duplicate answer): nothing to record, but the outbox must keep moving.
   if (entry === undefined || entry.status !== "pending") return { state, writes: [], effects: [{ kind: "outbox.flush" }], deliveries: [], audit: [] };
@@ -31,13 +32,14 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   if (input.outcome.status === "failed") {
     const failed = { ...entry, status: "failed" as const, error: { code: input.outcome.code, message: input.outcome.message.slice(0, 2000) } };
     outbox.set(entry.order, failed);
-    return {
+    const result: TransitionResult = {
       state: { ...state, outbox },
       writes: [putOutboxEntry(failed)],
       effects,
       deliveries: [],
       audit: [{ type: "outbox.failed", code: input.outcome.code, conversation_id: entry.conversation_id, subject: entry.receipt_id, detail: `${entry.method}: ${input.outcome.message}` }],
     };
+    return entry.method === "agentSession/turn/start" ? failTaskAttempt(result, entry.params["turn_id"], input.outcome.code, input.outcome.message, now) : result;
   }
   outbox.delete(entry.order);
   let next: RuntimeState = { ...state, outbox };
@@ -50,6 +52,23 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
     effects.push({ kind: "relist" });
   }
   return { state: next, writes, effects, deliveries: [], audit: [] };
+}
+
+/** The AppServer refused an app task's turn for good (an attachment it does not hold, a schema it refuses): the attempt failed. */
+function failTaskAttempt(result: TransitionResult, turnId: JsonValue | undefined, code: ErrorCode, message: string, now: string): TransitionResult {
+  const draft = new TaskDraft(result.state.tasks, now);
+  const turn = draft.turn(turnId);
+  if (turn === undefined || turn.attempt !== turn.task.attempt || isTerminal(turn.task.status)) return result;
+  const error = { code, message: `the AppServer refused the task: ${message}`.slice(0, 2000) };
+  draft.append(turn.task.task_id, turn.attempt, { kind: "error", ...error });
+  draft.append(turn.task.task_id, turn.attempt, { kind: "status", status: "failed" }, { status: "failed", error });
+  const change = draft.done();
+  return {
+    ...result,
+    state: { ...result.state, tasks: change.tasks },
+    writes: [...result.writes, ...change.writes],
+    deliveries: [...result.deliveries, ...change.events.map(({ event, task }) => ({ kind: "task.event" as const, app_scope: task.app_scope, event, task }))],
+  };
 }
 
 /** Why the server may refuse a turn cancel that has nothing left to do: the turn ended first, or was never started. */

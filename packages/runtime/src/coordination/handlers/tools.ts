@@ -15,7 +15,9 @@ import type { ToolInvokePayload } from "../../tools/payloads.js";
 import { cancelCall, reportError, reportProgress, reportResult } from "../../tools/reports.js";
 import { resumeAfterRestart } from "../../tools/restart.js";
 import { foregroundInstance } from "../../apps/instances/state.js";
-import { applyCallDecision, inventoryFor, Step, toolOutputProblem, toolRegistryOf } from "../apps-step.js";
+import { applyCallDecision, commitTaskDraft, inventoryFor, Step, toolOutputProblem, toolRegistryOf } from "../apps-step.js";
+import { TaskDraft, taskOfTurn } from "../../tasks/records.js";
+import { toTimestamp } from "../../core/ports.js";
 import { readId, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { CallDecision, CallRecord } from "../../tools/call-state.js";
@@ -44,6 +46,11 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
   const inventory = inventoryFor(state, env, agentId, conversationId);
   // The call is the running turn's: the log is in the server's order, and it runs one turn at a time.
   const turnId = runningTurn(state.conversations.get(conversationId));
+  // Working on an app's task, the agent may call only the tools the task requested (docs/protocol.md "In-app agent tasks").
+  const task = taskOfTurn(state.tasks, turnId);
+  const forTask = task !== undefined && task.turn_id === turnId ? task : undefined;
+  const method = (envelope.payload as { method?: unknown } | null)?.method;
+  const tools = forTask === undefined ? inventory.tools : inventory.tools.filter((t) => forTask.requested.some((r) => r.app_scope === t.app_scope && r.method === t.method));
   const decision = receiveInvoke(
     state.tools,
     {
@@ -59,7 +66,7 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
       ...(turnId === undefined ? {} : { turn_id: turnId }),
     },
     {
-      inventory: { revision: currentInventoryRevision(state.inventory, agentId, conversationId), tools: inventory.tools },
+      inventory: { revision: currentInventoryRevision(state.inventory, agentId, conversationId), tools },
       registry: toolRegistryOf(state),
       appStatus: (scope) => {
         const record = getApp(state.apps, scope);
@@ -68,6 +75,14 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
       instances: state.instances,
     },
   );
+  if (forTask !== undefined && decision.replayed !== true) {
+    if (typeof method === "string" && !tools.some((t) => t.app_scope === appScope && t.method === method)) {
+      step.audit.push({ type: "task.tool.refused", code: "tool_not_visible", conversation_id: conversationId, subject: callId, detail: `task ${forTask.task_id} of ${forTask.app_scope} did not request ${appScope}/${method}` });
+    }
+    const draft = new TaskDraft(step.state.tasks, toTimestamp(env.now()));
+    draft.append(forTask.task_id, forTask.attempt, { kind: "tool_call", call_id: callId, app_scope: appScope, method: typeof method === "string" ? method : "" });
+    commitTaskDraft(step, draft);
+  }
   if (decision.replayed === true) {
     // A duplicate invoke (same call_id, same body): the stored outputs again, nothing decided anew.
     step.audit.push({ type: "tool.call.replayed", conversation_id: conversationId, subject: callId });

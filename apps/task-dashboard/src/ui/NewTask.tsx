@@ -1,0 +1,151 @@
+/**
+ * "Ask the agent": one form per task entry. Each sends its request once (its own idempotency key per
+ * submission, so a second click while the first is on its way is the same task) and says why it could not.
+ * The sandbox forbids form submission (no `allow-forms`), so a form is a labelled group whose button (or
+ * Enter in a line, Ctrl+Enter in a text area) sends it.
+ */
+import { useState } from "preact/hooks";
+import { ENTRIES, inputProblem, taskRequest, type EntryInput, type PickedFile } from "../entries.js";
+import { sizeText, type PickableFile } from "../model/files.js";
+import { problemText } from "../task-store.js";
+import type { AgentTaskRequest } from "@lineup/protocol";
+
+export interface NewTaskProps {
+  readonly files: readonly PickableFile[] | undefined;
+  readonly filesProblem?: string | undefined;
+  readonly onRefreshFiles: () => void;
+  /** Starts the task; resolves once the Runtime took it. */
+  readonly onStart: (request: AgentTaskRequest) => Promise<void>;
+  readonly newKey: () => string;
+}
+
+/** The state of one form's submission. */
+function useSubmission(props: NewTaskProps) {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [key, setKey] = useState(props.newKey);
+  const submit = async (input: EntryInput): Promise<boolean> => {
+    const invalid = inputProblem(input);
+    setProblem(invalid);
+    if (invalid !== undefined) return false;
+    setBusy(true);
+    try {
+      await props.onStart(taskRequest(input, key));
+      setKey(props.newKey());
+      return true;
+    } catch (error) {
+      setProblem(`The agent could not be asked: ${problemText(error)}`);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, problem, submit };
+}
+
+function Problem({ id, text }: { id: string; text: string | undefined }) {
+  return text === undefined ? null : (
+    <p id={id} class="td-problem" role="alert">
+      {text}
+    </p>
+  );
+}
+
+/** Check boxes for the conversation's text files. */
+export function FilePicker({ files, picked, onChange, legend }: { files: readonly PickableFile[]; picked: readonly PickedFile[]; onChange: (picked: PickedFile[]) => void; legend: string }) {
+  const chosen = new Set(picked.map((f) => f.artifact_id));
+  return (
+    <fieldset class="td-files">
+      <legend class="td-sr-only">{legend}</legend>
+      <ul>
+        {files.map((f) => (
+          <li key={f.artifact_id}>
+            <label>
+              <input
+                type="checkbox"
+                checked={chosen.has(f.artifact_id)}
+                onChange={(e) => {
+                  const on = (e.currentTarget as HTMLInputElement).checked;
+                  onChange(on ? [...picked, { artifact_id: f.artifact_id, name: f.name }] : picked.filter((p) => p.artifact_id !== f.artifact_id));
+                }}
+              />
+              <span class="td-file-name">{f.name}</span>
+              <span class="td-file-size">{sizeText(f.size)}</span>
+            </label>
+          </li>
+        ))}
+      </ul>
+    </fieldset>
+  );
+}
+
+function SummarizeForm(props: NewTaskProps) {
+  const { busy, problem, submit } = useSubmission(props);
+  const [picked, setPicked] = useState<PickedFile[]>([]);
+  const files = props.files;
+  return (
+    <div class="td-form" role="group" aria-labelledby="form-summarize">
+      <h3 id="form-summarize">{ENTRIES.summarize_files.title}</h3>
+      <p class="td-hint">{ENTRIES.summarize_files.hint}</p>
+      {files === undefined ? (
+        <p class="td-hint">Reading this conversation’s files…</p>
+      ) : files.length === 0 ? (
+        <p class="td-hint">No text files in this conversation yet. Share some in the chat, then refresh.</p>
+      ) : (
+        <FilePicker files={files} picked={picked} onChange={setPicked} legend="Files to summarize" />
+      )}
+      <Problem id="summarize-problem" text={props.filesProblem ?? problem} />
+      <div class="td-form-actions">
+        <button type="button" class="td-button td-quiet" onClick={props.onRefreshFiles}>
+          Refresh files
+        </button>
+        <button type="button" class="td-button td-primary" disabled={busy || picked.length === 0} onClick={() => void submit({ entry: "summarize_files", files: picked }).then((ok) => ok && setPicked([]))}>
+          {busy ? "Asking…" : "Summarize"}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function TextForm(props: NewTaskProps & { readonly entry: "plan_week" | "write_note" }) {
+  const { busy, problem, submit } = useSubmission(props);
+  const [text, setText] = useState("");
+  const id = props.entry === "plan_week" ? "plan" : "note";
+  const info = ENTRIES[props.entry];
+  const send = () => {
+    if (!busy) void submit({ entry: props.entry, text }).then((ok) => ok && setText(""));
+  };
+  return (
+    <div class="td-form" role="group" aria-labelledby={`form-${id}`}>
+      <h3 id={`form-${id}`}>{info.title}</h3>
+      <label class="td-label" for={`${id}-input`}>
+        {props.entry === "plan_week" ? "Notes" : "Topic"}
+      </label>
+      {props.entry === "plan_week" ? (
+        <textarea id={`${id}-input`} class="td-input" rows={5} value={text} aria-describedby={`${id}-hint`} placeholder={"Call the plumber\nDraft the budget\n?Sort the photos"} onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={(e) => e.key === "Enter" && (e.ctrlKey || e.metaKey) && send()} />
+      ) : (
+        <input id={`${id}-input`} class="td-input" type="text" value={text} aria-describedby={`${id}-hint`} placeholder="Spring garden" onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)} onKeyDown={(e) => e.key === "Enter" && send()} />
+      )}
+      <p id={`${id}-hint`} class="td-hint">
+        {info.hint}
+      </p>
+      <Problem id={`${id}-problem`} text={problem} />
+      <div class="td-form-actions">
+        <button type="button" class="td-button td-primary" disabled={busy} onClick={send}>
+          {busy ? "Asking…" : props.entry === "plan_week" ? "Plan the week" : "Write the note"}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function NewTask(props: NewTaskProps) {
+  return (
+    <section class="td-new" aria-labelledby="new-heading">
+      <h2 id="new-heading">Ask the agent</h2>
+      <SummarizeForm {...props} />
+      <TextForm {...props} entry="plan_week" />
+      <TextForm {...props} entry="write_note" />
+    </section>
+  );
+}

@@ -1,0 +1,311 @@
+/**
+ * In-app agent tasks in the Runtime (docs/protocol.md "In-app agent tasks"): the durable record of each task
+ * an app started, and the fold that turns the session log into the task's numbered events.
+ *
+ * A task is one turn of its conversation's session per attempt (the first run, each retry, each resubmit). The
+ * record knows every turn it ever had (`turn_ids`), so an event of an earlier attempt — the cancel of the
+ * attempt a resubmit replaced — is still the task's (an event of that attempt) but no longer moves its status.
+ *
+ * Pure: a fold returns the new state, the store writes and the deliveries; the loop commits them together, so
+ * an event is stored, numbered and delivered once. Events are rows of their own (`task-events`,
+ * `<task_id>/<index>`), read by apps in pages; the record (`tasks`) holds the count.
+ */
+import { TERMINAL_TASK_STATUSES, canonicalJson, createToolSchemaValidator, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
+import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
+import type { StoreWrite } from "../persistence/store.js";
+
+/** The stored record: the task as apps see it, plus what only the Runtime needs. */
+export interface TaskRecord extends AgentTask {
+  /** Every turn of every attempt, oldest first; the last is `turn_id`. */
+  readonly turn_ids: readonly string[];
+  /** The action (`action.required`) the agent waits on for this task, while `waiting_for_user`. */
+  readonly waiting_action?: string;
+  /** The app as it was when the task was asked for: what the agent and evidence are told. */
+  readonly provenance: Provenance;
+  /** The current input's attachments and the knowledge bindings, resolved to the artifacts they name. */
+  readonly attachments: readonly ArtifactRef[];
+  readonly knowledge: readonly ArtifactRef[];
+  /** The tools the agent may call for the task, each with its app. */
+  readonly requested: readonly { readonly app_scope: string; readonly method: string }[];
+}
+
+export interface TasksState {
+  readonly tasks: ReadonlyMap<string, TaskRecord>;
+  /** Every turn of every task → its task id. */
+  readonly by_turn: ReadonlyMap<string, string>;
+}
+
+export const EMPTY_TASKS: TasksState = { tasks: new Map(), by_turn: new Map() };
+
+/**
+ * How many tasks an app keeps: past it, its oldest ended tasks go (record and events) when it starts another.
+ * An open task is never dropped. Keeps `sdk.agent.tasks()` a list a person reads and the state small.
+ */
+export const MAX_TASKS_PER_APP = 200;
+
+/** What a fold or a control produced: the state, its writes and the events to deliver after the commit. */
+export interface TaskChange {
+  readonly tasks: TasksState;
+  readonly writes: readonly StoreWrite[];
+  readonly events: readonly { readonly event: AgentTaskEvent; readonly task: AgentTask }[];
+}
+
+/** The record without what only the Runtime keeps: what an app receives. */
+export function publicTask(record: TaskRecord): AgentTask {
+  const { turn_ids: _turns, waiting_action: _waiting, provenance: _p, attachments: _a, knowledge: _k, requested: _r, ...task } = record;
+  return task;
+}
+
+export const taskEventKey = (taskId: string, index: number): string => `${taskId}/${padNumber(index)}`;
+
+export function withTask(state: TasksState, record: TaskRecord): TasksState {
+  const tasks = new Map(state.tasks);
+  tasks.set(record.task_id, record);
+  let byTurn = state.by_turn;
+  const missing = record.turn_ids.filter((t) => byTurn.get(t) !== record.task_id);
+  if (missing.length > 0) {
+    const next = new Map(byTurn);
+    for (const turnId of missing) next.set(turnId, record.task_id);
+    byTurn = next;
+  }
+  return { tasks, by_turn: byTurn };
+}
+
+/** The app's task started with `idempotencyKey`, if any. */
+export function taskByKey(state: TasksState, appScope: string, idempotencyKey: string): TaskRecord | undefined {
+  for (const task of state.tasks.values()) if (task.app_scope === appScope && task.idempotency_key === idempotencyKey) return task;
+  return undefined;
+}
+
+/** The app's tasks, newest first. */
+export function tasksOf(state: TasksState, appScope: string): TaskRecord[] {
+  return [...state.tasks.values()].filter((t) => t.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.task_id < b.task_id ? 1 : -1));
+}
+
+/** The task whose current attempt is `turnId` (the one running, to scope the agent's tool calls), if any. */
+export function taskOfTurn(state: TasksState, turnId: string | undefined): TaskRecord | undefined {
+  if (turnId === undefined) return undefined;
+  const taskId = state.by_turn.get(turnId);
+  return taskId === undefined ? undefined : state.tasks.get(taskId);
+}
+
+/**
+ * Accumulates the events of one step: each is numbered after the task's last, stored as its own row, and the
+ * record (with the new count and status) written once at the end.
+ */
+export class TaskDraft {
+  private state: TasksState;
+  private readonly changed = new Set<string>();
+  private readonly writes: StoreWrite[] = [];
+  private readonly events: { event: AgentTaskEvent; task: TaskRecord }[] = [];
+
+  constructor(
+    state: TasksState,
+    private readonly at: string,
+  ) {
+    this.state = state;
+  }
+
+  get(taskId: string): TaskRecord | undefined {
+    return this.state.tasks.get(taskId);
+  }
+
+  /** The task one of whose attempts is `turnId`, and which attempt (1 = the first). */
+  turn(turnId: unknown): { readonly task: TaskRecord; readonly attempt: number } | undefined {
+    if (typeof turnId !== "string") return undefined;
+    const task = taskOfTurn(this.state, turnId);
+    return task === undefined ? undefined : { task, attempt: task.turn_ids.indexOf(turnId) + 1 };
+  }
+
+  all(): IterableIterator<TaskRecord> {
+    return this.state.tasks.values();
+  }
+
+  /** Replaces the record (a new task, a new attempt, a decision). */
+  put(record: TaskRecord): void {
+    this.state = withTask(this.state, { ...record, updated_at: this.at });
+    this.changed.add(record.task_id);
+  }
+
+  /** Drops the app's oldest ended tasks so that one more fits under MAX_TASKS_PER_APP (their records and events are deleted). */
+  makeRoom(appScope: string): void {
+    const ended = tasksOf(this.state, appScope);
+    let over = ended.length + 1 - MAX_TASKS_PER_APP;
+    for (let i = ended.length - 1; i >= 0 && over > 0; i--) {
+      const task = ended[i]!;
+      if (!isTerminal(task.status)) continue;
+      const tasks = new Map(this.state.tasks);
+      tasks.delete(task.task_id);
+      const byTurn = new Map(this.state.by_turn);
+      for (const turnId of task.turn_ids) byTurn.delete(turnId);
+      this.state = { tasks, by_turn: byTurn };
+      this.changed.delete(task.task_id);
+      this.writes.push({ op: "delete", collection: C.tasks, key: task.task_id }, { op: "deleteRange", collection: C.taskEvents, range: { prefix: `${task.task_id}/` } });
+      over -= 1;
+    }
+  }
+
+  /** Appends an event of `attempt` to the task; with `status`, the task moves to it (when it is the current attempt). */
+  append(taskId: string, attempt: number, body: AgentTaskEventBody, patch: Partial<Pick<TaskRecord, "status" | "result" | "error" | "waiting_action">> & { readonly clearWaiting?: boolean } = {}): void {
+    const task = this.state.tasks.get(taskId);
+    if (task === undefined) return;
+    const index = task.event_count + 1;
+    const event = { task_id: taskId, index, attempt, at: this.at, ...body } as AgentTaskEvent;
+    const current = attempt === task.attempt;
+    const { clearWaiting, ...fields } = patch;
+    let next: TaskRecord = { ...task, event_count: index, updated_at: this.at, ...(current ? fields : {}) };
+    if (current && clearWaiting === true) {
+      const { waiting_action: _gone, ...rest } = next;
+      next = rest;
+    }
+    this.state = withTask(this.state, next);
+    this.changed.add(taskId);
+    this.writes.push({ op: "put", collection: C.taskEvents, key: taskEventKey(taskId, index), value: event as unknown as JsonValue });
+    this.events.push({ event, task: next });
+  }
+
+  done(): TaskChange {
+    const writes = [...this.writes];
+    for (const taskId of this.changed) {
+      const record = this.state.tasks.get(taskId)!;
+      writes.push({ op: "put", collection: C.tasks, key: taskId, value: record as unknown as JsonValue });
+    }
+    // Each delivered event carries the task as it is after the whole step.
+    const events = this.events.map(({ event }) => ({ event, task: publicTask(this.state.tasks.get(event.task_id)!) }));
+    return { tasks: this.state, writes, events };
+  }
+}
+
+export const isTerminal = (status: AgentTaskStatus): boolean => TERMINAL_TASK_STATUSES.has(status);
+
+/** Validators of apps' output schemas, by the schema's canonical JSON (an app asks with the same schema again and again). */
+const validators = new Map<string, ReturnType<typeof createToolSchemaValidator>>();
+
+/** The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). */
+export function outputSchemaValidator(schema: JsonObject): ReturnType<typeof createToolSchemaValidator> {
+  const key = canonicalJson(schema);
+  let validator = validators.get(key);
+  if (validator === undefined) {
+    validator = createToolSchemaValidator(schema, { code: "invalid_result" });
+    if (validators.size >= 256) validators.clear();
+    validators.set(key, validator);
+  }
+  return validator;
+}
+
+function outputValidator(task: TaskRecord): ReturnType<typeof createToolSchemaValidator> | undefined {
+  return task.request.output_schema === undefined ? undefined : outputSchemaValidator(task.request.output_schema);
+}
+
+/** A session event of the log, as the fold reads it. */
+export interface LogEvent {
+  readonly kind: string;
+  readonly data: unknown;
+}
+
+type Obj = { readonly [key: string]: unknown };
+const obj = (value: unknown): Obj | undefined => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : undefined);
+
+/**
+ * Folds one applied log event into the tasks it concerns (none for most): status, progress, text, knowledge,
+ * partial artifacts, the agent's questions, the result (checked against the output schema again: the device
+ * does not take the server's word for it) and the end.
+ */
+export function foldLogEvent(draft: TaskDraft, event: LogEvent): void {
+  const data = obj(event.data);
+  if (data === undefined) return;
+  const turnOf = (turnId: unknown) => draft.turn(turnId);
+  switch (event.kind) {
+    case "turn.started": {
+      const turn = obj(data["turn"]);
+      const found = turnOf(turn?.["turn_id"]);
+      if (found === undefined || (isTerminal(found.task.status) && found.attempt === found.task.attempt)) return;
+      const status: AgentTaskStatus = turn?.["state"] === "running" ? "running" : "queued";
+      if (found.attempt === found.task.attempt && status === found.task.status) return;
+      draft.append(found.task.task_id, found.attempt, { kind: "status", status }, { status });
+      return;
+    }
+    case "turn.activated": {
+      const found = turnOf(data["turn_id"]);
+      if (found === undefined || found.attempt !== found.task.attempt || isTerminal(found.task.status)) return;
+      draft.append(found.task.task_id, found.attempt, { kind: "status", status: "running" }, { status: "running" });
+      return;
+    }
+    case "turn.updated": {
+      const found = turnOf(data["turn_id"]);
+      if (found === undefined || isTerminal(found.task.status)) return;
+      const { task, attempt } = found;
+      const status = data["status"];
+      if (status === "waiting_for_user" && task.status !== "waiting_for_user") draft.append(task.task_id, attempt, { kind: "status", status: "waiting_for_user" }, { status: "waiting_for_user" });
+      else if ((status === "thinking" || status === "working") && task.status !== "running") draft.append(task.task_id, attempt, { kind: "status", status: "running" }, { status: "running", clearWaiting: true });
+      const label = typeof data["label"] === "string" ? data["label"] : undefined;
+      const progress = typeof data["progress"] === "number" ? data["progress"] : undefined;
+      if (label !== undefined || progress !== undefined) draft.append(task.task_id, attempt, { kind: "progress", ...(label === undefined ? {} : { label }), ...(progress === undefined ? {} : { progress }) });
+      if (typeof data["text_delta"] === "string" && data["text_delta"] !== "") draft.append(task.task_id, attempt, { kind: "text", delta: data["text_delta"] });
+      const extra = obj(data["data"]);
+      if (Array.isArray(extra?.["knowledge"])) draft.append(task.task_id, attempt, { kind: "knowledge", refs: (extra["knowledge"] as JsonValue[]).slice(0, 64) });
+      const artifact = obj(extra?.["artifact"]);
+      if (artifact !== undefined && typeof artifact["artifact_id"] === "string" && typeof artifact["sha256"] === "string") {
+        draft.append(task.task_id, attempt, { kind: "artifact", artifact: artifact as never });
+      }
+      return;
+    }
+    case "action.required": {
+      const action = obj(data["action"]);
+      const found = turnOf(action?.["turn_id"]);
+      if (found === undefined || isTerminal(found.task.status) || typeof action?.["action_id"] !== "string") return;
+      const prompt = typeof action["prompt"] === "string" ? action["prompt"] : "";
+      draft.append(found.task.task_id, found.attempt, { kind: "action", action_id: action["action_id"], prompt });
+      if (found.attempt === found.task.attempt) draft.append(found.task.task_id, found.attempt, { kind: "status", status: "waiting_for_user" }, { status: "waiting_for_user", waiting_action: action["action_id"] });
+      return;
+    }
+    case "action.responded": {
+      const actionId = data["action_id"];
+      if (typeof actionId !== "string") return;
+      for (const task of [...draft.all()]) {
+        if (task.waiting_action === actionId && task.status === "waiting_for_user") draft.append(task.task_id, task.attempt, { kind: "status", status: "running" }, { status: "running", clearWaiting: true });
+      }
+      return;
+    }
+    case "turn.completed": {
+      const found = turnOf(data["turn_id"]);
+      if (found === undefined || found.attempt !== found.task.attempt || isTerminal(found.task.status)) return;
+      const { task, attempt } = found;
+      const output = (data["output"] ?? null) as JsonValue;
+      const text = typeof data["text"] === "string" ? data["text"] : undefined;
+      const validator = outputValidator(task);
+      if (validator !== undefined) {
+        const checked = validator.ok ? validator.value(data["output"]) : validator;
+        if (!checked.ok) {
+          const error = { code: "invalid_result", message: `the agent's result does not match the output schema: ${checked.error.message}`.slice(0, 2000) };
+          draft.append(task.task_id, attempt, { kind: "error", ...error });
+          draft.append(task.task_id, attempt, { kind: "status", status: "failed" }, { status: "failed", error, clearWaiting: true });
+          return;
+        }
+      }
+      const result = text === undefined ? { output } : { output, text };
+      draft.append(task.task_id, attempt, { kind: "result", ...result });
+      draft.append(task.task_id, attempt, { kind: "status", status: "completed" }, { status: "completed", result, clearWaiting: true });
+      return;
+    }
+    case "turn.failed": {
+      const found = turnOf(data["turn_id"]);
+      if (found === undefined || found.attempt !== found.task.attempt || isTerminal(found.task.status)) return;
+      const raw = obj(data["error"]);
+      const error = { code: typeof raw?.["code"] === "string" ? raw["code"] : "failed", message: typeof raw?.["message"] === "string" ? raw["message"] : "the agent could not do the task" };
+      draft.append(found.task.task_id, found.attempt, { kind: "error", ...error });
+      draft.append(found.task.task_id, found.attempt, { kind: "status", status: "failed" }, { status: "failed", error, clearWaiting: true });
+      return;
+    }
+    case "turn.cancelled": {
+      const found = turnOf(data["turn_id"]);
+      if (found === undefined || (isTerminal(found.task.status) && found.attempt === found.task.attempt)) return;
+      const reason = data["reason"] === "interrupted" ? "interrupted" : "cancelled";
+      // An earlier attempt's cancel (a resubmit replaced it) is recorded, and moves nothing.
+      draft.append(found.task.task_id, found.attempt, { kind: "status", status: "cancelled", reason }, { status: "cancelled", clearWaiting: true });
+      return;
+    }
+    default:
+      return;
+  }
+}
