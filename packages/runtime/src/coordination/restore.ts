@@ -22,7 +22,7 @@ import { inventorySessionKey } from "../tools/inventory.js";
 import { appDirectoryOf } from "./app-directory.js";
 import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
-import { EMPTY_TASKS, withTask, type TaskRecord, type TasksState } from "../tasks/records.js";
+import { tasksStateOf, type TaskRecord } from "../tasks/records.js";
 
 /** How long a finished call's record is kept to answer a repeated call_id with its stored outputs. */
 export const TOOL_CALL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -122,8 +122,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint };
   }
   // Apps' agent tasks: every record (their events stay in the store, read in pages).
-  let tasks: TasksState = EMPTY_TASKS;
-  for (const { value } of await store.range(C.tasks)) tasks = withTask(tasks, value as unknown as TaskRecord);
+  const tasks = tasksStateOf((await store.range(C.tasks)).map(({ value }) => value as unknown as TaskRecord));
   const trusted = ((await store.get(C.settings, "trusted-publishers")) ?? []) as unknown as TrustedPublisher[];
   const grants = ((await store.get(C.settings, "grants")) ?? []) as unknown as CapabilityGrant[];
 

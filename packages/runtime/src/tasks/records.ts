@@ -10,7 +10,7 @@
  * an event is stored, numbered and delivered once. Events are rows of their own (`task-events`,
  * `<task_id>/<index>`), read by apps in pages; the record (`tasks`) holds the count.
  */
-import { TERMINAL_TASK_STATUSES, canonicalJson, createToolSchemaValidator, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
+import { TERMINAL_TASK_STATUSES, createToolSchemaValidator, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";
 
@@ -58,15 +58,13 @@ export function publicTask(record: TaskRecord): AgentTask {
 
 export const taskEventKey = (taskId: string, index: number): string => `${taskId}/${padNumber(index)}`;
 
-export function withTask(state: TasksState, record: TaskRecord): TasksState {
-  const tasks = new Map(state.tasks);
-  tasks.set(record.task_id, record);
-  let byTurn = state.by_turn;
-  const missing = record.turn_ids.filter((t) => byTurn.get(t) !== record.task_id);
-  if (missing.length > 0) {
-    const next = new Map(byTurn);
-    for (const turnId of missing) next.set(turnId, record.task_id);
-    byTurn = next;
+/** The state holding `records` (a restore). */
+export function tasksStateOf(records: readonly TaskRecord[]): TasksState {
+  const tasks = new Map<string, TaskRecord>();
+  const byTurn = new Map<string, string>();
+  for (const record of records) {
+    tasks.set(record.task_id, record);
+    for (const turnId of record.turn_ids) byTurn.set(turnId, record.task_id);
   }
   return { tasks, by_turn: byTurn };
 }
@@ -94,51 +92,74 @@ export function taskOfTurn(state: TasksState, turnId: string | undefined): TaskR
  * record (with the new count and status) written once at the end.
  */
 export class TaskDraft {
-  private state: TasksState;
+  /** The state the draft began from, never changed; the draft's own maps are copied from it on its first change. */
+  private readonly base: TasksState;
+  private tasks: Map<string, TaskRecord> | undefined;
+  private byTurn: Map<string, string> | undefined;
   private readonly changed = new Set<string>();
   private readonly writes: StoreWrite[] = [];
-  private readonly events: { event: AgentTaskEvent; task: TaskRecord }[] = [];
+  private readonly events: AgentTaskEvent[] = [];
 
   constructor(
     state: TasksState,
     private readonly at: string,
   ) {
-    this.state = state;
+    this.base = state;
+  }
+
+  private get current(): TasksState {
+    return this.tasks === undefined ? this.base : { tasks: this.tasks, by_turn: this.byTurn! };
+  }
+
+  /** The draft's own copies of the maps (made once per draft: a step's many events copy nothing more). */
+  private own(): { tasks: Map<string, TaskRecord>; byTurn: Map<string, string> } {
+    if (this.tasks === undefined) {
+      this.tasks = new Map(this.base.tasks);
+      this.byTurn = new Map(this.base.by_turn);
+    }
+    return { tasks: this.tasks, byTurn: this.byTurn! };
+  }
+
+  private set(record: TaskRecord): void {
+    const { tasks, byTurn } = this.own();
+    tasks.set(record.task_id, record);
+    for (const turnId of record.turn_ids) byTurn.set(turnId, record.task_id);
   }
 
   get(taskId: string): TaskRecord | undefined {
-    return this.state.tasks.get(taskId);
+    return this.current.tasks.get(taskId);
   }
 
   /** The task one of whose attempts is `turnId`, and which attempt (1 = the first). */
   turn(turnId: unknown): { readonly task: TaskRecord; readonly attempt: number } | undefined {
     if (typeof turnId !== "string") return undefined;
-    const task = taskOfTurn(this.state, turnId);
+    const task = taskOfTurn(this.current, turnId);
     return task === undefined ? undefined : { task, attempt: task.turn_ids.indexOf(turnId) + 1 };
   }
 
   all(): IterableIterator<TaskRecord> {
-    return this.state.tasks.values();
+    return this.current.tasks.values();
   }
 
   /** Replaces the record (a new task, a new attempt, a decision). */
   put(record: TaskRecord): void {
-    this.state = withTask(this.state, { ...record, updated_at: this.at });
+    this.set({ ...record, updated_at: this.at });
     this.changed.add(record.task_id);
   }
 
   /** Drops the app's oldest ended tasks so that one more fits under MAX_TASKS_PER_APP (their records and events are deleted). */
   makeRoom(appScope: string): void {
-    const ended = tasksOf(this.state, appScope);
-    let over = ended.length + 1 - MAX_TASKS_PER_APP;
+    let count = 0;
+    for (const task of this.current.tasks.values()) if (task.app_scope === appScope) count += 1;
+    let over = count + 1 - MAX_TASKS_PER_APP;
+    if (over <= 0) return;
+    const ended = tasksOf(this.current, appScope);
     for (let i = ended.length - 1; i >= 0 && over > 0; i--) {
       const task = ended[i]!;
       if (!isTerminal(task.status)) continue;
-      const tasks = new Map(this.state.tasks);
+      const { tasks, byTurn } = this.own();
       tasks.delete(task.task_id);
-      const byTurn = new Map(this.state.by_turn);
       for (const turnId of task.turn_ids) byTurn.delete(turnId);
-      this.state = { tasks, by_turn: byTurn };
       this.changed.delete(task.task_id);
       this.writes.push({ op: "delete", collection: C.tasks, key: task.task_id }, { op: "deleteRange", collection: C.taskEvents, range: { prefix: `${task.task_id}/` } });
       over -= 1;
@@ -147,7 +168,7 @@ export class TaskDraft {
 
   /** Appends an event of `attempt` to the task; with `status`, the task moves to it (when it is the current attempt). */
   append(taskId: string, attempt: number, body: AgentTaskEventBody, patch: Partial<Pick<TaskRecord, "status" | "result" | "error" | "waiting_action">> & { readonly clearWaiting?: boolean } = {}): void {
-    const task = this.state.tasks.get(taskId);
+    const task = this.current.tasks.get(taskId);
     if (task === undefined) return;
     const index = task.event_count + 1;
     const event = { task_id: taskId, index, attempt, at: this.at, ...body } as AgentTaskEvent;
@@ -158,32 +179,30 @@ export class TaskDraft {
       const { waiting_action: _gone, ...rest } = next;
       next = rest;
     }
-    this.state = withTask(this.state, next);
+    this.set(next);
     this.changed.add(taskId);
     this.writes.push({ op: "put", collection: C.taskEvents, key: taskEventKey(taskId, index), value: event as unknown as JsonValue });
-    this.events.push({ event, task: next });
+    this.events.push(event);
   }
 
   done(): TaskChange {
+    const state = this.current;
     const writes = [...this.writes];
-    for (const taskId of this.changed) {
-      const record = this.state.tasks.get(taskId)!;
-      writes.push({ op: "put", collection: C.tasks, key: taskId, value: record as unknown as JsonValue });
-    }
+    for (const taskId of this.changed) writes.push({ op: "put", collection: C.tasks, key: taskId, value: state.tasks.get(taskId)! as unknown as JsonValue });
     // Each delivered event carries the task as it is after the whole step.
-    const events = this.events.map(({ event }) => ({ event, task: publicTask(this.state.tasks.get(event.task_id)!) }));
-    return { tasks: this.state, writes, events };
+    const events = this.events.map((event) => ({ event, task: publicTask(state.tasks.get(event.task_id)!) }));
+    return { tasks: state, writes, events };
   }
 }
 
 export const isTerminal = (status: AgentTaskStatus): boolean => TERMINAL_TASK_STATUSES.has(status);
 
-/** Validators of apps' output schemas, by the schema's canonical JSON (an app asks with the same schema again and again). */
+/** Validators of apps' output schemas, by the schema's JSON text (an app asks with the same schema again and again). */
 const validators = new Map<string, ReturnType<typeof createToolSchemaValidator>>();
 
 /** The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). */
-export function outputSchemaValidator(schema: JsonObject): ReturnType<typeof createToolSchemaValidator> {
-  const key = canonicalJson(schema);
+export function outputSchemaValidator(schema: JsonObject, text: string = JSON.stringify(schema)): ReturnType<typeof createToolSchemaValidator> {
+  const key = text;
   let validator = validators.get(key);
   if (validator === undefined) {
     validator = createToolSchemaValidator(schema, { code: "invalid_result" });

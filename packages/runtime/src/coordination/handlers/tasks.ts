@@ -65,10 +65,11 @@ export function onTaskStart(state: RuntimeState, input: TaskStartInput, env: Tra
     return refuse(state, input, "message_too_large", `the task's context is over ${AGENT_TASK_LIMITS.contextBytes} bytes`, "/context");
   }
   if (request.output_schema !== undefined) {
-    if (utf8Length(JSON.stringify(request.output_schema)) > AGENT_TASK_LIMITS.outputSchemaBytes) {
+    const text = JSON.stringify(request.output_schema);
+    if (utf8Length(text) > AGENT_TASK_LIMITS.outputSchemaBytes) {
       return refuse(state, input, "message_too_large", `the task's output schema is over ${AGENT_TASK_LIMITS.outputSchemaBytes} bytes`, "/output_schema");
     }
-    const schema = outputSchemaValidator(request.output_schema);
+    const schema = outputSchemaValidator(request.output_schema, text);
     if (!schema.ok) return refuse(state, input, "manifest_invalid_tool_schema", `the task's output schema cannot be used: ${schema.error.message}`, `/output_schema${schema.error.path ?? ""}`);
   }
 
