@@ -29,7 +29,7 @@ import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from ".
 import type { AuditDraft, Delivery, Effect, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 import type { TransitionEnv } from "./handlers/env.js";
-import { TaskDraft } from "../tasks/records.js";
+import { TaskDraft, withTaskChange } from "../tasks/records.js";
 
 export class Step {
   state: RuntimeState;
@@ -150,8 +150,10 @@ const BLOCK_CODES: ReadonlySet<string> = new Set(["tool_not_visible", "permissio
 
 /** The terminal outputs of calls an agent made for an app's task, as that task's events. */
 function recordTaskToolOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): void {
-  if (step.state.tasks.tasks.size === 0) return;
-  const draft = new TaskDraft(step.state.tasks, toTimestamp(env.now()));
+  const tasks = step.state.tasks;
+  // Most calls are no task's: only then is a draft made.
+  if (tasks.tasks.size === 0 || !outputs.some((o) => (o.type === "lineup.tool.result" || o.type === "lineup.tool.error") && tasks.by_turn.has(calls[o.call_id]?.turn_id ?? ""))) return;
+  const draft = new TaskDraft(tasks, toTimestamp(env.now()));
   for (const output of outputs) {
     if (output.type !== "lineup.tool.result" && output.type !== "lineup.tool.error") continue;
     const turn = draft.turn(calls[output.call_id]?.turn_id);
@@ -169,11 +171,10 @@ function recordTaskToolOutputs(step: Step, env: TransitionEnv, calls: Readonly<R
 
 /** Folds a task draft into the step: the state, the rows, and each event for its app after the commit. */
 export function commitTaskDraft(step: Step, draft: TaskDraft): void {
-  const change = draft.done();
-  if (change.writes.length === 0) return;
-  step.state = { ...step.state, tasks: change.tasks };
-  step.writes.push(...change.writes);
-  for (const { event, task } of change.events) step.deliveries.push({ kind: "task.event", app_scope: task.app_scope, event, task });
+  const folded = withTaskChange({ state: step.state, writes: [], deliveries: [] as Delivery[] }, draft.done());
+  step.state = folded.state;
+  step.writes.push(...folded.writes);
+  step.deliveries.push(...folded.deliveries);
 }
 
 /** The calls state without terminal calls (their records are in the store). */

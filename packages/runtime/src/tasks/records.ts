@@ -50,6 +50,20 @@ export interface TaskChange {
   readonly events: readonly { readonly event: AgentTaskEvent; readonly task: AgentTask }[];
 }
 
+/** A transition's result with a task change folded in: its state, its rows, and each event for its app after the commit. */
+export function withTaskChange<R extends { readonly state: { readonly tasks: TasksState }; readonly writes: readonly StoreWrite[]; readonly deliveries: readonly unknown[] }>(result: R, change: TaskChange): R {
+  if (change.writes.length === 0) return result;
+  return {
+    ...result,
+    state: { ...result.state, tasks: change.tasks },
+    writes: [...result.writes, ...change.writes],
+    deliveries: [...result.deliveries, ...change.events.map(({ event, task }) => ({ kind: "task.event" as const, app_scope: task.app_scope, event, task }))],
+  };
+}
+
+/** Session event kinds that can concern a task (`foldLogEvent` reads nothing else). */
+export const TASK_LOG_KINDS: ReadonlySet<string> = new Set(["turn.started", "turn.activated", "turn.updated", "turn.completed", "turn.failed", "turn.cancelled", "action.required", "action.responded"]);
+
 /** The record without what only the Runtime keeps: what an app receives. */
 export function publicTask(record: TaskRecord): AgentTask {
   const { turn_ids: _turns, waiting_action: _waiting, provenance: _p, attachments: _a, knowledge: _k, requested: _r, ...task } = record;

@@ -13,7 +13,7 @@ import { appDirectoryOf } from "../app-directory.js";
 import { applyCallDecision, Step } from "../apps-step.js";
 import { endTurnCalls } from "../../tools/reports.js";
 import { withTurnEvent } from "../turns.js";
-import { foldLogEvent, TaskDraft } from "../../tasks/records.js";
+import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
@@ -183,20 +183,13 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
  * task's next events, stored and numbered in the same commit as the cursor advance, delivered after it.
  */
 export function foldTaskEvent(before: RuntimeState, event: Extract<RuntimeInput, { kind: "event" }>["event"], result: TransitionResult, env: TransitionEnv): TransitionResult {
-  if (result.state.tasks.tasks.size === 0) return result;
+  if (result.state.tasks.tasks.size === 0 || !TASK_LOG_KINDS.has(event.kind)) return result;
   const was = before.conversations.get(event.session_id)?.cursor ?? 0;
   const now = result.state.conversations.get(event.session_id)?.cursor ?? 0;
   if (!(was < event.seq && now === event.seq)) return result;
   const draft = new TaskDraft(result.state.tasks, toTimestamp(env.now()));
   foldLogEvent(draft, event);
-  const change = draft.done();
-  if (change.events.length === 0) return result;
-  return {
-    ...result,
-    state: { ...result.state, tasks: change.tasks },
-    writes: [...result.writes, ...change.writes],
-    deliveries: [...result.deliveries, ...change.events.map(({ event: e, task }) => ({ kind: "task.event" as const, app_scope: task.app_scope, event: e, task }))],
-  };
+  return withTaskChange(result, draft.done());
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ErrorCode, JsonValue } from "@lineup/protocol";
-import { isTerminal, TaskDraft } from "../../tasks/records.js";
+import { isTerminal, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { deleteOutboxEntry, putOutboxEntry } from "../../communication/outbox.js";
 import type { Effect, RuntimeInput, TransitionResult } from "../inputs.js";
 import { withConversation, type RuntimeState } from "../state.js";
@@ -62,13 +62,7 @@ function failTaskAttempt(result: TransitionResult, turnId: JsonValue | undefined
   const error = { code, message: `the AppServer refused the task: ${message}`.slice(0, 2000) };
   draft.append(turn.task.task_id, turn.attempt, { kind: "error", ...error });
   draft.append(turn.task.task_id, turn.attempt, { kind: "status", status: "failed" }, { status: "failed", error });
-  const change = draft.done();
-  return {
-    ...result,
-    state: { ...result.state, tasks: change.tasks },
-    writes: [...result.writes, ...change.writes],
-    deliveries: [...result.deliveries, ...change.events.map(({ event, task }) => ({ kind: "task.event" as const, app_scope: task.app_scope, event, task }))],
-  };
+  return withTaskChange(result, draft.done());
 }
 
 /** Why the server may refuse a turn cancel that has nothing left to do: the turn ended first, or was never started. */

@@ -15,7 +15,6 @@ import {
   canonicalJson,
   checkWith,
   validators,
-  type AgentTaskControl,
   type AgentTaskRequest,
   type ErrorCode,
   type JsonObject,
@@ -263,9 +262,4 @@ function cancelAttempt(step: Step, env: TransitionEnv, task: TaskRecord, reason:
     method: "agentSession/turn/cancel",
     params: { session_id: task.conversation_id, turn_id: task.turn_id, ...(reason === undefined ? {} : { reason: reason.slice(0, AGENT_TASK_LIMITS.reason) }) },
   });
-}
-
-/** A control's input needs these refs resolved by the shell first (a resubmit's attachments). */
-export function controlAttachments(control: AgentTaskControl): readonly { artifact_id: string }[] {
-  return control.op === "resubmit" ? (control.input.attachments ?? []) : [];
 }
