@@ -12,7 +12,7 @@
  * that instance's calls, and its session data is the conversation's app session. Without one it is the
  * app's global face (`<app_scope>:main`, as core apps like chat run) with the Runtime's lifecycle only.
  */
-import { LineUpError } from "@lineup/protocol";
+import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { AppPort, RuntimeView } from "@lineup/runtime";
 import { createAgentTasks, createEvidence } from "./agent-tasks.js";
 import { createDiagnostics } from "./diagnostics.js";
@@ -130,6 +130,32 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
         if (instance === undefined) return Promise.reject(new LineUpError("invalid_state", `${port.app_scope}'s SDK is not bound to an instance: events come from an instance (createAppSdk(port, { instance_id }))`));
         return port.emitEvent({ instance_id: instance.instance_id, name, data });
       },
+    },
+    // Each call asks the port: an app that never uses storage never touches it.
+    storage: {
+      get: (collection, key) => port.storage().get(collection, key),
+      list: (collection, query) => port.storage().list(collection, query),
+      put: (collection, key, value) => port.storage().put(collection, key, value),
+      delete: (collection, key) => port.storage().delete(collection, key),
+      batch: (writes) => port.storage().batch(writes),
+      usage: () => port.storage().usage(),
+    },
+    workflow: {
+      start(workflowId, input, startOptions = {}) {
+        const conversationId = startOptions.conversation_id ?? instance?.conversation_id;
+        return port.startWorkflow(workflowId, input ?? null, { ...(conversationId === undefined ? {} : { conversation_id: conversationId }), ...(startOptions.idempotency_key === undefined ? {} : { idempotency_key: startOptions.idempotency_key }) });
+      },
+      runs: () => port.listWorkflowRuns(),
+      run: (runId) => port.getWorkflowRun(runId),
+      trace: (runId, after = 0, limit) => port.workflowTrace(runId, after, limit),
+      cancel: (runId, reason) => port.controlWorkflow(runId, { op: "cancel", ...(reason === undefined ? {} : { reason }) }),
+      confirm: (runId, stepId, confirmed) => port.controlWorkflow(runId, { op: "confirm", step_id: stepId, confirmed }),
+      exportEvidence: (runId) => port.exportWorkflowEvidence(runId),
+      onChanged: (listener) => port.subscribeWorkflows(listener),
+    },
+    backend: {
+      call: async <T extends JsonValue>(backend: string, method: string, params?: JsonValue, callOptions?: { readonly signal?: AbortSignal }) =>
+        (await port.callBackend(backend, method, params ?? null, callOptions)) as T,
     },
     artifacts: {
       create(request) {

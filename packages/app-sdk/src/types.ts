@@ -8,7 +8,7 @@
  */
 import type { AgentTask, AgentTaskRequest, ArtifactRef, CapabilityResult, JsonObject, JsonValue } from "@lineup/protocol";
 import type { AgentTaskHandle } from "@lineup/protocol";
-import type { AgentAppMessage, AgentMessagePage, AppSummary, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
+import type { AgentAppMessage, AgentMessagePage, AppStorageApi, TraceEntry, WorkflowRun, AppSummary, ArtifactInfo, CommandReceipt, HistoryRequest, InteractionAnswer, Lifecycle, RuntimeView, Unsubscribe } from "@lineup/runtime";
 
 export type { AgentAppMessage, AgentMessagePage, CommandReceipt, JsonObject, JsonValue, Lifecycle, RuntimeView, Unsubscribe };
 export type { AgentTaskHandle };
@@ -411,6 +411,27 @@ export interface AppEvidenceAPI {
   export(request: { readonly task_id: string } | { readonly conversation: true; readonly conversation_id?: string }): Promise<AgentEvidenceExport>;
 }
 
+/** The app's own storage (feature `app.storage.v1`): the collections its manifest declares, in a store of its own. */
+export type AppStorageAPI = AppStorageApi;
+
+/** The app's declared workflows (feature `app.workflow.v1`): durable runs the Runtime carries through restarts. */
+export interface AppWorkflowAPI {
+  /** Starts a run in the bound instance's conversation (or `conversation_id`). */
+  start(workflowId: string, input?: JsonValue, options?: { readonly idempotency_key?: string; readonly conversation_id?: string }): Promise<WorkflowRun>;
+  runs(): readonly WorkflowRun[];
+  run(runId: string): WorkflowRun;
+  trace(runId: string, after?: number, limit?: number): Promise<readonly TraceEntry[]>;
+  cancel(runId: string, reason?: string): Promise<WorkflowRun>;
+  confirm(runId: string, stepId: string, confirmed: boolean): Promise<WorkflowRun>;
+  exportEvidence(runId: string): Promise<{ readonly artifact: ArtifactRef; readonly pack_digest: string; readonly ended: boolean }>;
+  onChanged(listener: (run: WorkflowRun, trace: readonly TraceEntry[]) => void): Unsubscribe;
+}
+
+/** The app's declared back-ends (feature `app.backend.v1`). */
+export interface AppBackendAPI {
+  call<T extends JsonValue = JsonValue>(backend: string, method: string, params?: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<T>;
+}
+
 export interface LineUpAppRuntimeSDK {
   readonly app: AppContext;
   readonly lifecycle: AppLifecycleAPI;
@@ -425,6 +446,9 @@ export interface LineUpAppRuntimeSDK {
   readonly capabilities: AppCapabilityAPI;
   readonly agent: AppAgentAPI;
   readonly evidence: AppEvidenceAPI;
+  readonly storage: AppStorageAPI;
+  readonly backend: AppBackendAPI;
+  readonly workflow: AppWorkflowAPI;
   readonly diagnostics: DiagnosticsAPI;
 }
 

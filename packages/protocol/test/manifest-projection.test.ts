@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { diffProjections, projectManifest, resolveToolDescriptor, validateManifest, type AppManifest } from "@lineup/protocol";
 import { copy, SPEC_9_EXAMPLE, voiceManifest } from "./manifest-samples.js";
@@ -25,9 +26,43 @@ describe("projectManifest", () => {
       events: [],
       agent_tasks: [],
       required_features: ["app.lifecycle.v1", "app.tools.v1", "surface.state.v1", "app.session-data.v1"],
-      storage: { session_data_quota_bytes: null },
+      storage: { session_data_quota_bytes: null, quota_bytes: null, schema_version: null, collections: [] },
+      execution: { mode: "local", endpoints: [], data_boundary: null },
+      backends: [],
+      workflows: [],
       risk: "low",
     });
+  });
+
+  it("says where the app's work runs, what it keeps and which programs it runs", () => {
+    const journal = valid(JSON.parse(readFileSync(new URL("../fixtures/manifest/valid/journal-storage-backends-workflows.json", import.meta.url), "utf8")).input as AppManifest);
+    const projection = projectManifest(journal);
+    expect(projection.execution).toEqual({
+      mode: "server-assisted",
+      endpoints: [{ id: "sync", url: "https://api.example.com/journal", host: "api.example.com", purpose: "Keeps a copy of your entries for your other devices." }],
+      data_boundary: "Entry text and dates go to api.example.com; nothing else leaves the device.",
+    });
+    expect(projection.storage).toMatchObject({ quota_bytes: 52_428_800, schema_version: 2, collections: ["entries", "settings"] });
+    expect(projection.backends.map((b) => [b.id, b.plane, b.protocol, b.endpoint_host, b.memory_mb, b.optional])).toEqual([
+      ["search", "client-local", "wasm", null, 16, false],
+      ["importer", "client-local", "stdio-jsonrpc", null, 64, true],
+      ["sync", "cloud-remote", "remote-http", "api.example.com", 64, true],
+    ]);
+    expect(projection.workflows).toEqual([{ id: "summarize-week", title: "Summarize my week", step_kinds: ["storage.list", "agent.task", "confirm", "artifact.create", "evidence.record"], asks_person: true }]);
+    // Data leaving the device, or a program of the app's own on it: at least medium.
+    expect(projection.risk).toBe("medium");
+  });
+
+  it("asks approval for an update that sends data to a new server or runs a new program", () => {
+    const base = JSON.parse(readFileSync(new URL("../fixtures/manifest/valid/journal-storage-backends-workflows.json", import.meta.url), "utf8")).input as AppManifest;
+    const before = projectManifest(valid(base));
+    const next = copy(base) as AppManifest;
+    next.execution!.endpoints!.push({ id: "backup", url: "https://backup.example.net/v1", purpose: "Backups." });
+    next.backends!.push({ id: "ocr", plane: "client-local", protocol: "wasm", entry: "backends/ocr.wasm", methods: [{ name: "read" }] });
+    const diff = diffProjections(before, projectManifest(valid(next)));
+    expect(diff.added_endpoints).toEqual(["backup.example.net"]);
+    expect(diff.added_backends.map((b) => b.id)).toEqual(["ocr"]);
+    expect(diff.requires_approval).toBe(true);
   });
 
   it("lists the agent tasks the app may start, with the tools each may give the agent", () => {
@@ -70,7 +105,7 @@ describe("projectManifest", () => {
     expect(projection.capabilities[1]!.used_by_tools).toEqual([]);
     expect(projection.tools[0]).toMatchObject({ method: "voice.request_recording", title: "Record a voice note", call_model: "interactive", risk_level: "high", requires_foreground: true });
     expect(projection.risk).toBe("high");
-    expect(projection.storage).toEqual({ session_data_quota_bytes: 2048 });
+    expect(projection.storage).toEqual({ session_data_quota_bytes: 2048, quota_bytes: null, schema_version: null, collections: [] });
     expect(projection.name).toBe("Voice");
   });
 
@@ -97,6 +132,8 @@ describe("diffProjections", () => {
       removed_subscriptions: [],
       added_events: [],
       removed_events: [],
+      added_endpoints: [],
+      added_backends: [],
       requires_approval: false,
     });
   });

@@ -37,6 +37,9 @@ describe("runtime SDK feature registry", () => {
       "artifact.read.v1",
       "capability.request.v1",
       "app.agent-task.v1",
+      "app.storage.v1",
+      "app.backend.v1",
+      "app.workflow.v1",
       "app.diagnostics.v1",
     ];
     for (const name of expected) expect(isRuntimeSdkFeature(name), name).toBe(true);

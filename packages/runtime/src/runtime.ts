@@ -43,6 +43,13 @@ import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } fr
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
+import type { AppStorageHost } from "./app-storage/host.js";
+import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
+import { createBackendService, type BackendRunners } from "./backends/service.js";
+import { createWorkflowShell } from "./workflows/shell.js";
+import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
+import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
+import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
@@ -86,6 +93,23 @@ export interface RuntimeOptions {
    */
   readonly keptArtifactBytes?: number;
   readonly clientInfo?: { readonly name: string; readonly version?: string };
+  /**
+   * Where apps' own storage lives (one store per app, apart from `store`): the Node host's SQLite files, the
+   * browser's IndexedDB databases. Without one, apps that declare storage are not offered `app.storage.v1`.
+   */
+  readonly appStorage?: AppStorageHost;
+  /** The back-end runners this host offers, by protocol. Without any, apps that declare back-ends are not offered `app.backend.v1`. */
+  readonly backends?: BackendRunners;
+}
+
+/** Features that need a host part: offered only when the host gives the part. */
+function offeredFeatures(options: RuntimeOptions): string[] {
+  const all = options.hostFeatures ?? Object.keys(RUNTIME_SDK_FEATURES);
+  return all.filter((feature) => {
+    if (feature === "app.storage.v1") return options.appStorage !== undefined;
+    if (feature === "app.backend.v1") return Object.keys(options.backends ?? {}).length > 0;
+    return true;
+  });
 }
 
 export type ConversationStatus = "starting" | "offline" | "catching_up" | "live" | "unavailable";
@@ -253,6 +277,50 @@ export interface AppPort {
    * this app serves; online only (`request_cancelled` offline).
    */
   exportEvidence(request: { readonly task_id: string } | { readonly conversation_id: string }): Promise<EvidenceExport>;
+  /**
+   * The app's own storage (docs/protocol.md "App storage"): the collections its manifest declares, in a store of its
+   * own. Refused `unsupported_on_host` on a host without app storage, `capability_not_declared` for an app that
+   * declares none.
+   */
+  storage(): AppStorageApi;
+  /**
+   * Calls a method of one of the app's declared back-ends (the host starts it on first use and supervises it).
+   * Refused `not_found` / `method_not_found` for what the manifest does not declare, `unsupported_on_host` where the
+   * host does not run its protocol; the back-end's failures keep their codes (`operation_expired`, `handler_failed`, …).
+   */
+  callBackend(backendId: string, method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
+  /**
+   * Starts a durable run of a workflow the manifest declares (docs/protocol.md "Workflows"), in `conversation_id`
+   * or the conversation of `instance_id` (agent task and evidence steps need one). The same `idempotency_key` and
+   * input return the same run; the same key with another input is `idempotency_conflict`. Refused with nothing
+   * written: `app_disabled`, `capability_not_declared` (no `app.workflow.v1`), `not_found` (no such workflow),
+   * `invalid_params` (the input fails `input_schema`), `message_too_large`, `conversation_unknown`.
+   */
+  startWorkflow(workflowId: string, input: JsonValue, options?: { readonly conversation_id?: string; readonly instance_id?: string; readonly idempotency_key?: string }): Promise<WorkflowRun>;
+  /** This app's runs, newest first (kept across restarts; the app's newest 100). */
+  listWorkflowRuns(): readonly WorkflowRun[];
+  /** One of this app's runs; `not_found` for another app's. */
+  getWorkflowRun(runId: string): WorkflowRun;
+  /** A run's trace entries after `after`, in order, at most `limit` (default 200, at most 500). */
+  workflowTrace(runId: string, after: number, limit?: number): Promise<readonly TraceEntry[]>;
+  /** Cancels a run, or answers the confirm step it waits on; `invalid_state` when it has ended or waits on nothing. */
+  controlWorkflow(runId: string, control: { readonly op: "cancel"; readonly reason?: string } | { readonly op: "confirm"; readonly step_id: string; readonly confirmed: boolean }): Promise<WorkflowRun>;
+  /** Each committed change of this app's runs, with the trace entries it added. */
+  subscribeWorkflows(listener: (run: WorkflowRun, trace: readonly TraceEntry[]) => void): Unsubscribe;
+  /** Stores the run's evidence pack (the run, its whole trace and their SHA-256) as an artifact of the app (and of the run's conversation). */
+  exportWorkflowEvidence(runId: string): Promise<{ readonly artifact: ArtifactRef; readonly pack_digest: string; readonly ended: boolean }>;
+  /**
+   * Each capability the active manifest declares, whether a request could be granted here now (Host Bridge v1's
+   * capability summary) — else why not: `unsupported_on_host`, `policy_denied`, `permission_denied` (the person said
+   * no, in a remembered decision) — and the ones the person has allowed for good. The gateway still decides each
+   * request; this is what an app shows before asking.
+   */
+  capabilitySummary(): CapabilitySummary;
+}
+
+export interface CapabilitySummary {
+  readonly capabilities: readonly ({ readonly capability: CapabilityName; readonly available: true } | { readonly capability: CapabilityName; readonly available: false; readonly blocked_reason: "unsupported_on_host" | "policy_denied" | "permission_denied" })[];
+  readonly granted_permissions: readonly CapabilityName[];
 }
 
 /** An exported evidence pack: stored on the AppServer as an artifact of the conversation. */
@@ -317,6 +385,8 @@ export interface LineUpRuntime {
   readonly instances: InstancesView;
   readonly settings: RuntimeSettings;
   appPort(appScope: string): AppPort;
+  /** The Runtime SDK features this host offers apps (`hostFeatures`, less those whose host part is missing). */
+  readonly features: readonly string[];
   /** Checks the hash chain of the audit log. */
   verifyAudit(): Promise<AuditVerdict>;
   /** Ends the current connection as a network failure would; the Runtime reconnects. A host calls it when the device goes offline. */
@@ -331,9 +401,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const coreManifests = options.coreManifests ?? CORE_MANIFESTS;
   const initialApps = createAppRegistryState(coreManifests, clock.now());
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
-  const hostFeatures = options.hostFeatures ?? Object.keys(RUNTIME_SDK_FEATURES);
+  const hostFeatures = offeredFeatures(options);
+  const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
   const hostFacts = {
     features: hostFeatures,
+    backend_protocols: backendProtocols,
     capabilities: (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c)),
     appPolicy: options.appPolicy ?? {},
     inventoryPolicy: options.inventoryPolicy ?? {},
@@ -431,7 +503,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     store: options.store,
     ids,
     now: () => clock.now(),
-    host: { features: hostFeatures },
+    host: { features: hostFeatures, backend_protocols: backendProtocols },
     policy: hostFacts.appPolicy,
     diagnostics,
   });
@@ -439,6 +511,188 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const requireMailbox = (): Mailbox => {
     if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
     return mailbox;
+  };
+
+  /** An installed app's active version, as app storage and back-ends follow it. */
+  const activeVersion = (appScope: string): ActiveAppVersion | undefined => {
+    if (mailbox === undefined) return undefined;
+    const managed = mailbox.state.apps.apps[appScope];
+    const version = managed?.retained.find((v) => v.version === managed.record.installed_version);
+    if (managed === undefined || version === undefined) return undefined;
+    return { manifest: version.manifest, version: version.version, bundle_digest: version.bundle_digest ?? `core:${version.version}`, enabled: managed.record.enabled };
+  };
+  const appStorage = options.appStorage === undefined ? undefined : createAppStorageService({ host: options.appStorage, active: activeVersion, now: () => clock.now(), diagnostics });
+  const storageFor = (appScope: string): AppStorageApi => {
+    if (appStorage !== undefined) return appStorage.forApp(appScope);
+    const refuse = async (): Promise<never> => {
+      throw new LineUpError("unsupported_on_host", "this host keeps no app storage");
+    };
+    return { get: refuse, list: refuse, put: refuse, delete: refuse, batch: refuse, usage: refuse };
+  };
+  /** What a running back-end may ask: the app's storage (when it declares `storage: true`) and the capabilities it declares, as the app. */
+  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue): Promise<JsonValue> => {
+    const p = (typeof params === "object" && params !== null && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
+    if (method.startsWith("storage.")) {
+      if (declaration.storage !== true) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare storage`);
+      return storageCall(storageFor(appScope), method.slice("storage.".length), p);
+    }
+    if (method === "capability.request") {
+      const capability = p["capability"];
+      if (typeof capability !== "string" || !(declaration.capabilities ?? []).includes(capability as CapabilityName)) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare ${String(capability)}`);
+      return (await capabilityShell.request(appScope, { capability: capability as CapabilityName, purpose: typeof p["purpose"] === "string" ? p["purpose"] : `back-end ${declaration.id}`, input: (p["input"] ?? {}) as never })) as unknown as JsonValue;
+    }
+    throw new LineUpError("method_not_found", `the host offers back-ends no method ${method}`);
+  };
+  const backends = createBackendService({
+    runners: options.backends ?? {},
+    active: activeVersion,
+    bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
+    hostCalls: backendHostCalls,
+    diagnostics,
+  });
+  /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
+  const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
+  /**
+   * A run's evidence pack: who ran what (app, version, workflow, the input's hash) and its trace — whole, or (`beforeStep`)
+   * up to that step's first start — with the SHA-256 of its canonical JSON.
+   */
+  const runEvidence = async (run: WorkflowRun, beforeStep?: string): Promise<{ pack: JsonValue; digest: string }> => {
+    const rows = (await options.store.range(RUNTIME_COLLECTIONS.workflowTrace, { prefix: `${run.run_id}/` })).map((row) => row.value as unknown as TraceEntry);
+    const cut = beforeStep === undefined ? -1 : rows.findIndex((t) => t.kind === "step.started" && t.step_id === beforeStep);
+    const trace = cut < 0 ? rows : rows.slice(0, cut);
+    const body = {
+      format: "lineup.workflow-evidence.v1",
+      run: { run_id: run.run_id, app_scope: run.app_scope, app_version: run.app_version, workflow_id: run.workflow_id, input_hash: jsonHash(run.input), ...(beforeStep === undefined ? { status: run.status } : {}) },
+      trace,
+    } as unknown as JsonValue;
+    const digest = await sha256Hex(new TextEncoder().encode(canonicalJson(body)));
+    return { pack: { ...(body as object), digest } as JsonValue, digest };
+  };
+  /** Makes (once per key) an artifact of the run's app: its id comes from the step's effect key. */
+  const stepArtifact = async (run: WorkflowRun, effectKey: string, name: string, mimeType: string, bytes: Uint8Array) => {
+    const sha256 = await sha256Hex(bytes);
+    const artifactId = `art-wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
+    return (await requireMailbox().post({ kind: "artifact.create", app_scope: run.app_scope, name, mime_type: mimeType, bytes, sha256, artifact_id: artifactId, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) })) as unknown as ArtifactRef;
+  };
+  const field = (input: JsonValue, name: string): JsonValue | undefined => (typeof input === "object" && input !== null && !Array.isArray(input) ? input[name] : undefined);
+  const text = (input: JsonValue, name: string): string => {
+    const value = field(input, name);
+    if (typeof value !== "string") throw new LineUpError("invalid_params", `the step's input needs ${name} (a string)`, { path: `/input/${name}` });
+    return value;
+  };
+  /** What each kind of step does (docs/manifest.md §8c), as the run's app. */
+  const executeStep = async (run: WorkflowRun, step: WorkflowStep, input: JsonValue, effectKey: string): Promise<JsonValue> => {
+    const port = runtime.appPort(run.app_scope);
+    switch (step.kind) {
+      case "storage.get": {
+        const record = await port.storage().get(step.collection!, text(input, "key"));
+        return record === undefined ? null : ({ key: record.key, value: record.value, provenance: record.provenance } as unknown as JsonValue);
+      }
+      case "storage.put":
+        return (await port.storage().put(step.collection!, text(input, "key"), field(input, "value") ?? null)) as unknown as JsonValue;
+      case "storage.delete":
+        return (await port.storage().delete(step.collection!, text(input, "key"))) as unknown as JsonValue;
+      case "storage.list": {
+        const query = (typeof input === "object" && input !== null && !Array.isArray(input) ? input : {}) as Record<string, never>;
+        return (await port.storage().list(step.collection!, query)).map((r) => ({ key: r.key, value: r.value })) as unknown as JsonValue;
+      }
+      case "backend.call":
+        return backends.call(run.app_scope, step.backend!, step.method!, input);
+      case "artifact.create": {
+        const content = field(input, "text") ?? field(input, "json");
+        if (content === undefined) throw new LineUpError("invalid_params", "an artifact.create step's input has text or json", { path: "/input" });
+        const bytes = new TextEncoder().encode(typeof content === "string" ? content : JSON.stringify(content, null, 2));
+        const name = typeof field(input, "name") === "string" ? (field(input, "name") as string) : `${run.workflow_id}-${step.id}.${typeof content === "string" ? "txt" : "json"}`;
+        const mime = typeof field(input, "mime_type") === "string" ? (field(input, "mime_type") as string) : typeof content === "string" ? "text/plain" : "application/json";
+        return (await stepArtifact(run, effectKey, name, mime, bytes)) as unknown as JsonValue;
+      }
+      case "evidence.record": {
+        // What the run did before this step, as its trace says: the same pack however often the step runs again.
+        const { pack, digest } = await runEvidence(run, step.id);
+        const artifact = await stepArtifact(run, effectKey, `${run.workflow_id}-${run.run_id}.evidence.json`, "application/json", new TextEncoder().encode(JSON.stringify(pack, null, 2)));
+        // With a conversation, the AppServer's pack of it too (online; offline the step fails and is retried).
+        if (run.conversation_id === undefined) return { artifact, pack_digest: digest } as unknown as JsonValue;
+        if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
+        const server = await driver.exportEvidence(run.conversation_id, effectKey);
+        return { artifact, pack_digest: digest, conversation_export: server } as unknown as JsonValue;
+      }
+      case "agent.task": {
+        if (run.conversation_id === undefined) throw new LineUpError("invalid_state", "an agent.task step needs the run to have a conversation");
+        const context = field(input, "context");
+        const started = await port.startTask(
+          {
+            entry: step.entry!,
+            idempotency_key: effectKey,
+            input: { text: typeof field(input, "text") === "string" ? (field(input, "text") as string) : `${run.workflow_id}: ${step.title ?? step.id}` },
+            ...(typeof context === "object" && context !== null && !Array.isArray(context) ? { context } : {}),
+            ...(step.output_schema === undefined ? {} : { output_schema: step.output_schema }),
+          },
+          { conversation_id: run.conversation_id },
+        );
+        return awaitTask(run.app_scope, started.task_id);
+      }
+      case "tool":
+        throw new LineUpError("unsupported_on_host", "this Runtime does not run tool steps of workflows yet");
+      case "confirm":
+        throw new LineUpError("invalid_state", "a confirm step is answered by the person, not run");
+    }
+  };
+  /** The result of one of an app's tasks once it ends: its output, or its failure. */
+  const awaitTask = (appScope: string, taskId: string): Promise<JsonValue> =>
+    new Promise((resolve, reject) => {
+      const settle = (task: AgentTask): boolean => {
+        if (task.status === "completed") resolve((task.result?.output ?? null) as JsonValue);
+        else if (task.status === "failed" || task.status === "cancelled") reject(new LineUpError(task.status === "cancelled" ? "cancelled_by_user" : "failed", task.error?.message ?? `the agent task ${task.status === "cancelled" ? "was cancelled" : "failed"}`));
+        else return false;
+        return true;
+      };
+      const off = taskEvents.subscribe((delivery) => {
+        if (delivery.app_scope === appScope && delivery.task.task_id === taskId && settle(delivery.task)) off();
+      });
+      const now = state().tasks.tasks.get(taskId);
+      if (now !== undefined && settle(publicTask(now))) off();
+    });
+  const workflowShell = createWorkflowShell({
+    post: (appScope, op) => requireMailbox().post({ kind: "workflow", app_scope: appScope, op }),
+    state: () => mailbox?.state,
+    clock,
+    execute: executeStep,
+    diagnostics,
+  });
+  const ownRun = (appScope: string, runId: string): WorkflowRun => {
+    const run = state().workflows.get(runId);
+    if (run === undefined || run.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no workflow run ${runId}`, { path: "/run_id" });
+    return run;
+  };
+
+  /** After a commit: app storage and back-ends follow each app's active version, and go with a removed app. */
+  const followApps = (before: RuntimeState | undefined, next: RuntimeState): void => {
+    if (before === undefined || before.apps === next.apps) return;
+    for (const [scope, managed] of Object.entries(before.apps.apps)) {
+      const after = next.apps.apps[scope];
+      if (after === undefined) {
+        void backends.stopApp(scope);
+        void appStorage?.destroy(scope).catch((error: unknown) => diagnostics(error, "app storage of a removed app"));
+        continue;
+      }
+      const changedVersion = after.record.installed_version !== managed.record.installed_version || activeDigest(after) !== activeDigest(managed);
+      if (changedVersion || (managed.record.enabled && !after.record.enabled)) {
+        void backends.stopApp(scope);
+        void appStorage?.close(scope);
+      }
+      if (changedVersion && after.record.enabled) syncStorage(scope, managed.record.installed_version);
+    }
+    for (const scope of Object.keys(next.apps.apps)) if (before.apps.apps[scope] === undefined) syncStorage(scope, undefined);
+  };
+  /** Brings an app's data to its new version now; a migration that fails puts the version before back (its data already is). */
+  const syncStorage = (scope: string, previousVersion: string | undefined): void => {
+    if (appStorage === undefined) return;
+    appStorage.sync(scope).catch(async (error: unknown) => {
+      diagnostics(error, "app storage migration");
+      const back = previousVersion === undefined ? undefined : mailbox?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
+      if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
+      else await runtimeApps.manager.disable(scope).catch((e: unknown) => diagnostics(e, "disable after a failed migration"));
+    });
   };
 
   const artifactDeps: ArtifactAccessDeps = {
@@ -518,6 +772,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             if (views.size > 0) views.emit(toView(next));
           }
           runtimeApps.changed(before, next);
+          followApps(before, next);
           armDeadline(next);
           capabilityShell.changed(next.capabilities);
         },
@@ -526,6 +781,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           for (const delivery of deliveries) {
             if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
             if (delivery.kind === "task.event") taskEvents.emit(delivery);
+            if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);
@@ -535,6 +791,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           await hub.run(deliveries);
           for (const effect of effects) {
             if (effect.kind === "capability") capabilityShell.run(effect);
+            else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
             else driver?.run(effect);
           }
         },
@@ -578,6 +835,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       driver?.stop();
       cancelDeadline?.();
       capabilityShell.stop();
+      workflowShell.stop();
+      await backends.stop();
+      await appStorage?.stop();
       await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
       await mailbox.close();
       lifecycle.publish({ status: "stopped" });
@@ -794,6 +1054,60 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             if (delivery.app_scope === appScope) listener(delivery.event, delivery.task);
           });
         },
+        storage: () => storageFor(appScope),
+        async startWorkflow(workflowId, input, where = {}) {
+          requireEnabled();
+          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op: { type: "start", workflow_id: workflowId, input, run_id: ids.next("wfr"), ...where } })) as unknown as WorkflowRun;
+        },
+        listWorkflowRuns: () =>
+          [...state().workflows.values()].filter((r) => r.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)),
+        getWorkflowRun: (runId) => ownRun(appScope, runId),
+        async workflowTrace(runId, after, limit = 200) {
+          const run = ownRun(appScope, runId);
+          const from = Math.max(0, Math.floor(after));
+          const count = Math.max(1, Math.min(500, Math.floor(limit)));
+          if (from >= run.trace_count) return [];
+          const rows = await options.store.range(RUNTIME_COLLECTIONS.workflowTrace, { gte: traceKey(runId, from + 1), lte: traceKey(runId, Math.min(run.trace_count, from + count)) });
+          return rows.map((row) => row.value as unknown as TraceEntry);
+        },
+        async controlWorkflow(runId, control) {
+          requireEnabled();
+          ownRun(appScope, runId);
+          const op = control.op === "cancel" ? { type: "cancel" as const, run_id: runId, ...(control.reason === undefined ? {} : { reason: control.reason.slice(0, 500) }) } : { type: "answer" as const, run_id: runId, step_id: control.step_id, confirmed: control.confirmed };
+          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
+        },
+        subscribeWorkflows(listener) {
+          return workflowEvents.subscribe((delivery) => {
+            if (delivery.app_scope === appScope) listener(delivery.run, delivery.trace);
+          });
+        },
+        async exportWorkflowEvidence(runId) {
+          requireEnabled();
+          const run = ownRun(appScope, runId);
+          const { pack, digest } = await runEvidence(run);
+          const bytes = new TextEncoder().encode(JSON.stringify(pack, null, 2));
+          const artifact = await runtime.appPort(appScope).createArtifact({ name: `${run.workflow_id}-${run.run_id}.evidence.json`, mime_type: "application/json", bytes, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) });
+          return { artifact, pack_digest: digest, ended: isRunEnded(run) };
+        },
+        capabilitySummary() {
+          const manifest = runtimeApps.manager.getApp(appScope)?.manifest;
+          const policy = options.capabilityPolicy ?? {};
+          const grants = mailbox === undefined ? [] : mailbox.state.grants.filter((g) => g.app_scope === appScope);
+          const capabilities = (manifest?.capabilities ?? []).flatMap((declared): CapabilitySummary["capabilities"][number][] => {
+            if (!(declared.name in CAPABILITIES)) return [];
+            const capability = declared.name as CapabilityName;
+            if (!hostProvider.supports(capability)) return [{ capability, available: false, blocked_reason: "unsupported_on_host" }];
+            if ((policy.denied_apps ?? []).includes(appScope) || (policy.denied_capabilities ?? []).includes(capability)) return [{ capability, available: false, blocked_reason: "policy_denied" }];
+            if (grants.some((g) => g.capability === capability && g.decision === "denied")) return [{ capability, available: false, blocked_reason: "permission_denied" }];
+            return [{ capability, available: true }];
+          });
+          const granted = grants.filter((g) => g.decision === "granted" && capabilities.some((c) => c.capability === g.capability && c.available)).map((g) => g.capability as CapabilityName);
+          return { capabilities, granted_permissions: granted };
+        },
+        async callBackend(backendId, method, params, callOptions) {
+          requireEnabled();
+          return backends.call(appScope, backendId, method, params, callOptions);
+        },
         async exportEvidence(request) {
           requireEnabled();
           let conversationId: string;
@@ -812,6 +1126,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
       };
     },
+
+    features: hostFeatures,
 
     verifyAudit: () => verifyAuditChain(options.store),
 
@@ -843,6 +1159,32 @@ async function resolveTaskArtifacts(artifacts: ReturnType<typeof createArtifactA
     resolved.push(info.artifact);
   }
   return resolved;
+}
+
+/** The active version's bundle digest of a managed app. */
+function activeDigest(managed: { readonly record: { readonly installed_version: string }; readonly retained: readonly { readonly version: string; readonly bundle_digest: string | null }[] }): string | null | undefined {
+  return managed.retained.find((v) => v.version === managed.record.installed_version)?.bundle_digest;
+}
+
+/** One storage operation by name (`get`, `list`, `put`, `delete`, `batch`, `usage`) with JSON params: how a back-end and the bridge reach storage. */
+export async function storageCall(api: AppStorageApi, op: string, p: Record<string, JsonValue>): Promise<JsonValue> {
+  const str = (name: string): string => (typeof p[name] === "string" ? (p[name] as string) : "");
+  switch (op) {
+    case "get":
+      return ((await api.get(str("collection"), str("key"))) ?? null) as unknown as JsonValue;
+    case "list":
+      return { records: (await api.list(str("collection"), (p["query"] ?? {}) as never)) as unknown as JsonValue };
+    case "put":
+      return (await api.put(str("collection"), str("key"), p["value"] ?? null)) as unknown as JsonValue;
+    case "delete":
+      return (await api.delete(str("collection"), str("key"))) as unknown as JsonValue;
+    case "batch":
+      return (await api.batch((p["writes"] ?? []) as never)) as unknown as JsonValue;
+    case "usage":
+      return (await api.usage()) as unknown as JsonValue;
+    default:
+      throw new LineUpError("method_not_found", `app storage has no operation ${op}`);
+  }
 }
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {

@@ -12,6 +12,7 @@ import {
   type BridgeHostSnapshot,
   type BridgeParams,
   type BridgeResult,
+  type BridgeEventData,
   type BridgeTheme,
   type CapabilityResult,
   type JsonObject,
@@ -103,7 +104,42 @@ export interface Surface {
     /** Exports the pack of one of this app's tasks, or of this instance's conversation; the AppServer stores it as an artifact of the conversation. */
     export(request: { readonly task_id: string } | { readonly conversation: true }): Promise<BridgeResult<"evidence.export">>;
   };
-  readonly capabilities: { request<T extends JsonValue = JsonValue>(request: CapabilityRequest): Promise<CapabilityResult<T>> };
+  readonly capabilities: {
+    request<T extends JsonValue = JsonValue>(request: CapabilityRequest): Promise<CapabilityResult<T>>;
+    /** Which declared capabilities are available now (the snapshot's summary, kept current), and which are allowed for good. */
+    summary(): Pick<AppContext, "capabilities" | "granted_permissions">;
+    /** Called with the new summary whenever it changes (a decision in Settings, the host, policy). */
+    onChanged(listener: (summary: Pick<AppContext, "capabilities" | "granted_permissions">) => void): () => void;
+  };
+  /** The app's own storage: the collections its manifest declares (feature `app.storage.v1`), each record with its provenance. */
+  readonly storage: {
+    get(collection: string, key: string): Promise<BridgeResult<"storage.get">["record"]>;
+    list(collection: string, query?: Omit<BridgeParams<"storage.list">, "collection">): Promise<BridgeResult<"storage.list">["records"]>;
+    put(collection: string, key: string, value: JsonValue): Promise<BridgeResult<"storage.put">>;
+    delete(collection: string, key: string): Promise<BridgeResult<"storage.delete">>;
+    /** Every write or none, in one transaction. */
+    batch(writes: BridgeParams<"storage.batch">["writes"]): Promise<BridgeResult<"storage.batch">>;
+    usage(): Promise<BridgeResult<"storage.usage">>;
+  };
+  /** The app's declared workflows (feature `app.workflow.v1`): durable runs the Runtime carries through restarts. */
+  readonly workflow: {
+    /** Starts a run in this instance's conversation; the same `idempotency_key` and input give the same run. */
+    start(workflowId: string, input?: JsonValue, options?: { readonly idempotency_key?: string }): Promise<BridgeResult<"workflow.start">["run"]>;
+    runs(): Promise<BridgeResult<"workflow.runs">["runs"]>;
+    /** A run as it is now, and its trace entries after `after`. */
+    trace(runId: string, after?: number, limit?: number): Promise<BridgeResult<"workflow.trace">>;
+    cancel(runId: string, reason?: string): Promise<BridgeResult<"workflow.control">["run"]>;
+    /** Answers the confirm step the run waits on. */
+    confirm(runId: string, stepId: string, confirmed: boolean): Promise<BridgeResult<"workflow.control">["run"]>;
+    /** Stores the run's evidence pack as an artifact. */
+    exportEvidence(runId: string): Promise<BridgeResult<"workflow.evidence">>;
+    /** Each change of this app's runs, with the trace entries it added. */
+    onChanged(listener: (change: BridgeEventData<"workflow.changed">) => void): () => void;
+  };
+  /** The app's declared back-ends (feature `app.backend.v1`), started and supervised by the host. */
+  readonly backend: {
+    call<T extends JsonValue = JsonValue>(backend: string, method: string, params?: JsonValue): Promise<T>;
+  };
   readonly artifacts: {
     create(request: BridgeParams<"artifact.create">): Promise<ArtifactRef>;
     read(request: BridgeParams<"artifact.read">): Promise<BridgeResult<"artifact.read">>;
@@ -196,6 +232,13 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     app = Object.freeze({ ...app, locale, timezone });
     localeChanged.fire({ locale, timezone });
   });
+  const workflowChanged = new Emitter<BridgeEventData<"workflow.changed">>("workflow.changed", diagnostics);
+  channel.on("workflow.changed", (change) => workflowChanged.fire(change));
+  const capabilitiesChanged = new Emitter<Pick<AppContext, "capabilities" | "granted_permissions">>("capabilities.changed", diagnostics);
+  channel.on("capabilities.changed", ({ capabilities, granted_permissions }) => {
+    app = Object.freeze({ ...app, capabilities, granted_permissions });
+    capabilitiesChanged.fire({ capabilities, granted_permissions });
+  });
   channel.on("display_mode.changed", ({ display_mode }) => {
     app = Object.freeze({ ...app, display_mode });
     modeChanged.fire(display_mode);
@@ -243,8 +286,33 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
       export: (request) => channel.request("evidence.export", "task_id" in request ? { task_id: request.task_id } : {}, { timeoutMs: EVIDENCE_EXPORT_TIMEOUT_MS }),
     },
     capabilities: {
+      summary: () => ({ capabilities: app.capabilities, granted_permissions: app.granted_permissions }),
+      onChanged: (listener) => capabilitiesChanged.on(listener),
       request: async <T extends JsonValue>(request: CapabilityRequest) =>
         (await channel.request("capability.request", { capability: request.capability, purpose: request.purpose, input: request.input }, { timeoutMs: CAPABILITY_REQUEST_TIMEOUT_MS })) as CapabilityResult<T>,
+    },
+    storage: {
+      get: async (collection, key) => (await channel.request("storage.get", { collection, key })).record,
+      list: async (collection, query = {}) => (await channel.request("storage.list", { ...query, collection })).records,
+      put: (collection, key, value) => channel.request("storage.put", { collection, key, value }),
+      delete: (collection, key) => channel.request("storage.delete", { collection, key }),
+      batch: (writes) => channel.request("storage.batch", { writes }),
+      usage: () => channel.request("storage.usage", {}),
+    },
+    workflow: {
+      start: async (workflowId, input, startOptions = {}) =>
+        (await channel.request("workflow.start", { workflow_id: workflowId, ...(input === undefined ? {} : { input }), ...(startOptions.idempotency_key === undefined ? {} : { idempotency_key: startOptions.idempotency_key }) })).run,
+      runs: async () => (await channel.request("workflow.runs", {})).runs,
+      trace: (runId, after = 0, limit) => channel.request("workflow.trace", { run_id: runId, after, ...(limit === undefined ? {} : { limit }) }),
+      cancel: async (runId, reason) => (await channel.request("workflow.control", { run_id: runId, control: { op: "cancel", ...(reason === undefined ? {} : { reason }) } })).run,
+      confirm: async (runId, stepId, confirmed) => (await channel.request("workflow.control", { run_id: runId, control: { op: "confirm", step_id: stepId, confirmed } })).run,
+      exportEvidence: (runId) => channel.request("workflow.evidence", { run_id: runId }),
+      onChanged: (listener) => workflowChanged.on(listener),
+    },
+    backend: {
+      // A back-end call may run up to its declared wall time: no shorter timeout than a capability's.
+      call: async <T extends JsonValue>(backend: string, method: string, params?: JsonValue) =>
+        (await channel.request("backend.call", { backend, method, ...(params === undefined ? {} : { params }) }, { timeoutMs: CAPABILITY_REQUEST_TIMEOUT_MS })).result as T,
     },
     artifacts: {
       create: async (request) => (await channel.request("artifact.create", request)).artifact,

@@ -23,8 +23,8 @@
  * surface host's `dead`) — is reported to the Runtime once as `instances.failed`, which ends the calls the
  * instance still held with `handler_failed`, and to the owner once through `onFailed`.
  */
-import { AGENT_TASK_FEATURE, RUNTIME_SDK_FEATURES, base64ToBytes, bytesToBase64, LineUpError, type AgentTaskControl, type AgentTaskRequest, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
-import type { AppInstance, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
+import { AGENT_TASK_FEATURE, base64ToBytes, bytesToBase64, LineUpError, type AgentTaskControl, type AgentTaskRequest, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
+import type { AppInstance, AppStorageWrite, CapabilitySummary, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
@@ -60,7 +60,7 @@ export interface InstanceBridge {
 
 const FLUSH_DEADLINE_MS = 2_000;
 
-function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: DisplayMode, workspaceId?: string): BridgeHostSnapshot {
+function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: DisplayMode, offered: readonly string[], summary: CapabilitySummary, workspaceId?: string): BridgeHostSnapshot {
   // Ids come from the Runtime's records (already checked); the snapshot's schema checks them again on the wire.
   return ({
     app_scope: instance.app_scope,
@@ -75,19 +75,19 @@ function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: Display
     timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
     workspace: workspaceId === undefined ? {} : { workspace_id: workspaceId },
     display_mode: mode,
-    // Declared capabilities may be requested; the gateway decides each request (and says why it refuses one).
-    capabilities: (manifest.capabilities ?? []).map((c: { name: string }) => ({ capability: c.name, available: true })) as BridgeHostSnapshot["capabilities"],
-    granted_permissions: [],
-    sdk: { api_version: "1", features: negotiatedFeatures(manifest) },
+    // Whether each declared capability could be granted now, and why not; the gateway still decides each request.
+    capabilities: summary.capabilities,
+    granted_permissions: summary.granted_permissions,
+    sdk: { api_version: "1", features: negotiatedFeatures(manifest, offered) },
   } as unknown) as BridgeHostSnapshot;
 }
 
 /**
- * The features the app gets here: what it requires (it would not run otherwise) and what it may use if offered
- * (this host offers every feature of the protocol), so an app can tell whether, say, agent tasks are available.
+ * The features the app gets here: what it requires (it would not run otherwise) and the optional ones this host
+ * offers, so an app can tell whether, say, agent tasks or workflows are available.
  */
-function negotiatedFeatures(manifest: AppManifest): string[] {
-  const optional = (manifest.runtime_sdk.optional_features ?? []).filter((feature) => Object.prototype.hasOwnProperty.call(RUNTIME_SDK_FEATURES, feature) && !manifest.runtime_sdk.required_features.includes(feature));
+function negotiatedFeatures(manifest: AppManifest, offered: readonly string[]): string[] {
+  const optional = (manifest.runtime_sdk.optional_features ?? []).filter((feature) => offered.includes(feature) && !manifest.runtime_sdk.required_features.includes(feature));
   return [...manifest.runtime_sdk.required_features, ...optional];
 }
 
@@ -323,13 +323,66 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               .saveArtifact({ artifact_id: p.artifact_id, instance_id: instance.instance_id, ...(instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }) })
               .catch(rethrow);
           }
+          case "storage.get": {
+            const p = params as { collection: string; key: string };
+            return { record: (await port.storage().get(p.collection, p.key).catch(rethrow)) ?? null };
+          }
+          case "storage.list": {
+            const { collection, ...query } = params as { collection: string } & Record<string, unknown>;
+            return { records: await port.storage().list(collection, query).catch(rethrow) };
+          }
+          case "storage.put": {
+            const p = params as { collection: string; key: string; value: JsonValue };
+            return port.storage().put(p.collection, p.key, p.value).catch(rethrow);
+          }
+          case "storage.delete": {
+            const p = params as { collection: string; key: string };
+            return port.storage().delete(p.collection, p.key).catch(rethrow);
+          }
+          case "storage.batch": {
+            const p = params as { writes: AppStorageWrite[] };
+            return port.storage().batch(p.writes).catch(rethrow);
+          }
+          case "storage.usage":
+            return port.storage().usage().catch(rethrow);
+          case "workflow.start": {
+            const p = params as { workflow_id: string; input?: JsonValue; idempotency_key?: string };
+            const run = await port
+              .startWorkflow(p.workflow_id, p.input ?? null, { instance_id: instance.instance_id, ...(p.idempotency_key === undefined ? {} : { idempotency_key: p.idempotency_key }) })
+              .catch(rethrow);
+            return { run };
+          }
+          case "workflow.runs":
+            return { runs: port.listWorkflowRuns().slice(0, 100) };
+          case "workflow.trace": {
+            const p = params as { run_id: string; after: number; limit?: number };
+            try {
+              const run = port.getWorkflowRun(p.run_id);
+              return { run, trace: await port.workflowTrace(p.run_id, p.after, p.limit) };
+            } catch (error) {
+              return rethrow(error);
+            }
+          }
+          case "workflow.control": {
+            const p = params as { run_id: string; control: { op: "cancel"; reason?: string } | { op: "confirm"; step_id: string; confirmed: boolean } };
+            return { run: await port.controlWorkflow(p.run_id, p.control).catch(rethrow) };
+          }
+          case "workflow.evidence": {
+            const p = params as { run_id: string };
+            return port.exportWorkflowEvidence(p.run_id).catch(rethrow);
+          }
+          case "backend.call": {
+            const p = params as { backend: string; method: string; params?: JsonValue };
+            return { result: await port.callBackend(p.backend, p.method, p.params ?? null).catch(rethrow) };
+          }
           default:
             throw refusal("unsupported_on_host", `${method} is not available to apps on this host yet`);
         }
       },
       onResize: (height: number) => options.onResize?.(height),
     };
-    const mountedSurface = mountSurface(container, entry.html, snapshotFor(instance, entry.manifest, displayMode), handlers, {
+    let summary = port.capabilitySummary();
+    const mountedSurface = mountSurface(container, entry.html, snapshotFor(instance, entry.manifest, displayMode, runtime.features, summary), handlers, {
       ...(options.frameUrl === undefined ? {} : { frameUrl: options.frameUrl }),
       title: entry.manifest.name ?? instance.app_scope,
       name: entry.manifest.name ?? instance.app_scope,
@@ -337,6 +390,15 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
     mounted = mountedSurface;
     // Theme and locale changes reach the app as they happen (Settings, the system's dark mode, the browser's language).
     const pushTheme = () => mountedSurface.setTheme(currentTheme());
+    // A decision in Settings (or a change of the app) can change what the snapshot said about capabilities.
+    cleanup.push(
+      runtime.settings.subscribe(() => {
+        const next = port.capabilitySummary();
+        if (JSON.stringify(next) === JSON.stringify(summary)) return;
+        summary = next;
+        mountedSurface.event("capabilities.changed", { capabilities: [...next.capabilities], granted_permissions: [...next.granted_permissions] });
+      }),
+    );
     const observer = new MutationObserver(pushTheme);
     observer.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
     const scheme = globalThis.matchMedia?.("(prefers-color-scheme: dark)");
@@ -350,6 +412,8 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
     });
     // Each new event of the app's tasks reaches every surface of the app (an SDK drops what it already has).
     if (agentTasks) cleanup.push(port.subscribeTasks((event, task) => mountedSurface.event("agent.task_event", { event, task } as never)));
+    // Every live surface of the app hears its runs change (bounded: a change adds a handful of trace entries).
+    cleanup.push(port.subscribeWorkflows((run, trace) => mountedSurface.event("workflow.changed", { run, trace: trace.slice(-64) } as never)));
     // Tool calls for this instance travel as `tool.invoke`; the app's immediate outcome is reported at once.
     cleanup.push(
       port.registerToolHandler(

@@ -31,6 +31,9 @@ const table = {
   "artifact.read.v1": { sdk: "artifacts", description: "Read artifacts shared with the app's conversation through restricted handles." },
   "capability.request.v1": { sdk: "capabilities", description: "Request declared device capabilities through the Capability Gateway." },
   "app.agent-task.v1": { sdk: "agent", description: "Start agent tasks from the app's UI (the entries `agent_tasks` declares), follow their events, cancel, retry, resubmit, accept or reject their results." },
+  "app.storage.v1": { sdk: "storage", description: "The app's own storage namespace: the collections its manifest declares, with their schema, migrations, quota and provenance." },
+  "app.backend.v1": { sdk: "backend", description: "Call the back-ends the manifest declares (wasm, stdio-jsonrpc, remote-http), which the host starts and supervises." },
+  "app.workflow.v1": { sdk: "workflow", description: "Start, follow and cancel the durable workflows the manifest declares." },
   "app.diagnostics.v1": { sdk: "diagnostics", description: "Write structured diagnostics (logs, errors) to the Runtime's diagnostics sink." },
 } as const satisfies Record<string, RuntimeSdkFeatureInfo>;
 

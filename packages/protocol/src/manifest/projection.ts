@@ -11,6 +11,7 @@
  */
 import { CAPABILITIES, isCapabilityName, maxRisk, riskRank, type CapabilityName, type RiskLevel } from "./capabilities.js";
 import type { AppManifest, CallModel, DisplayMode, EntrypointKind, SubscriptionScope } from "./schemas.js";
+import { DEFAULT_APP_STORAGE_QUOTA_BYTES, type BackendPlane, type BackendProtocol, type ExecutionMode, type WorkflowStepKind } from "./app-code.js";
 import { resolveToolDescriptor } from "./tool-defaults.js";
 
 export interface ProjectedEntrypoint {
@@ -55,6 +56,39 @@ export interface ProjectedEvent {
   readonly description: string;
 }
 
+/** Where the app's work runs (`execution`): what a server-assisted app sends, and where. */
+export interface ProjectedExecution {
+  readonly mode: ExecutionMode;
+  /** Each server the Runtime may call for the app, with its host name (what a person recognises) and the author's reason. */
+  readonly endpoints: readonly { readonly id: string; readonly url: string; readonly host: string; readonly purpose: string }[];
+  /** What leaves the device, in the author's words; null for an app that sends nothing. */
+  readonly data_boundary: string | null;
+}
+
+/** A back-end the host starts for the app: where it runs and what it may use. */
+export interface ProjectedBackend {
+  readonly id: string;
+  readonly title: string;
+  readonly plane: BackendPlane;
+  readonly protocol: BackendProtocol;
+  /** `remote-http`: the host name of its endpoint; null on this device. */
+  readonly endpoint_host: string | null;
+  readonly memory_mb: number;
+  readonly call_timeout_ms: number;
+  readonly capabilities: readonly CapabilityName[];
+  readonly uses_storage: boolean;
+  readonly optional: boolean;
+}
+
+export interface ProjectedWorkflow {
+  readonly id: string;
+  readonly title: string;
+  /** The kinds of its steps, in order, each once: what the workflow may do. */
+  readonly step_kinds: readonly WorkflowStepKind[];
+  /** Whether a step asks the person before going on. */
+  readonly asks_person: boolean;
+}
+
 export interface ManifestProjection {
   readonly app_scope: string;
   readonly name: string;
@@ -70,10 +104,27 @@ export interface ManifestProjection {
   /** The agent tasks the app may start from its UI (`agent_tasks`), with the tools each may give the agent. */
   readonly agent_tasks: readonly { readonly id: string; readonly title: string; readonly tools: readonly string[] }[];
   readonly required_features: readonly string[];
-  /** What the app asked for; null means the Runtime's default quota. */
-  readonly storage: { readonly session_data_quota_bytes: number | null };
+  /**
+   * What the app may keep: session data (null: the Runtime's default quota) and its own storage namespace —
+   * `quota_bytes` null when it declares no collections.
+   */
+  readonly storage: {
+    readonly session_data_quota_bytes: number | null;
+    readonly quota_bytes: number | null;
+    readonly schema_version: number | null;
+    readonly collections: readonly string[];
+  };
+  readonly execution: ProjectedExecution;
+  readonly backends: readonly ProjectedBackend[];
+  readonly workflows: readonly ProjectedWorkflow[];
   /** The highest risk of any capability or tool: the one word an install prompt leads with. */
   readonly risk: RiskLevel;
+}
+
+/** The host name of an endpoint URL (what a person recognises: `api.example.com`). */
+function hostOf(url: string): string {
+  const match = /^[a-z]+:\/\/(\[[^\]]+\]|[^/:]+)/.exec(url);
+  return match?.[1] ?? url;
 }
 
 /** Projects a validated manifest. Pure. */
@@ -108,7 +159,11 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
     .map((capability, index) => ({ capability, index }))
     .sort((a, b) => riskRank(b.capability.risk) - riskRank(a.capability.risk) || a.index - b.index)
     .map(({ capability }) => capability);
-  const risk = [...tools.map((t) => t.risk_level), ...capabilities.map((c) => c.risk)].reduce<RiskLevel>(maxRisk, "low");
+  const endpoints = manifest.execution?.endpoints ?? [];
+  const hasAppStorage = (manifest.storage?.collections ?? []).length > 0;
+  // Data leaving the device, or a program of the app's running on it, is at least a medium risk.
+  const codeRisk: RiskLevel = endpoints.length > 0 || (manifest.backends ?? []).some((b) => b.protocol === "stdio-jsonrpc" || b.protocol === "local-http") ? "medium" : "low";
+  const risk = [...tools.map((t) => t.risk_level), ...capabilities.map((c) => c.risk), codeRisk].reduce<RiskLevel>(maxRisk, "low");
   return {
     app_scope: manifest.app_scope,
     name: manifest.name ?? manifest.app_scope,
@@ -127,7 +182,38 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
     events: (manifest.events ?? []).map((e) => ({ name: e.name, description: e.description ?? "" })),
     agent_tasks: (manifest.agent_tasks?.entries ?? []).map((e) => ({ id: e.id, title: e.title, tools: (e.tools ?? []).map((t) => `${t.app_scope ?? manifest.app_scope}/${t.method}`) })),
     required_features: manifest.runtime_sdk.required_features,
-    storage: { session_data_quota_bytes: manifest.storage?.session_data_quota_bytes ?? null },
+    storage: {
+      session_data_quota_bytes: manifest.storage?.session_data_quota_bytes ?? null,
+      quota_bytes: hasAppStorage ? (manifest.storage?.quota_bytes ?? DEFAULT_APP_STORAGE_QUOTA_BYTES) : null,
+      schema_version: hasAppStorage ? (manifest.storage?.schema_version ?? 1) : null,
+      collections: (manifest.storage?.collections ?? []).map((c) => c.name),
+    },
+    execution: {
+      mode: manifest.execution?.mode ?? "local",
+      endpoints: endpoints.map((e) => ({ id: e.id, url: e.url, host: hostOf(e.url), purpose: e.purpose })),
+      data_boundary: manifest.execution?.data_boundary ?? null,
+    },
+    backends: (manifest.backends ?? []).map((b): ProjectedBackend => {
+      const endpoint = b.endpoint === undefined ? undefined : endpoints.find((e) => e.id === b.endpoint);
+      return {
+        id: b.id,
+        title: b.title ?? b.id,
+        plane: b.plane,
+        protocol: b.protocol,
+        endpoint_host: endpoint === undefined ? null : hostOf(endpoint.url),
+        memory_mb: b.limits?.memory_mb ?? 64,
+        call_timeout_ms: b.limits?.call_timeout_ms ?? 10_000,
+        capabilities: (b.capabilities ?? []).filter(isCapabilityName),
+        uses_storage: b.storage === true,
+        optional: b.optional === true,
+      };
+    }),
+    workflows: (manifest.workflows ?? []).map((w) => ({
+      id: w.id,
+      title: w.title,
+      step_kinds: [...new Set(w.steps.map((step) => step.kind))],
+      asks_person: w.steps.some((step) => step.kind === "confirm"),
+    })),
     risk,
   };
 }
@@ -150,9 +236,14 @@ export interface ProjectionDiff {
   /** Event names the app may newly tell agents about, and ones it no longer declares. */
   readonly added_events: readonly string[];
   readonly removed_events: readonly string[];
+  /** Servers the new version may send data to that the old one could not (host names). */
+  readonly added_endpoints: readonly string[];
+  /** Back-ends the new version runs that the old one did not, or that now run another way (plane or protocol). */
+  readonly added_backends: readonly ProjectedBackend[];
   /**
-   * True when the new version may request a capability the old one could not: the update waits
-   * for the user's approval of exactly `added_capabilities`. Other differences are shown, not gated.
+   * True when the new version may request a capability the old one could not, send data to a server the old
+   * one did not, or run a back-end it did not: the update waits for the user's approval of exactly
+   * `added_capabilities`, `added_endpoints` and `added_backends`. Other differences are shown, not gated.
    */
   readonly requires_approval: boolean;
 }
@@ -178,6 +269,11 @@ export function diffProjections(before: ManifestProjection, after: ManifestProje
   const subscriptionsBefore = new Set(before.subscriptions.map(key));
   const subscriptionsAfter = new Set(after.subscriptions.map(key));
   const added_capabilities = after.capabilities.filter((c) => !capabilitiesBefore.has(c.name));
+  const hostsBefore = new Set(before.execution.endpoints.map((e) => e.host));
+  const added_endpoints = [...new Set(after.execution.endpoints.map((e) => e.host))].filter((h) => !hostsBefore.has(h));
+  const backendKey = (b: ProjectedBackend) => `${b.id} ${b.plane} ${b.protocol}`;
+  const backendsBefore = new Set(before.backends.map(backendKey));
+  const added_backends = after.backends.filter((b) => !backendsBefore.has(backendKey(b)));
   const changed_tools: ChangedTool[] = [];
   for (const [method, next] of toolsAfter) {
     const previous = toolsBefore.get(method);
@@ -193,6 +289,8 @@ export function diffProjections(before: ManifestProjection, after: ManifestProje
     removed_subscriptions: before.subscriptions.filter((s) => !subscriptionsAfter.has(key(s))),
     added_events: after.events.filter((e) => !before.events.some((b) => b.name === e.name)).map((e) => e.name),
     removed_events: before.events.filter((e) => !after.events.some((a) => a.name === e.name)).map((e) => e.name),
-    requires_approval: added_capabilities.length > 0,
+    added_endpoints,
+    added_backends,
+    requires_approval: added_capabilities.length > 0 || added_endpoints.length > 0 || added_backends.length > 0,
   };
 }

@@ -15,6 +15,7 @@ import { ENVELOPE_TYPES, type EnvelopeType } from "../envelope/types.js";
 import { AppScopeSchema, Closed, JsonObjectSchema, StringEnum, schemaId } from "../schema-kit.js";
 import { CAPABILITY_NAME_PATTERN, CapabilityResultSchema, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
 import { FEATURE_NAME_PATTERN } from "./features.js";
+import { BackendDeclarationSchema, ExecutionDeclarationSchema, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
 
 export const MANIFEST_FORMAT = "lineup.app.v1";
 
@@ -78,7 +79,6 @@ export const SUBSCRIBABLE_ENVELOPE_TYPES: readonly EnvelopeType[] = Object.value
 // --- Limits ---
 
 export const MAX_TOOL_TIMEOUT_MS = 86_400_000;
-export const MAX_SESSION_DATA_QUOTA_BYTES = 64 * 1024 * 1024;
 
 // --- Building blocks ---
 
@@ -154,11 +154,6 @@ export const RuntimeSdkRequirementSchema = Closed({
 });
 export type RuntimeSdkRequirement = Static<typeof RuntimeSdkRequirementSchema>;
 
-export const StorageRequestSchema = Closed({
-  session_data_quota_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SESSION_DATA_QUOTA_BYTES })),
-});
-export type StorageRequest = Static<typeof StorageRequestSchema>;
-
 /**
  * The agent tasks an app may start (feature `app.agent-task.v1`, docs/manifest.md): each entry is one thing
  * its UI asks of the agent, with the tools the agent may be given for it (`app_scope` absent: the app's own).
@@ -194,6 +189,9 @@ export const AppManifestSchema = Closed(
     events: Type.Optional(Type.Array(EventDeclarationSchema, { maxItems: 128 })),
     storage: Type.Optional(StorageRequestSchema),
     agent_tasks: Type.Optional(AgentTasksDeclarationSchema),
+    execution: Type.Optional(ExecutionDeclarationSchema),
+    backends: Type.Optional(Type.Array(BackendDeclarationSchema, { maxItems: 16 })),
+    workflows: Type.Optional(Type.Array(WorkflowDeclarationSchema, { maxItems: 32 })),
   },
   { $id: schemaId("app-manifest.v1"), title: "App manifest lineup.app.v1" },
 );

@@ -14,6 +14,7 @@ import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
 import { CapabilityResultSchema, isCapabilityName, riskRank, type CapabilityResult } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
+import { checkAppCode } from "./app-code-rules.js";
 import { checkJsonSchema } from "./json-schema-check.js";
 import {
   AppManifestSchema,
@@ -237,7 +238,7 @@ export function validateManifest(json: unknown, options: ManifestValidationOptio
     return shaped;
   }
   const manifest = shaped.value;
-  return checkScope(manifest, kind) ?? checkRuntimeSdk(manifest) ?? checkStructure(manifest, kind) ?? checkAgentTasks(manifest) ?? ok(manifest);
+  return checkScope(manifest, kind) ?? checkRuntimeSdk(manifest) ?? checkStructure(manifest, kind) ?? checkAgentTasks(manifest) ?? checkAppCode(manifest) ?? ok(manifest);
 }
 
 /** `agent_tasks`: each entry once, each tool once in it; declaring entries means naming the feature that lets the app start them. */

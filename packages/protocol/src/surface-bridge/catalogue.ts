@@ -63,6 +63,27 @@ import {
   BridgeToolProgressParamsSchema,
   type BridgeDirection,
   BridgeLifecycleReadyParamsSchema,
+  BridgeBackendCallParamsSchema,
+  BridgeWorkflowChangedEventSchema,
+  BridgeWorkflowRunSchema,
+  BridgeWorkflowTraceEntrySchema,
+  BridgeWorkflowControlParamsSchema,
+  BridgeWorkflowEvidenceParamsSchema,
+  BridgeWorkflowEvidenceResultSchema,
+  BridgeWorkflowRunResultSchema,
+  BridgeWorkflowRunsResultSchema,
+  BridgeWorkflowStartParamsSchema,
+  BridgeWorkflowTraceParamsSchema,
+  BridgeWorkflowTraceResultSchema,
+  BridgeCapabilitiesChangedEventSchema,
+  BridgeBackendCallResultSchema,
+  BridgeStorageBatchParamsSchema,
+  BridgeStorageGetResultSchema,
+  BridgeStorageKeyParamsSchema,
+  BridgeStorageListParamsSchema,
+  BridgeStorageListResultSchema,
+  BridgeStoragePutParamsSchema,
+  BridgeStorageUsageSchema,
 } from "./schemas.js";
 
 export interface BridgeMethodSpec<P extends TSchema = TSchema, R extends TSchema = TSchema> {
@@ -130,6 +151,22 @@ export const BRIDGE_METHODS = {
   "agent.task_control": method("agent.task_control", "to_host", "Cancels, retries, resubmits, accepts or rejects one of this app's tasks; the result is the task after it. A control its status does not allow is `invalid_state`.", BridgeAgentTaskControlParamsSchema, BridgeAgentTaskResultSchema),
   "evidence.export": method("evidence.export", "to_host", "Exports the evidence pack of one of this app's tasks, or without `task_id` of this instance's conversation, through the AppServer (online only): the pack is stored as an artifact of the conversation.", BridgeEvidenceExportParamsSchema, BridgeEvidenceExportResultSchema),
 
+  // App → host: the app's own storage and back-ends (features app.storage.v1, app.backend.v1)
+  "storage.get": method("storage.get", "to_host", "One record of a collection the manifest declares, with its provenance; `record: null` when there is none.", BridgeStorageKeyParamsSchema, BridgeStorageGetResultSchema),
+  "storage.list": method("storage.list", "to_host", "Records of a declared collection in key order (a prefix or bounds, `limit` default 100, `reverse`).", BridgeStorageListParamsSchema, BridgeStorageListResultSchema),
+  "storage.put": method("storage.put", "to_host", "Writes one record (checked against the collection's value schema and the app's quota); the result is the usage after it.", BridgeStoragePutParamsSchema, BridgeStorageUsageSchema),
+  "storage.delete": method("storage.delete", "to_host", "Deletes one record; the result is the usage after it.", BridgeStorageKeyParamsSchema, BridgeStorageUsageSchema),
+  "storage.batch": method("storage.batch", "to_host", "Writes and deletes up to 500 records in one transaction: all of them or none.", BridgeStorageBatchParamsSchema, BridgeStorageUsageSchema),
+  "storage.usage": method("storage.usage", "to_host", "How much of its quota the app's storage uses, and its schema version.", emptyBridgeBody(), BridgeStorageUsageSchema),
+  "backend.call": method("backend.call", "to_host", "Calls a method of one of the app's declared back-ends, which the host starts and supervises; the back-end's failures keep their codes.", BridgeBackendCallParamsSchema, BridgeBackendCallResultSchema),
+
+  // App → host: the app's workflows (feature app.workflow.v1)
+  "workflow.start": method("workflow.start", "to_host", "Starts a durable run of a workflow the manifest declares, in this instance's conversation; the same `idempotency_key` and input return the same run. Its changes follow as `workflow.changed`.", BridgeWorkflowStartParamsSchema, BridgeWorkflowRunResultSchema),
+  "workflow.runs": method("workflow.runs", "to_host", "This app's workflow runs, newest first, kept across reloads and restarts.", emptyBridgeBody(), BridgeWorkflowRunsResultSchema),
+  "workflow.trace": method("workflow.trace", "to_host", "One of this app's runs as it now is, and its trace entries after `after` (default limit 200).", BridgeWorkflowTraceParamsSchema, BridgeWorkflowTraceResultSchema),
+  "workflow.control": method("workflow.control", "to_host", "Cancels one of this app's runs, or answers the confirm step it waits on; `invalid_state` when it has ended or waits on nothing.", BridgeWorkflowControlParamsSchema, BridgeWorkflowRunResultSchema),
+  "workflow.evidence": method("workflow.evidence", "to_host", "Stores a run's evidence pack (who ran what, its whole trace, their SHA-256) as an artifact of the app and of the run's conversation.", BridgeWorkflowEvidenceParamsSchema, BridgeWorkflowEvidenceResultSchema),
+
   // App → host: capabilities, artifacts, events, navigation, layout
   "capability.request": method("capability.request", "to_host", "Asks the capability gateway for a system capability with a purpose; the result is `completed` or one of the controlled refusals.", BridgeCapabilityRequestParamsSchema, BridgeCapabilityResultSchema),
   "artifact.create": method("artifact.create", "to_host", "Stores content as an artifact of this conversation.", BridgeArtifactCreateParamsSchema, BridgeArtifactCreateResultSchema),
@@ -149,9 +186,11 @@ export const BRIDGE_METHODS = {
 
 export const BRIDGE_EVENTS = {
   "agent.task_event": event("agent.task_event", "to_app", "A new event of one of the app's agent tasks, with the task as it now is: sent to every live surface of the app, once per event. An app that reads a task's events (`agent.task_events`) meanwhile drops the indexes it already has.", BridgeAgentTaskEventSchema),
+  "workflow.changed": event("workflow.changed", "to_app", "One of the app's workflow runs changed (a step started, ended, waits for the person; the run ended), with the trace entries the change added: sent to every live surface of the app.", BridgeWorkflowChangedEventSchema),
   "host.snapshot": event("host.snapshot", "to_app", "The first frame on the port: who the app is, where it runs, theme, locale, workspace, display mode and capabilities.", BridgeHostSnapshotSchema),
   lifecycle: event("lifecycle", "to_app", "A lifecycle transition: start, foreground, background, suspend, restore, or closing with a flush deadline.", BridgeLifecycleEventSchema),
   "theme.changed": event("theme.changed", "to_app", "The theme changed.", BridgeThemeChangedEventSchema),
+  "capabilities.changed": event("capabilities.changed", "to_app", "The snapshot's capability summary changed (a decision in Settings, the host, policy): which declared capabilities are available, why the others are not, and which are allowed for good.", BridgeCapabilitiesChangedEventSchema),
   "locale.changed": event("locale.changed", "to_app", "The locale or time zone changed.", BridgeLocaleChangedEventSchema),
   "display_mode.changed": event("display_mode.changed", "to_app", "The surface moved to foreground, picture-in-picture or an inline card.", BridgeDisplayModeChangedEventSchema),
   "session_data.changed": event("session_data.changed", "to_app", "A newer session data revision (after `session_data.subscribe`).", BridgeSessionDataSnapshotSchema),
@@ -176,6 +215,8 @@ export function isBridgeEvent(value: unknown): value is BridgeEventName {
 
 /** Every schema the bridge declares, for the validator generator. */
 export const SURFACE_BRIDGE_SCHEMAS: readonly TSchema[] = [
+  BridgeWorkflowRunSchema,
+  BridgeWorkflowTraceEntrySchema,
   BridgeRequestFrameSchema,
   BridgeResponseFrameSchema,
   BridgeEventFrameSchema,

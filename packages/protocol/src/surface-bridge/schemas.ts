@@ -23,6 +23,7 @@ import type { ArtifactRef } from "../envelope/types.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent } from "../agent-task.js";
 import { CAPABILITY_NAME_PATTERN, type CapabilityResult } from "../manifest/capabilities.js";
 import { FEATURE_NAME_PATTERN } from "../manifest/features.js";
+import { BACKEND_METHOD_PATTERN, PART_ID_PATTERN, STORAGE_COLLECTION_PATTERN } from "../manifest/app-code.js";
 import { CONTRACT_VERSION_PATTERN, DISPLAY_MODES, ENTRYPOINT_ID_PATTERN, EVENT_NAME_PATTERN, SEMVER_PATTERN } from "../manifest/schemas.js";
 import {
   AppScopeSchema,
@@ -167,6 +168,11 @@ export const BridgeLifecycleEventSchema = Type.Union([
 ]);
 
 export const BridgeThemeChangedEventSchema = Closed({ theme: BridgeThemeSchema });
+/** What the snapshot's capability summary says now: a remembered decision, the host or policy changed. */
+export const BridgeCapabilitiesChangedEventSchema = Closed({
+  capabilities: Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
+  granted_permissions: Type.Array(CapabilityName(), { maxItems: 128 }),
+});
 export const BridgeLocaleChangedEventSchema = Closed({ locale: Locale(), timezone: TimeZone() });
 export const BridgeDisplayModeChangedEventSchema = Closed({ display_mode: DisplayMode() });
 
@@ -375,3 +381,122 @@ export type BridgeEvidenceExportResult = Static<typeof BridgeEvidenceExportResul
 
 /** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
 export const BridgeSurfaceResizeParamsSchema = Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) });
+
+// --- App storage and back-ends (docs/protocol.md "App storage", "Back-ends") ---
+
+const StorageCollectionNameSchema = () => Type.String({ minLength: 1, maxLength: 64, pattern: STORAGE_COLLECTION_PATTERN });
+const StorageKeySchema = () => Type.String({ minLength: 1, maxLength: 256, pattern: "^[\\x20-\\x7E]+$" });
+
+export const BridgeStorageRecordSchema = Closed({
+  collection: StorageCollectionNameSchema(),
+  key: StorageKeySchema(),
+  value: JsonValueSchema(),
+  /** Who wrote it: the app version and bundle digest, and when. */
+  provenance: Closed({ app_version: Type.String({ maxLength: 64 }), bundle_digest: Type.String({ maxLength: 128 }), written_at: Type.String({ maxLength: 40 }) }),
+});
+export const BridgeStorageUsageSchema = Closed({
+  bytes: Type.Integer({ minimum: 0 }),
+  records: Type.Integer({ minimum: 0 }),
+  quota_bytes: Type.Integer({ minimum: 0 }),
+  schema_version: Type.Integer({ minimum: 1 }),
+});
+export const BridgeStorageKeyParamsSchema = Closed({ collection: StorageCollectionNameSchema(), key: StorageKeySchema() });
+export const BridgeStorageGetResultSchema = Closed({ record: Type.Union([BridgeStorageRecordSchema, Type.Null()]) });
+export const BridgeStoragePutParamsSchema = Closed({ collection: StorageCollectionNameSchema(), key: StorageKeySchema(), value: JsonValueSchema() });
+export const BridgeStorageListParamsSchema = Closed({
+  collection: StorageCollectionNameSchema(),
+  prefix: Type.Optional(StorageKeySchema()),
+  gt: Type.Optional(StorageKeySchema()),
+  gte: Type.Optional(StorageKeySchema()),
+  lt: Type.Optional(StorageKeySchema()),
+  lte: Type.Optional(StorageKeySchema()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  reverse: Type.Optional(Type.Boolean()),
+});
+export const BridgeStorageListResultSchema = Closed({ records: Type.Array(BridgeStorageRecordSchema, { maxItems: 1000 }) });
+export const BridgeStorageBatchParamsSchema = Closed({
+  writes: Type.Array(
+    Closed({ op: StringEnum(["put", "delete"] as const), collection: StorageCollectionNameSchema(), key: StorageKeySchema(), value: Type.Optional(JsonValueSchema()) }),
+    { minItems: 1, maxItems: 500 },
+  ),
+});
+export const BridgeBackendCallParamsSchema = Closed({
+  backend: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
+  method: Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN }),
+  params: Type.Optional(JsonValueSchema()),
+});
+export const BridgeBackendCallResultSchema = Closed({ result: JsonValueSchema() });
+
+// --- Workflows (docs/protocol.md "Workflows"; feature app.workflow.v1) ---
+
+const WorkflowErrorSchema = () => Closed({ code: Type.String({ minLength: 1, maxLength: 64 }), message: Type.String({ maxLength: 2_000 }), step_id: Type.Optional(Type.String({ maxLength: 64 })) });
+const Hash = () => Type.String({ pattern: "^[0-9a-f]{64}$" });
+const Time = () => Type.String({ maxLength: 40 });
+
+export const BridgeWorkflowStepRecordSchema = Closed({
+  step_id: Type.String({ minLength: 1, maxLength: 64 }),
+  status: StringEnum(["pending", "running", "waiting", "succeeded", "failed", "skipped"] as const),
+  attempt: Type.Integer({ minimum: 1 }),
+  idempotency_key: Type.String({ minLength: 1, maxLength: 256 }),
+  input_hash: Type.Optional(Hash()),
+  output_hash: Type.Optional(Hash()),
+  output: Type.Optional(JsonValueSchema()),
+  started_at: Type.Optional(Time()),
+  ended_at: Type.Optional(Time()),
+  error: Type.Optional(WorkflowErrorSchema()),
+  not_before: Type.Optional(Type.Number()),
+});
+export const BridgeWorkflowRunSchema = Closed(
+  {
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  app_scope: AppScopeSchema(),
+  app_version: SemVer(),
+  workflow_id: Type.String({ minLength: 1, maxLength: 64 }),
+  conversation_id: Type.Optional(ConversationIdSchema()),
+  input: JsonValueSchema(),
+  status: StringEnum(["running", "waiting_for_user", "completed", "failed", "cancelled"] as const),
+  created_at: Time(),
+  updated_at: Time(),
+  current: Type.Integer({ minimum: 0 }),
+  steps: Type.Record(Type.String(), BridgeWorkflowStepRecordSchema),
+  output: Type.Optional(JsonValueSchema()),
+  error: Type.Optional(WorkflowErrorSchema()),
+  trace_count: Type.Integer({ minimum: 0 }),
+  },
+  { $id: schemaId("workflow-run.v1"), title: "A workflow run" },
+);
+export const BridgeWorkflowTraceEntrySchema = Closed(
+  {
+  index: Type.Integer({ minimum: 1 }),
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  step_id: Type.Optional(Type.String({ maxLength: 64 })),
+  at: Time(),
+  kind: StringEnum(["run.started", "step.started", "step.succeeded", "step.failed", "step.retry_scheduled", "step.waiting", "run.completed", "run.failed", "run.cancelled"] as const),
+  attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+  input_hash: Type.Optional(Hash()),
+  output_hash: Type.Optional(Hash()),
+  error: Type.Optional(WorkflowErrorSchema()),
+  },
+  { $id: schemaId("workflow-trace-entry.v1"), title: "One entry of a workflow run's trace" },
+);
+const WorkflowRunRef = () => Type.Unsafe<Static<typeof BridgeWorkflowRunSchema>>(Type.Ref(schemaId("workflow-run.v1")));
+const TraceEntryRef = () => Type.Unsafe<Static<typeof BridgeWorkflowTraceEntrySchema>>(Type.Ref(schemaId("workflow-trace-entry.v1")));
+export const BridgeWorkflowStartParamsSchema = Closed({
+  workflow_id: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
+  input: Type.Optional(JsonValueSchema()),
+  idempotency_key: Type.Optional(OpaqueIdSchema()),
+});
+export const BridgeWorkflowRunResultSchema = Closed({ run: WorkflowRunRef() });
+export const BridgeWorkflowRunsResultSchema = Closed({ runs: Type.Array(WorkflowRunRef(), { maxItems: 100 }) });
+export const BridgeWorkflowTraceParamsSchema = Closed({ run_id: Type.String({ minLength: 1, maxLength: 128 }), after: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
+export const BridgeWorkflowTraceResultSchema = Closed({ run: WorkflowRunRef(), trace: Type.Array(TraceEntryRef(), { maxItems: 500 }) });
+export const BridgeWorkflowControlParamsSchema = Closed({
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  control: Type.Union([
+    Closed({ op: Type.Literal("cancel"), reason: Type.Optional(Type.String({ maxLength: 500 })) }),
+    Closed({ op: Type.Literal("confirm"), step_id: Type.String({ minLength: 1, maxLength: 64 }), confirmed: Type.Boolean() }),
+  ]),
+});
+export const BridgeWorkflowEvidenceParamsSchema = Closed({ run_id: Type.String({ minLength: 1, maxLength: 128 }) });
+export const BridgeWorkflowEvidenceResultSchema = Closed({ artifact: ArtifactRefRef(), pack_digest: Hash(), ended: Type.Boolean() });
+export const BridgeWorkflowChangedEventSchema = Closed({ run: WorkflowRunRef(), trace: Type.Array(TraceEntryRef(), { maxItems: 64 }) });

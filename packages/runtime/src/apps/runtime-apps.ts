@@ -42,6 +42,8 @@ export interface RuntimeApps {
   readonly settings: RuntimeSettings;
   /** Called by the Runtime after every commit whose state differs. */
   changed(before: RuntimeState | undefined, after: RuntimeState): void;
+  /** A file of the active version's bundle (a back-end's entry), read from the store and verified again. */
+  bundleFile(appScope: string, path: string): Promise<Uint8Array>;
 }
 
 export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
@@ -195,6 +197,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     manager,
     instances,
     settings,
+    async bundleFile(appScope, path) {
+      const bundle = await loadBundle(options, options.state(), appScope);
+      const file = bundle.files.get(path);
+      if (file === undefined) throw new LineUpError("bundle_manifest_invalid", `${appScope}'s bundle has no ${path}`);
+      return file;
+    },
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);
       if (before === undefined || before.instances !== after.instances) instancesChanged.emit(instancesView(after));
@@ -209,22 +217,28 @@ function verifyAgainstSettings(options: RuntimeAppsOptions, state: RuntimeState,
   return verifyBundle(bytes, { trustedKeys, hostFeatures: options.host.features, archiveDigest: false });
 }
 
-/** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
-async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">, preferVersion?: string): Promise<{ manifest: AppManifest; html: string }> {
-  const app = getManagedApp(state.apps, instance.app_scope);
+/** The stored bundle of an app's active version (or `preferVersion` while retained), verified again before any of it runs. */
+async function loadBundle(options: RuntimeAppsOptions, state: RuntimeState, appScope: string, preferVersion?: string): Promise<{ manifest: AppManifest; files: ReadonlyMap<string, Uint8Array> }> {
+  const app = getManagedApp(state.apps, appScope);
   // A result card shows the version that did the work while it is still retained; else the active one.
   const version = (preferVersion === undefined ? undefined : app?.retained.find((v) => v.version === preferVersion)) ?? app?.retained.find((v) => v.version === app.record.installed_version);
-  if (app === undefined || version === undefined) throw new LineUpError("app_not_installed", `${instance.app_scope} is not installed`);
-  if (version.bundle_digest === null) throw new LineUpError("invalid_params", `${instance.app_scope} is a core app; the shell renders it`);
+  if (app === undefined || version === undefined) throw new LineUpError("app_not_installed", `${appScope} is not installed`);
+  if (version.bundle_digest === null) throw new LineUpError("invalid_params", `${appScope} is a core app; the shell renders it`);
   const bytes = await options.store.get(C.bundles, version.bundle_digest);
-  if (!(bytes instanceof Uint8Array)) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} ${version.version} is missing`);
+  if (!(bytes instanceof Uint8Array)) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${appScope} ${version.version} is missing`);
   const verified = await verifyAgainstSettings(options, state, bytes);
   if (!verified.ok) throw new LineUpError(verified.error.code, verified.error.message);
-  if (verified.value.fileListSha256 !== version.bundle_digest) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${instance.app_scope} is not the one installed`);
-  const entrypoints = verified.value.manifest.entrypoints;
+  if (verified.value.fileListSha256 !== version.bundle_digest) throw new LineUpError("bundle_hash_mismatch", `the stored bundle of ${appScope} is not the one installed`);
+  return { manifest: verified.value.manifest, files: verified.value.files };
+}
+
+/** The instance's entry page: the stored bundle of the app's active version, verified again before it runs. */
+async function loadEntry(options: RuntimeAppsOptions, state: RuntimeState, instance: Pick<AppInstance, "app_scope" | "entrypoint">, preferVersion?: string): Promise<{ manifest: AppManifest; html: string }> {
+  const bundle = await loadBundle(options, state, instance.app_scope, preferVersion);
+  const entrypoints = bundle.manifest.entrypoints;
   const entry = entrypoints.find((e) => e.id === instance.entrypoint) ?? entrypoints.find((e) => e.kind === "primary") ?? entrypoints[0];
-  const file = verified.value.files.get(entry?.path ?? "index.html");
+  const file = bundle.files.get(entry?.path ?? "index.html");
   if (file === undefined) throw new LineUpError("bundle_manifest_invalid", `${instance.app_scope} has no entry page`);
-  return { manifest: verified.value.manifest, html: new TextDecoder().decode(file) };
+  return { manifest: bundle.manifest, html: new TextDecoder().decode(file) };
 }
 

@@ -3,6 +3,7 @@
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
+import type { StepOutcome, TraceEntry, WorkflowRun } from "../workflows/run.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
 import type { BundleCandidate } from "../apps/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
@@ -65,6 +66,8 @@ export type RuntimeInput =
    * artifacts, resolved by the shell (each one the app may use, shared with the conversation).
    */
   | { readonly kind: "task.start"; readonly app_scope: string; readonly conversation_id?: string; readonly instance_id?: string; readonly request: AgentTaskRequest; readonly attachments: readonly ArtifactRef[]; readonly knowledge: readonly ArtifactRef[] }
+  /** An app's workflow run: started, a step's progress or outcome (from the workflow shell), a cancel or a person's answer. */
+  | { readonly kind: "workflow"; readonly app_scope: string; readonly op: WorkflowOp }
   /** An app controls one of its tasks; a resubmit's attachments are resolved by the shell. */
   | { readonly kind: "task.control"; readonly app_scope: string; readonly task_id: string; readonly control: AgentTaskControl; readonly attachments?: readonly ArtifactRef[] }
   /**
@@ -84,7 +87,8 @@ export type RuntimeInput =
   /** An event one of the app's instances raised (spec 8.2), for the agent of that instance's conversation. */
   | { readonly kind: "app.event"; readonly app_scope: string; readonly instance_id: string; readonly name: string; readonly data: JsonValue }
   /** An app's new artifact; `sha256` was computed by the shell over `bytes`. */
-  | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string }
+  /** `artifact_id`: chosen by the caller (a workflow step's, derived from its idempotency key): an artifact of that id already made is answered, not made again. */
+  | { readonly kind: "artifact.create"; readonly app_scope: string; readonly conversation_id?: string; readonly name: string; readonly mime_type: string; readonly bytes: Uint8Array; readonly sha256: string; readonly artifact_id?: string }
   /** A conversation's artifact read whole from the AppServer (its SHA-256 checked): kept, so it reads and saves offline. */
   | { readonly kind: "artifact.cache"; readonly conversation_id: string; readonly artifact: ArtifactRef; readonly bytes: Uint8Array }
   /**
@@ -176,6 +180,8 @@ export type Effect =
   | { readonly kind: "relist" }
   | { readonly kind: "outbox.flush" }
   | { readonly kind: "lifecycle.changed"; readonly lifecycle: Lifecycle }
+  /** A workflow run may have a step to run (or a retry to wait for): the workflow shell looks, after the commit. */
+  | { readonly kind: "workflow.advance"; readonly run_id: string }
   /** A Capability Gateway step, run by the runtime's capability shell (its audit is already committed). */
   | { readonly kind: "capability"; readonly step: CapabilityStep; readonly app_name?: string; readonly declared_purpose?: string };
 
@@ -204,6 +210,8 @@ export type Delivery =
   | { readonly kind: "app.removed"; readonly app_scope: string }
   /** A new event of one of an app's agent tasks, with the task as it is after the commit. */
   | { readonly kind: "task.event"; readonly app_scope: string; readonly event: AgentTaskEvent; readonly task: AgentTask }
+  /** A workflow run changed, with the trace entries the commit added. */
+  | { readonly kind: "workflow.changed"; readonly app_scope: string; readonly run: WorkflowRun; readonly trace: readonly TraceEntry[] }
   /** Every instance lifecycle step the commit made, in order (two steps of one instance in one commit stay two). */
   | { readonly kind: "instances.changed"; readonly changes: readonly InstanceChange[] };
 
@@ -216,6 +224,15 @@ export interface AuditDraft {
   readonly subject?: string;
   readonly detail?: string;
 }
+
+/** What happens to a workflow run (handlers/workflows.ts). */
+export type WorkflowOp =
+  | { readonly type: "start"; readonly workflow_id: string; readonly input: JsonValue; readonly run_id: string; readonly idempotency_key?: string; readonly conversation_id?: string; readonly instance_id?: string }
+  | { readonly type: "started"; readonly run_id: string; readonly step_id: string }
+  | { readonly type: "waiting"; readonly run_id: string; readonly step_id: string }
+  | { readonly type: "outcome"; readonly run_id: string; readonly step_id: string; readonly attempt: number; readonly outcome: StepOutcome }
+  | { readonly type: "cancel"; readonly run_id: string; readonly reason?: string }
+  | { readonly type: "answer"; readonly run_id: string; readonly step_id: string; readonly confirmed: boolean };
 
 export interface TransitionResult {
   readonly state: RuntimeState;

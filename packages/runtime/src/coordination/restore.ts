@@ -23,6 +23,7 @@ import { appDirectoryOf } from "./app-directory.js";
 import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
 import { tasksStateOf, type TaskRecord } from "../tasks/records.js";
+import type { WorkflowRun } from "../workflows/run.js";
 
 /** How long a finished call's record is kept to answer a repeated call_id with its stored outputs. */
 export const TOOL_CALL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -144,6 +145,8 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       capabilities: EMPTY_CAPABILITIES,
       operations: [],
       tasks,
+      // Workflow runs: every record (their traces stay in the store, read in pages); `apps.resume` resumes the ones not ended.
+      workflows: new Map((await store.range(C.workflowRuns)).map(({ key, value }) => [key, value as unknown as WorkflowRun])),
     },
     auditHead: await readAuditHead(store),
   };

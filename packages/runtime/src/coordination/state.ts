@@ -18,6 +18,7 @@ import type { InventoryRevisions } from "../tools/inventory.js";
 import type { ToolCallsState } from "../tools/call-state.js";
 import type { Lifecycle } from "./lifecycle.js";
 import { EMPTY_TASKS, type TasksState } from "../tasks/records.js";
+import type { WorkflowRun } from "../workflows/run.js";
 
 /**
  * How a conversation's log is being followed on the current connection:
@@ -106,10 +107,12 @@ export interface RuntimeState {
   readonly operations: readonly AppOperation[];
   /** Apps' agent tasks (`tasks/records.ts`); stored, each event a row of its own. */
   readonly tasks: TasksState;
+  /** Apps' workflow runs (`workflows/run.ts`), by run id; stored, each trace entry a row of its own. */
+  readonly workflows: ReadonlyMap<string, WorkflowRun>;
 }
 
 /** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
-export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations" | "tasks"> {
+export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations" | "tasks" | "workflows"> {
   return {
     apps: createAppRegistryState(coreManifests, now),
     instances: EMPTY_INSTANCES,
@@ -120,6 +123,7 @@ export function freshAppsState(coreManifests: readonly AppManifest[], now: numbe
     capabilities: EMPTY_CAPABILITIES,
     operations: [],
     tasks: EMPTY_TASKS,
+    workflows: new Map(),
   };
 }
 

@@ -13,11 +13,12 @@ import { onOutboxSettled } from "./handlers/outbox-settled.js";
 import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
-import { artifactCacheReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
+import { artifactCacheReads, artifactCreateReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
 import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
+import { afterAppRequestWorkflows, onWorkflow, resumeWorkflows } from "./handlers/workflows.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
 import { republishInventories, Step } from "./apps-step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
@@ -40,6 +41,8 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return artifactCacheReads(input);
     case "artifacts.release":
       return artifactsReleaseReads(input);
+    case "artifact.create":
+      return artifactCreateReads(input);
     default:
       return [];
   }
@@ -71,6 +74,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onTaskStart(state, input, env);
     case "task.control":
       return onTaskControl(state, input, env);
+    case "workflow":
+      return onWorkflow(state, input, env);
     case "acknowledge":
       return onAcknowledge(state, input, reads);
     case "outbox.settled":
@@ -80,11 +85,12 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       resumeTools(step, env);
       // The host may offer other capabilities or features than last run: publish what changed, once.
       republishInventories(step, env);
-      return step.result();
+      // Workflow runs that had not ended pick up at their step.
+      return resumeWorkflows(step.result(), env);
     }
     case "app.request":
       // The Capability Gateway: requests of an app that is no longer enabled end here too.
-      return afterAppRequest(onAppRequest(state, input, env), env);
+      return afterAppRequestWorkflows(afterAppRequest(onAppRequest(state, input, env), env), env);
     case "instance":
       return onInstance(state, input, env);
     case "tool.report":
@@ -92,7 +98,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "tools.tick":
       return onToolsTick(state, env);
     case "artifact.create":
-      return onArtifactCreate(state, input, env);
+      return onArtifactCreate(state, input, reads, env);
     case "artifact.cache":
       return onArtifactCache(state, input, reads, env);
     case "artifacts.release":

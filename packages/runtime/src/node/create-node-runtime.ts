@@ -2,6 +2,7 @@
  * The Node host: the Runtime headless on SQLite (`<dataDir>/runtime.db`, synchronous=FULL) and the `ws`
  * transport. The returned Runtime owns its store and closes it on `stop()`. SQLite runs on a worker
  * thread, so a commit's fsync does not block the loop: the mailbox computes the next turn meanwhile.
+ * Apps' own storage is one SQLite file per app (`<dataDir>/app-storage/<app_scope>/data.db`).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +10,8 @@ import { createRuntime, type LineUpRuntime, type RuntimeOptions } from "../runti
 import { RUNTIME_SCHEMA } from "../persistence/runtime-schema.js";
 import { openSqliteStore, type SqliteRuntimeStore } from "./sqlite-store.js";
 import { createWsTransport } from "./ws-transport.js";
+import { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
+import { remoteHttpRunners } from "../backends/service.js";
 
 export interface NodeRuntimeOptions extends Partial<Omit<RuntimeOptions, "store" | "serverUrl" | "token">> {
   readonly serverUrl: string;
@@ -24,7 +27,13 @@ export interface NodeRuntime extends LineUpRuntime {
 export async function createNodeRuntime(options: NodeRuntimeOptions): Promise<NodeRuntime> {
   mkdirSync(options.dataDir, { recursive: true });
   const store = await openSqliteStore({ path: join(options.dataDir, "runtime.db"), schema: RUNTIME_SCHEMA, thread: "worker" });
-  const runtime = createRuntime({ ...options, store, transport: options.transport ?? createWsTransport(), clientInfo: options.clientInfo ?? { name: "lineup-node-host", version: "0.1.0" } });
+  const runtime = createRuntime({
+    // Each app's own storage: one SQLite file per app under <dataDir>/app-storage/<app_scope>/.
+    appStorage: createSqliteAppStorageHost(join(options.dataDir, "app-storage")),
+    backends: { ...remoteHttpRunners },
+    ...options,
+    store,
+    transport: options.transport ?? createWsTransport(), clientInfo: options.clientInfo ?? { name: "lineup-node-host", version: "0.1.0" } });
   return {
     ...runtime,
     store,

@@ -64,6 +64,8 @@ export const RUNTIME_COLLECTIONS = {
   conversationArtifacts: CONVERSATION_ARTIFACTS,
   tasks: "tasks",
   taskEvents: "task-events",
+  workflowRuns: "workflow-runs",
+  workflowTrace: "workflow-trace",
 } as const;
 
 export const RUNTIME_SCHEMA: StoreSchema = {
@@ -81,6 +83,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     { name: "0005-conversation-artifacts", run: indexConversationArtifacts },
     // Apps' agent tasks and their events: new collections, no data change.
     { name: "0006-agent-tasks", run: () => ({ ok: true }) },
+    // Apps' workflow runs and their traces: new collections, no data change.
+    { name: "0007-workflows", run: () => ({ ok: true }) },
   ],
 };
 

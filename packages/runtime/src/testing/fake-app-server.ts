@@ -525,6 +525,18 @@ export class FakeAppServer {
         const event = this.append(sessionId, "artifact.added", device, { artifact: upload.ref });
         return { artifact_id: artifactId, received: upload.received, complete: true, artifact: upload.ref, seq: event.seq };
       }
+      case "evidence/export": {
+        // A stand-in for the reference server's pack: a stored artifact of the session, named by the export.
+        const sessionId = String(params["session_id"]);
+        const stored = this.visible(sessionId);
+        const through = stored.events.length;
+        const exportId = `export-${this.applied.filter((w) => w.method === "evidence/export").length + 1}`;
+        const text = JSON.stringify({ format: "fake-evidence", session_id: sessionId, through_seq: through, ...(params["task_id"] === undefined ? {} : { task_id: params["task_id"] }) });
+        const bytes = new TextEncoder().encode(text);
+        const artifact = { artifact_id: `art-${exportId}`, name: `${exportId}.json`, mime_type: "application/json", size: bytes.byteLength, sha256: sha256Hex(bytes) };
+        stored.artifacts.set(artifact.artifact_id, { ref: artifact, chunks: [bytes], received: bytes.byteLength, complete: true });
+        return { export_id: exportId, conversation_id: sessionId, through_seq: through, artifact, pack_digest: sha256Hex(bytes) };
+      }
       default:
         throw new Refusal("method_not_found", `the fake does not implement ${method}`);
     }

@@ -1,5 +1,5 @@
 import { createMemoryStore, createMemoryStoreData, type MemoryStoreData } from "../../src/index.js";
-import { createRuntime, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions } from "../../src/index.js";
+import { createRuntime, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions, type RuntimeStore } from "../../src/index.js";
 import { createFakeClock, createSequentialIds, FakeAppServer, type FakeClock } from "../../src/testing/index.js";
 
 /** Waits (real macrotasks) until `predicate` holds; fails after `ms`. */
@@ -28,9 +28,10 @@ export interface Device {
 export async function startDevice(
   server: FakeAppServer,
   data: MemoryStoreData,
-  options: { clock?: FakeClock; run?: string; subscribe?: boolean; include_pending?: boolean; extra?: Partial<RuntimeOptions>; beforeStart?: (runtime: LineUpRuntime) => void } = {},
+  options: { clock?: FakeClock; run?: string; subscribe?: boolean; include_pending?: boolean; extra?: Partial<RuntimeOptions>; beforeStart?: (runtime: LineUpRuntime) => void; wrapStore?: (store: RuntimeStore) => RuntimeStore } = {},
 ): Promise<Device> {
-  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+  const opened = await createMemoryStore(RUNTIME_SCHEMA, { data });
+  const store = options.wrapStore?.(opened) ?? opened;
   const errors: unknown[] = [];
   const runtime = createRuntime({
     store,

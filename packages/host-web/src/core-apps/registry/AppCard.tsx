@@ -160,7 +160,7 @@ export function AppCard({
             <strong>
               {name} {pending.version} is waiting for your approval.
             </strong>{" "}
-            {pending.diff.requires_approval ? "It asks for capabilities the running version does not have." : ""} Until you decide, {record.installed_version} keeps running.
+            {pending.diff.requires_approval ? "It asks for capabilities, servers or programs the running version does not have." : ""} Until you decide, {record.installed_version} keeps running.
           </p>
           <DiffView diff={pending.diff} />
           <div class="actions">

@@ -4,7 +4,7 @@
  * subscriptions and events added and removed, and capabilities it no longer asks for.
  */
 import type { ProjectionDiff } from "@lineup/protocol";
-import { CapabilityList, RiskBadge, ToolList } from "./ProjectionView.js";
+import { CapabilityList, RiskBadge, ToolList, backendSentence } from "./ProjectionView.js";
 import { CALL_MODEL_LABELS, SUBSCRIPTION_SCOPE_LABELS } from "./operation-text.js";
 
 export function DiffView({ diff }: { diff: ProjectionDiff }) {
@@ -17,7 +17,9 @@ export function DiffView({ diff }: { diff: ProjectionDiff }) {
       diff.removed_subscriptions.length +
       diff.added_events.length +
       diff.removed_events.length +
-      diff.removed_capabilities.length ===
+      diff.removed_capabilities.length +
+      diff.added_endpoints.length +
+      diff.added_backends.length ===
     0;
   return (
     <div class="diff">
@@ -25,6 +27,26 @@ export function DiffView({ diff }: { diff: ProjectionDiff }) {
         <section class="diff-added-capabilities" aria-label="New capabilities">
           <h4>New capabilities it asks for</h4>
           <CapabilityList capabilities={diff.added_capabilities} />
+        </section>
+      ) : null}
+      {diff.added_endpoints.length > 0 ? (
+        <section class="diff-added-endpoints" aria-label="New servers">
+          <h4>New servers it sends data to</h4>
+          <ul class="facts compact">
+            {diff.added_endpoints.map((host) => (
+              <li key={host}>{host}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {diff.added_backends.length > 0 ? (
+        <section class="diff-added-backends" aria-label="New back-ends">
+          <h4>New programs it runs</h4>
+          <ul class="facts compact">
+            {diff.added_backends.map((backend) => (
+              <li key={backend.id}>{backendSentence(backend)}</li>
+            ))}
+          </ul>
         </section>
       ) : null}
       {diff.added_tools.length > 0 ? (

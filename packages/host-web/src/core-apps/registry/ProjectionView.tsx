@@ -4,7 +4,7 @@
  * device capabilities it may request (name, the app's purpose, what the capability does, risk), the
  * messages it listens to, and how much it may store.
  */
-import type { ManifestProjection, ProjectedCapability, ProjectedTool } from "@lineup/protocol";
+import type { ManifestProjection, ProjectedBackend, ProjectedCapability, ProjectedTool } from "@lineup/protocol";
 import { formatBytes } from "./format.js";
 import { CALL_MODEL_LABELS, RISK_LABELS, SUBSCRIPTION_SCOPE_LABELS } from "./operation-text.js";
 
@@ -55,6 +55,46 @@ export function CapabilityList({ capabilities }: { capabilities: readonly Projec
       ))}
     </ul>
   );
+}
+
+const STEP_WORDS: Record<string, string> = {
+  tool: "calls tools",
+  "agent.task": "asks the agent",
+  "storage.get": "reads its data",
+  "storage.list": "reads its data",
+  "storage.put": "writes its data",
+  "storage.delete": "deletes some of its data",
+  "artifact.create": "makes files",
+  "evidence.record": "records evidence",
+  "backend.call": "calls its back-ends",
+  confirm: "asks you before going on",
+};
+
+/** One back-end in the words a person reads: what runs, where, and what it may use. */
+export function backendSentence(backend: ProjectedBackend): string {
+  const where =
+    backend.plane === "cloud-remote"
+      ? `runs on ${backend.endpoint_host ?? "a server"}: data you use it with is sent there`
+      : backend.protocol === "wasm"
+        ? `runs sandboxed code on this device, with no access to files or the network (up to ${backend.memory_mb} MB)`
+        : `runs a background program on this device (up to ${backend.memory_mb} MB), with no network and only its own folder`;
+  const uses = [backend.uses_storage ? "its own data" : "", ...backend.capabilities].filter((u) => u !== "");
+  return `${backend.title} ${where}${uses.length === 0 ? "" : `; it may use ${uses.join(", ")}`}${backend.optional ? " (optional: skipped where this device cannot run it)" : ""}.`;
+}
+
+/** The app's own storage, execution and code, as sentences: what it keeps, where its work runs, what it sends. */
+export function appCodeSentences(projection: ManifestProjection): string[] {
+  const lines: string[] = [];
+  if (projection.execution.mode === "server-assisted") {
+    for (const endpoint of projection.execution.endpoints) lines.push(`Sends data to ${endpoint.host}: ${endpoint.purpose}`);
+    if (projection.execution.data_boundary !== null) lines.push(`What leaves this device, in its words: ${projection.execution.data_boundary}`);
+  }
+  if (projection.storage.quota_bytes !== null) {
+    lines.push(`Keeps up to ${formatBytes(projection.storage.quota_bytes)} of its own data on this device (${projection.storage.collections.join(", ")}), deleted when you remove it.`);
+  }
+  for (const backend of projection.backends) lines.push(backendSentence(backend));
+  for (const workflow of projection.workflows) lines.push(`Workflow “${workflow.title}”: ${workflow.step_kinds.map((k) => STEP_WORDS[k] ?? k).filter((w, i, all) => all.indexOf(w) === i).join(", ")}.`);
+  return lines;
 }
 
 export function ProjectionView({ projection, headingId }: { projection: ManifestProjection; headingId: string }) {
@@ -121,11 +161,23 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
           </ul>
         )}
       </section>
+      <section aria-label="Its own code and data">
+        <h4>What it runs and keeps</h4>
+        {appCodeSentences(projection).length === 0 ? (
+          <p class="muted">Only its pages: no back-end, no workflow, nothing sent to a server.</p>
+        ) : (
+          <ul class="facts compact" data-app-code="">
+            {appCodeSentences(projection).map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        )}
+      </section>
       <section aria-label="Storage">
         <h4>Storage</h4>
         <p>
           {projection.storage.session_data_quota_bytes === null
-            ? "Up to this device's default quota."
+            ? "Session data up to this device's default quota."
             : `Up to ${formatBytes(projection.storage.session_data_quota_bytes)} of session data.`}
         </p>
       </section>

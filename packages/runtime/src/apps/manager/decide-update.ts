@@ -79,10 +79,14 @@ export function decideUpdate(state: AppRegistryState, request: UpdateAppRequest,
       record: { ...app.record, install_state: "updating" },
       pending_update: { operation_id: request.operation_id, candidate, projection, diff, requested_at: at },
     };
-    const added = diff.added_capabilities.map((c) => c.name).join(", ");
+    const added = [
+      ...diff.added_capabilities.map((c) => c.name),
+      ...diff.added_endpoints.map((host) => `data sent to ${host}`),
+      ...diff.added_backends.map((b) => `back-end ${b.id} (${b.protocol})`),
+    ].join(", ");
     return {
       state: withApp(state, waiting),
-      operation: { ...to, diff, status: "awaiting_approval", steps: operationSteps(PIPELINE_STEPS, "authorization", "waiting", { detail: `new capabilities: ${added}` }) },
+      operation: { ...to, diff, status: "awaiting_approval", steps: operationSteps(PIPELINE_STEPS, "authorization", "waiting", { detail: `new: ${added}` }) },
       effects: superseded,
       audit: [{ type: "app.update.awaiting_approval", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${manifest.version} adds ${added}` }],
     };

@@ -8,7 +8,9 @@ import {
   projectManifest,
   validateManifest,
   type AppManifest,
+  type BackendProtocol,
   type ErrorCode,
+  type ExecutionMode,
   type ManifestProjection,
   type ProtocolError,
 } from "@lineup/protocol";
@@ -27,6 +29,8 @@ export interface BundleCandidate {
 /** What this host offers apps: the Runtime SDK features it implements. */
 export interface HostEnvironment {
   readonly features: readonly string[];
+  /** The back-end protocols this host can run (`wasm`, `stdio-jsonrpc`, `remote-http`). Default: none. */
+  readonly backend_protocols?: readonly BackendProtocol[];
 }
 
 /** A user or organisation policy over apps. */
@@ -34,6 +38,8 @@ export interface AppPolicy {
   readonly blocked_apps?: readonly string[];
   /** An app declaring any of these cannot be installed or updated. */
   readonly blocked_capabilities?: readonly string[];
+  /** An app whose `execution.mode` is one of these cannot be installed or updated (a tenant that keeps data on its devices blocks `server-assisted`). */
+  readonly blocked_execution_modes?: readonly ExecutionMode[];
 }
 
 export const PIPELINE_STEPS: readonly AppOperationStepName[] = ["verify", "projection", "readiness", "authorization", "enable"];
@@ -73,6 +79,12 @@ export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment
   if (missing.length > 0) {
     return { ok: false, step: "readiness", code: "app_host_incompatible", message: `this host does not offer ${missing.join(", ")}`, path: "/runtime_sdk/required_features", projection };
   }
+  const protocols = new Set(host.backend_protocols ?? []);
+  const unrunnable = (manifest.backends ?? []).findIndex((b) => b.optional !== true && !protocols.has(b.protocol));
+  if (unrunnable >= 0) {
+    const backend = manifest.backends![unrunnable]!;
+    return { ok: false, step: "readiness", code: "app_host_incompatible", message: `this host cannot run the ${backend.protocol} back-end "${backend.id}"`, path: `/backends/${unrunnable}/protocol`, projection };
+  }
   if ((policy.blocked_apps ?? []).includes(manifest.app_scope)) {
     return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the app "${manifest.app_scope}"`, projection };
   }
@@ -80,6 +92,10 @@ export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment
   const denied = projection.capabilities.find((c) => blocked.has(c.name));
   if (denied !== undefined) {
     return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the capability ${denied.name}`, projection };
+  }
+  if ((policy.blocked_execution_modes ?? []).includes(projection.execution.mode)) {
+    const hosts = projection.execution.endpoints.map((e) => e.host).join(", ");
+    return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow ${projection.execution.mode} apps${hosts === "" ? "" : ` (it sends data to ${hosts})`}`, path: "/execution/mode", projection };
   }
   return { ok: true, manifest, projection };
 }

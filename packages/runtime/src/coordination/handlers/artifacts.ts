@@ -40,7 +40,20 @@ function isArtifactName(name: string): boolean {
 }
 const MIME = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
 
-export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifact.create" }>, env: TransitionEnv): TransitionResult {
+/** The read an `artifact.create` with a chosen id needs: whether it was made already. */
+export function artifactCreateReads(input: Extract<RuntimeInput, { kind: "artifact.create" }>): ReadKey[] {
+  return input.artifact_id === undefined ? [] : [memoReadKey(C.artifacts, input.artifact_id)];
+}
+
+export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInput, { kind: "artifact.create" }>, reads: Reads, env: TransitionEnv): TransitionResult {
+  // A chosen id already made (a workflow step run again after a restart): the artifact it made, not a second one.
+  if (input.artifact_id !== undefined) {
+    const made = reads.get(readId(memoReadKey(C.artifacts, input.artifact_id))) as unknown as StoredArtifact | undefined;
+    if (made !== undefined) {
+      if (made.app_scope !== input.app_scope || made.artifact.sha256 !== input.sha256) return unchanged(state, { error: new LineUpError("idempotency_conflict", `artifact ${input.artifact_id} was made with other content`, { path: "/artifact_id" }) });
+      return unchanged(state, { reply: made.artifact as unknown as JsonValue });
+    }
+  }
   const step = new Step(state);
   const refuse = (code: ConstructorParameters<typeof LineUpError>[0], message: string, path: string) => step.result({ error: new LineUpError(code, message, { path }) });
   if (!isArtifactName(input.name)) return refuse("invalid_params", "an artifact name is 1–255 characters, without slashes or control characters", "/name");
@@ -49,7 +62,7 @@ export function onArtifactCreate(state: RuntimeState, input: Extract<RuntimeInpu
   const conversation = input.conversation_id === undefined ? undefined : state.conversations.get(input.conversation_id);
   if (input.conversation_id !== undefined && conversation === undefined) return refuse("conversation_unknown", `no conversation ${input.conversation_id}`, "/conversation_id");
 
-  const artifact: ArtifactRef = { artifact_id: env.newId("art"), name: input.name, mime_type: input.mime_type, size: input.bytes.byteLength, sha256: input.sha256 } as ArtifactRef;
+  const artifact: ArtifactRef = { artifact_id: input.artifact_id ?? env.newId("art"), name: input.name, mime_type: input.mime_type, size: input.bytes.byteLength, sha256: input.sha256 } as ArtifactRef;
   const record: StoredArtifact = {
     artifact,
     app_scope: input.app_scope,

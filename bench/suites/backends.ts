@@ -1,0 +1,93 @@
+/**
+ * backends: what an app's own code and data cost, each beside its floor in the same run (issue 20):
+ *
+ * - app storage writes on the Node host — `sdk.storage.put` through the app storage service (checks, value schema,
+ *   quota, provenance, the usage row in the same transaction) into the app's own SQLite file — beside raw
+ *   better-sqlite3 inserting the same rows, one transaction each, WAL and `synchronous=FULL` as the store uses.
+ *   Target ≥ 0.5× the rate.
+ * - a `wasm` back-end call (worker thread, JSON in and out) beside a raw `postMessage` round trip to a worker;
+ * - a `stdio-jsonrpc` back-end call (child process, the host's supervision) beside a raw JSON-RPC round trip over a
+ *   pipe to a trivial child. Targets ≤ 1.5× the time.
+ *
+ * The back-end rows run when this checkout has their runners (`createNodeWasmRunner`, `createStdioRunner`).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { AppManifest } from "@lineup/protocol";
+import { createAppStorageService } from "@lineup/runtime";
+import { createSqliteAppStorageHost } from "@lineup/runtime/node";
+import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
+
+const manifest = {
+  format: "lineup.app.v1",
+  app_scope: "bench-journal",
+  version: "1.0.0",
+  runtime_sdk: { api_version: "1", required_features: ["app.storage.v1"] },
+  entrypoints: [{ id: "main", kind: "primary" }],
+  storage: { quota_bytes: 1024 * 1024 * 1024, collections: [{ name: "entries", value_schema: { type: "object", required: ["title", "body"], properties: { title: { type: "string" }, body: { type: "string" } } } }] },
+} as unknown as AppManifest;
+
+const ROUND_MS = 400;
+const entry = (i: number) => ({ title: `Entry ${i}`, body: `Written on day ${i}: ${"a quiet day, nothing much happened. ".repeat(4)}` });
+
+async function storageWrites(dir: string): Promise<BenchResult> {
+  const service = createAppStorageService({
+    host: createSqliteAppStorageHost(join(dir, "apps")),
+    active: () => ({ manifest, version: "1.0.0", bundle_digest: "bench", enabled: true }),
+    now: () => Date.now(),
+  });
+  const api = service.forApp("bench-journal");
+  const raw = new Database(join(dir, "raw.db"));
+  raw.pragma("journal_mode = WAL");
+  raw.pragma("synchronous = FULL");
+  raw.exec("CREATE TABLE IF NOT EXISTS entries (collection TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID");
+  const insert = raw.prepare("INSERT INTO entries (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value");
+  let n = 0;
+  const ours = async (): Promise<number> => {
+    let count = 0;
+    const start = performance.now();
+    while (performance.now() - start < ROUND_MS) {
+      n += 1;
+      await api.put("entries", `e${String(n).padStart(9, "0")}`, entry(n));
+      count += 1;
+    }
+    return (count * 1000) / (performance.now() - start);
+  };
+  let m = 0;
+  const floor = async (): Promise<number> => {
+    let count = 0;
+    const start = performance.now();
+    while (performance.now() - start < ROUND_MS) {
+      m += 1;
+      insert.run("entries", `e${String(m).padStart(9, "0")}`, JSON.stringify(entry(m)));
+      count += 1;
+    }
+    return (count * 1000) / (performance.now() - start);
+  };
+  const paired = await pairedAsync(ours, floor, 9);
+  await service.stop();
+  raw.close();
+  return {
+    metric: "app storage write (Node host, SQLite, one record a transaction)",
+    unit: "writes/s",
+    value: paired.ours,
+    baseline: "raw better-sqlite3 insert, WAL, synchronous=FULL",
+    baseline_value: paired.baseline,
+    ratio: paired.ratio,
+    target_ratio: 0.5,
+    higher_is_better: true,
+    notes: "the app storage write also reads the record it replaces, checks the value schema and writes the usage row in the same transaction",
+  };
+}
+
+export async function run(): Promise<SuiteResult> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-backends-"));
+  try {
+    const results: BenchResult[] = [await storageWrites(dir)];
+    return { suite: "backends", machine: machine(), results };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,250 @@
+import { describe, expect, it } from "vitest";
+import type { AppManifest, JsonValue } from "@lineup/protocol";
+import { createMemoryAppStorageHost, type AppStorageHost, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
+import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
+
+// Issue 20 "Workflow runtime" through the Runtime (RELIABILITY W1): a declared workflow runs as a durable run —
+// storage steps, an agent task, a confirm step the person answers, an artifact and evidence — and killed at any
+// commit, restarted, it finishes with each step's effect made once.
+
+const JOURNAL: AppManifest = {
+  format: "lineup.app.v1",
+  app_scope: "journal",
+  version: "1.0.0",
+  name: "Journal",
+  runtime_sdk: { api_version: "1", required_features: ["app.storage.v1", "app.workflow.v1", "app.agent-task.v1"] },
+  entrypoints: [{ id: "main", kind: "primary" }],
+  storage: { collections: [{ name: "entries" }] },
+  agent_tasks: { entries: [{ id: "summarize_week", title: "Summarize my week" }] },
+  workflows: [
+    {
+      id: "summarize-week",
+      title: "Summarize my week",
+      input_schema: { type: "object", required: ["day", "text"], properties: { day: { type: "string" }, text: { type: "string" } } },
+      steps: [
+        { id: "save", kind: "storage.put", collection: "entries", input: { key: { $from: "/input/day" }, value: { text: { $from: "/input/text" } } } },
+        { id: "read", kind: "storage.list", collection: "entries", input: { limit: 50 } },
+        { id: "ask", kind: "agent.task", entry: "summarize_week", input: { text: "Summarize my week", context: { entries: { $from: "/steps/read/output" } } }, output_schema: { type: "object", required: ["summary"] } },
+        { id: "ok", kind: "confirm", input: { prompt: "Keep this summary?" } },
+        { id: "note", kind: "artifact.create", input: { name: "week.md", mime_type: "text/markdown", text: { $from: "/steps/ask/output/summary" } } },
+        { id: "proof", kind: "evidence.record" },
+      ],
+      output: { summary: { $from: "/steps/ask/output/summary" }, note: { $from: "/steps/note/output" } },
+    },
+  ],
+};
+
+/** The one turn the agent runs for the run's task, answered with a summary. */
+async function agentAnswers(server: FakeAppServer): Promise<void> {
+  await until(() => server.sessions.get("s-1")?.turns.size === 1 && [...server.sessions.get("s-1")!.turns.values()][0]!.state === "running", 5_000, "the task's turn");
+  const [turnId] = [...server.sessions.get("s-1")!.turns.keys()];
+  server.agentCompletesTurn("s-1", turnId!, "Done.", { summary: "A calm week." });
+}
+
+const kinds = (trace: readonly TraceEntry[]) => trace.map((t) => `${t.kind}${t.step_id === undefined ? "" : `:${t.step_id}`}`);
+
+async function traceOf(d: Device, runId: string): Promise<TraceEntry[]> {
+  const out: TraceEntry[] = [];
+  for (;;) {
+    const page = await d.runtime.appPort("journal").workflowTrace(runId, out.length, 3);
+    if (page.length === 0) return out;
+    out.push(...page);
+  }
+}
+
+describe("a workflow run", () => {
+  it("runs each step in order, waits for the person's answer, and ends with its output, trace and evidence", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const key = await publisherKey();
+    const d = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: createMemoryAppStorageHost() } });
+    try {
+      await d.runtime.whenOnline();
+      await d.runtime.appManager.install(await signedBundle(JOURNAL), { approved: true });
+      const port = d.runtime.appPort("journal");
+      const seen: WorkflowRun[] = [];
+      port.subscribeWorkflows((run) => seen.push(run));
+
+      await expect(port.startWorkflow("summarize-week", { day: 5 }, { conversation_id: "s-1" })).rejects.toMatchObject({ code: "invalid_params" });
+      await expect(port.startWorkflow("nope", {}, { conversation_id: "s-1" })).rejects.toMatchObject({ code: "not_found" });
+      const run = await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet Monday" }, { conversation_id: "s-1", idempotency_key: "week-49" });
+      expect((await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet Monday" }, { conversation_id: "s-1", idempotency_key: "week-49" })).run_id).toBe(run.run_id);
+      await expect(port.startWorkflow("summarize-week", { day: "2026-12-02", text: "Other" }, { conversation_id: "s-1", idempotency_key: "week-49" })).rejects.toMatchObject({ code: "idempotency_conflict" });
+
+      await agentAnswers(server);
+      await until(() => port.getWorkflowRun(run.run_id).status === "waiting_for_user", 5_000, "the confirm step");
+      await expect(port.controlWorkflow(run.run_id, { op: "confirm", step_id: "note", confirmed: true })).rejects.toMatchObject({ code: "invalid_state" });
+      await port.controlWorkflow(run.run_id, { op: "confirm", step_id: "ok", confirmed: true });
+      await until(() => port.getWorkflowRun(run.run_id).status !== "running", 5_000, "the run's end").catch(() => undefined);
+      if (port.getWorkflowRun(run.run_id).status !== "completed") throw new Error(JSON.stringify({ run: port.getWorkflowRun(run.run_id), errors: d.errors.map((e) => String((e as { error: unknown }).error) + " " + (e as { context: string }).context) }, null, 1));
+
+      const done = port.getWorkflowRun(run.run_id);
+      expect(done.output).toMatchObject({ summary: "A calm week.", note: { name: "week.md", mime_type: "text/markdown" } });
+      expect((await port.storage().get("entries", "2026-12-01"))?.value).toEqual({ text: "Quiet Monday" });
+      const trace = await traceOf(d, run.run_id);
+      expect(trace.map((t) => t.index)).toEqual(trace.map((_, i) => i + 1));
+      expect(kinds(trace)).toEqual([
+        "run.started",
+        ...["save", "read", "ask"].flatMap((s) => [`step.started:${s}`, `step.succeeded:${s}`]),
+        "step.started:ok",
+        "step.waiting:ok",
+        "step.succeeded:ok",
+        ...["note", "proof"].flatMap((s) => [`step.started:${s}`, `step.succeeded:${s}`]),
+        "run.completed",
+      ]);
+      expect(trace.filter((t) => t.kind === "step.succeeded").every((t) => /^[0-9a-f]{64}$/.test(t.output_hash ?? ""))).toBe(true);
+      // The note is shared with the conversation; the evidence step exported the AppServer's pack too.
+      const shared = await port.listArtifacts({ conversation_id: "s-1" });
+      expect(shared.map((a) => a.artifact.name).sort()).toEqual([`summarize-week-${run.run_id}.evidence.json`, "week.md"].sort());
+      expect(server.applied.filter((w) => w.method === "evidence/export")).toHaveLength(1);
+      expect(seen.at(-1)?.status).toBe("completed");
+      // The run's own evidence on demand.
+      const evidence = await port.exportWorkflowEvidence(run.run_id);
+      expect(evidence).toMatchObject({ ended: true, pack_digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it("ends cancelled when the person says no, and can be cancelled while it runs", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const key = await publisherKey();
+    const d = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: createMemoryAppStorageHost() } });
+    try {
+      await d.runtime.whenOnline();
+      await d.runtime.appManager.install(await signedBundle(JOURNAL), { approved: true });
+      const port = d.runtime.appPort("journal");
+      const run = await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "x" }, { conversation_id: "s-1" });
+      await agentAnswers(server);
+      await until(() => port.getWorkflowRun(run.run_id).status === "waiting_for_user", 5_000, "the confirm step");
+      await port.controlWorkflow(run.run_id, { op: "confirm", step_id: "ok", confirmed: false });
+      expect(port.getWorkflowRun(run.run_id)).toMatchObject({ status: "failed", error: { code: "cancelled_by_user", step_id: "ok" } });
+      await expect(port.controlWorkflow(run.run_id, { op: "cancel" })).rejects.toMatchObject({ code: "invalid_state" });
+
+      const second = await port.startWorkflow("summarize-week", { day: "2026-12-02", text: "y" }, { conversation_id: "s-1" });
+      await until(() => port.getWorkflowRun(second.run_id).steps["ask"]?.status === "running", 5_000, "the agent task step");
+      expect((await port.controlWorkflow(second.run_id, { op: "cancel", reason: "changed my mind" })).status).toBe("cancelled");
+      // Another app cannot see or touch the journal's runs.
+      expect(() => d.runtime.appPort("chat").getWorkflowRun(second.run_id)).toThrow(expect.objectContaining({ code: "not_found" }));
+    } finally {
+      await d.stop();
+    }
+  });
+});
+
+/** A Runtime store, and an app storage host, that die together at the `crashAt`-th Runtime commit: a kill there. */
+function dying(crashAt: number): { wrapStore: (store: RuntimeStore) => RuntimeStore; wrapHost: (host: AppStorageHost) => AppStorageHost; dead: () => boolean } {
+  let commits = 0;
+  let dead = false;
+  const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+  return {
+    dead: () => dead,
+    wrapStore: (store) => ({
+      ...store,
+      commit(batch) {
+        if (dead) return never();
+        if (++commits >= crashAt) {
+          dead = true;
+          return never();
+        }
+        return store.commit(batch);
+      },
+      get: (c, k) => (dead ? never() : store.get(c, k)),
+      getMany: (keys) => (dead ? never() : store.getMany(keys)),
+      range: (c, q) => (dead ? never() : store.range(c, q)),
+      close: () => store.close(),
+    }),
+    wrapHost: (host) => ({
+      open: async (scope, name, schema) => {
+        if (dead) return never();
+        const store = await host.open(scope, name, schema);
+        return { ...store, commit: (batch) => (dead ? never() : store.commit(batch)) };
+      },
+      destroy: (scope, name) => (dead ? never() : host.destroy(scope, name)),
+    }),
+  };
+}
+
+describe("a workflow run killed at every commit (RELIABILITY W1)", () => {
+  it("resumes after the restart and makes each step's effect once", { timeout: 120_000 }, async () => {
+    const key = await publisherKey();
+    const bundle = await signedBundle(JOURNAL);
+    for (let crashAt = 1; crashAt < 80; crashAt++) {
+      const server = new FakeAppServer();
+      server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+      const data = createMemoryStoreData();
+      const host = createMemoryAppStorageHost();
+      // Install first, on a healthy device, so every crash point falls inside the run.
+      const setup = await startDevice(server, data, { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: host } });
+      await setup.runtime.whenOnline();
+      await setup.runtime.appManager.install(bundle, { approved: true });
+      await setup.stop();
+
+      const kill = dying(crashAt);
+      // Every wait of the doomed process is bounded: after the kill its commits never answer.
+      const within = <T>(work: Promise<T>, ms = 300): Promise<T | undefined> => Promise.race([work, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+      let runId: string | undefined;
+      let answerer = (): void => undefined;
+      try {
+        const first = await within(startDevice(server, data, { run: "r1", clock: createFakeClock(), wrapStore: kill.wrapStore, extra: { trustedPublishers: [key.trustedKey], appStorage: kill.wrapHost(host) } }), 1_000);
+        if (first !== undefined) {
+          const port = first.runtime.appPort("journal");
+          answerer = port.subscribeWorkflows((run) => {
+            if (run.status === "waiting_for_user") void port.controlWorkflow(run.run_id, { op: "confirm", step_id: "ok", confirmed: true }).catch(() => undefined);
+          });
+          await within(first.runtime.whenOnline(), 1_000);
+          runId = (await within(port.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet" }, { conversation_id: "s-1", idempotency_key: "w" })))?.run_id;
+          for (let i = 0; i < 200 && !kill.dead(); i++) {
+            const session = server.sessions.get("s-1")!;
+            const running = [...session.turns.entries()].find(([, t]) => t.state === "running");
+            if (running !== undefined) server.agentCompletesTurn("s-1", running[0], "Done.", { summary: "A calm week." });
+            if (runId !== undefined && port.getWorkflowRun(runId).status === "completed") break;
+            await new Promise((r) => setTimeout(r, 5));
+          }
+        }
+      } catch {
+        // The kill: whatever was in flight is gone with the process.
+      }
+      answerer();
+      const finishedWithoutKill = !kill.dead();
+      if (process.env["WF_DEBUG"]) console.log("crashAt", crashAt, "runId", runId, "dead", kill.dead());
+      // The restart, on what the kill left.
+      const second = await startDevice(server, data, { run: "r2", clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: host } });
+      try {
+        await second.runtime.whenOnline();
+        const again = second.runtime.appPort("journal");
+        again.subscribeWorkflows((run) => {
+          if (run.status === "waiting_for_user") void again.controlWorkflow(run.run_id, { op: "confirm", step_id: "ok", confirmed: true }).catch(() => undefined);
+        });
+        // The app asks again with the same key: the same run, if the first start was committed.
+        const run = await again.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet" }, { conversation_id: "s-1", idempotency_key: "w" });
+        if (runId !== undefined) expect(run.run_id).toBe(runId);
+        const waiting = again.getWorkflowRun(run.run_id);
+        // (The listener above may have answered first.)
+        if (waiting.status === "waiting_for_user") await again.controlWorkflow(run.run_id, { op: "confirm", step_id: "ok", confirmed: true }).catch(() => undefined);
+        for (let i = 0; i < 400 && again.getWorkflowRun(run.run_id).status !== "completed"; i++) {
+          const session = server.sessions.get("s-1")!;
+          const running = [...session.turns.entries()].find(([, t]) => t.state === "running");
+          if (running !== undefined) server.agentCompletesTurn("s-1", running[0], "Done.", { summary: "A calm week." });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        const done = again.getWorkflowRun(run.run_id);
+        expect({ crashAt, status: done.status, error: done.error }).toEqual({ crashAt, status: "completed", error: undefined });
+        // Once each: one task turn asked of the agent, one note, one evidence export, one stored entry.
+        const taskTurns = server.applied.filter((w) => w.method === "agentSession/turn/start");
+        expect({ crashAt, turns: taskTurns.length }).toEqual({ crashAt, turns: 1 });
+        const notes = (await again.listArtifacts({ conversation_id: "s-1" })).filter((a) => a.artifact.name === "week.md");
+        expect({ crashAt, notes: notes.length }).toEqual({ crashAt, notes: 1 });
+        expect({ crashAt, exports: new Set(server.applied.filter((w) => w.method === "evidence/export").map((w) => JSON.stringify(w.params))).size }).toEqual({ crashAt, exports: 1 });
+        expect((await again.storage().list("entries")).map((r) => r.value as JsonValue)).toEqual([{ text: "Quiet" }]);
+        const trace = await traceOf(second, run.run_id);
+        expect(trace.map((t) => t.index)).toEqual(trace.map((_, i) => i + 1));
+      } finally {
+        await second.stop();
+      }
+      if (finishedWithoutKill) break;
+    }
+  });
+});
