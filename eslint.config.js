@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/dist-types/**", "**/test/fixtures/bundles/**", "**/node_modules/**", "**/generated/**", "bench/results/**", "test-output/**", "**/test-output/**", "**/*.tsbuildinfo"] },
+  { ignores: ["**/*.asc.ts", "**/dist/**", "**/dist-types/**", "**/test/fixtures/bundles/**", "**/node_modules/**", "**/generated/**", "bench/results/**", "test-output/**", "**/test-output/**", "**/*.tsbuildinfo"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,7 +21,7 @@ export default tseslint.config(
   {
     // Platform-neutral package code: no node:* and no host reach-through. Adapters live in node/ and browser/.
     files: ["packages/*/src/**/*.ts"],
-    ignores: ["packages/*/src/node/**", "packages/*/src/bin.ts", "packages/app-server/src/**", "packages/cli/src/**", "packages/agent-sdk/src/node/**"],
+    ignores: ["apps/*/backends/**", "packages/*/src/node/**", "packages/*/src/bin.ts", "packages/app-server/src/**", "packages/cli/src/**", "packages/agent-sdk/src/node/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["node:*"], message: "Platform-neutral code must not import node:*; put it in a node/ adapter." }] }],
     },

@@ -22,6 +22,7 @@ const BUILTIN = [
   { dir: "draw-and-guess", file: "draw-and-guess.lineup" },
   { dir: "voice", file: "voice.lineup" },
   { dir: "task-dashboard", file: "task-dashboard.lineup" },
+  { dir: "journal", file: "journal.lineup" },
 ] as const;
 
 export async function prepareBuiltinApps(root: string, dataDir: string): Promise<BuiltinApps> {

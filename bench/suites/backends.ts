@@ -17,7 +17,13 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { AppManifest } from "@lineup/protocol";
 import { createAppStorageService } from "@lineup/runtime";
-import { createSqliteAppStorageHost } from "@lineup/runtime/node";
+import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import type { BackendDeclaration } from "@lineup/protocol";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { createNodeWasmRunner, createSqliteAppStorageHost, createStdioRunner } from "@lineup/runtime/node";
+import { compileBackend } from "../../packages/runtime/test/helpers/assemblyscript.js";
 import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
 
 const manifest = {
@@ -82,10 +88,91 @@ async function storageWrites(dir: string): Promise<BenchResult> {
   };
 }
 
+/** One round: sequential calls for ROUND_MS; returns calls/s. */
+async function rate(call: () => Promise<unknown>): Promise<number> {
+  let count = 0;
+  const start = performance.now();
+  while (performance.now() - start < ROUND_MS) {
+    await call();
+    count += 1;
+  }
+  return (count * 1000) / (performance.now() - start);
+}
+
+/** The journal's search module answering a small query, beside a worker that echoes the same JSON back. */
+async function wasmCalls(): Promise<BenchResult> {
+  const module = await compileBackend(fileURLToPath(new URL("../../apps/journal/backends/search.asc.ts", import.meta.url)), 256);
+  const declaration = { id: "search", plane: "client-local", protocol: "wasm", entry: "search.wasm", methods: [{ name: "search" }], limits: { memory_mb: 16 } } as BackendDeclaration;
+  const runner = createNodeWasmRunner({ app_scope: "bench-journal", declaration, entry: module, hostCalls: async () => null });
+  const params = { query: "quiet", entries: Array.from({ length: 5 }, (_, i) => ({ key: `2026-12-0${i + 1}`, text: i % 2 === 0 ? "A quiet day" : "A busy day" })) };
+  const echo = new Worker("require('node:worker_threads').parentPort.on('message', (m) => require('node:worker_threads').parentPort.postMessage(JSON.stringify({ result: JSON.parse(m) })));", { eval: true });
+  const raw = (): Promise<unknown> =>
+    new Promise((resolve) => {
+      echo.once("message", (m: string) => resolve(JSON.parse(m)));
+      echo.postMessage(JSON.stringify(params));
+    });
+  const paired = await pairedAsync(() => rate(() => runner.call("search", params)), () => rate(raw), 9);
+  await runner.stop();
+  await echo.terminate();
+  return {
+    metric: "wasm back-end call (Node worker thread, the journal's search over 5 entries)",
+    unit: "calls/s",
+    value: paired.ours,
+    baseline: "raw worker postMessage round trip with the same JSON",
+    baseline_value: paired.baseline,
+    ratio: 1 / paired.ratio,
+    target_ratio: 1.5,
+    higher_is_better: false,
+    notes: "ratio is time per call against the floor's (target ≤ 1.5×); ours also runs the search itself inside the module",
+  };
+}
+
+const ECHO_PROGRAM = `
+const { createInterface } = await import("node:readline");
+createInterface({ input: process.stdin }).on("line", (line) => { const m = JSON.parse(line); if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: m.params }) + "\\n"); });
+`;
+
+/** A call to a stdio back-end (sandboxed, supervised) beside the same JSON-RPC round trip over a pipe to a bare child. */
+async function stdioCalls(dir: string): Promise<BenchResult> {
+  const declaration = { id: "echo", plane: "client-local", protocol: "stdio-jsonrpc", runtime: "node", entry: "echo.mjs", methods: [{ name: "echo" }] } as BackendDeclaration;
+  const runner = createStdioRunner({ app_scope: "bench-journal", declaration, entry: new TextEncoder().encode(ECHO_PROGRAM), hostCalls: async () => null, dataDir: join(dir, "stdio") });
+  const params = { day: "2026-12-01", text: "A quiet day, nothing much happened." };
+  const bare = spawn(process.execPath, ["--input-type=module", "-e", ECHO_PROGRAM], { stdio: "pipe" });
+  const lines = createInterface({ input: bare.stdout });
+  let next = 1;
+  const waiting = new Map<number, () => void>();
+  lines.on("line", (line) => {
+    const m = JSON.parse(line) as { id: number };
+    waiting.get(m.id)?.();
+    waiting.delete(m.id);
+  });
+  const raw = (): Promise<void> =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      bare.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method: "echo", params })}\n`);
+    });
+  await runner.call("echo", params);
+  const paired = await pairedAsync(() => rate(() => runner.call("echo", params)), () => rate(raw), 9);
+  await runner.stop();
+  bare.kill();
+  return {
+    metric: "stdio-jsonrpc back-end call (child process under the sandbox, supervised)",
+    unit: "calls/s",
+    value: paired.ours,
+    baseline: "raw JSON-RPC round trip over a pipe to a bare node child",
+    baseline_value: paired.baseline,
+    ratio: 1 / paired.ratio,
+    target_ratio: 1.5,
+    higher_is_better: false,
+    notes: "ratio is time per call against the floor's (target ≤ 1.5×)",
+  };
+}
+
 export async function run(): Promise<SuiteResult> {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-backends-"));
   try {
-    const results: BenchResult[] = [await storageWrites(dir)];
+    const results: BenchResult[] = [await storageWrites(dir), await wasmCalls(), await stdioCalls(dir)];
     return { suite: "backends", machine: machine(), results };
   } finally {
     rmSync(dir, { recursive: true, force: true });

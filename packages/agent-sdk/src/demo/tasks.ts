@@ -6,6 +6,7 @@
  * - `summarize_files` (task-dashboard): lines, words and first line of each attached text file.
  * - `plan_week` (task-dashboard): one note per line, spread over Monday to Friday; `?` lines left unscheduled.
  * - `write_note` (task-dashboard): a short note on a topic, streamed word by word as the turn's text.
+ * - `summarize_week` (journal, through its workflow): the days written about, how many words, the moods named.
  *
  * Any other entry is refused `invalid_params`, naming it; so is input an entry cannot use. And when an app
  * rejects a result with a reason, the agent says, once, in the conversation that it understood.
@@ -30,7 +31,7 @@ export interface TaskAnswer {
   readonly text?: string;
 }
 
-export const DEMO_TASK_ENTRIES = ["tidy_board", "summarize_files", "plan_week", "write_note"] as const;
+export const DEMO_TASK_ENTRIES = ["tidy_board", "summarize_files", "plan_week", "write_note", "summarize_week"] as const;
 
 /** Most bytes of one attached file the demo agent reads. */
 const MAX_FILE_BYTES = 1_048_576;
@@ -55,6 +56,10 @@ export async function answerTask(client: AgentClient, turn: IncomingTurn, task: 
     }
     case "write_note":
       return writeNote(client, turn, options);
+    case "summarize_week": {
+      const output = summarizeWeek(task.context);
+      return { output: output as unknown as JsonObject, text: output.summary };
+    }
     default:
       throw new LineUpError("invalid_params", `the demo agent has no task entry "${task.entry}" (it answers ${DEMO_TASK_ENTRIES.join(", ")})`);
   }
@@ -157,7 +162,7 @@ async function readAttachments(client: AgentClient, turn: IncomingTurn): Promise
   return files;
 }
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string, words = `${word}s`): string => `${n} ${n === 1 ? word : words}`;
 
 /** Lines (a last line end ends the last line, it does not start another), words and the first line with text, trimmed. */
 function summarizeText(name: string, text: string | undefined): FileSummary {
@@ -181,6 +186,37 @@ export function summarizeFiles(files: readonly AttachedFile[]): FilesSummary {
   if (summaries.length > 1 && longest.lines > 0) parts.push(`The longest is ${longest.name} (${plural(longest.lines, "line")}).`);
   if (notText > 0) parts.push(`${notText === 1 ? "One file is" : `${notText} files are`} not text and counted as empty.`);
   return { summary: parts.join(" "), files: summaries };
+}
+
+// --- summarize_week ------------------------------------------------------------------------------
+
+export interface WeekSummary {
+  readonly summary: string;
+  readonly days: string[];
+  readonly words: number;
+}
+
+/**
+ * The week of journal entries in `context.entries` (`[{key, value: {title?, body?, mood?}}]`, as the journal's
+ * workflow reads them from its storage): which days, how many words, the moods named.
+ */
+export function summarizeWeek(context: JsonObject | undefined): WeekSummary {
+  const entries = context?.["entries"];
+  if (!Array.isArray(entries)) throw new LineUpError("invalid_params", "summarize_week needs context.entries: the week's entries", { path: "/context/entries" });
+  const days: string[] = [];
+  const moods = new Set<string>();
+  let words = 0;
+  for (const entry of entries) {
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry) || typeof entry["key"] !== "string") continue;
+    days.push(entry["key"]);
+    const value = entry["value"];
+    if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
+    for (const part of [value["title"], value["body"]]) if (typeof part === "string") words += part.split(/\s+/).filter((w) => w !== "").length;
+    if (typeof value["mood"] === "string" && value["mood"].trim() !== "") moods.add(value["mood"].trim());
+  }
+  if (days.length === 0) return { summary: "Nothing was written this week.", days, words };
+  const moodText = moods.size === 0 ? "" : ` Moods: ${[...moods].join(", ")}.`;
+  return { summary: `${plural(days.length, "entry", "entries")} (${days[0]}${days.length > 1 ? ` to ${days.at(-1)}` : ""}), ${plural(words, "word")}.${moodText}`, days, words };
 }
 
 // --- plan_week -----------------------------------------------------------------------------------

@@ -6,6 +6,11 @@
  * app's own `defineAgentTools(...)` module (spec 9: nobody maintains a second tool file), checked
  * with `validateManifest` before anything is written. The page is `src/main.ts(x)` bundled by
  * esbuild (JSX for Preact), with script and style inline and nothing external.
+ *
+ * Each back-end the manifest declares with an `entry` (docs/manifest.md §8b) is a file of the bundle: copied from the
+ * same path in the app's directory, or — a `.wasm` module with `<name>.asc.ts` beside where it would be — compiled
+ * from that AssemblyScript (the `assemblyscript` package, a development dependency) with the host's ABI: memory
+ * imported (`--importMemory`), at most the back-end's `memory_mb`.
  */
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -148,6 +153,44 @@ function isInside(child: string, parent: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
 }
 
+/** The back-ends' entry files, into the output at the paths the manifest names. */
+async function writeBackendEntries(appDir: string, outDir: string, manifest: AppManifest): Promise<void> {
+  for (const [i, backend] of (manifest.backends ?? []).entries()) {
+    if (backend.entry === undefined) continue;
+    const source = join(appDir, backend.entry);
+    const target = join(outDir, backend.entry);
+    await mkdir(dirname(target), { recursive: true });
+    if (existsSync(source)) {
+      await writeFile(target, await readFile(source));
+      continue;
+    }
+    const script = source.endsWith(".wasm") ? `${source.slice(0, -".wasm".length)}.asc.ts` : undefined;
+    if (script === undefined || !existsSync(script)) throw new LineUpError("manifest_invalid", `back-end ${backend.id}'s entry ${backend.entry} is not in the app's directory`, { path: `/backends/${i}/entry` });
+    await writeFile(target, await compileAssemblyScript(script, backend.limits?.memory_mb ?? 64));
+  }
+}
+
+/** AssemblyScript → a wasm module that imports its memory (the host caps it) and exports the ABI's functions. */
+async function compileAssemblyScript(file: string, memoryMb: number): Promise<Uint8Array> {
+  let asc: { main(argv: string[], options: object): Promise<{ error: Error | null; stderr: { toString(): string } }> };
+  try {
+    asc = ((await import("assemblyscript/asc")) as unknown as { default: typeof asc }).default;
+  } catch (error) {
+    throw new LineUpError("internal_error", `compiling ${file} needs the assemblyscript package (npm install -D assemblyscript)`, { cause: error });
+  }
+  let wasm: Uint8Array | undefined;
+  const errors: string[] = [];
+  const result = await asc.main([file, "--outFile", "module.wasm", "--importMemory", "--initialMemory", "2", "--maximumMemory", String(memoryMb * 16), "--optimize", "--runtime", "incremental"], {
+    writeFile: (name: string, contents: Uint8Array | string) => {
+      if (name.endsWith(".wasm") && contents instanceof Uint8Array) wasm = contents;
+    },
+    stdout: { write: () => true },
+    stderr: { write: (text: string | Uint8Array) => errors.push(typeof text === "string" ? text : new TextDecoder().decode(text)) },
+  });
+  if (result.error !== null || wasm === undefined) throw new LineUpError("internal_error", `compiling ${file} failed: ${result.error?.message ?? "no module"}\n${errors.join("").slice(0, 2_000)}`);
+  return wasm;
+}
+
 /** Builds the app. Rejects with a `LineUpError`: a manifest code for manifest and tool problems, `internal_error` for a failed bundle. */
 export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const appDir = resolve(options.appDir);
@@ -184,5 +227,6 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   await mkdir(dirname(htmlPath), { recursive: true });
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   await writeFile(htmlPath, html);
+  await writeBackendEntries(appDir, outDir, manifest);
   return { manifest, manifestPath, htmlPath, htmlBytes: Buffer.byteLength(html) };
 }

@@ -1,0 +1,2 @@
+/** Stylesheets are bundled (and inlined) by the app build. */
+declare module "*.css";
