@@ -2,7 +2,8 @@
  * The journal `npm start` offers, in real Chromium through the whole product (issue 20): its install review says
  * what it keeps and runs in a person's words; made the default app it opens at start; an entry written in it is
  * kept in the app's own IndexedDB database and is there again after a reload; and a part this host cannot run (the
- * wasm search: the web host runs no back-ends yet) says so instead of pretending.
+ * wasm search: the web host runs no back-ends yet) says so instead of pretending, as does a workflow that needs a
+ * conversation the instance does not have.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -68,5 +69,8 @@ describe("the journal through the whole product", () => {
       await journal().getByRole("searchbox").fill("quiet");
       await journal().getByRole("button", { name: "Search", exact: true }).click();
       await expect.poll(() => journal().getByRole("status").textContent(), { timeout: 15_000 }).toBe("This device cannot run that part of the journal.");
+      // Opened as the default app it serves no conversation, and its summary asks the agent: refused up front, and said.
+      await journal().getByRole("button", { name: "Summarize my week" }).click();
+      await expect.poll(() => journal().getByRole("status").textContent(), { timeout: 15_000 }).toBe("Summarize my week asks the agent, so it runs in a conversation: open journal in one and start it there");
     }), 60_000);
 });

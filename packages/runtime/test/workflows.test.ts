@@ -68,6 +68,8 @@ describe("a workflow run", () => {
 
       await expect(port.startWorkflow("summarize-week", { day: 5 }, { conversation_id: "s-1" })).rejects.toMatchObject({ code: "invalid_params" });
       await expect(port.startWorkflow("nope", {}, { conversation_id: "s-1" })).rejects.toMatchObject({ code: "not_found" });
+      // It asks the agent: without a conversation it cannot start.
+      await expect(port.startWorkflow("summarize-week", { day: "2026-12-01", text: "x" })).rejects.toMatchObject({ code: "invalid_state" });
       const run = await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet Monday" }, { conversation_id: "s-1", idempotency_key: "week-49" });
       expect((await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "Quiet Monday" }, { conversation_id: "s-1", idempotency_key: "week-49" })).run_id).toBe(run.run_id);
       await expect(port.startWorkflow("summarize-week", { day: "2026-12-02", text: "Other" }, { conversation_id: "s-1", idempotency_key: "week-49" })).rejects.toMatchObject({ code: "idempotency_conflict" });

@@ -6,7 +6,12 @@ const today = (): string => new Date().toISOString().slice(0, 10);
 
 function useJournal(journal: Journal): JournalState {
   const [state, setState] = useState(journal.snapshot());
-  useEffect(() => journal.subscribe(setState), [journal]);
+  useEffect(() => {
+    const off = journal.subscribe(setState);
+    // What changed between the first render and this effect (a load that finished first) is read once here.
+    setState(journal.snapshot());
+    return off;
+  }, [journal]);
   return state;
 }
 
