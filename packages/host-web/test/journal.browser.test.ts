@@ -1,9 +1,9 @@
 /**
  * The journal `npm start` offers, in real Chromium through the whole product (issue 20): its install review says
  * what it keeps and runs in a person's words; made the default app it opens at start; an entry written in it is
- * kept in the app's own IndexedDB database and is there again after a reload; and a part this host cannot run (the
- * wasm search: the web host runs no back-ends yet) says so instead of pretending, as does a workflow that needs a
- * conversation the instance does not have.
+ * kept in the app's own IndexedDB database and is there again after a reload; its search runs in its wasm back-end,
+ * in a Worker of the page; and a part this host cannot run (the importer, a local program) says so instead of
+ * pretending, as does a workflow that needs a conversation the instance does not have.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -64,10 +64,20 @@ describe("the journal through the whole product", () => {
       expect(await journal().locator(".entry").count()).toBe(1);
     }), 180_000);
 
-  it("says so when this device cannot run a part of it", () =>
+  it("searches with its wasm back-end, and says so when this device cannot run a part of it", () =>
     step(async () => {
-      await journal().getByRole("searchbox").fill("quiet");
+      await journal().getByRole("searchbox").fill("river");
       await journal().getByRole("button", { name: "Search", exact: true }).click();
+      await expect.poll(() => journal().locator(".entry").count(), { timeout: 15_000 }).toBe(1);
+      await journal().getByRole("searchbox").fill("mountains");
+      await journal().getByRole("button", { name: "Search", exact: true }).click();
+      await expect.poll(() => journal().getByRole("status").textContent(), { timeout: 15_000 }).toBe("No entry mentions “mountains”.");
+      expect(await journal().locator(".entry").count()).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, "journal-search.png") });
+      // The importer is a local program: the web host does not run programs.
+      await journal().getByText("Import from text").click();
+      await journal().getByPlaceholder("2026-12-01").fill("2026-12-02\nA busy Tuesday.");
+      await journal().getByRole("button", { name: "Import", exact: true }).click();
       await expect.poll(() => journal().getByRole("status").textContent(), { timeout: 15_000 }).toBe("This device cannot run that part of the journal.");
       // Opened as the default app it serves no conversation, and its summary asks the agent: refused up front, and said.
       await journal().getByRole("button", { name: "Summarize my week" }).click();

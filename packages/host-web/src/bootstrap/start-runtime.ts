@@ -3,7 +3,7 @@
  * transport, store, sync or outbox logic itself: those are the Runtime's.
  */
 import { createRuntime, isLive, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
-import { createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
+import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
 
@@ -27,6 +27,8 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     trustedPublishers: config.trusted_publishers,
     // Each app's own storage: one IndexedDB database per app, beside the profile's.
     appStorage: createIndexedDbAppStorageHost({ prefix: profileName(config) }),
+    // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
+    backends: { wasm: createBrowserWasmRunner },
     // Clicking an app's notification brings that app forward (its live instance, if it has one).
     host: createBrowserHostProvider({
       onNotificationClick: (appScope) => {

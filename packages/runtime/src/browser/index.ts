@@ -2,3 +2,4 @@
 export { openIndexedDbStore, type IndexedDbStoreOptions } from "./indexeddb-store.js";
 export { createWebSocketTransport } from "./websocket-transport.js";
 export { createIndexedDbAppStorageHost, type IndexedDbAppStorageOptions } from "./app-storage-indexeddb.js";
+export { createBrowserWasmRunner } from "./wasm-backend.js";
