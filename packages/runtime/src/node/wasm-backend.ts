@@ -3,23 +3,26 @@
  * with its JS heap capped as well.
  */
 import { Worker } from "node:worker_threads";
-import { wasmWorkerMain, type WasmWorkerReply } from "../backends/wasm-abi.js";
+import { wasmWorkerScript, type WasmWorkerReply } from "../backends/wasm-abi.js";
 import type { BackendRunner, BackendStartSpec } from "../backends/runner.js";
 import { createWasmRunner, type WasmWorkerHost } from "../backends/wasm-runner.js";
 import { systemClock } from "../core/system.js";
 
-// The worker side is the function's own source text; a transpiler that names functions (`__name`) gets a stand-in.
-const workerSource = (): string => `
-const __name = (fn) => fn;
-const { parentPort } = require("node:worker_threads");
-const handle = (${wasmWorkerMain.toString()})((reply) => parentPort.postMessage(reply), (text) => parentPort.postMessage({ log: text }));
-parentPort.on("message", handle);
-`;
+// The worker's script: the ABI's worker side after the lines that say how a worker thread posts and listens.
+const NODE_PRELUDE = `const { parentPort } = require("node:worker_threads");
+const post = (message) => parentPort.postMessage(message);
+const listen = (handle) => parentPort.on("message", handle);`;
+let script: string | undefined;
+
+/** The script a worker thread of a `wasm` back-end runs (`eval: true`): a bench can time a raw round trip with it. */
+export function nodeWasmWorkerScript(): string {
+  return (script ??= wasmWorkerScript(NODE_PRELUDE));
+}
 
 const spawnThread: WasmWorkerHost = (handlers, limits) => {
-  const worker = new Worker(workerSource(), { eval: true, resourceLimits: { maxOldGenerationSizeMb: Math.max(16, limits.memory_mb), maxYoungGenerationSizeMb: 8 }, stdout: false, stderr: false });
+  const worker = new Worker(nodeWasmWorkerScript(), { eval: true, resourceLimits: { maxOldGenerationSizeMb: Math.max(32, limits.memory_mb), maxYoungGenerationSizeMb: 8 }, stdout: false, stderr: false });
   worker.on("message", (message: WasmWorkerReply | { log: string }) => ("log" in message ? handlers.onLog(message.log) : handlers.onReply(message)));
-  worker.on("error", (error) => handlers.onDeath(error));
+  worker.on("error", (error: Error & { code?: string }) => handlers.onDeath(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? new Error("the back-end's worker ran out of its JS heap", { cause: error }) : error));
   worker.on("exit", () => handlers.onDeath());
   return { post: (request) => worker.postMessage(request), terminate: () => void worker.terminate() };
 };
