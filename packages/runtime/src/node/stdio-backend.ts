@@ -1,259 +1,649 @@
 /**
- * The `stdio-jsonrpc` back-end runner on the Node host (docs/manifest.md §8b): the host starts the app's program as
- * a child process and supervises it.
+ * The `stdio-jsonrpc` back-end runner on the Node host (docs/manifest.md §8b, issue 20): the host starts the app's
+ * program as a child process of its own Node (`process.execPath`) and supervises it under the declaration's limits
+ * and restart policy. It implements the runner contract of `backends/runner.ts`.
  *
- * **The sandbox.** The program (`runtime: node`) runs under Node's permission model: it may read only its own code
- * directory (`<dataDir>/app-backends/<app>/<id>/<sha256>/`) and read and write only its own working directory
- * (`<dataDir>/app-work/<app>/<id>/`, mode 0700, also its HOME and TMPDIR); it may start no process, worker or addon.
- * Its environment is made afresh (PATH, HOME, TMPDIR, LANG): nothing of the host's — no token, no key — is inherited.
- * Where `unshare -rn` works (a new user and network namespace: probed once), it runs inside a network namespace of
- * its own, where not even the host's loopback answers; where it does not, the program can open sockets, and the
- * host says so in its diagnostics at the first start. Its V8 heap is capped at `memory_mb`, and its resident memory
- * is read from `/proc` while it runs: past `memory_mb` it is killed.
+ * ## The sandbox
+ * - **Files.** The entry is written to a code folder named by its digest,
+ *   `<dataDir>/app-backends/<app>/<id>/<sha256>/<entry basename>` (with a `package.json` of `{"type": "commonjs"}`
+ *   beside it, so a `.js` entry means the same wherever `dataDir` lies; use `.mjs` for an ES module). The program
+ *   gets a working folder of its own, `<dataDir>/app-work/<app>/<id>/` (mode 0700), also its `HOME` and `TMPDIR`
+ *   and its current directory. It runs under Node's permission model (`--experimental-permission` on Node 20,
+ *   `--permission` where Node has it): it reads only its code folder and its working folder and writes only its
+ *   working folder (anything else is `ERR_ACCESS_DENIED`: the Runtime's database, another app's folders,
+ *   `/etc/passwd`, `/proc`); it may start no child process, worker thread, addon or WASI instance.
+ * - **Environment.** Made afresh: `PATH=/usr/bin:/bin`, `HOME`, `TMPDIR`, `LANG=C.UTF-8` and nothing else — no
+ *   token, no key, no `LINEUP_*`, no `NODE_OPTIONS` of the host's.
+ * - **Network.** Where `unshare -rn` works (a user and network namespace of its own; probed once per host process),
+ *   the program runs inside one: it has no network interface up, not even a loopback that reaches the host's
+ *   (`connect` fails `ENETUNREACH`). `unshare` without `--fork` execs, so the child's pid is the program's own — the
+ *   memory reading and the kill reach the program, not a wrapper (the test checks it). **Where it does not work** (no unprivileged user
+ *   namespaces: some containers, hardened kernels, macOS), the program can open sockets to any address, the host's
+ *   loopback included: the file, process and environment closures above still hold, the network one does not. The
+ *   runner says so in its diagnostics at the first start.
+ * - **Lifetime.** `stop()` sends SIGTERM, then SIGKILL after 1 s. The program can start no process, so killing its
+ *   pid kills all of it. A host that dies abruptly (SIGKILL) closes the program's stdin, which a program reading it
+ *   sees as its end; one that ignores it lives on until killed (no parent-death signal: `setpriv --pdeathsig` was
+ *   not delivered on the machine this was written on, so it is not relied on).
+ * - **Memory.** Its V8 heap is capped at `memory_mb` (`--max-old-space-size`), and its resident memory
+ *   (`/proc/<pid>/status` VmRSS) is read every 100 ms while it runs: past `memory_mb` it is killed (SIGKILL). Between
+ *   two readings a fast allocator could overshoot, so where `prlimit` works its writable memory also has a hard
+ *   ceiling (`RLIMIT_DATA`, `2 × memory_mb + 128` MB: Node maps ~48 MB it does not touch): past it an allocation
+ *   fails and Node aborts. Each wrapper (`unshare`, `prlimit`) execs the next, so the child's pid is the
+ *   program's own.
+ *   `--disallow-code-generation-from-strings` is not set: the program attacking itself is not a host concern, and
+ *   libraries that compile validators (`new Function`) would break.
  *
- * **The wire.** JSON-RPC 2.0, one JSON object per line of UTF-8, both ways. The host sends a call as a request
- * `{jsonrpc, id, method, params}`; the program answers `{jsonrpc, id, result}` or `{jsonrpc, id, error: {code,
- * message, data: {code}}}` (`data.code` a LineUp error code). The program may ask the host — a request whose method
- * starts `host.` (`host.storage.put`, `host.capability.request`) — and the host answers it the same way, after the
- * checks a surface gets. A notification `log` `{level, message}` goes to diagnostics. A cancelled call is told with a
- * notification `$/cancel` `{id}`.
+ * ## The wire
+ * JSON-RPC 2.0, one JSON object per line (`\n`-delimited UTF-8), both ways, on the program's stdin and stdout;
+ * stderr is free text (its last 16 KiB reach the diagnostics when the program ends). No batches.
+ * - **A call** (host → program): a request `{"jsonrpc":"2.0","id":<number>,"method":<the declared method>,"params"}`.
+ *   The program answers `{"jsonrpc":"2.0","id","result"}` or `{"jsonrpc":"2.0","id","error":{"code":<integer>,
+ *   "message","data":{"code":<a LineUp error code>}}}`; the caller sees that `data.code` (`invalid_params`,
+ *   `not_found`, …), or `handler_failed` when it is not a code of the table. Answers may come in any order.
+ * - **A cancelled call** (host → program): a notification `{"jsonrpc":"2.0","method":"$/cancel","params":{"id"}}`.
+ *   The caller already has `request_cancelled`; the program may stop the work, and any answer it still sends for
+ *   that id is ignored.
+ * - **A request to the host** (program → host): a request whose method starts `host.` (`host.storage.put`,
+ *   `host.capability.request`), with ids of the program's own (numbers or strings). The host answers it with
+ *   `result`, or with `error` (`data.code` the LineUp code: `capability_not_declared`, `quota_exceeded`, …) after
+ *   the checks a surface gets. At most 16 are answered at once; more are refused `overloaded`. A request with any
+ *   other method is answered `method_not_found`.
+ * - **A log line** (program → host): a notification `{"jsonrpc":"2.0","method":"log","params":{"level","message"}}`,
+ *   to the host's diagnostics (each cut to 2,000 characters; about 10 a second, bursts of 50; the rest dropped and
+ *   counted). Other notifications are ignored.
+ * - **Health** is "the process is alive and answers its calls": there is no `$/ping`. A program that stops
+ *   answering is killed by the first call that runs past `call_timeout_ms`.
  *
- * **Supervision.** A line over 1 MiB or one that is not JSON-RPC kills the program (`handler_failed`,
- * `protocol_violation`); an exit fails the calls in flight (`crashed`); a call past `call_timeout_ms` kills it (that
- * call `operation_expired`, the others `handler_failed`). The program starts again for the next call, after a
- * backoff doubling from `backoff_ms`, while the restart policy allows (`never`: the first failure is final;
- * `max_restarts` in all). Past `max_concurrent_calls` in flight a call is `overloaded`.
+ * ## Supervision
+ * - A line over 1 MiB (plus 64 KiB for the envelope), text that is not UTF-8 JSON, or JSON that is not a JSON-RPC
+ *   2.0 message kills the program: the calls in flight end `handler_failed` (`data.reason: "protocol_violation"`).
+ *   A well-formed answer whose `result` is over 1 MiB fails only that call (`invalid_result`).
+ * - An exit with calls in flight, or a non-zero exit or a signal at any time, is a crash: the calls in flight end
+ *   `handler_failed` (`crashed`; `memory_limit` when V8 ran out of heap).
+ * - Resident memory past `memory_mb`: killed, the calls in flight `handler_failed` (`memory_limit`).
+ * - A call past `call_timeout_ms` kills the program (it may be spinning): that call ends `operation_expired`, the
+ *   others in flight `handler_failed` (`crashed`).
+ * - Past `max_concurrent_calls` admitted calls (in flight, or waiting for a start), a call is `overloaded`.
+ * - **Restarts.** Each of those is a failure. Under `never` the first failure leaves the runner `failed`; under
+ *   `on-failure` and `always` the next call starts the program again, not before a backoff of `backoff_ms` doubled
+ *   at each failure (capped at 60 s), at most `max_restarts` times in the runner's life; then it is `failed` and every
+ *   call ends `handler_failed` (`restart_limit`). A clean exit (code 0, nothing in flight) is not a failure: under
+ *   `always` it is restarted the same way (it counts towards `max_restarts`); under `never` and `on-failure` the
+ *   program is done, and later calls end `handler_failed` (`stopped`). Programs start on demand: the first call
+ *   starts one, and so does the first call after a failure.
+ * - `stop()` ends the calls in flight and later ones `handler_failed` (`stopped`); it is idempotent.
  */
+import { isUtf8 } from "node:buffer";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { basename, extname, join } from "node:path";
+import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 
-let unshareWorks: boolean | undefined;
-/** Whether this machine lets an unprivileged process make its own network namespace (`unshare -rn`). */
-export function networkNamespaceAvailable(): boolean {
-  unshareWorks ??= spawnSync("unshare", ["-rn", "true"], { stdio: "ignore", timeout: 5_000 }).status === 0;
-  return unshareWorks;
+/** The longest line the program may write: a message of `MAX_BACKEND_MESSAGE_BYTES` and its envelope. */
+export const MAX_STDIO_LINE_BYTES = MAX_BACKEND_MESSAGE_BYTES + 64 * 1024;
+const MEMORY_POLL_MS = 100;
+const STDERR_TAIL_BYTES = 16 * 1024;
+const STOP_GRACE_MS = 1_000;
+const MAX_BACKOFF_MS = 60_000;
+const MAX_HOST_CALLS_IN_FLIGHT = 16;
+const LOG_BURST = 50;
+const LOG_PER_SECOND = 10;
+const LOG_MESSAGE_CHARS = 2_000;
+/** The program's whole environment's `PATH`; the wrappers (`unshare`, `prlimit`) are looked up in it too. */
+const SANDBOX_PATH = "/usr/bin:/bin";
+const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const ENTRY_EXTENSIONS = new Set([".js", ".mjs", ".cjs"]);
+
+const probes = new Map<string, boolean>();
+/** Runs `command args` once per host process (cached): whether it exits 0. */
+function probe(command: string, args: readonly string[]): boolean {
+  const key = [command, ...args].join(" ");
+  let works = probes.get(key);
+  if (works === undefined) {
+    works = spawnSync(command, args, { stdio: "ignore", timeout: 5_000, env: { PATH: SANDBOX_PATH } }).status === 0;
+    probes.set(key, works);
+  }
+  return works;
 }
 
-const PERMISSION_FLAG = Number(process.versions.node.split(".")[0]) >= 22 ? "--permission" : "--experimental-permission";
-const MEMORY_POLL_MS = 100;
+/** Whether this machine lets an unprivileged process make its own network namespace (`unshare -rn`). Probed once. */
+export function networkNamespaceAvailable(): boolean {
+  return probe("unshare", ["-rn", "true"]);
+}
+
+/** Whether `prlimit --data` works here (a hard ceiling on the program's writable memory). Probed once. */
+function dataLimitAvailable(): boolean {
+  return probe("prlimit", [`--data=${256 * 1024 * 1024}`, "true"]);
+}
+
+/**
+ * The hard ceiling on the program's writable private memory (`RLIMIT_DATA`): a backstop for the 100 ms between two
+ * readings of its resident memory, roomy enough for what Node maps but does not touch (about 48 MB at start).
+ */
+export function stdioDataLimitBytes(memoryMb: number): number {
+  return (memoryMb * 2 + 128) * 1024 * 1024;
+}
+
+const NODE_FLAGS = process.allowedNodeEnvironmentFlags;
+const PERMISSION_FLAG = NODE_FLAGS.has("--permission") || Number(process.versions.node.split(".")[0]) >= 23 ? "--permission" : "--experimental-permission";
+
+/** The argv of the program's Node: the permission model over its two folders, the heap cap, no addons. */
+export function stdioNodeArgs(paths: { readonly codeDir: string; readonly workDir: string; readonly entryPath: string }, memoryMb: number): string[] {
+  return [
+    PERMISSION_FLAG,
+    `--allow-fs-read=${paths.codeDir}`,
+    `--allow-fs-read=${paths.workDir}`,
+    `--allow-fs-write=${paths.workDir}`,
+    `--max-old-space-size=${memoryMb}`,
+    "--no-addons",
+    ...(NODE_FLAGS.has("--disable-warning") ? ["--disable-warning=ExperimentalWarning"] : []),
+    paths.entryPath,
+  ];
+}
+
+/** The program's whole environment: nothing of the host's. */
+export function stdioEnvironment(workDir: string): Record<string, string> {
+  return { PATH: SANDBOX_PATH, HOME: workDir, TMPDIR: workDir, LANG: "C.UTF-8" };
+}
+
+/** The backoff before restart number `failures` (1-based): `backoff_ms` doubled each time, at most a minute. */
+export function restartDelay(backoffMs: number, failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** Math.max(0, Math.min(30, failures - 1)));
+}
+
+type JsonRpcId = string | number;
+
+/** One message from the program, once checked to be JSON-RPC 2.0. */
+export type StdioIncoming =
+  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: JsonValue }
+  | { readonly kind: "notification"; readonly method: string; readonly params: JsonValue }
+  | { readonly kind: "result"; readonly id: JsonRpcId | null; readonly result: JsonValue }
+  | { readonly kind: "error"; readonly id: JsonRpcId | null; readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
+
+const isId = (value: unknown): value is JsonRpcId => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Checks a parsed line: a JSON-RPC 2.0 request, notification or response — or `undefined` (a protocol violation). */
+export function classifyStdioMessage(value: unknown): StdioIncoming | undefined {
+  if (!isRecord(value) || value["jsonrpc"] !== "2.0") return undefined;
+  const params = (value["params"] ?? null) as JsonValue;
+  if ("method" in value) {
+    if (typeof value["method"] !== "string" || "result" in value || "error" in value) return undefined;
+    if (!("id" in value)) return { kind: "notification", method: value["method"], params };
+    return isId(value["id"]) ? { kind: "request", id: value["id"], method: value["method"], params } : undefined;
+  }
+  const id = value["id"];
+  if (!isId(id) && id !== null) return undefined;
+  if (("result" in value) === ("error" in value)) return undefined;
+  if ("result" in value) return { kind: "result", id, result: value["result"] as JsonValue };
+  const error = value["error"];
+  if (!isRecord(error) || !Number.isInteger(error["code"]) || typeof error["message"] !== "string") return undefined;
+  return { kind: "error", id, error: { code: error["code"] as number, message: error["message"], ...("data" in error ? { data: error["data"] } : {}) } };
+}
+
+/**
+ * Cuts a byte stream into `\n`-delimited lines without decoding partial characters; a line (or an unfinished
+ * one) past `limit` bytes is reported as `overflow`.
+ */
+export class LineSplitter {
+  #parts: Buffer[] = [];
+  #pending = 0;
+  constructor(private readonly limit: number) {}
+
+  /** The complete lines in `chunk` (with what came before it), or `"overflow"`. */
+  push(chunk: Buffer): Buffer[] | "overflow" {
+    const lines: Buffer[] = [];
+    let from = 0;
+    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, from)) {
+      const piece = chunk.subarray(from, newline);
+      if (this.#pending + piece.length > this.limit) return "overflow";
+      lines.push(this.#parts.length === 0 ? piece : Buffer.concat([...this.#parts, piece]));
+      this.#parts = [];
+      this.#pending = 0;
+      from = newline + 1;
+    }
+    if (from < chunk.length) {
+      const rest = chunk.subarray(from);
+      this.#pending += rest.length;
+      if (this.#pending > this.limit) return "overflow";
+      this.#parts.push(rest);
+    }
+    return lines;
+  }
+}
+
+/** The program's resident memory in bytes, from `/proc/<pid>/status`; `undefined` where there is no `/proc` or it ended. */
+export function residentBytes(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match === null ? undefined : Number(match[1]) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Read through a call so that a check after an `await` is not narrowed away. */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+const HEAP_EXHAUSTED = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
 
 interface InFlight {
+  readonly method: string;
   readonly resolve: (value: JsonValue) => void;
   readonly reject: (error: unknown) => void;
   readonly timer: ReturnType<typeof setTimeout>;
-  readonly method: string;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
 }
 
+/** One started program. */
+interface Live {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly calls: Map<number, InFlight>;
+  readonly closed: Promise<void>;
+  ended: boolean;
+  hostCalls: number;
+  stderr: Buffer;
+  logTokens: number;
+  logStamp: number;
+  logsDropped: number;
+  memoryTimer?: ReturnType<typeof setInterval>;
+}
+
+/** How a program ended, for the restart policy. */
+type Ending = "failure" | "clean" | "stopped";
+
+/**
+ * The `stdio-jsonrpc` runner for one back-end of one app (see the top of this file for the sandbox, the wire and
+ * the supervision). The program starts at the first call.
+ */
 export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: string }): BackendRunner {
   const limits = resolveBackendLimits(spec.declaration);
   const restart = resolveRestartPolicy(spec.declaration);
   const id = spec.declaration.id;
+  const label = `stdio back-end ${spec.app_scope}/${id}`;
+  const entryName = basename(spec.declaration.entry ?? "");
   const digest = createHash("sha256").update(spec.entry).digest("hex");
-  const codeDir = join(spec.dataDir, "app-backends", spec.app_scope, id, digest);
-  const workDir = join(spec.dataDir, "app-work", spec.app_scope, id);
-  const entryPath = join(codeDir, basename(spec.declaration.entry ?? "main.mjs"));
-  let status: BackendStatus = "idle";
-  let child: ChildProcessWithoutNullStreams | undefined;
+
+  const diagnose = (message: string, context: string): void => spec.diagnostics?.(new Error(`${label}: ${message}`), context);
+  const refusal = (reason: string, message: string): LineUpError => new LineUpError("handler_failed", message, { data: { reason } });
+  const stoppedError = (): LineUpError => refusal("stopped", `back-end ${id} is stopped`);
+
+  /** Why the program can never start (a declaration this host cannot run safely): every call ends with it. */
+  /** Why the runner is done (`failed`, `stopped`) — from the start when the declaration cannot run here. */
+  let final: LineUpError | undefined = unrunnable();
+  let status: BackendStatus = final === undefined ? "idle" : "failed";
+  let current: Live | undefined;
   let failures = 0;
   let notBefore = 0;
   let nextId = 1;
+  let admitted = 0;
   let warned = false;
-  const inFlight = new Map<number, InFlight>();
-  let memoryTimer: ReturnType<typeof setInterval> | undefined;
-  let stderrTail = "";
+  let stopping: Promise<void> | undefined;
+  const stopSignal = new AbortController();
 
-  const failAll = (code: "handler_failed", reason: string, message: string): void => {
-    for (const [key, call] of inFlight) {
-      clearTimeout(call.timer);
-      call.reject(new LineUpError(code, message, { data: { reason } }));
-      inFlight.delete(key);
-    }
-  };
+  function unrunnable(): LineUpError | undefined {
+    const problem =
+      spec.declaration.runtime !== undefined && spec.declaration.runtime !== "node"
+        ? `runtime ${String(spec.declaration.runtime)} is not one this host runs`
+        : !SAFE_SEGMENT.test(spec.app_scope) || !SAFE_SEGMENT.test(id)
+          ? "its app or id cannot name a folder"
+          : !SAFE_SEGMENT.test(entryName) || !ENTRY_EXTENSIONS.has(extname(entryName))
+            ? `its entry ${JSON.stringify(spec.declaration.entry ?? "")} is not a .js, .mjs or .cjs file`
+            : /[,*]/.test(spec.dataDir)
+              ? "the host's data folder has a comma or a star in its path, which Node's permission flags cannot say"
+              : undefined;
+    return problem === undefined ? undefined : refusal("start_failed", `back-end ${id} cannot be started: ${problem}`);
+  }
 
-  /** Ends the program; the calls in flight end `handler_failed` with `reason`; the next call restarts it if the policy allows. */
-  const kill = (reason: string, message: string, countsAsFailure = true): void => {
-    const dying = child;
-    child = undefined;
-    if (memoryTimer !== undefined) clearInterval(memoryTimer);
-    memoryTimer = undefined;
-    dying?.kill("SIGKILL");
-    failAll("handler_failed", reason, message);
-    if (!countsAsFailure || status === "stopped") return;
-    failures += 1;
-    if (restart.policy === "never" || failures > restart.max_restarts) status = "failed";
-    else {
-      status = "restarting";
-      notBefore = Date.now() + Math.min(60_000, restart.backoff_ms * 2 ** (failures - 1));
-    }
-    if (stderrTail !== "") spec.diagnostics?.(new Error(`back-end ${spec.app_scope}/${id} (${reason}); its last words: ${stderrTail.slice(-2_000)}`), "back-end");
-  };
-
-  const send = (message: object): void => {
-    child?.stdin.write(`${JSON.stringify(message)}\n`);
-  };
-
-  const onLine = (line: string): void => {
-    if (line.trim() === "") return;
-    let message: Record<string, unknown>;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || (parsed as { jsonrpc?: unknown }).jsonrpc !== "2.0") throw new Error("not JSON-RPC 2.0");
-      message = parsed as Record<string, unknown>;
-    } catch {
-      kill("protocol_violation", `back-end ${id} wrote something that is not a JSON-RPC message`);
-      return;
-    }
-    if (typeof message["method"] === "string") {
-      const method = message["method"];
-      if (method === "log") {
-        const params = message["params"] as { level?: unknown; message?: unknown } | undefined;
-        spec.diagnostics?.(new Error(`back-end ${spec.app_scope}/${id}: ${String(params?.message ?? "").slice(0, 2_000)}`), "back-end log");
-        return;
-      }
-      if (!method.startsWith("host.") || message["id"] === undefined) return;
-      const requestId = message["id"];
-      spec.hostCalls(method.slice("host.".length), (message["params"] ?? null) as JsonValue).then(
-        (result) => send({ jsonrpc: "2.0", id: requestId, result }),
-        (error: unknown) => {
-          const code = error instanceof LineUpError ? error.code : "internal_error";
-          send({ jsonrpc: "2.0", id: requestId, error: { code: -32000, message: error instanceof Error ? error.message : "refused", data: { code } } });
-        },
-      );
-      return;
-    }
-    const call = typeof message["id"] === "number" ? inFlight.get(message["id"]) : undefined;
-    if (call === undefined) return;
-    inFlight.delete(message["id"] as number);
-    clearTimeout(call.timer);
-    if ("error" in message) {
-      const error = message["error"] as { message?: unknown; data?: { code?: unknown } } | null;
-      const code = error?.data?.code;
-      call.reject(new LineUpError(typeof code === "string" && isErrorCode(code) ? code : "handler_failed", typeof error?.message === "string" ? error.message.slice(0, 500) : "the back-end refused the call"));
-    } else if ("result" in message) call.resolve(message["result"] as JsonValue);
-    else call.reject(new LineUpError("invalid_result", `back-end ${id}'s response has neither result nor error`));
-  };
-
-  const readRss = (pid: number): number | undefined => {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      return match === null ? undefined : Number(match[1]) * 1024;
-    } catch {
-      return undefined;
-    }
-  };
-
-  const start = (): void => {
+  /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
+  const prepare = (): { codeDir: string; workDir: string; entryPath: string } => {
+    mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
+    const root = realpathSync(spec.dataDir);
+    const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
+    const workDir = join(root, "app-work", spec.app_scope, id);
+    const entryPath = join(codeDir, entryName);
     mkdirSync(codeDir, { recursive: true, mode: 0o700 });
     mkdirSync(workDir, { recursive: true, mode: 0o700 });
-    writeFileSync(entryPath, spec.entry, { mode: 0o400, flag: "w" });
-    const nodeArgs = [PERMISSION_FLAG, `--allow-fs-read=${codeDir}`, `--allow-fs-read=${workDir}`, `--allow-fs-write=${workDir}`, `--max-old-space-size=${limits.memory_mb}`, "--disable-proto=throw", entryPath];
+    const marker = join(codeDir, "package.json");
+    if (!existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
+    // Named by its digest: an entry already there is this one. Written aside, then renamed, so a crash leaves no half.
+    if (!existsSync(entryPath)) {
+      const partial = `${entryPath}.${process.pid}.partial`;
+      writeFileSync(partial, spec.entry, { mode: 0o400 });
+      renameSync(partial, entryPath);
+    }
+    return { codeDir, workDir, entryPath };
+  };
+
+  /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
+  const afterEnd = (ending: Ending, why: string): void => {
+    if (status === "stopped" || status === "failed" || ending === "stopped") return;
+    if (ending === "clean" && restart.policy !== "always") {
+      status = "stopped";
+      final = refusal("stopped", `back-end ${id} ended by itself and its restart policy (${restart.policy}) does not start it again`);
+      diagnose(`${why}; not restarted (restart: ${restart.policy})`, "back-end ended");
+      return;
+    }
+    failures += 1;
+    if (restart.policy === "never" || failures > restart.max_restarts) {
+      status = "failed";
+      final = refusal("restart_limit", `back-end ${id} failed and is not restarted`);
+      diagnose(`${why}; not restarted (${restart.policy === "never" ? "restart: never" : `after ${restart.max_restarts} restarts`})`, "back-end failed");
+      return;
+    }
+    status = "restarting";
+    const delay = restartDelay(restart.backoff_ms, failures);
+    notBefore = Date.now() + delay;
+    diagnose(`${why}; starts again for the next call, not before ${delay} ms`, "back-end restart");
+  };
+
+  /**
+   * Ends `live` once: kills it, ends its calls in flight `handler_failed` with `reason`, says its last words and
+   * applies the restart policy.
+   */
+  const end = (live: Live, reason: string, message: string, ending: Ending): void => {
+    if (live.ended) return;
+    live.ended = true;
+    if (current === live) current = undefined;
+    if (live.memoryTimer !== undefined) clearInterval(live.memoryTimer);
+    if (live.child.exitCode === null && live.child.signalCode === null) live.child.kill("SIGKILL");
+    for (const [key, call] of live.calls) {
+      live.calls.delete(key);
+      settle(call, () => call.reject(refusal(reason, message)));
+    }
+    if (live.stderr.length > 0) diagnose(`${message}; its stderr ended: ${live.stderr.toString("utf8")}`, "back-end stderr");
+    afterEnd(ending, message);
+  };
+
+  const settle = (call: InFlight, how: () => void): void => {
+    clearTimeout(call.timer);
+    call.signal?.removeEventListener("abort", call.onAbort);
+    how();
+  };
+
+  const write = (live: Live, text: string): void => {
+    if (!live.ended) live.child.stdin.write(text);
+  };
+
+  const log = (live: Live, params: JsonValue): void => {
+    const now = Date.now();
+    live.logTokens = Math.min(LOG_BURST, live.logTokens + ((now - live.logStamp) / 1000) * LOG_PER_SECOND);
+    live.logStamp = now;
+    if (live.logTokens < 1) {
+      live.logsDropped += 1;
+      return;
+    }
+    live.logTokens -= 1;
+    const level = isRecord(params) && typeof params["level"] === "string" ? params["level"].slice(0, 16) : "info";
+    const text = isRecord(params) && typeof params["message"] === "string" ? params["message"] : JSON.stringify(params);
+    const dropped = live.logsDropped > 0 ? ` (${live.logsDropped} lines dropped before this one)` : "";
+    live.logsDropped = 0;
+    diagnose(`[${level}] ${text.slice(0, LOG_MESSAGE_CHARS)}${dropped}`, "back-end log");
+  };
+
+  const answerError = (live: Live, requestId: JsonRpcId, code: keyof typeof ERROR_CODES, message: string): void => {
+    write(live, `${JSON.stringify({ jsonrpc: "2.0", id: requestId, error: { code: ERROR_CODES[code].rpc, message, data: { code } } })}\n`);
+  };
+
+  /** A `host.*` request: relayed to `spec.hostCalls` and answered, while this program lives. */
+  const relay = (live: Live, requestId: JsonRpcId, method: string, params: JsonValue): void => {
+    if (live.hostCalls >= MAX_HOST_CALLS_IN_FLIGHT) {
+      answerError(live, requestId, "overloaded", `at most ${MAX_HOST_CALLS_IN_FLIGHT} requests to the host at once`);
+      return;
+    }
+    live.hostCalls += 1;
+    Promise.resolve()
+      .then(() => spec.hostCalls(method.slice("host.".length), params))
+      .then(
+        (result) => {
+          const text = JSON.stringify(result ?? null);
+          if (Buffer.byteLength(text) > MAX_BACKEND_MESSAGE_BYTES) answerError(live, requestId, "message_too_large", `the host's answer is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`);
+          else write(live, `{"jsonrpc":"2.0","id":${JSON.stringify(requestId)},"result":${text}}\n`);
+        },
+        (error: unknown) => {
+          if (error instanceof LineUpError) answerError(live, requestId, error.code, error.message);
+          else {
+            spec.diagnostics?.(error, `${label}: ${method}`);
+            answerError(live, requestId, "internal_error", "the host could not answer");
+          }
+        },
+      )
+      .finally(() => {
+        live.hostCalls -= 1;
+      });
+  };
+
+  const onLine = (live: Live, bytes: Buffer): void => {
+    let message: StdioIncoming | undefined;
+    try {
+      if (!isUtf8(bytes)) throw new Error("not UTF-8");
+      const text = bytes.toString("utf8");
+      if (text.trim() === "") return;
+      message = classifyStdioMessage(JSON.parse(text));
+    } catch {
+      message = undefined;
+    }
+    if (message === undefined) {
+      end(live, "protocol_violation", `back-end ${id} wrote something that is not a JSON-RPC 2.0 message`, "failure");
+      return;
+    }
+    switch (message.kind) {
+      case "notification":
+        if (message.method === "log") log(live, message.params);
+        return;
+      case "request":
+        if (message.method.startsWith("host.")) relay(live, message.id, message.method, message.params);
+        else answerError(live, message.id, "method_not_found", `the host has no method ${message.method.slice(0, 100)}`);
+        return;
+      default: {
+        // An answer: to a call in flight, or a late one (cancelled, expired), which is dropped.
+        const call = typeof message.id === "number" ? live.calls.get(message.id) : undefined;
+        if (call === undefined) return;
+        live.calls.delete(message.id as number);
+        if (message.kind === "error") {
+          const code = isRecord(message.error.data) ? message.error.data["code"] : undefined;
+          const lineupCode = typeof code === "string" && isErrorCode(code) ? code : "handler_failed";
+          settle(call, () => call.reject(new LineUpError(lineupCode, message.error.message.slice(0, 500) || `back-end ${id} refused ${call.method}`)));
+        } else if (bytes.length > MAX_BACKEND_MESSAGE_BYTES && Buffer.byteLength(JSON.stringify(message.result ?? null)) > MAX_BACKEND_MESSAGE_BYTES) {
+          settle(call, () => call.reject(new LineUpError("invalid_result", `back-end ${id}'s answer to ${call.method} is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`)));
+        } else {
+          const result = message.result ?? null;
+          settle(call, () => call.resolve(result));
+        }
+      }
+    }
+  };
+
+  const start = (): Live => {
+    let paths: { codeDir: string; workDir: string; entryPath: string };
+    try {
+      paths = prepare();
+    } catch (error) {
+      const message = `back-end ${id}'s folders could not be written: ${error instanceof Error ? error.message : String(error)}`;
+      afterEnd("failure", message);
+      throw refusal("start_failed", message);
+    }
     const isolated = networkNamespaceAvailable();
     if (!isolated && !warned) {
       warned = true;
-      spec.diagnostics?.(new Error(`back-end ${spec.app_scope}/${id} runs without a network namespace of its own (unshare -rn is not available here): it can open sockets`), "back-end sandbox");
+      diagnose("runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included", "back-end sandbox");
     }
-    const env = { PATH: "/usr/bin:/bin", HOME: workDir, TMPDIR: workDir, LANG: "C.UTF-8" };
-    const proc = isolated ? spawn("unshare", ["-rn", process.execPath, ...nodeArgs], { cwd: workDir, env, stdio: "pipe" }) : spawn(process.execPath, nodeArgs, { cwd: workDir, env, stdio: "pipe" });
-    child = proc;
+    const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
+    const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
+    const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env: stdioEnvironment(paths.workDir), stdio: ["pipe", "pipe", "pipe"], detached: false });
+    let closed!: () => void;
+    const live: Live = {
+      child,
+      calls: new Map(),
+      closed: new Promise<void>((resolve) => (closed = resolve)),
+      ended: false,
+      hostCalls: 0,
+      stderr: Buffer.alloc(0),
+      logTokens: LOG_BURST,
+      logStamp: Date.now(),
+      logsDropped: 0,
+    };
+    current = live;
     status = "running";
-    stderrTail = "";
-    let buffer = "";
-    proc.stdout.setEncoding("utf8");
-    proc.stdout.on("data", (chunk: string) => {
-      if (child !== proc) return;
-      buffer += chunk;
-      for (let newline = buffer.indexOf("\n"); newline >= 0 && child === proc; newline = buffer.indexOf("\n")) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        onLine(line);
+    const lines = new LineSplitter(MAX_STDIO_LINE_BYTES);
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (live.ended) return;
+      const complete = lines.push(chunk);
+      if (complete === "overflow") {
+        end(live, "protocol_violation", `back-end ${id} wrote a line over ${MAX_STDIO_LINE_BYTES} bytes`, "failure");
+        return;
       }
-      if (child === proc && buffer.length > MAX_BACKEND_MESSAGE_BYTES) kill("protocol_violation", `back-end ${id} wrote a line over ${MAX_BACKEND_MESSAGE_BYTES} bytes`);
+      for (const line of complete) {
+        if (live.ended) return;
+        onLine(live, line);
+      }
     });
-    proc.stderr.setEncoding("utf8");
-    proc.stderr.on("data", (chunk: string) => {
-      stderrTail = (stderrTail + chunk).slice(-16_384);
+    child.stderr.on("data", (chunk: Buffer) => {
+      const joined = Buffer.concat([live.stderr, chunk]);
+      live.stderr = joined.length > STDERR_TAIL_BYTES ? Buffer.from(joined.subarray(joined.length - STDERR_TAIL_BYTES)) : joined;
     });
-    proc.stdin.on("error", () => undefined);
-    proc.on("error", (error) => {
-      if (child === proc) kill("start_failed", `back-end ${id} could not be started: ${error.message}`);
+    child.stdin.on("error", () => undefined);
+    child.on("error", (error) => {
+      end(live, "start_failed", `back-end ${id} could not be started: ${error.message}`, "failure");
+      closed();
     });
-    proc.on("exit", (code, signal) => {
-      if (child !== proc) return;
-      kill("crashed", `back-end ${id} ended (${signal ?? `exit code ${code}`})`);
+    // `close`, not `exit`: an answer written just before the exit is read first.
+    child.on("close", (code, signal) => {
+      closed();
+      if (live.ended) return;
+      const heap = HEAP_EXHAUSTED.test(live.stderr.toString("utf8"));
+      const how = signal ?? `exit code ${code}`;
+      if (code === 0 && live.calls.size === 0) end(live, "crashed", `back-end ${id} ended (${how})`, "clean");
+      else end(live, heap ? "memory_limit" : "crashed", heap ? `back-end ${id} ran out of its ${limits.memory_mb} MB heap` : `back-end ${id} ended (${how})`, "failure");
     });
-    if (proc.pid !== undefined) {
-      const pid = proc.pid;
-      memoryTimer = setInterval(() => {
-        const rss = readRss(pid);
-        if (rss !== undefined && rss > limits.memory_mb * 1024 * 1024 && child === proc) kill("memory_limit", `back-end ${id} used ${Math.round(rss / 1048576)} MB, past its ${limits.memory_mb} MB`);
+    if (child.pid !== undefined) {
+      const pid = child.pid;
+      const cap = limits.memory_mb * 1024 * 1024;
+      live.memoryTimer = setInterval(() => {
+        const rss = residentBytes(pid);
+        if (rss !== undefined && rss > cap) end(live, "memory_limit", `back-end ${id} used ${Math.round(rss / 1048576)} MB, past its ${limits.memory_mb} MB`, "failure");
       }, MEMORY_POLL_MS);
-      memoryTimer.unref?.();
+      live.memoryTimer.unref();
     }
+    return live;
   };
+
+  /** Waits `ms`, or less when the runner stops or the caller cancels. */
+  const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        stopSignal.signal.removeEventListener("abort", done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stopSignal.signal.addEventListener("abort", done, { once: true });
+      signal?.addEventListener("abort", done, { once: true });
+    });
+
+  const refusedNow = (): LineUpError | undefined => (status === "stopped" ? (final ?? stoppedError()) : status === "failed" ? (final ?? refusal("restart_limit", `back-end ${id} failed`)) : undefined);
+
+  /** Sends one call to `live`; `release` runs once, when it settles. */
+  const send = (live: Live, method: string, paramsText: string, signal: AbortSignal | undefined, release: () => void): Promise<JsonValue> =>
+    new Promise<JsonValue>((resolveCall, rejectCall) => {
+      const resolve = (value: JsonValue): void => {
+        release();
+        resolveCall(value);
+      };
+      const reject = (error: unknown): void => {
+        release();
+        rejectCall(error);
+      };
+      const callId = nextId++;
+      const onAbort = (): void => {
+        const call = live.calls.get(callId);
+        if (call === undefined) return;
+        live.calls.delete(callId);
+        write(live, `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":${callId}}}\n`);
+        settle(call, () => call.reject(new LineUpError("request_cancelled", "the call was cancelled")));
+      };
+      const timer = setTimeout(() => {
+        const call = live.calls.get(callId);
+        if (call === undefined) return;
+        live.calls.delete(callId);
+        settle(call, () => call.reject(new LineUpError("operation_expired", `back-end ${id} ran ${method} past ${limits.call_timeout_ms} ms and was killed`)));
+        end(live, "crashed", `back-end ${id} was killed: a call (${method}) ran past ${limits.call_timeout_ms} ms`, "failure");
+      }, limits.call_timeout_ms);
+      live.calls.set(callId, { method, resolve, reject, timer, signal, onAbort });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      write(live, `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}}\n`);
+    });
 
   return {
     status: () => status,
-    async call(method, params, options = {}) {
-      if (status === "stopped") throw new LineUpError("handler_failed", `back-end ${id} is stopped`, { data: { reason: "stopped" } });
-      if (status === "failed") throw new LineUpError("handler_failed", `back-end ${id} failed and is not restarted`, { data: { reason: "restart_limit" } });
-      if (inFlight.size >= limits.max_concurrent_calls) throw new LineUpError("overloaded", `back-end ${id} already has ${inFlight.size} calls in flight`);
-      if (options.signal?.aborted === true) throw new LineUpError("request_cancelled", "the call was cancelled");
-      const text = JSON.stringify({ jsonrpc: "2.0", id: 0, method, params: params ?? null });
-      if (text.length > MAX_BACKEND_MESSAGE_BYTES) throw new LineUpError("message_too_large", `a call to back-end ${id} is at most ${MAX_BACKEND_MESSAGE_BYTES} bytes`);
-      if (child === undefined) {
-        const wait = notBefore - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        // Another call may have started it (or the runner been stopped) meanwhile.
-        if ((status as BackendStatus) === "stopped") throw new LineUpError("handler_failed", `back-end ${id} is stopped`, { data: { reason: "stopped" } });
-        if (child === undefined) start();
+    call(method, params, options = {}) {
+      const signal = options.signal;
+      let paramsText: string;
+      try {
+        const refused = refusedNow();
+        if (refused !== undefined) throw refused;
+        if (aborted(signal)) throw new LineUpError("request_cancelled", "the call was cancelled");
+        if (admitted >= limits.max_concurrent_calls) throw new LineUpError("overloaded", `back-end ${id} already has ${admitted} calls in flight`);
+        paramsText = JSON.stringify(params ?? null);
+        if (Buffer.byteLength(paramsText) > MAX_BACKEND_MESSAGE_BYTES) throw new LineUpError("message_too_large", `a call to back-end ${id} is at most ${MAX_BACKEND_MESSAGE_BYTES} bytes`);
+      } catch (error) {
+        return Promise.reject(error instanceof LineUpError ? error : new LineUpError("invalid_params", `the params of a call to back-end ${id} are not JSON`));
       }
-      const callId = nextId++;
-      return new Promise<JsonValue>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const call = inFlight.get(callId);
-          if (call === undefined) return;
-          inFlight.delete(callId);
-          call.reject(new LineUpError("operation_expired", `back-end ${id} ran ${method} past ${limits.call_timeout_ms} ms and was stopped`));
-          kill("crashed", `back-end ${id} was stopped: another call ran past its time`);
-        }, limits.call_timeout_ms);
-        inFlight.set(callId, { resolve, reject, timer, method });
-        options.signal?.addEventListener(
-          "abort",
-          () => {
-            const call = inFlight.get(callId);
-            if (call === undefined) return;
-            inFlight.delete(callId);
-            clearTimeout(call.timer);
-            send({ jsonrpc: "2.0", method: "$/cancel", params: { id: callId } });
-            call.reject(new LineUpError("request_cancelled", "the call was cancelled"));
-          },
-          { once: true },
-        );
-        send({ jsonrpc: "2.0", id: callId, method, params: params ?? null });
-      });
+      admitted += 1;
+      const release = (): void => {
+        admitted -= 1;
+      };
+      // The common case, a program running: no extra turn of the event loop.
+      if (current !== undefined) return send(current, method, paramsText, signal, release);
+      return (async () => {
+        let live: Live;
+        try {
+          const wait = notBefore - Date.now();
+          if (wait > 0) await pause(wait, signal);
+          const refused = refusedNow();
+          if (refused !== undefined) throw refused;
+          if (aborted(signal)) throw new LineUpError("request_cancelled", "the call was cancelled");
+          // Another call may have started it while this one waited.
+          live = current ?? start();
+        } catch (error) {
+          release();
+          throw error;
+        }
+        return send(live, method, paramsText, signal, release);
+      })();
     },
-    async stop() {
-      const dying = child;
-      status = "stopped";
-      child = undefined;
-      if (memoryTimer !== undefined) clearInterval(memoryTimer);
-      failAll("handler_failed", "stopped", `back-end ${id} was stopped`);
-      if (dying === undefined || dying.exitCode !== null) return;
-      dying.kill("SIGTERM");
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => {
-          dying.kill("SIGKILL");
-          resolve();
-        }, 1_000);
-        dying.once("exit", () => {
-          clearTimeout(force);
-          resolve();
-        });
-      });
+    stop() {
+      stopping ??= (async () => {
+        status = "stopped";
+        final = stoppedError();
+        stopSignal.abort();
+        const live = current;
+        if (live === undefined) return;
+        const exited = live.child.exitCode !== null || live.child.signalCode !== null;
+        if (!exited) live.child.kill("SIGTERM");
+        // `end` sends SIGKILL at once; give the program its second first.
+        live.ended = true;
+        current = undefined;
+        if (live.memoryTimer !== undefined) clearInterval(live.memoryTimer);
+        for (const [key, call] of live.calls) {
+          live.calls.delete(key);
+          settle(call, () => call.reject(stoppedError()));
+        }
+        if (exited) return;
+        let force: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([live.closed, new Promise<void>((resolve) => (force = setTimeout(resolve, STOP_GRACE_MS)))]);
+        clearTimeout(force);
+        if (live.child.exitCode === null && live.child.signalCode === null) {
+          live.child.kill("SIGKILL");
+          await Promise.race([live.closed, new Promise<void>((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref())]);
+        }
+      })();
+      return stopping;
     },
   };
 }
