@@ -24,7 +24,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { createNodeWasmRunner, createSqliteAppStorageHost, createStdioRunner } from "@lineup/runtime/node";
 import { compileBackend } from "../../packages/runtime/test/helpers/assemblyscript.js";
-import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
+import { machine, pairedAsync, round, type BenchResult, type SuiteResult } from "../lib.js";
 
 const manifest = {
   format: "lineup.app.v1",
@@ -88,16 +88,11 @@ async function storageWrites(dir: string): Promise<BenchResult> {
   };
 }
 
-/** One round: sequential calls for ROUND_MS; returns calls/s. */
-async function rate(call: () => Promise<unknown>): Promise<number> {
-  let count = 0;
-  const start = performance.now();
-  while (performance.now() - start < ROUND_MS) {
+/** One round of sequential calls for ROUND_MS (the suites' `round`); returns calls/s. */
+const rate = (call: () => Promise<unknown>): Promise<number> =>
+  round(async () => {
     await call();
-    count += 1;
-  }
-  return (count * 1000) / (performance.now() - start);
-}
+  }, ROUND_MS, []);
 
 /** The journal's search module answering a small query, beside a worker that echoes the same JSON back. */
 async function wasmCalls(): Promise<BenchResult> {

@@ -12,7 +12,11 @@ import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
 import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
 import Database from "better-sqlite3";
-import { launchPersistentChromium } from "../../../test/support/chromium.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { build } from "esbuild";
+import { launchChromium, launchPersistentChromium } from "../../../test/support/chromium.js";
+import type { CaseResult } from "./browser/vitest-shim.js";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 
@@ -223,4 +227,43 @@ export async function installAndAsk(product: ProductPage, app: string, tool: str
   await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
   await page.getByRole("log").waitFor();
   await say(page, text);
+}
+
+/**
+ * Runs a shared contract suite in a real Chromium page on a loopback origin (IndexedDB needs a real one): `entry` is
+ * bundled with esbuild (`vitest` aliased to the browser shim) and registers its cases; the page runs them through
+ * `window[runner]()` and the outcomes come back. The caller closes the browser and server with `close`.
+ */
+export async function runSuiteInChromium(entry: string, runner: string): Promise<{ readonly results: CaseResult[]; close(): Promise<void> }> {
+  const bundle = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["source"],
+    alias: { vitest: resolve(import.meta.dirname, "browser/vitest-shim.ts") },
+  });
+  const script = bundle.outputFiles[0]!.text;
+  const server = createServer((req, res) => {
+    if (req.url === "/suite.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(script);
+    } else {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end('<!doctype html><script type="module" src="/suite.js"></script>');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const browser = await launchChromium();
+  const close = async () => {
+    await browser.close();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  await page.waitForFunction((name) => typeof (window as unknown as Record<string, unknown>)[name] === "function", runner);
+  const results = await page.evaluate((name) => (window as unknown as Record<string, () => Promise<CaseResult[]>>)[name]!(), runner);
+  return { results, close };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AppManifest, JsonValue } from "@lineup/protocol";
 import { createMemoryAppStorageHost, type AppStorageHost, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
-import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
+import { onlineDevice, publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
 
 // Issue 20 "Workflow runtime" through the Runtime (RELIABILITY W1): a declared workflow runs as a durable run —
@@ -55,13 +55,8 @@ async function traceOf(d: Device, runId: string): Promise<TraceEntry[]> {
 
 describe("a workflow run", () => {
   it("runs each step in order, waits for the person's answer, and ends with its output, trace and evidence", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const key = await publisherKey();
-    const d = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: createMemoryAppStorageHost() } });
+    const { server, d } = await onlineDevice({ install: JOURNAL, extra: { appStorage: createMemoryAppStorageHost() } });
     try {
-      await d.runtime.whenOnline();
-      await d.runtime.appManager.install(await signedBundle(JOURNAL), { approved: true });
       const port = d.runtime.appPort("journal");
       const seen: WorkflowRun[] = [];
       port.subscribeWorkflows((run) => seen.push(run));
@@ -110,13 +105,8 @@ describe("a workflow run", () => {
   });
 
   it("ends cancelled when the person says no, and can be cancelled while it runs", async () => {
-    const server = new FakeAppServer();
-    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-    const key = await publisherKey();
-    const d = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: createMemoryAppStorageHost() } });
+    const { server, d } = await onlineDevice({ install: JOURNAL, extra: { appStorage: createMemoryAppStorageHost() } });
     try {
-      await d.runtime.whenOnline();
-      await d.runtime.appManager.install(await signedBundle(JOURNAL), { approved: true });
       const port = d.runtime.appPort("journal");
       const run = await port.startWorkflow("summarize-week", { day: "2026-12-01", text: "x" }, { conversation_id: "s-1" });
       await agentAnswers(server);

@@ -3,7 +3,7 @@
  * tests of the Runtime's apps layer.
  */
 import type { AppManifest, JsonObject } from "@lineup/protocol";
-import { generatePublisherKey, packBundle, signBundle, type DeliveredToolCall, type LineUpRuntime, type MemoryStoreData, type PublisherKey } from "../../src/index.js";
+import { generatePublisherKey, packBundle, signBundle, type DeliveredToolCall, type LineUpRuntime, type MemoryStoreData, type PublisherKey, type RuntimeOptions } from "../../src/index.js";
 import { createMemoryStoreData, FakeAppServer, startDevice, type Device } from "./runtime-harness.js";
 
 let sharedKey: Promise<PublisherKey> | undefined;
@@ -59,19 +59,19 @@ export function publishedInventories(server: FakeAppServer, sessionId = "s-1"): 
 }
 
 /** A device on `server` (run id `run`) that trusts the shared publisher key. */
-export async function device(server: FakeAppServer, data: MemoryStoreData = createMemoryStoreData(), run = "r0"): Promise<Device> {
+export async function device(server: FakeAppServer, data: MemoryStoreData = createMemoryStoreData(), run = "r0", extra: Partial<RuntimeOptions> = {}): Promise<Device> {
   const key = await publisherKey();
-  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey] } });
+  return startDevice(server, data, { run, extra: { trustedPublishers: [key.trustedKey], ...extra } });
 }
 
 /**
  * A FakeAppServer with session `s-1` of `agent-1` and a trusting device online to it; with `install`,
  * that app is installed (approved) before this returns.
  */
-export async function onlineDevice(options: { data?: MemoryStoreData; install?: AppManifest } = {}): Promise<{ server: FakeAppServer; d: Device }> {
+export async function onlineDevice(options: { data?: MemoryStoreData; install?: AppManifest; extra?: Partial<RuntimeOptions> } = {}): Promise<{ server: FakeAppServer; d: Device }> {
   const server = new FakeAppServer();
   server.createSession({ session_id: "s-1", agent_id: "agent-1" });
-  const d = await device(server, options.data);
+  const d = await device(server, options.data, "r0", options.extra);
   await d.runtime.whenOnline();
   if (options.install !== undefined) await d.runtime.appManager.install(await signedBundle(options.install), { approved: true });
   return { server, d };
