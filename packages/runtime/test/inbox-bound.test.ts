@@ -213,7 +213,7 @@ describe("the backlog itself is bounded (spec 12 box 3)", () => {
   const refusals = async (data: MemoryStoreData) => {
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
     const audit = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string; subject?: string; detail?: string });
-    const cards = (await store.range(C.inbox)).map(({ value }) => (value as AgentAppMessage).payload as { action_id?: string }).flatMap((p) => (p.action_id === undefined ? [] : [p.action_id]));
+    const cards = (await store.range(C.inbox)).map(({ value }) => (value as unknown as AgentAppMessage).payload as { action_id?: string }).flatMap((p) => (p.action_id === undefined ? [] : [p.action_id]));
     await store.close();
     return { refused: audit.filter((r) => r.type === "ingress.agent.refused" && r.code === "inbox_full"), cards };
   };

@@ -286,7 +286,7 @@ describe("a cancelled turn's calls (endTurnCalls)", () => {
         export: call("export", { phase: "operation_running", handling: "operation", instance_id: "i-1", operation: { operation_id: "op-1", started_at: 0, ends_at: 10, app_run: true } }),
         timer: call("timer", { phase: "operation_running", handling: "operation", instance_id: "i-1", operation: { operation_id: "op-2", started_at: 0, ends_at: 10 } }),
         other: call("other", { turn_id: "t-0" }),
-        outside: call("outside", { turn_id: undefined }),
+        outside: call("outside", { turn_id: undefined } as unknown as Partial<CallRecord>),
         elsewhere: call("elsewhere", { conversation_id: "c2" }),
       },
       activations: { "i-2": { instance_id: "i-2", app_scope: "pomodoro", conversation_id: "c1", trigger_call_id: "starting", waiting: ["waiting"] } },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AppManifest, JsonValue } from "@lineup/protocol";
+import type { AppManifest, AppScope, JsonValue } from "@lineup/protocol";
 import { createMemoryAppStorageHost, type AppStorageHost, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
 import { onlineDevice, publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
@@ -10,7 +10,7 @@ import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, unt
 
 const JOURNAL: AppManifest = {
   format: "lineup.app.v1",
-  app_scope: "journal",
+  app_scope: "journal" as AppScope,
   version: "1.0.0",
   name: "Journal",
   runtime_sdk: { api_version: "1", required_features: ["app.storage.v1", "app.workflow.v1", "app.agent-task.v1"] },
