@@ -20,11 +20,14 @@ const ALLOWED: Record<string, readonly string[]> = {
   "app-server": ["protocol"],
   "agent-sdk": ["protocol"],
   "host-web": ["protocol", "runtime", "app-sdk"],
+  "host-desktop": ["protocol", "host-web"],
   cli: ["protocol", "runtime", "app-sdk", "app-server", "agent-sdk", "surface-sdk"],
 };
 /** Packages whose src/ (outside node/ and a bin) must run in a browser as well as in Node. */
 const PLATFORM_NEUTRAL = new Set(["protocol", "runtime", "app-sdk", "surface-sdk", "agent-sdk", "host-web"]);
 const NODE_ONLY_PACKAGES = new Set(["ws", "better-sqlite3"]);
+/** Packages whose src/ (outside node/) is a GJS program: GObject introspection and GJS's own modules, never Node's. */
+const GJS_PROGRAMS = new Set(["host-desktop"]);
 const NODE_BUILTINS = new Set(builtinModules);
 
 function walk(dir: string): string[] {
@@ -66,6 +69,8 @@ function checkImports(pkg: string, rel: string, specs: readonly string[]): strin
       const targetRel = relative(srcDir, target).split(sep).join("/");
       if (!inNode && targetRel.startsWith("node/")) problems.push(`${where}: only node/ code may import node/ adapters`);
       if (!inBrowser && !inNode && targetRel.startsWith("browser/") && pkg !== "host-web") problems.push(`${where}: only browser/ code may import browser/ adapters`);
+    } else if (GJS_PROGRAMS.has(pkg) && !inNode) {
+      if (!/^gi:\/\/[A-Za-z]+(\?version=[0-9.]+)?$/.test(spec) && spec !== "system") problems.push(`${where}: a GJS program imports only gi:// modules, GJS's own and workspace packages`);
     } else if (neutral) {
       const bare = spec.startsWith("node:") ? spec.slice(5) : spec;
       if (spec.startsWith("node:") || NODE_BUILTINS.has(bare.split("/")[0]!)) problems.push(`${where}: platform-neutral code may not import Node built-ins`);
@@ -118,5 +123,9 @@ describe("layering", () => {
     expect(checkImports("runtime", "core.ts", ["../../protocol/src/index.js"])).toHaveLength(1);
     expect(checkImports("runtime", "node/sqlite-store.ts", ["better-sqlite3", "node:fs", "../persistence/store.js"])).toEqual([]);
     expect(checkImports("app-sdk", "index.ts", ["@lineup/runtime/node"])).toHaveLength(1);
+    expect(checkImports("host-desktop", "main.ts", ["node:fs"])).toHaveLength(1);
+    expect(checkImports("host-desktop", "main.ts", ["ws"])).toHaveLength(1);
+    expect(checkImports("host-desktop", "main.ts", ["gi://WebKit?version=6.0", "system", "@lineup/host-web/serving"])).toEqual([]);
+    expect(checkImports("host-desktop", "node/build.ts", ["node:path", "esbuild"])).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge", "legacy", "manifest"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge", "host-channel", "legacy", "manifest"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
@@ -66,6 +66,7 @@ export function validatorGroup(id: string): ValidatorGroup {
   const name = id.startsWith(SCHEMA_ID_PREFIX) ? id.slice(SCHEMA_ID_PREFIX.length) : "";
   if (name.startsWith("app-server.") || name.startsWith("jsonrpc.")) return "app-server";
   if (name.startsWith("surface-bridge.")) return "surface-bridge";
+  if (name.startsWith("host-channel.")) return "host-channel";
   if (name.startsWith("legacy.")) return "legacy";
   if (name.startsWith("runtime-envelope") || name.startsWith("payload.") || name.startsWith("artifact-ref")) return "envelope";
   return "manifest";

@@ -12,5 +12,6 @@ export * from "./surface-bridge/index.js";
 export * from "./app-server/index.js";
 export * from "./agent-task.js";
 export * from "./agent-task-follower.js";
+export * from "./host-channel.js";
 export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";

@@ -11,5 +11,6 @@ import { LEGACY_SCHEMAS } from "./legacy/schemas.js";
 import { SURFACE_BRIDGE_SCHEMAS } from "./surface-bridge/catalogue.js";
 import { APP_SERVER_SCHEMAS } from "./app-server/all-schemas.js";
 import { AGENT_TASK_SCHEMAS } from "./agent-task.js";
+import { HOST_CHANNEL_SCHEMAS } from "./host-channel.js";
 
-export const ALL_SCHEMAS: readonly TSchema[] = [RuntimeEnvelopeSchema, ...ENVELOPE_PAYLOAD_SCHEMAS, ...MANIFEST_SCHEMAS, ...LEGACY_SCHEMAS, ...SURFACE_BRIDGE_SCHEMAS, ...APP_SERVER_SCHEMAS, ...AGENT_TASK_SCHEMAS];
+export const ALL_SCHEMAS: readonly TSchema[] = [RuntimeEnvelopeSchema, ...ENVELOPE_PAYLOAD_SCHEMAS, ...MANIFEST_SCHEMAS, ...LEGACY_SCHEMAS, ...SURFACE_BRIDGE_SCHEMAS, ...APP_SERVER_SCHEMAS, ...AGENT_TASK_SCHEMAS, ...HOST_CHANNEL_SCHEMAS];

@@ -5,6 +5,7 @@ import { ConfigForm } from "./ConfigForm.js";
 import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./config.js";
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
 import { startBrowserRuntime, type RunningRuntime } from "./start-runtime.js";
+import { onNativeShutdown } from "./native-host.js";
 
 type Phase =
   | { readonly kind: "loading" }
@@ -86,12 +87,17 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
       setRuntimePhase({ kind: "stopped" });
       await r?.stop();
     };
+    // In a native window (the desktop host), closing it stops the Runtime first, as leaving the page does.
+    const offNativeShutdown = onNativeShutdown(stop);
     const locks = (navigator as Navigator & { locks?: LockPort }).locks;
     if (locks === undefined || typeof BroadcastChannel === "undefined") {
       // No Web Locks (very old browser): run, and accept that two tabs could both try.
       setLockState({ status: "held" });
       start();
-      return () => void stop();
+      return () => {
+        offNativeShutdown();
+        void stop();
+      };
     }
     const claim = claimProfileLock({ locks, channel: new BroadcastChannel(`lineup-profile:${name}`), name, onHandOver: stop });
     setLock(claim);
@@ -112,6 +118,7 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     return () => {
       window.removeEventListener("pagehide", onPageHide);
       window.removeEventListener("pageshow", onPageShow);
+      offNativeShutdown();
       off();
       void stop().finally(() => claim.dispose());
     };

@@ -3,6 +3,7 @@ import type { CompiledValidator } from "../validation.js";
 import { validators as envelope } from "./envelope.js";
 import { validators as appServer } from "./app-server.js";
 import { validators as surfaceBridge } from "./surface-bridge.js";
+import { validators as hostChannel } from "./host-channel.js";
 import { validators as legacy } from "./legacy.js";
 import { validators as manifest } from "./manifest.js";
 
@@ -11,6 +12,7 @@ export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...envelope,
   ...appServer,
   ...surfaceBridge,
+  ...hostChannel,
   ...legacy,
   ...manifest,
 };

@@ -1,0 +1,148 @@
+/**
+ * The LineUp desktop host (issue 23): the web host's shell, core apps and surface host, unchanged, in a GTK 4
+ * window holding one WebKitGTK 6.0 view. The Runtime runs in the view on the IndexedDB store, exactly as in
+ * the web host (docs/architecture.md says why); this program is its bootstrap's native half: it serves the
+ * built host over `lineup://app/`, confines the view (`confinement.ts`), answers the host channel, keeps the
+ * window's size and one instance per profile, and on close lets the page stop its Runtime before it exits.
+ */
+import GLib from "gi://GLib";
+import Gtk from "gi://Gtk?version=4.0";
+import WebKit from "gi://WebKit?version=6.0";
+import { exit, programArgs } from "system";
+import { createSite, webSocketOrigin, type ServedConfig } from "@lineup/host-web/serving";
+import { createChannel } from "./channel.js";
+import { HOME } from "./confinement.js";
+import { emit, startDriver } from "./driver.js";
+import { takeInstanceLock } from "./instance-lock.js";
+import { join, readBytes, readText, writeLine, writeText } from "./io.js";
+import { parseOptions, USAGE } from "./options.js";
+import { HOST_EVENTS, HOST_WORLD, shutdownBody } from "./page-scripts.js";
+import { registerScheme } from "./scheme.js";
+import { createConfinedView } from "./webview.js";
+import { parseWindowState, type WindowState } from "./window-state.js";
+import JavaScriptCore from "gi://JavaScriptCore?version=6.0";
+
+/** How long the page may take to stop its Runtime on close before the window goes anyway. */
+const SHUTDOWN_LIMIT_MS = 5_000;
+
+function fatal(message: string, code = 1): never {
+  writeLine(`lineup-desktop: ${message}`);
+  exit(code);
+}
+
+function main(): void {
+  const parsed = parseOptions(programArgs, join(GLib.get_user_data_dir(), "lineup", "desktop"));
+  if (!parsed.ok) fatal(`${parsed.error}\n${USAGE}`, 2);
+  const options = parsed.value;
+  GLib.mkdir_with_parents(options.dataDir, 0o700);
+  const lock = takeInstanceLock(options.dataDir);
+  if (!lock.ok) fatal(`LineUp is already running on this profile (pid ${lock.pid}): ${options.dataDir}`);
+
+  const indexHtml = readText(join(options.dist, "index.html"));
+  const frameHtml = readText(join(options.dist, "surface-frame.html"));
+  if (indexHtml === undefined || frameHtml === undefined) fatal(`${options.dist} is not a built web host (no index.html or surface-frame.html): run npm run build in packages/host-web`);
+  let config: ServedConfig | undefined;
+  if (options.config !== undefined) {
+    const text = readText(options.config);
+    if (text === undefined) fatal(`cannot read the config ${options.config}`);
+    try {
+      config = JSON.parse(text) as ServedConfig;
+    } catch {
+      fatal(`the config ${options.config} is not JSON`);
+    }
+  }
+  const bundles = new Map<string, Uint8Array>();
+  for (const { file, path } of options.bundles) {
+    const bytes = readBytes(path);
+    if (bytes === undefined) fatal(`cannot read the bundle ${path}`);
+    bundles.set(file, bytes);
+  }
+  const site = createSite({ indexHtml, frameHtml, readFile: async (path) => readBytes(join(options.dist, path)), bundles, ...(config === undefined ? {} : { config }) });
+
+  Gtk.init();
+  const loop = GLib.MainLoop.new(null, false);
+  const context = new WebKit.WebContext();
+  registerScheme(context, site);
+  const stateFile = join(options.dataDir, "window.json");
+  const saved = parseWindowState(readText(stateFile));
+  const window = new Gtk.Window({ title: "LineUp", default_width: saved.width, default_height: saved.height });
+  if (saved.maximized) window.maximize();
+
+  let closing = false;
+  let view: WebKit.WebView | undefined;
+  const finish = () => {
+    const [width, height] = window.get_default_size();
+    const state: WindowState = { width, height, maximized: window.is_maximized() };
+    writeText(stateFile, JSON.stringify(state));
+    lock.release();
+    window.destroy();
+    loop.quit();
+  };
+  /** Closing, however it starts (the window's close button, SIGTERM, the driver): the page stops its Runtime first. */
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    if (view === undefined) return finish();
+    view.call_async_javascript_function(shutdownBody(HOST_EVENTS, SHUTDOWN_LIMIT_MS), -1, null, HOST_WORLD, null, null, (_view, result) => {
+      let flushed: boolean;
+      try {
+        flushed = view!.call_async_javascript_function_finish(result).to_string() === "true";
+      } catch {
+        flushed = false;
+      }
+      if (options.driver) emit({ event: "shutdown", flushed });
+      finish();
+    });
+  };
+  window.connect("close-request", () => {
+    close();
+    return true;
+  });
+  GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 15, () => (close(), false));
+  GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 2, () => (close(), false));
+
+  createConfinedView({
+    context,
+    dataDir: options.dataDir,
+    serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
+    driver: options.driver,
+    events: {
+      onRefusedNavigation: (uri) => options.driver && emit({ event: "navigation-refused", uri }),
+      onLoadFailed: (uri, message) => options.driver && emit({ event: "load-failed", uri, message }),
+      onWebProcessTerminated: (reason) => {
+        if (options.driver) emit({ event: "web-process-terminated", reason });
+        // The page's state is in its store: a new web process starts the Runtime again from it.
+        if (!closing) view?.load_uri(HOME);
+      },
+    },
+    failed: (message) => fatal(message),
+    ready: (confined) => {
+      view = confined.view;
+      const channel = createChannel({
+        "host.info": () => ({
+          host: "desktop",
+          platform: "linux",
+          toolkit: `GTK ${Gtk.get_major_version()}.${Gtk.get_minor_version()}.${Gtk.get_micro_version()}, WebKitGTK ${WebKit.get_major_version()}.${WebKit.get_minor_version()}.${WebKit.get_micro_version()}`,
+          data_dir: options.dataDir,
+        }),
+        "window.set_title": ({ title }) => (window.set_title(title), {}),
+        "window.present": () => (window.present(), {}),
+        "window.minimize": () => (window.minimize(), {}),
+      });
+      confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
+        reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), channel(value.is_string() ? value.to_string() : "")));
+        return true;
+      });
+      window.set_child(confined.view);
+      window.present();
+      confined.view.load_uri(HOME);
+      if (options.driver) {
+        startDriver({ view: confined.view, manager: confined.manager, window, close });
+        emit({ event: "started", data_dir: options.dataDir });
+      }
+    },
+  });
+  loop.run();
+}
+
+main();

@@ -1,0 +1,164 @@
+/**
+ * Running the desktop host in tests: the GJS program built once per test file, started under `xvfb-run`
+ * with software rendering and its test driver on, and driven over its standard streams (`src/driver.ts`).
+ * Missing GJS, WebKitGTK or Xvfb is a failure with the command that installs them, never a skipped test.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { buildDesktop } from "../src/node/build.js";
+
+export const DESKTOP_SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-desktop");
+const DRIVER_PREFIX = "LINEUP-DRIVER ";
+
+/** Throws, with the install command, unless GJS, GTK 4, WebKitGTK 6.0 and Xvfb are here. */
+export function requireDesktopTools(): void {
+  const missing: string[] = [];
+  if (spawnSync("gjs", ["--version"]).status !== 0) missing.push("gjs");
+  if (spawnSync("xvfb-run", ["--help"]).error !== undefined) missing.push("xvfb-run");
+  const typelibs = ["/usr/lib/x86_64-linux-gnu/girepository-1.0", "/usr/lib/aarch64-linux-gnu/girepository-1.0", "/usr/lib/girepository-1.0"].filter(existsSync).flatMap((d) => readdirSync(d));
+  if (!typelibs.includes("WebKit-6.0.typelib")) missing.push("WebKitGTK 6.0 typelib");
+  if (!typelibs.includes("Gtk-4.0.typelib")) missing.push("GTK 4 typelib");
+  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth`);
+}
+
+let program: Promise<string> | undefined;
+/** The GJS program, built once per test file into a temp directory. */
+export function buildProgramOnce(): Promise<string> {
+  program ??= buildDesktop(join(mkdtempSync(join(tmpdir(), "lineup-desktop-build-")), "lineup-desktop.js"));
+  return program;
+}
+
+export interface DriverEvent {
+  readonly event: string;
+  readonly [key: string]: unknown;
+}
+
+export interface DesktopWindow {
+  /** Runs an async function body in the host page's own world (or the named isolated world) and returns its JSON value. */
+  evaluate<T>(body: string, world?: string): Promise<T>;
+  /** A driver command (`op` and its fields); resolves with its value, rejects with its error. */
+  command<T>(op: string, fields?: Record<string, unknown>): Promise<T>;
+  /** Every event the program reported, oldest first. */
+  readonly events: readonly DriverEvent[];
+  /** Every other line it printed (its own messages, GTK's and WebKit's warnings). */
+  readonly output: readonly string[];
+  /** Resolves when the program has exited, with its exit code. */
+  readonly exited: Promise<number | null>;
+  /** Closes the window as a person would (the page stops its Runtime first) and waits for the exit. */
+  close(): Promise<number | null>;
+  /** Ends the program at once (SIGKILL to its process group). */
+  kill(): void;
+}
+
+export interface LaunchOptions {
+  readonly dist: string;
+  readonly dataDir: string;
+  readonly config?: string;
+  readonly bundles?: readonly { readonly file: string; readonly path: string }[];
+  /** Extra arguments (a test of the command line). */
+  readonly args?: readonly string[];
+  /** Default true. */
+  readonly driver?: boolean;
+}
+
+/** Starts the program (without waiting for anything); see `launchDesktop` for one that waits for its start. */
+export async function spawnDesktop(options: LaunchOptions): Promise<{ child: ChildProcess; window: DesktopWindow }> {
+  const built = await buildProgramOnce();
+  mkdirSync(DESKTOP_SCREENSHOTS, { recursive: true });
+  const args = [
+    "--dist", options.dist,
+    "--data", options.dataDir,
+    ...(options.config === undefined ? [] : ["--config", options.config]),
+    ...(options.bundles ?? []).flatMap((b) => ["--bundle", `${b.file}=${b.path}`]),
+    ...(options.driver === false ? [] : ["--driver"]),
+    ...(options.args ?? []),
+  ];
+  const child = spawn("xvfb-run", ["-a", "-s", "-screen 0 1280x900x24", "gjs", "-m", built, ...args], {
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: "1", LIBGL_ALWAYS_SOFTWARE: "1", GDK_BACKEND: "x11", NO_AT_BRIDGE: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  const events: DriverEvent[] = [];
+  const output: string[] = [];
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextId = 1;
+  const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => {
+    for (const p of pending.values()) p.reject(new Error(`the desktop host exited (${code}) before answering; it printed:\n${output.slice(-20).join("\n")}`));
+    pending.clear();
+    resolveExit(code);
+  }));
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    if (!line.startsWith(DRIVER_PREFIX)) return void output.push(line);
+    const message = JSON.parse(line.slice(DRIVER_PREFIX.length)) as { id?: number; ok?: boolean; value?: unknown; error?: string; event?: string };
+    if (message.event !== undefined) return void events.push(message as DriverEvent);
+    const waiter = message.id === undefined ? undefined : pending.get(message.id);
+    if (waiter === undefined) return void output.push(line);
+    pending.delete(message.id!);
+    if (message.ok === true) waiter.resolve(message.value);
+    else waiter.reject(new Error(String(message.error)));
+  });
+  createInterface({ input: child.stderr! }).on("line", (line) => output.push(line));
+  const command = <T>(op: string, fields: Record<string, unknown> = {}): Promise<T> =>
+    new Promise<T>((resolveCommand, reject) => {
+      if (child.exitCode !== null) return reject(new Error("the desktop host is not running"));
+      const id = nextId++;
+      pending.set(id, { resolve: resolveCommand as (v: unknown) => void, reject });
+      child.stdin!.write(`${JSON.stringify({ ...fields, op, id })}\n`);
+    });
+  const kill = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const window: DesktopWindow = {
+    evaluate: (body, world) => command("eval", world === undefined ? { body } : { body, world }),
+    command,
+    events,
+    output,
+    exited,
+    async close() {
+      if (child.exitCode === null) await command("close").catch(() => undefined);
+      const timer = setTimeout(kill, 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+    kill,
+  };
+  return { child, window };
+}
+
+/** Starts the program and waits until its window is up and its page is loading. */
+export async function launchDesktop(options: LaunchOptions): Promise<DesktopWindow> {
+  const { window } = await spawnDesktop(options);
+  const started = Date.now();
+  while (!window.events.some((e) => e.event === "started")) {
+    if (Date.now() - started > 30_000) {
+      window.kill();
+      throw new Error(`the desktop host did not start; it printed:\n${window.output.join("\n")}`);
+    }
+    const code = await Promise.race([window.exited, new Promise<"waiting">((r) => setTimeout(() => r("waiting"), 50))]);
+    if (code !== "waiting") throw new Error(`the desktop host exited (${code}); it printed:\n${window.output.join("\n")}`);
+  }
+  return window;
+}
+
+/** Polls `read` in the window until it returns `expected`, or fails with what it last read. */
+export async function waitInWindow<T>(window: DesktopWindow, body: string, expected: T, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  let last: unknown;
+  while (Date.now() - started < timeoutMs) {
+    last = await window.evaluate<T>(body);
+    if (JSON.stringify(last) === JSON.stringify(expected)) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`waited ${timeoutMs} ms for ${body} to be ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
+}
+
+/** The connection indicator's lifecycle ("online" once the Runtime reached the AppServer). */
+export const LIFECYCLE = `return document.querySelector(".connection")?.getAttribute("data-lifecycle") ?? null`;

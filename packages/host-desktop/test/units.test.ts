@@ -1,0 +1,126 @@
+/**
+ * The desktop host's pure parts, in Node: the confinement's rules and navigation decision, the command line,
+ * the saved window size, the native end of the host channel against the page's end, and the event names the
+ * page and the native side must share.
+ */
+import { describe, expect, it } from "vitest";
+import { decodeHostChannelResponse, encodeHostChannelRequest } from "@lineup/protocol";
+import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js";
+import { createChannel, type HostChannelHandlers } from "../src/channel.js";
+import { contentRules, mayNavigate } from "../src/confinement.js";
+import { parseOptions } from "../src/options.js";
+import { HOST_EVENTS } from "../src/page-scripts.js";
+import { DEFAULT_WINDOW, parseWindowState } from "../src/window-state.js";
+import { desktopEntry, launcherScript } from "../src/node/desktop-entry.js";
+
+describe("confinement", () => {
+  it("blocks every load first, then lets through only lineup: and the AppServer's origin", () => {
+    const rules = JSON.parse(contentRules("ws://127.0.0.1:8787")) as { trigger: { "url-filter": string }; action: { type: string } }[];
+    expect(rules[0]).toEqual({ trigger: { "url-filter": ".*" }, action: { type: "block" } });
+    expect(rules.slice(1).map((r) => [r.action.type, r.trigger["url-filter"]])).toEqual([
+      ["ignore-previous-rules", "^lineup:"],
+      ["ignore-previous-rules", "^ws://127\\.0\\.0\\.1:8787/"],
+    ]);
+    // The same filters, read as JavaScript regular expressions, match what they should and nothing else.
+    const allowed = (url: string) => rules.slice(1).some((r) => new RegExp(r.trigger["url-filter"]).test(url));
+    expect(allowed("ws://127.0.0.1:8787/rpc")).toBe(true);
+    expect(allowed("lineup://app/assets/x.js")).toBe(true);
+    expect(allowed("ws://127.0.0.1:87870/rpc")).toBe(false);
+    expect(allowed("ws://127.0.0.12:8787/rpc")).toBe(false);
+    expect(allowed("http://127.0.0.1:8787/rpc")).toBe(false);
+    expect(allowed("https://example.com/?lineup:")).toBe(false);
+  });
+
+  it("without a configured AppServer only lineup: is let through", () => {
+    expect((JSON.parse(contentRules(undefined)) as unknown[]).length).toBe(2);
+  });
+
+  it("lets frames navigate only within lineup://app/ and to the empty documents frames start with", () => {
+    for (const uri of ["lineup://app/index.html", "lineup://app/surface-frame.html", "about:blank", "about:srcdoc"]) expect(mayNavigate(uri), uri).toBe(true);
+    for (const uri of ["http://127.0.0.1:9/leak?x=1", "https://example.com/", "lineup://other/", "lineup://app", "file:///etc/passwd", "data:text/html,x", "blob:lineup://app/1", "javascript:alert(1)"]) expect(mayNavigate(uri), uri).toBe(false);
+  });
+});
+
+describe("command line", () => {
+  it("takes the built host, a config, a profile, bundles and the driver flag", () => {
+    expect(parseOptions(["--dist", "d", "--config", "c.json", "--data", "p", "--bundle", "a.lineup=/x/a.lineup", "--driver"], "/home/u/.local/share/lineup/desktop")).toEqual({
+      ok: true,
+      value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true },
+    });
+    expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false } });
+  });
+
+  it("refuses what it does not know, in one line", () => {
+    expect(parseOptions([], "/d")).toEqual({ ok: false, error: "--dist is required" });
+    expect(parseOptions(["--dist"], "/d")).toEqual({ ok: false, error: "--dist needs a value" });
+    expect(parseOptions(["--dist", "d", "--verbose"], "/d")).toEqual({ ok: false, error: "unknown option --verbose" });
+    expect(parseOptions(["--dist", "d", "--bundle", "../x=/y"], "/d")).toMatchObject({ ok: false });
+  });
+});
+
+describe("window state", () => {
+  it("reads back a saved size and refuses anything out of bounds", () => {
+    expect(parseWindowState(JSON.stringify({ width: 900, height: 600, maximized: true }))).toEqual({ width: 900, height: 600, maximized: true });
+    for (const text of [undefined, "", "{", "null", JSON.stringify({ width: 10, height: 600 }), JSON.stringify({ width: 900.5, height: 600 }), JSON.stringify({ width: 1e9, height: 600 })]) {
+      expect(parseWindowState(text), String(text)).toEqual(DEFAULT_WINDOW);
+    }
+  });
+});
+
+describe("the host channel, native end against the page's end", () => {
+  const titles: string[] = [];
+  const handlers: HostChannelHandlers = {
+    "host.info": () => ({ host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p" }),
+    "window.set_title": ({ title }) => (titles.push(title), {}),
+    "window.present": () => ({}),
+    "window.minimize": () => {
+      throw new Error("no window yet");
+    },
+  };
+  const channel = createChannel(handlers);
+
+  it("answers a request, checked on both ends", () => {
+    const answer = decodeHostChannelResponse(channel(encodeHostChannelRequest(7, "host.info", {})), 7, "host.info");
+    expect(answer).toEqual({ ok: true, value: { host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p" } });
+    expect(decodeHostChannelResponse(channel(encodeHostChannelRequest(8, "window.set_title", { title: "LineUp — Whiteboard" })), 8, "window.set_title")).toEqual({ ok: true, value: {} });
+    expect(titles).toEqual(["LineUp — Whiteboard"]);
+  });
+
+  it("refuses bad requests with typed codes, and the page reads each refusal", () => {
+    const refusal = (text: string, id = 3) => decodeHostChannelResponse(channel(text), id, "host.info");
+    expect(refusal("{not json")).toMatchObject({ ok: false, error: { code: "json_malformed" } });
+    expect(refusal(JSON.stringify({ channel: "lineup.host", v: 2, id: 3, method: "host.info", params: {} }))).toMatchObject({ ok: false, error: { code: "bridge_frame_invalid" } });
+    expect(refusal(JSON.stringify({ channel: "lineup.host", v: 1, id: 3, method: "shell.exec", params: { cmd: "rm -rf /" } }))).toMatchObject({ ok: false, error: { code: "method_not_found" } });
+    expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 4, method: "window.set_title", params: { title: "" } })), 4, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 5, method: "window.set_title", params: { title: "x".repeat(201) } })), 5, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(refusal("x".repeat(70_000))).toMatchObject({ ok: false, error: { code: "json_too_large" } });
+    expect(titles).toEqual(["LineUp — Whiteboard"]);
+  });
+
+  it("a handler that throws answers `failed` with the method named, never a stack", () => {
+    const answer = decodeHostChannelResponse(channel(encodeHostChannelRequest(9, "window.minimize", {})), 9, "window.minimize");
+    expect(answer).toEqual({ ok: false, error: { code: "failed", message: "window.minimize failed: no window yet" } });
+  });
+
+  it("the page refuses an answer that is not the one it waits for, or not sound", () => {
+    expect(decodeHostChannelResponse(channel(encodeHostChannelRequest(10, "host.info", {})), 11, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
+    expect(decodeHostChannelResponse(JSON.stringify({ channel: "lineup.host", v: 1, id: 12, result: { host: "browser" } }), 12, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
+    expect(decodeHostChannelResponse(42, 12, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
+  });
+
+  it("the page and the native side name the same DOM events", () => {
+    expect(NATIVE_HOST_EVENTS).toEqual(HOST_EVENTS);
+  });
+});
+
+describe("installing on a Linux desktop", () => {
+  it("writes a desktop entry that runs the launcher, quoted, and a launcher that runs npm run desktop in the repository", () => {
+    const entry = desktopEntry({ launcher: "/home/a b/.local/bin/lineup-desktop", icon: "/repo/favicon.svg" });
+    const keys = Object.fromEntries(entry.split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+    expect(entry.startsWith("[Desktop Entry]\n")).toBe(true);
+    expect(keys).toMatchObject({ Type: "Application", Name: "LineUp", Exec: '"/home/a b/.local/bin/lineup-desktop"', Icon: "/repo/favicon.svg", Terminal: "false" });
+    expect(desktopEntry({ launcher: '/x/"$y' })).toContain('Exec="/x/\\\\"\\\\$y"');
+    const launcher = launcherScript("/work/it's here");
+    expect(launcher.split("\n")).toEqual(["#!/bin/sh", "# LineUp desktop host launcher, written by npm run desktop -- --install.", "cd '/work/it'\\''s here' || exit 1", 'exec npm run --silent desktop -- "$@"', ""]);
+  });
+});

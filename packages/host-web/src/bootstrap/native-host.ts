@@ -1,0 +1,100 @@
+/**
+ * The page's end of the native host channel (`@lineup/protocol` host-channel v1), for when the web host runs
+ * inside a native window (the desktop host). Requests go out as messages to this very window, where the
+ * native side's isolated world (which alone can post to the native program) takes them; answers come back
+ * the same way, from this window only, and are checked against the channel's schemas. In a plain browser nothing answers, and the first request ends
+ * with `unsupported_on_host` after its time limit: the page then runs as the web host it is.
+ *
+ * The tag and event names are the desktop host's (`packages/host-desktop/src/page-scripts.ts` HOST_EVENTS): a
+ * test there holds both to the same strings.
+ */
+import {
+  decodeHostChannelResponse,
+  encodeHostChannelRequest,
+  fail,
+  type HostChannelMethod,
+  type HostChannelParams,
+  type HostChannelResult,
+  type Result,
+} from "@lineup/protocol";
+
+export const NATIVE_HOST_EVENTS = {
+  tag: "lineup-host",
+  shutdown: "lineup-host-shutdown",
+  shutdownDone: "lineup-host-shutdown-done",
+} as const;
+
+/** How long a request waits for the native side (it answers at once when it is there). */
+const REQUEST_LIMIT_MS = 1_500;
+
+export interface NativeHost {
+  readonly info: HostChannelResult<"host.info">;
+  request<M extends HostChannelMethod>(method: M, params: HostChannelParams<M>): Promise<Result<HostChannelResult<M>>>;
+}
+
+let nextId = 1;
+
+function request<M extends HostChannelMethod>(win: Window, method: M, params: HostChannelParams<M>, limitMs = REQUEST_LIMIT_MS): Promise<Result<HostChannelResult<M>>> {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    const onAnswer = (event: MessageEvent) => {
+      const data = event.data as Record<string, unknown> | null;
+      if (event.source !== win || typeof data !== "object" || data === null || data[NATIVE_HOST_EVENTS.tag] !== "answer") return;
+      const text = data["text"];
+      let answered: unknown;
+      try {
+        answered = typeof text === "string" ? (JSON.parse(text) as { id?: unknown }).id : undefined;
+      } catch {
+        answered = undefined;
+      }
+      // Another request's answer; 0 answers a request the native side could not read at all.
+      if (answered !== id && answered !== 0) return;
+      done(decodeHostChannelResponse(text, id, method));
+    };
+    const timer = setTimeout(() => done(fail("unsupported_on_host", `no native host answered ${method}`)), limitMs);
+    const done = (answer: Result<HostChannelResult<M>>) => {
+      clearTimeout(timer);
+      win.removeEventListener("message", onAnswer);
+      resolve(answer);
+    };
+    win.addEventListener("message", onAnswer);
+    win.postMessage({ [NATIVE_HOST_EVENTS.tag]: "request", text: encodeHostChannelRequest(id, method, params) }, "*");
+  });
+}
+
+/** The native host around this page, or undefined in a plain browser. */
+export async function connectNativeHost(win: Window = window): Promise<NativeHost | undefined> {
+  const info = await request(win, "host.info", {});
+  if (!info.ok) return undefined;
+  return { info: info.value, request: (method, params) => request(win, method, params) };
+}
+
+/**
+ * While the page runs in a native window, closing the window first runs `stop` (the Runtime commits what it
+ * holds and closes its store), then tells the native side it may go. Returns the unsubscribe.
+ */
+export function onNativeShutdown(stop: () => Promise<void>, doc: Document = document): () => void {
+  const onShutdown = () => {
+    void stop()
+      .catch(() => undefined)
+      .finally(() => doc.dispatchEvent(new CustomEvent(NATIVE_HOST_EVENTS.shutdownDone)));
+  };
+  doc.addEventListener(NATIVE_HOST_EVENTS.shutdown, onShutdown);
+  return () => doc.removeEventListener(NATIVE_HOST_EVENTS.shutdown, onShutdown);
+}
+
+/** Keeps the native window's title the page's title (what a person reads in the task bar). */
+export function mirrorTitle(host: NativeHost, doc: Document = document): () => void {
+  let sent = "";
+  const send = () => {
+    const title = doc.title.trim().slice(0, 200);
+    if (title === "" || title === sent) return;
+    sent = title;
+    void host.request("window.set_title", { title });
+  };
+  send();
+  const head = doc.head ?? doc.documentElement;
+  const observer = new MutationObserver(send);
+  observer.observe(head, { subtree: true, childList: true, characterData: true });
+  return () => observer.disconnect();
+}

@@ -1,0 +1,141 @@
+/**
+ * The native host channel v1: the one message channel between the host page (the web host's bootstrap,
+ * running inside a native webview) and the native program around it — the desktop host's GJS process.
+ * Only the host page's own code can reach it (the desktop host exposes it to the top frame's isolated
+ * world alone; installed apps' frames never see it), and only the Runtime's gateway and the bootstrap use
+ * it: it is the seam a native `HostProvider` plugs into.
+ *
+ * A request is `{ channel: "lineup.host", v: 1, id, method, params }`, carried as JSON text; the answer is
+ * `{ channel, v, id, result }` or `{ channel, v, id, error: { code, message } }` with a code from the
+ * protocol's error table. Both sides check every message against these schemas: the native side decodes
+ * requests (`decodeHostChannelRequest`), the page decodes answers (`decodeHostChannelResponse`).
+ */
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { fail, isErrorCode, ok, type ErrorCode, type Result } from "./errors.js";
+import { decodeJson } from "./json.js";
+import { validators } from "./generated/host-channel.js";
+import { Closed, schemaId, StringEnum } from "./schema-kit.js";
+import { describeSchemaError, type CompiledValidator } from "./validation.js";
+
+export const HOST_CHANNEL = "lineup.host";
+export const HOST_CHANNEL_VERSION = 1;
+/** The largest message either side accepts, in UTF-8 bytes. */
+export const HOST_CHANNEL_MAX_BYTES = 64 * 1024;
+
+const Empty = () => Closed({});
+
+/** Every method the native side answers, with its params and result. */
+const METHODS = {
+  /** What this host is: the page shows it in Settings and sends it nowhere else. */
+  "host.info": {
+    params: Empty(),
+    result: Closed({
+      host: StringEnum(["desktop"] as const),
+      platform: Type.String({ maxLength: 64 }),
+      toolkit: Type.String({ maxLength: 128, description: "The GUI toolkit and webview, with versions." }),
+      data_dir: Type.String({ maxLength: 4096 }),
+    }),
+  },
+  /** The native window's title (the page's own title, as a person reads it in the task bar). */
+  "window.set_title": { params: Closed({ title: Type.String({ minLength: 1, maxLength: 200 }) }), result: Empty() },
+  /** Brings the window to the front (a notification's click, a deep link): GTK's present. */
+  "window.present": { params: Empty(), result: Empty() },
+  "window.minimize": { params: Empty(), result: Empty() },
+} as const satisfies Record<string, { readonly params: TSchema; readonly result: TSchema }>;
+
+export type HostChannelMethod = keyof typeof METHODS;
+export type HostChannelParams<M extends HostChannelMethod> = Static<(typeof METHODS)[M]["params"]>;
+export type HostChannelResult<M extends HostChannelMethod> = Static<(typeof METHODS)[M]["result"]>;
+export const HOST_CHANNEL_METHODS = Object.keys(METHODS) as readonly HostChannelMethod[];
+
+const isMethod = (name: string): name is HostChannelMethod => Object.prototype.hasOwnProperty.call(METHODS, name);
+const paramsId = (method: string) => schemaId(`host-channel.method.${method}.params`);
+const resultId = (method: string) => schemaId(`host-channel.method.${method}.result`);
+
+const Head = {
+  channel: Type.Literal(HOST_CHANNEL),
+  v: Type.Literal(HOST_CHANNEL_VERSION),
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+};
+export const HostChannelRequestSchema = Closed(
+  { ...Head, method: Type.String({ minLength: 1, maxLength: 64 }), params: Type.Object({}) },
+  { $id: schemaId("host-channel.request.v1"), title: "Native host channel v1 request" },
+);
+// An answer's id is 0 when it refuses a request too broken to have one.
+const AnswerHead = { ...Head, id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) };
+export const HostChannelResponseSchema = Type.Union(
+  [
+    Closed({ ...AnswerHead, result: Type.Object({}) }),
+    Closed({ ...AnswerHead, error: Closed({ code: Type.String({ minLength: 1, maxLength: 64 }), message: Type.String({ maxLength: 2000 }) }) }),
+  ],
+  { $id: schemaId("host-channel.response.v1"), title: "Native host channel v1 response" },
+);
+
+export const HOST_CHANNEL_SCHEMAS: readonly TSchema[] = [
+  HostChannelRequestSchema,
+  HostChannelResponseSchema,
+  ...Object.entries(METHODS).flatMap(([method, m]) => [
+    { ...m.params, $id: paramsId(method), title: `${method} params` },
+    { ...m.result, $id: resultId(method), title: `${method} result` },
+  ]),
+];
+
+export type HostChannelRequest = { [M in HostChannelMethod]: { readonly id: number; readonly method: M; readonly params: HostChannelParams<M> } }[HostChannelMethod];
+export type HostChannelAnswer = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
+
+function check(id: string, value: unknown, code: ErrorCode): Result<true> {
+  const validate: CompiledValidator | undefined = validators[id];
+  if (validate === undefined) return fail(code, `no schema ${id}`);
+  if (validate(value)) return ok(true);
+  const { path, message } = describeSchemaError(validate.errors?.[0]);
+  return fail(code, message, path);
+}
+
+/**
+ * Native side: JSON text from the page → a checked request, or the typed refusal to send back. `id` is
+ * set whenever the frame itself was sound, so the refusal reaches the caller that waits for it.
+ */
+export function decodeHostChannelRequest(text: string): Result<HostChannelRequest, { readonly id?: number; readonly code: ErrorCode; readonly message: string }> {
+  const parsed = decodeJson(text, { maxBytes: HOST_CHANNEL_MAX_BYTES, maxDepth: 16 });
+  if (!parsed.ok) return { ok: false, error: { code: parsed.error.code, message: parsed.error.message } };
+  const frame = check(HostChannelRequestSchema.$id!, parsed.value, "bridge_frame_invalid");
+  if (!frame.ok) return { ok: false, error: { code: frame.error.code, message: frame.error.message } };
+  const { id, method, params } = parsed.value as { id: number; method: string; params: unknown };
+  if (!isMethod(method)) return { ok: false, error: { id, code: "method_not_found", message: `the native host has no method ${method}` } };
+  const body = check(paramsId(method), params, "invalid_params");
+  if (!body.ok) return { ok: false, error: { id, code: "invalid_params", message: `${body.error.path ?? ""} ${body.error.message}`.trim() } };
+  return ok({ id, method, params } as HostChannelRequest);
+}
+
+/** Native side: the answer frame for `id`, as JSON text. */
+export function encodeHostChannelAnswer(id: number | undefined, answer: HostChannelAnswer): string {
+  const head = { channel: HOST_CHANNEL, v: HOST_CHANNEL_VERSION, id: id ?? 0 };
+  return JSON.stringify(answer.ok ? { ...head, result: answer.result } : { ...head, error: { code: answer.code, message: answer.message.slice(0, 2000) } });
+}
+
+/** Page side: a request frame for `method`, as JSON text. */
+export function encodeHostChannelRequest<M extends HostChannelMethod>(id: number, method: M, params: HostChannelParams<M>): string {
+  return JSON.stringify({ channel: HOST_CHANNEL, v: HOST_CHANNEL_VERSION, id, method, params });
+}
+
+/**
+ * Page side: the native answer to request `id` of `method` → its checked result, or the typed error the
+ * native side sent (or `bridge_result_invalid` when the answer itself is not sound).
+ */
+export function decodeHostChannelResponse<M extends HostChannelMethod>(text: unknown, id: number, method: M): Result<HostChannelResult<M>> {
+  if (typeof text !== "string") return fail("bridge_result_invalid", "the native answer is not text");
+  const parsed = decodeJson(text, { maxBytes: HOST_CHANNEL_MAX_BYTES, maxDepth: 16 });
+  if (!parsed.ok) return fail("bridge_result_invalid", parsed.error.message);
+  const frame = check(HostChannelResponseSchema.$id!, parsed.value, "bridge_result_invalid");
+  if (!frame.ok) return frame;
+  const answer = parsed.value as { id: number; result?: unknown; error?: { code: string; message: string } };
+  if (answer.error !== undefined) {
+    // An id of 0 answers a request the native side could not read at all.
+    if (answer.id !== id && answer.id !== 0) return fail("bridge_result_invalid", `an answer to request ${answer.id}, not ${id}`);
+    return fail(isErrorCode(answer.error.code) ? answer.error.code : "bridge_result_invalid", answer.error.message);
+  }
+  if (answer.id !== id) return fail("bridge_result_invalid", `an answer to request ${answer.id}, not ${id}`);
+  const body = check(resultId(method), answer.result, "bridge_result_invalid");
+  if (!body.ok) return body;
+  return ok(answer.result as HostChannelResult<M>);
+}
