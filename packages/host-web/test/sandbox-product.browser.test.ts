@@ -108,6 +108,7 @@ const EXPECTED: Record<string, string> = {
   // sendBeacon only queues (true); connect-src 'none' refuses the request, and the listener sees nothing.
   "navigator.sendBeacon": "true",
   fetch: "rejected TypeError",
+  "window.webkit (native message handlers)": "undefined",
   "nested realms that ran": "none",
 };
 

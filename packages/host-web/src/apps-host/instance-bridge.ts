@@ -28,6 +28,7 @@ import type { AppInstance, AppStorageWrite, CapabilitySummary, LineUpRuntime, Se
 import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
+import { hostLocale, hostTimeZone } from "./locale.js";
 
 /**
  * Why an instance's surface failed, for its owner: `start` — it did not become ready (its entry did not
@@ -71,8 +72,8 @@ function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: Display
     runtime_origin: "null",
     scope: instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id },
     theme: currentTheme(),
-    locale: navigator.language || "en",
-    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
+    locale: hostLocale(),
+    timezone: hostTimeZone(),
     workspace: workspaceId === undefined ? {} : { workspace_id: workspaceId },
     display_mode: mode,
     // Whether each declared capability could be granted now, and why not; the gateway still decides each request.
@@ -403,7 +404,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
     observer.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
     const scheme = globalThis.matchMedia?.("(prefers-color-scheme: dark)");
     scheme?.addEventListener("change", pushTheme);
-    const pushLocale = () => mountedSurface.setLocale(navigator.language || "en", Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC");
+    const pushLocale = () => mountedSurface.setLocale(hostLocale(), hostTimeZone());
     globalThis.addEventListener("languagechange", pushLocale);
     cleanup.push(() => {
       observer.disconnect();

@@ -1,0 +1,163 @@
+/**
+ * Issue 27 on the desktop host: the hostile app of the Chromium product test (`host-web/test/sandbox-product.app.ts`,
+ * the same script) signed, installed through Apps and opened as the default app inside the real desktop window,
+ * with the test's own UDP and TCP listeners counting every datagram and connection. WebKitGTK's sandbox and CSP
+ * are not Chromium's, and the table of outcomes differs (it is printed for docs/security.md); what must hold is
+ * the same: no nested realm runs, nothing reaches the listeners — including the frame navigating itself away,
+ * the one channel Chromium leaves open, which the native side refuses here — and the app's frame cannot see
+ * the native host channel.
+ */
+import { createSocket, type Socket as UdpSocket } from "node:dgram";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { generatePublisherKey } from "@lineup/runtime";
+import type { HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
+import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
+import { buildOnce } from "../../host-web/test/support.js";
+import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, waitInWindow, type DesktopWindow } from "./harness.js";
+
+const APP = { app_scope: "hostile-probe", name: "Hostile", file: "hostile-probe.lineup" } as const;
+const nonce = Math.random().toString(36).slice(2, 10);
+const USERNAME = `exfil-${nonce}`;
+const MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: APP.app_scope,
+  version: "1.0.0",
+  name: APP.name,
+  description: "Tries every way out of its frame so a test can watch none of them work.",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
+  capabilities: [{ name: "clipboard.write", purpose: "Copy the note you asked for." }],
+};
+
+let root: string;
+let server: AppServerHandle;
+let window: DesktopWindow;
+let udp: UdpSocket;
+let tcp: Server;
+const datagrams: Buffer[] = [];
+const connections: Socket[] = [];
+const seen = () => ({ datagrams: datagrams.length, connections: connections.length });
+
+/** Clicks the first element of the host page matching `selector` whose text is `text`. */
+const clickInPage = (selector: string, text: string) =>
+  window.evaluate<boolean>(`const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.trim() === ${JSON.stringify(text)} || e.getAttribute("aria-label") === ${JSON.stringify(text)});
+  if (!el) return false; el.click(); return true;`);
+async function clickWhenThere(selector: string, text: string): Promise<void> {
+  await expect.poll(() => clickInPage(selector, text), { timeout: 20_000, message: `${selector} "${text}"` }).toBe(true);
+}
+
+/** What each frame other than the top one answers to `command` (the hostile app's frame among them). */
+const inFrames = <T>(command: Record<string, unknown>) => window.command<{ url: string; result: T }[]>("frames", { command });
+
+/** The hostile app's table of outcomes, read in its frame: attempt → outcome, in the order it tried them. */
+async function outcomes(): Promise<Record<string, string>> {
+  const rows = (await inFrames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report tr", attributes: ["data-name"] })).flatMap((f) => f.result);
+  const cells = (await inFrames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report td[data-outcome]", attributes: ["data-outcome"] })).flatMap((f) => f.result);
+  return Object.fromEntries(rows.map((row, i) => [row.attributes["data-name"]!, cells[i]?.attributes["data-outcome"] ?? "?"]));
+}
+
+beforeAll(async () => {
+  requireDesktopTools();
+  root = mkdtempSync(join(tmpdir(), "lineup-desktop-sandbox-"));
+  udp = createSocket("udp4");
+  udp.on("message", (m) => datagrams.push(m));
+  await new Promise<void>((r) => udp.bind(0, "127.0.0.1", r));
+  tcp = createServer((socket) => {
+    connections.push(socket);
+    socket.on("error", () => undefined);
+  });
+  await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+  const config: HostileAppConfig = {
+    udpPort: udp.address().port,
+    tcpPort: (tcp.address() as AddressInfo).port,
+    username: USERNAME,
+    scriptText: `script-${nonce}`,
+    eventText: `event-${nonce}`,
+    gatewayText: `gateway-${nonce}`,
+    purpose: MANIFEST.capabilities[0]!.purpose,
+  };
+  const script = `import { run } from "../../host-web/test/sandbox-product.app.js";\nrun(${JSON.stringify(config)});\n`;
+  const [dist, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, APP.name)]);
+  const bundlePath = join(root, APP.file);
+  writeFileSync(bundlePath, await signedBundle(MANIFEST, html, publisher));
+  server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
+  const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
+  const configFile = join(root, "config.json");
+  writeFileSync(configFile, JSON.stringify({ server_url: server.url, device_token: credentials.device_token, trusted_publishers: [{ ...publisher.trustedKey, label: "Sandbox test publisher" }], builtin_apps: [{ name: APP.name, file: APP.file }] }));
+  window = await launchDesktop({ dist, config: configFile, dataDir: join(root, "profile"), bundles: [{ file: APP.file, path: bundlePath }] });
+}, 180_000);
+
+afterAll(async () => {
+  window?.kill();
+  await server?.close();
+  for (const socket of connections) socket.destroy();
+  tcp?.close();
+  udp?.close();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("issue 27 on the desktop host: a hostile app in the real window (WebKitGTK)", () => {
+  it("installs the hostile app through Apps and opens it in front", async () => {
+    await waitInWindow(window, LIFECYCLE, "online");
+    // Under Xvfb the process runs in the C locale, and WebKitGTK's language is then no language tag: the
+    // host hands apps English instead (an empty or malformed locale made every app's handover fail here).
+    console.log(`navigator.language in WebKitGTK under the C locale: ${JSON.stringify(await window.evaluate("return navigator.language"))}`);
+    await clickWhenThere('[role="tab"]', "Apps");
+    await clickWhenThere("button", `Install ${APP.name}…`);
+    await expect.poll(() => window.evaluate<string>(`return document.querySelector('[aria-label="Review before installing"]')?.textContent ?? ""`), { timeout: 15_000 }).toContain("clipboard.write");
+    await clickWhenThere('[aria-label="Review before installing"] button', "Install & enable");
+    await expect.poll(() => window.evaluate<string>(`return document.querySelector(".install-live")?.textContent ?? ""`), { timeout: 15_000 }).toContain(`Installed ${APP.name}`);
+    await clickWhenThere("button", `Make ${APP.name} the default app`);
+    await window.evaluate("location.reload(); return true");
+    await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, APP.app_scope);
+    await expect.poll(async () => (await inFrames<unknown[]>({ op: "query", selector: "#report[data-done]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 30_000 }).toBe(true);
+  }, 120_000);
+
+  it("no way out works: no nested realm runs, and nothing reaches the test's UDP or TCP listener", async () => {
+    const table = await outcomes();
+    console.log(`WebKitGTK outcomes: ${JSON.stringify(table, null, 1)}`);
+    expect(Object.keys(table).length).toBeGreaterThan(20);
+    expect(table["nested realms that ran"]).toBe("none");
+    // The native host channel's handler is in the host's isolated world: the app's frame has no window.webkit.
+    expect(table["window.webkit (native message handlers)"]).toBe("undefined");
+    for (const [name, outcome] of Object.entries(table)) expect(outcome, name).not.toMatch(/^(?:WORKER RAN|RESOLVED|gathering)/);
+    // Late arrivals (a retransmit, a preconnect) have time to come.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(seen()).toEqual({ datagrams: 0, connections: 0 });
+    expect(datagrams.map((d) => d.toString("latin1")).join("")).not.toContain(USERNAME);
+    await window.command("snapshot", { path: join(DESKTOP_SCREENSHOTS, "desktop-2-hostile-app.png") });
+  }, 30_000);
+
+  it("preconnect, and prototypes tampered with, still reach nothing", async () => {
+    const before = seen();
+    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Preconnect" })).some((f) => f.result === true)).toBe(true);
+    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Tamper and retry" })).some((f) => f.result === true)).toBe(true);
+    await expect.poll(async () => (await inFrames<unknown[]>({ op: "query", selector: "#report[data-tampered]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 15_000 }).toBe(true);
+    const tampered = Object.fromEntries(Object.entries(await outcomes()).filter(([name]) => name.startsWith("tampered:") || name.startsWith("link preconnect")));
+    console.log(`WebKitGTK, tampered and preconnect: ${JSON.stringify(tampered, null, 1)}`);
+    expect(tampered["tampered: nested realms that ran"]).toBe("none");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(seen()).toEqual(before);
+  }, 40_000);
+
+  it("the frame navigating itself away reaches nothing; its surface is noticed dead and offered again", async () => {
+    const before = seen();
+    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Leave" })).some((f) => f.result === true)).toBe(true);
+    // Measured: WebKit refuses the frame's navigation under the host page's frame-src before any request (the
+    // native navigation policy is not even asked: no navigation-refused event), and no connection is opened,
+    // where Chromium opens one. The frame's document is gone all the same, so the host treats the surface as
+    // dead, as in the web host: the instance is closed and a notice names the app with Reload.
+    const notice = `return [...document.querySelectorAll(".toasts .toast")].filter((t) => t.textContent.includes(${JSON.stringify(APP.name)}) && [...t.querySelectorAll("button")].some((b) => b.textContent.trim() === "Reload")).length`;
+    await expect.poll(() => window.evaluate<number>(notice), { timeout: 10_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    console.log(`WebKitGTK, the frame navigating itself: ${JSON.stringify({ since: { datagrams: seen().datagrams - before.datagrams, connections: seen().connections - before.connections }, refusedNatively: window.events.filter((e) => e.event === "navigation-refused").length })}`);
+    expect(seen()).toEqual(before);
+    expect(await window.evaluate(`return document.querySelector('.instance-surface[data-app="${APP.app_scope}"]') === null`)).toBe(true);
+    await window.command("snapshot", { path: join(DESKTOP_SCREENSHOTS, "desktop-3-hostile-app-left.png") });
+  }, 30_000);
+});
