@@ -41,15 +41,15 @@ const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_BROWSER_INGEST"] ?? 3_000
 const INGEST_ROUNDS = 7;
 
 /** The host page's policy, as in the surface host's browser test: no inline script, frames from 'self'. */
-const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
+export const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
 
-const snapshot = testSnapshot({ app_scope: "bench", instance_id: "bench-1" });
+export const snapshot = testSnapshot({ app_scope: "bench", instance_id: "bench-1" });
 
 const trace = (text: string): void => {
   if (process.env["LINEUP_BENCH_TRACE"] === "1") console.error(`[surface bench] ${text}`);
 };
 
-interface Built {
+export interface Built {
   readonly hostJs: string;
   readonly ingestJs: string;
   readonly bridgeAppHtml: string;
@@ -73,7 +73,7 @@ async function bundle(entry: string, format: "esm" | "iife"): Promise<string> {
 }
 
 /** Apps are single-file pages with their own hash CSP, exactly as `buildApp` writes them. */
-async function buildPages(): Promise<Built> {
+export async function buildPages(): Promise<Built> {
   const [hostJs, ingestJs, bridgeApp, rawApp, frameHtml] = await Promise.all([
     bundle("host.entry.ts", "esm"),
     bundle("ingest.entry.ts", "esm"),
@@ -90,7 +90,7 @@ async function buildPages(): Promise<Built> {
   };
 }
 
-const page = (script: string): string => `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0"><script type="module" src="${script}"></script></body></html>`;
+export const page = (script: string): string => `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0"><script type="module" src="${script}"></script></body></html>`;
 
 async function serve(built: Built): Promise<{ origin: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {

@@ -7,13 +7,15 @@
  */
 import { LineUpError, type BridgeHostSnapshot } from "@lineup/protocol";
 import { currentTheme, mountSurface } from "../../packages/host-web/src/surface-host/index.js";
-import { SESSION } from "./shared.js";
+import { FRAME_RAN, FRAME_RUN, SESSION, type TimedRound } from "./shared.js";
 
 export interface HostBench {
   /** Mounts both frames; resolves once the app is ready and the raw frame holds its port. */
   mount(bridgeAppHtml: string, rawAppHtml: string, snapshot: BridgeHostSnapshot): Promise<{ refused: string[] }>;
   /** Frames the surface host refused so far (must stay empty: a refusal would skew the timing). */
   refused(): string[];
+  /** Asks the bridge app's or the raw frame's bench for a round of `calls` round trips. */
+  runFrame(which: "bridge" | "raw", calls: number): Promise<TimedRound>;
 }
 
 const FRAME_URL = "./surface-frame.html";
@@ -86,5 +88,19 @@ const bench: HostBench = {
     return { refused: [...refusals] };
   },
   refused: () => [...refusals],
+  runFrame(which, calls) {
+    const target = document.querySelector<HTMLIFrameElement>(`#${which} iframe`)?.contentWindow;
+    if (target === null || target === undefined) return Promise.reject(new Error(`no ${which} frame`));
+    return new Promise((resolve) => {
+      const onMessage = (event: MessageEvent): void => {
+        const data = event.data as { type?: unknown; result?: TimedRound } | null;
+        if (event.source !== target || data?.type !== FRAME_RAN || data.result === undefined) return;
+        window.removeEventListener("message", onMessage);
+        resolve(data.result);
+      };
+      window.addEventListener("message", onMessage);
+      target.postMessage({ type: FRAME_RUN, calls }, "*");
+    });
+  },
 };
 (window as unknown as { __hostBench: HostBench }).__hostBench = bench;

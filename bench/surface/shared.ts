@@ -36,6 +36,19 @@ export async function timeCalls(calls: number, roundTrip: () => Promise<unknown>
   return { times, totalMs: last - start };
 }
 
+/** A round asked of a frame by its host page (`{ type: RUN, calls }`), answered `{ type: RAN, result }`. */
+export const FRAME_RUN = "bench.run";
+export const FRAME_RAN = "bench.ran";
+
+/**
+ * Exposes the frame's bench as a global (the Chromium suite evaluates in the frame) and answers its host
+ * page's run requests (the desktop suite can evaluate only in the top frame's own world).
+ */
 export function exposeFrameBench(bench: FrameBench): void {
   (globalThis as unknown as Record<string, FrameBench>)[FRAME_GLOBAL] = bench;
+  window.addEventListener("message", (event: MessageEvent) => {
+    const data = event.data as { type?: unknown; calls?: unknown } | null;
+    if (event.source !== window.parent || data?.type !== FRAME_RUN || typeof data.calls !== "number") return;
+    void bench.run(data.calls).then((result) => window.parent.postMessage({ type: FRAME_RAN, result }, "*"));
+  });
 }
