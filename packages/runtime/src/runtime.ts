@@ -597,7 +597,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         return (await port.storage().list(step.collection!, query)).map((r) => ({ key: r.key, value: r.value })) as unknown as JsonValue;
       }
       case "backend.call":
-        return backends.call(run.app_scope, step.backend!, step.method!, input);
+        // The effect key goes with the call: a re-run of this attempt after a crash is recognisable by the back-end.
+        return backends.call(run.app_scope, step.backend!, step.method!, input, { idempotency_key: effectKey });
       case "artifact.create": {
         const content = field(input, "text") ?? field(input, "json");
         if (content === undefined) throw new LineUpError("invalid_params", "an artifact.create step's input has text or json", { path: "/input" });

@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AppManifest, AppScope, JsonValue } from "@lineup/protocol";
-import { createMemoryAppStorageHost, type AppStorageHost, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
+import { createMemoryAppStorageHost, type AppStorageHost, type BackendRunner, type BackendRunners, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
+import { createStdioRunner } from "../src/node/index.js";
 import { onlineDevice, publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
 
@@ -238,5 +242,125 @@ describe("a workflow run killed at every commit (RELIABILITY W1)", () => {
       }
       if (finishedWithoutKill) break;
     }
+  });
+});
+
+/**
+ * A ledger whose workflow pays through a stdio back-end: the program keeps each payment it made in its working
+ * folder under the call's idempotency key, and answers a key it has seen with the payment already made.
+ */
+const LEDGER: AppManifest = {
+  format: "lineup.app.v1",
+  app_scope: "ledger" as AppScope,
+  version: "1.0.0",
+  name: "Ledger",
+  runtime_sdk: { api_version: "1", required_features: ["app.storage.v1", "app.workflow.v1", "app.backend.v1"] },
+  entrypoints: [{ id: "main", kind: "primary" }],
+  storage: { collections: [{ name: "bills" }] },
+  backends: [{ id: "bank", plane: "client-local", protocol: "stdio-jsonrpc", runtime: "node", entry: "backends/bank.mjs", methods: [{ name: "pay", result_schema: { type: "object", required: ["receipt"] } }], restart: { policy: "on-failure", max_restarts: 50, backoff_ms: 10 } }],
+  workflows: [
+    {
+      id: "pay-bill",
+      title: "Pay a bill",
+      input_schema: { type: "object", required: ["bill", "amount"], properties: { bill: { type: "string" }, amount: { type: "number" } } },
+      steps: [
+        { id: "save", kind: "storage.put", collection: "bills", input: { key: { $from: "/input/bill" }, value: { amount: { $from: "/input/amount" } } } },
+        { id: "pay", kind: "backend.call", backend: "bank", method: "pay", input: { bill: { $from: "/input/bill" }, amount: { $from: "/input/amount" } } },
+        { id: "note", kind: "artifact.create", input: { name: "receipt.txt", text: { $from: "/steps/pay/output/receipt" } } },
+      ],
+      output: { receipt: { $from: "/steps/pay/output/receipt" } },
+    },
+  ],
+} as AppManifest;
+
+const BANK = `
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+const home = process.env.HOME;
+const lines = (name) => (existsSync(home + "/" + name) ? readFileSync(home + "/" + name, "utf8").split("\\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  const key = m.idempotency_key;
+  appendFileSync(home + "/calls.jsonl", JSON.stringify({ key: key ?? null }) + "\\n");
+  if (typeof key !== "string") return send({ jsonrpc: "2.0", id: m.id, error: { code: -32602, message: "a payment needs an idempotency key", data: { code: "invalid_params" } } });
+  const made = lines("payments.jsonl").find((p) => p.key === key);
+  if (made !== undefined) return send({ jsonrpc: "2.0", id: m.id, result: { receipt: made.receipt, replayed: true } });
+  const receipt = "paid " + m.params.amount + " for " + m.params.bill + " #" + (lines("payments.jsonl").length + 1);
+  appendFileSync(home + "/payments.jsonl", JSON.stringify({ key, receipt }) + "\\n");
+  send({ jsonrpc: "2.0", id: m.id, result: { receipt } });
+});
+`;
+
+describe("a workflow's backend.call step killed at every commit (RELIABILITY W1)", () => {
+  it("calls the back-end again after the restart with the same idempotency key, and the back-end pays once", { timeout: 240_000 }, async () => {
+    const key = await publisherKey();
+    const bundle = await signedBundle(LEDGER, undefined, undefined, { "backends/bank.mjs": BANK });
+    let replays = 0;
+    for (let crashAt = 1; crashAt < 60; crashAt++) {
+      const dataDir = mkdtempSync(join(tmpdir(), "lineup-wf-backend-"));
+      const workDir = join(dataDir, "app-work", "ledger", "bank");
+      const started: BackendRunner[] = [];
+      const runners: BackendRunners = {
+        "stdio-jsonrpc": (spec) => {
+          const runner = createStdioRunner({ ...spec, dataDir });
+          started.push(runner);
+          return runner;
+        },
+      };
+      const server = new FakeAppServer();
+      const data = createMemoryStoreData();
+      const host = createMemoryAppStorageHost();
+      const options = { trustedPublishers: [key.trustedKey], backends: runners };
+      const setup = await startDevice(server, data, { clock: createFakeClock(), extra: { ...options, appStorage: host } });
+      await setup.runtime.whenOnline();
+      await setup.runtime.appManager.install(bundle, { approved: true });
+      await setup.stop();
+
+      const kill = dying(crashAt);
+      const within = <T>(work: Promise<T>, ms = 300): Promise<T | undefined> => Promise.race([work, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms))]);
+      let runId: string | undefined;
+      try {
+        const first = await within(startDevice(server, data, { run: "r1", clock: createFakeClock(), wrapStore: kill.wrapStore, extra: { ...options, appStorage: kill.wrapHost(host) } }), 1_000);
+        if (first !== undefined) {
+          const port = first.runtime.appPort("ledger");
+          await within(first.runtime.whenOnline(), 1_000);
+          runId = (await within(port.startWorkflow("pay-bill", { bill: "rent", amount: 900 }, { idempotency_key: "december" })))?.run_id;
+          for (let i = 0; i < 400 && !kill.dead() && (runId === undefined || port.getWorkflowRun(runId).status !== "completed"); i++) await new Promise((r) => setTimeout(r, 5));
+        }
+      } catch {
+        // The kill.
+      }
+      const finishedWithoutKill = !kill.dead();
+      // The host died: its programs with it.
+      await Promise.all(started.splice(0).map((r) => r.stop()));
+
+      const second = await startDevice(server, data, { run: "r2", clock: createFakeClock(), extra: { ...options, appStorage: host } });
+      try {
+        await second.runtime.whenOnline();
+        const again = second.runtime.appPort("ledger");
+        const run = await again.startWorkflow("pay-bill", { bill: "rent", amount: 900 }, { idempotency_key: "december" });
+        if (runId !== undefined) expect(run.run_id).toBe(runId);
+        await until(() => again.getWorkflowRun(run.run_id).status !== "running", 10_000, "the run's end").catch(() => undefined);
+        const done = again.getWorkflowRun(run.run_id);
+        expect({ crashAt, status: done.status, error: done.error }).toEqual({ crashAt, status: "completed", error: undefined });
+        // Every call the program got carried this step's key; it paid once, and the run's output is that payment.
+        const calls = readFileSync(join(workDir, "calls.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { key: string | null });
+        expect({ crashAt, keys: [...new Set(calls.map((c) => c.key))] }).toEqual({ crashAt, keys: [`workflow:${run.run_id}:pay~1`] });
+        const payments = readFileSync(join(workDir, "payments.jsonl"), "utf8").trim().split("\n");
+        expect({ crashAt, payments: payments.length }).toEqual({ crashAt, payments: 1 });
+        expect(done.output).toEqual({ receipt: "paid 900 for rent #1" });
+        if (calls.length > 1) replays += 1;
+        if (process.env["WF_DEBUG"]) console.log("crashAt", crashAt, "calls", calls.length, "dead", kill.dead());
+        expect((await again.listArtifacts({})).filter((a) => a.artifact.name === "receipt.txt")).toHaveLength(1);
+      } finally {
+        await second.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+      if (finishedWithoutKill) break;
+    }
+    // Some kills fell between the payment and its recorded outcome: the step ran again, and was recognised.
+    expect(replays).toBeGreaterThan(0);
   });
 });

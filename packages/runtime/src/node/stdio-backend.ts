@@ -37,7 +37,9 @@
  * ## The wire
  * JSON-RPC 2.0, one JSON object per line (`\n`-delimited UTF-8), both ways, on the program's stdin and stdout;
  * stderr is free text (its last 16 KiB reach the diagnostics when the program ends). No batches.
- * - **A call** (host → program): a request `{"jsonrpc":"2.0","id":<number>,"method":<the declared method>,"params"}`.
+ * - **A call** (host → program): a request `{"jsonrpc":"2.0","id":<number>,"method":<the declared method>,"params"}`,
+ *   with `"idempotency_key"` beside them when the caller has one (a workflow's `backend.call` step: the same key
+ *   when the step's attempt runs again after a crash, so the program can answer it without doing the work twice).
  *   The program answers `{"jsonrpc":"2.0","id","result"}` or `{"jsonrpc":"2.0","id","error":{"code":<integer>,
  *   "message","data":{"code":<a LineUp error code>}}}`; the caller sees that `data.code` (`invalid_params`,
  *   `not_found`, …), or `handler_failed` when it is not a code of the table. Answers may come in any order.
@@ -80,7 +82,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
-import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
+import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 
 /** The longest line the program may write: a message of `MAX_BACKEND_MESSAGE_BYTES` and its envelope. */
 export const MAX_STDIO_LINE_BYTES = MAX_BACKEND_MESSAGE_BYTES + 64 * 1024;
@@ -549,7 +551,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   const refusedNow = (): LineUpError | undefined => (status === "stopped" ? (final ?? stoppedError()) : status === "failed" ? (final ?? refusal("restart_limit", `back-end ${id} failed`)) : undefined);
 
   /** Sends one call to `live`; `release` runs once, when it settles. */
-  const send = (live: Live, method: string, paramsText: string, signal: AbortSignal | undefined, release: () => void): Promise<JsonValue> =>
+  const send = (live: Live, method: string, paramsText: string, options: BackendCallOptions, release: () => void): Promise<JsonValue> =>
     new Promise<JsonValue>((resolveCall, rejectCall) => {
       const resolve = (value: JsonValue): void => {
         release();
@@ -559,6 +561,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         release();
         rejectCall(error);
       };
+      const signal = options.signal;
       const callId = nextId++;
       const onAbort = (): void => {
         const call = live.calls.get(callId);
@@ -576,7 +579,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       }, limits.call_timeout_ms);
       live.calls.set(callId, { method, resolve, reject, timer, signal, onAbort });
       signal?.addEventListener("abort", onAbort, { once: true });
-      write(live, `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}}\n`);
+      const key = options.idempotency_key === undefined ? "" : `,"idempotency_key":${JSON.stringify(options.idempotency_key)}`;
+      write(live, `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}${key}}\n`);
     });
 
   return {
@@ -599,7 +603,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         admitted -= 1;
       };
       // The common case, a program running: no extra turn of the event loop.
-      if (current !== undefined) return send(current, method, paramsText, signal, release);
+      if (current !== undefined) return send(current, method, paramsText, options, release);
       return (async () => {
         let live: Live;
         try {
@@ -614,7 +618,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
           release();
           throw error;
         }
-        return send(live, method, paramsText, signal, release);
+        return send(live, method, paramsText, options, release);
       })();
     },
     stop() {
