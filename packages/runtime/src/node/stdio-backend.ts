@@ -23,8 +23,10 @@
  *   runner says so in its diagnostics at the first start.
  * - **Lifetime.** `stop()` sends SIGTERM, then SIGKILL after 1 s. The program can start no process, so killing its
  *   pid kills all of it. A host that dies abruptly (SIGKILL) closes the program's stdin, which a program reading it
- *   sees as its end; one that ignores it lives on until killed (no parent-death signal: `setpriv --pdeathsig` was
- *   not delivered on the machine this was written on, so it is not relied on).
+ *   sees as its end; one that ignores it lives on (no parent-death signal: `setpriv --pdeathsig` was not delivered on
+ *   the machine this was written on, so it is not relied on) until the next host starts that back-end: each start
+ *   records the program's pid outside its folders, and the next start kills the program a record names when it is
+ *   still that program (`stdio-pid-file.ts`).
  * - **Memory.** Its V8 heap is capped at `memory_mb` (`--max-old-space-size`), and its resident memory
  *   (`/proc/<pid>/status` VmRSS) is read every 100 ms while it runs: past `memory_mb` it is killed (SIGKILL). Between
  *   two readings a fast allocator could overshoot, so where `prlimit` works its writable memory also has a hard
@@ -82,6 +84,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
 import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 
 /** The longest line the program may write: a message of `MAX_BACKEND_MESSAGE_BYTES` and its envelope. */
@@ -301,7 +304,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   }
 
   /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
-  const prepare = (): { codeDir: string; workDir: string; entryPath: string } => {
+  const prepare = (): { codeDir: string; workDir: string; entryPath: string; pidFile: string } => {
     mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
     const root = realpathSync(spec.dataDir);
     const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
@@ -317,7 +320,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       writeFileSync(partial, spec.entry, { mode: 0o400 });
       renameSync(partial, entryPath);
     }
-    return { codeDir, workDir, entryPath };
+    return { codeDir, workDir, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
   };
 
   /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
@@ -460,9 +463,11 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   };
 
   const start = (): Live => {
-    let paths: { codeDir: string; workDir: string; entryPath: string };
+    let paths: { codeDir: string; workDir: string; entryPath: string; pidFile: string };
     try {
       paths = prepare();
+      // A program of this back-end that a host killed outright left running: ended before its successor starts.
+      if (reapStaleProgram(paths.pidFile) === "killed") diagnose("a program a previous host left running was killed", "back-end orphan");
     } catch (error) {
       const message = `back-end ${id}'s folders could not be written: ${error instanceof Error ? error.message : String(error)}`;
       afterEnd("failure", message);
@@ -477,6 +482,14 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
     const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
     const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env: stdioEnvironment(paths.workDir), stdio: ["pipe", "pipe", "pipe"], detached: false });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      try {
+        recordProgram(paths.pidFile, pid, paths.entryPath);
+      } catch (error) {
+        spec.diagnostics?.(error, `${label}: its pid could not be recorded`);
+      }
+    }
     let closed!: () => void;
     const live: Live = {
       child,
@@ -516,14 +529,14 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     // `close`, not `exit`: an answer written just before the exit is read first.
     child.on("close", (code, signal) => {
       closed();
+      if (pid !== undefined) forgetProgram(paths.pidFile, pid);
       if (live.ended) return;
       const heap = HEAP_EXHAUSTED.test(live.stderr.toString("utf8"));
       const how = signal ?? `exit code ${code}`;
       if (code === 0 && live.calls.size === 0) end(live, "crashed", `back-end ${id} ended (${how})`, "clean");
       else end(live, heap ? "memory_limit" : "crashed", heap ? `back-end ${id} ran out of its ${limits.memory_mb} MB heap` : `back-end ${id} ended (${how})`, "failure");
     });
-    if (child.pid !== undefined) {
-      const pid = child.pid;
+    if (pid !== undefined) {
       const cap = limits.memory_mb * 1024 * 1024;
       live.memoryTimer = setInterval(() => {
         const rss = residentBytes(pid);
