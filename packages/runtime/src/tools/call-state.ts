@@ -61,7 +61,7 @@ export interface CallRecord {
    */
   readonly turn_id?: string;
   /**
-   * A workflow step made the call, not an agent (`agent_id` is then `workflow:<run_id>`): its outputs go to no
+   * A workflow step made the call, not an agent (`agent_id` is then `workflow:<app_scope>`): its outputs go to no
    * agent, and its terminal output settles that step (a `tool.settled` delivery).
    */
   readonly workflow?: { readonly run_id: string; readonly step_id: string };

@@ -56,7 +56,8 @@ export function onWorkflowToolCall(state: RuntimeState, input: WorkflowToolInput
     tools = { ...tools, calls: { ...tools.calls, [input.call_id]: stored } };
     step.state = { ...step.state, tools };
   }
-  const agentId = `workflow:${input.run_id}`;
+  // One caller name per app (not per run): the inventory cache keeps one entry per caller and conversation.
+  const agentId = `workflow:${input.app_scope}`;
   const visible = inventoryFor(state, env, agentId, run.conversation_id).tools.filter((t) => t.app_scope === input.app_scope);
   const decision = receiveInvoke(
     tools,
