@@ -265,6 +265,34 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     }
   });
 
+  it("still reaches a Unix socket of the host by its path: the channel neither the permission model nor the network namespace closes (docs/security.md)", async () => {
+    // A socket file outside the program's folders, as /run/docker.sock, a D-Bus bus or an ssh-agent socket would be.
+    const path = join(dataDir, `host-${made}.sock`);
+    let reached = 0;
+    const host = createServer((socket) => {
+      reached += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => host.listen(path, resolve));
+    try {
+      const { r } = runner(
+        program(`
+          on("connect", (p) => import("node:net").then((net) => new Promise((resolve) => {
+            const s = net.connect(p.path);
+            s.on("connect", () => { s.destroy(); resolve("connected"); });
+            s.on("error", (e) => resolve("refused:" + e.code));
+          })));`),
+      );
+      // Node's permission model checks no socket before it has --allow-net, and a network namespace does not scope
+      // path-named sockets; where the model has it (and the runner grants none), the connect is refused.
+      const netPermission = process.allowedNodeEnvironmentFlags.has("--allow-net");
+      expect(await r.call("connect", { path })).toMatch(netPermission ? /^refused:/ : /^connected$/);
+      expect(reached).toBe(netPermission ? 0 : 1);
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
   it("kills a program that loops, allocates without bound, writes garbage or exits mid-call — and serves the next call", async () => {
     const { r } = runner(
       program(`

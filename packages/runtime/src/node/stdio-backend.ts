@@ -20,7 +20,9 @@
  *   memory reading and the kill reach the program, not a wrapper (the test checks it). **Where it does not work** (no unprivileged user
  *   namespaces: some containers, hardened kernels, macOS), the program can open sockets to any address, the host's
  *   loopback included: the file, process and environment closures above still hold, the network one does not. The
- *   runner says so in its diagnostics at the first start.
+ *   runner says so in its diagnostics at the first start. **Either way** a Unix socket named by a path (a socket
+ *   file of the host's: `/run/docker.sock`, a D-Bus bus) is reachable: Node 20's permission model checks no socket,
+ *   and a network namespace scopes only abstract ones (docs/security.md; the test shows it).
  * - **Lifetime.** `stop()` sends SIGTERM, then SIGKILL after 1 s. The program can start no process, so killing its
  *   pid kills all of it. A host that dies abruptly (SIGKILL) closes the program's stdin, which a program reading it
  *   sees as its end; one that ignores it lives on (no parent-death signal: `setpriv --pdeathsig` was not delivered on
