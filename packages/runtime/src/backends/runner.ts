@@ -59,8 +59,8 @@ export interface BackendCallOptions {
   /**
    * The same key for the same effect (a workflow step's attempt, `workflow:<run_id>:<step_id>~<attempt>`): a call
    * made again with it after a crash is the same call, which the back-end can recognise and answer without doing
-   * the work twice. A runner hands it to the program with the call (`stdio-jsonrpc`: the request's
-   * `idempotency_key`; `remote-http`: that and the `Idempotency-Key` header). `wasm` modules get no key: they can
+   * the work twice. A runner hands it to the program with the call (`stdio-jsonrpc`, `local-http`: the
+   * request's `idempotency_key`; `remote-http`: that and the `Idempotency-Key` header). `wasm` modules get no key: they can
    * have no effect outside their own instance.
    */
   readonly idempotency_key?: string;

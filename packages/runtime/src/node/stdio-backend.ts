@@ -1,7 +1,8 @@
 /**
  * The `stdio-jsonrpc` back-end runner on the Node host (docs/manifest.md §8b, issue 20): the host starts the app's
  * program as a child process of its own Node (`process.execPath`) and supervises it under the declaration's limits
- * and restart policy. It implements the runner contract of `backends/runner.ts`.
+ * and restart policy. It implements the runner contract of `backends/runner.ts`. It runs `local-http` back-ends
+ * too: the same program, sandbox and supervision, with calls over HTTP instead of stdin (see "local-http" below).
  *
  * ## The sandbox
  * - **Files.** The entry is written to a code folder named by its digest,
@@ -13,7 +14,8 @@
  *   working folder (anything else is `ERR_ACCESS_DENIED`: the Runtime's database, another app's folders,
  *   `/etc/passwd`, `/proc`); it may start no child process, worker thread, addon or WASI instance.
  * - **Environment.** Made afresh: `PATH=/usr/bin:/bin`, `HOME`, `TMPDIR`, `LANG=C.UTF-8` and nothing else — no
- *   token, no key, no `LINEUP_*`, no `NODE_OPTIONS` of the host's.
+ *   token, no key, no `LINEUP_*` of the host's (a `local-http` program gets its own `LINEUP_HTTP_SOCKET`), no
+ *   `NODE_OPTIONS`.
  * - **Network.** Where `unshare -rn` works (a user and network namespace of its own; probed once per host process),
  *   the program runs inside one: it has no network interface up, not even a loopback that reaches the host's
  *   (`connect` fails `ENETUNREACH`). `unshare` without `--fork` execs, so the child's pid is the program's own — the
@@ -61,6 +63,16 @@
  * - **Health** is "the process is alive and answers its calls": there is no `$/ping`. A program that stops
  *   answering is killed by the first call that runs past `call_timeout_ms`.
  *
+ * ## local-http
+ * The program's environment names `LINEUP_HTTP_SOCKET`, `<working folder>/http.sock` (removed before each start; a
+ * working folder whose socket path would pass 107 bytes cannot start: `start_failed`), and it serves HTTP there —
+ * a Unix socket: inside its network namespace no TCP port of its would reach the host. A call is one `POST /` whose
+ * body is the request above (with `idempotency_key` when there is one); the body of a `200` answer must be this
+ * call's JSON-RPC response, else the program is killed (`protocol_violation`, as a bad line is); another status fails
+ * that call only (`handler_failed`, `data.reason: "http_status"`). A request that finds no socket or no listener yet
+ * (the program is starting) is tried again every 10 ms, within the call's `call_timeout_ms`. A cancelled call's request
+ * is given up (no `$/cancel`). Requests to the host and log lines travel over the program's stdio as above.
+ *
  * ## Supervision
  * - A line over 1 MiB (plus 64 KiB for the envelope), text that is not UTF-8 JSON, or JSON that is not a JSON-RPC
  *   2.0 message kills the program: the calls in flight end `handler_failed` (`data.reason: "protocol_violation"`).
@@ -83,7 +95,8 @@
 import { isUtf8 } from "node:buffer";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { basename, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
@@ -103,6 +116,10 @@ const LOG_MESSAGE_CHARS = 2_000;
 const SANDBOX_PATH = "/usr/bin:/bin";
 const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ENTRY_EXTENSIONS = new Set([".js", ".mjs", ".cjs"]);
+/** `local-http`: the socket's name in the program's working folder (`LINEUP_HTTP_SOCKET` has its whole path). */
+const HTTP_SOCKET_NAME = "http.sock";
+/** The longest path a Unix socket may have (`sun_path`, 108 bytes with its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 const probes = new Map<string, boolean>();
 /** Runs `command args` once per host process (cached): whether it exits 0. */
@@ -257,6 +274,9 @@ interface Live {
   logStamp: number;
   logsDropped: number;
   memoryTimer?: ReturnType<typeof setInterval>;
+  /** `local-http`: the Unix socket the program serves its calls on, and how to give up each call's request. */
+  readonly socketPath?: string;
+  readonly requests: Map<number, () => void>;
 }
 
 /** How a program ended, for the restart policy. */
@@ -273,6 +293,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   const label = `stdio back-end ${spec.app_scope}/${id}`;
   const entryName = basename(spec.declaration.entry ?? "");
   const digest = createHash("sha256").update(spec.entry).digest("hex");
+  const http = spec.declaration.protocol === "local-http";
 
   const diagnose = (message: string, context: string): void => spec.diagnostics?.(new Error(`${label}: ${message}`), context);
   const refusal = (reason: string, message: string): LineUpError => new LineUpError("handler_failed", message, { data: { reason } });
@@ -357,6 +378,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     if (current === live) current = undefined;
     if (live.memoryTimer !== undefined) clearInterval(live.memoryTimer);
     if (live.child.exitCode === null && live.child.signalCode === null) live.child.kill("SIGKILL");
+    for (const giveUp of live.requests.values()) giveUp();
+    live.requests.clear();
     for (const [key, call] of live.calls) {
       live.calls.delete(key);
       settle(call, () => call.reject(refusal(reason, message)));
@@ -445,33 +468,101 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         if (message.method.startsWith("host.")) relay(live, message.id, message.method, message.params);
         else answerError(live, message.id, "method_not_found", `the host has no method ${message.method.slice(0, 100)}`);
         return;
-      default: {
-        // An answer: to a call in flight, or a late one (cancelled, expired), which is dropped.
-        const call = typeof message.id === "number" ? live.calls.get(message.id) : undefined;
-        if (call === undefined) return;
-        live.calls.delete(message.id as number);
-        if (message.kind === "error") {
-          const code = isRecord(message.error.data) ? message.error.data["code"] : undefined;
-          const lineupCode = typeof code === "string" && isErrorCode(code) ? code : "handler_failed";
-          settle(call, () => call.reject(new LineUpError(lineupCode, message.error.message.slice(0, 500) || `back-end ${id} refused ${call.method}`)));
-        } else if (bytes.length > MAX_BACKEND_MESSAGE_BYTES && Buffer.byteLength(JSON.stringify(message.result ?? null)) > MAX_BACKEND_MESSAGE_BYTES) {
-          settle(call, () => call.reject(new LineUpError("invalid_result", `back-end ${id}'s answer to ${call.method} is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`)));
-        } else {
-          const result = message.result ?? null;
-          settle(call, () => call.resolve(result));
-        }
-      }
+      default:
+        settleAnswer(live, message, bytes);
     }
+  };
+
+  /** An answer: to a call in flight, or a late one (cancelled, expired), which is dropped. */
+  const settleAnswer = (live: Live, message: Extract<StdioIncoming, { kind: "result" | "error" }>, bytes: Buffer): void => {
+    const call = typeof message.id === "number" ? live.calls.get(message.id) : undefined;
+    if (call === undefined) return;
+    live.calls.delete(message.id as number);
+    if (message.kind === "error") {
+      const code = isRecord(message.error.data) ? message.error.data["code"] : undefined;
+      const lineupCode = typeof code === "string" && isErrorCode(code) ? code : "handler_failed";
+      settle(call, () => call.reject(new LineUpError(lineupCode, message.error.message.slice(0, 500) || `back-end ${id} refused ${call.method}`)));
+    } else if (bytes.length > MAX_BACKEND_MESSAGE_BYTES && Buffer.byteLength(JSON.stringify(message.result ?? null)) > MAX_BACKEND_MESSAGE_BYTES) {
+      settle(call, () => call.reject(new LineUpError("invalid_result", `back-end ${id}'s answer to ${call.method} is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`)));
+    } else {
+      const result = message.result ?? null;
+      settle(call, () => call.resolve(result));
+    }
+  };
+
+  /**
+   * `local-http`: one call is one `POST /` of its JSON-RPC request to the program's socket; the body of a 200 is this
+   * call's JSON-RPC response. Until the program listens (it is starting) the request is tried again every 10 ms; the
+   * call's time limit bounds that as any wait.
+   */
+  const post = (live: Live, callId: number, text: string): void => {
+    const socketPath = live.socketPath!;
+    const failCall = (error: LineUpError): void => {
+      const call = live.calls.get(callId);
+      if (call === undefined) return;
+      live.calls.delete(callId);
+      settle(call, () => call.reject(error));
+    };
+    const attempt = (): void => {
+      if (live.ended || !live.calls.has(callId)) return;
+      // A connection per call (no agent): a kept-alive one may be closed by the program as it is reused (ECONNRESET),
+      // or outlive the program it was made to.
+      const request = httpRequest({ socketPath, agent: false, method: "POST", path: "/", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (response) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_STDIO_LINE_BYTES) {
+            response.destroy();
+            end(live, "protocol_violation", `back-end ${id} answered over ${MAX_STDIO_LINE_BYTES} bytes`, "failure");
+          } else parts.push(chunk);
+        });
+        response.on("end", () => {
+          live.requests.delete(callId);
+          if (live.ended || !live.calls.has(callId)) return;
+          if (response.statusCode !== 200) {
+            failCall(new LineUpError("handler_failed", `back-end ${id} answered HTTP ${response.statusCode ?? 0}`, { data: { reason: "http_status", status: response.statusCode ?? 0 } }));
+            return;
+          }
+          const bytes = Buffer.concat(parts);
+          let message: StdioIncoming | undefined;
+          try {
+            message = isUtf8(bytes) ? classifyStdioMessage(JSON.parse(bytes.toString("utf8"))) : undefined;
+          } catch {
+            message = undefined;
+          }
+          if (message === undefined || (message.kind !== "result" && message.kind !== "error") || message.id !== callId) {
+            end(live, "protocol_violation", `back-end ${id} answered a call with something that is not its JSON-RPC 2.0 response`, "failure");
+            return;
+          }
+          settleAnswer(live, message, bytes);
+        });
+      });
+      live.requests.set(callId, () => request.destroy());
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        live.requests.delete(callId);
+        if (live.ended || !live.calls.has(callId)) return;
+        if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
+          const retry = setTimeout(attempt, 10);
+          live.requests.set(callId, () => clearTimeout(retry));
+          return;
+        }
+        failCall(refusal("crashed", `back-end ${id}'s socket failed: ${error.message}`));
+      });
+      request.end(text);
+    };
+    attempt();
   };
 
   const start = (): Live => {
     let paths: { codeDir: string; workDir: string; entryPath: string; pidFile: string };
     try {
       paths = prepare();
+      if (http && Buffer.byteLength(join(paths.workDir, HTTP_SOCKET_NAME)) > MAX_SOCKET_PATH_BYTES) throw new Error(`the path of its socket in its working folder is over ${MAX_SOCKET_PATH_BYTES} bytes (a shorter data folder fixes it)`);
       // A program of this back-end that a host killed outright left running: ended before its successor starts.
       if (reapStaleProgram(paths.pidFile) === "killed") diagnose("a program a previous host left running was killed", "back-end orphan");
     } catch (error) {
-      const message = `back-end ${id}'s folders could not be written: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `back-end ${id} could not be prepared: ${error instanceof Error ? error.message : String(error)}`;
       afterEnd("failure", message);
       throw refusal("start_failed", message);
     }
@@ -483,7 +574,11 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
     const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
     const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env: stdioEnvironment(paths.workDir), stdio: ["pipe", "pipe", "pipe"], detached: false });
+    // local-http: a socket in its working folder, the only place it may write; an old one (a crash) goes first.
+    const socketPath = http ? join(paths.workDir, HTTP_SOCKET_NAME) : undefined;
+    if (socketPath !== undefined) rmSync(socketPath, { force: true });
+    const env = socketPath === undefined ? stdioEnvironment(paths.workDir) : { ...stdioEnvironment(paths.workDir), LINEUP_HTTP_SOCKET: socketPath };
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env, stdio: ["pipe", "pipe", "pipe"], detached: false });
     const pid = child.pid;
     if (pid !== undefined) {
       try {
@@ -503,6 +598,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       logTokens: LOG_BURST,
       logStamp: Date.now(),
       logsDropped: 0,
+      requests: new Map(),
+      ...(socketPath === undefined ? {} : { socketPath }),
     };
     current = live;
     status = "running";
@@ -582,7 +679,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         const call = live.calls.get(callId);
         if (call === undefined) return;
         live.calls.delete(callId);
-        write(live, `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":${callId}}}\n`);
+        if (live.socketPath !== undefined) live.requests.get(callId)?.();
+        else write(live, `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":${callId}}}\n`);
         settle(call, () => call.reject(new LineUpError("request_cancelled", "the call was cancelled")));
       };
       const timer = setTimeout(() => {
@@ -595,7 +693,9 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       live.calls.set(callId, { method, resolve, reject, timer, signal, onAbort });
       signal?.addEventListener("abort", onAbort, { once: true });
       const key = options.idempotency_key === undefined ? "" : `,"idempotency_key":${JSON.stringify(options.idempotency_key)}`;
-      write(live, `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}${key}}\n`);
+      const request = `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}${key}}`;
+      if (live.socketPath !== undefined) post(live, callId, request);
+      else write(live, `${request}\n`);
     });
 
   return {
