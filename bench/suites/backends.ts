@@ -5,6 +5,10 @@
  *   quota, provenance, the usage row in the same transaction) into the app's own SQLite file — beside raw
  *   better-sqlite3 inserting the same rows, one transaction each, WAL and `synchronous=FULL` as the store uses.
  *   Target ≥ 0.5× the rate.
+ * - the same in the browser, in real headless Chromium on a persistent profile (IndexedDB on disk): the service over
+ *   the web host's IndexedDB app storage beside raw IndexedDB putting the same rows, one strict transaction each
+ *   (`bench/surface/app-storage.entry.ts`). Target ≥ 0.5×. (fake-indexeddb in Node would measure a JavaScript
+ *   map, not the browser's IndexedDB.)
  * - a `wasm` back-end call (worker thread, JSON in and out) beside a raw `postMessage` round trip to a worker;
  * - a `stdio-jsonrpc` back-end call (child process, the host's supervision) beside a raw JSON-RPC round trip over a
  *   pipe to a trivial child. Targets ≤ 1.5× the time.
@@ -24,19 +28,16 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { createNodeWasmRunner, createSqliteAppStorageHost, createStdioRunner } from "@lineup/runtime/node";
 import { compileBackend } from "../../packages/runtime/test/helpers/assemblyscript.js";
+import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { bundlePage, modulePage, servePages } from "../browser-pages.js";
 import { machine, pairedAsync, round, type BenchResult, type SuiteResult } from "../lib.js";
+import type { AppStorageBench } from "../surface/app-storage.entry.js";
+import { benchEntry, benchJournalManifest } from "../surface/app-storage-shared.js";
 
-const manifest = {
-  format: "lineup.app.v1",
-  app_scope: "bench-journal",
-  version: "1.0.0",
-  runtime_sdk: { api_version: "1", required_features: ["app.storage.v1"] },
-  entrypoints: [{ id: "main", kind: "primary" }],
-  storage: { quota_bytes: 1024 * 1024 * 1024, collections: [{ name: "entries", value_schema: { type: "object", required: ["title", "body"], properties: { title: { type: "string" }, body: { type: "string" } } } }] },
-} as unknown as AppManifest;
+const manifest = benchJournalManifest as unknown as AppManifest;
+const entry = benchEntry;
 
 const ROUND_MS = 400;
-const entry = (i: number) => ({ title: `Entry ${i}`, body: `Written on day ${i}: ${"a quiet day, nothing much happened. ".repeat(4)}` });
 
 async function storageWrites(dir: string): Promise<BenchResult> {
   const service = createAppStorageService({
@@ -86,6 +87,40 @@ async function storageWrites(dir: string): Promise<BenchResult> {
     higher_is_better: true,
     notes: "the app storage write also reads the record it replaces, checks the value schema and writes the usage row in the same transaction",
   };
+}
+
+/** App storage writes in Chromium (its IndexedDB on disk) beside raw IndexedDB puts of the same rows, same page. */
+async function indexedDbStorageWrites(): Promise<BenchResult> {
+  const server = await servePages({
+    "/app-storage.js": { type: "text/javascript", body: await bundlePage("app-storage.entry.ts", "esm") },
+    "/": { type: "text/html", body: modulePage("/app-storage.js") },
+  });
+  const browser = await launchPersistentChromium();
+  try {
+    const page = await browser.context.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${server.origin}/`);
+    await page.waitForFunction(() => "__appStorageBench" in window);
+    const side = (which: "ours" | "raw") => () => page.evaluate(([w, ms]) => (window as unknown as { __appStorageBench: AppStorageBench }).__appStorageBench[w](ms), [which, ROUND_MS] as const);
+    const paired = await pairedAsync(side("ours"), side("raw"), 9);
+    // A bench that measured a broken path would report nonsense.
+    if (errors.length > 0) throw new Error(`page errors in the IndexedDB app storage bench: ${errors.join("; ")}`);
+    return {
+      metric: "app storage write (browser, Chromium IndexedDB on disk, one record a transaction)",
+      unit: "writes/s",
+      value: paired.ours,
+      baseline: "raw IndexedDB put of the same rows, one strict transaction each, same page",
+      baseline_value: paired.baseline,
+      ratio: paired.ratio,
+      target_ratio: 0.5,
+      higher_is_better: true,
+      notes: "the app storage write also reads the record it replaces, checks the value schema and writes the usage row in the same transaction",
+    };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 }
 
 /** One round of sequential calls for ROUND_MS (the suites' `round`); returns calls/s. */
@@ -167,7 +202,7 @@ async function stdioCalls(dir: string): Promise<BenchResult> {
 export async function run(): Promise<SuiteResult> {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-backends-"));
   try {
-    const results: BenchResult[] = [await storageWrites(dir), await wasmCalls(), await stdioCalls(dir)];
+    const results: BenchResult[] = [await storageWrites(dir), await indexedDbStorageWrites(), await wasmCalls(), await stdioCalls(dir)];
     return { suite: "backends", machine: machine(), results };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,8 @@ import { launchDesktop, requireDesktopTools, type DesktopWindow } from "../../pa
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
 import type { TimedRound } from "../surface/shared.js";
-import { buildPages, HOST_CSP, page, snapshot } from "./surface.js";
+import { modulePage as page } from "../browser-pages.js";
+import { buildPages, HOST_CSP, snapshot } from "./surface.js";
 
 const BRIDGE_CALLS = Number(process.env["LINEUP_BENCH_BRIDGE_CALLS"] ?? 500);
 const BRIDGE_ROUNDS = 15;

@@ -17,22 +17,19 @@
  * port; the browser profile, the server and everything built are gone when the suite returns.
  */
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { composePage } from "@lineup/surface-sdk/node";
-import { build } from "esbuild";
 import type { BrowserContext, Frame, Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { testSnapshot } from "../../test/support/bridge-snapshot.js";
+import { bundlePage as bundle, modulePage as page, servePages } from "../browser-pages.js";
 import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 import type { HostBench } from "../surface/host.entry.js";
 import type { IngestBench } from "../surface/ingest.entry.js";
 import { FRAME_GLOBAL, type FrameBench, type TimedRound } from "../surface/shared.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const pagesDir = join(here, "..", "surface");
 const FRAME_PAGE = join(here, "..", "..", "packages", "host-web", "public", "surface-frame.html");
 
 const BRIDGE_CALLS = Number(process.env["LINEUP_BENCH_BRIDGE_CALLS"] ?? 500);
@@ -57,21 +54,6 @@ export interface Built {
   readonly frameHtml: string;
 }
 
-async function bundle(entry: string, format: "esm" | "iife"): Promise<string> {
-  const result = await build({
-    entryPoints: [join(pagesDir, entry)],
-    bundle: true,
-    write: false,
-    format,
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    minify: true,
-    logLevel: "silent",
-  });
-  return result.outputFiles[0]!.text;
-}
-
 /** Apps are single-file pages with their own hash CSP, exactly as `buildApp` writes them. */
 export async function buildPages(): Promise<Built> {
   const [hostJs, ingestJs, bridgeApp, rawApp, frameHtml] = await Promise.all([
@@ -90,27 +72,14 @@ export async function buildPages(): Promise<Built> {
   };
 }
 
-export const page = (script: string): string => `<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0"><script type="module" src="${script}"></script></body></html>`;
-
-async function serve(built: Built): Promise<{ origin: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const url = req.url ?? "/";
-    if (url === "/host.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(built.hostJs);
-    if (url === "/ingest.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(built.ingestJs);
-    if (url === "/surface-frame.html") return void res.writeHead(200, { "content-type": "text/html" }).end(built.frameHtml);
-    if (url === "/ingest.html") return void res.writeHead(200, { "content-type": "text/html" }).end(page("/ingest.js"));
-    if (url === "/") return void res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP }).end(page("/host.js"));
-    res.writeHead(404).end();
+function serve(built: Built): Promise<{ origin: string; close(): Promise<void> }> {
+  return servePages({
+    "/host.js": { type: "text/javascript", body: built.hostJs },
+    "/ingest.js": { type: "text/javascript", body: built.ingestJs },
+    "/surface-frame.html": { type: "text/html", body: built.frameHtml },
+    "/ingest.html": { type: "text/html", body: page("/ingest.js") },
+    "/": { type: "text/html", body: page("/host.js"), headers: { "content-security-policy": HOST_CSP } },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** Page errors fail the suite: a bench that measured a broken path would report nonsense. */

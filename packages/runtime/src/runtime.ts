@@ -23,7 +23,7 @@ import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
 import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnapshot } from "./session-data/semantics.js";
-import { nextDeadline } from "./tools/call-state.js";
+import { nextDeadline, type ToolOutput } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
@@ -34,7 +34,7 @@ import { SyncDriver } from "./communication/sync-driver.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
@@ -49,7 +49,7 @@ import { createBackendService, type BackendRunners } from "./backends/service.js
 import { createWorkflowShell } from "./workflows/shell.js";
 import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
 import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
-import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
+import type { BackendDeclaration, BackendProtocol, ErrorCode } from "@lineup/protocol";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
@@ -477,8 +477,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
     const store = options.store;
     if ((await store.get(RUNTIME_COLLECTIONS.resultCards, callId)) !== undefined) return;
-    const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; outputs?: { type: string }[] } | undefined;
+    const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; workflow?: unknown; outputs?: { type: string }[] } | undefined;
     if (call?.phase !== "terminal" || call.outputs?.at(-1)?.type !== "lineup.tool.result" || call.conversation_id === undefined) return;
+    // A workflow's call is no turn of the chat's: there is nothing to show a card beside.
+    if (call.workflow !== undefined) return;
     // Work that changed something gets a card; a query (reading the board back) does not.
     if (call.call_model === "query") return;
     const details = runtimeApps.manager.getApp(appScope);
@@ -552,6 +554,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
   const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
+  /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
+  const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(diagnostics, "workflow tool calls");
   /**
    * A run's evidence pack: who ran what (app, version, workflow, the input's hash) and its trace — whole, or (`beforeStep`)
    * up to that step's first start — with the SHA-256 of its canonical JSON.
@@ -597,7 +601,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         return (await port.storage().list(step.collection!, query)).map((r) => ({ key: r.key, value: r.value })) as unknown as JsonValue;
       }
       case "backend.call":
-        return backends.call(run.app_scope, step.backend!, step.method!, input);
+        // The effect key goes with the call: a re-run of this attempt after a crash is recognisable by the back-end.
+        return backends.call(run.app_scope, step.backend!, step.method!, input, { idempotency_key: effectKey });
       case "artifact.create": {
         const content = field(input, "text") ?? field(input, "json");
         if (content === undefined) throw new LineUpError("invalid_params", "an artifact.create step's input has text or json", { path: "/input" });
@@ -631,12 +636,49 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         );
         return awaitTask(run.app_scope, started.task_id);
       }
-      case "tool":
-        throw new LineUpError("unsupported_on_host", "this Runtime does not run tool steps of workflows yet");
+      case "tool": {
+        // The call's id is the effect key's: the step run again after a restart is the same call, answered from its record.
+        const callId = `wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
+        const output = await awaitToolCall(run.app_scope, callId, {
+          kind: "workflow.tool_call",
+          app_scope: run.app_scope,
+          run_id: run.run_id,
+          step_id: step.id,
+          call_id: callId,
+          ...(step.tool!.app_scope === undefined ? {} : { tool_app_scope: step.tool!.app_scope }),
+          method: step.tool!.method,
+          arguments: input,
+          ...(step.timeout_ms === undefined ? {} : { timeout_ms: step.timeout_ms }),
+        });
+        if (output.type === "lineup.tool.result") return (output.payload.result ?? null) as JsonValue;
+        throw new LineUpError(output.payload.code as ErrorCode, output.payload.message ?? `${step.tool!.method} failed`);
+      }
       case "confirm":
         throw new LineUpError("invalid_state", "a confirm step is answered by the person, not run");
     }
   };
+  /** A workflow's tool call (`invoke`), and its terminal output: at once when it has one, else when it settles. */
+  const awaitToolCall = (appScope: string, callId: string, invoke: Extract<RuntimeInput, { kind: "workflow.tool_call" }>): Promise<Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>> =>
+    new Promise((resolve, reject) => {
+      type Terminal = Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>;
+      const off = toolSettlements.subscribe((delivery) => {
+        if (delivery.app_scope !== appScope || delivery.call_id !== callId) return;
+        off();
+        resolve(delivery.output as Terminal);
+      });
+      requireMailbox()
+        .post(invoke)
+        .then((reply) => {
+          const output = (reply as { output?: Terminal | null } | undefined)?.output;
+          if (output === undefined || output === null) return;
+          off();
+          resolve(output);
+        })
+        .catch((error: unknown) => {
+          off();
+          reject(error);
+        });
+    });
   /** The result of one of an app's tasks once it ends: its output, or its failure. */
   const awaitTask = (appScope: string, taskId: string): Promise<JsonValue> =>
     new Promise((resolve, reject) => {
@@ -782,6 +824,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
             if (delivery.kind === "task.event") taskEvents.emit(delivery);
             if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
+            if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
             void sessionData.removeApp(delivery.app_scope);

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { LineUpError, type AppManifest } from "@lineup/protocol";
-import { createMemoryAppStorageHost, remoteHttpRunners, type BackendRunners } from "../src/index.js";
+import { LineUpError, type AppManifest, type BackendDeclaration } from "@lineup/protocol";
+import { createMemoryAppStorageHost, createRemoteHttpRunner, remoteHttpRunners, systemClock, type BackendRunners } from "../src/index.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
 
@@ -132,6 +132,19 @@ describe("an installed app's own storage and back-ends in the Runtime", () => {
     // A disabled app's back-ends are not called.
     await d.runtime.appManager.disable("journal");
     await expect(port.callBackend("sync", "push", { text: "x" })).rejects.toMatchObject({ code: "app_disabled" });
+  });
+
+  it("sends a call's idempotency key to a remote-http back-end as the Idempotency-Key header and in the request", async () => {
+    const url = await listen();
+    const declaration = journal("1.0.0", STORAGE_V1, url).backends![0] as BackendDeclaration;
+    const runner = createRemoteHttpRunner({ app_scope: "journal", declaration, entry: new Uint8Array(), hostCalls: async () => null }, { url, clock: systemClock });
+    expect(await runner.call("push", { text: "abc" }, { idempotency_key: "workflow:run-1:push~1" })).toEqual({ stored: 3 });
+    expect(await runner.call("push", { text: "abc" })).toEqual({ stored: 3 });
+    expect(requests.map((r) => [r.headers["idempotency-key"], (r.body as { idempotency_key?: string }).idempotency_key])).toEqual([
+      ["workflow:run-1:push~1", "workflow:run-1:push~1"],
+      [undefined, undefined],
+    ]);
+    await runner.stop();
   });
 
   it("refuses at install what this host cannot run or policy does not allow", async () => {

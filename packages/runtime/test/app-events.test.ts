@@ -10,7 +10,7 @@ import type { AppManifest, JsonObject } from "@lineup/protocol";
 import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type MemoryStoreData } from "../src/index.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { device, onlineDevice, signedBundle } from "./helpers/apps-harness.js";
-import { createMemoryStoreData, until, type Device } from "./helpers/runtime-harness.js";
+import { auditOf, createMemoryStoreData, until, type Device } from "./helpers/runtime-harness.js";
 
 let devices: Device[] = [];
 afterEach(async () => {
@@ -45,13 +45,6 @@ async function storedCursor(data: MemoryStoreData): Promise<number> {
   const cursor = (await store.get(RUNTIME_COLLECTIONS.cursors, "s-1")) as { seq?: number } | undefined;
   await store.close();
   return cursor?.seq ?? 0;
-}
-
-async function auditOf(data: MemoryStoreData): Promise<{ type: string; code?: string; subject?: string; detail?: string }[]> {
-  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
-  const rows = await store.range(RUNTIME_COLLECTIONS.audit, {});
-  await store.close();
-  return rows.map((row) => row.value as { type: string; code?: string; subject?: string; detail?: string });
 }
 
 /** A device online with the event-declaring whiteboard, its instance ready in conversation `conversationId`. */

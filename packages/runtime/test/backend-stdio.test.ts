@@ -265,6 +265,34 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     }
   });
 
+  it("still reaches a Unix socket of the host by its path: the channel neither the permission model nor the network namespace closes (docs/security.md)", async () => {
+    // A socket file outside the program's folders, as /run/docker.sock, a D-Bus bus or an ssh-agent socket would be.
+    const path = join(dataDir, `host-${made}.sock`);
+    let reached = 0;
+    const host = createServer((socket) => {
+      reached += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => host.listen(path, resolve));
+    try {
+      const { r } = runner(
+        program(`
+          on("connect", (p) => import("node:net").then((net) => new Promise((resolve) => {
+            const s = net.connect(p.path);
+            s.on("connect", () => { s.destroy(); resolve("connected"); });
+            s.on("error", (e) => resolve("refused:" + e.code));
+          })));`),
+      );
+      // Node's permission model checks no socket before it has --allow-net, and a network namespace does not scope
+      // path-named sockets; where the model has it (and the runner grants none), the connect is refused.
+      const netPermission = process.allowedNodeEnvironmentFlags.has("--allow-net");
+      expect(await r.call("connect", { path })).toMatch(netPermission ? /^refused:/ : /^connected$/);
+      expect(reached).toBe(netPermission ? 0 : 1);
+    } finally {
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    }
+  });
+
   it("kills a program that loops, allocates without bound, writes garbage or exits mid-call — and serves the next call", async () => {
     const { r } = runner(
       program(`
@@ -383,5 +411,77 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     const { r } = runner(program(""), { entry: "backends/main.py" });
     expect(r.status()).toBe("failed");
     expect(await refusal(r.call("pid", null))).toMatchObject({ code: "handler_failed", reason: "start_failed" });
+  });
+});
+
+/** A local-http program: calls arrive as HTTP on the socket the host names; its requests to the host go over its stdio. */
+const HTTP_PRELUDE = `
+import { createServer } from "node:http";
+import { createInterface } from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+let next = 1; const waiting = new Map();
+const host = (method, params) => { const id = "h" + next++; send({ jsonrpc: "2.0", id, method: "host." + method, params }); return new Promise((resolve, reject) => waiting.set(id, { resolve, reject })); };
+createInterface({ input: process.stdin }).on("line", (line) => { const m = JSON.parse(line); const w = waiting.get(m.id); if (w) { waiting.delete(m.id); if (m.error) w.reject(m.error); else w.resolve(m.result); } });
+const handlers = { pid: () => process.pid };
+const on = (name, fn) => { handlers[name] = fn; };
+const answer = (res, body) => { res.writeHead(200, { "content-type": "application/json" }); res.end(JSON.stringify(body)); };
+const server = createServer((req, res) => {
+  let text = "";
+  req.on("data", (c) => (text += c));
+  req.on("end", async () => {
+    const m = JSON.parse(text);
+    try { const result = await handlers[m.method](m.params, m, res); if (!res.headersSent) answer(res, { jsonrpc: "2.0", id: m.id, result }); }
+    catch (e) { answer(res, { jsonrpc: "2.0", id: m.id, error: { code: -32000, message: String((e && e.message) || e), data: { code: (e && e.code) || "handler_failed" } } }); }
+  });
+});
+const listen = () => server.listen(process.env.LINEUP_HTTP_SOCKET);
+`;
+const httpProgram = (body: string, listen = "listen();"): Uint8Array => new TextEncoder().encode(`${HTTP_PRELUDE}\n${body}\n${listen}\n`);
+
+describe("a local-http back-end", () => {
+  it("is served its calls over HTTP on a socket in its working folder, once it listens, and asks the host over its stdio", async () => {
+    const { r, id, hostCalls } = runner(
+      httpProgram(
+        `
+        on("echo", (params, request) => ({ params, key: request.idempotency_key ?? null, socket: process.env.LINEUP_HTTP_SOCKET, env: Object.keys(process.env).sort() }));
+        on("save", (params) => host("storage.put", { collection: "entries", key: params.day, value: { title: params.title } }));`,
+        // It takes a while to listen: the first call waits for it.
+        "setTimeout(listen, 300);",
+      ),
+      { protocol: "local-http" },
+    );
+    const echoed = (await r.call("echo", { day: "2026-12-01" }, { idempotency_key: "workflow:run-1:import~1" })) as { params: unknown; key: string; socket: string; env: string[] };
+    expect(echoed).toEqual({ params: { day: "2026-12-01" }, key: "workflow:run-1:import~1", socket: join(dataDir, "app-work", "journal", id, "http.sock"), env: ["HOME", "LANG", "LINEUP_HTTP_SOCKET", "PATH", "TMPDIR"] });
+    expect(await r.call("save", { day: "2026-12-01", title: "Monday" })).toEqual({ bytes: 10, records: 1 });
+    expect(hostCalls).toEqual([{ method: "storage.put", params: { collection: "entries", key: "2026-12-01", value: { title: "Monday" } } }]);
+  });
+
+  it("fails a call past its time when the program never listens, kills one that answers garbage, and fails only the call of an HTTP error", async () => {
+    const silent = runner(httpProgram("", ""), { protocol: "local-http", limits: { memory_mb: 64, call_timeout_ms: 500, max_concurrent_calls: 3 } });
+    expect((await refusal(silent.r.call("pid", null))).code).toBe("operation_expired");
+
+    const { r } = runner(
+      httpProgram(`
+        on("garbage", (params, request, res) => { res.writeHead(200); res.end("not json"); });
+        on("other", (params, request, res) => { res.writeHead(200); res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id + 1, result: 1 })); });
+        on("status", (params, request, res) => { res.writeHead(503); res.end(); });
+        on("wait", () => new Promise(() => {}));`),
+      { protocol: "local-http" },
+    );
+    const first = await r.call("pid", null);
+    expect(await refusal(r.call("garbage", null))).toMatchObject({ code: "handler_failed", reason: "protocol_violation" });
+    const second = await r.call("pid", null);
+    expect(second).not.toBe(first);
+    // An answer that is another call's is not this call's answer.
+    expect(await refusal(r.call("other", null))).toMatchObject({ code: "handler_failed", reason: "protocol_violation" });
+    const third = await r.call("pid", null);
+    expect(await refusal(r.call("status", null))).toMatchObject({ code: "handler_failed", reason: "http_status" });
+    expect(await r.call("pid", null)).toBe(third);
+    // A cancelled call gives its request up; the program lives on.
+    const controller = new AbortController();
+    const waiting = r.call("wait", null, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect((await refusal(waiting)).code).toBe("request_cancelled");
+    expect(await r.call("pid", null)).toBe(third);
   });
 });

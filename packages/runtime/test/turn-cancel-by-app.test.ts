@@ -6,26 +6,15 @@
  * background, another conversation's, another app's or a closed instance, and one without a conversation.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type MemoryStoreData } from "../src/index.js";
+import type { MemoryStoreData } from "../src/index.js";
 import { onlineDevice } from "./helpers/apps-harness.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
-import { createMemoryStoreData, type Device, type FakeAppServer, until } from "./helpers/runtime-harness.js";
+import { auditOf, createMemoryStoreData, type Device, type FakeAppServer, until } from "./helpers/runtime-harness.js";
 
 const devices: Device[] = [];
 afterEach(async () => {
   for (const d of devices.splice(0)) await d.stop();
 });
-
-type Audit = { type: string; code?: string; conversation_id?: string; subject?: string; detail?: string };
-
-async function auditOf(data: MemoryStoreData): Promise<Audit[]> {
-  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
-  try {
-    return (await store.range(RUNTIME_COLLECTIONS.audit, {})).map((row) => row.value as Audit);
-  } finally {
-    await store.close();
-  }
-}
 
 const cancels = (server: FakeAppServer) => server.applied.filter((w) => w.method === "agentSession/turn/cancel");
 

@@ -130,8 +130,8 @@ function checkBackend(manifest: AppManifest, backend: BackendDeclaration, at: st
   if (runsCode && backend.entry === undefined) return invalid(`${at}/entry`, `a ${backend.protocol} back-end names its entry file in the bundle`);
   if (!runsCode && backend.entry !== undefined) return invalid(`${at}/entry`, "a remote-http back-end runs on its server: it has no entry file");
   if (backend.protocol === "wasm" && !backend.entry!.endsWith(".wasm")) return invalid(`${at}/entry`, "a wasm back-end's entry is a .wasm module");
-  if (backend.protocol === "stdio-jsonrpc") {
-    if (backend.runtime === undefined) return invalid(`${at}/runtime`, "a stdio-jsonrpc back-end names what runs it (runtime: node)");
+  if (backend.protocol === "stdio-jsonrpc" || backend.protocol === "local-http") {
+    if (backend.runtime === undefined) return invalid(`${at}/runtime`, `a ${backend.protocol} back-end names what runs it (runtime: node)`);
     if (!/\.(?:m?js|cjs)$/.test(backend.entry!)) return invalid(`${at}/entry`, "a node back-end's entry is a .js, .mjs or .cjs file");
   } else if (backend.runtime !== undefined) {
     return invalid(`${at}/runtime`, `a ${backend.protocol} back-end takes no runtime`);

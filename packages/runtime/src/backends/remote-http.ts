@@ -2,7 +2,9 @@
  * The `remote-http` back-end (the `cloud-remote` plane): calls to the endpoint a server-assisted app declares,
  * made by the Runtime — never by the app's page, whose sandbox reaches no network. One call is one HTTP POST of
  * a JSON-RPC 2.0 request to the endpoint's URL; the answer is its JSON-RPC response. The request names the app
- * (`X-LineUp-App`) and carries nothing else of the device: no token, no cookie (`credentials: "omit"`).
+ * (`X-LineUp-App`) and carries nothing else of the device: no token, no cookie (`credentials: "omit"`). A call with an
+ * idempotency key (a workflow's `backend.call` step) sends it as the `Idempotency-Key` header and as the request's
+ * `idempotency_key` member.
  *
  * Limits hold as for any back-end: `call_timeout_ms` aborts the request (`operation_expired`),
  * `max_concurrent_calls` in flight at once (`overloaded`), answers past the size limit or not JSON-RPC are
@@ -51,12 +53,13 @@ export function createRemoteHttpRunner(spec: BackendStartSpec, remote: RemoteHtt
       options.signal?.addEventListener("abort", onAbort, { once: true });
       try {
         const id = nextId++;
+        const key = options.idempotency_key;
         let response: Response;
         try {
           response = await doFetch(remote.url, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-lineup-app": spec.app_scope, "x-lineup-backend": spec.declaration.id },
-            body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
+            headers: { "content-type": "application/json", "x-lineup-app": spec.app_scope, "x-lineup-backend": spec.declaration.id, ...(key === undefined ? {} : { "idempotency-key": key }) },
+            body: JSON.stringify({ jsonrpc: "2.0", id, method, params, ...(key === undefined ? {} : { idempotency_key: key }) }),
             credentials: "omit",
             redirect: "error",
             signal: controller.signal,

@@ -53,9 +53,22 @@ export function resolveRestartPolicy(declaration: Pick<BackendDeclaration, "rest
  */
 export type BackendHostCalls = (method: string, params: JsonValue) => Promise<JsonValue>;
 
+/** What a caller may add to a back-end call besides its method and params. */
+export interface BackendCallOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * The same key for the same effect (a workflow step's attempt, `workflow:<run_id>:<step_id>~<attempt>`): a call
+   * made again with it after a crash is the same call, which the back-end can recognise and answer without doing
+   * the work twice. A runner hands it to the program with the call (`stdio-jsonrpc`, `local-http`: the
+   * request's `idempotency_key`; `remote-http`: that and the `Idempotency-Key` header). `wasm` modules get no key: they can
+   * have no effect outside their own instance.
+   */
+  readonly idempotency_key?: string;
+}
+
 export interface BackendRunner {
   /** Runs one call. Starts the program first when it is not running. */
-  call(method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
+  call(method: string, params: JsonValue, options?: BackendCallOptions): Promise<JsonValue>;
   /** Kills the program, ends calls in flight `handler_failed` (`data.reason: "stopped"`) and refuses later ones the same way. Idempotent. */
   stop(): Promise<void>;
   status(): BackendStatus;

@@ -11,7 +11,7 @@ import type { DiagnosticsSink } from "../core/emitter.js";
 import type { ActiveAppVersion } from "../app-storage/service.js";
 import { createRemoteHttpRunner } from "./remote-http.js";
 import { systemClock } from "../core/system.js";
-import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls, type BackendRunner, type BackendStartSpec } from "./runner.js";
+import { MAX_BACKEND_MESSAGE_BYTES, type BackendCallOptions, type BackendHostCalls, type BackendRunner, type BackendStartSpec } from "./runner.js";
 
 export type BackendRunnerFactory = (spec: BackendStartSpec) => BackendRunner;
 /** The runners a host offers, by protocol; a protocol without one is not run on this host. */
@@ -35,7 +35,7 @@ export interface BackendServiceOptions {
 }
 
 export interface BackendService {
-  call(appScope: string, backendId: string, method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
+  call(appScope: string, backendId: string, method: string, params: JsonValue, options?: BackendCallOptions): Promise<JsonValue>;
   /** Stops every back-end of an app (disabled, removed, another version). */
   stopApp(appScope: string): Promise<void>;
   stop(): Promise<void>;

@@ -23,7 +23,7 @@ import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";
 import { settleActivation } from "../tools/activation.js";
 import { failInstanceCalls } from "../tools/reports.js";
-import { CallDraft, type CallAction, type CallDecision, type CallRecord, type ToolCallsState, type ToolOutput } from "../tools/call-state.js";
+import { CallDraft, isTerminalOutput, type CallAction, type CallDecision, type CallRecord, type ToolCallsState, type ToolOutput } from "../tools/call-state.js";
 import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
 import type { AuditDraft, Delivery, Effect, TransitionResult } from "./inputs.js";
@@ -135,6 +135,11 @@ function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<stri
   for (const output of outputs) {
     const call = calls[output.call_id];
     if (call === undefined) continue;
+    if (call.workflow !== undefined) {
+      // No agent made it: the step that did hears its end, after the commit.
+      if (isTerminalOutput(output)) step.deliveries.push({ kind: "tool.settled", app_scope: call.app_scope, call_id: call.call_id, output });
+      continue;
+    }
     const envelope = toolEnvelope(step.state, env, call, output);
     const checked = validateEnvelope(envelope);
     if (!checked.ok) {

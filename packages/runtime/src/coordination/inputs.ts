@@ -7,6 +7,7 @@ import type { StepOutcome, TraceEntry, WorkflowRun } from "../workflows/run.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
 import type { BundleCandidate } from "../apps/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
+import type { ToolOutput } from "../tools/call-state.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import type { CapabilityHostSnapshot } from "../capabilities/loop-state.js";
 import type { CapabilityStep } from "../capabilities/state.js";
@@ -68,6 +69,12 @@ export type RuntimeInput =
   | { readonly kind: "task.start"; readonly app_scope: string; readonly conversation_id?: string; readonly instance_id?: string; readonly request: AgentTaskRequest; readonly attachments: readonly ArtifactRef[]; readonly knowledge: readonly ArtifactRef[] }
   /** An app's workflow run: started, a step's progress or outcome (from the workflow shell), a cancel or a person's answer. */
   | { readonly kind: "workflow"; readonly app_scope: string; readonly op: WorkflowOp }
+  /**
+   * A workflow's `tool` step calls one of its app's tools (handlers/workflow-tools.ts), as call `call_id` (derived
+   * from the step's effect key, so the step run again after a restart is the same call). `tool_app_scope`: the
+   * app the step names, if any.
+   */
+  | { readonly kind: "workflow.tool_call"; readonly app_scope: string; readonly run_id: string; readonly step_id: string; readonly call_id: string; readonly tool_app_scope?: string; readonly method: string; readonly arguments: JsonValue; readonly timeout_ms?: number }
   /** An app controls one of its tasks; a resubmit's attachments are resolved by the shell. */
   | { readonly kind: "task.control"; readonly app_scope: string; readonly task_id: string; readonly control: AgentTaskControl; readonly attachments?: readonly ArtifactRef[] }
   /**
@@ -206,6 +213,8 @@ export type Delivery =
   | ({ readonly kind: "tool.call" } & DeliveredToolCall)
   /** The call is over (cancelled, expired, app disabled): the handler stops and reports nothing more. */
   | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
+  /** A call a workflow step made ended: its one terminal output, for the step waiting on it. */
+  | { readonly kind: "tool.settled"; readonly app_scope: string; readonly call_id: string; readonly output: ToolOutput }
   /** An app's data went away (remove): its session data subscribers and caches are dropped. */
   | { readonly kind: "app.removed"; readonly app_scope: string }
   /** A new event of one of an app's agent tasks, with the task as it is after the commit. */

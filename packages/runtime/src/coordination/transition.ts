@@ -20,6 +20,7 @@ import { onTurnCancel } from "./handlers/turn-cancel.js";
 import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
 import { afterAppRequestWorkflows, onWorkflow, resumeWorkflows } from "./handlers/workflows.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
+import { endCallsOfEndedRuns, onWorkflowToolCall, workflowToolReads } from "./handlers/workflow-tools.js";
 import { republishInventories, Step } from "./apps-step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
@@ -43,6 +44,8 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return artifactsReleaseReads(input);
     case "artifact.create":
       return artifactCreateReads(input);
+    case "workflow.tool_call":
+      return workflowToolReads(input);
     default:
       return [];
   }
@@ -75,7 +78,9 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "task.control":
       return onTaskControl(state, input, env);
     case "workflow":
-      return onWorkflow(state, input, env);
+      return endCallsOfEndedRuns(onWorkflow(state, input, env), env);
+    case "workflow.tool_call":
+      return onWorkflowToolCall(state, input, reads, env);
     case "acknowledge":
       return onAcknowledge(state, input, reads);
     case "outbox.settled":
@@ -90,7 +95,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     }
     case "app.request":
       // The Capability Gateway: requests of an app that is no longer enabled end here too.
-      return afterAppRequestWorkflows(afterAppRequest(onAppRequest(state, input, env), env), env);
+      return endCallsOfEndedRuns(afterAppRequestWorkflows(afterAppRequest(onAppRequest(state, input, env), env), env), env);
     case "instance":
       return onInstance(state, input, env);
     case "tool.report":

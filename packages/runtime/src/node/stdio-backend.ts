@@ -1,7 +1,8 @@
 /**
  * The `stdio-jsonrpc` back-end runner on the Node host (docs/manifest.md §8b, issue 20): the host starts the app's
  * program as a child process of its own Node (`process.execPath`) and supervises it under the declaration's limits
- * and restart policy. It implements the runner contract of `backends/runner.ts`.
+ * and restart policy. It implements the runner contract of `backends/runner.ts`. It runs `local-http` back-ends
+ * too: the same program, sandbox and supervision, with calls over HTTP instead of stdin (see "local-http" below).
  *
  * ## The sandbox
  * - **Files.** The entry is written to a code folder named by its digest,
@@ -13,18 +14,23 @@
  *   working folder (anything else is `ERR_ACCESS_DENIED`: the Runtime's database, another app's folders,
  *   `/etc/passwd`, `/proc`); it may start no child process, worker thread, addon or WASI instance.
  * - **Environment.** Made afresh: `PATH=/usr/bin:/bin`, `HOME`, `TMPDIR`, `LANG=C.UTF-8` and nothing else — no
- *   token, no key, no `LINEUP_*`, no `NODE_OPTIONS` of the host's.
+ *   token, no key, no `LINEUP_*` of the host's (a `local-http` program gets its own `LINEUP_HTTP_SOCKET`), no
+ *   `NODE_OPTIONS`.
  * - **Network.** Where `unshare -rn` works (a user and network namespace of its own; probed once per host process),
  *   the program runs inside one: it has no network interface up, not even a loopback that reaches the host's
  *   (`connect` fails `ENETUNREACH`). `unshare` without `--fork` execs, so the child's pid is the program's own — the
  *   memory reading and the kill reach the program, not a wrapper (the test checks it). **Where it does not work** (no unprivileged user
  *   namespaces: some containers, hardened kernels, macOS), the program can open sockets to any address, the host's
  *   loopback included: the file, process and environment closures above still hold, the network one does not. The
- *   runner says so in its diagnostics at the first start.
+ *   runner says so in its diagnostics at the first start. **Either way** a Unix socket named by a path (a socket
+ *   file of the host's: `/run/docker.sock`, a D-Bus bus) is reachable: Node 20's permission model checks no socket,
+ *   and a network namespace scopes only abstract ones (docs/security.md; the test shows it).
  * - **Lifetime.** `stop()` sends SIGTERM, then SIGKILL after 1 s. The program can start no process, so killing its
  *   pid kills all of it. A host that dies abruptly (SIGKILL) closes the program's stdin, which a program reading it
- *   sees as its end; one that ignores it lives on until killed (no parent-death signal: `setpriv --pdeathsig` was
- *   not delivered on the machine this was written on, so it is not relied on).
+ *   sees as its end; one that ignores it lives on (no parent-death signal: `setpriv --pdeathsig` was not delivered on
+ *   the machine this was written on, so it is not relied on) until the next host starts that back-end: each start
+ *   records the program's pid outside its folders, and the next start kills the program a record names when it is
+ *   still that program (`stdio-pid-file.ts`).
  * - **Memory.** Its V8 heap is capped at `memory_mb` (`--max-old-space-size`), and its resident memory
  *   (`/proc/<pid>/status` VmRSS) is read every 100 ms while it runs: past `memory_mb` it is killed (SIGKILL). Between
  *   two readings a fast allocator could overshoot, so where `prlimit` works its writable memory also has a hard
@@ -37,7 +43,9 @@
  * ## The wire
  * JSON-RPC 2.0, one JSON object per line (`\n`-delimited UTF-8), both ways, on the program's stdin and stdout;
  * stderr is free text (its last 16 KiB reach the diagnostics when the program ends). No batches.
- * - **A call** (host → program): a request `{"jsonrpc":"2.0","id":<number>,"method":<the declared method>,"params"}`.
+ * - **A call** (host → program): a request `{"jsonrpc":"2.0","id":<number>,"method":<the declared method>,"params"}`,
+ *   with `"idempotency_key"` beside them when the caller has one (a workflow's `backend.call` step: the same key
+ *   when the step's attempt runs again after a crash, so the program can answer it without doing the work twice).
  *   The program answers `{"jsonrpc":"2.0","id","result"}` or `{"jsonrpc":"2.0","id","error":{"code":<integer>,
  *   "message","data":{"code":<a LineUp error code>}}}`; the caller sees that `data.code` (`invalid_params`,
  *   `not_found`, …), or `handler_failed` when it is not a code of the table. Answers may come in any order.
@@ -54,6 +62,16 @@
  *   counted). Other notifications are ignored.
  * - **Health** is "the process is alive and answers its calls": there is no `$/ping`. A program that stops
  *   answering is killed by the first call that runs past `call_timeout_ms`.
+ *
+ * ## local-http
+ * The program's environment names `LINEUP_HTTP_SOCKET`, `<working folder>/http.sock` (removed before each start; a
+ * working folder whose socket path would pass 107 bytes cannot start: `start_failed`), and it serves HTTP there —
+ * a Unix socket: inside its network namespace no TCP port of its would reach the host. A call is one `POST /` whose
+ * body is the request above (with `idempotency_key` when there is one); the body of a `200` answer must be this
+ * call's JSON-RPC response, else the program is killed (`protocol_violation`, as a bad line is); another status fails
+ * that call only (`handler_failed`, `data.reason: "http_status"`). A request that finds no socket or no listener yet
+ * (the program is starting) is tried again every 10 ms, within the call's `call_timeout_ms`. A cancelled call's request
+ * is given up (no `$/cancel`). Requests to the host and log lines travel over the program's stdio as above.
  *
  * ## Supervision
  * - A line over 1 MiB (plus 64 KiB for the envelope), text that is not UTF-8 JSON, or JSON that is not a JSON-RPC
@@ -77,10 +95,12 @@
 import { isUtf8 } from "node:buffer";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { basename, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
-import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
+import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
+import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 
 /** The longest line the program may write: a message of `MAX_BACKEND_MESSAGE_BYTES` and its envelope. */
 export const MAX_STDIO_LINE_BYTES = MAX_BACKEND_MESSAGE_BYTES + 64 * 1024;
@@ -96,6 +116,10 @@ const LOG_MESSAGE_CHARS = 2_000;
 const SANDBOX_PATH = "/usr/bin:/bin";
 const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ENTRY_EXTENSIONS = new Set([".js", ".mjs", ".cjs"]);
+/** `local-http`: the socket's name in the program's working folder (`LINEUP_HTTP_SOCKET` has its whole path). */
+const HTTP_SOCKET_NAME = "http.sock";
+/** The longest path a Unix socket may have (`sun_path`, 108 bytes with its NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 const probes = new Map<string, boolean>();
 /** Runs `command args` once per host process (cached): whether it exits 0. */
@@ -250,6 +274,9 @@ interface Live {
   logStamp: number;
   logsDropped: number;
   memoryTimer?: ReturnType<typeof setInterval>;
+  /** `local-http`: the Unix socket the program serves its calls on, and how to give up each call's request. */
+  readonly socketPath?: string;
+  readonly requests: Map<number, () => void>;
 }
 
 /** How a program ended, for the restart policy. */
@@ -266,6 +293,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   const label = `stdio back-end ${spec.app_scope}/${id}`;
   const entryName = basename(spec.declaration.entry ?? "");
   const digest = createHash("sha256").update(spec.entry).digest("hex");
+  const http = spec.declaration.protocol === "local-http";
 
   const diagnose = (message: string, context: string): void => spec.diagnostics?.(new Error(`${label}: ${message}`), context);
   const refusal = (reason: string, message: string): LineUpError => new LineUpError("handler_failed", message, { data: { reason } });
@@ -299,7 +327,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   }
 
   /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
-  const prepare = (): { codeDir: string; workDir: string; entryPath: string } => {
+  const prepare = (): { codeDir: string; workDir: string; entryPath: string; pidFile: string } => {
     mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
     const root = realpathSync(spec.dataDir);
     const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
@@ -315,7 +343,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       writeFileSync(partial, spec.entry, { mode: 0o400 });
       renameSync(partial, entryPath);
     }
-    return { codeDir, workDir, entryPath };
+    return { codeDir, workDir, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
   };
 
   /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
@@ -350,6 +378,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     if (current === live) current = undefined;
     if (live.memoryTimer !== undefined) clearInterval(live.memoryTimer);
     if (live.child.exitCode === null && live.child.signalCode === null) live.child.kill("SIGKILL");
+    for (const giveUp of live.requests.values()) giveUp();
+    live.requests.clear();
     for (const [key, call] of live.calls) {
       live.calls.delete(key);
       settle(call, () => call.reject(refusal(reason, message)));
@@ -438,31 +468,101 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         if (message.method.startsWith("host.")) relay(live, message.id, message.method, message.params);
         else answerError(live, message.id, "method_not_found", `the host has no method ${message.method.slice(0, 100)}`);
         return;
-      default: {
-        // An answer: to a call in flight, or a late one (cancelled, expired), which is dropped.
-        const call = typeof message.id === "number" ? live.calls.get(message.id) : undefined;
-        if (call === undefined) return;
-        live.calls.delete(message.id as number);
-        if (message.kind === "error") {
-          const code = isRecord(message.error.data) ? message.error.data["code"] : undefined;
-          const lineupCode = typeof code === "string" && isErrorCode(code) ? code : "handler_failed";
-          settle(call, () => call.reject(new LineUpError(lineupCode, message.error.message.slice(0, 500) || `back-end ${id} refused ${call.method}`)));
-        } else if (bytes.length > MAX_BACKEND_MESSAGE_BYTES && Buffer.byteLength(JSON.stringify(message.result ?? null)) > MAX_BACKEND_MESSAGE_BYTES) {
-          settle(call, () => call.reject(new LineUpError("invalid_result", `back-end ${id}'s answer to ${call.method} is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`)));
-        } else {
-          const result = message.result ?? null;
-          settle(call, () => call.resolve(result));
-        }
-      }
+      default:
+        settleAnswer(live, message, bytes);
     }
   };
 
+  /** An answer: to a call in flight, or a late one (cancelled, expired), which is dropped. */
+  const settleAnswer = (live: Live, message: Extract<StdioIncoming, { kind: "result" | "error" }>, bytes: Buffer): void => {
+    const call = typeof message.id === "number" ? live.calls.get(message.id) : undefined;
+    if (call === undefined) return;
+    live.calls.delete(message.id as number);
+    if (message.kind === "error") {
+      const code = isRecord(message.error.data) ? message.error.data["code"] : undefined;
+      const lineupCode = typeof code === "string" && isErrorCode(code) ? code : "handler_failed";
+      settle(call, () => call.reject(new LineUpError(lineupCode, message.error.message.slice(0, 500) || `back-end ${id} refused ${call.method}`)));
+    } else if (bytes.length > MAX_BACKEND_MESSAGE_BYTES && Buffer.byteLength(JSON.stringify(message.result ?? null)) > MAX_BACKEND_MESSAGE_BYTES) {
+      settle(call, () => call.reject(new LineUpError("invalid_result", `back-end ${id}'s answer to ${call.method} is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`)));
+    } else {
+      const result = message.result ?? null;
+      settle(call, () => call.resolve(result));
+    }
+  };
+
+  /**
+   * `local-http`: one call is one `POST /` of its JSON-RPC request to the program's socket; the body of a 200 is this
+   * call's JSON-RPC response. Until the program listens (it is starting) the request is tried again every 10 ms; the
+   * call's time limit bounds that as any wait.
+   */
+  const post = (live: Live, callId: number, text: string): void => {
+    const socketPath = live.socketPath!;
+    const failCall = (error: LineUpError): void => {
+      const call = live.calls.get(callId);
+      if (call === undefined) return;
+      live.calls.delete(callId);
+      settle(call, () => call.reject(error));
+    };
+    const attempt = (): void => {
+      if (live.ended || !live.calls.has(callId)) return;
+      // A connection per call (no agent): a kept-alive one may be closed by the program as it is reused (ECONNRESET),
+      // or outlive the program it was made to.
+      const request = httpRequest({ socketPath, agent: false, method: "POST", path: "/", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } }, (response) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_STDIO_LINE_BYTES) {
+            response.destroy();
+            end(live, "protocol_violation", `back-end ${id} answered over ${MAX_STDIO_LINE_BYTES} bytes`, "failure");
+          } else parts.push(chunk);
+        });
+        response.on("end", () => {
+          live.requests.delete(callId);
+          if (live.ended || !live.calls.has(callId)) return;
+          if (response.statusCode !== 200) {
+            failCall(new LineUpError("handler_failed", `back-end ${id} answered HTTP ${response.statusCode ?? 0}`, { data: { reason: "http_status", status: response.statusCode ?? 0 } }));
+            return;
+          }
+          const bytes = Buffer.concat(parts);
+          let message: StdioIncoming | undefined;
+          try {
+            message = isUtf8(bytes) ? classifyStdioMessage(JSON.parse(bytes.toString("utf8"))) : undefined;
+          } catch {
+            message = undefined;
+          }
+          if (message === undefined || (message.kind !== "result" && message.kind !== "error") || message.id !== callId) {
+            end(live, "protocol_violation", `back-end ${id} answered a call with something that is not its JSON-RPC 2.0 response`, "failure");
+            return;
+          }
+          settleAnswer(live, message, bytes);
+        });
+      });
+      live.requests.set(callId, () => request.destroy());
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        live.requests.delete(callId);
+        if (live.ended || !live.calls.has(callId)) return;
+        if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
+          const retry = setTimeout(attempt, 10);
+          live.requests.set(callId, () => clearTimeout(retry));
+          return;
+        }
+        failCall(refusal("crashed", `back-end ${id}'s socket failed: ${error.message}`));
+      });
+      request.end(text);
+    };
+    attempt();
+  };
+
   const start = (): Live => {
-    let paths: { codeDir: string; workDir: string; entryPath: string };
+    let paths: { codeDir: string; workDir: string; entryPath: string; pidFile: string };
     try {
       paths = prepare();
+      if (http && Buffer.byteLength(join(paths.workDir, HTTP_SOCKET_NAME)) > MAX_SOCKET_PATH_BYTES) throw new Error(`the path of its socket in its working folder is over ${MAX_SOCKET_PATH_BYTES} bytes (a shorter data folder fixes it)`);
+      // A program of this back-end that a host killed outright left running: ended before its successor starts.
+      if (reapStaleProgram(paths.pidFile) === "killed") diagnose("a program a previous host left running was killed", "back-end orphan");
     } catch (error) {
-      const message = `back-end ${id}'s folders could not be written: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `back-end ${id} could not be prepared: ${error instanceof Error ? error.message : String(error)}`;
       afterEnd("failure", message);
       throw refusal("start_failed", message);
     }
@@ -474,7 +574,19 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
     const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
     const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env: stdioEnvironment(paths.workDir), stdio: ["pipe", "pipe", "pipe"], detached: false });
+    // local-http: a socket in its working folder, the only place it may write; an old one (a crash) goes first.
+    const socketPath = http ? join(paths.workDir, HTTP_SOCKET_NAME) : undefined;
+    if (socketPath !== undefined) rmSync(socketPath, { force: true });
+    const env = socketPath === undefined ? stdioEnvironment(paths.workDir) : { ...stdioEnvironment(paths.workDir), LINEUP_HTTP_SOCKET: socketPath };
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: paths.workDir, env, stdio: ["pipe", "pipe", "pipe"], detached: false });
+    const pid = child.pid;
+    if (pid !== undefined) {
+      try {
+        recordProgram(paths.pidFile, pid, paths.entryPath);
+      } catch (error) {
+        spec.diagnostics?.(error, `${label}: its pid could not be recorded`);
+      }
+    }
     let closed!: () => void;
     const live: Live = {
       child,
@@ -486,6 +598,8 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       logTokens: LOG_BURST,
       logStamp: Date.now(),
       logsDropped: 0,
+      requests: new Map(),
+      ...(socketPath === undefined ? {} : { socketPath }),
     };
     current = live;
     status = "running";
@@ -514,14 +628,14 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     // `close`, not `exit`: an answer written just before the exit is read first.
     child.on("close", (code, signal) => {
       closed();
+      if (pid !== undefined) forgetProgram(paths.pidFile, pid);
       if (live.ended) return;
       const heap = HEAP_EXHAUSTED.test(live.stderr.toString("utf8"));
       const how = signal ?? `exit code ${code}`;
       if (code === 0 && live.calls.size === 0) end(live, "crashed", `back-end ${id} ended (${how})`, "clean");
       else end(live, heap ? "memory_limit" : "crashed", heap ? `back-end ${id} ran out of its ${limits.memory_mb} MB heap` : `back-end ${id} ended (${how})`, "failure");
     });
-    if (child.pid !== undefined) {
-      const pid = child.pid;
+    if (pid !== undefined) {
       const cap = limits.memory_mb * 1024 * 1024;
       live.memoryTimer = setInterval(() => {
         const rss = residentBytes(pid);
@@ -549,7 +663,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   const refusedNow = (): LineUpError | undefined => (status === "stopped" ? (final ?? stoppedError()) : status === "failed" ? (final ?? refusal("restart_limit", `back-end ${id} failed`)) : undefined);
 
   /** Sends one call to `live`; `release` runs once, when it settles. */
-  const send = (live: Live, method: string, paramsText: string, signal: AbortSignal | undefined, release: () => void): Promise<JsonValue> =>
+  const send = (live: Live, method: string, paramsText: string, options: BackendCallOptions, release: () => void): Promise<JsonValue> =>
     new Promise<JsonValue>((resolveCall, rejectCall) => {
       const resolve = (value: JsonValue): void => {
         release();
@@ -559,12 +673,14 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         release();
         rejectCall(error);
       };
+      const signal = options.signal;
       const callId = nextId++;
       const onAbort = (): void => {
         const call = live.calls.get(callId);
         if (call === undefined) return;
         live.calls.delete(callId);
-        write(live, `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":${callId}}}\n`);
+        if (live.socketPath !== undefined) live.requests.get(callId)?.();
+        else write(live, `{"jsonrpc":"2.0","method":"$/cancel","params":{"id":${callId}}}\n`);
         settle(call, () => call.reject(new LineUpError("request_cancelled", "the call was cancelled")));
       };
       const timer = setTimeout(() => {
@@ -576,7 +692,10 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       }, limits.call_timeout_ms);
       live.calls.set(callId, { method, resolve, reject, timer, signal, onAbort });
       signal?.addEventListener("abort", onAbort, { once: true });
-      write(live, `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}}\n`);
+      const key = options.idempotency_key === undefined ? "" : `,"idempotency_key":${JSON.stringify(options.idempotency_key)}`;
+      const request = `{"jsonrpc":"2.0","id":${callId},"method":${JSON.stringify(method)},"params":${paramsText}${key}}`;
+      if (live.socketPath !== undefined) post(live, callId, request);
+      else write(live, `${request}\n`);
     });
 
   return {
@@ -599,7 +718,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
         admitted -= 1;
       };
       // The common case, a program running: no extra turn of the event loop.
-      if (current !== undefined) return send(current, method, paramsText, signal, release);
+      if (current !== undefined) return send(current, method, paramsText, options, release);
       return (async () => {
         let live: Live;
         try {
@@ -614,7 +733,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
           release();
           throw error;
         }
-        return send(live, method, paramsText, signal, release);
+        return send(live, method, paramsText, options, release);
       })();
     },
     stop() {

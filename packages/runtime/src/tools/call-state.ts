@@ -60,6 +60,11 @@ export interface CallRecord {
    * turn at a time); absent for a call made outside any turn. Cancelling that turn ends the call.
    */
   readonly turn_id?: string;
+  /**
+   * A workflow step made the call, not an agent (`agent_id` is then `workflow:<app_scope>`): its outputs go to no
+   * agent, and its terminal output settles that step (a `tool.settled` delivery).
+   */
+  readonly workflow?: { readonly run_id: string; readonly step_id: string };
   readonly deadline_at: number;
   readonly phase: CallPhase;
   readonly instance_id?: string;

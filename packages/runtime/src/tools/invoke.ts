@@ -34,6 +34,8 @@ export interface InvokeRequest {
   readonly envelope_id?: string;
   /** The conversation's running turn when the invoke was applied (not part of the call's body). */
   readonly turn_id?: string;
+  /** A workflow step's call (handlers/workflow-tools.ts); its key is in `call_id` and `agent_id`. */
+  readonly workflow?: { readonly run_id: string; readonly step_id: string };
 }
 
 export interface InvokeContext {
@@ -87,6 +89,7 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
     received_at: now,
     ...(request.envelope_id === undefined ? {} : { reply_to: request.envelope_id }),
     ...(request.turn_id === undefined ? {} : { turn_id: request.turn_id }),
+    ...(request.workflow === undefined ? {} : { workflow: request.workflow }),
     deadline_at: now + Math.min(payload.timeout_ms ?? Number.MAX_SAFE_INTEGER, tool?.timeout_ms ?? Number.MAX_SAFE_INTEGER),
     phase: "running",
     outputs: [],

@@ -14,10 +14,10 @@ export function publisherKey(): Promise<PublisherKey> {
   return sharedKey;
 }
 
-/** A signed bundle of `manifest` with a one-file entry page. */
-export async function signedBundle(manifest: AppManifest, key?: PublisherKey, html = "<!doctype html><title>app</title><p>hello</p>"): Promise<Uint8Array> {
+/** A signed bundle of `manifest` with a one-file entry page, and `extra` files (a back-end's entry) by path. */
+export async function signedBundle(manifest: AppManifest, key?: PublisherKey, html = "<!doctype html><title>app</title><p>hello</p>", extra: Readonly<Record<string, string>> = {}): Promise<Uint8Array> {
   const signer = key ?? (await publisherKey());
-  const files = new Map<string, Uint8Array>([["index.html", new TextEncoder().encode(html)]]);
+  const files = new Map<string, Uint8Array>([["index.html", new TextEncoder().encode(html)], ...Object.entries(extra).map(([path, text]) => [path, new TextEncoder().encode(text)] as [string, Uint8Array])]);
   const packed = await packBundle({ manifest, files });
   if (!packed.ok) throw new Error(`pack failed: ${packed.error.code} ${packed.error.message}`);
   const signed = await signBundle(packed.value, signer.privateKey);

@@ -1,5 +1,5 @@
 import { createMemoryStore, createMemoryStoreData, type MemoryStoreData } from "../../src/index.js";
-import { createRuntime, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions, type RuntimeStore } from "../../src/index.js";
+import { createRuntime, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions, type RuntimeStore } from "../../src/index.js";
 import { createFakeClock, createSequentialIds, FakeAppServer, type FakeClock } from "../../src/testing/index.js";
 
 /** Waits (real macrotasks) until `predicate` holds; fails after `ms`. */
@@ -14,6 +14,19 @@ export async function until(predicate: () => boolean, ms = 3_000, what = "condit
 /** Lets every queued microtask and a few macrotasks run. */
 export async function settle(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** One audit record as the store keeps it. */
+export type Audit = { type: string; code?: string; conversation_id?: string; subject?: string; detail?: string };
+
+/** The audit records on a memory "disk", read through a store of their own. */
+export async function auditOf(data: MemoryStoreData): Promise<Audit[]> {
+  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+  try {
+    return (await store.range(RUNTIME_COLLECTIONS.audit, {})).map((row) => row.value as Audit);
+  } finally {
+    await store.close();
+  }
 }
 
 export interface Device {

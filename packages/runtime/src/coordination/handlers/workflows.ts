@@ -144,6 +144,9 @@ function onStart(state: RuntimeState, input: WorkflowInput, op: Extract<Workflow
   if (conversationId === undefined && decl.steps.some((step) => step.kind === "agent.task")) {
     return refuse(state, input, "invalid_state", `${decl.title} asks the agent, so it runs in a conversation: open ${input.app_scope} in one and start it there`, "/conversation_id");
   }
+  if (conversationId === undefined && decl.steps.some((step) => step.kind === "tool")) {
+    return refuse(state, input, "invalid_state", `${decl.title} calls ${input.app_scope}'s tools, which run in an instance of a conversation: open ${input.app_scope} in one and start it there`, "/conversation_id");
+  }
 
   const runId = op.idempotency_key === undefined ? op.run_id : runIdFor(input.app_scope, op.idempotency_key);
   const existing = state.workflows.get(runId);
