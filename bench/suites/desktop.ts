@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer } from "@lineup/app-server";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
-import { launchDesktop, requireDesktopTools, type DesktopWindow } from "../../packages/host-desktop/test/harness.js";
+import { launchDesktop, LIFECYCLE, requireDesktopTools, waitInWindow } from "../../packages/host-desktop/test/harness.js";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
-import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
+import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
 import type { TimedRound } from "../surface/shared.js";
 import { modulePage as page } from "../browser-pages.js";
 import { buildPages, HOST_CSP, snapshot } from "./surface.js";
@@ -25,7 +25,6 @@ import { buildPages, HOST_CSP, snapshot } from "./surface.js";
 const BRIDGE_CALLS = Number(process.env["LINEUP_BENCH_BRIDGE_CALLS"] ?? 500);
 const BRIDGE_ROUNDS = 15;
 const LOADS = 7;
-const LIFECYCLE = `return document.querySelector(".connection")?.getAttribute("data-lifecycle") ?? null`;
 
 async function bridgeBench(root: string): Promise<BenchResult> {
   const built = await buildPages();
@@ -37,41 +36,22 @@ async function bridgeBench(root: string): Promise<BenchResult> {
   writeFileSync(join(dist, "host.js"), built.hostJs);
   const window = await launchDesktop({ dist, dataDir: join(root, "bridge-profile") });
   try {
-    await waitFor(window, `return "__hostBench" in window`, true);
+    await waitInWindow(window, `return "__hostBench" in window`, true);
     const mounted = await window.evaluate<{ refused: string[] }>(`return await window.__hostBench.mount(${JSON.stringify(built.bridgeAppHtml)}, ${JSON.stringify(built.rawAppHtml)}, ${JSON.stringify(snapshot)})`);
     if (mounted.refused.length > 0) throw new Error(`the surface host refused frames while mounting: ${mounted.refused.join(", ")}`);
-    const round = (which: "bridge" | "raw") => window.evaluate<TimedRound>(`return await window.__hostBench.runFrame(${JSON.stringify(which)}, ${BRIDGE_CALLS})`);
-    await waitFor(window, `return await window.__hostBench.runFrame("raw", 1).then(() => true)`, true);
-    await round("bridge");
-    await round("raw");
-    const ours: number[] = [];
-    const raw: number[] = [];
-    const ratios: number[] = [];
-    for (let i = 0; i < BRIDGE_ROUNDS; i++) {
-      let a: TimedRound;
-      let b: TimedRound;
-      if (i % 2 === 0) {
-        a = await round("bridge");
-        b = await round("raw");
-      } else {
-        b = await round("raw");
-        a = await round("bridge");
-      }
-      const x = a.totalMs / BRIDGE_CALLS;
-      const y = b.totalMs / BRIDGE_CALLS;
-      ours.push(x);
-      raw.push(y);
-      ratios.push(x / y);
-    }
+    const perCall = async (which: "bridge" | "raw") => (await window.evaluate<TimedRound>(`return await window.__hostBench.runFrame(${JSON.stringify(which)}, ${BRIDGE_CALLS})`)).totalMs / BRIDGE_CALLS;
+    await waitInWindow(window, `return await window.__hostBench.runFrame("raw", 1).then(() => true)`, true);
+    // Alternating rounds after a warm-up of each; the ratio is the median of per-round ratios of time per call.
+    const paired = await pairedAsync(() => perCall("bridge"), () => perCall("raw"), BRIDGE_ROUNDS);
     const refused = await window.evaluate<string[]>("return window.__hostBench.refused()");
     if (refused.length > 0) throw new Error(`the surface host refused frames during the bench: ${refused.join(", ")}`);
     return {
       metric: "bridge_round_trip_webkitgtk",
       unit: "ms/call",
-      value: Number(median(ours).toFixed(4)),
+      value: Number(paired.ours.toFixed(4)),
       baseline: "raw_messageport_echo_same_sandboxed_frame_webkitgtk",
-      baseline_value: Number(median(raw).toFixed(4)),
-      ratio: Number(median(ratios).toFixed(3)),
+      baseline_value: Number(paired.baseline.toFixed(4)),
+      ratio: Number(paired.ratio.toFixed(3)),
       target_ratio: 1.3,
       higher_is_better: false,
       calls_per_round: BRIDGE_CALLS,
@@ -80,16 +60,6 @@ async function bridgeBench(root: string): Promise<BenchResult> {
     };
   } finally {
     await window.close();
-  }
-}
-
-async function waitFor(window: DesktopWindow, body: string, expected: unknown, timeoutMs = 30_000): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    const value = await window.evaluate(body).catch(() => undefined);
-    if (value === expected) return performance.now() - started;
-    if (performance.now() - started > timeoutMs) throw new Error(`waited ${timeoutMs} ms for ${body}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -116,30 +86,18 @@ async function loadBench(root: string): Promise<BenchResult> {
       const started = performance.now();
       await window.evaluate("location.reload(); return true");
       await new Promise((r) => setTimeout(r, 20));
-      await waitFor(window, LIFECYCLE, "online");
+      await waitInWindow(window, LIFECYCLE, "online", 30_000, 20);
       return performance.now() - started;
     };
-    await waitFor(window, LIFECYCLE, "online");
-    await chromiumOnline();
-    await desktopOnline();
-    const ours: number[] = [];
-    const floor: number[] = [];
-    const ratios: number[] = [];
-    for (let i = 0; i < LOADS; i++) {
-      const a = i % 2 === 0 ? await desktopOnline() : undefined;
-      const b = await chromiumOnline();
-      const c = a ?? (await desktopOnline());
-      ours.push(c);
-      floor.push(b);
-      ratios.push(c / b);
-    }
+    await waitInWindow(window, LIFECYCLE, "online");
+    const paired = await pairedAsync(desktopOnline, chromiumOnline, LOADS);
     return {
       metric: "load_to_online",
       unit: "ms",
-      value: Math.round(median(ours)),
+      value: Math.round(paired.ours),
       baseline: "same_reload_to_online_in_headless_chromium",
-      baseline_value: Math.round(median(floor)),
-      ratio: Number(median(ratios).toFixed(3)),
+      baseline_value: Math.round(paired.baseline),
+      ratio: Number(paired.ratio.toFixed(3)),
       target_ratio: 1.5,
       higher_is_better: false,
       loads: LOADS,

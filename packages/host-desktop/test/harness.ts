@@ -148,14 +148,17 @@ export async function launchDesktop(options: LaunchOptions): Promise<DesktopWind
   return window;
 }
 
-/** Polls `read` in the window until it returns `expected`, or fails with what it last read. */
-export async function waitInWindow<T>(window: DesktopWindow, body: string, expected: T, timeoutMs = 30_000): Promise<void> {
+/**
+ * Polls the function `body` in the window every `everyMs` until it returns `expected` (a failed evaluation,
+ * as while the page reloads, counts as not yet), or fails with what it last read.
+ */
+export async function waitInWindow<T>(window: DesktopWindow, body: string, expected: T, timeoutMs = 30_000, everyMs = 150): Promise<void> {
   const started = Date.now();
   let last: unknown;
   while (Date.now() - started < timeoutMs) {
-    last = await window.evaluate<T>(body);
+    last = await window.evaluate<T>(body).catch((error: unknown) => `failed: ${String(error)}`);
     if (JSON.stringify(last) === JSON.stringify(expected)) return;
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`waited ${timeoutMs} ms for ${body} to be ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
 }

@@ -15,24 +15,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey } from "@lineup/runtime";
-import type { HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
+import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, waitInWindow, type DesktopWindow } from "./harness.js";
 
-const APP = { app_scope: "hostile-probe", name: "Hostile", file: "hostile-probe.lineup" } as const;
+const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
 const USERNAME = `exfil-${nonce}`;
-const MANIFEST = {
-  format: "lineup.app.v1",
-  app_scope: APP.app_scope,
-  version: "1.0.0",
-  name: APP.name,
-  description: "Tries every way out of its frame so a test can watch none of them work.",
-  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
-  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
-  capabilities: [{ name: "clipboard.write", purpose: "Copy the note you asked for." }],
-};
 
 let root: string;
 let server: AppServerHandle;
@@ -79,12 +69,12 @@ beforeAll(async () => {
     scriptText: `script-${nonce}`,
     eventText: `event-${nonce}`,
     gatewayText: `gateway-${nonce}`,
-    purpose: MANIFEST.capabilities[0]!.purpose,
+    purpose: HOSTILE_PURPOSE,
   };
   const script = `import { run } from "../../host-web/test/sandbox-product.app.js";\nrun(${JSON.stringify(config)});\n`;
   const [dist, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, APP.name)]);
   const bundlePath = join(root, APP.file);
-  writeFileSync(bundlePath, await signedBundle(MANIFEST, html, publisher));
+  writeFileSync(bundlePath, await signedBundle(HOSTILE_MANIFEST, html, publisher));
   server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
   const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
   const configFile = join(root, "config.json");

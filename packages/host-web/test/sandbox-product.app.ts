@@ -13,6 +13,20 @@
  */
 import { connectSurface } from "@lineup/surface-sdk";
 
+/** The hostile app as the tests install it (the Chromium product test and the desktop host's). */
+export const HOSTILE_APP = { app_scope: "hostile-probe", name: "Hostile", file: "hostile-probe.lineup" } as const;
+export const HOSTILE_PURPOSE = "Copy the note you asked for.";
+export const HOSTILE_MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: HOSTILE_APP.app_scope,
+  version: "1.0.0",
+  name: HOSTILE_APP.name,
+  description: "Tries every way out of its frame so a test can watch none of them work.",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: HOSTILE_APP.name }],
+  capabilities: [{ name: "clipboard.write", purpose: HOSTILE_PURPOSE }],
+} as const;
+
 export interface HostileAppConfig {
   readonly udpPort: number;
   readonly tcpPort: number;

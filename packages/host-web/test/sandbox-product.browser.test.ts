@@ -25,12 +25,12 @@ import { createServer, type AddressInfo, type Server, type Socket } from "node:n
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostileAppConfig } from "./sandbox-product.app.js";
+import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "./sandbox-product.app.js";
 import { installAsDefaultApp, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { SCREENSHOTS } from "./support.js";
 
-const APP = { app_scope: "hostile-probe", name: "Hostile", file: "hostile-probe.lineup" } as const;
-const PURPOSE = "Copy the note you asked for.";
+const APP = HOSTILE_APP;
+const PURPOSE = HOSTILE_PURPOSE;
 const nonce = Math.random().toString(36).slice(2, 10);
 const TEXT = {
   host: `known-host-text-${nonce}`,
@@ -41,16 +41,7 @@ const TEXT = {
 } as const;
 const USERNAME = `exfil-${nonce}`;
 
-const MANIFEST = {
-  format: "lineup.app.v1",
-  app_scope: APP.app_scope,
-  version: "1.0.0",
-  name: APP.name,
-  description: "Tries every way out of its frame so a test can watch none of them work.",
-  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "capability.request.v1"] },
-  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
-  capabilities: [{ name: "clipboard.write", purpose: PURPOSE }],
-};
+const MANIFEST = HOSTILE_MANIFEST;
 
 /** What reached the test's own listeners on 127.0.0.1. */
 const datagrams: Buffer[] = [];
