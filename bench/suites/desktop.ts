@@ -13,9 +13,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer } from "@lineup/app-server";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
-import { launchDesktop, LIFECYCLE, requireDesktopTools, waitInWindow } from "../../packages/host-desktop/test/harness.js";
+import { launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow } from "../../packages/host-desktop/test/harness.js";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { machine, pairedAsync, type BenchResult, type SuiteResult } from "../lib.js";
 import type { TimedRound } from "../surface/shared.js";
@@ -64,11 +63,8 @@ async function bridgeBench(root: string): Promise<BenchResult> {
 }
 
 async function loadBench(root: string): Promise<BenchResult> {
-  const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
-  const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
-  const config = { server_url: server.url, device_token: credentials.device_token };
-  const configFile = join(root, "config.json");
-  writeFileSync(configFile, JSON.stringify(config));
+  const { server, configFile } = await startServerAndConfig(root);
+  const config = JSON.parse(readFileSync(configFile, "utf8")) as { server_url: string; device_token: string };
   const { distDir } = await ensureHostBuilt();
   const host = await startHostServer({ distDir, config });
   const browser = await launchPersistentChromium();

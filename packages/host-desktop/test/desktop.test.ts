@@ -11,9 +11,9 @@ import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import type { AppServerHandle } from "@lineup/app-server";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, spawnDesktop, waitInWindow, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, spawnDesktop, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
 
 let server: AppServerHandle;
 let root: string;
@@ -36,10 +36,7 @@ const channelFromPage = (text: string, id: number) => `return await new Promise(
 beforeAll(async () => {
   requireDesktopTools();
   root = mkdtempSync(join(tmpdir(), "lineup-desktop-test-"));
-  server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
-  const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
-  config = join(root, "config.json");
-  writeFileSync(config, JSON.stringify({ server_url: server.url, device_token: credentials.device_token }));
+  ({ server, configFile: config } = await startServerAndConfig(root));
   dist = await buildOnce();
   profile = join(root, "profile");
   tcp = createServer((socket) => {

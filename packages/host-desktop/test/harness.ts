@@ -4,10 +4,11 @@
  * Missing GJS, WebKitGTK or Xvfb is a failure with the command that installs them, never a skipped test.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { buildDesktop } from "../src/node/build.js";
 
 export const DESKTOP_SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-desktop");
@@ -165,3 +166,15 @@ export async function waitInWindow<T>(window: DesktopWindow, body: string, expec
 
 /** The connection indicator's lifecycle ("online" once the Runtime reached the AppServer). */
 export const LIFECYCLE = `return document.querySelector(".connection")?.getAttribute("data-lifecycle") ?? null`;
+
+/**
+ * The real AppServer (SQLite in `root/server`, an ephemeral port) and a sign-in config for the window in
+ * `root/config.json`: its URL, the dev device token, and `extra` (trusted publishers, built-in apps).
+ */
+export async function startServerAndConfig(root: string, extra: Record<string, unknown> = {}): Promise<{ server: AppServerHandle; configFile: string }> {
+  const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
+  const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
+  const configFile = join(root, "config.json");
+  writeFileSync(configFile, JSON.stringify({ server_url: server.url, device_token: credentials.device_token, ...extra }));
+  return { server, configFile };
+}

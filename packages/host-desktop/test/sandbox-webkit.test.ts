@@ -8,17 +8,17 @@
  * the native host channel.
  */
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import type { AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey } from "@lineup/runtime";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, waitInWindow, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
 
 const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -75,10 +75,9 @@ beforeAll(async () => {
   const [dist, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, APP.name)]);
   const bundlePath = join(root, APP.file);
   writeFileSync(bundlePath, await signedBundle(HOSTILE_MANIFEST, html, publisher));
-  server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
-  const credentials = JSON.parse(readFileSync(join(root, "server", DEV_CREDENTIALS_FILE), "utf8")) as { device_token: string };
-  const configFile = join(root, "config.json");
-  writeFileSync(configFile, JSON.stringify({ server_url: server.url, device_token: credentials.device_token, trusted_publishers: [{ ...publisher.trustedKey, label: "Sandbox test publisher" }], builtin_apps: [{ name: APP.name, file: APP.file }] }));
+  const started = await startServerAndConfig(root, { trusted_publishers: [{ ...publisher.trustedKey, label: "Sandbox test publisher" }], builtin_apps: [{ name: APP.name, file: APP.file }] });
+  server = started.server;
+  const configFile = started.configFile;
   window = await launchDesktop({ dist, config: configFile, dataDir: join(root, "profile"), bundles: [{ file: APP.file, path: bundlePath }] });
 }, 180_000);
 
