@@ -215,8 +215,14 @@ export class TaskDraft {
     const state = this.current;
     const writes = [...this.writes];
     for (const taskId of this.changed) writes.push({ op: "put", collection: C.tasks, key: taskId, value: state.tasks.get(taskId)! as unknown as JsonValue });
-    // Each delivered event carries the task as it is after the whole step.
-    const events = this.events.map((event) => ({ event, task: publicTask(state.tasks.get(event.task_id)!) }));
+    // Each delivered event carries the task as it is after the whole step (one view per task).
+    const views = new Map<string, AgentTask>();
+    const viewOf = (taskId: string): AgentTask => {
+      let view = views.get(taskId);
+      if (view === undefined) views.set(taskId, (view = publicTask(state.tasks.get(taskId)!)));
+      return view;
+    };
+    const events = this.events.map((event) => ({ event, task: viewOf(event.task_id) }));
     return { tasks: state, writes, events };
   }
 }
@@ -225,16 +231,27 @@ export const isTerminal = (status: AgentTaskStatus): boolean => TERMINAL_TASK_ST
 
 /** Validators of apps' output schemas, by the schema's JSON text (an app asks with the same schema again and again). */
 const validators = new Map<string, ReturnType<typeof createToolSchemaValidator>>();
+/**
+ * The validator of each schema object as it was when last found by its text (a task's start), so that checking a
+ * task's result does not write its schema out again: the record keeps its request's objects in the state.
+ */
+const validatorsOfSchemas = new WeakMap<JsonObject, ReturnType<typeof createToolSchemaValidator>>();
 
-/** The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). */
-export function outputSchemaValidator(schema: JsonObject, text: string = JSON.stringify(schema)): ReturnType<typeof createToolSchemaValidator> {
-  const key = text;
-  let validator = validators.get(key);
+/**
+ * The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). With the
+ * schema's JSON `text` (a task's start) it is found by that text; without, by the object when it was found so before.
+ */
+export function outputSchemaValidator(schema: JsonObject, text?: string): ReturnType<typeof createToolSchemaValidator> {
+  let validator = text === undefined ? validatorsOfSchemas.get(schema) : undefined;
+  if (validator !== undefined) return validator;
+  const key = text ?? JSON.stringify(schema);
+  validator = validators.get(key);
   if (validator === undefined) {
     validator = createToolSchemaValidator(schema, { code: "invalid_result" });
     if (validators.size >= 256) validators.clear();
     validators.set(key, validator);
   }
+  validatorsOfSchemas.set(schema, validator);
   return validator;
 }
 
