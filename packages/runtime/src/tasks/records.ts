@@ -142,7 +142,9 @@ export class TaskDraft {
       const ids = by_app.get(record.app_scope) ?? [];
       let at = ids.length;
       while (at > 0 && newestFirst(record, tasks.get(ids[at - 1]!)!) > 0) at -= 1;
-      byApp = by_app.with(record.app_scope, [...ids.slice(0, at), record.task_id, ...ids.slice(at)]);
+      const next = ids.slice();
+      next.splice(at, 0, record.task_id);
+      byApp = by_app.with(record.app_scope, next);
     }
     this.current = { tasks: tasks.with(record.task_id, record), by_turn: byTurn, by_app: byApp };
   }
