@@ -49,7 +49,8 @@ export function utf8ByteLength(text: string): number {
   return bytes;
 }
 
-function sizeWithinLimit(text: string, maxBytes: number): boolean {
+/** Whether `text` is at most `maxBytes` of UTF-8; counts the bytes only when its length cannot tell. */
+export function sizeWithinLimit(text: string, maxBytes: number): boolean {
   // Every UTF-16 unit is at least one UTF-8 byte and at most three.
   if (text.length > maxBytes) return false;
   if (text.length * 3 <= maxBytes) return true;

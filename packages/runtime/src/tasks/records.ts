@@ -11,6 +11,7 @@
  * `<task_id>/<index>`), read by apps in pages; the record (`tasks`) holds the count.
  */
 import { TERMINAL_TASK_STATUSES, createToolSchemaValidator, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
+import { PersistentMap } from "../core/persistent-map.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";
 
@@ -29,13 +30,16 @@ export interface TaskRecord extends AgentTask {
   readonly requested: readonly { readonly app_scope: string; readonly method: string }[];
 }
 
+/** Persistent maps: a step that changes one task copies a bucket of each, not every task the apps keep. */
 export interface TasksState {
-  readonly tasks: ReadonlyMap<string, TaskRecord>;
+  readonly tasks: PersistentMap<TaskRecord>;
   /** Every turn of every task → its task id. */
-  readonly by_turn: ReadonlyMap<string, string>;
+  readonly by_turn: PersistentMap<string>;
+  /** Each app's task ids, oldest first (by creation, then id): its list and the task to drop, read without a sort. */
+  readonly by_app: PersistentMap<readonly string[]>;
 }
 
-export const EMPTY_TASKS: TasksState = { tasks: new Map(), by_turn: new Map() };
+export const EMPTY_TASKS: TasksState = { tasks: PersistentMap.empty(), by_turn: PersistentMap.empty(), by_app: PersistentMap.empty() };
 
 /**
  * How many tasks an app keeps: past it, its oldest ended tasks go (record and events) when it starts another.
@@ -74,25 +78,34 @@ export const taskEventKey = (taskId: string, index: number): string => `${taskId
 
 /** The state holding `records` (a restore). */
 export function tasksStateOf(records: readonly TaskRecord[]): TasksState {
-  const tasks = new Map<string, TaskRecord>();
-  const byTurn = new Map<string, string>();
+  const byApp = new Map<string, TaskRecord[]>();
   for (const record of records) {
-    tasks.set(record.task_id, record);
-    for (const turnId of record.turn_ids) byTurn.set(turnId, record.task_id);
+    const own = byApp.get(record.app_scope);
+    if (own === undefined) byApp.set(record.app_scope, [record]);
+    else own.push(record);
   }
-  return { tasks, by_turn: byTurn };
+  return {
+    tasks: PersistentMap.of(records.map((record) => [record.task_id, record])),
+    by_turn: PersistentMap.of(records.flatMap((record) => record.turn_ids.map((turnId) => [turnId, record.task_id] as const))),
+    by_app: PersistentMap.of([...byApp].map(([appScope, own]) => [appScope, own.sort(newestFirst).reverse().map((task) => task.task_id)])),
+  };
 }
 
 /** The app's task started with `idempotencyKey`, if any. */
 export function taskByKey(state: TasksState, appScope: string, idempotencyKey: string): TaskRecord | undefined {
-  for (const task of state.tasks.values()) if (task.app_scope === appScope && task.idempotency_key === idempotencyKey) return task;
-  return undefined;
+  return tasksOf(state, appScope).find((task) => task.idempotency_key === idempotencyKey);
 }
 
 /** The app's tasks, newest first. */
 export function tasksOf(state: TasksState, appScope: string): TaskRecord[] {
-  return [...state.tasks.values()].filter((t) => t.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.task_id < b.task_id ? 1 : -1));
+  const ids = state.by_app.get(appScope) ?? [];
+  const tasks: TaskRecord[] = [];
+  for (let index = ids.length - 1; index >= 0; index--) tasks.push(state.tasks.get(ids[index]!)!);
+  return tasks;
 }
+
+/** Newer first: by creation, then by id. */
+const newestFirst = (a: TaskRecord, b: TaskRecord): number => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.task_id < b.task_id ? 1 : -1);
 
 /** The task whose current attempt is `turnId` (the one running, to scope the agent's tool calls), if any. */
 export function taskOfTurn(state: TasksState, turnId: string | undefined): TaskRecord | undefined {
@@ -106,10 +119,8 @@ export function taskOfTurn(state: TasksState, turnId: string | undefined): TaskR
  * record (with the new count and status) written once at the end.
  */
 export class TaskDraft {
-  /** The state the draft began from, never changed; the draft's own maps are copied from it on its first change. */
-  private readonly base: TasksState;
-  private tasks: Map<string, TaskRecord> | undefined;
-  private byTurn: Map<string, string> | undefined;
+  /** The state as the draft has changed it so far (the one it began from is never changed). */
+  private current: TasksState;
   private readonly changed = new Set<string>();
   private readonly writes: StoreWrite[] = [];
   private readonly events: AgentTaskEvent[] = [];
@@ -118,26 +129,24 @@ export class TaskDraft {
     state: TasksState,
     private readonly at: string,
   ) {
-    this.base = state;
-  }
-
-  private get current(): TasksState {
-    return this.tasks === undefined ? this.base : { tasks: this.tasks, by_turn: this.byTurn! };
-  }
-
-  /** The draft's own copies of the maps (made once per draft: a step's many events copy nothing more). */
-  private own(): { tasks: Map<string, TaskRecord>; byTurn: Map<string, string> } {
-    if (this.tasks === undefined) {
-      this.tasks = new Map(this.base.tasks);
-      this.byTurn = new Map(this.base.by_turn);
-    }
-    return { tasks: this.tasks, byTurn: this.byTurn! };
+    this.current = state;
   }
 
   private set(record: TaskRecord): void {
-    const { tasks, byTurn } = this.own();
-    tasks.set(record.task_id, record);
-    for (const turnId of record.turn_ids) byTurn.set(turnId, record.task_id);
+    const { tasks, by_turn, by_app } = this.current;
+    let byTurn = by_turn;
+    for (const turnId of record.turn_ids) byTurn = byTurn.with(turnId, record.task_id);
+    // A new task takes its place in its app's list: at the end, unless the clock went back.
+    let byApp = by_app;
+    if (!tasks.has(record.task_id)) {
+      const ids = by_app.get(record.app_scope) ?? [];
+      let at = ids.length;
+      while (at > 0 && newestFirst(record, tasks.get(ids[at - 1]!)!) > 0) at -= 1;
+      const next = ids.slice();
+      next.splice(at, 0, record.task_id);
+      byApp = by_app.with(record.app_scope, next);
+    }
+    this.current = { tasks: tasks.with(record.task_id, record), by_turn: byTurn, by_app: byApp };
   }
 
   get(taskId: string): TaskRecord | undefined {
@@ -163,21 +172,26 @@ export class TaskDraft {
 
   /** Drops the app's oldest ended tasks so that one more fits under MAX_TASKS_PER_APP (their records and events are deleted). */
   makeRoom(appScope: string): void {
-    let count = 0;
-    for (const task of this.current.tasks.values()) if (task.app_scope === appScope) count += 1;
-    let over = count + 1 - MAX_TASKS_PER_APP;
+    const { tasks, by_app } = this.current;
+    const ids = by_app.get(appScope) ?? [];
+    let over = ids.length + 1 - MAX_TASKS_PER_APP;
     if (over <= 0) return;
-    const ended = tasksOf(this.current, appScope);
-    for (let i = ended.length - 1; i >= 0 && over > 0; i--) {
-      const task = ended[i]!;
+    // Oldest first: usually the first ended one is at the front, the open ones (never dropped) are few.
+    const dropped = new Set<string>();
+    let byTurn = this.current.by_turn;
+    for (let index = 0; index < ids.length && over > 0; index++) {
+      const task = tasks.get(ids[index]!)!;
       if (!isTerminal(task.status)) continue;
-      const { tasks, byTurn } = this.own();
-      tasks.delete(task.task_id);
-      for (const turnId of task.turn_ids) byTurn.delete(turnId);
+      dropped.add(task.task_id);
+      for (const turnId of task.turn_ids) byTurn = byTurn.without(turnId);
       this.changed.delete(task.task_id);
       this.writes.push({ op: "delete", collection: C.tasks, key: task.task_id }, { op: "deleteRange", collection: C.taskEvents, range: { prefix: `${task.task_id}/` } });
       over -= 1;
     }
+    if (dropped.size === 0) return;
+    let left = tasks;
+    for (const taskId of dropped) left = left.without(taskId);
+    this.current = { tasks: left, by_turn: byTurn, by_app: by_app.with(appScope, ids.filter((id) => !dropped.has(id))) };
   }
 
   /** Appends an event of `attempt` to the task; with `status`, the task moves to it (when it is the current attempt). */
@@ -203,8 +217,14 @@ export class TaskDraft {
     const state = this.current;
     const writes = [...this.writes];
     for (const taskId of this.changed) writes.push({ op: "put", collection: C.tasks, key: taskId, value: state.tasks.get(taskId)! as unknown as JsonValue });
-    // Each delivered event carries the task as it is after the whole step.
-    const events = this.events.map((event) => ({ event, task: publicTask(state.tasks.get(event.task_id)!) }));
+    // Each delivered event carries the task as it is after the whole step (one view per task).
+    const views = new Map<string, AgentTask>();
+    const viewOf = (taskId: string): AgentTask => {
+      let view = views.get(taskId);
+      if (view === undefined) views.set(taskId, (view = publicTask(state.tasks.get(taskId)!)));
+      return view;
+    };
+    const events = this.events.map((event) => ({ event, task: viewOf(event.task_id) }));
     return { tasks: state, writes, events };
   }
 }
@@ -213,16 +233,27 @@ export const isTerminal = (status: AgentTaskStatus): boolean => TERMINAL_TASK_ST
 
 /** Validators of apps' output schemas, by the schema's JSON text (an app asks with the same schema again and again). */
 const validators = new Map<string, ReturnType<typeof createToolSchemaValidator>>();
+/**
+ * The validator of each schema object as it was when last found by its text (a task's start), so that checking a
+ * task's result does not write its schema out again: the record keeps its request's objects in the state.
+ */
+const validatorsOfSchemas = new WeakMap<JsonObject, ReturnType<typeof createToolSchemaValidator>>();
 
-/** The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). */
-export function outputSchemaValidator(schema: JsonObject, text: string = JSON.stringify(schema)): ReturnType<typeof createToolSchemaValidator> {
-  const key = text;
-  let validator = validators.get(key);
+/**
+ * The validator of an output schema (refused with `manifest_invalid_tool_schema` when it cannot be one). With the
+ * schema's JSON `text` (a task's start) it is found by that text; without, by the object when it was found so before.
+ */
+export function outputSchemaValidator(schema: JsonObject, text?: string): ReturnType<typeof createToolSchemaValidator> {
+  let validator = text === undefined ? validatorsOfSchemas.get(schema) : undefined;
+  if (validator !== undefined) return validator;
+  const key = text ?? JSON.stringify(schema);
+  validator = validators.get(key);
   if (validator === undefined) {
     validator = createToolSchemaValidator(schema, { code: "invalid_result" });
     if (validators.size >= 256) validators.clear();
     validators.set(key, validator);
   }
+  validatorsOfSchemas.set(schema, validator);
   return validator;
 }
 

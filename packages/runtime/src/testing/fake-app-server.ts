@@ -60,6 +60,11 @@ interface StoredSession {
   readonly actions: Map<string, { kind: string; state: "pending" | "responded"; turn_id?: string }>;
   /** Every turn by id with its state, in start order (one runs at a time, the rest wait queued). */
   readonly turns: Map<string, { state: "queued" | "running" | "completed" | "failed" | "cancelled" }>;
+  /**
+   * The open (running or queued) turns' ids, in start order: what the reference server's queue reads through its
+   * `turns_open` index, so a long-lived session's ended turns are not walked on every start and end.
+   */
+  readonly open: Set<string>;
   /** The latest published inventory (revision 0: none yet). */
   inventory?: { revision: number; tools: JsonValue };
   /** Artifacts uploaded (`artifact/put`), complete or still arriving, by id. */
@@ -154,7 +159,7 @@ export class FakeAppServer {
       last_seq: 0,
       inventory_revision: 0,
     };
-    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map(), turns: new Map(), artifacts: new Map() });
+    this.sessions.set(session.session_id, { session, events: [], envelopeIds: new Set(), actions: new Map(), turns: new Map(), open: new Set(), artifacts: new Map() });
     this.append(session.session_id, "session.started", { role: "device", id: this.options.deviceId ?? "device-1" }, { session: session as unknown as JsonValue });
     return session;
   }
@@ -247,6 +252,7 @@ export class FakeAppServer {
     const turn = stored.turns.get(turnId);
     if (turn?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
     turn.state = "completed";
+    stored.open.delete(turnId);
     const data: JsonObject = { turn_id: turnId, ...(text === undefined ? {} : { text }), ...(output === undefined ? {} : { output }) };
     const event = this.append(sessionId, "turn.completed", { role: "agent", id: stored.session.agent_id }, data);
     this.activateNext(sessionId);
@@ -259,6 +265,7 @@ export class FakeAppServer {
     const turn = stored.turns.get(turnId);
     if (turn?.state !== "running") throw new Refusal("invalid_state", `turn ${turnId} is not running`);
     turn.state = "failed";
+    stored.open.delete(turnId);
     const event = this.append(sessionId, "turn.failed", { role: "agent", id: stored.session.agent_id }, { turn_id: turnId, error });
     this.activateNext(sessionId);
     return event;
@@ -267,12 +274,15 @@ export class FakeAppServer {
   /** After the running turn ended, the oldest queued one runs (`turn.activated`), as the reference server does. */
   private activateNext(sessionId: string): void {
     const stored = this.sessions.get(sessionId)!;
-    const turns = [...stored.turns.entries()];
-    if (turns.some(([, t]) => t.state === "running")) return;
-    const next = turns.find(([, t]) => t.state === "queued");
+    let next: string | undefined;
+    for (const turnId of stored.open) {
+      const state = stored.turns.get(turnId)!.state;
+      if (state === "running") return;
+      next ??= turnId;
+    }
     if (next === undefined) return;
-    next[1].state = "running";
-    this.append(sessionId, "turn.activated", { role: "server", id: "server" }, { turn_id: next[0] });
+    stored.turns.get(next)!.state = "running";
+    this.append(sessionId, "turn.activated", { role: "server", id: "server" }, { turn_id: next });
   }
 
   /** The texts of every turn the device started in `sessionId`, in log order. */
@@ -443,8 +453,9 @@ export class FakeAppServer {
         const startedSeq = stored.events.length + 1;
         const turnId = String(params["turn_id"] ?? `t-${this.counter}`);
         if (stored.turns.has(turnId)) throw new Refusal("invalid_state", `turn ${turnId} already exists`);
-        const state = [...stored.turns.values()].some((t) => t.state === "running" || t.state === "queued") ? "queued" : "running";
+        const state = stored.open.size > 0 ? "queued" : "running";
         stored.turns.set(turnId, { state });
+        stored.open.add(turnId);
         const turn = {
           turn_id: turnId,
           session_id: sessionId,
@@ -469,6 +480,7 @@ export class FakeAppServer {
         if (turn.state !== "running" && turn.state !== "queued") throw new Refusal("invalid_state", `turn ${turnId} is already ${turn.state}`);
         const wasRunning = turn.state === "running";
         turn.state = "cancelled";
+        stored.open.delete(turnId);
         const event = this.append(sessionId, "turn.cancelled", device, { turn_id: turnId, reason: "cancelled" });
         if (wasRunning) this.activateNext(sessionId);
         return { turn: { turn_id: turnId, session_id: sessionId, state: "cancelled", cancel_reason: "cancelled" } as JsonValue, seq: event.seq };

@@ -14,6 +14,7 @@ import {
   TASK_TURN_OPTION,
   canonicalJson,
   checkWith,
+  sizeWithinLimit,
   validators,
   type AgentTaskRequest,
   type ErrorCode,
@@ -44,7 +45,6 @@ function refuse(state: RuntimeState, input: { app_scope: string; conversation_id
 }
 
 const requestValidator = validators["urn:lineup:agent-task.request"]!;
-const utf8Length = (text: string): number => new TextEncoder().encode(text).length;
 
 export function onTaskStart(state: RuntimeState, input: TaskStartInput, env: TransitionEnv): TransitionResult {
   const app = getManagedApp(state.apps, input.app_scope);
@@ -60,12 +60,12 @@ export function onTaskStart(state: RuntimeState, input: TaskStartInput, env: Tra
   const request = checked.value;
   const entry = manifest.agent_tasks?.entries.find((e) => e.id === request.entry);
   if (entry === undefined) return refuse(state, input, "capability_not_declared", `${input.app_scope} declares no agent task entry "${request.entry}"`, "/entry");
-  if (request.context !== undefined && utf8Length(JSON.stringify(request.context)) > AGENT_TASK_LIMITS.contextBytes) {
+  if (request.context !== undefined && !sizeWithinLimit(JSON.stringify(request.context), AGENT_TASK_LIMITS.contextBytes)) {
     return refuse(state, input, "message_too_large", `the task's context is over ${AGENT_TASK_LIMITS.contextBytes} bytes`, "/context");
   }
   if (request.output_schema !== undefined) {
     const text = JSON.stringify(request.output_schema);
-    if (utf8Length(text) > AGENT_TASK_LIMITS.outputSchemaBytes) {
+    if (!sizeWithinLimit(text, AGENT_TASK_LIMITS.outputSchemaBytes)) {
       return refuse(state, input, "message_too_large", `the task's output schema is over ${AGENT_TASK_LIMITS.outputSchemaBytes} bytes`, "/output_schema");
     }
     const schema = outputSchemaValidator(request.output_schema, text);
