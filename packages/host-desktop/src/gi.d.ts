@@ -245,6 +245,7 @@ declare module "gi://WebKit?version=6.0" {
     class WebView extends Gtk.Widget {
       constructor(props: { web_context: WebContext; network_session: NetworkSession; user_content_manager: UserContentManager; settings: Settings });
       load_uri(uri: string): void;
+      terminate_web_process(): void;
       get_uri(): string | null;
       get_title(): string | null;
       evaluate_javascript(script: string, length: number, world: string | null, sourceUri: string | null, cancellable: Gio.Cancellable | null, callback: Gio.AsyncReadyCallback<WebView>): void;

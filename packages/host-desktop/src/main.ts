@@ -18,12 +18,15 @@ import { join, readBytes, readText, writeLine, writeText } from "./io.js";
 import { parseOptions, USAGE } from "./options.js";
 import { HOST_EVENTS, HOST_WORLD, shutdownBody } from "./page-scripts.js";
 import { registerScheme } from "./scheme.js";
+import { startWatchdog, type Watchdog } from "./watchdog.js";
 import { createConfinedView } from "./webview.js";
 import { parseWindowState, type WindowState } from "./window-state.js";
 import JavaScriptCore from "gi://JavaScriptCore?version=6.0";
 
 /** How long the page may take to stop its Runtime on close before the window goes anyway. */
 const SHUTDOWN_LIMIT_MS = 5_000;
+/** How often the watchdog asks the page, and how long an answer may take before the web process counts as hung. */
+const WATCHDOG = { everyMs: 1_000, limitMs: 6_000 } as const;
 
 function fatal(message: string, code = 1): never {
   writeLine(`lineup-desktop: ${message}`);
@@ -70,6 +73,7 @@ function main(): void {
 
   let closing = false;
   let view: WebKit.WebView | undefined;
+  let watchdog: Watchdog | undefined;
   const finish = () => {
     const [width, height] = window.get_default_size();
     const state: WindowState = { width, height, maximized: window.is_maximized() };
@@ -82,7 +86,17 @@ function main(): void {
   const close = () => {
     if (closing) return;
     closing = true;
+    watchdog?.stop();
     if (view === undefined) return finish();
+    let done = false;
+    const finishOnce = (flushed: boolean) => {
+      if (done) return;
+      done = true;
+      if (options.driver) emit({ event: "shutdown", flushed });
+      finish();
+    };
+    // A hung page never answers: the window goes anyway, a second after the page's own limit.
+    GLib.timeout_add(GLib.PRIORITY_DEFAULT, SHUTDOWN_LIMIT_MS + 1_000, () => (finishOnce(false), false));
     view.call_async_javascript_function(shutdownBody(HOST_EVENTS, SHUTDOWN_LIMIT_MS), -1, null, HOST_WORLD, null, null, (_view, result) => {
       let flushed: boolean;
       try {
@@ -90,8 +104,7 @@ function main(): void {
       } catch {
         flushed = false;
       }
-      if (options.driver) emit({ event: "shutdown", flushed });
-      finish();
+      finishOnce(flushed);
     });
   };
   window.connect("close-request", () => {
@@ -132,6 +145,15 @@ function main(): void {
       confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
         reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), channel(value.is_string() ? value.to_string() : "")));
         return true;
+      });
+      // A web process that stops answering (an app's endless loop freezes every frame: watchdog.ts) is ended; the
+      // page then starts again from its store, as after a crash.
+      watchdog = startWatchdog(confined.view, {
+        ...WATCHDOG,
+        onHung: () => {
+          if (options.driver) emit({ event: "web-process-hung" });
+          confined.view.terminate_web_process();
+        },
       });
       window.set_child(confined.view);
       window.present();

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { expect } from "vitest";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { buildDesktop } from "../src/node/build.js";
 
@@ -177,4 +178,35 @@ export async function startServerAndConfig(root: string, extra: Record<string, u
   const configFile = join(root, "config.json");
   writeFileSync(configFile, JSON.stringify({ server_url: server.url, device_token: credentials.device_token, ...extra }));
   return { server, configFile };
+}
+
+/** What each frame other than the top one answers to a driver frame command (an installed app's frame among them). */
+export const inFrames = <T>(window: DesktopWindow, command: Record<string, unknown>) => window.command<{ url: string; result: T }[]>("frames", { command });
+
+/** Clicks, in the host page, the first element matching `selector` whose text or label is `text`; false when there is none. */
+export const clickInPage = (window: DesktopWindow, selector: string, text: string) =>
+  window.evaluate<boolean>(`const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.trim() === ${JSON.stringify(text)} || e.getAttribute("aria-label") === ${JSON.stringify(text)});
+  if (!el) return false; el.click(); return true;`);
+
+async function clickWhenThere(window: DesktopWindow, selector: string, text: string): Promise<void> {
+  await expect.poll(() => clickInPage(window, selector, text), { timeout: 20_000, message: `${selector} "${text}"` }).toBe(true);
+}
+
+/**
+ * What a person does to have a built-in app open in front, in the window: waits until it is online, installs
+ * the app `name` from Apps (`review` gets the review's text first), makes it the default app, reloads, and
+ * waits until `appScope` is in front.
+ */
+export async function installAsDefaultInWindow(window: DesktopWindow, name: string, appScope: string, review?: (text: string) => void): Promise<void> {
+  await waitInWindow(window, LIFECYCLE, "online");
+  await clickWhenThere(window, '[role="tab"]', "Apps");
+  await clickWhenThere(window, "button", `Install ${name}…`);
+  const reviewText = `return document.querySelector('[aria-label="Review before installing"]')?.textContent ?? ""`;
+  await expect.poll(() => window.evaluate<string>(reviewText), { timeout: 15_000 }).not.toBe("");
+  review?.(await window.evaluate<string>(reviewText));
+  await clickWhenThere(window, '[aria-label="Review before installing"] button', "Install & enable");
+  await expect.poll(() => window.evaluate<string>(`return document.querySelector(".install-live")?.textContent ?? ""`), { timeout: 15_000 }).toContain(`Installed ${name}`);
+  await clickWhenThere(window, "button", `Make ${name} the default app`);
+  await window.evaluate("location.reload(); return true");
+  await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
 }

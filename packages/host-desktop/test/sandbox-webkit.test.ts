@@ -18,7 +18,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
 
 const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -33,21 +33,12 @@ const datagrams: Buffer[] = [];
 const connections: Socket[] = [];
 const seen = () => ({ datagrams: datagrams.length, connections: connections.length });
 
-/** Clicks the first element of the host page matching `selector` whose text is `text`. */
-const clickInPage = (selector: string, text: string) =>
-  window.evaluate<boolean>(`const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.trim() === ${JSON.stringify(text)} || e.getAttribute("aria-label") === ${JSON.stringify(text)});
-  if (!el) return false; el.click(); return true;`);
-async function clickWhenThere(selector: string, text: string): Promise<void> {
-  await expect.poll(() => clickInPage(selector, text), { timeout: 20_000, message: `${selector} "${text}"` }).toBe(true);
-}
-
-/** What each frame other than the top one answers to `command` (the hostile app's frame among them). */
-const inFrames = <T>(command: Record<string, unknown>) => window.command<{ url: string; result: T }[]>("frames", { command });
+const frames = <T>(command: Record<string, unknown>) => inFrames<T>(window, command);
 
 /** The hostile app's table of outcomes, read in its frame: attempt → outcome, in the order it tried them. */
 async function outcomes(): Promise<Record<string, string>> {
-  const rows = (await inFrames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report tr", attributes: ["data-name"] })).flatMap((f) => f.result);
-  const cells = (await inFrames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report td[data-outcome]", attributes: ["data-outcome"] })).flatMap((f) => f.result);
+  const rows = (await frames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report tr", attributes: ["data-name"] })).flatMap((f) => f.result);
+  const cells = (await frames<{ attributes: Record<string, string> }[]>({ op: "query", selector: "#report td[data-outcome]", attributes: ["data-outcome"] })).flatMap((f) => f.result);
   return Object.fromEntries(rows.map((row, i) => [row.attributes["data-name"]!, cells[i]?.attributes["data-outcome"] ?? "?"]));
 }
 
@@ -96,15 +87,8 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
     // Under Xvfb the process runs in the C locale, and WebKitGTK's language is then no language tag: the
     // host hands apps English instead (an empty or malformed locale made every app's handover fail here).
     console.log(`navigator.language in WebKitGTK under the C locale: ${JSON.stringify(await window.evaluate("return navigator.language"))}`);
-    await clickWhenThere('[role="tab"]', "Apps");
-    await clickWhenThere("button", `Install ${APP.name}…`);
-    await expect.poll(() => window.evaluate<string>(`return document.querySelector('[aria-label="Review before installing"]')?.textContent ?? ""`), { timeout: 15_000 }).toContain("clipboard.write");
-    await clickWhenThere('[aria-label="Review before installing"] button', "Install & enable");
-    await expect.poll(() => window.evaluate<string>(`return document.querySelector(".install-live")?.textContent ?? ""`), { timeout: 15_000 }).toContain(`Installed ${APP.name}`);
-    await clickWhenThere("button", `Make ${APP.name} the default app`);
-    await window.evaluate("location.reload(); return true");
-    await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, APP.app_scope);
-    await expect.poll(async () => (await inFrames<unknown[]>({ op: "query", selector: "#report[data-done]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 30_000 }).toBe(true);
+    await installAsDefaultInWindow(window, APP.name, APP.app_scope, (review) => expect(review).toContain("clipboard.write"));
+    await expect.poll(async () => (await frames<unknown[]>({ op: "query", selector: "#report[data-done]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 30_000 }).toBe(true);
   }, 120_000);
 
   it("no way out works: no nested realm runs, and nothing reaches the test's UDP or TCP listener", async () => {
@@ -124,9 +108,9 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
 
   it("preconnect, and prototypes tampered with, still reach nothing", async () => {
     const before = seen();
-    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Preconnect" })).some((f) => f.result === true)).toBe(true);
-    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Tamper and retry" })).some((f) => f.result === true)).toBe(true);
-    await expect.poll(async () => (await inFrames<unknown[]>({ op: "query", selector: "#report[data-tampered]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 15_000 }).toBe(true);
+    expect((await frames<boolean | null>({ op: "click", selector: "button", text: "Preconnect" })).some((f) => f.result === true)).toBe(true);
+    expect((await frames<boolean | null>({ op: "click", selector: "button", text: "Tamper and retry" })).some((f) => f.result === true)).toBe(true);
+    await expect.poll(async () => (await frames<unknown[]>({ op: "query", selector: "#report[data-tampered]", attributes: [] })).some((f) => f.result.length > 0), { timeout: 15_000 }).toBe(true);
     const tampered = Object.fromEntries(Object.entries(await outcomes()).filter(([name]) => name.startsWith("tampered:") || name.startsWith("link preconnect")));
     console.log(`WebKitGTK, tampered and preconnect: ${JSON.stringify(tampered, null, 1)}`);
     expect(tampered["tampered: nested realms that ran"]).toBe("none");
@@ -136,7 +120,7 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
 
   it("the frame navigating itself away reaches nothing; its surface is noticed dead and offered again", async () => {
     const before = seen();
-    expect((await inFrames<boolean | null>({ op: "click", selector: "button", text: "Leave" })).some((f) => f.result === true)).toBe(true);
+    expect((await frames<boolean | null>({ op: "click", selector: "button", text: "Leave" })).some((f) => f.result === true)).toBe(true);
     // Measured: WebKit refuses the frame's navigation under the host page's frame-src before any request (the
     // native navigation policy is not even asked: no navigation-refused event), and no connection is opened,
     // where Chromium opens one. The frame's document is gone all the same, so the host treats the surface as

@@ -1,0 +1,80 @@
+/**
+ * An app that never yields, in the desktop window. WebKitGTK runs every frame on one thread, so an endless
+ * loop in an app's frame freezes the host page too, and the web host's heartbeat cannot notice it (its
+ * timers run on that thread). The native watchdog does: the web process is ended within its bound and the
+ * page starts again from its store, online, with the app's data kept. Measured here: how long the window
+ * stayed frozen.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppServerHandle } from "@lineup/app-server";
+import { generatePublisherKey } from "@lineup/runtime";
+import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
+import { buildOnce } from "../../host-web/test/support.js";
+import { inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+
+const APP = { app_scope: "endless-loop", name: "Endless", file: "endless-loop.lineup" } as const;
+const MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: APP.app_scope,
+  version: "1.0.0",
+  name: APP.name,
+  description: "Loops forever when asked, so a test can watch the window recover.",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: APP.name }],
+};
+const SCRIPT = `import { connectSurface } from "@lineup/surface-sdk";
+void (async () => {
+  const surface = await connectSurface();
+  await surface.lifecycle.ready();
+  const button = document.createElement("button");
+  button.textContent = "Loop forever";
+  button.onclick = () => { for (;;) {} };
+  document.body.append(button);
+})();`;
+
+let root: string;
+let server: AppServerHandle;
+let window: DesktopWindow;
+
+beforeAll(async () => {
+  requireDesktopTools();
+  root = mkdtempSync(join(tmpdir(), "lineup-desktop-hang-"));
+  const [dist, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(SCRIPT, APP.name)]);
+  const bundlePath = join(root, APP.file);
+  writeFileSync(bundlePath, await signedBundle(MANIFEST, html, publisher));
+  const started = await startServerAndConfig(root, { trusted_publishers: [{ ...publisher.trustedKey, label: "Hang test publisher" }], builtin_apps: [{ name: APP.name, file: APP.file }] });
+  server = started.server;
+  window = await launchDesktop({ dist, config: started.configFile, dataDir: join(root, "profile"), bundles: [{ file: APP.file, path: bundlePath }] });
+}, 180_000);
+
+afterAll(async () => {
+  window?.kill();
+  await server?.close();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+describe("an app's endless loop in the desktop window", () => {
+  it("freezes the whole page, is ended by the native watchdog within its bound, and the page comes back online", async () => {
+    await installAsDefaultInWindow(window, APP.name, APP.app_scope);
+    await expect.poll(async () => (await inFrames<unknown[]>(window, { op: "query", selector: "button", attributes: [] })).some((f) => f.result.length > 0), { timeout: 20_000 }).toBe(true);
+    const started = Date.now();
+    // The click runs the app's handler, which never returns: the frame's driver never answers either.
+    await inFrames(window, { op: "click", selector: "button", text: "Loop forever" });
+    // Frozen: the host page itself does not answer (its thread is the app's).
+    const frozen = await Promise.race([window.evaluate("return 1").then(() => "answered"), new Promise((r) => setTimeout(() => r("no answer"), 2_000))]);
+    expect(frozen).toBe("no answer");
+    await expect.poll(() => window.events.some((e) => e.event === "web-process-hung"), { timeout: 15_000 }).toBe(true);
+    const hungAfter = Date.now() - started;
+    expect(window.events).toContainEqual(expect.objectContaining({ event: "web-process-terminated" }));
+    await waitInWindow(window, LIFECYCLE, "online", 30_000);
+    const recovered = Date.now() - started;
+    console.log(`an endless loop in an app: the watchdog ended the web process after ${hungAfter} ms; online again after ${recovered} ms`);
+    // The watchdog's bound (6 s unanswered, asked every second) plus the time to notice.
+    expect(hungAfter).toBeLessThan(12_000);
+    // The Runtime came back from its store: the app is still installed (its instance restored in front).
+    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+  }, 90_000);
+});
