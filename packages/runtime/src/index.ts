@@ -23,7 +23,6 @@ export {
   type MemoryStoreData,
   type MemoryStoreOptions,
 } from "./persistence/memory-store.js";
-export { createGroupCommitter, type GroupCommitter, type GroupCommitOptions } from "./persistence/group-commit.js";
 export { withFaults, type FaultPlan, type FaultyStore, type InjectedFaultCode } from "./persistence/faulty-store.js";
 
 // The Runtime core (issue 4).

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  createGroupCommitter,
   createMemoryStore,
   withFaults,
   type InjectedFaultCode,
@@ -85,15 +84,5 @@ describe.each(adapters)("injected commit faults on %s", (_, openAdapter) => {
     await expectStoreError(faulty.commit([put("c", 1)]), "store_write_failed");
     await faulty.commit([put("c", 1)]);
     expect(await faulty.count("items")).toBe(3);
-  });
-
-  it("through group commit: every submitter of the failed commit is rejected, later submits land", async () => {
-    const store = await open();
-    const faulty = withFaults(store, { failAt: 1, code: "store_quota_exceeded" });
-    const committer = createGroupCommitter(faulty);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => expectStoreError(committer.submit([put(`k${i}`, i)]), "store_quota_exceeded")));
-    expect(await store.count("items")).toBe(0);
-    await Promise.all(Array.from({ length: 20 }, (_, i) => committer.submit([put(`k${i}`, i)])));
-    expect(await store.count("items")).toBe(20);
   });
 });
