@@ -9,7 +9,7 @@ import type { JsonObject } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS } from "../src/index.js";
 import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
 import { agentInvokes, device, onlineDevice, publishedInventories, publisherKey, serve, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
-import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until } from "./helpers/runtime-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
 
 describe("apps in the Runtime", () => {
   it("installs a signed bundle in one commit and publishes the inventory its agent sees", async () => {
@@ -69,19 +69,60 @@ describe("apps in the Runtime", () => {
     await d.stop();
   });
 
-  it("a repeated call_id replays the stored outputs (finished calls leave the state, not the store)", async () => {
-    const { server, d } = await onlineDevice({ install: whiteboardManifest() });
+  it("a repeated call_id replays the stored outputs as the same requests: each output is in the agent's log once, also after a restart", async () => {
+    const data = createMemoryStoreData();
+    const online = await onlineDevice({ data, install: whiteboardManifest(), server: { recordRequests: true } });
+    const server = online.server;
+    let d = online.d;
     const seen = serve(d.runtime, "whiteboard", () => ({ shapes: 2 }));
+    // The requests that carried the call's outputs (`after_key` is the pipeline's, not the request's), and what the agent's log holds.
+    const sends = () =>
+      server.requests
+        .filter((r) => r.method === "agentSession/envelope/send" && (r.params["envelope"] as { correlation?: { call_id?: string } }).correlation?.call_id === "again")
+        .map((r) => {
+          const { after_key: _after, ...request } = r.params;
+          return { request, error: r.error };
+        });
+    const logged = () =>
+      server.sessions
+        .get("s-1")!
+        .events.filter((e) => e.kind === "envelope")
+        .map((e) => (e.data as { envelope: { id: string; type: string; correlation?: { call_id?: string } } }).envelope)
+        .filter((e) => e.type !== "lineup.tool.invoke" && e.correlation?.call_id === "again")
+        .map((e) => `${e.type} ${e.id}`);
+    const drained = (runtime: typeof d.runtime) => until(() => runtime.appPort("chat").view().queued_actions === 0, 3_000, "outbox drained");
+
     agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
     await until(() => toolOutputs(server, "again").length === 2, 3_000, "first result");
+    await drained(d.runtime);
+    const first = sends();
+    const log = logged();
+    expect(first.map((s) => s.error)).toEqual([undefined, undefined]);
+    expect(log).toHaveLength(2);
+
+    // The same invoke again: the same two requests (envelope ids, timestamps, idempotency keys), answered from the server's record.
     agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
-    await until(() => toolOutputs(server, "again").length === 4, 3_000, "replay");
-    expect(toolOutputs(server, "again").slice(2)).toEqual(toolOutputs(server, "again").slice(0, 2));
+    await until(() => sends().length === 4, 3_000, "replay");
+    await drained(d.runtime);
+    expect(sends().slice(2)).toEqual(first);
+    expect(logged()).toEqual(log);
     expect(seen).toHaveLength(1); // the handler ran once
-    agentInvokes(server, "again", "whiteboard", "board.summary", { other: true }, 1);
-    await until(() => d.runtime.appPort("chat").view().queued_actions === 0, 3_000, "settled");
+
+    // After a restart the finished call is read from the store, and replays the same requests again.
+    await d.stop();
+    d = await device(server, data, "r1");
+    await d.runtime.whenOnline();
+    agentInvokes(server, "again", "whiteboard", "board.summary", {}, 1);
+    await until(() => sends().length === 6, 3_000, "replay after restart");
+    await drained(d.runtime);
+    expect(sends().slice(4)).toEqual(first);
+    expect(logged()).toEqual(log);
+
     // Another body under a used call_id is refused and sends nothing more for it.
-    expect(toolOutputs(server, "again")).toHaveLength(4);
+    agentInvokes(server, "again", "whiteboard", "board.summary", { other: true }, 1);
+    await drained(d.runtime);
+    await settle(20);
+    expect(sends()).toHaveLength(6);
     await d.stop();
   });
 

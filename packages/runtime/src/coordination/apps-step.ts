@@ -43,15 +43,19 @@ export class Step {
     this.state = state;
   }
 
-  /** Stores a new outbox entry (sent after the commit, in order per conversation). */
-  enqueue(env: TransitionEnv, fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject }): OutboxEntry {
+  /**
+   * Stores a new outbox entry (sent after the commit, in order per conversation), under a new idempotency
+   * key, or under `idempotency_key` when it repeats a request already sent (the server answers from its record).
+   */
+  enqueue(env: TransitionEnv, fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject; idempotency_key?: string }): OutboxEntry {
+    const { idempotency_key: repeatedKey, ...rest } = fields;
     const entry: OutboxEntry = {
       order: this.state.next_outbox_order,
       receipt_id: env.newId("rcpt"),
       accepted_at: toTimestamp(env.now()),
       status: "pending",
-      ...fields,
-      params: { ...fields.params, idempotency_key: env.newId("idem") },
+      ...rest,
+      params: { ...rest.params, idempotency_key: repeatedKey ?? env.newId("idem") },
     };
     const outbox = new Map(this.state.outbox);
     outbox.set(entry.order, entry);
@@ -106,13 +110,13 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
   return inventory;
 }
 
-/** The envelope that carries one tool output to the agent, through the session log. */
+/** The envelope that carries one tool output to the agent, through the session log: the one it went in before, if it was sent. */
 function toolEnvelope(state: RuntimeState, env: TransitionEnv, call: Pick<CallRecord, "call_id" | "conversation_id" | "app_scope" | "reply_to">, output: ToolOutput): JsonObject {
   return {
     v: 1,
-    id: env.newId("env"),
+    id: output.sent?.envelope_id ?? env.newId("env"),
     type: output.type,
-    timestamp: toTimestamp(env.now()),
+    timestamp: output.sent?.timestamp ?? toTimestamp(env.now()),
     sender: { kind: "runtime", id: state.runtime_id },
     target: { kind: "runtime", app_scope: "runtime" },
     scope: { app_scope: call.app_scope, conversation_id: call.conversation_id },
@@ -130,8 +134,13 @@ export function toolOutputProblem(state: RuntimeState, env: TransitionEnv, call:
   return checked.ok ? undefined : checked.error.message;
 }
 
-/** Sends `outputs` of calls in `calls` to their agents. */
-function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): void {
+/**
+ * Sends `outputs` of calls in `calls` to their agents. A new output goes in a new envelope; one sent before
+ * (a replay) goes as the very same request — its envelope and idempotency key — unless that request is still
+ * in the outbox. Returns each new output sent, stamped with how it went (to be stored in its call's record).
+ */
+function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<string, CallRecord>>, outputs: readonly ToolOutput[]): Map<ToolOutput, ToolOutput> {
+  const stamped = new Map<ToolOutput, ToolOutput>();
   for (const output of outputs) {
     const call = calls[output.call_id];
     if (call === undefined) continue;
@@ -140,14 +149,42 @@ function sendOutputs(step: Step, env: TransitionEnv, calls: Readonly<Record<stri
       if (isTerminalOutput(output)) step.deliveries.push({ kind: "tool.settled", app_scope: call.app_scope, call_id: call.call_id, output });
       continue;
     }
+    const sent = output.sent;
+    if (sent !== undefined && inOutbox(step.state, sent.idempotency_key)) continue;
     const envelope = toolEnvelope(step.state, env, call, output);
     const checked = validateEnvelope(envelope);
     if (!checked.ok) {
       step.audit.push({ type: "tool.output.invalid", code: checked.error.code, conversation_id: call.conversation_id, subject: call.call_id, detail: checked.error.message });
       continue;
     }
-    step.enqueue(env, { conversation_id: call.conversation_id, app_scope: "runtime", action_type: output.type, method: "agentSession/envelope/send", params: { session_id: call.conversation_id, envelope } });
+    const entry = step.enqueue(env, {
+      conversation_id: call.conversation_id,
+      app_scope: "runtime",
+      action_type: output.type,
+      method: "agentSession/envelope/send",
+      params: { session_id: call.conversation_id, envelope },
+      ...(sent === undefined ? {} : { idempotency_key: sent.idempotency_key }),
+    });
+    if (sent === undefined) stamped.set(output, { ...output, sent: { envelope_id: String(envelope["id"]), timestamp: String(envelope["timestamp"]), idempotency_key: String(entry.params["idempotency_key"]) } });
   }
+  return stamped;
+}
+
+/** Whether an entry with this idempotency key waits in the outbox (or failed there): sending it twice would do nothing more. */
+function inOutbox(state: RuntimeState, idempotencyKey: string): boolean {
+  for (const entry of state.outbox.values()) if (entry.params["idempotency_key"] === idempotencyKey) return true;
+  return false;
+}
+
+/** `calls` with each stamped output in place of the one it stamps. */
+function withSentOutputs(calls: Readonly<Record<string, CallRecord>>, stamped: ReadonlyMap<ToolOutput, ToolOutput>): Readonly<Record<string, CallRecord>> {
+  if (stamped.size === 0) return calls;
+  const next = { ...calls };
+  for (const output of stamped.keys()) {
+    const call = next[output.call_id];
+    if (call !== undefined) next[output.call_id] = { ...call, outputs: call.outputs.map((o) => stamped.get(o) ?? o) };
+  }
+  return next;
 }
 
 /** Codes that mean the agent was kept from a tool (a permission block), shown to the task's app as such. */
@@ -209,10 +246,12 @@ export function applyCallDecision(step: Step, env: TransitionEnv, decision: Call
   for (let rounds = 0; queue.length > 0 && rounds < 64; rounds++) {
     const current = queue.shift()!;
     const before = step.state.tools;
-    persistCalls(step, before, current.state);
+    // Each output is recorded with the envelope and key it went in, in the commit that queues it.
+    const sent = sendOutputs(step, env, current.state.calls, current.outputs);
+    const tools = sent.size === 0 ? current.state : { ...current.state, calls: withSentOutputs(current.state.calls, sent) };
+    persistCalls(step, before, tools);
     // Finished calls live on in the store (the replay log); the state keeps only the ones still running.
-    step.state = { ...step.state, tools: withoutFinished(current.state) };
-    sendOutputs(step, env, current.state.calls, current.outputs);
+    step.state = { ...step.state, tools: withoutFinished(tools) };
     if (current.replayed !== true) recordTaskToolOutputs(step, env, current.state.calls, current.outputs);
     step.audit.push(...current.audit);
     if (current.refusal !== undefined) step.audit.push({ type: "tool.report.refused", code: current.refusal.code, detail: current.refusal.message });

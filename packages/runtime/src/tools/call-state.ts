@@ -5,19 +5,35 @@
  *            → progress* → exactly one terminal result or error
  *
  * Every `lineup.tool.*` payload emitted for a call is appended to its record before it is sent, so
- * the record is the replay log: a duplicate invoke with the same body gets the same outputs again,
- * and a terminal output, once recorded, is never followed by another. Plain JSON: the loop persists
+ * the record is the replay log: a duplicate invoke with the same body gets the same outputs again
+ * (the same envelopes, under the same idempotency keys: `sent`), and a terminal output, once
+ * recorded, is never followed by another. Plain JSON: the loop persists
  * the changed records in the same commit as the outputs, and reloads them after a restart.
  */
 import type { ActivationRequirement, CallModel, ErrorCode, JsonObject, ProtocolError, ToolHandling } from "@lineup/protocol";
 import type { ToolErrorPayload, ToolProgressPayload, ToolReceiptPayload, ToolResultPayload } from "./payloads.js";
 import type { AuditFact } from "../apps/manager/audit-fact.js";
 
-export type ToolOutput =
+export type ToolOutput = (
   | { readonly type: "lineup.tool.receipt"; readonly call_id: string; readonly payload: ToolReceiptPayload }
   | { readonly type: "lineup.tool.progress"; readonly call_id: string; readonly payload: ToolProgressPayload }
   | { readonly type: "lineup.tool.result"; readonly call_id: string; readonly payload: ToolResultPayload }
-  | { readonly type: "lineup.tool.error"; readonly call_id: string; readonly payload: ToolErrorPayload };
+  | { readonly type: "lineup.tool.error"; readonly call_id: string; readonly payload: ToolErrorPayload }
+) & {
+  /** Set by the loop when the output is queued for the agent; absent on what no agent is sent (a workflow's call). */
+  readonly sent?: SentEnvelope;
+};
+
+/**
+ * What makes an output's request to the AppServer the same request when a duplicate invoke replays it: the
+ * envelope's id and timestamp and the outbox entry's idempotency key. The server answers a repeat of them
+ * from its record, so the agent's log holds each output once, however often the call is replayed.
+ */
+export interface SentEnvelope {
+  readonly envelope_id: string;
+  readonly timestamp: string;
+  readonly idempotency_key: string;
+}
 
 export type CallPhase =
   /** Triggered an activation; reported `starting`. */

@@ -4,6 +4,7 @@
  */
 import type { AppManifest, JsonObject } from "@lineup/protocol";
 import { generatePublisherKey, packBundle, signBundle, type DeliveredToolCall, type LineUpRuntime, type MemoryStoreData, type PublisherKey, type RuntimeOptions } from "../../src/index.js";
+import type { FakeServerOptions } from "../../src/testing/index.js";
 import { createMemoryStoreData, FakeAppServer, startDevice, type Device } from "./runtime-harness.js";
 
 let sharedKey: Promise<PublisherKey> | undefined;
@@ -68,8 +69,8 @@ export async function device(server: FakeAppServer, data: MemoryStoreData = crea
  * A FakeAppServer with session `s-1` of `agent-1` and a trusting device online to it; with `install`,
  * that app is installed (approved) before this returns.
  */
-export async function onlineDevice(options: { data?: MemoryStoreData; install?: AppManifest; extra?: Partial<RuntimeOptions> } = {}): Promise<{ server: FakeAppServer; d: Device }> {
-  const server = new FakeAppServer();
+export async function onlineDevice(options: { data?: MemoryStoreData; install?: AppManifest; extra?: Partial<RuntimeOptions>; server?: FakeServerOptions } = {}): Promise<{ server: FakeAppServer; d: Device }> {
+  const server = new FakeAppServer(options.server);
   server.createSession({ session_id: "s-1", agent_id: "agent-1" });
   const d = await device(server, options.data, "r0", options.extra);
   await d.runtime.whenOnline();
