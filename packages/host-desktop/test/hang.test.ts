@@ -3,7 +3,8 @@
  * loop in an app's frame freezes the host page too, and the web host's heartbeat cannot notice it (its
  * timers run on that thread). The native watchdog does: the web process is ended within its bound and the
  * page starts again from its store, online, with the app's data kept. Measured here: how long the window
- * stayed frozen.
+ * stayed frozen. And a crashed web process (in WebKitGTK an app's frame cannot crash alone: every frame is in
+ * it): the window loads the page again, which comes back online from its store.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -77,4 +78,15 @@ describe("an app's endless loop in the desktop window", () => {
     // The Runtime came back from its store: the app is still installed (its instance restored in front).
     expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
   }, 90_000);
+
+  it("a crashed web process (every frame with it) is noticed, and the page comes back online from its store", async () => {
+    const pids = window.webProcesses();
+    expect(pids.length).toBeGreaterThan(0);
+    const before = window.events.filter((e) => e.event === "web-process-terminated").length;
+    for (const pid of pids) process.kill(pid, "SIGKILL");
+    await expect.poll(() => window.events.filter((e) => e.event === "web-process-terminated").length, { timeout: 10_000 }).toBe(before + 1);
+    await waitInWindow(window, LIFECYCLE, "online", 30_000);
+    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+    expect(window.webProcesses().some((pid) => !pids.includes(pid))).toBe(true);
+  }, 60_000);
 });

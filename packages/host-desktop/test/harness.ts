@@ -53,6 +53,8 @@ export interface DesktopWindow {
   close(): Promise<number | null>;
   /** Ends the program at once (SIGKILL to its process group). */
   kill(): void;
+  /** The pids of WebKit's web content processes under this window (the page and every frame run there). */
+  webProcesses(): number[];
 }
 
 export interface LaunchOptions {
@@ -131,8 +133,34 @@ export async function spawnDesktop(options: LaunchOptions): Promise<{ child: Chi
       return code;
     },
     kill,
+    webProcesses: () => descendants(child.pid!).filter((pid) => readProc(pid, "comm").startsWith("WebKitWebProces")),
   };
   return { child, window };
+}
+
+function readProc(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** Every process below `root`, read from /proc. */
+function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    // The parent is the 4th field of /proc/<pid>/stat, after the command in parentheses.
+    const stat = readProc(Number(name), "stat");
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (Number.isInteger(parent)) parentOf.set(Number(name), parent);
+  }
+  const below = (pid: number): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === root) return true;
+    return false;
+  };
+  return [...parentOf.keys()].filter(below);
 }
 
 /** Starts the program and waits until its window is up and its page is loading. */
