@@ -12,8 +12,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runDemoAgent, sequentialIds, type AgentClient, type DemoAgent } from "../src/index.js";
 import { FakeAppServer, tool } from "./fake-app-server.js";
 import { connectToFake, waitFor } from "./helpers.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(12, 100);
 const POMODORO = tool("pomodoro", "pomodoro.start", { input_schema: { type: "object", properties: { minutes: { type: "integer", minimum: 1 } }, required: ["minutes"] } });
 const STARTED = { operation_id: "op-1", started_at: "2026-12-01T09:00:00.000Z", ends_at: "2026-12-01T09:25:00.000Z" };
 const TIMES_UP = "Time's up — your 25 minutes with the **pomodoro timer** is done. Nice focus! 🍅";
@@ -95,7 +96,7 @@ describe("the demo agent across process restarts", () => {
       fc.asyncProperty(steps, async (list) => {
         await play(list);
       }),
-      { numRuns: SOAK ? 100 : 12, seed: 20261201 },
+      { numRuns: RUNS, seed: 20261201 },
     );
-  }, 120_000);
+  }, timeLimitFor(RUNS, 12, 120_000));
 });

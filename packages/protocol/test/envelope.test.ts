@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_TYPES, isErrorCode, validateEnvelope, type RuntimeEnvelope } from "@lineup/protocol";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
 const base: RuntimeEnvelope = JSON.parse(
   JSON.stringify({
@@ -15,7 +16,7 @@ const base: RuntimeEnvelope = JSON.parse(
   }),
 );
 
-const soak = process.env["LINEUP_SOAK"] === "1";
+const MESSAGES = soakSized(100_000, 1_000_000);
 
 describe("RuntimeEnvelope v1", () => {
   it("round-trips a valid envelope through encode and decode", () => {
@@ -31,7 +32,7 @@ describe("RuntimeEnvelope v1", () => {
 
   // RELIABILITY B4: generated garbage never throws, always gets a typed error, and does not
   // change shared state. 10^5 messages in npm test, 10^6 in the soak.
-  it(`fuzz: ${soak ? "1,000,000" : "100,000"} mutated envelopes never throw and get typed errors`, () => {
+  it(`fuzz: ${MESSAGES.toLocaleString("en")} mutated envelopes never throw and get typed errors`, () => {
     const mutation = fc.record({
       path: fc.constantFrom("v", "id", "type", "timestamp", "sender", "target", "scope", "correlation", "payload", "extra"),
       value: fc.oneof(
@@ -53,9 +54,9 @@ describe("RuntimeEnvelope v1", () => {
           expect(isErrorCode(result.error.code)).toBe(true);
         }
       }),
-      { numRuns: soak ? 1_000_000 : 100_000, seed: 20261130 },
+      { numRuns: MESSAGES, seed: 20261130 },
     );
     expect(refused).toBeGreaterThan(0);
     expect(Object.prototype).not.toHaveProperty("polluted");
-  }, 120_000);
+  }, timeLimitFor(MESSAGES, 100_000, 120_000));
 });

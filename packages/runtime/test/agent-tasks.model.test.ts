@@ -18,8 +18,10 @@ import type { AgentTaskEvent, AgentTaskRequest, AppManifest, JsonObject } from "
 import { device, signedBundle } from "./helpers/apps-harness.js";
 import { boardSummary, whiteboardManifest } from "./apps-fixtures.js";
 import { FakeAppServer, settle, until, type Device } from "./helpers/runtime-harness.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(200, 1_000);
+const MAX_COMMANDS = soakSized(14, 40);
 
 const manifest: AppManifest = whiteboardManifest("1.0.0", {
   runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", "app.agent-task.v1"] },
@@ -237,7 +239,7 @@ describe("RELIABILITY T1: agent tasks, model-based", () => {
   it("each attempt ends once, the app sees every event once and in order, each attempt is one turn, nothing is lost", async () => {
     const bundle = await signedBundle(manifest);
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: SOAK ? 40 : 14 }), async (cmds) => {
+      fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (cmds) => {
         const server = new FakeAppServer();
         server.createSession({ session_id: "s-1", agent_id: "agent-1" });
         const data = createMemoryStoreData();
@@ -289,7 +291,7 @@ describe("RELIABILITY T1: agent tasks, model-based", () => {
           await real.device.stop();
         }
       }),
-      { seed: 1919, numRuns: SOAK ? 1_000 : 200, endOnFailure: true },
+      { seed: 1919, numRuns: RUNS, endOnFailure: true },
     );
-  }, 300_000);
+  }, timeLimitFor(RUNS * MAX_COMMANDS, 200 * 14, 300_000));
 });

@@ -32,9 +32,9 @@ import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js"
 import { publisherKey } from "./helpers/apps-harness.js";
 import { seededRandom } from "./store-test-helpers.js";
 import { noise } from "../../../test/support/noise.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
-const KILLS = SOAK ? 300 : 30;
+const KILLS = soakSized(30, 300);
 const APP = "whiteboard";
 const CHILD = fileURLToPath(new URL("./fixtures/apps-crash-child.ts", import.meta.url));
 
@@ -239,5 +239,5 @@ describe("P2: install crash atomicity (Node host, SQLite FULL, SIGKILL)", () => 
     expect(tally).toMatchObject({ kills: KILLS, lost: 0, orphans: 0, mixed: 0, entryFailures: 0, auditFailures: 0, integrityFailures: 0 });
     // The kills landed across the cycle, not only in one state.
     expect(Object.keys(tally.states).length).toBeGreaterThanOrEqual(3);
-  }, SOAK ? 900_000 : 120_000);
+  }, timeLimitFor(KILLS, 30, 120_000));
 });

@@ -9,8 +9,9 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
-const soak = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(40, 300);
 const BOUND = 48;
 
 type Step = { readonly kind: "share"; readonly size: number } | { readonly kind: "read"; readonly pick: number; readonly capped: boolean } | { readonly kind: "restart" };
@@ -37,7 +38,7 @@ async function online(server: FakeAppServer, data: ReturnType<typeof createMemor
 }
 
 describe("kept artifacts (model-based)", () => {
-  it(`what is on the device is what the model keeps, within the bound of ${BOUND} bytes, across restarts (${soak ? 300 : 40} runs)`, async () => {
+  it(`what is on the device is what the model keeps, within the bound of ${BOUND} bytes, across restarts (${RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 20 }), async (steps) => {
         for (const d of devices.splice(0)) await d.stop();
@@ -82,7 +83,7 @@ describe("kept artifacts (model-based)", () => {
         }
       }),
       {
-        numRuns: soak ? 300 : 40,
+        numRuns: RUNS,
         seed: 0xa57,
         // Three files that do not all fit, read in turn, then the first again: the first kept is let go first.
         examples: [
@@ -101,5 +102,5 @@ describe("kept artifacts (model-based)", () => {
         ],
       },
     );
-  }, 120_000);
+  }, timeLimitFor(RUNS, 40, 120_000));
 });

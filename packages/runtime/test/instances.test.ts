@@ -26,6 +26,7 @@ import {
   type InstancesState,
   type InstanceStatus,
 } from "../src/apps/instances/index.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
 const T = 1_000;
 
@@ -308,10 +309,11 @@ class RestartCommand implements fc.Command<Model, Real> {
   toString = () => `restart(${this.brokenApp})`;
 }
 
-const soak = process.env["LINEUP_SOAK"] === "1";
+// 1,000 runs took 11 s on a busy 2-core machine, the soak's 10,000 took 171 s there: 40 ms a run leaves room.
+const RUNS = soakSized(1_000, 10_000);
 
 describe("RELIABILITY S1: lifecycle and focus stack, model-based", () => {
-  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart (${soak ? 10_000 : 1_000} runs × ≥ 50 commands)`, () => {
+  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart (${RUNS} runs × ≥ 50 commands)`, () => {
     const opNames: Op[] = ["ready", "focus", "background", "suspend", "restored", "crash", "close", "closed"];
     const commands = [
       fc.tuple(fc.constantFrom(...APPS), fc.constantFrom("c1", "c2"), fc.boolean()).map(([a, c, f]) => new LaunchCommand(a, c, f)),
@@ -325,7 +327,7 @@ describe("RELIABILITY S1: lifecycle and focus stack, model-based", () => {
         fc.pre([...cmds].length >= 50);
         fc.modelRun(() => ({ model: { status: new Map(), stack: [], next: 0, app: new Map() }, real: { state: EMPTY_INSTANCES } }), cmds);
       }),
-      { numRuns: soak ? 10_000 : 1_000, seed: 0x5eed51, maxSkipsPerRun: 10 },
+      { numRuns: RUNS, seed: 0x5eed51, maxSkipsPerRun: 10 },
     );
-  });
+  }, timeLimitFor(RUNS, 1_000, 40_000));
 });

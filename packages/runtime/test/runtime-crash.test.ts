@@ -26,8 +26,8 @@ import { openSqliteStore } from "../src/node/index.js";
 import { listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RawAgent } from "./helpers/raw-agent.js";
 import { seededRandom } from "./store-test-helpers.js";
+import { SOAK } from "../../../test/support/soak.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
 const CHILD = fileURLToPath(new URL("./fixtures/runtime-crash-child.ts", import.meta.url));
 const MESSAGES_PER_SESSION = 6;
 const TEXTS = 4;

@@ -13,9 +13,11 @@ import { describe, expect, it } from "vitest";
 import { createMemoryStore, createMemoryStoreData, RUNTIME_SCHEMA, type AgentAppMessage, type MemoryStoreData, type RuntimeStore } from "../src/index.js";
 import { createFakeClock, FakeAppServer, type FakeClock } from "../src/testing/index.js";
 import { settle, startDevice, type Device } from "./helpers/runtime-harness.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 import { listPendingMessageIds } from "../src/persistence/inbox.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(100, 1_000);
+const MAX_COMMANDS = soakSized(25, 60);
 const SESSIONS = ["s-1", "s-2"] as const;
 
 interface Real {
@@ -173,7 +175,7 @@ async function heal(real: Real): Promise<void> {
 describe("sync + outbox model", () => {
   it("every acknowledged action applied once in order; every agent message stored once and delivered", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: SOAK ? 60 : 25 }), async (cmds) => {
+      fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (cmds) => {
         const server = new FakeAppServer();
         for (const id of SESSIONS) server.createSession({ session_id: id, agent_id: "agent-1" });
         const clock = createFakeClock();
@@ -207,7 +209,7 @@ describe("sync + outbox model", () => {
           await real.reader.close();
         }
       }),
-      { seed: 4242, numRuns: SOAK ? 1_000 : 100, endOnFailure: true },
+      { seed: 4242, numRuns: RUNS, endOnFailure: true },
     );
-  }, 120_000);
+  }, timeLimitFor(RUNS * MAX_COMMANDS, 100 * 25, 120_000));
 });

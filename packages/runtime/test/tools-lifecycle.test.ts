@@ -39,6 +39,7 @@ import {
 } from "../src/tools/index.js";
 import { T0 } from "./apps-fixtures.js";
 import { CONV, invoke, world } from "./tools-world.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
 const W = world();
 
@@ -210,10 +211,10 @@ class Sim {
   }
 }
 
-const soak = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(500, 5_000);
 
 describe("RELIABILITY S3: tool call lifecycle under random interleavings", () => {
-  it(`exactly one terminal per call_id, output schema enforced, stale revisions refused (${soak ? 5_000 : 500} runs)`, () => {
+  it(`exactly one terminal per call_id, output schema enforced, stale revisions refused (${RUNS} runs)`, () => {
     let terminalResults = 0;
     let terminalErrors = 0;
     fc.assert(
@@ -233,10 +234,10 @@ describe("RELIABILITY S3: tool call lifecycle under random interleavings", () =>
         }
         for (const call of Object.values(sim.calls.calls)) expect(call.phase).toBe("terminal");
       }),
-      { numRuns: soak ? 5_000 : 500, seed: 0x53 },
+      { numRuns: RUNS, seed: 0x53 },
     );
     // The schedule reaches both kinds of outcome, not just refusals.
     expect(terminalResults).toBeGreaterThan(100);
     expect(terminalErrors).toBeGreaterThan(100);
-  });
+  }, timeLimitFor(RUNS, 500, 20_000));
 });

@@ -36,8 +36,9 @@ import {
   type WorkflowRun,
 } from "../src/workflows/run.js";
 import { parsePointer } from "../src/workflows/template.js";
+import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
-const SOAK = process.env["LINEUP_SOAK"] === "1";
+const RUNS = soakSized(200, 2_000);
 const T0 = Date.UTC(2025, 0, 1);
 
 /** Unwraps a transition that must be accepted. */
@@ -336,16 +337,16 @@ function checkEnded(decl: WorkflowDeclaration, { run, trace, effects }: Outcome)
 }
 
 describe("workflow runs, model-based", () => {
-  it(`ends every run correctly under random outcomes, cancels and crashes (${SOAK ? 2000 : 200} runs)`, () => {
+  it(`ends every run correctly under random outcomes, cancels and crashes (${RUNS} runs)`, () => {
     fc.assert(
       fc.property(scenarioArb, (scenario) => {
         const outcome = drive(scenario);
         expect(outcome.actions).toBeLessThanOrEqual(outcome.bound);
         checkEnded(scenario.decl, outcome);
       }),
-      { numRuns: SOAK ? 2000 : 200, seed: 20_2025, endOnFailure: true },
+      { numRuns: RUNS, seed: 20_2025, endOnFailure: true },
     );
-  });
+  }, timeLimitFor(RUNS, 200, 20_000));
 });
 
 // --- Examples ---
