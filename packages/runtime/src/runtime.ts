@@ -22,7 +22,7 @@ import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
 import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
-import { DEFAULT_SESSION_DATA_QUOTA, type SessionDataError, type SessionDataSnapshot } from "./session-data/semantics.js";
+import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
 import { nextDeadline, type ToolOutput } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
@@ -435,10 +435,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     store: options.store,
     collection: RUNTIME_COLLECTIONS.sessionData,
     contexts,
-    quotaFor: (appScope) => {
-      const requested = apps.get(appScope) === undefined ? undefined : runtimeApps.manager.getApp(appScope)?.manifest.storage?.session_data_quota_bytes;
-      return requested === undefined ? DEFAULT_SESSION_DATA_QUOTA : { ...DEFAULT_SESSION_DATA_QUOTA, maxBytes: requested };
-    },
+    post: (input) => requireMailbox().post(input),
     onListenerError: (error) => diagnostics(error, "session data listener"),
   });
   const issuedContexts = new Map<string, SessionContext>();
@@ -825,9 +822,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
             if (delivery.kind === "task.event") taskEvents.emit(delivery);
             if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
             if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
+            if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
             if (delivery.kind !== "app.removed") continue;
             for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
-            void sessionData.removeApp(delivery.app_scope);
+            sessionData.removeApp(delivery.app_scope);
             // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
             void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
           }

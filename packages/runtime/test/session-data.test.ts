@@ -1,20 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+/**
+ * Session data (spec 6.3): the pure revision rule; the service's contexts and subscriptions; and the writes
+ * as the Runtime makes them, in its loop — RELIABILITY S2 (concurrent stale writers, restart), and writes
+ * racing the app's removal, disabling and a restart, with nothing brought back and nothing lost.
+ */
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../src/node/index.js";
+import { describe, expect, it } from "vitest";
+import type { AppSessionData, LineUpRuntime } from "../src/index.js";
 import { createMemoryStore, createMemoryStoreData, type MemoryStoreData } from "../src/persistence/memory-store.js";
+import { RUNTIME_COLLECTIONS, RUNTIME_SCHEMA } from "../src/persistence/runtime-schema.js";
 import type { StoreSchema } from "../src/persistence/schema.js";
-import type { RuntimeStore } from "../src/persistence/store.js";
-import {
-  createSessionDataService,
-  decideReplace,
-  EMPTY_SESSION_DATA,
-  SessionContextRegistry,
-  type SessionDataService,
-  type SessionDataSnapshot,
-} from "../src/session-data/index.js";
+import { createSessionDataService, decideReplace, EMPTY_SESSION_DATA, SessionContextRegistry, type SessionDataSnapshot } from "../src/session-data/index.js";
+import { whiteboardManifest } from "./apps-fixtures.js";
+import { device, signedBundle } from "./helpers/apps-harness.js";
+import { FakeAppServer, settle, type Device } from "./helpers/runtime-harness.js";
 
 const SCHEMA: StoreSchema = { collections: ["session-data"], migrations: [{ name: "0001-session-data", run: () => ({ ok: true }) }] };
 
@@ -55,161 +53,234 @@ describe("session data semantics (spec 6.3)", () => {
   });
 });
 
-const sqliteDirs: string[] = [];
 
-interface Backend {
-  readonly name: string;
-  open(): Promise<RuntimeStore>;
-  dispose(): void;
-}
-
-function memoryBackend(): Backend {
-  let data: MemoryStoreData = createMemoryStoreData();
-  return { name: "memory store", open: () => createMemoryStore(SCHEMA, { data }), dispose: () => void (data = createMemoryStoreData()) };
-}
-
-function sqliteBackend(): Backend {
-  const dir = mkdtempSync(join(tmpdir(), "lineup-session-data-"));
-  sqliteDirs.push(dir);
-  let n = 0;
-  let path = join(dir, `s${n}.db`);
-  return {
-    name: "SQLite store",
-    open: () => openSqliteStore({ path, schema: SCHEMA }),
-    dispose: () => {
-      path = join(dir, `s${++n}.db`);
-    },
-  };
-}
-
-afterAll(() => {
-  for (const d of sqliteDirs) rmSync(d, { recursive: true, force: true });
-});
-
-function collect(service: SessionDataService, context: Parameters<SessionDataService["get"]>[0]): { frames: SessionDataSnapshot[]; stop: () => void } {
+function collect(data: AppSessionData): { frames: SessionDataSnapshot[]; stop: () => void } {
   const frames: SessionDataSnapshot[] = [];
-  const sub = service.subscribe(context, (s) => frames.push(s));
+  const sub = data.subscribe((s) => frames.push(s));
   if (!sub.ok) throw new Error(sub.error.message);
   return { frames, stop: sub.value };
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-describe.each([memoryBackend, sqliteBackend])("session data service over %o", (make) => {
-  const backend = make();
-  const open = async () => {
-    const store = await backend.open();
+describe("session data service: contexts and subscriptions", () => {
+  it("refuses forged and revoked contexts without asking the loop; a subscription shows a change committed while its first frame was read after it", async () => {
+    const store = await createMemoryStore(SCHEMA, { data: createMemoryStoreData() });
     const contexts = new SessionContextRegistry();
-    return { store, contexts, service: createSessionDataService({ store, collection: "session-data", contexts }) };
-  };
-
-  it(`isolates sessions by the issued context and refuses forged or revoked ones (${backend.name})`, async () => {
-    backend.dispose();
-    const { store, contexts, service } = await open();
+    const posted: unknown[] = [];
+    const errors: unknown[] = [];
+    const service = createSessionDataService({
+      store,
+      collection: "session-data",
+      contexts,
+      post: async (input) => {
+        posted.push(input);
+        return { revision: 1 };
+      },
+      onListenerError: (e) => errors.push(e),
+    });
     const mine = contexts.issue("pomodoro", "s-1");
     const other = contexts.issue("pomodoro", "s-2");
-    const otherApp = contexts.issue("whiteboard", "s-1");
-    expect(await service.get(mine)).toEqual({ ok: true, value: { data: null, revision: 0 } });
-    expect((await service.replace(mine, { data: { left: 25 }, expected_revision: 0 })).ok).toBe(true);
-    expect(await service.get(other)).toEqual({ ok: true, value: { data: null, revision: 0 } });
-    expect(await service.get(otherApp)).toEqual({ ok: true, value: { data: null, revision: 0 } });
     const forged = { app_scope: "pomodoro", app_session_id: "s-1" };
     expect(await service.get(forged)).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
-    expect(await service.replace(forged, { data: { left: 0 }, expected_revision: 1 })).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
+    expect(await service.replace(forged, { data: { left: 0 }, expected_revision: 0 })).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
     contexts.revoke(other);
-    expect(await service.get(other)).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
+    expect(await service.replace(other, { data: { left: 0 }, expected_revision: 0 })).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
     expect(service.subscribe(other, () => undefined).ok).toBe(false);
-    // Removal with the app: gone from the store, contexts revoked, other apps untouched.
-    expect((await service.replace(otherApp, { data: { strokes: 1 }, expected_revision: 0 })).ok).toBe(true);
-    expect((await service.removeApp("pomodoro")).ok).toBe(true);
-    expect(await store.count("session-data", { prefix: "pomodoro/" })).toBe(0);
+    expect(posted).toEqual([]);
+    expect(await service.replace(mine, { data: { left: 25 }, expected_revision: 0 })).toEqual({ ok: true, value: { revision: 1 } });
+    expect(posted).toEqual([{ kind: "session_data.replace", app_scope: "pomodoro", app_session_id: "s-1", request: { data: { left: 25 }, expected_revision: 0 } }]);
+
+    // The store holds revision 1; revision 2 is committed (and announced) while the subscription reads it.
+    await store.commit([{ op: "put", collection: "session-data", key: "pomodoro/s-1", value: { data: { v: 1 }, revision: 1 } }]);
+    const frames: SessionDataSnapshot[] = [];
+    const bad = service.subscribe(mine, () => {
+      throw new Error("listener bug");
+    });
+    const sub = service.subscribe(mine, (f) => frames.push(f));
+    service.changed("pomodoro", "s-1", { data: { v: 2 }, revision: 2 });
+    await settle(5);
+    service.changed("pomodoro", "s-1", { data: { v: 2 }, revision: 2 }); // a frame already shown is not shown again
+    service.changed("pomodoro", "s-1", { data: { v: 3 }, revision: 3 });
+    expect(frames).toEqual([
+      { data: { v: 1 }, revision: 1 },
+      { data: { v: 2 }, revision: 2 },
+      { data: { v: 3 }, revision: 3 },
+    ]);
+    expect(errors.length).toBeGreaterThan(0); // the throwing listener broke nothing
+    // Removal revokes the app's contexts and drops its subscribers.
+    service.removeApp("pomodoro");
+    service.changed("pomodoro", "s-1", { data: { v: 4 }, revision: 4 });
+    expect(frames.map((f) => f.revision)).toEqual([1, 2, 3]);
     expect(await service.get(mine)).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
-    expect(await service.get(otherApp)).toMatchObject({ ok: true, value: { revision: 1 } });
+    if (sub.ok) sub.value();
+    if (bad.ok) bad.value();
     await store.close();
   });
+});
 
-  it(`RELIABILITY S2: concurrent stale writers, crash and reload (${backend.name})`, async () => {
+/** A Runtime on `data`, online to `server` (a new one with session `s-1`), with `bundle` installed if given. */
+async function runtimeOn(data: MemoryStoreData, options: { server?: FakeAppServer; run?: string; bundle?: Uint8Array } = {}): Promise<Device & { server: FakeAppServer }> {
+  const server = options.server ?? new FakeAppServer();
+  if (options.server === undefined) server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+  const d = await device(server, data, options.run ?? "r0");
+  await d.runtime.whenOnline();
+  if (options.bundle !== undefined) await d.runtime.appManager.install(options.bundle, { approved: true });
+  return Object.assign(d, { server });
+}
+
+const board = (runtime: LineUpRuntime, session = "s-1"): AppSessionData => runtime.appPort("whiteboard").sessionData(session);
+
+describe("session data writes in the Runtime's loop", () => {
+  it("RELIABILITY S2: concurrent stale writers, restart and reload", async () => {
+    const bundle = await signedBundle(whiteboardManifest());
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ writers: fc.integer({ min: 1, max: 6 }), staleBy: fc.array(fc.nat(2), { minLength: 6, maxLength: 6 }), crash: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.record({ writers: fc.integer({ min: 1, max: 6 }), staleBy: fc.array(fc.nat(2), { minLength: 6, maxLength: 6 }), restart: fc.boolean() }), { minLength: 1, maxLength: 5 }),
         async (rounds) => {
-          backend.dispose();
-          let { store, contexts, service } = await open();
-          let context = contexts.issue("pomodoro", "s-1");
-          let sub = collect(service, context);
+          const data = createMemoryStoreData();
+          let d = await runtimeOn(data, { bundle });
+          const server = d.server;
+          let sub = collect(board(d.runtime));
           let expectedRevision = 0;
           let lastData: unknown = null;
           for (const [r, round] of rounds.entries()) {
-            const base = await service.get(context);
+            const base = await board(d.runtime).get();
             if (!base.ok) throw new Error(base.error.message);
             expect(base.value.revision).toBe(expectedRevision);
             // Writers that read earlier hold older revisions; all write at once.
             const attempts = Array.from({ length: round.writers }, (_, w) => ({ w, expected: Math.max(0, base.value.revision - round.staleBy[w]!) }));
-            const outcomes = await Promise.all(attempts.map((a) => service.replace(context, { data: { round: r, writer: a.w }, expected_revision: a.expected })));
+            const outcomes = await Promise.all(attempts.map((a) => board(d.runtime).replace({ data: { round: r, writer: a.w }, expected_revision: a.expected })));
             const winners = outcomes.filter((o) => o.ok);
             const current = attempts.filter((a) => a.expected === base.value.revision);
             // Exactly one write wins per revision (if anyone held the current one); every other gets a conflict.
             expect(winners.length).toBe(current.length > 0 ? 1 : 0);
-            for (const o of outcomes) if (!o.ok) expect(o.error.code).toBe("revision_conflict");
+            for (const o of outcomes) if (!o.ok) expect(o.error).toMatchObject({ code: "revision_conflict", data: { current_revision: expect.any(Number) } });
             if (winners.length === 1) {
               expectedRevision += 1;
               expect(winners[0]).toEqual({ ok: true, value: { revision: expectedRevision } });
               lastData = { round: r, writer: current[0]!.w };
             }
-            if (round.crash) {
-              // Crash: the service and its caches are gone; the store is reopened on the same data.
+            if (round.restart) {
               sub.stop();
-              await store.close();
-              ({ store, contexts, service } = await open());
-              context = contexts.issue("pomodoro", "s-1");
-              sub = collect(service, context);
+              await d.stop();
+              d = await runtimeOn(data, { server, run: `r${r + 1}` });
+              sub = collect(board(d.runtime));
             }
           }
-          const final = await service.get(context);
-          expect(final).toEqual({ ok: true, value: { data: lastData, revision: expectedRevision } });
+          expect(await board(d.runtime).get()).toEqual({ ok: true, value: { data: lastData, revision: expectedRevision } });
           await settle();
           // Subscription frames: the first is the full snapshot at registration, then strictly increasing revisions.
           expect(sub.frames.length).toBeGreaterThan(0);
           for (let i = 1; i < sub.frames.length; i++) expect(sub.frames[i]!.revision).toBeGreaterThan(sub.frames[i - 1]!.revision);
           expect(sub.frames[sub.frames.length - 1]).toEqual({ data: lastData, revision: expectedRevision });
           sub.stop();
-          await store.close();
+          await d.stop();
         },
       ),
-      { numRuns: backend.name === "SQLite store" ? 40 : 150, seed: 0x52 },
+      { numRuns: 30, seed: 0x52 },
     );
-  });
+  }, 60_000);
 
-  it(`a write between get() and subscribe() is in the first frame or the next (${backend.name})`, async () => {
-    backend.dispose();
-    const { store, contexts, service } = await open();
-    const context = contexts.issue("pomodoro", "s-9");
-    const seen = await service.get(context);
-    expect(seen).toEqual({ ok: true, value: { data: null, revision: 0 } });
-    const write = service.replace(context, { data: { v: 1 }, expected_revision: 0 });
-    const sub = collect(service, context);
+  it("a write between get() and subscribe() is in the first frame or the next; a refusal names usage and limit", async () => {
+    const d = await runtimeOn(createMemoryStoreData(), { bundle: await signedBundle(whiteboardManifest()) });
+    const data = board(d.runtime, "s-9");
+    expect(await data.get()).toEqual({ ok: true, value: { data: null, revision: 0 } });
+    const write = data.replace({ data: { v: 1 }, expected_revision: 0 });
+    const sub = collect(data);
     await write;
-    await service.replace(context, { data: { v: 2 }, expected_revision: 1 });
+    await data.replace({ data: { v: 2 }, expected_revision: 1 });
     await settle();
-    expect(sub.frames).toEqual([{ data: { v: 1 }, revision: 1 }, { data: { v: 2 }, revision: 2 }]);
-    const late = collect(service, context);
+    // The first frame is the snapshot when the subscription read it: the write's, or the one before it, which
+    // the write's frame then follows.
+    const first = sub.frames[0]!.revision === 0 ? sub.frames.slice(1) : sub.frames;
+    expect(first).toEqual([
+      { data: { v: 1 }, revision: 1 },
+      { data: { v: 2 }, revision: 2 },
+    ]);
+    const late = collect(data);
     await settle();
     expect(late.frames).toEqual([{ data: { v: 2 }, revision: 2 }]);
+    expect(await data.replace({ data: { s: "x".repeat(300 * 1024) }, expected_revision: 2 })).toMatchObject({ ok: false, error: { code: "quota_exceeded", data: { unit: "bytes", limit: 256 * 1024 } } });
     sub.stop();
     late.stop();
-    // A throwing listener does not break the others.
-    const errors: unknown[] = [];
-    const guarded = createSessionDataService({ store, collection: "session-data", contexts, onListenerError: (e) => errors.push(e) });
-    const bad = guarded.subscribe(context, () => {
-      throw new Error("listener bug");
-    });
-    const good = collect(guarded, context);
-    await guarded.replace(context, { data: { v: 3 }, expected_revision: 2 });
-    await settle();
-    expect(errors.length).toBeGreaterThan(0);
-    expect(good.frames.map((f) => f.revision)).toEqual([2, 3]);
-    if (bad.ok) bad.value();
-    good.stop();
-    await store.close();
+    await d.stop();
   });
+  it("writes racing the app's removal, disabling and a restart: nothing comes back, nothing acknowledged is lost", async () => {
+    const bundle = await signedBundle(whiteboardManifest());
+    const stored = async (data: MemoryStoreData) => {
+      const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+      try {
+        return (await store.range(RUNTIME_COLLECTIONS.sessionData, { prefix: "whiteboard/" })).map((row) => ({ key: row.key, ...(row.value as unknown as SessionDataSnapshot) }));
+      } finally {
+        await store.close();
+      }
+    };
+    /** Writes revision 1, 2, … one after another until one is refused or `done()`; the revisions acknowledged. */
+    const writeOn = async (data: AppSessionData, label: string, done: () => boolean = () => false): Promise<{ acked: number; refusal?: string }> => {
+      for (let i = 0; i < 1_000; i++) {
+        if (done()) return { acked: i };
+        const r = await data.replace({ data: { i }, expected_revision: i }).catch((e: unknown) => ({ ok: false as const, error: { code: String((e as { code?: unknown }).code) } }));
+        if (!r.ok) return { acked: i, refusal: r.error.code };
+        // As an app writes, from one event to the next (on a memory store the loop would never yield otherwise).
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      throw new Error(`the writes were never refused (${label})`);
+    };
+    for (const delay of [0, 1, 2, 3, 5, 8, 13]) {
+      // Removal: every write is before it (and goes with it) or refused after it; a reinstalled app's data stays.
+      {
+        const data = createMemoryStoreData();
+        const d = await runtimeOn(data, { bundle });
+        const writing = writeOn(board(d.runtime), `remove ${delay}`);
+        await settle(delay);
+        // Two more writes in the removal's own turn: one posted just before it, one just after.
+        const justBefore = board(d.runtime, "s-2").replace({ data: { x: 1 }, expected_revision: 0 });
+        const removal = d.runtime.appManager.remove("whiteboard", { confirmed: true });
+        const justAfter = board(d.runtime, "s-3").replace({ data: { x: 1 }, expected_revision: 0 });
+        expect((await removal).status).toBe("succeeded");
+        expect(await justBefore).toEqual({ ok: true, value: { revision: 1 } });
+        expect(await justAfter).toMatchObject({ ok: false, error: { code: "session_context_invalid" } });
+        const written = await writing;
+        expect(written.refusal, `delay ${delay}`).toBe("session_context_invalid");
+        await settle();
+        expect(await stored(data), `removed, delay ${delay}`).toEqual([]);
+        await d.runtime.appManager.install(bundle, { approved: true });
+        expect(await board(d.runtime).replace({ data: { fresh: true }, expected_revision: 0 })).toEqual({ ok: true, value: { revision: 1 } });
+        await settle();
+        expect(await stored(data), `reinstalled, delay ${delay}`).toEqual([{ key: "whiteboard/s-1", data: { fresh: true }, revision: 1 }]);
+        await d.stop();
+      }
+      // Disabling keeps the data: what was acknowledged is there after enabling again.
+      {
+        const data = createMemoryStoreData();
+        const d = await runtimeOn(data, { bundle });
+        let disabled = false;
+        const writing = writeOn(board(d.runtime), "disable", () => disabled);
+        await settle(delay);
+        expect((await d.runtime.appManager.disable("whiteboard")).status).toBe("succeeded");
+        disabled = true;
+        const written = await writing;
+        expect(written.refusal).toBeUndefined();
+        expect((await d.runtime.appManager.enable("whiteboard")).status).toBe("succeeded");
+        expect(await stored(data), `disabled, delay ${delay}`).toEqual([{ key: "whiteboard/s-1", data: { i: written.acked - 1 }, revision: written.acked }]);
+        await d.stop();
+      }
+      // A restart: every acknowledged write is there after it; one cut off by the stop is there whole or not at all.
+      {
+        const data = createMemoryStoreData();
+        const d = await runtimeOn(data, { bundle });
+        const writing = writeOn(board(d.runtime), `restart ${delay}`);
+        await settle(delay);
+        await d.stop();
+        const written = await writing;
+        const after = await runtimeOn(data, { server: d.server, run: "r1" });
+        const rows = await stored(data);
+        expect(rows.length, `restarted, delay ${delay}`).toBe(written.acked === 0 && rows.length === 0 ? 0 : 1);
+        const revision = rows[0]?.revision ?? 0;
+        expect([written.acked, written.acked + 1], `restarted, delay ${delay}`).toContain(revision);
+        if (revision > 0) expect(rows[0]!.data).toEqual({ i: revision - 1 });
+        expect(await board(after.runtime).get()).toEqual({ ok: true, value: { data: revision > 0 ? { i: revision - 1 } : null, revision } });
+        await after.stop();
+      }
+    }
+  }, 60_000);
 });

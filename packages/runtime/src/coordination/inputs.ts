@@ -12,6 +12,7 @@ import type { OutboxEntry } from "../communication/outbox.js";
 import type { CapabilityHostSnapshot } from "../capabilities/loop-state.js";
 import type { CapabilityStep } from "../capabilities/state.js";
 import type { AgentAppMessage } from "../persistence/inbox.js";
+import type { ReplaceRequest, SessionDataSnapshot } from "../session-data/semantics.js";
 import type { InstanceChange } from "../apps/instances/state.js";
 import type { StoreValue, StoreWrite } from "../persistence/store.js";
 import type { Identity, RuntimeState } from "./state.js";
@@ -103,6 +104,8 @@ export type RuntimeInput =
    * record. `last`: the removal's release is done, its marker (`releaseMarkerKey`) goes.
    */
   | { readonly kind: "artifacts.release"; readonly app_scope: string; readonly artifact_ids: readonly string[]; readonly last: boolean }
+  /** An app replaces one session's data (`handlers/session-data.ts`); the shell checked the SDK context it came with. */
+  | { readonly kind: "session_data.replace"; readonly app_scope: string; readonly app_session_id: string; readonly request: ReplaceRequest }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
   | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }
@@ -215,8 +218,10 @@ export type Delivery =
   | { readonly kind: "tool.cancel"; readonly call_id: string; readonly instance_id?: string }
   /** A call a workflow step made ended: its one terminal output, for the step waiting on it. */
   | { readonly kind: "tool.settled"; readonly app_scope: string; readonly call_id: string; readonly output: ToolOutput }
-  /** An app's data went away (remove): its session data subscribers and caches are dropped. */
+  /** An app's data went away (remove): its session data contexts and subscribers are dropped. */
   | { readonly kind: "app.removed"; readonly app_scope: string }
+  /** A session's data as the commit left it, for its subscribers. */
+  | { readonly kind: "session_data.changed"; readonly app_scope: string; readonly app_session_id: string; readonly snapshot: SessionDataSnapshot }
   /** A new event of one of an app's agent tasks, with the task as it is after the commit. */
   | { readonly kind: "task.event"; readonly app_scope: string; readonly event: AgentTaskEvent; readonly task: AgentTask }
   /** A workflow run changed, with the trace entries the commit added. */

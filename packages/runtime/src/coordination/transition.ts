@@ -16,6 +16,7 @@ import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactCreateReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
 import { onInstance } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
+import { onSessionDataReplace, sessionDataReads } from "./handlers/session-data.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
 import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
 import { afterAppRequestWorkflows, onWorkflow, resumeWorkflows } from "./handlers/workflows.js";
@@ -46,6 +47,8 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return artifactCreateReads(input);
     case "workflow.tool_call":
       return workflowToolReads(input);
+    case "session_data.replace":
+      return sessionDataReads(input);
     default:
       return [];
   }
@@ -110,6 +113,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onArtifactsRelease(state, input, reads);
     case "app.event":
       return onAppEvent(state, input, env);
+    case "session_data.replace":
+      return onSessionDataReplace(state, input, reads);
     case "settings":
       // The Capability Gateway: a grant denied in settings ends that capability's waiting requests.
       return afterSettings(onSettings(state, input, env), input, env);

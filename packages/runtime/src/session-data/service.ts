@@ -1,54 +1,53 @@
 /**
- * Session data over the `RuntimeStore` port: the thin imperative shell around `decideReplace`.
+ * Session data for apps: the SDK contexts, reads and subscriptions. Writes are not made here: `replace`
+ * hands the decision to the Runtime's loop (`write`: the input `session_data.replace`, decided against the
+ * stored revision and committed in a turn like any other), so the loop stays the one writer of the store —
+ * exactly one write wins per revision, and removing an app and writing its data are ordered by the loop.
  *
- * Every operation on one session (`app_scope + app_session_id`) runs in one serial queue, so
- * concurrent writers are decided one after another against the committed revision: exactly one
- * write wins per revision. A write is committed before it is acknowledged or shown to any
- * subscriber; a subscription is registered in the same queue, so its first frame is the full
- * snapshot at registration and every later frame has a strictly higher revision — a write between
- * `get()` and `subscribe()` is either in the first frame or the next one. After a restart the
- * service reads the last committed snapshot back from the store.
+ * A write is committed before it is acknowledged or shown to a subscriber (`changed`, called by the shell
+ * for each committed change). A subscription's first frame is the full snapshot read at registration; a
+ * change committed meanwhile is held and shown after it if newer, so every later frame has a strictly higher
+ * revision and a write between `get()` and `subscribe()` is either in the first frame or the next one.
  */
 import type { Unsubscribe } from "../core/emitter.js";
 import { isStoreError } from "../persistence/store-error.js";
 import type { RuntimeStore } from "../persistence/store.js";
-import type { SessionContext, SessionContextRegistry } from "./context.js";
-import {
-  decideReplace,
-  DEFAULT_SESSION_DATA_QUOTA,
-  parseStoredSnapshot,
-  type SessionDataError,
-  type SessionDataQuota,
-  type SessionDataSnapshot,
-} from "./semantics.js";
-import type { JsonValue, Result } from "@lineup/protocol";
+import { sessionDataKey, type SessionContext, type SessionContextRegistry } from "./context.js";
+import { parseStoredSnapshot, type ReplaceRequest, type SessionDataError, type SessionDataSnapshot } from "./semantics.js";
+import { LineUpError, type JsonValue, type Result } from "@lineup/protocol";
+import type { RuntimeInput } from "../coordination/inputs.js";
 
 export type SessionDataListener = (snapshot: SessionDataSnapshot) => void;
 
 export interface SessionDataServiceOptions {
-  readonly store: RuntimeStore;
+  /** Reads the committed snapshots; nothing here writes. */
+  readonly store: Pick<RuntimeStore, "get">;
   /** The store collection holding session data (declared by the Runtime's store schema). */
   readonly collection: string;
   readonly contexts: SessionContextRegistry;
-  /** Per app: the manifest's requested size, else the default. */
-  readonly quotaFor?: (appScope: string) => SessionDataQuota;
+  /** Posts to the Runtime's loop, which decides and commits a replace; resolves after the commit with `{ revision }`, or rejects with the refusal. */
+  readonly post: (input: Extract<RuntimeInput, { kind: "session_data.replace" }>) => Promise<JsonValue | undefined>;
   /** Where a throwing listener's error goes; it never breaks the service. */
   readonly onListenerError?: (error: unknown) => void;
 }
 
 export interface SessionDataService {
   get(context: SessionContext): Promise<Result<SessionDataSnapshot, SessionDataError>>;
-  replace(context: SessionContext, request: { readonly data: unknown; readonly expected_revision: unknown }): Promise<Result<{ readonly revision: number }, SessionDataError>>;
+  replace(context: SessionContext, request: ReplaceRequest): Promise<Result<{ readonly revision: number }, SessionDataError>>;
   /** The first call of `listener` is the full snapshot at registration. Refused for an invalid context. */
   subscribe(context: SessionContext, listener: SessionDataListener): Result<Unsubscribe, SessionDataError>;
-  /** Deletes every session of an app (remove, or disable with the user's confirmation) and revokes its contexts. */
-  removeApp(appScope: string): Promise<Result<void, SessionDataError>>;
+  /** A committed change of one session (the loop's `session_data.changed`), for its subscribers. */
+  changed(appScope: string, appSessionId: string, snapshot: SessionDataSnapshot): void;
+  /** The app was removed (its data went in that commit): its contexts are revoked and its subscribers dropped. */
+  removeApp(appScope: string): void;
 }
 
-interface Session {
-  tail: Promise<void>;
-  snapshot: SessionDataSnapshot | undefined;
-  readonly listeners: Set<SessionDataListener>;
+interface Subscriber {
+  readonly listener: SessionDataListener;
+  /** The revision of the last frame shown; -1 before the first. */
+  last: number;
+  /** Changes committed before the first frame was read, shown after it if newer. */
+  held: SessionDataSnapshot[] | undefined;
 }
 
 function storeFailure(error: unknown): { ok: false; error: SessionDataError } {
@@ -57,35 +56,14 @@ function storeFailure(error: unknown): { ok: false; error: SessionDataError } {
 
 export function createSessionDataService(options: SessionDataServiceOptions): SessionDataService {
   const { store, collection, contexts } = options;
-  const sessions = new Map<string, Session>();
-  const quotaFor = options.quotaFor ?? (() => DEFAULT_SESSION_DATA_QUOTA);
+  const subscribers = new Map<string, Set<Subscriber>>();
   const report = options.onListenerError ?? (() => undefined);
 
-  const session = (key: string): Session => {
-    let s = sessions.get(key);
-    if (s === undefined) sessions.set(key, (s = { tail: Promise.resolve(), snapshot: undefined, listeners: new Set() }));
-    return s;
-  };
-
-  /** Runs `task` after everything queued before it on this session. */
-  const enqueue = <T>(key: string, task: (s: Session) => Promise<T>): Promise<T> => {
-    const s = session(key);
-    const run = s.tail.then(() => task(s));
-    s.tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
-  };
-
-  const load = async (key: string, s: Session): Promise<SessionDataSnapshot> => {
-    if (s.snapshot === undefined) s.snapshot = parseStoredSnapshot(await store.get(collection, key));
-    return s.snapshot;
-  };
-
-  const notify = (listener: SessionDataListener, snapshot: SessionDataSnapshot) => {
+  const show = (subscriber: Subscriber, snapshot: SessionDataSnapshot): void => {
+    if (snapshot.revision <= subscriber.last) return;
+    subscriber.last = snapshot.revision;
     try {
-      listener(snapshot);
+      subscriber.listener(snapshot);
     } catch (error) {
       report(error);
     }
@@ -95,84 +73,64 @@ export function createSessionDataService(options: SessionDataServiceOptions): Se
     async get(context) {
       const key = contexts.resolve(context);
       if (!key.ok) return key;
-      return enqueue(key.value, async (s) => {
-        try {
-          return { ok: true, value: await load(key.value, s) };
-        } catch (error) {
-          return storeFailure(error);
-        }
-      });
+      try {
+        return { ok: true, value: parseStoredSnapshot(await store.get(collection, key.value)) };
+      } catch (error) {
+        return storeFailure(error);
+      }
     },
 
     async replace(context, request) {
-      const key = contexts.resolve(context);
-      if (!key.ok) return key;
-      return enqueue(key.value, async (s): Promise<Result<{ revision: number }, SessionDataError>> => {
-        // Checked again in turn: a context revoked while this write waited writes nothing.
-        if (!contexts.resolve(context).ok) return { ok: false, error: { code: "session_context_invalid", message: "the SDK context was revoked" } };
-        let current: SessionDataSnapshot;
-        try {
-          current = await load(key.value, s);
-        } catch (error) {
-          return storeFailure(error);
-        }
-        const next = decideReplace(current, request, quotaFor(context.app_scope));
-        if (!next.ok) return next;
-        try {
-          await store.commit([{ op: "put", collection, key: key.value, value: next.value as unknown as JsonValue }]);
-        } catch (error) {
-          s.snapshot = undefined; // re-read what is really stored
-          return storeFailure(error);
-        }
-        s.snapshot = next.value;
-        for (const listener of [...s.listeners]) notify(listener, next.value);
-        return { ok: true, value: { revision: next.value.revision } };
-      });
+      if (!contexts.resolve(context).ok) return { ok: false, error: { code: "session_context_invalid", message: "the SDK context is stale, revoked or was not issued by this Runtime" } };
+      try {
+        const reply = (await options.post({ kind: "session_data.replace", app_scope: context.app_scope, app_session_id: context.app_session_id, request })) as { revision: number };
+        return { ok: true, value: { revision: reply.revision } };
+      } catch (error) {
+        if (!(error instanceof LineUpError)) return storeFailure(error);
+        const refusal: SessionDataError = { code: error.code, message: error.message, ...(error.path === undefined ? {} : { path: error.path }), ...(error.data === undefined ? {} : { data: error.data as unknown as NonNullable<SessionDataError["data"]> }) };
+        return { ok: false, error: refusal };
+      }
     },
 
     subscribe(context, listener) {
       const key = contexts.resolve(context);
       if (!key.ok) return key;
-      let active = true;
-      const s = session(key.value);
-      void enqueue(key.value, async () => {
-        if (!active) return;
-        let snapshot: SessionDataSnapshot;
-        try {
-          snapshot = await load(key.value, s);
-        } catch (error) {
-          report(error);
-          return;
-        }
-        if (!active) return;
-        s.listeners.add(listener);
-        notify(listener, snapshot);
-      });
-      return {
-        ok: true,
-        value: () => {
-          active = false;
-          s.listeners.delete(listener);
-        },
+      const subscriber: Subscriber = { listener, last: -1, held: [] };
+      let set = subscribers.get(key.value);
+      if (set === undefined) subscribers.set(key.value, (set = new Set()));
+      set.add(subscriber);
+      const unsubscribe = () => {
+        const current = subscribers.get(key.value);
+        current?.delete(subscriber);
+        if (current?.size === 0) subscribers.delete(key.value);
       };
+      store.get(collection, key.value).then(
+        (value) => {
+          if (subscribers.get(key.value)?.has(subscriber) !== true) return;
+          const held = subscriber.held ?? [];
+          subscriber.held = undefined;
+          show(subscriber, parseStoredSnapshot(value));
+          for (const snapshot of held) show(subscriber, snapshot);
+        },
+        (error: unknown) => {
+          unsubscribe();
+          report(error);
+        },
+      );
+      return { ok: true, value: unsubscribe };
     },
 
-    async removeApp(appScope) {
+    changed(appScope, appSessionId, snapshot) {
+      for (const subscriber of [...(subscribers.get(sessionDataKey(appScope, appSessionId)) ?? [])]) {
+        if (subscriber.held !== undefined) subscriber.held.push(snapshot);
+        else show(subscriber, snapshot);
+      }
+    },
+
+    removeApp(appScope) {
       contexts.revokeApp(appScope);
       const prefix = `${appScope}/`;
-      const pending = [...sessions].filter(([key]) => key.startsWith(prefix)).map(([, s]) => s.tail);
-      await Promise.all(pending);
-      try {
-        await store.commit([{ op: "deleteRange", collection, range: { prefix } }]);
-      } catch (error) {
-        return storeFailure(error);
-      }
-      for (const [key, s] of [...sessions]) {
-        if (!key.startsWith(prefix)) continue;
-        s.listeners.clear();
-        sessions.delete(key);
-      }
-      return { ok: true, value: undefined };
+      for (const key of [...subscribers.keys()]) if (key.startsWith(prefix)) subscribers.delete(key);
     },
   };
 }
