@@ -23,6 +23,7 @@ import {
   decideDisable,
   decideInstall,
   decideRemove,
+  whyCannotOpen,
   decideSetDefaultApp,
   getApp,
   isDefaultEligible,
@@ -145,8 +146,15 @@ describe("F4 acceptance walk: install → call → focus → disable → remove"
 
     // A disabled default app falls back to chat at start-up.
     expect(isDefaultEligible(apps, "whiteboard")).toBe(false);
-    const launchable = (scope: string) => getApp(apps, scope)?.enabled === true;
-    expect(resolveStartupTarget({ instances: { instances: {}, focus_stack: [] }, default_app: apps.default_app, launchable })).toMatchObject({ kind: "recovery", app_scope: "chat" });
+    const cannotRun = (scope: string, entrypoint?: string) => whyCannotOpen(apps, FULL_HOST, scope, entrypoint);
+    expect(resolveStartupTarget({ instances: { instances: {}, focus_stack: [] }, default_app: apps.default_app, cannotRun })).toEqual({
+      kind: "recovery",
+      app_scope: "chat",
+      skipped: [{ target: "default", app_scope: "whiteboard", reason: "it is disabled (enable it in Apps)" }],
+    });
+    // A deep link to an app that is not installed, or to a page the app does not have, is named with its reason.
+    expect(resolveStartupTarget({ explicit: { app_scope: "nope" }, instances: { instances: {}, focus_stack: [] }, default_app: "chat", cannotRun })).toMatchObject({ kind: "recovery", skipped: [{ target: "explicit", app_scope: "nope", reason: "it is not installed" }] });
+    expect(cannotRun("chat")).toBeUndefined();
 
     // Remove, confirmed: bundle and data deleted, default reset to chat.
     const removed = decideRemove(apps, { operation_id: "op-4", app_scope: "whiteboard", confirmed: true, now: T0 + 50 });

@@ -103,23 +103,34 @@ describe("focus stack (spec 4.5)", () => {
 });
 
 describe("start-up target (spec 4.3)", () => {
-  const all = () => true;
+  const all = () => undefined;
   it("explicit target → restorable foreground → default app → chat", () => {
     let s = must(markInstanceReady(launch(EMPTY_INSTANCES, "wb", "whiteboard"), "wb", T)).state;
-    expect(resolveStartupTarget({ explicit: { app_scope: "voice", conversation_id: "c9" }, instances: s, default_app: "voice", launchable: all })).toEqual({ kind: "explicit", app_scope: "voice", conversation_id: "c9" });
-    expect(resolveStartupTarget({ instances: s, default_app: "voice", launchable: all })).toEqual({ kind: "restore", app_scope: "whiteboard", instance_id: "wb" });
+    expect(resolveStartupTarget({ explicit: { app_scope: "voice", conversation_id: "c9" }, instances: s, default_app: "voice", cannotRun: all })).toEqual({ kind: "explicit", app_scope: "voice", conversation_id: "c9" });
+    expect(resolveStartupTarget({ instances: s, default_app: "voice", cannotRun: all })).toEqual({ kind: "restore", app_scope: "whiteboard", instance_id: "wb", skipped: [] });
     s = must(closeInstance(s, "wb", T)).state;
-    expect(resolveStartupTarget({ instances: s, default_app: "voice", launchable: all })).toEqual({ kind: "default", app_scope: "voice" });
-    expect(resolveStartupTarget({ instances: s, default_app: "chat", launchable: all })).toMatchObject({ kind: "recovery", app_scope: "chat" });
+    expect(resolveStartupTarget({ instances: s, default_app: "voice", cannotRun: all })).toEqual({ kind: "default", app_scope: "voice", skipped: [] });
+    expect(resolveStartupTarget({ instances: s, default_app: "chat", cannotRun: all })).toMatchObject({ kind: "recovery", app_scope: "chat" });
   });
 
   it("a broken, disabled or removed default (or explicit target, or foreground app) falls back to chat", () => {
     const s = must(markInstanceReady(launch(EMPTY_INSTANCES, "wb", "whiteboard"), "wb", T)).state;
-    const onlyChat = (scope: string) => scope === "chat";
-    const target = resolveStartupTarget({ explicit: { app_scope: "game" }, instances: s, default_app: "voice", launchable: onlyChat });
-    expect(target.kind).toBe("recovery");
-    expect(target.app_scope).toBe("chat");
-    expect(target.kind === "recovery" ? target.skipped.length : 0).toBe(3);
+    const onlyChat = (scope: string) => (scope === "chat" ? undefined : `${scope} is gone`);
+    const target = resolveStartupTarget({ instances: s, default_app: "voice", cannotRun: onlyChat });
+    expect(target).toEqual({
+      kind: "recovery",
+      app_scope: "chat",
+      skipped: [
+        { target: "restore", app_scope: "whiteboard", reason: "whiteboard is gone" },
+        { target: "default", app_scope: "voice", reason: "voice is gone" },
+      ],
+    });
+    // An explicit target that cannot run lands in chat, not in the instance or default that would come next.
+    expect(resolveStartupTarget({ explicit: { app_scope: "game" }, instances: s, default_app: "voice", cannotRun: (a) => (a === "game" ? "not installed" : undefined) })).toEqual({
+      kind: "recovery",
+      app_scope: "chat",
+      skipped: [{ target: "explicit", app_scope: "game", reason: "not installed" }],
+    });
   });
 });
 
@@ -135,7 +146,7 @@ describe("restart snapshot", () => {
     expect(statusOf(restored.state, "chat-1")).toBe("suspended");
     expect(statusOf(restored.state, "wb")).toBe("closed");
     expect(statusOf(restored.state, "game")).toBe("failed");
-    expect(resolveStartupTarget({ instances: restored.state, default_app: "whiteboard", launchable: (a) => a !== "whiteboard" })).toEqual({ kind: "restore", app_scope: "chat", instance_id: "chat-1" });
+    expect(resolveStartupTarget({ instances: restored.state, default_app: "whiteboard", cannotRun: (a) => (a === "whiteboard" ? "gone" : undefined) })).toEqual({ kind: "restore", app_scope: "chat", instance_id: "chat-1", skipped: [] });
     const back = must(focusInstance(restored.state, "chat-1", T + 6));
     expect(statusOf(back.state, "chat-1")).toBe("restoring");
   });

@@ -7,6 +7,7 @@
 import type { AppManifest, ManifestProjection, ProjectionDiff } from "@lineup/protocol";
 import type { Unsubscribe } from "../core/emitter.js";
 import type { AppInstance } from "./instances/state.js";
+import type { ExplicitStartupTarget, StartupTarget } from "./instances/startup.js";
 import type { AppOperation } from "./manager/operation.js";
 import type { AppRecord } from "./manager/records.js";
 
@@ -91,6 +92,14 @@ export interface InstancesView {
   subscribe(listener: (view: InstancesSnapshotView) => void): Unsubscribe;
   /** The surface finished loading (`lifecycle.ready`): launching → active/backgrounded; restoring → active. */
   ready(instanceId: string): Promise<void>;
+  /**
+   * What the shell opens at start-up (spec 4.3): `explicit` (a deep link, a notification's click) when it
+   * can be opened, else the restorable foreground instance, else the default app, else `chat`; each target
+   * passed over is named with why. Decided from the records, before anything launches.
+   */
+  startupTarget(explicit?: ExplicitStartupTarget): StartupTarget;
+  /** Why a person cannot open the app (at `entrypoint`) on this host, in words for a notice; undefined when they can. */
+  whyCannotOpen(appScope: string, entrypoint?: string): string | undefined;
   /** The user brought this instance to the front (app switcher, a chat card). */
   focus(instanceId: string): Promise<void>;
   /** The user went back to the shell; the instance keeps its place. */

@@ -18,6 +18,9 @@ import { checkTrustedKeys, keyIdOf } from "./bundle/signature.js";
 import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-manager-api.js";
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
+import { isDefaultEligible } from "./manager/decide-state.js";
+import { whyCannotOpen } from "./manager/openable.js";
+import { resolveStartupTarget } from "./instances/startup.js";
 
 import { operationSteps, type AppOperation } from "./manager/operation.js";
 import { PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./manager/pipeline.js";
@@ -140,6 +143,17 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
   const instances: InstancesView = {
     snapshot: () => instancesView(options.state()),
     subscribe: (listener) => instancesChanged.subscribe(listener),
+    startupTarget(explicit) {
+      const state = options.state();
+      return resolveStartupTarget({
+        ...(explicit === undefined ? {} : { explicit }),
+        instances: state.instances,
+        default_app: state.apps.default_app,
+        cannotRun: (appScope, entrypoint) => whyCannotOpen(state.apps, options.host, appScope, entrypoint),
+        notDefaultEligible: (appScope) => (isDefaultEligible(state.apps, appScope) ? undefined : "it cannot be the default app"),
+      });
+    },
+    whyCannotOpen: (appScope, entrypoint) => whyCannotOpen(options.state().apps, options.host, appScope, entrypoint),
     ready: (instanceId) => instanceInput({ op: "ready", instance_id: instanceId }),
     focus: (instanceId) => instanceInput({ op: "focus", instance_id: instanceId }),
     background: (instanceId) => instanceInput({ op: "background", instance_id: instanceId }),

@@ -9,3 +9,4 @@ export * from "./decide-update.js";
 export * from "./decide-state.js";
 export * from "./decide-rollback.js";
 export * from "./decide-remove.js";
+export * from "./openable.js";

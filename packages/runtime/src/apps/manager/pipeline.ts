@@ -48,6 +48,21 @@ export type PipelineOutcome =
   | { readonly ok: true; readonly manifest: AppManifest; readonly projection: ManifestProjection }
   | { readonly ok: false; readonly step: AppOperationStepName; readonly code: ErrorCode; readonly message: string; readonly path?: string; readonly projection?: ManifestProjection };
 
+/**
+ * What this host lacks to run the app — a required Runtime SDK feature, or a back-end protocol it
+ * cannot run (optional back-ends excepted) — with the manifest path; undefined when nothing is missing.
+ */
+export function hostShortfall(manifest: AppManifest, host: HostEnvironment): { readonly message: string; readonly path: string } | undefined {
+  const offered = new Set(host.features);
+  const missing = manifest.runtime_sdk.required_features.filter((f) => !offered.has(f));
+  if (missing.length > 0) return { message: `this host does not offer ${missing.join(", ")}`, path: "/runtime_sdk/required_features" };
+  const protocols = new Set(host.backend_protocols ?? []);
+  const unrunnable = (manifest.backends ?? []).findIndex((b) => b.optional !== true && !protocols.has(b.protocol));
+  if (unrunnable < 0) return undefined;
+  const backend = manifest.backends![unrunnable]!;
+  return { message: `this host cannot run the ${backend.protocol} back-end "${backend.id}"`, path: `/backends/${unrunnable}/protocol` };
+}
+
 function scopeOf(manifest: unknown): string | undefined {
   if (typeof manifest !== "object" || manifest === null || Array.isArray(manifest)) return undefined;
   const scope = (manifest as Record<string, unknown>)["app_scope"];
@@ -74,17 +89,8 @@ export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment
   }
   const manifest = validated.value;
   const projection = projectManifest(manifest);
-  const offered = new Set(host.features);
-  const missing = manifest.runtime_sdk.required_features.filter((f) => !offered.has(f));
-  if (missing.length > 0) {
-    return { ok: false, step: "readiness", code: "app_host_incompatible", message: `this host does not offer ${missing.join(", ")}`, path: "/runtime_sdk/required_features", projection };
-  }
-  const protocols = new Set(host.backend_protocols ?? []);
-  const unrunnable = (manifest.backends ?? []).findIndex((b) => b.optional !== true && !protocols.has(b.protocol));
-  if (unrunnable >= 0) {
-    const backend = manifest.backends![unrunnable]!;
-    return { ok: false, step: "readiness", code: "app_host_incompatible", message: `this host cannot run the ${backend.protocol} back-end "${backend.id}"`, path: `/backends/${unrunnable}/protocol`, projection };
-  }
+  const shortfall = hostShortfall(manifest, host);
+  if (shortfall !== undefined) return { ok: false, step: "readiness", code: "app_host_incompatible", ...shortfall, projection };
   if ((policy.blocked_apps ?? []).includes(manifest.app_scope)) {
     return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the app "${manifest.app_scope}"`, projection };
   }

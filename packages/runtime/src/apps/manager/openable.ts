@@ -1,0 +1,38 @@
+/**
+ * Whether a person can open an app on this host, and at which entrypoint (spec 4.3): what the start-up
+ * order and the shell's launcher consult before anything is launched, so a removed, disabled or
+ * incompatible app is named with its reason instead of failing on screen. Pure.
+ */
+import { projectManifest, type ManifestProjection, type ProjectedEntrypoint } from "@lineup/protocol";
+import { activeManifest, getManagedApp, type AppRegistryState } from "./records.js";
+import { hostShortfall, type HostEnvironment } from "./pipeline.js";
+
+/** Entrypoints a person may open on screen: any but `background`, shown in the foreground or as picture-in-picture. */
+export function openableEntrypoints(projection: Pick<ManifestProjection, "entrypoints">): readonly ProjectedEntrypoint[] {
+  return projection.entrypoints.filter((e) => e.kind !== "background" && (e.display_modes.includes("foreground") || e.display_modes.includes("pip")));
+}
+
+/** The entrypoint a launcher opens: the first `primary` one a person may open, else the first `contextual` one. */
+export function launcherEntrypoint(projection: Pick<ManifestProjection, "entrypoints">): ProjectedEntrypoint | undefined {
+  const openable = openableEntrypoints(projection);
+  return openable.find((e) => e.kind === "primary") ?? openable.find((e) => e.kind === "contextual");
+}
+
+/**
+ * Why a person cannot open `appScope` (at `entrypoint`, when named) on this host, in words for a notice
+ * ("it is disabled"); undefined when they can. Core apps are always openable: the shell renders them.
+ */
+export function whyCannotOpen(state: AppRegistryState, host: HostEnvironment, appScope: string, entrypoint?: string): string | undefined {
+  const app = getManagedApp(state, appScope);
+  const manifest = app === undefined ? undefined : activeManifest(app);
+  if (app === undefined || manifest === undefined) return "it is not installed";
+  if (app.record.kind === "core") return undefined;
+  if (app.record.install_state === "failed") return "its installation failed";
+  if (!app.record.enabled) return "it is disabled (enable it in Apps)";
+  const shortfall = hostShortfall(manifest, host);
+  if (shortfall !== undefined) return shortfall.message;
+  const openable = openableEntrypoints(projectManifest(manifest));
+  if (entrypoint !== undefined && !openable.some((e) => e.id === entrypoint)) return `it has no page “${entrypoint}” to open`;
+  if (openable.length === 0) return "it has nothing to show on screen";
+  return undefined;
+}
