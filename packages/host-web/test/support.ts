@@ -18,7 +18,7 @@ import { build } from "esbuild";
 import { launchChromium, launchPersistentChromium } from "../../../test/support/chromium.js";
 import type { CaseResult } from "./browser/vitest-shim.js";
 import type { Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 
 export const SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-web");
 
@@ -203,6 +203,32 @@ export async function openProduct(options: { readonly chromiumArgs?: readonly st
     async close() {
       await browser.close();
       await world.close();
+    },
+  };
+}
+
+/**
+ * The whole product for one test file: opened before its first test, closed after its last. Read `product`
+ * and `page` inside tests (they throw before the product is open).
+ */
+export function productForFile(options: { readonly chromiumArgs?: readonly string[] } = {}): { readonly product: ProductPage; readonly page: Page } {
+  let opened: ProductPage | undefined;
+  beforeAll(async () => {
+    opened = await openProduct(options);
+  }, 180_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+  const product = (): ProductPage => {
+    if (opened === undefined) throw new Error("the product is not open yet: read it inside a test");
+    return opened;
+  };
+  return {
+    get product() {
+      return product();
+    },
+    get page() {
+      return product().page;
     },
   };
 }

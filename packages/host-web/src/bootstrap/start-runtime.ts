@@ -2,10 +2,11 @@
  * Spec 10: the host creates the platform adapters and the `LineUpRuntime`, and wires them. It owns no
  * transport, store, sync or outbox logic itself: those are the Runtime's.
  */
-import { createRuntime, isLive, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
+import { createRuntime, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
+import { formatOpenLink } from "../shell/open-link.js";
 
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
@@ -29,12 +30,12 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     appStorage: createIndexedDbAppStorageHost({ prefix: profileName(config) }),
     // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
     backends: { wasm: createBrowserWasmRunner },
-    // Clicking an app's notification brings that app forward (its live instance, if it has one).
+    // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the
+    // link and brings the app forward (its live instance, else it opens in the conversation on screen).
     host: createBrowserHostProvider({
       onNotificationClick: (appScope) => {
         globalThis.focus?.();
-        const instance = late.runtime?.instances.snapshot().instances.find((i) => i.app_scope === appScope && isLive(i.status));
-        if (instance !== undefined) void late.runtime?.instances.focus(instance.instance_id).catch(() => undefined);
+        globalThis.location.hash = formatOpenLink({ app_scope: appScope });
       },
       appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,
     }),

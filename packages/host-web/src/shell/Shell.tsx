@@ -1,11 +1,12 @@
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
-import { isLive, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { isLive, launcherEntrypoint, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
 import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
 import type { InstanceFailure } from "../apps-host/instance-bridge.js";
 import { ResultCardContext } from "../apps-host/ResultCard.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
+import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "../core-apps/chat/selection.js";
 import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
 import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
 import { AppBoundary } from "./AppBoundary.js";
@@ -13,13 +14,11 @@ import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { displayModesOf, pipCandidateOf } from "./placement.js";
 import { Toasts } from "./Toasts.js";
+import { Launcher, launcherShortcut } from "./Launcher.js";
+import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
+import { parseOpenLink, type OpenLink } from "./open-link.js";
+import { CORE_APPS, createOpener, type Showing } from "./opener.js";
 import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
-
-const CORE_APPS = [
-  { app_scope: "chat", label: "Chat" },
-  { app_scope: "app-registry", label: "Apps" },
-  { app_scope: "settings", label: "Settings" },
-] as const;
 
 export interface ShellProps {
   readonly runtime: LineUpRuntime;
@@ -28,23 +27,23 @@ export interface ShellProps {
   readonly onSignOut: () => void;
 }
 
-/** What the app area shows: a core app, or an installed app's instance. */
-type Showing = { readonly kind: "core"; readonly app_scope: string } | { readonly kind: "instance"; readonly instance_id: string };
-
 /** Instances with a surface on screen: live ones, and closing ones until they have flushed. */
 const live = (i: AppInstance): boolean => isLive(i.status) || i.status === "closing";
 
 /**
  * The shell (spec 4.3, 4.5): the app switcher — core apps, then every running installed app — the
- * global connection state, notifications, and safe recovery: an app that crashes is replaced by
- * `chat` with a notice. Installed apps appear when the Runtime launches them (an agent's tool call,
- * the user) and come to the front when the Runtime's focus stack says so; when one closes, what it
+ * launcher (Ctrl/⌘+K) over every app a person may open, the global connection state, notifications,
+ * and safe recovery: an app that crashes is replaced by `chat` with a notice. What opens at start-up
+ * (a deep link, the instance to restore, the default app, chat) is the Runtime's decision
+ * (`opener.ts`). Installed apps appear when the Runtime launches them (an agent's tool call, the
+ * user) and come to the front when the Runtime's focus stack says so; when one closes, what it
  * displaced comes back. Core apps get their SDK over the Runtime's `AppPort`; the shell itself never
  * talks to the server.
  */
 export function Shell({ runtime, config, notifications, onSignOut }: ShellProps) {
   const [instances, setInstances] = useState<InstancesSnapshotView>(() => runtime.instances.snapshot());
-  const [showing, setShowing] = useState<Showing>(() => initialShowing(runtime));
+  const [showing, setShowing] = useState<Showing>({ kind: "core", app_scope: "chat" });
+  const [launcherOpen, setLauncherOpen] = useState(false);
   const [generation, setGeneration] = useState(0);
   const chatSdk = useMemo(() => createAppSdk(runtime.appPort("chat")), [runtime]);
   const available = useMemo(
@@ -63,29 +62,83 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     [config],
   );
 
-  useEffect(
+  const showingRef = useRef(showing);
+  showingRef.current = showing;
+  /** Instances the person left for a core app while they were still loading. */
+  const leftWhileLoading = useRef(new Set<string>());
+  useEffect(() => {
+    let previous = runtime.instances.snapshot();
+    return runtime.instances.subscribe((next) => {
+      const before = previous;
+      previous = next;
+      setInstances(next);
+      if (next.foreground === undefined || next.foreground === before.foreground) return;
+      const shown = showingRef.current;
+      // An instance restored after a restart reports ready by itself and the Runtime puts it back in front; unless
+      // the start-up order chose it (then it is shown already), the person is elsewhere: it stays behind. So does
+      // one the person left while it loaded.
+      const resumed = before.instances.find((i) => i.instance_id === next.foreground)?.status === "suspended";
+      const left = leftWhileLoading.current.delete(next.foreground);
+      if ((resumed || left) && !(shown.kind === "instance" && shown.instance_id === next.foreground)) {
+        void runtime.instances.background(next.foreground).catch(() => undefined);
+        return;
+      }
+      // The Runtime brought an instance to the front (a tool call, a launch): show it.
+      setShowing({ kind: "instance", instance_id: next.foreground });
+    });
+  }, [runtime]);
+
+  /** The conversation on screen: the shown instance's, else the one the chat shows; undefined when there is none. */
+  const currentConversation = (): { readonly conversation_id: string; readonly title: string } | undefined => {
+    const all = runtime.conversations.list();
+    const shown = showingRef.current;
+    const instance = shown.kind === "instance" ? runtime.instances.snapshot().instances.find((i) => i.instance_id === shown.instance_id) : undefined;
+    const conversation = instance?.conversation_id === undefined ? shownConversation(chatConversations(all), rememberedConversation()) : all.find((c) => c.conversation_id === instance.conversation_id);
+    if (conversation !== undefined) return { conversation_id: conversation.conversation_id, title: conversationLabel(conversation) };
+    return instance?.conversation_id === undefined ? undefined : { conversation_id: instance.conversation_id, title: "this conversation" };
+  };
+  const opener = useMemo(
     () =>
-      runtime.instances.subscribe((next) => {
-        setInstances((previous) => {
-          // The Runtime brought an instance to the front (a tool call, a launch): show it.
-          if (next.foreground !== undefined && next.foreground !== previous.foreground) setShowing({ kind: "instance", instance_id: next.foreground });
-          return next;
-        });
+      createOpener({
+        runtime,
+        notifications,
+        show: setShowing,
+        currentConversation: () => currentConversation()?.conversation_id,
+        async newConversation(title) {
+          const receipt = await chatSdk.actions.dispatch({ type: "conversation.start", agent_id: config.agent_id, workspace_id: config.workspace_id, title });
+          // Back in Chat, the person finds the conversation the app opened in.
+          rememberConversation(receipt.conversation_id);
+          return receipt.conversation_id;
+        },
+        appName: (appScope) => runtime.appManager.getApp(appScope)?.manifest.name,
       }),
-    [runtime],
+    [runtime, notifications, chatSdk, config],
   );
 
-  // Start-up (spec 4.3): a restorable instance comes back by itself (its surface reports ready and the
-  // Runtime puts it in front); otherwise an installed default app is opened; otherwise the core default, or chat.
+  // Start-up (spec 4.3) through the Runtime's order, a deep link (`#/open/…`) as its explicit target; a link
+  // followed later (a notification's click sets one) opens what it names. Each link is taken off the address
+  // once read, so a reload restores instead of opening it again.
   useEffect(() => {
-    const preferred = runtime.apps.defaultApp();
-    if (CORE_APPS.some((app) => app.app_scope === preferred)) return;
-    if (runtime.instances.snapshot().focus_stack.length > 0) return;
-    void runtime.appManager
-      .launch({ app_scope: preferred, foreground: true })
-      .catch((error: unknown) => notifications.push(`${preferred} could not open; here is chat instead. (${(error as Error).message})`, "error"));
+    opener.start(takeOpenLink());
+    const onHashChange = () => {
+      const link = takeOpenLink();
+      if (link !== undefined) opener.follow(link);
+    };
+    globalThis.addEventListener("hashchange", onHashChange);
+    return () => globalThis.removeEventListener("hashchange", onHashChange);
     // Once, when the shell first shows.
-  }, [runtime]);
+  }, [opener]);
+
+  // Ctrl/⌘+K opens the launcher from anywhere in the shell (an app's frame keeps its own keys).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "k") return;
+      event.preventDefault();
+      setLauncherOpen((open) => !open);
+    };
+    globalThis.addEventListener("keydown", onKey);
+    return () => globalThis.removeEventListener("keydown", onKey);
+  }, []);
 
   // The instance shown went away (closed, failed, removed): back to what it displaced, else chat.
   useEffect(() => {
@@ -106,13 +159,16 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   );
 
   const showCore = (appScope: string) => {
-    // Leaving an app for the shell keeps its place: it goes to the background, not away.
+    // Leaving an app for the shell keeps its place: it goes to the background, not away. One still loading
+    // cannot go to the background yet: it stays behind when it is ready (the subscription above).
     if (instances.foreground !== undefined) void runtime.instances.background(instances.foreground).catch(() => undefined);
+    const shown = showing.kind === "instance" ? instances.instances.find((i) => i.instance_id === showing.instance_id) : undefined;
+    if (shown !== undefined && (shown.status === "launching" || shown.status === "restoring")) leftWhileLoading.current.add(shown.instance_id);
     setShowing({ kind: "core", app_scope: appScope });
   };
   const showInstance = (instanceId: string) => {
-    setShowing({ kind: "instance", instance_id: instanceId });
-    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(`Could not open the app: ${(error as Error).message}`, "error"));
+    leftWhileLoading.current.delete(instanceId);
+    opener.switchTo(instanceId);
   };
 
   /** An installed app's name for people, as its tab and the chat's Files show it; undefined when it is not installed. */
@@ -144,6 +200,13 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     const what = failure.reason === "navigated" ? "left its page" : "stopped responding";
     notifications.push(`${name} ${what} and was closed.`, "error", { label: "Reload", run: () => reopen(instance) });
   };
+  /** An app's tab names it; when it is open in more than one conversation, each tab names its conversation too. */
+  const tabLabel = (instance: AppInstance, open: readonly AppInstance[]): string => {
+    const name = appName(instance.app_scope) ?? instance.app_scope;
+    if (instance.conversation_id === undefined || open.filter((i) => i.app_scope === instance.app_scope).length < 2) return name;
+    const conversation = runtime.conversations.list().find((c) => c.conversation_id === instance.conversation_id);
+    return conversation === undefined ? name : `${name} · ${conversationLabel(conversation)}`;
+  };
   const closeInstance = (instanceId: string) => {
     // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
     void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(`Could not close the app: ${(error as Error).message}`, "error"));
@@ -152,9 +215,9 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     ...CORE_APPS.map((app) => ({ id: app.app_scope, label: app.label, select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
     ...running
       .filter((i) => i.status !== "closing")
-      .map((i) => ({
+      .map((i, _, open) => ({
         id: i.instance_id,
-        label: appName(i.app_scope) ?? i.app_scope,
+        label: tabLabel(i, open),
         select: () => showInstance(i.instance_id),
         selected: showing.kind === "instance" && showing.instance_id === i.instance_id,
         close: () => closeInstance(i.instance_id),
@@ -192,6 +255,18 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
     return "hidden";
   };
   const activeId = showing.kind === "core" ? showing.app_scope : showing.instance_id;
+  /** The apps open now for the launcher, most recent first, without the one on screen. */
+  const recentInstances = (): LauncherInstance[] => {
+    const onScreen = running.filter((i) => i.status !== "closing" && !(showing.kind === "instance" && showing.instance_id === i.instance_id));
+    const order = [...instances.focus_stack].reverse();
+    const rank = (i: AppInstance) => (order.includes(i.instance_id) ? order.indexOf(i.instance_id) : order.length + onScreen.indexOf(i));
+    const titles = new Map(runtime.conversations.list().map((c) => [c.conversation_id, conversationLabel(c)]));
+    return [...onScreen].sort((a, b) => rank(a) - rank(b)).map((i) => {
+      const conversation = i.conversation_id === undefined ? undefined : titles.get(i.conversation_id);
+      return { instance_id: i.instance_id, app_scope: i.app_scope, name: appName(i.app_scope) ?? i.app_scope, ...(conversation === undefined ? {} : { conversation }) };
+    });
+  };
+  const launcherCurrent = launcherOpen ? currentConversation() : undefined;
 
   return (
     <div class="shell">
@@ -229,6 +304,9 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
             );
           })}
         </nav>
+        <button type="button" class="shell-launch" aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" title={`Open an app (${launcherShortcut()})`} onClick={() => setLauncherOpen(true)}>
+          Open app <kbd aria-hidden="true">{launcherShortcut()}</kbd>
+        </button>
         <ConnectionIndicator lifecycle={runtime.lifecycle} />
       </header>
       <main id="app-area" class="app-area" role="tabpanel" aria-labelledby={`switch-${activeId}`} data-pip={pipShown ? "true" : undefined} data-app={showing.kind === "core" ? showing.app_scope : (running.find((i) => i.instance_id === showing.instance_id)?.app_scope ?? "")}>
@@ -254,6 +332,14 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
           onFailed={onInstanceFailed}
         />
       </main>
+      <Launcher
+        open={launcherOpen}
+        onClose={() => setLauncherOpen(false)}
+        contents={() => ({ apps: launcherApps(runtime), recent: recentInstances() })}
+        {...(launcherCurrent === undefined ? {} : { current: launcherCurrent })}
+        onOpenApp={(app, where) => void opener.openApp(app.app_scope, where, app.entrypoint)}
+        onSwitch={(instanceId) => showInstance(instanceId)}
+      />
       <Toasts notifications={notifications} />
       <CapabilityPromptDialog queue={shellPromptQueue} />
       <RecordingIndicator recordings={shellRecordings} />
@@ -261,7 +347,20 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   );
 }
 
-function initialShowing(runtime: LineUpRuntime): Showing {
-  const preferred = runtime.apps.defaultApp();
-  return { kind: "core", app_scope: CORE_APPS.some((app) => app.app_scope === preferred) ? preferred : "chat" };
+/** The open link in the address (`#/open/…`), taken off it so that a reload does not follow it again. */
+function takeOpenLink(): OpenLink | undefined {
+  const link = parseOpenLink(globalThis.location?.hash ?? "");
+  if (link !== undefined) globalThis.history?.replaceState(globalThis.history.state, "", `${location.pathname}${location.search}`);
+  return link;
+}
+
+/** What the launcher lists: every enabled app a person may open here, and the core apps. */
+function launcherApps(runtime: LineUpRuntime): LauncherApp[] {
+  const installed = runtime.appManager.listApps({ kind: "installed", enabled: true }).flatMap((record): LauncherApp[] => {
+    const details = runtime.appManager.getApp(record.app_scope);
+    const entry = details === undefined ? undefined : launcherEntrypoint(details.projection);
+    if (details === undefined || entry === undefined || runtime.instances.whyCannotOpen(record.app_scope, entry.id) !== undefined) return [];
+    return [{ app_scope: record.app_scope, name: details.projection.name, description: details.projection.description, entrypoint: entry.id, core: false }];
+  });
+  return [...installed, ...CORE_APPS.map((app) => ({ app_scope: app.app_scope, name: app.label, description: app.description, core: true }))];
 }

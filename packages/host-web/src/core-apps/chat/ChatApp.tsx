@@ -1,18 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import type { LineUpAppRuntimeSDK, RuntimeView } from "@lineup/app-sdk";
-import type { ConversationSummary } from "@lineup/runtime";
 import type { HostConfig } from "../../bootstrap/config.js";
 import type { Notifications } from "../../shell/notifications.js";
 import { Composer } from "./Composer.js";
 import { ConversationView } from "./ConversationView.js";
 import { Timeline } from "./Timeline.js";
 import { conversationTitle } from "./title.js";
-
-const SELECTED_KEY = "lineup.chat.selected";
-
-function titleOf(conversation: ConversationSummary): string {
-  return conversation.title ?? `Conversation with ${conversation.agent_id}`;
-}
+import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "./selection.js";
 
 /**
  * The Interaction App in IM mode: conversations on the left, the open one on the right. Only the app SDK
@@ -24,7 +18,7 @@ function titleOf(conversation: ConversationSummary): string {
 /** `appName`: an installed app's name for people, as the shell's tabs show it; undefined when it is not installed. */
 export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications; appName?: (appScope: string) => string | undefined }) {
   const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
-  const [selected, setSelected] = useState<string | undefined>(() => globalThis.localStorage?.getItem(SELECTED_KEY) ?? undefined);
+  const [selected, setSelected] = useState<string | undefined>(rememberedConversation);
   const [starting, setStarting] = useState(false);
   /** An empty conversation on screen, not started until its first message. */
   const [draft, setDraft] = useState(false);
@@ -38,13 +32,13 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
     });
   }, [sdk]);
 
-  const conversations = view.conversations.filter((c) => c.app_scope === "chat");
-  const current = conversations.find((c) => c.conversation_id === selected) ?? conversations[0];
+  const conversations = chatConversations(view.conversations);
+  const current = shownConversation(conversations, selected);
 
   const select = (id: string) => {
     setDraft(false);
     setSelected(id);
-    globalThis.localStorage?.setItem(SELECTED_KEY, id);
+    rememberConversation(id);
   };
 
   const startWith = async (text: string): Promise<boolean> => {
@@ -77,7 +71,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
                 aria-current={!draft && c.conversation_id === current?.conversation_id ? "true" : undefined}
                 onClick={() => select(c.conversation_id)}
               >
-                <span class="conversation-title">{titleOf(c)}</span>
+                <span class="conversation-title">{conversationLabel(c)}</span>
                 <span class="muted conversation-meta">
                   {c.status === "live" ? "" : c.status.replace("_", " ")}
                   {c.unread === 0 ? null : c.conversation_id === current?.conversation_id ? (
@@ -109,7 +103,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
           key={current.conversation_id}
           sdk={sdk}
           conversation_id={current.conversation_id}
-          title={titleOf(current)}
+          title={conversationLabel(current)}
           notifications={notifications}
           {...(appName === undefined ? {} : { appName })}
           {...(current.agent_connected === undefined ? {} : { agentConnected: current.agent_connected })}
