@@ -5,7 +5,7 @@
  * - the launcher by keyboard only: Ctrl+K, a search, the arrows, Enter, Escape; the whiteboard opens in the
  *   conversation on screen;
  * - the pomodoro by mouse in a new conversation; the journal with Shift+Enter in a new one, where its
- *   "Summarize my week" runs (it asks the conversation's agent);
+ *   "Summarize my week" runs (it asks the conversation's agent); every other shipped app too;
  * - a deep link after a cold start opens its app in the conversation it names; one followed while running (a
  *   notification's click sets one) brings the app's live instance forward;
  * - a deep link to an app that is not installed, and a default app that was disabled, land in chat with a
@@ -138,6 +138,26 @@ describe("opening and switching apps without the agent (Chromium, whole product)
       await run.getByRole("button", { name: "Keep it", exact: true }).click();
       await expect.poll(() => run.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     }), 150_000);
+
+  it("every other shipped app opens from the launcher too, and says it is ready", () =>
+    step(async () => {
+      const others = [
+        { name: "Draw and Guess", app: "draw-and-guess", tool: "game.start_round" },
+        { name: "Voice Notes", app: "voice", tool: "voice.request_recording" },
+        { name: "Task Dashboard", app: "task-dashboard", tool: "tasks.open" },
+      ];
+      for (const other of others) await installBuiltinApp(the.page, other.name, other.tool);
+      for (const other of others) {
+        await the.page.keyboard.press("Control+k");
+        await the.page.keyboard.type(other.name);
+        await expect.poll(chosen).toBe(other.name);
+        await the.page.keyboard.press("Enter");
+        await expect.poll(shown, { timeout: 60_000 }).toBe(other.app);
+        const surface = the.page.locator(`.instance-surface.placement-foreground[data-app="${other.app}"]`);
+        await expect.poll(() => surface.getAttribute("data-status"), { timeout: 60_000, message: `${other.name} ready` }).toBe("active");
+      }
+      await the.page.getByRole("tab", { name: "Chat" }).click();
+    }), 240_000);
 
   it("a deep link after a cold start opens its app in the conversation it names", () =>
     step(async () => {
