@@ -178,6 +178,9 @@ describe("opening and switching apps without the agent (Chromium, whole product)
       await the.page.keyboard.press("Control+k");
       await launcher().waitFor();
       await the.page.screenshot({ path: join(SCREENSHOTS, "launcher-5-recent-first.png") });
+      await the.page.emulateMedia({ colorScheme: "dark" });
+      await the.page.screenshot({ path: join(SCREENSHOTS, "launcher-5-recent-first-dark.png") });
+      await the.page.emulateMedia({ colorScheme: "light" });
       await the.page.keyboard.press("Escape");
     }), 120_000);
 
