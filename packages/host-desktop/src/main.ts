@@ -5,7 +5,9 @@
  * built host over `lineup://app/`, confines the view (`confinement.ts`), answers the host channel, keeps the
  * window's size and one instance per profile, and on close lets the page stop its Runtime before it exits.
  */
+import Gdk from "gi://Gdk?version=4.0";
 import GLib from "gi://GLib";
+import GObject from "gi://GObject";
 import Gtk from "gi://Gtk?version=4.0";
 import WebKit from "gi://WebKit?version=6.0";
 import { exit, programArgs } from "system";
@@ -141,6 +143,15 @@ function main(): void {
         "window.set_title": ({ title }) => (window.set_title(title), {}),
         "window.present": () => (window.present(), {}),
         "window.minimize": () => (window.minimize(), {}),
+        "clipboard.write_text": ({ text }) => {
+          const display = Gdk.Display.get_default();
+          if (display === null) throw new Error("no display");
+          const value = new GObject.Value();
+          value.init(GObject.TYPE_STRING);
+          value.set_string(text);
+          if (!display.get_clipboard().set_content(Gdk.ContentProvider.new_for_value(value))) throw new Error("the clipboard refused the text");
+          return {};
+        },
       });
       confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
         reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), channel(value.is_string() ? value.to_string() : "")));
@@ -160,7 +171,8 @@ function main(): void {
       confined.view.load_uri(HOME);
       if (options.driver) {
         startDriver({ view: confined.view, manager: confined.manager, window, close });
-        emit({ event: "started", data_dir: options.dataDir });
+        // Where the window is, for a test that sends real input with the X display's own tools.
+        emit({ event: "started", data_dir: options.dataDir, display: GLib.getenv("DISPLAY"), xauthority: GLib.getenv("XAUTHORITY") });
       }
     },
   });

@@ -7,6 +7,7 @@
  * the one channel Chromium leaves open, which the native side refuses here — and the app's frame cannot see
  * the native host channel.
  */
+import { execFileSync } from "node:child_process";
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
@@ -34,6 +35,35 @@ const connections: Socket[] = [];
 const seen = () => ({ datagrams: datagrams.length, connections: connections.length });
 
 const frames = <T>(command: Record<string, unknown>) => inFrames<T>(window, command);
+
+/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
+function xdotool(...args: string[]): string {
+  const started = window.events.find((e) => e.event === "started")!;
+  return execFileSync("xdotool", args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
+}
+
+/** Moves the X pointer onto the app's element `selector` with text `text` and clicks it, as a person would. */
+async function realClick(selector: string, text?: string): Promise<void> {
+  const rect = (await frames<{ x: number; y: number; width: number; height: number } | null>({ op: "rect", selector, ...(text === undefined ? {} : { text }) })).map((f) => f.result).find((r) => r !== null);
+  if (rect === undefined) throw new Error(`no ${selector} ${text ?? ""} in the app's frame`);
+  const frame = await window.evaluate<{ x: number; y: number }>(`const r = document.querySelector('.instance-surface[data-app="${APP.app_scope}"] iframe').getBoundingClientRect(); return { x: r.x, y: r.y };`);
+  const page = await window.command<{ page_x: number; page_y: number }>("window");
+  const id = xdotool("search", "--name", "^LineUp").split("\n")[0]!;
+  const position = /Position: (\d+),(\d+)/.exec(xdotool("getwindowgeometry", id))!;
+  const x = Number(position[1]) + page.page_x + frame.x + rect.x + rect.width / 2;
+  const y = Number(position[2]) + page.page_y + frame.y + rect.y + rect.height / 2;
+  xdotool("mousemove", String(Math.round(x)), String(Math.round(y)), "click", "1");
+}
+
+/** The app's log lines, oldest first. */
+const logLines = async (): Promise<string[]> => (await frames<{ text: string }[]>({ op: "query", selector: "#log li", attributes: [] })).flatMap((f) => f.result.map((line) => line.text));
+const clipboard = () => window.command<string | null>("clipboard");
+/** Puts `text` on the clipboard the way the page's gateway does: the host channel's clipboard.write_text. */
+const putOnClipboard = (text: string) =>
+  window.evaluate(`return await new Promise((resolve) => {
+    addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === 7001 && resolve(JSON.parse(e.data.text)));
+    postMessage({ "lineup-host": "request", text: JSON.stringify({ channel: "lineup.host", v: 1, id: 7001, method: "clipboard.write_text", params: { text: ${JSON.stringify(text)} } }) }, "*");
+  })`);
 
 /** The hostile app's table of outcomes, read in its frame: attempt → outcome, in the order it tried them. */
 async function outcomes(): Promise<Record<string, string>> {
@@ -105,6 +135,29 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
     expect(datagrams.map((d) => d.toString("latin1")).join("")).not.toContain(USERNAME);
     await window.command("snapshot", { path: join(DESKTOP_SCREENSHOTS, "desktop-2-hostile-app.png") });
   }, 30_000);
+
+  it("the clipboard: the app's own copy on a real click changes nothing; the person's copy works; the gateway's clipboard.write writes natively", async () => {
+    const before = seen();
+    await putOnClipboard(`known-${nonce}`);
+    expect(await clipboard()).toBe(`known-${nonce}`);
+    // A real click (user activation) on the app's button whose handler selects its text and copies and cuts it.
+    await realClick("button", "Copy by script");
+    await expect.poll(logLines, { timeout: 10_000 }).toContain("execCommand copy: false, cut: false");
+    expect(await clipboard()).toBe(`known-${nonce}`);
+    // The person's own copy of what they typed and selected, with the keyboard.
+    await realClick("textarea");
+    xdotool("type", "--delay", "20", `mine-${nonce}`);
+    xdotool("key", "ctrl+a", "ctrl+c");
+    await expect.poll(clipboard, { timeout: 10_000 }).toBe(`mine-${nonce}`);
+    // The app asks the Capability Gateway (declared, in front): the native clipboard gets exactly its text.
+    await realClick("button", "Ask to copy");
+    await expect.poll(async () => (await logLines()).find((line) => line.startsWith("clipboard.write: ")) ?? "", { timeout: 10_000 }).not.toBe("");
+    const line = (await logLines()).find((l) => l.startsWith("clipboard.write: "))!;
+    expect(JSON.parse(line.slice("clipboard.write: ".length))).toEqual({ status: "completed", value: { written: true } });
+    expect(await clipboard()).toBe(`gateway-${nonce}`);
+    console.log(`WebKitGTK clipboard: the app's log ${JSON.stringify(await logLines())}`);
+    expect(seen()).toEqual(before);
+  }, 60_000);
 
   it("preconnect, and prototypes tampered with, still reach nothing", async () => {
     const before = seen();

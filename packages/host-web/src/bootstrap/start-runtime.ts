@@ -6,6 +6,7 @@ import { createRuntime, isLive, RUNTIME_SCHEMA, type DiagnosticsSink, type LineU
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
+import { nativeHost } from "./native-host.js";
 
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
@@ -37,6 +38,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
         if (instance !== undefined) void late.runtime?.instances.focus(instance.instance_id).catch(() => undefined);
       },
       appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,
+      native: nativeHost(),
     }),
   });
   late.runtime = runtime;
