@@ -78,6 +78,29 @@ declare module "gi://Gio" {
     class Credentials {
       get_unix_pid(): number;
     }
+    class SocketAddress {}
+    class UnixSocketAddress extends SocketAddress {
+      // eslint-disable-next-line @typescript-eslint/no-misused-new
+      static new(path: string): UnixSocketAddress;
+    }
+    const SocketType: { readonly STREAM: number };
+    const SocketProtocol: { readonly DEFAULT: number };
+    class SocketConnection {
+      get_input_stream(): InputStream;
+      get_output_stream(): OutputStream;
+      close(cancellable: Cancellable | null): boolean;
+    }
+    class SocketService {
+      constructor();
+      add_address(address: SocketAddress, type: number, protocol: number, source: null): [boolean, SocketAddress | null];
+      start(): void;
+      stop(): void;
+      connect(signal: "incoming", callback: (service: SocketService, connection: SocketConnection) => boolean): number;
+    }
+    class SocketClient {
+      constructor();
+      connect(address: SocketAddress, cancellable: Cancellable | null): SocketConnection;
+    }
     function io_error_quark(): number;
     const IOErrorEnum: { readonly NOT_FOUND: number; readonly PERMISSION_DENIED: number; readonly FAILED: number };
   }

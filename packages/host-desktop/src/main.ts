@@ -16,6 +16,7 @@ import { createChannel } from "./channel.js";
 import { HOME } from "./confinement.js";
 import { emit, startDriver } from "./driver.js";
 import { takeInstanceLock } from "./instance-lock.js";
+import { askToPresent, listenForPresent } from "./present.js";
 import { join, readBytes, readText, writeLine, writeText } from "./io.js";
 import { parseOptions, USAGE } from "./options.js";
 import { HOST_EVENTS, HOST_WORLD, shutdownBody } from "./page-scripts.js";
@@ -41,7 +42,14 @@ function main(): void {
   const options = parsed.value;
   GLib.mkdir_with_parents(options.dataDir, 0o700);
   const lock = takeInstanceLock(options.dataDir);
-  if (!lock.ok) fatal(`LineUp is already running on this profile (pid ${lock.pid}): ${options.dataDir}`);
+  if (!lock.ok) {
+    // One window per profile: the running one comes forward.
+    if (askToPresent(options.dataDir)) {
+      writeLine(`lineup-desktop: LineUp is already running on this profile (pid ${lock.pid}); its window was brought forward`);
+      exit(0);
+    }
+    fatal(`LineUp is already running on this profile (pid ${lock.pid}), and did not answer: ${options.dataDir}`);
+  }
 
   const indexHtml = readText(join(options.dist, "index.html"));
   const frameHtml = readText(join(options.dist, "surface-frame.html"));
@@ -76,10 +84,15 @@ function main(): void {
   let closing = false;
   let view: WebKit.WebView | undefined;
   let watchdog: Watchdog | undefined;
+  const stopListening = listenForPresent(options.dataDir, () => {
+    window.present();
+    if (options.driver) emit({ event: "presented" });
+  });
   const finish = () => {
     const [width, height] = window.get_default_size();
     const state: WindowState = { width, height, maximized: window.is_maximized() };
     writeText(stateFile, JSON.stringify(state));
+    stopListening();
     lock.release();
     window.destroy();
     loop.quit();

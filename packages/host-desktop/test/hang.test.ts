@@ -76,7 +76,7 @@ describe("an app's endless loop in the desktop window", () => {
     // The watchdog's bound (6 s unanswered, asked every second) plus the time to notice.
     expect(hungAfter).toBeLessThan(12_000);
     // The Runtime came back from its store: the app is still installed (its instance restored in front).
-    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+    await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, APP.app_scope, 15_000);
   }, 90_000);
 
   it("a crashed web process (every frame with it) is noticed, and the page comes back online from its store", async () => {
@@ -86,7 +86,7 @@ describe("an app's endless loop in the desktop window", () => {
     for (const pid of pids) process.kill(pid, "SIGKILL");
     await expect.poll(() => window.events.filter((e) => e.event === "web-process-terminated").length, { timeout: 10_000 }).toBe(before + 1);
     await waitInWindow(window, LIFECYCLE, "online", 30_000);
-    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+    await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, APP.app_scope, 15_000);
     expect(window.webProcesses().some((pid) => !pids.includes(pid))).toBe(true);
   }, 60_000);
 });
