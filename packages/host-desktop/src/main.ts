@@ -84,6 +84,8 @@ function main(): void {
   let closing = false;
   let view: WebKit.WebView | undefined;
   let watchdog: Watchdog | undefined;
+  /** Whether the web process now ending was ended by the watchdog (else it crashed). */
+  let endedForHang = false;
   const stopListening = listenForPresent(options.dataDir, () => {
     window.present();
     if (options.driver) emit({ event: "presented" });
@@ -139,8 +141,11 @@ function main(): void {
       onLoadFailed: (uri, message) => options.driver && emit({ event: "load-failed", uri, message }),
       onWebProcessTerminated: (reason) => {
         if (options.driver) emit({ event: "web-process-terminated", reason });
-        // The page's state is in its store: a new web process starts the Runtime again from it.
-        if (!closing) view?.load_uri(HOME);
+        // The page's state is in its store: a new web process starts the Runtime again from it, and is told why,
+        // so that it does not bring back the app that froze or crashed the window (host-web bootstrap/recovery.ts).
+        const recovered = endedForHang ? "unresponsive" : "crashed";
+        endedForHang = false;
+        if (!closing) view?.load_uri(`${HOME}?recovered=${recovered}`);
       },
     },
     failed: (message) => fatal(message),
@@ -176,6 +181,7 @@ function main(): void {
         ...WATCHDOG,
         onHung: () => {
           if (options.driver) emit({ event: "web-process-hung" });
+          endedForHang = true;
           confined.view.terminate_web_process();
         },
       });

@@ -26,6 +26,8 @@ export interface ShellProps {
   readonly config: HostConfig;
   readonly notifications: Notifications;
   readonly onSignOut: () => void;
+  /** False after the desktop host restarted the page for a hang or a crash: no app opens by itself then. */
+  readonly openAtStart?: boolean;
 }
 
 /** What the app area shows: a core app, or an installed app's instance. */
@@ -42,7 +44,7 @@ const live = (i: AppInstance): boolean => isLive(i.status) || i.status === "clos
  * displaced comes back. Core apps get their SDK over the Runtime's `AppPort`; the shell itself never
  * talks to the server.
  */
-export function Shell({ runtime, config, notifications, onSignOut }: ShellProps) {
+export function Shell({ runtime, config, notifications, onSignOut, openAtStart = true }: ShellProps) {
   const [instances, setInstances] = useState<InstancesSnapshotView>(() => runtime.instances.snapshot());
   const [showing, setShowing] = useState<Showing>(() => initialShowing(runtime));
   const [generation, setGeneration] = useState(0);
@@ -78,6 +80,7 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   // Start-up (spec 4.3): a restorable instance comes back by itself (its surface reports ready and the
   // Runtime puts it in front); otherwise an installed default app is opened; otherwise the core default, or chat.
   useEffect(() => {
+    if (!openAtStart) return;
     const preferred = runtime.apps.defaultApp();
     if (CORE_APPS.some((app) => app.app_scope === preferred)) return;
     if (runtime.instances.snapshot().focus_stack.length > 0) return;
