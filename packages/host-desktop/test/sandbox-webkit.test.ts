@@ -7,7 +7,6 @@
  * the one channel Chromium leaves open, which the native side refuses here — and the app's frame cannot see
  * the native host channel.
  */
-import { execFileSync } from "node:child_process";
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
@@ -19,7 +18,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick as realClickOn, requireDesktopTools, startServerAndConfig, waitInWindow, xdotool as xdotoolOn, type DesktopWindow } from "./harness.js";
 
 const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -36,24 +35,9 @@ const seen = () => ({ datagrams: datagrams.length, connections: connections.leng
 
 const frames = <T>(command: Record<string, unknown>) => inFrames<T>(window, command);
 
-/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
-function xdotool(...args: string[]): string {
-  const started = window.events.find((e) => e.event === "started")!;
-  return execFileSync("xdotool", args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
-}
-
-/** Moves the X pointer onto the app's element `selector` with text `text` and clicks it, as a person would. */
-async function realClick(selector: string, text?: string): Promise<void> {
-  const rect = (await frames<{ x: number; y: number; width: number; height: number } | null>({ op: "rect", selector, ...(text === undefined ? {} : { text }) })).map((f) => f.result).find((r) => r !== null);
-  if (rect === undefined) throw new Error(`no ${selector} ${text ?? ""} in the app's frame`);
-  const frame = await window.evaluate<{ x: number; y: number }>(`const r = document.querySelector('.instance-surface[data-app="${APP.app_scope}"] iframe').getBoundingClientRect(); return { x: r.x, y: r.y };`);
-  const page = await window.command<{ page_x: number; page_y: number }>("window");
-  const id = xdotool("search", "--name", "^LineUp").split("\n")[0]!;
-  const position = /Position: (\d+),(\d+)/.exec(xdotool("getwindowgeometry", id))!;
-  const x = Number(position[1]) + page.page_x + frame.x + rect.x + rect.width / 2;
-  const y = Number(position[2]) + page.page_y + frame.y + rect.y + rect.height / 2;
-  xdotool("mousemove", String(Math.round(x)), String(Math.round(y)), "click", "1");
-}
+const FRAME = `.instance-surface[data-app="${APP.app_scope}"] iframe`;
+const realClick = (selector: string, text?: string) => realClickOn(window, { selector, frame: FRAME, ...(text === undefined ? {} : { text }) });
+const xdotool = (...args: string[]) => xdotoolOn(window, ...args);
 
 /** The app's log lines, oldest first. */
 const logLines = async (): Promise<string[]> => (await frames<{ text: string }[]>({ op: "query", selector: "#log li", attributes: [] })).flatMap((f) => f.result.map((line) => line.text));
