@@ -4,6 +4,8 @@
  * world); other frames are reached through the driver's isolated world (`page-scripts.ts` frameDriver).
  * Never on in a person's window: only the `--driver` flag turns it on.
  */
+import Gdk from "gi://Gdk?version=4.0";
+import Graphene from "gi://Graphene";
 import JavaScriptCore from "gi://JavaScriptCore?version=6.0";
 import GLib from "gi://GLib";
 import WebKit from "gi://WebKit?version=6.0";
@@ -18,6 +20,7 @@ type Command =
   | { readonly id: number; readonly op: "frames"; readonly command: Omit<FrameCommand, "id">; readonly wait_ms?: number }
   | { readonly id: number; readonly op: "snapshot"; readonly path: string }
   | { readonly id: number; readonly op: "window" }
+  | { readonly id: number; readonly op: "clipboard" }
   | { readonly id: number; readonly op: "close" };
 
 export function emit(message: Record<string, unknown>): void {
@@ -93,7 +96,22 @@ export function startDriver(options: { readonly view: WebKit.WebView; readonly m
         });
       case "window": {
         const [width, height] = window.get_default_size();
-        return answer(command.id, { title: window.get_title(), width, height, maximized: window.is_maximized() });
+        // The page's top-left corner in the window's X surface (client-side decorations add a margin).
+        const [sx, sy] = window.get_surface_transform();
+        const [, origin] = view.compute_point(window, new Graphene.Point({ x: 0, y: 0 }));
+        return answer(command.id, { title: window.get_title(), width, height, maximized: window.is_maximized(), page_x: sx + origin.x, page_y: sy + origin.y });
+      }
+      case "clipboard": {
+        const display = Gdk.Display.get_default();
+        if (display === null) return refuse(command.id, "no display");
+        const clipboard = display.get_clipboard();
+        return clipboard.read_text_async(null, (_clipboard, result) => {
+          try {
+            answer(command.id, clipboard.read_text_finish(result));
+          } catch (error) {
+            refuse(command.id, error);
+          }
+        });
       }
       case "close":
         answer(command.id, true);

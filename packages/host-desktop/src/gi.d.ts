@@ -78,13 +78,80 @@ declare module "gi://Gio" {
     class Credentials {
       get_unix_pid(): number;
     }
+    class SocketAddress {}
+    class UnixSocketAddress extends SocketAddress {
+      // eslint-disable-next-line @typescript-eslint/no-misused-new
+      static new(path: string): UnixSocketAddress;
+    }
+    const SocketType: { readonly STREAM: number };
+    const SocketProtocol: { readonly DEFAULT: number };
+    class SocketConnection {
+      get_input_stream(): InputStream;
+      get_output_stream(): OutputStream;
+      close(cancellable: Cancellable | null): boolean;
+    }
+    class SocketService {
+      constructor();
+      add_address(address: SocketAddress, type: number, protocol: number, source: null): [boolean, SocketAddress | null];
+      start(): void;
+      stop(): void;
+      connect(signal: "incoming", callback: (service: SocketService, connection: SocketConnection) => boolean): number;
+    }
+    class SocketClient {
+      constructor();
+      connect(address: SocketAddress, cancellable: Cancellable | null): SocketConnection;
+    }
     function io_error_quark(): number;
     const IOErrorEnum: { readonly NOT_FOUND: number; readonly PERMISSION_DENIED: number; readonly FAILED: number };
   }
   export default Gio;
 }
 
+declare module "gi://GObject" {
+  namespace GObject {
+    const TYPE_STRING: number;
+    class Value {
+      constructor();
+      init(type: number): Value;
+      set_string(text: string): void;
+    }
+  }
+  export default GObject;
+}
+
+declare module "gi://Graphene" {
+  namespace Graphene {
+    class Point {
+      constructor(props: { x: number; y: number });
+      readonly x: number;
+      readonly y: number;
+    }
+  }
+  export default Graphene;
+}
+
+declare module "gi://Gdk?version=4.0" {
+  import type Gio from "gi://Gio";
+  import type GObject from "gi://GObject";
+  namespace Gdk {
+    class ContentProvider {
+      static new_for_value(value: GObject.Value): ContentProvider;
+    }
+    class Clipboard {
+      set_content(provider: ContentProvider | null): boolean;
+      read_text_async(cancellable: Gio.Cancellable | null, callback: Gio.AsyncReadyCallback<Clipboard>): void;
+      read_text_finish(result: Gio.AsyncResult): string | null;
+    }
+    class Display {
+      static get_default(): Display | null;
+      get_clipboard(): Clipboard;
+    }
+  }
+  export default Gdk;
+}
+
 declare module "gi://Gtk?version=4.0" {
+  import type Graphene from "gi://Graphene";
   namespace Gtk {
     function init(): void;
     function get_major_version(): number;
@@ -92,6 +159,7 @@ declare module "gi://Gtk?version=4.0" {
     function get_micro_version(): number;
     class Widget {
       grab_focus(): boolean;
+      compute_point(target: Widget, point: Graphene.Point): [boolean, Graphene.Point];
     }
     class Window extends Widget {
       constructor(props: { title?: string; default_width?: number; default_height?: number });
@@ -105,6 +173,7 @@ declare module "gi://Gtk?version=4.0" {
       is_maximized(): boolean;
       maximize(): void;
       get_default_size(): [number, number];
+      get_surface_transform(): [number, number];
       set_default_size(width: number, height: number): void;
       connect(signal: "close-request", callback: () => boolean): number;
     }

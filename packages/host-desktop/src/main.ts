@@ -5,7 +5,9 @@
  * built host over `lineup://app/`, confines the view (`confinement.ts`), answers the host channel, keeps the
  * window's size and one instance per profile, and on close lets the page stop its Runtime before it exits.
  */
+import Gdk from "gi://Gdk?version=4.0";
 import GLib from "gi://GLib";
+import GObject from "gi://GObject";
 import Gtk from "gi://Gtk?version=4.0";
 import WebKit from "gi://WebKit?version=6.0";
 import { exit, programArgs } from "system";
@@ -14,6 +16,7 @@ import { createChannel } from "./channel.js";
 import { HOME } from "./confinement.js";
 import { emit, startDriver } from "./driver.js";
 import { takeInstanceLock } from "./instance-lock.js";
+import { askToPresent, listenForPresent } from "./present.js";
 import { join, readBytes, readText, writeLine, writeText } from "./io.js";
 import { parseOptions, USAGE } from "./options.js";
 import { HOST_EVENTS, HOST_WORLD, shutdownBody } from "./page-scripts.js";
@@ -39,7 +42,14 @@ function main(): void {
   const options = parsed.value;
   GLib.mkdir_with_parents(options.dataDir, 0o700);
   const lock = takeInstanceLock(options.dataDir);
-  if (!lock.ok) fatal(`LineUp is already running on this profile (pid ${lock.pid}): ${options.dataDir}`);
+  if (!lock.ok) {
+    // One window per profile: the running one comes forward.
+    if (askToPresent(options.dataDir)) {
+      writeLine(`lineup-desktop: LineUp is already running on this profile (pid ${lock.pid}); its window was brought forward`);
+      exit(0);
+    }
+    fatal(`LineUp is already running on this profile (pid ${lock.pid}), and did not answer: ${options.dataDir}`);
+  }
 
   const indexHtml = readText(join(options.dist, "index.html"));
   const frameHtml = readText(join(options.dist, "surface-frame.html"));
@@ -74,10 +84,17 @@ function main(): void {
   let closing = false;
   let view: WebKit.WebView | undefined;
   let watchdog: Watchdog | undefined;
+  /** Whether the web process now ending was ended by the watchdog (else it crashed). */
+  let endedForHang = false;
+  const stopListening = listenForPresent(options.dataDir, () => {
+    window.present();
+    if (options.driver) emit({ event: "presented" });
+  });
   const finish = () => {
     const [width, height] = window.get_default_size();
     const state: WindowState = { width, height, maximized: window.is_maximized() };
     writeText(stateFile, JSON.stringify(state));
+    stopListening();
     lock.release();
     window.destroy();
     loop.quit();
@@ -124,8 +141,11 @@ function main(): void {
       onLoadFailed: (uri, message) => options.driver && emit({ event: "load-failed", uri, message }),
       onWebProcessTerminated: (reason) => {
         if (options.driver) emit({ event: "web-process-terminated", reason });
-        // The page's state is in its store: a new web process starts the Runtime again from it.
-        if (!closing) view?.load_uri(HOME);
+        // The page's state is in its store: a new web process starts the Runtime again from it, and is told why,
+        // so that it does not bring back the app that froze or crashed the window (host-web bootstrap/recovery.ts).
+        const recovered = endedForHang ? "unresponsive" : "crashed";
+        endedForHang = false;
+        if (!closing) view?.load_uri(`${HOME}?recovered=${recovered}`);
       },
     },
     failed: (message) => fatal(message),
@@ -141,6 +161,15 @@ function main(): void {
         "window.set_title": ({ title }) => (window.set_title(title), {}),
         "window.present": () => (window.present(), {}),
         "window.minimize": () => (window.minimize(), {}),
+        "clipboard.write_text": ({ text }) => {
+          const display = Gdk.Display.get_default();
+          if (display === null) throw new Error("no display");
+          const value = new GObject.Value();
+          value.init(GObject.TYPE_STRING);
+          value.set_string(text);
+          if (!display.get_clipboard().set_content(Gdk.ContentProvider.new_for_value(value))) throw new Error("the clipboard refused the text");
+          return {};
+        },
       });
       confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
         reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), channel(value.is_string() ? value.to_string() : "")));
@@ -152,6 +181,7 @@ function main(): void {
         ...WATCHDOG,
         onHung: () => {
           if (options.driver) emit({ event: "web-process-hung" });
+          endedForHang = true;
           confined.view.terminate_web_process();
         },
       });
@@ -160,7 +190,8 @@ function main(): void {
       confined.view.load_uri(HOME);
       if (options.driver) {
         startDriver({ view: confined.view, manager: confined.manager, window, close });
-        emit({ event: "started", data_dir: options.dataDir });
+        // Where the window is, for a test that sends real input with the X display's own tools.
+        emit({ event: "started", data_dir: options.dataDir, display: GLib.getenv("DISPLAY"), xauthority: GLib.getenv("XAUTHORITY") });
       }
     },
   });

@@ -58,14 +58,18 @@ export function shutdownBody(events: typeof HOST_EVENTS, limitMs: number): strin
 /** A command for the driver in a frame other than the top one. */
 export type FrameCommand =
   | { readonly id: number; readonly op: "query"; readonly selector: string; readonly attributes: readonly string[] }
-  | { readonly id: number; readonly op: "click"; readonly selector: string; readonly text?: string };
+  | { readonly id: number; readonly op: "click"; readonly selector: string; readonly text?: string }
+  | { readonly id: number; readonly op: "rect"; readonly selector: string; readonly text?: string };
 
 /**
  * The test driver in every frame but the top one (the native side evaluates there directly): asks the
  * native side for the next command, runs it on its document, sends the outcome with the next ask.
  */
 export function frameDriver(world: string): void {
-  if (window === window.top) return;
+  // Injected again when a frame's document is rewritten (document.open, as the frame page does): one loop per frame.
+  const mark = window as unknown as { lineupFrameDriver?: true };
+  if (window === window.top || mark.lineupFrameDriver === true) return;
+  mark.lineupFrameDriver = true;
   const native = (window as unknown as Handlers).webkit.messageHandlers[world]!;
   const run = (command: FrameCommand): unknown => {
     if (command.op === "query") {
@@ -76,6 +80,10 @@ export function frameDriver(world: string): void {
     }
     const element = [...document.querySelectorAll(command.selector)].find((e) => command.text === undefined || e.textContent?.trim() === command.text);
     if (!(element instanceof HTMLElement)) return null;
+    if (command.op === "rect") {
+      const { x, y, width, height } = element.getBoundingClientRect();
+      return { x, y, width, height };
+    }
     element.click();
     return true;
   };

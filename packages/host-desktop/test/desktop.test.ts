@@ -121,10 +121,11 @@ describe("the desktop host window", () => {
     expect(await window.evaluate(LIFECYCLE)).toBe("online");
   }, 30_000);
 
-  it("runs once per profile: a second start on it stops with a clear message", async () => {
+  it("runs once per profile: a second start brings the running window forward and ends", async () => {
     const { window: second } = await spawnDesktop({ dist, config, dataDir: profile });
-    expect(await second.exited).toBe(1);
-    expect(second.output.join("\n")).toMatch(/LineUp is already running on this profile \(pid \d+\)/);
+    expect(await second.exited).toBe(0);
+    expect(second.output.join("\n")).toMatch(/LineUp is already running on this profile \(pid \d+\); its window was brought forward/);
+    await expect.poll(() => window.events.some((e) => e.event === "presented"), { timeout: 5_000 }).toBe(true);
   }, 30_000);
 
   it("closing lets the page stop its Runtime first, keeps the window's size, and frees the profile", async () => {

@@ -2,8 +2,9 @@
  * An app that never yields, in the desktop window. WebKitGTK runs every frame on one thread, so an endless
  * loop in an app's frame freezes the host page too, and the web host's heartbeat cannot notice it (its
  * timers run on that thread). The native watchdog does: the web process is ended within its bound and the
- * page starts again from its store, online, with the app's data kept. Measured here: how long the window
- * stayed frozen. And a crashed web process (in WebKitGTK an app's frame cannot crash alone: every frame is in
+ * page starts again from its store, online. The app that was open is failed (not restored, which would freeze
+ * the window again), a notice names it with Reload, and Reload opens it again. Measured here: how long the
+ * window stayed frozen. And a crashed web process (in WebKitGTK an app's frame cannot crash alone: every frame is in
  * it): the window loads the page again, which comes back online from its store.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ import type { AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey } from "@lineup/runtime";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+import { clickInPage, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
 
 const APP = { app_scope: "endless-loop", name: "Endless", file: "endless-loop.lineup" } as const;
 const MANIFEST = {
@@ -35,6 +36,14 @@ void (async () => {
   button.onclick = () => { for (;;) {} };
   document.body.append(button);
 })();`;
+
+/** After a restart: the app is not in front, and one notice names it, says why, and offers Reload. */
+async function expectClosedWithReload(why: string): Promise<void> {
+  const notice = `return [...document.querySelectorAll(".toasts .toast")].filter((t) => t.textContent.includes(${JSON.stringify(why)}) && t.textContent.includes(${JSON.stringify(`${APP.name} was closed`)}) && [...t.querySelectorAll("button")].some((b) => b.textContent.trim() === "Reload")).length`;
+  await waitInWindow(window, notice, 1, 15_000);
+  expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).not.toBe(APP.app_scope);
+  expect(await window.evaluate("return location.search")).toBe("");
+}
 
 let root: string;
 let server: AppServerHandle;
@@ -75,8 +84,13 @@ describe("an app's endless loop in the desktop window", () => {
     console.log(`an endless loop in an app: the watchdog ended the web process after ${hungAfter} ms; online again after ${recovered} ms`);
     // The watchdog's bound (6 s unanswered, asked every second) plus the time to notice.
     expect(hungAfter).toBeLessThan(12_000);
-    // The Runtime came back from its store: the app is still installed (its instance restored in front).
-    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+    // Not restored: chat in front, a notice that names the app with Reload; the window stays responsive.
+    await expectClosedWithReload("an app stopped responding");
+    expect(window.events.filter((e) => e.event === "web-process-hung")).toHaveLength(1);
+    // Reload opens it again, and it works (it loops only when asked).
+    await clickInPage(window, ".toasts .toast button", "Reload");
+    await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, APP.app_scope, 15_000);
+    await expect.poll(async () => (await inFrames<unknown[]>(window, { op: "query", selector: "button", attributes: [] })).some((f) => f.result.length > 0), { timeout: 20_000 }).toBe(true);
   }, 90_000);
 
   it("a crashed web process (every frame with it) is noticed, and the page comes back online from its store", async () => {
@@ -86,7 +100,7 @@ describe("an app's endless loop in the desktop window", () => {
     for (const pid of pids) process.kill(pid, "SIGKILL");
     await expect.poll(() => window.events.filter((e) => e.event === "web-process-terminated").length, { timeout: 10_000 }).toBe(before + 1);
     await waitInWindow(window, LIFECYCLE, "online", 30_000);
-    expect(await window.evaluate(`return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`)).toBe(APP.app_scope);
+    await expectClosedWithReload("after a crash");
     expect(window.webProcesses().some((pid) => !pids.includes(pid))).toBe(true);
   }, 60_000);
 });

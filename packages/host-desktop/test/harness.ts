@@ -3,7 +3,7 @@
  * with software rendering and its test driver on, and driven over its standard streams (`src/driver.ts`).
  * Missing GJS, WebKitGTK or Xvfb is a failure with the command that installs them, never a skipped test.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,15 +15,16 @@ import { buildDesktop } from "../src/node/build.js";
 export const DESKTOP_SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-desktop");
 const DRIVER_PREFIX = "LINEUP-DRIVER ";
 
-/** Throws, with the install command, unless GJS, GTK 4, WebKitGTK 6.0 and Xvfb are here. */
+/** Throws, with the install command, unless GJS, GTK 4, WebKitGTK 6.0, Xvfb and xdotool (real input) are here. */
 export function requireDesktopTools(): void {
   const missing: string[] = [];
   if (spawnSync("gjs", ["--version"]).status !== 0) missing.push("gjs");
   if (spawnSync("xvfb-run", ["--help"]).error !== undefined) missing.push("xvfb-run");
+  if (spawnSync("xdotool", ["version"]).error !== undefined) missing.push("xdotool");
   const typelibs = ["/usr/lib/x86_64-linux-gnu/girepository-1.0", "/usr/lib/aarch64-linux-gnu/girepository-1.0", "/usr/lib/girepository-1.0"].filter(existsSync).flatMap((d) => readdirSync(d));
   if (!typelibs.includes("WebKit-6.0.typelib")) missing.push("WebKitGTK 6.0 typelib");
   if (!typelibs.includes("Gtk-4.0.typelib")) missing.push("GTK 4 typelib");
-  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth`);
+  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool`);
 }
 
 let program: Promise<string> | undefined;
@@ -216,16 +217,12 @@ export const clickInPage = (window: DesktopWindow, selector: string, text: strin
   window.evaluate<boolean>(`const el = [...document.querySelectorAll(${JSON.stringify(selector)})].find((e) => e.textContent.trim() === ${JSON.stringify(text)} || e.getAttribute("aria-label") === ${JSON.stringify(text)});
   if (!el) return false; el.click(); return true;`);
 
-async function clickWhenThere(window: DesktopWindow, selector: string, text: string): Promise<void> {
+export async function clickWhenThere(window: DesktopWindow, selector: string, text: string): Promise<void> {
   await expect.poll(() => clickInPage(window, selector, text), { timeout: 20_000, message: `${selector} "${text}"` }).toBe(true);
 }
 
-/**
- * What a person does to have a built-in app open in front, in the window: waits until it is online, installs
- * the app `name` from Apps (`review` gets the review's text first), makes it the default app, reloads, and
- * waits until `appScope` is in front.
- */
-export async function installAsDefaultInWindow(window: DesktopWindow, name: string, appScope: string, review?: (text: string) => void): Promise<void> {
+/** On Apps, installs the built-in app `name` as a person would (`review` gets the review's text first). */
+export async function installInWindow(window: DesktopWindow, name: string, review?: (text: string) => void): Promise<void> {
   await waitInWindow(window, LIFECYCLE, "online");
   await clickWhenThere(window, '[role="tab"]', "Apps");
   await clickWhenThere(window, "button", `Install ${name}…`);
@@ -234,7 +231,55 @@ export async function installAsDefaultInWindow(window: DesktopWindow, name: stri
   review?.(await window.evaluate<string>(reviewText));
   await clickWhenThere(window, '[aria-label="Review before installing"] button', "Install & enable");
   await expect.poll(() => window.evaluate<string>(`return document.querySelector(".install-live")?.textContent ?? ""`), { timeout: 15_000 }).toContain(`Installed ${name}`);
+}
+
+/**
+ * What a person does to have a built-in app open in front, in the window: installs it, makes it the default
+ * app, reloads, and waits until `appScope` is in front.
+ */
+export async function installAsDefaultInWindow(window: DesktopWindow, name: string, appScope: string, review?: (text: string) => void): Promise<void> {
+  await installInWindow(window, name, review);
   await clickWhenThere(window, "button", `Make ${name} the default app`);
   await window.evaluate("location.reload(); return true");
   await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
+}
+
+/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
+export function xdotool(window: DesktopWindow, ...args: string[]): string {
+  const started = window.events.find((e) => e.event === "started");
+  if (started === undefined) throw new Error("the window has not started");
+  return execFileSync("xdotool", args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
+}
+
+/** The X screen point of the page's CSS point (x, y) (scale 1). */
+async function screenPoint(window: DesktopWindow, x: number, y: number): Promise<{ x: number; y: number }> {
+  const page = await window.command<{ page_x: number; page_y: number }>("window");
+  const id = xdotool(window, "search", "--name", "^LineUp").split("\n")[0]!;
+  const position = /Position: (\d+),(\d+)/.exec(xdotool(window, "getwindowgeometry", id));
+  if (position === null) throw new Error("xdotool did not say where the window is");
+  return { x: Math.round(Number(position[1]) + page.page_x + x), y: Math.round(Number(position[2]) + page.page_y + y) };
+}
+
+type Rect = { x: number; y: number; width: number; height: number };
+
+/** Where, on the X screen, the middle of an element is: in the host page, or in the frame `frame` selects. */
+export async function screenCenter(window: DesktopWindow, target: { readonly selector: string; readonly text?: string; readonly frame?: string }): Promise<{ x: number; y: number; rect: Rect }> {
+  let rect: Rect | undefined;
+  if (target.frame === undefined) {
+    rect = await window.evaluate<Rect | undefined>(`const el = [...document.querySelectorAll(${JSON.stringify(target.selector)})].find((e) => ${JSON.stringify(target.text ?? null)} === null || e.textContent.trim() === ${JSON.stringify(target.text ?? null)});
+      if (!el) return undefined; const r = el.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height };`);
+  } else {
+    const inner = (await inFrames<Rect | null>(window, { op: "rect", selector: target.selector, ...(target.text === undefined ? {} : { text: target.text }) })).map((f) => f.result).find((r) => r !== null);
+    const frame = await window.evaluate<Rect | undefined>(`const f = document.querySelector(${JSON.stringify(target.frame)}); if (!f) return undefined; const r = f.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height };`);
+    if (inner !== undefined && frame !== undefined) rect = { ...inner, x: frame.x + inner.x, y: frame.y + inner.y };
+  }
+  if (rect === undefined) throw new Error(`no ${target.selector} ${target.text ?? ""} ${target.frame === undefined ? "in the page" : `in ${target.frame}`}`);
+  const point = await screenPoint(window, rect.x + rect.width / 2, rect.y + rect.height / 2);
+  return { ...point, rect };
+}
+
+/** Moves the X pointer onto an element and clicks it, as a person would. */
+export async function realClick(window: DesktopWindow, target: { readonly selector: string; readonly text?: string; readonly frame?: string }): Promise<void> {
+  const { x, y } = await screenCenter(window, target);
+  xdotool(window, "mousemove", String(x), String(y), "click", "1");
 }

@@ -18,7 +18,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, requireDesktopTools, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick as realClickOn, requireDesktopTools, startServerAndConfig, waitInWindow, xdotool as xdotoolOn, type DesktopWindow } from "./harness.js";
 
 const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -34,6 +34,20 @@ const connections: Socket[] = [];
 const seen = () => ({ datagrams: datagrams.length, connections: connections.length });
 
 const frames = <T>(command: Record<string, unknown>) => inFrames<T>(window, command);
+
+const FRAME = `.instance-surface[data-app="${APP.app_scope}"] iframe`;
+const realClick = (selector: string, text?: string) => realClickOn(window, { selector, frame: FRAME, ...(text === undefined ? {} : { text }) });
+const xdotool = (...args: string[]) => xdotoolOn(window, ...args);
+
+/** The app's log lines, oldest first. */
+const logLines = async (): Promise<string[]> => (await frames<{ text: string }[]>({ op: "query", selector: "#log li", attributes: [] })).flatMap((f) => f.result.map((line) => line.text));
+const clipboard = () => window.command<string | null>("clipboard");
+/** Puts `text` on the clipboard the way the page's gateway does: the host channel's clipboard.write_text. */
+const putOnClipboard = (text: string) =>
+  window.evaluate(`return await new Promise((resolve) => {
+    addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === 7001 && resolve(JSON.parse(e.data.text)));
+    postMessage({ "lineup-host": "request", text: JSON.stringify({ channel: "lineup.host", v: 1, id: 7001, method: "clipboard.write_text", params: { text: ${JSON.stringify(text)} } }) }, "*");
+  })`);
 
 /** The hostile app's table of outcomes, read in its frame: attempt → outcome, in the order it tried them. */
 async function outcomes(): Promise<Record<string, string>> {
@@ -105,6 +119,29 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
     expect(datagrams.map((d) => d.toString("latin1")).join("")).not.toContain(USERNAME);
     await window.command("snapshot", { path: join(DESKTOP_SCREENSHOTS, "desktop-2-hostile-app.png") });
   }, 30_000);
+
+  it("the clipboard: the app's own copy on a real click changes nothing; the person's copy works; the gateway's clipboard.write writes natively", async () => {
+    const before = seen();
+    await putOnClipboard(`known-${nonce}`);
+    expect(await clipboard()).toBe(`known-${nonce}`);
+    // A real click (user activation) on the app's button whose handler selects its text and copies and cuts it.
+    await realClick("button", "Copy by script");
+    await expect.poll(logLines, { timeout: 10_000 }).toContain("execCommand copy: false, cut: false");
+    expect(await clipboard()).toBe(`known-${nonce}`);
+    // The person's own copy of what they typed and selected, with the keyboard.
+    await realClick("textarea");
+    xdotool("type", "--delay", "20", `mine-${nonce}`);
+    xdotool("key", "ctrl+a", "ctrl+c");
+    await expect.poll(clipboard, { timeout: 10_000 }).toBe(`mine-${nonce}`);
+    // The app asks the Capability Gateway (declared, in front): the native clipboard gets exactly its text.
+    await realClick("button", "Ask to copy");
+    await expect.poll(async () => (await logLines()).find((line) => line.startsWith("clipboard.write: ")) ?? "", { timeout: 10_000 }).not.toBe("");
+    const line = (await logLines()).find((l) => l.startsWith("clipboard.write: "))!;
+    expect(JSON.parse(line.slice("clipboard.write: ".length))).toEqual({ status: "completed", value: { written: true } });
+    expect(await clipboard()).toBe(`gateway-${nonce}`);
+    console.log(`WebKitGTK clipboard: the app's log ${JSON.stringify(await logLines())}`);
+    expect(seen()).toEqual(before);
+  }, 60_000);
 
   it("preconnect, and prototypes tampered with, still reach nothing", async () => {
     const before = seen();

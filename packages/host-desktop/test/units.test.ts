@@ -93,7 +93,7 @@ describe("the host channel, native end against the page's end", () => {
     expect(refusal(JSON.stringify({ channel: "lineup.host", v: 1, id: 3, method: "shell.exec", params: { cmd: "rm -rf /" } }))).toMatchObject({ ok: false, error: { code: "method_not_found" } });
     expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 4, method: "window.set_title", params: { title: "" } })), 4, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
     expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 5, method: "window.set_title", params: { title: "x".repeat(201) } })), 5, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
-    expect(refusal("x".repeat(70_000))).toMatchObject({ ok: false, error: { code: "json_too_large" } });
+    expect(refusal("x".repeat(8 * 1_048_576 + 1))).toMatchObject({ ok: false, error: { code: "json_too_large" } });
     expect(titles).toEqual(["LineUp — Whiteboard"]);
   });
 

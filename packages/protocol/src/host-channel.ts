@@ -19,8 +19,8 @@ import { describeSchemaError, type CompiledValidator } from "./validation.js";
 
 export const HOST_CHANNEL = "lineup.host";
 export const HOST_CHANNEL_VERSION = 1;
-/** The largest message either side accepts, in UTF-8 bytes. */
-export const HOST_CHANNEL_MAX_BYTES = 64 * 1024;
+/** The largest message either side accepts, in UTF-8 bytes: room for the clipboard's largest text (1 Mi characters, escaped). */
+export const HOST_CHANNEL_MAX_BYTES = 8 * 1_048_576;
 
 const Empty = () => Closed({});
 
@@ -41,6 +41,11 @@ const METHODS = {
   /** Brings the window to the front (a notification's click, a deep link): GTK's present. */
   "window.present": { params: Empty(), result: Empty() },
   "window.minimize": { params: Empty(), result: Empty() },
+  /**
+   * Puts text on the person's clipboard: the Capability Gateway's `clipboard.write`, carried out natively (a
+   * webview's own clipboard API wants a gesture in the page, and an app's click is in its frame).
+   */
+  "clipboard.write_text": { params: Closed({ text: Type.String({ maxLength: 1_048_576 }) }), result: Empty() },
 } as const satisfies Record<string, { readonly params: TSchema; readonly result: TSchema }>;
 
 export type HostChannelMethod = keyof typeof METHODS;

@@ -226,7 +226,9 @@ describe("the wasm ABI, with modules in WebAssembly text", () => {
   });
 
   it("cancels a queued call at once, and a call aborted before it starts never runs", async () => {
-    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: 400, max_concurrent_calls: 3 } });
+    // A time limit far above a worker's start on a busy machine: the spinning call must end by its limit, not
+    // because its worker took longer than the limit to load (handler_failed), which a loaded 2-core machine showed.
+    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: 2_000, max_concurrent_calls: 3 } });
     let spinDone = false;
     const spin = r.call("spin", null).finally(() => (spinDone = true));
     const controller = new AbortController();

@@ -36,5 +36,5 @@ describe("SQLite store under kill -9", () => {
 
       await expectAcknowledgedBatchesKept(await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] } }), acknowledgedByRun);
     }
-  });
+  }, 60_000);
 });

@@ -602,7 +602,7 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         }),
         { numRuns: 100, seed: 20240601 },
       );
-    });
+    }, 60_000);
   });
 }
 

@@ -170,7 +170,7 @@ describe("SQLite store on a worker thread, in a child process", () => {
       acknowledgedByRun.push(await runAndKill(path, run, Math.floor(random() * 120)));
       await expectAcknowledgedBatchesKept(await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] }, thread: "worker" }), acknowledgedByRun);
     }
-  });
+  }, 60_000);
 
   it("does not keep an idle process alive when the store is left open", async () => {
     const path = join(dir, "idle.db");

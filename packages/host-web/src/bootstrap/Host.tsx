@@ -6,6 +6,7 @@ import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
 import { startBrowserRuntime, type RunningRuntime } from "./start-runtime.js";
 import { onNativeShutdown } from "./native-host.js";
+import { RECOVERY_REASON, reopenInstance } from "./recovery.js";
 
 type Phase =
   | { readonly kind: "loading" }
@@ -74,6 +75,14 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
         (r) => {
           running = r;
           setRuntimePhase({ kind: "running", running: r });
+          // The desktop host restarted the page after a hang or a crash: each app that was open was closed for it.
+          for (const failed of r.recovered?.failed ?? []) {
+            const name = r.runtime.appManager.getApp(failed.app_scope)?.manifest.name ?? failed.app_scope;
+            notifications.push(`${RECOVERY_REASON[r.recovered!.recovery]}. ${name} was closed.`, "error", {
+              label: "Reload",
+              run: () => void reopenInstance(r.runtime, failed).catch((error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error")),
+            });
+          }
         },
         (error: unknown) => setRuntimePhase({ kind: "failed", message: error instanceof Error ? error.message : String(error) }),
       );
@@ -157,5 +166,5 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     );
   }
   if (runtimePhase.kind !== "running") return <Splash text="Starting LineUp…" />;
-  return <Shell runtime={runtimePhase.running.runtime} config={config} notifications={notifications} onSignOut={onSignOut} />;
+  return <Shell runtime={runtimePhase.running.runtime} config={config} notifications={notifications} onSignOut={onSignOut} openAtStart={runtimePhase.running.recovered === undefined} />;
 }

@@ -69,6 +69,13 @@ export async function connectNativeHost(win: Window = window): Promise<NativeHos
   return { info: info.value, request: (method, params) => request(win, method, params) };
 }
 
+let thisPage: Promise<NativeHost | undefined> | undefined;
+/** This page's native host, asked for once (the bootstrap starts asking at load); undefined in a plain browser. */
+export function nativeHost(): Promise<NativeHost | undefined> {
+  thisPage ??= typeof window === "undefined" ? Promise.resolve(undefined) : connectNativeHost(window);
+  return thisPage;
+}
+
 /**
  * While the page runs in a native window, closing the window first runs `stop` (the Runtime commits what it
  * holds and closes its store), then tells the native side it may go. Returns the unsubscribe.

@@ -2,14 +2,18 @@
  * Spec 10: the host creates the platform adapters and the `LineUpRuntime`, and wires them. It owns no
  * transport, store, sync or outbox logic itself: those are the Runtime's.
  */
-import { createRuntime, RUNTIME_SCHEMA, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
+import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
 import { formatOpenLink } from "../shell/open-link.js";
+import { nativeHost } from "./native-host.js";
+import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
 
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
+  /** When the desktop host restarted the page after a hang or a crash: why, and the instances that were failed for it. */
+  readonly recovered?: { readonly recovery: Recovery; readonly failed: readonly AppInstance[] };
   /** Stops the Runtime (committing what it holds), then closes the store. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -38,6 +42,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
         globalThis.location.hash = formatOpenLink({ app_scope: appScope });
       },
       appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,
+      native: nativeHost(),
     }),
   });
   late.runtime = runtime;
@@ -47,6 +52,9 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     await store.close();
     throw error;
   }
+  // Before the shell restores anything: after a restart for a hang or a crash, nothing that was live comes back.
+  const recovery = takeRecovery();
+  const recovered = recovery === undefined ? undefined : { recovery, failed: await failLiveInstances(runtime, recovery) };
   // The browser knows before any socket does that the network went or came back: the connection indicator
   // says offline at once (instead of "Online" while nothing gets through), and the reconnect does not wait
   // out its backoff when the network returns.
@@ -57,6 +65,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   let stopping: Promise<void> | undefined;
   return {
     runtime,
+    ...(recovered === undefined ? {} : { recovered }),
     stop() {
       globalThis.removeEventListener?.("offline", onOffline);
       globalThis.removeEventListener?.("online", onOnline);

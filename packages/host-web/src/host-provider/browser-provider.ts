@@ -17,6 +17,7 @@ import { createPermissionCache } from "./permissions.js";
 import { shellPromptQueue, type PromptQueue } from "./prompt-queue.js";
 import { shellRecordings, type RecordingStore } from "./recordings.js";
 import { clipboardSupported, createAttention, openLink, writeClipboard } from "./small-capabilities.js";
+import type { NativeHost } from "../bootstrap/native-host.js";
 
 export interface BrowserHostProviderDeps {
   /** Clicking a notification: the shell brings the app with this scope forward. */
@@ -29,6 +30,8 @@ export interface BrowserHostProviderDeps {
   readonly appName?: (appScope: string) => string;
   /** Bound on one capability's artifacts; default 16 MiB. */
   readonly maxArtifactBytes?: number;
+  /** The native host around the page (the desktop host), which carries out what it can natively. */
+  readonly native?: Promise<NativeHost | undefined>;
 }
 
 export interface BrowserHostProvider extends HostProvider {
@@ -79,7 +82,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
       case "notification.show":
         return showNotification(invocation, notificationApi(), deps.onNotificationClick);
       case "clipboard.write":
-        return writeClipboard(invocation);
+        return writeClipboard(invocation, deps.native);
       case "link.open":
         return openLink(invocation);
       case "window.attention":

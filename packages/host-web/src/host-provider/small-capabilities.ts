@@ -1,5 +1,7 @@
 /**
- * The small capabilities: `clipboard.write` (`navigator.clipboard.writeText`), `link.open` (https only,
+ * The small capabilities: `clipboard.write` (`navigator.clipboard.writeText`, or the native host's clipboard
+ * when the page runs in the desktop host: there the webview's own API wants a gesture in the host page, and
+ * the person's click was in the app's frame), `link.open` (https only,
  * in a new browsing context without opener or referrer) and `window.attention` (the document title
  * flashes while the host is hidden, and is restored when the user comes back).
  */
@@ -7,6 +9,7 @@ import { capabilityCompleted, capabilityRefused, type CapabilityResult } from "@
 import type { HostInvocation } from "@lineup/runtime";
 import { checkAttentionInput, checkClipboardInput, checkLinkInput } from "./inputs.js";
 import { cancelledByUser, nativeFailure } from "./outcomes.js";
+import type { NativeHost } from "../bootstrap/native-host.js";
 
 const FLASH_MS = 1_000;
 
@@ -14,11 +17,16 @@ export function clipboardSupported(): boolean {
   return typeof navigator !== "undefined" && typeof navigator.clipboard?.writeText === "function";
 }
 
-export async function writeClipboard(invocation: HostInvocation): Promise<CapabilityResult> {
+export async function writeClipboard(invocation: HostInvocation, native?: Promise<NativeHost | undefined>): Promise<CapabilityResult> {
   const checked = checkClipboardInput(invocation.input);
   if (!checked.ok) return checked.refusal;
-  if (!clipboardSupported()) return capabilityRefused("unsupported_on_host", "this browser cannot write to the clipboard");
+  const host = await native;
   if (invocation.signal.aborted) return cancelledByUser("clipboard.write");
+  if (host !== undefined) {
+    const written = await host.request("clipboard.write_text", { text: checked.value.text });
+    return written.ok ? capabilityCompleted({ written: true }) : nativeFailure("clipboard.write", new Error(`${written.error.code}: ${written.error.message}`));
+  }
+  if (!clipboardSupported()) return capabilityRefused("unsupported_on_host", "this browser cannot write to the clipboard");
   try {
     await navigator.clipboard.writeText(checked.value.text);
     return capabilityCompleted({ written: true });

@@ -25,6 +25,8 @@ export interface ShellProps {
   readonly config: HostConfig;
   readonly notifications: Notifications;
   readonly onSignOut: () => void;
+  /** False after the desktop host restarted the page for a hang or a crash: no app opens by itself then. */
+  readonly openAtStart?: boolean;
 }
 
 /** Instances with a surface on screen: live ones, and closing ones until they have flushed. */
@@ -40,7 +42,7 @@ const live = (i: AppInstance): boolean => isLive(i.status) || i.status === "clos
  * displaced comes back. Core apps get their SDK over the Runtime's `AppPort`; the shell itself never
  * talks to the server.
  */
-export function Shell({ runtime, config, notifications, onSignOut }: ShellProps) {
+export function Shell({ runtime, config, notifications, onSignOut, openAtStart = true }: ShellProps) {
   const [instances, setInstances] = useState<InstancesSnapshotView>(() => runtime.instances.snapshot());
   const [showing, setShowing] = useState<Showing>({ kind: "core", app_scope: "chat" });
   const [launcherOpen, setLauncherOpen] = useState(false);
@@ -119,7 +121,8 @@ export function Shell({ runtime, config, notifications, onSignOut }: ShellProps)
   // followed later (a notification's click sets one) opens what it names. Each link is taken off the address
   // once read, so a reload restores instead of opening it again.
   useEffect(() => {
-    opener.start(takeOpenLink());
+    // After the desktop host restarted the page for a hang or a crash nothing opens by itself (bootstrap/recovery.ts).
+    if (openAtStart) opener.start(takeOpenLink());
     const onHashChange = () => {
       const link = takeOpenLink();
       if (link !== undefined) opener.follow(link);
