@@ -64,9 +64,16 @@ describe("F4 in the desktop window", () => {
     xdotool(window, "mousemove", String(x0), String(y0), "mousedown", "1");
     for (let i = 1; i <= 20; i++) xdotool(window, "mousemove", String(x0 + i * 12), String(Math.round(y0 + Math.sin(i / 3) * 40)));
     xdotool(window, "mouseup", "1");
-    const summary = (await reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard" }).result) as { title: string; counts: { stroke: number } };
+    // The agent reads the board back; the stroke reaches the board's state once the pointer is up, which on a
+    // loaded machine can come after the first read, so it asks again (each read is a full tool call).
+    let summary: { title: string; counts: { stroke: number } } | undefined;
+    await expect
+      .poll(async () => {
+        summary = (await reader.invokeTool(sessionId, "board.summary", {}, { appScope: "whiteboard" }).result) as { title: string; counts: { stroke: number } };
+        return summary.counts.stroke;
+      }, { timeout: 20_000, interval: 1_000 })
+      .toBeGreaterThanOrEqual(1);
     expect(summary).toMatchObject({ title: "Launch plan" });
-    expect(summary.counts.stroke).toBeGreaterThanOrEqual(1);
     await window.command("snapshot", { path: join(DESKTOP_SCREENSHOTS, "desktop-4-f4-drawn.png") });
   }, 240_000);
 });
