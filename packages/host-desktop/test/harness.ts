@@ -81,7 +81,9 @@ export async function spawnDesktop(options: LaunchOptions): Promise<{ child: Chi
     ...(options.driver === false ? [] : ["--driver"]),
     ...(options.args ?? []),
   ];
-  const child = spawn("xvfb-run", ["-a", "-s", "-screen 0 1280x900x24", "gjs", "-m", built, ...args], {
+  // -a takes the first free display from -n on; test files run in parallel workers, so each starts its search
+  // elsewhere, and two workers do not race for the same display.
+  const child = spawn("xvfb-run", ["-a", "-n", String(100 + (process.pid % 400)), "-s", "-screen 0 1280x900x24", "gjs", "-m", built, ...args], {
     env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: "1", LIBGL_ALWAYS_SOFTWARE: "1", GDK_BACKEND: "x11", NO_AT_BRIDGE: "1" },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
