@@ -38,10 +38,13 @@ export function startDriver(options: { readonly view: WebKit.WebView; readonly m
   const answer = (id: number, value: unknown) => emit({ id, ok: true, value });
   const refuse = (id: number, error: unknown) => emit({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
 
-  // Frames waiting for a command, and the outcomes of the command in flight (by frame URL, in arrival order).
+  // Frames waiting for a command, and the command in flight with its outcomes (in arrival order). A frame asks
+  // for its next command only after answering the last one, so one that asks while a command is in flight and
+  // did not answer it had not been waiting when it went out: it gets it now, so no frame misses a command.
   let waiting: WaitingFrame[] = [];
-  let inFlight: { id: number; sent: number; outcomes: { url: string; result: unknown }[] } | undefined;
+  let inFlight: { id: number; command: FrameCommand; sent: number; outcomes: { url: string; result: unknown }[] } | undefined;
   let nextFrameCommand = 1_000_000;
+  const send = (frame: WaitingFrame, command: FrameCommand) => frame.reply.return_value(JavaScriptCore.Value.new_string(frame.context, JSON.stringify(command)));
   manager.connect(`script-message-with-reply-received::${DRIVER_WORLD}`, (_manager, value, reply) => {
     let message: { url?: string; id?: number; result?: unknown };
     try {
@@ -49,23 +52,31 @@ export function startDriver(options: { readonly view: WebKit.WebView; readonly m
     } catch {
       return false;
     }
-    if (inFlight !== undefined && message.id === inFlight.id) inFlight.outcomes.push({ url: String(message.url), result: message.result });
-    waiting.push({ url: String(message.url), reply, context: value.get_context() });
+    const frame: WaitingFrame = { url: String(message.url), reply, context: value.get_context() };
+    if (inFlight !== undefined && message.id === inFlight.id) {
+      inFlight.outcomes.push({ url: frame.url, result: message.result });
+      waiting.push(frame);
+    } else if (inFlight !== undefined) {
+      inFlight.sent += 1;
+      send(frame, inFlight.command);
+    } else {
+      waiting.push(frame);
+    }
     return true;
   });
-  const send = (frame: WaitingFrame, command: FrameCommand) => frame.reply.return_value(JavaScriptCore.Value.new_string(frame.context, JSON.stringify(command)));
 
   const frames = (id: number, command: Omit<FrameCommand, "id">, waitMs: number) => {
-    const frameId = nextFrameCommand++;
+    const frameCommand = { ...command, id: nextFrameCommand++ } as FrameCommand;
     const targets = waiting;
     waiting = [];
-    inFlight = { id: frameId, sent: targets.length, outcomes: [] };
-    for (const frame of targets) send(frame, { ...command, id: frameId } as FrameCommand);
+    inFlight = { id: frameCommand.id, command: frameCommand, sent: targets.length, outcomes: [] };
+    for (const frame of targets) send(frame, frameCommand);
     const started = GLib.get_monotonic_time();
     GLib.timeout_add(GLib.PRIORITY_DEFAULT, 20, () => {
       const flight = inFlight!;
       const elapsed = (GLib.get_monotonic_time() - started) / 1000;
-      if (flight.outcomes.length < flight.sent && elapsed < waitMs) return true;
+      // Every frame that got it has answered (after a short grace for frames between two asks), or time is up.
+      if ((flight.outcomes.length < flight.sent || flight.sent === 0 || elapsed < 100) && elapsed < waitMs) return true;
       inFlight = undefined;
       answer(id, flight.outcomes);
       return false;
