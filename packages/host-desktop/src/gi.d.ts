@@ -251,6 +251,7 @@ declare module "gi://WebKit?version=6.0" {
       get(index: number): Feature;
     }
     class Settings {
+      constructor();
       static get_all_features(): FeatureList;
       get_feature_enabled(feature: Feature): boolean;
       set_feature_enabled(feature: Feature, enabled: boolean): void;

@@ -32,7 +32,7 @@ export function createConfinedView(options: {
   readonly ready: (view: ConfinedView) => void;
   readonly failed: (message: string) => void;
 }): void {
-  const settings = new (WebKit.Settings as unknown as new () => WebKit.Settings)();
+  const settings = new WebKit.Settings();
   for (const [name, value] of Object.entries(SETTINGS)) (settings as unknown as Record<string, boolean>)[name] = value;
   // Under the test driver, the pages' console (CSP reports among it) goes to standard output for the test's log.
   settings.enable_write_console_messages_to_stdout = options.driver;

@@ -31,8 +31,11 @@ export async function failLiveInstances(runtime: LineUpRuntime, recovery: Recove
   return live;
 }
 
-/** Opens a failed instance's app again where it was (its conversation and entrypoint), in front. */
-export function reopenInstance(runtime: LineUpRuntime, failed: AppInstance): Promise<unknown> {
+/**
+ * Opens a failed instance's app again where it was (its conversation and entrypoint), in front, as a new
+ * instance: every Reload does this (the shell's notice for a dead surface, and the recovery notices).
+ */
+export function reopenInstance(runtime: LineUpRuntime, failed: AppInstance): ReturnType<LineUpRuntime["appManager"]["launch"]> {
   return runtime.appManager.launch({
     app_scope: failed.app_scope,
     foreground: true,

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import { isLive, launcherEntrypoint, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
+import { reopenInstance } from "../bootstrap/recovery.js";
 import { InstanceLayer, type Placement } from "../apps-host/InstanceLayer.js";
 import type { InstanceFailure } from "../apps-host/instance-bridge.js";
 import { ResultCardContext } from "../apps-host/ResultCard.js";
@@ -180,17 +181,10 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   /** Opens the app again where it was (its conversation and entrypoint), as a new instance, and shows it. */
   const reopen = (failed: AppInstance) => {
     const name = appName(failed.app_scope) ?? failed.app_scope;
-    void runtime.appManager
-      .launch({
-        app_scope: failed.app_scope,
-        foreground: true,
-        ...(failed.conversation_id === undefined ? {} : { conversation_id: failed.conversation_id }),
-        ...(failed.entrypoint === undefined ? {} : { entrypoint: failed.entrypoint }),
-      })
-      .then(
-        (next) => setShowing({ kind: "instance", instance_id: next.instance_id }),
-        (error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error"),
-      );
+    void reopenInstance(runtime, failed).then(
+      (next) => setShowing({ kind: "instance", instance_id: next.instance_id }),
+      (error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error"),
+    );
   };
   const onInstanceFailed = (instance: AppInstance, failure: InstanceFailure) => {
     if (failure.kind === "start") {
