@@ -5,4 +5,4 @@ export { createNodeRuntime, type NodeRuntime, type NodeRuntimeOptions } from "./
 export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, signFile, verifyFile, readTrustedKeys, parsePrivateKey, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, type KeygenFiles, type PackedFile } from "./bundle-files.js";
 export { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
 export { createNodeWasmRunner } from "./wasm-backend.js";
-export { createStdioRunner, networkNamespaceAvailable } from "./stdio-backend.js";
+export { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "./stdio-backend.js";
