@@ -73,6 +73,7 @@ export function toProtocolError(error: unknown, services: Services): ProtocolErr
  */
 export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
   if (connection.saturated) {
+    services.metrics.overloads.inc();
     return jsonRpcFailure(request.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" });
   }
   const checked = validateRequestParams(request.method, connection.role, request.params, services.limits);

@@ -20,10 +20,15 @@ export interface TestServer extends AppServerHandle {
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; heartbeatIntervalMs?: number } = {}): Promise<TestServer> {
   const dir = options.dataDir === undefined ? tempDir() : undefined;
   const dataDir = options.dataDir ?? dir!.path;
-  const server = await startAppServer({ dataDir, logger: silentLogger, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const server = await startAppServer({
+    dataDir,
+    logger: silentLogger,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+  });
   return Object.assign(server, {
     dataDir,
     async dispose() {
@@ -207,4 +212,43 @@ export function agentEnvelope(sessionId: string, id: string, agentId = "demo-age
     scope: { app_scope: "chat", conversation_id: sessionId },
     payload: { format: "text", text: `message ${id}` },
   };
+}
+
+/** One sample of a Prometheus text exposition. */
+export interface MetricSample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/**
+ * Scrapes `GET /metrics` and parses the Prometheus text format strictly: every line is a HELP, a TYPE
+ * or a sample of a family declared before it, with a number value. Throws on anything else.
+ */
+export async function scrapeMetrics(server: { httpUrl: string }): Promise<{ samples: MetricSample[]; types: Map<string, string>; value(name: string, labels?: Record<string, string>): number | undefined }> {
+  const response = await fetch(`${server.httpUrl}/metrics`);
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  if (!/^text\/plain; version=0\.0\.4/.test(response.headers.get("content-type") ?? "")) throw new Error(`/metrics content-type ${response.headers.get("content-type")}`);
+  const text = await response.text();
+  if (!text.endsWith("\n")) throw new Error("the exposition must end with a newline");
+  const types = new Map<string, string>();
+  const helps = new Set<string>();
+  const samples: MetricSample[] = [];
+  for (const line of text.slice(0, -1).split("\n")) {
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/))) helps.add(m[1]!);
+    else if ((m = line.match(/^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/))) types.set(m[1]!, m[2]!);
+    else if ((m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? (\S+)$/))) {
+      const name = m[1]!;
+      const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
+      if (!types.has(family) || !helps.has(family)) throw new Error(`sample of an undeclared family: ${line}`);
+      const value = m[3] === "+Inf" ? Infinity : Number(m[3]);
+      if (Number.isNaN(value)) throw new Error(`not a number: ${line}`);
+      const labels = Object.fromEntries([...(m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+      samples.push({ name, labels, value });
+    } else throw new Error(`not Prometheus text: ${JSON.stringify(line)}`);
+  }
+  const value = (name: string, labels: Record<string, string> = {}) =>
+    samples.find((s) => s.name === name && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return { samples, types, value };
 }

@@ -58,6 +58,6 @@ describe("lineup", () => {
     const io = capture();
     expect(await runCli(["pack", "only-one-arg"], io)).toBe(2);
     expect(await runCli(["server", "--port", "99999"], io)).toBe(2);
-    expect(io.errors.join("\n")).toContain("--port must be 0–65535");
+    expect(io.errors.join("\n")).toContain("--port: port must be an integer 0…65535");
   });
 });
