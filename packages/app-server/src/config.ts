@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_SERVER_LIMITS, UsageError, decodeJson, type ServerLimits } from "@lineup/protocol";
+import { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, UsageError, decodeJson, type ServerLimits } from "@lineup/protocol";
 import { LOG_LEVELS, type LogLevel } from "./logger.js";
 
 /**
@@ -60,7 +60,7 @@ export const SERVER_SETTINGS: readonly Setting[] = [
   { key: "host", kind: "string", describe: "address to listen on", fallback: "127.0.0.1" },
   { key: "port", kind: "port", describe: "port to listen on (0: any free port)", fallback: 8787 },
   { key: "log_level", kind: "level", describe: `least level logged (${LOG_LEVELS.join(", ")})`, fallback: "info" },
-  { key: "heartbeat_interval_ms", kind: "count", describe: "ping each connection this often; one silent for two pings is closed", fallback: 15_000 },
+  { key: "heartbeat_interval_ms", kind: "count", describe: "ping each connection this often; one silent for two pings is closed", fallback: DEFAULT_HEARTBEAT_INTERVAL_MS },
   { key: "drain_timeout_ms", kind: "count", describe: "on SIGTERM, wait this long for clients to close", fallback: 10_000 },
   ...(Object.keys(DEFAULT_SERVER_LIMITS) as Array<keyof ServerLimits>).map((key): Setting => ({ key, kind: "count", describe: LIMIT_DESCRIPTIONS[key], fallback: DEFAULT_SERVER_LIMITS[key] })),
 ];

@@ -6,11 +6,11 @@
  * saturated for `slow_consumer_timeout_ms` the connection is closed with 4008 (the client resumes by
  * seq; the log loses nothing).
  *
- * The server pings each connection every heartbeat interval (`heartbeat`); one that answered neither
- * that ping nor with any frame by the next one is terminated, so a half-open connection (a peer gone
- * without a close) ends within two intervals and its agent's presence goes false.
+ * The server pings each connection every heartbeat interval; one that answered neither that ping nor
+ * with any frame by the next one is terminated, so a half-open connection (a peer gone without a
+ * close) ends within two intervals and its agent's presence goes false.
  */
-import { CLOSE_CODES, encodeJsonRpc, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
+import { CLOSE_CODES, encodeJsonRpc, startHeartbeat, type Heartbeat, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
 import type { WebSocket } from "ws";
 import type { Logger } from "./logger.js";
 import type { ServerMetrics } from "./metrics.js";
@@ -50,8 +50,7 @@ export class Connection {
   private closing = false;
   private readonly drainListeners = new Set<() => void>();
   private readonly logger: Logger;
-  /** The peer sent a frame or a pong since the last ping. */
-  private heard = true;
+  private readonly heartbeat: Heartbeat;
 
   /** Called by the socket once a frame is written (one function for every frame). */
   private readonly frameWritten = (error?: Error | null) => {
@@ -73,30 +72,26 @@ export class Connection {
     private readonly limits: ServerLimits,
     logger: Logger,
     private readonly metrics: ServerMetrics,
+    heartbeatIntervalMs: number,
   ) {
     this.logger = logger.child({ connection: this.id });
+    this.heartbeat = startHeartbeat({
+      intervalMs: heartbeatIntervalMs,
+      ping: () => this.ws.ping(),
+      silent: () => {
+        this.logger.warn("closing a connection that stopped answering pings", { principal: this.principal?.key });
+        this.metrics.heartbeatTimeouts.inc();
+        this.closing = true;
+        this.stopSlowTimer();
+        this.ws.terminate();
+      },
+    });
     ws.on("pong", this.markHeard);
+    ws.on("ping", this.markHeard);
   }
 
   /** Anything from the peer shows it is there. */
-  readonly markHeard = (): void => {
-    this.heard = true;
-  };
-
-  /** One heartbeat tick: terminates a peer silent since the last one, else pings it. */
-  heartbeat(): void {
-    if (this.closing) return;
-    if (!this.heard) {
-      this.logger.warn("closing a connection that stopped answering pings", { principal: this.principal?.key });
-      this.metrics.heartbeatTimeouts.inc();
-      this.closing = true;
-      this.stopSlowTimer();
-      this.ws.terminate();
-      return;
-    }
-    this.heard = false;
-    this.ws.ping();
-  }
+  readonly markHeard = (): void => this.heartbeat.heard();
 
   get role() {
     return this.principal?.role;
@@ -159,6 +154,7 @@ export class Connection {
   /** Forget timers and listeners; the socket is gone. */
   dispose(): void {
     this.closing = true;
+    this.heartbeat.stop();
     this.stopSlowTimer();
     this.drainListeners.clear();
     for (const sub of this.subscriptions.values()) sub.stop();

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CLOSE_CODES, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
+import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
@@ -36,7 +36,7 @@ export interface AppServerOptions {
   readonly limits?: Partial<ServerLimits>;
   readonly clock?: Clock;
   readonly ids?: IdSource;
-  /** Ping every connection this often; one silent through a whole interval is terminated. Default 15 000 ms. */
+  /** Ping every connection this often; one silent through a whole interval is terminated. Default DEFAULT_HEARTBEAT_INTERVAL_MS (15 s). */
   readonly heartbeatIntervalMs?: number;
 }
 
@@ -173,7 +173,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   });
 
   function accept(ws: WebSocket, socket: Corkable): void {
-    const connection = new Connection(ws, socket, limits, logger, metrics);
+    const connection = new Connection(ws, socket, limits, logger, metrics, options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
     connections.add(connection);
     ws.on("message", (data: RawData, isBinary: boolean) => {
       connection.markHeard();
@@ -248,10 +248,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const httpUrl = `http://${host}:${address.port}`;
   const url = `ws://${host}:${address.port}${RPC_PATH}`;
   logger.info("app server listening", { url, httpUrl, dataDir: options.dataDir });
-  const heartbeat = setInterval(() => {
-    for (const connection of connections) connection.heartbeat();
-  }, options.heartbeatIntervalMs ?? 15_000);
-  heartbeat.unref();
 
   return {
     url,
@@ -266,7 +262,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     async close(closeOptions = {}) {
       if (closing) return;
       closing = true;
-      clearInterval(heartbeat);
       logger.info("draining", { connections: connections.size, queued_writes: writes.stats().queued });
       // No new connection from here on; the open ones stay until they are closed below.
       const portClosed = new Promise<void>((resolve) => http.close(() => resolve()));
