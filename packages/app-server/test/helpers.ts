@@ -1,7 +1,8 @@
 /** A small JSON-RPC test client over a real WebSocket, and a real server on an ephemeral port with a temp data dir. */
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
 import { afterAll, beforeAll } from "vitest";
 import WebSocket from "ws";
@@ -251,4 +252,40 @@ export async function scrapeMetrics(server: { httpUrl: string }): Promise<{ samp
   const value = (name: string, labels: Record<string, string> = {}) =>
     samples.find((s) => s.name === name && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
   return { samples, types, value };
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything the process wrote so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal) once the process ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs the AppServer bin in a child process on `dataDir` and an ephemeral port; adds it to `children` (for the test's cleanup). */
+export async function spawnServer(dataDir: string, children: ChildProcess[], args: readonly string[] = []): Promise<ServerProcess> {
+  const repoRoot = resolve(import.meta.dirname, "..", "..", "..");
+  const bin = join(import.meta.dirname, "..", "src", "bin.ts");
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dataDir, "--port", "0", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once("exit", (code, signal) => resolveExit({ code, signal })));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 20_000);
+    const look = () => {
+      const m = /listening on (ws:\/\/\S+)/.exec(stdout);
+      if (m === null) return;
+      clearTimeout(timer);
+      child.stdout!.off("data", look);
+      resolveUrl(m[1]!);
+    };
+    child.stdout!.on("data", look);
+    void exited.then(({ code }) => reject(new Error(`server exited with ${code}: ${stderr.slice(-2000)}`)));
+  });
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
 }
