@@ -36,7 +36,8 @@ export const keygenCommand: Command = async (argv, io) => {
 
 export const packCommand: Command = async (argv, io) => {
   const [appDir, out] = positionals(argv, ["APP_DIR", "OUT.lineup"]);
-  const packed = await packDirectory(appDir!, out!);
+  // Progress of a large app goes to stderr, so stdout holds only the result.
+  const packed = await packDirectory(appDir!, out!, { progress: (message) => io.err(message) });
   if (!packed.ok) return refused(io, packed.error);
   io.out(`packed ${packed.value.file}: ${packed.value.files} files, ${packed.value.bytes} bytes (unsigned: run lineup sign)`);
   return 0;
