@@ -1,7 +1,7 @@
 /**
  * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
- * `GET /readyz`, `GET /metrics` (Prometheus text) and the WebSocket endpoint `/rpc` speaking `lineup.app-server.v1`
- * (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ * `GET /readyz`, `GET /metrics` (Prometheus text) and the WebSocket endpoint `/rpc` speaking
+ * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
