@@ -315,8 +315,13 @@ declare module "gi://WebKit?version=6.0" {
       set_content_type(type: string): void;
       set_http_headers(headers: Soup.MessageHeaders): void;
     }
+    class SecurityOrigin {
+      static new_for_uri(uri: string): SecurityOrigin;
+    }
     class WebContext {
       constructor();
+      initialize_notification_permissions(allowed: SecurityOrigin[], disallowed: SecurityOrigin[]): void;
+      connect(signal: "initialize-notification-permissions", callback: () => void): number;
       get_security_manager(): SecurityManager;
       register_uri_scheme(scheme: string, callback: (request: URISchemeRequest) => void): void;
     }
@@ -341,6 +346,7 @@ declare module "gi://WebKit?version=6.0" {
       allow_file_access_from_file_urls: boolean;
       allow_universal_access_from_file_urls: boolean;
       enable_write_console_messages_to_stdout: boolean;
+      enable_mock_capture_devices: boolean;
     }
     const UserContentInjectedFrames: { readonly ALL_FRAMES: number; readonly TOP_FRAME: number };
     const UserScriptInjectionTime: { readonly START: number; readonly END: number };
@@ -384,6 +390,11 @@ declare module "gi://WebKit?version=6.0" {
       allow(): void;
     }
     class NotificationPermissionRequest extends PermissionRequest {}
+    class UserMediaPermissionRequest extends PermissionRequest {
+      readonly is_for_audio_device: boolean;
+      readonly is_for_video_device: boolean;
+      readonly is_for_display_device: boolean;
+    }
     class FileChooserRequest {
       get_select_multiple(): boolean;
       get_mime_types(): string[] | null;

@@ -137,10 +137,17 @@ function main(): void {
 
   const dialogs = options.fakeDialogs === undefined ? nativeDialogs(window) : fakeDialogs(options.fakeDialogs);
   const notifier = createNotifier(() => window.present());
+  // The host page's notification permission is settled before it loads (granted where there is a service), so a
+  // notification never races a permission still on its way to the web process.
+  context.connect("initialize-notification-permissions", () => {
+    const host = [WebKit.SecurityOrigin.new_for_uri(HOME)];
+    context.initialize_notification_permissions(notifier.available ? host : [], notifier.available ? [] : host);
+  });
   createConfinedView({
     context,
     dialogs,
     notifier,
+    mockCapture: options.mockCapture,
     dataDir: options.dataDir,
     serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
     driver: options.driver,

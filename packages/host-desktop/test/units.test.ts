@@ -19,6 +19,7 @@ describe("confinement", () => {
     expect(rules[0]).toEqual({ trigger: { "url-filter": ".*" }, action: { type: "block" } });
     expect(rules.slice(1).map((r) => [r.action.type, r.trigger["url-filter"]])).toEqual([
       ["ignore-previous-rules", "^lineup:"],
+      ["ignore-previous-rules", "^blob:lineup://app/"],
       ["ignore-previous-rules", "^ws://127\\.0\\.0\\.1:8787/"],
     ]);
     // The same filters, read as JavaScript regular expressions, match what they should and nothing else.
@@ -29,10 +30,14 @@ describe("confinement", () => {
     expect(allowed("ws://127.0.0.12:8787/rpc")).toBe(false);
     expect(allowed("http://127.0.0.1:8787/rpc")).toBe(false);
     expect(allowed("https://example.com/?lineup:")).toBe(false);
+    // The host page's own blob URLs; an app frame's (an opaque origin) and any other stay blocked.
+    expect(allowed("blob:lineup://app/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(true);
+    expect(allowed("blob:null/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(false);
+    expect(allowed("blob:https://example.com/1")).toBe(false);
   });
 
   it("without a configured AppServer only lineup: is let through", () => {
-    expect((JSON.parse(contentRules(undefined)) as unknown[]).length).toBe(2);
+    expect((JSON.parse(contentRules(undefined)) as unknown[]).length).toBe(3);
   });
 
   it("lets frames navigate only within lineup://app/ and to the empty documents frames start with", () => {
@@ -45,10 +50,10 @@ describe("command line", () => {
   it("takes the built host, a config, a profile, bundles and the driver flag", () => {
     expect(parseOptions(["--dist", "d", "--config", "c.json", "--data", "p", "--bundle", "a.lineup=/x/a.lineup", "--driver"], "/home/u/.local/share/lineup/desktop")).toEqual({
       ok: true,
-      value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true },
+      value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true, mockCapture: false },
     });
-    expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false } });
-    expect(parseOptions(["--dist", "d", "--driver", "--fake-dialogs", "/t"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: true, fakeDialogs: "/t" } });
+    expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false, mockCapture: false } });
+    expect(parseOptions(["--dist", "d", "--driver", "--fake-dialogs", "/t", "--mock-capture"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: true, mockCapture: true, fakeDialogs: "/t" } });
   });
 
   it("refuses what it does not know, in one line", () => {
@@ -58,6 +63,7 @@ describe("command line", () => {
     expect(parseOptions(["--dist", "d", "--bundle", "../x=/y"], "/d")).toMatchObject({ ok: false });
     // A person's window always shows the real dialogs.
     expect(parseOptions(["--dist", "d", "--fake-dialogs", "/t"], "/d")).toEqual({ ok: false, error: "--fake-dialogs is for tests: it needs --driver" });
+    expect(parseOptions(["--dist", "d", "--mock-capture"], "/d")).toEqual({ ok: false, error: "--mock-capture is for tests: it needs --driver" });
   });
 });
 
