@@ -31,6 +31,8 @@ declare module "gi://GLib" {
     }
     function file_get_contents(path: string): [boolean, Uint8Array];
     function file_set_contents(path: string, contents: string | Uint8Array): boolean;
+    function file_set_contents_full(path: string, contents: string | Uint8Array, flags: number, mode: number): boolean;
+    const FileSetContentsFlags: { readonly NONE: number; readonly CONSISTENT: number; readonly DURABLE: number };
     function file_test(path: string, test: number): boolean;
     const FileTest: { readonly EXISTS: number; readonly IS_DIR: number };
     function mkdir_with_parents(path: string, mode: number): number;
@@ -438,4 +440,19 @@ declare module "gi://WebKit?version=6.0" {
     }
   }
   export default WebKit;
+}
+
+declare module "gi://Secret" {
+  import type Gio from "gi://Gio";
+  namespace Secret {
+    const COLLECTION_DEFAULT: string;
+    const SchemaFlags: { readonly NONE: number };
+    const SchemaAttributeType: { readonly STRING: number };
+    class Schema {
+      constructor(name: string, flags: number, attributes: Record<string, number>);
+    }
+    function password_store_sync(schema: Schema, attributes: Record<string, string>, collection: string | null, label: string, password: string, cancellable: Gio.Cancellable | null): boolean;
+    function password_lookup_sync(schema: Schema, attributes: Record<string, string>, cancellable: Gio.Cancellable | null): string | null;
+  }
+  export default Secret;
 }
