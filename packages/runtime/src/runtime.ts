@@ -87,6 +87,11 @@ export interface RuntimeOptions {
    */
   readonly maxPendingPerApp?: number;
   /**
+   * Instances that hold a surface (a mounted frame) at once (spec 4.4): past it the least recently used
+   * background instance that no tool call is on is suspended, and restored when brought back. Default 3.
+   */
+  readonly maxLiveSurfaces?: number;
+  /**
    * Bytes of a conversation's artifacts read from the AppServer (the agent's files) that the device keeps
    * for offline reads and saves; past it the longest kept are let go (read from the server again when
    * needed). Default 256 MiB.
@@ -798,6 +803,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
         env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
           ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+          ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
           ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
         },
         // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
