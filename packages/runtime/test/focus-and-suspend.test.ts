@@ -1,16 +1,16 @@
 /**
  * What the Runtime does with the focus and the tool declarations, through the loop (spec 4.4, 4.5, 7.3):
- * past the bound of live surfaces the least recently used idle background instance is suspended and
- * comes back restoring; a call with `restore_focus` that brought its app forward gives the front back when
+ * past the bound of live surfaces, or after an idle time, the least recently used idle background instance
+ * is suspended and comes back restoring; a call with `restore_focus` that brought its app forward gives the front back when
  * it ends; `requires_foreground` refuses or ends a call out of the front with `foreground_required`; and an
  * `idempotent: false` call already delivered is not delivered again after a restart.
  */
 import type { AppManifest, ToolDescriptor } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DeliveredToolCall } from "../src/index.js";
-import { agentInvokes, device, onlineDevice, toolOutputs } from "./helpers/apps-harness.js";
+import { agentInvokes, device, onlineDevice, publisherKey, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
-import { createMemoryStoreData, settle, until, type Device } from "./helpers/runtime-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until, type Device } from "./helpers/runtime-harness.js";
 
 const tool = (method: string, fields: Partial<ToolDescriptor>): ToolDescriptor =>
   ({ method, contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "command", ...fields }) as ToolDescriptor;
@@ -26,7 +26,8 @@ const board = (): AppManifest => {
       tool("board.show", { activation_requirement: "foreground_required", restore_focus: true }),
       // Needs the front for its whole run and may not move the app.
       tool("board.record", { requires_foreground: true, launch_policy: "never" }),
-      tool("board.note", {}),
+      // Held by the test's handler: a deadline long enough for the idle timer to pass while it runs.
+      tool("board.note", { timeout_ms: 3_600_000 }),
       tool("board.peek", { idempotent: true }),
     ],
   } as AppManifest;
@@ -92,6 +93,36 @@ describe("suspend while running (spec 4.4)", () => {
     await d.runtime.instances.ready(first.id);
     await until(() => first.calls.length === 2, 3_000, "the call reaches the restored board");
     expect(d.runtime.instances.snapshot().foreground).toBe(second.id);
+  });
+});
+
+describe("suspend after an idle time (spec 4.4)", () => {
+  it("a background instance idle for suspendIdleMs is suspended, whatever the bound; one with a call on it is not", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const clock = createFakeClock();
+    const d = await startDevice(server, createMemoryStoreData(), { clock, extra: { trustedPublishers: [(await publisherKey()).trustedKey], suspendIdleMs: 60_000 } });
+    devices.push(d);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(board()), { approved: true });
+    const idle = await openBoard(d, "c-1");
+    const busy = await openBoard(d, "s-1");
+    agentInvokes(server, "note", "whiteboard", "board.note", {}, 1);
+    await until(() => busy.calls.length === 1, 3_000, "the call on the second board");
+    const front = await openBoard(d, "c-3");
+    expect([statusOf(d, idle.id), statusOf(d, busy.id), statusOf(d, front.id)]).toEqual(["backgrounded", "backgrounded", "active"]);
+
+    clock.advance(59_000);
+    await settle();
+    expect(statusOf(d, idle.id)).toBe("backgrounded");
+    clock.advance(1_000);
+    await until(() => statusOf(d, idle.id) === "suspended", 3_000, "the idle board suspended");
+    expect([statusOf(d, busy.id), statusOf(d, front.id)]).toEqual(["backgrounded", "active"]);
+    // Its call over, the second board is idle from when it left the front: long enough already.
+    await d.runtime.appPort("whiteboard").reportTool("note", { kind: "result", result: {} }, busy.id);
+    clock.advance(1);
+    await until(() => statusOf(d, busy.id) === "suspended", 3_000, "the second board suspended once idle");
+    expect(statusOf(d, front.id)).toBe("active");
   });
 });
 

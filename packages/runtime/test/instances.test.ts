@@ -25,6 +25,7 @@ import {
   returnFocus,
   snapshotInstances,
   suspendInstance,
+  suspendIdle,
   suspendPastBound,
   type InstanceChange,
   type InstanceResult,
@@ -340,6 +341,26 @@ class BoundCommand implements fc.Command<Model, Real> {
   toString = () => `bound(${this.bound},${this.busyMask})`;
 }
 
+/** The idle timer (spec 4.4): every idle background instance that left the front `idle` or more ago is suspended. */
+class IdleCommand implements fc.Command<Model, Real> {
+  constructor(readonly idle: number, readonly busyMask: number) {}
+  check = () => true;
+  run(m: Model, r: Real): void {
+    const ids = [...m.status.keys()];
+    const busy = new Set(ids.filter((_, i) => (this.busyMask >> i) & 1));
+    const outcome = suspendIdle(r.state, { idle_ms: this.idle, busy, now: m.next });
+    for (const [id, instance] of Object.entries(r.state.instances)) {
+      const due = instance.status === "backgrounded" && !busy.has(id) && instance.since + this.idle <= m.next;
+      expect(outcome.changes.some((c) => c.instance_id === id), `${id} due`).toBe(due);
+      if (due) m.status.set(id, "suspended");
+    }
+    for (const c of outcome.changes) expect([c.from, c.to]).toEqual(["backgrounded", "suspended"]);
+    r.state = outcome.state;
+    checkInvariants(m, r);
+  }
+  toString = () => `idle(${this.idle},${this.busyMask})`;
+}
+
 /** A call with `restore_focus` ended on instance `index`, having displaced `displaced` (or nothing in front). */
 class ReturnFocusCommand implements fc.Command<Model, Real> {
   constructor(readonly index: number, readonly displaced: number | null) {}
@@ -391,7 +412,7 @@ class RestartCommand implements fc.Command<Model, Real> {
 const RUNS = soakSized(1_000, 10_000);
 
 describe("RELIABILITY S1: lifecycle and focus stack, model-based", () => {
-  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart, suspend past the bound, restore, restore_focus (${RUNS} runs × ≥ 50 commands)`, () => {
+  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart, suspend past the bound or when idle, restore, restore_focus (${RUNS} runs × ≥ 50 commands)`, () => {
     const opNames: Op[] = ["ready", "focus", "background", "suspend", "restore", "restored", "crash", "close", "closed"];
     const commands = [
       fc.tuple(fc.constantFrom(...APPS), fc.constantFrom("c1", "c2"), fc.boolean()).map(([a, c, f]) => new LaunchCommand(a, c, f)),
@@ -399,6 +420,7 @@ describe("RELIABILITY S1: lifecycle and focus stack, model-based", () => {
       fc.tuple(fc.constantFrom(...opNames), fc.nat(20)).map(([op, i]) => new OpCommand(op, i)),
       fc.option(fc.constantFrom(...APPS), { nil: null }).map((b) => new RestartCommand(b)),
       fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat(255)).map(([b, busy]) => new BoundCommand(b, busy)),
+      fc.tuple(fc.integer({ min: 0, max: 30 }), fc.nat(255)).map(([idle, busy]) => new IdleCommand(idle, busy)),
       fc.tuple(fc.nat(20), fc.option(fc.nat(20), { nil: null })).map(([i, d]) => new ReturnFocusCommand(i, d)),
     ];
     fc.assert(

@@ -404,7 +404,7 @@ export function applyInstances(step: Step, env: TransitionEnv, given: InstancesS
 }
 
 /** Instances a tool call or an activation is on: they keep their surface. */
-function busyInstances(tools: ToolCallsState): ReadonlySet<string> {
+export function busyInstances(tools: ToolCallsState): ReadonlySet<string> {
   const busy = new Set(Object.keys(tools.activations));
   for (const call of Object.values(tools.calls)) if (call.phase !== "terminal" && call.instance_id !== undefined) busy.add(call.instance_id);
   return busy;

@@ -1,6 +1,6 @@
 /**
- * Suspending while running (spec 4.4): the host holds at most a bound of live surfaces. Past it, the
- * least recently used background instance is suspended — the host unmounts its frame — and comes back
+ * Suspending while running (spec 4.4): the host holds at most a bound of live surfaces. Past it — or
+ * once it has been idle in the background for a while — the least recently used background instance is suspended — the host unmounts its frame — and comes back
  * from the Runtime's snapshot (its session data) when it is brought back. Pure: the loop decides after
  * every instance change, the host only follows the statuses.
  *
@@ -63,4 +63,38 @@ export function suspendPastBound(state: InstancesState, bound: SurfaceBound): In
     excess--;
   }
   return { state: current, changes };
+}
+
+export interface IdleBound {
+  /** A background instance that left the front this long ago is suspended. */
+  readonly idle_ms: number;
+  readonly busy: ReadonlySet<string>;
+  readonly now: number;
+}
+
+const idleSince = (instance: AppInstance, busy: ReadonlySet<string>): boolean => instance.status === "backgrounded" && !busy.has(instance.instance_id);
+
+/** Suspends every background instance idle for `idle_ms` or more (spec 4.4: after an idle time), whatever the bound. */
+export function suspendIdle(state: InstancesState, bound: IdleBound): InstanceOutcome {
+  let current = state;
+  const changes: InstanceChange[] = [];
+  for (const instance of Object.values(state.instances)) {
+    if (!idleSince(instance, bound.busy) || instance.since + bound.idle_ms > bound.now) continue;
+    const suspended = suspendInstance(current, instance.instance_id, bound.now);
+    if (!suspended.ok) continue;
+    current = suspended.value.state;
+    changes.push(...suspended.value.changes);
+  }
+  return { state: current, changes };
+}
+
+/** When the next background instance becomes idle enough to suspend, for the loop's one idle timer; undefined when none. */
+export function nextIdleSuspension(state: InstancesState, idleMs: number, busy: ReadonlySet<string>): number | undefined {
+  let next: number | undefined;
+  for (const instance of Object.values(state.instances)) {
+    if (!idleSince(instance, busy)) continue;
+    const at = instance.since + idleMs;
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
 }
