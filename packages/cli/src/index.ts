@@ -3,6 +3,7 @@ import { agentCommand } from "./commands/agent.js";
 import { buildAppCommand } from "./commands/build-app.js";
 import { chatCommand } from "./commands/chat.js";
 import { evidenceCommand } from "./commands/evidence.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { keygenCommand, packCommand, signCommand, verifyCommand } from "./commands/bundle.js";
 import { serverCommand } from "./commands/server.js";
 import type { CliIo, Command } from "./io.js";
@@ -12,6 +13,7 @@ export { processIo, type CliIo, type Command } from "./io.js";
 export const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly summary: string }>> = {
   server: { run: serverCommand, summary: "run the reference AppServer (--data DIR --port N)" },
   agent: { run: agentCommand, summary: "run a remote agent: demo | llm (--url --token | --credentials)" },
+  mcp: { run: mcpCommand, summary: "serve a session to an MCP client on stdio (--session ID|new --url --token | --credentials)" },
   chat: { run: chatCommand, summary: "terminal chat on the Runtime (--url --token [--data DIR] [--agent ID])" },
   keygen: { run: keygenCommand, summary: "make a publisher key pair: keygen DIR" },
   pack: { run: packCommand, summary: "pack an app directory into a bundle: pack APP_DIR OUT.lineup" },

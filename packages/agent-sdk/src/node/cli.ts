@@ -40,7 +40,8 @@ export interface AgentCliIo {
 
 const defaultIo: AgentCliIo = { log: (l) => console.log(l), error: (l) => console.error(l) };
 
-function tokenFrom(credentials: string): string {
+/** The `agent_token` of a dev-credentials.json; throws, naming the file, when it has none. */
+export function agentTokenFrom(credentials: string): string {
   const parsed = decodeJson(readFileSync(credentials, "utf8"));
   const token = parsed.ok && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? parsed.value["agent_token"] : undefined;
   if (typeof token !== "string") throw new Error(`${credentials} has no agent_token`);
@@ -57,7 +58,7 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   const mode = positionals[0];
   if (values.help === true || (mode !== "demo" && mode !== "llm")) throw new Error(AGENT_CLI_USAGE);
   const url = values.url ?? env["LINEUP_APP_SERVER_URL"];
-  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : tokenFrom(values.credentials));
+  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : agentTokenFrom(values.credentials));
   if (url === undefined || token === undefined) throw new Error(`--url and --token (or --credentials) are required\n\n${AGENT_CLI_USAGE}`);
   const llm = mode === "llm" ? llmConfigFromEnv(env) : undefined;
   if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL or OPENAI_BASE_URL (and usually LINEUP_LLM_API_KEY or OPENAI_API_KEY, and LINEUP_LLM_MODEL)");
