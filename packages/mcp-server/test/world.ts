@@ -13,6 +13,7 @@ import { createNodeRuntime } from "@lineup/runtime/node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import WebSocket, { WebSocketServer } from "ws";
 
 export const CLI_BIN = resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts");
 
@@ -65,6 +66,8 @@ export interface World {
   readonly slowCalls: Map<string, () => void>;
   /** Call ids the Runtime told the app to stop. */
   readonly cancelled: string[];
+  /** Installs and enables another app, signed with the world's trusted key. */
+  install(manifest: AppManifest): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -83,12 +86,15 @@ export async function startWorld(): Promise<World> {
   });
   await runtime.start();
   await runtime.whenOnline();
-  const packed = await packBundle({ manifest: NOTES, files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>Notes</title>")]]) });
-  if (!packed.ok) throw new Error(packed.error.message);
-  const signed = await signBundle(packed.value, key.privateKey);
-  if (!signed.ok) throw new Error(signed.error.message);
-  const installed = await runtime.appManager.install(signed.value, { approved: true });
-  if (installed.status !== "succeeded") throw new Error(`install: ${JSON.stringify(installed)}`);
+  const install = async (manifest: AppManifest): Promise<void> => {
+    const packed = await packBundle({ manifest, files: new Map([["index.html", new TextEncoder().encode(`<!doctype html><title>${manifest.name}</title>`)]]) });
+    if (!packed.ok) throw new Error(packed.error.message);
+    const signed = await signBundle(packed.value, key.privateKey);
+    if (!signed.ok) throw new Error(signed.error.message);
+    const installed = await runtime.appManager.install(signed.value, { approved: true });
+    if (installed.status !== "succeeded") throw new Error(`install: ${JSON.stringify(installed)}`);
+  };
+  await install(NOTES);
 
   const slowCalls = new Map<string, () => void>();
   const cancelled: string[] = [];
@@ -118,6 +124,7 @@ export async function startWorld(): Promise<World> {
     agentToken: credentials.agent_token,
     slowCalls,
     cancelled,
+    install,
     async close() {
       await runtime.stop();
       await server.close();
@@ -146,4 +153,39 @@ export async function connectClient(carrier: Carrier, options: { readonly url: s
     await client.connect(transport);
   }
   return client;
+}
+
+/** A WebSocket proxy in front of the AppServer whose frames towards the client can be held, then let go in order. */
+export async function startHoldingProxy(target: string): Promise<{ readonly url: string; hold(): void; release(): void; close(): Promise<void> }> {
+  let held: (() => void)[] | undefined;
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  wss.on("connection", (client) => {
+    const upstream = new WebSocket(target);
+    const early: string[] = [];
+    upstream.on("open", () => early.splice(0).forEach((frame) => upstream.send(frame)));
+    client.on("message", (data) => (upstream.readyState === WebSocket.OPEN ? upstream.send(String(data)) : early.push(String(data))));
+    upstream.on("message", (data) => {
+      const deliver = (): void => void (client.readyState === WebSocket.OPEN && client.send(String(data)));
+      if (held === undefined) deliver();
+      else held.push(deliver);
+    });
+    client.on("close", () => upstream.close());
+    upstream.on("close", () => client.close());
+    upstream.on("error", () => client.close());
+  });
+  await new Promise((r) => wss.once("listening", r));
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/rpc`,
+    hold: () => void (held ??= []),
+    release: () => {
+      const frames = held ?? [];
+      held = undefined;
+      for (const deliver of frames) deliver();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const socket of wss.clients) socket.terminate();
+        wss.close(() => r());
+      }),
+  };
 }
