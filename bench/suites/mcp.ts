@@ -1,0 +1,161 @@
+/**
+ * mcp: `tools/call` from the MCP SDK's `Client` through `lineup mcp` (a child process on stdio, as an MCP
+ * client starts it) to an app's tool, beside LineUp's own agent path to the same tool and the SDK's
+ * in-memory `tools/call`, in the same run (issue 22, PERFORMANCE.md).
+ *
+ * On loopback, sequential calls, in alternating rounds:
+ * - ours (`mcp_tools_call`): Client → stdio → `lineup mcp` → its agent connection → the reference AppServer
+ *   (SQLite FULL) → a Node Runtime (SQLite) with the signed bench app → its handler → the result back the
+ *   same way, as `structuredContent`.
+ * - floor (`lineup_agent_tool_call`): LineUp's own agent path in a process of its own, driven over a pipe
+ *   (`bench/agent-over-pipe.ts`: one line in, `invokeTool`, one line out) → the same server, Runtime, app
+ *   and tool. A stdio MCP server is a process on a pipe, so this is the least it must do; what the MCP path
+ *   adds is the MCP SDK's framing and the mapping. Target: ≤ 1.3× the time.
+ * - beside them: the same `invokeTool` in this process (`in_process_agent_ms`: no pipe, no second process)
+ *   and the SDK alone (`sdk_in_memory_ms`: `McpServer` + `Client` over `InMemoryTransport`).
+ * The ratio is the median over rounds of the two paths' median call times in the round.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { connectAgent } from "@lineup/agent-sdk/node";
+import { silentLogger, startAppServer } from "@lineup/app-server";
+import { generatePublisherKey } from "@lineup/runtime";
+import { createNodeRuntime } from "@lineup/runtime/node";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { machine, median, percentile, round, type SuiteResult } from "../lib.js";
+import { until } from "../link-proxy.js";
+import { APP, METHOD, signedApp } from "../tool-app.js";
+import { mcpCaller } from "./tools.js";
+
+const ROUND_MS = Number(process.env["LINEUP_BENCH_MCP_ROUND_MS"] ?? 1_000);
+const ROUNDS = Number(process.env["LINEUP_BENCH_MCP_ROUNDS"] ?? 9);
+const WARMUP_CALLS = 100;
+const CLI_BIN = resolve(import.meta.dirname, "..", "..", "packages", "cli", "src", "bin.ts");
+const PIPE_AGENT = resolve(import.meta.dirname, "..", "agent-over-pipe.ts");
+
+/** Starts `agent-over-pipe.ts`; resolves once it sees the tool, with a call that writes one line and waits for its answer. */
+async function agentOverPipe(url: string, token: string, sessionId: string): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", PIPE_AGENT, url, token, sessionId], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async (): Promise<string> => {
+    const line = await lines.next();
+    if (line.done === true) throw new Error("the pipe agent ended");
+    return line.value;
+  };
+  if ((await next()) !== "ready") throw new Error("the pipe agent did not start");
+  return {
+    async call() {
+      child.stdin.write("call\n");
+      const answer = await next();
+      if (answer !== "ok") throw new Error(`pipe agent: ${answer}`);
+    },
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+/** One round of each path, in the given order; returns each path's median call time in the round. */
+async function rounds(paths: Record<string, { call: () => Promise<void>; ms: number }>, order: readonly string[], latencies: Record<string, number[]>): Promise<Record<string, number>> {
+  const medians: Record<string, number> = {};
+  for (const name of order) {
+    const these: number[] = [];
+    await round(paths[name]!.call, paths[name]!.ms, these);
+    latencies[name]!.push(...these);
+    medians[name] = median(these);
+  }
+  return medians;
+}
+
+export async function run(): Promise<SuiteResult> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-bench-mcp-"));
+  const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
+  const credentials = server.devCredentials!;
+  const publisher = await generatePublisherKey();
+  const runtime = await createNodeRuntime({ serverUrl: server.url, token: credentials.device_token, dataDir: join(dir, "device"), relistIntervalMs: 0, trustedPublishers: [publisher.trustedKey] });
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    await runtime.start();
+    await runtime.whenOnline();
+    const installed = await runtime.appManager.install(await signedApp(publisher), { approved: true });
+    if (installed.status !== "succeeded") throw new Error(`install: ${JSON.stringify(installed.error)}`);
+    const port = runtime.appPort(APP);
+    port.registerToolHandler({
+      call(call) {
+        void port.reportTool(call.call_id, { kind: "result", result: { shapes: 3 } });
+      },
+      cancel() {},
+    });
+    const { conversation_id: sessionId } = await runtime.conversations.start({ agent_id: "demo-agent", workspace_id: "w-bench", title: "MCP" });
+
+    const agent = await connectAgent({ url: server.url, token: credentials.agent_token });
+    closers.push(() => agent.close());
+    await until(() => agent.inventory(sessionId)?.tools.some((t) => t.method === METHOD) === true, "the inventory at the agent");
+    const lineup = async (): Promise<void> => void (await agent.invokeTool(sessionId, METHOD, {}, { appScope: APP }).result);
+
+    const client = new Client({ name: "bench-mcp-client", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ["--conditions=source", "--import", "tsx", CLI_BIN, "mcp", "--session", sessionId, "--url", server.url, "--token", credentials.agent_token], stderr: "ignore" }));
+    closers.push(() => client.close());
+    const name = `${APP}.${METHOD}`;
+    for (let i = 0; i < 400 && !(await client.listTools()).tools.some((t) => t.name === name); i++) await new Promise((r) => setTimeout(r, 25));
+    const mcp = async (): Promise<void> => {
+      const result = await client.callTool({ name, arguments: {} });
+      if (result.isError === true) throw new Error(`MCP tools/call failed: ${JSON.stringify(result.content)}`);
+    };
+
+    const memory = await mcpCaller();
+    closers.push(() => memory.close());
+    const pipe = await agentOverPipe(server.url, credentials.agent_token, sessionId);
+    closers.push(() => pipe.close());
+
+    const paths = {
+      mcp: { call: mcp, ms: ROUND_MS },
+      pipe: { call: pipe.call, ms: ROUND_MS },
+      lineup: { call: lineup, ms: ROUND_MS / 2 },
+      memory: { call: memory.call, ms: ROUND_MS / 4 },
+    };
+    for (let i = 0; i < WARMUP_CALLS; i++) for (const path of Object.values(paths)) await path.call();
+    const latencies: Record<keyof typeof paths, number[]> = { mcp: [], pipe: [], lineup: [], memory: [] };
+    const ratios: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      // Alternating order, so a slow phase of the machine falls on both paths alike.
+      const medians = await rounds(paths, i % 2 === 0 ? ["mcp", "pipe", "lineup", "memory"] : ["pipe", "mcp", "memory", "lineup"], latencies);
+      ratios.push(medians["mcp"]! / medians["pipe"]!);
+    }
+    const ours = median(latencies.mcp);
+    const floor = median(latencies.pipe);
+    const inMemory = median(latencies.memory);
+    return {
+      suite: "mcp",
+      machine: machine(),
+      results: [
+        {
+          metric: "mcp_tools_call",
+          unit: "ms/call (p50)",
+          value: ours,
+          baseline: "lineup_agent_tool_call_over_pipe",
+          baseline_value: floor,
+          ratio: median(ratios),
+          target_ratio: 1.3,
+          higher_is_better: false,
+          p99_ms: percentile(latencies.mcp, 99),
+          baseline_p99_ms: percentile(latencies.pipe, 99),
+          in_process_agent_ms: median(latencies.lineup),
+          sdk_in_memory_ms: inMemory,
+          calls: latencies.mcp.length,
+          notes: `ratio: median over ${ROUNDS} alternating rounds of the two paths' median call time; beside them, the same invokeTool in the bench's own process takes ${median(latencies.lineup).toFixed(3)} ms and the SDK's in-memory tools/call (no LineUp, no process, no store) ${inMemory.toFixed(3)} ms`,
+        },
+      ],
+    };
+  } finally {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await runtime.stop();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
