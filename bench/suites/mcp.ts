@@ -23,12 +23,12 @@ import { join, resolve } from "node:path";
 import { connectAgent } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { generatePublisherKey } from "@lineup/runtime";
-import { createNodeRuntime } from "@lineup/runtime/node";
+import type { NodeRuntime } from "@lineup/runtime/node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { machine, median, percentile, round, type SuiteResult } from "../lib.js";
 import { until } from "../link-proxy.js";
-import { APP, METHOD, signedApp } from "../tool-app.js";
+import { APP, METHOD, startToolDevice } from "../tool-app.js";
 import { mcpCaller } from "./tools.js";
 
 const ROUND_MS = Number(process.env["LINEUP_BENCH_MCP_ROUND_MS"] ?? 1_000);
@@ -77,21 +77,12 @@ export async function run(): Promise<SuiteResult> {
   const server = await startAppServer({ dataDir: join(dir, "server"), port: 0, logger: silentLogger });
   const credentials = server.devCredentials!;
   const publisher = await generatePublisherKey();
-  const runtime = await createNodeRuntime({ serverUrl: server.url, token: credentials.device_token, dataDir: join(dir, "device"), relistIntervalMs: 0, trustedPublishers: [publisher.trustedKey] });
   const closers: (() => Promise<void>)[] = [];
+  let runtime: NodeRuntime | undefined;
   try {
-    await runtime.start();
-    await runtime.whenOnline();
-    const installed = await runtime.appManager.install(await signedApp(publisher), { approved: true });
-    if (installed.status !== "succeeded") throw new Error(`install: ${JSON.stringify(installed.error)}`);
-    const port = runtime.appPort(APP);
-    port.registerToolHandler({
-      call(call) {
-        void port.reportTool(call.call_id, { kind: "result", result: { shapes: 3 } });
-      },
-      cancel() {},
-    });
-    const { conversation_id: sessionId } = await runtime.conversations.start({ agent_id: "demo-agent", workspace_id: "w-bench", title: "MCP" });
+    const device = await startToolDevice({ serverUrl: server.url, token: credentials.device_token, dataDir: join(dir, "device"), publisher, title: "MCP" });
+    runtime = device.runtime;
+    const sessionId = device.sessionId;
 
     const agent = await connectAgent({ url: server.url, token: credentials.agent_token });
     closers.push(() => agent.close());
@@ -154,7 +145,7 @@ export async function run(): Promise<SuiteResult> {
     };
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
-    await runtime.stop();
+    await runtime?.stop();
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
