@@ -67,7 +67,7 @@ describe.each<Carrier>(["stdio", "http"])("LineUp as an MCP server over %s", (ca
   }, 20_000);
 
   it("sends the app's progress as notifications/progress", async () => {
-    const progress: { progress: number; message?: string }[] = [];
+    const progress: { progress: number; message?: string | undefined }[] = [];
     const call = client.callTool({ name: "notes.notes.slow", arguments: {} }, undefined, { onprogress: (p) => void progress.push(p), timeout: 30_000 });
     await until(() => world.slowCalls.size === 1, "the app has the call");
     await until(() => progress.some((p) => p.message?.includes("half way") === true), "the progress reached the MCP client");

@@ -9,9 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectAgent } from "@lineup/agent-sdk/node";
-import { LineUpError, type RuntimeEnvelope } from "@lineup/protocol";
+import { LineUpError, type AppManifest, type AppScope, type RuntimeEnvelope } from "@lineup/protocol";
 import type { AgentClient, SessionInventory, ToolCallHandle } from "@lineup/agent-sdk";
-import type { AppManifest } from "@lineup/runtime";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -20,10 +19,10 @@ import { NOTES, connectClient, startHoldingProxy, startWorld, until, type World 
 
 const MEMO: AppManifest = {
   ...NOTES,
-  app_scope: "memo",
+  app_scope: "memo" as AppScope,
   name: "Memo",
   tools: [{ ...NOTES.tools![0]!, method: "memo.count", title: "Count memos" }],
-} as AppManifest;
+};
 
 describe("a stale inventory revision", () => {
   let world: World;

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, signBundle, type AppManifest, type LineUpRuntime } from "@lineup/runtime";
+import type { AppManifest, AppScope } from "@lineup/protocol";
+import { generatePublisherKey, packBundle, signBundle, type LineUpRuntime } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -19,7 +20,7 @@ export const CLI_BIN = resolve(import.meta.dirname, "..", "..", "cli", "src", "b
 
 export const NOTES: AppManifest = {
   format: "lineup.app.v1",
-  app_scope: "notes",
+  app_scope: "notes" as AppScope,
   version: "1.0.0",
   name: "Notes",
   runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
@@ -47,7 +48,7 @@ export const NOTES: AppManifest = {
       activation_requirement: "activation_not_required",
     },
   ],
-} as AppManifest;
+};
 
 export async function until(predicate: () => boolean, what: string, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
