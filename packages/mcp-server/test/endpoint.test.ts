@@ -3,6 +3,8 @@
  * refusal a status and a JSON-RPC error carrying LineUp's code, nothing opened on the server.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +12,8 @@ import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-
 import { runCli } from "@lineup/cli";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createMcpHttpEndpoint } from "../src/node/index.js";
+import { until } from "./world.js";
 
 const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } });
 
@@ -68,4 +72,35 @@ describe("the /mcp endpoint and lineup mcp refuse what they must", () => {
     expect(await runCli(["mcp", "--session", "s-nobody", "--url", server.url, "--token", agentToken], io)).toBe(1);
     expect(errors.join("\n")).toContain("is bound to no session s-nobody");
   });
+});
+
+describe("an idle MCP session", () => {
+  it("is closed with its agent connection after idleTimeoutMs without a request; its client then gets 404", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-idle-"));
+    const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
+    const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, idleTimeoutMs: 300 });
+    const http = createServer((req, res) => endpoint.handle(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new`;
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${server.devCredentials!.agent_token}` };
+      const opened = await fetch(url, { method: "POST", headers, body: INITIALIZE });
+      expect(opened.status).toBe(200);
+      const id = opened.headers.get("mcp-session-id")!;
+      await opened.text();
+      expect(endpoint.sessions).toBe(1);
+      expect(server.stats().connections.length).toBe(1);
+      await until(() => endpoint.sessions === 0, "the idle session closed", 10_000);
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+      const after = await fetch(url, { method: "POST", headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: list });
+      expect(after.status).toBe(404);
+      // Its agent connection to /rpc is gone too.
+      await until(() => server.stats().connections.length === 0, "the agent connection closed", 10_000);
+    } finally {
+      await endpoint.close();
+      await new Promise((resolve) => http.close(resolve));
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

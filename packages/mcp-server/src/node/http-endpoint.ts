@@ -4,7 +4,9 @@
  * `Mcp-Session-Id` it was given and the same token. Each MCP session is one agent connection to the
  * AppServer's own `/rpc` with that token, so the agent path, its checks and audit are the same as for
  * any agent. A wrong token is 401, a device's token 403, an unknown MCP session 404, a session the agent
- * is not bound to a JSON-RPC error with `session_not_found`.
+ * is not bound to a JSON-RPC error with `session_not_found`. An MCP session no request has used for
+ * `idleTimeoutMs` (none in flight: a `lineup.next_message` waiting keeps it) is closed with its agent
+ * connection; its client then gets 404 and initializes again.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -21,7 +23,11 @@ export interface McpHttpEndpointOptions {
   /** The AppServer's own `ws://…/rpc`, read when an MCP session opens. */
   readonly rpcUrl: () => string;
   readonly diagnostics?: DiagnosticsSink;
+  /** Default 30 minutes. */
+  readonly idleTimeoutMs?: number;
 }
+
+export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000;
 
 export interface McpHttpEndpoint {
   /** Answers one HTTP request to the endpoint's path. */
@@ -37,6 +43,9 @@ interface OpenSession {
   readonly client: AgentClient;
   readonly mcp: LineUpMcpServer;
   readonly transport: StreamableHTTPServerTransport;
+  /** When the last request ended, and how many are in flight. */
+  lastUsed: number;
+  inFlight: number;
 }
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
@@ -55,8 +64,18 @@ function bearer(req: IncomingMessage): string | undefined {
 export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpEndpoint {
   const open = new Map<string, OpenSession>();
   let closing = false;
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_MCP_IDLE_TIMEOUT_MS;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of open) {
+      if (session.inFlight > 0 || now - session.lastUsed < idleTimeoutMs) continue;
+      open.delete(id);
+      void session.transport.close().catch(() => undefined).then(() => dispose(session));
+    }
+  }, Math.max(10, Math.min(60_000, idleTimeoutMs / 4)));
+  sweep.unref();
 
-  const dispose = async (session: Omit<OpenSession, "tokenHash">): Promise<void> => {
+  const dispose = async (session: Pick<OpenSession, "client" | "mcp">): Promise<void> => {
     await session.mcp.close().catch(() => undefined);
     await session.client.close().catch(() => undefined);
   };
@@ -84,7 +103,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     const session = { client, mcp, tokenHash: sha256(token) };
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void open.set(id, { ...session, transport }),
+      onsessioninitialized: (id) => void open.set(id, { ...session, transport, lastUsed: Date.now(), inFlight: 0 }),
       onsessionclosed: (id) => {
         const closed = open.get(id);
         open.delete(id);
@@ -94,7 +113,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     await mcp.server.connect(transport);
     await transport.handleRequest(req, res);
     // Not an initialize (or a refused one): no MCP session was opened, so nothing of it is kept.
-    if (transport.sessionId === undefined || !open.has(transport.sessionId)) await dispose({ ...session, transport });
+    if (transport.sessionId === undefined || !open.has(transport.sessionId)) await dispose(session);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -109,6 +128,12 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     const session = typeof id === "string" ? open.get(id) : undefined;
     if (session === undefined) return refuse(res, 404, "not_found", "no such MCP session: initialize again");
     if (session.tokenHash !== sha256(token)) return refuse(res, 403, "forbidden", "this MCP session was opened with another token");
+    session.inFlight++;
+    // A response streamed (SSE) outlives handleRequest: the session is in use until the response ends.
+    res.once("close", () => {
+      session.inFlight--;
+      session.lastUsed = Date.now();
+    });
     await session.transport.handleRequest(req, res);
   }
 
@@ -125,6 +150,7 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     },
     async close() {
       closing = true;
+      clearInterval(sweep);
       const all = [...open.values()];
       open.clear();
       await Promise.all(all.map(async (s) => (await s.transport.close().catch(() => undefined), await dispose(s))));
