@@ -12,7 +12,7 @@
  * - a result → `structuredContent` plus its JSON as text; an error → `errors.ts`.
  */
 import { LineUpError, type JsonObject } from "@lineup/protocol";
-import { silentDiagnostics, type AgentClient, type DiagnosticsSink, type Disposable, type ToolCallUpdate } from "@lineup/agent-sdk";
+import { silentDiagnostics, type AgentClient, type DiagnosticsSink, type Disposable, type IncomingTurn, type ToolCallUpdate } from "@lineup/agent-sdk";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { CONVERSATION_TOOLS, CONVERSATION_TOOL_NAMES, TurnInbox, callConversationTool } from "./conversation.js";
@@ -91,17 +91,18 @@ export async function createLineUpMcpServer(options: LineUpMcpServerOptions): Pr
     return table;
   };
 
+  /** Turns handed over before the session was known (`"new"`, or the id's promise not yet settled); those of the chosen session go to the inbox then. */
+  const pendingTurns: IncomingTurn[] = [];
+  // Declared before the listeners: `onTurn` hands the turns that waited for a listener over at once.
   const disposables: Disposable[] = [
     client.onInventory((id) => {
       if (id === sessionId) refreshTable();
     }),
     client.onTurn((turn) => {
       if (turn.sessionId === sessionId) inbox.push(turn);
-      else pendingTurns.push(turn);
+      else if (sessionId === undefined) pendingTurns.push(turn);
     }),
   ];
-  /** Turns handed over before `"new"` resolved; those of the chosen session go to the inbox then. */
-  const pendingTurns: Parameters<TurnInbox["push"]>[0][] = [];
   const session = chosen.session.then((id) => {
     sessionId = id;
     for (const turn of pendingTurns.splice(0)) if (turn.sessionId === id) inbox.push(turn);

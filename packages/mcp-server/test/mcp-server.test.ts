@@ -3,9 +3,10 @@
  * process) and over Streamable HTTP (the AppServer's `/mcp`), against the real AppServer and a Node Runtime
  * with an installed app: the tools listed with their names, schemas, annotations and `_meta`; a call's
  * structured result; a refused call's code; progress; a cancel that reaches the app; `list_changed` when
- * the app is disabled.
+ * the app is disabled; a message the person wrote before the client connected, answered with `lineup.reply`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAppSdk } from "@lineup/app-sdk";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { connectClient, startWorld, until, type Carrier, type World } from "./world.js";
@@ -104,4 +105,22 @@ describe.each<Carrier>(["stdio", "http"])("LineUp as an MCP server over %s", (ca
     );
     expect((gone as McpError).data).toMatchObject({ code: "tool_not_visible" });
   }, 30_000);
+
+  it("hands over a message the person wrote before the client connected, and its reply reaches the device", async () => {
+    const chat = createAppSdk(world.runtime.appPort("chat"));
+    await chat.actions.dispatch({ type: "conversation.send_text", conversation_id: world.sessionId, text: "Are you there?" });
+    await until(() => world.runtime.appPort("chat").view().queued_actions === 0, "the message on the server");
+    const late = await connectClient(carrier, { url: world.server.url, httpUrl: world.server.httpUrl, token: world.agentToken, session: world.sessionId });
+    try {
+      const heard = (await late.callTool({ name: "lineup.next_message", arguments: { timeout_ms: 20_000 } }, undefined, { timeout: 30_000 })) as CallToolResult;
+      expect(heard.structuredContent).toMatchObject({ status: "message", session_id: world.sessionId, text: "Are you there?" });
+      const replied = (await late.callTool({ name: "lineup.reply", arguments: { text: "Yes, **here**." } })) as CallToolResult;
+      expect(replied.structuredContent).toMatchObject({ turn_state: "completed" });
+      const said = async () => (await chat.agentMessages.list({ conversation_id: world.sessionId, limit: 200 })).messages.some((m) => JSON.stringify(m).includes("Yes, **here**."));
+      for (let i = 0; i < 400 && !(await said()); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await said()).toBe(true);
+    } finally {
+      await late.close();
+    }
+  }, 60_000);
 });
