@@ -3,7 +3,7 @@
  * client starts it) to an app's tool, beside LineUp's own agent path to the same tool and the SDK's
  * in-memory `tools/call`, in the same run (issue 22, PERFORMANCE.md).
  *
- * On loopback, sequential calls, in alternating rounds:
+ * On loopback, sequential calls:
  * - ours (`mcp_tools_call`): Client → stdio → `lineup mcp` → its agent connection → the reference AppServer
  *   (SQLite FULL) → a Node Runtime (SQLite) with the signed bench app → its handler → the result back the
  *   same way, as `structuredContent`.
@@ -13,7 +13,9 @@
  *   adds is the MCP SDK's framing and the mapping. Target: ≤ 1.3× the time.
  * - beside them: the same `invokeTool` in this process (`in_process_agent_ms`: no pipe, no second process)
  *   and the SDK alone (`sdk_in_memory_ms`: `McpServer` + `Client` over `InMemoryTransport`).
- * The ratio is the median over rounds of the two paths' median call times in the round.
+ * The two compared paths take turns call by call (this machine's slow phases last seconds, so each pair of
+ * calls meets the same one); the ratio is the median over rounds of the two paths' median call times in the
+ * round. The two paths beside them run a short round of their own after each.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,8 +33,9 @@ import { until } from "../link-proxy.js";
 import { APP, METHOD, startToolDevice } from "../tool-app.js";
 import { mcpCaller } from "./tools.js";
 
-const ROUND_MS = Number(process.env["LINEUP_BENCH_MCP_ROUND_MS"] ?? 1_000);
-const ROUNDS = Number(process.env["LINEUP_BENCH_MCP_ROUNDS"] ?? 9);
+const ROUND_CALLS = Number(process.env["LINEUP_BENCH_MCP_ROUND_CALLS"] ?? 40);
+const ROUNDS = Number(process.env["LINEUP_BENCH_MCP_ROUNDS"] ?? 15);
+const SIDE_ROUND_MS = 200;
 const WARMUP_CALLS = 100;
 const CLI_BIN = resolve(import.meta.dirname, "..", "..", "packages", "cli", "src", "bin.ts");
 const PIPE_AGENT = resolve(import.meta.dirname, "..", "agent-over-pipe.ts");
@@ -60,16 +63,19 @@ async function agentOverPipe(url: string, token: string, sessionId: string): Pro
   };
 }
 
-/** One round of each path, in the given order; returns each path's median call time in the round. */
-async function rounds(paths: Record<string, { call: () => Promise<void>; ms: number }>, order: readonly string[], latencies: Record<string, number[]>): Promise<Record<string, number>> {
-  const medians: Record<string, number> = {};
-  for (const name of order) {
-    const these: number[] = [];
-    await round(paths[name]!.call, paths[name]!.ms, these);
-    latencies[name]!.push(...these);
-    medians[name] = median(these);
+/** Calls `first` and `second` in turn, `calls` times each; returns each one's latencies (ms). */
+async function inTurn(first: () => Promise<void>, second: () => Promise<void>, calls: number): Promise<[number[], number[]]> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    let t = performance.now();
+    await first();
+    a.push(performance.now() - t);
+    t = performance.now();
+    await second();
+    b.push(performance.now() - t);
   }
-  return medians;
+  return [a, b];
 }
 
 export async function run(): Promise<SuiteResult> {
@@ -104,19 +110,17 @@ export async function run(): Promise<SuiteResult> {
     const pipe = await agentOverPipe(server.url, credentials.agent_token, sessionId);
     closers.push(() => pipe.close());
 
-    const paths = {
-      mcp: { call: mcp, ms: ROUND_MS },
-      pipe: { call: pipe.call, ms: ROUND_MS },
-      lineup: { call: lineup, ms: ROUND_MS / 2 },
-      memory: { call: memory.call, ms: ROUND_MS / 4 },
-    };
-    for (let i = 0; i < WARMUP_CALLS; i++) for (const path of Object.values(paths)) await path.call();
-    const latencies: Record<keyof typeof paths, number[]> = { mcp: [], pipe: [], lineup: [], memory: [] };
+    for (let i = 0; i < WARMUP_CALLS; i++) for (const call of [mcp, pipe.call, lineup, memory.call]) await call();
+    const latencies = { mcp: [] as number[], pipe: [] as number[], lineup: [] as number[], memory: [] as number[] };
     const ratios: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      // Alternating order, so a slow phase of the machine falls on both paths alike.
-      const medians = await rounds(paths, i % 2 === 0 ? ["mcp", "pipe", "lineup", "memory"] : ["pipe", "mcp", "memory", "lineup"], latencies);
-      ratios.push(medians["mcp"]! / medians["pipe"]!);
+      // Which of the two goes first alternates, so neither always follows the other's wake-ups.
+      const [first, second] = i % 2 === 0 ? await inTurn(mcp, pipe.call, ROUND_CALLS) : (await inTurn(pipe.call, mcp, ROUND_CALLS)).reverse();
+      latencies.mcp.push(...first!);
+      latencies.pipe.push(...second!);
+      ratios.push(median(first!) / median(second!));
+      await round(lineup, SIDE_ROUND_MS, latencies.lineup);
+      await round(memory.call, SIDE_ROUND_MS / 2, latencies.memory);
     }
     const ours = median(latencies.mcp);
     const floor = median(latencies.pipe);
@@ -139,7 +143,8 @@ export async function run(): Promise<SuiteResult> {
           in_process_agent_ms: median(latencies.lineup),
           sdk_in_memory_ms: inMemory,
           calls: latencies.mcp.length,
-          notes: `ratio: median over ${ROUNDS} alternating rounds of the two paths' median call time; beside them, the same invokeTool in the bench's own process takes ${median(latencies.lineup).toFixed(3)} ms and the SDK's in-memory tools/call (no LineUp, no process, no store) ${inMemory.toFixed(3)} ms`,
+          round_ratios: ratios,
+          notes: `ratio: median over ${ROUNDS} rounds of ${ROUND_CALLS} calls of each path taking turns, of the two paths' median call time; beside them, the same invokeTool in the bench's own process takes ${median(latencies.lineup).toFixed(3)} ms and the SDK's in-memory tools/call (no LineUp, no process, no store) ${inMemory.toFixed(3)} ms`,
         },
       ],
     };
