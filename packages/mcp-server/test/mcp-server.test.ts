@@ -3,7 +3,8 @@
  * process) and over Streamable HTTP (the AppServer's `/mcp`), against the real AppServer and a Node Runtime
  * with an installed app: the tools listed with their names, schemas, annotations and `_meta`; a call's
  * structured result; a refused call's code; progress; a cancel that reaches the app; `list_changed` when
- * the app is disabled; a message the person wrote before the client connected, answered with `lineup.reply`.
+ * the app is disabled; a message the person wrote before the client connected, answered with `lineup.reply`;
+ * a call made in a turn the person stops.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppSdk } from "@lineup/app-sdk";
@@ -119,6 +120,29 @@ describe.each<Carrier>(["stdio", "http"])("LineUp as an MCP server over %s", (ca
       const said = async () => (await chat.agentMessages.list({ conversation_id: world.sessionId, limit: 200 })).messages.some((m) => JSON.stringify(m).includes("Yes, **here**."));
       for (let i = 0; i < 400 && !(await said()); i++) await new Promise((r) => setTimeout(r, 25));
       expect(await said()).toBe(true);
+    } finally {
+      await late.close();
+    }
+  }, 60_000);
+
+  it("ends a call made in a turn when the person stops the turn: an isError result with cancelled_by_user", async () => {
+    const chat = createAppSdk(world.runtime.appPort("chat"));
+    const late = await connectClient(carrier, { url: world.server.url, httpUrl: world.server.httpUrl, token: world.agentToken, session: world.sessionId });
+    try {
+      await world.runtime.appManager.enable("notes");
+      const listed = async () => (await late.listTools()).tools.some((t) => t.name === "notes.notes.slow");
+      for (let i = 0; i < 400 && !(await listed()); i++) await new Promise((r) => setTimeout(r, 25));
+      await chat.actions.dispatch({ type: "conversation.send_text", conversation_id: world.sessionId, text: "Tidy, please" });
+      const heard = (await late.callTool({ name: "lineup.next_message", arguments: { timeout_ms: 20_000 } }, undefined, { timeout: 30_000 })) as CallToolResult;
+      expect(heard.structuredContent).toMatchObject({ status: "message", text: "Tidy, please" });
+      const before = world.cancelled.length;
+      const call = late.callTool({ name: "notes.notes.slow", arguments: {} }, undefined, { timeout: 30_000 });
+      await until(() => world.slowCalls.size === 1, "the app has the call");
+      await chat.actions.cancelTurn(world.sessionId);
+      const ended = (await call) as CallToolResult;
+      expect(ended.isError).toBe(true);
+      expect(ended._meta?.["lineup/error"]).toMatchObject({ code: "cancelled_by_user" });
+      await until(() => world.cancelled.length > before, "the app told to stop");
     } finally {
       await late.close();
     }
