@@ -6,7 +6,6 @@
  *
  *   node --conditions=source --import tsx bench/agent-over-pipe.ts URL TOKEN SESSION_ID
  */
-import { createInterface } from "node:readline";
 import { connectAgent } from "@lineup/agent-sdk/node";
 import { APP, METHOD } from "./tool-app.js";
 
@@ -14,12 +13,16 @@ const [url, token, sessionId] = process.argv.slice(2) as [string, string, string
 const agent = await connectAgent({ url, token });
 while (agent.inventory(sessionId)?.tools.some((t) => t.method === METHOD) !== true) await new Promise((r) => setTimeout(r, 20));
 process.stdout.write("ready\n");
-for await (const _line of createInterface({ input: process.stdin })) {
+// Raw "data" events, as the MCP SDK's stdio transport reads: one line in, one call.
+const call = async (): Promise<void> => {
   try {
     await agent.invokeTool(sessionId, METHOD, {}, { appScope: APP }).result;
     process.stdout.write("ok\n");
   } catch (error) {
     process.stdout.write(`error ${(error as { code?: string }).code ?? String(error)}\n`);
   }
-}
-await agent.close();
+};
+process.stdin.on("data", (chunk: Buffer) => {
+  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) void call();
+});
+process.stdin.on("end", () => void agent.close());

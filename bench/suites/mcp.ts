@@ -19,7 +19,6 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { connectAgent } from "@lineup/agent-sdk/node";
@@ -43,12 +42,18 @@ const PIPE_AGENT = resolve(import.meta.dirname, "..", "agent-over-pipe.ts");
 /** Starts `agent-over-pipe.ts`; resolves once it sees the tool, with a call that writes one line and waits for its answer. */
 async function agentOverPipe(url: string, token: string, sessionId: string): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
   const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", PIPE_AGENT, url, token, sessionId], { stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const next = async (): Promise<string> => {
-    const line = await lines.next();
-    if (line.done === true) throw new Error("the pipe agent ended");
-    return line.value;
-  };
+  // Raw "data" events, as the MCP SDK's stdio client reads: each line is one answer.
+  const waiting: ((line: string) => void)[] = [];
+  let buffered = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    buffered += chunk;
+    for (let i = buffered.indexOf("\n"); i !== -1; i = buffered.indexOf("\n")) {
+      const line = buffered.slice(0, i);
+      buffered = buffered.slice(i + 1);
+      waiting.shift()?.(line);
+    }
+  });
+  const next = (): Promise<string> => new Promise((resolve) => waiting.push(resolve));
   if ((await next()) !== "ready") throw new Error("the pipe agent did not start");
   return {
     async call() {
