@@ -4,10 +4,11 @@
  * command has to say goes to stderr. It ends when the client closes stdin, or on SIGINT/SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { agentTokenFrom, connectAgent } from "@lineup/agent-sdk/node";
-import type { Diagnostic } from "@lineup/agent-sdk";
+import { UsageError } from "@lineup/protocol";
+import { connectAgent, credentialFrom } from "@lineup/agent-sdk/node";
+import type { AgentClient, Diagnostic } from "@lineup/agent-sdk";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createLineUpMcpServer } from "../server.js";
+import { createLineUpMcpServer, type LineUpMcpServer } from "../server.js";
 
 export const MCP_CLI_USAGE = `usage: lineup mcp --session <SESSION_ID|new> --url ws://HOST:PORT/rpc (--token AGENT_TOKEN | --credentials dev-credentials.json) [--verbose]
 
@@ -20,37 +21,31 @@ export interface McpCliIo {
   readonly error: (line: string) => void;
 }
 
-/** Runs until the client closes stdin or a signal arrives; returns the exit code (2 for usage, 1 when it could not start). */
-export async function runMcpStdio(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: McpCliIo): Promise<number> {
-  let values: { session?: string; url?: string; token?: string; credentials?: string; verbose?: boolean; help?: boolean };
-  let token: string | undefined;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: { session: { type: "string" }, url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, verbose: { type: "boolean" }, help: { type: "boolean" } },
-    }));
-    token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : agentTokenFrom(values.credentials));
-  } catch (error) {
-    io.error(`${error instanceof Error ? error.message : String(error)}\n\n${MCP_CLI_USAGE}`);
-    return 2;
-  }
+/**
+ * Serves until the client closes stdin or a signal arrives; returns 0. Throws `UsageError` (or a parseArgs
+ * error) for a command line it cannot run, and any other failure (the AppServer unreachable, a wrong
+ * token, a session the agent is not bound to) as an error whose first line says what: run it under
+ * `runCommand` (`lineup mcp`) for the exit codes 2 and 1.
+ */
+export async function serveMcpStdio(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, io: McpCliIo): Promise<number> {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { session: { type: "string" }, url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, verbose: { type: "boolean" } },
+  });
   const url = values.url ?? env["LINEUP_APP_SERVER_URL"];
-  if (values.help === true || values.session === undefined || url === undefined || token === undefined) {
-    io.error(values.help === true ? MCP_CLI_USAGE : `--session, --url and --token (or --credentials) are required\n\n${MCP_CLI_USAGE}`);
-    return 2;
-  }
+  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : credentialFrom(values.credentials, "agent_token"));
+  if (values.session === undefined || values.session === "") throw new UsageError("name the session: --session SESSION_ID, or --session new");
+  if (url === undefined || token === undefined) throw new UsageError("--url and --token (or --credentials) are required");
   const diagnostics = (d: Diagnostic): void => {
     if (values.verbose === true || d.kind === "agent_error" || d.kind === "session_error" || d.kind === "reconnect") io.error(`[mcp] ${d.kind}: ${d.message}`);
   };
-  let client;
-  let mcp;
+  const client: AgentClient = await connectAgent({ url, token, diagnostics, clientInfo: { name: "lineup-mcp", version: "0.1.0" } });
+  let mcp: LineUpMcpServer;
   try {
-    client = await connectAgent({ url, token, diagnostics, clientInfo: { name: "lineup-mcp", version: "0.1.0" } });
     mcp = await createLineUpMcpServer({ client, session: values.session, diagnostics });
   } catch (error) {
-    io.error(`lineup mcp: ${error instanceof Error ? error.message : String(error)}`);
-    await client?.close();
-    return 1;
+    await client.close();
+    throw error;
   }
   void mcp.session.then((id) => io.error(`[mcp] serving session ${id} as agent ${client.agentId}`));
   if (mcp.sessionId() === undefined) io.error(`[mcp] agent ${client.agentId}: waiting for the next session bound to it`);
