@@ -1,12 +1,14 @@
 /**
  * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
- * `GET /readyz`, `GET /metrics` (Prometheus text) and the WebSocket endpoint `/rpc` speaking
- * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ * `GET /readyz`, `GET /metrics` (Prometheus text), the WebSocket endpoint `/rpc` speaking
+ * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir`, and `/mcp`,
+ * where an MCP client is an agent (docs/mcp.md; each MCP session is an agent connection to `/rpc`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
@@ -141,6 +143,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const connections = new Set<Connection>();
   let closing = false;
   addGauges(metrics, connections, writes);
+  const mcp = createMcpHttpEndpoint({ rpcUrl: () => url });
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -159,6 +162,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         return json(res, 503, { status: "store_unavailable" });
       }
     }
+    if (path === MCP_PATH) return mcp.handle(req, res);
     return json(res, 404, { error: "not_found" });
   });
 
@@ -263,6 +267,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       if (closing) return;
       closing = true;
       logger.info("draining", { connections: connections.size, queued_writes: writes.stats().queued });
+      // MCP sessions first: each is an agent connection to /rpc, closed by its own client.
+      await mcp.close();
       // No new connection from here on; the open ones stay until they are closed below.
       const portClosed = new Promise<void>((resolve) => http.close(() => resolve()));
       writes.close();

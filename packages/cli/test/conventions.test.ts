@@ -38,6 +38,7 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
   server: () => [["server", "--port", String(busyPort), "--data", join(work, "server")], new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is in use`)],
   agent: () => [["agent", "demo", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   chat: () => [["chat", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
+  mcp: () => [["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   keygen: () => [["keygen", join(aFile, "keys")], /./],
   pack: () => [["pack", missing, join(work, "out.lineup")], /./],
   sign: () => [["sign", missing, missing], /./],
