@@ -4,10 +4,25 @@ import { defineConfig } from "vitest/config";
 // against TypeScript sources without a build step.
 export default defineConfig({
   resolve: { conditions: ["source", "module", "node", "import", "default"] },
-  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
+  // Passed to Node as --conditions for the packages it loads itself: without "import", whose packages
+  // (pg-pool) point require() at an ES module wrapper.
+  ssr: { resolve: { conditions: ["source", "module", "node", "default"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "main" } },
+      // Every AppServer test again, on PostgreSQL: a throwaway cluster for the run, a database per test server.
+      {
+        extends: true,
+        test: {
+          name: "app-server-postgres",
+          include: ["packages/app-server/test/**/*.test.ts"],
+          env: { LINEUP_TEST_STORE: "postgres" },
+          globalSetup: ["packages/app-server/test/postgres-setup.ts"],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,5 @@
 /**
- * `node --conditions=source --import tsx packages/app-server/src/bin.ts --data DIR [--port N] [--host H]`
+ * `node --conditions=source --import tsx packages/app-server/src/bin.ts --data DIR [--db postgres://…] [--port N] [--host H]`
  * Starts the AppServer; on a fresh data directory prints the dev tokens (also in DIR/dev-credentials.json).
  * Stops on SIGINT/SIGTERM after committing queued writes.
  */
@@ -11,6 +11,7 @@ const { values } = parseArgs({
     data: { type: "string", default: ".lineup-data/app-server" },
     port: { type: "string", default: "8787" },
     host: { type: "string", default: "127.0.0.1" },
+    db: { type: "string" },
   },
 });
 
@@ -20,7 +21,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(2);
 }
 
-const server = await startAppServer({ dataDir: values.data, host: values.host, port });
+const server = await startAppServer({ dataDir: values.data, host: values.host, port, ...(values.db === undefined ? {} : { db: values.db }) });
 process.stdout.write(`LineUp AppServer listening on ${server.url} (health: ${server.httpUrl}/healthz)\n`);
 if (server.devCredentials !== undefined) {
   process.stdout.write(`dev device token: ${server.devCredentials.device_token}\n`);

@@ -1,7 +1,8 @@
 /**
  * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
  * `GET /readyz` and the WebSocket endpoint `/rpc` speaking `lineup.app-server.v1`
- * (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ * (docs/app-server-protocol.md), over a SQLite log in `dataDir`, or over a PostgreSQL database that
+ * several server processes share (`db`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,8 +15,8 @@ import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
-import { openDatabase } from "./store/database.js";
-import { createAgent, createDevice, createUser, provisionDevCredentials, type DevCredentials } from "./store/principals.js";
+import { openStore } from "./store/database.js";
+import { createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
 import { WriteQueue, type WriteQueueStats } from "./write-queue.js";
 
@@ -24,8 +25,10 @@ export const SERVER_VERSION = "0.1.0";
 export const RPC_PATH = "/rpc";
 
 export interface AppServerOptions {
-  /** Directory of the SQLite file (created if missing). */
+  /** Directory of the SQLite file (created if missing), and of the dev credentials file. */
   readonly dataDir: string;
+  /** A PostgreSQL URL (`postgres://…`): the store is that database instead of the SQLite file. */
+  readonly db?: string;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 0: an ephemeral port; the handle reports the URL. */
@@ -51,9 +54,9 @@ export interface AppServerHandle {
   readonly devCredentials: DevCredentials | undefined;
   /** Provisioning, for operators and tests: each returns the new principal's token. */
   readonly admin: {
-    createUser(userId: string, displayName?: string): void;
-    createDevice(deviceId: string, userId: string): string;
-    createAgent(agentId: string): string;
+    createUser(userId: string, displayName?: string): Promise<void>;
+    createDevice(deviceId: string, userId: string): Promise<string>;
+    createAgent(agentId: string): Promise<string>;
   };
   stats(): AppServerStats;
   /** Closes every connection (1001), commits queued writes, closes the store and the port. */
@@ -82,14 +85,23 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export async function startAppServer(options: AppServerOptions): Promise<AppServerHandle> {
   const logger = options.logger ?? stderrLogger;
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  const { db } = openDatabase(options.dataDir);
-  const hasUsers = db.prepare("SELECT 1 FROM users LIMIT 1").get() !== undefined;
-  const devCredentials = hasUsers ? undefined : provisionDevCredentials(db, options.dataDir);
-  if (devCredentials !== undefined) logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
-
+  const store = await openStore({ dataDir: options.dataDir, db: options.db });
+  const db = store.reader;
   const clock = options.clock ?? systemClock;
   const hub = new Hub(db, limits.max_page_events, logger);
-  const writes = new WriteQueue(db, clock, (events) => hub.published(events), logger);
+  const writes = new WriteQueue(store.writer, clock, (events) => hub.published(events), logger);
+  let devCredentials: DevCredentials | undefined;
+  try {
+    devCredentials = await writes.submit((w) => provisionDevCredentials(w.db));
+  } catch (error) {
+    await writes.close();
+    await store.close();
+    throw error;
+  }
+  if (devCredentials !== undefined) {
+    writeDevCredentials(options.dataDir, devCredentials);
+    logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
+  }
   // Devices following an agent's sessions hear when it connects and when its last connection closes.
   const directory = new ConnectionDirectory((agentId, connected) => hub.agentPresence(agentId, connected));
   const services: Services = {
@@ -111,13 +123,12 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && path === "/healthz") return json(res, 200, { status: "ok" });
     if (req.method === "GET" && path === "/readyz") {
-      if (closing || !db.open) return json(res, 503, { status: "closing" });
-      try {
-        db.prepare("SELECT 1").get();
-        return json(res, 200, { status: "ready" });
-      } catch {
-        return json(res, 503, { status: "store_unavailable" });
-      }
+      if (closing) return json(res, 503, { status: "closing" });
+      store.ping().then(
+        (ready) => json(res, ready ? 200 : 503, { status: ready ? "ready" : "closing" }),
+        () => json(res, 503, { status: "store_unavailable" }),
+      );
+      return;
     }
     return json(res, 404, { error: "not_found" });
   });
@@ -196,23 +207,23 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const httpUrl = `http://${host}:${address.port}`;
   const url = `ws://${host}:${address.port}${RPC_PATH}`;
-  logger.info("app server listening", { url, httpUrl, dataDir: options.dataDir });
+  logger.info("app server listening", { url, httpUrl, store: store.location });
 
   return {
     url,
     httpUrl,
     devCredentials,
     admin: {
-      createUser: (userId, displayName) => createUser(db, userId, displayName),
-      createDevice: (deviceId, userId) => createDevice(db, deviceId, userId),
-      createAgent: (agentId) => createAgent(db, agentId),
+      createUser: (userId, displayName) => writes.submit((w) => createUser(w.db, userId, displayName)),
+      createDevice: (deviceId, userId) => writes.submit((w) => createDevice(w.db, deviceId, userId)),
+      createAgent: (agentId) => writes.submit((w) => createAgent(w.db, agentId)),
     },
     stats: () => ({ connections: [...connections].map((c) => c.stats()), writes: writes.stats() }),
     async close() {
       if (closing) return;
       closing = true;
       for (const connection of connections) connection.close(CLOSE_CODES.going_away, "server shutting down");
-      writes.close();
+      await writes.close();
       await new Promise<void>((resolve) => {
         wss.close(() => resolve());
         for (const ws of wss.clients) ws.terminate();
@@ -221,7 +232,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         http.close(() => resolve());
         http.closeAllConnections();
       });
-      db.close();
+      await store.close();
     },
   };
 }

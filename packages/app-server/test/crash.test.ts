@@ -9,14 +9,20 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
-import { agentEnvelope, START, tempDir, TestClient, type Frame } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentEnvelope, freshDatabase, START, tempDir, TestClient, type Frame } from "./helpers.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "..", "..", "..");
 const bin = join(here, "..", "src", "bin.ts");
 const dir = tempDir("lineup-crash-");
 const children: ChildProcess[] = [];
+/** The PostgreSQL database both server runs share, when the run's store is PostgreSQL. */
+let database: string | undefined;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+});
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -24,7 +30,7 @@ afterAll(() => {
 });
 
 async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dir.path, "--port", "0"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dir.path, ...(database === undefined ? [] : ["--db", database]), "--port", "0"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -126,9 +132,11 @@ describe("crash and restart", () => {
     await agent.close();
     second.child.kill("SIGTERM");
     await new Promise<void>((r) => second.child.once("exit", () => r()));
-    const db = new Database(join(dir.path, "app-server.sqlite"), { readonly: true });
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
+    if (database === undefined) {
+      const db = new Database(join(dir.path, "app-server.sqlite"), { readonly: true });
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      db.close();
+    }
     console.info(`crash test: ${acked.length} acknowledged, ${committedUnacked} committed but unacknowledged, ${lostUnacked} lost before commit and retried`);
   });
 });

@@ -1,15 +1,15 @@
-/** `lineup server [--data DIR] [--port N] [--host H]`: the reference AppServer on SQLite. */
+/** `lineup server [--data DIR] [--db postgres://…] [--port N] [--host H]`: the reference AppServer on SQLite, or on PostgreSQL. */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { startAppServer, stderrLogger } from "@lineup/app-server";
 import { untilSignal, type Command } from "../io.js";
 
-export const SERVER_USAGE = "usage: lineup server [--data DIR] [--port N] [--host 127.0.0.1]";
+export const SERVER_USAGE = "usage: lineup server [--data DIR] [--db postgres://USER@HOST:PORT/DB] [--port N] [--host 127.0.0.1]";
 
 export const serverCommand: Command = async (argv, io) => {
-  let values: { data?: string; port?: string; host?: string };
+  let values: { data?: string; db?: string; port?: string; host?: string };
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { data: { type: "string" }, port: { type: "string" }, host: { type: "string" } } }));
+    ({ values } = parseArgs({ args: [...argv], options: { data: { type: "string" }, db: { type: "string" }, port: { type: "string" }, host: { type: "string" } } }));
   } catch (error) {
     io.err(`${(error as Error).message}\n${SERVER_USAGE}`);
     return 2;
@@ -19,7 +19,7 @@ export const serverCommand: Command = async (argv, io) => {
     io.err(`--port must be 0–65535\n${SERVER_USAGE}`);
     return 2;
   }
-  const server = await startAppServer({ dataDir: resolve(values.data ?? ".lineup-data"), port, host: values.host ?? "127.0.0.1", logger: stderrLogger });
+  const server = await startAppServer({ dataDir: resolve(values.data ?? ".lineup-data"), port, host: values.host ?? "127.0.0.1", logger: stderrLogger, ...(values.db === undefined ? {} : { db: values.db }) });
   io.out(`AppServer listening on ${server.url} (health: ${server.httpUrl}/healthz)`);
   if (server.devCredentials !== undefined) {
     io.out(`dev device token: ${server.devCredentials.device_token}`);
