@@ -1,4 +1,4 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Tests import workspace packages through the "source" export condition, so they run
 // against TypeScript sources without a build step.
@@ -12,7 +12,8 @@ export default defineConfig({
     testTimeout: 20_000,
     pool: "forks",
     projects: [
-      { extends: true, test: { name: "main" } },
+      // Several AppServer processes on one database is PostgreSQL's alone.
+      { extends: true, test: { name: "main", exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process.test.ts"] } },
       // Every AppServer test again, on PostgreSQL: a throwaway cluster for the run, a database per test server.
       {
         extends: true,

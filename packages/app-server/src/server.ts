@@ -15,7 +15,10 @@ import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
+import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
 import { openStore } from "./store/database.js";
+import { PostgresNotifications } from "./store/notifications.js";
+import { PostgresDb } from "./store/sql.js";
 import { createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
 import { WriteQueue, type WriteQueueStats } from "./write-queue.js";
@@ -102,14 +105,45 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     writeDevCredentials(options.dataDir, devCredentials);
     logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
   }
-  // Devices following an agent's sessions hear when it connects and when its last connection closes.
-  const directory = new ConnectionDirectory((agentId, connected) => hub.agentPresence(agentId, connected));
+  // Devices following an agent's sessions hear when it connects and when its last connection closes
+  // (PostgreSQL: its first connection to any process on the database, its last one on all of them).
+  let presence: Presence;
+  let notifications: PostgresNotifications | undefined;
+  const directory = new ConnectionDirectory((agentId, connected) => presence.local(agentId, connected));
+  if (store.writer instanceof PostgresDb && store.postgres !== undefined) {
+    const origin = store.writer.origin;
+    const shared = new SharedPresence(db, hub, logger);
+    presence = shared;
+    notifications = new PostgresNotifications(
+      store.postgres,
+      {
+        log: (sessionId, seq, from) => {
+          if (from !== origin) hub.advanced(sessionId, seq);
+        },
+        presence: (agentId) => shared.heard(agentId),
+        reconnected: (pid) => {
+          shared.reconnected(pid);
+          hub.rereadAll();
+        },
+      },
+      logger,
+    );
+    try {
+      await notifications.start();
+    } catch (error) {
+      shared.close();
+      await writes.close();
+      await store.close();
+      throw error;
+    }
+  } else presence = new LocalPresence(() => directory, hub);
   const services: Services = {
     db,
     writes,
     idempotent: new IdempotentWrites(writes),
     hub,
     directory,
+    presence,
     limits,
     clock,
     ids: options.ids ?? randomIds,
@@ -232,6 +266,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         http.close(() => resolve());
         http.closeAllConnections();
       });
+      presence.close();
+      await notifications?.close();
       await store.close();
     },
   };

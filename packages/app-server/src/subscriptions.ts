@@ -165,6 +165,26 @@ export class Hub {
     sub.connection.close(CLOSE_CODES.internal_error, "the log could not be read: resume by seq");
   }
 
+  /** Another server process committed events up to `seq` (PostgreSQL): the session's subscribers read them from the log. */
+  advanced(sessionId: string, seq: number): void {
+    const subs = this.bySession.get(sessionId);
+    if (subs === undefined) return;
+    if (seq > (this.heads.get(sessionId) ?? 0)) this.heads.set(sessionId, seq);
+    for (const sub of [...subs]) sub.pump();
+  }
+
+  /** Announcements may have been missed (the LISTEN connection broke): every subscriber reads the log again from its cursor. */
+  rereadAll(): void {
+    this.heads.clear();
+    for (const subs of this.bySession.values()) for (const sub of [...subs]) sub.pump();
+  }
+
+  /** Whether a subscription here follows a session bound to the agent. */
+  followsAgent(agentId: string): boolean {
+    for (const subs of this.bySession.values()) for (const sub of subs) if (sub.agentId === agentId) return true;
+    return false;
+  }
+
   /** Tells every device subscription of the agent's sessions that the agent is now connected, or not. */
   agentPresence(agentId: string, connected: boolean): void {
     for (const subs of this.bySession.values()) {

@@ -4,19 +4,13 @@
  * the log exactly once at its acknowledged seq, the log is gapless, retrying the unacknowledged
  * writes with their keys applies each exactly once, and resume after any seq has no gap.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvelope, freshDatabase, START, tempDir, TestClient, type Frame } from "./helpers.js";
+import { agentEnvelope, exited, freshDatabase, START, startServerProcess, stopServerProcesses, tempDir, TestClient, type Frame } from "./helpers.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, "..", "..", "..");
-const bin = join(here, "..", "src", "bin.ts");
 const dir = tempDir("lineup-crash-");
-const children: ChildProcess[] = [];
 /** The PostgreSQL database both server runs share, when the run's store is PostgreSQL. */
 let database: string | undefined;
 
@@ -25,30 +19,9 @@ beforeAll(async () => {
 });
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  stopServerProcesses();
   dir.remove();
 });
-
-async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dir.path, ...(database === undefined ? [] : ["--db", database]), "--port", "0"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 20_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (ws:\/\/\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolveUrl(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr.slice(-2000)}`)));
-  });
-  return { child, url };
-}
 
 interface Attempt {
   readonly key: string;
@@ -58,7 +31,7 @@ interface Attempt {
 
 describe("crash and restart", () => {
   it("keeps every acknowledged write exactly once, applies retries once, and resumes without gaps", async () => {
-    const first = await startChild();
+    const first = await startServerProcess({ dataDir: dir.path, db: database });
     const creds = JSON.parse(readFileSync(join(dir.path, "dev-credentials.json"), "utf8")) as { device_token: string; agent_token: string };
     const device = await TestClient.open({ url: first.url }, creds.device_token);
     await device.call("agentSession/start", START("s-crash"));
@@ -85,11 +58,11 @@ describe("crash and restart", () => {
     first.child.kill("SIGKILL");
     stop = true;
     await Promise.all(writing);
-    await new Promise<void>((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r() : first.child.once("exit", () => r())));
+    await exited(first.child);
     const acked = attempts.filter((a) => a.acked !== undefined);
     expect(acked.length).toBeGreaterThanOrEqual(200);
 
-    const second = await startChild();
+    const second = await startServerProcess({ dataDir: dir.path, db: database });
     const reader = await TestClient.open({ url: second.url }, creds.device_token);
     const readAll = async () => {
       const events: Frame[] = [];
@@ -131,7 +104,7 @@ describe("crash and restart", () => {
     await reader.close();
     await agent.close();
     second.child.kill("SIGTERM");
-    await new Promise<void>((r) => second.child.once("exit", () => r()));
+    await exited(second.child);
     if (database === undefined) {
       const db = new Database(join(dir.path, "app-server.sqlite"), { readonly: true });
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");

@@ -5,6 +5,7 @@ import type { Connection } from "../connection.js";
 import type { ConnectionDirectory } from "../directory.js";
 import type { IdempotentWrites } from "../idempotency.js";
 import type { Logger } from "../logger.js";
+import type { Presence } from "../presence.js";
 import type { Db } from "../store/sql.js";
 import type { Actor } from "../store/log.js";
 import { principalId, type Principal } from "../store/principals.js";
@@ -19,6 +20,8 @@ export interface Services {
   readonly hub: Hub;
   /** Initialized connections by agent and by user, for `agentSession/bound`. */
   readonly directory: ConnectionDirectory;
+  /** Whether an agent is connected, to this process or (PostgreSQL) to another one on the same database. */
+  readonly presence: Presence;
   readonly limits: ServerLimits;
   readonly clock: Clock;
   readonly ids: IdSource;

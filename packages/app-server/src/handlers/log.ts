@@ -15,7 +15,9 @@ export async function subscribe(ctx: CallContext, params: MethodParams<"agentSes
   const sub = ctx.services.hub.subscribe(ctx.connection, params.session_id, session.agent_id, params.after_seq, head);
   // Events flow only after the client has the result, so it knows head_seq before the first event.
   ctx.afterReply(() => {
-    tellPresence(sub, ctx.services.directory.agentConnections(session.agent_id).length > 0);
+    const connected = ctx.services.presence.connected(session.agent_id);
+    if (typeof connected === "boolean") tellPresence(sub, connected);
+    else connected.then((now) => tellPresence(sub, now), (error: unknown) => ctx.services.logger.warn("presence lookup failed", { error: error instanceof Error ? error.message : String(error) }));
     sub.start();
   });
   return { session_id: params.session_id, after_seq: params.after_seq, head_seq: head };

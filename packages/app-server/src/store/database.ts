@@ -10,6 +10,7 @@
  * PostgreSQL: a pool of connections; the write queue holds one of them per transaction, reads take
  * any other. Commits are durable as the server is configured (`synchronous_commit` on by default).
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -120,14 +121,15 @@ export async function openPostgresStore(url: string, poolSize = 8): Promise<Stor
   // An idle pooled connection that breaks (the database restarts) is dropped; the next query opens another.
   pool.on("error", () => undefined);
   try {
-    const migrator = new PostgresDb(pool);
+    const origin = randomUUID();
+    const migrator = new PostgresDb(pool, origin);
     const migrations = await runMigrations(migrator);
     if (!migrations.ok) throw new Error(`cannot open ${redactedUrl(url)}: ${migrations.reason}`);
     let open = true;
     return {
       dialect: "postgres",
       writer: migrator,
-      reader: new PostgresDb(pool),
+      reader: new PostgresDb(pool, origin),
       location: redactedUrl(url),
       migrations,
       postgres: config,

@@ -14,7 +14,8 @@
  */
 import type { ActorRole, JsonObject, SessionEvent, SessionEventKind } from "@lineup/protocol";
 import { eventFrameFromBody, rememberEventFrame } from "../event-frames.js";
-import type { Db } from "./sql.js";
+import { LOG_CHANNEL, logPayload } from "./notifications.js";
+import { PostgresDb, type Db } from "./sql.js";
 
 export interface Actor {
   readonly role: ActorRole;
@@ -35,11 +36,22 @@ export function setPendingHead(db: Db, sessionId: string, head: number | undefin
   else heads?.delete(sessionId);
 }
 
-/** Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. */
+/**
+ * Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. On
+ * PostgreSQL one statement stores them all, and one more announces them to the other server
+ * processes (`lineup_log`, delivered when the transaction commits; store/notifications.ts).
+ */
 export async function writeHeads(db: Db): Promise<void> {
   const heads = pendingHeads.get(db);
   if (heads === undefined || heads.size === 0) return;
-  for (const [sessionId, head] of heads) await db.run("UPDATE sessions SET last_seq = ? WHERE session_id = ?", [head, sessionId]);
+  if (db instanceof PostgresDb) {
+    const sessions = [...heads.keys()];
+    const seqs = [...heads.values()];
+    await db.run("UPDATE sessions SET last_seq = h.seq FROM unnest(?::text[], ?::int[]) AS h(session_id, seq) WHERE sessions.session_id = h.session_id", [sessions, seqs]);
+    await db.run(`SELECT pg_notify('${LOG_CHANNEL}', p) FROM unnest(?::text[]) AS p`, [sessions.map((s, i) => logPayload(db.origin, s, seqs[i]!))]);
+  } else {
+    for (const [sessionId, head] of heads) await db.run("UPDATE sessions SET last_seq = ? WHERE session_id = ?", [head, sessionId]);
+  }
   heads.clear();
 }
 

@@ -220,6 +220,19 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "0007_artifact_provenance",
     sql: "ALTER TABLE artifacts ADD COLUMN provenance TEXT",
   },
+  {
+    // Several server processes on one PostgreSQL database: which of them have an agent connected, each
+    // process named by the backend pid of its LISTEN connection (gone from pg_stat_activity when the
+    // process dies). A single SQLite server knows its connections and keeps no rows here.
+    name: "0008_agent_presence",
+    sql: `
+        CREATE TABLE agent_presence (
+          agent_id TEXT NOT NULL,
+          listener_pid INTEGER NOT NULL,
+          PRIMARY KEY (agent_id, listener_pid)
+        );
+      `,
+  },
 ];
 
 /** The lock PostgreSQL servers take while they migrate one database. */

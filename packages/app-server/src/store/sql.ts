@@ -12,7 +12,8 @@ import type pg from "pg";
 
 export type Dialect = "sqlite" | "postgres";
 export type Awaitable<T> = T | Promise<T>;
-export type SqlValue = string | number | bigint | Buffer | null;
+/** Arrays only for PostgreSQL (`unnest(?::text[])`). */
+export type SqlValue = string | number | bigint | Buffer | null | readonly string[] | readonly number[];
 
 export interface RunResult {
   readonly changes: number;
@@ -115,7 +116,11 @@ export class PostgresDb implements Db {
   readonly dialect = "postgres";
   private client: pg.PoolClient | undefined;
 
-  constructor(readonly pool: pg.Pool) {}
+  /** `origin`: this server process, as its log notifications name it. */
+  constructor(
+    readonly pool: pg.Pool,
+    readonly origin: string,
+  ) {}
 
   get inTransaction(): boolean {
     return this.client !== undefined;
@@ -123,7 +128,7 @@ export class PostgresDb implements Db {
 
   private async query<T>(sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult<T & pg.QueryResultRow>> {
     const { name, text } = toPositional(sql);
-    const config = { name, text, values: params as SqlValue[] };
+    const config = { name, text, values: params as unknown[] };
     return this.client === undefined ? this.pool.query<T & pg.QueryResultRow>(config) : this.client.query<T & pg.QueryResultRow>(config);
   }
 
