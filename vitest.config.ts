@@ -8,12 +8,19 @@ export default defineConfig({
   // (pg-pool) point require() at an ES module wrapper.
   ssr: { resolve: { conditions: ["source", "module", "node", "default"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    // Each project names its own files (a project extending this config would add to an include here).
     testTimeout: 20_000,
     pool: "forks",
     projects: [
       // Several AppServer processes on one database is PostgreSQL's alone.
-      { extends: true, test: { name: "main", exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "main",
+          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process.test.ts"],
+        },
+      },
       // Every AppServer test again, on PostgreSQL: a throwaway cluster for the run, a database per test server.
       {
         extends: true,

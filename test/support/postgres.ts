@@ -20,6 +20,8 @@ export interface PostgresCluster {
   url(database?: string): string;
   /** Creates an empty database and returns its URL. */
   createDatabase(prefix?: string): Promise<string>;
+  /** The postmaster's pid (its backends are its children), for CPU accounting. */
+  postmasterPid(): number;
   stop(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function startPostgresCluster(options: { readonly durable?: boolean
     port,
     url,
     createDatabase: (prefix) => createDatabase(url(), prefix),
+    postmasterPid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     async stop() {
       if (stopped) return;
       stopped = true;

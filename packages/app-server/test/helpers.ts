@@ -3,14 +3,14 @@
  * temp data dir — on SQLite, or on PostgreSQL when the test project says so (`LINEUP_TEST_STORE`):
  * then every server gets a database of its own on the run's throwaway cluster (postgres-setup.ts).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
 import { afterAll, beforeAll, inject } from "vitest";
 import WebSocket from "ws";
+import { spawnAppServer } from "../../../test/support/app-server-process.js";
 import { createDatabase } from "../../../test/support/postgres.js";
 import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
 import pg from "pg";
@@ -107,34 +107,13 @@ export async function startTestServer(options: { limits?: Partial<ServerLimits>;
   });
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
 const serverProcesses: ChildProcess[] = [];
 
-/**
- * The server in a process of its own (bin.ts), to kill with SIGKILL: on `dataDir`'s SQLite file, or on
- * the PostgreSQL database `db`. Resolves with its URL once it listens.
- */
+/** The server in a process of its own (test/support/app-server-process.ts), killed after the file if still running. */
 export async function startServerProcess(options: { readonly dataDir: string; readonly db: string | undefined }): Promise<{ child: ChildProcess; url: string }> {
-  const bin = join(here, "..", "src", "bin.ts");
-  const args = ["--conditions=source", "--import", "tsx", bin, "--data", options.dataDir, ...(options.db === undefined ? [] : ["--db", options.db]), "--port", "0"];
-  const child = spawn(process.execPath, args, { cwd: resolve(here, "..", "..", ".."), stdio: ["ignore", "pipe", "pipe"] });
-  serverProcesses.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 30_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (ws:\/\/\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolveUrl(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr.slice(-2000)}`)));
-  });
-  return { child, url };
+  const started = await spawnAppServer(options);
+  serverProcesses.push(started.child);
+  return started;
 }
 
 /** Kills every server process the file started that still runs. */
@@ -142,10 +121,7 @@ export function stopServerProcesses(): void {
   for (const child of serverProcesses.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
 
-/** Resolves once the process has exited. */
-export function exited(child: ChildProcess): Promise<void> {
-  return new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r() : child.once("exit", () => r())));
-}
+export { exited } from "../../../test/support/app-server-process.js";
 
 /** The dev device and the demo agent connected to one test server. */
 export interface DevAndAgent {
