@@ -13,6 +13,7 @@ import { createAgent, createUser, type Principal } from "../src/store/principals
 import { headSeq } from "../src/store/log.js";
 import { findSession, insertSession, isVisibleSession } from "../src/store/sessions.js";
 import { WriteQueue, type WriteContext } from "../src/write-queue.js";
+import { openStore } from "../src/store/database.js";
 import { openTestStore } from "./helpers.js";
 
 const opened: Array<{ dispose(): Promise<void> }> = [];
@@ -20,14 +21,21 @@ afterEach(async () => {
   for (const o of opened.splice(0)) await o.dispose();
 });
 
-/** A queue on a fresh store of the run's kind; `db` reads what it committed. */
-async function setup() {
+/** A fresh store of the run's kind with a user, an agent and the session "s". */
+async function setupStore() {
   const o = await openTestStore();
   opened.push(o);
   const writer = o.store.writer;
   await createUser(writer, "u");
   await createAgent(writer, "a");
   await insertSession(writer, session("s"));
+  return o;
+}
+
+/** A queue on a fresh store of the run's kind; `db` reads what it committed. */
+async function setup() {
+  const o = await setupStore();
+  const writer = o.store.writer;
   const published: SessionEvent[][] = [];
   const queue = new WriteQueue(writer, systemClock, (events) => published.push([...events]), silentLogger);
   return { db: o.store.reader, queue, published };
@@ -142,6 +150,39 @@ describe("session heads inside the transaction", () => {
     expect(turnIds(published)).toEqual([[1, "t1"], [2, "t2"], [3, "t3"]]);
     expect(await db.get("SELECT last_seq FROM sessions WHERE session_id = 's'")).toEqual({ last_seq: 3 });
   });
+});
+
+describe("two writers on one store", () => {
+  it("keep every session's seq gapless while their batches take the same sessions in opposite orders", async () => {
+    const { store, db: url, dataDir } = await setupStore();
+    const other = await openStore({ dataDir, db: url });
+    opened.push({ dispose: () => other.close() });
+    await insertSession(store.writer, session("s2"));
+    const queues = [store.writer, other.writer].map((w) => new WriteQueue(w, systemClock, () => undefined, silentLogger));
+    const to = async (c: WriteContext, sessionId: string, n: string) => (await c.append(sessionId, "turn.activated", { role: "server", id: "x" }, { turn_id: n })).seq;
+    const rounds = 6;
+    const perRound = 4;
+    for (let r = 0; r < rounds; r++) {
+      // Queue 0 appends to s then s2, queue 1 to s2 then s, in the same moment: on PostgreSQL the row
+      // locks can deadlock, and the aborted batch runs again; on SQLite one transaction waits.
+      await Promise.all(
+        queues.flatMap((q, i) =>
+          Array.from({ length: perRound }, (_, k) =>
+            q.submit(async (c) => {
+              const order = i === 0 ? ["s", "s2"] : ["s2", "s"];
+              return [await to(c, order[0]!, `${r}-${i}-${k}`), await to(c, order[1]!, `${r}-${i}-${k}`)];
+            }),
+          ),
+        ),
+      );
+    }
+    const total = rounds * perRound * queues.length;
+    for (const sessionId of ["s", "s2"]) {
+      const rows = await store.reader.all<{ seq: number }>("SELECT seq FROM events WHERE session_id = ? ORDER BY seq", [sessionId]);
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect(await headSeq(store.reader, sessionId)).toBe(total);
+    }
+  }, 60_000);
 });
 
 describe("remembered session visibility", () => {
