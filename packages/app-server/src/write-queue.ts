@@ -24,7 +24,7 @@
 import { LineUpError, type JsonObject, type SessionEvent, type SessionEventKind } from "@lineup/protocol";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import { appendEvent, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
+import { appendEvent, deferEventInserts, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
 import { sessionBindingsCommitted, sessionBindingsRolledBack } from "./store/sessions.js";
 import type { Db } from "./store/sql.js";
 
@@ -224,6 +224,8 @@ export class WriteQueue {
       afterCommit: (fn) => void committed.hooks.push(fn),
     };
     dropHeads(db);
+    // No savepoint in this mode, so the events can wait and go in together (PostgreSQL: one round trip).
+    deferEventInserts(db, true);
     await db.begin();
     try {
       for (const item of batch) {
@@ -231,6 +233,7 @@ export class WriteQueue {
         if (needsSavepoints) throw new SafeModeNeeded();
       }
     } catch (error) {
+      deferEventInserts(db, false);
       // The store may have rolled the whole transaction back already (SQLITE_FULL, I/O error), or
       // aborted it for a deadlock: then the batch fails (or runs again); otherwise it runs again in the safe mode.
       const lost = !db.inTransaction || db.transient(error);
@@ -238,7 +241,11 @@ export class WriteQueue {
       if (lost) throw error instanceof SafeModeNeeded ? new Error("the write transaction was rolled back by the store") : error;
       return undefined;
     }
-    await this.commit();
+    try {
+      await this.commit();
+    } finally {
+      deferEventInserts(db, false);
+    }
     return { outcomes, committed };
   }
 

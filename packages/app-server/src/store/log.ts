@@ -24,6 +24,34 @@ export interface Actor {
 
 const pendingHeads = new WeakMap<Db, Map<string, number>>();
 
+/**
+ * PostgreSQL, a batch without savepoints (the write queue's fast mode): events are inserted together,
+ * in one statement, before the heads are written (or before the transaction reads the log itself),
+ * instead of one round trip each. Undefined: each event is inserted at once.
+ */
+type EventRow = readonly [sessionId: string, seq: number, kind: string, body: string, createdAt: string];
+const deferredEvents = new WeakMap<Db, EventRow[]>();
+
+/** Inserts of the transaction's events wait for `flushEvents` (on) or happen at once (off). */
+export function deferEventInserts(db: Db, on: boolean): void {
+  if (on && db instanceof PostgresDb) deferredEvents.set(db, []);
+  else deferredEvents.delete(db);
+}
+
+/** Inserts the events waiting in the transaction, in one statement. */
+export async function flushEvents(db: Db): Promise<void> {
+  const rows = deferredEvents.get(db);
+  if (rows === undefined || rows.length === 0) return;
+  deferredEvents.set(db, []);
+  await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) SELECT * FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[])", [
+    rows.map((r) => r[0]),
+    rows.map((r) => r[1]),
+    rows.map((r) => r[2]),
+    rows.map((r) => r[3]),
+    rows.map((r) => r[4]),
+  ]);
+}
+
 /** The head assigned to the session in the open transaction, if it appended to it. */
 export function pendingHead(db: Db, sessionId: string): number | undefined {
   return pendingHeads.get(db)?.get(sessionId);
@@ -42,6 +70,7 @@ export function setPendingHead(db: Db, sessionId: string, head: number | undefin
  * processes (`lineup_log`, delivered when the transaction commits; store/notifications.ts).
  */
 export async function writeHeads(db: Db): Promise<void> {
+  await flushEvents(db);
   const heads = pendingHeads.get(db);
   if (heads === undefined || heads.size === 0) return;
   if (db instanceof PostgresDb) {
@@ -55,9 +84,11 @@ export async function writeHeads(db: Db): Promise<void> {
   heads.clear();
 }
 
-/** Forgets the pending heads (the transaction ended). */
+/** Forgets the pending heads and the events not inserted yet (the transaction ended). */
 export function dropHeads(db: Db): void {
   pendingHeads.get(db)?.clear();
+  const rows = deferredEvents.get(db);
+  if (rows !== undefined) rows.length = 0;
 }
 
 export async function headSeq(db: Db, sessionId: string): Promise<number | undefined> {
@@ -76,7 +107,9 @@ export async function appendEvent(db: Db, sessionId: string, kind: SessionEventK
   const seq = head + 1;
   const event = { session_id: sessionId, seq, kind, created_at: createdAt, actor: { role: actor.role, id: actor.id }, data } as SessionEvent;
   const body = JSON.stringify(event);
-  await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, body, createdAt]);
+  const deferred = deferredEvents.get(db);
+  if (deferred !== undefined) deferred.push([sessionId, seq, kind, body, createdAt]);
+  else await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, body, createdAt]);
   heads.set(sessionId, seq);
   rememberEventFrame(event, body);
   return event;
@@ -84,18 +117,21 @@ export async function appendEvent(db: Db, sessionId: string, kind: SessionEventK
 
 /** Events with seq > afterSeq, in order, at most `limit`. */
 export async function readEvents(db: Db, sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]> {
+  await flushEvents(db);
   const rows = await db.all<{ body: string }>("SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [sessionId, afterSeq, limit]);
   return rows.map((r) => JSON.parse(r.body) as SessionEvent);
 }
 
 /** The notification frames of events with seq > afterSeq, in order, at most `limit` (no parse, no re-encode). */
 export async function readEventFrames(db: Db, sessionId: string, afterSeq: number, limit: number): Promise<Array<{ readonly seq: number; readonly frame: string }>> {
+  await flushEvents(db);
   const rows = await db.all<{ seq: number; body: string }>("SELECT seq, body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [sessionId, afterSeq, limit]);
   return rows.map((r) => ({ seq: r.seq, frame: eventFrameFromBody(r.body) }));
 }
 
 /** Events 1…throughSeq, in order. */
 export async function readEventsThrough(db: Db, sessionId: string, throughSeq: number): Promise<SessionEvent[]> {
+  await flushEvents(db);
   const rows = await db.all<{ body: string }>("SELECT body FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq", [sessionId, throughSeq]);
   return rows.map((r) => JSON.parse(r.body) as SessionEvent);
 }
