@@ -49,6 +49,12 @@ describe("migrations", () => {
     await expect(openStore({ dataDir, db })).rejects.toThrow(/9999_from_the_future/);
   });
 
+  it("--db that is not a PostgreSQL URL is refused, never taken for the SQLite default", async () => {
+    const { dataDir } = await testStore();
+    await expect(openStore({ dataDir, db: "mysql://u@127.0.0.1/x" })).rejects.toThrow(/PostgreSQL URL/);
+    await expect(openStore({ dataDir, db: "" })).rejects.toThrow(/PostgreSQL URL/);
+  });
+
   it("a failing step leaves the store at the step before", async () => {
     const { store } = await testStore();
     const broken: Migration = { name: "9998_broken", sql: "CREATE TABLE oops (id INTEGER); CREATE TABLE (; nonsense" };

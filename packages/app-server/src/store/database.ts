@@ -43,9 +43,11 @@ export function isPostgresUrl(db: string | undefined): db is string {
   return db !== undefined && /^postgres(ql)?:\/\//.test(db);
 }
 
-/** `--db`: a PostgreSQL URL, or undefined for the SQLite file in `dataDir`. */
+/** `--db`: a PostgreSQL URL, or undefined for the SQLite file in `dataDir`. Anything else is refused. */
 export async function openStore(options: { readonly dataDir: string; readonly db?: string | undefined }): Promise<Store> {
-  return isPostgresUrl(options.db) ? openPostgresStore(options.db) : openSqliteStore(options.dataDir);
+  if (options.db === undefined) return openSqliteStore(options.dataDir);
+  if (!isPostgresUrl(options.db)) throw new Error("--db takes a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE); without it the store is the SQLite file in the data directory");
+  return openPostgresStore(options.db);
 }
 
 function openSqlite(file: string): Database.Database {
@@ -123,7 +125,9 @@ export async function openPostgresStore(url: string, poolSize = 8): Promise<Stor
   try {
     const origin = randomUUID();
     const migrator = new PostgresDb(pool, origin);
-    const migrations = await runMigrations(migrator);
+    const migrations = await runMigrations(migrator).catch((error: unknown) => {
+      throw new Error(`cannot open ${redactedUrl(url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
     if (!migrations.ok) throw new Error(`cannot open ${redactedUrl(url)}: ${migrations.reason}`);
     let open = true;
     return {

@@ -1,7 +1,7 @@
 /** `lineup server [--data DIR] [--db postgres://…] [--port N] [--host H]`: the reference AppServer on SQLite, or on PostgreSQL. */
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
-import { startAppServer, stderrLogger } from "@lineup/app-server";
+import { startAppServer, stderrLogger, type AppServerHandle } from "@lineup/app-server";
 import { untilSignal, type Command } from "../io.js";
 
 export const SERVER_USAGE = "usage: lineup server [--data DIR] [--db postgres://USER@HOST:PORT/DB] [--port N] [--host 127.0.0.1]";
@@ -19,7 +19,13 @@ export const serverCommand: Command = async (argv, io) => {
     io.err(`--port must be 0–65535\n${SERVER_USAGE}`);
     return 2;
   }
-  const server = await startAppServer({ dataDir: resolve(values.data ?? ".lineup-data"), port, host: values.host ?? "127.0.0.1", logger: stderrLogger, ...(values.db === undefined ? {} : { db: values.db }) });
+  let server: AppServerHandle;
+  try {
+    server = await startAppServer({ dataDir: resolve(values.data ?? ".lineup-data"), port, host: values.host ?? "127.0.0.1", logger: stderrLogger, ...(values.db === undefined ? {} : { db: values.db }) });
+  } catch (error) {
+    io.err(`the AppServer could not start: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
   io.out(`AppServer listening on ${server.url} (health: ${server.httpUrl}/healthz)`);
   if (server.devCredentials !== undefined) {
     io.out(`dev device token: ${server.devCredentials.device_token}`);
