@@ -50,6 +50,7 @@ export class SharedPresence implements Presence {
   /** One settlement at a time per agent, so what subscribers hear follows the order of the changes. */
   private readonly settling = new Map<string, Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     private readonly db: Db,
@@ -83,7 +84,9 @@ export class SharedPresence implements Presence {
     for (const agentId of this.here) this.settle(agentId, () => this.record(agentId, true));
   }
 
+  /** Stops: the connections closing after this change nothing (the LISTEN connection's end retires this process's rows). */
   close(): void {
+    this.closed = true;
     clearInterval(this.sweeper);
   }
 
@@ -97,6 +100,7 @@ export class SharedPresence implements Presence {
 
   /** Runs `before` (if any), then tells this process's subscribers if the agent's presence changed. */
   private settle(agentId: string, before?: () => Promise<void>): void {
+    if (this.closed) return;
     const previous = this.settling.get(agentId) ?? Promise.resolve();
     const next = previous
       .then(async () => {

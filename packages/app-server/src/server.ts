@@ -256,6 +256,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     async close() {
       if (closing) return;
       closing = true;
+      presence.close();
       for (const connection of connections) connection.close(CLOSE_CODES.going_away, "server shutting down");
       await writes.close();
       await new Promise<void>((resolve) => {
@@ -266,7 +267,6 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         http.close(() => resolve());
         http.closeAllConnections();
       });
-      presence.close();
       await notifications?.close();
       await store.close();
     },
