@@ -15,9 +15,11 @@ import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
+import { announceBoundSession } from "./handlers/session-bound.js";
 import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
 import { openStore } from "./store/database.js";
 import { PostgresNotifications } from "./store/notifications.js";
+import { findSession } from "./store/sessions.js";
 import { PostgresDb } from "./store/sql.js";
 import { createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
@@ -121,6 +123,15 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
           if (from !== origin) hub.advanced(sessionId, seq);
         },
         presence: (agentId) => shared.heard(agentId),
+        bound: (sessionId, from) => {
+          if (from === origin) return;
+          findSession(db, sessionId).then(
+            (session) => {
+              if (session !== undefined) announceBoundSession(directory, session);
+            },
+            (error: unknown) => logger.warn("agentSession/bound lookup failed", { session_id: sessionId, error: describe(error) }),
+          );
+        },
         reconnected: (pid) => {
           shared.reconnected(pid);
           hub.rereadAll();

@@ -1,7 +1,8 @@
 /**
  * RELIABILITY PG1: two AppServer processes on one PostgreSQL database. Agents write to the same two
  * sessions through both processes at once; devices follow the sessions on both. Any client on any
- * process sees one gapless log per session; an agent's presence is known on the process it is not
+ * process sees one gapless log per session; a session started on one process is announced
+ * (`agentSession/bound`) on the other; an agent's presence is known on the process it is not
  * connected to; process A is killed with SIGKILL mid-stream, and its clients resume on process B:
  * nothing acknowledged is lost, retries apply once, the followers' logs have no gap and no repeat.
  * (PostgreSQL only: the `app-server-postgres` test project.)
@@ -67,7 +68,14 @@ describe("two AppServer processes on one PostgreSQL database", () => {
 
     const deviceA = await TestClient.open({ url: a.url }, creds.device_token);
     const deviceB = await TestClient.open({ url: b.url }, creds.device_token);
+    const writerOnB = await TestClient.open({ url: b.url }, writerToken);
     for (const id of SESSIONS) await deviceA.call("agentSession/start", START(id, { agent_id: "writer" }));
+    // Sessions started on A are announced on B: to the bound agent and to the owner's other device.
+    for (const client of [writerOnB, deviceB]) {
+      for (const id of SESSIONS) await client.waitFor((f) => f.method === "agentSession/bound" && f.params.session.session_id === id, 10_000);
+    }
+    expect(deviceA.frames.filter((f) => f.method === "agentSession/bound")).toEqual([]);
+    await writerOnB.close();
     await deviceB.call("agentSession/start", START("s-pg1-presence"));
 
     // Presence across processes: the device follows on B, the agent comes and goes on A.

@@ -5,7 +5,7 @@ import { agentExists } from "../store/principals.js";
 import { canSee, findSession, insertSession, listVisibleSessions } from "../store/sessions.js";
 import { openTurns } from "../store/turns.js";
 import type { WriteContext } from "../write-queue.js";
-import { announceBoundSession } from "./session-bound.js";
+import { announceBoundElsewhere, announceBoundSession } from "./session-bound.js";
 import { actorOf, refuse, visibleSession, type CallContext } from "./context.js";
 
 const sameBinding = (s: Session, p: MethodParams<"agentSession/start">) => s.app_scope === p.app_scope && s.workspace_id === p.workspace_id && s.agent_id === p.agent_id;
@@ -43,6 +43,7 @@ export function startSession(ctx: CallContext, params: MethodParams<"agentSessio
     await insertSession(w.db, session);
     await w.append(sessionId, "session.started", actorOf(principal), { session: { ...session, last_seq: 1 } });
     const committed = (await findSession(w.db, sessionId))!;
+    await announceBoundElsewhere(w.db, sessionId);
     w.afterCommit(() => announceBoundSession(services.directory, committed, ctx.connection));
     return { session: committed, created: true };
   }, precheck);

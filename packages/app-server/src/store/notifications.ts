@@ -5,6 +5,8 @@
  *   its new head (`writeHeads` in log.ts, delivered by PostgreSQL only when the transaction commits).
  *   The payload names the session and seq; subscribers read the rows from the log.
  * - `lineup_presence`: an agent's first connection on a process opened, or its last one closed.
+ * - `lineup_bound`: a session was started (payload: the process, the session id), for
+ *   `agentSession/bound` to the connections of the other processes.
  *
  * One dedicated connection listens. If it breaks, it connects again (after a short pause, doubling up
  * to a few seconds) and `reconnected` runs: nothing was heard meanwhile, so subscribers read the log
@@ -15,12 +17,15 @@ import type { Logger } from "../logger.js";
 
 export const LOG_CHANNEL = "lineup_log";
 export const PRESENCE_CHANNEL = "lineup_presence";
+export const BOUND_CHANNEL = "lineup_bound";
 
 export interface NotificationHandlers {
   /** Another transaction committed events up to `seq` in the session. */
   log(sessionId: string, seq: number, origin: string): void;
   /** An agent's presence changed on some process. */
   presence(agentId: string): void;
+  /** A process started the session. */
+  bound(sessionId: string, origin: string): void;
   /** The listening connection is (again) up, with this backend pid; nothing heard while it was down. */
   reconnected(listenerPid: number): void;
 }
@@ -70,7 +75,7 @@ export class PostgresNotifications {
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     await client.connect();
     try {
-      await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${PRESENCE_CHANNEL}`);
+      await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${PRESENCE_CHANNEL}; LISTEN ${BOUND_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -94,6 +99,9 @@ export class PostgresNotifications {
         else this.handlers.log(parsed.sessionId, parsed.seq, parsed.origin);
       } else if (message.channel === PRESENCE_CHANNEL && message.payload !== undefined) {
         this.handlers.presence(message.payload);
+      } else if (message.channel === BOUND_CHANNEL && message.payload !== undefined) {
+        const space = message.payload.indexOf(" ");
+        if (space > 0) this.handlers.bound(message.payload.slice(space + 1), message.payload.slice(0, space));
       }
     } catch (error) {
       this.logger.error("notification handling failed", { channel: message.channel, error: error instanceof Error ? error.message : String(error) });
