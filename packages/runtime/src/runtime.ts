@@ -46,6 +46,7 @@ import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
 import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
 import { createBackendService, type BackendRunners } from "./backends/service.js";
+import { backendToolRoute } from "./backends/tool-handler.js";
 import { createWorkflowShell } from "./workflows/shell.js";
 import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
 import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
@@ -429,7 +430,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
 
   const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics);
+  const toolHub = new ToolHub(diagnostics, (call) => backendTools(call));
   const contexts = new SessionContextRegistry();
   const sessionData = createSessionDataService({
     store: options.store,
@@ -546,7 +547,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     runners: options.backends ?? {},
     active: activeVersion,
     bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
+    bundleFolder: (appScope, folder) => runtimeApps.bundleFolder(appScope, folder),
     hostCalls: backendHostCalls,
+    diagnostics,
+  });
+  const backendTools = backendToolRoute({
+    backends,
+    toolOf: (appScope, method) => activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method),
+    report: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
     diagnostics,
   });
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */

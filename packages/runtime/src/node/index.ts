@@ -6,3 +6,4 @@ export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, sign
 export { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
 export { createNodeWasmRunner } from "./wasm-backend.js";
 export { createStdioRunner, networkNamespaceAvailable } from "./stdio-backend.js";
+export { createMcpStdioRunner, MCP_FLOOD_BURST, MCP_FLOOD_PER_SECOND, type McpStdioRunnerOptions } from "./mcp-backend.js";

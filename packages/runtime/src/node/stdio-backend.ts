@@ -97,7 +97,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:chil
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
 import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
@@ -176,6 +176,45 @@ export function stdioEnvironment(workDir: string): Record<string, string> {
 /** The backoff before restart number `failures` (1-based): `backoff_ms` doubled each time, at most a minute. */
 export function restartDelay(backoffMs: number, failures: number): number {
   return Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** Math.max(0, Math.min(30, failures - 1)));
+}
+
+/** Where a program runs: its code folder (named by the code's digest), its working folder, the record of its pid. */
+export interface ProgramFolders {
+  readonly codeDir: string;
+  readonly workDir: string;
+  readonly pidFile: string;
+}
+
+/**
+ * Writes a program's code folder `<dataDir>/app-backends/<app>/<id>/<digest>/` (once per digest: the files, by their
+ * paths relative to it, each written aside and renamed so a crash leaves no half; a `package.json` of
+ * `{"type": "commonjs"}` unless the files bring their own) and its working folder; returns their real paths.
+ */
+export function prepareProgramFolders(dataDir: string, appScope: string, id: string, digest: string, files: ReadonlyMap<string, Uint8Array>): ProgramFolders {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const root = realpathSync(dataDir);
+  const codeDir = join(root, "app-backends", appScope, id, digest);
+  const workDir = join(root, "app-work", appScope, id);
+  mkdirSync(codeDir, { recursive: true, mode: 0o700 });
+  mkdirSync(workDir, { recursive: true, mode: 0o700 });
+  const marker = join(codeDir, "package.json");
+  if (!files.has("package.json") && !existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
+  for (const [name, bytes] of files) {
+    const path = join(codeDir, name);
+    if (existsSync(path)) continue;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, bytes, { mode: 0o400 });
+    renameSync(partial, path);
+  }
+  return { codeDir, workDir, pidFile: stdioPidFilePath(root, appScope, id) };
+}
+
+/** The whole argv of a sandboxed program: its Node under the permission model, inside `unshare -rn` and `prlimit` where they work. */
+export function sandboxedArgv(paths: { readonly codeDir: string; readonly workDir: string; readonly entryPath: string }, memoryMb: number, isolated: boolean, args: readonly string[] = []): string[] {
+  const program = [process.execPath, ...stdioNodeArgs(paths, memoryMb), ...args];
+  const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(memoryMb)}`, ...program] : program;
+  return isolated ? ["unshare", "-rn", ...capped] : capped;
 }
 
 type JsonRpcId = string | number;
@@ -327,23 +366,9 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   }
 
   /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
-  const prepare = (): { codeDir: string; workDir: string; entryPath: string; pidFile: string } => {
-    mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
-    const root = realpathSync(spec.dataDir);
-    const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
-    const workDir = join(root, "app-work", spec.app_scope, id);
-    const entryPath = join(codeDir, entryName);
-    mkdirSync(codeDir, { recursive: true, mode: 0o700 });
-    mkdirSync(workDir, { recursive: true, mode: 0o700 });
-    const marker = join(codeDir, "package.json");
-    if (!existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
-    // Named by its digest: an entry already there is this one. Written aside, then renamed, so a crash leaves no half.
-    if (!existsSync(entryPath)) {
-      const partial = `${entryPath}.${process.pid}.partial`;
-      writeFileSync(partial, spec.entry, { mode: 0o400 });
-      renameSync(partial, entryPath);
-    }
-    return { codeDir, workDir, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
+  const prepare = (): ProgramFolders & { entryPath: string } => {
+    const folders = prepareProgramFolders(spec.dataDir, spec.app_scope, id, digest, new Map([[entryName, spec.entry]]));
+    return { ...folders, entryPath: join(folders.codeDir, entryName) };
   };
 
   /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
@@ -555,7 +580,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   };
 
   const start = (): Live => {
-    let paths: { codeDir: string; workDir: string; entryPath: string; pidFile: string };
+    let paths: ProgramFolders & { entryPath: string };
     try {
       paths = prepare();
       if (http && Buffer.byteLength(join(paths.workDir, HTTP_SOCKET_NAME)) > MAX_SOCKET_PATH_BYTES) throw new Error(`the path of its socket in its working folder is over ${MAX_SOCKET_PATH_BYTES} bytes (a shorter data folder fixes it)`);
@@ -571,9 +596,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       warned = true;
       diagnose("runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included", "back-end sandbox");
     }
-    const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
-    const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
-    const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
+    const argv = sandboxedArgv(paths, limits.memory_mb, isolated);
     // local-http: a socket in its working folder, the only place it may write; an old one (a crash) goes first.
     const socketPath = http ? join(paths.workDir, HTTP_SOCKET_NAME) : undefined;
     if (socketPath !== undefined) rmSync(socketPath, { force: true });
