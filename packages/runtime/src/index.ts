@@ -68,6 +68,7 @@ export { createBackendService, remoteHttpRunners, type BackendRunners, type Back
 export { createRemoteHttpRunner, type RemoteHttpOptions } from "./backends/remote-http.js";
 export * from "./backends/runner.js";
 export { connectMcp, describeMcpServer, mcpErrorToLineUp, MCP_CLIENT_INFO, type McpConnection, type McpConnectOptions, type McpServerDescription } from "./backends/mcp-client.js";
+export { mcpViewOf, MCP_APP_MIME_TYPE, MAX_MCP_VIEW_BYTES, type McpView } from "./backends/mcp-view.js";
 export { manifestFromMcp, mcpOutputSchema, mcpToolViewUri, MCP_BACKEND_ID, type McpManifestRequest, type McpToolInfo } from "./backends/mcp-manifest.js";
 export { storageCall } from "./runtime.js";
 export * from "./workflows/run.js";

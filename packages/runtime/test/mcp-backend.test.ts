@@ -1,29 +1,19 @@
-import { readdirSync, readFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AppManifest, AppScope, JsonObject } from "@lineup/protocol";
-import { describeMcpServer, manifestFromMcp, type McpToolInfo } from "../src/index.js";
+import { manifestFromMcp, type McpToolInfo } from "../src/index.js";
 import { createMcpStdioRunner } from "../src/node/index.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
+import { npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
 
 // Issue 22 §2 and shared design RELIABILITY X1: an MCP server as an app's back-end. A real MCP server from npm
 // (`@modelcontextprotocol/server-basic-preact`, which nobody here wrote) is installed as a LineUp app, its tools join
 // the agent's inventory under the app's scope, and the agent's call reaches it through the Runtime's checks. A hostile
 // MCP server — malformed JSON-RPC, a notification flood, an oversized result, schema-invalid `structuredContent`, a
 // hang — gets typed errors, is killed and restarted per its policy, and the other app goes on answering.
-
-const require = createRequire(import.meta.url);
-/** The files of an npm MCP server's `dist/` folder, as bundle files under `server/`, with its `package.json` type. */
-export function npmServerFiles(pkg: string): Record<string, string> {
-  const dist = dirname(require.resolve(pkg));
-  const files: Record<string, string> = { "server/package.json": '{"type":"module"}\n' };
-  for (const name of readdirSync(dist)) if (/\.(?:js|html)$/.test(name)) files[`server/${name}`] = readFileSync(join(dist, name), "utf8");
-  return files;
-}
 
 /** A hand-written MCP server that misbehaves on request: one tool per fault. */
 const HOSTILE = `
@@ -67,9 +57,7 @@ let clockFiles: Record<string, string>;
 beforeAll(async () => {
   dataDir = realpathSync(mkdtempSync(join(tmpdir(), "lineup-mcp-")));
   clockFiles = npmServerFiles("@modelcontextprotocol/server-basic-preact");
-  // What the server says of itself, read by the SDK's own client over stdio (as `lineup app from-mcp` does).
-  const described = await describeMcpServer(new StdioClientTransport({ command: process.execPath, args: [join(dirname(require.resolve("@modelcontextprotocol/server-basic-preact")), "index.js"), "--stdio"], stderr: "ignore" }));
-  clockManifest = manifestFromMcp({ app_scope: "clock" as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", args: ["--stdio"], tools: described.tools as unknown as McpToolInfo[] });
+  clockManifest = (await npmServerManifest("@modelcontextprotocol/server-basic-preact", "clock")).manifest;
 }, 60_000);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
