@@ -1,5 +1,6 @@
 /** `lineup`: one command table for every subcommand. */
 import { agentCommand } from "./commands/agent.js";
+import { appCommand } from "./commands/app-from-mcp.js";
 import { buildAppCommand } from "./commands/build-app.js";
 import { chatCommand } from "./commands/chat.js";
 import { evidenceCommand } from "./commands/evidence.js";
@@ -18,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, { readonly run: Command; readonly
   sign: { run: signCommand, summary: "sign a bundle: sign BUNDLE PRIVATE_KEY" },
   verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json" },
   evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]" },
+  app: { run: appCommand, summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]" },
   "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]" },
 };
 

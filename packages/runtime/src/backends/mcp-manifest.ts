@@ -114,7 +114,8 @@ export function manifestFromMcp(request: McpManifestRequest): AppManifest {
     ...(request.name === undefined ? {} : { name: request.name.slice(0, 80) }),
     ...(request.description === undefined ? {} : { description: request.description.slice(0, 2_000) }),
     runtime_sdk: { api_version: "1", required_features: ["app.tools.v1", "app.backend.v1"] },
-    entrypoints: [{ id: "main", kind: "primary", display_modes: ["foreground", "pip", "inline_card"] }],
+    // Its tools need no page (the server answers them); a view shows in a surface of its own, not at an entrypoint.
+    entrypoints: [{ id: "main", kind: "background" }],
     tools,
     backends: [backend],
   };
