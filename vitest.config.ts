@@ -9,5 +9,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
     pool: "forks",
+    // The MCP SDK's Streamable HTTP client imports eventsource-parser, whose "source" condition names TypeScript
+    // files Node cannot load: Vite transforms it (and the SDK that imports it) instead.
+    server: { deps: { inline: [/eventsource-parser/, /@modelcontextprotocol\/sdk/] } },
   },
 });

@@ -1,10 +1,15 @@
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AppManifest, AppScope, JsonObject } from "@lineup/protocol";
 import { manifestFromMcp, type McpToolInfo } from "../src/index.js";
-import { createMcpStdioRunner } from "../src/node/index.js";
+import { createMcpHttpRunner, createMcpStdioRunner } from "../src/node/index.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
 import { npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
@@ -35,6 +40,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   }
 });
 `;
+
+const NOTE_TOOL = { name: "add-note", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, outputSchema: { type: "object", required: ["kept"], properties: { kept: { type: "number" } } } } satisfies McpToolInfo;
 
 const HOSTILE_TOOLS = ["ok", "garbage", "flood", "huge", "badshape", "hang"];
 function hostileManifest(): AppManifest {
@@ -160,5 +167,46 @@ describe("MCP servers as LineUp apps", () => {
     expect((await agentCall(server, "hostile", "hostile.garbage"))[0]).toBe("lineup.tool.error");
     const [type, payload] = await agentCall(server, "hostile", "hostile.ok");
     expect([type, payload["code"], String(payload["message"])]).toEqual(["lineup.tool.error", "handler_failed", expect.stringContaining("not restarted")]);
+  }, 60_000);
+
+  it("reaches an MCP server over Streamable HTTP at the app's declared endpoint (mcp-http)", async () => {
+    // A Streamable HTTP MCP server made with the SDK's own server, on 127.0.0.1; stateless, as the npm examples are.
+    let served = 0;
+    const http: Server = createServer((req, res) => {
+      const mcp = new McpServer({ name: "notes", version: "1.0.0" }, { capabilities: { tools: {} } });
+      mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [NOTE_TOOL] }));
+      mcp.setRequestHandler(CallToolRequestSchema, (request) => {
+        served += 1;
+        return { content: [{ type: "text", text: `kept ${String(request.params.arguments?.["text"])}` }], structuredContent: { kept: served } };
+      });
+      const transport = new StreamableHTTPServerTransport({});
+      res.on("close", () => void transport.close());
+      void mcp.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+      const generated = manifestFromMcp({ app_scope: "notes" as AppScope, version: "1.0.0", entry: "unused.js", tools: [NOTE_TOOL] });
+      const { entry: _entry, runtime: _runtime, ...backend } = generated.backends![0]!;
+      const manifest: AppManifest = {
+        ...generated,
+        execution: { mode: "server-assisted", endpoints: [{ id: "notes", url, purpose: "Keeps your notes." }], data_boundary: "The text of each note." },
+        backends: [{ ...backend, plane: "cloud-remote", protocol: "mcp-http", endpoint: "notes" }],
+      };
+      const online = await onlineDevice({ extra: { backends: { "mcp-http": createMcpHttpRunner } } });
+      d = online.d;
+      await install(online.d, manifest, {});
+      await until(() => publishedInventories(online.server).some((i) => i.methods.includes("notes/notes.add_note")), 5_000, "the inventory");
+      const [type, payload] = await agentCall(online.server, "notes", "notes.add_note", { text: "milk" });
+      expect([type, payload["result"]]).toEqual(["lineup.tool.result", { content: [{ type: "text", text: "kept milk" }], structuredContent: { kept: 1 } }]);
+      // The input schema is the Runtime's to check: a call without its text never reaches the server.
+      const [badType, bad] = await agentCall(online.server, "notes", "notes.add_note", {});
+      expect([badType, bad["code"], served]).toEqual(["lineup.tool.error", "invalid_arguments", 1]);
+    } finally {
+      await d?.stop();
+      d = undefined;
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   }, 60_000);
 });

@@ -11,8 +11,8 @@ import { readFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { isAppScope, LineUpError } from "@lineup/protocol";
-import { describeMcpServer, manifestFromMcp, packBundle, type McpToolInfo } from "@lineup/runtime";
-import { readDirectoryFiles, signFile, writeBundleFile } from "@lineup/runtime/node";
+import { manifestFromMcp, packBundle, type McpToolInfo } from "@lineup/runtime";
+import { describeMcpServer, readDirectoryFiles, signFile, writeBundleFile } from "@lineup/runtime/node";
 import type { CliIo, Command } from "../io.js";
 
 const USAGE = "lineup app from-mcp --scope NAME --key PRIVATE_KEY [--version V] [--out FILE] -- node SERVER.js [ARGS…]";

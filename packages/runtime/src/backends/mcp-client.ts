@@ -6,18 +6,18 @@
  * - A tool call's result is `{content, structuredContent?}`: the MCP `CallToolResult` without its `isError` and
  *   `_meta`. A result with `isError: true` is the tool's own failure: `handler_failed` (`data.reason: "tool_error"`)
  *   with the text the server gave.
- * - What the server asks of the client goes to the host as the app (`BackendHostCalls`): `elicitation/create` is
- *   `mcp.elicit` (a card for the person). The client declares no `sampling` capability: no policy of this Runtime
- *   lets an app's server ask the agent's model, so `sampling/createMessage` is refused (`Method not found`, -32601).
+ * - The client declares no capability: no policy of this Runtime lets an app's server ask the agent's model
+ *   (`sampling/createMessage`), and asking the person from a server (`elicitation/create`) is not built yet, so the
+ *   SDK answers either `Method not found` (-32601) and the server's tool goes on or fails by its own rules.
  * - MCP errors become codes of the table: a JSON-RPC error whose `data.code` is one keeps it; `Method not found` is
  *   `method_not_found`, `Invalid params` `invalid_params`, a timeout `operation_expired`, a closed connection
  *   `handler_failed` (`crashed`), an aborted call `request_cancelled`; anything else `handler_failed`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
-import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls } from "./runner.js";
+import { ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { MAX_BACKEND_MESSAGE_BYTES } from "./runner.js";
 
 export const MCP_CLIENT_INFO = { name: "lineup", version: "1.0.0" } as const;
 
@@ -36,7 +36,6 @@ export interface McpConnection {
 }
 
 export interface McpConnectOptions {
-  readonly hostCalls: BackendHostCalls;
   readonly timeout_ms: number;
   readonly signal?: AbortSignal;
 }
@@ -67,12 +66,6 @@ export function mcpErrorToLineUp(error: unknown, what: string): LineUpError {
   return new LineUpError("handler_failed", `${what}: ${error instanceof Error ? error.message.slice(0, 500) : "failed"}`);
 }
 
-/** A LineUp refusal as the JSON-RPC error the SDK sends the server (its code's number, the code in `data`). */
-function toMcpError(error: unknown): McpError {
-  const lineup = error instanceof LineUpError ? error : new LineUpError("internal_error", "the host could not answer");
-  return new McpError(ERROR_CODES[lineup.code].rpc, lineup.message, { code: lineup.code });
-}
-
 const textOf = (content: unknown): string =>
   Array.isArray(content)
     ? content
@@ -83,14 +76,7 @@ const textOf = (content: unknown): string =>
 
 /** Connects the SDK's `Client` over `transport` (the initialize handshake) and returns the session. */
 export async function connectMcp(transport: Transport, options: McpConnectOptions): Promise<McpConnection> {
-  const client = new Client(MCP_CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    try {
-      return (await options.hostCalls("mcp.elicit", request.params as unknown as JsonValue)) as never;
-    } catch (error) {
-      throw toMcpError(error);
-    }
-  });
+  const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
   try {
     await client.connect(transport, { timeout: options.timeout_ms, ...(options.signal === undefined ? {} : { signal: options.signal }) });
   } catch (error) {

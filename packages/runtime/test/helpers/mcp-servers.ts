@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { AppManifest, AppScope } from "@lineup/protocol";
-import { describeMcpServer, manifestFromMcp, type McpToolInfo } from "../../src/index.js";
+import { manifestFromMcp, type McpToolInfo } from "../../src/index.js";
+import { describeMcpServer } from "../../src/node/index.js";
 
 const require = createRequire(import.meta.url);
 
