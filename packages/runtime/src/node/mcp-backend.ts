@@ -176,7 +176,14 @@ export function createMcpStdioRunner(spec: BackendStartSpec, options: McpStdioRu
   };
 
   const start = (): Live => {
-    const folders = prepareProgramFolders(options.dataDir, spec.app_scope, id, digest, files);
+    let folders: ReturnType<typeof prepareProgramFolders>;
+    try {
+      folders = prepareProgramFolders(options.dataDir, spec.app_scope, id, digest, files);
+    } catch (error) {
+      const message = `back-end ${id} could not be prepared: ${error instanceof Error ? error.message : String(error)}`;
+      afterEnd(true, message);
+      throw failed("start_failed", message);
+    }
     const entryPath = join(folders.codeDir, entryName);
     if (reapStaleProgram(folders.pidFile) === "killed") diagnose("a program a previous host left running was killed", "back-end orphan");
     const argv = sandboxedArgv({ ...folders, entryPath }, limits.memory_mb, networkNamespaceAvailable(), spec.declaration.args ?? []);
