@@ -54,8 +54,9 @@ describe("lineup app from-mcp", () => {
     const io = capture();
     expect(await runCli(["app", "from-mcp", "--scope", "x", "--key", "k", "--", "python", "server.py"], io)).toBe(2);
     expect(io.errors[0]).toContain("--scope names the app");
+    expect(io.errors[1]).toMatch(/^usage: lineup app from-mcp/);
     const other = capture();
     expect(await runCli(["app", "from-mcp", "--scope", "tools", "--key", "k", "--", "python", "server.py"], other)).toBe(2);
-    expect(other.errors[0]).toMatch(/^the server runs on Node: its command is node SERVER.js \[ARGS…\]\nusage: lineup app from-mcp/);
+    expect(other.errors[0]).toBe("lineup app: the server runs on Node: its command is node SERVER.js [ARGS…]");
   });
 });

@@ -4,7 +4,7 @@
  * page and the native side must share.
  */
 import { describe, expect, it } from "vitest";
-import { decodeHostChannelResponse, encodeHostChannelRequest } from "@lineup/protocol";
+import { decodeHostChannelResponse, encodeHostChannelRequest, HOST_CHANNEL_MAX_BYTES } from "@lineup/protocol";
 import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js";
 import { createChannel, type HostChannelHandlers } from "../src/channel.js";
 import { contentRules, mayNavigate } from "../src/confinement.js";
@@ -48,6 +48,7 @@ describe("command line", () => {
       value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true },
     });
     expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false } });
+    expect(parseOptions(["--dist", "d", "--driver", "--fake-dialogs", "/t"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: true, fakeDialogs: "/t" } });
   });
 
   it("refuses what it does not know, in one line", () => {
@@ -55,6 +56,8 @@ describe("command line", () => {
     expect(parseOptions(["--dist"], "/d")).toEqual({ ok: false, error: "--dist needs a value" });
     expect(parseOptions(["--dist", "d", "--verbose"], "/d")).toEqual({ ok: false, error: "unknown option --verbose" });
     expect(parseOptions(["--dist", "d", "--bundle", "../x=/y"], "/d")).toMatchObject({ ok: false });
+    // A person's window always shows the real dialogs.
+    expect(parseOptions(["--dist", "d", "--fake-dialogs", "/t"], "/d")).toEqual({ ok: false, error: "--fake-dialogs is for tests: it needs --driver" });
   });
 });
 
@@ -70,40 +73,54 @@ describe("window state", () => {
 describe("the host channel, native end against the page's end", () => {
   const titles: string[] = [];
   const handlers: HostChannelHandlers = {
-    "host.info": () => ({ host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p" }),
+    "host.info": () => ({ host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false }),
     "window.set_title": ({ title }) => (titles.push(title), {}),
     "window.present": () => ({}),
     "window.minimize": () => {
       throw new Error("no window yet");
     },
+    "file.pick": async () => ({ files: [], over_limit: false }),
+    "file.save": async ({ name }) => {
+      await new Promise((r) => setTimeout(r, 10));
+      if (name === "broken.txt") throw new Error("the disk is full");
+      return { saved: name !== "closed.txt" };
+    },
   };
   const channel = createChannel(handlers);
 
-  it("answers a request, checked on both ends", () => {
-    const answer = decodeHostChannelResponse(channel(encodeHostChannelRequest(7, "host.info", {})), 7, "host.info");
-    expect(answer).toEqual({ ok: true, value: { host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p" } });
-    expect(decodeHostChannelResponse(channel(encodeHostChannelRequest(8, "window.set_title", { title: "LineUp — Whiteboard" })), 8, "window.set_title")).toEqual({ ok: true, value: {} });
+  it("answers a request, checked on both ends", async () => {
+    const answer = decodeHostChannelResponse(await channel(encodeHostChannelRequest(7, "host.info", {})), 7, "host.info");
+    expect(answer).toEqual({ ok: true, value: { host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false } });
+    expect(decodeHostChannelResponse(await channel(encodeHostChannelRequest(8, "window.set_title", { title: "LineUp — Whiteboard" })), 8, "window.set_title")).toEqual({ ok: true, value: {} });
     expect(titles).toEqual(["LineUp — Whiteboard"]);
   });
 
-  it("refuses bad requests with typed codes, and the page reads each refusal", () => {
-    const refusal = (text: string, id = 3) => decodeHostChannelResponse(channel(text), id, "host.info");
-    expect(refusal("{not json")).toMatchObject({ ok: false, error: { code: "json_malformed" } });
-    expect(refusal(JSON.stringify({ channel: "lineup.host", v: 2, id: 3, method: "host.info", params: {} }))).toMatchObject({ ok: false, error: { code: "bridge_frame_invalid" } });
-    expect(refusal(JSON.stringify({ channel: "lineup.host", v: 1, id: 3, method: "shell.exec", params: { cmd: "rm -rf /" } }))).toMatchObject({ ok: false, error: { code: "method_not_found" } });
-    expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 4, method: "window.set_title", params: { title: "" } })), 4, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
-    expect(decodeHostChannelResponse(channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 5, method: "window.set_title", params: { title: "x".repeat(201) } })), 5, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
-    expect(refusal("x".repeat(8 * 1_048_576 + 1))).toMatchObject({ ok: false, error: { code: "json_too_large" } });
+  it("refuses bad requests with typed codes, and the page reads each refusal", async () => {
+    const refusal = async (text: string, id = 3) => decodeHostChannelResponse(await channel(text), id, "host.info");
+    expect(await refusal("{not json")).toMatchObject({ ok: false, error: { code: "json_malformed" } });
+    expect(await refusal(JSON.stringify({ channel: "lineup.host", v: 2, id: 3, method: "host.info", params: {} }))).toMatchObject({ ok: false, error: { code: "bridge_frame_invalid" } });
+    expect(await refusal(JSON.stringify({ channel: "lineup.host", v: 1, id: 3, method: "shell.exec", params: { cmd: "rm -rf /" } }))).toMatchObject({ ok: false, error: { code: "method_not_found" } });
+    expect(decodeHostChannelResponse(await channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 4, method: "window.set_title", params: { title: "" } })), 4, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(decodeHostChannelResponse(await channel(JSON.stringify({ channel: "lineup.host", v: 1, id: 5, method: "window.set_title", params: { title: "x".repeat(201) } })), 5, "window.set_title")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(await refusal("x".repeat(HOST_CHANNEL_MAX_BYTES + 1))).toMatchObject({ ok: false, error: { code: "json_too_large" } });
     expect(titles).toEqual(["LineUp — Whiteboard"]);
   });
 
-  it("a handler that throws answers `failed` with the method named, never a stack", () => {
-    const answer = decodeHostChannelResponse(channel(encodeHostChannelRequest(9, "window.minimize", {})), 9, "window.minimize");
+  it("a handler that throws answers `failed` with the method named, never a stack", async () => {
+    const answer = decodeHostChannelResponse(await channel(encodeHostChannelRequest(9, "window.minimize", {})), 9, "window.minimize");
     expect(answer).toEqual({ ok: false, error: { code: "failed", message: "window.minimize failed: no window yet" } });
   });
 
-  it("the page refuses an answer that is not the one it waits for, or not sound", () => {
-    expect(decodeHostChannelResponse(channel(encodeHostChannelRequest(10, "host.info", {})), 11, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
+  it("a method that waits for the person answers when it is done, and its failure is `failed`", async () => {
+    const save = async (name: string, data = "aGk=") => decodeHostChannelResponse(await channel(encodeHostChannelRequest(20, "file.save", { name, mime_type: "text/plain", data })), 20, "file.save");
+    expect(await save("notes.txt")).toEqual({ ok: true, value: { saved: true } });
+    expect(await save("closed.txt")).toEqual({ ok: true, value: { saved: false } });
+    expect(await save("broken.txt")).toEqual({ ok: false, error: { code: "failed", message: "file.save failed: the disk is full" } });
+    expect(await save("", "aGk=")).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+  });
+
+  it("the page refuses an answer that is not the one it waits for, or not sound", async () => {
+    expect(decodeHostChannelResponse(await channel(encodeHostChannelRequest(10, "host.info", {})), 11, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
     expect(decodeHostChannelResponse(JSON.stringify({ channel: "lineup.host", v: 1, id: 12, result: { host: "browser" } }), 12, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
     expect(decodeHostChannelResponse(42, 12, "host.info")).toMatchObject({ ok: false, error: { code: "bridge_result_invalid" } });
   });

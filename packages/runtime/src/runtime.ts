@@ -652,7 +652,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       case "tool": {
         // The call's id is the effect key's: the step run again after a restart is the same call, answered from its record.
         const callId = `wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
-        const output = await awaitToolCall(run.app_scope, callId, {
+        const output = await awaitToolCall(step.tool!.app_scope ?? run.app_scope, callId, {
           kind: "workflow.tool_call",
           app_scope: run.app_scope,
           run_id: run.run_id,
@@ -670,7 +670,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         throw new LineUpError("invalid_state", "a confirm step is answered by the person, not run");
     }
   };
-  /** A workflow's tool call (`invoke`), and its terminal output: at once when it has one, else when it settles. */
+  /** A workflow's tool call (`invoke`) to a tool of `appScope`, and its terminal output: at once when it has one, else when it settles. */
   const awaitToolCall = (appScope: string, callId: string, invoke: Extract<RuntimeInput, { kind: "workflow.tool_call" }>): Promise<Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>> =>
     new Promise((resolve, reject) => {
       type Terminal = Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>;

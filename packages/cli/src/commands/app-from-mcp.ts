@@ -10,12 +10,12 @@
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { isAppScope, LineUpError } from "@lineup/protocol";
+import { isAppScope, LineUpError, UsageError } from "@lineup/protocol";
 import { manifestFromMcp, packBundle, type McpToolInfo } from "@lineup/runtime";
 import { describeMcpServer, readDirectoryFiles, signFile, writeBundleFile } from "@lineup/runtime/node";
 import type { CliIo, Command } from "../io.js";
 
-const USAGE = "lineup app from-mcp --scope NAME --key PRIVATE_KEY [--version V] [--out FILE] -- node SERVER.js [ARGS…]";
+export const APP_USAGE = "usage: lineup app from-mcp --scope NAME --key PRIVATE_KEY [--version V] [--out FILE] -- node SERVER.js [ARGS…]";
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 interface Request {
@@ -63,10 +63,7 @@ async function moduleType(dir: string): Promise<string> {
 
 export const appFromMcpCommand: Command = async (argv, io) => {
   const request = parse(argv);
-  if (typeof request === "string") {
-    io.err(`${request}\nusage: ${USAGE}`);
-    return 2;
-  }
+  if (typeof request === "string") throw new UsageError(request);
   const refused = (code: string, message: string): number => {
     io.err(`refused: ${code}: ${message}`);
     return 1;
@@ -107,7 +104,6 @@ export const appFromMcpCommand: Command = async (argv, io) => {
 
 /** `lineup app <subcommand>`: apps made from other things. */
 export const appCommand: Command = async (argv, io: CliIo) => {
-  if (argv[0] === "from-mcp") return appFromMcpCommand(argv.slice(1), io);
-  io.err(`usage: ${USAGE}`);
-  return 2;
+  if (argv[0] !== "from-mcp") throw new UsageError(argv[0] === undefined ? "expected a subcommand: from-mcp" : `unknown subcommand "${argv[0]}"`);
+  return appFromMcpCommand(argv.slice(1), io);
 };

@@ -1,7 +1,8 @@
 /**
  * The `mcp-stdio` back-end runner on the Node host (docs/manifest.md §8b): an MCP server that ships in the app's
  * bundle, started as a child process in the same sandbox as a `stdio-jsonrpc` program (`stdio-backend.ts`: code
- * and working folders, permission model, scrubbed environment, network namespace, memory limits, pid record) and
+ * and working folders, permission model, scrubbed environment, its own file-system view and network namespace where
+ * the host can make them, memory limits, pid record) and
  * spoken to by the MCP SDK's own `Client` (`backends/mcp-client.ts`) over its stdin and stdout. Its code folder
  * holds every file of the bundle in the entry's folder (the server's own `package.json`, pages it reads), and it
  * gets the declaration's `args` after its entry.
@@ -30,7 +31,7 @@ import { LineUpError } from "@lineup/protocol";
 import { connectMcp, type McpConnection } from "../backends/mcp-client.js";
 import { resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 import { forgetProgram, reapStaleProgram, recordProgram } from "./stdio-pid-file.js";
-import { LineSplitter, MAX_STDIO_LINE_BYTES, classifyStdioMessage, networkNamespaceAvailable, prepareProgramFolders, residentBytes, restartDelay, sandboxedArgv, stdioEnvironment } from "./stdio-backend.js";
+import { LineSplitter, MAX_STDIO_LINE_BYTES, cappedProgram, classifyStdioMessage, prepareProgramFolders, residentBytes, restartDelay, sandboxShortfall, sandboxedArgv, stdioEnvironment } from "./stdio-backend.js";
 
 /** Messages that answer no call of ours (notifications, the server's requests) allowed in one burst, and refilled per second. */
 export const MCP_FLOOD_BURST = 200;
@@ -154,6 +155,7 @@ export function createMcpStdioRunner(spec: BackendStartSpec, options: McpStdioRu
   let failures = 0;
   let notBefore = 0;
   let admitted = 0;
+  let warned = false;
 
   const afterEnd = (failure: boolean, why: string): void => {
     if (status === "stopped" || status === "failed") return;
@@ -186,7 +188,12 @@ export function createMcpStdioRunner(spec: BackendStartSpec, options: McpStdioRu
     }
     const entryPath = join(folders.codeDir, entryName);
     if (reapStaleProgram(folders.pidFile) === "killed") diagnose("a program a previous host left running was killed", "back-end orphan");
-    const argv = sandboxedArgv({ ...folders, entryPath }, limits.memory_mb, networkNamespaceAvailable(), spec.declaration.args ?? []);
+    const { argv, isolation } = sandboxedArgv(cappedProgram({ ...folders, entryPath }, limits.memory_mb, spec.declaration.args ?? []), folders);
+    const shortfall = sandboxShortfall(isolation);
+    if (shortfall !== undefined && !warned) {
+      warned = true;
+      diagnose(shortfall, "back-end sandbox");
+    }
     const child = spawn(argv[0]!, argv.slice(1), { cwd: folders.workDir, env: stdioEnvironment(folders.workDir), stdio: ["pipe", "pipe", "pipe"] });
     const pid = child.pid;
     if (pid !== undefined) recordProgram(folders.pidFile, pid, entryPath);

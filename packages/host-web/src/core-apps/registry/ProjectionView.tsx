@@ -97,7 +97,10 @@ export function appCodeSentences(projection: ManifestProjection): string[] {
     lines.push(`Keeps up to ${formatBytes(projection.storage.quota_bytes)} of its own data on this device (${projection.storage.collections.join(", ")}), deleted when you remove it.`);
   }
   for (const backend of projection.backends) lines.push(backendSentence(backend));
-  for (const workflow of projection.workflows) lines.push(`Workflow “${workflow.title}”: ${workflow.step_kinds.map((k) => STEP_WORDS[k] ?? k).filter((w, i, all) => all.indexOf(w) === i).join(", ")}.`);
+  for (const workflow of projection.workflows) {
+    const others = workflow.other_app_tools.length === 0 ? "" : `; it calls other apps' tools: ${workflow.other_app_tools.join(", ")}`;
+    lines.push(`Workflow “${workflow.title}”: ${workflow.step_kinds.map((k) => STEP_WORDS[k] ?? k).filter((w, i, all) => all.indexOf(w) === i).join(", ")}${others}.`);
+  }
   return lines;
 }
 
