@@ -11,9 +11,9 @@ export default defineConfig({
     // Each project names its own files (a project extending this config would add to an include here).
     testTimeout: 20_000,
     pool: "forks",
-    // eventsource-parser (under the MCP SDK's Streamable HTTP client) publishes a "source" export condition of
-    // its own, pointing at TypeScript, which Node cannot load: Vite transforms that client and it instead.
-    server: { deps: { inline: [/@modelcontextprotocol\/sdk\/dist\/esm\/client\/streamableHttp/, "eventsource-parser"] } },
+    // The MCP SDK's Streamable HTTP client imports eventsource-parser, whose "source" condition names TypeScript
+    // files Node cannot load: Vite transforms it (and the SDK that imports it) instead.
+    server: { deps: { inline: [/eventsource-parser/, /@modelcontextprotocol\/sdk/] } },
     projects: [
       // Several AppServer processes on one database is PostgreSQL's alone.
       {

@@ -3,6 +3,7 @@ import { runCommand } from "@lineup/protocol";
 import { AGENT_CLI_USAGE } from "@lineup/agent-sdk/node";
 import { serverHelp } from "@lineup/app-server";
 import { agentCommand } from "./commands/agent.js";
+import { APP_USAGE, appCommand } from "./commands/app-from-mcp.js";
 import { BUILD_APP_USAGE, buildAppCommand } from "./commands/build-app.js";
 import { CHAT_USAGE, chatCommand } from "./commands/chat.js";
 import { EVIDENCE_USAGE, evidenceCommand } from "./commands/evidence.js";
@@ -25,6 +26,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   sign: { run: signCommand, summary: "sign a bundle: sign BUNDLE PRIVATE_KEY", usage: SIGN_USAGE },
   verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json", usage: VERIFY_USAGE },
   evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]", usage: EVIDENCE_USAGE },
+  app: { run: appCommand, summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]", usage: APP_USAGE },
   "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", usage: BUILD_APP_USAGE },
 };
 

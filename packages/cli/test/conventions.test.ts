@@ -45,10 +45,11 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
   verify: () => [["verify", missing, missing], /./],
   evidence: () => [["evidence", "verify", missing], /cannot read/],
   "build-app": () => [["build-app", missing], /./],
+  app: () => [["app", "from-mcp", "--scope", "clock", "--key", missing, "--", "node", join(missing, "server.js")], /the MCP server did not answer/],
 };
 
 /** Subcommands, each of which answers --help as its command does. */
-const SUBCOMMANDS: readonly string[][] = [["agent", "demo"], ["agent", "llm"], ["evidence", "verify"]];
+const SUBCOMMANDS: readonly string[][] = [["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"]];
 
 const noStack = (lines: readonly string[]) => lines.every((l) => !/^\s+at /.test(l));
 

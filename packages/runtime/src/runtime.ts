@@ -47,6 +47,8 @@ import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
 import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
 import { createBackendService, type BackendRunners } from "./backends/service.js";
+import { backendToolRoute } from "./backends/tool-handler.js";
+import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
 import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
 import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
@@ -298,6 +300,13 @@ export interface AppPort {
    */
   callBackend(backendId: string, method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
   /**
+   * The MCP Apps view of the app's tool `method` (its `view`, read from the tool's MCP back-end): the page's HTML
+   * (`text/html;profile=mcp-app`), the MCP tool's name and the CSP domains the server's `_meta.ui.csp` asks for (which the
+   * host honours only through a grant the person approves). `not_found` for a tool without a view; a resource that
+   * is not an MCP App page is `invalid_result`.
+   */
+  readMcpView(method: string, options?: { readonly signal?: AbortSignal }): Promise<McpView>;
+  /**
    * Starts a durable run of a workflow the manifest declares (docs/protocol.md "Workflows"), in `conversation_id`
    * or the conversation of `instance_id` (agent task and evidence steps need one). The same `idempotency_key` and
    * input return the same run; the same key with another input is `idempotency_conflict`. Refused with nothing
@@ -437,7 +446,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
 
   const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics);
+  const toolHub = new ToolHub(diagnostics, (call) => backendTools(call));
   const contexts = new SessionContextRegistry();
   const sessionData = createSessionDataService({
     store: options.store,
@@ -562,7 +571,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     runners: options.backends ?? {},
     active: activeVersion,
     bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
+    bundleFolder: (appScope, folder) => runtimeApps.bundleFolder(appScope, folder),
     hostCalls: backendHostCalls,
+    diagnostics,
+  });
+  const backendTools = backendToolRoute({
+    backends,
+    toolOf: (appScope, method) => activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method),
+    report: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
     diagnostics,
   });
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
@@ -1168,6 +1184,12 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         async callBackend(backendId, method, params, callOptions) {
           requireEnabled();
           return backends.call(appScope, backendId, method, params, callOptions);
+        },
+        async readMcpView(method, viewOptions) {
+          requireEnabled();
+          const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
+          if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
+          return mcpViewOf(tool.backend.method, tool.view.resource_uri, await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions));
         },
         async exportEvidence(request) {
           requireEnabled();

@@ -7,6 +7,7 @@
  *
  * A manifest that passes is returned as written (same object, no defaults filled in).
  */
+import { MCP_BACKEND_PROTOCOLS } from "./app-code.js";
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
 import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
 import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
@@ -86,6 +87,17 @@ function checkToolRules(tool: ToolDescriptor, kind: ManifestKind): Refusal | und
   }
   if (callModel === "query" && tool.idempotent === false) {
     return invalid("/idempotent", "a query is read-only and therefore idempotent");
+  }
+  if (tool.backend !== undefined) {
+    if (kind === "core") return invalid("/backend", "a core app's tools are served by the app itself");
+    if (tool.activation_requirement !== undefined && tool.activation_requirement !== "activation_not_required") {
+      return invalid("/activation_requirement", "a tool its back-end serves needs no running app (activation_not_required)");
+    }
+    if (callModel === "interactive" || callModel === "operation" || tool.requires_foreground === true) {
+      return invalid("/call_model", "a tool its back-end serves is a query or a command: its server answers the call itself");
+    }
+  } else if (tool.view !== undefined) {
+    return invalid("/view", "only a tool an MCP back-end serves shows an MCP Apps view");
   }
   const floor = capabilitiesRisk(capabilities);
   if (tool.risk_level !== undefined && riskRank(tool.risk_level) < riskRank(floor)) {
@@ -200,6 +212,15 @@ function checkStructure(manifest: AppManifest, kind: ManifestKind): Refusal | un
     }
     if (tool.entrypoint !== undefined && !entrypointIds.has(tool.entrypoint)) {
       return fail("manifest_unknown_entrypoint", `tool ${tool.method} names entrypoint "${tool.entrypoint}", which the manifest does not define`, `${at}/entrypoint`);
+    }
+    if (tool.backend !== undefined) {
+      const backend = (manifest.backends ?? []).find((b) => b.id === tool.backend!.id);
+      if (backend === undefined || !MCP_BACKEND_PROTOCOLS.includes(backend.protocol)) {
+        return fail("manifest_invalid", `tool ${tool.method} names back-end "${tool.backend.id}", which is not one of the manifest's MCP back-ends`, `${at}/backend/id`);
+      }
+      if (!backend.methods.some((m) => m.name === tool.backend!.method)) {
+        return fail("manifest_invalid", `tool ${tool.method} names method "${tool.backend.method}", which back-end ${backend.id} does not declare`, `${at}/backend/method`);
+      }
     }
   }
 
