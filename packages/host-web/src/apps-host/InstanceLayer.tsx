@@ -9,6 +9,7 @@ import { useEffect, useRef } from "preact/hooks";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
 import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
+import { localizedAppName } from "../i18n/app-text.js";
 
 export type Placement = "foreground" | "pip" | "hidden";
 
@@ -88,7 +89,7 @@ function InstanceSurface({
     wasForeground.current = foreground;
   }, [placement]);
 
-  const name = runtime.appManager.getApp(instance.app_scope)?.manifest.name ?? instance.app_scope;
+  const name = localizedAppName(runtime.appManager.getApp(instance.app_scope)?.projection) ?? instance.app_scope;
 
   useEffect(() => {
     if (instance.status !== "closing" || closing.current) return;

@@ -13,7 +13,7 @@ import type { BridgeHostSnapshot, BridgeMethodName } from "@lineup/protocol";
 import type { LineUpRuntime, ResultCard } from "@lineup/runtime";
 import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
-import { hostLocale, hostTimeZone } from "./locale.js";
+import { appLocale, hostTimeZone } from "./locale.js";
 
 /** Provided by the shell; the chat's timeline asks it for a card per finished tool call. */
 export const ResultCardContext = createContext<LineUpRuntime | undefined>(undefined);
@@ -61,7 +61,7 @@ export function ToolResultCard({ callId }: { callId: string }) {
           runtime_origin: "null",
           scope: { conversation_id: card.conversation_id },
           theme: currentTheme(),
-          locale: hostLocale(),
+          locale: appLocale(),
           timezone: hostTimeZone(),
           workspace: {},
           display_mode: "inline_card",

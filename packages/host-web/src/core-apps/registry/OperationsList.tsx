@@ -2,6 +2,7 @@
 import { formatTime } from "./format.js";
 import type { AppOperation } from "./manager-api.js";
 import { activityStatus, newestFirst, operationSummary } from "./operation-text.js";
+import { t } from "../../i18n/index.js";
 
 export const OPERATIONS_SHOWN = 20;
 
@@ -9,9 +10,9 @@ export function OperationsList({ operations }: { operations: readonly AppOperati
   const shown = newestFirst(operations).slice(0, OPERATIONS_SHOWN);
   return (
     <section class="activity" aria-labelledby="operations-title">
-      <h2 id="operations-title">Recent activity</h2>
+      <h2 id="operations-title">{t("registry.activity")}</h2>
       {shown.length === 0 ? (
-        <p class="muted">Nothing yet.</p>
+        <p class="muted">{t("registry.nothingYet")}</p>
       ) : (
         <ol class="activity-list">
           {shown.map((operation, index) => (

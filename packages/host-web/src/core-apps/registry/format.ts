@@ -1,20 +1,21 @@
 /**
- * Formatting for the App Registry and Settings apps: byte counts in bytes/KB/MB, publisher key ids
- * shortened for reading, and RFC 3339 times as a short UTC date and time. Pure.
+ * Formatting for the App Registry and Settings apps: byte counts in bytes/KB/MB (numbers and words in
+ * the UI language), publisher key ids shortened for reading, and RFC 3339 times as a short UTC date and time.
  */
+import { format, t } from "../../i18n/index.js";
 
 const KB = 1024;
 const MB = 1024 * 1024;
 
-/** `512 bytes`, `1.5 KB`, `12.3 MB` (binary units, one decimal, none for whole numbers). */
+/** `512 bytes`, `1.5 KB`, `12.3 MB` (binary units, one decimal, none for whole numbers), in the UI language. */
 export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return "unknown";
-  if (bytes < KB) return bytes === 1 ? "1 byte" : `${Math.round(bytes)} bytes`;
+  if (!Number.isFinite(bytes) || bytes < 0) return t("common.unknown");
+  if (bytes < KB) return t("bytes.byte", { n: Math.round(bytes) });
   const [value, unit] = bytes < MB ? [bytes / KB, "KB"] : [bytes / MB, "MB"];
   const rounded = Math.round(value * 10) / 10;
   // 1023.96 KB rounds to 1024.0: say 1 MB instead.
-  if (unit === "KB" && rounded >= 1024) return "1 MB";
-  return `${Number.isInteger(rounded) ? rounded.toFixed(0) : rounded.toFixed(1)} ${unit}`;
+  if (unit === "KB" && rounded >= 1024) return `${format().number(1)} MB`;
+  return `${format().number(rounded, { maximumFractionDigits: 1 })} ${unit}`;
 }
 
 /** The first 8 and last 4 hex digits of a 64-digit key id: enough to tell keys apart at a glance. */
