@@ -18,7 +18,7 @@ import { Toasts } from "./Toasts.js";
 import { Launcher, launcherShortcut } from "./Launcher.js";
 import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
 import { parseOpenLink, type OpenLink } from "./open-link.js";
-import { CORE_APPS, createOpener, type Showing } from "./opener.js";
+import { CORE_APPS, coreLabel, createOpener, type Showing } from "./opener.js";
 import { t, uiLanguage } from "../i18n/index.js";
 import { localizedAppName, localizedDescription } from "../i18n/app-text.js";
 import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
@@ -179,7 +179,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   };
 
   /** An installed app's name for people in the UI language, as its tab and the chat's Files show it; undefined when it is not installed. */
-  const appName = (appScope: string): string | undefined => localizedAppName(runtime.appManager.getApp(appScope)?.projection);
+  const appName = (appScope: string): string | undefined => coreLabel(appScope) ?? localizedAppName(runtime.appManager.getApp(appScope)?.projection);
   const running = instances.instances.filter(live);
   /** Opens the app again where it was (its conversation and entrypoint), as a new instance, and shows it. */
   const reopen = (failed: AppInstance) => {

@@ -112,7 +112,7 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
         {state.phase === "refused" ? (
           <div class="install-refused">
             <p>
-              <strong>{state.file}</strong>
+              <strong translate={false}>{state.file}</strong>
               {t("install.notInstalled")}
             </p>
             <OperationResult operation={state.operation} />
@@ -123,7 +123,7 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
         <div class="install-review" role="region" aria-label={t("install.review")}>
           <p class="muted">
             {t("install.reviewLead")}
-            <strong>{state.file.name}</strong>
+            <strong translate={false}>{state.file.name}</strong>
             {t("install.reviewLeadEnd")}
           </p>
           <ProjectionView projection={state.inspected.projection} headingId="install-review-title" />

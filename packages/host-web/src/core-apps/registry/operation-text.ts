@@ -102,16 +102,21 @@ export function activityStatus(operation: AppOperation): { readonly label: strin
   return { label: t(OPERATION_STATUS_LABELS[operation.status]), tone: operation.status === "succeeded" ? "ok" : operation.status === "failed" ? "failed" : "waiting" };
 }
 
-/** One line for the operations list: `Install whiteboard 1.0.0 — done`. */
-export function operationSummary(operation: AppOperation): string {
+/** The parts of an operations list line: what was done, to which app (its scope, empty when unknown), the versions. */
+export function operationParts(operation: AppOperation): { readonly kind: string; readonly scope: string; readonly versions: string } {
   const versions =
     operation.from_version !== undefined && operation.to_version !== undefined
       ? ` ${operation.from_version} → ${operation.to_version}`
       : operation.to_version !== undefined
         ? ` ${operation.to_version}`
         : "";
-  const scope = operation.app_scope === "" ? t("op.unknownApp") : operation.app_scope;
-  return `${t(OPERATION_KIND_LABELS[operation.kind])} ${scope}${versions}`;
+  return { kind: t(OPERATION_KIND_LABELS[operation.kind]), scope: operation.app_scope, versions };
+}
+
+/** One line for the operations list: `Install whiteboard 1.0.0`. */
+export function operationSummary(operation: AppOperation): string {
+  const { kind, scope, versions } = operationParts(operation);
+  return `${kind} ${scope === "" ? t("op.unknownApp") : scope}${versions}`;
 }
 
 /** Newest first by `requested_at` (unreadable times last); equal times keep the manager's order, which is newest first. */

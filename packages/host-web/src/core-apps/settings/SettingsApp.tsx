@@ -67,7 +67,11 @@ export function SettingsApp({ config, onSignOut, settings, appName }: { config: 
         <p>
           AppServer <code>{config.server_url}</code>
         </p>
-        <p class="muted">{t("settings.newConversationsGoTo", { agent: config.agent_id })}</p>
+        <p class="muted">
+          {t("settings.newConversationsGoTo")}
+          <code>{config.agent_id}</code>
+          {t("settings.newConversationsGoToEnd")}
+        </p>
         <button type="button" class="secondary" onClick={onSignOut}>
           {t("settings.signOut")}
         </button>

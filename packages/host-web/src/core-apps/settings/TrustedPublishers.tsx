@@ -66,7 +66,7 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
             const name = p.label ?? shortKeyId(p.key_id);
             return (
               <li key={p.key_id} class="settings-row" data-key-id={p.key_id}>
-                <strong>{name}</strong>
+                <strong translate={false}>{name}</strong>
                 <code title={p.key_id} aria-label={t("publishers.keyId", { keyId: p.key_id })}>
                   {shortKeyId(p.key_id)}
                 </code>
@@ -83,11 +83,16 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
       )}
       <form class="inline-form" aria-label={t("publishers.addForm")} onSubmit={(e) => void add(e)}>
         <label class="stack">
-          {t("publishers.key")}
+          <span>
+            {t("publishers.key")}
+            <code>publisher.pub.json</code>
+            {t("publishers.keyEnd")}
+          </span>
           <textarea
             rows={3}
             value={text}
             spellcheck={false}
+            translate={false}
             placeholder='{ "key_id": "…", "public_key": "…" }'
             aria-invalid={error !== undefined}
             aria-describedby={error !== undefined ? "publisher-error" : undefined}
