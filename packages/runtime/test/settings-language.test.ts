@@ -3,7 +3,7 @@
  * across a restart, announced to Settings' subscribers, and refused when it is not a language tag.
  */
 import { describe, expect, it } from "vitest";
-import { LineUpError } from "@lineup/protocol";
+import type { LineUpError } from "@lineup/protocol";
 import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA } from "../src/index.js";
 import { createMemoryStoreData, FakeAppServer, startDevice } from "./helpers/runtime-harness.js";
 
