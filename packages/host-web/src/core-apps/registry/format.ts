@@ -1,6 +1,7 @@
 /**
  * Formatting for the App Registry and Settings apps: byte counts in bytes/KB/MB (numbers and words in
- * the UI language), publisher key ids shortened for reading, and RFC 3339 times as a short UTC date and time.
+ * the UI language), publisher key ids shortened for reading, and RFC 3339 times as a UTC date and time
+ * written the UI language's way.
  */
 import { format, t } from "../../i18n/index.js";
 
@@ -23,9 +24,19 @@ export function shortKeyId(keyId: string): string {
   return keyId.length <= 16 ? keyId : `${keyId.slice(0, 8)}…${keyId.slice(-4)}`;
 }
 
-/** `2026-11-30 08:42 UTC` (or `08:42:05` with seconds) from an RFC 3339 timestamp; the text itself when it is not one. */
+/** `Nov 30, 2026, 08:42 UTC` (`2026年11月30日 UTC 08:42`; with seconds on request) from an RFC 3339 timestamp; the text itself when it is not one. */
 export function formatTime(iso: string, options: { readonly seconds?: boolean } = {}): string {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return iso;
-  return `${new Date(ms).toISOString().slice(0, options.seconds === true ? 19 : 16).replace("T", " ")} UTC`;
+  return format().date(ms, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    ...(options.seconds === true ? { second: "2-digit" } : {}),
+    hourCycle: "h23",
+    timeZone: "UTC",
+    timeZoneName: "short",
+  });
 }
