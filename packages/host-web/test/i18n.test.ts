@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setUiLanguage, t, tIn, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
 import { MESSAGES } from "../src/i18n/messages.js";
 import { createFormat } from "../src/i18n/format.js";
+import { CAPABILITIES, type CapabilityName } from "@lineup/protocol";
 
 /** Entries that are the same in both languages on purpose (a proper name). */
 const SAME_IN_BOTH = new Set<string>([]);
@@ -45,6 +46,13 @@ describe("the host UI's catalogue", () => {
       if (SAME_IN_BOTH.has(key)) continue;
       // Chinese words, or at least Chinese punctuation for a message that only puts parts together.
       expect(/[\p{Script=Han}\u3000-\u303f\uff00-\uffef]/u.test(text), `${key}: ${text}`).toBe(true);
+    }
+  });
+
+  it("says in English what each capability does as the protocol's registry does, and has every capability in Chinese", () => {
+    for (const name of Object.keys(CAPABILITIES) as CapabilityName[]) {
+      expect(tIn("en", `capability.${name}`), name).toBe(CAPABILITIES[name].description);
+      expect(tIn("zh-CN", `capability.${name}`), name).toMatch(/\p{Script=Han}/u);
     }
   });
 
