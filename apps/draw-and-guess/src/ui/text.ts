@@ -2,6 +2,8 @@
  * Draw and Guess's words in the language LineUp tells it (the Host Bridge snapshot's `locale`, and its
  * changes): Simplified Chinese for a Chinese locale, English otherwise. The secret words stay the game's.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
+
 export interface GameText {
   readonly noRound: string;
   readonly standaloneHint: string;
@@ -81,5 +83,5 @@ const ZH: GameText = {
 };
 
 export function gameText(locale: string): GameText {
-  return /^zh(?:-|$)/i.test(locale) && !/-(?:Hant|TW|HK|MO)\b/i.test(locale) ? ZH : EN;
+  return isSimplifiedChinese(locale) ? ZH : EN;
 }

@@ -2,6 +2,7 @@
  * The journal's words in the language LineUp tells it (the Host Bridge snapshot's `locale`, and its
  * changes): Simplified Chinese for a Chinese locale, English otherwise. Both tables have the same members.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
 import type { SummaryRun } from "../journal.js";
 
 export interface JournalText {
@@ -94,5 +95,5 @@ const ZH: JournalText = {
 };
 
 export function journalText(locale: string): JournalText {
-  return /^zh(?:-|$)/i.test(locale) && !/-(?:Hant|TW|HK|MO)\b/i.test(locale) ? ZH : EN;
+  return isSimplifiedChinese(locale) ? ZH : EN;
 }

@@ -2,6 +2,8 @@
  * The pomodoro's words in the language LineUp tells it (the Host Bridge snapshot's `locale`, and its
  * changes): Simplified Chinese for a Chinese locale, English otherwise. Both tables have the same members.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
+
 export interface PomodoroText {
   readonly idleTitle: string;
   readonly standaloneHint: string;
@@ -45,5 +47,5 @@ const ZH: PomodoroText = {
 };
 
 export function pomodoroText(locale: string): PomodoroText {
-  return /^zh(?:-|$)/i.test(locale) && !/-(?:Hant|TW|HK|MO)\b/i.test(locale) ? ZH : EN;
+  return isSimplifiedChinese(locale) ? ZH : EN;
 }

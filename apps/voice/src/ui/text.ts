@@ -2,6 +2,8 @@
  * Voice Notes' words in the language LineUp tells it (the Host Bridge snapshot's `locale`): Simplified
  * Chinese for a Chinese locale, English otherwise. Both tables have the same members.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
+
 export interface VoiceText {
   readonly title: string;
   readonly record: string;
@@ -84,5 +86,5 @@ const ZH: VoiceText = {
 };
 
 export function voiceText(locale: string): VoiceText {
-  return /^zh(?:-|$)/i.test(locale) && !/-(?:Hant|TW|HK|MO)\b/i.test(locale) ? ZH : EN;
+  return isSimplifiedChinese(locale) ? ZH : EN;
 }

@@ -2,6 +2,7 @@
  * The whiteboard's words in the language LineUp tells it (the Host Bridge snapshot's `locale`, and its
  * changes): Simplified Chinese for a Chinese locale, English otherwise. Both tables have the same members.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
 import type { BoardState } from "../store.js";
 import type { DrawingTool } from "./tools.js";
 
@@ -66,5 +67,5 @@ const ZH: WhiteboardText = {
 };
 
 export function whiteboardText(locale: string): WhiteboardText {
-  return /^zh(?:-|$)/i.test(locale) && !/-(?:Hant|TW|HK|MO)\b/i.test(locale) ? ZH : EN;
+  return isSimplifiedChinese(locale) ? ZH : EN;
 }

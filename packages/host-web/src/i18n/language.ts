@@ -3,6 +3,7 @@
  * Settings, else the browser's preferred languages in order, else English. Dates, numbers and sorting use
  * the same tag (`Intl.*`), and the page's `lang` attribute says it.
  */
+import { isSimplifiedChinese } from "@lineup/surface-sdk";
 
 export const UI_LANGUAGES = ["en", "zh-CN"] as const;
 export type UiLanguage = (typeof UI_LANGUAGES)[number];
@@ -16,12 +17,8 @@ export function uiLanguageOf(preferred: readonly (string | undefined)[]): UiLang
   for (const tag of preferred) {
     const canonical = canonicalTag(tag);
     if (canonical === undefined) continue;
-    const [language, ...rest] = canonical.split("-");
-    if (language === "en") return "en";
-    if (language !== "zh") continue;
-    const subtags = rest.map((s) => s.toLowerCase());
-    if (subtags.includes("hant") || subtags.includes("tw") || subtags.includes("hk") || subtags.includes("mo")) continue;
-    return "zh-CN";
+    if (canonical.split("-")[0] === "en") return "en";
+    if (isSimplifiedChinese(canonical)) return "zh-CN";
   }
   return "en";
 }
