@@ -9,5 +9,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 20_000,
     pool: "forks",
+    // eventsource-parser (under the MCP SDK's Streamable HTTP client) publishes a "source" export condition of
+    // its own, pointing at TypeScript, which Node cannot load: Vite transforms that client and it instead.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk\/dist\/esm\/client\/streamableHttp/, "eventsource-parser"] } },
   },
 });

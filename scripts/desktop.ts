@@ -55,8 +55,7 @@ const configFile = join(profile, "config.json");
 writeFileSync(configFile, configText, { mode: 0o600 });
 chmodSync(configFile, 0o600);
 
-const host = await ensureHostBuilt();
-if (host.built) console.log(`Built the web host into ${host.distDir}`);
+const host = await ensureHostBuilt(undefined, (message) => console.log(message));
 const program = await buildDesktop();
 const child = spawn("gjs", ["-m", program, "--dist", host.distDir, "--config", configFile, "--data", profile, ...bundles.flatMap((b) => ["--bundle", `${b.file}=${b.path}`])], { stdio: "inherit" });
 child.on("error", () => fail("gjs is not installed: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0"));

@@ -4,16 +4,24 @@
  * or older than its sources), served on 127.0.0.1 with the dev credentials as its sign-in config.
  * Prints one URL to open.
  *
- * Environment: LINEUP_DATA_DIR (default .lineup-data), LINEUP_PORT (AppServer, default 8787; 0 = any
+ * Environment: LINEUP_DATA_DIR (default: the clone's .lineup-data/, so a fresh clone runs as it is; the
+ * installed `lineup server` defaults to the per-user $XDG_DATA_HOME/lineup instead), LINEUP_PORT (AppServer, default 8787; 0 = any
  * free port), LINEUP_WEB_PORT (the host, default 8788; 0 = any free port), LINEUP_AGENT=demo|llm
  * (default demo; llm needs LINEUP_LLM_BASE_URL, else OPENAI_BASE_URL).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEV_CREDENTIALS_FILE, startAppServer, stderrLogger } from "@lineup/app-server";
+import { failureLine } from "@lineup/protocol";
 import { startAgentCli } from "@lineup/agent-sdk/node";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
 import { prepareBuiltinApps } from "./builtin-apps.js";
+
+// A failure to start (a busy port, a missing file) is one line and exit 1, as for every LineUp command.
+process.once("uncaughtException", (error) => {
+  console.error(`npm start: ${failureLine(error)}`);
+  process.exit(1);
+});
 
 const root = resolve(import.meta.dirname, "..");
 const dataDir = resolve(root, process.env["LINEUP_DATA_DIR"] ?? ".lineup-data");
@@ -22,8 +30,7 @@ const webPort = Number(process.env["LINEUP_WEB_PORT"] ?? 8788);
 const agentMode = process.env["LINEUP_AGENT"] ?? "demo";
 
 // Build first, so the URL printed below is ready to open.
-const host = await ensureHostBuilt();
-if (host.built) console.log(`Built the web host into ${host.distDir}`);
+const host = await ensureHostBuilt(undefined, (message) => console.log(message));
 
 mkdirSync(dataDir, { recursive: true });
 const server = await startAppServer({ dataDir, port, logger: stderrLogger });

@@ -4,4 +4,4 @@
  */
 import { runAgentCli } from "./node/cli.js";
 
-process.exitCode = await runAgentCli(process.argv.slice(2));
+process.exitCode = await runAgentCli(process.argv.slice(2), process.env, undefined, "lineup-agent");

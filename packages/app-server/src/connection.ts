@@ -5,10 +5,15 @@
  * requests are refused with -32001 `overloaded`, subscriptions stop reading the log, and if it stays
  * saturated for `slow_consumer_timeout_ms` the connection is closed with 4008 (the client resumes by
  * seq; the log loses nothing).
+ *
+ * The server pings each connection every heartbeat interval; one that answered neither that ping nor
+ * with any frame by the next one is terminated, so a half-open connection (a peer gone without a
+ * close) ends within two intervals and its agent's presence goes false.
  */
-import { CLOSE_CODES, encodeJsonRpc, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
+import { CLOSE_CODES, encodeJsonRpc, startHeartbeat, type Heartbeat, jsonRpcNotification, type JsonObject, type JsonRpcMessage, type ServerLimits } from "@lineup/protocol";
 import type { WebSocket } from "ws";
 import type { Logger } from "./logger.js";
+import type { ServerMetrics } from "./metrics.js";
 import { ProgramOrder } from "./program-order.js";
 import type { Principal } from "./store/principals.js";
 import type { Subscription } from "./subscriptions.js";
@@ -44,6 +49,8 @@ export class Connection {
   private slowTimer: NodeJS.Timeout | undefined;
   private closing = false;
   private readonly drainListeners = new Set<() => void>();
+  private readonly logger: Logger;
+  private readonly heartbeat: Heartbeat;
 
   /** Called by the socket once a frame is written (one function for every frame). */
   private readonly frameWritten = (error?: Error | null) => {
@@ -63,8 +70,28 @@ export class Connection {
     private readonly ws: WebSocket,
     private readonly socket: Corkable,
     private readonly limits: ServerLimits,
-    private readonly logger: Logger,
-  ) {}
+    logger: Logger,
+    private readonly metrics: ServerMetrics,
+    heartbeatIntervalMs: number,
+  ) {
+    this.logger = logger.child({ connection: this.id });
+    this.heartbeat = startHeartbeat({
+      intervalMs: heartbeatIntervalMs,
+      ping: () => this.ws.ping(),
+      silent: () => {
+        this.logger.warn("closing a connection that stopped answering pings", { principal: this.principal?.key });
+        this.metrics.heartbeatTimeouts.inc();
+        this.closing = true;
+        this.stopSlowTimer();
+        this.ws.terminate();
+      },
+    });
+    ws.on("pong", this.markHeard);
+    ws.on("ping", this.markHeard);
+  }
+
+  /** Anything from the peer shows it is there. */
+  readonly markHeard = (): void => this.heartbeat.heard();
 
   get role() {
     return this.principal?.role;
@@ -104,6 +131,13 @@ export class Connection {
     if (this.saturated) this.startSlowTimer();
   }
 
+  /** Sends a session event's frame (counted as fanned out). */
+  sendEvent(frame: string): void {
+    if (!this.open) return;
+    this.metrics.eventsFannedOut.inc();
+    this.sendEncoded(frame);
+  }
+
   notify(method: string, params: JsonObject): void {
     this.send(jsonRpcNotification(method, params));
   }
@@ -120,6 +154,7 @@ export class Connection {
   /** Forget timers and listeners; the socket is gone. */
   dispose(): void {
     this.closing = true;
+    this.heartbeat.stop();
     this.stopSlowTimer();
     this.drainListeners.clear();
     for (const sub of this.subscriptions.values()) sub.stop();
@@ -155,7 +190,8 @@ export class Connection {
     this.slowTimer = setTimeout(() => {
       this.slowTimer = undefined;
       if (!this.saturated) return;
-      this.logger.warn("closing a slow consumer", { connection: this.id, principal: this.principal?.key, bufferedAmount: this.ws.bufferedAmount });
+      this.metrics.slowConsumers.inc();
+      this.logger.warn("closing a slow consumer", { principal: this.principal?.key, bufferedAmount: this.ws.bufferedAmount });
       this.close(CLOSE_CODES.slow_consumer, "slow consumer: resume by seq");
     }, this.limits.slow_consumer_timeout_ms);
     this.slowTimer.unref();

@@ -54,15 +54,18 @@ const HANDLERS: { [M in Exclude<AppServerMethod, "initialize">]: Handler<M> } = 
   "evidence/export": exportEvidence,
 };
 
-/** Anything thrown → a LineUp error; unexpected ones are logged and never sent in detail. */
-export function toProtocolError(error: unknown, services: Services): ProtocolError {
+/** What a log line about a request names: its connection, its JSON-RPC id and method. */
+const requestContext = (connection: Connection, request: JsonRpcRequest) => ({ connection: connection.id, request_id: request.id, method: request.method });
+
+/** Anything thrown → a LineUp error; unexpected ones are logged (with `context`: the connection, the request) and never sent in detail. */
+export function toProtocolError(error: unknown, services: Services, context?: Record<string, unknown>): ProtocolError {
   if (error instanceof LineUpError) return error.toProtocolError();
   const code = typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
   if (code.startsWith("SQLITE_")) {
-    services.logger.error("store error", { code, error: error instanceof Error ? error.message : String(error) });
+    services.logger.error("store error", { ...context, code, error: error instanceof Error ? error.message : String(error) });
     return { code: "store_write_failed", message: "the store failed; nothing of the request was applied" };
   }
-  services.logger.error("unexpected error", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  services.logger.error("unexpected error", { ...context, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   return { code: "internal_error", message: "unexpected server error" };
 }
 
@@ -73,6 +76,7 @@ export function toProtocolError(error: unknown, services: Services): ProtocolErr
  */
 export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
   if (connection.saturated) {
+    services.metrics.overloads.inc();
     return jsonRpcFailure(request.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" });
   }
   const checked = validateRequestParams(request.method, connection.role, request.params, services.limits);
@@ -87,12 +91,12 @@ export function respond(services: Services, connection: Connection, request: Jso
     if (outcome instanceof Promise) {
       return outcome.then(
         (result) => jsonRpcSuccess(request.id, result as JsonValue),
-        (error: unknown) => jsonRpcFailure(request.id, toProtocolError(error, services)),
+        (error: unknown) => jsonRpcFailure(request.id, toProtocolError(error, services, requestContext(connection, request))),
       );
     }
     return jsonRpcSuccess(request.id, outcome as JsonValue);
   } catch (error) {
-    return jsonRpcFailure(request.id, toProtocolError(error, services));
+    return jsonRpcFailure(request.id, toProtocolError(error, services, requestContext(connection, request)));
   }
 }
 

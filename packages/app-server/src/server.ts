@@ -1,12 +1,14 @@
 /**
  * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
- * `GET /readyz` and the WebSocket endpoint `/rpc` speaking `lineup.app-server.v1`
- * (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ * `GET /readyz`, `GET /metrics` (Prometheus text), the WebSocket endpoint `/rpc` speaking
+ * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir`, and `/mcp`,
+ * where an MCP client is an agent (docs/mcp.md; each MCP session is an agent connection to `/rpc`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CLOSE_CODES, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
+import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
@@ -14,6 +16,7 @@ import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
+import { ServerMetrics } from "./metrics.js";
 import { openDatabase } from "./store/database.js";
 import { createAgent, createDevice, createUser, provisionDevCredentials, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
@@ -35,6 +38,8 @@ export interface AppServerOptions {
   readonly limits?: Partial<ServerLimits>;
   readonly clock?: Clock;
   readonly ids?: IdSource;
+  /** Ping every connection this often; one silent through a whole interval is terminated. Default DEFAULT_HEARTBEAT_INTERVAL_MS (15 s). */
+  readonly heartbeatIntervalMs?: number;
 }
 
 export interface AppServerStats {
@@ -56,12 +61,17 @@ export interface AppServerHandle {
     createAgent(agentId: string): string;
   };
   stats(): AppServerStats;
-  /** Closes every connection (1001), commits queued writes, closes the store and the port. */
-  close(): Promise<void>;
+  /**
+   * Drains and stops: accepts no new connection, commits the queued writes and sends their answers,
+   * closes every connection with 1001 (`going_away`), waits up to `drainTimeoutMs` (default 10 000)
+   * for the clients to close, then ends the rest and closes the store and the port.
+   */
+  close(options?: { readonly drainTimeoutMs?: number }): Promise<void>;
 }
 
 /** Sends a request's response, then what the handler asked to run after it (a subscription's first page). */
 function sendReply(connection: Connection, response: JsonRpcResponse, afterReply: ReadonlyArray<() => void> | undefined, logger: Logger): void {
+  if (logger.enabled("debug")) logger.debug("request answered", { connection: connection.id, request_id: response.id, ...("error" in response ? { code: (response.error.data as { code?: unknown } | undefined)?.code ?? response.error.code } : {}) });
   try {
     connection.send(response);
     if (afterReply !== undefined) for (const fn of afterReply) fn();
@@ -72,6 +82,21 @@ function sendReply(connection: Connection, response: JsonRpcResponse, afterReply
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Gauges read at scrape time: connections, queue depths. */
+function addGauges(metrics: ServerMetrics, connections: ReadonlySet<Connection>, writes: WriteQueue): void {
+  const all = () => [...connections].map((c) => c.stats());
+  metrics.gauge("lineup_connections", "Open WebSocket connections by role (none: not initialized yet).", () => {
+    const byRole = new Map<string, number>([["device", 0], ["agent", 0], ["none", 0]]);
+    for (const c of all()) byRole.set(c.role ?? "none", (byRole.get(c.role ?? "none") ?? 0) + 1);
+    return [...byRole].map(([role, n]) => [{ role }, n] as const);
+  });
+  metrics.gauge("lineup_write_queue_depth", "Writes waiting for the next transaction.", () => [[undefined, writes.stats().queued]]);
+  metrics.gauge("lineup_send_queue_frames", "Frames handed to sockets and not yet written, over all connections.", () => [[undefined, all().reduce((n, c) => n + c.framesInFlight, 0)]]);
+  metrics.gauge("lineup_send_queue_bytes", "Bytes the sockets still buffer, over all connections.", () => [[undefined, all().reduce((n, c) => n + c.bufferedAmount, 0)]]);
+  metrics.gauge("lineup_saturated_connections", "Connections at a send queue limit now.", () => [[undefined, all().filter((c) => c.saturated).length]]);
+  metrics.gauge("lineup_subscriptions", "Active session subscriptions.", () => [[undefined, all().reduce((n, c) => n + c.subscriptions, 0)]]);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
@@ -89,7 +114,17 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
 
   const clock = options.clock ?? systemClock;
   const hub = new Hub(db, limits.max_page_events, logger);
-  const writes = new WriteQueue(db, clock, (events) => hub.published(events), logger);
+  const metrics = new ServerMetrics();
+  const writes = new WriteQueue(
+    db,
+    clock,
+    (events) => {
+      metrics.eventsAppended.inc(events.length);
+      hub.published(events);
+    },
+    logger,
+    (seconds) => metrics.commitSeconds.observe(seconds),
+  );
   // Devices following an agent's sessions hear when it connects and when its last connection closes.
   const directory = new ConnectionDirectory((agentId, connected) => hub.agentPresence(agentId, connected));
   const services: Services = {
@@ -102,14 +137,22 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     clock,
     ids: options.ids ?? randomIds,
     logger,
+    metrics,
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
   };
   const connections = new Set<Connection>();
   let closing = false;
+  addGauges(metrics, connections, writes);
+  const mcp = createMcpHttpEndpoint({ rpcUrl: () => url });
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "GET" && path === "/healthz") return json(res, 200, { status: "ok" });
+    if (req.method === "GET" && path === "/metrics") {
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" });
+      res.end(metrics.render());
+      return;
+    }
     if (req.method === "GET" && path === "/readyz") {
       if (closing || !db.open) return json(res, 503, { status: "closing" });
       try {
@@ -119,6 +162,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
         return json(res, 503, { status: "store_unavailable" });
       }
     }
+    if (path === MCP_PATH) return mcp.handle(req, res);
     return json(res, 404, { error: "not_found" });
   });
 
@@ -133,9 +177,12 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   });
 
   function accept(ws: WebSocket, socket: Corkable): void {
-    const connection = new Connection(ws, socket, limits, logger);
+    const connection = new Connection(ws, socket, limits, logger, metrics, options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
     connections.add(connection);
-    ws.on("message", (data: RawData, isBinary: boolean) => onFrame(connection, data, isBinary));
+    ws.on("message", (data: RawData, isBinary: boolean) => {
+      connection.markHeard();
+      onFrame(connection, data, isBinary);
+    });
     ws.on("close", () => {
       connection.dispose();
       directory.remove(connection);
@@ -185,13 +232,21 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     );
   }
 
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
-      http.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+        http.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // A busy port (EADDRINUSE) or an address not ours: nothing was served; the store is closed again.
+    writes.close();
+    db.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === "EADDRINUSE" ? `port ${options.port} on ${options.host ?? "127.0.0.1"} is in use` : `cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as Error).message}`, { cause: error });
+  }
   const address = http.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const httpUrl = `http://${host}:${address.port}`;
@@ -208,20 +263,30 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       createAgent: (agentId) => createAgent(db, agentId),
     },
     stats: () => ({ connections: [...connections].map((c) => c.stats()), writes: writes.stats() }),
-    async close() {
+    async close(closeOptions = {}) {
       if (closing) return;
       closing = true;
-      for (const connection of connections) connection.close(CLOSE_CODES.going_away, "server shutting down");
+      logger.info("draining", { connections: connections.size, queued_writes: writes.stats().queued });
+      // MCP sessions first: each is an agent connection to /rpc, closed by its own client.
+      await mcp.close();
+      // No new connection from here on; the open ones stay until they are closed below.
+      const portClosed = new Promise<void>((resolve) => http.close(() => resolve()));
       writes.close();
-      await new Promise<void>((resolve) => {
-        wss.close(() => resolve());
+      // The answers of what just committed leave in this turn's promise jobs and the uncork after them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const clientsClosed = new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const connection of connections) connection.close(CLOSE_CODES.going_away, "server shutting down");
+      // A client that does not close in time is ended (each connection also ends its own after 1 s).
+      const backstop = setTimeout(() => {
+        logger.warn("drain timed out: ending the remaining connections", { connections: wss.clients.size });
         for (const ws of wss.clients) ws.terminate();
-      });
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+      }, closeOptions.drainTimeoutMs ?? 10_000);
+      await clientsClosed;
+      clearTimeout(backstop);
+      http.closeAllConnections();
+      await portClosed;
       db.close();
+      logger.info("stopped");
     },
   };
 }

@@ -79,7 +79,7 @@ export class Subscription {
   /** Sends the event `seq` (its frame encoded once for every subscriber) if it is next. */
   private send(seq: number, frame: string): boolean {
     if (seq !== this.cursor + 1) return false;
-    this.connection.sendEncoded(frame);
+    this.connection.sendEvent(frame);
     this.cursor = seq;
     this.maybeCaughtUp();
     return true;

@@ -59,6 +59,8 @@ export interface WriteQueueStats {
   readonly largestBatch: number;
   /** Batches that ran again in the safe mode (a write threw or undid itself in the fast mode). */
   readonly safeReruns: number;
+  /** Writes waiting for the next transaction. */
+  readonly queued: number;
 }
 
 /** What one savepoint level produced; merged into its parent when it is released. */
@@ -96,6 +98,8 @@ export class WriteQueue {
     private readonly clock: Clock,
     private readonly onCommitted: (events: readonly SessionEvent[]) => void,
     private readonly logger: Logger,
+    /** Told how long each committed transaction took to run and commit, seconds. */
+    private readonly observeCommit: (seconds: number) => void = () => undefined,
   ) {}
 
   /** Queues a write; settles after its transaction committed (or failed). */
@@ -111,7 +115,7 @@ export class WriteQueue {
   }
 
   stats(): WriteQueueStats {
-    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch, safeReruns: this.safeReruns };
+    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch, safeReruns: this.safeReruns, queued: this.pending.length };
   }
 
   /** Commits what is queued, then refuses new writes. */
@@ -126,6 +130,7 @@ export class WriteQueue {
     this.pending = [];
     if (batch.length === 0) return;
     const now = this.clock.now();
+    const started = performance.now();
     let run: { outcomes: Outcome[]; committed: Frame } | undefined;
     try {
       if (this.safeBatches > 0) {
@@ -144,6 +149,7 @@ export class WriteQueue {
       for (const item of batch) item.reject(failure);
       return;
     }
+    this.observeCommit((performance.now() - started) / 1000);
     this.transactions++;
     this.writes += batch.length;
     this.largestBatch = Math.max(this.largestBatch, batch.length);

@@ -4,7 +4,7 @@
  * way nothing is lost: it resumes by seq from the log.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { key, scrapeMetrics, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -77,6 +77,7 @@ describe("backpressure", () => {
     resume(slow);
     expect((await refused).error).toMatchObject({ code: -32001, data: { code: "overloaded", retryable: true } });
     expect((await write).error.data.code).toBe("overloaded");
+    expect((await scrapeMetrics(server)).value("lineup_overloaded_total")).toBe(2);
     const final = 1 + batches * 10;
     await slow.waitFor((f) => f.method === "agentSession/event" && f.params.seq === final, 20_000);
     expect(seqs(slow, "s-bp")).toEqual(range(1, final));
@@ -106,6 +107,7 @@ describe("backpressure", () => {
     resume(slow);
     const closed = await slow.closed;
     expect([4008, 1006]).toContain(closed.code);
+    expect((await scrapeMetrics(server)).value("lineup_slow_consumers_closed_total")).toBe(1);
     // More writes after the disconnect.
     await flood(writer, "s-slow", 2, "after");
     const final = 1 + (batches + 2) * 10;

@@ -4,17 +4,13 @@
  * the log exactly once at its acknowledged seq, the log is gapless, retrying the unacknowledged
  * writes with their keys applies each exactly once, and resume after any seq has no gap.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentEnvelope, START, tempDir, TestClient, type Frame } from "./helpers.js";
+import { agentEnvelope, spawnServer, START, tempDir, TestClient, type Frame } from "./helpers.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, "..", "..", "..");
-const bin = join(here, "..", "src", "bin.ts");
 const dir = tempDir("lineup-crash-");
 const children: ChildProcess[] = [];
 
@@ -23,26 +19,7 @@ afterAll(() => {
   dir.remove();
 });
 
-async function startChild(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dir.path, "--port", "0"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 20_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (ws:\/\/\S+)/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolveUrl(m[1]!);
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr.slice(-2000)}`)));
-  });
-  return { child, url };
-}
+const startChild = () => spawnServer(dir.path, children);
 
 interface Attempt {
   readonly key: string;

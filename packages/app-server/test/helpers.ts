@@ -1,7 +1,8 @@
 /** A small JSON-RPC test client over a real WebSocket, and a real server on an ephemeral port with a temp data dir. */
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
 import { afterAll, beforeAll } from "vitest";
 import WebSocket from "ws";
@@ -20,10 +21,15 @@ export interface TestServer extends AppServerHandle {
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; heartbeatIntervalMs?: number } = {}): Promise<TestServer> {
   const dir = options.dataDir === undefined ? tempDir() : undefined;
   const dataDir = options.dataDir ?? dir!.path;
-  const server = await startAppServer({ dataDir, logger: silentLogger, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const server = await startAppServer({
+    dataDir,
+    logger: silentLogger,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+  });
   return Object.assign(server, {
     dataDir,
     async dispose() {
@@ -207,4 +213,79 @@ export function agentEnvelope(sessionId: string, id: string, agentId = "demo-age
     scope: { app_scope: "chat", conversation_id: sessionId },
     payload: { format: "text", text: `message ${id}` },
   };
+}
+
+/** One sample of a Prometheus text exposition. */
+export interface MetricSample {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/**
+ * Scrapes `GET /metrics` and parses the Prometheus text format strictly: every line is a HELP, a TYPE
+ * or a sample of a family declared before it, with a number value. Throws on anything else.
+ */
+export async function scrapeMetrics(server: { httpUrl: string }): Promise<{ samples: MetricSample[]; types: Map<string, string>; value(name: string, labels?: Record<string, string>): number | undefined }> {
+  const response = await fetch(`${server.httpUrl}/metrics`);
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+  if (!/^text\/plain; version=0\.0\.4/.test(response.headers.get("content-type") ?? "")) throw new Error(`/metrics content-type ${response.headers.get("content-type")}`);
+  const text = await response.text();
+  if (!text.endsWith("\n")) throw new Error("the exposition must end with a newline");
+  const types = new Map<string, string>();
+  const helps = new Set<string>();
+  const samples: MetricSample[] = [];
+  for (const line of text.slice(0, -1).split("\n")) {
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) \S.*$/))) helps.add(m[1]!);
+    else if ((m = line.match(/^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/))) types.set(m[1]!, m[2]!);
+    else if ((m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*)\})? (\S+)$/))) {
+      const name = m[1]!;
+      const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
+      if (!types.has(family) || !helps.has(family)) throw new Error(`sample of an undeclared family: ${line}`);
+      const value = m[3] === "+Inf" ? Infinity : Number(m[3]);
+      if (Number.isNaN(value)) throw new Error(`not a number: ${line}`);
+      const labels = Object.fromEntries([...(m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+      samples.push({ name, labels, value });
+    } else throw new Error(`not Prometheus text: ${JSON.stringify(line)}`);
+  }
+  const value = (name: string, labels: Record<string, string> = {}) =>
+    samples.find((s) => s.name === name && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
+  return { samples, types, value };
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything the process wrote so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal) once the process ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Runs the AppServer bin in a child process on `dataDir` and an ephemeral port; adds it to `children` (for the test's cleanup). */
+export async function spawnServer(dataDir: string, children: ChildProcess[], args: readonly string[] = []): Promise<ServerProcess> {
+  const repoRoot = resolve(import.meta.dirname, "..", "..", "..");
+  const bin = join(import.meta.dirname, "..", "src", "bin.ts");
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", bin, "--data", dataDir, "--port", "0", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once("exit", (code, signal) => resolveExit({ code, signal })));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 20_000);
+    const look = () => {
+      const m = /listening on (ws:\/\/\S+)/.exec(stdout);
+      if (m === null) return;
+      clearTimeout(timer);
+      child.stdout!.off("data", look);
+      resolveUrl(m[1]!);
+    };
+    child.stdout!.on("data", look);
+    void exited.then(({ code }) => reject(new Error(`server exited with ${code}: ${stderr.slice(-2000)}`)));
+  });
+  return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -1,26 +1,25 @@
 /** Where a command writes: injectable, so commands are tested without touching the process. */
-export interface CliIo {
-  readonly out: (line: string) => void;
-  readonly err: (line: string) => void;
-}
+import type { CommandIo } from "@lineup/protocol";
+
+export type CliIo = CommandIo;
 
 export const processIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** A command returns its exit code: 0 done, 1 refused or failed, 2 usage. */
+/**
+ * A command returns its exit code: 0 done, 1 refused or failed. It throws `UsageError` (or lets
+ * parseArgs throw) for a command line it cannot run, and throws any other failure: `runCli` prints
+ * either as one line and exits 2 or 1.
+ */
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
-/** Resolves on SIGINT or SIGTERM, for long-running commands. */
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = (): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+/** One row of the command table. */
+export interface CommandEntry {
+  readonly run: Command;
+  /** One line for `lineup --help`. */
+  readonly summary: string;
+  /** What `lineup NAME --help` prints (and a usage error after its one line). */
+  readonly usage: string;
 }

@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { PACK_PROGRESS_MIN_BYTES } from "@lineup/runtime/node";
 import { runCli, type CliIo } from "../src/index.js";
 
 function capture(): CliIo & { lines: string[]; errors: string[] } {
@@ -54,10 +56,26 @@ describe("lineup", () => {
     expect(io.errors[0]).toMatch(/^refused: bundle_(hash_mismatch|entry_corrupt)/);
   });
 
+  it("reports each step of packing a large app on stderr, and nothing for a small one", async () => {
+    const app = join(work, "large-app");
+    cpSync(join(work, "whiteboard"), app, { recursive: true });
+    writeFileSync(join(app, "data.bin"), randomBytes(PACK_PROGRESS_MIN_BYTES));
+    const io = capture();
+    expect(await runCli(["pack", app, join(work, "large.lineup")], io)).toBe(0);
+    expect(io.errors).toEqual([
+      expect.stringMatching(/^read \d+ files \(\d+ bytes\) from .*large-app; compressing…$/),
+      expect.stringMatching(/^compressed into \d+ bytes; writing .*large\.lineup…$/),
+    ]);
+    expect(io.lines).toEqual([expect.stringMatching(/^packed .*large\.lineup: \d+ files/)]);
+    const small = capture();
+    expect(await runCli(["pack", join(work, "whiteboard"), join(work, "small.lineup")], small)).toBe(0);
+    expect(small.errors).toEqual([]);
+  });
+
   it("reports usage errors with exit 2", async () => {
     const io = capture();
     expect(await runCli(["pack", "only-one-arg"], io)).toBe(2);
     expect(await runCli(["server", "--port", "99999"], io)).toBe(2);
-    expect(io.errors.join("\n")).toContain("--port must be 0–65535");
+    expect(io.errors.join("\n")).toContain("--port: port must be an integer 0…65535");
   });
 });

@@ -243,6 +243,6 @@ describe("lineup evidence verify", () => {
     expect(missing.errors[0]).toMatch(/^cannot read /);
     const usage = capture();
     expect(await runCli(["evidence", "check", packFile], usage)).toBe(2);
-    expect(usage.errors[0]).toBe("usage: lineup evidence verify PACK [--json]");
+    expect(usage.errors).toEqual(['lineup evidence: unknown subcommand "check"', "usage: lineup evidence verify PACK [--json]"]);
   });
 });

@@ -5,16 +5,17 @@
  */
 import { decodeHostChannelRequest, encodeHostChannelAnswer, type HostChannelMethod, type HostChannelParams, type HostChannelResult } from "@lineup/protocol";
 
-export type HostChannelHandlers = { readonly [M in HostChannelMethod]: (params: HostChannelParams<M>) => HostChannelResult<M> };
+/** A method's handler: its result, or a promise of it (a dialog the person answers); a throw or rejection answers `failed`. */
+export type HostChannelHandlers = { readonly [M in HostChannelMethod]: (params: HostChannelParams<M>) => HostChannelResult<M> | Promise<HostChannelResult<M>> };
 
-export function createChannel(handlers: HostChannelHandlers): (text: string) => string {
-  return (text) => {
+export function createChannel(handlers: HostChannelHandlers): (text: string) => Promise<string> {
+  return async (text) => {
     const request = decodeHostChannelRequest(text);
     if (!request.ok) return encodeHostChannelAnswer(request.error.id, { ok: false, code: request.error.code, message: request.error.message });
     const { id, method, params } = request.value;
     try {
       const handler = handlers[method] as (p: typeof params) => unknown;
-      return encodeHostChannelAnswer(id, { ok: true, result: handler(params) });
+      return encodeHostChannelAnswer(id, { ok: true, result: await handler(params) });
     } catch (error) {
       return encodeHostChannelAnswer(id, { ok: false, code: "failed", message: `${method} failed: ${error instanceof Error ? error.message : String(error)}` });
     }

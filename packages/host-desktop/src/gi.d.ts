@@ -31,6 +31,8 @@ declare module "gi://GLib" {
     }
     function file_get_contents(path: string): [boolean, Uint8Array];
     function file_set_contents(path: string, contents: string | Uint8Array): boolean;
+    function file_set_contents_full(path: string, contents: string | Uint8Array, flags: number, mode: number): boolean;
+    const FileSetContentsFlags: { readonly NONE: number; readonly CONSISTENT: number; readonly DURABLE: number };
     function file_test(path: string, test: number): boolean;
     const FileTest: { readonly EXISTS: number; readonly IS_DIR: number };
     function mkdir_with_parents(path: string, mode: number): number;
@@ -44,6 +46,17 @@ declare module "gi://GLib" {
     function unix_signal_add(priority: number, signal: number, callback: () => boolean): number;
     function get_monotonic_time(): number;
     function unlink(path: string): number;
+    function path_get_basename(path: string): string;
+    function base64_encode(data: Uint8Array): string;
+    class Variant {
+      constructor(type: string, value: unknown);
+      unpack<T = unknown>(): T;
+      deepUnpack<T = unknown>(): T;
+    }
+    class VariantType {
+      // eslint-disable-next-line @typescript-eslint/no-misused-new
+      static new(type: string): VariantType;
+    }
   }
   export default GLib;
 }
@@ -102,6 +115,55 @@ declare module "gi://Gio" {
       connect(address: SocketAddress, cancellable: Cancellable | null): SocketConnection;
     }
     function io_error_quark(): number;
+    class File {
+      static new_for_path(path: string): File;
+      get_path(): string | null;
+      enumerate_children(attributes: string, flags: number, cancellable: Cancellable | null): FileEnumerator;
+      query_info(attributes: string, flags: number, cancellable: Cancellable | null): FileInfo;
+      replace_contents(contents: Uint8Array, etag: string | null, backup: boolean, flags: number, cancellable: Cancellable | null): [boolean, string | null];
+    }
+    const FileCreateFlags: { readonly NONE: number; readonly PRIVATE: number; readonly REPLACE_DESTINATION: number };
+    function content_type_guess(filename: string | null, data: Uint8Array | null): [string, boolean];
+    function content_type_get_mime_type(type: string): string | null;
+    class FileInfo {
+      get_size(): number;
+      get_name(): string;
+      get_file_type(): number;
+    }
+    class FileEnumerator {
+      next_file(cancellable: Cancellable | null): FileInfo | null;
+      close(cancellable: Cancellable | null): boolean;
+    }
+    const FileType: { readonly REGULAR: number; readonly DIRECTORY: number };
+    const FileQueryInfoFlags: { readonly NONE: number };
+    class ListModel {
+      get_n_items(): number;
+      get_item(position: number): unknown;
+    }
+    const BusType: { readonly SESSION: number };
+    const DBusCallFlags: { readonly NONE: number };
+    class DBusConnection {
+      call_sync(busName: string, objectPath: string, interfaceName: string, method: string, parameters: GLib.Variant | null, replyType: GLib.VariantType | null, flags: number, timeoutMs: number, cancellable: Cancellable | null): GLib.Variant;
+    }
+    function bus_get_sync(type: number, cancellable: Cancellable | null): DBusConnection;
+    const ApplicationFlags: { readonly NON_UNIQUE: number; readonly DEFAULT_FLAGS: number };
+    class SimpleAction {
+      constructor(props: { name: string; parameter_type?: GLib.VariantType });
+      connect(signal: "activate", callback: (action: SimpleAction, parameter: GLib.Variant | null) => void): number;
+    }
+    class Notification {
+      // eslint-disable-next-line @typescript-eslint/no-misused-new
+      static new(title: string): Notification;
+      set_body(body: string | null): void;
+      set_default_action_and_target_value(action: string, target: GLib.Variant | null): void;
+    }
+    class Application {
+      constructor(props: { application_id: string; flags: number });
+      add_action(action: SimpleAction): void;
+      register(cancellable: Cancellable | null): boolean;
+      send_notification(id: string | null, notification: Notification): void;
+      withdraw_notification(id: string): void;
+    }
     const IOErrorEnum: { readonly NOT_FOUND: number; readonly PERMISSION_DENIED: number; readonly FAILED: number };
   }
   export default Gio;
@@ -151,6 +213,7 @@ declare module "gi://Gdk?version=4.0" {
 }
 
 declare module "gi://Gtk?version=4.0" {
+  import type Gio from "gi://Gio";
   import type Graphene from "gi://Graphene";
   namespace Gtk {
     function init(): void;
@@ -160,6 +223,22 @@ declare module "gi://Gtk?version=4.0" {
     class Widget {
       grab_focus(): boolean;
       compute_point(target: Widget, point: Graphene.Point): [boolean, Graphene.Point];
+    }
+    const ResponseType: { readonly ACCEPT: number; readonly CANCEL: number };
+    const FileChooserAction: { readonly OPEN: number; readonly SAVE: number };
+    class FileFilter {
+      constructor();
+      add_mime_type(type: string): void;
+      add_pattern(pattern: string): void;
+    }
+    class FileChooserNative {
+      constructor(props: { title: string; transient_for: Window; modal: boolean; action: number; select_multiple?: boolean });
+      add_filter(filter: FileFilter): void;
+      set_current_name(name: string): void;
+      get_files(): Gio.ListModel;
+      show(): void;
+      destroy(): void;
+      connect(signal: "response", callback: (chooser: FileChooserNative, response: number) => void): number;
     }
     class Window extends Widget {
       constructor(props: { title?: string; default_width?: number; default_height?: number });
@@ -238,8 +317,13 @@ declare module "gi://WebKit?version=6.0" {
       set_content_type(type: string): void;
       set_http_headers(headers: Soup.MessageHeaders): void;
     }
+    class SecurityOrigin {
+      static new_for_uri(uri: string): SecurityOrigin;
+    }
     class WebContext {
       constructor();
+      initialize_notification_permissions(allowed: SecurityOrigin[], disallowed: SecurityOrigin[]): void;
+      connect(signal: "initialize-notification-permissions", callback: () => void): number;
       get_security_manager(): SecurityManager;
       register_uri_scheme(scheme: string, callback: (request: URISchemeRequest) => void): void;
     }
@@ -264,6 +348,7 @@ declare module "gi://WebKit?version=6.0" {
       allow_file_access_from_file_urls: boolean;
       allow_universal_access_from_file_urls: boolean;
       enable_write_console_messages_to_stdout: boolean;
+      enable_mock_capture_devices: boolean;
     }
     const UserContentInjectedFrames: { readonly ALL_FRAMES: number; readonly TOP_FRAME: number };
     const UserScriptInjectionTime: { readonly START: number; readonly END: number };
@@ -306,6 +391,26 @@ declare module "gi://WebKit?version=6.0" {
       deny(): void;
       allow(): void;
     }
+    class NotificationPermissionRequest extends PermissionRequest {}
+    class UserMediaPermissionRequest extends PermissionRequest {
+      readonly is_for_audio_device: boolean;
+      readonly is_for_video_device: boolean;
+      readonly is_for_display_device: boolean;
+    }
+    class FileChooserRequest {
+      get_select_multiple(): boolean;
+      get_mime_types(): string[] | null;
+      select_files(files: string[]): void;
+      cancel(): void;
+    }
+    class Notification {
+      get_id(): number;
+      get_title(): string;
+      get_body(): string | null;
+      clicked(): void;
+      close(): void;
+      connect(signal: "closed", callback: () => void): number;
+    }
     const SnapshotRegion: { readonly VISIBLE: number; readonly FULL_DOCUMENT: number };
     const SnapshotOptions: { readonly NONE: number };
     class Texture {
@@ -330,7 +435,24 @@ declare module "gi://WebKit?version=6.0" {
       connect(signal: "web-process-terminated", callback: (view: WebView, reason: number) => void): number;
       connect(signal: "load-failed", callback: (view: WebView, event: number, uri: string, error: GLib.Error) => boolean): number;
       connect(signal: "notify::title", callback: () => void): number;
+      connect(signal: "run-file-chooser", callback: (view: WebView, request: FileChooserRequest) => boolean): number;
+      connect(signal: "show-notification", callback: (view: WebView, notification: Notification) => boolean): number;
     }
   }
   export default WebKit;
+}
+
+declare module "gi://Secret" {
+  import type Gio from "gi://Gio";
+  namespace Secret {
+    const COLLECTION_DEFAULT: string;
+    const SchemaFlags: { readonly NONE: number };
+    const SchemaAttributeType: { readonly STRING: number };
+    class Schema {
+      constructor(name: string, flags: number, attributes: Record<string, number>);
+    }
+    function password_store_sync(schema: Schema, attributes: Record<string, string>, collection: string | null, label: string, password: string, cancellable: Gio.Cancellable | null): boolean;
+    function password_lookup_sync(schema: Schema, attributes: Record<string, string>, cancellable: Gio.Cancellable | null): string | null;
+  }
+  export default Secret;
 }

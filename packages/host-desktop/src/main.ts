@@ -12,7 +12,13 @@ import Gtk from "gi://Gtk?version=4.0";
 import WebKit from "gi://WebKit?version=6.0";
 import { exit, programArgs } from "system";
 import { createSite, webSocketOrigin, type ServedConfig } from "@lineup/host-web/serving";
+import { base64ToBytes } from "@lineup/protocol";
+import Gio from "gi://Gio";
 import { createChannel } from "./channel.js";
+import { fakeDialogs, nativeDialogs, readPicked } from "./dialogs.js";
+import { createNotifier } from "./notifications.js";
+import { secretService, writePrivateFile } from "./keyring.js";
+import { settleToken, type TokenStorage } from "./token-store.js";
 import { HOME } from "./confinement.js";
 import { emit, startDriver } from "./driver.js";
 import { takeInstanceLock } from "./instance-lock.js";
@@ -63,6 +69,14 @@ function main(): void {
     } catch {
       fatal(`the config ${options.config} is not JSON`);
     }
+  }
+  // The device token rests in the keyring where one runs, else in the config file, readable by this user alone.
+  let tokenStorage: TokenStorage = "none";
+  if (config !== undefined && options.config !== undefined) {
+    const settled = settleToken(config as unknown as Record<string, unknown>, options.config, secretService, writePrivateFile);
+    config = settled.config as unknown as ServedConfig;
+    tokenStorage = settled.storage;
+    if (settled.notice !== undefined) writeLine(`lineup-desktop: ${settled.notice}`);
   }
   const bundles = new Map<string, Uint8Array>();
   for (const { file, path } of options.bundles) {
@@ -131,8 +145,19 @@ function main(): void {
   GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 15, () => (close(), false));
   GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 2, () => (close(), false));
 
+  const dialogs = options.fakeDialogs === undefined ? nativeDialogs(window) : fakeDialogs(options.fakeDialogs);
+  const notifier = createNotifier(() => window.present());
+  // The host page's notification permission is settled before it loads (granted where there is a service), so a
+  // notification never races a permission still on its way to the web process.
+  context.connect("initialize-notification-permissions", () => {
+    const host = [WebKit.SecurityOrigin.new_for_uri(HOME)];
+    context.initialize_notification_permissions(notifier.available ? host : [], notifier.available ? [] : host);
+  });
   createConfinedView({
     context,
+    dialogs,
+    notifier,
+    mockCapture: options.mockCapture,
     dataDir: options.dataDir,
     serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
     driver: options.driver,
@@ -157,6 +182,8 @@ function main(): void {
           platform: "linux",
           toolkit: `GTK ${Gtk.get_major_version()}.${Gtk.get_minor_version()}.${Gtk.get_micro_version()}, WebKitGTK ${WebKit.get_major_version()}.${WebKit.get_minor_version()}.${WebKit.get_micro_version()}`,
           data_dir: options.dataDir,
+          notifications: notifier.available,
+          token_storage: tokenStorage,
         }),
         "window.set_title": ({ title }) => (window.set_title(title), {}),
         "window.present": () => (window.present(), {}),
@@ -170,9 +197,24 @@ function main(): void {
           if (!display.get_clipboard().set_content(Gdk.ContentProvider.new_for_value(value))) throw new Error("the clipboard refused the text");
           return {};
         },
+        "file.pick": async ({ multiple, accept, max_bytes }) => {
+          const paths = await dialogs.pick({ multiple, accept });
+          if (paths === undefined) return { files: [], over_limit: false };
+          return readPicked(paths, max_bytes);
+        },
+        "file.save": async ({ name, data }) => {
+          const bytes = base64ToBytes(data);
+          if (bytes === undefined) throw new Error("the file's data is not base64");
+          const path = await dialogs.save(name);
+          if (path === undefined) return { saved: false };
+          Gio.File.new_for_path(path).replace_contents(bytes, null, false, Gio.FileCreateFlags.REPLACE_DESTINATION, null);
+          if (options.driver) emit({ event: "file-saved", path });
+          return { saved: true };
+        },
       });
       confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
-        reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), channel(value.is_string() ? value.to_string() : "")));
+        // Answered when the method is done (a dialog waits for the person): WebKit keeps the reply until then.
+        void channel(value.is_string() ? value.to_string() : "").then((answer) => reply.return_value(JavaScriptCore.Value.new_string(value.get_context(), answer)));
         return true;
       });
       // A web process that stops answering (an app's endless loop freezes every frame: watchdog.ts) is ended; the

@@ -6,7 +6,9 @@ import GLib from "gi://GLib";
 import WebKit from "gi://WebKit?version=6.0";
 import { contentRules, FEATURES_OFF, mayNavigate, SETTINGS } from "./confinement.js";
 import { DRIVER_WORLD, frameDriver, HOST_EVENTS, HOST_WORLD, hostRelay } from "./page-scripts.js";
+import type { Dialogs } from "./dialogs.js";
 import { join } from "./io.js";
+import type { Notifier } from "./notifications.js";
 
 export interface WebViewEvents {
   /** A navigation the confinement refused (the page or an app tried to leave LineUp's pages). */
@@ -29,6 +31,11 @@ export function createConfinedView(options: {
   readonly serverOrigin: string | undefined;
   readonly driver: boolean;
   readonly events: WebViewEvents;
+  /** The file dialogs a pick opens (the host page's `<input type=file>`: the gateway's `file.pick`). */
+  readonly dialogs: Dialogs;
+  readonly notifier: Notifier;
+  /** Under the test driver only: WebKit's mock microphone instead of the machine's (`--mock-capture`). */
+  readonly mockCapture: boolean;
   readonly ready: (view: ConfinedView) => void;
   readonly failed: (message: string) => void;
 }): void {
@@ -36,6 +43,7 @@ export function createConfinedView(options: {
   for (const [name, value] of Object.entries(SETTINGS)) (settings as unknown as Record<string, boolean>)[name] = value;
   // Under the test driver, the pages' console (CSP reports among it) goes to standard output for the test's log.
   settings.enable_write_console_messages_to_stdout = options.driver;
+  settings.enable_mock_capture_devices = options.mockCapture;
   const features = WebKit.Settings.get_all_features();
   const off = new Set<string>(FEATURES_OFF);
   for (let i = 0; i < features.get_length(); i++) {
@@ -64,9 +72,27 @@ export function createConfinedView(options: {
     return true;
   });
   view.connect("create", () => null);
-  // Nothing is granted to web content directly: devices and notifications go through the Runtime's gateway.
+  // Nothing is granted to web content directly: devices go through the Runtime's gateway, which has asked the
+  // person before the page asks WebKit. Notifications: the page asks only for the gateway's notification.show, and
+  // is allowed where the desktop has a notification service. Apps' frames have no Notification API to ask with
+  // (sandboxed, opaque origins), so only the host page is ever answered yes.
   view.connect("permission-request", (_view, request) => {
-    request.deny();
+    if (request instanceof WebKit.NotificationPermissionRequest && options.notifier.available) request.allow();
+    // The gateway's microphone.record: audio alone (never a camera or the screen), asked for by the host page.
+    else if (request instanceof WebKit.UserMediaPermissionRequest && request.is_for_audio_device && !request.is_for_video_device && !request.is_for_display_device) request.allow();
+    else request.deny();
+    return true;
+  });
+  view.connect("show-notification", (_view, notification) => {
+    options.notifier.show(notification);
+    return true;
+  });
+  // The host page's file input (the gateway's file.pick; apps' frames may not open one): the desktop's own dialog.
+  view.connect("run-file-chooser", (_view, request) => {
+    options.dialogs
+      .pick({ multiple: request.get_select_multiple(), accept: request.get_mime_types() ?? [] })
+      .then((paths) => (paths === undefined ? request.cancel() : request.select_files(paths)))
+      .catch(() => request.cancel());
     return true;
   });
   view.connect("load-failed", (_view, _event, uri, error) => {

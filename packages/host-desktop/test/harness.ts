@@ -21,10 +21,12 @@ export function requireDesktopTools(): void {
   if (spawnSync("gjs", ["--version"]).status !== 0) missing.push("gjs");
   if (spawnSync("xvfb-run", ["--help"]).error !== undefined) missing.push("xvfb-run");
   if (spawnSync("xdotool", ["version"]).error !== undefined) missing.push("xdotool");
+  if (spawnSync("dbus-daemon", ["--version"]).error !== undefined) missing.push("dbus-daemon");
+  if (spawnSync("gnome-keyring-daemon", ["--version"]).error !== undefined) missing.push("gnome-keyring-daemon");
   const typelibs = ["/usr/lib/x86_64-linux-gnu/girepository-1.0", "/usr/lib/aarch64-linux-gnu/girepository-1.0", "/usr/lib/girepository-1.0"].filter(existsSync).flatMap((d) => readdirSync(d));
   if (!typelibs.includes("WebKit-6.0.typelib")) missing.push("WebKitGTK 6.0 typelib");
   if (!typelibs.includes("Gtk-4.0.typelib")) missing.push("GTK 4 typelib");
-  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool`);
+  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool dbus gnome-keyring`);
 }
 
 let program: Promise<string> | undefined;
@@ -67,6 +69,8 @@ export interface LaunchOptions {
   readonly args?: readonly string[];
   /** Default true. */
   readonly driver?: boolean;
+  /** More environment for the program (a session bus's address). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Starts the program (without waiting for anything); see `launchDesktop` for one that waits for its start. */
@@ -84,7 +88,7 @@ export async function spawnDesktop(options: LaunchOptions): Promise<{ child: Chi
   // -a takes the first free display from -n on; test files run in parallel workers, so each starts its search
   // elsewhere, and two workers do not race for the same display.
   const child = spawn("xvfb-run", ["-a", "-n", String(100 + (process.pid % 400)), "-s", "-screen 0 1280x900x24", "gjs", "-m", built, ...args], {
-    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: "1", LIBGL_ALWAYS_SOFTWARE: "1", GDK_BACKEND: "x11", NO_AT_BRIDGE: "1" },
+    env: { ...process.env, WEBKIT_DISABLE_COMPOSITING_MODE: "1", LIBGL_ALWAYS_SOFTWARE: "1", GDK_BACKEND: "x11", NO_AT_BRIDGE: "1", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
@@ -284,4 +288,26 @@ export async function screenCenter(window: DesktopWindow, target: { readonly sel
 export async function realClick(window: DesktopWindow, target: { readonly selector: string; readonly text?: string; readonly frame?: string }): Promise<void> {
   const { x, y } = await screenCenter(window, target);
   xdotool(window, "mousemove", String(x), String(y), "click", "1");
+}
+
+/** A D-Bus session bus of the test's own (`dbus-daemon --session`, its socket in `dir`): its address, and its end. */
+export async function startSessionBus(dir: string): Promise<{ readonly address: string; stop(): void }> {
+  const daemon = spawn("dbus-daemon", ["--session", "--nofork", "--print-address=1", `--address=unix:path=${join(dir, "bus")}`], { stdio: ["ignore", "pipe", "pipe"] });
+  const address = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: daemon.stdout! }).once("line", resolve);
+    daemon.once("exit", (code) => reject(new Error(`dbus-daemon exited (${code})`)));
+  });
+  return { address, stop: () => daemon.kill("SIGKILL") };
+}
+
+/**
+ * GNOME's keyring on the session bus at `address`, its files in `home`: a login keyring made with a password
+ * from standard input (no prompt), then its Secret Service started — the keyring a person's session has.
+ */
+export async function startKeyring(address: string, home: string): Promise<void> {
+  mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: home, XDG_RUNTIME_DIR: join(home, "run") };
+  const login = spawnSync("gnome-keyring-daemon", ["--daemonize", "--login"], { env, input: "lineup-test", encoding: "utf8", timeout: 10_000 });
+  const start = spawnSync("gnome-keyring-daemon", ["--start", "--components=secrets"], { env, encoding: "utf8", timeout: 10_000 });
+  if (login.status !== 0 || start.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${login.stderr}${start.stderr}`);
 }

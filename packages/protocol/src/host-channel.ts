@@ -19,8 +19,13 @@ import { describeSchemaError, type CompiledValidator } from "./validation.js";
 
 export const HOST_CHANNEL = "lineup.host";
 export const HOST_CHANNEL_VERSION = 1;
-/** The largest message either side accepts, in UTF-8 bytes: room for the clipboard's largest text (1 Mi characters, escaped). */
-export const HOST_CHANNEL_MAX_BYTES = 8 * 1_048_576;
+/** The largest file `file.save` carries: the web host's bound on one capability's artifacts (16 MiB). */
+export const HOST_CHANNEL_MAX_FILE_BYTES = 16 * 1_048_576;
+/**
+ * The largest message either side accepts, in UTF-8 bytes: room for the largest file `file.save` carries, in
+ * base64 (4 characters for 3 bytes), and its envelope — more than the clipboard's largest text (1 Mi characters, escaped).
+ */
+export const HOST_CHANNEL_MAX_BYTES = Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4 + 64 * 1024;
 
 const Empty = () => Closed({});
 
@@ -34,6 +39,8 @@ const METHODS = {
       platform: Type.String({ maxLength: 64 }),
       toolkit: Type.String({ maxLength: 128, description: "The GUI toolkit and webview, with versions." }),
       data_dir: Type.String({ maxLength: 4096 }),
+      notifications: Type.Boolean({ description: "Whether the desktop has a notification service: without one, notification.show is unsupported here." }),
+      token_storage: StringEnum(["keyring", "file", "none"] as const, { description: "Where the device token rests: the desktop's keyring, the config file readable by this user alone (no keyring runs), or nowhere (no token)." }),
     }),
   },
   /** The native window's title (the page's own title, as a person reads it in the task bar). */
@@ -46,6 +53,38 @@ const METHODS = {
    * webview's own clipboard API wants a gesture in the page, and an app's click is in its frame).
    */
   "clipboard.write_text": { params: Closed({ text: Type.String({ maxLength: 1_048_576 }) }), result: Empty() },
+  /**
+   * Opens the desktop's own file chooser: the Capability Gateway's `file.pick`, carried out natively (a webview
+   * opens its file input only from a click in the page itself, and an app's click is in its frame). `accept` holds
+   * MIME types and extensions, as the capability's input. `files` is empty when the person closed the chooser
+   * without choosing, or when what they chose is over `max_bytes` together (then `over_limit`: nothing is read past it).
+   */
+  "file.pick": {
+    params: Closed({
+      multiple: Type.Boolean(),
+      accept: Type.Array(Type.String({ minLength: 1, maxLength: 127 }), { maxItems: 32 }),
+      max_bytes: Type.Integer({ minimum: 1, maximum: HOST_CHANNEL_MAX_FILE_BYTES }),
+    }),
+    result: Closed({
+      files: Type.Array(
+        Closed({ name: Type.String({ minLength: 1, maxLength: 255 }), mime_type: Type.String({ minLength: 1, maxLength: 255 }), data: Type.String({ maxLength: Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }) }),
+        { maxItems: 64 },
+      ),
+      over_limit: Type.Boolean(),
+    }),
+  },
+  /**
+   * Saves a file where the person chooses, in the desktop's own save dialog: the Capability Gateway's `file.save`,
+   * carried out natively. `saved: false` when the person closed the dialog without choosing.
+   */
+  "file.save": {
+    params: Closed({
+      name: Type.String({ minLength: 1, maxLength: 255 }),
+      mime_type: Type.String({ minLength: 1, maxLength: 255 }),
+      data: Type.String({ maxLength: Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }),
+    }),
+    result: Closed({ saved: Type.Boolean() }),
+  },
 } as const satisfies Record<string, { readonly params: TSchema; readonly result: TSchema }>;
 
 export type HostChannelMethod = keyof typeof METHODS;

@@ -54,7 +54,7 @@ describe("projectManifest", () => {
       ["importer", "client-local", "stdio-jsonrpc", null, 64, true],
       ["sync", "cloud-remote", "remote-http", "api.example.com", 64, true],
     ]);
-    expect(projection.workflows).toEqual([{ id: "summarize-week", title: "Summarize my week", step_kinds: ["storage.list", "agent.task", "confirm", "artifact.create", "evidence.record"], asks_person: true }]);
+    expect(projection.workflows).toEqual([{ id: "summarize-week", title: "Summarize my week", step_kinds: ["storage.list", "agent.task", "confirm", "artifact.create", "evidence.record"], asks_person: true, other_app_tools: [] }]);
     // Data leaving the device, or a program of the app's own on it: at least medium.
     expect(projection.risk).toBe("medium");
   });

@@ -39,6 +39,7 @@ import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coord
 import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
+import { createIdleTimer } from "./coordination/idle-timer.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
@@ -86,6 +87,13 @@ export interface RuntimeOptions {
    * is refused for that app with `inbox_full` (audited). Default 1,000.
    */
   readonly maxPendingPerApp?: number;
+  /**
+   * Instances that hold a surface (a mounted frame) at once (spec 4.4): past it the least recently used
+   * background instance that no tool call is on is suspended, and restored when brought back. Default 3.
+   */
+  readonly maxLiveSurfaces?: number;
+  /** A background instance idle this long (ms) is suspended too, whatever the bound (spec 4.4). Default: never for idleness alone. */
+  readonly suspendIdleMs?: number;
   /**
    * Bytes of a conversation's artifacts read from the AppServer (the agent's files) that the device keeps
    * for offline reads and saves; past it the longest kept are let go (read from the server again when
@@ -461,6 +469,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
+  const idleTimer = createIdleTimer({
+    clock,
+    idleMs: options.suspendIdleMs,
+    fire: () => {
+      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
+      mailbox?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
+    },
+  });
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
@@ -636,7 +652,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       case "tool": {
         // The call's id is the effect key's: the step run again after a restart is the same call, answered from its record.
         const callId = `wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
-        const output = await awaitToolCall(run.app_scope, callId, {
+        const output = await awaitToolCall(step.tool!.app_scope ?? run.app_scope, callId, {
           kind: "workflow.tool_call",
           app_scope: run.app_scope,
           run_id: run.run_id,
@@ -654,7 +670,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         throw new LineUpError("invalid_state", "a confirm step is answered by the person, not run");
     }
   };
-  /** A workflow's tool call (`invoke`), and its terminal output: at once when it has one, else when it settles. */
+  /** A workflow's tool call (`invoke`) to a tool of `appScope`, and its terminal output: at once when it has one, else when it settles. */
   const awaitToolCall = (appScope: string, callId: string, invoke: Extract<RuntimeInput, { kind: "workflow.tool_call" }>): Promise<Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>> =>
     new Promise((resolve, reject) => {
       type Terminal = Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>;
@@ -798,6 +814,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
         env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
           ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+          ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+          ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
           ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
         },
         // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
@@ -813,6 +831,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           runtimeApps.changed(before, next);
           followApps(before, next);
           armDeadline(next);
+          idleTimer.arm(next);
           capabilityShell.changed(next.capabilities);
         },
         afterCommit: async (deliveries, effects) => {
@@ -875,6 +894,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       }
       driver?.stop();
       cancelDeadline?.();
+      idleTimer.stop();
       capabilityShell.stop();
       workflowShell.stop();
       await backends.stop();

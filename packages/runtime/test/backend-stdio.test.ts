@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LineUpError, type BackendDeclaration, type JsonValue } from "@lineup/protocol";
 import type { BackendRunner } from "../src/index.js";
-import { createStdioRunner, networkNamespaceAvailable } from "../src/node/index.js";
+import { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "../src/node/index.js";
 import { LineSplitter, MAX_STDIO_LINE_BYTES, classifyStdioMessage, restartDelay } from "../src/node/stdio-backend.js";
 
 // Issue 20 "Back-end runtime → stdio-jsonrpc" (RELIABILITY K1): the host starts an app's program as a child process
@@ -265,31 +265,40 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     }
   });
 
-  it("still reaches a Unix socket of the host by its path: the channel neither the permission model nor the network namespace closes (docs/security.md)", async () => {
-    // A socket file outside the program's folders, as /run/docker.sock, a D-Bus bus or an ssh-agent socket would be.
-    const path = join(dataDir, `host-${made}.sock`);
+  it("reaches no Unix socket of the host by its path where it has a file-system view of its own, and sees no folder but its own (docs/security.md)", async () => {
+    // Socket files outside the program's folders, as /run/docker.sock, a D-Bus bus or an ssh-agent socket would be:
+    // one beside its folders in the Runtime's data, one in the host's temporary folder.
+    const paths = [join(dataDir, `host-${made}.sock`), join(tmpdir(), `lineup-host-${process.pid}-${made}.sock`)];
     let reached = 0;
-    const host = createServer((socket) => {
-      reached += 1;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => host.listen(path, resolve));
+    const hosts = paths.map(() =>
+      createServer((socket) => {
+        reached += 1;
+        socket.destroy();
+      }),
+    );
+    await Promise.all(hosts.map((host, i) => new Promise<void>((resolve) => host.listen(paths[i], resolve))));
     try {
-      const { r } = runner(
+      const { r, id, diagnostics } = runner(
         program(`
           on("connect", (p) => import("node:net").then((net) => new Promise((resolve) => {
             const s = net.connect(p.path);
             s.on("connect", () => { s.destroy(); resolve("connected"); });
             s.on("error", (e) => resolve("refused:" + e.code));
-          })));`),
+          })));
+          on("cwd", () => process.cwd());`),
       );
-      // Node's permission model checks no socket before it has --allow-net, and a network namespace does not scope
-      // path-named sockets; where the model has it (and the runner grants none), the connect is refused.
+      const viewed = fileSystemViewAvailable();
+      // A Node whose permission model has --allow-net refuses every socket (the runner grants no network).
       const netPermission = process.allowedNodeEnvironmentFlags.has("--allow-net");
-      expect(await r.call("connect", { path })).toMatch(netPermission ? /^refused:/ : /^connected$/);
-      expect(reached).toBe(netPermission ? 0 : 1);
+      for (const path of paths) expect(await r.call("connect", { path })).toMatch(viewed || netPermission ? /^refused:/ : /^connected$/);
+      expect(reached).toBe(viewed || netPermission ? 0 : paths.length);
+      // Its working folder is where it runs, at the path it has on the host.
+      expect(await r.call("cwd", null)).toBe(join(realpathSync(dataDir), "app-work", "journal", id));
+      if (viewed) expect(diagnostics.join("\n")).not.toContain("file-system view");
+      // Where the view cannot be made (no mount namespace, no chroot), the reduced guarantee is said.
+      else expect(diagnostics.join("\n")).toMatch(/without a (file-system view|network namespace) of its own/);
     } finally {
-      await new Promise<void>((resolve) => host.close(() => resolve()));
+      await Promise.all(hosts.map((host) => new Promise<void>((resolve) => host.close(() => resolve()))));
     }
   });
 

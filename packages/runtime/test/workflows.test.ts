@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AppManifest, AppScope, JsonValue } from "@lineup/protocol";
+import { projectManifest, type AppManifest, type AppScope, type JsonValue } from "@lineup/protocol";
 import { createMemoryAppStorageHost, type AppStorageHost, type BackendRunner, type BackendRunners, type RuntimeOptions, type RuntimeStore, type TraceEntry, type WorkflowRun } from "../src/index.js";
 import { createStdioRunner } from "../src/node/index.js";
 import { onlineDevice, publisherKey, serve, signedBundle } from "./helpers/apps-harness.js";
@@ -386,6 +386,8 @@ const PLANNER: AppManifest = {
       output_schema: { type: "object", required: ["item_id"], properties: { item_id: { type: "string" } } },
       call_model: "command",
       activation_requirement: "activation_not_required",
+      // Its handler makes one item per call_id: a second delivery after a crash is harmless, so the Runtime may redeliver.
+      idempotent: true,
     },
     {
       method: "plan.show",
@@ -409,6 +411,17 @@ const PLANNER: AppManifest = {
     },
     { id: "show", title: "Show the plan", steps: [{ id: "show", kind: "tool", tool: { method: "plan.show" }, input: {} }] },
   ],
+} as AppManifest;
+
+/** A clipper whose one workflow adds what it clips to the planner, through the planner's tool. */
+const CLIPPER: AppManifest = {
+  format: "lineup.app.v1",
+  app_scope: "clipper" as AppScope,
+  version: "1.0.0",
+  name: "Clipper",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.workflow.v1"] },
+  entrypoints: [{ id: "main", kind: "primary" }],
+  workflows: [{ id: "clip", title: "Clip to the planner", steps: [{ id: "clip", kind: "tool", tool: { app_scope: "planner" as AppScope, method: "plan.add" }, input: { title: { $from: "/input/title" } } }], output: { $from: "/steps/clip/output" } }],
 } as AppManifest;
 
 /** The planner's tool handler: one item per call_id however often a call is delivered (handlers deduplicate by call_id). */
@@ -451,6 +464,39 @@ describe("a workflow's tool step", () => {
       await until(() => port.getWorkflowRun(wrong.run_id).status !== "running", 5_000, "the run with a wrong result");
       expect(port.getWorkflowRun(wrong.run_id)).toMatchObject({ status: "failed", error: { code: "invalid_result", step_id: "add" } });
       off();
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it("calls another app's tool that its step names: listed in the install review, checked against that app, handled by it", async () => {
+    const data = createMemoryStoreData();
+    const { d } = await onlineDevice({ data, install: CLIPPER, extra: { appStorage: createMemoryAppStorageHost() } });
+    try {
+      // The install review says what the workflow makes another app do.
+      expect(projectManifest(CLIPPER).workflows).toEqual([expect.objectContaining({ id: "clip", other_app_tools: ["planner/plan.add"] })]);
+      const port = d.runtime.appPort("clipper");
+      const ended = async (input: JsonValue) => {
+        const run = await port.startWorkflow("clip", input, { conversation_id: "s-1" });
+        await until(() => port.getWorkflowRun(run.run_id).status !== "running", 5_000, "the run's end");
+        return port.getWorkflowRun(run.run_id);
+      };
+      // The planner is not installed: the step fails with the code an agent's call would get.
+      expect(await ended({ title: "Milk" })).toMatchObject({ status: "failed", error: { code: "app_not_installed", step_id: "clip" } });
+
+      await d.runtime.appManager.install(await signedBundle(PLANNER), { approved: true });
+      const made = new Map<string, string>();
+      const seen = plannerHandler(d.runtime, made);
+      // The planner's handler runs the call, with the planner's input schema and output schema checks.
+      expect(await ended({ title: "Milk" })).toMatchObject({ status: "completed", output: { item_id: "item-1" } });
+      expect(seen.map((c) => [c.method, c.conversation_id, c.arguments])).toEqual([["plan.add", "s-1", { title: "Milk" }]]);
+      expect(await ended({ title: 5 })).toMatchObject({ status: "failed", error: { code: "invalid_arguments", step_id: "clip" } });
+      expect((await auditOf(data)).filter((a) => a.subject === seen[0]!.call_id).map((a) => a.type)).toEqual(["tool.call.accepted", "tool.call.result"]);
+
+      // The planner disabled: refused as for an agent, and its handler sees nothing more.
+      await d.runtime.appManager.disable("planner");
+      expect(await ended({ title: "Bread" })).toMatchObject({ status: "failed", error: { code: "app_disabled", step_id: "clip" } });
+      expect(seen).toHaveLength(1);
     } finally {
       await d.stop();
     }

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { decodeJson } from "@lineup/protocol";
+import { UsageError, decodeJson, runCommand } from "@lineup/protocol";
 import { connectAgent, type AgentClient } from "../agent-client.js";
 import { runDemoAgent } from "../demo-agent.js";
 import type { Diagnostic } from "../lifecycle.js";
@@ -27,6 +27,8 @@ export const AGENT_CLI_USAGE = `usage: lineup agent demo|llm --url ws://HOST:POR
   llm    an agent backed by an OpenAI-compatible /chat/completions endpoint
          (LINEUP_LLM_BASE_URL, LINEUP_LLM_API_KEY, LINEUP_LLM_MODEL; else OPENAI_BASE_URL, OPENAI_API_KEY)`;
 
+export const AGENT_SDK_VERSION = "0.1.0";
+
 export interface RunningAgent {
   readonly client: AgentClient;
   readonly runner: TurnRunner;
@@ -40,25 +42,33 @@ export interface AgentCliIo {
 
 const defaultIo: AgentCliIo = { log: (l) => console.log(l), error: (l) => console.error(l) };
 
-function tokenFrom(credentials: string): string {
-  const parsed = decodeJson(readFileSync(credentials, "utf8"));
-  const token = parsed.ok && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? parsed.value["agent_token"] : undefined;
-  if (typeof token !== "string") throw new Error(`${credentials} has no agent_token`);
+/** One token of a dev-credentials.json (`agent_token`, `device_token`); a file that cannot be read or holds none fails in one line. */
+export function credentialFrom(file: string, field: "agent_token" | "device_token"): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`cannot read the credentials file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+  }
+  const parsed = decodeJson(text);
+  const token = parsed.ok && typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value) ? parsed.value[field] : undefined;
+  if (typeof token !== "string") throw new Error(`${file} has no ${field}`);
   return token;
 }
 
-/** Parses the arguments, connects and starts the agent. Throws with a usage message on bad input. */
+/** Parses the arguments, connects and starts the agent. Throws a `UsageError` (or parseArgs' error) for a bad command line. */
 export async function startAgentCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env, io: AgentCliIo = defaultIo): Promise<RunningAgent> {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, verbose: { type: "boolean" }, help: { type: "boolean" } },
+    options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, verbose: { type: "boolean" } },
   });
   const mode = positionals[0];
-  if (values.help === true || (mode !== "demo" && mode !== "llm")) throw new Error(AGENT_CLI_USAGE);
+  if (mode !== "demo" && mode !== "llm") throw new UsageError(mode === undefined ? "name the agent: demo or llm" : `unknown agent ${JSON.stringify(mode)}: demo or llm`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const url = values.url ?? env["LINEUP_APP_SERVER_URL"];
-  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : tokenFrom(values.credentials));
-  if (url === undefined || token === undefined) throw new Error(`--url and --token (or --credentials) are required\n\n${AGENT_CLI_USAGE}`);
+  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : credentialFrom(values.credentials, "agent_token"));
+  if (url === undefined || token === undefined) throw new UsageError("--url and --token (or --credentials) are required");
   const llm = mode === "llm" ? llmConfigFromEnv(env) : undefined;
   if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL or OPENAI_BASE_URL (and usually LINEUP_LLM_API_KEY or OPENAI_API_KEY, and LINEUP_LLM_MODEL)");
 
@@ -66,7 +76,7 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   const diagnostics = (d: Diagnostic): void => {
     if (verbose || d.kind === "agent_error" || d.kind === "session_error" || d.kind === "reconnect") io.error(`[agent] ${d.kind}: ${d.message}${d.error instanceof Error && verbose ? ` (${d.error.message})` : ""}`);
   };
-  const client = await connectAgent({ url, token, transport: nodeWebSocketTransport(), diagnostics, clientInfo: { name: `lineup-agent-${mode}`, version: "0.1.0" } });
+  const client = await connectAgent({ url, token, transport: nodeWebSocketTransport(), diagnostics, clientInfo: { name: `lineup-agent-${mode}`, version: AGENT_SDK_VERSION } });
   client.onStateChange((state) => io.log(`[agent] connection ${state}`));
   client.onSession((session) => io.log(`[agent] following session ${session.session_id} (${session.app_scope})`));
   const runner = llm === undefined ? runDemoAgent(client, { diagnostics }) : runLlmAgent(client, { llm, diagnostics });
@@ -81,15 +91,9 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   };
 }
 
-/** Runs until SIGINT/SIGTERM; returns the process exit code. */
-export async function runAgentCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env, io: AgentCliIo = defaultIo): Promise<number> {
-  let running: RunningAgent;
-  try {
-    running = await startAgentCli(argv, env, io);
-  } catch (error) {
-    io.error(error instanceof Error ? error.message : String(error));
-    return 2;
-  }
+/** Starts the agent and runs it until SIGINT/SIGTERM; throws what `startAgentCli` throws. */
+export async function serveAgentCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env, io: AgentCliIo = defaultIo): Promise<number> {
+  const running = await startAgentCli(argv, env, io);
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off("SIGINT", stop);
@@ -101,4 +105,9 @@ export async function runAgentCli(argv: readonly string[], env: Readonly<Record<
   });
   await running.stop();
   return 0;
+}
+
+/** The agent's command line under the LineUp conventions (help, version, exit codes 0/1/2); returns the exit code. */
+export function runAgentCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env, io: AgentCliIo = defaultIo, name = "lineup agent"): Promise<number> {
+  return runCommand({ name, version: AGENT_SDK_VERSION, usage: () => AGENT_CLI_USAGE, run: (args) => serveAgentCli(args, env, io) }, argv, { out: io.log, err: io.error });
 }

@@ -1,8 +1,11 @@
 /**
  * The Node adapter of the `Transport` port, over the `ws` package (Node 20 has no global
  * WebSocket). Text frames only; a binary frame is decoded as UTF-8 text so that a misbehaving
- * peer gets a parse error rather than silence.
+ * peer gets a parse error rather than silence. The client's heartbeat pings the server and ends a
+ * connection silent through a whole interval (1006, "heartbeat timeout"), so a half-open one is
+ * noticed and the client reconnects.
  */
+import { startHeartbeat, type Heartbeat } from "@lineup/protocol";
 import WebSocket from "ws";
 import type { CloseInfo, Connection, Transport } from "../transport.js";
 
@@ -13,6 +16,8 @@ export interface NodeWebSocketTransportOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Opening handshake timeout, ms. Default 10 000. */
   readonly handshakeTimeoutMs?: number;
+  /** Ping the server this often; a server silent through a whole interval is given up on. Default 15 000 ms. */
+  readonly heartbeatIntervalMs?: number;
 }
 
 export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = {}): Transport {
@@ -28,13 +33,23 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
         const closes = new Set<(info: CloseInfo) => void>();
         let opened = false;
         let closed = false;
+        let heartbeat: Heartbeat | undefined;
         const finish = (info: CloseInfo): void => {
           if (closed) return;
           closed = true;
+          heartbeat?.stop();
           for (const listener of [...closes]) listener(info);
         };
         socket.on("open", () => {
           opened = true;
+          heartbeat = startHeartbeat({
+            ...(options.heartbeatIntervalMs === undefined ? {} : { intervalMs: options.heartbeatIntervalMs }),
+            ping: () => socket.ping(),
+            silent: () => {
+              finish({ code: 1006, reason: "heartbeat timeout" });
+              socket.terminate();
+            },
+          });
           resolve({
             send: (text) => {
               if (!closed && socket.readyState === WebSocket.OPEN) socket.send(text);
@@ -48,7 +63,10 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
             },
           });
         });
+        socket.on("ping", () => heartbeat?.heard());
+        socket.on("pong", () => heartbeat?.heard());
         socket.on("message", (data, isBinary) => {
+          heartbeat?.heard();
           const text = isBinary || typeof data !== "string" ? Buffer.from(data as Buffer).toString("utf8") : data;
           for (const listener of [...messages]) listener(text);
         });

@@ -5,6 +5,7 @@ import type { Connection } from "../connection.js";
 import type { ConnectionDirectory } from "../directory.js";
 import type { IdempotentWrites } from "../idempotency.js";
 import type { Logger } from "../logger.js";
+import type { ServerMetrics } from "../metrics.js";
 import type { Db } from "../store/database.js";
 import type { Actor } from "../store/log.js";
 import { principalId, type Principal } from "../store/principals.js";
@@ -23,6 +24,7 @@ export interface Services {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly logger: Logger;
+  readonly metrics: ServerMetrics;
   readonly serverInfo: { readonly name: string; readonly version: string };
 }
 

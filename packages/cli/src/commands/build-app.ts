@@ -1,22 +1,16 @@
 /** `lineup build-app APP_DIR [--out DIR]`: one self-contained HTML page + lineup.app.json, ready for `lineup pack`. */
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { LineUpError } from "@lineup/protocol";
+import { LineUpError, UsageError } from "@lineup/protocol";
 import { buildApp } from "@lineup/surface-sdk/node";
 import type { Command } from "../io.js";
 
+export const BUILD_APP_USAGE = "usage: lineup build-app APP_DIR [--out DIR]   (default DIR: APP_DIR/dist)";
+
 export const buildAppCommand: Command = async (argv, io) => {
-  let parsed: { values: { out?: string }; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { out: { type: "string" } } });
-  } catch {
-    parsed = { values: {}, positionals: [] };
-  }
+  const parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { out: { type: "string" } } });
   const appDir = parsed.positionals[0];
-  if (appDir === undefined || parsed.positionals.length !== 1) {
-    io.err("usage: lineup build-app APP_DIR [--out DIR]");
-    return 2;
-  }
+  if (appDir === undefined || parsed.positionals.length !== 1) throw new UsageError("expected one APP_DIR");
   try {
     const built = await buildApp({ appDir, outDir: parsed.values.out ?? join(resolve(appDir), "dist") });
     io.out(`built ${built.manifest.app_scope} ${built.manifest.version}: ${built.htmlPath} (${built.htmlBytes} bytes), ${built.manifestPath}`);

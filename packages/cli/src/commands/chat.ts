@@ -8,17 +8,22 @@
  * agent), `/open N`, `/list`, `/answer …` (or just the option number / y / n for the newest open
  * card), `/stop` (stops the agent's turn, as the chat's Stop), `/quit`.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { createAppSdk, type LineUpAppRuntimeSDK } from "@lineup/app-sdk";
 import { EMPTY_TIMELINE, TIMELINE_TYPES, confirmAnswer, foldMessages, markAnswered, summarizeAnswer, type Card, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+import { defaultDataDir } from "@lineup/app-server";
+import { UsageError } from "@lineup/protocol";
+import { credentialFrom } from "@lineup/agent-sdk/node";
 import type { InteractionAnswer, LineUpRuntime } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
 import type { CliIo, Command } from "../io.js";
 
-export const CHAT_USAGE = "usage: lineup chat --url ws://HOST:PORT/rpc (--token DEVICE_TOKEN | --credentials dev-credentials.json) [--data DIR] [--agent demo-agent]";
+export const CHAT_USAGE = `usage: lineup chat --url ws://HOST:PORT/rpc (--token DEVICE_TOKEN | --credentials dev-credentials.json) [--data DIR] [--agent demo-agent]
+
+  --data DIR   the terminal chat's Runtime store (default: the data directory's terminal-chat/,
+               $LINEUP_DATA_DIR or $XDG_DATA_HOME/lineup)`;
 
 /** The lines a person reads for a timeline row. */
 export function renderRow(row: TimelineRow): string[] {
@@ -182,19 +187,10 @@ export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { 
 }
 
 export const chatCommand: Command = async (argv, io) => {
-  let values: { url?: string; token?: string; credentials?: string; data?: string; agent?: string };
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, data: { type: "string" }, agent: { type: "string" } } }));
-  } catch (error) {
-    io.err(`${(error as Error).message}\n${CHAT_USAGE}`);
-    return 2;
-  }
-  const token = values.token ?? (values.credentials === undefined ? undefined : (JSON.parse(readFileSync(values.credentials, "utf8")) as { device_token?: string }).device_token);
-  if (values.url === undefined || token === undefined) {
-    io.err(CHAT_USAGE);
-    return 2;
-  }
-  const runtime = await createNodeRuntime({ serverUrl: values.url, token, dataDir: resolve(values.data ?? ".lineup-chat"), clientInfo: { name: "lineup-chat", version: "0.1.0" } });
+  const { values } = parseArgs({ args: [...argv], options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, data: { type: "string" }, agent: { type: "string" } } });
+  if (values.url === undefined || (values.token === undefined && values.credentials === undefined)) throw new UsageError("--url and --token (or --credentials) are required");
+  const token = values.token ?? credentialFrom(values.credentials!, "device_token");
+  const runtime = await createNodeRuntime({ serverUrl: values.url, token, dataDir: values.data === undefined ? join(defaultDataDir(process.env), "terminal-chat") : resolve(values.data), clientInfo: { name: "lineup-chat", version: "0.1.0" } });
   let lifecycle = "";
   const offLifecycle = runtime.lifecycle.subscribe((l) => {
     if (l.status !== lifecycle) io.out(`(runtime ${(lifecycle = l.status)})`);

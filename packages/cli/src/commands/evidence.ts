@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { decodeJson, DEFAULT_SERVER_LIMITS, verifyEvidencePack, type EvidencePack, type EvidenceSummary, type ProtocolError, type Provenance } from "@lineup/protocol";
+import { decodeJson, DEFAULT_SERVER_LIMITS, UsageError, verifyEvidencePack, type EvidencePack, type EvidenceSummary, type ProtocolError, type Provenance } from "@lineup/protocol";
 import type { CliIo, Command } from "../io.js";
 
 export const EVIDENCE_USAGE = "usage: lineup evidence verify PACK [--json]";
@@ -17,18 +17,10 @@ const PACK_LIMITS = { maxBytes: DEFAULT_SERVER_LIMITS.max_artifact_bytes, maxDep
 const sha256Hex = (input: string | Uint8Array): string => createHash("sha256").update(input).digest("hex");
 
 export const evidenceCommand: Command = async (argv, io) => {
-  let parsed: { values: { json?: boolean }; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: [...argv], options: { json: { type: "boolean" } }, allowPositionals: true });
-  } catch (error) {
-    io.err(`${(error as Error).message}\n${EVIDENCE_USAGE}`);
-    return 2;
-  }
+  const parsed = parseArgs({ args: [...argv], options: { json: { type: "boolean" } }, allowPositionals: true });
   const [sub, file, ...extra] = parsed.positionals;
-  if (sub !== "verify" || file === undefined || extra.length > 0) {
-    io.err(EVIDENCE_USAGE);
-    return 2;
-  }
+  if (sub !== "verify") throw new UsageError(sub === undefined ? "name the subcommand: verify" : `unknown subcommand ${JSON.stringify(sub)}`);
+  if (file === undefined || extra.length > 0) throw new UsageError("expected one PACK");
   return verifyPackFile(file, parsed.values.json === true, io);
 };
 

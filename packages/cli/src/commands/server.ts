@@ -1,31 +1,5 @@
-/** `lineup server [--data DIR] [--port N] [--host H]`: the reference AppServer on SQLite. */
-import { parseArgs } from "node:util";
-import { resolve } from "node:path";
-import { startAppServer, stderrLogger } from "@lineup/app-server";
-import { untilSignal, type Command } from "../io.js";
+/** `lineup server [--config FILE] [--SETTING VALUE …]`: the reference AppServer on SQLite. */
+import { serveAppServer } from "@lineup/app-server";
+import type { Command } from "../io.js";
 
-export const SERVER_USAGE = "usage: lineup server [--data DIR] [--port N] [--host 127.0.0.1]";
-
-export const serverCommand: Command = async (argv, io) => {
-  let values: { data?: string; port?: string; host?: string };
-  try {
-    ({ values } = parseArgs({ args: [...argv], options: { data: { type: "string" }, port: { type: "string" }, host: { type: "string" } } }));
-  } catch (error) {
-    io.err(`${(error as Error).message}\n${SERVER_USAGE}`);
-    return 2;
-  }
-  const port = Number(values.port ?? 8787);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    io.err(`--port must be 0–65535\n${SERVER_USAGE}`);
-    return 2;
-  }
-  const server = await startAppServer({ dataDir: resolve(values.data ?? ".lineup-data"), port, host: values.host ?? "127.0.0.1", logger: stderrLogger });
-  io.out(`AppServer listening on ${server.url} (health: ${server.httpUrl}/healthz)`);
-  if (server.devCredentials !== undefined) {
-    io.out(`dev device token: ${server.devCredentials.device_token}`);
-    io.out(`dev agent token:  ${server.devCredentials.agent_token}`);
-  }
-  await untilSignal();
-  await server.close();
-  return 0;
-};
+export const serverCommand: Command = (argv, io) => serveAppServer(argv, process.env, io);

@@ -26,6 +26,8 @@ export const NATIVE_HOST_EVENTS = {
 
 /** How long a request waits for the native side (it answers at once when it is there). */
 const REQUEST_LIMIT_MS = 1_500;
+/** Methods the native side answers only when the person has (a dialog): no time limit once the host is known. */
+const WAITS_FOR_THE_PERSON: ReadonlySet<HostChannelMethod> = new Set(["file.pick", "file.save"]);
 
 export interface NativeHost {
   readonly info: HostChannelResult<"host.info">;
@@ -34,7 +36,7 @@ export interface NativeHost {
 
 let nextId = 1;
 
-function request<M extends HostChannelMethod>(win: Window, method: M, params: HostChannelParams<M>, limitMs = REQUEST_LIMIT_MS): Promise<Result<HostChannelResult<M>>> {
+function request<M extends HostChannelMethod>(win: Window, method: M, params: HostChannelParams<M>, limitMs: number | undefined = REQUEST_LIMIT_MS): Promise<Result<HostChannelResult<M>>> {
   const id = nextId++;
   return new Promise((resolve) => {
     const onAnswer = (event: MessageEvent) => {
@@ -51,7 +53,7 @@ function request<M extends HostChannelMethod>(win: Window, method: M, params: Ho
       if (answered !== id && answered !== 0) return;
       done(decodeHostChannelResponse(text, id, method));
     };
-    const timer = setTimeout(() => done(fail("unsupported_on_host", `no native host answered ${method}`)), limitMs);
+    const timer = limitMs === undefined ? undefined : setTimeout(() => done(fail("unsupported_on_host", `no native host answered ${method}`)), limitMs);
     const done = (answer: Result<HostChannelResult<M>>) => {
       clearTimeout(timer);
       win.removeEventListener("message", onAnswer);
@@ -66,7 +68,7 @@ function request<M extends HostChannelMethod>(win: Window, method: M, params: Ho
 export async function connectNativeHost(win: Window = window): Promise<NativeHost | undefined> {
   const info = await request(win, "host.info", {});
   if (!info.ok) return undefined;
-  return { info: info.value, request: (method, params) => request(win, method, params) };
+  return { info: info.value, request: (method, params) => request(win, method, params, WAITS_FOR_THE_PERSON.has(method) ? undefined : REQUEST_LIMIT_MS) };
 }
 
 let thisPage: Promise<NativeHost | undefined> | undefined;

@@ -45,7 +45,7 @@ function userActivationActive(): boolean {
   return activation?.isActive ?? false;
 }
 
-function detectSupport(): ReadonlySet<CapabilityName> {
+function detectSupport(): Set<CapabilityName> {
   const supported = new Set<CapabilityName>();
   if (typeof document === "undefined") return supported;
   supported.add("file.pick");
@@ -68,15 +68,19 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
     hasUserActivation: userActivationActive,
   };
   const supported = detectSupport();
+  // In a native window without a notification service, the page's Notification API would only ever be denied.
+  void deps.native?.then((host) => {
+    if (host !== undefined && !host.info.notifications) supported.delete("notification.show");
+  });
   const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined);
   const attention = createAttention();
 
   const run = (invocation: HostInvocation): Promise<CapabilityResult> | CapabilityResult => {
     switch (invocation.capability) {
       case "file.pick":
-        return pickFiles(invocation, context);
+        return pickFiles(invocation, context, deps.native);
       case "file.save":
-        return saveFile(invocation, context);
+        return saveFile(invocation, context, deps.native);
       case "microphone.record":
         return recordMicrophone(invocation, context);
       case "notification.show":

@@ -2,7 +2,9 @@
  * `file.pick` and `file.save` in the browser. Picking opens a hidden `<input type=file>` of the host
  * document (never the app's frame) and reads the chosen files as base64 artifacts; closing the picker
  * is `cancelled_by_user` (the input's `cancel` event). Saving uses `showSaveFilePicker` where the
- * browser has it and otherwise a download through an `<a download>` and a Blob URL.
+ * browser has it and otherwise a download through an `<a download>` and a Blob URL. In a native window (the
+ * desktop host) both are the desktop's own dialogs: the input's chooser is answered natively, and a save goes
+ * over the host channel (`file.save`).
  */
 import { bytesToBase64, capabilityCompleted, type CapabilityResult } from "@lineup/protocol";
 import type { HostArtifactValue, HostInvocation } from "@lineup/runtime";
@@ -10,6 +12,7 @@ import { ensureUserActivation, type ProviderContext } from "./context.js";
 import { checkFilePickInput, checkFileSaveInput } from "./inputs.js";
 import { acceptAttribute, artifactJson, cancelledByUser, nativeFailure, tooLarge } from "./outcomes.js";
 import { t } from "../i18n/index.js";
+import type { NativeHost } from "../bootstrap/native-host.js";
 
 /** How long a download's Blob URL stays valid after the click starts it. */
 const BLOB_URL_LIFETIME_MS = 10_000;
@@ -32,10 +35,21 @@ function choose(input: HTMLInputElement, signal: AbortSignal): Promise<readonly 
   });
 }
 
-export async function pickFiles(invocation: HostInvocation, context: ProviderContext): Promise<CapabilityResult> {
+export async function pickFiles(invocation: HostInvocation, context: ProviderContext, native?: Promise<NativeHost | undefined>): Promise<CapabilityResult> {
   const checked = checkFilePickInput(invocation.input, context.maxArtifactBytes);
   if (!checked.ok) return checked.refusal;
   const { accept, multiple, max_bytes } = checked.value;
+  const host = await native;
+  if (host !== undefined) {
+    if (invocation.signal.aborted) return cancelledByUser("file.pick");
+    // The desktop's own chooser: it needs no click in the page, and the person chooses there.
+    const picked = await host.request("file.pick", { multiple, accept: [...accept], max_bytes });
+    if (!picked.ok) return nativeFailure("file.pick", new Error(`${picked.error.code}: ${picked.error.message}`));
+    if (picked.value.over_limit) return tooLarge(multiple ? "the chosen files together" : "the chosen file", max_bytes);
+    if (picked.value.files.length === 0 || invocation.signal.aborted) return cancelledByUser("file.pick");
+    const files = picked.value.files.map((file) => ({ name: file.name, mime_type: file.mime_type, size: Math.floor((file.data.length * 3) / 4) - (file.data.endsWith("==") ? 2 : file.data.endsWith("=") ? 1 : 0), data: file.data }));
+    return capabilityCompleted({ files: files.map(artifactJson) });
+  }
   const appName = context.appName(invocation.app_scope);
   const go = await ensureUserActivation(context, invocation, {
     title: t(multiple ? "pick.titleMany" : "pick.titleOne", { app: appName }),
@@ -106,10 +120,18 @@ function download(blob: Blob, name: string): void {
   }
 }
 
-export async function saveFile(invocation: HostInvocation, context: ProviderContext): Promise<CapabilityResult> {
+export async function saveFile(invocation: HostInvocation, context: ProviderContext, native?: Promise<NativeHost | undefined>): Promise<CapabilityResult> {
   const checked = checkFileSaveInput(invocation.input, context.maxArtifactBytes);
   if (!checked.ok) return checked.refusal;
   const { name, mime_type, bytes } = checked.value;
+  const host = await native;
+  if (host !== undefined) {
+    if (invocation.signal.aborted) return cancelledByUser("file.save");
+    // The desktop's save dialog: the person chooses where, or closes it.
+    const saved = await host.request("file.save", { name, mime_type, data: bytesToBase64(bytes) });
+    if (!saved.ok) return nativeFailure("file.save", new Error(`${saved.error.code}: ${saved.error.message}`));
+    return saved.value.saved ? capabilityCompleted({ saved: true }) : cancelledByUser("file.save");
+  }
   const blob = new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mime_type });
   const picker = saveFilePicker();
   try {

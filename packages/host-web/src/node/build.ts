@@ -49,9 +49,21 @@ export async function buildHost(options: { outDir?: string } = {}): Promise<stri
   return outDir;
 }
 
-/** Builds when stale; returns the dist directory. */
-export async function ensureHostBuilt(distDir = HOST_DIST_DIR): Promise<{ distDir: string; built: boolean }> {
+/**
+ * Builds when stale; returns the dist directory. A build takes a while (most of a minute on a small
+ * machine): `progress` hears when it starts, every 10 s while it runs, and when it is done.
+ */
+export async function ensureHostBuilt(distDir = HOST_DIST_DIR, progress?: (message: string) => void): Promise<{ distDir: string; built: boolean }> {
   if (!isHostBuildStale(distDir)) return { distDir, built: false };
-  await buildHost({ outDir: distDir });
+  const started = performance.now();
+  const seconds = () => Math.round((performance.now() - started) / 1000);
+  progress?.(`Building the web host into ${distDir} (first start, or its sources changed)…`);
+  const ticker = progress === undefined ? undefined : setInterval(() => progress(`  still building the web host (${seconds()} s)…`), 10_000);
+  try {
+    await buildHost({ outDir: distDir });
+  } finally {
+    clearInterval(ticker);
+  }
+  progress?.(`Built the web host in ${seconds()} s`);
   return { distDir, built: true };
 }

@@ -8,5 +8,6 @@ export * from "./validate.js";
 export * from "./evidence.js";
 export * from "./evidence-provenance.js";
 export * from "./base64.js";
+export * from "./heartbeat.js";
 
 export { APP_SERVER_SCHEMAS } from "./all-schemas.js";

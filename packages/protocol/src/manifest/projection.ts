@@ -87,6 +87,8 @@ export interface ProjectedWorkflow {
   readonly step_kinds: readonly WorkflowStepKind[];
   /** Whether a step asks the person before going on. */
   readonly asks_person: boolean;
+  /** Other apps' tools its `tool` steps call, as `app_scope/method`, each once: what it may make another app do. */
+  readonly other_app_tools: readonly string[];
 }
 
 export interface ManifestProjection {
@@ -216,6 +218,11 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
       title: w.title,
       step_kinds: [...new Set(w.steps.map((step) => step.kind))],
       asks_person: w.steps.some((step) => step.kind === "confirm"),
+      other_app_tools: [
+        ...new Set(
+          w.steps.flatMap((step) => (step.kind === "tool" && step.tool?.app_scope !== undefined && step.tool.app_scope !== manifest.app_scope ? [`${step.tool.app_scope}/${step.tool.method}`] : [])),
+        ),
+      ],
     })),
     risk,
   };

@@ -105,21 +105,30 @@ export interface PackedFile {
   readonly files: number;
 }
 
+/** Apps at least this large report each step of packing to `progress`. */
+export const PACK_PROGRESS_MIN_BYTES = 1_048_576;
+
 /**
  * Packs the app in `dir` (its `lineup.app.json` and every other file) into an unsigned bundle at
- * `outFile`. Refusals: `json_*` for the manifest's JSON, and those of `packBundle`.
+ * `outFile`. Refusals: `json_*` for the manifest's JSON, and those of `packBundle`. An app of
+ * PACK_PROGRESS_MIN_BYTES or more tells `progress` what it is doing (compressing takes a while).
  */
-export async function packDirectory(dir: string, outFile: string, options: Pick<PackBundleInput, "compression"> = {}): Promise<Result<PackedFile>> {
+export async function packDirectory(dir: string, outFile: string, options: Pick<PackBundleInput, "compression"> & { readonly progress?: (message: string) => void } = {}): Promise<Result<PackedFile>> {
+  const { progress, ...packOptions } = options;
   const read = await readDirectoryFiles(dir);
   if (!read.ok) return read;
   const files = read.value;
+  const inputBytes = [...files.values()].reduce((n, bytes) => n + bytes.length, 0);
+  const report = progress !== undefined && inputBytes >= PACK_PROGRESS_MIN_BYTES ? progress : undefined;
+  report?.(`read ${files.size} files (${inputBytes} bytes) from ${dir}; compressing…`);
   const manifestBytes = files.get(MANIFEST_PATH);
   if (manifestBytes === undefined) return fail("bundle_manifest_invalid", `${dir} has no ${MANIFEST_PATH}`);
   files.delete(MANIFEST_PATH);
   const manifest = decodeJson(manifestBytes);
   if (!manifest.ok) return fail("bundle_manifest_invalid", `${manifest.error.code}: ${manifest.error.message}`, manifest.error.path);
-  const packed = await packBundle({ manifest: manifest.value, files, ...options });
+  const packed = await packBundle({ manifest: manifest.value, files, ...packOptions });
   if (!packed.ok) return packed;
+  report?.(`compressed into ${packed.value.length} bytes; writing ${outFile}…`);
   await writeBundleFile(outFile, packed.value);
   return ok({ file: outFile, bytes: packed.value.length, files: files.size + 1 });
 }

@@ -2,7 +2,7 @@
 export { openSqliteStore, type SqliteStoreOptions, type SqliteRuntimeStore, type SqliteThread } from "./sqlite-store.js";
 export { createWsTransport, type WsTransportOptions } from "./ws-transport.js";
 export { createNodeRuntime, type NodeRuntime, type NodeRuntimeOptions } from "./create-node-runtime.js";
-export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, signFile, verifyFile, readTrustedKeys, parsePrivateKey, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, type KeygenFiles, type PackedFile } from "./bundle-files.js";
+export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, PACK_PROGRESS_MIN_BYTES, signFile, verifyFile, readTrustedKeys, parsePrivateKey, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, type KeygenFiles, type PackedFile } from "./bundle-files.js";
 export { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
 export { createNodeWasmRunner } from "./wasm-backend.js";
-export { createStdioRunner, networkNamespaceAvailable } from "./stdio-backend.js";
+export { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "./stdio-backend.js";

@@ -16,15 +16,20 @@
  * - **Environment.** Made afresh: `PATH=/usr/bin:/bin`, `HOME`, `TMPDIR`, `LANG=C.UTF-8` and nothing else — no
  *   token, no key, no `LINEUP_*` of the host's (a `local-http` program gets its own `LINEUP_HTTP_SOCKET`), no
  *   `NODE_OPTIONS`.
- * - **Network.** Where `unshare -rn` works (a user and network namespace of its own; probed once per host process),
- *   the program runs inside one: it has no network interface up, not even a loopback that reaches the host's
- *   (`connect` fails `ENETUNREACH`). `unshare` without `--fork` execs, so the child's pid is the program's own — the
- *   memory reading and the kill reach the program, not a wrapper (the test checks it). **Where it does not work** (no unprivileged user
- *   namespaces: some containers, hardened kernels, macOS), the program can open sockets to any address, the host's
- *   loopback included: the file, process and environment closures above still hold, the network one does not. The
- *   runner says so in its diagnostics at the first start. **Either way** a Unix socket named by a path (a socket
- *   file of the host's: `/run/docker.sock`, a D-Bus bus) is reachable: Node 20's permission model checks no socket,
- *   and a network namespace scopes only abstract ones (docs/security.md; the test shows it).
+ * - **Network and the file system's view.** Where `unshare -rnm`, `mount` and `chroot` work (a user, network and
+ *   mount namespace of its own; probed once per host process by making the whole view once: `fileSystemViewAvailable`),
+ *   the program runs inside them, in a root of its own (`ROOT_SCRIPT`): the system's code read-only, four devices, its
+ *   code folder (read-only) and its working folder at their host paths, and nothing else. It has no network interface
+ *   up, not even a loopback that reaches the host's (`connect` fails `ENETUNREACH`), and no socket file of the host's
+ *   exists in its view (`/run/docker.sock`, a D-Bus bus, an ssh-agent socket, another program's socket in the
+ *   Runtime's data: `ENOENT`) — the channel Node 20's permission model leaves open, since it checks no socket. Its own
+ *   `local-http` socket is in its working folder, the same file on both sides. Where only `unshare -rn` works, it has
+ *   the network namespace alone: the host's Unix sockets stay reachable by their paths. Where neither works (no
+ *   unprivileged user namespaces: some containers, hardened kernels, macOS), it can open sockets to any address, the
+ *   host's loopback included: the file, process and environment closures above still hold. In both reduced cases the
+ *   runner says so in its diagnostics at the first start (docs/security.md). Each wrapper execs the next, so the
+ *   child's pid is the program's own — the memory reading and the kill reach the program, not a wrapper (the test
+ *   checks it).
  * - **Lifetime.** `stop()` sends SIGTERM, then SIGKILL after 1 s. The program can start no process, so killing its
  *   pid kills all of it. A host that dies abruptly (SIGKILL) closes the program's stdin, which a program reading it
  *   sees as its end; one that ignores it lives on (no parent-death signal: `setpriv --pdeathsig` was not delivered on
@@ -95,7 +100,8 @@
 import { isUtf8 } from "node:buffer";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
 import { basename, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
@@ -136,6 +142,77 @@ function probe(command: string, args: readonly string[]): boolean {
 /** Whether this machine lets an unprivileged process make its own network namespace (`unshare -rn`). Probed once. */
 export function networkNamespaceAvailable(): boolean {
   return probe("unshare", ["-rn", "true"]);
+}
+
+/**
+ * The program's view of the file system, made inside its own mount namespace (`unshare -rnm`) before it starts: an
+ * empty tmpfs as its root holding the system's code read-only (`/usr`, and `/bin`, `/lib*`, `/sbin` as the host has
+ * them: symlinks or bound folders), `/dev/null`, `/dev/zero`, `/dev/random`, `/dev/urandom`, the `/etc/localtime`
+ * link, its Node when that lies outside `/usr`, its code folder (read-only) and its working folder, each at the path
+ * it has on the host. Nothing else exists there: no `/run`, `/tmp`, `/home`, no other folder of the Runtime's data,
+ * so no socket file of the host's can be named. Then `chroot` to that root, a `cd` into its working folder and an
+ * `exec` of the program: every step execs the next, so the child's pid stays the program's own.
+ *
+ * Arguments: the mount point (an empty folder of the host's), the code folder, the working folder, Node's path, the
+ * `chroot` binary, then the program's argv.
+ */
+const ROOT_SCRIPT = `set -eu
+root=$1 code=$2 work=$3 node=$4 chroot=$5
+shift 5
+mount -t tmpfs -o mode=0755,size=1m lineup-backend "$root"
+for top in bin sbin lib lib32 lib64 libx32 usr; do
+  if [ -L "/$top" ]; then ln -s "$(readlink "/$top")" "$root/$top"
+  elif [ -d "/$top" ]; then mkdir "$root/$top"; mount --rbind "/$top" "$root/$top"; mount -o remount,bind,ro "$root/$top"; fi
+done
+mkdir "$root/dev" "$root/etc"
+for device in null zero random urandom; do touch "$root/dev/$device"; mount --bind "/dev/$device" "$root/dev/$device"; done
+if [ -L /etc/localtime ]; then ln -s "$(readlink /etc/localtime)" "$root/etc/localtime"; fi
+case "$node" in
+  /usr/*) ;;
+  *) mkdir -p "$root$(dirname "$node")"; touch "$root$node"; mount --bind "$node" "$root$node" ;;
+esac
+mkdir -p "$root$code" "$root$work"
+mount --bind "$code" "$root$code"
+mount -o remount,bind,ro "$root$code"
+mount --bind "$work" "$root$work"
+exec "$chroot" "$root" /bin/sh -c 'cd "$1"; unset PWD OLDPWD; shift; exec "$@"' sh "$work" "$@"`;
+
+/** Where `chroot` is (it is an administrator's command: not on the program's `PATH`). */
+function chrootBinary(): string | undefined {
+  return ["/usr/sbin/chroot", "/sbin/chroot", "/usr/bin/chroot"].find((path) => existsSync(path));
+}
+
+let rootProbe: boolean | undefined;
+/**
+ * Whether the program's own file-system view (`ROOT_SCRIPT`) can be made here: the script run once, in full, on
+ * throwaway folders with `true` as the program. Probed once per host process.
+ */
+export function fileSystemViewAvailable(): boolean {
+  if (rootProbe !== undefined) return rootProbe;
+  const chroot = chrootBinary();
+  if (chroot === undefined || !networkNamespaceAvailable()) return (rootProbe = false);
+  const scratch = mkdtempSync(join(tmpdir(), "lineup-root-probe-"));
+  try {
+    for (const name of ["root", "code", "work"]) mkdirSync(join(scratch, name));
+    const args = ["-rnm", "sh", "-c", ROOT_SCRIPT, "sh", join(scratch, "root"), join(scratch, "code"), join(scratch, "work"), realpathSync(process.execPath), chroot, "/bin/true"];
+    rootProbe = spawnSync("unshare", args, { stdio: "ignore", timeout: 5_000, env: { PATH: SANDBOX_PATH } }).status === 0;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return rootProbe;
+}
+
+/**
+ * The argv that starts `program` in the sandbox this host can make: its own file-system view and network namespace
+ * (`ROOT_SCRIPT`) where that works, else a network namespace alone (`unshare -rn`), else nothing around it.
+ * `rootMount` is an empty folder of the host's the view is mounted on (in the program's namespace only).
+ */
+export function sandboxedArgv(program: readonly string[], paths: { readonly codeDir: string; readonly workDir: string; readonly rootMount: string }): { readonly argv: string[]; readonly isolation: "file-system view" | "network namespace" | "none" } {
+  if (fileSystemViewAvailable()) {
+    return { argv: ["unshare", "-rnm", "sh", "-c", ROOT_SCRIPT, "sh", paths.rootMount, paths.codeDir, paths.workDir, realpathSync(process.execPath), chrootBinary()!, ...program], isolation: "file-system view" };
+  }
+  if (networkNamespaceAvailable()) return { argv: ["unshare", "-rn", ...program], isolation: "network namespace" };
+  return { argv: [...program], isolation: "none" };
 }
 
 /** Whether `prlimit --data` works here (a hard ceiling on the program's writable memory). Probed once. */
@@ -327,7 +404,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   }
 
   /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
-  const prepare = (): { codeDir: string; workDir: string; entryPath: string; pidFile: string } => {
+  const prepare = (): { codeDir: string; workDir: string; rootMount: string; entryPath: string; pidFile: string } => {
     mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
     const root = realpathSync(spec.dataDir);
     const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
@@ -335,6 +412,9 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
     const entryPath = join(codeDir, entryName);
     mkdirSync(codeDir, { recursive: true, mode: 0o700 });
     mkdirSync(workDir, { recursive: true, mode: 0o700 });
+    // Empty on the host: the program's own root is mounted on it, in its namespace only.
+    const rootMount = join(root, "app-backends", ".root");
+    mkdirSync(rootMount, { recursive: true, mode: 0o700 });
     const marker = join(codeDir, "package.json");
     if (!existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
     // Named by its digest: an entry already there is this one. Written aside, then renamed, so a crash leaves no half.
@@ -343,7 +423,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       writeFileSync(partial, spec.entry, { mode: 0o400 });
       renameSync(partial, entryPath);
     }
-    return { codeDir, workDir, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
+    return { codeDir, workDir, rootMount, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
   };
 
   /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
@@ -555,7 +635,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   };
 
   const start = (): Live => {
-    let paths: { codeDir: string; workDir: string; entryPath: string; pidFile: string };
+    let paths: { codeDir: string; workDir: string; rootMount: string; entryPath: string; pidFile: string };
     try {
       paths = prepare();
       if (http && Buffer.byteLength(join(paths.workDir, HTTP_SOCKET_NAME)) > MAX_SOCKET_PATH_BYTES) throw new Error(`the path of its socket in its working folder is over ${MAX_SOCKET_PATH_BYTES} bytes (a shorter data folder fixes it)`);
@@ -566,14 +646,18 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       afterEnd("failure", message);
       throw refusal("start_failed", message);
     }
-    const isolated = networkNamespaceAvailable();
-    if (!isolated && !warned) {
-      warned = true;
-      diagnose("runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included", "back-end sandbox");
-    }
     const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
     const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
-    const argv = isolated ? ["unshare", "-rn", ...capped] : capped;
+    const { argv, isolation } = sandboxedArgv(capped, paths);
+    if (isolation !== "file-system view" && !warned) {
+      warned = true;
+      diagnose(
+        isolation === "none"
+          ? "runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included, and the host's Unix sockets by their paths"
+          : "runs without a file-system view of its own (unshare -rnm, mount or chroot does not work here): it can reach the host's Unix sockets by their paths",
+        "back-end sandbox",
+      );
+    }
     // local-http: a socket in its working folder, the only place it may write; an old one (a crash) goes first.
     const socketPath = http ? join(paths.workDir, HTTP_SOCKET_NAME) : undefined;
     if (socketPath !== undefined) rmSync(socketPath, { force: true });

@@ -101,7 +101,11 @@ export function appCodeSentences(projection: ManifestProjection): string[] {
     lines.push(t("projection.keeps", { size: formatBytes(projection.storage.quota_bytes), collections: projection.storage.collections.join(", ") }));
   }
   for (const backend of projection.backends) lines.push(backendSentence(backend));
-  for (const workflow of projection.workflows) lines.push(t("projection.workflow", { title: workflow.title, steps: format().list(workflow.step_kinds.map((k) => (STEP_WORDS[k] === undefined ? k : t(STEP_WORDS[k]))).filter((w, i, all) => all.indexOf(w) === i)) }));
+  for (const workflow of projection.workflows) {
+    const steps = format().list(workflow.step_kinds.map((k) => (STEP_WORDS[k] === undefined ? k : t(STEP_WORDS[k]))).filter((w, i, all) => all.indexOf(w) === i));
+    const others = workflow.other_app_tools.length === 0 ? "" : t("projection.otherAppTools", { tools: workflow.other_app_tools.join(", ") });
+    lines.push(t("projection.workflow", { title: workflow.title, steps, others }));
+  }
   return lines;
 }
 

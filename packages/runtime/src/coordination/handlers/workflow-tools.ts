@@ -1,9 +1,10 @@
 /**
- * A workflow's `tool` step calls one of its app's own tools (docs/protocol.md "Workflows"). The call goes where an
- * agent's goes once it is past the log: the tools core (`receiveInvoke`) checks it — app installed and enabled, the
- * tool visible under the host's support and the user's policy, registered, arguments against its input schema —
- * the router reaches the app (runs it, or launches or focuses an instance in the run's conversation and waits for
- * it), the handler reports through `tool.report` with the same owner, one-terminal-result and output-schema checks,
+ * A workflow's `tool` step calls one of its app's own tools, or another app's tool that the step names (shown in the
+ * install review; docs/protocol.md "Workflows"). The call goes where an agent's goes once it is past the log: the
+ * tools core (`receiveInvoke`) checks it — the tool's app installed and enabled, the tool visible under the host's
+ * support and the user's policy, registered, arguments against its input schema — the router reaches the tool's app
+ * (runs it, or launches or focuses an instance in the run's conversation and waits for it), the handler reports
+ * through `tool.report` with the same owner, one-terminal-result and output-schema checks,
  * the deadline timer ends it, and every step is audited as a call. What differs is who hears the outputs: no agent
  * made the call, so none is sent to a session; the terminal one is a `tool.settled` delivery for the waiting step.
  *
@@ -44,9 +45,6 @@ export function onWorkflowToolCall(state: RuntimeState, input: WorkflowToolInput
   if (isRunEnded(run) || run.steps[input.step_id]?.status !== "running") return refuse(state, input, "invalid_state", `step ${input.step_id} of run ${input.run_id} is not running`);
   // Instances live in conversations: an app's tool runs in one, as an agent's call does.
   if (run.conversation_id === undefined) return refuse(state, input, "invalid_state", "a tool step needs the run to have a conversation");
-  if (input.tool_app_scope !== undefined && input.tool_app_scope !== input.app_scope) {
-    return refuse(state, input, "tool_not_visible", `a workflow calls only its own app's tools, not ${input.tool_app_scope}/${input.method}`);
-  }
   if (typeof input.arguments !== "object" || input.arguments === null || Array.isArray(input.arguments)) return refuse(state, input, "invalid_arguments", "a tool step's input is the call's arguments: a JSON object");
 
   const step = new Step(state);
@@ -58,14 +56,16 @@ export function onWorkflowToolCall(state: RuntimeState, input: WorkflowToolInput
   }
   // One caller name per app (not per run): the inventory cache keeps one entry per caller and conversation.
   const agentId = `workflow:${input.app_scope}`;
-  const visible = inventoryFor(state, env, agentId, run.conversation_id).tools.filter((t) => t.app_scope === input.app_scope);
+  // The tool's app: the run's own, or the other app its step names (installed, enabled and its tool visible, as for an agent).
+  const toolScope = input.tool_app_scope ?? input.app_scope;
+  const visible = inventoryFor(state, env, agentId, run.conversation_id).tools.filter((t) => t.app_scope === toolScope);
   const decision = receiveInvoke(
     tools,
     {
       call_id: input.call_id,
       agent_id: agentId,
       conversation_id: run.conversation_id,
-      app_scope: input.app_scope,
+      app_scope: toolScope,
       inventory_revision: "0",
       payload: { method: input.method, arguments: input.arguments as JsonObject, ...(input.timeout_ms === undefined ? {} : { timeout_ms: input.timeout_ms }) },
       now: env.now(),

@@ -1,0 +1,78 @@
+/**
+ * Notifications on the desktop (`notification.show`): the page's Notification API, which the Capability
+ * Gateway's provider uses, reaches WebKit's `show-notification`; this shows it as the desktop's own
+ * (`Gio.Notification`, sent through the session bus to the notification service) and, when the person clicks
+ * it, brings the window forward and reports the click to the page — whose handler opens the notifying app, as in
+ * the web host.
+ *
+ * Without a session bus or a notification service on it, `available` is false: the page's `host.info` says so,
+ * the provider then reports `notification.show` unsupported on this host, and WebKit's permission requests for
+ * notifications are denied.
+ */
+import Gio from "gi://Gio";
+import GLib from "gi://GLib";
+import type WebKit from "gi://WebKit?version=6.0";
+
+export const APPLICATION_ID = "dev.lineup.Desktop";
+const CLICK_ACTION = "notification-clicked";
+/** The names a notification service answers on: the freedesktop one, and GNOME Shell's own. */
+const SERVICES = ["org.freedesktop.Notifications", "org.gtk.Notifications"] as const;
+
+export interface Notifier {
+  readonly available: boolean;
+  /** Shows `notification` natively; the page hears its click. */
+  show(notification: WebKit.Notification): void;
+}
+
+function serviceRuns(bus: Gio.DBusConnection, name: string): boolean {
+  const ask = (method: string): unknown =>
+    bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, method === "NameHasOwner" ? new GLib.Variant("(s)", [name]) : null, null, Gio.DBusCallFlags.NONE, 2_000, null).deepUnpack();
+  try {
+    if ((ask("NameHasOwner") as [boolean])[0]) return true;
+    return (ask("ListActivatableNames") as [string[]])[0].includes(name);
+  } catch {
+    return false;
+  }
+}
+
+/** The desktop's notifications, or `available: false` where no notification service runs. */
+export function createNotifier(onClick: () => void): Notifier {
+  let bus: Gio.DBusConnection;
+  try {
+    bus = Gio.bus_get_sync(Gio.BusType.SESSION, null);
+  } catch {
+    return { available: false, show: (notification) => notification.close() };
+  }
+  if (!SERVICES.some((name) => serviceRuns(bus, name))) return { available: false, show: (notification) => notification.close() };
+  // An application of its own (not unique: the instance lock keeps one window per profile) to send them and take their clicks.
+  const application = new Gio.Application({ application_id: APPLICATION_ID, flags: Gio.ApplicationFlags.NON_UNIQUE });
+  const shown = new Map<string, WebKit.Notification>();
+  const click = new Gio.SimpleAction({ name: CLICK_ACTION, parameter_type: GLib.VariantType.new("s") });
+  click.connect("activate", (_action, parameter) => {
+    const id = parameter?.unpack<string>();
+    const notification = id === undefined ? undefined : shown.get(id);
+    if (id !== undefined) shown.delete(id);
+    onClick();
+    notification?.clicked();
+  });
+  application.add_action(click);
+  try {
+    application.register(null);
+  } catch {
+    return { available: false, show: (notification) => notification.close() };
+  }
+  return {
+    available: true,
+    show(notification) {
+      const id = `page-${notification.get_id()}`;
+      const native = Gio.Notification.new(notification.get_title());
+      native.set_body(notification.get_body());
+      native.set_default_action_and_target_value(`app.${CLICK_ACTION}`, new GLib.Variant("s", id));
+      shown.set(id, notification);
+      notification.connect("closed", () => {
+        if (shown.delete(id)) application.withdraw_notification(id);
+      });
+      application.send_notification(id, native);
+    },
+  };
+}
