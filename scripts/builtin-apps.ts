@@ -9,10 +9,11 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildApp } from "@lineup/surface-sdk/node";
 import { keygenToFiles, packDirectory, signFile, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE } from "@lineup/runtime/node";
+import type { LocalizedTexts } from "@lineup/protocol";
 
 export interface BuiltinApps {
   readonly trusted: { readonly key_id: string; readonly public_key: string; readonly label: string };
-  readonly apps: readonly { readonly name: string; readonly file: string; readonly app_scope: string; readonly version: string }[];
+  readonly apps: readonly { readonly name: string; readonly file: string; readonly app_scope: string; readonly version: string; readonly localized?: LocalizedTexts }[];
   readonly bundles: ReadonlyMap<string, Uint8Array>;
 }
 
@@ -34,7 +35,7 @@ export async function prepareBuiltinApps(root: string, dataDir: string): Promise
   const trusted = JSON.parse(readFileSync(join(keyDir, PUBLIC_KEY_FILE), "utf8")) as { key_id: string; public_key: string };
   const outDir = join(dataDir, "builtin");
   await mkdir(outDir, { recursive: true });
-  const apps: { name: string; file: string; app_scope: string; version: string }[] = [];
+  const apps: { name: string; file: string; app_scope: string; version: string; localized?: LocalizedTexts }[] = [];
   const bundles = new Map<string, Uint8Array>();
   for (const app of BUILTIN) {
     const built = await buildApp({ appDir: join(root, "apps", app.dir), outDir: join(outDir, app.dir) });
@@ -43,7 +44,7 @@ export async function prepareBuiltinApps(root: string, dataDir: string): Promise
     if (!packed.ok) throw new Error(`pack ${app.dir}: ${packed.error.message}`);
     const signed = await signFile(bundleFile, join(keyDir, PRIVATE_KEY_FILE));
     if (!signed.ok) throw new Error(`sign ${app.dir}: ${signed.error.message}`);
-    apps.push({ name: built.manifest.name ?? app.dir, file: app.file, app_scope: built.manifest.app_scope, version: built.manifest.version });
+    apps.push({ name: built.manifest.name ?? app.dir, file: app.file, app_scope: built.manifest.app_scope, version: built.manifest.version, ...(built.manifest.localized === undefined ? {} : { localized: built.manifest.localized }) });
     bundles.set(app.file, new Uint8Array(await readFile(bundleFile)));
   }
   return { trusted: { key_id: trusted.key_id, public_key: trusted.public_key, label: "Local dev key (npm start)" }, apps, bundles };

@@ -39,10 +39,13 @@ export function launchChromium(options: LaunchOptions = {}, extraArgs: readonly 
   return chromium.launch({ executablePath: executable(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], ...options });
 }
 
-/** A persistent context on a fresh profile directory, for real on-disk IndexedDB; `close()` removes the profile. `extraArgs` are added after `CHROMIUM_ARGS`. */
-export async function launchPersistentChromium(extraArgs: readonly string[] = []): Promise<{ context: BrowserContext; profileDir: string; close(): Promise<void> }> {
+/**
+ * A persistent context on a fresh profile directory, for real on-disk IndexedDB; `close()` removes the profile. `extraArgs` are added after
+ * `CHROMIUM_ARGS`; `locale` is the browser's language (`navigator.languages`, Accept-Language), as a person's browser set to it.
+ */
+export async function launchPersistentChromium(extraArgs: readonly string[] = [], locale?: string): Promise<{ context: BrowserContext; profileDir: string; close(): Promise<void> }> {
   const profileDir = mkdtempSync(join(tmpdir(), "lineup-chromium-"));
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: executable(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: executable(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], ...(locale === undefined ? {} : { locale }) });
   return {
     context,
     profileDir,

@@ -43,10 +43,19 @@ async function start(): Promise<void> {
   await store.load();
   provideGame({ store, drawingPng });
   if (surface === undefined) {
-    render(<App store={store} standalone />, root);
+    render(<App store={store} standalone locale={navigator.language} />, root);
     return;
   }
-  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))} />, root);
+  render(
+    <App
+      store={store}
+      displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode}
+      onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))}
+      locale={surface.app.locale}
+      onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))}
+    />,
+    root,
+  );
   surface.lifecycle.on("closing", async () => {
     await store.flush();
     store.dispose();

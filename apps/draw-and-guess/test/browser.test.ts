@@ -47,6 +47,14 @@ describe("draw and guess in a sandboxed iframe (Chromium)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("speaks the language LineUp tells it, and follows a change of it", async () => {
+    await app.event("locale.changed", { locale: "zh-CN", timezone: "UTC" });
+    await expect.poll(() => frame().locator(".dg-idle-title").textContent()).toBe("还没有开始");
+    expect(await frame().getByRole("button", { name: "开始一轮" }).isVisible()).toBe(true);
+    await app.event("locale.changed", { locale: "en", timezone: "UTC" });
+    await expect.poll(() => frame().locator(".dg-idle-title").textContent()).toBe("No round yet");
+  });
+
   it("game.start_round shows the word to the person and tells the agent everything but the word", async () => {
     const started = await invoke({ call_id: "g1", method: "game.start_round", arguments: { category: "animals" } });
     expect(started.outcome).toBe("completed");

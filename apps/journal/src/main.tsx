@@ -40,11 +40,11 @@ async function start(): Promise<void> {
   if (root === null) return;
   const surface = await connectSurface().catch(() => undefined);
   if (surface === undefined) {
-    render(<App journal={new Journal(offline)} newKey={newKey} standalone />, root);
+    render(<App journal={new Journal(offline)} newKey={newKey} standalone locale={navigator.language} />, root);
     return;
   }
   const journal = new Journal(portOf(surface));
-  render(<App journal={journal} newKey={newKey} />, root);
+  render(<App journal={journal} newKey={newKey} locale={surface.app.locale} onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))} />, root);
   surface.lifecycle.on("closing", () => journal.dispose());
   const loaded = journal.load();
   await surface.lifecycle.ready();

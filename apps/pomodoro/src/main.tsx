@@ -18,7 +18,7 @@ async function start(): Promise<void> {
   const surface: Surface | undefined = await connectSurface({ tools }).catch(() => undefined);
   if (surface === undefined) {
     const offline = new TimerStore({ sessionData: new LocalSessionData(), interrupt: async () => undefined });
-    render(<App store={offline} displayMode="foreground" standalone />, root);
+    render(<App store={offline} displayMode="foreground" standalone locale={navigator.language} />, root);
     return;
   }
   const store = new TimerStore({
@@ -28,7 +28,16 @@ async function start(): Promise<void> {
   });
   await store.load();
   provideTimer(store);
-  render(<App store={store} displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode} onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))} />, root);
+  render(
+    <App
+      store={store}
+      displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode}
+      onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))}
+      locale={surface.app.locale}
+      onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))}
+    />,
+    root,
+  );
   surface.lifecycle.on("closing", () => store.dispose());
   await surface.lifecycle.ready();
 }

@@ -43,6 +43,14 @@ describe("pomodoro in a sandboxed iframe (Chromium)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("speaks the language LineUp tells it, and follows a change of it", async () => {
+    await app.event("locale.changed", { locale: "zh-CN", timezone: "UTC" });
+    await expect.poll(() => frame().locator(".pomo-idle-title").textContent()).toBe("还没有专注时段");
+    expect(await frame().locator(".pomo-hint").textContent()).toMatch(/^在聊天中请智能体开始/);
+    await app.event("locale.changed", { locale: "en", timezone: "UTC" });
+    await expect.poll(() => frame().locator(".pomo-idle-title").textContent()).toBe("No focus session yet");
+  });
+
   it("pomodoro.start hands the call to LineUp as a timed operation and shows the countdown from session data", async () => {
     expect(await invoke({ call_id: "p1", method: "pomodoro.start", arguments: { minutes: 25, title: "Write the report" } })).toEqual({ outcome: "completed", result: { duration_ms: 1_500_000 } });
     await expect.poll(() => frame().locator(".pomo-title").textContent()).toBe("Write the report");

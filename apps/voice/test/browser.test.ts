@@ -86,6 +86,14 @@ describe("Voice Notes in a sandboxed iframe (Chromium)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("speaks the language LineUp tells it, and follows a change of it", async () => {
+    await app.event("locale.changed", { locale: "zh-CN", timezone: "UTC" });
+    await expect.poll(() => app.frame().locator("h1").textContent()).toBe("语音笔记");
+    expect(await app.frame().getByRole("button", { name: "录一段笔记" }).isVisible()).toBe(true);
+    await app.event("locale.changed", { locale: "en", timezone: "UTC" });
+    await expect.poll(() => app.frame().locator("h1").textContent()).toBe("Voice Notes");
+  });
+
   it("the agent's request waits for the person; Record records through LineUp, saves an artifact and completes the call with it", async () => {
     expect(await app.invoke({ call_id: "v1", method: "voice.request_recording", arguments: { prompt: "Say the order number", max_seconds: 20 } })).toEqual({ outcome: "pending" });
     await expect.poll(() => params("tool.progress")).toEqual([{ call_id: "v1", progress: { stage: "waiting_for_user", message: "Waiting for the user to record a voice note" } }]);

@@ -72,11 +72,13 @@ async function start(): Promise<void> {
       store={store}
       displayMode={mode}
       standalone={surface === undefined}
+      locale={surface?.app.locale ?? navigator.language}
       {...(tidy === undefined ? {} : { tidy })}
       {...(live === undefined
         ? {}
         : {
             onDisplayModeChange: (l: (m: DisplayMode) => void) => live.followDisplayMode((m) => l(m as DisplayMode)),
+            onLocaleChange: (l: (locale: string) => void) => live.onLocaleChange((change) => l(change.locale)),
             onFocusRequest: (l: (target: FocusTarget) => void) => {
               focusListeners.add(l);
               return () => void focusListeners.delete(l);

@@ -172,6 +172,17 @@ describe("whiteboard in a sandboxed iframe (Chromium)", () => {
     await page.locator("#app-frame").screenshot({ path: join(OUTPUT, "foreground-narrow.png") });
   });
 
+  it("speaks the language LineUp tells it: the toolbar and the header in Chinese, then English again", async () => {
+    await event("locale.changed", { locale: "zh-CN", timezone: "UTC" });
+    await frame().getByRole("toolbar", { name: "绘图工具" }).waitFor();
+    expect(await frame().getByRole("button", { name: "撤销" }).isVisible()).toBe(true);
+    expect(await frame().getByRole("radio", { name: "画笔" }).getAttribute("title")).toBe("画笔 (P)");
+    expect(await frame().locator(".wb-status").textContent()).toMatch(/^(已保存|正在保存…)$/);
+    await page.screenshot({ path: join(OUTPUT, "foreground-zh-CN.png") });
+    await event("locale.changed", { locale: "en", timezone: "UTC" });
+    await frame().getByRole("toolbar", { name: "Drawing tools" }).waitFor();
+  });
+
   it("survives a reload: the board comes back from session data", async () => {
     const before = await host((h) => h.session());
     await page.evaluate(() => (window as unknown as { __host: { reload(): void } }).__host.reload());

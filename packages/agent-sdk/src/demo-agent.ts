@@ -28,12 +28,13 @@ import { APP_TARGETS, argumentsFor, belongsTo, matchTool, type AppTarget } from 
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { guessDrawing, resumeRound, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
-import { parseIntent, type AppTargetName, type BoardAction } from "./demo/intents.js";
+import { parseIntent, type BoardAction } from "./demo/intents.js";
 import { followAppEvents } from "./demo/app-events.js";
 import { answerTask, followTaskDecisions, type DemoTaskOptions } from "./demo/tasks.js";
 import { toolsForTurn } from "./task-turns.js";
 import { capitalize, escapeMarkdown, kilobytes, spoken } from "./demo/text.js";
 import { boardTool, describeBoard, describeExport, diagramBounds, diagramRequest, diagramShapes, drawingTop, splitSteps, takesShapes } from "./demo/whiteboard.js";
+import { repliesFor, type Replies } from "./demo/replies.js";
 import type { DiagnosticsSink } from "./lifecycle.js";
 import { alsoDisposing, serveTurns, type TurnRunner } from "./turn-runner.js";
 import { turnScoped } from "./turn-scope.js";
@@ -52,12 +53,7 @@ export interface DemoAgentOptions extends DemoTaskOptions {
 
 export type DemoAgent = TurnRunner;
 
-const CHOICES: readonly { id: AppTargetName; label: string }[] = [
-  { id: "whiteboard", label: "Open the whiteboard" },
-  { id: "draw-and-guess", label: "Play draw-and-guess" },
-  { id: "pomodoro", label: "Start a pomodoro" },
-  { id: "voice", label: "Record a voice note" },
-];
+const CHOICES = ["whiteboard", "draw-and-guess", "pomodoro", "voice"] as const;
 
 /** Starts the demo agent on a connected client. */
 export function runDemoAgent(client: AgentClient, options: DemoAgentOptions = {}): DemoAgent {
@@ -127,8 +123,10 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
       return confirm(client, turn, options);
     case "help":
       return help(client, turn);
-    case "greet":
-      return `Hello! 👋 I'm the **LineUp demo agent**.\n\n${suggestions()}`;
+    case "greet": {
+      const say = repliesFor(turn.text);
+      return say.greet(say.suggestions());
+    }
     case "guess_drawing":
       return guessDrawing(client, turn, options);
     case "use_tool":
@@ -136,19 +134,6 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
     case "echo":
       return echo(turn.text);
   }
-}
-
-function suggestions(): string {
-  return [
-    "Try one of these:",
-    "",
-    "- *open the whiteboard*, then *draw a diagram: Plan → Build → Ship*, *what's on the whiteboard?*, *export the whiteboard*",
-    "- *let's play draw and guess*",
-    "- *start a 25 minute pomodoro*",
-    "- *record a voice note*",
-    "- *open the task dashboard*, to hand me work from its forms",
-    "- *ask me something*, *let me choose*, *confirm*",
-  ].join("\n");
 }
 
 function quote(text: string): string {
@@ -159,18 +144,17 @@ function quote(text: string): string {
 }
 
 function echo(text: string): string {
-  if (text.trim() === "") return `I got your message (it had no text).\n\n${suggestions()}`;
-  return `You said:\n\n${quote(text.slice(0, 2_000))}\n\nI'm a demo agent without a language model, so I keep it simple. ${suggestions()}`;
+  const say = repliesFor(text);
+  if (text.trim() === "") return say.emptyMessage(say.suggestions());
+  return say.echo(quote(text.slice(0, 2_000)), say.suggestions());
 }
 
 function help(client: AgentClient, turn: IncomingTurn): string {
   const inventory = client.inventory(turn.sessionId);
   const tools = toolsForTurn(inventory, turn);
-  const list =
-    tools.length === 0
-      ? "No app has offered me any tools in this conversation yet."
-      : `Tools I can use here (inventory revision ${inventory!.revision}):\n\n${tools.map((t) => `- \`${t.method}\` (${t.app_scope}): ${t.title}`).join("\n")}`;
-  return `## What I can do\n\n${suggestions()}\n\n${list}`;
+  const say = repliesFor(turn.text);
+  const list = tools.length === 0 ? say.noTools : say.toolsHere(inventory!.revision, tools.map((t) => `- \`${t.method}\` (${t.app_scope}): ${t.title}`).join("\n"));
+  return `${say.helpTitle}\n\n${say.suggestions()}\n\n${list}`;
 }
 
 async function waitForUser<T>(client: AgentClient, turn: IncomingTurn, sent: { interactionId?: string }, options: DemoAgentOptions, then: (answer: Awaited<ReturnType<AgentClient["awaitInteraction"]>>) => T | Promise<T>): Promise<T | string> {
@@ -180,46 +164,48 @@ async function waitForUser<T>(client: AgentClient, turn: IncomingTurn, sent: { i
     await client.updateTurn(turn.sessionId, turn.turnId, { status: "thinking" });
     return await then(answer);
   } catch (error) {
-    if (error instanceof LineUpError && error.code === "expired") return "I didn't get an answer in time, so I'll leave it there. Ask me again whenever you like.";
+    if (error instanceof LineUpError && error.code === "expired") return repliesFor(turn.text).noAnswerInTime;
     throw error;
   }
 }
 
 async function ask(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
-  const sent = await client.send(turn.sessionId, { kind: "input", prompt: "What should I call you?", placeholder: "Your name", maxLength: 80 });
+  const say = repliesFor(turn.text);
+  const sent = await client.send(turn.sessionId, { kind: "input", prompt: say.askName.prompt, placeholder: say.askName.placeholder, maxLength: 80 });
   return waitForUser(client, turn, sent, options, (answer) => {
     const name = answer.text?.trim();
-    if (answer.outcome === "cancelled" || name === undefined || name === "") return "No problem, we can skip the introductions.";
-    return `Nice to meet you, **${escapeMarkdown(name)}**! 🙂`;
+    if (answer.outcome === "cancelled" || name === undefined || name === "") return say.skipIntroductions;
+    return say.niceToMeet(name);
   });
 }
 
 async function choose(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
-  const sent = await client.send(turn.sessionId, { kind: "choice", prompt: "What would you like to do?", options: CHOICES });
+  const say = repliesFor(turn.text);
+  const sent = await client.send(turn.sessionId, { kind: "choice", prompt: say.chooseWhat, options: CHOICES.map((id) => ({ id, label: say.choices[id] })) });
   return waitForUser(client, turn, sent, options, async (answer) => {
-    const picked = CHOICES.find((c) => c.id === answer.choiceIds?.[0]);
-    if (answer.outcome === "cancelled" || picked === undefined) return "Alright, nothing for now.";
-    return openApp(client, turn, APP_TARGETS[picked.id], options);
+    const picked = CHOICES.find((id) => id === answer.choiceIds?.[0]);
+    if (answer.outcome === "cancelled" || picked === undefined) return say.nothingForNow;
+    return openApp(client, turn, APP_TARGETS[picked], options);
   });
 }
 
 async function confirm(client: AgentClient, turn: IncomingTurn, options: DemoAgentOptions): Promise<string> {
-  const sent = await client.send(turn.sessionId, { kind: "confirm", prompt: "Shall I go ahead?", confirmLabel: "Yes, go ahead", cancelLabel: "No" });
-  return waitForUser(client, turn, sent, options, (answer) =>
-    answer.outcome === "answered" && answer.confirmed === true ? "Confirmed ✅ — going ahead." : "OK, I won't. Nothing was changed.",
-  );
+  const say = repliesFor(turn.text);
+  const sent = await client.send(turn.sessionId, { kind: "confirm", prompt: say.confirm.prompt, confirmLabel: say.confirm.confirmLabel, cancelLabel: say.confirm.cancelLabel });
+  return waitForUser(client, turn, sent, options, (answer) => (answer.outcome === "answered" && answer.confirmed === true ? say.confirmed : say.notConfirmed));
 }
 
 /** Calls the app's tool, reporting progress; refusals become advice. */
 async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarget, options: DemoAgentOptions): Promise<string> {
   return withInventory(client, turn, target, async (tools) => {
+    const say = repliesFor(turn.text);
     const tool = matchTool(tools, target);
-    if (tool === undefined) return notInstalled(target);
+    if (tool === undefined) return notInstalled(target, "open", say);
     const detach = detachFor(target);
-    const result = await runCall(client, turn, tool, target, options, { label: `Opening the ${target.label}`, args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
+    const result = await runCall(client, turn, tool, target, options, { label: say.opening(say.label(target.name, target.label)), args: argumentsFor(tool, turn.text, target), ...(detach === undefined ? {} : { detach }) });
     if (isDetached(result)) return result.reply;
     const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
-    return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
+    return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result, say);
   });
 }
 
@@ -499,7 +485,8 @@ function receiptText(status: string, target: AppTarget): string {
   }
 }
 
-function notInstalled(target: AppTarget, verb = "open"): string {
+function notInstalled(target: AppTarget, verb = "open", say: Replies = repliesFor("")): string {
+  if (verb === "open") return say.notInstalled(say.label(target.name, target.label), say.installName(target.name, target.installName));
   return [
     `I can't ${verb} the **${target.label}** here: the **${target.installName}** app isn't installed (or isn't available) in this conversation.`,
     "",
@@ -580,10 +567,9 @@ export function describeRecording(result: JsonValue): string | undefined {
 
 /** "25 minutes", "1 minute 30 seconds", "12 seconds". */
 
-/** "Done — the **whiteboard** is ready." with the result's details, if it has any. */
-function ready(target: AppTarget, result: JsonValue): string {
-  const details = describeResult(result);
-  return `Done — the **${target.label}** is ready${details === "" ? "." : `:${details}`}`;
+/** "Done — the **whiteboard** is ready." with the result's details, if it has any, in the person's language. */
+function ready(target: AppTarget, result: JsonValue, say: Replies = repliesFor("")): string {
+  return say.ready(say.label(target.name, target.label), describeResult(result));
 }
 
 /**

@@ -83,6 +83,35 @@ describe("the demo agent", () => {
     expect(server.turn("s-1", "t-1")!.text).toBe(reply);
   });
 
+  it("answers in the language the person writes in: Chinese for Chinese, English for English", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    server.publishInventory("s-1", 1, [WHITEBOARD]);
+    deviceAnswers(server, () => [{ type: "lineup.tool.result", payload: { result: {} } }]);
+    await start(server);
+    server.startTurn("s-1", "你好", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(lastReply(server)).toMatch(/^你好！👋 我是 \*\*LineUp 演示智能体\*\*。\n\n试试这些：/);
+    server.startTurn("s-1", "今天天气不错", "t-2");
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    expect(lastReply(server)).toContain("你说：\n\n> 今天天气不错\n\n我是没有语言模型的演示智能体");
+    server.startTurn("s-1", "打开白板", "t-3");
+    expect(await turnEnds(server, "t-3")).toBe("completed");
+    expect(lastReply(server)).toBe("完成——**白板**已准备好。");
+    server.startTurn("s-1", "选择", "t-4");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 1, "the card");
+    const card = server.agentEnvelopes("s-1", "lineup.interaction.request")[0]!.payload as { interaction_id: string; prompt: string; options: { label: string }[] };
+    expect(card.prompt).toBe("你想做什么？");
+    expect(card.options.map((o) => o.label)).toEqual(["打开白板", "玩你画我猜", "开始一个番茄钟", "录一段语音"]);
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "cancelled" });
+    expect(await turnEnds(server, "t-4")).toBe("completed");
+    expect(lastReply(server)).toBe("好的，先不做。");
+    // The next message in English is answered in English.
+    server.startTurn("s-1", "hello", "t-5");
+    expect(await turnEnds(server, "t-5")).toBe("completed");
+    expect(lastReply(server)).toMatch(/^Hello! 👋 I'm the \*\*LineUp demo agent\*\*/);
+  });
+
   it("opens the whiteboard through the inventory's tool, reports progress, then the result", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

@@ -125,6 +125,12 @@ describe("sign-in config", () => {
     // With its version, an installed older one is offered the update; a version that is not semver is refused.
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, app_scope: "whiteboard", version: "1.1.0" }] })).toMatchObject({ ok: true, value: { builtin_apps: [{ version: "1.1.0" }] } });
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, version: "latest" }] })).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
+    // Its names in other languages, as its manifest's `localized` gives them; anything else is refused.
+    const localized = { "zh-CN": { name: "白板", description: "一起画画的白板。" } };
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, localized }] })).toMatchObject({ ok: true, value: { builtin_apps: [{ localized }] } });
+    for (const bad of [{ zh_CN: { name: "白板" } }, { "zh-CN": { name: 7 } }, { "zh-CN": { title: "白板" } }, ["白板"]]) {
+      expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, localized: bad }] }), JSON.stringify(bad)).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
+    }
   });
 
   it("names one profile per server and device, without revealing the token", () => {

@@ -167,14 +167,14 @@ describe("spec 12 box 5: a broken default app falls back to chat (Chromium, real
 
   it("its stored bundle gone: the person sees chat and a notice that the app could not start and why", async () => {
     await damageStoredBundle("home-a", "delete");
-    await restartAndExpectChat(/^home-a could not start: the stored bundle of home-a 1\.0\.0 is missing/);
+    await restartAndExpectChat(/^Home A could not start: the stored bundle of home-a 1\.0\.0 is missing/);
     await page.screenshot({ path: join(SCREENSHOTS, "default-fallback-1-bundle-gone.png") });
   }, 60_000);
 
   it("its stored bundle no longer verifying: chat, and the notice says a file's hash does not match", async () => {
     await makeDefault("Home B");
     await damageStoredBundle("home-b", "corrupt");
-    await restartAndExpectChat(/^home-b could not start: "index\.html" has SHA-256 .* the list says /);
+    await restartAndExpectChat(/^Home B could not start: "index\.html" has SHA-256 .* the list says /);
     await page.screenshot({ path: join(SCREENSHOTS, "default-fallback-2-bundle-corrupt.png") });
   }, 60_000);
 
@@ -183,7 +183,7 @@ describe("spec 12 box 5: a broken default app falls back to chat (Chromium, real
     await tab("Settings").click();
     await page.getByRole("button", { name: `Remove publisher ${PUBLISHER_LABEL}` }).click();
     await expect.poll(() => page.getByRole("list", { name: "Trusted publisher keys" }).count(), { timeout: 10_000 }).toBe(0);
-    await restartAndExpectChat(/^home-c could not start: the bundle is signed by key .* which is not trusted here/);
+    await restartAndExpectChat(/^Home C could not start: the bundle is signed by key .* which is not trusted here/);
     await page.screenshot({ path: join(SCREENSHOTS, "default-fallback-3-publisher-removed.png") });
     expect(world.pageErrors).toEqual([]);
   }, 60_000);

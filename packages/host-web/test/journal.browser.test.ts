@@ -34,7 +34,7 @@ describe("the journal through the whole product", () => {
         const review = await page.getByRole("region", { name: "Review before installing" }).textContent();
         expect(review).toContain("Full-text search runs sandboxed code on this device, with no access to files or the network (up to 16 MB)");
         expect(review).toContain("Text importer runs a background program on this device (up to 96 MB), with no network and only its own folder; it may use its own data (optional: skipped where this device cannot run it).");
-        expect(review).toContain("Workflow “Summarize my week”: reads its data, asks the agent, asks you before going on, writes its data, makes files, records evidence.");
+        expect(review).toContain("Workflow “Summarize my week”: reads its data, asks the agent, asks you before going on, writes its data, makes files, and records evidence.");
         await page.screenshot({ path: join(SCREENSHOTS, "journal-review.png") });
       });
       await page.getByRole("button", { name: "Make Journal the default app" }).click();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hostLocale } from "../src/apps-host/locale.js";
+import { appLocale, hostLocale } from "../src/apps-host/locale.js";
+import { setUiLanguage } from "../src/i18n/index.js";
 
 describe("the locale the host hands apps", () => {
   it("is the browser's language when it is a language tag, else English", () => {
@@ -8,5 +9,14 @@ describe("the locale the host hands apps", () => {
     expect(hostLocale("de")).toBe("de");
     // WebKitGTK under the C locale reports "C"; the snapshot's schema refuses it and no app could start.
     for (const language of ["c", "C", "", "en_US.UTF-8", "x", "*", undefined]) expect(hostLocale(language), String(language)).toBe("en");
+  });
+});
+
+describe("the locale apps are told", () => {
+  it("is the language chosen in Settings, else the browser's", () => {
+    setUiLanguage("zh-CN", "zh-CN");
+    expect(appLocale()).toBe("zh-CN");
+    setUiLanguage("en");
+    expect(appLocale()).toBe(hostLocale());
   });
 });

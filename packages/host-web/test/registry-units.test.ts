@@ -12,6 +12,7 @@ import { isGrantChoice, sortGrants, sortUsage } from "../src/core-apps/settings/
 import { parsePublisherKey } from "../src/core-apps/settings/publisher-key.js";
 import { refusalOf } from "../src/core-apps/settings/refusal.js";
 import { LineUpError } from "@lineup/protocol";
+import { setUiLanguage, tIn } from "../src/i18n/index.js";
 
 const KEY_ID = "d3948ed0".padEnd(60, "0") + "3004";
 const PUBLIC_KEY = btoa(String.fromCharCode(...Array.from({ length: 32 }, (_, i) => i)));
@@ -24,7 +25,7 @@ describe("formatBytes", () => {
   it.each([
     [0, "0 bytes"],
     [1, "1 byte"],
-    [1023, "1023 bytes"],
+    [1023, "1,023 bytes"],
     [1024, "1 KB"],
     [1536, "1.5 KB"],
     [262144, "256 KB"],
@@ -41,16 +42,19 @@ describe("shortKeyId and formatTime", () => {
     expect(shortKeyId(KEY_ID)).toBe("d3948ed0…3004");
     expect(shortKeyId("abc")).toBe("abc");
   });
-  it("formats RFC 3339 in UTC, with seconds on request, and leaves other text alone", () => {
-    expect(formatTime("2026-11-30T09:00:05.123Z")).toBe("2026-11-30 09:00 UTC");
-    expect(formatTime("2026-11-30T10:00:05+01:00", { seconds: true })).toBe("2026-11-30 09:00:05 UTC");
+  it("formats RFC 3339 in UTC the UI language's way, with seconds on request, and leaves other text alone", () => {
+    expect(formatTime("2026-11-30T09:00:05.123Z")).toBe("Nov 30, 2026, 09:00 UTC");
+    expect(formatTime("2026-11-30T10:00:05+01:00", { seconds: true })).toBe("Nov 30, 2026, 09:00:05 UTC");
+    setUiLanguage("zh-CN");
+    expect(formatTime("2026-11-30T09:00:05.123Z")).toBe("2026年11月30日 UTC 09:00");
+    setUiLanguage("en");
     expect(formatTime("yesterday")).toBe("yesterday");
   });
 });
 
 describe("operation words", () => {
   it("names every pipeline step in plain words", () => {
-    for (const label of Object.values(STEP_LABELS)) expect(label).toMatch(/^[A-Z][a-z]/);
+    for (const key of Object.values(STEP_LABELS)) expect(tIn("en", key)).toMatch(/^[A-Z][a-z]/);
     expect(stepLabel("verify")).toBe("Check the bundle and its signature");
     expect(stepLabel("something-new")).toBe("something-new");
   });

@@ -185,10 +185,10 @@ export interface ProductPage {
   close(): Promise<void>;
 }
 
-/** Starts the world with the built-in apps and opens a 1100×760 page on a fresh profile (`chromiumArgs` after the defaults). */
-export async function openProduct(options: { readonly chromiumArgs?: readonly string[] } = {}): Promise<ProductPage> {
+/** Starts the world with the built-in apps and opens a 1100×760 page on a fresh profile (`chromiumArgs` after the defaults; `locale`: the browser's language). */
+export async function openProduct(options: { readonly chromiumArgs?: readonly string[]; readonly locale?: string } = {}): Promise<ProductPage> {
   const world = await startWorld({ builtinApps: true });
-  const browser = await launchPersistentChromium(options.chromiumArgs);
+  const browser = await launchPersistentChromium(options.chromiumArgs, options.locale);
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   await page.setViewportSize({ width: 1100, height: 760 });
   const pageErrors: string[] = [];
@@ -211,7 +211,7 @@ export async function openProduct(options: { readonly chromiumArgs?: readonly st
  * The whole product for one test file: opened before its first test, closed after its last. Read `product`
  * and `page` inside tests (they throw before the product is open).
  */
-export function productForFile(options: { readonly chromiumArgs?: readonly string[] } = {}): { readonly product: ProductPage; readonly page: Page } {
+export function productForFile(options: { readonly chromiumArgs?: readonly string[]; readonly locale?: string } = {}): { readonly product: ProductPage; readonly page: Page } {
   let opened: ProductPage | undefined;
   beforeAll(async () => {
     opened = await openProduct(options);

@@ -34,6 +34,12 @@ describe("projectManifest", () => {
     });
   });
 
+  it("carries the name and description in other languages when the manifest gives them, and nothing when not", () => {
+    const localized = valid(JSON.parse(readFileSync(new URL("../fixtures/manifest/valid/localized-name-and-description.json", import.meta.url), "utf8")).input as AppManifest);
+    expect(projectManifest(localized)).toMatchObject({ name: "Draw and guess", localized: { "zh-CN": { name: "你画我猜", description: "你来画，智能体来猜。" }, "zh-Hant-TW": { name: "你畫我猜" } } });
+    expect(projectManifest(copy(SPEC_9_EXAMPLE) as AppManifest)).not.toHaveProperty("localized");
+  });
+
   it("says where the app's work runs, what it keeps and which programs it runs", () => {
     const journal = valid(JSON.parse(readFileSync(new URL("../fixtures/manifest/valid/journal-storage-backends-workflows.json", import.meta.url), "utf8")).input as AppManifest);
     const projection = projectManifest(journal);

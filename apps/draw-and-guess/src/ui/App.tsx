@@ -9,6 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import { canDraw, guessesLeft, hintRemainingMs, lettersOf, type Round, type Stroke } from "../model.js";
 import type { GameStore } from "../store.js";
 import { DrawingCanvas } from "./DrawingCanvas.js";
+import { gameText, type GameText } from "./text.js";
 
 export type DisplayMode = "foreground" | "pip" | "inline_card";
 
@@ -19,6 +20,9 @@ export interface AppProps {
   readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
   /** The page runs outside LineUp: no agent will guess. */
   readonly standalone?: boolean;
+  /** The language LineUp tells the app (BCP 47), and its changes: the words follow it. */
+  readonly locale?: string;
+  readonly onLocaleChange?: (listener: (locale: string) => void) => () => void;
 }
 
 function clock(ms: number): string {
@@ -26,28 +30,33 @@ function clock(ms: number): string {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
-function RoundEnd({ round }: { round: Round }) {
+function RoundEnd({ round, text }: { round: Round; text: GameText }) {
   if (round.outcome === undefined) return null;
   return (
     <div class={`dg-end dg-end-${round.outcome}`} role="status">
-      <RoundEndText round={round} />
+      <RoundEndText round={round} text={text} />
     </div>
   );
 }
 
-function RoundEndText({ round }: { round: Round }) {
+function RoundEndText({ round, text }: { round: Round; text: GameText }) {
   return round.outcome === "guessed" ? (
     <>
-      Guessed it: <strong>{round.word}</strong>!
+      {text.guessedIt}
+      <strong>{round.word}</strong>!
     </>
   ) : (
     <>
-      Out of guesses — the word was <strong>{round.word}</strong>.
+      {text.outOfGuesses}
+      <strong>{round.word}</strong>.
     </>
   );
 }
 
-export function App({ store, displayMode = "foreground", onDisplayModeChange, standalone = false }: AppProps) {
+export function App({ store, displayMode = "foreground", onDisplayModeChange, standalone = false, locale: initialLocale = "en", onLocaleChange }: AppProps) {
+  const [locale, setLocale] = useState(initialLocale);
+  useEffect(() => onLocaleChange?.(setLocale), [onLocaleChange]);
+  const text = gameText(locale);
   const [mode, setMode] = useState(displayMode);
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   const [game, setGame] = useState(store.game);
@@ -74,15 +83,15 @@ export function App({ store, displayMode = "foreground", onDisplayModeChange, st
 
   const newWord = () => store.newWord();
 
-  if (mode === "pip") return <PipView round={round} status={round === null ? undefined : statusOf(round, now)} />;
+  if (mode === "pip") return <PipView round={round} status={round === null ? undefined : statusOf(round, now, text)} text={text} />;
 
   if (round === null) {
     return (
       <main class="dg dg-idle">
-        <p class="dg-idle-title">No round yet</p>
-        <p class="dg-hint">{standalone ? "Draw and Guess is played with an agent in LineUp. You can still try drawing here." : "Ask the agent in chat, for example “let's play draw and guess”."}</p>
+        <p class="dg-idle-title">{text.noRound}</p>
+        <p class="dg-hint">{standalone ? text.standaloneHint : text.idleHint}</p>
         <button type="button" class="dg-primary" onClick={newWord}>
-          Start a round
+          {text.startRound}
         </button>
       </main>
     );
@@ -90,38 +99,39 @@ export function App({ store, displayMode = "foreground", onDisplayModeChange, st
 
   const onStroke = (stroke: Stroke): boolean => {
     const result = store.addStroke(stroke);
-    if (!result.ok && result.reason === "canvas_full") setNotice("The canvas is full — press Clear, or I'm done drawing.");
+    if (!result.ok && result.reason === "canvas_full") setNotice(text.canvasFull);
     return result.ok;
   };
   const letters = lettersOf(round.word);
-  const status = statusOf(round, now);
+  const status = statusOf(round, now, text);
 
   return (
     <main class="dg">
       <header class="dg-header">
         <div class="dg-round">
-          Round {round.number} · {round.category}
+          {text.round(round.number, round.category)}
         </div>
         <div class="dg-secret">
-          Draw: <strong class="dg-word">{round.word}</strong> <span class="dg-letters">({letters} letters)</span>
+          {text.draw}
+          <strong class="dg-word">{round.word}</strong> <span class="dg-letters">{text.letters(letters)}</span>
         </div>
-        <div class="dg-score" aria-label="Score">
-          Guessed {game.won} of {game.played}
+        <div class="dg-score" aria-label={text.score}>
+          {text.guessed(game.won, game.played)}
         </div>
       </header>
       <p class="dg-status" role="timer" aria-live="off">
-        {status ?? (standalone ? "" : "Ask the agent for another round, or press New word.")}
+        {status ?? (standalone ? "" : text.anotherRound)}
       </p>
       <div class="dg-stage">
-        <DrawingCanvas strokes={round.strokes} interactive={drawing} onStroke={onStroke} label={`Drawing: ${round.strokes.length} ${round.strokes.length === 1 ? "stroke" : "strokes"}`} />
-        <ol class="dg-bubbles" aria-label="The agent's guesses" aria-live="polite">
+        <DrawingCanvas strokes={round.strokes} interactive={drawing} onStroke={onStroke} label={text.drawing(round.strokes.length)} />
+        <ol class="dg-bubbles" aria-label={text.guesses} aria-live="polite">
           {round.guesses.map((g, i) => (
             <li key={i} class={`dg-bubble ${g.correct ? "dg-bubble-right" : "dg-bubble-wrong"}`}>
-              {g.text}? <span aria-label={g.correct ? "right" : "wrong"}>{g.correct ? "✓" : "✗"}</span>
+              {g.text}? <span aria-label={g.correct ? text.right : text.wrong}>{g.correct ? "✓" : "✗"}</span>
             </li>
           ))}
         </ol>
-        <RoundEnd round={round} />
+        <RoundEnd round={round} text={text} />
       </div>
       {notice !== undefined && (
         <p class="dg-notice" role="alert">
@@ -131,16 +141,16 @@ export function App({ store, displayMode = "foreground", onDisplayModeChange, st
       <footer class="dg-actions">
         {drawing && (
           <button type="button" class="dg-primary" onClick={() => store.finishDrawing()} disabled={round.strokes.length === 0}>
-            I'm done drawing
+            {text.done}
           </button>
         )}
         {drawing && (
           <button type="button" onClick={() => store.clearDrawing()} disabled={round.strokes.length === 0}>
-            Clear
+            {text.clear}
           </button>
         )}
         <button type="button" onClick={newWord}>
-          New word
+          {text.newWord}
         </button>
       </footer>
     </main>
@@ -148,20 +158,20 @@ export function App({ store, displayMode = "foreground", onDisplayModeChange, st
 }
 
 /** Where the round is, in one line; undefined once it has ended (its end says it). */
-function statusOf(round: Round, now: number): string | undefined {
+function statusOf(round: Round, now: number, text: GameText): string | undefined {
   if (round.outcome !== undefined) return undefined;
   const left = guessesLeft(round);
-  if (round.finished) return `Waiting for the agent's guess — ${left} ${left === 1 ? "guess" : "guesses"} left.`;
+  if (round.finished) return text.waiting(left);
   const hint = hintRemainingMs(round, now);
-  return hint > 0 ? `Try to draw it in ${clock(hint)}` : "Time's up — tell the agent you're done.";
+  return hint > 0 ? text.tryIn(clock(hint)) : text.timesUp;
 }
 
 /** Picture-in-picture: the round and the word, where the round is, and the agent's last guess. */
-function PipView({ round, status }: { round: Round | null; status: string | undefined }) {
+function PipView({ round, status, text }: { round: Round | null; status: string | undefined; text: GameText }) {
   if (round === null) {
     return (
       <main class="dg dg-pip">
-        <p class="dg-pip-line">No round yet</p>
+        <p class="dg-pip-line">{text.noRound}</p>
       </main>
     );
   }
@@ -169,10 +179,11 @@ function PipView({ round, status }: { round: Round | null; status: string | unde
   return (
     <main class="dg dg-pip">
       <p class="dg-pip-line">
-        Round {round.number} · Draw: <strong class="dg-word">{round.word}</strong>
+        {text.round(round.number, text.draw)}
+        <strong class="dg-word">{round.word}</strong>
       </p>
       <p class="dg-status" role="status">
-        {status ?? <RoundEndText round={round} />}
+        {status ?? <RoundEndText round={round} text={text} />}
       </p>
       {last !== undefined && (
         <p class="dg-pip-guess">

@@ -1,6 +1,7 @@
 /** The journal's page: write a day's entry, read and search the entries, import text, summarize the week. */
 import { useEffect, useState } from "preact/hooks";
 import type { Entry, Journal, JournalState, SummaryRun } from "../journal.js";
+import { journalText, type JournalText } from "./text.js";
 
 const today = (): string => new Date().toISOString().slice(0, 10);
 
@@ -15,7 +16,7 @@ function useJournal(journal: Journal): JournalState {
   return state;
 }
 
-function Editor({ journal, busy, editing }: { journal: Journal; busy: boolean; editing?: Entry }) {
+function Editor({ journal, busy, editing, text }: { journal: Journal; busy: boolean; editing?: Entry; text: JournalText }) {
   const [day, setDay] = useState(editing?.day ?? today());
   const [title, setTitle] = useState(editing?.title ?? "");
   const [body, setBody] = useState(editing?.body ?? "");
@@ -29,20 +30,20 @@ function Editor({ journal, busy, editing }: { journal: Journal; busy: boolean; e
   }, [editing]);
   return (
     // Not a <form>: the app's sandbox allows no form submission, so the button does the work itself.
-    <div class="editor" role="form" aria-label="Write an entry">
+    <div class="editor" role="form" aria-label={text.write}>
       <div class="row">
         <label>
-          Day <input name="day" type="date" value={day} required onInput={(e) => setDay(e.currentTarget.value)} />
+          {text.day} <input name="day" type="date" value={day} required onInput={(e) => setDay(e.currentTarget.value)} />
         </label>
         <label>
-          Mood <input name="mood" value={mood} maxLength={40} placeholder="calm, tired…" onInput={(e) => setMood(e.currentTarget.value)} />
+          {text.mood} <input name="mood" value={mood} maxLength={40} placeholder={text.moodPlaceholder} onInput={(e) => setMood(e.currentTarget.value)} />
         </label>
       </div>
       <label>
-        Title <input name="title" value={title} required maxLength={200} onInput={(e) => setTitle(e.currentTarget.value)} />
+        {text.entryTitle} <input name="title" value={title} required maxLength={200} onInput={(e) => setTitle(e.currentTarget.value)} />
       </label>
       <label>
-        Entry <textarea name="body" rows={5} value={body} required maxLength={20000} onInput={(e) => setBody(e.currentTarget.value)} />
+        {text.entry} <textarea name="body" rows={5} value={body} required maxLength={20000} onInput={(e) => setBody(e.currentTarget.value)} />
       </label>
       <button
         type="button"
@@ -57,64 +58,75 @@ function Editor({ journal, busy, editing }: { journal: Journal; busy: boolean; e
           })
         }
       >
-        Keep entry
+        {text.keepEntry}
       </button>
     </div>
   );
 }
 
-function RunView({ journal, run }: { journal: Journal; run: SummaryRun }) {
+function RunView({ journal, run, text }: { journal: Journal; run: SummaryRun; text: JournalText }) {
   const input = run.input as { from?: string; to?: string };
   const summary = (run.steps["ask"]?.output as { summary?: string } | undefined)?.summary;
-  const words: Record<SummaryRun["status"], string> = {
-    running: "Working on it…",
-    waiting_for_user: "Keep this summary?",
-    completed: "Kept.",
-    failed: run.error?.code === "cancelled_by_user" ? "Not kept." : `Failed: ${run.error?.message ?? "unknown"}`,
-    cancelled: "Stopped.",
-  };
   return (
     <li class={`run run-${run.status}`} data-run={run.run_id} data-status={run.status}>
       <div class="run-head">
-        <strong>
-          Week {input.from} – {input.to}
-        </strong>{" "}
-        <span class="muted">{words[run.status]}</span>
+        <strong>{text.week(input.from ?? "", input.to ?? "")}</strong> <span class="muted">{text.run(run.status, run.error?.code === "cancelled_by_user", run.error?.message ?? "unknown")}</span>
       </div>
       {summary === undefined ? null : <p class="summary">{summary}</p>}
       {run.status === "waiting_for_user" ? (
         <div class="row">
           <button type="button" onClick={() => void journal.answer(run.run_id, true)}>
-            Keep it
+            {text.keepIt}
           </button>
           <button type="button" onClick={() => void journal.answer(run.run_id, false)}>
-            Don't keep it
+            {text.dontKeep}
           </button>
         </div>
       ) : null}
       {run.status === "running" ? (
         <button type="button" onClick={() => void journal.cancel(run.run_id)}>
-          Stop
+          {text.stop}
         </button>
       ) : null}
     </li>
   );
 }
 
-export function App({ journal, newKey, standalone }: { journal: Journal; newKey: () => string; standalone?: boolean }) {
+export function App({
+  journal,
+  newKey,
+  standalone,
+  locale: initialLocale = "en",
+  onLocaleChange,
+}: {
+  journal: Journal;
+  newKey: () => string;
+  standalone?: boolean;
+  /** The language LineUp tells the app (BCP 47), and its changes: the words follow it. */
+  locale?: string;
+  onLocaleChange?: (listener: (locale: string) => void) => () => void;
+}) {
   const state = useJournal(journal);
+  const [locale, setLocale] = useState(initialLocale);
+  useEffect(() => onLocaleChange?.(setLocale), [onLocaleChange]);
+  const text = journalText(locale);
   const [query, setQuery] = useState("");
   const [importing, setImporting] = useState("");
   const [editing, setEditing] = useState<Entry | undefined>(undefined);
-  if (standalone === true) return <main class="journal"><h1>Journal</h1><p>Open this journal in LineUp: its entries live in the app's storage there.</p></main>;
+  if (standalone === true) return (
+      <main class="journal">
+        <h1>{text.title}</h1>
+        <p>{text.standalone}</p>
+      </main>
+    );
   const shown = state.found === undefined ? state.entries : state.found.flatMap((day) => state.entries.filter((e) => e.day === day));
   return (
     <main class="journal" aria-busy={state.busy}>
       <header class="head">
-        <h1>Journal</h1>
+        <h1>{text.title}</h1>
         {state.usage === undefined ? null : (
           <span class="muted" data-usage="">
-            {state.usage.records} {state.usage.records === 1 ? "entry" : "entries"} · {Math.ceil(state.usage.bytes / 1024)} KB of {Math.round(state.usage.quota_bytes / 1048576)} MB
+            {text.usage(state.usage.records, Math.ceil(state.usage.bytes / 1024), Math.round(state.usage.quota_bytes / 1048576))}
           </span>
         )}
       </header>
@@ -123,27 +135,27 @@ export function App({ journal, newKey, standalone }: { journal: Journal; newKey:
           {state.notice}
         </p>
       )}
-      <Editor journal={journal} busy={state.busy} {...(editing === undefined ? {} : { editing })} />
-      <section aria-label="Summaries">
+      <Editor journal={journal} busy={state.busy} text={text} {...(editing === undefined ? {} : { editing })} />
+      <section aria-label={text.summaries}>
         <div class="row">
-          <h2>Your week</h2>
+          <h2>{text.yourWeek}</h2>
           <button type="button" disabled={state.busy} onClick={() => void journal.summarize(today(), newKey())}>
-            Summarize my week
+            {text.summarize}
           </button>
         </div>
         <ul class="runs">
           {state.runs.slice(0, 5).map((run) => (
-            <RunView key={run.run_id} journal={journal} run={run} />
+            <RunView key={run.run_id} journal={journal} run={run} text={text} />
           ))}
         </ul>
       </section>
-      <section aria-label="Entries">
+      <section aria-label={text.entries}>
         <div class="row" role="search">
           <input
             name="query"
             type="search"
-            aria-label="Search your entries"
-            placeholder="Search your entries"
+            aria-label={text.search}
+            placeholder={text.search}
             value={query}
             onInput={(e) => setQuery(e.currentTarget.value)}
             onKeyDown={(e) => {
@@ -151,7 +163,7 @@ export function App({ journal, newKey, standalone }: { journal: Journal; newKey:
             }}
           />
           <button type="button" onClick={() => void journal.search(query)}>
-            Search
+            {text.searchButton}
           </button>
           {state.found === undefined ? null : (
             <button
@@ -161,7 +173,7 @@ export function App({ journal, newKey, standalone }: { journal: Journal; newKey:
                 void journal.search("");
               }}
             >
-              Show all
+              {text.showAll}
             </button>
           )}
         </div>
@@ -172,10 +184,10 @@ export function App({ journal, newKey, standalone }: { journal: Journal; newKey:
                 <strong>{entry.day}</strong> {entry.title} {entry.mood === undefined ? null : <span class="mood">{entry.mood}</span>}
                 <span class="spacer" />
                 <button type="button" onClick={() => setEditing(entry)}>
-                  Edit
+                  {text.edit}
                 </button>
                 <button type="button" onClick={() => void journal.remove(entry.day)}>
-                  Delete
+                  {text.delete}
                 </button>
               </div>
               <p>{entry.body}</p>
@@ -184,10 +196,10 @@ export function App({ journal, newKey, standalone }: { journal: Journal; newKey:
         </ul>
       </section>
       <details class="import">
-        <summary>Import from text</summary>
+        <summary>{text.importTitle}</summary>
         <textarea rows={4} value={importing} placeholder={"2026-12-01\nA quiet Monday."} onInput={(e) => setImporting(e.currentTarget.value)} />
         <button type="button" disabled={state.busy || importing.trim() === ""} onClick={() => void journal.importText(importing)}>
-          Import
+          {text.importButton}
         </button>
       </details>
     </main>

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { formatClock, phaseAt, progressAt, remainingMs, type FocusSession } from "../model.js";
 import type { TimerStore } from "../store.js";
+import { pomodoroText } from "./text.js";
 
 export type DisplayMode = "foreground" | "pip" | "inline_card";
 
@@ -14,16 +15,22 @@ export interface AppProps {
   readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
   /** Shown when the page runs outside LineUp: nothing can start a session. */
   readonly standalone?: boolean;
+  /** The language LineUp tells the app (BCP 47), and its changes; the words and the clock follow it. */
+  readonly locale?: string;
+  readonly onLocaleChange?: (listener: (locale: string) => void) => () => void;
 }
 
 const RING = 2 * Math.PI * 88;
 
-export function App({ store, displayMode, onDisplayModeChange, standalone = false }: AppProps) {
+export function App({ store, displayMode, onDisplayModeChange, standalone = false, locale: initialLocale = "en", onLocaleChange }: AppProps) {
   const [session, setSession] = useState<FocusSession | null>(store.session);
   const [now, setNow] = useState(store.now());
   const [mode, setMode] = useState(displayMode);
   const [stopping, setStopping] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [locale, setLocale] = useState(initialLocale);
+  useEffect(() => onLocaleChange?.(setLocale), [onLocaleChange]);
+  const text = pomodoroText(locale);
 
   useEffect(() => {
     const sync = () => {
@@ -49,15 +56,15 @@ export function App({ store, displayMode, onDisplayModeChange, standalone = fals
     setProblem(undefined);
     store
       .stop()
-      .catch((error: unknown) => setProblem(`Could not stop the timer: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => setProblem(text.couldNotStop(error instanceof Error ? error.message : String(error))))
       .finally(() => setStopping(false));
   };
 
   if (session === null) {
     return (
       <main class={`pomo pomo-${mode}`} aria-live="polite">
-        <p class="pomo-idle-title">No focus session yet</p>
-        <p class="pomo-hint">{standalone ? "Open the Pomodoro in LineUp to use it." : "Ask the agent in chat, for example “start a 25 minute pomodoro for the report”."}</p>
+        <p class="pomo-idle-title">{text.idleTitle}</p>
+        <p class="pomo-hint">{standalone ? text.standaloneHint : text.idleHint}</p>
       </main>
     );
   }
@@ -65,11 +72,12 @@ export function App({ store, displayMode, onDisplayModeChange, standalone = fals
   const left = remainingMs(session, now);
   const done = progressAt(session, now);
   // Running, it says when the session ends, on the person's own clock (the title already names it).
-  const status = phase === "running" ? `Ends at ${new Date(session.ends_at).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })}` : phase === "done" ? "Time's up — nice focus!" : `Stopped with ${formatClock(left)} left`;
+  const status =
+    phase === "running" ? text.endsAt(new Date(session.ends_at).toLocaleTimeString(locale, { hour: "numeric", minute: "2-digit" })) : phase === "done" ? text.timesUp : text.stoppedWithLeft(formatClock(left));
   return (
     <main class={`pomo pomo-${mode} pomo-${phase}`}>
       {mode !== "pip" && <h1 class="pomo-title">{session.title}</h1>}
-      <div class="pomo-dial" role="timer" aria-label={`${formatClock(left)} left`}>
+      <div class="pomo-dial" role="timer" aria-label={text.left(formatClock(left))}>
         <svg viewBox="0 0 200 200" aria-hidden="true">
           <circle class="pomo-track" cx="100" cy="100" r="88" />
           <circle class="pomo-fill" cx="100" cy="100" r="88" stroke-dasharray={RING} stroke-dashoffset={RING * (1 - done)} transform="rotate(-90 100 100)" />
@@ -81,10 +89,10 @@ export function App({ store, displayMode, onDisplayModeChange, standalone = fals
       </p>
       {mode !== "pip" && phase === "running" && (
         <button type="button" class="pomo-stop" onClick={stop} disabled={stopping}>
-          {stopping ? "Stopping…" : "Stop"}
+          {stopping ? text.stopping : text.stop}
         </button>
       )}
-      {mode !== "pip" && phase !== "running" && <p class="pomo-hint">{session.minutes}-minute session. Ask the agent for another when you are ready.</p>}
+      {mode !== "pip" && phase !== "running" && <p class="pomo-hint">{text.sessionHint(session.minutes)}</p>}
       {problem !== undefined && (
         <p class="pomo-problem" role="alert">
           {problem}

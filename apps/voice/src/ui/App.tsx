@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import { formatDuration, type RecordingRequest, type VoiceNote } from "../model.js";
 import type { Activity, VoiceNotes } from "../notes.js";
 import type { NotePlayer } from "../playback.js";
+import { voiceText } from "./text.js";
 
 export type DisplayMode = "foreground" | "pip" | "inline_card";
 
@@ -16,6 +17,8 @@ export interface AppProps {
   readonly displayMode: DisplayMode;
   readonly onDisplayModeChange?: (listener: (mode: DisplayMode) => void) => () => void;
   readonly locale: string;
+  /** The language LineUp tells the app changed: the words follow it. */
+  readonly onLocaleChange?: (listener: (locale: string) => void) => () => void;
   /** IANA time zone for the notes' times; the browser's when undefined. */
   readonly timeZone: string | undefined;
   /** The page runs outside LineUp: nothing can be recorded. */
@@ -39,7 +42,7 @@ function timeFormat(locale: string, timeZone: string | undefined): Intl.DateTime
   }
 }
 
-export function App({ notes, player, displayMode, onDisplayModeChange, locale, timeZone, standalone = false }: AppProps) {
+export function App({ notes, player, displayMode, onDisplayModeChange, locale, onLocaleChange, timeZone, standalone = false }: AppProps) {
   const [view, setView] = useState<View>(() => viewOf(notes));
   const [playing, setPlaying] = useState<string | undefined>(player.playing);
   const [mode, setMode] = useState(displayMode);
@@ -58,20 +61,23 @@ export function App({ notes, player, displayMode, onDisplayModeChange, locale, t
   }, [player]);
   useEffect(() => onDisplayModeChange?.(setMode), [onDisplayModeChange]);
   const [format] = useState(() => timeFormat(locale, timeZone));
+  const [language, setLanguage] = useState(locale);
+  useEffect(() => onLocaleChange?.(setLanguage), [onLocaleChange]);
+  const text = voiceText(language);
 
   const { activity, requests, problem } = view;
   const request = requests[0];
   const busy = activity.kind !== "idle";
-  const label = (note: VoiceNote) => `Voice note, ${format.format(new Date(note.created_at))}`;
+  const label = (note: VoiceNote) => text.noteLabel(format.format(new Date(note.created_at)));
   const play = (note: VoiceNote) => {
     setPlayProblem(undefined);
     if (playing === note.id) return player.stop();
-    player.play(note.id, () => notes.audio(note.id)).catch((error: unknown) => setPlayProblem(`Could not play the note: ${error instanceof Error ? error.message : String(error)}`));
+    player.play(note.id, () => notes.audio(note.id)).catch((error: unknown) => setPlayProblem(text.couldNotPlay(error instanceof Error ? error.message : String(error))));
   };
 
   if (mode === "pip") {
     const line =
-      activity.kind === "recording" ? "Recording…" : activity.kind === "saving" ? "Saving…" : request !== undefined ? "The agent asks for a voice note" : `${view.notes.length} ${view.notes.length === 1 ? "note" : "notes"}`;
+      activity.kind === "recording" ? text.recording : activity.kind === "saving" ? text.savingShort : request !== undefined ? text.pipAsks : text.count(view.notes.length);
     // Newest first: the note the person just made.
     const latest = view.notes[0];
     return (
@@ -86,7 +92,7 @@ export function App({ notes, player, displayMode, onDisplayModeChange, locale, t
         </span>
         {latest === undefined || activity.kind !== "idle" ? null : (
           <span class="voice-pip-latest">
-            Latest: {formatDuration(latest.duration_ms)} · {format.format(new Date(latest.created_at))}
+            {text.latest(formatDuration(latest.duration_ms), format.format(new Date(latest.created_at)))}
           </span>
         )}
       </main>
@@ -96,47 +102,49 @@ export function App({ notes, player, displayMode, onDisplayModeChange, locale, t
   return (
     <main class="voice voice-foreground">
       <header class="voice-header">
-        <h1>Voice Notes</h1>
+        <h1>{text.title}</h1>
         <button type="button" class="voice-button" onClick={() => void notes.record()} disabled={busy || standalone}>
-          Record a note
+          {text.record}
         </button>
       </header>
-      {standalone && <p class="voice-hint">Open Voice Notes in LineUp to record.</p>}
+      {standalone && <p class="voice-hint">{text.standaloneHint}</p>}
 
       {request !== undefined && (
-        <section class="voice-request" role="region" aria-label="The agent's request">
+        <section class="voice-request" role="region" aria-label={text.request}>
           <p class="voice-asks">
             {request.prompt === undefined ? (
-              "The agent asks you to record a voice note."
+              text.asksToRecord
             ) : (
               <>
-                The agent asks: <q class="voice-prompt">{request.prompt}</q>
+                {text.asks}
+                <q class="voice-prompt">{request.prompt}</q>
               </>
             )}
           </p>
-          <p class="voice-limit">Up to {formatDuration(request.max_seconds * 1_000)}. LineUp asks before it uses the microphone, and you can stop or discard the recording.</p>
+          <p class="voice-limit">{text.limit(formatDuration(request.max_seconds * 1_000))}</p>
           {activity.kind !== "idle" && activity.call_id === request.call_id ? null : (
             <div class="voice-actions">
               <button type="button" class="voice-button voice-primary" onClick={() => void notes.record(request.call_id)} disabled={busy}>
-                Record
+                {text.recordNow}
               </button>
               <button type="button" class="voice-button" onClick={() => notes.decline(request.call_id)} disabled={busy}>
-                Not now
+                {text.notNow}
               </button>
             </div>
           )}
-          {requests.length > 1 && <p class="voice-hint">{requests.length - 1} more waiting</p>}
+          {requests.length > 1 && <p class="voice-hint">{text.moreWaiting(requests.length - 1)}</p>}
         </section>
       )}
 
       {activity.kind === "recording" && (
         <p class="voice-status" role="status">
-          <span class="voice-live" aria-hidden="true" /> Recording… Stop or discard it in LineUp's bar at the top.
+          <span class="voice-live" aria-hidden="true" />
+          {text.recordingHint}
         </p>
       )}
       {activity.kind === "saving" && (
         <p class="voice-status" role="status">
-          Saving the recording…
+          {text.saving}
         </p>
       )}
       {problem !== undefined && (
@@ -145,15 +153,15 @@ export function App({ notes, player, displayMode, onDisplayModeChange, locale, t
         </p>
       )}
 
-      <section class="voice-notes" aria-label="Notes">
-        <h2>Notes in this conversation</h2>
+      <section class="voice-notes" aria-label={text.notes}>
+        <h2>{text.notesHeading}</h2>
         {view.notes.length === 0 ? (
-          <p class="voice-hint">No notes yet.</p>
+          <p class="voice-hint">{text.noNotes}</p>
         ) : (
           <ul class="voice-list">
             {view.notes.map((note) => (
               <li key={note.id} class={`voice-note${playing === note.id ? " voice-note-playing" : ""}`} data-note={note.id}>
-                <button type="button" class="voice-play" onClick={() => play(note)} aria-label={`${playing === note.id ? "Stop" : "Play"} ${label(note)}`}>
+                <button type="button" class="voice-play" onClick={() => play(note)} aria-label={playing === note.id ? text.stop(label(note)) : text.play(label(note))}>
                   {playing === note.id ? "■" : "▶"}
                 </button>
                 <span class="voice-note-name">{label(note)}</span>

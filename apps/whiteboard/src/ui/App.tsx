@@ -13,6 +13,7 @@ import { TidyPanel } from "./TidyPanel.js";
 import { Toolbar } from "./Toolbar.js";
 import type { DrawingTool } from "./tools.js";
 import { DRAWING_TOOLS } from "./tools.js";
+import { whiteboardText } from "./text.js";
 
 export type DisplayMode = "foreground" | "pip" | "inline_card";
 
@@ -29,16 +30,20 @@ export interface AppProps {
   readonly onFocusRequest?: (listener: (target: FocusTarget) => void) => () => void;
   /** "Ask the agent to tidy this board", when the host runs agent tasks (absent: no button). */
   readonly tidy?: TidyTask;
+  /** The language LineUp tells the app (BCP 47), and its changes: the header and the toolbar follow it. */
+  readonly locale?: string;
+  readonly onLocaleChange?: (listener: (locale: string) => void) => () => void;
 }
-
-const STATUS_TEXT: Record<BoardState["status"], string> = { loading: "Loading…", saved: "Saved", saving: "Saving…", error: "Not saved" };
 
 function inkColor(): string {
   const value = globalThis.document === undefined ? "" : getComputedStyle(document.documentElement).getPropertyValue("--wb-ink").trim();
   return value.length > 0 ? value : "#1f2328";
 }
 
-export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, onFocusRequest, standalone, tidy }: AppProps) {
+export function App({ store, displayMode: initialMode, onDisplayModeChange, onThemeChange, onFocusRequest, standalone, tidy, locale: initialLocale = "en", onLocaleChange }: AppProps) {
+  const [locale, setLocale] = useState(initialLocale);
+  useEffect(() => onLocaleChange?.(setLocale), [onLocaleChange]);
+  const text = whiteboardText(locale);
   const [state, setState] = useState<BoardState>(store.state);
   const [mode, setMode] = useState<DisplayMode>(initialMode);
   const [tool, setTool] = useState<DrawingTool>("pen");
@@ -125,24 +130,25 @@ export function App({ store, displayMode: initialMode, onDisplayModeChange, onTh
             {state.board.title}
           </h1>
           <span class={`wb-status wb-status-${state.status}`} role="status">
-            {standalone === true ? "Not connected to LineUp" : STATUS_TEXT[state.status]}
+            {standalone === true ? text.notConnected : text.status[state.status]}
           </span>
           {tidy !== undefined && (
             <button
               type="button"
               class="wb-text-button wb-tidy-button"
-              aria-label="Ask the agent to tidy this board"
-              title={tidyTooBig ? "This board has too many items for the agent to tidy in one go" : "Ask the agent to tidy this board"}
+              aria-label={text.tidyLabel}
+              title={tidyTooBig ? text.tidyTooBig : text.tidyLabel}
               disabled={tidyBusy || tidyTooBig || state.board.items.length === 0}
               onClick={askTidy}
             >
-              Tidy this board
+              {text.tidy}
             </button>
           )}
         </header>
       )}
       {interactive && (
         <Toolbar
+          text={text}
           tool={tool}
           color={color}
           width={width}

@@ -1,6 +1,7 @@
 /** The toolbar: tools, colours, stroke widths, undo/redo and delete. Wraps and shrinks at small sizes. */
 import { paint } from "../model/document.js";
 import { icons } from "./icons.js";
+import type { WhiteboardText } from "./text.js";
 import { DRAWING_TOOLS, SWATCHES, WIDTHS, type DrawingTool } from "./tools.js";
 
 export interface ToolbarProps {
@@ -17,51 +18,53 @@ export interface ToolbarProps {
   readonly onUndo: () => void;
   readonly onRedo: () => void;
   readonly onDelete: () => void;
+  /** The words in the app's language. */
+  readonly text: WhiteboardText;
 }
 
 export function Toolbar(props: ToolbarProps) {
+  const { text } = props;
   return (
-    <div class="wb-toolbar" role="toolbar" aria-label="Drawing tools">
-      <div class="wb-group" role="radiogroup" aria-label="Tool">
-        {DRAWING_TOOLS.map(({ tool, label, key }) => (
-          <button
-            type="button"
-            class="wb-button"
-            role="radio"
-            aria-checked={props.tool === tool}
-            aria-label={label}
-            title={`${label} (${key.toUpperCase()})`}
-            onClick={() => props.onTool(tool)}
-          >
-            {icons[tool]}
-          </button>
+    <div class="wb-toolbar" role="toolbar" aria-label={text.drawingTools}>
+      <div class="wb-group" role="radiogroup" aria-label={text.tool}>
+        {DRAWING_TOOLS.map(({ tool, key }) => (
+          <ToolButton key={tool} tool={tool} label={text.tools[tool]} shortcut={key} checked={props.tool === tool} onTool={props.onTool} />
         ))}
       </div>
-      <div class="wb-group" role="radiogroup" aria-label="Colour">
+      <div class="wb-group" role="radiogroup" aria-label={text.colour}>
         {SWATCHES.map((color) => (
           <button type="button" class="wb-swatch" role="radio" aria-checked={props.color === color} aria-label={color} title={color} onClick={() => props.onColor(color)}>
             <span style={{ background: paint(color, props.ink) }} />
           </button>
         ))}
       </div>
-      <div class="wb-group wb-widths" role="radiogroup" aria-label="Stroke width">
+      <div class="wb-group wb-widths" role="radiogroup" aria-label={text.strokeWidth}>
         {WIDTHS.map((w) => (
-          <button type="button" class="wb-button" role="radio" aria-checked={props.width === w} aria-label={`Width ${w}`} title={`Width ${w}`} onClick={() => props.onWidth(w)}>
+          <button type="button" class="wb-button" role="radio" aria-checked={props.width === w} aria-label={text.width(w)} title={text.width(w)} onClick={() => props.onWidth(w)}>
             <span class="wb-width-dot" style={{ width: `${w + 2}px`, height: `${w + 2}px` }} />
           </button>
         ))}
       </div>
       <div class="wb-group">
-        <button type="button" class="wb-button" aria-label="Undo" title="Undo (Ctrl+Z)" disabled={!props.canUndo} onClick={props.onUndo}>
+        <button type="button" class="wb-button" aria-label={text.undo} title={text.undoTitle} disabled={!props.canUndo} onClick={props.onUndo}>
           {icons.undo}
         </button>
-        <button type="button" class="wb-button" aria-label="Redo" title="Redo (Ctrl+Shift+Z)" disabled={!props.canRedo} onClick={props.onRedo}>
+        <button type="button" class="wb-button" aria-label={text.redo} title={text.redoTitle} disabled={!props.canRedo} onClick={props.onRedo}>
           {icons.redo}
         </button>
-        <button type="button" class="wb-button" aria-label="Delete selection" title="Delete (Del)" disabled={!props.hasSelection} onClick={props.onDelete}>
+        <button type="button" class="wb-button" aria-label={text.deleteSelection} title={text.deleteTitle} disabled={!props.hasSelection} onClick={props.onDelete}>
           {icons.trash}
         </button>
       </div>
     </div>
   );
 }
+
+function ToolButton({ tool, label, shortcut, checked, onTool }: { tool: DrawingTool; label: string; shortcut: string; checked: boolean; onTool: (tool: DrawingTool) => void }) {
+  return (
+    <button type="button" class="wb-button" role="radio" aria-checked={checked} aria-label={label} title={`${label} (${shortcut.toUpperCase()})`} onClick={() => onTool(tool)}>
+      {icons[tool]}
+    </button>
+  );
+}
+

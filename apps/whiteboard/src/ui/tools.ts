@@ -1,15 +1,16 @@
 /** The drawing tools of the toolbar and their keyboard shortcuts. */
 export type DrawingTool = "select" | "pen" | "rect" | "ellipse" | "line" | "arrow" | "text" | "eraser";
 
-export const DRAWING_TOOLS: ReadonlyArray<{ readonly tool: DrawingTool; readonly label: string; readonly key: string }> = [
-  { tool: "select", label: "Select and move", key: "v" },
-  { tool: "pen", label: "Pen", key: "p" },
-  { tool: "rect", label: "Rectangle", key: "r" },
-  { tool: "ellipse", label: "Ellipse", key: "o" },
-  { tool: "line", label: "Line", key: "l" },
-  { tool: "arrow", label: "Arrow", key: "a" },
-  { tool: "text", label: "Text", key: "t" },
-  { tool: "eraser", label: "Eraser", key: "e" },
+/** The tools in the toolbar's order with their keys; their names are in `text.ts`, in the app's language. */
+export const DRAWING_TOOLS: ReadonlyArray<{ readonly tool: DrawingTool; readonly key: string }> = [
+  { tool: "select", key: "v" },
+  { tool: "pen", key: "p" },
+  { tool: "rect", key: "r" },
+  { tool: "ellipse", key: "o" },
+  { tool: "line", key: "l" },
+  { tool: "arrow", key: "a" },
+  { tool: "text", key: "t" },
+  { tool: "eraser", key: "e" },
 ];
 
 export const SWATCHES = ["ink", "red", "orange", "green", "blue", "purple"] as const;

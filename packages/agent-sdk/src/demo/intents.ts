@@ -38,7 +38,8 @@ const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] =
   { test: /\bconfirm\b|确认/, intent: { kind: "confirm" } },
   { test: /ask me|\binput\b|问我/, intent: { kind: "ask" } },
   { test: /^\s*(?:help|\?)\s*$|what can you do|帮助|你能做什么/, intent: { kind: "help" } },
-  { test: /^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|你好|您好)\b/, intent: { kind: "greet" } },
+  // Chinese has no word boundary (\b) after 你好: it is matched on its own.
+  { test: /^\s*(?:(?:hi|hello|hey|good (?:morning|afternoon|evening))\b|你好|您好)/, intent: { kind: "greet" } },
 ];
 
 /** "use X", "call X", "run X" (X a tool's method, back-quoted or not), or "用 X"/"调用 X". */

@@ -10,6 +10,8 @@ import { useEffect, useRef } from "preact/hooks";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
 import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
+import { localizedAppName } from "../i18n/app-text.js";
+import { t } from "../i18n/index.js";
 
 export type Placement = "foreground" | "pip" | "hidden";
 
@@ -92,7 +94,7 @@ function InstanceSurface({
     wasForeground.current = foreground;
   }, [placement]);
 
-  const name = runtime.appManager.getApp(instance.app_scope)?.manifest.name ?? instance.app_scope;
+  const name = localizedAppName(runtime.appManager.getApp(instance.app_scope)?.projection) ?? instance.app_scope;
 
   useEffect(() => {
     if (instance.status !== "closing" || closing.current) return;
@@ -104,11 +106,11 @@ function InstanceSurface({
     <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
       {placement === "pip" ? (
         <div class="pip-actions">
-          <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={`Open ${name}`}>
-            Open
+          <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={t("pip.open", { name })}>
+            {t("pip.openButton")}
           </button>
           {onCloseRequest === undefined ? null : (
-            <button type="button" class="pip-close" onClick={() => onCloseRequest(instance.instance_id)} aria-label={`Close ${name}`} title={`Close ${name}`}>
+            <button type="button" class="pip-close" onClick={() => onCloseRequest(instance.instance_id)} aria-label={t("shell.closeTab", { name })} title={t("shell.closeTab", { name })}>
               ×
             </button>
           )}

@@ -9,11 +9,13 @@
  */
 import { createContext } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
-import type { BridgeHostSnapshot, BridgeMethodName } from "@lineup/protocol";
+import { projectManifest, type BridgeHostSnapshot, type BridgeMethodName } from "@lineup/protocol";
 import type { LineUpRuntime, ResultCard } from "@lineup/runtime";
 import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
-import { hostLocale, hostTimeZone } from "./locale.js";
+import { appLocale, hostTimeZone } from "./locale.js";
+import { t } from "../i18n/index.js";
+import { localizedAppName } from "../i18n/app-text.js";
 
 /** Provided by the shell; the chat's timeline asks it for a card per finished tool call. */
 export const ResultCardContext = createContext<LineUpRuntime | undefined>(undefined);
@@ -61,7 +63,7 @@ export function ToolResultCard({ callId }: { callId: string }) {
           runtime_origin: "null",
           scope: { conversation_id: card.conversation_id },
           theme: currentTheme(),
-          locale: hostLocale(),
+          locale: appLocale(),
           timezone: hostTimeZone(),
           workspace: {},
           display_mode: "inline_card",
@@ -75,12 +77,12 @@ export function ToolResultCard({ callId }: { callId: string }) {
             if (method === "session_data.unsubscribe") return Promise.resolve({});
             return Promise.reject({ code: "invalid_state", message: "a result card is a static record of finished work" });
           },
-        }, { title: `${entry.manifest.name ?? card.app_scope}: result`, name: entry.manifest.name ?? card.app_scope, maxHeight: 480 });
+        }, { title: t("resultCard.title", { name: localizedAppName(projectManifest(entry.manifest)) ?? card.app_scope }), name: localizedAppName(projectManifest(entry.manifest)) ?? card.app_scope, maxHeight: 480 });
         const mounted = surface;
         void mounted.dead.then((death) => {
           if (gone) return;
           void mounted.close(1).catch(() => undefined);
-          setDeadNote(`This card cannot be shown: ${death.message}.`);
+          setDeadNote(t("resultCard.dead", { reason: death.message }));
         });
       },
       () => undefined,

@@ -28,7 +28,8 @@ import type { AppInstance, AppStorageWrite, CapabilitySummary, LineUpRuntime, Se
 import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
-import { hostLocale, hostTimeZone } from "./locale.js";
+import { appLocale, hostTimeZone } from "./locale.js";
+import { onUiLanguageChange } from "../i18n/index.js";
 
 /**
  * Why an instance's surface failed, for its owner: `start` — it did not become ready (its entry did not
@@ -72,7 +73,7 @@ function snapshotFor(instance: AppInstance, manifest: AppManifest, mode: Display
     runtime_origin: "null",
     scope: instance.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id },
     theme: currentTheme(),
-    locale: hostLocale(),
+    locale: appLocale(),
     timezone: hostTimeZone(),
     workspace: workspaceId === undefined ? {} : { workspace_id: workspaceId },
     display_mode: mode,
@@ -389,7 +390,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
       name: entry.manifest.name ?? instance.app_scope,
     });
     mounted = mountedSurface;
-    // Theme and locale changes reach the app as they happen (Settings, the system's dark mode, the browser's language).
+    // Theme and locale changes reach the app as they happen (Settings, the system's dark mode, the browser's language, the language chosen in Settings).
     const pushTheme = () => mountedSurface.setTheme(currentTheme());
     // A decision in Settings (or a change of the app) can change what the snapshot said about capabilities.
     cleanup.push(
@@ -404,12 +405,14 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
     observer.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
     const scheme = globalThis.matchMedia?.("(prefers-color-scheme: dark)");
     scheme?.addEventListener("change", pushTheme);
-    const pushLocale = () => mountedSurface.setLocale(hostLocale(), hostTimeZone());
+    const pushLocale = () => mountedSurface.setLocale(appLocale(), hostTimeZone());
     globalThis.addEventListener("languagechange", pushLocale);
+    const offLanguage = onUiLanguageChange(pushLocale);
     cleanup.push(() => {
       observer.disconnect();
       scheme?.removeEventListener("change", pushTheme);
       globalThis.removeEventListener("languagechange", pushLocale);
+      offLanguage();
     });
     // Each new event of the app's tasks reaches every surface of the app (an SDK drops what it already has).
     if (agentTasks) cleanup.push(port.subscribeTasks((event, task) => mountedSurface.event("agent.task_event", { event, task } as never)));

@@ -2,8 +2,11 @@
  * The locale and time zone the host hands apps (the Host Bridge snapshot and its updates). The browser's own
  * `navigator.language` is not always a language tag: WebKitGTK in a process under the C locale reports "C"
  * (measured in the desktop host), which the snapshot's schema refuses, so no app could start there. Anything
- * that is not a well-formed BCP 47 tag becomes "en"; a missing time zone becomes "UTC".
+ * that is not a well-formed BCP 47 tag becomes "en"; a missing time zone becomes "UTC". A language chosen
+ * in Settings goes first (`appLocale`).
  */
+import { chosenLanguage } from "../i18n/index.js";
+
 export function hostLocale(language: string | undefined = globalThis.navigator?.language): string {
   try {
     const [canonical] = Intl.getCanonicalLocales(language ?? []);
@@ -12,6 +15,11 @@ export function hostLocale(language: string | undefined = globalThis.navigator?.
     // not a language tag
   }
   return "en";
+}
+
+/** The locale apps get: the language the person chose in Settings, else the browser's (`hostLocale`). */
+export function appLocale(): string {
+  return chosenLanguage() ?? hostLocale();
 }
 
 export function hostTimeZone(): string {

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { DEFAULT_AGENT_ID, DEFAULT_WORKSPACE_ID, parseHostConfig, type HostConfig } from "./config.js";
+import { t } from "../i18n/index.js";
 
 /** Sign-in when no config is served: the AppServer URL and a device token (`npm start` prints both). */
 export function ConfigForm({ onSubmit, error }: { onSubmit: (config: HostConfig) => void; error?: string | undefined }) {
@@ -18,14 +19,14 @@ export function ConfigForm({ onSubmit, error }: { onSubmit: (config: HostConfig)
           else setProblem(parsed.error.message);
         }}
       >
-        <h1 id="signin-title">Sign in to LineUp</h1>
-        <p class="muted">No configuration was served with this page. Enter the AppServer address and a device token (npm start prints them).</p>
+        <h1 id="signin-title">{t("signin.title")}</h1>
+        <p class="muted">{t("signin.hint")}</p>
         <label class="stack">
-          AppServer URL
+          {t("signin.url")}
           <input type="url" value={serverUrl} required onInput={(e) => setServerUrl((e.currentTarget as HTMLInputElement).value)} />
         </label>
         <label class="stack">
-          Device token
+          {t("signin.token")}
           <input type="password" value={token} required autoComplete="off" onInput={(e) => setToken((e.currentTarget as HTMLInputElement).value)} />
         </label>
         {problem === undefined ? null : (
@@ -34,7 +35,7 @@ export function ConfigForm({ onSubmit, error }: { onSubmit: (config: HostConfig)
           </p>
         )}
         <button type="submit" class="primary">
-          Sign in
+          {t("signin.submit")}
         </button>
       </form>
     </main>

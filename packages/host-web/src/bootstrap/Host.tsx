@@ -6,7 +6,11 @@ import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
 import { startBrowserRuntime, type RunningRuntime } from "./start-runtime.js";
 import { onNativeShutdown } from "./native-host.js";
-import { RECOVERY_REASON, reopenInstance } from "./recovery.js";
+import { reopenInstance } from "./recovery.js";
+import { localizedAppName } from "../i18n/app-text.js";
+import type { JSX } from "preact";
+import { t } from "../i18n/index.js";
+import { useUiLanguage } from "../i18n/use-language.js";
 
 type Phase =
   | { readonly kind: "loading" }
@@ -25,16 +29,20 @@ export function Host() {
       () => setPhase({ kind: "sign-in" }),
     );
   }, []);
-  if (phase.kind === "loading") return <Splash text="Loading…" />;
+  if (phase.kind === "loading") return <BrowserLanguage>{() => <Splash text={t("host.loading")} />}</BrowserLanguage>;
   if (phase.kind === "sign-in") {
     return (
-      <ConfigForm
-        error={phase.error}
-        onSubmit={(config) => {
-          saveHostConfig(config);
-          setPhase({ kind: "ready", config });
-        }}
-      />
+      <BrowserLanguage>
+        {() => (
+          <ConfigForm
+            error={phase.error}
+            onSubmit={(config) => {
+              saveHostConfig(config);
+              setPhase({ kind: "ready", config });
+            }}
+          />
+        )}
+      </BrowserLanguage>
     );
   }
   return (
@@ -46,6 +54,12 @@ export function Host() {
       }}
     />
   );
+}
+
+/** Before the Runtime runs, the UI speaks the browser's language. */
+function BrowserLanguage({ children }: { children: () => JSX.Element }) {
+  useUiLanguage();
+  return children();
 }
 
 function Splash({ text }: { text: string }) {
@@ -63,6 +77,8 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
   const [lockState, setLockState] = useState<ProfileLockState>({ status: "acquiring" });
   const [runtimePhase, setRuntimePhase] = useState<RuntimePhase>({ kind: "stopped" });
   const [lock, setLock] = useState<ProfileLock | undefined>(undefined);
+  // The person's choice in Settings once the Runtime runs, else the browser's languages.
+  useUiLanguage(runtimePhase.kind === "running" ? runtimePhase.running.runtime.settings : undefined);
 
   useEffect(() => {
     const name = profileName(config);
@@ -77,10 +93,10 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
           setRuntimePhase({ kind: "running", running: r });
           // The desktop host restarted the page after a hang or a crash: each app that was open was closed for it.
           for (const failed of r.recovered?.failed ?? []) {
-            const name = r.runtime.appManager.getApp(failed.app_scope)?.manifest.name ?? failed.app_scope;
-            notifications.push(`${RECOVERY_REASON[r.recovered!.recovery]}. ${name} was closed.`, "error", {
-              label: "Reload",
-              run: () => void reopenInstance(r.runtime, failed).catch((error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error")),
+            const name = localizedAppName(r.runtime.appManager.getApp(failed.app_scope)?.projection) ?? failed.app_scope;
+            notifications.push(t(r.recovered!.recovery === "crashed" ? "host.recoveredCrashed" : "host.recoveredUnresponsive", { name }), "error", {
+              label: t("shell.reload"),
+              run: () => void reopenInstance(r.runtime, failed).catch((error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: (error as Error).message }), "error")),
             });
           }
         },
@@ -137,15 +153,15 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     return (
       <main class="center-page">
         <div class="panel" role="alert" data-testid="other-tab">
-          <h1>LineUp is open in another tab</h1>
-          <p class="muted">One tab at a time runs LineUp for this profile, so your conversations stay consistent.</p>
+          <h1>{t("host.otherTab")}</h1>
+          <p class="muted">{t("host.otherTabHint")}</p>
           {lockState.status === "handing_over" ? (
-            <p>Handing over to the other tab…</p>
+            <p>{t("host.handingOver")}</p>
           ) : lockState.requested ? (
-            <p aria-busy="true">Asking the other tab to let go…</p>
+            <p aria-busy="true">{t("host.asking")}</p>
           ) : (
             <button type="button" class="primary" onClick={() => lock?.useHere()}>
-              Use here
+              {t("host.useHere")}
             </button>
           )}
         </div>
@@ -156,15 +172,15 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     return (
       <main class="center-page">
         <div class="panel" role="alert">
-          <h1>LineUp could not start</h1>
+          <h1>{t("host.couldNotStart")}</h1>
           <p>{runtimePhase.message}</p>
           <button type="button" class="primary" onClick={() => location.reload()}>
-            Reload
+            {t("shell.reload")}
           </button>
         </div>
       </main>
     );
   }
-  if (runtimePhase.kind !== "running") return <Splash text="Starting LineUp…" />;
+  if (runtimePhase.kind !== "running") return <Splash text={t("host.starting")} />;
   return <Shell runtime={runtimePhase.running.runtime} config={config} notifications={notifications} onSignOut={onSignOut} openAtStart={runtimePhase.running.recovered === undefined} />;
 }

@@ -3,7 +3,7 @@
  * serves it at `/lineup-config.json` from the dev credentials; without it the shell shows a form and keeps
  * what the person typed in this browser's localStorage.
  */
-import { decodeJson, fail, ok, type Result } from "@lineup/protocol";
+import { decodeJson, fail, MANIFEST_LOCALE_PATTERN, ok, type LocalizedTexts, type Result } from "@lineup/protocol";
 
 export interface HostConfig {
   /** The AppServer's WebSocket endpoint, `ws://` or `wss://`. */
@@ -17,9 +17,10 @@ export interface HostConfig {
   /** Signed bundles the host serves for the App Registry to offer (`/apps/<file>`). */
   /**
    * Bundles the host serves for Apps to install; `app_scope` (when known) hides the offer while that app is
-   * installed, and with `version` an installed older version is offered the update.
+   * installed, and with `version` an installed older version is offered the update; `localized` (the
+   * manifest's) names it in the UI language.
    */
-  readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string }[];
+  readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string; readonly localized?: LocalizedTexts }[];
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -59,9 +60,10 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
       typeof app["file"] !== "string" ||
       !/^[a-z0-9][a-z0-9._-]*\.lineup$/.test(app["file"]) ||
       (scope !== undefined && (typeof scope !== "string" || !/^[a-z][a-z0-9-]{0,63}$/.test(scope))) ||
-      (version !== undefined && (typeof version !== "string" || !/^\d{1,9}\.\d{1,9}\.\d{1,9}(?:[-+][0-9A-Za-z.-]{1,64})?$/.test(version)))
+      (version !== undefined && (typeof version !== "string" || !/^\d{1,9}\.\d{1,9}\.\d{1,9}(?:[-+][0-9A-Za-z.-]{1,64})?$/.test(version))) ||
+      (app["localized"] !== undefined && !isLocalizedTexts(app["localized"]))
     ) {
-      return fail("invalid_params", "a built-in app is { name, file, app_scope?, version? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
+      return fail("invalid_params", "a built-in app is { name, file, app_scope?, version?, localized? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
     }
   }
   return ok({
@@ -126,4 +128,18 @@ export function profileName(config: Pick<HostConfig, "server_url" | "device_toke
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return `lineup-runtime:${url.host}:${hash.toString(16).padStart(8, "0")}`;
+}
+
+/** A manifest's `localized` shape: language tags to `{ name?, description? }` strings. */
+function isLocalizedTexts(value: unknown): value is LocalizedTexts {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const tag = new RegExp(MANIFEST_LOCALE_PATTERN);
+  return (
+    entries.length <= 32 &&
+    entries.every(([key, entry]) => {
+      if (!tag.test(key) || typeof entry !== "object" || entry === null || Array.isArray(entry)) return false;
+      return Object.entries(entry as Record<string, unknown>).every(([field, text]) => (field === "name" || field === "description") && typeof text === "string");
+    })
+  );
 }

@@ -9,6 +9,7 @@ import { createBrowserHostProvider } from "../host-provider/index.js";
 import { formatOpenLink } from "../shell/open-link.js";
 import { nativeHost } from "./native-host.js";
 import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
+import { localizedAppName } from "../i18n/app-text.js";
 
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
@@ -44,7 +45,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
         globalThis.focus?.();
         globalThis.location.hash = formatOpenLink({ app_scope: appScope });
       },
-      appName: (appScope) => late.runtime?.appManager.getApp(appScope)?.manifest.name ?? appScope,
+      appName: (appScope) => localizedAppName(late.runtime?.appManager.getApp(appScope)?.projection) ?? appScope,
       native: nativeHost(),
     }),
   });

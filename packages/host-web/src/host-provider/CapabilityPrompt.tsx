@@ -7,8 +7,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { PromptQueue, QueuedPrompt } from "./prompt-queue.js";
 import "./capability-prompt.css";
+import { t } from "../i18n/index.js";
+import { capabilityDescription } from "../i18n/capabilities.js";
 
-const RISK_LABEL = { low: "Low risk", medium: "Medium risk", high: "High risk" } as const;
 
 export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
   const [entry, setEntry] = useState<QueuedPrompt | undefined>(() => queue.current());
@@ -44,22 +45,24 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
       {entry === undefined ? null : entry.kind === "confirm" ? (
         <div class="capability-prompt-form">
           <h2 id="capability-prompt-title">
-            <span class="capability-prompt-app">{entry.prompt.app_name}</span> wants to use <code>{entry.prompt.capability}</code>
+            <span class="capability-prompt-app">{entry.prompt.app_name}</span>
+            {t("prompt.wantsToUse")}
+            <code>{entry.prompt.capability}</code>
           </h2>
           <div id="capability-prompt-body" class="capability-prompt-body">
-            <p>{entry.prompt.description}</p>
+            <p>{capabilityDescription(entry.prompt.capability, entry.prompt.description)}</p>
             <p class="capability-prompt-purpose">
-              <span class="capability-prompt-label">Purpose stated by the app</span>
-              <span data-testid="capability-purpose">{entry.prompt.purpose}</span>
+              <span class="capability-prompt-label">{t("prompt.purpose")}</span>
+              <span data-testid="capability-purpose" translate={false}>{entry.prompt.purpose}</span>
             </p>
-            <p class={`capability-prompt-risk risk-${entry.prompt.risk}`}>{RISK_LABEL[entry.prompt.risk]}</p>
+            <p class={`capability-prompt-risk risk-${entry.prompt.risk}`}>{t(`risk.${entry.prompt.risk}`)}</p>
           </div>
           <div class="capability-prompt-actions">
             <button type="button" class="secondary" autofocus onClick={() => answer(false)}>
-              Don't allow
+              {t("prompt.deny")}
             </button>
             <button type="button" class="primary" onClick={() => answer(true)}>
-              Allow
+              {t("prompt.allow")}
             </button>
           </div>
         </div>
@@ -71,7 +74,7 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
           </div>
           <div class="capability-prompt-actions">
             <button type="button" class="secondary" onClick={() => answer(false)}>
-              Cancel
+              {t("common.cancel")}
             </button>
             <button type="button" class="primary" autofocus onClick={() => answer(true)}>
               {entry.prompt.action}

@@ -7,6 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { elapsedMs, formatElapsed, type LiveRecording, type RecordingStore } from "./recordings.js";
 import "./recording-indicator.css";
+import { t } from "../i18n/index.js";
 
 /** How often the elapsed time is redrawn. */
 const TICK_MS = 250;
@@ -30,22 +31,23 @@ export function RecordingIndicator({ recordings }: { recordings: RecordingStore 
 
   if (!running) return null;
   return (
-    <div class="recording-indicator" role="region" aria-label="Microphone recording">
+    <div class="recording-indicator" role="region" aria-label={t("recording.region")}>
       {live.map((recording) => (
-        <div key={recording.request_id} class="recording-indicator-item" role="group" aria-label={`Recording for ${recording.app_name}`} data-request={recording.request_id}>
+        <div key={recording.request_id} class="recording-indicator-item" role="group" aria-label={t("recording.for", { app: recording.app_name })} data-request={recording.request_id}>
           <span class="recording-indicator-dot" aria-hidden="true" />
           <span class="recording-indicator-text">
-            Recording for <strong>{recording.app_name}</strong>
+            {t("recording.forLead")}
+            <strong>{recording.app_name}</strong>
           </span>
-          <span class="recording-indicator-time" role="timer" aria-label="Elapsed time">
+          <span class="recording-indicator-time" role="timer" aria-label={t("recording.elapsed")}>
             {formatElapsed(elapsedMs(recording, now))}
             <span class="recording-indicator-limit"> / {formatElapsed(recording.max_ms)}</span>
           </span>
-          <button type="button" class="primary" onClick={() => recordings.stop(recording.request_id)} title="End the recording now and keep it">
-            Stop
+          <button type="button" class="primary" onClick={() => recordings.stop(recording.request_id)} title={t("recording.stopTitle")}>
+            {t("recording.stop")}
           </button>
-          <button type="button" class="secondary" onClick={() => recordings.discard(recording.request_id)} title="End the recording now and delete it">
-            Discard
+          <button type="button" class="secondary" onClick={() => recordings.discard(recording.request_id)} title={t("recording.discardTitle")}>
+            {t("recording.discard")}
           </button>
         </div>
       ))}

@@ -11,6 +11,7 @@ import type { HostArtifactValue, HostInvocation } from "@lineup/runtime";
 import { ensureUserActivation, type ProviderContext } from "./context.js";
 import { checkFilePickInput, checkFileSaveInput } from "./inputs.js";
 import { acceptAttribute, artifactJson, cancelledByUser, nativeFailure, tooLarge } from "./outcomes.js";
+import { t } from "../i18n/index.js";
 import type { NativeHost } from "../bootstrap/native-host.js";
 
 /** How long a download's Blob URL stays valid after the click starts it. */
@@ -51,9 +52,9 @@ export async function pickFiles(invocation: HostInvocation, context: ProviderCon
   }
   const appName = context.appName(invocation.app_scope);
   const go = await ensureUserActivation(context, invocation, {
-    title: multiple ? `Choose files for ${appName}` : `Choose a file for ${appName}`,
-    detail: `${appName} asks for ${multiple ? "files" : "a file"} from this device. It receives only what you choose.`,
-    action: multiple ? "Choose files…" : "Choose file…",
+    title: t(multiple ? "pick.titleMany" : "pick.titleOne", { app: appName }),
+    detail: t(multiple ? "pick.detailMany" : "pick.detailOne", { app: appName }),
+    action: t(multiple ? "pick.actionMany" : "pick.actionOne"),
   });
   if (!go || invocation.signal.aborted) return cancelledByUser("file.pick");
   const input = document.createElement("input");
@@ -136,7 +137,7 @@ export async function saveFile(invocation: HostInvocation, context: ProviderCont
   try {
     if (picker !== undefined) {
       const appName = context.appName(invocation.app_scope);
-      const go = await ensureUserActivation(context, invocation, { title: `Save a file from ${appName}`, detail: `${appName} offers "${name}" (${bytes.byteLength} bytes). You choose where it goes.`, action: "Save as…" });
+      const go = await ensureUserActivation(context, invocation, { title: t("save.title", { app: appName }), detail: t("save.detail", { app: appName, name, size: t("bytes.byte", { n: bytes.byteLength }) }), action: t("save.action") });
       if (!go || invocation.signal.aborted) return cancelledByUser("file.save");
       const extension = extensionOf(name);
       const handle = await picker({ suggestedName: name, ...(extension === undefined ? {} : { types: [{ accept: { [mime_type]: [extension] } }] }) });

@@ -1,4 +1,5 @@
 import { Component, type ComponentChildren } from "preact";
+import { t } from "../i18n/index.js";
 
 interface Props {
   readonly app_scope: string;
@@ -20,7 +21,7 @@ export class AppBoundary extends Component<Props, { crashed: boolean }> {
   }
 
   override render() {
-    if (this.state.crashed) return <div class="app-crashed" role="alert">This app stopped working.</div>;
+    if (this.state.crashed) return <div class="app-crashed" role="alert">{t("shell.appCrashedInline")}</div>;
     return this.props.children;
   }
 }

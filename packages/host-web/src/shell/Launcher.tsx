@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import type { JSX } from "preact";
 import { iconHue, launcherItems, type LauncherApp, type LauncherInstance, type LauncherItem } from "./launcher-items.js";
 import type { OpenWhere } from "./opener.js";
+import { t } from "../i18n/index.js";
 import "./launcher.css";
 
 export interface LauncherProps {
@@ -86,7 +87,7 @@ export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch
       {!open ? null : (
         <div class="launcher-body">
           <h2 id="launcher-title" class="sr-only">
-            Open an app
+            {t("launcher.title")}
           </h2>
           <div class="launcher-search">
             <svg class="launcher-search-icon" viewBox="0 0 20 20" width="18" height="18" aria-hidden="true">
@@ -97,12 +98,12 @@ export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch
               ref={search}
               type="text"
               role="combobox"
-              aria-label="Search apps"
+              aria-label={t("launcher.search")}
               aria-expanded="true"
               aria-controls="launcher-list"
               aria-autocomplete="list"
               aria-activedescendant={activeItem === undefined ? undefined : optionId(activeItem)}
-              placeholder="Search apps and open windows"
+              placeholder={t("launcher.placeholder")}
               autocomplete="off"
               spellcheck={false}
               value={query}
@@ -113,35 +114,36 @@ export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch
               Esc
             </kbd>
           </div>
-          {items.length === 0 ? <p class="launcher-empty muted">No app matches “{query}”.</p> : null}
-          <div id="launcher-list" class="launcher-list" role="listbox" aria-label="Apps">
-            <Group id="launcher-open-now" title="Open now" rows={items.flatMap((item, index) => (item.kind === "instance" ? [row(item, index)] : []))} />
-            <Group id="launcher-apps" title={query === "" ? "All apps" : "Apps"} rows={items.flatMap((item, index) => (item.kind === "app" && !item.core ? [row(item, index)] : []))} />
+          {items.length === 0 ? <p class="launcher-empty muted">{t("launcher.noMatch", { query })}</p> : null}
+          <div id="launcher-list" class="launcher-list" role="listbox" aria-label={t("launcher.list")}>
+            <Group id="launcher-open-now" title={t("launcher.openNow")} rows={items.flatMap((item, index) => (item.kind === "instance" ? [row(item, index)] : []))} />
+            <Group id="launcher-apps" title={t(query === "" ? "launcher.allApps" : "launcher.apps")} rows={items.flatMap((item, index) => (item.kind === "app" && !item.core ? [row(item, index)] : []))} />
             <Group id="launcher-core" title="LineUp" rows={items.flatMap((item, index) => (item.kind === "app" && item.core ? [row(item, index)] : []))} />
           </div>
           <div class="launcher-foot">
             <fieldset class="launcher-where">
-              <legend>Open apps in</legend>
+              <legend>{t("launcher.openIn")}</legend>
               <label class={current === undefined ? "disabled" : undefined}>
                 <input type="radio" name="launcher-where" checked={!inNew && current !== undefined} disabled={current === undefined} onChange={() => setInNew(false)} />
                 <span>
                   {current === undefined ? (
-                    "This conversation"
+                    t("launcher.thisConversation")
                   ) : (
                     <>
-                      This conversation: <span class="launcher-where-title">{current.title}</span>
+                      {t("launcher.thisConversationNamed")}
+                      <span class="launcher-where-title">{current.title}</span>
                     </>
                   )}
                 </span>
               </label>
               <label>
                 <input type="radio" name="launcher-where" checked={inNew || current === undefined} onChange={() => setInNew(true)} />
-                <span>A new conversation</span>
+                <span>{t("launcher.newConversation")}</span>
               </label>
             </fieldset>
             <p class="launcher-keys muted" aria-hidden="true">
               <kbd>↑</kbd>
-              <kbd>↓</kbd> choose · <kbd>Enter</kbd> open · <kbd>Shift</kbd>+<kbd>Enter</kbd> in a new conversation
+              <kbd>↓</kbd> {t("launcher.keyChoose")} · <kbd>Enter</kbd> {t("launcher.keyOpen")} · <kbd>Shift</kbd>+<kbd>Enter</kbd> {t("launcher.keyNew")}
             </p>
           </div>
         </div>
@@ -167,13 +169,13 @@ function Group({ id, title, rows }: { id: string; title: string; rows: readonly 
 
 function Row({ item, active, onPick, onHover }: { item: LauncherItem; active: boolean; onPick: () => void; onHover: () => void }) {
   const id = optionId(item);
-  const detail = item.kind === "instance" ? (item.conversation === undefined ? "Open now" : `Open now in “${item.conversation}”`) : item.summary;
+  const detail = item.kind === "instance" ? (item.conversation === undefined ? t("launcher.openNow") : t("launcher.openNowIn", { conversation: item.conversation })) : item.summary;
   return (
     <div
       id={id}
       role="option"
       aria-selected={active}
-      aria-label={item.kind === "instance" ? `${item.name}, open now${item.conversation === undefined ? "" : ` in ${item.conversation}`}` : item.name}
+      aria-label={item.kind === "instance" ? (item.conversation === undefined ? t("launcher.rowOpenNow", { name: item.name }) : t("launcher.rowOpenNowIn", { name: item.name, conversation: item.conversation })) : item.name}
       aria-describedby={item.kind === "app" ? `${id}-detail` : undefined}
       class={active ? "launcher-row active" : "launcher-row"}
       data-app={item.app_scope}
@@ -192,7 +194,7 @@ function Row({ item, active, onPick, onHover }: { item: LauncherItem; active: bo
       </span>
       {item.kind === "instance" ? (
         <span class="launcher-tag" aria-hidden="true">
-          Switch
+          {t("launcher.switch")}
         </span>
       ) : null}
     </div>

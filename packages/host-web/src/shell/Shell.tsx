@@ -18,7 +18,9 @@ import { Toasts } from "./Toasts.js";
 import { Launcher, launcherShortcut } from "./Launcher.js";
 import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
 import { parseOpenLink, type OpenLink } from "./open-link.js";
-import { CORE_APPS, createOpener, type Showing } from "./opener.js";
+import { CORE_APPS, coreLabel, createOpener, type Showing } from "./opener.js";
+import { t, uiLanguage } from "../i18n/index.js";
+import { localizedAppName, localizedDescription } from "../i18n/app-text.js";
 import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
 
 export interface ShellProps {
@@ -52,7 +54,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   const available = useMemo(
     () =>
       config.builtin_apps.map((app) => ({
-        name: app.name,
+        name: localizedAppName({ name: app.name, description: "", ...(app.localized === undefined ? {} : { localized: app.localized }) })!,
         file: app.file,
         ...(app.app_scope === undefined ? {} : { app_scope: app.app_scope }),
         ...(app.version === undefined ? {} : { version: app.version }),
@@ -62,7 +64,8 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           return new Uint8Array(await response.arrayBuffer());
         },
       })),
-    [config],
+    // Named in the UI language: computed again when it changes.
+    [config, uiLanguage()],
   );
 
   const showingRef = useRef(showing);
@@ -103,7 +106,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     const instance = shown.kind === "instance" ? runtime.instances.snapshot().instances.find((i) => i.instance_id === shown.instance_id) : undefined;
     const conversation = instance?.conversation_id === undefined ? shownConversation(chatConversations(all), rememberedConversation()) : all.find((c) => c.conversation_id === instance.conversation_id);
     if (conversation !== undefined) return { conversation_id: conversation.conversation_id, title: conversationLabel(conversation) };
-    return instance?.conversation_id === undefined ? undefined : { conversation_id: instance.conversation_id, title: "this conversation" };
+    return instance?.conversation_id === undefined ? undefined : { conversation_id: instance.conversation_id, title: t("shell.thisConversation") };
   };
   const opener = useMemo(
     () =>
@@ -118,7 +121,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           rememberConversation(receipt.conversation_id);
           return receipt.conversation_id;
         },
-        appName: (appScope) => runtime.appManager.getApp(appScope)?.manifest.name,
+        appName: (appScope) => localizedAppName(runtime.appManager.getApp(appScope)?.projection),
       }),
     [runtime, notifications, chatSdk, config],
   );
@@ -160,7 +163,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   const onCrash = useCallback(
     (appScope: string, error: unknown) => {
       console.error(`app ${appScope} crashed`, error);
-      notifications.push(appScope === "chat" ? "Chat hit an error and was restarted." : `${appScope} stopped working; back to chat.`, "error");
+      notifications.push(appScope === "chat" ? t("shell.chatCrashed") : t("shell.appCrashed", { name: appName(appScope) ?? appScope }), "error");
       setShowing({ kind: "core", app_scope: "chat" });
       setGeneration((g) => g + 1);
     },
@@ -183,27 +186,26 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     opener.switchTo(instanceId);
   };
 
-  /** An installed app's name for people, as its tab and the chat's Files show it; undefined when it is not installed. */
-  const appName = (appScope: string): string | undefined => runtime.appManager.getApp(appScope)?.manifest.name;
+  /** An installed app's name for people in the UI language, as its tab and the chat's Files show it; undefined when it is not installed. */
+  const appName = (appScope: string): string | undefined => coreLabel(appScope) ?? localizedAppName(runtime.appManager.getApp(appScope)?.projection);
   const running = instances.instances.filter(live);
   /** Opens the app again where it was (its conversation and entrypoint), as a new instance, and shows it. */
   const reopen = (failed: AppInstance) => {
     const name = appName(failed.app_scope) ?? failed.app_scope;
     void reopenInstance(runtime, failed).then(
       (next) => setShowing({ kind: "instance", instance_id: next.instance_id }),
-      (error: unknown) => notifications.push(`${name} could not open again: ${(error as Error).message}`, "error"),
+      (error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: (error as Error).message }), "error"),
     );
   };
   const onInstanceFailed = (instance: AppInstance, failure: InstanceFailure) => {
     if (failure.kind === "start") {
-      notifications.push(`${instance.app_scope} could not start: ${failure.message}`, "error");
+      notifications.push(t("shell.couldNotStart", { name: appName(instance.app_scope) ?? instance.app_scope, reason: failure.message }), "error");
       return;
     }
     // Its page died (left for another document, or stopped answering): the Runtime has failed the instance and
     // ended the calls it held. The person may open the app again where it was.
     const name = appName(instance.app_scope) ?? instance.app_scope;
-    const what = failure.reason === "navigated" ? "left its page" : "stopped responding";
-    notifications.push(`${name} ${what} and was closed.`, "error", { label: "Reload", run: () => reopen(instance) });
+    notifications.push(t(failure.reason === "navigated" ? "shell.leftItsPage" : "shell.stoppedResponding", { name }), "error", { label: t("shell.reload"), run: () => reopen(instance) });
   };
   /** An app's tab names it; when it is open in more than one conversation, each tab names its conversation too. */
   const tabLabel = (instance: AppInstance, open: readonly AppInstance[]): string => {
@@ -214,10 +216,10 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   };
   const closeInstance = (instanceId: string) => {
     // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
-    void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(`Could not close the app: ${(error as Error).message}`, "error"));
+    void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(t("shell.couldNotClose", { reason: (error as Error).message }), "error"));
   };
   const tabs: { id: string; label: string; select: () => void; selected: boolean; close?: () => void }[] = [
-    ...CORE_APPS.map((app) => ({ id: app.app_scope, label: app.label, select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
+    ...CORE_APPS.map((app) => ({ id: app.app_scope, label: t(app.label), select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
     ...running
       .filter((i) => i.status !== "closing")
       .map((i, _, open) => ({
@@ -279,7 +281,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
         <div class="brand" aria-hidden="true">
           LineUp
         </div>
-        <nav class="switcher" aria-label="Apps" role="tablist" onKeyDown={onSwitcherKey}>
+        <nav class="switcher" aria-label={t("shell.switcher")} role="tablist" onKeyDown={onSwitcherKey}>
           {tabs.map((tab) => {
             const button = (
               <button
@@ -302,15 +304,15 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
             return (
               <span key={tab.id} class="switch-item" role="presentation">
                 {button}
-                <button type="button" class="switch-close" tabIndex={-1} aria-label={`Close ${tab.label}`} title={`Close ${tab.label}`} onClick={tab.close}>
+                <button type="button" class="switch-close" tabIndex={-1} aria-label={t("shell.closeTab", { name: tab.label })} title={t("shell.closeTab", { name: tab.label })} onClick={tab.close}>
                   ×
                 </button>
               </span>
             );
           })}
         </nav>
-        <button type="button" class="shell-launch" aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" title={`Open an app (${launcherShortcut()})`} onClick={() => setLauncherOpen(true)}>
-          Open app <kbd aria-hidden="true">{launcherShortcut()}</kbd>
+        <button type="button" class="shell-launch" aria-haspopup="dialog" aria-keyshortcuts="Control+K Meta+K" title={t("shell.openAppTitle", { shortcut: launcherShortcut() })} onClick={() => setLauncherOpen(true)}>
+          {t("shell.openApp")} <kbd aria-hidden="true">{launcherShortcut()}</kbd>
         </button>
         <ConnectionIndicator lifecycle={runtime.lifecycle} />
       </header>
@@ -365,7 +367,7 @@ function launcherApps(runtime: LineUpRuntime): LauncherApp[] {
     const details = runtime.appManager.getApp(record.app_scope);
     const entry = details === undefined ? undefined : launcherEntrypoint(details.projection);
     if (details === undefined || entry === undefined || runtime.instances.whyCannotOpen(record.app_scope, entry.id) !== undefined) return [];
-    return [{ app_scope: record.app_scope, name: details.projection.name, description: details.projection.description, entrypoint: entry.id, core: false }];
+    return [{ app_scope: record.app_scope, name: localizedAppName(details.projection)!, description: localizedDescription(details.projection), entrypoint: entry.id, core: false }];
   });
-  return [...installed, ...CORE_APPS.map((app) => ({ app_scope: app.app_scope, name: app.label, description: app.description, core: true }))];
+  return [...installed, ...CORE_APPS.map((app) => ({ app_scope: app.app_scope, name: t(app.label), description: t(app.description), core: true }))];
 }

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../i18n/index.js";
 import type { Notifications, Toast } from "./notifications.js";
 
 /** The toast stack: a polite live region, so screen readers hear each notification once. */
@@ -22,7 +23,7 @@ export function Toasts({ notifications }: { notifications: Notifications }) {
               {toast.action.label}
             </button>
           )}
-          <button type="button" class="toast-close" aria-label="Dismiss notification" onClick={() => notifications.dismiss(toast.id)}>
+          <button type="button" class="toast-close" aria-label={t("shell.dismiss")} onClick={() => notifications.dismiss(toast.id)}>
             ×
           </button>
         </div>

@@ -5,6 +5,7 @@
  */
 
 /** An app a person may open from the launcher. */
+import { compareText } from "../i18n/index.js";
 export interface LauncherApp {
   readonly app_scope: string;
   readonly name: string;
@@ -31,7 +32,8 @@ export type LauncherItem =
 /** The first sentence of `description`, on one line (the launcher's line under the name). */
 export function oneLine(description: string): string {
   const text = description.replace(/\s+/g, " ").trim();
-  const end = text.search(/[.!?。！？](\s|$)/);
+  // A full stop ends a sentence before a space or the end; a Chinese one ends it anywhere.
+  const end = text.search(/[.!?](\s|$)|[。！？]/);
   return end < 0 ? text : text.slice(0, end + 1);
 }
 
@@ -46,7 +48,7 @@ export function launcherItems(input: { readonly apps: readonly LauncherApp[]; re
   input.recent.forEach((instance, i) => {
     if (!recency.has(instance.app_scope)) recency.set(instance.app_scope, i);
   });
-  const byUse = (a: LauncherApp, b: LauncherApp) => (recency.get(a.app_scope) ?? Infinity) - (recency.get(b.app_scope) ?? Infinity) || a.name.localeCompare(b.name);
+  const byUse = (a: LauncherApp, b: LauncherApp) => (recency.get(a.app_scope) ?? Infinity) - (recency.get(b.app_scope) ?? Infinity) || compareText(a.name, b.name);
   const appRow = (a: LauncherApp): LauncherItem => ({ kind: "app", key: `app:${a.app_scope}`, summary: oneLine(a.description), ...a });
   const sections: LauncherItem[][] = [
     input.recent.map((i): LauncherItem => ({ kind: "instance", key: `instance:${i.instance_id}`, ...i })),

@@ -1,4 +1,5 @@
 import type { Lifecycle } from "@lineup/runtime";
+import { t } from "../i18n/index.js";
 
 export type ConnectionTone = "ok" | "busy" | "warn" | "off";
 
@@ -7,19 +8,19 @@ export function describeLifecycle(lifecycle: Lifecycle): { label: string; tone: 
   switch (lifecycle.status) {
     case "created":
     case "restoring":
-      return { label: "Restoring…", tone: "busy" };
+      return { label: t("connection.restoring"), tone: "busy" };
     case "authenticating":
-      return { label: "Signing in…", tone: "busy" };
+      return { label: t("connection.signingIn"), tone: "busy" };
     case "synchronizing":
-      return { label: "Synchronizing…", tone: "busy" };
+      return { label: t("connection.synchronizing"), tone: "busy" };
     case "online":
-      return { label: "Online", tone: "ok" };
+      return { label: t("connection.online"), tone: "ok" };
     case "reconnecting":
-      return { label: `Reconnecting (attempt ${lifecycle.attempt})…`, tone: "warn" };
+      return { label: t("connection.reconnecting", { attempt: lifecycle.attempt }), tone: "warn" };
     case "offline_degraded":
-      return { label: lifecycle.last_error === "unauthorized" ? "Offline: sign-in refused" : "Offline — working locally", tone: "warn" };
+      return { label: t(lifecycle.last_error === "unauthorized" ? "connection.refused" : "connection.offline"), tone: "warn" };
     case "stopping":
     case "stopped":
-      return { label: "Stopped", tone: "off" };
+      return { label: t("connection.stopped"), tone: "off" };
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { ExplicitStartupTarget, LineUpRuntime, StartupTarget } from "@lineup/runtime";
 import { isLive } from "@lineup/runtime";
+import { t } from "../i18n/index.js";
 import type { Notifications } from "./notifications.js";
 import type { OpenLink } from "./open-link.js";
 
@@ -15,12 +16,18 @@ export type Showing = { readonly kind: "core"; readonly app_scope: string } | { 
 
 /** The core apps the shell renders itself, in the switcher's order. */
 export const CORE_APPS = [
-  { app_scope: "chat", label: "Chat", description: "Your conversations with the agent." },
-  { app_scope: "app-registry", label: "Apps", description: "Install, update and manage apps." },
-  { app_scope: "settings", label: "Settings", description: "Theme, trusted publishers, permissions and storage." },
+  { app_scope: "chat", label: "core.chat", description: "core.chat.description" },
+  { app_scope: "app-registry", label: "core.apps", description: "core.apps.description" },
+  { app_scope: "settings", label: "core.settings", description: "core.settings.description" },
 ] as const;
 
 export const isCoreApp = (appScope: string): boolean => CORE_APPS.some((app) => app.app_scope === appScope);
+
+/** A core app's name in the UI language; undefined for any other app. */
+export function coreLabel(appScope: string): string | undefined {
+  const core = CORE_APPS.find((a) => a.app_scope === appScope);
+  return core === undefined ? undefined : t(core.label);
+}
 
 /** Where the launcher opens an app: the conversation on screen, or a new one. */
 export type OpenWhere = { readonly kind: "conversation"; readonly conversation_id: string } | { readonly kind: "new" };
@@ -53,11 +60,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 
 export function createOpener(deps: OpenerDeps): Opener {
   const { runtime, notifications } = deps;
-  const label = (appScope: string): string => deps.appName(appScope) ?? CORE_APPS.find((a) => a.app_scope === appScope)?.label ?? `“${appScope}”`;
+  const label = (appScope: string): string => deps.appName(appScope) ?? coreLabel(appScope) ?? `“${appScope}”`;
 
   const switchTo = (instanceId: string): void => {
     deps.show({ kind: "instance", instance_id: instanceId });
-    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(`Could not open the app: ${message(error)}`, "error"));
+    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(t("open.couldNotOpenApp", { reason: message(error) }), "error"));
   };
 
   const launch = async (request: { readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string }): Promise<void> => {
@@ -74,7 +81,7 @@ export function createOpener(deps: OpenerDeps): Opener {
       });
       deps.show({ kind: "instance", instance_id: instance.instance_id });
     } catch (error) {
-      notifications.push(`${label(request.app_scope)} could not open: ${message(error)}. Here is chat instead.`, "error");
+      notifications.push(t("open.couldNotOpenHereIsChat", { name: label(request.app_scope), reason: message(error) }), "error");
       deps.show({ kind: "core", app_scope: "chat" });
     }
   };
@@ -85,10 +92,10 @@ export function createOpener(deps: OpenerDeps): Opener {
    */
   const explicitOf = (link: OpenLink | undefined): { target?: ExplicitStartupTarget; refused?: string } => {
     if (link === undefined) return {};
-    if (!link.ok) return { refused: `Could not follow the link: ${link.reason}.` };
+    if (!link.ok) return { refused: t("open.badLink", { reason: link.reason }) };
     const { target } = link;
     if (target.conversation_id !== undefined && !runtime.conversations.list().some((c) => c.conversation_id === target.conversation_id)) {
-      return { refused: `Could not open ${label(target.app_scope)}: the conversation it names is not on this device.` };
+      return { refused: t("open.conversationNotHere", { name: label(target.app_scope) }) };
     }
     if (target.conversation_id !== undefined || isCoreApp(target.app_scope)) return { target };
     const view = runtime.instances.snapshot();
@@ -103,10 +110,10 @@ export function createOpener(deps: OpenerDeps): Opener {
       ? []
       : target.skipped.map((s) =>
           s.target === "explicit"
-            ? `Could not open ${label(s.app_scope)}: ${s.reason}.`
+            ? t("open.couldNotOpen", { name: label(s.app_scope), reason: s.reason })
             : s.target === "default"
-              ? `Your default app ${label(s.app_scope)} did not open: ${s.reason}.`
-              : `${label(s.app_scope)} could not come back: ${s.reason}.`,
+              ? t("open.defaultDidNotOpen", { name: label(s.app_scope), reason: s.reason })
+              : t("open.couldNotComeBack", { name: label(s.app_scope), reason: s.reason }),
         );
 
   const carryOut = (target: StartupTarget): void => {
@@ -132,7 +139,7 @@ export function createOpener(deps: OpenerDeps): Opener {
       const { target: explicit, refused } = explicitOf(link);
       const target = runtime.instances.startupTarget(explicit);
       const notes = [...(refused === undefined ? [] : [refused]), ...why(target)];
-      if (notes.length > 0) notifications.push(`${notes.join(" ")}${target.kind === "recovery" ? " Here is chat instead." : ""}`, "error");
+      if (notes.length > 0) notifications.push(`${notes.join(" ")}${target.kind === "recovery" ? t("open.hereIsChat") : ""}`, "error");
       carryOut(target);
     },
     follow(link) {
@@ -143,7 +150,7 @@ export function createOpener(deps: OpenerDeps): Opener {
       }
       const reason = runtime.instances.whyCannotOpen(target.app_scope, target.entrypoint);
       if (reason !== undefined) {
-        notifications.push(`Could not open ${label(target.app_scope)}: ${reason}.`, "error");
+        notifications.push(t("open.couldNotOpen", { name: label(target.app_scope), reason }), "error");
         return;
       }
       carryOut({ kind: "explicit", ...target });
@@ -155,14 +162,14 @@ export function createOpener(deps: OpenerDeps): Opener {
       }
       const reason = runtime.instances.whyCannotOpen(appScope, entrypoint);
       if (reason !== undefined) {
-        notifications.push(`Could not open ${label(appScope)}: ${reason}.`, "error");
+        notifications.push(t("open.couldNotOpen", { name: label(appScope), reason }), "error");
         return;
       }
       let conversationId: string;
       try {
         conversationId = where.kind === "new" ? await deps.newConversation(label(appScope)) : where.conversation_id;
       } catch (error) {
-        notifications.push(`Could not start a conversation for ${label(appScope)}: ${message(error)}`, "error");
+        notifications.push(t("open.couldNotStartConversation", { name: label(appScope), reason: message(error) }), "error");
         return;
       }
       await launch({ app_scope: appScope, conversation_id: conversationId, ...(entrypoint === undefined ? {} : { entrypoint }) });

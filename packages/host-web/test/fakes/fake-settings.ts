@@ -23,6 +23,7 @@ export interface FakeSettingsOptions {
 export function createFakeSettings(options: FakeSettingsOptions): FakeSettings {
   let publishers: readonly TrustedPublisher[] = [...(options.publishers ?? [])];
   let grants: readonly CapabilityGrant[] = [...(options.grants ?? [])];
+  let language: string | undefined;
   const listeners = new Set<() => void>();
   const calls: string[] = [];
   const changed = () => {
@@ -57,6 +58,12 @@ export function createFakeSettings(options: FakeSettingsOptions): FakeSettings {
     },
     async storageUsage() {
       return options.usage();
+    },
+    language: () => language,
+    async setLanguage(next) {
+      calls.push(`setLanguage:${next ?? "device"}`);
+      language = next === undefined ? undefined : Intl.getCanonicalLocales(next)[0];
+      changed();
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -10,7 +10,7 @@
  * running (RELIABILITY P4).
  */
 import { CAPABILITIES, isCapabilityName, maxRisk, riskRank, type CapabilityName, type RiskLevel } from "./capabilities.js";
-import type { AppManifest, CallModel, DisplayMode, EntrypointKind, SubscriptionScope } from "./schemas.js";
+import type { AppManifest, CallModel, DisplayMode, EntrypointKind, LocalizedTexts, SubscriptionScope } from "./schemas.js";
 import { DEFAULT_APP_STORAGE_QUOTA_BYTES, type BackendPlane, type BackendProtocol, type ExecutionMode, type WorkflowStepKind } from "./app-code.js";
 import { resolveToolDescriptor } from "./tool-defaults.js";
 
@@ -96,6 +96,8 @@ export interface ManifestProjection {
   readonly name: string;
   readonly version: string;
   readonly description: string;
+  /** The name and description in other languages, by language tag, when the manifest gives them. */
+  readonly localized?: LocalizedTexts;
   readonly entrypoints: readonly ProjectedEntrypoint[];
   readonly tools: readonly ProjectedTool[];
   readonly subscriptions: readonly ProjectedSubscription[];
@@ -171,6 +173,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
     name: manifest.name ?? manifest.app_scope,
     version: manifest.version,
     description: manifest.description ?? "",
+    ...(manifest.localized === undefined ? {} : { localized: manifest.localized }),
     entrypoints: manifest.entrypoints.map((e) => ({
       id: e.id,
       kind: e.kind,

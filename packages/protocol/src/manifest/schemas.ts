@@ -178,6 +178,20 @@ export const AgentTasksDeclarationSchema = Closed({ entries: Type.Array(AgentTas
 
 // --- The manifest (spec 9) ---
 
+/**
+ * A language tag as a `localized` key, in its canonical case: language, optional script, optional region
+ * (`zh-CN`, `zh-Hans`, `pt-BR`, `en`).
+ */
+export const MANIFEST_LOCALE_PATTERN = "^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|[0-9]{3}))?$";
+
+/** The app's name and description in other languages, by language tag; a host shows the one for its UI language. */
+export const LocalizedTextsSchema = Type.Record(
+  Type.String({ pattern: MANIFEST_LOCALE_PATTERN }),
+  Closed({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })), description: Type.Optional(Type.String({ maxLength: 2_000 })) }, { minProperties: 1 }),
+  { maxProperties: 32, additionalProperties: false },
+);
+export type LocalizedTexts = Static<typeof LocalizedTextsSchema>;
+
 export const AppManifestSchema = Closed(
   {
     format: Type.Literal(MANIFEST_FORMAT),
@@ -185,6 +199,7 @@ export const AppManifestSchema = Closed(
     version: Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
     description: Type.Optional(Type.String({ maxLength: 2_000 })),
+    localized: Type.Optional(LocalizedTextsSchema),
     runtime_sdk: RuntimeSdkRequirementSchema,
     entrypoints: Type.Array(EntrypointSchema, { minItems: 1, maxItems: 32 }),
     agent_subscriptions: Type.Optional(Type.Array(AgentSubscriptionSchema, { maxItems: 64 })),

@@ -148,5 +148,9 @@ export interface RuntimeSettings {
    * `runtime` for the conversations' files the device keeps, read from the AppServer).
    */
   storageUsage(): Promise<readonly { readonly app_scope: string; readonly bytes: number }[]>;
+  /** The language the person chose for the host's UI (a canonical BCP 47 tag); undefined: the device's. */
+  language(): string | undefined;
+  /** Chooses the UI language, or (undefined) follows the device again. A tag that is not BCP 47 is refused `invalid_params`. */
+  setLanguage(language: string | undefined): Promise<void>;
   subscribe(listener: () => void): Unsubscribe;
 }

@@ -206,6 +206,10 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       }
       return [...usage].map(([app_scope, bytes]) => ({ app_scope, bytes })).sort((a, b) => b.bytes - a.bytes || (a.app_scope < b.app_scope ? -1 : 1));
     },
+    language: () => options.state().language ?? undefined,
+    async setLanguage(language) {
+      await options.post({ kind: "settings", change: { type: "language", language: language === undefined ? null : canonicalLanguage(language) } });
+    },
     subscribe: (listener) => settingsChanged.subscribe(() => listener()),
   };
 
@@ -227,9 +231,20 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);
       if (before === undefined || before.instances !== after.instances) instancesChanged.emit(instancesView(after));
-      if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants) settingsChanged.emit(undefined);
+      if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants || before.language !== after.language) settingsChanged.emit(undefined);
     },
   };
+}
+
+/** `language` as a canonical BCP 47 tag; anything else is refused `invalid_params`. */
+function canonicalLanguage(language: string): string {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(language);
+    if (canonical !== undefined) return canonical;
+  } catch {
+    // not a language tag
+  }
+  throw new LineUpError("invalid_params", `${JSON.stringify(language)} is not a language tag`, { path: "/language" });
 }
 
 /** A bundle checked against this Runtime's trusted publishers and host features (install and every load). */

@@ -164,7 +164,9 @@ export type ToolReport =
 export type SettingsChange =
   | { readonly type: "trust"; readonly key_id: string; readonly public_key: string; readonly label?: string }
   | { readonly type: "distrust"; readonly key_id: string }
-  | { readonly type: "grant"; readonly app_scope: string; readonly capability: string; readonly decision: "granted" | "denied" | "ask" };
+  | { readonly type: "grant"; readonly app_scope: string; readonly capability: string; readonly decision: "granted" | "denied" | "ask" }
+  /** The person's UI language (a canonical BCP 47 tag), or null to follow the device. */
+  | { readonly type: "language"; readonly language: string | null };
 
 export type OutboxOutcome = { readonly status: "applied"; readonly result: JsonValue } | { readonly status: "failed"; readonly code: ErrorCode; readonly message: string };
 

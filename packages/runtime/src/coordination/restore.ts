@@ -126,6 +126,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   const tasks = tasksStateOf((await store.range(C.tasks)).map(({ value }) => value as unknown as TaskRecord));
   const trusted = ((await store.get(C.settings, "trusted-publishers")) ?? []) as unknown as TrustedPublisher[];
   const grants = ((await store.get(C.settings, "grants")) ?? []) as unknown as CapabilityGrant[];
+  const language = await store.get(C.settings, "language");
 
   return {
     state: {
@@ -141,6 +142,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       inventory: { sessions },
       trusted_publishers: trusted,
       grants,
+      language: typeof language === "string" ? language : null,
       // Capability requests of the previous run ended with it (their apps' promises are gone).
       capabilities: EMPTY_CAPABILITIES,
       operations: [],

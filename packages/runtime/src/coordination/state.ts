@@ -98,6 +98,8 @@ export interface RuntimeState {
   readonly trusted_publishers: readonly TrustedPublisher[];
   /** Remembered capability decisions (settings; the gateway consults them). */
   readonly grants: readonly CapabilityGrant[];
+  /** The UI language the person chose in Settings (canonical BCP 47); null follows the device's. */
+  readonly language: string | null;
   /**
    * The Capability Gateway's waiting requests and recent uses (not persisted: a restart ends every
    * waiting request). Its remembered decisions are `grants` (capabilities/loop-state.ts).
@@ -112,7 +114,7 @@ export interface RuntimeState {
 }
 
 /** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
-export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "capabilities" | "operations" | "tasks" | "workflows"> {
+export function freshAppsState(coreManifests: readonly AppManifest[], now: number): Pick<RuntimeState, "apps" | "instances" | "tools" | "inventory" | "trusted_publishers" | "grants" | "language" | "capabilities" | "operations" | "tasks" | "workflows"> {
   return {
     apps: createAppRegistryState(coreManifests, now),
     instances: EMPTY_INSTANCES,
@@ -120,6 +122,7 @@ export function freshAppsState(coreManifests: readonly AppManifest[], now: numbe
     inventory: EMPTY_INVENTORY_REVISIONS,
     trusted_publishers: [],
     grants: [],
+    language: null,
     capabilities: EMPTY_CAPABILITIES,
     operations: [],
     tasks: EMPTY_TASKS,

@@ -6,6 +6,7 @@
  * released when the row goes.
  */
 import { useEffect, useState } from "preact/hooks";
+import { t } from "../../i18n/index.js";
 
 /** What the chat previews inline; larger artifacts are offered to save only. */
 export const PREVIEW_MAX_BYTES = 16 * 1024 * 1024;
@@ -64,7 +65,7 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
     let gone = false;
     read(artifact_id, PREVIEW_MAX_BYTES).then(
       ({ bytes, truncated }) => {
-        if (truncated) return void (gone || setLoaded({ state: "unavailable", reason: "too large to preview" }));
+        if (truncated) return void (gone || setLoaded({ state: "unavailable", reason: t("preview.tooLarge") }));
         const url = previewUrls.get(artifact_id) ?? URL.createObjectURL(new Blob([bytes as BlobPart], { type: mime_type }));
         rememberUrl(artifact_id, url);
         if (!gone) setLoaded({ state: "ready", url });
@@ -81,7 +82,7 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
   const [saving, setSaving] = useState<string | undefined>(undefined);
   const save = () => {
     setSaving(undefined);
-    downloadArtifact({ artifact_id, name, mime_type, size }, read).catch((error: unknown) => setSaving(`Could not save: ${reasonOf(error)}`));
+    downloadArtifact({ artifact_id, name, mime_type, size }, read).catch((error: unknown) => setSaving(t("preview.couldNotSave", { reason: reasonOf(error) })));
   };
 
   return (
@@ -92,18 +93,18 @@ export function ArtifactPreview({ artifact_id, name, mime_type, size, read }: Ar
             kind === "image" ? (
               <img class="artifact-image" src={loaded.url} alt={name} />
             ) : kind === "audio" ? (
-              <audio class="artifact-audio" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+              <audio class="artifact-audio" controls preload="metadata" src={loaded.url} aria-label={t("preview.play", { name })} />
             ) : (
-              <video class="artifact-video" controls preload="metadata" src={loaded.url} aria-label={`Play ${name}`} />
+              <video class="artifact-video" controls preload="metadata" src={loaded.url} aria-label={t("preview.play", { name })} />
             )
           ) : loaded.state === "unavailable" ? (
-            <div class="muted artifact-unavailable">No preview: {loaded.reason}</div>
+            <div class="muted artifact-unavailable">{t("preview.none", { reason: loaded.reason })}</div>
           ) : (
-            <div class="muted artifact-unavailable">Loading the preview…</div>
+            <div class="muted artifact-unavailable">{t("preview.loading")}</div>
           )}
         </div>
       )}
-      <button type="button" class="link-button artifact-save" onClick={save} aria-label={`Save ${name}`}>
+      <button type="button" class="link-button artifact-save" onClick={save} aria-label={t("files.saveNamed", { name })}>
         Save
       </button>
       {saving === undefined ? null : (
@@ -138,7 +139,7 @@ export async function downloadArtifact(artifact: { readonly artifact_id: string;
 /** Why an artifact cannot be shown or saved, in words. */
 export function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === "not_found") return "it is no longer there";
-  if (code === "request_cancelled") return "LineUp is offline; it loads when you are back online";
+  if (code === "not_found") return t("preview.gone");
+  if (code === "request_cancelled") return t("preview.offline");
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,7 @@
 import { useRef, useState } from "preact/hooks";
 import type { InteractionAnswer } from "@lineup/runtime";
 import { confirmAnswer, describeOutput, type AppTaskCardState, type AppTaskRow, type Card, type CardAnswer } from "@lineup/app-sdk/chat";
+import { t, type MessageKey } from "../../i18n/index.js";
 
 export interface CardProps {
   readonly card: Card;
@@ -13,12 +14,12 @@ export interface CardProps {
 export function InteractionCard(props: CardProps) {
   const { card, answer } = props;
   return (
-    <section class={`card card-${card.kind}${answer === undefined ? "" : " card-answered"}`} aria-label={`${card.kind === "confirm" ? "Confirmation" : card.kind === "choice" ? "Choice" : "Question"}: ${card.prompt}`}>
+    <section class={`card card-${card.kind}${answer === undefined ? "" : " card-answered"}`} aria-label={t(card.kind === "confirm" ? "card.confirmation" : card.kind === "choice" ? "card.choice" : "card.question", { prompt: card.prompt })}>
       <p class="card-prompt">{card.prompt}</p>
       {card.detail === undefined ? null : <p class="card-detail">{card.detail}</p>}
       {answer !== undefined ? (
         <p class="card-answer" data-outcome={answer.outcome}>
-          <span class="muted">{answer.outcome === "stopped" ? "Not answered:" : "Answered:"}</span> {answer.summary}
+          <span class="muted">{t(answer.outcome === "stopped" ? "card.notAnswered" : "card.answered")}</span> {answer.summary}
         </p>
       ) : card.kind === "choice" ? (
         <ChoiceControls {...props} />
@@ -101,7 +102,7 @@ function ChoiceControls({ card, onAnswer }: CardProps) {
       </div>
       {card.multiple ? (
         <button type="button" class="primary" disabled={busy || picked.size === 0} onClick={() => void submit({ outcome: "answered", choice_ids: [...picked] })}>
-          Send choice
+          {t("card.sendChoice")}
         </button>
       ) : null}
     </div>
@@ -133,7 +134,7 @@ function InputControls({ card, onAnswer }: CardProps) {
   const common = {
     value: text,
     "aria-label": card.prompt,
-    placeholder: card.placeholder ?? "Your answer",
+    placeholder: card.placeholder ?? t("card.yourAnswer"),
     disabled: busy,
     ...(card.max_length === undefined ? {} : { maxLength: card.max_length }),
     onInput: (e: Event) => setText((e.currentTarget as HTMLInputElement).value),
@@ -148,22 +149,22 @@ function InputControls({ card, onAnswer }: CardProps) {
     <div class="card-controls row">
       {card.multiline ? <textarea rows={3} {...common} /> : <input type="text" {...common} />}
       <button type="button" class="primary" disabled={busy || text.trim() === ""} onClick={send}>
-        Send
+        {t("card.send")}
       </button>
       <button type="button" class="secondary" disabled={busy} onClick={() => void submit({ outcome: "cancelled" })}>
-        Skip
+        {t("card.skip")}
       </button>
     </div>
   );
 }
 
-const TASK_STATE_TEXT: Record<AppTaskCardState, string> = {
-  queued: "Queued",
-  working: "Working…",
-  waiting_for_user: "Waiting for you",
-  done: "Done",
-  failed: "Failed",
-  stopped: "Stopped",
+const TASK_STATE_TEXT: Record<AppTaskCardState, MessageKey> = {
+  queued: "task.queued",
+  working: "task.working",
+  waiting_for_user: "task.waiting_for_user",
+  done: "task.done",
+  failed: "task.failed",
+  stopped: "task.stopped",
 };
 
 /** The texts a done task's result shows: the result itself when it is text, else its top-level text fields. */
@@ -176,8 +177,8 @@ function resultTexts(row: AppTaskRow): string[] {
 
 /** What an app's task decision reads as: who accepted it, or why it was rejected. */
 export function decisionText(decision: NonNullable<AppTaskRow["decision"]>, appName: string): string {
-  if (decision.decision === "accepted") return `Accepted by ${appName}`;
-  return decision.reason === undefined || decision.reason.trim() === "" ? `Rejected by ${appName}` : `Rejected: ${decision.reason}`;
+  if (decision.decision === "accepted") return t("task.accepted", { app: appName });
+  return decision.reason === undefined || decision.reason.trim() === "" ? t("task.rejectedBy", { app: appName }) : t("task.rejected", { reason: decision.reason });
 }
 
 /**
@@ -186,9 +187,9 @@ export function decisionText(decision: NonNullable<AppTaskRow["decision"]>, appN
  * that asked is where the person acts on it.
  */
 export function AppTaskCard({ row, appName }: { row: AppTaskRow; appName: string }) {
-  const asked = `${appName} asked the agent: ${row.title ?? row.entry}`;
+  const asked = t("task.asked", { app: appName, title: row.title ?? row.entry });
   const running = row.state === "working" || row.state === "waiting_for_user";
-  const status = row.state === "working" && row.progress !== undefined ? `Working… ${Math.round(row.progress * 100)}%` : TASK_STATE_TEXT[row.state];
+  const status = row.state === "working" && row.progress !== undefined ? t("task.workingPercent", { percent: Math.round(row.progress * 100) }) : t(TASK_STATE_TEXT[row.state]);
   // Text the result already says (a note the agent streamed, then returned; a summary repeated as the turn's
   // text) is shown once, in the result.
   const said = resultTexts(row);
@@ -202,12 +203,12 @@ export function AppTaskCard({ row, appName }: { row: AppTaskRow; appName: string
           {status}
         </span>
       </div>
-      {row.attempt > 1 ? <p class="task-card-attempt muted">attempt {row.attempt}</p> : null}
+      {row.attempt > 1 ? <p class="task-card-attempt muted">{t("task.attempt", { attempt: row.attempt })}</p> : null}
       {row.text === undefined || row.text.trim() === "" ? null : <p class="task-card-input">{row.text}</p>}
       {running && row.label !== undefined ? <p class="task-card-label muted">{row.label}</p> : null}
       {streamed === undefined ? null : <div class={`task-card-stream${running ? " task-card-streaming" : ""}`}>{streamed}</div>}
       {row.state === "done" && row.output !== undefined ? (
-        <dl class="task-card-result" aria-label="Result">
+        <dl class="task-card-result" aria-label={t("task.result")}>
           {describeOutput(row.output).map((line, index) => (
             <div key={index} class="task-card-result-line">
               {line.label === undefined ? null : <dt>{line.label}</dt>}
@@ -226,7 +227,7 @@ export function AppTaskCard({ row, appName }: { row: AppTaskRow; appName: string
         </dl>
       ) : null}
       {row.state === "done" && closing !== undefined ? <p class="task-card-text">{closing}</p> : null}
-      {row.state === "failed" ? <p class="task-card-error error-text">{row.error?.message ?? row.error?.code ?? "The agent could not do it."}</p> : null}
+      {row.state === "failed" ? <p class="task-card-error error-text">{row.error?.message ?? row.error?.code ?? t("task.couldNotDo")}</p> : null}
       {row.decision === undefined ? null : (
         <p class="task-card-decision" data-decision={row.decision.decision}>
           {decisionText(row.decision, appName)}

@@ -7,6 +7,7 @@ import { ConversationView } from "./ConversationView.js";
 import { Timeline } from "./Timeline.js";
 import { conversationTitle } from "./title.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "./selection.js";
+import { t } from "../../i18n/index.js";
 
 /**
  * The Interaction App in IM mode: conversations on the left, the open one on the right. Only the app SDK
@@ -49,7 +50,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
       select(receipt.conversation_id);
       return true;
     } catch (error) {
-      notifications.push(`Could not start a conversation: ${error instanceof Error ? error.message : String(error)}`, "error");
+      notifications.push(t("chat.couldNotStart", { reason: error instanceof Error ? error.message : String(error) }), "error");
       return false;
     } finally {
       setStarting(false);
@@ -58,9 +59,9 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
 
   return (
     <div class="chat">
-      <aside class="conversations" aria-label="Conversations">
+      <aside class="conversations" aria-label={t("chat.conversations")}>
         <button type="button" class="primary new-conversation" disabled={starting} aria-pressed={draft} onClick={() => setDraft(true)}>
-          New conversation with the demo agent
+          {t("chat.newConversationButton")}
         </button>
         <ul class="conversation-list">
           {conversations.map((c) => (
@@ -73,14 +74,14 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
               >
                 <span class="conversation-title">{conversationLabel(c)}</span>
                 <span class="muted conversation-meta">
-                  {c.status === "live" ? "" : c.status.replace("_", " ")}
+                  {c.status === "live" ? "" : t(`conversation.${c.status}`)}
                   {c.unread === 0 ? null : c.conversation_id === current?.conversation_id ? (
                     // On screen, what is left counted is what waits for an answer (a card), not unread text.
-                    <span class="badge waiting" aria-label={`${c.unread} waiting for your answer`} title="Waiting for your answer">
+                    <span class="badge waiting" aria-label={t("chat.waitingForAnswer", { count: c.unread })} title={t("chat.waitingForAnswerTitle")}>
                       {c.unread}
                     </span>
                   ) : (
-                    <span class="badge" aria-label={`${c.unread} unread`}>
+                    <span class="badge" aria-label={t("chat.unread", { count: c.unread })}>
                       {c.unread}
                     </span>
                   )}
@@ -89,14 +90,14 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
             </li>
           ))}
         </ul>
-        {view.queued_actions > 0 ? <p class="muted queued">{view.queued_actions} waiting to send</p> : null}
+        {view.queued_actions > 0 ? <p class="muted queued">{t("chat.queued", { count: view.queued_actions })}</p> : null}
       </aside>
       {draft ? (
         <NewConversation onSend={startWith} disabled={starting} />
       ) : current === undefined ? (
         <div class="empty-chat">
-          <h1>Welcome to LineUp</h1>
-          <p>Start a conversation with the demo agent to work together. Try “help”, “let me choose” or “confirm”.</p>
+          <h1>{t("chat.welcome")}</h1>
+          <p>{t("chat.welcomeHint")}</p>
         </div>
       ) : (
         <ConversationView
@@ -117,9 +118,9 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
 /** A conversation not started yet: an empty log and the composer; its first message starts it. */
 function NewConversation({ onSend, disabled }: { onSend: (text: string) => Promise<boolean>; disabled: boolean }) {
   return (
-    <section class="conversation draft" aria-label="New conversation">
-      <Timeline items={[]} label="Messages in New conversation" render={() => null} />
-      <p class="muted draft-hint">Say what you want to work on with the demo agent — try “help”, “let me choose” or “draw the release flow: Plan → Build → Ship”.</p>
+    <section class="conversation draft" aria-label={t("chat.newConversation")}>
+      <Timeline items={[]} label={t("chat.messagesIn", { title: t("chat.newConversation") })} render={() => null} />
+      <p class="muted draft-hint">{t("chat.draftHint")}</p>
       <Composer onSend={onSend} disabled={disabled} />
     </section>
   );

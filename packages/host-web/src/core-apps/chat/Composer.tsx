@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { t } from "../../i18n/index.js";
 
 /**
  * The message input: Enter sends, Shift+Enter adds a line. When `onSend` answers `false` (at once or later)
@@ -31,8 +32,8 @@ export function Composer({ onSend, disabled, onStop, stopping = false }: { onSen
     >
       <textarea
         rows={2}
-        aria-label="Message"
-        placeholder={onStop === undefined ? "Message the agent — Enter to send, Shift+Enter for a new line" : "Message the agent — Enter to send, Esc to stop the agent"}
+        aria-label={t("composer.message")}
+        placeholder={t(onStop === undefined ? "composer.placeholder" : "composer.placeholderStop")}
         value={text}
         disabled={disabled}
         onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
@@ -47,12 +48,12 @@ export function Composer({ onSend, disabled, onStop, stopping = false }: { onSen
         }}
       />
       {onStop === undefined ? null : (
-        <button type="button" class="secondary stop" aria-label="Stop the agent" title="Stop the agent (Esc)" disabled={stopping} onClick={stop}>
-          Stop
+        <button type="button" class="secondary stop" aria-label={t("composer.stopLabel")} title={t("composer.stopTitle")} disabled={stopping} onClick={stop}>
+          {t("composer.stop")}
         </button>
       )}
       <button type="submit" class="primary" disabled={disabled || text.trim() === ""}>
-        Send
+        {t("composer.send")}
       </button>
     </form>
   );

@@ -10,6 +10,7 @@ import type { ArtifactInfo } from "@lineup/runtime";
 import { formatBytes } from "../registry/format.js";
 import { downloadArtifact, reasonOf, type ReadArtifact } from "./ArtifactPreview.js";
 import { FileIcon } from "./RowView.js";
+import { format, t } from "../../i18n/index.js";
 
 interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
@@ -31,14 +32,13 @@ export function newestFiles(listed: readonly ArtifactInfo[]): { readonly files: 
   return { files: listed.slice(-SHOWN_FILES).reverse(), more: listed.length > SHOWN_FILES };
 }
 
-const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 /** Who shared a file, for its row: an app that is no longer installed (removed since) is named by its scope, and said so. */
 export function sharedBy(file: ArtifactInfo, appName: (appScope: string) => string | undefined): string {
-  if (file.origin === "agent") return "from the agent";
-  if (file.origin === "device") return "from another of your devices";
-  if (file.app_scope === undefined) return "from an app";
-  return `from ${appName(file.app_scope) ?? `${file.app_scope} (not installed)`}`;
+  if (file.origin === "agent") return t("files.fromAgent");
+  if (file.origin === "device") return t("files.fromDevice");
+  if (file.app_scope === undefined) return t("files.fromAnApp");
+  return t("files.fromApp", { name: appName(file.app_scope) ?? t("files.notInstalled", { scope: file.app_scope }) });
 }
 
 const noNames = (): undefined => undefined;
@@ -69,43 +69,43 @@ export function ConversationFiles({ sdk, conversation_id, seen, read, appName = 
   const count = listed.state === "ready" ? ` (${listed.files.length}${listed.more ? "+" : ""})` : "";
   return (
     <details class="conversation-files" open={open} onToggle={(event) => setOpen((event.currentTarget as HTMLDetailsElement).open)}>
-      <summary>Files{count}</summary>
+      <summary>{t("files.title", { count })}</summary>
       {listed.state === "loading" ? (
-        <p class="muted">Looking for files…</p>
+        <p class="muted">{t("files.looking")}</p>
       ) : listed.state === "failed" ? (
         <p class="error-text" role="alert">
-          Could not list the files: {listed.reason}
+          {t("files.failed", { reason: listed.reason })}
         </p>
       ) : listed.state === "ready" && listed.files.length === 0 ? (
-        <p class="muted">No files in this conversation yet.</p>
+        <p class="muted">{t("files.none")}</p>
       ) : listed.state === "ready" ? (
-        <ul class="files-list" aria-label="Files in this conversation">
+        <ul class="files-list" aria-label={t("files.list")}>
           {listed.files.map((file) => (
             <li key={file.artifact.artifact_id} class="files-item" data-origin={file.origin}>
               <FileIcon mimeType={file.artifact.mime_type} />
               <span class="files-name">
-                <strong>{file.artifact.name}</strong>
+                <strong translate={false}>{file.artifact.name}</strong>
                 <span class="muted">
                   {" "}
-                  · {formatBytes(file.artifact.size)} · {sharedBy(file, appName)} · {time.format(new Date(file.created_at))}
+                  · {formatBytes(file.artifact.size)} · {sharedBy(file, appName)} · {format().date(new Date(file.created_at))}
                 </span>
               </span>
               <button
                 type="button"
                 class="link-button"
-                aria-label={`Save ${file.artifact.name}`}
+                aria-label={t("files.saveNamed", { name: file.artifact.name })}
                 onClick={() => {
                   setProblem(undefined);
-                  downloadArtifact(file.artifact, read).catch((error: unknown) => setProblem(`Could not save ${file.artifact.name}: ${reasonOf(error)}`));
+                  downloadArtifact(file.artifact, read).catch((error: unknown) => setProblem(t("files.couldNotSave", { name: file.artifact.name, reason: reasonOf(error) })));
                 }}
               >
-                Save
+                {t("files.save")}
               </button>
             </li>
           ))}
         </ul>
       ) : null}
-      {listed.state === "ready" && listed.more ? <p class="muted">The newest {SHOWN_FILES} are shown.</p> : null}
+      {listed.state === "ready" && listed.more ? <p class="muted">{t("files.newest", { count: SHOWN_FILES })}</p> : null}
       {problem === undefined ? null : (
         <p class="error-text" role="alert">
           {problem}

@@ -9,6 +9,7 @@ import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "./local-e
 import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
 import { Timeline } from "./Timeline.js";
 import { EMPTY_TIMELINE, foldMessages, markAnswered, openTurns, summarizeAnswer, TIMELINE_TYPES, type AgentStatus, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
+import { t } from "../../i18n/index.js";
 
 interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
@@ -24,7 +25,13 @@ interface Props {
   readonly agentConnected?: boolean;
 }
 
-const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinking: "Thinking…", working: "Working…", waiting_for_user: "Waiting for you", stopped: "Agent stopped" } as const;
+const STATUS_TEXT = {
+  waiting_for_agent: "chat.status.waitingForAgent",
+  thinking: "chat.status.thinking",
+  working: "chat.status.working",
+  waiting_for_user: "chat.status.waitingForUser",
+  stopped: "chat.status.stopped",
+} as const;
 
 /**
  * The status line under the conversation: the agent's own status, else what the person's message waits
@@ -32,11 +39,11 @@ const STATUS_TEXT = { waiting_for_agent: "Sent · waiting for the agent", thinki
  * (offline, an older server) says nothing more than before.
  */
 export function statusLine(status: AgentStatus | undefined, agentConnected: boolean | undefined, stopping = false): string {
-  if (stopping) return "Stopping the agent…";
+  if (stopping) return t("chat.status.stopping");
   if (agentConnected === false && (status === undefined || status.state === "waiting_for_agent")) {
-    return status === undefined ? "The agent is not connected" : "Sent · the agent is not connected: it gets your message when it connects";
+    return t(status === undefined ? "chat.status.notConnected" : "chat.status.sentNotConnected");
   }
-  return status === undefined ? "\u00a0" : (status.label ?? STATUS_TEXT[status.state]);
+  return status === undefined ? "\u00a0" : (status.label ?? t(STATUS_TEXT[status.state]));
 }
 let nextLocalId = 1;
 
@@ -72,7 +79,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
       setEchoes((e) => confirmEchoes(e, [message]));
       if (message.type === "lineup.message" && message.sender.kind === "agent") {
         const text = (message.payload as { text?: unknown }).text;
-        if (typeof text === "string") setAnnouncement(`Agent: ${text.slice(0, 300)}`);
+        if (typeof text === "string") setAnnouncement(t("chat.agentSaid", { text: text.slice(0, 300) }));
       }
     });
     const history = new HistoryPager(sdk.agentMessages, conversation_id);
@@ -87,7 +94,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
       })
       .catch((error: unknown) => {
         ready = true;
-        notifications.push(`Could not load the history: ${error instanceof Error ? error.message : String(error)}`, "error");
+        notifications.push(t("chat.couldNotLoadHistory", { reason: error instanceof Error ? error.message : String(error) }), "error");
       });
     return () => {
       live = false;
@@ -152,7 +159,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
     sdk.actions.cancelTurn(conversation_id).catch((error: unknown) => {
       setStopping(false);
       // `invalid_state`: the turn ended meanwhile, there is nothing left to stop.
-      if ((error as { code?: unknown }).code !== "invalid_state") notifications.push(`Could not stop the agent: ${error instanceof Error ? error.message : String(error)}`, "error");
+      if ((error as { code?: unknown }).code !== "invalid_state") notifications.push(t("chat.couldNotStop", { reason: error instanceof Error ? error.message : String(error) }), "error");
     });
   }, [sdk, conversation_id, notifications]);
 
@@ -180,7 +187,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
         } catch (error) {
           const code = (error as { code?: unknown }).code;
           if (code !== "invalid_state") {
-            notifications.push(`The answer was not sent: ${error instanceof Error ? error.message : String(error)}`, "error");
+            notifications.push(t("chat.answerNotSent", { reason: error instanceof Error ? error.message : String(error) }), "error");
             return;
           }
           // Already answered (on another tab or before a reload): show it as answered.
@@ -200,9 +207,9 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
   const items = useMemo<readonly ChatItem[]>(() => [...model.rows, ...echoes.map((e) => ({ ...e, kind: "echo" as const, key: `echo:${e.local_id}` }))], [model.rows, echoes]);
 
   return (
-    <section class="conversation" aria-label={`Conversation: ${title}`}>
+    <section class="conversation" aria-label={t("chat.conversationLabel", { title })}>
       <ConversationFiles sdk={sdk} conversation_id={conversation_id} seen={filesSeen} read={handlers.readArtifact} {...(appName === undefined ? {} : { appName })} />
-      <Timeline items={items} label={`Messages in ${title}`} onNearTop={loadOlder} pinKey={echoes.at(-1)?.local_id} render={(item) => <RowView item={item} handlers={handlers} />} />
+      <Timeline items={items} label={t("chat.messagesIn", { title })} onNearTop={loadOlder} pinKey={echoes.at(-1)?.local_id} render={(item) => <RowView item={item} handlers={handlers} />} />
       <div class="sr-only" aria-live="polite" aria-atomic="true">
         {announcement}
       </div>

@@ -6,6 +6,7 @@ import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
 import { formatBytes } from "../registry/format.js";
 import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
+import { t, type MessageKey } from "../../i18n/index.js";
 
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
@@ -41,7 +42,12 @@ function ProgressBar({ value, label }: { value: number | undefined; label: strin
   );
 }
 
-const TOOL_PHASE: Record<string, string> = { received: "Requested", running: "Running", succeeded: "Done", failed: "Failed" };
+const TOOL_PHASE: Record<string, MessageKey> = { received: "row.requested", running: "row.running", succeeded: "row.done", failed: "row.failed" };
+
+const phaseText = (phase: string): string => {
+  const key = TOOL_PHASE[phase];
+  return key === undefined ? phase : t(key);
+};
 
 export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandlers }) {
   switch (item.kind) {
@@ -64,14 +70,14 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
               <div class="plain">{item.text}</div>
             )}
             {item.streaming === true ? (
-              <div class="streaming-indicator" title="The agent is still writing">
+              <div class="streaming-indicator" title={t("row.stillWriting")}>
                 <span aria-hidden="true" />
                 <span aria-hidden="true" />
                 <span aria-hidden="true" />
-                <span class="sr-only">The agent is still writing</span>
+                <span class="sr-only">{t("row.stillWriting")}</span>
               </div>
             ) : null}
-            {item.cut_short === true ? <div class="cut-short muted">Cut short: the agent did not finish this answer</div> : null}
+            {item.cut_short === true ? <div class="cut-short muted">{t("row.cutShort")}</div> : null}
           </div>
         </div>
       );
@@ -83,15 +89,15 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
             <div class="echo-status">
               {item.status === "failed" ? (
                 <>
-                  <span role="alert">Not sent{item.error === undefined ? "" : `: ${item.error}`}</span>{" "}
+                  <span role="alert">{t("row.notSent", { error: item.error ?? "" })}</span>{" "}
                   <button type="button" class="link-button" onClick={() => handlers.onRetry(item.local_id)}>
-                    Retry
+                    {t("row.retry")}
                   </button>
                 </>
               ) : item.status === "sending" ? (
-                "Sending…"
+                t("row.sending")
               ) : (
-                "Queued"
+                t("row.queued")
               )}
             </div>
           </div>
@@ -109,7 +115,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
           <div class="task">
             <div class="task-head">
               <span>{item.title}</span>
-              <span class="muted">{item.state === "running" ? (item.progress === undefined ? "Working…" : `${Math.round(item.progress * 100)}%`) : item.state}</span>
+              <span class="muted">{item.state === "running" ? (item.progress === undefined ? t("row.working") : `${Math.round(item.progress * 100)}%`) : item.state}</span>
             </div>
             {item.state === "running" ? <ProgressBar value={item.progress} label={item.title} /> : null}
             {item.detail === undefined ? null : <div class="muted">{item.detail}</div>}
@@ -131,15 +137,16 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
           <div class={`tool tool-${item.interrupted === undefined && !cancelled ? item.phase : "stopped"}`}>
             <div class="task-head">
               {(item.title ?? item.tool_title) !== undefined ? (
-                <span title={`Tool call in ${item.app_scope}`}>{item.title ?? item.tool_title}</span>
+                <span title={t("row.toolCallIn", { app: handlers.appName?.(item.app_scope) ?? item.app_scope })}>{item.title ?? item.tool_title}</span>
               ) : (
                 <span>
-                  Tool call · <code>{item.app_scope}</code>
+                  {t("row.toolCall")}
+                  <code>{item.app_scope}</code>
                 </span>
               )}
-              <span class="muted">{item.interrupted !== undefined ? "Stopped" : cancelled ? "Cancelled" : (TOOL_PHASE[item.phase] ?? item.phase)}</span>
+              <span class="muted">{item.interrupted !== undefined ? t("row.stopped") : cancelled ? t("row.cancelled") : phaseText(item.phase)}</span>
             </div>
-            {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={item.title ?? item.tool_title ?? `Tool call in ${item.app_scope}`} /> : null}
+            {item.phase === "running" || item.phase === "received" ? <ProgressBar value={item.progress} label={item.title ?? item.tool_title ?? t("row.toolCallIn", { app: handlers.appName?.(item.app_scope) ?? item.app_scope })} /> : null}
             {item.message !== undefined ? <div class="muted">{item.message}</div> : item.detail !== undefined && (item.phase === "running" || item.phase === "received") ? <div class="muted">{item.detail}</div> : null}
             {item.code === undefined || item.phase !== "failed" || cancelled ? null : <div class="error-text">{item.code}</div>}
             {item.interrupted?.reason === undefined ? null : <div class="muted">{item.interrupted.reason}</div>}
@@ -151,7 +158,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
     case "artifact":
       return (
         <div class="bubble-row from-agent" data-kind="artifact">
-          <div class="artifact-chip" role="group" aria-label={`File ${item.name}`}>
+          <div class="artifact-chip" role="group" aria-label={t("files.fileNamed", { name: item.name })}>
             <FileIcon mimeType={item.mime_type} />
             <span>
               <strong>{item.name}</strong>

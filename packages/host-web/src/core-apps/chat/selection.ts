@@ -3,6 +3,7 @@
  * shell's launcher opens apps in it ("this conversation"). Framework-free, so the shell reads it too.
  */
 import type { ConversationSummary } from "@lineup/runtime";
+import { t } from "../../i18n/index.js";
 
 const SELECTED_KEY = "lineup.chat.selected";
 
@@ -28,5 +29,5 @@ export function shownConversation(conversations: readonly ConversationSummary[],
 
 /** A conversation's title for people. */
 export function conversationLabel(conversation: Pick<ConversationSummary, "title" | "agent_id">): string {
-  return conversation.title ?? `Conversation with ${conversation.agent_id}`;
+  return conversation.title ?? t("chat.conversationWith", { agent: conversation.agent_id });
 }

@@ -15,6 +15,8 @@ import type { AvailableBundle } from "./InstallPanel.js";
 import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.js";
 import { OperationResult } from "./OperationResult.js";
 import { unexpectedFailure } from "./operation-text.js";
+import { t } from "../../i18n/index.js";
+import { appDisplayName } from "./app-name.js";
 
 type Panel = "none" | "rollback" | "remove";
 
@@ -39,7 +41,7 @@ export function AppCard({
 }) {
   const { record } = details;
   const scope = record.app_scope;
-  const name = details.projection.name;
+  const name = appDisplayName(details);
   const id = (part: string) => `app-${scope}-${part}`;
   const [panel, setPanel] = useState<Panel>("none");
   const [busy, setBusy] = useState(false);
@@ -69,22 +71,22 @@ export function AppCard({
 
   const toggle = () =>
     record.enabled
-      ? run("disable", () => manager.disable(scope), () => `${name} is turned off.`)
-      : run("enable", () => manager.enable(scope), () => `${name} is turned on.`);
-  const makeDefault = () => run("set_default", () => manager.setDefaultApp(scope), () => `${name} now opens when LineUp starts.`);
+      ? run("disable", () => manager.disable(scope), () => t("app.turnedOff", { name }))
+      : run("enable", () => manager.enable(scope), () => t("app.turnedOn", { name }));
+  const makeDefault = () => run("set_default", () => manager.setDefaultApp(scope), () => t("app.isDefault", { name }));
   /** An update from a picked file or from the host's bundle: the same manager call, the same words. */
   const updateWith = (bytes: () => Promise<Uint8Array>) =>
     run(
       "update",
       async () => manager.update(scope, await bytes()),
-      (op) => (op.status === "awaiting_approval" ? `Version ${op.to_version ?? ""} asks for more than before and waits for your approval.` : `Updated ${name} to ${op.to_version ?? "the new version"}.`),
+      (op) => (op.status === "awaiting_approval" ? t("app.updateWaitsApproval", { version: op.to_version ?? "" }) : t("app.updated", { name, version: op.to_version ?? t("app.newVersion") })),
     );
   const update = (file: PickedFile) => updateWith(() => Promise.resolve(file.bytes));
   const resolveUpdate = (approved: boolean) =>
     run(
       "approve_update",
       () => manager.resolveUpdate(scope, approved),
-      (op) => (approved ? `Updated ${name} to ${op.to_version ?? "the new version"}.` : `Kept ${name} ${record.installed_version}; the update was discarded.`),
+      (op) => (approved ? t("app.updated", { name, version: op.to_version ?? t("app.newVersion") }) : t("app.kept", { name, version: record.installed_version })),
       (op) => !approved && op.error?.code === "cancelled_by_user",
     );
 
@@ -100,33 +102,33 @@ export function AppCard({
           <strong id={id("name")} class="app-name">
             {name}
           </strong>
-          {details.is_default ? <span class="badge">default</span> : null}
-          {pending !== undefined ? <span class="badge badge-warn">update waiting</span> : null}
+          {details.is_default ? <span class="badge">{t("app.default")}</span> : null}
+          {pending !== undefined ? <span class="badge badge-warn">{t("app.updateWaiting")}</span> : null}
           <div class="muted app-meta">
             {/* Core apps are part of the shell, always there: a running count would only say "not running" while one is on screen. */}
-            <code>{scope}</code> · version {record.installed_version} · {core ? "Built in" : `Installed · ${running === 0 ? "not running" : `${running} running`}`}
+            <code>{scope}</code> · {t("app.version", { version: record.installed_version })} · {core ? t("app.builtIn") : t("app.installedRunning", { count: running })}
           </div>
         </div>
-        <span class={record.enabled ? "state state-on" : "state state-off"}>{record.enabled ? "Enabled" : "Disabled"}</span>
+        <span class={record.enabled ? "state state-on" : "state state-off"}>{t(record.enabled ? "app.enabled" : "app.disabled")}</span>
       </div>
-      <div class="app-actions" role="group" aria-label={`Actions for ${name}`}>
+      <div class="app-actions" role="group" aria-label={t("app.actions", { name })}>
         {/* A core app is always on (the Runtime refuses to disable one); Enable stays for one a store kept off. */}
         {core && record.enabled ? null : (
-          <button type="button" class="secondary" disabled={busy} aria-label={`${record.enabled ? "Disable" : "Enable"} ${name}`} onClick={toggle}>
-            {record.enabled ? "Disable" : "Enable"}
+          <button type="button" class="secondary" disabled={busy} aria-label={t(record.enabled ? "app.disableNamed" : "app.enableNamed", { name })} onClick={toggle}>
+            {t(record.enabled ? "app.disable" : "app.enable")}
           </button>
         )}
         {details.is_default || !canBeDefault(details) ? null : (
-          <button type="button" class="secondary" disabled={busy} aria-label={`Make ${name} the default app`} onClick={makeDefault}>
-            Make default
+          <button type="button" class="secondary" disabled={busy} aria-label={t("app.makeDefaultNamed", { name })} onClick={makeDefault}>
+            {t("app.makeDefault")}
           </button>
         )}
         {core || bundled === undefined ? null : (
-          <button type="button" class="primary" disabled={busy || pending !== undefined} aria-label={`Update ${name} to ${bundled.version ?? "the bundled version"}`} onClick={() => updateWith(() => bundled.load())}>
-            Update to {bundled.version}
+          <button type="button" class="primary" disabled={busy || pending !== undefined} aria-label={t("app.updateToNamed", { name, version: bundled.version ?? t("app.bundledVersion") })} onClick={() => updateWith(() => bundled.load())}>
+            {t("app.updateTo", { version: bundled.version ?? "" })}
           </button>
         )}
-        {core ? null : <FilePicker label="Update from file…" name={`Update ${name} from file…`} disabled={busy || pending !== undefined} onPick={update} />}
+        {core ? null : <FilePicker label={t("app.updateFromFile")} name={t("app.updateFromFileNamed", { name })} disabled={busy || pending !== undefined} onPick={update} />}
         {olderVersions.length > 0 ? (
           <button
             type="button"
@@ -134,10 +136,10 @@ export function AppCard({
             disabled={busy}
             aria-expanded={panel === "rollback"}
             aria-controls={id("rollback")}
-            aria-label={`Roll back ${name}…`}
+            aria-label={t("app.rollBackNamed", { name })}
             onClick={() => setPanel(panel === "rollback" ? "none" : "rollback")}
           >
-            Roll back…
+            {t("app.rollBack")}
           </button>
         ) : null}
         {core ? null : (
@@ -147,28 +149,26 @@ export function AppCard({
             disabled={busy}
             aria-expanded={panel === "remove"}
             aria-controls={id("remove")}
-            aria-label={`Remove ${name}…`}
+            aria-label={t("app.removeNamed", { name })}
             onClick={() => setPanel(panel === "remove" ? "none" : "remove")}
           >
-            Remove…
+            {t("app.remove")}
           </button>
         )}
       </div>
       {pending !== undefined ? (
-        <div class="pending-update" role="region" aria-label={`Update of ${name} to ${pending.version}, waiting for approval`}>
+        <div class="pending-update" role="region" aria-label={t("app.pendingRegion", { name, version: pending.version })}>
           <p>
-            <strong>
-              {name} {pending.version} is waiting for your approval.
-            </strong>{" "}
-            {pending.diff.requires_approval ? "It asks for capabilities, servers or programs the running version does not have." : ""} Until you decide, {record.installed_version} keeps running.
+            <strong>{t("app.pendingWaits", { name, version: pending.version })}</strong> {pending.diff.requires_approval ? t("app.pendingAsksMore") : ""}
+            {t("app.pendingUntil", { version: record.installed_version })}
           </p>
           <DiffView diff={pending.diff} />
           <div class="actions">
             <button type="button" class="primary" disabled={busy} onClick={() => resolveUpdate(true)}>
-              Approve update to {pending.version}
+              {t("app.approveUpdate", { version: pending.version })}
             </button>
             <button type="button" class="secondary" disabled={busy} onClick={() => resolveUpdate(false)}>
-              Keep current ({record.installed_version})
+              {t("app.keepCurrent", { version: record.installed_version })}
             </button>
           </div>
         </div>
@@ -180,7 +180,7 @@ export function AppCard({
           versions={olderVersions.map((v) => v.version)}
           busy={busy}
           onCancel={() => setPanel("none")}
-          onSubmit={(version, reason) => run("rollback", () => manager.rollback(scope, { version, reason }), (op) => `Rolled ${name} back to ${op.to_version ?? version}.`)}
+          onSubmit={(version, reason) => run("rollback", () => manager.rollback(scope, { version, reason }), (op) => t("app.rolledBack", { name, version: op.to_version ?? version }))}
         />
       ) : null}
       {panel === "remove" ? (
@@ -189,7 +189,7 @@ export function AppCard({
           name={name}
           busy={busy}
           onCancel={() => setPanel("none")}
-          onConfirm={() => run("remove", () => manager.remove(scope, { confirmed: true }), () => `Removed ${name}.`)}
+          onConfirm={() => run("remove", () => manager.remove(scope, { confirmed: true }), () => t("app.removed", { name }))}
         />
       ) : null}
       <div aria-live="polite">{outcome !== undefined ? <OperationResult operation={outcome.operation} success={outcome.success} expected={outcome.expected} /> : null}</div>
@@ -219,9 +219,9 @@ function RollbackForm(props: { formId: string; name: string; versions: readonly 
     props.onSubmit(version, reason.trim());
   };
   return (
-    <form id={props.formId} class="inline-form" aria-label={`Roll back ${props.name}`} onSubmit={submit}>
+    <form id={props.formId} class="inline-form" aria-label={t("app.rollBackForm", { name: props.name })} onSubmit={submit}>
       <label class="stack">
-        Version to go back to
+        {t("app.rollBackVersion")}
         <select ref={versionRef} value={version} onChange={(e) => setVersion((e.currentTarget as HTMLSelectElement).value)}>
           {props.versions.map((v) => (
             <option key={v} value={v}>
@@ -231,7 +231,7 @@ function RollbackForm(props: { formId: string; name: string; versions: readonly 
         </select>
       </label>
       <label class="stack">
-        Reason (required, kept in the audit log)
+        {t("app.rollBackReason")}
         <textarea
           ref={reasonRef}
           rows={2}
@@ -246,15 +246,15 @@ function RollbackForm(props: { formId: string; name: string; versions: readonly 
       </label>
       {missingReason ? (
         <p id={`${props.formId}-error`} class="error-text" role="alert">
-          Say why you are going back: a rollback needs a reason.
+          {t("app.rollBackNeedsReason")}
         </p>
       ) : null}
       <div class="actions">
         <button type="submit" class="primary" disabled={props.busy}>
-          Roll back to {version}
+          {t("app.rollBackTo", { version })}
         </button>
         <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </form>
@@ -267,17 +267,17 @@ function RemoveConfirm(props: { panelId: string; name: string; busy: boolean; on
   return (
     <div id={props.panelId} class="confirm-remove" role="group" aria-labelledby={`${props.panelId}-question`} aria-describedby={`${props.panelId}-detail`}>
       <p id={`${props.panelId}-question`}>
-        <strong>Remove {props.name}?</strong>
+        <strong>{t("app.removeQuestion", { name: props.name })}</strong>
       </p>
       <p id={`${props.panelId}-detail`}>
-        Its bundle and all of its data on this device — saved state, session data and messages waiting for it — will be deleted. Open windows of the app close. This cannot be undone.
+        {t("app.removeDetail")}
       </p>
       <div class="actions">
         <button type="button" class="primary danger" disabled={props.busy} onClick={props.onConfirm}>
-          Remove {props.name} and its data
+          {t("app.removeConfirm", { name: props.name })}
         </button>
         <button ref={cancelRef} type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
+          {t("common.cancel")}
         </button>
       </div>
     </div>

@@ -11,6 +11,8 @@ import type { AppOperation, RuntimeAppManager } from "./manager-api.js";
 import { OperationResult } from "./OperationResult.js";
 import { unexpectedFailure } from "./operation-text.js";
 import { ProjectionView } from "./ProjectionView.js";
+import { t } from "../../i18n/index.js";
+import { localizedAppName } from "../../i18n/app-text.js";
 
 type InstallState =
   | { readonly phase: "idle" }
@@ -70,12 +72,12 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
   return (
     <section class="install" aria-labelledby="install-title">
       <div class="install-bar">
-        <h2 id="install-title">Install an app</h2>
-        <FilePicker label="Install from file…" onPick={onPick} disabled={state.phase === "inspecting" || state.phase === "installing"} />
+        <h2 id="install-title">{t("install.title")}</h2>
+        <FilePicker label={t("install.fromFile")} onPick={onPick} disabled={state.phase === "inspecting" || state.phase === "installing"} />
       </div>
       {available.length > 0 ? (
         <div class="install-available">
-          <span class="muted">Bundled with this host:</span>
+          <span class="muted">{t("install.bundled")}</span>
           {available.map((bundle) => (
             <button
               key={bundle.file}
@@ -90,41 +92,47 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
                 );
               }}
             >
-              Install {bundle.name}…
+              {t("install.bundle", { name: bundle.name })}
             </button>
           ))}
         </div>
       ) : null}
       <div aria-live="polite" class="install-live">
-        {state.phase === "idle" ? <p class="muted">Pick a signed app bundle (.lineup). You see what it adds before anything is installed.</p> : null}
-        {state.phase === "inspecting" ? <p role="status">Checking {state.file}…</p> : null}
+        {state.phase === "idle" ? <p class="muted">{t("install.idle")}</p> : null}
+        {state.phase === "inspecting" ? <p role="status">{t("install.checking", { file: state.file })}</p> : null}
         {state.phase === "installed" ? (
           <OperationResult
             operation={state.operation}
-            success={`Installed ${state.operation.projection?.name ?? state.operation.app_scope} ${state.operation.to_version ?? ""}${state.operation.steps.some((s) => s.name === "enable" && s.status === "done") ? " and turned it on" : ""}.`}
+            success={t(state.operation.steps.some((s) => s.name === "enable" && s.status === "done") ? "install.installedOn" : "install.installed", {
+              name: localizedAppName(state.operation.projection) ?? state.operation.app_scope,
+              version: state.operation.to_version ?? "",
+            })}
           />
         ) : null}
         {state.phase === "refused" ? (
           <div class="install-refused">
             <p>
-              <strong>{state.file}</strong> was not installed.
+              <strong translate={false}>{state.file}</strong>
+              {t("install.notInstalled")}
             </p>
             <OperationResult operation={state.operation} />
           </div>
         ) : null}
       </div>
       {reviewing && state.inspected.projection !== undefined ? (
-        <div class="install-review" role="region" aria-label="Review before installing">
+        <div class="install-review" role="region" aria-label={t("install.review")}>
           <p class="muted">
-            Nothing is installed yet. This is what <strong>{state.file.name}</strong> adds:
+            {t("install.reviewLead")}
+            <strong translate={false}>{state.file.name}</strong>
+            {t("install.reviewLeadEnd")}
           </p>
           <ProjectionView projection={state.inspected.projection} headingId="install-review-title" />
           <div class="actions">
             <button type="button" class="primary" disabled={state.phase === "installing"} onClick={() => install(state.file, state.inspected)}>
-              {state.phase === "installing" ? "Installing…" : "Install & enable"}
+              {t(state.phase === "installing" ? "install.installing" : "install.installAndEnable")}
             </button>
             <button type="button" class="secondary" disabled={state.phase === "installing"} onClick={() => set({ phase: "idle" })}>
-              Cancel
+              {t("common.cancel")}
             </button>
           </div>
         </div>

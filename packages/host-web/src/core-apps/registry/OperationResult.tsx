@@ -4,20 +4,21 @@
  * success a short line. Failures are announced (role="alert").
  */
 import type { AppOperation } from "./manager-api.js";
-import { describeFailure, STEP_STATUS_LABELS, stepLabel } from "./operation-text.js";
+import { describeFailure, stepLabel, stepStatusLabel } from "./operation-text.js";
+import { t } from "../../i18n/index.js";
 
 const STEP_MARKS: Readonly<Record<string, string>> = { done: "✓", failed: "✕", waiting: "…", skipped: "–", not_reached: "·" };
 
 export function StepList({ operation }: { operation: AppOperation }) {
   return (
-    <ol class="steps" aria-label="Steps">
+    <ol class="steps" aria-label={t("op.steps")}>
       {operation.steps.map((step) => (
         <li key={step.name} class={`step step-${step.status}`} data-step={step.name} data-status={step.status}>
           <span class="step-mark" aria-hidden="true">
             {STEP_MARKS[step.status] ?? "·"}
           </span>
           <span class="step-name">{stepLabel(step.name)}</span>
-          <span class="step-status">{STEP_STATUS_LABELS[step.status]}</span>
+          <span class="step-status">{stepStatusLabel(step.status)}</span>
           {step.code !== undefined ? <code class="step-code">{step.code}</code> : null}
         </li>
       ))}
@@ -34,19 +35,19 @@ export function OperationResult({ operation, success, expected = false }: { oper
   if (failure === undefined || expected) {
     return (
       <p class="operation-ok" role="status" data-operation={operation.kind} data-status={operation.status}>
-        {success ?? "Done."}
+        {success ?? t("common.done")}
       </p>
     );
   }
   return (
     <div class="operation-failed" role="alert" data-operation={operation.kind} data-status="failed" data-code={failure.code}>
       <p class="failure-head">
-        <strong>{failure.step === undefined ? "Refused." : `Stopped at: ${failure.step}.`}</strong> {failure.message}
+        <strong>{failure.step === undefined ? t("op.refused") : t("op.stoppedAt", { step: failure.step })}</strong> {failure.message}
       </p>
       <p class="failure-meaning">
         {failure.meaning === undefined ? null : <span>{failure.meaning} </span>}
         <span class="muted">
-          Error code <code class="error-code">{failure.code}</code>
+          {t("common.errorCode")} <code class="error-code">{failure.code}</code>
         </span>
       </p>
       {operation.steps.length > 0 ? <StepList operation={operation} /> : null}

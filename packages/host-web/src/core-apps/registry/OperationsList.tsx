@@ -1,7 +1,8 @@
 /** The manager's recent operations, newest first, one compact line each; a failure shows its code. */
 import { formatTime } from "./format.js";
 import type { AppOperation } from "./manager-api.js";
-import { activityStatus, newestFirst, operationSummary } from "./operation-text.js";
+import { activityStatus, newestFirst, operationParts } from "./operation-text.js";
+import { t } from "../../i18n/index.js";
 
 export const OPERATIONS_SHOWN = 20;
 
@@ -9,9 +10,9 @@ export function OperationsList({ operations }: { operations: readonly AppOperati
   const shown = newestFirst(operations).slice(0, OPERATIONS_SHOWN);
   return (
     <section class="activity" aria-labelledby="operations-title">
-      <h2 id="operations-title">Recent activity</h2>
+      <h2 id="operations-title">{t("registry.activity")}</h2>
       {shown.length === 0 ? (
-        <p class="muted">Nothing yet.</p>
+        <p class="muted">{t("registry.nothingYet")}</p>
       ) : (
         <ol class="activity-list">
           {shown.map((operation, index) => (
@@ -19,7 +20,9 @@ export function OperationsList({ operations }: { operations: readonly AppOperati
               <time class="muted" dateTime={operation.requested_at}>
                 {formatTime(operation.requested_at, { seconds: true })}
               </time>
-              <span class="activity-summary">{operationSummary(operation)}</span>
+              <span class="activity-summary">
+                <Summary operation={operation} />
+              </span>
               <span class={`activity-status tone-${activityStatus(operation).tone}`}>{activityStatus(operation).label}</span>
               {operation.error !== undefined && activityStatus(operation).tone === "failed" ? <code class="error-code">{operation.error.code}</code> : null}
               {operation.reason !== undefined ? <span class="muted activity-reason">“{operation.reason}”</span> : null}
@@ -28,5 +31,16 @@ export function OperationsList({ operations }: { operations: readonly AppOperati
         </ol>
       )}
     </section>
+  );
+}
+
+/** What was done and the versions in words; the app by its scope, as code. */
+function Summary({ operation }: { operation: AppOperation }) {
+  const { kind, scope, versions } = operationParts(operation);
+  return (
+    <>
+      {kind} {scope === "" ? t("op.unknownApp") : <code>{scope}</code>}
+      {versions}
+    </>
   );
 }

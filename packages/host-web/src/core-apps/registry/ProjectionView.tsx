@@ -6,12 +6,15 @@
  */
 import type { ManifestProjection, ProjectedBackend, ProjectedCapability, ProjectedTool } from "@lineup/protocol";
 import { formatBytes } from "./format.js";
-import { CALL_MODEL_LABELS, RISK_LABELS, SUBSCRIPTION_SCOPE_LABELS } from "./operation-text.js";
+import { callModelLabel, riskLabel, subscriptionScopeLabel } from "./operation-text.js";
+import { format, t, type MessageKey } from "../../i18n/index.js";
+import { localizedAppName, localizedDescription } from "../../i18n/app-text.js";
+import { capabilityDescription } from "../../i18n/capabilities.js";
 
 export function RiskBadge({ risk }: { risk: ManifestProjection["risk"] }) {
   return (
     <span class={`risk risk-${risk}`} data-risk={risk}>
-      {RISK_LABELS[risk]}
+      {riskLabel(risk)}
     </span>
   );
 }
@@ -22,11 +25,11 @@ export function ToolList({ tools }: { tools: readonly ProjectedTool[] }) {
       {tools.map((tool) => (
         <li key={tool.method} class="fact" data-tool={tool.method}>
           <div class="fact-head">
-            <strong>{tool.title}</strong> <code>{tool.method}</code>
+            <strong translate={false}>{tool.title}</strong> <code>{tool.method}</code>
             <RiskBadge risk={tool.risk_level} />
           </div>
           <div class="muted">
-            {CALL_MODEL_LABELS[tool.call_model] ?? tool.call_model} ({tool.call_model}){tool.requires_foreground ? " · needs the app on screen" : ""}
+            {callModelLabel(tool.call_model)} (<code>{tool.call_model}</code>){tool.requires_foreground ? t("projection.needsForeground") : ""}
           </div>
         </li>
       ))}
@@ -44,12 +47,12 @@ export function CapabilityList({ capabilities }: { capabilities: readonly Projec
             <RiskBadge risk={capability.risk} />
           </div>
           <div>
-            <span class="muted">The app says: </span>
-            {capability.purpose}
+            <span class="muted">{t("projection.appSays")}</span>
+            <span translate={false}>{capability.purpose}</span>
           </div>
           <div class="muted">
-            {capability.description}
-            {capability.requires_confirmation ? " You are asked before each first use." : ""}
+            {capabilityDescription(capability.name, capability.description)}
+            {capability.requires_confirmation ? t("projection.askedFirst") : ""}
           </div>
         </li>
       ))}
@@ -57,49 +60,55 @@ export function CapabilityList({ capabilities }: { capabilities: readonly Projec
   );
 }
 
-const STEP_WORDS: Record<string, string> = {
-  tool: "calls tools",
-  "agent.task": "asks the agent",
-  "storage.get": "reads its data",
-  "storage.list": "reads its data",
-  "storage.put": "writes its data",
-  "storage.delete": "deletes some of its data",
-  "artifact.create": "makes files",
-  "evidence.record": "records evidence",
-  "backend.call": "calls its back-ends",
-  confirm: "asks you before going on",
+const STEP_WORDS: Record<string, MessageKey> = {
+  tool: "step.tool",
+  "agent.task": "step.agent.task",
+  "storage.get": "step.storage.read",
+  "storage.list": "step.storage.read",
+  "storage.put": "step.storage.put",
+  "storage.delete": "step.storage.delete",
+  "artifact.create": "step.artifact.create",
+  "evidence.record": "step.evidence.record",
+  "backend.call": "step.backend.call",
+  confirm: "step.confirm",
 };
 
 /** One back-end in the words a person reads: what runs, where, and what it may use. */
 export function backendSentence(backend: ProjectedBackend): string {
   const where =
     backend.protocol === "mcp-http"
-      ? `is an MCP server on ${backend.endpoint_host ?? "a server"} whose tools are offered to the agent: data you use it with is sent there`
+      ? t("projection.backendMcpRemote", { host: backend.endpoint_host ?? t("projection.aServer") })
       : backend.plane === "cloud-remote"
-      ? `runs on ${backend.endpoint_host ?? "a server"}: data you use it with is sent there`
-      : backend.protocol === "mcp-stdio"
-        ? `is an MCP server that runs as a background program on this device (up to ${backend.memory_mb} MB), with no network and only its own folder; its tools are offered to the agent`
-        : backend.protocol === "wasm"
-        ? `runs sandboxed code on this device, with no access to files or the network (up to ${backend.memory_mb} MB)`
-        : `runs a background program on this device (up to ${backend.memory_mb} MB), with no network and only its own folder`;
-  const uses = [backend.uses_storage ? "its own data" : "", ...backend.capabilities].filter((u) => u !== "");
-  return `${backend.title} ${where}${uses.length === 0 ? "" : `; it may use ${uses.join(", ")}`}${backend.optional ? " (optional: skipped where this device cannot run it)" : ""}.`;
+        ? t("projection.backendRemote", { host: backend.endpoint_host ?? t("projection.aServer") })
+        : backend.protocol === "mcp-stdio"
+          ? t("projection.backendMcpProcess", { memory: backend.memory_mb })
+          : backend.protocol === "wasm"
+            ? t("projection.backendWasm", { memory: backend.memory_mb })
+            : t("projection.backendProcess", { memory: backend.memory_mb });
+  const uses = [backend.uses_storage ? t("projection.ownData") : "", ...backend.capabilities].filter((u) => u !== "");
+  return t("projection.backend", {
+    title: backend.title,
+    where,
+    uses: uses.length === 0 ? "" : t("projection.backendUses", { uses: format().list(uses) }),
+    optional: backend.optional ? t("projection.backendOptional") : "",
+  });
 }
 
 /** The app's own storage, execution and code, as sentences: what it keeps, where its work runs, what it sends. */
 export function appCodeSentences(projection: ManifestProjection): string[] {
   const lines: string[] = [];
   if (projection.execution.mode === "server-assisted") {
-    for (const endpoint of projection.execution.endpoints) lines.push(`Sends data to ${endpoint.host}: ${endpoint.purpose}`);
-    if (projection.execution.data_boundary !== null) lines.push(`What leaves this device, in its words: ${projection.execution.data_boundary}`);
+    for (const endpoint of projection.execution.endpoints) lines.push(t("projection.sendsTo", { host: endpoint.host, purpose: endpoint.purpose }));
+    if (projection.execution.data_boundary !== null) lines.push(t("projection.boundary", { boundary: projection.execution.data_boundary }));
   }
   if (projection.storage.quota_bytes !== null) {
-    lines.push(`Keeps up to ${formatBytes(projection.storage.quota_bytes)} of its own data on this device (${projection.storage.collections.join(", ")}), deleted when you remove it.`);
+    lines.push(t("projection.keeps", { size: formatBytes(projection.storage.quota_bytes), collections: projection.storage.collections.join(", ") }));
   }
   for (const backend of projection.backends) lines.push(backendSentence(backend));
   for (const workflow of projection.workflows) {
-    const others = workflow.other_app_tools.length === 0 ? "" : `; it calls other apps' tools: ${workflow.other_app_tools.join(", ")}`;
-    lines.push(`Workflow “${workflow.title}”: ${workflow.step_kinds.map((k) => STEP_WORDS[k] ?? k).filter((w, i, all) => all.indexOf(w) === i).join(", ")}${others}.`);
+    const steps = format().list(workflow.step_kinds.map((k) => (STEP_WORDS[k] === undefined ? k : t(STEP_WORDS[k]))).filter((w, i, all) => all.indexOf(w) === i));
+    const others = workflow.other_app_tools.length === 0 ? "" : t("projection.otherAppTools", { tools: workflow.other_app_tools.join(", ") });
+    lines.push(t("projection.workflow", { title: workflow.title, steps, others }));
   }
   return lines;
 }
@@ -109,69 +118,68 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
     <article class="projection" aria-labelledby={headingId} data-app={projection.app_scope}>
       <header class="projection-head">
         <h3 id={headingId} tabIndex={-1}>
-          {projection.name} <span class="projection-version">version {projection.version}</span>
+          {localizedAppName(projection)} <span class="projection-version">{t("projection.version", { version: projection.version })}</span>
         </h3>
         <RiskBadge risk={projection.risk} />
       </header>
-      {projection.description === "" ? null : <p class="projection-description">{projection.description}</p>}
+      {localizedDescription(projection) === "" ? null : <p class="projection-description">{localizedDescription(projection)}</p>}
       <p class="muted">
-        App scope <code>{projection.app_scope}</code>
+        {t("projection.scope")} <code>{projection.app_scope}</code>
       </p>
-      <section aria-label="Tools agents can call">
-        <h4>What agents can ask it to do</h4>
-        {projection.tools.length === 0 ? <p class="muted">No tools.</p> : <ToolList tools={projection.tools} />}
+      <section aria-label={t("projection.tools")}>
+        <h4>{t("projection.toolsHeading")}</h4>
+        {projection.tools.length === 0 ? <p class="muted">{t("projection.noTools")}</p> : <ToolList tools={projection.tools} />}
       </section>
-      <section aria-label="Device capabilities">
-        <h4>Device capabilities it may request</h4>
-        {projection.capabilities.length === 0 ? <p class="muted">None.</p> : <CapabilityList capabilities={projection.capabilities} />}
+      <section aria-label={t("projection.capabilities")}>
+        <h4>{t("projection.capabilitiesHeading")}</h4>
+        {projection.capabilities.length === 0 ? <p class="muted">{t("common.none")}</p> : <CapabilityList capabilities={projection.capabilities} />}
       </section>
-      <section aria-label="Messages it listens to">
-        <h4>Messages it listens to</h4>
+      <section aria-label={t("projection.messages")}>
+        <h4>{t("projection.messages")}</h4>
         {projection.subscriptions.length === 0 ? (
-          <p class="muted">None.</p>
+          <p class="muted">{t("common.none")}</p>
         ) : (
           <ul class="facts compact">
             {projection.subscriptions.map((s) => (
               <li key={`${s.type} ${s.scope}`}>
-                <code>{s.type}</code> <span class="muted">{SUBSCRIPTION_SCOPE_LABELS[s.scope] ?? s.scope}</span>
+                <code>{s.type}</code> <span class="muted">{subscriptionScopeLabel(s.scope)}</span>
               </li>
             ))}
           </ul>
         )}
       </section>
-      <section aria-label="What it tells agents">
-        <h4>What it may tell agents</h4>
+      <section aria-label={t("projection.events")}>
+        <h4>{t("projection.eventsHeading")}</h4>
         {projection.events.length === 0 ? (
-          <p class="muted">Nothing beyond its tools' results.</p>
+          <p class="muted">{t("projection.noEvents")}</p>
         ) : (
           <ul class="facts compact">
             {projection.events.map((event) => (
               <li key={event.name}>
-                <code>{event.name}</code> <span class="muted">{event.description === "" ? "when you act in the app" : event.description}</span>
+                <code>{event.name}</code> {event.description === "" ? <span class="muted">{t("projection.eventDefault")}</span> : <span class="muted" translate={false}>{event.description}</span>}
               </li>
             ))}
           </ul>
         )}
       </section>
-      <section aria-label="Agent tasks">
-        <h4>What it may ask the agent to do</h4>
+      <section aria-label={t("projection.tasks")}>
+        <h4>{t("projection.tasksHeading")}</h4>
         {projection.agent_tasks.length === 0 ? (
-          <p class="muted">Nothing: it does not start agent tasks.</p>
+          <p class="muted">{t("projection.noTasks")}</p>
         ) : (
           <ul class="facts compact">
             {projection.agent_tasks.map((task) => (
               <li key={task.id}>
-                {task.title}{" "}
-                <span class="muted">{task.tools.length === 0 ? "without using any tool" : `letting the agent use ${task.tools.join(", ")}`}</span>
+                <span translate={false}>{task.title}</span> <span class="muted">{task.tools.length === 0 ? t("projection.taskNoTools") : t("projection.taskTools", { tools: task.tools.join(", ") })}</span>
               </li>
             ))}
           </ul>
         )}
       </section>
-      <section aria-label="Its own code and data">
-        <h4>What it runs and keeps</h4>
+      <section aria-label={t("projection.code")}>
+        <h4>{t("projection.codeHeading")}</h4>
         {appCodeSentences(projection).length === 0 ? (
-          <p class="muted">Only its pages: no back-end, no workflow, nothing sent to a server.</p>
+          <p class="muted">{t("projection.onlyPages")}</p>
         ) : (
           <ul class="facts compact" data-app-code="">
             {appCodeSentences(projection).map((line) => (
@@ -180,12 +188,12 @@ export function ProjectionView({ projection, headingId }: { projection: Manifest
           </ul>
         )}
       </section>
-      <section aria-label="Storage">
-        <h4>Storage</h4>
+      <section aria-label={t("projection.storage")}>
+        <h4>{t("projection.storage")}</h4>
         <p>
           {projection.storage.session_data_quota_bytes === null
-            ? "Session data up to this device's default quota."
-            : `Up to ${formatBytes(projection.storage.session_data_quota_bytes)} of session data.`}
+            ? t("projection.defaultQuota")
+            : t("projection.quota", { size: formatBytes(projection.storage.session_data_quota_bytes) })}
         </p>
       </section>
     </article>

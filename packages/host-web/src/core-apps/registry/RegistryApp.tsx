@@ -14,6 +14,8 @@ import type { AppDetails, AppOperation, RuntimeAppManager } from "./manager-api.
 import { OperationResult } from "./OperationResult.js";
 import { OperationsList } from "./OperationsList.js";
 import { useSubscription } from "./use-subscription.js";
+import { t } from "../../i18n/index.js";
+import { appDisplayName } from "./app-name.js";
 
 export function RegistryApp({ manager, available }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[] }) {
   useSubscription(manager);
@@ -23,14 +25,14 @@ export function RegistryApp({ manager, available }: { manager: RuntimeAppManager
       .listApps()
       .map((record) => manager.getApp(record.app_scope))
       .filter((details): details is AppDetails => details !== undefined)
-      .map((details) => ({ app_scope: details.record.app_scope, kind: details.record.kind, name: details.projection.name, details })),
+      .map((details) => ({ app_scope: details.record.app_scope, kind: details.record.kind, name: appDisplayName(details), details })),
   );
   return (
     <section class="page registry" aria-labelledby="registry-title">
-      <h1 id="registry-title">Apps</h1>
+      <h1 id="registry-title">{t("registry.title")}</h1>
       <InstallPanel manager={manager} available={(available ?? []).filter((bundle) => bundle.app_scope === undefined || !apps.some((app) => app.app_scope === bundle.app_scope))} />
       <section aria-labelledby="installed-title">
-        <h2 id="installed-title">On this device</h2>
+        <h2 id="installed-title">{t("registry.onThisDevice")}</h2>
         <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>
         <ul class="app-list">
           {apps.map(({ details }) => {

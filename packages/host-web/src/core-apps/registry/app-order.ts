@@ -1,7 +1,8 @@
 /**
  * The order apps are listed in: the core apps first (chat, then the others by name), then installed
- * apps by name, then by scope for equal names. Pure.
+ * apps by name (as the UI language sorts), then by scope for equal names.
  */
+import { compareText } from "../../i18n/index.js";
 
 export interface ListedApp {
   readonly app_scope: string;
@@ -10,9 +11,8 @@ export interface ListedApp {
   readonly name: string;
 }
 
-const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
 
 export function sortApps<T extends ListedApp>(apps: readonly T[]): T[] {
   const rank = (app: ListedApp) => (app.kind === "core" ? (app.app_scope === "chat" ? 0 : 1) : 2);
-  return [...apps].sort((a, b) => rank(a) - rank(b) || collator.compare(a.name, b.name) || (a.app_scope < b.app_scope ? -1 : a.app_scope > b.app_scope ? 1 : 0));
+  return [...apps].sort((a, b) => rank(a) - rank(b) || compareText(a.name, b.name) || (a.app_scope < b.app_scope ? -1 : a.app_scope > b.app_scope ? 1 : 0));
 }

@@ -4,64 +4,74 @@
  * from the protocol's error table), and the operations list newest first. Pure.
  */
 import { ERROR_CODES, isErrorCode, type RiskLevel } from "@lineup/protocol";
+import { t, type MessageKey } from "../../i18n/index.js";
 import type { AppOperation, AppOperationStep, AppOperationStepName } from "./manager-api.js";
 
-export const STEP_LABELS: Readonly<Record<AppOperationStepName, string>> = {
-  verify: "Check the bundle and its signature",
-  projection: "Read what the app adds",
-  readiness: "Check this device can run it",
-  authorization: "Your approval",
-  enable: "Turn the app on",
-  disable: "Turn the app off",
-  confirmation: "Your confirmation",
-  rollback: "Switch to the older version",
-  cleanup: "Delete the bundle and data",
+/** Each pipeline step's plain name, by catalogue key. */
+export const STEP_LABELS: Readonly<Record<AppOperationStepName, MessageKey>> = {
+  verify: "opStep.verify",
+  projection: "opStep.projection",
+  readiness: "opStep.readiness",
+  authorization: "opStep.authorization",
+  enable: "opStep.enable",
+  disable: "opStep.disable",
+  confirmation: "opStep.confirmation",
+  rollback: "opStep.rollback",
+  cleanup: "opStep.cleanup",
 };
 
-export const STEP_STATUS_LABELS: Readonly<Record<AppOperationStep["status"], string>> = {
-  done: "done",
-  failed: "failed",
-  waiting: "waiting for you",
-  skipped: "skipped",
-  not_reached: "not reached",
+const STEP_STATUS_LABELS: Readonly<Record<AppOperationStep["status"], MessageKey>> = {
+  done: "opStepStatus.done",
+  failed: "opStepStatus.failed",
+  waiting: "opStepStatus.waiting",
+  skipped: "opStepStatus.skipped",
+  not_reached: "opStepStatus.not_reached",
 };
 
-export const OPERATION_KIND_LABELS: Readonly<Record<AppOperation["kind"], string>> = {
-  install: "Install",
-  enable: "Enable",
-  disable: "Disable",
-  update: "Update",
-  approve_update: "Update decision",
-  rollback: "Rollback",
-  remove: "Remove",
-  set_default: "Make default",
+const OPERATION_KIND_LABELS: Readonly<Record<AppOperation["kind"], MessageKey>> = {
+  install: "opKind.install",
+  enable: "opKind.enable",
+  disable: "opKind.disable",
+  update: "opKind.update",
+  approve_update: "opKind.approve_update",
+  rollback: "opKind.rollback",
+  remove: "opKind.remove",
+  set_default: "opKind.set_default",
 };
 
-export const OPERATION_STATUS_LABELS: Readonly<Record<AppOperation["status"], string>> = {
-  succeeded: "done",
-  failed: "failed",
-  awaiting_approval: "waiting for approval",
+const OPERATION_STATUS_LABELS: Readonly<Record<AppOperation["status"], MessageKey>> = {
+  succeeded: "opStatus.succeeded",
+  failed: "opStatus.failed",
+  awaiting_approval: "opStatus.awaiting_approval",
 };
 
-export const RISK_LABELS: Readonly<Record<RiskLevel, string>> = { low: "Low risk", medium: "Medium risk", high: "High risk" };
+const RISK_LABELS: Readonly<Record<RiskLevel, MessageKey>> = { low: "risk.low", medium: "risk.medium", high: "risk.high" };
 
-export const CALL_MODEL_LABELS: Readonly<Record<string, string>> = {
-  query: "reads only",
-  command: "makes a change",
-  interactive: "asks you first",
-  operation: "runs for a while",
+const CALL_MODEL_LABELS: Readonly<Record<string, MessageKey>> = {
+  query: "callModel.query",
+  command: "callModel.command",
+  interactive: "callModel.interactive",
+  operation: "callModel.operation",
 };
 
 /** Where an agent subscription applies. */
-export const SUBSCRIPTION_SCOPE_LABELS: Readonly<Record<string, string>> = {
-  instance: "for each open window of the app",
-  conversation: "in conversations where the app is open",
-  app: "for the whole app",
+const SUBSCRIPTION_SCOPE_LABELS: Readonly<Record<string, MessageKey>> = {
+  instance: "scope.instance",
+  conversation: "scope.conversation",
+  app: "scope.app",
 };
 
-export function stepLabel(name: string): string {
-  return (STEP_LABELS as Readonly<Record<string, string>>)[name] ?? name;
-}
+const labelOf = (labels: Readonly<Record<string, MessageKey>>, value: string): string => {
+  const key = labels[value];
+  return key === undefined ? value : t(key);
+};
+
+export const stepLabel = (name: string): string => labelOf(STEP_LABELS, name);
+export const stepStatusLabel = (status: AppOperationStep["status"]): string => t(STEP_STATUS_LABELS[status]);
+export const riskLabel = (risk: RiskLevel): string => t(RISK_LABELS[risk]);
+/** A tool's call model in words (`reads only`); the model itself when it has none. */
+export const callModelLabel = (callModel: string): string => labelOf(CALL_MODEL_LABELS, callModel);
+export const subscriptionScopeLabel = (scope: string): string => labelOf(SUBSCRIPTION_SCOPE_LABELS, scope);
 
 /** What went wrong, for people: the step where it stopped, the code, the message and what the code means. */
 export interface FailureText {
@@ -81,27 +91,32 @@ export function describeFailure(operation: AppOperation): FailureText | undefine
   return {
     ...(failed === undefined ? {} : { step: stepLabel(failed.name) }),
     code,
-    message: operation.error?.message ?? failed?.detail ?? "The request was refused.",
+    message: operation.error?.message ?? failed?.detail ?? t("op.refusedDefault"),
     ...(meaning === undefined ? {} : { meaning }),
   };
 }
 
 /** The status word the activity list shows: a refused update the user declined is "declined", not "failed". */
 export function activityStatus(operation: AppOperation): { readonly label: string; readonly tone: "ok" | "failed" | "waiting" | "neutral" } {
-  if (operation.kind === "approve_update" && operation.status === "failed" && operation.error?.code === "cancelled_by_user") return { label: "declined", tone: "neutral" };
-  return { label: OPERATION_STATUS_LABELS[operation.status], tone: operation.status === "succeeded" ? "ok" : operation.status === "failed" ? "failed" : "waiting" };
+  if (operation.kind === "approve_update" && operation.status === "failed" && operation.error?.code === "cancelled_by_user") return { label: t("opStatus.declined"), tone: "neutral" };
+  return { label: t(OPERATION_STATUS_LABELS[operation.status]), tone: operation.status === "succeeded" ? "ok" : operation.status === "failed" ? "failed" : "waiting" };
 }
 
-/** One line for the operations list: `Install whiteboard 1.0.0 — done`. */
-export function operationSummary(operation: AppOperation): string {
+/** The parts of an operations list line: what was done, to which app (its scope, empty when unknown), the versions. */
+export function operationParts(operation: AppOperation): { readonly kind: string; readonly scope: string; readonly versions: string } {
   const versions =
     operation.from_version !== undefined && operation.to_version !== undefined
       ? ` ${operation.from_version} → ${operation.to_version}`
       : operation.to_version !== undefined
         ? ` ${operation.to_version}`
         : "";
-  const scope = operation.app_scope === "" ? "(unknown app)" : operation.app_scope;
-  return `${OPERATION_KIND_LABELS[operation.kind]} ${scope}${versions}`;
+  return { kind: t(OPERATION_KIND_LABELS[operation.kind]), scope: operation.app_scope, versions };
+}
+
+/** One line for the operations list: `Install whiteboard 1.0.0`. */
+export function operationSummary(operation: AppOperation): string {
+  const { kind, scope, versions } = operationParts(operation);
+  return `${kind} ${scope === "" ? t("op.unknownApp") : scope}${versions}`;
 }
 
 /** Newest first by `requested_at` (unreadable times last); equal times keep the manager's order, which is newest first. */

@@ -9,13 +9,15 @@ import type { RuntimeSettings } from "../registry/manager-api.js";
 import { sortUsage } from "./grant-order.js";
 import { refusalOf } from "./refusal.js";
 import { AppLabel, type AppNames } from "./app-label.js";
+import { t } from "../../i18n/index.js";
 
 type Usage = { readonly state: "loading" } | { readonly state: "ready"; readonly rows: readonly { readonly app_scope: string; readonly bytes: number }[] } | { readonly state: "failed"; readonly code: string };
 
 export function AppStorage({ settings, revision, appName }: { settings: RuntimeSettings; revision: number; appName?: AppNames | undefined }) {
   const [usage, setUsage] = useState<Usage>({ state: "loading" });
   const [asked, setAsked] = useState(0);
-  const [site, setSite] = useState<string>("…");
+  /** What the browser reports for the whole site: bytes, unknown, or not yet known. */
+  const [site, setSite] = useState<number | "unknown" | undefined>(undefined);
   useEffect(() => {
     let live = true;
     settings.storageUsage().then(
@@ -31,7 +33,7 @@ export function AppStorage({ settings, revision, appName }: { settings: RuntimeS
     void navigator.storage
       ?.estimate?.()
       .then((estimate) => {
-        if (live) setSite(`${formatBytes(estimate.usage ?? 0)} used by this site in the browser`);
+        if (live) setSite(estimate.usage ?? 0);
       })
       .catch(() => live && setSite("unknown"));
     return () => {
@@ -41,31 +43,32 @@ export function AppStorage({ settings, revision, appName }: { settings: RuntimeS
   const total = usage.state === "ready" ? usage.rows.reduce((sum, row) => sum + row.bytes, 0) : 0;
   return (
     <section class="field" aria-labelledby="storage-title">
-      <h2 id="storage-title">Storage</h2>
-      {usage.state === "loading" ? <p class="muted">Measuring…</p> : null}
+      <h2 id="storage-title">{t("storage.title")}</h2>
+      {usage.state === "loading" ? <p class="muted">{t("storage.measuring")}</p> : null}
       {usage.state === "failed" ? (
         <p class="error-text" role="alert">
-          Could not measure app storage. Error code <code class="error-code">{usage.code}</code>
+          {t("storage.failed")}
+          {t("common.errorCode")} <code class="error-code">{usage.code}</code>
         </p>
       ) : null}
       {usage.state === "ready" ? (
         usage.rows.length === 0 ? (
-          <p class="muted">No app stores anything yet.</p>
+          <p class="muted">{t("storage.none")}</p>
         ) : (
-          <ul class="settings-list" aria-label="Storage used per app">
+          <ul class="settings-list" aria-label={t("storage.list")}>
             {usage.rows.map((row) => (
               <li key={row.app_scope} class="settings-row" data-app={row.app_scope}>
-                {row.app_scope === "runtime" ? <span>Files kept from conversations</span> : <AppLabel scope={row.app_scope} appName={appName} />}
+                {row.app_scope === "runtime" ? <span>{t("storage.runtimeFiles")}</span> : <AppLabel scope={row.app_scope} appName={appName} />}
                 <span class="row-end usage-bytes">{formatBytes(row.bytes)}</span>
               </li>
             ))}
           </ul>
         )
       ) : null}
-      {usage.state === "ready" && usage.rows.length > 0 ? <p class="muted">Apps in total: {formatBytes(total)}</p> : null}
-      <p class="muted">{site}</p>
+      {usage.state === "ready" && usage.rows.length > 0 ? <p class="muted">{t("storage.total", { size: formatBytes(total) })}</p> : null}
+      <p class="muted">{site === undefined ? "…" : site === "unknown" ? t("common.unknown") : t("storage.site", { size: formatBytes(site) })}</p>
       <button type="button" class="secondary" onClick={() => setAsked((n) => n + 1)}>
-        Refresh
+        {t("common.refresh")}
       </button>
     </section>
   );

@@ -8,6 +8,7 @@ import type { RuntimeSettings } from "../registry/manager-api.js";
 import { GRANT_CHOICES, isGrantChoice, sortGrants } from "./grant-order.js";
 import { refusalOf } from "./refusal.js";
 import { AppLabel, type AppNames } from "./app-label.js";
+import { t } from "../../i18n/index.js";
 
 export function CapabilityGrants({ settings, appName }: { settings: RuntimeSettings; appName?: AppNames | undefined }) {
   const [error, setError] = useState<ProtocolError | undefined>(undefined);
@@ -29,28 +30,29 @@ export function CapabilityGrants({ settings, appName }: { settings: RuntimeSetti
 
   return (
     <section class="field" aria-labelledby="grants-title">
-      <h2 id="grants-title">App permissions</h2>
-      <p class="muted hint">What you decided when an app asked for a device capability. “Ask next time” forgets the decision.</p>
+      <h2 id="grants-title">{t("grants.title")}</h2>
+      <p class="muted hint">{t("grants.hint")}</p>
       {grants.length === 0 ? (
-        <p class="muted">No decisions remembered.</p>
+        <p class="muted">{t("grants.none")}</p>
       ) : (
-        <ul class="settings-list" aria-label="Capability decisions">
+        <ul class="settings-list" aria-label={t("grants.list")}>
           {grants.map((g) => {
             const selectId = `grant-${g.app_scope}-${g.capability}`;
             return (
               <li key={`${g.app_scope} ${g.capability}`} class="settings-row" data-app={g.app_scope} data-capability={g.capability} data-decision={g.decision}>
                 <AppLabel scope={g.app_scope} appName={appName} />
                 <span>
-                  may use <code>{g.capability}</code>
+                  {t("grants.mayUse")}
+                  <code>{g.capability}</code>
                 </span>
                 <span class="row-end">
                   <label class="sr-only" for={selectId}>
-                    {`${g.capability} for ${g.app_scope}`}
+                    {t("grants.selectLabel", { capability: g.capability, app: appName?.(g.app_scope) ?? g.app_scope })}
                   </label>
                   <select id={selectId} value={g.decision} disabled={busy} onChange={(e) => void change(g.app_scope, g.capability, (e.currentTarget as HTMLSelectElement).value)}>
                     {GRANT_CHOICES.map((c) => (
                       <option key={c.value} value={c.value}>
-                        {c.label}
+                        {t(c.label)}
                       </option>
                     ))}
                   </select>
@@ -62,7 +64,8 @@ export function CapabilityGrants({ settings, appName }: { settings: RuntimeSetti
       )}
       {error !== undefined ? (
         <p class="error-text" role="alert" data-code={error.code}>
-          Not changed: {error.message}. Error code <code class="error-code">{error.code}</code>
+          {t("grants.notChanged", { message: error.message })}
+          {t("common.errorCode")} <code class="error-code">{error.code}</code>
         </p>
       ) : null}
     </section>

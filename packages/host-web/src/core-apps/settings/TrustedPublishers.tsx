@@ -9,6 +9,7 @@ import { formatTime, shortKeyId } from "../registry/format.js";
 import type { RuntimeSettings } from "../registry/manager-api.js";
 import { parsePublisherKey } from "./publisher-key.js";
 import { refusalOf } from "./refusal.js";
+import { t } from "../../i18n/index.js";
 
 export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
   const [text, setText] = useState("");
@@ -32,7 +33,7 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
       setError(undefined);
       setText("");
       setLabel("");
-      setNotice(`Now trusting ${parsed.value.label ?? shortKeyId(parsed.value.key_id)}.`);
+      setNotice(t("publishers.nowTrusting", { name: parsed.value.label ?? shortKeyId(parsed.value.key_id) }));
     } catch (refused) {
       setError(refusalOf(refused));
     } finally {
@@ -45,7 +46,7 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
     try {
       await settings.removeTrustedPublisher(keyId);
       setError(undefined);
-      setNotice(`No longer trusting ${name}. Apps it signed stay installed; their updates need a trusted key.`);
+      setNotice(t("publishers.noLongerTrusting", { name }));
     } catch (refused) {
       setError(refusalOf(refused));
     } finally {
@@ -55,24 +56,24 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
 
   return (
     <section class="field" aria-labelledby="publishers-title">
-      <h2 id="publishers-title">Trusted publishers</h2>
-      <p class="muted hint">Only bundles signed by one of these keys can be installed.</p>
+      <h2 id="publishers-title">{t("publishers.title")}</h2>
+      <p class="muted hint">{t("publishers.hint")}</p>
       {publishers.length === 0 ? (
-        <p class="muted">No publisher is trusted yet.</p>
+        <p class="muted">{t("publishers.none")}</p>
       ) : (
-        <ul class="settings-list" aria-label="Trusted publisher keys">
+        <ul class="settings-list" aria-label={t("publishers.list")}>
           {publishers.map((p) => {
             const name = p.label ?? shortKeyId(p.key_id);
             return (
               <li key={p.key_id} class="settings-row" data-key-id={p.key_id}>
-                <strong>{name}</strong>
-                <code title={p.key_id} aria-label={`key id ${p.key_id}`}>
+                <strong translate={false}>{name}</strong>
+                <code title={p.key_id} aria-label={t("publishers.keyId", { keyId: p.key_id })}>
                   {shortKeyId(p.key_id)}
                 </code>
                 <span class="row-end">
-                  <span class="muted">added {formatTime(p.added_at)}</span>
-                  <button type="button" class="secondary danger" disabled={busy} aria-label={`Remove publisher ${name}`} onClick={() => void remove(p.key_id, name)}>
-                    Remove
+                  <span class="muted">{t("publishers.added", { at: formatTime(p.added_at) })}</span>
+                  <button type="button" class="secondary danger" disabled={busy} aria-label={t("publishers.removeNamed", { name })} onClick={() => void remove(p.key_id, name)}>
+                    {t("common.remove")}
                   </button>
                 </span>
               </li>
@@ -80,13 +81,18 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
           })}
         </ul>
       )}
-      <form class="inline-form" aria-label="Add a trusted publisher" onSubmit={(e) => void add(e)}>
+      <form class="inline-form" aria-label={t("publishers.addForm")} onSubmit={(e) => void add(e)}>
         <label class="stack">
-          Publisher key (paste publisher.pub.json)
+          <span>
+            {t("publishers.key")}
+            <code>publisher.pub.json</code>
+            {t("publishers.keyEnd")}
+          </span>
           <textarea
             rows={3}
             value={text}
             spellcheck={false}
+            translate={false}
             placeholder='{ "key_id": "…", "public_key": "…" }'
             aria-invalid={error !== undefined}
             aria-describedby={error !== undefined ? "publisher-error" : undefined}
@@ -94,18 +100,18 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
           />
         </label>
         <label class="stack">
-          Label (optional)
+          {t("publishers.label")}
           <input type="text" value={label} maxLength={80} onInput={(e) => setLabel((e.currentTarget as HTMLInputElement).value)} />
         </label>
         {error !== undefined ? (
           <p id="publisher-error" class="error-text" role="alert" data-code={error.code}>
-            Not added: {error.message}
-            {error.path !== undefined && error.path !== "" ? ` (at ${error.path})` : ""}. Error code <code class="error-code">{error.code}</code>
+            {t("publishers.notAdded", { message: error.message, at: error.path ?? "" })}
+            {t("common.errorCode")} <code class="error-code">{error.code}</code>
           </p>
         ) : null}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
-            Trust this publisher
+            {t("publishers.trust")}
           </button>
         </div>
       </form>

@@ -2,14 +2,15 @@
  * Capability grants as the Settings app lists them: by app, then by capability, with the words
  * shown for each decision. "Ask next time" is not a stored decision; choosing it forgets one. Pure.
  */
+import type { MessageKey } from "../../i18n/index.js";
 import type { CapabilityGrant } from "../registry/manager-api.js";
 
 export type GrantChoice = "granted" | "denied" | "ask";
 
-export const GRANT_CHOICES: readonly { readonly value: GrantChoice; readonly label: string }[] = [
-  { value: "granted", label: "Allowed" },
-  { value: "denied", label: "Denied" },
-  { value: "ask", label: "Ask next time" },
+export const GRANT_CHOICES: readonly { readonly value: GrantChoice; readonly label: MessageKey }[] = [
+  { value: "granted", label: "grants.granted" },
+  { value: "denied", label: "grants.denied" },
+  { value: "ask", label: "grants.ask" },
 ];
 
 export function isGrantChoice(value: string): value is GrantChoice {

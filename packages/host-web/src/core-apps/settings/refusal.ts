@@ -3,12 +3,13 @@
  * carries one (a `LineUpError` or a `ProtocolError`), otherwise `internal_error`. Pure.
  */
 import { isErrorCode, type ProtocolError } from "@lineup/protocol";
+import { t } from "../../i18n/index.js";
 
 export function refusalOf(error: unknown): ProtocolError {
   if (typeof error === "object" && error !== null) {
     const code = (error as { code?: unknown }).code;
     const message = (error as { message?: unknown }).message;
-    if (isErrorCode(code)) return { code, message: typeof message === "string" && message !== "" ? message : "The change was refused." };
+    if (isErrorCode(code)) return { code, message: typeof message === "string" && message !== "" ? message : t("settings.refused") };
   }
   return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
 }

@@ -1,7 +1,8 @@
 /**
- * Settings in the loop: trusted publisher keys and remembered capability decisions. Both are read by
- * decisions (bundle verification, the capability gateway), so they change only through a commit,
- * audited, like everything else the Runtime decides on.
+ * Settings in the loop: trusted publisher keys, remembered capability decisions and the person's UI
+ * language. The first two are read by decisions (bundle verification, the capability gateway), so they
+ * change only through a commit, audited, like everything else the Runtime decides on; the language goes
+ * the same way so that every host of this profile reads one choice.
  */
 import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
@@ -39,6 +40,12 @@ export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { k
       step.state = { ...state, grants };
       step.writes.push({ op: "put", collection: C.settings, key: "grants", value: grants as unknown as JsonValue });
       step.audit.push({ type: "settings.grant.changed", subject: change.app_scope, detail: `${change.capability}: ${change.decision}` });
+      return step.result();
+    }
+    case "language": {
+      step.state = { ...state, language: change.language };
+      step.writes.push(change.language === null ? { op: "delete", collection: C.settings, key: "language" } : { op: "put", collection: C.settings, key: "language", value: change.language });
+      step.audit.push({ type: "settings.language.changed", subject: change.language ?? "device" });
       return step.result();
     }
   }

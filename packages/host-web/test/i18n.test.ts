@@ -1,0 +1,90 @@
+/**
+ * The host UI's catalogue: every message in both languages, the same parameters read in each, Chinese
+ * that is Chinese, plurals and numbers through `Intl`, and the language picked from the browser's list.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { setUiLanguage, t, tIn, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
+import { MESSAGES } from "../src/i18n/messages.js";
+import { createFormat } from "../src/i18n/format.js";
+import { CAPABILITIES, type CapabilityName } from "@lineup/protocol";
+
+/** Entries that are the same in both languages on purpose (a proper name). */
+const SAME_IN_BOTH = new Set<string>([]);
+
+/** Calls a message with parameters that record which names it reads; each reads as the number 7 or the text "7". */
+function paramsRead(message: (params: unknown, format: ReturnType<typeof createFormat>) => string, language: string): { text: string; read: string[] } {
+  const read = new Set<string>();
+  const params = new Proxy({}, { get: (_target, name) => (typeof name === "string" ? (read.add(name), 7) : undefined) });
+  return { text: message(params, createFormat(language)), read: [...read].sort() };
+}
+
+describe("the host UI's catalogue", () => {
+  const keys = Object.keys(MESSAGES) as MessageKey[];
+
+  it("has every message in English and Chinese, each reading the same parameters", () => {
+    expect(keys.length).toBeGreaterThan(200);
+    for (const key of keys) {
+      const { en, "zh-CN": zh } = MESSAGES[key] as { en: unknown; "zh-CN": unknown };
+      expect(typeof zh, key).toBe(typeof en);
+      if (typeof en === "string") {
+        expect(en.trim(), key).not.toBe("");
+        expect((zh as string).trim(), key).not.toBe("");
+        if (!SAME_IN_BOTH.has(key)) expect(zh, `${key} is not translated`).not.toBe(en);
+        continue;
+      }
+      const english = paramsRead(en as never, "en");
+      const chinese = paramsRead(zh as never, "zh-CN");
+      expect(chinese.read, `${key} reads other parameters in zh-CN`).toEqual(english.read);
+      expect(english.read.length, `${key} takes parameters it never reads`).toBeGreaterThan(0);
+    }
+  });
+
+  it("has Chinese words in every Chinese message", () => {
+    for (const key of keys) {
+      const zh = (MESSAGES[key] as { "zh-CN": unknown })["zh-CN"];
+      const text = typeof zh === "string" ? zh : paramsRead(zh as never, "zh-CN").text;
+      if (SAME_IN_BOTH.has(key)) continue;
+      // Chinese words, or at least Chinese punctuation for a message that only puts parts together.
+      expect(/[\p{Script=Han}\u3000-\u303f\uff00-\uffef]/u.test(text), `${key}: ${text}`).toBe(true);
+    }
+  });
+
+  it("says in English what each capability does as the protocol's registry does, and has every capability in Chinese", () => {
+    for (const name of Object.keys(CAPABILITIES) as CapabilityName[]) {
+      expect(tIn("en", `capability.${name}`), name).toBe(CAPABILITIES[name].description);
+      expect(tIn("zh-CN", `capability.${name}`), name).toMatch(/\p{Script=Han}/u);
+    }
+  });
+
+  it("words counts and numbers by the language's rules", () => {
+    expect(tIn("en", "bytes.byte", { n: 1 })).toBe("1 byte");
+    expect(tIn("en", "bytes.byte", { n: 1234 })).toBe("1,234 bytes");
+    expect(tIn("zh-CN", "bytes.byte", { n: 1234 })).toBe("1,234 字节");
+    expect(tIn("en", "app.installedRunning", { count: 2 })).toBe("Installed · 2 running");
+    expect(tIn("zh-CN", "app.installedRunning", { count: 0 })).toBe("已安装 · 未运行");
+  });
+
+  it("speaks the language set, and says it on the page", () => {
+    setUiLanguage("zh-CN");
+    expect(t("core.settings")).toBe("设置");
+    expect(t("launcher.noMatch", { query: "x" })).toBe("没有与“x”匹配的应用。");
+    setUiLanguage("en");
+    expect(t("core.settings")).toBe("Settings");
+  });
+  afterEach(() => setUiLanguage("en"));
+});
+
+describe("the UI language", () => {
+  it("is the first of the browser's languages the catalogue has, else English", () => {
+    expect(uiLanguageOf(["zh-CN", "en"])).toBe("zh-CN");
+    expect(uiLanguageOf(["zh"])).toBe("zh-CN");
+    expect(uiLanguageOf(["zh-Hans-CN"])).toBe("zh-CN");
+    expect(uiLanguageOf(["zh-SG"])).toBe("zh-CN");
+    expect(uiLanguageOf(["en-GB", "zh-CN"])).toBe("en");
+    expect(uiLanguageOf(["de", "zh-CN"])).toBe("zh-CN");
+    expect(uiLanguageOf(["zh-TW", "fr"])).toBe("en");
+    expect(uiLanguageOf(["C", "zh-CN"])).toBe("zh-CN");
+    expect(uiLanguageOf([])).toBe("en");
+    expect(uiLanguageOf([undefined])).toBe("en");
+  });
+});
