@@ -1,5 +1,5 @@
 /**
- * Launching Debian's Chromium for browser tests. `.ci/run` installs it (`apt-get install chromium`);
+ * Launching Debian's Chromium for browser tests. `npm test` installs it when missing (scripts/system-packages.ts);
  * a missing browser is a failure with instructions, never a silently skipped test.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

@@ -2,7 +2,7 @@
  * The built Draw and Guess in real Chromium, sandboxed as the host runs it: the agent's
  * `game.start_round` shows the secret word, the person draws with the mouse, the agent looks at the
  * drawing and guesses (each guess a bubble over the canvas, then the round's end), and a reload
- * shows the same round. Needs Debian's Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
+ * shows the same round. Needs Debian's Chromium (`npm test` installs it; LINEUP_CHROMIUM overrides the path).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -2,7 +2,7 @@
  * The built pomodoro in real Chromium, sandboxed as the host runs it: the agent's `pomodoro.start`
  * becomes a Runtime-owned timed operation (`{ duration_ms }`), the screen counts down from session
  * data, Stop asks the host to interrupt the operation and then shows the stop, and a reload shows the
- * same. Needs Debian's Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
+ * same. Needs Debian's Chromium (`npm test` installs it; LINEUP_CHROMIUM overrides the path).
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

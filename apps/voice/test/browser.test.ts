@@ -4,7 +4,7 @@
  * `microphone.record`, and what LineUp hands back is saved as an artifact, listed, and completes the call;
  * Not now, a discarded or refused recording and a cancelled call end it as the agent should hear; a note
  * plays back from its artifact's bytes; a reload shows the same notes. The test host answers each
- * capability request itself (test/support/app-host-page.ts). Needs Debian's Chromium (.ci/run installs
+ * capability request itself (test/support/app-host-page.ts). Needs Debian's Chromium (`npm test` installs
  * it; LINEUP_CHROMIUM overrides the path).
  */
 import { mkdir } from "node:fs/promises";

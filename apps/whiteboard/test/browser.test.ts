@@ -1,7 +1,7 @@
 /**
  * The built whiteboard in real Chromium, sandboxed as the host will run it: handover, tools,
  * drawing with the pointer, undo, export, theme and display-mode changes, closing. Needs Debian's
- * Chromium (.ci/run installs it; LINEUP_CHROMIUM overrides the path).
+ * Chromium (`npm test` installs it; LINEUP_CHROMIUM overrides the path).
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";

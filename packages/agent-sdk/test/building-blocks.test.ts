@@ -1,4 +1,5 @@
 import type { Session, SessionEvent } from "@lineup/protocol";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AsyncQueue, Emitter, RpcClient, SessionState, backoffDelay, memoryTransport, type Connection } from "../src/index.js";
 
@@ -49,6 +50,70 @@ describe("AsyncQueue", () => {
     q.push(3);
     await consumed;
     expect(out).toEqual([1, 2]);
+  });
+
+  it("keeps every pending next() when several wait at once, in call order", async () => {
+    const q = new AsyncQueue<string>();
+    const iterator = q[Symbol.asyncIterator]();
+    const first = iterator.next();
+    const second = iterator.next();
+    const third = iterator.next();
+    q.push("a");
+    q.push("b");
+    q.end();
+    expect(await Promise.all([first, second, third])).toEqual([
+      { value: "a", done: false },
+      { value: "b", done: false },
+      { value: undefined, done: true },
+    ]);
+  });
+
+  it("carries undefined as an item, buffered or handed to a waiter", async () => {
+    const q = new AsyncQueue<number | undefined>();
+    q.push(undefined);
+    q.push(1);
+    const iterator = q[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ value: undefined, done: false });
+    expect(await iterator.next()).toEqual({ value: 1, done: false });
+    const waiting = iterator.next();
+    q.push(undefined);
+    expect(await waiting).toEqual({ value: undefined, done: false });
+    q.end();
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it("matches its model: the n-th next() gets the n-th item pushed before end(), then done", async () => {
+    type Step = { kind: "push"; value: number | undefined } | { kind: "next" } | { kind: "end" };
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant("push" as const), value: fc.option(fc.integer(), { nil: undefined }) }),
+      fc.constant({ kind: "next" as const }),
+      fc.constant({ kind: "end" as const }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps: Step[]) => {
+        const q = new AsyncQueue<number | undefined>();
+        const iterator = q[Symbol.asyncIterator]();
+        const delivered: Array<Promise<IteratorResult<number | undefined>>> = [];
+        const model: Array<number | undefined> = [];
+        let ended = false;
+        for (const s of steps) {
+          if (s.kind === "push") {
+            q.push(s.value);
+            if (!ended) model.push(s.value);
+          } else if (s.kind === "next") delivered.push(iterator.next());
+          else {
+            q.end();
+            ended = true;
+          }
+        }
+        q.end();
+        const results = await Promise.all(delivered);
+        results.forEach((result, n) => {
+          expect(result).toEqual(n < model.length ? { value: model[n], done: false } : { value: undefined, done: true });
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousAxeViolations } from "../../../test/support/axe.js";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
 import { SCREENSHOTS, startWorld, type World } from "./support.js";
 
@@ -193,6 +194,19 @@ describe("the web host in Chromium", () => {
     await expect.poll(gap, { timeout: 10_000 }).toBeLessThanOrEqual(24);
     await shot(page, "08b-pinned-after-send");
   }, 60_000);
+
+  it("the chat, Apps and Settings screens have no serious or critical axe-core violations", { timeout: 60_000 }, async () => {
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await agentBubbles(page).first().waitFor();
+    expect(await seriousAxeViolations(page), "chat").toEqual([]);
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app")).toBe("app-registry");
+    expect(await seriousAxeViolations(page), "Apps").toEqual([]);
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app")).toBe("settings");
+    expect(await seriousAxeViolations(page), "Settings").toEqual([]);
+    await page.getByRole("tab", { name: "Chat" }).click();
+  });
 
   it("switches apps from the keyboard and themes the whole shell dark from Settings", async () => {
     await page.getByRole("tab", { name: "Chat" }).focus();

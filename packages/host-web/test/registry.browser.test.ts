@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousAxeViolations } from "../../../test/support/axe.js";
 import { launchChromium } from "../../../test/support/chromium.js";
 import { serveHarnessPage, type HarnessPage } from "./harness-page.js";
 
@@ -188,6 +189,7 @@ describe("App Registry and Settings (Chromium, host CSP, fake Runtime)", () => {
     // Keyboard users land on the projection.
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("install-review-title");
     expect(await review.getByRole("heading", { level: 3 }).textContent()).toBe("Whiteboard version 1.0.0");
+    expect(await seriousAxeViolations(page), "install review").toEqual([]);
     expect(await review.textContent()).toContain("A whiteboard you and the agent draw on together");
     expect(await review.locator(".projection-head .risk").getAttribute("data-risk")).toBe("medium");
     const tool = review.locator('[data-tool="board.add_shapes"]');

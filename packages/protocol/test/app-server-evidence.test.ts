@@ -158,4 +158,25 @@ describe("base64", () => {
   it("refuses text that is not padded base64", () => {
     for (const bad of ["a", "ab=", "a===", "ab*d", "é123"]) expect(base64ToBytes(bad), bad).toBeUndefined();
   });
+
+  it("refuses non-canonical trailing bits, so each byte string has exactly one accepted text", () => {
+    // "QQ==" is "A"; "QR==" … "QX==" differ only in the 4 bits past the byte. Likewise "QUI=" is "AB", "QUJ=" is not canonical.
+    expect(base64ToBytes("QQ==")).toEqual(new Uint8Array([0x41]));
+    expect(base64ToBytes("QUI=")).toEqual(new Uint8Array([0x41, 0x42]));
+    for (const bad of ["QR==", "QX==", "Q/==", "QUJ=", "QUL=", "QUP=", "AAAAQR=="]) expect(base64ToBytes(bad), bad).toBeUndefined();
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.integer({ min: 1, max: 15 }), (bytes, noise) => {
+        const text = bytesToBase64(bytes);
+        const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
+        fc.pre(padding > 0);
+        const at = text.length - padding - 1;
+        const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        const spare = padding === 2 ? 0x0f : 0x03;
+        const changed = ALPHABET.indexOf(text[at]!) | (noise & spare);
+        fc.pre((noise & spare) !== 0);
+        const tampered = text.slice(0, at) + ALPHABET[changed]! + text.slice(at + 1);
+        expect(base64ToBytes(tampered), tampered).toBeUndefined();
+      }),
+    );
+  });
 });

@@ -5,7 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkJsonSchema, createToolSchemaValidator, MAX_SCHEMA_DEPTH, type Result, type ToolValueValidator } from "@lineup/protocol";
+import { checkJsonSchema, createToolSchemaValidator, MAX_SCHEMA_DEPTH, validateManifest, type Result, type ToolValueValidator } from "@lineup/protocol";
+import { voiceManifest } from "./manifest-samples.js";
 
 function validatorFor(schema: unknown, code: "invalid_arguments" | "invalid_result" = "invalid_arguments"): ToolValueValidator {
   const created = createToolSchemaValidator(schema, { code });
@@ -112,6 +113,51 @@ describe("createToolSchemaValidator", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("patterns that backtrack catastrophically", () => {
+  // `^(a+)+$` against "aaa…a!" takes 2^n steps in a backtracking engine: n = 40 would run for hours.
+  const REDOS = "^(a+)+$";
+  const attack = `${"a".repeat(40)}!`;
+
+  it("are refused at install with the pattern named, so no agent input ever reaches them", { timeout: 10_000 }, () => {
+    const manifest = voiceManifest();
+    const tool = manifest.tools![0]!;
+    const withPattern = { ...tool, input_schema: { type: "object", properties: { name: { type: "string", pattern: REDOS } } } };
+    const refused = validateManifest({ ...manifest, tools: [withPattern] });
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.code).toBe("manifest_invalid_tool_schema");
+      expect(refused.error.path).toBe("/tools/0/input_schema/properties/name/pattern");
+      expect(refused.error.message).toContain(JSON.stringify(REDOS));
+    }
+  });
+
+  it("are refused wherever a pattern appears, as a pattern or a patternProperties key", () => {
+    const cases: Array<[unknown, string]> = [
+      [{ type: "object", properties: { a: { type: "string", pattern: REDOS } } }, "/properties/a/pattern"],
+      [{ type: "object", properties: { a: { type: "string", pattern: "^(\\w+\\s?)*$" } } }, "/properties/a/pattern"],
+      [{ type: "object", properties: { a: { type: "string", pattern: "(x{1,9}){1,9}" } } }, "/properties/a/pattern"],
+      [{ type: "object", patternProperties: { "^(a*)*$": { type: "string" } } }, "/patternProperties/^(a*)*$"],
+    ];
+    for (const [schema, path] of cases) {
+      const checked = checkJsonSchema(schema);
+      expect(checked.ok, JSON.stringify(schema)).toBe(false);
+      if (!checked.ok) expect(checked.error, JSON.stringify(schema)).toMatchObject({ code: "manifest_invalid_tool_schema", path });
+    }
+  });
+
+  it("leave ordinary patterns accepted, and those run in linear time on long hostile input", { timeout: 10_000 }, () => {
+    const patterns = ["^[a-z0-9_-]{1,64}$", "^\\p{L}+$", "^[^\\s@]+@[^\\s@]+$", "^#[0-9a-fA-F]{6}$", "^https?://", "(?<year>\\d{4})-\\d{2}", "^(?!tmp)[a-z]+$"];
+    for (const pattern of patterns) {
+      const created = createToolSchemaValidator({ type: "object", properties: { a: { type: "string", pattern } } }, { code: "invalid_arguments" });
+      expect(created.ok, pattern).toBe(true);
+      if (!created.ok) continue;
+      // Each check of 100 000 characters answers (the test's timeout is the bound; a catastrophic pattern would never return).
+      created.value({ a: `${"a".repeat(100_000)}!` });
+      created.value({ a: attack });
+    }
   });
 });
 

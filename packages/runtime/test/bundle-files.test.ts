@@ -3,6 +3,7 @@
  * fixtures/bundles/hello and signing it with the fixture key must give exactly the committed
  * bytes — the reference a packer in another language checks itself against.
  */
+import { execFileSync } from "node:child_process";
 import { createPrivateKey } from "node:crypto";
 import { mkdtemp, readFile, rm, stat, symlink, writeFile, mkdir, cp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -37,6 +38,38 @@ describe("golden bundle", () => {
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
     expect(result.value.manifest.app_scope).toBe("hello-board");
     expect(result.value.fileList.map((f) => f.path)).toEqual(["app.js", "assets/board.css", "assets/icon.png", "index.html", "lineup.app.json", "pages/settings.html"]);
+  });
+});
+
+describe("a standard unzipper reads our bundles", () => {
+  // Debian's Info-ZIP `unzip`: a bundle is an ordinary ZIP archive, whatever tools a publisher or reviewer uses.
+  const unzip = (...args: string[]): Buffer => execFileSync("unzip", args, { maxBuffer: 16 * 1024 * 1024 });
+  const HELLO_FILES = ["app.js", "assets/board.css", "assets/icon.png", "index.html", "lineup.app.json", "pages/settings.html"];
+
+  for (const compression of ["store", "deflate"] as const) {
+    it(`tests clean and yields every file byte for byte, packed with ${compression} and signed`, async () => {
+      const out = join(dir, `hello-${compression}.lineup`);
+      const source = join(dir, "hello");
+      await cp(join(FIXTURES, "hello"), source, { recursive: true });
+      // A larger text file, so deflate really deflates.
+      await writeFile(join(source, "assets", "big.css"), ".row { color: red; }\n".repeat(4_000));
+      const packed = await packDirectory(source, out, { compression });
+      expect(packed.ok).toBe(true);
+      expect((await signFile(out, join(FIXTURES, "publisher.key"))).ok).toBe(true);
+
+      expect(unzip("-tq", out).toString()).toMatch(/^No errors detected/);
+      const listed = unzip("-Z1", out).toString().trim().split("\n");
+      for (const path of [...HELLO_FILES, "assets/big.css"]) {
+        expect(listed, path).toContain(path);
+        // The packer writes the manifest itself (with the file list); every other file is the publisher's bytes.
+        if (path === "lineup.app.json") expect(JSON.parse(unzip("-p", out, path).toString())).toMatchObject({ app_scope: "hello-board" });
+        else expect(new Uint8Array(unzip("-p", out, path)), path).toEqual(new Uint8Array(await readFile(join(source, path))));
+      }
+    });
+  }
+
+  it("tests clean on the committed golden bundle", () => {
+    expect(unzip("-tq", GOLDEN).toString()).toMatch(/^No errors detected/);
   });
 });
 

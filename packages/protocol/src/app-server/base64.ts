@@ -24,6 +24,8 @@ export function base64ToBytes(text: string): Uint8Array | undefined {
     const c = last && padding === 2 ? 0 : sextet(text, i + 2);
     const d = last && padding >= 1 ? 0 : sextet(text, i + 3);
     if (a < 0 || b < 0 || c < 0 || d < 0) return undefined;
+    // Canonical: the bits past the last byte are zero (RFC 4648 §3.5), so each byte string has one encoding.
+    if (last && ((padding === 2 && (b & 0x0f) !== 0) || (padding === 1 && (c & 0x03) !== 0))) return undefined;
     const n = (a << 18) | (b << 12) | (c << 6) | d;
     out[o++] = (n >> 16) & 0xff;
     if (o < out.length) out[o++] = (n >> 8) & 0xff;

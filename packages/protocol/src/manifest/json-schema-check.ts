@@ -9,7 +9,10 @@
  * 2. every `$ref` is a fragment (`#`, `#/json/pointer`, `#anchor`) that resolves to a subschema
  *    or `$anchor` inside the same schema: no remote or relative references, nothing fetched;
  * 3. subschemas nest at most `MAX_SCHEMA_DEPTH` levels (the root is level 1);
- * 4. every `pattern` and `patternProperties` key compiles as a Unicode regular expression;
+ * 4. every `pattern` and `patternProperties` key compiles as a Unicode regular expression and
+ *    cannot backtrack catastrophically: the interpreter runs it as a backtracking `RegExp` on
+ *    agent-supplied text, so a quantifier nested in a quantified group (`(a+)+`, star height
+ *    above 1, checked by `safe-regex2`) is refused, as is syntax that check cannot read (lookbehind);
  * 5. it uses no keyword the interpreter would silently skip (`$dynamicRef`, `$dynamicAnchor`,
  *    `$recursiveRef`, `$recursiveAnchor`), declares `$id` only at the root, and `$schema`, if
  *    present, only at the root and only as draft 2020-12.
@@ -18,6 +21,7 @@ import { fail, ok, type Result } from "../errors.js";
 import type { JsonObject } from "../json.js";
 import { validators } from "../generated/manifest.js";
 import { describeSchemaError } from "../validation.js";
+import safeRegex from "safe-regex2";
 
 export const JSON_SCHEMA_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 export const MAX_SCHEMA_DEPTH = 32;
@@ -50,6 +54,20 @@ export interface JsonSchemaCheckOptions {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const token = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Quantifiers a pattern may hold in all; star height is the check that matters, this only bounds the walk. */
+const MAX_PATTERN_QUANTIFIERS = 100;
+
+/** Why a pattern is refused, or undefined when it compiles and cannot backtrack catastrophically. */
+function patternProblem(pattern: string): string | undefined {
+  if (!compiles(pattern)) return "is not a valid regular expression";
+  if (!safeRegex(pattern, { limit: MAX_PATTERN_QUANTIFIERS })) {
+    return "can backtrack catastrophically (a quantifier nested in a quantified group, lookbehind, or over 100 quantifiers)";
+  }
+  return undefined;
+}
+
+const quoted = (pattern: string): string => JSON.stringify(pattern.length > 120 ? `${pattern.slice(0, 120)}…` : pattern);
 
 function compiles(pattern: string): boolean {
   try {
@@ -117,11 +135,13 @@ export function checkJsonSchema(schema: unknown, options: JsonSchemaCheckOptions
     const anchor = node["$anchor"];
     if (typeof anchor === "string") anchors.add(anchor);
     const pattern = node["pattern"];
-    if (typeof pattern === "string" && !compiles(pattern)) return fail("manifest_invalid_tool_schema", "pattern is not a valid regular expression", `${path}/pattern`);
+    const problem = typeof pattern === "string" ? patternProblem(pattern) : undefined;
+    if (problem !== undefined) return fail("manifest_invalid_tool_schema", `pattern ${quoted(pattern as string)} ${problem}`, `${path}/pattern`);
     const patternProperties = node["patternProperties"];
     if (isObject(patternProperties)) {
       for (const key of Object.keys(patternProperties)) {
-        if (!compiles(key)) return fail("manifest_invalid_tool_schema", "patternProperties key is not a valid regular expression", `${path}/patternProperties/${token(key)}`);
+        const keyProblem = patternProblem(key);
+        if (keyProblem !== undefined) return fail("manifest_invalid_tool_schema", `patternProperties key ${quoted(key)} ${keyProblem}`, `${path}/patternProperties/${token(key)}`);
       }
     }
 

@@ -42,8 +42,11 @@ export const BASE_MANIFEST_FILE = "lineup.app.base.json";
 export const MANIFEST_FILE = "lineup.app.json";
 export const PAGE_FILE = "index.html";
 
-/** Export conditions for workspace packages: their TypeScript sources, as in the tests. */
-const CONDITIONS = ["source"];
+/**
+ * Export conditions: run from the repository's TypeScript sources (as in the tests), workspace packages
+ * resolve to their sources too; run from a published build, only the standard conditions apply.
+ */
+const CONDITIONS = import.meta.url.endsWith(".ts") ? ["source"] : [];
 
 function firstExisting(dir: string, names: readonly string[]): string | undefined {
   return names.map((name) => join(dir, name)).find((path) => existsSync(path));
