@@ -55,7 +55,7 @@ describe("the /mcp endpoint and lineup mcp refuse what they must", () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.httpUrl}/mcp?session=new`), { requestInit: { headers: { authorization: `Bearer ${agentToken}` } } });
     const client = new Client({ name: "t", version: "1" });
     await client.connect(transport);
-    const other = server.admin.createAgent("another-agent");
+    const other = await server.admin.createAgent("another-agent");
     const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
     const headers = { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" };
     expect(await refusal(await post("?session=new", { ...headers, authorization: `Bearer ${other}` }, list))).toEqual({ status: 403, code: "forbidden" });

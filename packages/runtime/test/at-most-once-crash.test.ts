@@ -106,8 +106,8 @@ const terminal = (log: [string, Record<string, unknown>][]) => log.filter(([type
 
 /** Kills the child between dispatch and result of `method`, restarts it, and returns what the agent and the handler saw. */
 async function killBetweenDispatchAndResult(point: string, method: string): Promise<{ terminals: [string, Record<string, unknown>][]; runs: number }> {
-  server.admin.createUser(`u-${point}`);
-  const token = server.admin.createDevice(`d-${point}`, `u-${point}`);
+  await server.admin.createUser(`u-${point}`);
+  const token = await server.admin.createDevice(`d-${point}`, `u-${point}`);
   const sessionId = `${point}-s`;
   const device = await RawAgent.connect(server.url, token);
   await device.call("agentSession/start", { idempotency_key: `start-${sessionId}`, session_id: sessionId, app_scope: "chat", workspace_id: "w-1", agent_id: "demo-agent" });
