@@ -123,6 +123,66 @@ function renderModule(generated: string, members: Record<string, string>): strin
   ].join("\n");
 }
 
+/** Keywords whose value is a subschema, or an array or map of subschemas (JSON Schema 2020-12 applicators). */
+const SUBSCHEMA = new Set(["additionalProperties", "items", "contains", "not", "if", "then", "else", "propertyNames", "unevaluatedProperties", "unevaluatedItems"]);
+const SUBSCHEMA_LISTS = new Set(["prefixItems", "anyOf", "oneOf", "allOf"]);
+const SUBSCHEMA_MAPS = new Set(["properties", "patternProperties", "dependentSchemas", "$defs"]);
+/** Keywords that say something about a value without constraining it. */
+const ANNOTATIONS = new Set(["title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The subschemas directly inside `schema`, with a function that replaces each. */
+function* childSchemas(schema: Record<string, unknown>): Generator<[Record<string, unknown>, (next: Record<string, unknown>) => void]> {
+  for (const [key, value] of Object.entries(schema)) {
+    if (SUBSCHEMA.has(key) && isObject(value)) yield [value, (next) => (schema[key] = next)];
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      for (const [i, item] of value.entries()) if (isObject(item)) yield [item, (next) => (value[i] = next)];
+    } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
+      for (const [name, item] of Object.entries(value)) if (isObject(item)) yield [item, (next) => (value[name] = next)];
+    }
+  }
+}
+
+/** A subschema with no subschema of its own, no `$ref` and no `$id`: its constraints as a stable key, or undefined. */
+function leafKey(schema: Record<string, unknown>): string | undefined {
+  if (childSchemas(schema).next().done !== true || "$ref" in schema || "$id" in schema || "$dynamicRef" in schema) return undefined;
+  const constraints = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k)).sort();
+  return constraints.length === 0 ? undefined : JSON.stringify(constraints.map((k) => [k, schema[k]]));
+}
+
+/**
+ * The same constraint written out in many schemas (an opaque id, a timestamp, a bounded name) would
+ * be compiled into the same check at every place. For the compiler only (the JSON Schema files keep
+ * every schema whole), each leaf subschema used `minUses` times or more becomes one shared schema
+ * that every place references: one function instead of hundreds of copies. Errors are the same
+ * (keyword, params and instance path), the annotations it drops validate nothing.
+ */
+function shareRepeatedLeaves(schemas: Record<string, unknown>[], minUses = 4): Record<string, unknown>[] {
+  const uses = new Map<string, number>();
+  const visit = (schema: Record<string, unknown>, act: (leaf: Record<string, unknown>, key: string, replace: (next: Record<string, unknown>) => void) => void): void => {
+    for (const [child, replace] of childSchemas(schema)) {
+      const key = leafKey(child);
+      if (key === undefined) visit(child, act);
+      else act(child, key, replace);
+    }
+  };
+  for (const schema of schemas) visit(schema, (_leaf, key) => uses.set(key, (uses.get(key) ?? 0) + 1));
+  const shared = new Map<string, Record<string, unknown>>();
+  for (const schema of schemas) {
+    visit(schema, (leaf, key, replace) => {
+      if ((uses.get(key) ?? 0) < minUses || key.length < 60) return;
+      let target = shared.get(key);
+      if (target === undefined) {
+        target = { $id: `${SCHEMA_ID_PREFIX}shared-constraint.${shared.size}`, ...Object.fromEntries(Object.entries(leaf).filter(([k]) => !ANNOTATIONS.has(k))) };
+        shared.set(key, target);
+      }
+      replace({ $ref: target["$id"] });
+    });
+  }
+  return [...shared.values()];
+}
+
 export interface GeneratedFiles {
   /** Path relative to the package root → file content. */
   readonly files: ReadonlyMap<string, string>;
@@ -134,15 +194,17 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
   const ajv = new Ajv2020({ code: { source: true, esm: true, lines: false }, strict: true, allErrors: false, unicodeRegExp: false, inlineRefs: false, messages: false });
   const names: Record<string, string> = {};
   const files = new Map<string, string>();
+  const compiled: Record<string, unknown>[] = [];
   for (const schema of schemas) {
     const id = schema.$id;
     if (typeof id !== "string" || !id.startsWith(SCHEMA_ID_PREFIX)) throw new Error(`schema without a ${SCHEMA_ID_PREFIX} $id: ${JSON.stringify(schema).slice(0, 80)}`);
     if (names[validatorName(id)] !== undefined) throw new Error(`duplicate schema id ${id}`);
     const json = toJsonSchema(schema);
-    ajv.addSchema(json);
+    compiled.push(toJsonSchema(schema));
     names[validatorName(id)] = id;
     files.set(`schemas/${schemaFileName(id)}`, `${JSON.stringify({ $schema: DRAFT_2020_12, ...json }, null, 2)}\n`);
   }
+  for (const schema of [...shareRepeatedLeaves(compiled), ...compiled]) ajv.addSchema(schema);
   for (const [name, id] of Object.entries(META_SCHEMA_VALIDATORS)) names[name] = id;
   // One module per contract, so a bundle that decodes only bridge messages (an installed app)
   // carries only the bridge's validators. A module holds everything its validators reference.
