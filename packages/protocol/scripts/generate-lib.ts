@@ -58,7 +58,7 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge", "host-channel", "legacy", "manifest"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
@@ -69,6 +69,9 @@ export function validatorGroup(id: string): ValidatorGroup {
   if (name.startsWith("host-channel.")) return "host-channel";
   if (name.startsWith("legacy.")) return "legacy";
   if (name.startsWith("runtime-envelope") || name.startsWith("payload.") || name.startsWith("artifact-ref")) return "envelope";
+  // An app's page checks its own tool descriptors and the JSON Schemas in them, not whole manifests.
+  if (name.startsWith("tool-descriptor.")) return "tool-descriptor";
+  if (!id.startsWith(SCHEMA_ID_PREFIX)) return "json-schema";
   return "manifest";
 }
 

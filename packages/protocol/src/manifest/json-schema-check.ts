@@ -16,7 +16,7 @@
  */
 import { fail, ok, type Result } from "../errors.js";
 import type { JsonObject } from "../json.js";
-import { validators } from "../generated/manifest.js";
+import { validators } from "../generated/json-schema.js";
 import { describeSchemaError } from "../validation.js";
 
 export const JSON_SCHEMA_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
