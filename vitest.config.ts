@@ -1,13 +1,39 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Tests import workspace packages through the "source" export condition, so they run
 // against TypeScript sources without a build step.
 export default defineConfig({
   resolve: { conditions: ["source", "module", "node", "import", "default"] },
-  ssr: { resolve: { conditions: ["source", "module", "node", "import", "default"] } },
+  // Passed to Node as --conditions for the packages it loads itself: without "import", whose packages
+  // (pg-pool) point require() at an ES module wrapper.
+  ssr: { resolve: { conditions: ["source", "module", "node", "default"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    // Each project names its own files (a project extending this config would add to an include here).
     testTimeout: 20_000,
     pool: "forks",
+    // The MCP SDK's Streamable HTTP client imports eventsource-parser, whose "source" condition names TypeScript
+    // files Node cannot load: Vite transforms it (and the SDK that imports it) instead.
+    server: { deps: { inline: [/eventsource-parser/, /@modelcontextprotocol\/sdk/] } },
+    projects: [
+      // Several AppServer processes on one database is PostgreSQL's alone.
+      {
+        extends: true,
+        test: {
+          name: "main",
+          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process.test.ts"],
+        },
+      },
+      // Every AppServer test again, on PostgreSQL: a throwaway cluster for the run, a database per test server.
+      {
+        extends: true,
+        test: {
+          name: "app-server-postgres",
+          include: ["packages/app-server/test/**/*.test.ts"],
+          env: { LINEUP_TEST_STORE: "postgres" },
+          globalSetup: ["packages/app-server/test/postgres-setup.ts"],
+        },
+      },
+    ],
   },
 });

@@ -13,11 +13,11 @@
 import { join } from "node:path";
 import type { AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey, type PublisherKey } from "@lineup/runtime";
-import { createNodeRuntime, type NodeRuntime } from "@lineup/runtime/node";
+import type { NodeRuntime } from "@lineup/runtime/node";
 import { Client, key } from "./load/client.js";
 import { median } from "./lib.js";
 import { LINK_DELAY_MS, until, withLinkedServer } from "./link-proxy.js";
-import { APP, METHOD, signedApp } from "./tool-app.js";
+import { APP, METHOD, startToolDevice } from "./tool-app.js";
 
 export { LINK_DELAY_MS };
 
@@ -76,19 +76,7 @@ interface Device {
 }
 
 async function startDevice(server: AppServerHandle, url: string, dir: string, publisher: PublisherKey): Promise<Device> {
-  const runtime = await createNodeRuntime({ serverUrl: url, token: server.devCredentials!.device_token, dataDir: dir, relistIntervalMs: 0, trustedPublishers: [publisher.trustedKey] });
-  await runtime.start();
-  await runtime.whenOnline();
-  const operation = await runtime.appManager.install(await signedApp(publisher), { approved: true });
-  if (operation.status !== "succeeded") throw new Error(`install: ${JSON.stringify(operation.error)}`);
-  const port = runtime.appPort(APP);
-  port.registerToolHandler({
-    call(call) {
-      void port.reportTool(call.call_id, { kind: "result", result: { shapes: 3 } });
-    },
-    cancel() {},
-  });
-  const { conversation_id: sessionId } = await runtime.conversations.start({ agent_id: "demo-agent", workspace_id: "w-bench", title: "Tools" });
+  const { runtime, sessionId } = await startToolDevice({ serverUrl: url, token: server.devCredentials!.device_token, dataDir: dir, publisher, title: "Tools" });
   await until(() => runtime.appPort("chat").view().queued_actions === 0, "the conversation on the server");
   const agent = await Agent.follow(server, sessionId);
   await until(() => agent.inventoryRevision > 0, "the inventory published");

@@ -17,11 +17,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   runtime: ["protocol"],
   "app-sdk": ["protocol", "runtime"],
   "surface-sdk": ["protocol"],
-  "app-server": ["protocol"],
+  "app-server": ["protocol", "mcp-server"],
   "agent-sdk": ["protocol"],
+  "mcp-server": ["protocol", "agent-sdk"],
   "host-web": ["protocol", "runtime", "app-sdk"],
   "host-desktop": ["protocol", "host-web"],
-  cli: ["protocol", "runtime", "app-sdk", "app-server", "agent-sdk", "surface-sdk"],
+  cli: ["protocol", "runtime", "app-sdk", "app-server", "agent-sdk", "mcp-server", "surface-sdk"],
 };
 /** Packages whose src/ (outside node/ and a bin) must run in a browser as well as in Node. */
 const PLATFORM_NEUTRAL = new Set(["protocol", "runtime", "app-sdk", "surface-sdk", "agent-sdk", "host-web"]);

@@ -76,7 +76,7 @@ function fanOutRound(server: AppServerHandle, round: number, windowMs: number): 
   });
 }
 
-function sqliteFloorRound(bytes: string, windowMs: number): number {
+export function sqliteFloorRound(bytes: string, windowMs: number): number {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-floor-"));
   const db = new Database(join(dir, "floor.db"));
   db.pragma("journal_mode = WAL");

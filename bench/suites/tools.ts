@@ -41,7 +41,8 @@ const RESULT = { shapes: 3, title: "Plan" };
 
 // --- MCP: the floor ----------------------------------------------------------------------------
 
-async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+/** The MCP TypeScript SDK alone: `McpServer` + `Client` over its in-memory transport, one tool returning a small object. */
+export async function mcpCaller(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
   const server = new McpServer({ name: "bench-app", version: "1.0.0" });
   server.registerTool(METHOD, { description: "Summarise the board" }, () => ({ content: [{ type: "text", text: JSON.stringify(RESULT) }], structuredContent: RESULT }));
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();

@@ -9,6 +9,8 @@ import type { JsonObject } from "@lineup/protocol";
 export const MIN_MINUTES = 1;
 export const MAX_MINUTES = 120;
 export const MAX_TITLE_LENGTH = 80;
+/** The Runtime keeps 200 characters of an interruption's reason. */
+export const MAX_REASON_LENGTH = 200;
 
 export interface FocusSession {
   /** The tool call that started it (its one result is the Runtime's). */

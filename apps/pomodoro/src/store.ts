@@ -44,16 +44,20 @@ export class TimerStore extends SessionDataStore {
     return session;
   }
 
-  /** The user stopped the running session: LineUp ends the operation (the agent hears `interrupted`), then the screen says so. */
-  async stop(): Promise<void> {
+  /**
+   * The running session stops — the user pressed Stop, or the agent asked (`pomodoro.interrupt`): LineUp ends
+   * the operation (the agent hears `interrupted`), then the screen says so. Returns whether one was running.
+   */
+  async stop(reason = "stopped by the user in the app"): Promise<boolean> {
     const session = this.#session;
-    if (session === null) return;
+    if (session === null) return false;
     const stopped = stopSession(session, this.#now());
-    if (stopped === session) return;
-    await this.#options.interrupt("stopped by the user in the app");
+    if (stopped === session) return false;
+    await this.#options.interrupt(reason);
     this.#session = stopped;
     this.notify();
     await this.#write(stopped);
+    return true;
   }
 
   protected applySnapshot(snapshot: SessionDataSnapshot): void {

@@ -1,11 +1,11 @@
 /**
- * The pomodoro's agent tool, declared once: the build reads this module to emit the manifest's
+ * The pomodoro's agent tools, declared once: the build reads this module to emit the manifest's
  * `tools`, and the running app serves the same handler (spec 7.1, 9). The session is a Runtime-owned
  * timed operation (spec 6.3): LineUp reports it started, ends it when the time is up or the user stops
  * it, and sends the agent its one result. The app shows the timer.
  */
 import { defineAgentTools, timedOperation } from "@lineup/surface-sdk";
-import { MAX_MINUTES, MAX_TITLE_LENGTH, MIN_MINUTES } from "./model.js";
+import { MAX_MINUTES, MAX_REASON_LENGTH, MAX_TITLE_LENGTH, MIN_MINUTES } from "./model.js";
 import { timer } from "./service.js";
 
 export const tools = defineAgentTools({
@@ -17,6 +17,8 @@ export const tools = defineAgentTools({
     call_model: "operation",
     // The user should see the timer: LineUp brings the pomodoro to the front before the session starts.
     activation_requirement: "foreground_required",
+    // When the session ends, what the timer displaced (the chat, usually) comes back by itself.
+    restore_focus: true,
     input_schema: {
       type: "object",
       additionalProperties: false,
@@ -43,5 +45,21 @@ export const tools = defineAgentTools({
       timer().start({ call_id: ctx.call_id, minutes: args.minutes, ...(args.title === undefined ? {} : { title: args.title }) });
       return timedOperation(args.minutes * 60_000);
     },
+  },
+  "pomodoro.interrupt": {
+    title: "Stop the pomodoro",
+    description:
+      "Stops the running focus timer early, as the user's Stop button does: the `pomodoro.start` call ends with outcome `interrupted`. " +
+      "Answers `interrupted: false` when no timer is running. It never opens the pomodoro.",
+    call_model: "command",
+    // Reaches the timer wherever it is — behind another app, or still starting — and never starts or moves it (spec 7.3).
+    activation_requirement: "activation_not_required",
+    input_schema: {
+      type: "object",
+      additionalProperties: false,
+      properties: { reason: { type: "string", minLength: 1, maxLength: MAX_REASON_LENGTH, description: "Why it stops, shown to the agent in the start call's result." } },
+    },
+    output_schema: { type: "object", additionalProperties: false, required: ["interrupted"], properties: { interrupted: { type: "boolean" } } },
+    handler: async (args: { reason?: string }) => ({ interrupted: await timer().stop(args.reason ?? "stopped by the agent") }),
   },
 });

@@ -75,6 +75,19 @@ describe("pomodoro in a sandboxed iframe (Chromium)", () => {
     expect(errors).toEqual([]);
   });
 
+  it("the agent's pomodoro.interrupt stops a running session as Stop does, with the agent's reason; with none running it says so", async () => {
+    expect(await invoke({ call_id: "p4", method: "pomodoro.start", arguments: { minutes: 5, title: "Inbox" } })).toEqual({ outcome: "completed", result: { duration_ms: 300_000 } });
+    await expect.poll(() => frame().locator(".pomo-title").textContent()).toBe("Inbox");
+    const before = await host((h) => h.requests("operation.interrupt").length);
+    expect(await invoke({ call_id: "i1", method: "pomodoro.interrupt", arguments: { reason: "the meeting started" } })).toEqual({ outcome: "completed", result: { interrupted: true } });
+    // (The host function runs in the page: it reads all requests, the new ones are cut here.)
+    expect((await host((h) => h.requests("operation.interrupt").map((r) => r.params))).slice(before)).toEqual([{ reason: "the meeting started" }]);
+    await expect.poll(() => frame().locator(".pomo-status").textContent()).toMatch(/^Stopped with 0[45]:[0-9]{2} left$/);
+    expect(await invoke({ call_id: "i2", method: "pomodoro.interrupt", arguments: {} })).toEqual({ outcome: "completed", result: { interrupted: false } });
+    expect(await host((h) => h.requests("operation.interrupt").length)).toBe(before + 1);
+    expect(errors).toEqual([]);
+  });
+
   it("shows a session the agent started the moment the app said it was ready (a call that waited for it to start)", async () => {
     await host((h) => {
       h.invokeOnReady({ call_id: "p3", method: "pomodoro.start", arguments: { minutes: 10, title: "Straight away" } });

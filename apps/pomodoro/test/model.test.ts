@@ -5,7 +5,9 @@
 import { LocalSessionData } from "@lineup/surface-sdk";
 import { describe, expect, it } from "vitest";
 import { formatClock, parseStored, phaseAt, progressAt, remainingMs, startSession, stopSession, storedForm } from "../src/model.js";
+import { provideTimer } from "../src/service.js";
 import { TimerStore } from "../src/store.js";
+import { tools } from "../src/tools.js";
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 const MIN = 60_000;
@@ -93,6 +95,27 @@ describe("the timer store", () => {
     failing.store.start({ call_id: "c2", minutes: 10 });
     await expect(failing.store.stop()).rejects.toThrow("the Runtime is stopped");
     expect(failing.store.session?.stopped_at).toBeUndefined();
+  });
+
+  it("the agent's pomodoro.interrupt stops the running timer with its reason, and says whether one was running", async () => {
+    const reasons: string[] = [];
+    const { store } = setup(async (reason) => void reasons.push(reason));
+    await store.load();
+    provideTimer(store);
+    try {
+      const interrupt = tools.tools.get("pomodoro.interrupt")!;
+      expect(interrupt.descriptor).toMatchObject({ call_model: "command", activation_requirement: "activation_not_required" });
+      expect(interrupt.validateArguments({ reason: "x".repeat(201) }).ok).toBe(false);
+      const ctx = { call_id: "i1", method: "pomodoro.interrupt", signal: new AbortController().signal, progress: async () => undefined };
+      expect(await interrupt.handler({}, ctx)).toEqual({ interrupted: false });
+      store.start({ call_id: "c1", minutes: 25 });
+      expect(await interrupt.handler({ reason: "the meeting started" }, ctx)).toEqual({ interrupted: true });
+      expect(reasons).toEqual(["the meeting started"]);
+      expect(store.session?.stopped_at).toBe(T0);
+      expect(await interrupt.handler({}, ctx)).toEqual({ interrupted: false });
+    } finally {
+      provideTimer(undefined);
+    }
   });
 
   it("a change written elsewhere (another device) arrives through the subscription", async () => {

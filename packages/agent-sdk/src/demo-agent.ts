@@ -131,6 +131,8 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
       return `Hello! 👋 I'm the **LineUp demo agent**.\n\n${suggestions()}`;
     case "guess_drawing":
       return guessDrawing(client, turn, options);
+    case "use_tool":
+      return useTool(client, turn, intent.method, options);
     case "echo":
       return echo(turn.text);
   }
@@ -218,6 +220,19 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
     if (isDetached(result)) return result.reply;
     const started = target.name === "draw-and-guess" ? roundStarted(client, turn.sessionId, tool, result, options) : undefined;
     return started ?? describeOperation(result, target) ?? describeRecording(result) ?? ready(target, result);
+  });
+}
+
+/** Calls the inventory's tool `method` with no arguments and tells its result: its text, else its JSON. */
+async function useTool(client: AgentClient, turn: IncomingTurn, method: string, options: DemoAgentOptions): Promise<string> {
+  const tool = toolsForTurn(client.inventory(turn.sessionId), turn).find((t) => t.method === method);
+  if (tool === undefined) return `No app offers \`${escapeMarkdown(method)}\` in this conversation. Say *help* to see the tools I can use.`;
+  const target: AppTarget = { name: "tool", label: tool.title || tool.method, installName: tool.app_scope, scopes: [tool.app_scope], prefixes: [], verbs: [] };
+  return withInventory(client, turn, target, async () => {
+    const result = await callWithProgress(client, turn, tool, target, options, { label: `Calling ${tool.method}`, args: {} });
+    const content = typeof result === "object" && result !== null && !Array.isArray(result) ? result["content"] : undefined;
+    const text = Array.isArray(content) ? content.map((c) => (typeof c === "object" && c !== null && !Array.isArray(c) && c["type"] === "text" ? String(c["text"]) : "")).filter((t) => t !== "").join("\n") : "";
+    return `\`${tool.method}\` answered:\n\n${quote((text || JSON.stringify(result)).slice(0, 2_000))}`;
   });
 }
 

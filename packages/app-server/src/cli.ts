@@ -32,6 +32,7 @@ export async function serveAppServer(argv: readonly string[], env: Readonly<Reco
   mkdirSync(config.data, { recursive: true });
   const server = await startAppServer({
     dataDir: config.data,
+    ...(config.db === undefined ? {} : { db: config.db }),
     host: config.host,
     port: config.port,
     limits: config.limits,

@@ -22,6 +22,8 @@ export function defaultDataDir(env: Readonly<Record<string, string | undefined>>
 
 export interface ServerConfig {
   readonly data: string;
+  /** A postgres:// URL, or undefined for SQLite in `data`. */
+  readonly db: string | undefined;
   readonly host: string;
   readonly port: number;
   readonly log_level: LogLevel;
@@ -57,6 +59,7 @@ const LIMIT_DESCRIPTIONS: Record<keyof ServerLimits, string> = {
 /** Every setting, in the order `--help` lists them. */
 export const SERVER_SETTINGS: readonly Setting[] = [
   { key: "data", kind: "string", describe: "data directory (the SQLite log, dev credentials)", fallback: "$XDG_DATA_HOME/lineup", env: "LINEUP_DATA_DIR" },
+  { key: "db", kind: "string", describe: "the store: a postgres:// URL puts it on PostgreSQL (several servers may share one); unset, SQLite in the data directory", fallback: "" },
   { key: "host", kind: "string", describe: "address to listen on", fallback: "127.0.0.1" },
   { key: "port", kind: "port", describe: "port to listen on (0: any free port)", fallback: 8787 },
   { key: "log_level", kind: "level", describe: `least level logged (${LOG_LEVELS.join(", ")})`, fallback: "info" },
@@ -144,6 +147,7 @@ export function resolveServerConfig(flags: Readonly<Record<string, string | unde
   const limits = Object.fromEntries(Object.keys(DEFAULT_SERVER_LIMITS).map((key) => [key, values[key]])) as unknown as ServerLimits;
   return {
     data: data ?? defaultDataDir(env),
+    db: values["db"] === "" ? undefined : (values["db"] as string),
     host: values["host"] as string,
     port: values["port"] as number,
     log_level: values["log_level"] as LogLevel,

@@ -42,6 +42,8 @@ export class Connection {
   clientName: string | undefined;
   /** The client sent `initialized`. */
   handshakeComplete = false;
+  /** Set while `initialize` looks the token up: the frames after it wait, then are handled in order. */
+  initializing: Promise<void> | undefined;
   readonly subscriptions = new Map<string, Subscription>();
   /** The order in which this connection's requests take effect. */
   readonly order = new ProgramOrder();

@@ -17,6 +17,7 @@ import {
   type MethodParams,
   type ProtocolError,
 } from "@lineup/protocol";
+import pg from "pg";
 import type { Connection } from "./connection.js";
 import { requestAction, respondAction } from "./handlers/actions.js";
 import { exportEvidence } from "./handlers/evidence.js";
@@ -61,7 +62,7 @@ const requestContext = (connection: Connection, request: JsonRpcRequest) => ({ c
 export function toProtocolError(error: unknown, services: Services, context?: Record<string, unknown>): ProtocolError {
   if (error instanceof LineUpError) return error.toProtocolError();
   const code = typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
-  if (code.startsWith("SQLITE_")) {
+  if (code.startsWith("SQLITE_") || error instanceof pg.DatabaseError) {
     services.logger.error("store error", { ...context, code, error: error instanceof Error ? error.message : String(error) });
     return { code: "store_write_failed", message: "the store failed; nothing of the request was applied" };
   }
@@ -75,6 +76,7 @@ export function toProtocolError(error: unknown, services: Services, context?: Re
  * for the connection's earlier writes to commit. So a later request sees every earlier write.
  */
 export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
+  if (connection.initializing !== undefined) return connection.initializing.then(() => respond(services, connection, request, afterReply));
   if (connection.saturated) {
     services.metrics.overloads.inc();
     return jsonRpcFailure(request.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" });
@@ -83,7 +85,17 @@ export function respond(services: Services, connection: Connection, request: Jso
   if (!checked.ok) return jsonRpcFailure(request.id, checked.error);
   const call = checked.value;
   try {
-    if (call.method === "initialize") return jsonRpcSuccess(request.id, initialize(services, connection, call.params) as unknown as JsonValue);
+    if (call.method === "initialize") {
+      const reply = initialize(services, connection, call.params).then(
+        (result) => jsonRpcSuccess(request.id, result as unknown as JsonValue),
+        (error: unknown) => jsonRpcFailure(request.id, toProtocolError(error, services)),
+      );
+      const initializing = reply.then(() => {
+        if (connection.initializing === initializing) connection.initializing = undefined;
+      });
+      connection.initializing = initializing;
+      return reply;
+    }
     const principal = connection.principal!;
     const handler = HANDLERS[call.method] as Handler<AppServerMethod>;
     const access = APP_SERVER_METHODS[call.method].write ? "write" : "read";
@@ -102,6 +114,10 @@ export function respond(services: Services, connection: Connection, request: Jso
 
 /** Client notifications: only `initialized` means something; the rest are logged and dropped (JSON-RPC never answers a notification). */
 export function onNotification(services: Services, connection: Connection, notification: JsonRpcNotification): void {
+  if (connection.initializing !== undefined) {
+    void connection.initializing.then(() => onNotification(services, connection, notification));
+    return;
+  }
   const checked = validateNotificationParams(notification.method, notification.params);
   if (!checked.ok) {
     services.logger.warn("dropped a notification", { connection: connection.id, method: notification.method.slice(0, 64), code: checked.error.code });

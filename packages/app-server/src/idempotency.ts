@@ -7,11 +7,13 @@
  * The outcome record is written in the same transaction as the write's effects, so an acknowledged
  * outcome and its events are durable together, and a crashed, unacknowledged write left no record
  * and is executed on retry. Refusals of the operation itself (non-retryable codes) are stored;
- * retryable failures are not, so a retry may succeed.
+ * retryable failures are not, so a retry may succeed. The record's primary key is the arbiter
+ * across server processes too: on PostgreSQL a second process inserting the same key waits for the
+ * first one's transaction, then finds the key taken and replays its outcome.
  */
 import { canonicalJson, ERROR_CODES, LineUpError, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
 import { sha256Hex, type Principal } from "./store/principals.js";
-import { stmt } from "./store/statements.js";
+import type { Awaitable } from "./store/sql.js";
 import type { WriteContext, WriteQueue } from "./write-queue.js";
 
 type Outcome = { readonly ok: true; readonly result: JsonValue } | { readonly ok: false; readonly error: ProtocolError };
@@ -45,12 +47,12 @@ function asStorableFailure(error: unknown): ProtocolError | undefined {
   return ERROR_CODES[error.code].retryable ? undefined : error.toProtocolError();
 }
 
-function hasRecord(ctx: WriteContext, principal: Principal, key: string): boolean {
-  return stmt(ctx.db, "SELECT 1 FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) !== undefined;
+async function hasRecord(ctx: WriteContext, principal: Principal, key: string): Promise<boolean> {
+  return (await ctx.db.get("SELECT 1 FROM idempotency WHERE principal = ? AND idempotency_key = ?", [principal.key, key])) !== undefined;
 }
 
-function storedRecord(ctx: WriteContext, principal: Principal, key: string): StoredRecord | undefined {
-  return stmt(ctx.db, "SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?").get(principal.key, key) as StoredRecord | undefined;
+function storedRecord(ctx: WriteContext, principal: Principal, key: string): Awaitable<StoredRecord | undefined> {
+  return ctx.db.get<StoredRecord>("SELECT body_sha256, outcome FROM idempotency WHERE principal = ? AND idempotency_key = ?", [principal.key, key]);
 }
 
 /** The stored outcome of the key, or `idempotency_conflict` when it was stored for another body. */
@@ -99,18 +101,18 @@ export class IdempotentWrites {
     principal: Principal,
     method: string,
     params: P,
-    write: (ctx: WriteContext) => unknown,
-    precheck?: (ctx: WriteContext) => void,
+    write: (ctx: WriteContext) => Promise<unknown>,
+    precheck?: (ctx: WriteContext) => Promise<void>,
   ): Promise<JsonValue> {
     const key = params.idempotency_key;
     if (params.after_key === key) return Promise.reject(new LineUpError("invalid_params", "after_key names this write itself: it must name an earlier write", { path: "/after_key" }));
     const fingerprint = bodyFingerprint(method, params);
     return this.coalesce(principal, key, fingerprint, () =>
-      this.writes.submit((ctx): Outcome => {
-        precheck?.(ctx);
+      this.writes.submit(async (ctx): Promise<Outcome> => {
+        await precheck?.(ctx);
         const after = params.after_key;
-        if (after !== undefined && !hasRecord(ctx, principal, after)) {
-          const stored = storedRecord(ctx, principal, key);
+        if (after !== undefined && !(await hasRecord(ctx, principal, after))) {
+          const stored = await storedRecord(ctx, principal, key);
           if (stored !== undefined) return storedOutcome(stored, fingerprint, key);
           throw new LineUpError("predecessor_pending", `the write with idempotency key ${after} has no outcome yet: send it first, then this one again`, { path: "/after_key" });
         }
@@ -119,29 +121,29 @@ export class IdempotentWrites {
         // the write is undone and the stored outcome decides — as if it had been read first.
         let outcome: Outcome;
         try {
-          outcome = { ok: true, result: write(ctx) as JsonValue };
+          outcome = { ok: true, result: (await write(ctx)) as JsonValue };
         } catch (error) {
           const failure = asStorableFailure(error);
+          // Undone first: after a failed statement PostgreSQL reads nothing more in the savepoint.
+          await ctx.rollback();
           if (failure === undefined) {
-            const stored = storedRecord(ctx, principal, key);
+            const stored = await storedRecord(ctx, principal, key);
             if (stored === undefined) throw error;
-            ctx.rollback();
             return storedOutcome(stored, fingerprint, key);
           }
-          ctx.rollback();
           outcome = { ok: false, error: failure };
         }
-        const inserted = stmt(ctx.db, "INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+        const inserted = await ctx.db.run("INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", [
           principal.key,
           key,
           method,
           fingerprint,
           JSON.stringify(outcome),
           ctx.now,
-        );
+        ]);
         if (inserted.changes === 1) return outcome;
-        ctx.rollback();
-        return storedOutcome(storedRecord(ctx, principal, key)!, fingerprint, key);
+        await ctx.rollback();
+        return storedOutcome((await storedRecord(ctx, principal, key))!, fingerprint, key);
       }),
     );
   }

@@ -1,12 +1,15 @@
 /**
  * The reference AppServer: one HTTP server on 127.0.0.1 (by default) with `GET /healthz`,
- * `GET /readyz`, `GET /metrics` (Prometheus text) and the WebSocket endpoint `/rpc` speaking
- * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir`.
+ * `GET /readyz`, `GET /metrics` (Prometheus text), the WebSocket endpoint `/rpc` speaking
+ * `lineup.app-server.v1` (docs/app-server-protocol.md), over a SQLite log in `dataDir` or over a PostgreSQL
+ * database that several server processes share (`db`), and `/mcp`, where an MCP client is an agent (docs/mcp.md;
+ * each MCP session is an agent connection to `/rpc`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
@@ -14,9 +17,14 @@ import { onNotification, respond } from "./dispatch.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
+import { announceBoundSession } from "./handlers/session-bound.js";
 import { ServerMetrics } from "./metrics.js";
-import { openDatabase } from "./store/database.js";
-import { createAgent, createDevice, createUser, provisionDevCredentials, type DevCredentials } from "./store/principals.js";
+import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
+import { openStore } from "./store/database.js";
+import { PostgresNotifications } from "./store/notifications.js";
+import { findSession } from "./store/sessions.js";
+import { PostgresDb } from "./store/sql.js";
+import { createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
 import { WriteQueue, type WriteQueueStats } from "./write-queue.js";
 
@@ -25,8 +33,10 @@ export const SERVER_VERSION = "0.1.0";
 export const RPC_PATH = "/rpc";
 
 export interface AppServerOptions {
-  /** Directory of the SQLite file (created if missing). */
+  /** Directory of the SQLite file (created if missing), and of the dev credentials file. */
   readonly dataDir: string;
+  /** A PostgreSQL URL (`postgres://…`): the store is that database instead of the SQLite file. */
+  readonly db?: string;
   /** Default 127.0.0.1. */
   readonly host?: string;
   /** Default 0: an ephemeral port; the handle reports the URL. */
@@ -54,9 +64,9 @@ export interface AppServerHandle {
   readonly devCredentials: DevCredentials | undefined;
   /** Provisioning, for operators and tests: each returns the new principal's token. */
   readonly admin: {
-    createUser(userId: string, displayName?: string): void;
-    createDevice(deviceId: string, userId: string): string;
-    createAgent(agentId: string): string;
+    createUser(userId: string, displayName?: string): Promise<void>;
+    createDevice(deviceId: string, userId: string): Promise<string>;
+    createAgent(agentId: string): Promise<string>;
   };
   stats(): AppServerStats;
   /**
@@ -105,16 +115,13 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export async function startAppServer(options: AppServerOptions): Promise<AppServerHandle> {
   const logger = options.logger ?? stderrLogger;
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  const { db } = openDatabase(options.dataDir);
-  const hasUsers = db.prepare("SELECT 1 FROM users LIMIT 1").get() !== undefined;
-  const devCredentials = hasUsers ? undefined : provisionDevCredentials(db, options.dataDir);
-  if (devCredentials !== undefined) logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
-
+  const store = await openStore({ dataDir: options.dataDir, db: options.db });
+  const db = store.reader;
   const clock = options.clock ?? systemClock;
   const hub = new Hub(db, limits.max_page_events, logger);
   const metrics = new ServerMetrics();
   const writes = new WriteQueue(
-    db,
+    store.writer,
     clock,
     (events) => {
       metrics.eventsAppended.inc(events.length);
@@ -123,14 +130,66 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     logger,
     (seconds) => metrics.commitSeconds.observe(seconds),
   );
-  // Devices following an agent's sessions hear when it connects and when its last connection closes.
-  const directory = new ConnectionDirectory((agentId, connected) => hub.agentPresence(agentId, connected));
+  let devCredentials: DevCredentials | undefined;
+  try {
+    devCredentials = await writes.submit((w) => provisionDevCredentials(w.db));
+  } catch (error) {
+    await writes.close();
+    await store.close();
+    throw error;
+  }
+  if (devCredentials !== undefined) {
+    writeDevCredentials(options.dataDir, devCredentials);
+    logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
+  }
+  // Devices following an agent's sessions hear when it connects and when its last connection closes
+  // (PostgreSQL: its first connection to any process on the database, its last one on all of them).
+  let presence: Presence;
+  let notifications: PostgresNotifications | undefined;
+  const directory = new ConnectionDirectory((agentId, connected) => presence.local(agentId, connected));
+  if (store.writer instanceof PostgresDb && store.postgres !== undefined) {
+    const origin = store.writer.origin;
+    const shared = new SharedPresence(db, hub, logger);
+    presence = shared;
+    notifications = new PostgresNotifications(
+      store.postgres,
+      {
+        log: (sessionId, seq, from) => {
+          if (from !== origin) hub.advanced(sessionId, seq);
+        },
+        presence: (agentId) => shared.heard(agentId),
+        bound: (sessionId, from) => {
+          if (from === origin) return;
+          findSession(db, sessionId).then(
+            (session) => {
+              if (session !== undefined) announceBoundSession(directory, session);
+            },
+            (error: unknown) => logger.warn("agentSession/bound lookup failed", { session_id: sessionId, error: describe(error) }),
+          );
+        },
+        reconnected: (pid) => {
+          shared.reconnected(pid);
+          hub.rereadAll();
+        },
+      },
+      logger,
+    );
+    try {
+      await notifications.start();
+    } catch (error) {
+      shared.close();
+      await writes.close();
+      await store.close();
+      throw error;
+    }
+  } else presence = new LocalPresence(() => directory, hub);
   const services: Services = {
     db,
     writes,
     idempotent: new IdempotentWrites(writes),
     hub,
     directory,
+    presence,
     limits,
     clock,
     ids: options.ids ?? randomIds,
@@ -141,6 +200,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const connections = new Set<Connection>();
   let closing = false;
   addGauges(metrics, connections, writes);
+  const mcp = createMcpHttpEndpoint({ rpcUrl: () => url });
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -151,14 +211,14 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       return;
     }
     if (req.method === "GET" && path === "/readyz") {
-      if (closing || !db.open) return json(res, 503, { status: "closing" });
-      try {
-        db.prepare("SELECT 1").get();
-        return json(res, 200, { status: "ready" });
-      } catch {
-        return json(res, 503, { status: "store_unavailable" });
-      }
+      if (closing) return json(res, 503, { status: "closing" });
+      store.ping().then(
+        (ready) => json(res, ready ? 200 : 503, { status: ready ? "ready" : "closing" }),
+        () => json(res, 503, { status: "store_unavailable" }),
+      );
+      return;
     }
+    if (path === MCP_PATH) return mcp.handle(req, res);
     return json(res, 404, { error: "not_found" });
   });
 
@@ -238,8 +298,10 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     });
   } catch (error) {
     // A busy port (EADDRINUSE) or an address not ours: nothing was served; the store is closed again.
-    writes.close();
-    db.close();
+    presence.close();
+    await writes.close();
+    await notifications?.close();
+    await store.close();
     const code = (error as NodeJS.ErrnoException).code;
     throw new Error(code === "EADDRINUSE" ? `port ${options.port} on ${options.host ?? "127.0.0.1"} is in use` : `cannot listen on ${options.host ?? "127.0.0.1"}:${options.port ?? 0}: ${(error as Error).message}`, { cause: error });
   }
@@ -247,25 +309,29 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const httpUrl = `http://${host}:${address.port}`;
   const url = `ws://${host}:${address.port}${RPC_PATH}`;
-  logger.info("app server listening", { url, httpUrl, dataDir: options.dataDir });
+  logger.info("app server listening", { url, httpUrl, store: store.location });
 
   return {
     url,
     httpUrl,
     devCredentials,
     admin: {
-      createUser: (userId, displayName) => createUser(db, userId, displayName),
-      createDevice: (deviceId, userId) => createDevice(db, deviceId, userId),
-      createAgent: (agentId) => createAgent(db, agentId),
+      createUser: (userId, displayName) => writes.submit((w) => createUser(w.db, userId, displayName)),
+      createDevice: (deviceId, userId) => writes.submit((w) => createDevice(w.db, deviceId, userId)),
+      createAgent: (agentId) => writes.submit((w) => createAgent(w.db, agentId)),
     },
     stats: () => ({ connections: [...connections].map((c) => c.stats()), writes: writes.stats() }),
     async close(closeOptions = {}) {
       if (closing) return;
       closing = true;
       logger.info("draining", { connections: connections.size, queued_writes: writes.stats().queued });
+      // MCP sessions first: each is an agent connection to /rpc, closed by its own client.
+      await mcp.close();
       // No new connection from here on; the open ones stay until they are closed below.
       const portClosed = new Promise<void>((resolve) => http.close(() => resolve()));
-      writes.close();
+      presence.close();
+      // Queued writes commit (on PostgreSQL too, where that takes round trips) before any connection closes.
+      await writes.close();
       // The answers of what just committed leave in this turn's promise jobs and the uncork after them.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const clientsClosed = new Promise<void>((resolve) => wss.close(() => resolve()));
@@ -279,7 +345,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       clearTimeout(backstop);
       http.closeAllConnections();
       await portClosed;
-      db.close();
+      await notifications?.close();
+      await store.close();
       logger.info("stopped");
     },
   };

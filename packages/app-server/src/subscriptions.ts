@@ -3,22 +3,27 @@
  * ever sends the event `cursor + 1`, taken from the committed log (or from the batch that just
  * committed, when it is next in line). That one rule makes the stored → live seam exact: no gap, no
  * duplicate, whatever commits while the catch-up runs. `agentSession/caughtUp` is sent once, when
- * the cursor reaches the head the subscription saw when it was registered.
+ * the cursor reaches the head the subscription saw when it was registered. Reading the log may take
+ * turns of the event loop (PostgreSQL): one read at a time per subscription, and whatever arrives
+ * meanwhile asks for one more pass.
  *
  * A device's subscription also hears whether the session's bound agent is connected
  * (`agentSession/presence`): when it starts, and whenever the agent's first connection opens or its last
  * one closes (`Hub.agentPresence`). That is not in the log: it is how things are now.
  */
-import type { SessionEvent } from "@lineup/protocol";
+import { CLOSE_CODES, type SessionEvent } from "@lineup/protocol";
 import type { Connection } from "./connection.js";
 import type { Logger } from "./logger.js";
-import type { Db } from "./store/database.js";
 import { eventFrame } from "./event-frames.js";
 import { headSeq, readEventFrames } from "./store/log.js";
+import type { Db } from "./store/sql.js";
 
 export class Subscription {
   private state: "pending" | "active" | "stopped" = "pending";
   private caughtUpSent = false;
+  /** A pass over the log is running; `again`: something arrived meanwhile, run one more. */
+  private pumping = false;
+  private again = false;
   private readonly stopDrain: () => void;
 
   constructor(
@@ -53,7 +58,7 @@ export class Subscription {
   /** Events that just committed for this session, in seq order. */
   deliver(events: readonly SessionEvent[]): void {
     if (this.state !== "active" || !this.connection.open) return;
-    if (events[0]?.seq === this.cursor + 1 && !this.connection.saturated) {
+    if (!this.pumping && events[0]?.seq === this.cursor + 1 && !this.connection.saturated) {
       for (const event of events) {
         if (!this.send(event.seq, eventFrame(event)) || this.connection.saturated) break;
       }
@@ -64,16 +69,36 @@ export class Subscription {
   /** Sends from the log until the head or until the connection is saturated. */
   pump(): void {
     if (this.state !== "active") return;
-    reading: while (this.connection.open && !this.connection.saturated) {
-      if (this.cursor >= this.hub.head(this.sessionId)) break;
-      const page = this.hub.read(this.sessionId, this.cursor);
-      if (page.length === 0) break;
-      for (const event of page) {
-        // The log is gapless, so a page after the cursor starts at cursor + 1; anything else is a fault to stop on, not to spin on.
-        if (!this.send(event.seq, event.frame) || this.connection.saturated) break reading;
-      }
+    if (this.pumping) {
+      this.again = true;
+      return;
     }
-    this.maybeCaughtUp();
+    this.pumping = true;
+    this.passes().then(
+      () => {
+        this.pumping = false;
+        this.maybeCaughtUp();
+      },
+      (error: unknown) => {
+        this.pumping = false;
+        this.hub.readFailed(this, error);
+      },
+    );
+  }
+
+  private async passes(): Promise<void> {
+    do {
+      this.again = false;
+      reading: while (this.state === "active" && this.connection.open && !this.connection.saturated) {
+        if (this.cursor >= (await this.hub.head(this.sessionId))) break;
+        const page = await this.hub.read(this.sessionId, this.cursor);
+        if (page.length === 0) break;
+        for (const event of page) {
+          // The log is gapless, so a page after the cursor starts at cursor + 1; anything else is a fault to stop on, not to spin on.
+          if (!this.send(event.seq, event.frame) || this.connection.saturated) break reading;
+        }
+      }
+    } while (this.again && this.state === "active");
   }
 
   /** Sends the event `seq` (its frame encoded once for every subscriber) if it is next. */
@@ -121,17 +146,43 @@ export class Hub {
     if (sub.connection.subscriptions.get(sub.sessionId) === sub) sub.connection.subscriptions.delete(sub.sessionId);
   }
 
-  head(sessionId: string): number {
-    let head = this.heads.get(sessionId);
-    if (head === undefined) {
-      head = headSeq(this.db, sessionId) ?? 0;
-      if (this.bySession.has(sessionId)) this.heads.set(sessionId, head);
-    }
-    return head;
+  async head(sessionId: string): Promise<number> {
+    const known = this.heads.get(sessionId);
+    if (known !== undefined) return known;
+    const head = (await headSeq(this.db, sessionId)) ?? 0;
+    // A commit may have moved the head while the store answered.
+    if (this.bySession.has(sessionId) && !this.heads.has(sessionId)) this.heads.set(sessionId, head);
+    return Math.max(head, this.heads.get(sessionId) ?? 0);
   }
 
-  read(sessionId: string, afterSeq: number): Array<{ readonly seq: number; readonly frame: string }> {
+  read(sessionId: string, afterSeq: number): Promise<Array<{ readonly seq: number; readonly frame: string }>> {
     return readEventFrames(this.db, sessionId, afterSeq, this.pageSize);
+  }
+
+  /** A subscription could not read the log (the store failed): its connection closes, and the client resumes by seq. */
+  readFailed(sub: Subscription, error: unknown): void {
+    this.logger.error("log read failed", { session_id: sub.sessionId, error: error instanceof Error ? error.message : String(error) });
+    sub.connection.close(CLOSE_CODES.internal_error, "the log could not be read: resume by seq");
+  }
+
+  /** Another server process committed events up to `seq` (PostgreSQL): the session's subscribers read them from the log. */
+  advanced(sessionId: string, seq: number): void {
+    const subs = this.bySession.get(sessionId);
+    if (subs === undefined) return;
+    if (seq > (this.heads.get(sessionId) ?? 0)) this.heads.set(sessionId, seq);
+    for (const sub of [...subs]) sub.pump();
+  }
+
+  /** Announcements may have been missed (the LISTEN connection broke): every subscriber reads the log again from its cursor. */
+  rereadAll(): void {
+    this.heads.clear();
+    for (const subs of this.bySession.values()) for (const sub of [...subs]) sub.pump();
+  }
+
+  /** Whether a subscription here follows a session bound to the agent. */
+  followsAgent(agentId: string): boolean {
+    for (const subs of this.bySession.values()) for (const sub of subs) if (sub.agentId === agentId) return true;
+    return false;
   }
 
   /** Tells every device subscription of the agent's sessions that the agent is now connected, or not. */

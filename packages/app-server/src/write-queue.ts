@@ -1,8 +1,9 @@
 /**
  * Group commit. Writes are queued; the queue is flushed on the next turn of the event loop as ONE
- * SQLite transaction holding every write that arrived meanwhile (while a transaction runs the loop
- * is blocked, so everything that arrives during it lands in the next one). Each write is undone
- * alone when it throws: the others still commit.
+ * transaction holding every write that arrived meanwhile, and one batch at a time: everything that
+ * arrives while a transaction runs lands in the next one. (On SQLite the statements answer
+ * synchronously, so a transaction never yields to the event loop; on PostgreSQL it does, and the
+ * queue fills meanwhile.) Each write is undone alone when it throws: the others still commit.
  *
  * How a write is undone alone: a batch first runs in the fast mode, every write straight in the
  * transaction. Only when a write throws (or asks to undo itself, `rollback`) is the whole
@@ -15,16 +16,17 @@
  * settle and `onCommitted` runs only after `COMMIT` returned (with `synchronous=FULL`, after fsync).
  * If the commit itself fails, every write of the batch fails with `store_write_failed` and no
  * event is published; so does the whole batch when the store rolls the transaction back under a
- * write (disk full, I/O error) — the writes after it must not go on in autocommit mode. After a
+ * write (disk full, I/O error) — the writes after it must not go on in autocommit mode. When
+ * PostgreSQL aborts the transaction because another server process holds what it needs (a deadlock
+ * on two sessions' rows), the batch runs again from the start, a few times, before it fails. After a
  * commit: events are fanned out, then the kept writes' `afterCommit` hooks run, then promises settle.
  */
 import { LineUpError, type JsonObject, type SessionEvent, type SessionEventKind } from "@lineup/protocol";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import type { Db } from "./store/database.js";
-import { appendEvent, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
+import { appendEvent, deferEventInserts, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
 import { sessionBindingsCommitted, sessionBindingsRolledBack } from "./store/sessions.js";
-import { stmt } from "./store/statements.js";
+import type { Db } from "./store/sql.js";
 
 /** What a write sees inside the transaction. */
 export interface WriteContext {
@@ -32,20 +34,21 @@ export interface WriteContext {
   /** One timestamp per transaction. */
   readonly now: string;
   /** Appends an event (next seq of the session); it is published only if the transaction commits. */
-  append(sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject): SessionEvent;
+  append(sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject): Promise<SessionEvent>;
   /** Runs `fn` in a nested savepoint: if it throws, its writes, events and hooks are undone and the error rethrown. */
-  savepoint<T>(fn: () => T): T;
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Undoes what the current savepoint (the write's own, outside any nested one) did so far — its
    * statements, events and hooks — and goes on in it: cheaper than a nested savepoint when the
-   * undo is the rare path (the idempotency step).
+   * undo is the rare path (the idempotency step). After a failed statement, PostgreSQL takes no
+   * other statement in the savepoint before this.
    */
-  rollback(): void;
+  rollback(): Promise<void>;
   /** Runs `fn` after the transaction committed (after its events were fanned out), unless this write is undone. */
   afterCommit(fn: () => void): void;
 }
 
-export type WriteOp<T> = (ctx: WriteContext) => T;
+export type WriteOp<T> = (ctx: WriteContext) => Promise<T> | T;
 
 interface Pending {
   readonly op: WriteOp<unknown>;
@@ -61,6 +64,8 @@ export interface WriteQueueStats {
   readonly safeReruns: number;
   /** Writes waiting for the next transaction. */
   readonly queued: number;
+  /** Batches that ran again from the start after the store aborted their transaction (a deadlock between processes). */
+  readonly retries: number;
 }
 
 /** What one savepoint level produced; merged into its parent when it is released. */
@@ -81,17 +86,29 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 /** Batches that start in the safe mode after one needed it. */
 const SAFE_MODE_BATCHES = 8;
 
+/** Runs of one batch when the store keeps aborting its transaction (PostgreSQL deadlocks). */
+const MAX_ATTEMPTS = 5;
+
 export class WriteQueue {
   private pending: Pending[] = [];
   private scheduled = false;
+  /** The batch being written (PostgreSQL: across turns of the event loop), if any. */
+  private running: Promise<void> | undefined;
   private closed = false;
   private transactions = 0;
   private writes = 0;
   private largestBatch = 0;
   private safeReruns = 0;
+  private retries = 0;
   /** Batches still to run in the safe mode from the start. */
   private safeBatches = 0;
-  private readonly flushNow = () => this.flush();
+  private readonly flushNow = () => {
+    this.scheduled = false;
+    this.running = this.flush().finally(() => {
+      this.running = undefined;
+      if (this.pending.length > 0) this.schedule();
+    });
+  };
 
   constructor(
     private readonly db: Db,
@@ -107,47 +124,58 @@ export class WriteQueue {
     if (this.closed) return Promise.reject(new LineUpError("store_write_failed", "the server is shutting down"));
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ op, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flushNow);
-      }
+      this.schedule();
     });
   }
 
   stats(): WriteQueueStats {
-    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch, safeReruns: this.safeReruns, queued: this.pending.length };
+    return { transactions: this.transactions, writes: this.writes, largestBatch: this.largestBatch, safeReruns: this.safeReruns, retries: this.retries, queued: this.pending.length };
   }
 
-  /** Commits what is queued, then refuses new writes. */
-  close(): void {
-    this.flush();
+  /** Refuses new writes, then commits what is queued. */
+  async close(): Promise<void> {
     this.closed = true;
+    while (this.running !== undefined || this.pending.length > 0) {
+      if (this.running === undefined) this.flushNow();
+      await this.running;
+    }
   }
 
-  private flush(): void {
-    this.scheduled = false;
+  private schedule(): void {
+    if (this.scheduled || this.running !== undefined) return;
+    this.scheduled = true;
+    setImmediate(this.flushNow);
+  }
+
+  private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
     const now = this.clock.now();
     const started = performance.now();
     let run: { outcomes: Outcome[]; committed: Frame } | undefined;
-    try {
-      if (this.safeBatches > 0) {
-        this.safeBatches--;
-      } else {
-        run = this.runFast(batch, now);
-        if (run === undefined) {
-          this.safeReruns++;
-          this.safeBatches = SAFE_MODE_BATCHES;
+    for (let attempt = 1; run === undefined; attempt++) {
+      try {
+        if (this.safeBatches > 0) {
+          this.safeBatches--;
+        } else {
+          run = await this.runFast(batch, now);
+          if (run === undefined) {
+            this.safeReruns++;
+            this.safeBatches = SAFE_MODE_BATCHES;
+          }
         }
+        run ??= await this.runSafe(batch, now);
+      } catch (error) {
+        if (this.db.transient(error) && attempt < MAX_ATTEMPTS) {
+          this.retries++;
+          continue;
+        }
+        this.logger.error("write transaction failed", { error: describe(error), writes: batch.length });
+        const failure = new LineUpError("store_write_failed", "the write could not be stored; nothing of it was applied", { cause: error });
+        for (const item of batch) item.reject(failure);
+        return;
       }
-      run ??= this.runSafe(batch, now);
-    } catch (error) {
-      this.logger.error("write transaction failed", { error: describe(error), writes: batch.length });
-      const failure = new LineUpError("store_write_failed", "the write could not be stored; nothing of it was applied", { cause: error });
-      for (const item of batch) item.reject(failure);
-      return;
     }
     this.observeCommit((performance.now() - started) / 1000);
     this.transactions++;
@@ -178,7 +206,7 @@ export class WriteQueue {
    * otherwise the transaction is rolled back and undefined returned (the batch goes to `runSafe`).
    * Throws when the transaction itself failed.
    */
-  private runFast(batch: readonly Pending[], now: string): { outcomes: Outcome[]; committed: Frame } | undefined {
+  private async runFast(batch: readonly Pending[], now: string): Promise<{ outcomes: Outcome[]; committed: Frame } | undefined> {
     const db = this.db;
     const committed: Frame = { events: [], hooks: [] };
     const outcomes: Outcome[] = [];
@@ -192,54 +220,60 @@ export class WriteQueue {
     const ctx: WriteContext = {
       db,
       now,
-      append: (sessionId, kind, actor, data) => {
-        const event = appendEvent(db, sessionId, kind, actor, data, now);
+      append: async (sessionId, kind, actor, data) => {
+        const event = await appendEvent(db, sessionId, kind, actor, data, now);
         committed.events.push(event);
         return event;
       },
-      savepoint: fallBack,
-      rollback: fallBack,
+      savepoint: async () => fallBack(),
+      rollback: async () => fallBack(),
       afterCommit: (fn) => void committed.hooks.push(fn),
     };
     dropHeads(db);
-    stmt(db, "BEGIN IMMEDIATE").run();
+    // No savepoint in this mode, so the events can wait and go in together (PostgreSQL: one round trip).
+    deferEventInserts(db, true);
+    await db.begin();
     try {
       for (const item of batch) {
-        outcomes.push({ ok: true, value: item.op(ctx) });
+        outcomes.push({ ok: true, value: await item.op(ctx) });
         if (needsSavepoints) throw new SafeModeNeeded();
       }
     } catch (error) {
-      // The store may have rolled the whole transaction back already (SQLITE_FULL, I/O error):
-      // then the batch fails; otherwise it runs again in the safe mode.
-      const lost = !db.inTransaction;
-      this.rollbackAll();
+      deferEventInserts(db, false);
+      // The store may have rolled the whole transaction back already (SQLITE_FULL, I/O error), or
+      // aborted it for a deadlock: then the batch fails (or runs again); otherwise it runs again in the safe mode.
+      const lost = !db.inTransaction || db.transient(error);
+      await this.rollbackAll();
       if (lost) throw error instanceof SafeModeNeeded ? new Error("the write transaction was rolled back by the store") : error;
       return undefined;
     }
-    this.commit();
+    try {
+      await this.commit();
+    } finally {
+      deferEventInserts(db, false);
+    }
     return { outcomes, committed };
   }
 
   /** Each write in its own savepoint: a write that throws is undone alone. Throws when the transaction itself failed. */
-  private runSafe(batch: readonly Pending[], now: string): { outcomes: Outcome[]; committed: Frame } {
+  private async runSafe(batch: readonly Pending[], now: string): Promise<{ outcomes: Outcome[]; committed: Frame }> {
     const db = this.db;
     const outcomes: Outcome[] = [];
     const committed: Frame = { events: [], hooks: [] };
-    const savepointStmt = stmt(db, "SAVEPOINT lineup_write");
-    const releaseStmt = stmt(db, "RELEASE lineup_write");
-    const rollbackToStmt = stmt(db, "ROLLBACK TO lineup_write");
     let frames: SafeFrame[] = [];
     // Undoing a savepoint undoes the heads it moved and forgets the sessions it saw.
     const undone = (frame: SafeFrame) => {
       for (let i = frame.heads.length - 1; i >= 0; i--) setPendingHead(db, frame.heads[i]![0], frame.heads[i]![1]);
       sessionBindingsRolledBack(db);
     };
-    const savepoint = <T>(fn: () => T): T => {
+    // The store may have rolled the whole transaction back already (SQLITE_FULL, I/O error), or aborted it for a deadlock.
+    const lost = (error: unknown) => !db.inTransaction || db.transient(error);
+    const savepoint = async <T>(fn: () => Promise<T>): Promise<T> => {
       frames.push(newFrame());
-      savepointStmt.run();
+      await db.run("SAVEPOINT lineup_write");
       try {
-        const value = fn();
-        releaseStmt.run();
+        const value = await fn();
+        await db.run("RELEASE lineup_write");
         const frame = frames.pop()!;
         const parent = frames[frames.length - 1]!;
         parent.events.push(...frame.events);
@@ -249,30 +283,28 @@ export class WriteQueue {
       } catch (error) {
         const frame = frames.pop()!;
         if (error instanceof TransactionLost) throw error;
-        // SQLite may have rolled the whole transaction back already (SQLITE_FULL, I/O error).
-        if (!db.inTransaction) throw new TransactionLost(error);
-        rollbackToStmt.run();
+        if (lost(error)) throw new TransactionLost(error);
+        await db.run("ROLLBACK TO lineup_write");
         undone(frame);
-        releaseStmt.run();
+        await db.run("RELEASE lineup_write");
         throw error;
       }
     };
     const ctx: WriteContext = {
       db,
       now,
-      append: (sessionId, kind, actor, data) => {
+      append: async (sessionId, kind, actor, data) => {
         const before = pendingHead(db, sessionId);
-        const event = appendEvent(db, sessionId, kind, actor, data, now);
+        const event = await appendEvent(db, sessionId, kind, actor, data, now);
         const frame = frames[frames.length - 1]!;
         frame.events.push(event);
         frame.heads.push([sessionId, before]);
         return event;
       },
       savepoint,
-      rollback: () => {
-        // SQLite may have rolled the whole transaction back already (SQLITE_FULL, I/O error).
+      rollback: async () => {
         if (!db.inTransaction) throw new TransactionLost(new Error("the transaction was rolled back by the store"));
-        rollbackToStmt.run();
+        await db.run("ROLLBACK TO lineup_write");
         const frame = frames[frames.length - 1]!;
         undone(frame);
         frame.events.length = 0;
@@ -282,13 +314,13 @@ export class WriteQueue {
       afterCommit: (fn) => void frames[frames.length - 1]!.hooks.push(fn),
     };
     dropHeads(db);
-    stmt(db, "BEGIN IMMEDIATE").run();
+    await db.begin();
     try {
       for (const item of batch) {
         const own = newFrame();
         frames = [own];
         try {
-          outcomes.push({ ok: true, value: savepoint(() => item.op(ctx)) });
+          outcomes.push({ ok: true, value: await savepoint(async () => item.op(ctx)) });
           committed.events.push(...own.events);
           committed.hooks.push(...own.hooks);
         } catch (error) {
@@ -297,34 +329,34 @@ export class WriteQueue {
         }
       }
     } catch (error) {
-      this.rollbackAll();
+      await this.rollbackAll();
       throw error;
     }
-    this.commit();
+    await this.commit();
     return { outcomes, committed };
   }
 
   /** Stores the session heads the batch moved, then commits. */
-  private commit(): void {
+  private async commit(): Promise<void> {
     try {
-      writeHeads(this.db);
-      stmt(this.db, "COMMIT").run();
+      await writeHeads(this.db);
+      await this.db.commit();
     } catch (error) {
-      this.rollbackAll();
+      await this.rollbackAll();
       throw error;
     }
     sessionBindingsCommitted(this.db);
   }
 
   /** Ends the transaction without keeping anything (the store may have ended it already). */
-  private rollbackAll(): void {
-    if (this.db.inTransaction) stmt(this.db, "ROLLBACK").run();
+  private async rollbackAll(): Promise<void> {
+    await this.db.rollback();
     dropHeads(this.db);
     sessionBindingsRolledBack(this.db);
   }
 }
 
-/** Thrown inside the fast mode to leave it: the batch runs again in the safe mode. */
+/** Thrown inside the fast mode to leave it: the batch runs again with a savepoint per write. */
 class SafeModeNeeded extends Error {
   constructor() {
     super("the batch runs again with a savepoint per write");

@@ -3,29 +3,28 @@
  * user's session, an agent writing to a session not bound to it: each is refused with a typed error
  * and writes nothing — no event, no session, not even an idempotency record.
  */
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentEnvelope, key, START, startTestServer, TestClient, type TestServer } from "./helpers.js";
+import type { Store } from "../src/store/database.js";
+import { agentEnvelope, key, probeStore, START, startTestServer, TestClient, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let deviceA: TestClient;
 let deviceB: TestClient;
 let agent1: TestClient;
 let agent2: TestClient;
-let probe: Database.Database;
+let probe: Store;
 
 /** Rows in the tables a write could touch. */
-function footprint() {
-  const count = (table: string) => (probe.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return { events: count("events"), sessions: count("sessions"), idempotency: count("idempotency"), turns: count("turns"), envelopes: count("envelopes"), artifacts: count("artifacts") };
+async function footprint() {
+  const count = async (table: string) => Number((await probe.reader.get<{ n: number | string }>(`SELECT count(*) AS n FROM ${table}`))!.n);
+  return { events: await count("events"), sessions: await count("sessions"), idempotency: await count("idempotency"), turns: await count("turns"), envelopes: await count("envelopes"), artifacts: await count("artifacts") };
 }
 
 beforeAll(async () => {
   server = await startTestServer();
-  server.admin.createUser("user-b");
-  const deviceBToken = server.admin.createDevice("device-b", "user-b");
-  const agent2Token = server.admin.createAgent("agent-2");
+  await server.admin.createUser("user-b");
+  const deviceBToken = await server.admin.createDevice("device-b", "user-b");
+  const agent2Token = await server.admin.createAgent("agent-2");
   deviceA = await TestClient.open(server, server.devCredentials!.device_token);
   deviceB = await TestClient.open(server, deviceBToken);
   agent1 = await TestClient.open(server, server.devCredentials!.agent_token);
@@ -33,11 +32,11 @@ beforeAll(async () => {
   await deviceA.call("agentSession/start", START("s-a"));
   await deviceA.call("agentSession/turn/start", { session_id: "s-a", idempotency_key: key(), turn_id: "t-a", input: { text: "hi" } });
   await deviceB.call("agentSession/start", START("s-b", { agent_id: "agent-2" }));
-  probe = new Database(join(server.dataDir, "app-server.sqlite"), { readonly: true });
+  probe = await probeStore(server);
 });
 
 afterAll(async () => {
-  probe.close();
+  await probe.close();
   for (const c of [deviceA, deviceB, agent1, agent2]) await c.close();
   await server.dispose();
 });
@@ -53,11 +52,11 @@ describe("authentication", () => {
     await client.close();
   });
 
-  it("stores tokens only as SHA-256", () => {
-    const rows = probe.prepare("SELECT token_sha256 FROM tokens").all() as Array<{ token_sha256: string }>;
+  it("stores tokens only as SHA-256", async () => {
+    const rows = await probe.reader.all<{ token_sha256: string }>("SELECT token_sha256 FROM tokens");
     expect(rows.length).toBeGreaterThanOrEqual(4);
     for (const r of rows) expect(r.token_sha256).toMatch(/^[0-9a-f]{64}$/);
-    const all = JSON.stringify(probe.prepare("SELECT * FROM tokens").all());
+    const all = JSON.stringify(await probe.reader.all("SELECT * FROM tokens"));
     expect(all).not.toContain(server.devCredentials!.device_token);
   });
 });
@@ -74,13 +73,13 @@ describe("a device of another user", () => {
   });
 
   it("cannot write to it, and nothing is written", async () => {
-    const before = footprint();
+    const before = await footprint();
     expect(await deviceB.refusal("agentSession/turn/start", { session_id: "s-a", idempotency_key: key(), input: { text: "x" } })).toBe("session_not_found");
     expect(await deviceB.refusal("agentSession/turn/cancel", { session_id: "s-a", turn_id: "t-a", idempotency_key: key() })).toBe("session_not_found");
     expect(await deviceB.refusal("inventory/publish", { session_id: "s-a", idempotency_key: key(), revision: 5, tools: [] })).toBe("session_not_found");
     expect(await deviceB.refusal("evidence/export", { session_id: "s-a", idempotency_key: key() })).toBe("session_not_found");
     expect(await deviceB.refusal("agentSession/start", START("s-a"))).toBe("forbidden");
-    expect(footprint()).toEqual(before);
+    expect(await footprint()).toEqual(before);
     const turns = await deviceA.call("agentSession/read", { session_id: "s-a" });
     expect(turns.open_turns.map((t: { turn_id: string; state: string }) => [t.turn_id, t.state])).toEqual([["t-a", "running"]]);
   });
@@ -96,7 +95,7 @@ describe("an agent not bound to the session", () => {
   });
 
   it("cannot write to it, and nothing is written", async () => {
-    const before = footprint();
+    const before = await footprint();
     expect(await agent2.refusal("agentSession/envelope/send", { session_id: "s-a", idempotency_key: key(), envelope: agentEnvelope("s-a", "e-x", "agent-2") })).toBe("session_not_found");
     expect(await agent2.refusal("agentSession/turn/update", { session_id: "s-a", turn_id: "t-a", idempotency_key: key(), text_delta: "x" })).toBe("session_not_found");
     expect(await agent2.refusal("agentSession/turn/complete", { session_id: "s-a", turn_id: "t-a", idempotency_key: key(), outcome: "completed" })).toBe("session_not_found");
@@ -104,13 +103,13 @@ describe("an agent not bound to the session", () => {
     expect(await agent2.refusal("artifact/put", { session_id: "s-a", idempotency_key: key(), artifact_id: "a", name: "a", mime_type: "text/plain", size: 1, sha256: "0".repeat(64), offset: 0, data: "YQ==" })).toBe(
       "session_not_found",
     );
-    expect(footprint()).toEqual(before);
+    expect(await footprint()).toEqual(before);
   });
 
   it("the bound agent cannot speak as another agent", async () => {
-    const before = footprint();
+    const before = await footprint();
     expect(await agent1.refusal("agentSession/envelope/send", { session_id: "s-a", idempotency_key: key(), envelope: agentEnvelope("s-a", "e-y", "agent-2") })).toBe("sender_not_allowed");
-    expect(footprint()).toEqual(before);
+    expect(await footprint()).toEqual(before);
     const ok = await agent1.call("agentSession/envelope/send", { session_id: "s-a", idempotency_key: key(), envelope: agentEnvelope("s-a", "e-y") });
     expect(ok.envelope_id).toBe("e-y");
   });

@@ -4,22 +4,24 @@
  * the log exactly once at its acknowledged seq, the log is gapless, retrying the unacknowledged
  * writes with their keys applies each exactly once, and resume after any seq has no gap.
  */
-import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, describe, expect, it } from "vitest";
-import { agentEnvelope, spawnServer, START, tempDir, TestClient, type Frame } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentEnvelope, exited, freshDatabase, START, startServerProcess, stopServerProcesses, tempDir, TestClient, type Frame } from "./helpers.js";
 
 const dir = tempDir("lineup-crash-");
-const children: ChildProcess[] = [];
+/** The PostgreSQL database both server runs share, when the run's store is PostgreSQL. */
+let database: string | undefined;
 
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  dir.remove();
+beforeAll(async () => {
+  database = await freshDatabase();
 });
 
-const startChild = () => spawnServer(dir.path, children);
+afterAll(() => {
+  stopServerProcesses();
+  dir.remove();
+});
 
 interface Attempt {
   readonly key: string;
@@ -29,7 +31,7 @@ interface Attempt {
 
 describe("crash and restart", () => {
   it("keeps every acknowledged write exactly once, applies retries once, and resumes without gaps", async () => {
-    const first = await startChild();
+    const first = await startServerProcess({ dataDir: dir.path, db: database });
     const creds = JSON.parse(readFileSync(join(dir.path, "dev-credentials.json"), "utf8")) as { device_token: string; agent_token: string };
     const device = await TestClient.open({ url: first.url }, creds.device_token);
     await device.call("agentSession/start", START("s-crash"));
@@ -56,11 +58,11 @@ describe("crash and restart", () => {
     first.child.kill("SIGKILL");
     stop = true;
     await Promise.all(writing);
-    await new Promise<void>((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r() : first.child.once("exit", () => r())));
+    await exited(first.child);
     const acked = attempts.filter((a) => a.acked !== undefined);
     expect(acked.length).toBeGreaterThanOrEqual(200);
 
-    const second = await startChild();
+    const second = await startServerProcess({ dataDir: dir.path, db: database });
     const reader = await TestClient.open({ url: second.url }, creds.device_token);
     const readAll = async () => {
       const events: Frame[] = [];
@@ -102,10 +104,12 @@ describe("crash and restart", () => {
     await reader.close();
     await agent.close();
     second.child.kill("SIGTERM");
-    await new Promise<void>((r) => second.child.once("exit", () => r()));
-    const db = new Database(join(dir.path, "app-server.sqlite"), { readonly: true });
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    db.close();
+    await exited(second.child);
+    if (database === undefined) {
+      const db = new Database(join(dir.path, "app-server.sqlite"), { readonly: true });
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+      db.close();
+    }
     console.info(`crash test: ${acked.length} acknowledged, ${committedUnacked} committed but unacknowledged, ${lostUnacked} lost before commit and retried`);
   });
 });

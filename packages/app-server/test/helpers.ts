@@ -1,12 +1,21 @@
-/** A small JSON-RPC test client over a real WebSocket, and a real server on an ephemeral port with a temp data dir. */
+/**
+ * A small JSON-RPC test client over a real WebSocket, and a real server on an ephemeral port with a
+ * temp data dir — on SQLite, or on PostgreSQL when the test project says so (`LINEUP_TEST_STORE`):
+ * then every server gets a database of its own on the run's throwaway cluster (postgres-setup.ts).
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { APP_SERVER_PROTOCOL_VERSION, type ServerLimits } from "@lineup/protocol";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import WebSocket from "ws";
+import { spawnAppServer } from "../../../test/support/app-server-process.js";
+import { createDatabase } from "../../../test/support/postgres.js";
 import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
+import pg from "pg";
+import { openStore, type Store } from "../src/store/database.js";
+import type { SqliteDb } from "../src/store/sql.js";
 
 export type Frame = any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test frames are inspected loosely
 
@@ -15,29 +24,110 @@ export function tempDir(prefix = "lineup-app-server-"): { path: string; remove()
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
+/** The store the tests of this run use. */
+export const TEST_STORE: "sqlite" | "postgres" = process.env["LINEUP_TEST_STORE"] === "postgres" ? "postgres" : "sqlite";
+
+/** On PostgreSQL: a new, empty database's URL; on SQLite: undefined (the store is the data dir's file). */
+export async function freshDatabase(): Promise<string | undefined> {
+  return TEST_STORE === "postgres" ? createDatabase(inject("postgresUrl")) : undefined;
+}
+
+/** A fresh store of the run's kind, opened directly (no server), and how to close and delete it. */
+export async function openTestStore(): Promise<{ store: Store; db: string | undefined; dataDir: string; dispose(): Promise<void> }> {
+  const dir = tempDir();
+  const db = await freshDatabase();
+  const store = await openStore({ dataDir: dir.path, db });
+  return {
+    store,
+    db,
+    dataDir: dir.path,
+    async dispose() {
+      await store.close();
+      dir.remove();
+    },
+  };
+}
+
+/** A second look at a server's store (another connection, committed state only), for tests that check what is at rest. */
+export async function probeStore(server: { readonly dataDir: string; readonly db: string | undefined }): Promise<Store> {
+  return openStore({ dataDir: server.dataDir, db: server.db });
+}
+
+/**
+ * A store fault to switch on and off: SQLite turns the writer's connection query-only; PostgreSQL
+ * stops taking connections to the database and drops the open ones. Either way no transaction can
+ * start or commit until the fault clears.
+ */
+export function storeFault(opened: { readonly store: Store; readonly db: string | undefined }): { on(): Promise<void>; off(): Promise<void> } {
+  const { store, db } = opened;
+  if (db === undefined) {
+    const raw = (store.writer as SqliteDb).raw;
+    return { on: async () => void raw.pragma("query_only = ON"), off: async () => void raw.pragma("query_only = OFF") };
+  }
+  const name = new URL(db).pathname.slice(1);
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: inject("postgresUrl") });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    on: async () => {
+      await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`);
+    },
+    off: () => admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`),
+  };
+}
+
 export interface TestServer extends AppServerHandle {
   readonly dataDir: string;
+  /** The PostgreSQL URL of the server's store; undefined on SQLite. */
+  readonly db: string | undefined;
   /** Close and delete the data dir. */
   dispose(): Promise<void>;
 }
 
-export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; heartbeatIntervalMs?: number } = {}): Promise<TestServer> {
+/** `dataDir` and `db` name an existing store (a restart); without them the server gets a fresh one. */
+export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; db?: string; heartbeatIntervalMs?: number } = {}): Promise<TestServer> {
   const dir = options.dataDir === undefined ? tempDir() : undefined;
   const dataDir = options.dataDir ?? dir!.path;
+  const db = options.db ?? (options.dataDir === undefined ? await freshDatabase() : undefined);
   const server = await startAppServer({
     dataDir,
     logger: silentLogger,
+    ...(db === undefined ? {} : { db }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
   });
   return Object.assign(server, {
     dataDir,
+    db,
     async dispose() {
       await server.close();
       dir?.remove();
     },
   });
 }
+
+const serverProcesses: ChildProcess[] = [];
+
+/** The server in a process of its own (test/support/app-server-process.ts), killed after the file if still running. */
+export async function startServerProcess(options: { readonly dataDir: string; readonly db: string | undefined }): Promise<{ child: ChildProcess; url: string }> {
+  const started = await spawnAppServer(options);
+  serverProcesses.push(started.child);
+  return started;
+}
+
+/** Kills every server process the file started that still runs. */
+export function stopServerProcesses(): void {
+  for (const child of serverProcesses.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
+
+export { exited } from "../../../test/support/app-server-process.js";
 
 /** The dev device and the demo agent connected to one test server. */
 export interface DevAndAgent {

@@ -21,10 +21,10 @@ const boundFrames = (client: TestClient) => client.frames.filter((f) => f.method
 beforeAll(async () => {
   server = await startTestServer();
   const creds = server.devCredentials!;
-  const siblingToken = server.admin.createDevice("dev-tablet", "dev-user");
-  server.admin.createUser("other-user");
-  const strangerToken = server.admin.createDevice("other-phone", "other-user");
-  const otherAgentToken = server.admin.createAgent("other-agent");
+  const siblingToken = await server.admin.createDevice("dev-tablet", "dev-user");
+  await server.admin.createUser("other-user");
+  const strangerToken = await server.admin.createDevice("other-phone", "other-user");
+  const otherAgentToken = await server.admin.createAgent("other-agent");
   [starter, sibling, stranger, agent1, agent2, otherAgent] = await Promise.all([
     TestClient.open(server, creds.device_token),
     TestClient.open(server, siblingToken),

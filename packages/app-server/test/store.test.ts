@@ -1,57 +1,77 @@
-/** The store underneath: migrations, pragmas, restart, and the group-commit queue's all-or-nothing rules. */
-import { mkdirSync, readFileSync } from "node:fs";
+/**
+ * The store underneath: migrations, pragmas, restart, and the group-commit queue's all-or-nothing
+ * rules — on the run's store (SQLite, or PostgreSQL in the `app-server-postgres` project); the
+ * table-layout steps of SQLite on SQLite.
+ */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LineUpError, type SessionEvent } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../src/clock.js";
 import { silentLogger } from "../src/logger.js";
-import { DATABASE_FILE, openDatabase } from "../src/store/database.js";
-import { MIGRATIONS, runMigrations } from "../src/store/migrations.js";
+import { openStore } from "../src/store/database.js";
+import { MIGRATIONS, runMigrations, type Migration } from "../src/store/migrations.js";
 import { createAgent, createUser } from "../src/store/principals.js";
 import { insertSession } from "../src/store/sessions.js";
-import { WriteQueue } from "../src/write-queue.js";
+import { SqliteDb } from "../src/store/sql.js";
+import { WriteQueue, type WriteContext } from "../src/write-queue.js";
 import { startAppServer } from "../src/index.js";
-import { START, tempDir, TestClient } from "./helpers.js";
+import { openTestStore, START, storeFault, TEST_STORE, TestClient } from "./helpers.js";
 
-const dirs: Array<{ remove(): void }> = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) d.remove();
+const opened: Array<{ dispose(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.dispose();
 });
-function dataDir(): string {
-  const d = tempDir();
-  dirs.push(d);
-  return d.path;
+async function testStore() {
+  const o = await openTestStore();
+  opened.push(o);
+  return o;
 }
+/** A SQLite database in memory, for SQLite's own table-layout steps. */
+const memory = () => new SqliteDb(new Database(":memory:"));
 
 describe("migrations", () => {
-  it("apply in order once, recorded by name", () => {
-    const { db, migrations } = openDatabase(dataDir());
-    expect(migrations).toEqual({ ok: true, applied: MIGRATIONS.map((m) => m.name) });
-    expect(db.prepare("SELECT step, name FROM schema_migrations ORDER BY step").all()).toEqual(MIGRATIONS.map((m, i) => ({ step: i, name: m.name })));
-    expect(runMigrations(db)).toEqual({ ok: true, applied: [] });
-    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.pragma("synchronous", { simple: true })).toBe(2);
-    db.close();
+  it(`apply in order once, recorded by name (${TEST_STORE})`, async () => {
+    const { store } = await testStore();
+    expect(store.migrations).toEqual({ ok: true, applied: MIGRATIONS.map((m) => m.name) });
+    expect(await store.reader.all("SELECT step, name FROM schema_migrations ORDER BY step")).toEqual(MIGRATIONS.map((m, i) => ({ step: i, name: m.name })));
+    expect(await runMigrations(store.writer)).toEqual({ ok: true, applied: [] });
+    if (store.writer instanceof SqliteDb) {
+      expect(store.writer.raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(store.writer.raw.pragma("synchronous", { simple: true })).toBe(2);
+    }
   });
 
-  it("a file recording an unknown step is refused, not misread", () => {
-    const dir = dataDir();
-    mkdirSync(dir, { recursive: true });
-    const raw = new Database(join(dir, DATABASE_FILE));
-    runMigrations(raw);
-    raw.prepare("INSERT INTO schema_migrations (step, name, applied_at) VALUES (?, ?, ?)").run(MIGRATIONS.length, "9999_from_the_future", new Date().toISOString());
-    raw.close();
-    expect(() => openDatabase(dir)).toThrow(/9999_from_the_future/);
+  it("a store recording an unknown step is refused, not misread", async () => {
+    const { store, db, dataDir } = await testStore();
+    await store.writer.run("INSERT INTO schema_migrations (step, name, applied_at) VALUES (?, ?, ?)", [MIGRATIONS.length, "9999_from_the_future", new Date().toISOString()]);
+    await expect(openStore({ dataDir, db })).rejects.toThrow(/9999_from_the_future/);
   });
 
-  it("0005 moves the log to a rowid table and keeps every event and the (session_id, seq) key", () => {
-    const db = new Database(":memory:");
-    expect(runMigrations(db, MIGRATIONS.slice(0, 4)).ok).toBe(true);
+  it("--db that is not a PostgreSQL URL is refused, never taken for the SQLite default", async () => {
+    const { dataDir } = await testStore();
+    await expect(openStore({ dataDir, db: "mysql://u@127.0.0.1/x" })).rejects.toThrow(/PostgreSQL URL/);
+    await expect(openStore({ dataDir, db: "" })).rejects.toThrow(/PostgreSQL URL/);
+  });
+
+  it("a failing step leaves the store at the step before", async () => {
+    const { store } = await testStore();
+    const broken: Migration = { name: "9998_broken", sql: "CREATE TABLE oops (id INTEGER); CREATE TABLE (; nonsense" };
+    const outcome = await runMigrations(store.writer, [...MIGRATIONS, broken]);
+    expect(outcome.ok).toBe(false);
+    expect(Number((await store.reader.get<{ n: number | string }>("SELECT count(*) AS n FROM schema_migrations"))!.n)).toBe(MIGRATIONS.length);
+    await expect(Promise.resolve().then(() => store.reader.get("SELECT 1 FROM oops"))).rejects.toThrow(/oops/);
+  });
+
+  it("0005 (SQLite layout) moves the log to a rowid table and keeps every event and the (session_id, seq) key", async () => {
+    const sqlite = memory();
+    const db = sqlite.raw;
+    expect((await runMigrations(sqlite, MIGRATIONS.slice(0, 4))).ok).toBe(true);
     const insert = db.prepare("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, 'envelope', ?, 't')");
     for (let seq = 1; seq <= 3; seq++) insert.run("s-1", seq, `{"seq":${seq}}`);
     insert.run("s-2", 1, '{"seq":1}');
-    expect(runMigrations(db, MIGRATIONS.slice(0, 5))).toEqual({ ok: true, applied: ["0005_events_rowid_table"] });
+    expect(await runMigrations(sqlite, MIGRATIONS.slice(0, 5))).toEqual({ ok: true, applied: ["0005_events_rowid_table"] });
     expect(db.prepare("SELECT session_id, seq, body FROM events ORDER BY session_id, seq").all()).toEqual([
       { session_id: "s-1", seq: 1, body: '{"seq":1}' },
       { session_id: "s-1", seq: 2, body: '{"seq":2}' },
@@ -62,14 +82,15 @@ describe("migrations", () => {
     expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'events'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
   });
 
-  it("0006 moves the idempotency records to a rowid table and keeps every record and the (principal, key) uniqueness", () => {
-    const db = new Database(":memory:");
-    expect(runMigrations(db, MIGRATIONS.slice(0, 5)).ok).toBe(true);
+  it("0006 moves the idempotency records to a rowid table and keeps every record and the (principal, key) uniqueness", async () => {
+    const sqlite = memory();
+    const db = sqlite.raw;
+    expect((await runMigrations(sqlite, MIGRATIONS.slice(0, 5))).ok).toBe(true);
     const insert = db.prepare("INSERT INTO idempotency (principal, idempotency_key, method, body_sha256, outcome, created_at) VALUES (?, ?, 'm', ?, ?, ?)");
     insert.run("device:d", "k-2", "sha-2", '{"ok":true,"result":2}', "t2");
     insert.run("device:d", "k-1", "sha-1", '{"ok":true,"result":1}', "t1");
     insert.run("agent:a", "k-1", "sha-3", '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}', "t3");
-    expect(runMigrations(db, MIGRATIONS.slice(0, 6))).toEqual({ ok: true, applied: ["0006_idempotency_rowid_table"] });
+    expect(await runMigrations(sqlite, MIGRATIONS.slice(0, 6))).toEqual({ ok: true, applied: ["0006_idempotency_rowid_table"] });
     expect(db.prepare("SELECT principal, idempotency_key, body_sha256, outcome FROM idempotency ORDER BY principal, idempotency_key").all()).toEqual([
       { principal: "agent:a", idempotency_key: "k-1", body_sha256: "sha-3", outcome: '{"ok":false,"error":{"code":"duplicate_message","message":"m"}}' },
       { principal: "device:d", idempotency_key: "k-1", body_sha256: "sha-1", outcome: '{"ok":true,"result":1}' },
@@ -82,37 +103,32 @@ describe("migrations", () => {
     expect(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'idempotency'").get()).not.toMatchObject({ sql: expect.stringMatching(/WITHOUT ROWID/) });
   });
 
-  it("0007 keeps every artifact, without provenance, and stores provenance from then on", () => {
-    const db = new Database(":memory:");
-    expect(runMigrations(db, MIGRATIONS.slice(0, 6)).ok).toBe(true);
+  it("0007 (SQLite) keeps every artifact, without provenance, and stores provenance from then on", async () => {
+    const sqlite = memory();
+    const db = sqlite.raw;
+    expect((await runMigrations(sqlite, MIGRATIONS.slice(0, 6))).ok).toBe(true);
     db.prepare("INSERT INTO users (user_id, display_name, created_at) VALUES ('u', 'U', 't')").run();
     db.prepare("INSERT INTO agents (agent_id, name, created_at) VALUES ('a', 'A', 't')").run();
     db.prepare("INSERT INTO sessions (session_id, app_scope, workspace_id, owner_user_id, agent_id, state, created_at, last_seq, inventory_revision) VALUES ('s', 'chat', 'w', 'u', 'a', 'active', 't', 0, 0)").run();
     db.prepare("INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at) VALUES ('s', 'a-old', 'n', 'text/plain', 0, 'x', 0, 'complete', 't')").run();
-    expect(runMigrations(db)).toEqual({ ok: true, applied: ["0007_artifact_provenance"] });
+    expect(await runMigrations(sqlite, MIGRATIONS.slice(0, 7))).toEqual({ ok: true, applied: ["0007_artifact_provenance"] });
     expect(db.prepare("SELECT artifact_id, provenance FROM artifacts").all()).toEqual([{ artifact_id: "a-old", provenance: null }]);
   });
 
-  it("a failing step leaves the file at the step before", () => {
-    const db = new Database(":memory:");
-    const outcome = runMigrations(db, [...MIGRATIONS.slice(0, 2), { name: "0003_broken", up: (d) => d.exec("CREATE TABLE oops (; nonsense") }]);
-    expect(outcome.ok).toBe(false);
-    expect((db.prepare("SELECT count(*) AS n FROM schema_migrations").get() as { n: number }).n).toBe(2);
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'oops'").get()).toBeUndefined();
-  });
 });
 
 describe("restart", () => {
-  it("keeps principals and sessions; provisions dev credentials only on an empty data dir", async () => {
-    const dir = dataDir();
-    const first = await startAppServer({ dataDir: dir, logger: silentLogger });
+  it("keeps principals and sessions; provisions dev credentials only on an empty store", async () => {
+    const { dataDir: dir, db } = await testStore();
+    const options = { dataDir: dir, logger: silentLogger, ...(db === undefined ? {} : { db }) };
+    const first = await startAppServer(options);
     const creds = first.devCredentials!;
     expect(JSON.parse(readFileSync(join(dir, "dev-credentials.json"), "utf8"))).toEqual(creds);
     const client = await TestClient.open(first, creds.device_token);
     await client.call("agentSession/start", START("s-restart"));
     await client.close();
     await first.close();
-    const second = await startAppServer({ dataDir: dir, logger: silentLogger });
+    const second = await startAppServer(options);
     expect(second.devCredentials).toBeUndefined();
     const again = await TestClient.open(second, creds.device_token);
     expect((await again.call("agentSession/read", { session_id: "s-restart" })).session.last_seq).toBe(1);
@@ -122,23 +138,24 @@ describe("restart", () => {
 });
 
 describe("the group-commit queue", () => {
-  function setup() {
-    const { db } = openDatabase(dataDir());
-    createUser(db, "u");
-    createAgent(db, "a");
-    insertSession(db, { session_id: "s", app_scope: "chat", workspace_id: "w", owner_user_id: "u", agent_id: "a", state: "active", created_at: systemClock.now(), last_seq: 0, inventory_revision: 0 });
+  async function setup() {
+    const o = await testStore();
+    const db = o.store.writer;
+    await createUser(db, "u");
+    await createAgent(db, "a");
+    await insertSession(db, { session_id: "s", app_scope: "chat", workspace_id: "w", owner_user_id: "u", agent_id: "a", state: "active", created_at: systemClock.now(), last_seq: 0, inventory_revision: 0 });
     const published: SessionEvent[][] = [];
     const queue = new WriteQueue(db, systemClock, (events) => published.push([...events]), silentLogger);
-    return { db, queue, published };
+    return { db: o.store.reader, queue, published, fault: storeFault(o) };
   }
-  const append = (n: string) => (ctx: Parameters<Parameters<WriteQueue["submit"]>[0]>[0]) => ctx.append("s", "turn.activated", { role: "server", id: "x" }, { turn_id: n }).seq;
+  const append = (n: string) => async (ctx: WriteContext) => (await ctx.append("s", "turn.activated", { role: "server", id: "x" }, { turn_id: n })).seq;
 
   it("commits writes queued together in one transaction; a write that throws is undone alone", async () => {
-    const { db, queue, published } = setup();
+    const { db, queue, published } = await setup();
     const results = await Promise.allSettled([
       queue.submit(append("t1")),
-      queue.submit((ctx) => {
-        append("t-undone")(ctx);
+      queue.submit(async (ctx) => {
+        await append("t-undone")(ctx);
         throw new LineUpError("invalid_state", "refused");
       }),
       queue.submit(append("t2")),
@@ -147,24 +164,22 @@ describe("the group-commit queue", () => {
     expect(queue.stats()).toMatchObject({ transactions: 1, writes: 3 });
     expect(published).toHaveLength(1);
     expect(published[0]!.map((e) => e.data)).toEqual([{ turn_id: "t1" }, { turn_id: "t2" }]);
-    expect(db.prepare("SELECT seq FROM events ORDER BY seq").all()).toEqual([{ seq: 1 }, { seq: 2 }]);
-    db.close();
+    expect(await db.all("SELECT seq FROM events ORDER BY seq")).toEqual([{ seq: 1 }, { seq: 2 }]);
   });
 
   it("a failed transaction acknowledges and publishes nothing, and the queue works once the fault clears", async () => {
-    const { db, queue, published } = setup();
-    db.pragma("query_only = ON");
+    const { queue, published, fault } = await setup();
+    await fault.on();
     const failed = await Promise.allSettled([queue.submit(append("t1")), queue.submit(append("t2"))]);
     for (const r of failed) expect(r.status === "rejected" && (r.reason as LineUpError).code).toBe("store_write_failed");
     expect(published).toEqual([]);
-    db.pragma("query_only = OFF");
+    await fault.off();
     expect(await queue.submit(append("t3"))).toBe(1);
     expect(published.flat().map((e) => e.data)).toEqual([{ turn_id: "t3" }]);
-    db.close();
   });
 
   it("runs after-commit hooks after the events were published, only for writes that were kept", async () => {
-    const { db, queue, published } = setup();
+    const { queue, published, fault } = await setup();
     const ran: string[] = [];
     const hook = (name: string) => () => ran.push(`${name} after ${published.length} publish`);
     const results = await Promise.allSettled([
@@ -176,9 +191,9 @@ describe("the group-commit queue", () => {
         ctx.afterCommit(hook("refused write"));
         throw new LineUpError("invalid_state", "refused");
       }),
-      queue.submit((ctx) => {
+      queue.submit(async (ctx) => {
         try {
-          ctx.savepoint(() => {
+          await ctx.savepoint(async () => {
             ctx.afterCommit(hook("undone savepoint"));
             throw new LineUpError("invalid_state", "inner refusal");
           });
@@ -191,10 +206,9 @@ describe("the group-commit queue", () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(ran).toEqual(["kept after 1 publish", "outer after 1 publish"]);
-    db.pragma("query_only = ON");
+    await fault.on();
     await expect(queue.submit((ctx) => ctx.afterCommit(hook("failed commit")))).rejects.toMatchObject({ code: "store_write_failed" });
-    db.pragma("query_only = OFF");
+    await fault.off();
     expect(ran).toHaveLength(2);
-    db.close();
   });
 });

@@ -3,10 +3,12 @@ import { runCommand } from "@lineup/protocol";
 import { AGENT_CLI_USAGE } from "@lineup/agent-sdk/node";
 import { serverHelp } from "@lineup/app-server";
 import { agentCommand } from "./commands/agent.js";
+import { APP_USAGE, appCommand } from "./commands/app-from-mcp.js";
 import { BUILD_APP_USAGE, buildAppCommand } from "./commands/build-app.js";
 import { CHAT_USAGE, chatCommand } from "./commands/chat.js";
 import { EVIDENCE_USAGE, evidenceCommand } from "./commands/evidence.js";
 import { KEYGEN_USAGE, PACK_USAGE, SIGN_USAGE, VERIFY_USAGE, keygenCommand, packCommand, signCommand, verifyCommand } from "./commands/bundle.js";
+import { MCP_USAGE, mcpCommand } from "./commands/mcp.js";
 import { serverCommand } from "./commands/server.js";
 import type { CliIo, CommandEntry } from "./io.js";
 
@@ -17,12 +19,14 @@ export const CLI_VERSION = "0.1.0";
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   server: { run: serverCommand, summary: "run the reference AppServer (lineup server --help lists its settings)", usage: serverHelp() },
   agent: { run: agentCommand, summary: "run a remote agent: demo | llm (--url --token | --credentials)", usage: AGENT_CLI_USAGE },
+  mcp: { run: mcpCommand, summary: "serve a session to an MCP client on stdio (--session ID|new --url --token | --credentials)", usage: MCP_USAGE },
   chat: { run: chatCommand, summary: "terminal chat on the Runtime (--url --token [--data DIR] [--agent ID])", usage: CHAT_USAGE },
   keygen: { run: keygenCommand, summary: "make a publisher key pair: keygen DIR", usage: KEYGEN_USAGE },
   pack: { run: packCommand, summary: "pack an app directory into a bundle: pack APP_DIR OUT.lineup", usage: PACK_USAGE },
   sign: { run: signCommand, summary: "sign a bundle: sign BUNDLE PRIVATE_KEY", usage: SIGN_USAGE },
   verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json", usage: VERIFY_USAGE },
   evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]", usage: EVIDENCE_USAGE },
+  app: { run: appCommand, summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]", usage: APP_USAGE },
   "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", usage: BUILD_APP_USAGE },
 };
 

@@ -38,16 +38,18 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
   server: () => [["server", "--port", String(busyPort), "--data", join(work, "server")], new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is in use`)],
   agent: () => [["agent", "demo", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   chat: () => [["chat", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
+  mcp: () => [["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   keygen: () => [["keygen", join(aFile, "keys")], /./],
   pack: () => [["pack", missing, join(work, "out.lineup")], /./],
   sign: () => [["sign", missing, missing], /./],
   verify: () => [["verify", missing, missing], /./],
   evidence: () => [["evidence", "verify", missing], /cannot read/],
   "build-app": () => [["build-app", missing], /./],
+  app: () => [["app", "from-mcp", "--scope", "clock", "--key", missing, "--", "node", join(missing, "server.js")], /the MCP server did not answer/],
 };
 
 /** Subcommands, each of which answers --help as its command does. */
-const SUBCOMMANDS: readonly string[][] = [["agent", "demo"], ["agent", "llm"], ["evidence", "verify"]];
+const SUBCOMMANDS: readonly string[][] = [["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"]];
 
 const noStack = (lines: readonly string[]) => lines.every((l) => !/^\s+at /.test(l));
 

@@ -4,12 +4,15 @@
  * decisions; `webview.ts` applies them.
  *
  * - Loads: a content filter (WebKit's content-blocker rules) refuses every resource load, then lets
- *   through only LineUp's own scheme and the configured AppServer's WebSocket origin. The rules are
+ *   through only LineUp's own scheme, blob URLs of its origin, and the configured AppServer's WebSocket origin. The rules are
  *   applied by WebKit before a connection is opened, in every frame, whatever the page's CSP says.
  * - Navigation: every frame may navigate only within `lineup://app/` (plus the empty documents a frame
  *   starts with); new windows are never made.
- * - Features: WebRTC, link preconnect, DNS prefetch and prefetch off; no media capture, no clipboard
- *   access from script, no developer tools, no windows opened by script.
+ * - Features: WebRTC, link preconnect, DNS prefetch and prefetch off; no clipboard access from script, no
+ *   developer tools, no windows opened by script. Media capture is on for the microphone alone: the Capability
+ *   Gateway's `microphone.record` records in the host page (WebKit's MediaRecorder, over GStreamer), and
+ *   `webview.ts` grants only an audio-only request — which only the host page can make: apps' frames are denied
+ *   the microphone by their `allow` attribute before WebKit asks.
  */
 export const SCHEME = "lineup";
 export const ORIGIN = `${SCHEME}://app`;
@@ -21,7 +24,7 @@ export const FEATURES_OFF = ["LinkPreconnect", "LinkPreconnectEarlyHints", "Link
 /** WebKitSettings properties, set on the one view. */
 export const SETTINGS = {
   enable_webrtc: false,
-  enable_media_stream: false,
+  enable_media_stream: true,
   enable_developer_extras: false,
   javascript_can_open_windows_automatically: false,
   javascript_can_access_clipboard: false,
@@ -38,7 +41,9 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
  * reach a server, which the page says).
  */
 export function contentRules(serverOrigin: string | undefined): string {
-  const allow = [`^${SCHEME}:`, ...(serverOrigin === undefined ? [] : [`^${escapeRegExp(serverOrigin)}/`])];
+  // Blob URLs of LineUp's own origin are the host page's own bytes (a recording read back, a back-end's worker):
+  // no network. Apps' frames have opaque origins, so their blob URLs are `blob:null/…` and stay blocked.
+  const allow = [`^${SCHEME}:`, `^blob:${escapeRegExp(ORIGIN)}/`, ...(serverOrigin === undefined ? [] : [`^${escapeRegExp(serverOrigin)}/`])];
   return JSON.stringify([
     { trigger: { "url-filter": ".*" }, action: { type: "block" } },
     ...allow.map((filter) => ({ trigger: { "url-filter": filter }, action: { type: "ignore-previous-rules" } })),

@@ -31,6 +31,8 @@ declare module "gi://GLib" {
     }
     function file_get_contents(path: string): [boolean, Uint8Array];
     function file_set_contents(path: string, contents: string | Uint8Array): boolean;
+    function file_set_contents_full(path: string, contents: string | Uint8Array, flags: number, mode: number): boolean;
+    const FileSetContentsFlags: { readonly NONE: number; readonly CONSISTENT: number; readonly DURABLE: number };
     function file_test(path: string, test: number): boolean;
     const FileTest: { readonly EXISTS: number; readonly IS_DIR: number };
     function mkdir_with_parents(path: string, mode: number): number;
@@ -315,8 +317,13 @@ declare module "gi://WebKit?version=6.0" {
       set_content_type(type: string): void;
       set_http_headers(headers: Soup.MessageHeaders): void;
     }
+    class SecurityOrigin {
+      static new_for_uri(uri: string): SecurityOrigin;
+    }
     class WebContext {
       constructor();
+      initialize_notification_permissions(allowed: SecurityOrigin[], disallowed: SecurityOrigin[]): void;
+      connect(signal: "initialize-notification-permissions", callback: () => void): number;
       get_security_manager(): SecurityManager;
       register_uri_scheme(scheme: string, callback: (request: URISchemeRequest) => void): void;
     }
@@ -341,6 +348,7 @@ declare module "gi://WebKit?version=6.0" {
       allow_file_access_from_file_urls: boolean;
       allow_universal_access_from_file_urls: boolean;
       enable_write_console_messages_to_stdout: boolean;
+      enable_mock_capture_devices: boolean;
     }
     const UserContentInjectedFrames: { readonly ALL_FRAMES: number; readonly TOP_FRAME: number };
     const UserScriptInjectionTime: { readonly START: number; readonly END: number };
@@ -384,6 +392,11 @@ declare module "gi://WebKit?version=6.0" {
       allow(): void;
     }
     class NotificationPermissionRequest extends PermissionRequest {}
+    class UserMediaPermissionRequest extends PermissionRequest {
+      readonly is_for_audio_device: boolean;
+      readonly is_for_video_device: boolean;
+      readonly is_for_display_device: boolean;
+    }
     class FileChooserRequest {
       get_select_multiple(): boolean;
       get_mime_types(): string[] | null;
@@ -427,4 +440,19 @@ declare module "gi://WebKit?version=6.0" {
     }
   }
   export default WebKit;
+}
+
+declare module "gi://Secret" {
+  import type Gio from "gi://Gio";
+  namespace Secret {
+    const COLLECTION_DEFAULT: string;
+    const SchemaFlags: { readonly NONE: number };
+    const SchemaAttributeType: { readonly STRING: number };
+    class Schema {
+      constructor(name: string, flags: number, attributes: Record<string, number>);
+    }
+    function password_store_sync(schema: Schema, attributes: Record<string, string>, collection: string | null, label: string, password: string, cancellable: Gio.Cancellable | null): boolean;
+    function password_lookup_sync(schema: Schema, attributes: Record<string, string>, cancellable: Gio.Cancellable | null): string | null;
+  }
+  export default Secret;
 }

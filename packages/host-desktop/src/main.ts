@@ -17,6 +17,8 @@ import Gio from "gi://Gio";
 import { createChannel } from "./channel.js";
 import { fakeDialogs, nativeDialogs, readPicked } from "./dialogs.js";
 import { createNotifier } from "./notifications.js";
+import { secretService, writePrivateFile } from "./keyring.js";
+import { settleToken, type TokenStorage } from "./token-store.js";
 import { HOME } from "./confinement.js";
 import { emit, startDriver } from "./driver.js";
 import { takeInstanceLock } from "./instance-lock.js";
@@ -67,6 +69,14 @@ function main(): void {
     } catch {
       fatal(`the config ${options.config} is not JSON`);
     }
+  }
+  // The device token rests in the keyring where one runs, else in the config file, readable by this user alone.
+  let tokenStorage: TokenStorage = "none";
+  if (config !== undefined && options.config !== undefined) {
+    const settled = settleToken(config as unknown as Record<string, unknown>, options.config, secretService, writePrivateFile);
+    config = settled.config as unknown as ServedConfig;
+    tokenStorage = settled.storage;
+    if (settled.notice !== undefined) writeLine(`lineup-desktop: ${settled.notice}`);
   }
   const bundles = new Map<string, Uint8Array>();
   for (const { file, path } of options.bundles) {
@@ -137,10 +147,17 @@ function main(): void {
 
   const dialogs = options.fakeDialogs === undefined ? nativeDialogs(window) : fakeDialogs(options.fakeDialogs);
   const notifier = createNotifier(() => window.present());
+  // The host page's notification permission is settled before it loads (granted where there is a service), so a
+  // notification never races a permission still on its way to the web process.
+  context.connect("initialize-notification-permissions", () => {
+    const host = [WebKit.SecurityOrigin.new_for_uri(HOME)];
+    context.initialize_notification_permissions(notifier.available ? host : [], notifier.available ? [] : host);
+  });
   createConfinedView({
     context,
     dialogs,
     notifier,
+    mockCapture: options.mockCapture,
     dataDir: options.dataDir,
     serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
     driver: options.driver,
@@ -166,6 +183,7 @@ function main(): void {
           toolkit: `GTK ${Gtk.get_major_version()}.${Gtk.get_minor_version()}.${Gtk.get_micro_version()}, WebKitGTK ${WebKit.get_major_version()}.${WebKit.get_minor_version()}.${WebKit.get_micro_version()}`,
           data_dir: options.dataDir,
           notifications: notifier.available,
+          token_storage: tokenStorage,
         }),
         "window.set_title": ({ title }) => (window.set_title(title), {}),
         "window.present": () => (window.present(), {}),

@@ -15,15 +15,18 @@ export interface DesktopOptions {
   readonly driver: boolean;
   /** Under the driver only: file dialogs answered from this folder instead of shown (`dialogs.ts`). */
   readonly fakeDialogs?: string;
+  /** Under the driver only: WebKit's mock microphone instead of the machine's. */
+  readonly mockCapture: boolean;
 }
 
-export const USAGE = `Usage: lineup-desktop --dist DIR [--config FILE] [--data DIR] [--bundle FILE=PATH ...] [--driver [--fake-dialogs DIR]]
+export const USAGE = `Usage: lineup-desktop --dist DIR [--config FILE] [--data DIR] [--bundle FILE=PATH ...] [--driver [--fake-dialogs DIR] [--mock-capture]]
   --dist DIR       the built web host (npm run build in packages/host-web)
   --config FILE    the sign-in config (server_url, device_token, ...) as JSON
   --data DIR       the profile folder (default: $XDG_DATA_HOME/lineup/desktop)
   --bundle F=PATH  a signed bundle offered by Apps as lineup://app/apps/F (repeatable)
   --driver         answer test commands on stdin (one JSON object per line)
-  --fake-dialogs DIR  with --driver: file dialogs answered from DIR/pick/ and saved into DIR/saved/`;
+  --fake-dialogs DIR  with --driver: file dialogs answered from DIR/pick/ and saved into DIR/saved/
+  --mock-capture   with --driver: WebKit's mock microphone instead of the machine's`;
 
 export function parseOptions(argv: readonly string[], defaultDataDir: string): { ok: true; value: DesktopOptions } | { ok: false; error: string } {
   let dist: string | undefined;
@@ -31,6 +34,7 @@ export function parseOptions(argv: readonly string[], defaultDataDir: string): {
   let fake: string | undefined;
   let dataDir = defaultDataDir;
   let driver = false;
+  let mockCapture = false;
   const bundles: { file: string; path: string }[] = [];
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -41,6 +45,7 @@ export function parseOptions(argv: readonly string[], defaultDataDir: string): {
       return next;
     };
     if (flag === "--driver") driver = true;
+    else if (flag === "--mock-capture") mockCapture = true;
     else if (flag === "--dist" || flag === "--config" || flag === "--data" || flag === "--bundle" || flag === "--fake-dialogs") {
       const v = value();
       if (v === undefined || v === "") return { ok: false, error: `${flag} needs a value` };
@@ -59,5 +64,6 @@ export function parseOptions(argv: readonly string[], defaultDataDir: string): {
   if (dist === undefined) return { ok: false, error: "--dist is required" };
   // A person's window always shows the real dialogs.
   if (fake !== undefined && !driver) return { ok: false, error: "--fake-dialogs is for tests: it needs --driver" };
-  return { ok: true, value: { dist, dataDir, bundles, driver, ...(config === undefined ? {} : { config }), ...(fake === undefined ? {} : { fakeDialogs: fake }) } };
+  if (mockCapture && !driver) return { ok: false, error: "--mock-capture is for tests: it needs --driver" };
+  return { ok: true, value: { dist, dataDir, bundles, driver, mockCapture, ...(config === undefined ? {} : { config }), ...(fake === undefined ? {} : { fakeDialogs: fake }) } };
 }

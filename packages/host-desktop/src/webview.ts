@@ -34,6 +34,8 @@ export function createConfinedView(options: {
   /** The file dialogs a pick opens (the host page's `<input type=file>`: the gateway's `file.pick`). */
   readonly dialogs: Dialogs;
   readonly notifier: Notifier;
+  /** Under the test driver only: WebKit's mock microphone instead of the machine's (`--mock-capture`). */
+  readonly mockCapture: boolean;
   readonly ready: (view: ConfinedView) => void;
   readonly failed: (message: string) => void;
 }): void {
@@ -41,6 +43,7 @@ export function createConfinedView(options: {
   for (const [name, value] of Object.entries(SETTINGS)) (settings as unknown as Record<string, boolean>)[name] = value;
   // Under the test driver, the pages' console (CSP reports among it) goes to standard output for the test's log.
   settings.enable_write_console_messages_to_stdout = options.driver;
+  settings.enable_mock_capture_devices = options.mockCapture;
   const features = WebKit.Settings.get_all_features();
   const off = new Set<string>(FEATURES_OFF);
   for (let i = 0; i < features.get_length(); i++) {
@@ -75,6 +78,8 @@ export function createConfinedView(options: {
   // (sandboxed, opaque origins), so only the host page is ever answered yes.
   view.connect("permission-request", (_view, request) => {
     if (request instanceof WebKit.NotificationPermissionRequest && options.notifier.available) request.allow();
+    // The gateway's microphone.record: audio alone (never a camera or the screen), asked for by the host page.
+    else if (request instanceof WebKit.UserMediaPermissionRequest && request.is_for_audio_device && !request.is_for_video_device && !request.is_for_display_device) request.allow();
     else request.deny();
     return true;
   });

@@ -17,6 +17,7 @@ export const CAPS_MANIFEST = {
     { name: "file.pick", purpose: "Read the note you choose." },
     { name: "file.save", purpose: "Save the note where you choose." },
     { name: "notification.show", purpose: "Tell you when the note is ready." },
+    { name: "microphone.record", purpose: "Record a voice note." },
   ],
 } as const;
 
@@ -40,6 +41,7 @@ export async function run(): Promise<void> {
   button("Pick", () => surface.capabilities.request({ capability: "file.pick", purpose: "Read the note you choose.", input: {} }));
   button("Save", () => surface.capabilities.request({ capability: "file.save", purpose: "Save the note where you choose.", input: { name: "note.txt", mime_type: "text/plain", data: btoa("saved by the desktop") } }));
   button("Notify", () => surface.capabilities.request({ capability: "notification.show", purpose: "Tell you when the note is ready.", input: { title: "The note is ready", body: "Open Caps to read it." } }));
+  button("Record", () => surface.capabilities.request({ capability: "microphone.record", purpose: "Record a voice note.", input: { max_ms: 10_000 } }));
   root.append(log);
   await surface.lifecycle.ready();
 }

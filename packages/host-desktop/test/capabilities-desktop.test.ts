@@ -4,10 +4,11 @@
  * stand-in here, `--fake-dialogs`: a real GTK dialog cannot be driven); `file.save` — over the host channel into
  * the desktop's save dialog; `notification.show` — a `Gio.Notification` sent over a session bus of the test's own
  * to a notification service of the test's own (`fixtures/fake-notifications.js`), whose click brings the app
- * forward.
+ * forward; `microphone.record` — WebKit's MediaRecorder over GStreamer in the host page, WebKit's mock microphone
+ * standing in for the machine's (`--mock-capture`), kept when the person presses Stop.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -17,13 +18,15 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { CAPS_APP, CAPS_MANIFEST } from "./capabilities-app.js";
-import { clickWhenThere, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow } from "./harness.js";
+import { clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
 let window: DesktopWindow;
 let bus: { readonly address: string; stop(): void };
 let notifications: ChildProcess;
+let keyringHome: string;
+let configFile: string;
 const notified: { id: number; summary: string; body: string; actions: string[] }[] = [];
 
 const FRAME = `.instance-surface[data-app="${CAPS_APP.app_scope}"] iframe`;
@@ -34,6 +37,8 @@ beforeAll(async () => {
   requireDesktopTools();
   root = mkdtempSync(join(tmpdir(), "lineup-desktop-caps-"));
   bus = await startSessionBus(root);
+  keyringHome = join(root, "home");
+  await startKeyring(bus.address, keyringHome);
   notifications = spawn("gjs", ["-m", join(import.meta.dirname, "fixtures", "fake-notifications.js")], { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address }, stdio: ["pipe", "pipe", "inherit"] });
   const ready = new Promise<void>((resolve) =>
     createInterface({ input: notifications.stdout! }).on("line", (line) => {
@@ -52,7 +57,8 @@ beforeAll(async () => {
   writeFileSync(bundlePath, await signedBundle(CAPS_MANIFEST, html, publisher));
   const started = await startServerAndConfig(root, { trusted_publishers: [{ ...publisher.trustedKey, label: "Capability test publisher" }], builtin_apps: [{ name: CAPS_APP.name, file: CAPS_APP.file }] });
   server = started.server;
-  window = await launchDesktop({ dist, config: started.configFile, dataDir: join(root, "profile"), bundles: [{ file: CAPS_APP.file, path: bundlePath }], args: ["--fake-dialogs", dialogs], env: { DBUS_SESSION_BUS_ADDRESS: bus.address } });
+  configFile = started.configFile;
+  window = await launchDesktop({ dist, config: started.configFile, dataDir: join(root, "profile"), bundles: [{ file: CAPS_APP.file, path: bundlePath }], args: ["--fake-dialogs", dialogs, "--mock-capture"], env: { DBUS_SESSION_BUS_ADDRESS: bus.address, HOME: keyringHome } });
 }, 180_000);
 
 afterAll(async () => {
@@ -85,14 +91,23 @@ async function answerPrompts(label: string, action?: string): Promise<string> {
 }
 
 describe("issue 23: the desktop's own dialogs and notifications, through the gateway", () => {
+  it("keeps the device token in the keyring: the config file no longer holds it, and the window signs in with it", async () => {
+    await waitInWindow(window, LIFECYCLE, "online");
+    const saved = JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>;
+    expect(saved["server_url"]).toBe(server.url);
+    expect(saved).not.toHaveProperty("device_token");
+    expect((statSync(configFile).mode & 0o777).toString(8)).toBe("600");
+    expect(window.output.join("\n")).toContain("the device token was moved into the keyring");
+  }, 60_000);
+
   it("installs the app through Apps, and the host says the desktop has a notification service", async () => {
     await installAsDefaultInWindow(window, CAPS_APP.name, CAPS_APP.app_scope, (review) => expect(review).toContain("notification.show"));
     // The app is up: its three buttons are in its frame.
-    await expect.poll(async () => (await inFrames<unknown[]>(window, { op: "query", selector: "button", attributes: [] })).reduce((n, f) => n + f.result.length, 0), { timeout: 20_000 }).toBe(3);
+    await expect.poll(async () => (await inFrames<unknown[]>(window, { op: "query", selector: "button", attributes: [] })).reduce((n, f) => n + f.result.length, 0), { timeout: 20_000 }).toBe(4);
     expect(await window.evaluate(`return await new Promise((resolve) => {
-      addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === 7002 && resolve(JSON.parse(e.data.text).result.notifications));
+      addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === 7002 && resolve([JSON.parse(e.data.text).result.notifications, JSON.parse(e.data.text).result.token_storage]));
       postMessage({ "lineup-host": "request", text: JSON.stringify({ channel: "lineup.host", v: 1, id: 7002, method: "host.info", params: {} }) }, "*");
-    })`)).toBe(true);
+    })`)).toEqual([true, "keyring"]);
   }, 120_000);
 
   it("file.pick: the desktop's chooser answers the host page's file input, and the app gets the chosen file", async () => {
@@ -121,5 +136,17 @@ describe("issue 23: the desktop's own dialogs and notifications, through the gat
     await waitInWindow(window, inFront, "chat");
     notifications.stdin!.write(`click ${notified[0]!.id}\n`);
     await waitInWindow(window, inFront, CAPS_APP.app_scope, 15_000);
+  }, 60_000);
+
+  it("microphone.record: recorded in the window until the person presses Stop, and the app gets the audio", async () => {
+    await realClick(window, { selector: "button", text: "Record", frame: FRAME });
+    // Allow, then the shell's recording bar: Stop keeps the audio.
+    await expect.poll(async () => { const texts = await buttonTexts(); if (texts.includes("Allow")) await clickWhenThere(window, "button", "Allow"); return texts.includes("Stop"); }, { timeout: 20_000 }).toBe(true);
+    await new Promise((r) => setTimeout(r, 1_000));
+    await clickWhenThere(window, "button", "Stop");
+    const answer = await answerPrompts("Record");
+    const result = JSON.parse(answer) as { status: string; value?: { mime_type?: string; size?: number } };
+    expect(result, answer).toMatchObject({ status: "completed" });
+    expect(JSON.stringify(result.value)).toMatch(/audio\//);
   }, 60_000);
 });

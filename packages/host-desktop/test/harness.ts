@@ -22,10 +22,11 @@ export function requireDesktopTools(): void {
   if (spawnSync("xvfb-run", ["--help"]).error !== undefined) missing.push("xvfb-run");
   if (spawnSync("xdotool", ["version"]).error !== undefined) missing.push("xdotool");
   if (spawnSync("dbus-daemon", ["--version"]).error !== undefined) missing.push("dbus-daemon");
+  if (spawnSync("gnome-keyring-daemon", ["--version"]).error !== undefined) missing.push("gnome-keyring-daemon");
   const typelibs = ["/usr/lib/x86_64-linux-gnu/girepository-1.0", "/usr/lib/aarch64-linux-gnu/girepository-1.0", "/usr/lib/girepository-1.0"].filter(existsSync).flatMap((d) => readdirSync(d));
   if (!typelibs.includes("WebKit-6.0.typelib")) missing.push("WebKitGTK 6.0 typelib");
   if (!typelibs.includes("Gtk-4.0.typelib")) missing.push("GTK 4 typelib");
-  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool dbus`);
+  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool dbus gnome-keyring`);
 }
 
 let program: Promise<string> | undefined;
@@ -297,4 +298,16 @@ export async function startSessionBus(dir: string): Promise<{ readonly address: 
     daemon.once("exit", (code) => reject(new Error(`dbus-daemon exited (${code})`)));
   });
   return { address, stop: () => daemon.kill("SIGKILL") };
+}
+
+/**
+ * GNOME's keyring on the session bus at `address`, its files in `home`: a login keyring made with a password
+ * from standard input (no prompt), then its Secret Service started — the keyring a person's session has.
+ */
+export async function startKeyring(address: string, home: string): Promise<void> {
+  mkdirSync(join(home, "run"), { recursive: true, mode: 0o700 });
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: home, XDG_RUNTIME_DIR: join(home, "run") };
+  const login = spawnSync("gnome-keyring-daemon", ["--daemonize", "--login"], { env, input: "lineup-test", encoding: "utf8", timeout: 10_000 });
+  const start = spawnSync("gnome-keyring-daemon", ["--start", "--components=secrets"], { env, encoding: "utf8", timeout: 10_000 });
+  if (login.status !== 0 || start.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${login.stderr}${start.stderr}`);
 }

@@ -9,6 +9,7 @@ import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js"
 import { createChannel, type HostChannelHandlers } from "../src/channel.js";
 import { contentRules, mayNavigate } from "../src/confinement.js";
 import { parseOptions } from "../src/options.js";
+import { settleToken, type Keyring } from "../src/token-store.js";
 import { HOST_EVENTS } from "../src/page-scripts.js";
 import { DEFAULT_WINDOW, parseWindowState } from "../src/window-state.js";
 import { desktopEntry, launcherScript } from "../src/node/desktop-entry.js";
@@ -19,6 +20,7 @@ describe("confinement", () => {
     expect(rules[0]).toEqual({ trigger: { "url-filter": ".*" }, action: { type: "block" } });
     expect(rules.slice(1).map((r) => [r.action.type, r.trigger["url-filter"]])).toEqual([
       ["ignore-previous-rules", "^lineup:"],
+      ["ignore-previous-rules", "^blob:lineup://app/"],
       ["ignore-previous-rules", "^ws://127\\.0\\.0\\.1:8787/"],
     ]);
     // The same filters, read as JavaScript regular expressions, match what they should and nothing else.
@@ -29,10 +31,14 @@ describe("confinement", () => {
     expect(allowed("ws://127.0.0.12:8787/rpc")).toBe(false);
     expect(allowed("http://127.0.0.1:8787/rpc")).toBe(false);
     expect(allowed("https://example.com/?lineup:")).toBe(false);
+    // The host page's own blob URLs; an app frame's (an opaque origin) and any other stay blocked.
+    expect(allowed("blob:lineup://app/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(true);
+    expect(allowed("blob:null/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(false);
+    expect(allowed("blob:https://example.com/1")).toBe(false);
   });
 
   it("without a configured AppServer only lineup: is let through", () => {
-    expect((JSON.parse(contentRules(undefined)) as unknown[]).length).toBe(2);
+    expect((JSON.parse(contentRules(undefined)) as unknown[]).length).toBe(3);
   });
 
   it("lets frames navigate only within lineup://app/ and to the empty documents frames start with", () => {
@@ -45,10 +51,10 @@ describe("command line", () => {
   it("takes the built host, a config, a profile, bundles and the driver flag", () => {
     expect(parseOptions(["--dist", "d", "--config", "c.json", "--data", "p", "--bundle", "a.lineup=/x/a.lineup", "--driver"], "/home/u/.local/share/lineup/desktop")).toEqual({
       ok: true,
-      value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true },
+      value: { dist: "d", config: "c.json", dataDir: "p", bundles: [{ file: "a.lineup", path: "/x/a.lineup" }], driver: true, mockCapture: false },
     });
-    expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false } });
-    expect(parseOptions(["--dist", "d", "--driver", "--fake-dialogs", "/t"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: true, fakeDialogs: "/t" } });
+    expect(parseOptions(["--dist", "d"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: false, mockCapture: false } });
+    expect(parseOptions(["--dist", "d", "--driver", "--fake-dialogs", "/t", "--mock-capture"], "/def")).toEqual({ ok: true, value: { dist: "d", dataDir: "/def", bundles: [], driver: true, mockCapture: true, fakeDialogs: "/t" } });
   });
 
   it("refuses what it does not know, in one line", () => {
@@ -58,6 +64,7 @@ describe("command line", () => {
     expect(parseOptions(["--dist", "d", "--bundle", "../x=/y"], "/d")).toMatchObject({ ok: false });
     // A person's window always shows the real dialogs.
     expect(parseOptions(["--dist", "d", "--fake-dialogs", "/t"], "/d")).toEqual({ ok: false, error: "--fake-dialogs is for tests: it needs --driver" });
+    expect(parseOptions(["--dist", "d", "--mock-capture"], "/d")).toEqual({ ok: false, error: "--mock-capture is for tests: it needs --driver" });
   });
 });
 
@@ -73,7 +80,7 @@ describe("window state", () => {
 describe("the host channel, native end against the page's end", () => {
   const titles: string[] = [];
   const handlers: HostChannelHandlers = {
-    "host.info": () => ({ host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false }),
+    "host.info": () => ({ host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false, token_storage: "none" }),
     "window.set_title": ({ title }) => (titles.push(title), {}),
     "window.present": () => ({}),
     "window.minimize": () => {
@@ -90,7 +97,7 @@ describe("the host channel, native end against the page's end", () => {
 
   it("answers a request, checked on both ends", async () => {
     const answer = decodeHostChannelResponse(await channel(encodeHostChannelRequest(7, "host.info", {})), 7, "host.info");
-    expect(answer).toEqual({ ok: true, value: { host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false } });
+    expect(answer).toEqual({ ok: true, value: { host: "desktop", platform: "linux", toolkit: "GTK 4, WebKitGTK 2.50", data_dir: "/p", notifications: false, token_storage: "none" } });
     expect(decodeHostChannelResponse(await channel(encodeHostChannelRequest(8, "window.set_title", { title: "LineUp — Whiteboard" })), 8, "window.set_title")).toEqual({ ok: true, value: {} });
     expect(titles).toEqual(["LineUp — Whiteboard"]);
   });
@@ -139,5 +146,34 @@ describe("installing on a Linux desktop", () => {
     expect(desktopEntry({ launcher: '/x/"$y' })).toContain('Exec="/x/\\\\"\\\\$y"');
     const launcher = launcherScript("/work/it's here");
     expect(launcher.split("\n")).toEqual(["#!/bin/sh", "# LineUp desktop host launcher, written by npm run desktop -- --install.", "cd '/work/it'\\''s here' || exit 1", 'exec npm run --silent desktop -- "$@"', ""]);
+  });
+});
+
+describe("where the device token rests", () => {
+  const keyring = (works: boolean): Keyring & { kept: Map<string, string> } => {
+    const kept = new Map<string, string>();
+    return { kept, store: (url, token) => (works ? (kept.set(url, token), true) : false), lookup: (url) => kept.get(url) };
+  };
+  const config = { server_url: "ws://127.0.0.1:8787/rpc", device_token: "secret-1", trusted_publishers: [] };
+
+  it("moves the token into the keyring, and the file keeps everything else; the next start takes it from there", () => {
+    const ring = keyring(true);
+    const written: [string, string][] = [];
+    const first = settleToken(config, "/p/config.json", ring, (path, text) => written.push([path, text]));
+    expect(first).toMatchObject({ config, storage: "keyring" });
+    expect(ring.kept.get(config.server_url)).toBe("secret-1");
+    expect(written).toHaveLength(1);
+    const rest = JSON.parse(written[0]![1]) as Record<string, unknown>;
+    expect(rest).toEqual({ server_url: config.server_url, trusted_publishers: [] });
+    // The next start: the file has no token; the page still gets it.
+    expect(settleToken(rest, "/p/config.json", ring, () => expect.fail("nothing to write"))).toEqual({ config: { ...rest, device_token: "secret-1" }, storage: "keyring" });
+  });
+
+  it("without a keyring keeps the token in the file, rewritten for this user alone, and says so", () => {
+    const written: string[] = [];
+    const settled = settleToken(config, "/p/config.json", keyring(false), (path) => written.push(path));
+    expect(settled).toMatchObject({ config, storage: "file", notice: expect.stringContaining("no keyring answers here") });
+    expect(written).toEqual(["/p/config.json"]);
+    expect(settleToken({ server_url: config.server_url }, "/p/config.json", keyring(false), () => expect.fail("nothing to write"))).toEqual({ config: { server_url: config.server_url }, storage: "none" });
   });
 });

@@ -2,7 +2,8 @@
  * The pomodoro `npm start` offers, end to end in real Chromium against the real AppServer and demo agent:
  * installed from Apps → "start a … pomodoro" in the chat → the Runtime brings the app to the front and runs
  * the session as its own timed operation → the person presses Stop in the app → the Runtime ends the call
- * with its one `interrupted` result → the agent says how long the session ran. The agent's turn ends as
+ * with its one `interrupted` result, and gives the front back to the chat by itself → the agent says how long
+ * the session ran. The agent's turn ends as
  * soon as the session has started (the conversation goes on while the timer runs), and the person closes
  * the finished timer's picture-in-picture window.
  */
@@ -43,7 +44,8 @@ describe("the pomodoro through the whole product", () => {
 
     await pomodoro().getByRole("button", { name: "Stop" }).click();
     await expect.poll(() => pomodoro().locator(".pomo-status").textContent(), { timeout: 30_000 }).toMatch(/^Stopped with 2[45]:[0-9]{2} left$/);
-    await tab("Chat").click();
+    // The session is over: the Runtime gives the front back (restore_focus) and the chat is shown without a click.
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 30_000 }).toBe("chat");
     await expect.poll(() => page.getByRole("log").textContent(), { timeout: 60_000 }).toMatch(/was stopped after \d+ seconds? of the 25 minutes planned/);
     // One card for the call: the agent's task for it (same id) is told on the call's card, titled as the agent named it.
     expect(await page.locator('[data-kind="task"]').count()).toBe(0);

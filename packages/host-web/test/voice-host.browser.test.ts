@@ -4,7 +4,7 @@
  * note" in the chat → the Runtime brings Voice Notes to the front with the demo agent's interactive call
  * → Record → the shell's dialog asks for the microphone → Allow → the shell's recording bar → Stop → the
  * app saves the recording as an artifact and the agent gets `{ outcome: "recorded", artifact_id, … }`
- * and says what it got. A second request is discarded in the bar, and the agent hears `cancelled_by_user`.
+ * and says what it got; the call over, the chat comes back to the front by itself (`restore_focus`). A second request is discarded in the bar, and the agent hears `cancelled_by_user`.
  */
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
@@ -48,7 +48,10 @@ describe("Voice Notes through the whole product (fake microphone)", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "voice-01-recording.png") });
     await bar().getByRole("button", { name: "Stop" }).click();
     await expect.poll(() => bar().count()).toBe(0);
+    // The call is over: an interactive tool gives the front back (restore_focus), so the chat returns by itself.
+    await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 30_000 }).toBe("chat");
 
+    await tab("Voice Notes").click();
     await expect.poll(() => voice().locator(".voice-note").count(), { timeout: 30_000 }).toBe(1);
     expect(await voice().locator(".voice-note-length").textContent()).toMatch(/^0:0[1-9]$/);
     await page.screenshot({ path: join(SCREENSHOTS, "voice-02-saved.png") });

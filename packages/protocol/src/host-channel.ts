@@ -40,6 +40,7 @@ const METHODS = {
       toolkit: Type.String({ maxLength: 128, description: "The GUI toolkit and webview, with versions." }),
       data_dir: Type.String({ maxLength: 4096 }),
       notifications: Type.Boolean({ description: "Whether the desktop has a notification service: without one, notification.show is unsupported here." }),
+      token_storage: StringEnum(["keyring", "file", "none"] as const, { description: "Where the device token rests: the desktop's keyring, the config file readable by this user alone (no keyring runs), or nowhere (no token)." }),
     }),
   },
   /** The native window's title (the page's own title, as a person reads it in the task bar). */

@@ -39,6 +39,7 @@ import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coord
 import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
+import { createIdleTimer } from "./coordination/idle-timer.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
@@ -46,6 +47,8 @@ import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
 import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
 import { createBackendService, type BackendRunners } from "./backends/service.js";
+import { backendToolRoute } from "./backends/tool-handler.js";
+import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
 import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
 import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
@@ -86,6 +89,13 @@ export interface RuntimeOptions {
    * is refused for that app with `inbox_full` (audited). Default 1,000.
    */
   readonly maxPendingPerApp?: number;
+  /**
+   * Instances that hold a surface (a mounted frame) at once (spec 4.4): past it the least recently used
+   * background instance that no tool call is on is suspended, and restored when brought back. Default 3.
+   */
+  readonly maxLiveSurfaces?: number;
+  /** A background instance idle this long (ms) is suspended too, whatever the bound (spec 4.4). Default: never for idleness alone. */
+  readonly suspendIdleMs?: number;
   /**
    * Bytes of a conversation's artifacts read from the AppServer (the agent's files) that the device keeps
    * for offline reads and saves; past it the longest kept are let go (read from the server again when
@@ -290,6 +300,13 @@ export interface AppPort {
    */
   callBackend(backendId: string, method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
   /**
+   * The MCP Apps view of the app's tool `method` (its `view`, read from the tool's MCP back-end): the page's HTML
+   * (`text/html;profile=mcp-app`), the MCP tool's name and the CSP domains the server's `_meta.ui.csp` asks for (which the
+   * host honours only through a grant the person approves). `not_found` for a tool without a view; a resource that
+   * is not an MCP App page is `invalid_result`.
+   */
+  readMcpView(method: string, options?: { readonly signal?: AbortSignal }): Promise<McpView>;
+  /**
    * Starts a durable run of a workflow the manifest declares (docs/protocol.md "Workflows"), in `conversation_id`
    * or the conversation of `instance_id` (agent task and evidence steps need one). The same `idempotency_key` and
    * input return the same run; the same key with another input is `idempotency_conflict`. Refused with nothing
@@ -429,7 +446,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
 
   const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics);
+  const toolHub = new ToolHub(diagnostics, (call) => backendTools(call));
   const contexts = new SessionContextRegistry();
   const sessionData = createSessionDataService({
     store: options.store,
@@ -461,6 +478,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
+  const idleTimer = createIdleTimer({
+    clock,
+    idleMs: options.suspendIdleMs,
+    fire: () => {
+      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
+      mailbox?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
+    },
+  });
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
@@ -546,7 +571,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     runners: options.backends ?? {},
     active: activeVersion,
     bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
+    bundleFolder: (appScope, folder) => runtimeApps.bundleFolder(appScope, folder),
     hostCalls: backendHostCalls,
+    diagnostics,
+  });
+  const backendTools = backendToolRoute({
+    backends,
+    toolOf: (appScope, method) => activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method),
+    report: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
     diagnostics,
   });
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
@@ -798,6 +830,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
         env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
           ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+          ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+          ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
           ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
         },
         // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
@@ -813,6 +847,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           runtimeApps.changed(before, next);
           followApps(before, next);
           armDeadline(next);
+          idleTimer.arm(next);
           capabilityShell.changed(next.capabilities);
         },
         afterCommit: async (deliveries, effects) => {
@@ -875,6 +910,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       }
       driver?.stop();
       cancelDeadline?.();
+      idleTimer.stop();
       capabilityShell.stop();
       workflowShell.stop();
       await backends.stop();
@@ -1148,6 +1184,12 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         async callBackend(backendId, method, params, callOptions) {
           requireEnabled();
           return backends.call(appScope, backendId, method, params, callOptions);
+        },
+        async readMcpView(method, viewOptions) {
+          requireEnabled();
+          const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
+          if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
+          return mcpViewOf(tool.backend.method, tool.view.resource_uri, await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions));
         },
         async exportEvidence(request) {
           requireEnabled();

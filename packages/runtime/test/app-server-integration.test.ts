@@ -42,7 +42,7 @@ describe("Runtime ⇄ reference AppServer", () => {
     let server: AppServerHandle = await startAppServer({ dataDir: serverDir, port: 0, logger: silentLogger });
     const port = Number(new URL(server.url).port);
     const credentials = server.devCredentials!;
-    const secondDeviceToken = server.admin.createDevice("dev-device-2", "dev-user");
+    const secondDeviceToken = await server.admin.createDevice("dev-device-2", "dev-user");
 
     const options = { serverUrl: server.url, backoff: { baseMs: 20, capMs: 200 }, relistIntervalMs: 100, requestTimeoutMs: 3_000 };
     const a: NodeRuntime = await createNodeRuntime({ ...options, token: credentials.device_token, dataDir: temp("lineup-int-a-") });
@@ -230,7 +230,7 @@ describe("pipelined outbox ⇄ reference AppServer over a breaking connection", 
     const proxy = await startCuttingProxy(server.url, seededRandom(seed));
     const device = await createNodeRuntime({ serverUrl: proxy.url, token: server.devCredentials!.device_token, dataDir: temp("lineup-chaos-device-"), backoff: { baseMs: 5, capMs: 40 }, requestTimeoutMs: 2_000, relistIntervalMs: 0 });
     // A second device of the same user, straight to the server, reads the log as it is.
-    const reader = await createNodeRuntime({ serverUrl: server.url, token: server.admin.createDevice("chaos-reader", "dev-user"), dataDir: temp("lineup-chaos-reader-"), relistIntervalMs: 50 });
+    const reader = await createNodeRuntime({ serverUrl: server.url, token: await server.admin.createDevice("chaos-reader", "dev-user"), dataDir: temp("lineup-chaos-reader-"), relistIntervalMs: 50 });
     const seen: AgentAppMessage[] = [];
     try {
       await device.start();

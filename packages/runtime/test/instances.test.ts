@@ -9,6 +9,8 @@ import {
   findLiveInstance,
   focusInstance,
   foregroundInstance,
+  holdsSurface,
+  liveSurfaceCount,
   instancePolicyFor,
   isLegalInstanceTransition,
   isLive,
@@ -18,9 +20,13 @@ import {
   markInstanceReady,
   markInstanceRestored,
   resolveStartupTarget,
+  restoreInstanceInBackground,
   restoreInstances,
+  returnFocus,
   snapshotInstances,
   suspendInstance,
+  suspendIdle,
+  suspendPastBound,
   type InstanceChange,
   type InstanceResult,
   type InstancesState,
@@ -196,7 +202,7 @@ function pick(m: Model, index: number): string | undefined {
   return ids.length === 0 ? undefined : ids[index % ids.length];
 }
 
-type Op = "ready" | "focus" | "background" | "suspend" | "restored" | "crash" | "close" | "closed";
+type Op = "ready" | "focus" | "background" | "suspend" | "restore" | "restored" | "crash" | "close" | "closed";
 
 /** What the model expects of `op` on an instance in `status`: the target status, or undefined for a refusal. */
 function modelExpect(m: Model, op: Op, id: string): boolean {
@@ -226,6 +232,11 @@ function modelExpect(m: Model, op: Op, id: string): boolean {
       if (status !== "backgrounded") return false;
       m.status.set(id, "suspended");
       return true;
+    case "restore":
+      // A call delivered to a suspended instance: its surface comes back behind, the stack unchanged.
+      if (status !== "suspended") return false;
+      m.status.set(id, "restoring");
+      return true;
     case "crash":
       if (status === "closed" || status === "failed") return false;
       m.status.set(id, "failed");
@@ -248,6 +259,7 @@ const OPS: Record<Op, (s: InstancesState, id: string, now: number) => InstanceRe
   focus: focusInstance,
   background: backgroundInstance,
   suspend: suspendInstance,
+  restore: restoreInstanceInBackground,
   restored: markInstanceRestored,
   crash: (s, id, now) => crashInstance(s, id, now),
   close: closeInstance,
@@ -299,6 +311,82 @@ class LaunchCommand implements fc.Command<Model, Real> {
   toString = () => `launch(${this.app},${this.conversation},${this.foreground})`;
 }
 
+/** The loop's bound of live surfaces (spec 4.4): least recently used idle background instances are suspended. */
+class BoundCommand implements fc.Command<Model, Real> {
+  constructor(readonly bound: number, readonly busyMask: number) {}
+  check = () => true;
+  run(m: Model, r: Real): void {
+    const ids = [...m.status.keys()];
+    const busy = new Set(ids.filter((_, i) => (this.busyMask >> i) & 1));
+    const before = r.state;
+    const outcome = suspendPastBound(before, { max_live_surfaces: this.bound, busy, now: m.next });
+    const suspended = outcome.changes.map((c) => c.instance_id);
+    // Only idle background instances are suspended, each once, and the stack keeps its order.
+    for (const c of outcome.changes) expect({ id: c.instance_id, from: c.from, to: c.to, busy: busy.has(c.instance_id) }).toEqual({ id: c.instance_id, from: "backgrounded", to: "suspended", busy: false });
+    expect(new Set(suspended).size).toBe(suspended.length);
+    expect(outcome.state.focus_stack).toEqual(before.focus_stack);
+    // No more than needed: never below the bound; and if still above it, nothing idle is left in the background.
+    const after = liveSurfaceCount(outcome.state);
+    if (suspended.length > 0) expect(after).toBe(Math.max(this.bound, liveSurfaceCount(before) - suspended.length));
+    if (after > this.bound) for (const i of Object.values(outcome.state.instances)) expect(i.status === "backgrounded" && !busy.has(i.instance_id)).toBe(false);
+    if (liveSurfaceCount(before) <= this.bound) expect(suspended).toEqual([]);
+    // Least recently used first: each one suspended left the foreground no later than any idle one kept.
+    const kept = Object.values(outcome.state.instances).filter((i) => i.status === "backgrounded" && !busy.has(i.instance_id));
+    for (const id of suspended) for (const k of kept) expect(before.instances[id]!.since).toBeLessThanOrEqual(k.since);
+    for (const id of suspended) m.status.set(id, "suspended");
+    r.state = outcome.state;
+    checkInvariants(m, r);
+    expect(Object.values(r.state.instances).filter((i) => holdsSurface(i.status)).length).toBe(after);
+  }
+  toString = () => `bound(${this.bound},${this.busyMask})`;
+}
+
+/** The idle timer (spec 4.4): every idle background instance that left the front `idle` or more ago is suspended. */
+class IdleCommand implements fc.Command<Model, Real> {
+  constructor(readonly idle: number, readonly busyMask: number) {}
+  check = () => true;
+  run(m: Model, r: Real): void {
+    const ids = [...m.status.keys()];
+    const busy = new Set(ids.filter((_, i) => (this.busyMask >> i) & 1));
+    const outcome = suspendIdle(r.state, { idle_ms: this.idle, busy, now: m.next });
+    for (const [id, instance] of Object.entries(r.state.instances)) {
+      const due = instance.status === "backgrounded" && !busy.has(id) && instance.since + this.idle <= m.next;
+      expect(outcome.changes.some((c) => c.instance_id === id), `${id} due`).toBe(due);
+      if (due) m.status.set(id, "suspended");
+    }
+    for (const c of outcome.changes) expect([c.from, c.to]).toEqual(["backgrounded", "suspended"]);
+    r.state = outcome.state;
+    checkInvariants(m, r);
+  }
+  toString = () => `idle(${this.idle},${this.busyMask})`;
+}
+
+/** A call with `restore_focus` ended on instance `index`, having displaced `displaced` (or nothing in front). */
+class ReturnFocusCommand implements fc.Command<Model, Real> {
+  constructor(readonly index: number, readonly displaced: number | null) {}
+  check = () => true;
+  run(m: Model, r: Real): void {
+    const id = pick(m, this.index);
+    if (id === undefined) return;
+    const displaced = this.displaced === null ? undefined : pick(m, this.displaced);
+    const result = returnFocus(r.state, id, displaced, m.next);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const top = m.stack[m.stack.length - 1];
+    if (top === id) {
+      if (displaced !== undefined && displaced !== id && LIVE(m.status.get(displaced))) modelExpect(m, "focus", displaced);
+      else if (m.status.get(id) === "active") m.status.set(id, "backgrounded");
+    } else {
+      // The person moved elsewhere meanwhile: nothing changes.
+      expect(result.value.changes).toEqual([]);
+    }
+    r.state = result.value.state;
+    checkInvariants(m, r);
+    if (top === id && result.value.changes.length > 0) expect(foregroundInstance(r.state)?.instance_id).not.toBe(id);
+  }
+  toString = () => `returnFocus(${this.index},${this.displaced})`;
+}
+
 class RestartCommand implements fc.Command<Model, Real> {
   constructor(readonly brokenApp: string | null) {}
   check = () => true;
@@ -324,13 +412,16 @@ class RestartCommand implements fc.Command<Model, Real> {
 const RUNS = soakSized(1_000, 10_000);
 
 describe("RELIABILITY S1: lifecycle and focus stack, model-based", () => {
-  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart (${RUNS} runs × ≥ 50 commands)`, () => {
-    const opNames: Op[] = ["ready", "focus", "background", "suspend", "restored", "crash", "close", "closed"];
+  it(`only legal transitions, ≤ 1 foreground, no closed/failed in the stack, the stack survives restart, suspend past the bound or when idle, restore, restore_focus (${RUNS} runs × ≥ 50 commands)`, () => {
+    const opNames: Op[] = ["ready", "focus", "background", "suspend", "restore", "restored", "crash", "close", "closed"];
     const commands = [
       fc.tuple(fc.constantFrom(...APPS), fc.constantFrom("c1", "c2"), fc.boolean()).map(([a, c, f]) => new LaunchCommand(a, c, f)),
       fc.tuple(fc.constantFrom(...opNames), fc.nat(20)).map(([op, i]) => new OpCommand(op, i)),
       fc.tuple(fc.constantFrom(...opNames), fc.nat(20)).map(([op, i]) => new OpCommand(op, i)),
       fc.option(fc.constantFrom(...APPS), { nil: null }).map((b) => new RestartCommand(b)),
+      fc.tuple(fc.integer({ min: 1, max: 4 }), fc.nat(255)).map(([b, busy]) => new BoundCommand(b, busy)),
+      fc.tuple(fc.integer({ min: 0, max: 30 }), fc.nat(255)).map(([idle, busy]) => new IdleCommand(idle, busy)),
+      fc.tuple(fc.nat(20), fc.option(fc.nat(20), { nil: null })).map(([i, d]) => new ReturnFocusCommand(i, d)),
     ];
     fc.assert(
       // fc.commands draws 0–100 commands; runs shorter than 50 are skipped, so every counted run has 50 or more.

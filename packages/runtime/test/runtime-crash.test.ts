@@ -79,8 +79,8 @@ async function runChild(config: Record<string, unknown>, killAfterMs?: number): 
 
 /** A fresh user with one device and two sessions full of agent messages (and a card each). */
 async function provision(point: string): Promise<{ token: string; sessions: string[] }> {
-  server.admin.createUser(`u-${point}`);
-  const token = server.admin.createDevice(`d-${point}`, `u-${point}`);
+  await server.admin.createUser(`u-${point}`);
+  const token = await server.admin.createDevice(`d-${point}`, `u-${point}`);
   const device = await RawAgent.connect(server.url, token);
   const agent = await RawAgent.connect(server.url, agentToken);
   const sessions = [`${point}-a`, `${point}-b`];

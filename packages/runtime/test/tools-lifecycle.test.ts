@@ -10,6 +10,7 @@ import {
   crashInstance,
   EMPTY_INSTANCES,
   focusInstance,
+  restoreInstanceInBackground,
   foregroundInstance,
   instancePolicyFor,
   launchInstance,
@@ -98,6 +99,9 @@ class Sim {
       } else if (a.kind === "focus_instance") {
         const focused = focusInstance(this.instances, a.instance_id, this.now);
         if (focused.ok) this.instances = focused.value.state;
+      } else if (a.kind === "restore_instance") {
+        const restored = restoreInstanceInBackground(this.instances, a.instance_id, this.now);
+        if (restored.ok) this.instances = restored.value.state;
       }
     }
   }

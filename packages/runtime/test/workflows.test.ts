@@ -386,6 +386,8 @@ const PLANNER: AppManifest = {
       output_schema: { type: "object", required: ["item_id"], properties: { item_id: { type: "string" } } },
       call_model: "command",
       activation_requirement: "activation_not_required",
+      // Its handler makes one item per call_id: a second delivery after a crash is harmless, so the Runtime may redeliver.
+      idempotent: true,
     },
     {
       method: "plan.show",

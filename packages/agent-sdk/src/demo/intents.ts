@@ -17,6 +17,8 @@ export type DemoIntent =
   | { readonly kind: "help" }
   | { readonly kind: "greet" }
   | { readonly kind: "guess_drawing" }
+  /** "use `clock.get_time`": call that tool of the inventory, whatever app offers it (an MCP server's too), with no arguments. */
+  | { readonly kind: "use_tool"; readonly method: string }
   | { readonly kind: "echo" };
 
 const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] = [
@@ -39,8 +41,13 @@ const RULES: readonly { readonly test: RegExp; readonly intent: DemoIntent }[] =
   { test: /^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|你好|您好)\b/, intent: { kind: "greet" } },
 ];
 
+/** "use X", "call X", "run X" (X a tool's method, back-quoted or not), or "用 X"/"调用 X". */
+const USE_TOOL = /(?:^|\s)(?:use|call|run|用|调用)\s*`?([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+)`?/;
+
 export function parseIntent(text: string): DemoIntent {
   const lower = text.toLowerCase();
+  const named = USE_TOOL.exec(lower);
+  if (named !== null) return { kind: "use_tool", method: named[1]! };
   for (const rule of RULES) if (rule.test.test(lower)) return rule.intent;
   return { kind: "echo" };
 }

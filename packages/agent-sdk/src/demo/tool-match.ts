@@ -9,7 +9,8 @@ import type { InventoryTool, JsonObject, JsonValue } from "@lineup/protocol";
 import type { AppTargetName } from "./intents.js";
 
 export interface AppTarget {
-  readonly name: AppTargetName;
+  /** One of the apps the agent knows, or `tool`: any app's tool the person named ("use `clock.get_time`"). */
+  readonly name: AppTargetName | "tool";
   /** How the app is called in replies. */
   readonly label: string;
   /** What the user should install from the App Registry. */

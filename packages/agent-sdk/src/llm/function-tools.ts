@@ -15,9 +15,12 @@ export function functionName(tool: Pick<InventoryTool, "app_scope" | "method">):
   return `${tool.app_scope}__${tool.method}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
 }
 
-/** A JSON Schema the function-calling APIs accept: an object schema without meta keys. */
-function parametersOf(tool: InventoryTool): JsonObject {
-  const { $schema: _schema, $id: _id, ...rest } = tool.input_schema;
+/**
+ * A tool's input schema as the function-calling APIs and MCP's `inputSchema` accept it: an object schema
+ * without meta keys (`$schema`, `$id`).
+ */
+export function objectSchemaOf(schema: JsonObject): JsonObject {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
   return rest["type"] === undefined ? { type: "object", ...rest } : rest;
 }
 
@@ -29,7 +32,7 @@ export function toFunctionTools(inventory: readonly InventoryTool[]): FunctionTo
     for (let n = 2; byName.has(name); n++) name = `${functionName(tool).slice(0, 60)}_${n}`;
     byName.set(name, tool);
     const description = `${tool.title}. ${tool.description}`.trim().slice(0, 1_024);
-    tools.push({ type: "function", function: { name, description, parameters: parametersOf(tool) } });
+    tools.push({ type: "function", function: { name, description, parameters: objectSchemaOf(tool.input_schema) } });
   }
   return { tools, byName };
 }

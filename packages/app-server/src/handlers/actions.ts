@@ -37,34 +37,34 @@ function checkResponse(action: Action, response: ActionResponse): void {
 
 export function requestAction(ctx: CallContext, params: MethodParams<"agentSession/action/request">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/action/request", params, (w): MethodResult<"agentSession/action/request"> => {
+  return services.idempotent.run(principal, "agentSession/action/request", params, async (w): Promise<MethodResult<"agentSession/action/request">> => {
     const actionId = params.action_id ?? services.ids.next("a");
-    if (findAction(w.db, params.session_id, actionId) !== undefined) throw refuse("invalid_state", `action ${actionId} already exists`, "/action_id");
+    if (await findAction(w.db, params.session_id, actionId) !== undefined) throw refuse("invalid_state", `action ${actionId} already exists`, "/action_id");
     if (params.turn_id !== undefined) {
-      const turn = findTurn(w.db, params.session_id, params.turn_id);
+      const turn = await findTurn(w.db, params.session_id, params.turn_id);
       if (turn === undefined) throw refuse("not_found", `no turn ${params.turn_id}`, "/turn_id");
       if (TERMINAL_TURN_STATES.has(turn.state)) throw refuse("invalid_state", `turn ${params.turn_id} is ${turn.state}`, "/turn_id");
     }
     if (params.input_schema !== undefined) checkSchema(params.input_schema, "/input_schema");
     const { idempotency_key: _k, action_id: _a, ...fields } = params;
     const action: Action = { ...fields, action_id: actionId, state: "pending", requested_at: w.now };
-    saveAction(w.db, action);
-    const event = w.append(params.session_id, "action.required", actorOf(principal), { action: action as unknown as JsonObject });
+    await saveAction(w.db, action);
+    const event = await w.append(params.session_id, "action.required", actorOf(principal), { action: action as unknown as JsonObject });
     return { action, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
 export function respondAction(ctx: CallContext, params: MethodParams<"agentSession/action/respond">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/action/respond", params, (w): MethodResult<"agentSession/action/respond"> => {
-    const action = findAction(w.db, params.session_id, params.action_id);
+  return services.idempotent.run(principal, "agentSession/action/respond", params, async (w): Promise<MethodResult<"agentSession/action/respond">> => {
+    const action = await findAction(w.db, params.session_id, params.action_id);
     if (action === undefined) throw refuse("not_found", `no action ${params.action_id}`, "/action_id");
     if (action.state !== "pending") throw refuse("invalid_state", `action ${action.action_id} was already answered`, "/action_id");
     if (action.expires_at !== undefined && Date.parse(action.expires_at) <= Date.parse(w.now)) throw refuse("invalid_state", `action ${action.action_id} expired at ${action.expires_at}`, "/action_id");
     checkResponse(action, params.response);
     const answered: Action = { ...action, state: "responded", response: params.response, responded_at: w.now };
-    saveAction(w.db, answered);
-    const event = w.append(params.session_id, "action.responded", actorOf(principal), { action_id: action.action_id, response: params.response as unknown as JsonObject });
+    await saveAction(w.db, answered);
+    const event = await w.append(params.session_id, "action.responded", actorOf(principal), { action_id: action.action_id, response: params.response as unknown as JsonObject });
     return { action: answered, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }

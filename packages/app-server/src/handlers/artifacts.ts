@@ -11,15 +11,15 @@ import { actorOf, refuse, visibleSession, type CallContext, sessionPrecheck } fr
 
 export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "artifact/put", params, (w): MethodResult<"artifact/put"> => {
+  return services.idempotent.run(principal, "artifact/put", params, async (w): Promise<MethodResult<"artifact/put">> => {
     const { session_id: sessionId, artifact_id: artifactId } = params;
     const bytes = Buffer.from(params.data, "base64");
     const provenance = params.provenance === undefined ? null : canonicalJson(params.provenance as unknown as JsonValue);
-    let row = findArtifact(w.db, sessionId, artifactId);
+    let row = await findArtifact(w.db, sessionId, artifactId);
     if (row === undefined) {
       if (params.offset !== 0) throw refuse("invalid_state", `no upload of ${artifactId} yet: start at offset 0`, "/offset");
-      startUpload(w.db, { session_id: sessionId, artifact_id: artifactId, name: params.name, mime_type: params.mime_type, size: params.size, sha256: params.sha256, provenance }, w.now);
-      row = findArtifact(w.db, sessionId, artifactId)!;
+      await startUpload(w.db, { session_id: sessionId, artifact_id: artifactId, name: params.name, mime_type: params.mime_type, size: params.size, sha256: params.sha256, provenance }, w.now);
+      row = (await findArtifact(w.db, sessionId, artifactId))!;
     } else {
       if (row.state === "complete") throw refuse("invalid_state", `artifact ${artifactId} is already complete`, "/artifact_id");
       if (row.name !== params.name || row.mime_type !== params.mime_type || row.size !== params.size || row.sha256 !== params.sha256) {
@@ -28,29 +28,29 @@ export function putArtifact(ctx: CallContext, params: MethodParams<"artifact/put
       if (row.provenance !== provenance) throw refuse("invalid_state", `artifact ${artifactId} is being uploaded with other provenance`, "/provenance");
     }
     if (params.offset !== row.received) throw refuse("invalid_state", `expected offset ${row.received}`, "/offset");
-    if (bytes.byteLength > 0) appendChunk(w.db, sessionId, artifactId, params.offset, bytes);
+    if (bytes.byteLength > 0) await appendChunk(w.db, sessionId, artifactId, params.offset, bytes);
     const received = row.received + bytes.byteLength;
     if (received < params.size) return { artifact_id: artifactId, received, complete: false };
-    const content = joinedChunks(w.db, sessionId, artifactId);
+    const content = await joinedChunks(w.db, sessionId, artifactId);
     if (sha256Hex(content) !== params.sha256) throw refuse("invalid_params", "the content does not match sha256; start over with a new artifact_id", "/sha256");
-    completeArtifact(w.db, sessionId, artifactId, content);
+    await completeArtifact(w.db, sessionId, artifactId, content);
     const artifact = toArtifactRef(row);
     const stored = provenanceOf(row);
     const data: JsonObject = { artifact: artifact as unknown as JsonObject };
     if (stored !== undefined) data["provenance"] = stored as unknown as JsonObject;
-    const event = w.append(sessionId, "artifact.added", actorOf(principal), data);
+    const event = await w.append(sessionId, "artifact.added", actorOf(principal), data);
     return { artifact_id: artifactId, received, complete: true, artifact, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
-export function readArtifact(ctx: CallContext, params: MethodParams<"artifact/read">): MethodResult<"artifact/read"> {
-  visibleSession(ctx, params.session_id);
+export async function readArtifact(ctx: CallContext, params: MethodParams<"artifact/read">): Promise<MethodResult<"artifact/read">> {
+  await visibleSession(ctx, params.session_id);
   const db = ctx.services.db;
-  const row = findArtifact(db, params.session_id, params.artifact_id);
+  const row = await findArtifact(db, params.session_id, params.artifact_id);
   if (row === undefined || row.state !== "complete") throw refuse("not_found", `no complete artifact ${params.artifact_id}`, "/artifact_id");
   const offset = params.offset ?? 0;
   if (offset > row.size) throw refuse("invalid_params", `offset ${offset} is past the size ${row.size}`, "/offset");
   const length = Math.min(params.length ?? ctx.services.limits.max_chunk_bytes, ctx.services.limits.max_chunk_bytes);
-  const part = readArtifactRange(db, params.session_id, params.artifact_id, offset, length);
+  const part = await readArtifactRange(db, params.session_id, params.artifact_id, offset, length);
   return { artifact: toArtifactRef(row), offset, data: part.toString("base64"), eof: offset + part.byteLength >= row.size };
 }

@@ -3,15 +3,15 @@ import { methodsForRole, SERVER_FEATURES, type MethodParams, type MethodResult }
 import { findInventory } from "../store/inventories.js";
 import { visibleSession, type CallContext } from "./context.js";
 
-export function listCapabilities(ctx: CallContext, params: MethodParams<"capability/list">): MethodResult<"capability/list"> {
+export async function listCapabilities(ctx: CallContext, params: MethodParams<"capability/list">): Promise<MethodResult<"capability/list">> {
   const result: MethodResult<"capability/list"> = {
     role: ctx.principal.role,
     methods: methodsForRole(ctx.principal.role),
     features: SERVER_FEATURES.map((f) => ({ ...f })),
   };
   if (params.session_id !== undefined) {
-    const session = visibleSession(ctx, params.session_id);
-    const inventory = findInventory(ctx.services.db, session.session_id);
+    const session = await visibleSession(ctx, params.session_id);
+    const inventory = await findInventory(ctx.services.db, session.session_id);
     result.session = {
       session_id: session.session_id,
       inventory_revision: session.inventory_revision,

@@ -6,7 +6,8 @@ import type { ConnectionDirectory } from "../directory.js";
 import type { IdempotentWrites } from "../idempotency.js";
 import type { Logger } from "../logger.js";
 import type { ServerMetrics } from "../metrics.js";
-import type { Db } from "../store/database.js";
+import type { Presence } from "../presence.js";
+import type { Db } from "../store/sql.js";
 import type { Actor } from "../store/log.js";
 import { principalId, type Principal } from "../store/principals.js";
 import { findVisibleSession, isVisibleSession } from "../store/sessions.js";
@@ -20,6 +21,8 @@ export interface Services {
   readonly hub: Hub;
   /** Initialized connections by agent and by user, for `agentSession/bound`. */
   readonly directory: ConnectionDirectory;
+  /** Whether an agent is connected, to this process or (PostgreSQL) to another one on the same database. */
+  readonly presence: Presence;
   readonly limits: ServerLimits;
   readonly clock: Clock;
   readonly ids: IdSource;
@@ -47,14 +50,14 @@ export function actorOf(principal: Principal): Actor {
 export const SERVER_ACTOR: Actor = { role: "server", id: "app-server" };
 
 /** The session if `principal` may see it; otherwise `session_not_found` (existence is not revealed). */
-export function requireVisibleSession(db: Db, principal: Principal, sessionId: string): Session {
-  const session = findVisibleSession(db, principal, sessionId);
+export async function requireVisibleSession(db: Db, principal: Principal, sessionId: string): Promise<Session> {
+  const session = await findVisibleSession(db, principal, sessionId);
   if (session === undefined) throw refuse("session_not_found", `no session ${sessionId}`, "/session_id");
   return session;
 }
 
 /** For reads: they run after the connection's earlier writes committed (program order), so the committed state is the one to check. */
-export function visibleSession(ctx: CallContext, sessionId: string): Session {
+export function visibleSession(ctx: CallContext, sessionId: string): Promise<Session> {
   return requireVisibleSession(ctx.services.db, ctx.principal, sessionId);
 }
 
@@ -62,8 +65,8 @@ export function visibleSession(ctx: CallContext, sessionId: string): Session {
  * For writes: the visibility check as an idempotency precheck, run inside the write's transaction
  * so it sees a session started by an earlier, still uncommitted write of the same connection.
  */
-export function sessionPrecheck(principal: Principal, sessionId: string): (w: WriteContext) => void {
-  return (w) => {
-    if (!isVisibleSession(w.db, principal, sessionId)) throw refuse("session_not_found", `no session ${sessionId}`, "/session_id");
+export function sessionPrecheck(principal: Principal, sessionId: string): (w: WriteContext) => Promise<void> {
+  return async (w) => {
+    if (!(await isVisibleSession(w.db, principal, sessionId))) throw refuse("session_not_found", `no session ${sessionId}`, "/session_id");
   };
 }

@@ -14,10 +14,10 @@ export function sendEnvelope(ctx: CallContext, params: MethodParams<"agentSessio
   if (principal.role === "agent" && envelope.sender.id !== principal.agent_id) {
     throw refuse("sender_not_allowed", `agent ${principal.agent_id} may not send as ${envelope.sender.id}`, "/envelope/sender/id");
   }
-  return services.idempotent.run(principal, "agentSession/envelope/send", params, (w): MethodResult<"agentSession/envelope/send"> => {
-    const event = w.append(params.session_id, "envelope", actorOf(principal), { envelope: params.envelope as JsonObject });
+  return services.idempotent.run(principal, "agentSession/envelope/send", params, async (w): Promise<MethodResult<"agentSession/envelope/send">> => {
+    const event = await w.append(params.session_id, "envelope", actorOf(principal), { envelope: params.envelope as JsonObject });
     // One statement both checks and records the id; a duplicate undoes the append with the write's savepoint.
-    if (!recordEnvelope(w.db, params.session_id, envelope.id, event.seq)) throw refuse("duplicate_message", `envelope ${envelope.id} is already in the session`, "/envelope/id");
+    if (!(await recordEnvelope(w.db, params.session_id, envelope.id, event.seq))) throw refuse("duplicate_message", `envelope ${envelope.id} is already in the session`, "/envelope/id");
     return { envelope_id: envelope.id, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }

@@ -20,27 +20,26 @@ import { findArtifact, insertCompleteArtifact, readArtifactContent, toArtifactRe
 import { headSeq, readEventsThrough } from "../store/log.js";
 import { sha256Hex } from "../store/principals.js";
 import { findSession } from "../store/sessions.js";
-import { stmt } from "../store/statements.js";
 import { actorOf, refuse, type CallContext, sessionPrecheck } from "./context.js";
 
 export function exportEvidence(ctx: CallContext, params: MethodParams<"evidence/export">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "evidence/export", params, (w): MethodResult<"evidence/export"> => {
+  return services.idempotent.run(principal, "evidence/export", params, async (w): Promise<MethodResult<"evidence/export">> => {
     const sessionId = params.session_id;
-    const { events, scope } = params.task_id === undefined ? sessionEvents(w, sessionId, params.through_seq) : taskEvents(w, sessionId, params.task_id);
+    const { events, scope } = params.task_id === undefined ? await sessionEvents(w, sessionId, params.through_seq) : await taskEvents(w, sessionId, params.task_id);
     const throughSeq = events.length === 0 ? 0 : events[events.length - 1]!.seq;
     const withData = params.include_artifact_data !== false;
     const artifacts: Array<{ artifact: ArtifactRef; data?: string }> = [];
     for (const event of events) {
       if (event.kind !== "artifact.added") continue;
       const ref = (event.data as { artifact: ArtifactRef }).artifact;
-      const row = findArtifact(w.db, sessionId, ref.artifact_id);
+      const row = await findArtifact(w.db, sessionId, ref.artifact_id);
       if (row === undefined) continue;
-      artifacts.push(withData ? { artifact: toArtifactRef(row), data: readArtifactContent(w.db, sessionId, ref.artifact_id).toString("base64") } : { artifact: toArtifactRef(row) });
+      artifacts.push(withData ? { artifact: toArtifactRef(row), data: (await readArtifactContent(w.db, sessionId, ref.artifact_id)).toString("base64") } : { artifact: toArtifactRef(row) });
     }
     const exportId = services.ids.next("x");
     const pack = buildEvidencePack(
-      { export_id: exportId, exported_at: w.now, exported_by: actorOf(principal), session: findSession(w.db, sessionId)!, events, artifacts, ...(scope === undefined ? {} : { scope }) },
+      { export_id: exportId, exported_at: w.now, exported_by: actorOf(principal), session: (await findSession(w.db, sessionId))!, events, artifacts, ...(scope === undefined ? {} : { scope }) },
       sha256Hex,
     );
     const bytes = Buffer.from(canonicalJson(pack as unknown as JsonValue), "utf8");
@@ -49,26 +48,26 @@ export function exportEvidence(ctx: CallContext, params: MethodParams<"evidence/
     }
     const name = scope === undefined ? `evidence-${sessionId}-${throughSeq}.json` : `evidence-${sessionId}-task-${scope.task_id}-${throughSeq}.json`;
     const artifact: ArtifactRef = { artifact_id: exportId, name: name.slice(0, 255), mime_type: EVIDENCE_MIME_TYPE, size: bytes.byteLength, sha256: sha256Hex(bytes) };
-    insertCompleteArtifact(w.db, sessionId, artifact, bytes, w.now);
-    stmt(w.db, "INSERT INTO evidence_exports (export_id, session_id, through_seq, pack_digest, created_at) VALUES (?, ?, ?, ?, ?)").run(exportId, sessionId, throughSeq, pack.digest, w.now);
+    await insertCompleteArtifact(w.db, sessionId, artifact, bytes, w.now);
+    await w.db.run("INSERT INTO evidence_exports (export_id, session_id, through_seq, pack_digest, created_at) VALUES (?, ?, ?, ?, ?)", [exportId, sessionId, throughSeq, pack.digest, w.now]);
     const data: JsonObject = { export_id: exportId, through_seq: throughSeq, artifact: artifact as unknown as JsonObject, pack_digest: pack.digest };
     if (scope !== undefined) data["task_id"] = scope.task_id;
-    const event = w.append(sessionId, "evidence.exported", actorOf(principal), data);
+    const event = await w.append(sessionId, "evidence.exported", actorOf(principal), data);
     return { export_id: exportId, session_id: sessionId, through_seq: throughSeq, artifact, pack_digest: pack.digest, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
 /** Events 1…through_seq (default: the head). */
-function sessionEvents(w: WriteContext, sessionId: string, through: number | undefined): { events: SessionEvent[]; scope?: undefined } {
-  const head = headSeq(w.db, sessionId) ?? 0;
+async function sessionEvents(w: WriteContext, sessionId: string, through: number | undefined): Promise<{ events: SessionEvent[]; scope?: undefined }> {
+  const head = (await headSeq(w.db, sessionId)) ?? 0;
   const throughSeq = through ?? head;
   if (throughSeq > head) throw refuse("cursor_invalid", `through_seq ${throughSeq} is beyond the head ${head}`, "/through_seq");
-  return { events: readEventsThrough(w.db, sessionId, throughSeq) };
+  return { events: await readEventsThrough(w.db, sessionId, throughSeq) };
 }
 
 /** Events 1…the task's last event, and the task's turns; `not_found` when no turn of the session is the task's. */
-function taskEvents(w: WriteContext, sessionId: string, taskId: string): { events: SessionEvent[]; scope: EvidenceScope } {
-  const all = readEventsThrough(w.db, sessionId, headSeq(w.db, sessionId) ?? 0);
+async function taskEvents(w: WriteContext, sessionId: string, taskId: string): Promise<{ events: SessionEvent[]; scope: EvidenceScope }> {
+  const all = await readEventsThrough(w.db, sessionId, (await headSeq(w.db, sessionId)) ?? 0);
   const task = taskEventsOf(all, taskId);
   if (task.turn_ids.length === 0) throw refuse("not_found", `no turn of task ${taskId} in session ${sessionId}`, "/task_id");
   return { events: all.slice(0, task.last_seq), scope: { task_id: taskId, turn_ids: [...task.turn_ids] } };

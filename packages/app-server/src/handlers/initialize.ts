@@ -6,10 +6,10 @@ import { refuse, type Services } from "./context.js";
 
 const FEATURE_NAMES = SERVER_FEATURES.map((feature) => feature.name);
 
-/** Synchronous on purpose: the role must be set before the next request of the same frame is validated. */
-export function initialize(services: Services, connection: Connection, params: MethodParams<"initialize">): MethodResult<"initialize"> {
+/** The connection's later requests wait for it (`Connection.initializing`): each is validated for the role it sets. */
+export async function initialize(services: Services, connection: Connection, params: MethodParams<"initialize">): Promise<MethodResult<"initialize">> {
   if (params.token === undefined) throw refuse("unauthorized", "initialize needs a token");
-  const principal = findPrincipal(services.db, params.token);
+  const principal = await findPrincipal(services.db, params.token);
   if (principal === undefined) throw refuse("unauthorized", "the token is not known to this server");
   connection.principal = principal;
   connection.clientName = params.client_info.name;

@@ -6,17 +6,17 @@ import { actorOf, refuse, visibleSession, type CallContext, sessionPrecheck } fr
 
 export function publishInventory(ctx: CallContext, params: MethodParams<"inventory/publish">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "inventory/publish", params, (w): MethodResult<"inventory/publish"> => {
-    const current = findSession(w.db, params.session_id)!.inventory_revision;
+  return services.idempotent.run(principal, "inventory/publish", params, async (w): Promise<MethodResult<"inventory/publish">> => {
+    const current = (await findSession(w.db, params.session_id))!.inventory_revision;
     if (params.revision <= current) throw refuse("stale_inventory_revision", `revision ${params.revision} is not above the current ${current}`, "/revision");
-    const event = w.append(params.session_id, "inventory.published", actorOf(principal), { revision: params.revision, tools: params.tools as unknown as JsonObject[] });
-    saveInventory(w.db, { session_id: params.session_id, revision: params.revision, tools: params.tools, published_at: w.now, seq: event.seq });
-    setInventoryRevision(w.db, params.session_id, params.revision);
+    const event = await w.append(params.session_id, "inventory.published", actorOf(principal), { revision: params.revision, tools: params.tools as unknown as JsonObject[] });
+    await saveInventory(w.db, { session_id: params.session_id, revision: params.revision, tools: params.tools, published_at: w.now, seq: event.seq });
+    await setInventoryRevision(w.db, params.session_id, params.revision);
     return { session_id: params.session_id, revision: params.revision, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
-export function readInventory(ctx: CallContext, params: MethodParams<"inventory/read">): MethodResult<"inventory/read"> {
-  visibleSession(ctx, params.session_id);
-  return { session_id: params.session_id, inventory: findInventory(ctx.services.db, params.session_id) ?? null };
+export async function readInventory(ctx: CallContext, params: MethodParams<"inventory/read">): Promise<MethodResult<"inventory/read">> {
+  await visibleSession(ctx, params.session_id);
+  return { session_id: params.session_id, inventory: await findInventory(ctx.services.db, params.session_id) ?? null };
 }

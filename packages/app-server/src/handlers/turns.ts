@@ -10,41 +10,41 @@ import type { WriteContext } from "../write-queue.js";
 import { actorOf, refuse, SERVER_ACTOR, type CallContext, sessionPrecheck } from "./context.js";
 import { checkAgainst, checkSchema } from "./schema-check.js";
 
-function requireTurn(w: WriteContext, sessionId: string, turnId: string): Turn {
-  const turn = findTurn(w.db, sessionId, turnId);
+async function requireTurn(w: WriteContext, sessionId: string, turnId: string): Promise<Turn> {
+  const turn = await findTurn(w.db, sessionId, turnId);
   if (turn === undefined) throw refuse("not_found", `no turn ${turnId} in session ${sessionId}`, "/turn_id");
   return turn;
 }
 
 /** After the running turn ended: the oldest queued turn runs. */
-function activateNext(w: WriteContext, sessionId: string): void {
-  const open = openTurns(w.db, sessionId);
+async function activateNext(w: WriteContext, sessionId: string): Promise<void> {
+  const open = await openTurns(w.db, sessionId);
   if (open.some((t) => t.state === "running")) return;
   const next = open.find((t) => t.state === "queued");
   if (next === undefined) return;
-  saveTurn(w.db, { ...next, state: "running", updated_at: w.now });
-  w.append(sessionId, "turn.activated", SERVER_ACTOR, { turn_id: next.turn_id });
+  await saveTurn(w.db, { ...next, state: "running", updated_at: w.now });
+  await w.append(sessionId, "turn.activated", SERVER_ACTOR, { turn_id: next.turn_id });
 }
 
 export function startTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/start">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/turn/start", params, (w): MethodResult<"agentSession/turn/start"> => {
+  return services.idempotent.run(principal, "agentSession/turn/start", params, async (w): Promise<MethodResult<"agentSession/turn/start">> => {
     const sessionId = params.session_id;
     const turnId = params.turn_id ?? services.ids.next("t");
-    if (findTurn(w.db, sessionId, turnId) !== undefined) throw refuse("invalid_state", `turn ${turnId} already exists`, "/turn_id");
+    if (await findTurn(w.db, sessionId, turnId) !== undefined) throw refuse("invalid_state", `turn ${turnId} already exists`, "/turn_id");
     for (const [i, ref] of (params.input.attachments ?? []).entries()) {
-      const artifact = findArtifact(w.db, sessionId, ref.artifact_id);
+      const artifact = await findArtifact(w.db, sessionId, ref.artifact_id);
       if (artifact === undefined || artifact.state !== "complete" || artifact.sha256 !== ref.sha256) {
         throw refuse("not_found", `attachment ${ref.artifact_id} is not a complete artifact of this session with that sha256`, `/input/attachments/${i}`);
       }
     }
     if (params.output_schema !== undefined) checkSchema(params.output_schema, "/output_schema");
     const queue = params.queue ?? "enqueue";
-    const open = openTurns(w.db, sessionId);
+    const open = await openTurns(w.db, sessionId);
     if (queue === "interrupt") {
       for (const t of open) {
-        saveTurn(w.db, { ...t, state: "cancelled", cancel_reason: "interrupted", updated_at: w.now });
-        w.append(sessionId, "turn.cancelled", actorOf(principal), { turn_id: t.turn_id, reason: "interrupted", by_turn_id: turnId });
+        await saveTurn(w.db, { ...t, state: "cancelled", cancel_reason: "interrupted", updated_at: w.now });
+        await w.append(sessionId, "turn.cancelled", actorOf(principal), { turn_id: t.turn_id, reason: "interrupted", by_turn_id: turnId });
       }
     }
     const turn: Turn = {
@@ -55,47 +55,47 @@ export function startTurn(ctx: CallContext, params: MethodParams<"agentSession/t
       input: params.input,
       created_at: w.now,
       updated_at: w.now,
-      started_seq: (headSeq(w.db, sessionId) ?? 0) + 1,
+      started_seq: ((await headSeq(w.db, sessionId)) ?? 0) + 1,
     };
     if (params.output_schema !== undefined) turn.output_schema = params.output_schema;
     if (params.capability_id !== undefined) turn.capability_id = params.capability_id;
     if (params.options !== undefined) turn.options = params.options;
-    saveTurn(w.db, turn);
-    const event = w.append(sessionId, "turn.started", actorOf(principal), { turn: turn as unknown as JsonObject });
+    await saveTurn(w.db, turn);
+    const event = await w.append(sessionId, "turn.started", actorOf(principal), { turn: turn as unknown as JsonObject });
     return { turn, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
 export function cancelTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/cancel">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/turn/cancel", params, (w): MethodResult<"agentSession/turn/cancel"> => {
-    const turn = requireTurn(w, params.session_id, params.turn_id);
+  return services.idempotent.run(principal, "agentSession/turn/cancel", params, async (w): Promise<MethodResult<"agentSession/turn/cancel">> => {
+    const turn = await requireTurn(w, params.session_id, params.turn_id);
     if (TERMINAL_TURN_STATES.has(turn.state)) throw refuse("invalid_state", `turn ${turn.turn_id} is already ${turn.state}`, "/turn_id");
     const cancelled: Turn = { ...turn, state: "cancelled", cancel_reason: "cancelled", updated_at: w.now };
-    saveTurn(w.db, cancelled);
+    await saveTurn(w.db, cancelled);
     const data: JsonObject = { turn_id: turn.turn_id, reason: "cancelled" };
     if (params.reason !== undefined) data["note"] = params.reason;
-    const event = w.append(params.session_id, "turn.cancelled", actorOf(principal), data);
-    if (turn.state === "running") activateNext(w, params.session_id);
+    const event = await w.append(params.session_id, "turn.cancelled", actorOf(principal), data);
+    if (turn.state === "running") await activateNext(w, params.session_id);
     return { turn: cancelled, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
 export function updateTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/update">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/turn/update", params, (w): MethodResult<"agentSession/turn/update"> => {
-    const turn = requireTurn(w, params.session_id, params.turn_id);
+  return services.idempotent.run(principal, "agentSession/turn/update", params, async (w): Promise<MethodResult<"agentSession/turn/update">> => {
+    const turn = await requireTurn(w, params.session_id, params.turn_id);
     if (turn.state !== "running") throw refuse("invalid_state", `turn ${turn.turn_id} is ${turn.state}, not running`, "/turn_id");
     const { session_id: _s, idempotency_key: _k, ...update } = params;
-    const event = w.append(params.session_id, "turn.updated", actorOf(principal), update as JsonObject);
+    const event = await w.append(params.session_id, "turn.updated", actorOf(principal), update as JsonObject);
     return { turn_id: turn.turn_id, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }
 
 export function completeTurn(ctx: CallContext, params: MethodParams<"agentSession/turn/complete">) {
   const { services, principal } = ctx;
-  return services.idempotent.run(principal, "agentSession/turn/complete", params, (w): MethodResult<"agentSession/turn/complete"> => {
-    const turn = requireTurn(w, params.session_id, params.turn_id);
+  return services.idempotent.run(principal, "agentSession/turn/complete", params, async (w): Promise<MethodResult<"agentSession/turn/complete">> => {
+    const turn = await requireTurn(w, params.session_id, params.turn_id);
     if (turn.state !== "running") throw refuse("invalid_state", `turn ${turn.turn_id} is ${turn.state}, not running`, "/turn_id");
     const ended: Turn = { ...turn, state: params.outcome, updated_at: w.now };
     if (params.outcome === "completed" && turn.output_schema !== undefined) {
@@ -105,14 +105,14 @@ export function completeTurn(ctx: CallContext, params: MethodParams<"agentSessio
     if (params.output !== undefined) ended.output = params.output;
     if (params.text !== undefined) ended.text = params.text;
     if (params.error !== undefined) ended.error = params.error;
-    saveTurn(w.db, ended);
+    await saveTurn(w.db, ended);
     const data: JsonObject = { turn_id: turn.turn_id };
     if (params.outcome === "completed") {
       if (params.output !== undefined) data["output"] = params.output;
       if (params.text !== undefined) data["text"] = params.text;
     } else data["error"] = params.error as unknown as JsonObject;
-    const event = w.append(params.session_id, params.outcome === "completed" ? "turn.completed" : "turn.failed", actorOf(principal), data);
-    activateNext(w, params.session_id);
+    const event = await w.append(params.session_id, params.outcome === "completed" ? "turn.completed" : "turn.failed", actorOf(principal), data);
+    await activateNext(w, params.session_id);
     return { turn: ended, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));
 }

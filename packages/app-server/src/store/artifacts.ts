@@ -3,8 +3,7 @@
  * into one content blob. Reads are byte ranges of complete artifacts.
  */
 import type { ArtifactRef, Provenance } from "@lineup/protocol";
-import type { Db } from "./database.js";
-import { stmt } from "./statements.js";
+import type { Db } from "./sql.js";
 
 export interface ArtifactRow {
   readonly session_id: string;
@@ -23,15 +22,12 @@ export function toArtifactRef(row: Pick<ArtifactRow, "artifact_id" | "name" | "m
   return { artifact_id: row.artifact_id, name: row.name, mime_type: row.mime_type, size: row.size, sha256: row.sha256 };
 }
 
-export function findArtifact(db: Db, sessionId: string, artifactId: string): ArtifactRow | undefined {
-  return stmt(db, "SELECT session_id, artifact_id, name, mime_type, size, sha256, received, state, provenance FROM artifacts WHERE session_id = ? AND artifact_id = ?").get(
-    sessionId,
-    artifactId,
-  ) as ArtifactRow | undefined;
+export async function findArtifact(db: Db, sessionId: string, artifactId: string): Promise<ArtifactRow | undefined> {
+  return db.get<ArtifactRow>("SELECT session_id, artifact_id, name, mime_type, size, sha256, received, state, provenance FROM artifacts WHERE session_id = ? AND artifact_id = ?", [sessionId, artifactId]);
 }
 
-export function startUpload(db: Db, row: Omit<ArtifactRow, "received" | "state">, createdAt: string): void {
-  stmt(db, "INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at, provenance) VALUES (?, ?, ?, ?, ?, ?, 0, 'uploading', ?, ?)").run(
+export async function startUpload(db: Db, row: Omit<ArtifactRow, "received" | "state">, createdAt: string): Promise<void> {
+  await db.run("INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, created_at, provenance) VALUES (?, ?, ?, ?, ?, ?, 0, 'uploading', ?, ?)", [
     row.session_id,
     row.artifact_id,
     row.name,
@@ -40,7 +36,7 @@ export function startUpload(db: Db, row: Omit<ArtifactRow, "received" | "state">
     row.sha256,
     createdAt,
     row.provenance,
-  );
+  ]);
 }
 
 /** The upload's provenance, as stored. */
@@ -48,24 +44,24 @@ export function provenanceOf(row: Pick<ArtifactRow, "provenance">): Provenance |
   return row.provenance === null ? undefined : (JSON.parse(row.provenance) as Provenance);
 }
 
-export function appendChunk(db: Db, sessionId: string, artifactId: string, offset: number, data: Buffer): void {
-  stmt(db, "INSERT INTO artifact_chunks (session_id, artifact_id, offset, data) VALUES (?, ?, ?, ?)").run(sessionId, artifactId, offset, data);
-  stmt(db, "UPDATE artifacts SET received = received + ? WHERE session_id = ? AND artifact_id = ?").run(data.byteLength, sessionId, artifactId);
+export async function appendChunk(db: Db, sessionId: string, artifactId: string, offset: number, data: Buffer): Promise<void> {
+  await db.run('INSERT INTO artifact_chunks (session_id, artifact_id, "offset", data) VALUES (?, ?, ?, ?)', [sessionId, artifactId, offset, data]);
+  await db.run("UPDATE artifacts SET received = received + ? WHERE session_id = ? AND artifact_id = ?", [data.byteLength, sessionId, artifactId]);
 }
 
-export function joinedChunks(db: Db, sessionId: string, artifactId: string): Buffer {
-  const rows = stmt(db, "SELECT data FROM artifact_chunks WHERE session_id = ? AND artifact_id = ? ORDER BY offset").all(sessionId, artifactId) as Array<{ data: Buffer }>;
+export async function joinedChunks(db: Db, sessionId: string, artifactId: string): Promise<Buffer> {
+  const rows = await db.all<{ data: Buffer }>('SELECT data FROM artifact_chunks WHERE session_id = ? AND artifact_id = ? ORDER BY "offset"', [sessionId, artifactId]);
   return Buffer.concat(rows.map((r) => r.data));
 }
 
-export function completeArtifact(db: Db, sessionId: string, artifactId: string, content: Buffer): void {
-  stmt(db, "UPDATE artifacts SET state = 'complete', content = ?, received = size WHERE session_id = ? AND artifact_id = ?").run(content, sessionId, artifactId);
-  stmt(db, "DELETE FROM artifact_chunks WHERE session_id = ? AND artifact_id = ?").run(sessionId, artifactId);
+export async function completeArtifact(db: Db, sessionId: string, artifactId: string, content: Buffer): Promise<void> {
+  await db.run("UPDATE artifacts SET state = 'complete', content = ?, received = size WHERE session_id = ? AND artifact_id = ?", [content, sessionId, artifactId]);
+  await db.run("DELETE FROM artifact_chunks WHERE session_id = ? AND artifact_id = ?", [sessionId, artifactId]);
 }
 
 /** Stores a whole artifact at once (the server's own, e.g. an evidence pack). */
-export function insertCompleteArtifact(db: Db, sessionId: string, ref: ArtifactRef, content: Buffer, createdAt: string): void {
-  stmt(db, "INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)").run(
+export async function insertCompleteArtifact(db: Db, sessionId: string, ref: ArtifactRef, content: Buffer, createdAt: string): Promise<void> {
+  await db.run("INSERT INTO artifacts (session_id, artifact_id, name, mime_type, size, sha256, received, state, content, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'complete', ?, ?)", [
     sessionId,
     ref.artifact_id,
     ref.name,
@@ -75,23 +71,21 @@ export function insertCompleteArtifact(db: Db, sessionId: string, ref: ArtifactR
     ref.size,
     content,
     createdAt,
-  );
+  ]);
 }
 
 /** Bytes [offset, offset + length) of a complete artifact. */
-export function readArtifactRange(db: Db, sessionId: string, artifactId: string, offset: number, length: number): Buffer {
-  const row = stmt(db, "SELECT substr(content, ?, ?) AS part FROM artifacts WHERE session_id = ? AND artifact_id = ? AND state = 'complete'").get(
+export async function readArtifactRange(db: Db, sessionId: string, artifactId: string, offset: number, length: number): Promise<Buffer> {
+  const row = await db.get<{ part: Buffer | null }>("SELECT substr(content, ?, ?) AS part FROM artifacts WHERE session_id = ? AND artifact_id = ? AND state = 'complete'", [
     offset + 1,
     length,
     sessionId,
     artifactId,
-  ) as { part: Buffer | null } | undefined;
+  ]);
   return row?.part ?? Buffer.alloc(0);
 }
 
-export function readArtifactContent(db: Db, sessionId: string, artifactId: string): Buffer {
-  const row = stmt(db, "SELECT content FROM artifacts WHERE session_id = ? AND artifact_id = ? AND state = 'complete'").get(sessionId, artifactId) as
-    | { content: Buffer | null }
-    | undefined;
+export async function readArtifactContent(db: Db, sessionId: string, artifactId: string): Promise<Buffer> {
+  const row = await db.get<{ content: Buffer | null }>("SELECT content FROM artifacts WHERE session_id = ? AND artifact_id = ? AND state = 'complete'", [sessionId, artifactId]);
   return row?.content ?? Buffer.alloc(0);
 }

@@ -7,13 +7,15 @@
  * the transaction's pending head; `writeHeads` stores every pending head in the same transaction,
  * right before COMMIT (one UPDATE per session and batch instead of one per event). Inside a
  * transaction, read the head through `headSeq` or `pendingHead` (as `findSession` does), never
- * from the column directly. The write queue undoes pending heads with the savepoints that assigned
+ * from the column directly. On PostgreSQL, where other server processes append to the same
+ * sessions, the transaction's first read of a head locks the session's row (`FOR UPDATE`) until it
+ * commits: a writer elsewhere waits, then reads the head this one stored. The write queue undoes pending heads with the savepoints that assigned
  * them (`setPendingHead`) and drops them when the transaction ends (`dropHeads`).
  */
 import type { ActorRole, JsonObject, SessionEvent, SessionEventKind } from "@lineup/protocol";
-import type { Db } from "./database.js";
 import { eventFrameFromBody, rememberEventFrame } from "../event-frames.js";
-import { stmt } from "./statements.js";
+import { LOG_CHANNEL, logPayload } from "./notifications.js";
+import { PostgresDb, type Db } from "./sql.js";
 
 export interface Actor {
   readonly role: ActorRole;
@@ -21,6 +23,34 @@ export interface Actor {
 }
 
 const pendingHeads = new WeakMap<Db, Map<string, number>>();
+
+/**
+ * PostgreSQL, a batch without savepoints (the write queue's fast mode): events are inserted together,
+ * in one statement, before the heads are written (or before the transaction reads the log itself),
+ * instead of one round trip each. Undefined: each event is inserted at once.
+ */
+type EventRow = readonly [sessionId: string, seq: number, kind: string, body: string, createdAt: string];
+const deferredEvents = new WeakMap<Db, EventRow[]>();
+
+/** Inserts of the transaction's events wait for `flushEvents` (on) or happen at once (off). */
+export function deferEventInserts(db: Db, on: boolean): void {
+  if (on && db instanceof PostgresDb) deferredEvents.set(db, []);
+  else deferredEvents.delete(db);
+}
+
+/** Inserts the events waiting in the transaction, in one statement. */
+export async function flushEvents(db: Db): Promise<void> {
+  const rows = deferredEvents.get(db);
+  if (rows === undefined || rows.length === 0) return;
+  deferredEvents.set(db, []);
+  await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) SELECT * FROM unnest(?::text[], ?::int[], ?::text[], ?::text[], ?::text[])", [
+    rows.map((r) => r[0]),
+    rows.map((r) => r[1]),
+    rows.map((r) => r[2]),
+    rows.map((r) => r[3]),
+    rows.map((r) => r[4]),
+  ]);
+}
 
 /** The head assigned to the session in the open transaction, if it appended to it. */
 export function pendingHead(db: Db, sessionId: string): number | undefined {
@@ -34,55 +64,74 @@ export function setPendingHead(db: Db, sessionId: string, head: number | undefin
   else heads?.delete(sessionId);
 }
 
-/** Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. */
-export function writeHeads(db: Db): void {
+/**
+ * Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. On
+ * PostgreSQL one statement stores them all, and one more announces them to the other server
+ * processes (`lineup_log`, delivered when the transaction commits; store/notifications.ts).
+ */
+export async function writeHeads(db: Db): Promise<void> {
+  await flushEvents(db);
   const heads = pendingHeads.get(db);
   if (heads === undefined || heads.size === 0) return;
-  const update = stmt(db, "UPDATE sessions SET last_seq = ? WHERE session_id = ?");
-  for (const [sessionId, head] of heads) update.run(head, sessionId);
+  if (db instanceof PostgresDb) {
+    const sessions = [...heads.keys()];
+    const seqs = [...heads.values()];
+    await db.run("UPDATE sessions SET last_seq = h.seq FROM unnest(?::text[], ?::int[]) AS h(session_id, seq) WHERE sessions.session_id = h.session_id", [sessions, seqs]);
+    await db.run(`SELECT pg_notify('${LOG_CHANNEL}', p) FROM unnest(?::text[]) AS p`, [sessions.map((s, i) => logPayload(db.origin, s, seqs[i]!))]);
+  } else {
+    for (const [sessionId, head] of heads) await db.run("UPDATE sessions SET last_seq = ? WHERE session_id = ?", [head, sessionId]);
+  }
   heads.clear();
 }
 
-/** Forgets the pending heads (the transaction ended). */
+/** Forgets the pending heads and the events not inserted yet (the transaction ended). */
 export function dropHeads(db: Db): void {
   pendingHeads.get(db)?.clear();
+  const rows = deferredEvents.get(db);
+  if (rows !== undefined) rows.length = 0;
 }
 
-export function headSeq(db: Db, sessionId: string): number | undefined {
+export async function headSeq(db: Db, sessionId: string): Promise<number | undefined> {
   const pending = pendingHead(db, sessionId);
   if (pending !== undefined) return pending;
-  const row = stmt(db, "SELECT last_seq FROM sessions WHERE session_id = ?").get(sessionId) as { last_seq: number } | undefined;
+  const locking = db.dialect === "postgres" && db.inTransaction;
+  const row = await db.get<{ last_seq: number }>(locking ? "SELECT last_seq FROM sessions WHERE session_id = ? FOR UPDATE" : "SELECT last_seq FROM sessions WHERE session_id = ?", [sessionId]);
   return row?.last_seq;
 }
 
-export function appendEvent(db: Db, sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject, createdAt: string): SessionEvent {
+export async function appendEvent(db: Db, sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject, createdAt: string): Promise<SessionEvent> {
   let heads = pendingHeads.get(db);
   if (heads === undefined) pendingHeads.set(db, (heads = new Map()));
-  const head = heads.get(sessionId) ?? headSeq(db, sessionId);
+  const head = heads.get(sessionId) ?? (await headSeq(db, sessionId));
   if (head === undefined) throw new Error(`appendEvent: no session ${sessionId}`);
   const seq = head + 1;
   const event = { session_id: sessionId, seq, kind, created_at: createdAt, actor: { role: actor.role, id: actor.id }, data } as SessionEvent;
   const body = JSON.stringify(event);
-  stmt(db, "INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)").run(sessionId, seq, kind, body, createdAt);
+  const deferred = deferredEvents.get(db);
+  if (deferred !== undefined) deferred.push([sessionId, seq, kind, body, createdAt]);
+  else await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, body, createdAt]);
   heads.set(sessionId, seq);
   rememberEventFrame(event, body);
   return event;
 }
 
 /** Events with seq > afterSeq, in order, at most `limit`. */
-export function readEvents(db: Db, sessionId: string, afterSeq: number, limit: number): SessionEvent[] {
-  const rows = stmt(db, "SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(sessionId, afterSeq, limit) as Array<{ body: string }>;
+export async function readEvents(db: Db, sessionId: string, afterSeq: number, limit: number): Promise<SessionEvent[]> {
+  await flushEvents(db);
+  const rows = await db.all<{ body: string }>("SELECT body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [sessionId, afterSeq, limit]);
   return rows.map((r) => JSON.parse(r.body) as SessionEvent);
 }
 
 /** The notification frames of events with seq > afterSeq, in order, at most `limit` (no parse, no re-encode). */
-export function readEventFrames(db: Db, sessionId: string, afterSeq: number, limit: number): Array<{ readonly seq: number; readonly frame: string }> {
-  const rows = stmt(db, "SELECT seq, body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(sessionId, afterSeq, limit) as Array<{ seq: number; body: string }>;
+export async function readEventFrames(db: Db, sessionId: string, afterSeq: number, limit: number): Promise<Array<{ readonly seq: number; readonly frame: string }>> {
+  await flushEvents(db);
+  const rows = await db.all<{ seq: number; body: string }>("SELECT seq, body FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?", [sessionId, afterSeq, limit]);
   return rows.map((r) => ({ seq: r.seq, frame: eventFrameFromBody(r.body) }));
 }
 
 /** Events 1…throughSeq, in order. */
-export function readEventsThrough(db: Db, sessionId: string, throughSeq: number): SessionEvent[] {
-  const rows = stmt(db, "SELECT body FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq").all(sessionId, throughSeq) as Array<{ body: string }>;
+export async function readEventsThrough(db: Db, sessionId: string, throughSeq: number): Promise<SessionEvent[]> {
+  await flushEvents(db);
+  const rows = await db.all<{ body: string }>("SELECT body FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq", [sessionId, throughSeq]);
   return rows.map((r) => JSON.parse(r.body) as SessionEvent);
 }

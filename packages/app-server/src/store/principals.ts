@@ -1,12 +1,13 @@
 /**
  * Who may connect: users, their devices, agents, and the bearer tokens that name them.
- * Tokens are 256-bit random strings shown once; only their SHA-256 is stored.
+ * Tokens are 256-bit random strings shown once; only their SHA-256 is stored. The writers here run
+ * inside a write transaction (the write queue's), so a device and its token are stored together.
  */
 import { createHash, hash, randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AppServerRole } from "@lineup/protocol";
-import type { Db } from "./database.js";
+import type { Db } from "./sql.js";
 
 /** The authenticated caller of a connection. `key` scopes idempotency keys. */
 export type Principal =
@@ -27,13 +28,12 @@ export function newToken(): string {
 }
 
 /** The principal a token names, or undefined for an unknown or revoked token. */
-export function findPrincipal(db: Db, token: string): Principal | undefined {
-  const row = db
-    .prepare(
-      `SELECT t.role, t.device_id, t.agent_id, d.user_id FROM tokens t LEFT JOIN devices d ON d.device_id = t.device_id
-       WHERE t.token_sha256 = ? AND t.revoked_at IS NULL`,
-    )
-    .get(sha256Hex(token)) as { role: AppServerRole; device_id: string | null; agent_id: string | null; user_id: string | null } | undefined;
+export async function findPrincipal(db: Db, token: string): Promise<Principal | undefined> {
+  const row = await db.get<{ role: AppServerRole; device_id: string | null; agent_id: string | null; user_id: string | null }>(
+    `SELECT t.role, t.device_id, t.agent_id, d.user_id FROM tokens t LEFT JOIN devices d ON d.device_id = t.device_id
+     WHERE t.token_sha256 = ? AND t.revoked_at IS NULL`,
+    [sha256Hex(token)],
+  );
   if (row === undefined) return undefined;
   if (row.role === "device" && row.device_id !== null && row.user_id !== null) {
     return { role: "device", key: `device:${row.device_id}`, device_id: row.device_id, user_id: row.user_id };
@@ -44,32 +44,28 @@ export function findPrincipal(db: Db, token: string): Principal | undefined {
 
 const now = () => new Date().toISOString();
 
-export function createUser(db: Db, userId: string, displayName = userId): void {
-  db.prepare("INSERT INTO users (user_id, display_name, created_at) VALUES (?, ?, ?)").run(userId, displayName, now());
+export async function createUser(db: Db, userId: string, displayName = userId): Promise<void> {
+  await db.run("INSERT INTO users (user_id, display_name, created_at) VALUES (?, ?, ?)", [userId, displayName, now()]);
 }
 
 /** Registers a device of a user and returns its new token. */
-export function createDevice(db: Db, deviceId: string, userId: string, name = deviceId): string {
+export async function createDevice(db: Db, deviceId: string, userId: string, name = deviceId): Promise<string> {
   const token = newToken();
-  db.transaction(() => {
-    db.prepare("INSERT INTO devices (device_id, user_id, name, created_at) VALUES (?, ?, ?, ?)").run(deviceId, userId, name, now());
-    db.prepare("INSERT INTO tokens (token_sha256, role, device_id, created_at) VALUES (?, 'device', ?, ?)").run(sha256Hex(token), deviceId, now());
-  })();
+  await db.run("INSERT INTO devices (device_id, user_id, name, created_at) VALUES (?, ?, ?, ?)", [deviceId, userId, name, now()]);
+  await db.run("INSERT INTO tokens (token_sha256, role, device_id, created_at) VALUES (?, 'device', ?, ?)", [sha256Hex(token), deviceId, now()]);
   return token;
 }
 
 /** Registers an agent and returns its new token. */
-export function createAgent(db: Db, agentId: string, name = agentId): string {
+export async function createAgent(db: Db, agentId: string, name = agentId): Promise<string> {
   const token = newToken();
-  db.transaction(() => {
-    db.prepare("INSERT INTO agents (agent_id, name, created_at) VALUES (?, ?, ?)").run(agentId, name, now());
-    db.prepare("INSERT INTO tokens (token_sha256, role, agent_id, created_at) VALUES (?, 'agent', ?, ?)").run(sha256Hex(token), agentId, now());
-  })();
+  await db.run("INSERT INTO agents (agent_id, name, created_at) VALUES (?, ?, ?)", [agentId, name, now()]);
+  await db.run("INSERT INTO tokens (token_sha256, role, agent_id, created_at) VALUES (?, 'agent', ?, ?)", [sha256Hex(token), agentId, now()]);
   return token;
 }
 
-export function agentExists(db: Db, agentId: string): boolean {
-  return db.prepare("SELECT 1 FROM agents WHERE agent_id = ?").get(agentId) !== undefined;
+export async function agentExists(db: Db, agentId: string): Promise<boolean> {
+  return (await db.get("SELECT 1 FROM agents WHERE agent_id = ?", [agentId])) !== undefined;
 }
 
 export const DEV_CREDENTIALS_FILE = "dev-credentials.json";
@@ -83,14 +79,18 @@ export interface DevCredentials {
 }
 
 /**
- * On a fresh data directory: a dev user with one device and the demo agent, their tokens written to
- * `<dataDir>/dev-credentials.json` (mode 0600) — the only place the tokens exist in clear.
+ * On a fresh store: a dev user with one device and the demo agent (in the caller's transaction).
+ * Returns undefined when the store has users already — another server on the same PostgreSQL
+ * database provisioned them first.
  */
-export function provisionDevCredentials(db: Db, dataDir: string): DevCredentials {
-  const credentials = db.transaction((): DevCredentials => {
-    createUser(db, DEV_USER_ID, "Dev user");
-    return { device_token: createDevice(db, DEV_DEVICE_ID, DEV_USER_ID, "Dev device"), agent_token: createAgent(db, DEV_AGENT_ID, "Demo agent") };
-  })();
+export async function provisionDevCredentials(db: Db): Promise<DevCredentials | undefined> {
+  if ((await db.get("SELECT 1 FROM users LIMIT 1")) !== undefined) return undefined;
+  await createUser(db, DEV_USER_ID, "Dev user");
+  return { device_token: await createDevice(db, DEV_DEVICE_ID, DEV_USER_ID, "Dev device"), agent_token: await createAgent(db, DEV_AGENT_ID, "Demo agent") };
+}
+
+/** Writes the dev tokens to `<dataDir>/dev-credentials.json` (mode 0600) — the only place they exist in clear. */
+export function writeDevCredentials(dataDir: string, credentials: DevCredentials): void {
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, DEV_CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
-  return credentials;
 }

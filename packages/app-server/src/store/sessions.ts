@@ -1,9 +1,8 @@
 /** Session rows ↔ `Session` records, and who may see which. */
 import type { Session } from "@lineup/protocol";
-import type { Db } from "./database.js";
 import type { Principal } from "./principals.js";
 import { pendingHead } from "./log.js";
-import { stmt } from "./statements.js";
+import type { Db } from "./sql.js";
 
 interface SessionRow {
   ordinal: number;
@@ -42,8 +41,8 @@ export function canSee(principal: Principal, session: Pick<Session, "owner_user_
   return principal.role === "device" ? session.owner_user_id === principal.user_id : session.agent_id === principal.agent_id;
 }
 
-export function findSession(db: Db, sessionId: string): Session | undefined {
-  const row = stmt(db, "SELECT * FROM sessions WHERE session_id = ?").get(sessionId) as SessionRow | undefined;
+export async function findSession(db: Db, sessionId: string): Promise<Session | undefined> {
+  const row = await db.get<SessionRow>("SELECT * FROM sessions WHERE session_id = ?", [sessionId]);
   if (row === undefined) return undefined;
   // Inside a write transaction the head may be pending (store/log.ts).
   const head = pendingHead(db, sessionId);
@@ -86,11 +85,11 @@ export function sessionBindingsRolledBack(db: Db): void {
 }
 
 /** Whether the session exists and the principal may see it (one indexed lookup the first time). */
-export function isVisibleSession(db: Db, principal: Principal, sessionId: string): boolean {
+export async function isVisibleSession(db: Db, principal: Principal, sessionId: string): Promise<boolean> {
   const known = bindingsOf(db);
   let row = known.committed.get(sessionId) ?? known.staged.get(sessionId);
   if (row === undefined) {
-    const found = stmt(db, "SELECT owner_user_id, agent_id FROM sessions WHERE session_id = ?").get(sessionId) as Binding | undefined;
+    const found = await db.get<Binding>("SELECT owner_user_id, agent_id FROM sessions WHERE session_id = ?", [sessionId]);
     if (found === undefined) return false;
     row = { owner_user_id: found.owner_user_id, agent_id: found.agent_id };
     if (db.inTransaction) known.staged.set(sessionId, row);
@@ -103,17 +102,16 @@ export function isVisibleSession(db: Db, principal: Principal, sessionId: string
 }
 
 /** The session when the principal may see it; undefined otherwise (the two are indistinguishable to the caller). */
-export function findVisibleSession(db: Db, principal: Principal, sessionId: string): Session | undefined {
-  const session = findSession(db, sessionId);
+export async function findVisibleSession(db: Db, principal: Principal, sessionId: string): Promise<Session | undefined> {
+  const session = await findSession(db, sessionId);
   return session !== undefined && canSee(principal, session) ? session : undefined;
 }
 
-export function insertSession(db: Db, session: Session): void {
-  stmt(
-    db,
+export async function insertSession(db: Db, session: Session): Promise<void> {
+  await db.run(
     `INSERT INTO sessions (session_id, app_scope, workspace_id, owner_user_id, agent_id, title, business_object_ref, state, created_at, last_seq, inventory_revision)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+    [
     session.session_id,
     session.app_scope,
     session.workspace_id,
@@ -125,11 +123,12 @@ export function insertSession(db: Db, session: Session): void {
     session.created_at,
     session.last_seq,
     session.inventory_revision,
+    ],
   );
 }
 
-export function setInventoryRevision(db: Db, sessionId: string, revision: number): void {
-  stmt(db, "UPDATE sessions SET inventory_revision = ? WHERE session_id = ?").run(revision, sessionId);
+export async function setInventoryRevision(db: Db, sessionId: string, revision: number): Promise<void> {
+  await db.run("UPDATE sessions SET inventory_revision = ? WHERE session_id = ?", [revision, sessionId]);
 }
 
 export interface SessionPage {
@@ -138,11 +137,11 @@ export interface SessionPage {
 }
 
 /** Visible sessions, newest first; the cursor is the ordinal of the last one returned. */
-export function listVisibleSessions(
+export async function listVisibleSessions(
   db: Db,
   principal: Principal,
   filter: { limit: number; before?: number; app_scope?: string; workspace_id?: string },
-): SessionPage {
+): Promise<SessionPage> {
   const clauses = [principal.role === "device" ? "owner_user_id = ?" : "agent_id = ?"];
   const args: Array<string | number> = [principal.role === "device" ? principal.user_id : principal.agent_id];
   const where = (clause: string, arg: string | number) => {
@@ -152,7 +151,7 @@ export function listVisibleSessions(
   if (filter.before !== undefined) where("ordinal < ?", filter.before);
   if (filter.app_scope !== undefined) where("app_scope = ?", filter.app_scope);
   if (filter.workspace_id !== undefined) where("workspace_id = ?", filter.workspace_id);
-  const rows = stmt(db, `SELECT * FROM sessions WHERE ${clauses.join(" AND ")} ORDER BY ordinal DESC LIMIT ?`).all(...args, filter.limit + 1) as SessionRow[];
+  const rows = await db.all<SessionRow>(`SELECT * FROM sessions WHERE ${clauses.join(" AND ")} ORDER BY ordinal DESC LIMIT ?`, [...args, filter.limit + 1]);
   const page = rows.slice(0, filter.limit);
   const last = page[page.length - 1];
   return rows.length > filter.limit && last !== undefined ? { sessions: page.map(toSession), next_cursor: `o${last.ordinal}` } : { sessions: page.map(toSession) };

@@ -2,7 +2,8 @@
  * Every live instance of an installed app, each in its own sandboxed surface, positioned by the
  * Runtime's focus stack (spec 4.5, 6.3 display modes): the instance in the foreground fills the app
  * area while the shell shows it; the most recent one in the background floats as picture-in-picture
- * while the user is elsewhere; the rest stay mounted but hidden (they still answer tool calls).
+ * while the user is elsewhere; the rest stay mounted but hidden (they still answer tool calls) — except
+ * suspended ones, whose frame is unmounted until the Runtime restores them.
  * A surface is never moved in the DOM — an iframe that moves reloads — only restyled.
  */
 import { useEffect, useRef } from "preact/hooks";
@@ -27,7 +28,7 @@ export interface InstanceLayerProps {
 export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, frameUrl }: InstanceLayerProps) {
   return (
     <div class="instance-layer">
-      {instances.map((instance) => (
+      {instances.filter(holdsFrame).map((instance) => (
         <InstanceSurface
           key={instance.instance_id}
           runtime={runtime}
@@ -42,6 +43,9 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
     </div>
   );
 }
+
+/** A suspended instance has no frame (spec 4.4): the Runtime decided to reclaim it; it mounts again, restoring, when brought back. */
+const holdsFrame = (instance: AppInstance): boolean => instance.status !== "suspended";
 
 const modeOf = (placement: Placement): DisplayMode => (placement === "pip" ? "pip" : "foreground");
 

@@ -32,6 +32,9 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     trustedPublishers: config.trusted_publishers,
     // Each app's own storage: one IndexedDB database per app, beside the profile's.
     appStorage: createIndexedDbAppStorageHost({ prefix: profileName(config) }),
+    // At most three app frames at once (the Runtime's default bound); one left in the background for ten minutes is
+    // suspended too, and loads again from its session data when brought back (spec 4.4).
+    suspendIdleMs: 10 * 60_000,
     // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
     backends: { wasm: createBrowserWasmRunner },
     // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the

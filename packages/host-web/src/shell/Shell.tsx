@@ -75,8 +75,13 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
       const before = previous;
       previous = next;
       setInstances(next);
-      if (next.foreground === undefined || next.foreground === before.foreground) return;
       const shown = showingRef.current;
+      if (next.foreground === undefined) {
+        // The Runtime sent the instance on screen to the background (a call with `restore_focus` ended): back to chat.
+        if (before.foreground !== undefined && shown.kind === "instance" && shown.instance_id === before.foreground) setShowing({ kind: "core", app_scope: "chat" });
+        return;
+      }
+      if (next.foreground === before.foreground) return;
       // An instance restored after a restart reports ready by itself and the Runtime puts it back in front; unless
       // the start-up order chose it (then it is shown already), the person is elsewhere: it stays behind. So does
       // one the person left while it loaded.
@@ -168,7 +173,10 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     if (instances.foreground !== undefined) void runtime.instances.background(instances.foreground).catch(() => undefined);
     const shown = showing.kind === "instance" ? instances.instances.find((i) => i.instance_id === showing.instance_id) : undefined;
     if (shown !== undefined && (shown.status === "launching" || shown.status === "restoring")) leftWhileLoading.current.add(shown.instance_id);
-    setShowing({ kind: "core", app_scope: appScope });
+    const next: Showing = { kind: "core", app_scope: appScope };
+    // Before the Runtime answers: its background is the person's own move, not one to follow back to chat.
+    showingRef.current = next;
+    setShowing(next);
   };
   const showInstance = (instanceId: string) => {
     leftWhileLoading.current.delete(instanceId);
@@ -242,7 +250,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   const pipCandidate = pipCandidateOf(
     instances.focus_stack,
     showing.kind === "instance" ? showing.instance_id : undefined,
-    (id) => running.find((i) => i.instance_id === id && i.status !== "closing"),
+    (id) => running.find((i) => i.instance_id === id && i.status !== "closing" && i.status !== "suspended"),
     (instance) => displayModesOf(runtime.appManager.getApp(instance.app_scope)?.manifest, instance).includes("pip"),
   );
   const pipShown = showing.kind === "core" && showing.app_scope === "chat" && pipCandidate !== undefined;

@@ -110,28 +110,38 @@ export interface MountedSurface {
 const refusal = (code: ErrorCode, message: string): ProtocolError => ({ code, message });
 
 /** Why the frame page refuses an app's page, in the host's words (the frame only names the code). */
-const PAGE_REFUSALS = {
+export const PAGE_REFUSALS = {
   nested_frame: "contains a nested frame (iframe, frame, object or embed), which LineUp apps cannot have",
   link_element: "contains a <link> element (a connection hint), which LineUp apps cannot have",
   declarative_shadow_root: "uses a declarative shadow root, which LineUp apps cannot have",
 } as const;
+
+/**
+ * The frame every sandboxed surface runs in (an installed app's page, an MCP Apps view): `sandbox="allow-scripts"`
+ * and never `allow-same-origin`, no powerful feature delegated, no referrer. It loads `surface-frame.html` (its
+ * caller sets `src`).
+ */
+export function createSandboxedFrame(title: string): HTMLIFrameElement {
+  const frame = document.createElement("iframe");
+  frame.setAttribute("sandbox", "allow-scripts");
+  // No powerful feature is delegated to the app's frame: the Capability Gateway runs them as the host.
+  frame.setAttribute("allow", FRAME_ALLOW_ATTRIBUTE);
+  frame.setAttribute("referrerpolicy", "no-referrer");
+  frame.setAttribute("title", title);
+  frame.className = "surface-frame";
+  // CSSOM, not a style attribute: allowed under the page's style-src 'self'.
+  frame.style.display = "block";
+  frame.style.width = "100%";
+  frame.style.border = "0";
+  return frame;
+}
 
 export function mountSurface(container: HTMLElement, appHtml: string, snapshot: BridgeHostSnapshot, handlers: SurfaceHandlers, options: SurfaceOptions = {}): MountedSurface {
   const nonce = newBridgeNonce();
   const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
   const minHeight = options.minHeight ?? 120;
   const maxHeight = options.maxHeight ?? 4_000;
-  const frame = document.createElement("iframe");
-  frame.setAttribute("sandbox", "allow-scripts");
-  // No powerful feature is delegated to the app's frame: the Capability Gateway runs them as the host.
-  frame.setAttribute("allow", FRAME_ALLOW_ATTRIBUTE);
-  frame.setAttribute("referrerpolicy", "no-referrer");
-  frame.setAttribute("title", options.title ?? `App ${snapshot.app_scope}`);
-  frame.className = "surface-frame";
-  // CSSOM, not a style attribute: allowed under the page's style-src 'self'.
-  frame.style.display = "block";
-  frame.style.width = "100%";
-  frame.style.border = "0";
+  const frame = createSandboxedFrame(options.title ?? `App ${snapshot.app_scope}`);
   let contentHeight = minHeight;
   /** Foreground fills the area the shell gives it; picture-in-picture and the inline card follow the content. */
   const applyHeight = (mode: DisplayMode): void => {

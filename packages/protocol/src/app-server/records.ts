@@ -274,6 +274,8 @@ export const CLOSE_CODES = {
   message_too_big: 1009,
   /** The connection stayed saturated longer than `slow_consumer_timeout_ms`: resume by seq on a new connection. */
   slow_consumer: 4008,
+  /** The server could not read the log for a subscription (its store failed): resume by seq on a new connection. */
+  internal_error: 1011,
 } as const;
 
 export const RECORD_SCHEMAS = [

@@ -7,7 +7,7 @@
 import { fail, type ProtocolError } from "../errors.js";
 import type { JsonValue } from "../json.js";
 import { checkJsonSchema } from "./json-schema-check.js";
-import { ENDPOINT_URL_PATTERN, type BackendDeclaration, type StorageMigrationStep, type WorkflowDeclaration } from "./app-code.js";
+import { BACKEND_METHOD_PATTERN, ENDPOINT_URL_PATTERN, MCP_BACKEND_PROTOCOLS, type BackendDeclaration, type StorageMigrationStep, type WorkflowDeclaration } from "./app-code.js";
 import type { AppManifest } from "./schemas.js";
 
 type Refusal = { ok: false; error: ProtocolError };
@@ -118,32 +118,35 @@ function checkStorage(manifest: AppManifest): Refusal | undefined {
 }
 
 const PLANE_PROTOCOLS: Record<BackendDeclaration["plane"], readonly BackendDeclaration["protocol"][]> = {
-  "client-local": ["stdio-jsonrpc", "local-http", "wasm"],
-  "cloud-remote": ["remote-http"],
+  "client-local": ["stdio-jsonrpc", "local-http", "wasm", "mcp-stdio"],
+  "cloud-remote": ["remote-http", "mcp-http"],
 };
 
 function checkBackend(manifest: AppManifest, backend: BackendDeclaration, at: string, declaredCapabilities: ReadonlySet<string>): Refusal | undefined {
   if (!PLANE_PROTOCOLS[backend.plane].includes(backend.protocol)) {
     return invalid(`${at}/protocol`, `a ${backend.plane} back-end speaks ${PLANE_PROTOCOLS[backend.plane].join(" or ")}, not ${backend.protocol}`);
   }
-  const runsCode = backend.protocol !== "remote-http";
-  if (runsCode && backend.entry === undefined) return invalid(`${at}/entry`, `a ${backend.protocol} back-end names its entry file in the bundle`);
-  if (!runsCode && backend.entry !== undefined) return invalid(`${at}/entry`, "a remote-http back-end runs on its server: it has no entry file");
+  const remote = backend.plane === "cloud-remote";
+  if (!remote && backend.entry === undefined) return invalid(`${at}/entry`, `a ${backend.protocol} back-end names its entry file in the bundle`);
+  if (remote && backend.entry !== undefined) return invalid(`${at}/entry`, `a ${backend.protocol} back-end runs on its server: it has no entry file`);
   if (backend.protocol === "wasm" && !backend.entry!.endsWith(".wasm")) return invalid(`${at}/entry`, "a wasm back-end's entry is a .wasm module");
-  if (backend.protocol === "stdio-jsonrpc" || backend.protocol === "local-http") {
+  if (backend.args !== undefined && backend.protocol !== "mcp-stdio") return invalid(`${at}/args`, `a ${backend.protocol} back-end takes no args`);
+  if (backend.protocol === "stdio-jsonrpc" || backend.protocol === "local-http" || backend.protocol === "mcp-stdio") {
     if (backend.runtime === undefined) return invalid(`${at}/runtime`, `a ${backend.protocol} back-end names what runs it (runtime: node)`);
     if (!/\.(?:m?js|cjs)$/.test(backend.entry!)) return invalid(`${at}/entry`, "a node back-end's entry is a .js, .mjs or .cjs file");
   } else if (backend.runtime !== undefined) {
     return invalid(`${at}/runtime`, `a ${backend.protocol} back-end takes no runtime`);
   }
-  if (backend.protocol === "remote-http") {
-    if (backend.endpoint === undefined) return invalid(`${at}/endpoint`, "a remote-http back-end names one of execution.endpoints");
+  if (remote) {
+    if (backend.endpoint === undefined) return invalid(`${at}/endpoint`, `a ${backend.protocol} back-end names one of execution.endpoints`);
     if (!(manifest.execution?.endpoints ?? []).some((e) => e.id === backend.endpoint)) return invalid(`${at}/endpoint`, `endpoint "${backend.endpoint}" is not one of execution.endpoints`);
   } else if (backend.endpoint !== undefined) {
     return invalid(`${at}/endpoint`, `a ${backend.protocol} back-end runs on this device: it has no endpoint`);
   }
   const methods = new Set<string>();
+  const mcp = MCP_BACKEND_PROTOCOLS.includes(backend.protocol);
   for (const [i, method] of backend.methods.entries()) {
+    if (!mcp && !new RegExp(BACKEND_METHOD_PATTERN).test(method.name)) return invalid(`${at}/methods/${i}/name`, `method "${method.name}" is not dotted lowercase (only an MCP back-end's methods are its server's tool names)`);
     if (methods.has(method.name)) return invalid(`${at}/methods/${i}/name`, `method "${method.name}" is declared twice`);
     methods.add(method.name);
     for (const key of ["params_schema", "result_schema"] as const) {

@@ -108,13 +108,17 @@ export type StorageRequest = Static<typeof StorageRequestSchema>;
 
 export const BACKEND_PLANES = ["client-local", "cloud-remote"] as const;
 export type BackendPlane = (typeof BACKEND_PLANES)[number];
-export const BACKEND_PROTOCOLS = ["stdio-jsonrpc", "local-http", "wasm", "remote-http"] as const;
+export const BACKEND_PROTOCOLS = ["stdio-jsonrpc", "local-http", "wasm", "remote-http", "mcp-stdio", "mcp-http"] as const;
 export type BackendProtocol = (typeof BACKEND_PROTOCOLS)[number];
 /** The program a `stdio-jsonrpc` back-end runs on. */
 export const BACKEND_RUNTIMES = ["node"] as const;
 export const RESTART_POLICIES = ["never", "on-failure", "always"] as const;
 /** A back-end method: `search`, `index.add`. */
 export const BACKEND_METHOD_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
+/** An MCP back-end's method is the name of one of its server's tools (MCP's own rule for tool names). */
+export const MCP_TOOL_NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_.-]*$";
+/** The MCP back-end protocols: `mcp-stdio` (a program on this device), `mcp-http` (Streamable HTTP, a remote endpoint). */
+export const MCP_BACKEND_PROTOCOLS: readonly BackendProtocol[] = ["mcp-stdio", "mcp-http"];
 
 export const BackendLimitsSchema = Closed({
   /** Memory the back-end may hold (a wasm module's linear memory; a process's resident memory). Default 64. */
@@ -135,7 +139,8 @@ export const BackendRestartSchema = Closed({
 });
 
 export const BackendMethodSchema = Closed({
-  name: Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN }),
+  /** `^[a-z][a-z0-9_]*(\.…)*$`; an MCP back-end's may be any MCP tool name (the rules check which applies). */
+  name: Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }),
   description: Type.Optional(Words(500)),
   params_schema: Type.Optional(JsonObjectSchema()),
   result_schema: Type.Optional(JsonObjectSchema()),
@@ -153,6 +158,8 @@ export const BackendDeclarationSchema = Closed({
   entry: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: BUNDLE_FILE_PATTERN })),
   /** `stdio-jsonrpc`: what runs `entry`. */
   runtime: Type.Optional(StringEnum(BACKEND_RUNTIMES)),
+  /** `mcp-stdio`: the arguments its program gets after `entry` (`--stdio`). */
+  args: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 32 })),
   /** `remote-http`: the id of one of `execution.endpoints`. */
   endpoint: Type.Optional(PartId()),
   /** The methods a surface or a workflow may call; any other is `method_not_found`. */

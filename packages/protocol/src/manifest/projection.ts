@@ -164,7 +164,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
   const endpoints = manifest.execution?.endpoints ?? [];
   const hasAppStorage = (manifest.storage?.collections ?? []).length > 0;
   // Data leaving the device, or a program of the app's running on it, is at least a medium risk.
-  const codeRisk: RiskLevel = endpoints.length > 0 || (manifest.backends ?? []).some((b) => b.protocol === "stdio-jsonrpc" || b.protocol === "local-http") ? "medium" : "low";
+  const codeRisk: RiskLevel = endpoints.length > 0 || (manifest.backends ?? []).some((b) => b.protocol === "stdio-jsonrpc" || b.protocol === "local-http" || b.protocol === "mcp-stdio") ? "medium" : "low";
   const risk = [...tools.map((t) => t.risk_level), ...capabilities.map((c) => c.risk), codeRisk].reduce<RiskLevel>(maxRisk, "low");
   return {
     app_scope: manifest.app_scope,

@@ -15,7 +15,7 @@ import { ENVELOPE_TYPES, type EnvelopeType } from "../envelope/types.js";
 import { AppScopeSchema, Closed, JsonObjectSchema, StringEnum, schemaId } from "../schema-kit.js";
 import { CAPABILITY_NAME_PATTERN, CapabilityResultSchema, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
 import { FEATURE_NAME_PATTERN } from "./features.js";
-import { BackendDeclarationSchema, ExecutionDeclarationSchema, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
+import { BackendDeclarationSchema, ExecutionDeclarationSchema, MCP_TOOL_NAME_PATTERN, PART_ID_PATTERN, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
 
 export const MANIFEST_FORMAT = "lineup.app.v1";
 
@@ -110,6 +110,10 @@ export const ToolDescriptorSchema = Closed(
     idempotent: Type.Optional(Type.Boolean()),
     risk_level: Type.Optional(StringEnum(RISK_LEVELS)),
     capabilities: Type.Optional(Type.Array(CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
+    /** Served by a tool of one of the app's MCP back-ends (`backends[]`), not by a surface: that back-end's `id` and the MCP tool's name. */
+    backend: Type.Optional(Closed({ id: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }), method: Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }) })),
+    /** An MCP Apps view (`_meta.ui.resourceUri` of the MCP tool): the `ui://` resource of the same back-end that shows the call. */
+    view: Type.Optional(Closed({ resource_uri: Type.String({ minLength: 6, maxLength: 512, pattern: "^ui://[^\\s]+$" }) })),
   },
   { $id: schemaId("tool-descriptor.v1"), title: "Tool descriptor v1" },
 );

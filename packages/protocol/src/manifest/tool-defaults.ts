@@ -62,7 +62,7 @@ export function resolveToolDescriptor(tool: ToolDescriptor, kind: ManifestKind =
   const callModel = tool.call_model ?? "command";
   const requiresForeground = tool.requires_foreground ?? false;
   const activation: ActivationRequirement =
-    tool.activation_requirement ?? (requiresForeground || callModel === "interactive" ? "foreground_required" : "app_ready");
+    tool.activation_requirement ?? (tool.backend !== undefined ? "activation_not_required" : requiresForeground || callModel === "interactive" ? "foreground_required" : "app_ready");
   const capabilities = (tool.capabilities ?? []) as readonly CapabilityName[];
   const resolved: ResolvedToolDescriptor = {
     method: tool.method,

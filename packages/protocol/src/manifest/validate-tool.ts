@@ -65,6 +65,17 @@ export function checkToolRules(tool: ToolDescriptor, kind: ManifestKind): Refusa
   if (callModel === "query" && tool.idempotent === false) {
     return invalid("/idempotent", "a query is read-only and therefore idempotent");
   }
+  if (tool.backend !== undefined) {
+    if (kind === "core") return invalid("/backend", "a core app's tools are served by the app itself");
+    if (tool.activation_requirement !== undefined && tool.activation_requirement !== "activation_not_required") {
+      return invalid("/activation_requirement", "a tool its back-end serves needs no running app (activation_not_required)");
+    }
+    if (callModel === "interactive" || callModel === "operation" || tool.requires_foreground === true) {
+      return invalid("/call_model", "a tool its back-end serves is a query or a command: its server answers the call itself");
+    }
+  } else if (tool.view !== undefined) {
+    return invalid("/view", "only a tool an MCP back-end serves shows an MCP Apps view");
+  }
   const floor = capabilitiesRisk(capabilities);
   if (tool.risk_level !== undefined && riskRank(tool.risk_level) < riskRank(floor)) {
     return invalid("/risk_level", `risk_level ${tool.risk_level} is below the ${floor} risk of the capabilities it uses`);

@@ -7,6 +7,7 @@
  *
  * A manifest that passes is returned as written (same object, no defaults filled in).
  */
+import { MCP_BACKEND_PROTOCOLS } from "./app-code.js";
 import { fail, ok, type Result } from "../errors.js";
 import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
 import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
@@ -24,8 +25,6 @@ import {
   type ManifestKind,
 } from "./schemas.js";
 import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
-
-
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -122,6 +121,15 @@ function checkStructure(manifest: AppManifest, kind: ManifestKind): Refusal | un
     }
     if (tool.entrypoint !== undefined && !entrypointIds.has(tool.entrypoint)) {
       return fail("manifest_unknown_entrypoint", `tool ${tool.method} names entrypoint "${tool.entrypoint}", which the manifest does not define`, `${at}/entrypoint`);
+    }
+    if (tool.backend !== undefined) {
+      const backend = (manifest.backends ?? []).find((b) => b.id === tool.backend!.id);
+      if (backend === undefined || !MCP_BACKEND_PROTOCOLS.includes(backend.protocol)) {
+        return fail("manifest_invalid", `tool ${tool.method} names back-end "${tool.backend.id}", which is not one of the manifest's MCP back-ends`, `${at}/backend/id`);
+      }
+      if (!backend.methods.some((m) => m.name === tool.backend!.method)) {
+        return fail("manifest_invalid", `tool ${tool.method} names method "${tool.backend.method}", which back-end ${backend.id} does not declare`, `${at}/backend/method`);
+      }
     }
   }
 

@@ -47,6 +47,8 @@ export interface RuntimeApps {
   changed(before: RuntimeState | undefined, after: RuntimeState): void;
   /** A file of the active version's bundle (a back-end's entry), read from the store and verified again. */
   bundleFile(appScope: string, path: string): Promise<Uint8Array>;
+  /** Every file of the active version's verified bundle under `folder` (`""`: all), by its path relative to it. */
+  bundleFolder(appScope: string, folder: string): Promise<ReadonlyMap<string, Uint8Array>>;
 }
 
 export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
@@ -216,6 +218,11 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       const file = bundle.files.get(path);
       if (file === undefined) throw new LineUpError("bundle_manifest_invalid", `${appScope}'s bundle has no ${path}`);
       return file;
+    },
+    async bundleFolder(appScope, folder) {
+      const bundle = await loadBundle(options, options.state(), appScope);
+      const prefix = folder === "" ? "" : `${folder}/`;
+      return new Map([...bundle.files].filter(([path]) => path.startsWith(prefix)).map(([path, bytes]) => [path.slice(prefix.length), bytes] as const));
     },
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);

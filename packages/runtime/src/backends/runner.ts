@@ -72,6 +72,8 @@ export interface BackendRunner {
   /** Kills the program, ends calls in flight `handler_failed` (`data.reason: "stopped"`) and refuses later ones the same way. Idempotent. */
   stop(): Promise<void>;
   status(): BackendStatus;
+  /** MCP back-ends: reads one of the server's resources (an MCP Apps view's `ui://` page): `{contents}`. */
+  readResource?(uri: string, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
 }
 
 /** What a runner factory is given: the declaration, the entry file's bytes, and (`stdio-jsonrpc`) the app's working directory. */
@@ -80,6 +82,8 @@ export interface BackendStartSpec {
   readonly declaration: BackendDeclaration;
   /** The bytes of `declaration.entry`, read from the verified bundle. */
   readonly entry: Uint8Array;
+  /** `mcp-stdio`: every file of the verified bundle in the entry's folder, by its path relative to that folder. */
+  readonly files?: ReadonlyMap<string, Uint8Array>;
   readonly hostCalls: BackendHostCalls;
   /** `remote-http`: the URL of the declared endpoint it names (`execution.endpoints`). */
   readonly endpoint_url?: string;

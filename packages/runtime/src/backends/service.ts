@@ -6,7 +6,7 @@
  * disabled, removed or moves to another version. What a running back-end asks of the host comes back through
  * `hostCalls`, which answers with the same checks a surface gets.
  */
-import { LineUpError, createToolSchemaValidator, type BackendDeclaration, type BackendProtocol, type JsonValue } from "@lineup/protocol";
+import { LineUpError, MCP_BACKEND_PROTOCOLS, createToolSchemaValidator, type BackendDeclaration, type BackendProtocol, type JsonValue } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import type { ActiveAppVersion } from "../app-storage/service.js";
 import { createRemoteHttpRunner } from "./remote-http.js";
@@ -29,6 +29,8 @@ export interface BackendServiceOptions {
   readonly runners: BackendRunners;
   readonly active: (appScope: string) => ActiveAppVersion | undefined;
   readonly bundleFile: (appScope: string, path: string) => Promise<Uint8Array>;
+  /** Every file of the verified bundle under `folder` (`""`: all), by its path relative to it (an `mcp-stdio` server's code). */
+  readonly bundleFolder: (appScope: string, folder: string) => Promise<ReadonlyMap<string, Uint8Array>>;
   /** What a back-end of `appScope` may ask the host (storage, capabilities), checked as the app. */
   readonly hostCalls: (appScope: string, declaration: BackendDeclaration) => BackendHostCalls;
   readonly diagnostics?: DiagnosticsSink;
@@ -36,6 +38,11 @@ export interface BackendServiceOptions {
 
 export interface BackendService {
   call(appScope: string, backendId: string, method: string, params: JsonValue, options?: BackendCallOptions): Promise<JsonValue>;
+  /**
+   * Reads an MCP Apps view of an app's MCP back-end: `uri` must be the `view.resource_uri` of one of the app's tools
+   * that back-end serves (`not_found` otherwise). Resolves with the server's `{contents}`.
+   */
+  readView(appScope: string, backendId: string, uri: string, options?: { readonly signal?: AbortSignal }): Promise<JsonValue>;
   /** Stops every back-end of an app (disabled, removed, another version). */
   stopApp(appScope: string): Promise<void>;
   stop(): Promise<void>;
@@ -57,6 +64,19 @@ export function createBackendService(options: BackendServiceOptions): BackendSer
     return validators.get(id);
   };
 
+  /** The app (installed, enabled, `app.backend.v1`) and its back-end `backendId`, or the refusal. */
+  const declared = (appScope: string, backendId: string): { active: ActiveAppVersion; declaration: BackendDeclaration } => {
+    const active = options.active(appScope);
+    if (active === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+    if (!active.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
+    const manifest = active.manifest;
+    const features = [...manifest.runtime_sdk.required_features, ...(manifest.runtime_sdk.optional_features ?? [])];
+    if (!features.includes("app.backend.v1")) throw new LineUpError("capability_not_declared", `${appScope} does not declare the feature app.backend.v1`);
+    const declaration = (manifest.backends ?? []).find((b) => b.id === backendId);
+    if (declaration === undefined) throw new LineUpError("not_found", `${appScope} declares no back-end ${JSON.stringify(backendId)}`, { path: "/backend" });
+    return { active, declaration };
+  };
+
   const runnerFor = (appScope: string, active: ActiveAppVersion, declaration: BackendDeclaration): Promise<BackendRunner> => {
     const key = `${appScope}/${declaration.id}`;
     const current = running.get(key);
@@ -65,9 +85,12 @@ export function createBackendService(options: BackendServiceOptions): BackendSer
     const factory = options.runners[declaration.protocol]!;
     const runner = (async () => {
       const entry = declaration.entry === undefined ? new Uint8Array() : await options.bundleFile(appScope, declaration.entry);
+      const folder = declaration.entry === undefined ? "" : declaration.entry.slice(0, Math.max(0, declaration.entry.lastIndexOf("/")));
+      const files = declaration.protocol === "mcp-stdio" ? await options.bundleFolder(appScope, folder) : undefined;
       const endpoint = declaration.endpoint === undefined ? undefined : active.manifest.execution?.endpoints?.find((e) => e.id === declaration.endpoint);
       return factory({
         ...(endpoint === undefined ? {} : { endpoint_url: endpoint.url }),
+        ...(files === undefined ? {} : { files }),
         app_scope: appScope,
         declaration,
         entry,
@@ -84,27 +107,32 @@ export function createBackendService(options: BackendServiceOptions): BackendSer
 
   return {
     async call(appScope, backendId, method, params, callOptions = {}) {
-      const active = options.active(appScope);
-      if (active === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
-      if (!active.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
-      const manifest = active.manifest;
-      const features = [...manifest.runtime_sdk.required_features, ...(manifest.runtime_sdk.optional_features ?? [])];
-      if (!features.includes("app.backend.v1")) throw new LineUpError("capability_not_declared", `${appScope} does not declare the feature app.backend.v1`);
-      const declaration = (manifest.backends ?? []).find((b) => b.id === backendId);
-      if (declaration === undefined) throw new LineUpError("not_found", `${appScope} declares no back-end ${JSON.stringify(backendId)}`, { path: "/backend" });
-      const declared = declaration.methods.find((m) => m.name === method);
-      if (declared === undefined) throw new LineUpError("method_not_found", `back-end ${backendId} of ${appScope} declares no method ${JSON.stringify(method)}`, { path: "/method" });
+      const { active, declaration } = declared(appScope, backendId);
+      const declaredMethod = declaration.methods.find((m) => m.name === method);
+      if (declaredMethod === undefined) throw new LineUpError("method_not_found", `back-end ${backendId} of ${appScope} declares no method ${JSON.stringify(method)}`, { path: "/method" });
       if (options.runners[declaration.protocol] === undefined) throw new LineUpError("unsupported_on_host", `this host does not run ${declaration.protocol} back-ends`);
       const text = JSON.stringify(params ?? null);
       if (text.length > MAX_BACKEND_MESSAGE_BYTES) throw new LineUpError("message_too_large", `a back-end call's params are at most ${MAX_BACKEND_MESSAGE_BYTES} bytes of JSON`, { path: "/params" });
       const key = `${appScope}/${active.bundle_digest}/${backendId}/${method}`;
-      const input = validatorFor(key, declared.params_schema, "invalid_params")?.(params);
+      const input = validatorFor(key, declaredMethod.params_schema, "invalid_params")?.(params);
       if (input !== undefined && !input.ok) throw new LineUpError("invalid_params", `${backendId}.${method}: ${input.error?.message ?? "the params fail params_schema"}`, { path: `/params${input.error?.path ?? ""}` });
       const runner = await runnerFor(appScope, active, declaration);
       const result = await runner.call(method, params ?? null, callOptions);
-      const output = validatorFor(key, declared.result_schema, "invalid_result")?.(result);
+      // An MCP tool's result_schema is its outputSchema: what it checks is the result's structuredContent.
+      const checked = MCP_BACKEND_PROTOCOLS.includes(declaration.protocol) ? (result as { structuredContent?: JsonValue } | null)?.structuredContent : result;
+      const output = validatorFor(key, declaredMethod.result_schema, "invalid_result")?.(checked);
       if (output !== undefined && !output.ok) throw new LineUpError("invalid_result", `${backendId}.${method} answered what its result_schema refuses: ${output.error?.message ?? "invalid"}`, { path: output.error?.path ?? "" });
       return result;
+    },
+    async readView(appScope, backendId, uri, readOptions = {}) {
+      const { active, declaration } = declared(appScope, backendId);
+      if (!(active.manifest.tools ?? []).some((t) => t.backend?.id === backendId && t.view?.resource_uri === uri)) {
+        throw new LineUpError("not_found", `no tool of ${appScope} shows ${JSON.stringify(uri.slice(0, 200))} from back-end ${backendId}`, { path: "/uri" });
+      }
+      if (options.runners[declaration.protocol] === undefined) throw new LineUpError("unsupported_on_host", `this host does not run ${declaration.protocol} back-ends`);
+      const runner = await runnerFor(appScope, active, declaration);
+      if (runner.readResource === undefined) throw new LineUpError("unsupported_on_host", `a ${declaration.protocol} back-end has no resources`);
+      return runner.readResource(uri, readOptions);
     },
     async stopApp(appScope) {
       const stopping: Promise<void>[] = [];

@@ -15,7 +15,8 @@
 import { validateEnvelope, type InventoryTool as WireInventoryTool, type JsonObject, type JsonValue } from "@lineup/protocol";
 import { instancePolicyFor, liveInstanceCount, type InstanceChange, type InstancesState } from "../apps/instances/state.js";
 import { snapshotInstances } from "../apps/instances/snapshot.js";
-import { closeAppInstances, focusInstance, launchInstance, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
+import { closeAppInstances, focusInstance, launchInstance, pruneFinishedInstances, restoreInstanceInBackground, returnFocus, type InstanceResult } from "../apps/instances/transitions.js";
+import { DEFAULT_MAX_LIVE_SURFACES, suspendPastBound, type SurfaceBound } from "../apps/instances/suspend.js";
 import { appProvenance, withActiveInstanceCount } from "../apps/manager/records.js";
 import { putOutboxEntry, type OutboxEntry, type OutboxMethod } from "../communication/outbox.js";
 import { toTimestamp } from "../core/ports.js";
@@ -243,6 +244,7 @@ function persistCalls(step: Step, before: ToolCallsState, after: ToolCallsState)
  */
 export function applyCallDecision(step: Step, env: TransitionEnv, decision: CallDecision): void {
   const queue: CallDecision[] = [decision];
+  let ended = false;
   for (let rounds = 0; queue.length > 0 && rounds < 64; rounds++) {
     const current = queue.shift()!;
     const before = step.state.tools;
@@ -259,7 +261,24 @@ export function applyCallDecision(step: Step, env: TransitionEnv, decision: Call
       const next = runCallAction(step, env, action);
       if (next !== undefined) queue.push(next);
     }
+    for (const output of current.outputs) {
+      if (current.replayed === true || !isTerminalOutput(output)) continue;
+      ended = true;
+      const next = returnFocusAfter(step, env, current.state.calls[output.call_id]);
+      if (next !== undefined) queue.push(next);
+    }
   }
+  // A call's end leaves its instance idle: one past the bound of live surfaces may be suspended now.
+  if (ended) enforceSurfaceBound(step, env);
+}
+
+/** A call with `restore_focus` that brought its instance forward has ended: the front goes back (spec 4.5). */
+function returnFocusAfter(step: Step, env: TransitionEnv, call: CallRecord | undefined): CallDecision | undefined {
+  if (call?.focus_return === undefined || call.instance_id === undefined) return undefined;
+  const returned = returnFocus(step.state.instances, call.instance_id, call.focus_return.displaced_instance_id, env.now());
+  if (!returned.ok || returned.value.changes.length === 0) return undefined;
+  step.audit.push({ type: "instance.focus_returned", subject: call.instance_id, detail: `${call.app_scope}/${call.method} ended (call ${call.call_id})` });
+  return applyInstanceResult(step, env, returned);
 }
 
 function runCallAction(step: Step, env: TransitionEnv, action: CallAction): CallDecision | undefined {
@@ -267,12 +286,12 @@ function runCallAction(step: Step, env: TransitionEnv, action: CallAction): Call
   switch (action.kind) {
     case "deliver_to_app":
       step.deliveries.push({ kind: "tool.call", call_id: action.call_id, app_scope: action.app_scope, conversation_id: action.conversation_id, method: action.method, arguments: action.arguments, mode: "run", ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
-      return undefined;
+      return surfaceFor(step, env, action.instance_id);
     case "start_operation": {
       const call = step.state.tools.calls[action.call_id];
       if (call === undefined) return undefined;
       step.deliveries.push({ kind: "tool.call", call_id: call.call_id, app_scope: call.app_scope, conversation_id: call.conversation_id, method: call.method, arguments: call.arguments, mode: "operation", ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
-      return undefined;
+      return surfaceFor(step, env, action.instance_id);
     }
     case "cancel_in_app":
       step.deliveries.push({ kind: "tool.cancel", call_id: action.call_id, ...(action.instance_id === undefined ? {} : { instance_id: action.instance_id }) });
@@ -295,7 +314,19 @@ function runCallAction(step: Step, env: TransitionEnv, action: CallAction): Call
       if (!focused.ok) return settled(step, action.instance_id, "failed", focused.error.message);
       return applyInstanceResult(step, env, focused);
     }
+    case "restore_instance": {
+      const restored = restoreInstanceInBackground(step.state.instances, action.instance_id, now);
+      if (!restored.ok) return settled(step, action.instance_id, "failed", restored.error.message);
+      return applyInstanceResult(step, env, restored);
+    }
   }
+}
+
+/** A call delivered to a suspended instance (after a restart, or one that needs no activation): its surface comes back, behind. */
+function surfaceFor(step: Step, env: TransitionEnv, instanceId: string | undefined): CallDecision | undefined {
+  if (instanceId === undefined || step.state.instances.instances[instanceId]?.status !== "suspended") return undefined;
+  const restored = restoreInstanceInBackground(step.state.instances, instanceId, env.now());
+  return restored.ok ? applyInstanceResult(step, env, restored) : undefined;
 }
 
 function settled(step: Step, instanceId: string, outcome: "ready" | "failed" | "cancelled", message?: string, foreground = false): CallDecision | undefined {
@@ -316,7 +347,21 @@ export function applyInstanceResult(step: Step, env: TransitionEnv, result: Extr
   return applyInstances(step, env, result.value.state, result.value.changes);
 }
 
-export function applyInstances(step: Step, env: TransitionEnv, instances: InstancesState, changes: readonly InstanceChange[]): CallDecision | undefined {
+/** Suspends what is past the bound of live surfaces now, if anything (spec 4.4). */
+function enforceSurfaceBound(step: Step, env: TransitionEnv): void {
+  const bounded = suspendPastBound(step.state.instances, surfaceBound(step, env));
+  if (bounded.changes.length > 0) applyInstances(step, env, bounded.state, bounded.changes);
+}
+
+function surfaceBound(step: Step, env: TransitionEnv): SurfaceBound {
+  return { max_live_surfaces: env.maxLiveSurfaces ?? DEFAULT_MAX_LIVE_SURFACES, busy: busyInstances(step.state.tools), now: env.now() };
+}
+
+export function applyInstances(step: Step, env: TransitionEnv, given: InstancesState, made: readonly InstanceChange[]): CallDecision | undefined {
+  // Past the bound of live surfaces, the least recently used idle background instances are suspended in the same commit.
+  const bounded = made.length === 0 ? { state: given, changes: [] } : suspendPastBound(given, surfaceBound(step, env));
+  const instances = bounded.state;
+  const changes = bounded.changes.length === 0 ? made : [...made, ...bounded.changes];
   const pruned = pruneFinishedInstances(instances);
   if (changes.length > 0) step.deliveries.push({ kind: "instances.changed", changes });
   let apps = step.state.apps;
@@ -333,6 +378,7 @@ export function applyInstances(step: Step, env: TransitionEnv, instances: Instan
   for (const change of changes) {
     const waited = draft.activations[change.instance_id] !== undefined;
     const instance = instances.instances[change.instance_id];
+    if (change.from === "active" && change.to === "backgrounded" && endForegroundCalls(draft, change.instance_id)) touchedCalls = true;
     switch (change.to) {
       case "active":
       case "backgrounded": {
@@ -355,6 +401,26 @@ export function applyInstances(step: Step, env: TransitionEnv, instances: Instan
     }
   }
   return touchedCalls ? draft.done() : undefined;
+}
+
+/** Instances a tool call or an activation is on: they keep their surface. */
+export function busyInstances(tools: ToolCallsState): ReadonlySet<string> {
+  const busy = new Set(Object.keys(tools.activations));
+  for (const call of Object.values(tools.calls)) if (call.phase !== "terminal" && call.instance_id !== undefined) busy.add(call.instance_id);
+  return busy;
+}
+
+/** The instance left the front: the calls on it that need the front for their whole run end `foreground_required`. */
+function endForegroundCalls(draft: CallDraft, instanceId: string): boolean {
+  let ended = false;
+  for (const call of Object.values(draft.calls)) {
+    if (call.instance_id !== instanceId || call.requires_foreground !== true) continue;
+    if (call.phase !== "running" && call.phase !== "awaiting_operation" && call.phase !== "operation_running") continue;
+    draft.error(call.call_id, "foreground_required", `${call.method} needs its app in the foreground, and the app left it`);
+    draft.actions.push({ kind: "cancel_in_app", call_id: call.call_id, instance_id: instanceId });
+    ended = true;
+  }
+  return ended;
 }
 
 /** Closes every live instance of an app (disable, remove). */

@@ -91,6 +91,8 @@ export type RuntimeInput =
   | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }
   /** The deadline timer fired: end what is due. */
   | { readonly kind: "tools.tick" }
+  /** The idle timer fired: background instances idle long enough are suspended (spec 4.4). */
+  | { readonly kind: "instances.tick" }
   | { readonly kind: "settings"; readonly change: SettingsChange }
   /** An event one of the app's instances raised (spec 8.2), for the agent of that instance's conversation. */
   | { readonly kind: "app.event"; readonly app_scope: string; readonly instance_id: string; readonly name: string; readonly data: JsonValue }

@@ -28,7 +28,14 @@ export class ToolHub {
   /** call_id → the handler it went to, for cancels. */
   private readonly routed = new Map<string, ToolCallHandler>();
 
-  constructor(private readonly diagnostics: DiagnosticsSink) {}
+  /**
+   * `route`: a handler that serves a call before any registration (a tool an app's back-end serves,
+   * `backends/tool-handler.ts`), or `undefined` to leave it to the app's or instance's handler.
+   */
+  constructor(
+    private readonly diagnostics: DiagnosticsSink,
+    private readonly route: (call: DeliveredToolCall) => ToolCallHandler | undefined = () => undefined,
+  ) {}
 
   register(appScope: string, instanceId: string | undefined, handler: ToolCallHandler): Unsubscribe {
     const registration: Registration = { app_scope: appScope, handler, ...(instanceId === undefined ? {} : { instance_id: instanceId }) };
@@ -64,8 +71,10 @@ export class ToolHub {
     }
   }
 
-  /** The instance's own handler first, then the app's. */
+  /** The route's handler first, then the instance's own, then the app's. */
   private find(call: DeliveredToolCall): ToolCallHandler | undefined {
+    const routed = this.route(call);
+    if (routed !== undefined) return routed;
     let appWide: ToolCallHandler | undefined;
     for (let i = this.registrations.length - 1; i >= 0; i--) {
       const r = this.registrations[i]!;

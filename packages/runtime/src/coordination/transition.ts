@@ -14,7 +14,7 @@ import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactCreateReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
-import { onInstance } from "./handlers/instances.js";
+import { onInstance, onInstancesTick } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onSessionDataReplace, sessionDataReads } from "./handlers/session-data.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
@@ -105,6 +105,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onToolReport(state, input, env);
     case "tools.tick":
       return onToolsTick(state, env);
+    case "instances.tick":
+      return onInstancesTick(state, env);
     case "artifact.create":
       return onArtifactCreate(state, input, reads, env);
     case "artifact.cache":

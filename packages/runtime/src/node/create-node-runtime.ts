@@ -14,6 +14,8 @@ import { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
 import { remoteHttpRunners } from "../backends/service.js";
 import { createNodeWasmRunner } from "./wasm-backend.js";
 import { createStdioRunner } from "./stdio-backend.js";
+import { createMcpStdioRunner } from "./mcp-backend.js";
+import { createMcpHttpRunner } from "../backends/mcp-http.js";
 
 export interface NodeRuntimeOptions extends Partial<Omit<RuntimeOptions, "store" | "serverUrl" | "token">> {
   readonly serverUrl: string;
@@ -32,8 +34,8 @@ export async function createNodeRuntime(options: NodeRuntimeOptions): Promise<No
   const runtime = createRuntime({
     // Each app's own storage: one SQLite file per app under <dataDir>/app-storage/<app_scope>/.
     appStorage: createSqliteAppStorageHost(join(options.dataDir, "app-storage")),
-    // Back-ends: wasm in worker threads, stdio and local-http programs as supervised child processes (data under <dataDir>), remote-http.
-    backends: { wasm: createNodeWasmRunner, "stdio-jsonrpc": (spec) => createStdioRunner({ ...spec, dataDir: options.dataDir }), "local-http": (spec) => createStdioRunner({ ...spec, dataDir: options.dataDir }), ...remoteHttpRunners },
+    // Back-ends: wasm in worker threads, stdio, local-http and mcp-stdio programs as supervised child processes (data under <dataDir>), remote-http, mcp-http.
+    backends: { wasm: createNodeWasmRunner, "stdio-jsonrpc": (spec) => createStdioRunner({ ...spec, dataDir: options.dataDir }), "local-http": (spec) => createStdioRunner({ ...spec, dataDir: options.dataDir }), "mcp-stdio": (spec) => createMcpStdioRunner(spec, { dataDir: options.dataDir }), "mcp-http": createMcpHttpRunner, ...remoteHttpRunners },
     ...options,
     store,
     transport: options.transport ?? createWsTransport(), clientInfo: options.clientInfo ?? { name: "lineup-node-host", version: "0.1.0" } });

@@ -6,3 +6,7 @@ export { readDirectoryFiles, writeBundleFile, keygenToFiles, packDirectory, PACK
 export { createSqliteAppStorageHost } from "./app-storage-sqlite.js";
 export { createNodeWasmRunner } from "./wasm-backend.js";
 export { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "./stdio-backend.js";
+export { createMcpStdioRunner, MCP_FLOOD_BURST, MCP_FLOOD_PER_SECOND, type McpStdioRunnerOptions } from "./mcp-backend.js";
+// The MCP SDK's client (it compiles validators at run time, which the web host's CSP forbids): Node only.
+export { connectMcp, describeMcpServer, mcpErrorToLineUp, MCP_CLIENT_INFO, type McpConnection, type McpConnectOptions, type McpServerDescription } from "../backends/mcp-client.js";
+export { createMcpHttpRunner } from "../backends/mcp-http.js";

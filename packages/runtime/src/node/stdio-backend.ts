@@ -103,7 +103,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
 import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
 import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
@@ -215,6 +215,14 @@ export function sandboxedArgv(program: readonly string[], paths: { readonly code
   return { argv: [...program], isolation: "none" };
 }
 
+/** What a program started with `isolation` can reach that it should not, for the diagnostics at its first start; `undefined` in the full sandbox. */
+export function sandboxShortfall(isolation: ReturnType<typeof sandboxedArgv>["isolation"]): string | undefined {
+  if (isolation === "file-system view") return undefined;
+  return isolation === "none"
+    ? "runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included, and the host's Unix sockets by their paths"
+    : "runs without a file-system view of its own (unshare -rnm, mount or chroot does not work here): it can reach the host's Unix sockets by their paths";
+}
+
 /** Whether `prlimit --data` works here (a hard ceiling on the program's writable memory). Probed once. */
 function dataLimitAvailable(): boolean {
   return probe("prlimit", [`--data=${256 * 1024 * 1024}`, "true"]);
@@ -253,6 +261,48 @@ export function stdioEnvironment(workDir: string): Record<string, string> {
 /** The backoff before restart number `failures` (1-based): `backoff_ms` doubled each time, at most a minute. */
 export function restartDelay(backoffMs: number, failures: number): number {
   return Math.min(MAX_BACKOFF_MS, backoffMs * 2 ** Math.max(0, Math.min(30, failures - 1)));
+}
+
+/** Where a program runs: its code folder (named by the code's digest), its working folder, the empty folder its own root is mounted on, the record of its pid. */
+export interface ProgramFolders {
+  readonly codeDir: string;
+  readonly workDir: string;
+  readonly rootMount: string;
+  readonly pidFile: string;
+}
+
+/**
+ * Writes a program's code folder `<dataDir>/app-backends/<app>/<id>/<digest>/` (once per digest: the files, by their
+ * paths relative to it, each written aside and renamed so a crash leaves no half; a `package.json` of
+ * `{"type": "commonjs"}` unless the files bring their own) and its working folder; returns their real paths.
+ */
+export function prepareProgramFolders(dataDir: string, appScope: string, id: string, digest: string, files: ReadonlyMap<string, Uint8Array>): ProgramFolders {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const root = realpathSync(dataDir);
+  const codeDir = join(root, "app-backends", appScope, id, digest);
+  const workDir = join(root, "app-work", appScope, id);
+  mkdirSync(codeDir, { recursive: true, mode: 0o700 });
+  mkdirSync(workDir, { recursive: true, mode: 0o700 });
+  // Empty on the host: the program's own root is mounted on it, in its namespace only.
+  const rootMount = join(root, "app-backends", ".root");
+  mkdirSync(rootMount, { recursive: true, mode: 0o700 });
+  const marker = join(codeDir, "package.json");
+  if (!files.has("package.json") && !existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
+  for (const [name, bytes] of files) {
+    const path = join(codeDir, name);
+    if (existsSync(path)) continue;
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, bytes, { mode: 0o400 });
+    renameSync(partial, path);
+  }
+  return { codeDir, workDir, rootMount, pidFile: stdioPidFilePath(root, appScope, id) };
+}
+
+/** The program's Node under the permission model over its folders, with `args` after its entry, inside `prlimit` where that works. */
+export function cappedProgram(paths: { readonly codeDir: string; readonly workDir: string; readonly entryPath: string }, memoryMb: number, args: readonly string[] = []): string[] {
+  const program = [process.execPath, ...stdioNodeArgs(paths, memoryMb), ...args];
+  return dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(memoryMb)}`, ...program] : program;
 }
 
 type JsonRpcId = string | number;
@@ -404,26 +454,9 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   }
 
   /** Writes the code folder (once per digest) and the working folder; returns their real paths. */
-  const prepare = (): { codeDir: string; workDir: string; rootMount: string; entryPath: string; pidFile: string } => {
-    mkdirSync(spec.dataDir, { recursive: true, mode: 0o700 });
-    const root = realpathSync(spec.dataDir);
-    const codeDir = join(root, "app-backends", spec.app_scope, id, digest);
-    const workDir = join(root, "app-work", spec.app_scope, id);
-    const entryPath = join(codeDir, entryName);
-    mkdirSync(codeDir, { recursive: true, mode: 0o700 });
-    mkdirSync(workDir, { recursive: true, mode: 0o700 });
-    // Empty on the host: the program's own root is mounted on it, in its namespace only.
-    const rootMount = join(root, "app-backends", ".root");
-    mkdirSync(rootMount, { recursive: true, mode: 0o700 });
-    const marker = join(codeDir, "package.json");
-    if (!existsSync(marker)) writeFileSync(marker, '{"type":"commonjs"}\n', { mode: 0o400 });
-    // Named by its digest: an entry already there is this one. Written aside, then renamed, so a crash leaves no half.
-    if (!existsSync(entryPath)) {
-      const partial = `${entryPath}.${process.pid}.partial`;
-      writeFileSync(partial, spec.entry, { mode: 0o400 });
-      renameSync(partial, entryPath);
-    }
-    return { codeDir, workDir, rootMount, entryPath, pidFile: stdioPidFilePath(root, spec.app_scope, id) };
+  const prepare = (): ProgramFolders & { entryPath: string } => {
+    const folders = prepareProgramFolders(spec.dataDir, spec.app_scope, id, digest, new Map([[entryName, spec.entry]]));
+    return { ...folders, entryPath: join(folders.codeDir, entryName) };
   };
 
   /** After a failure or an exit: the runner is `failed`, `stopped`, or may start the program again after its backoff. */
@@ -635,7 +668,7 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
   };
 
   const start = (): Live => {
-    let paths: { codeDir: string; workDir: string; rootMount: string; entryPath: string; pidFile: string };
+    let paths: ProgramFolders & { entryPath: string };
     try {
       paths = prepare();
       if (http && Buffer.byteLength(join(paths.workDir, HTTP_SOCKET_NAME)) > MAX_SOCKET_PATH_BYTES) throw new Error(`the path of its socket in its working folder is over ${MAX_SOCKET_PATH_BYTES} bytes (a shorter data folder fixes it)`);
@@ -646,17 +679,11 @@ export function createStdioRunner(spec: BackendStartSpec & { readonly dataDir: s
       afterEnd("failure", message);
       throw refusal("start_failed", message);
     }
-    const program = [process.execPath, ...stdioNodeArgs(paths, limits.memory_mb)];
-    const capped = dataLimitAvailable() ? ["prlimit", `--data=${stdioDataLimitBytes(limits.memory_mb)}`, ...program] : program;
-    const { argv, isolation } = sandboxedArgv(capped, paths);
-    if (isolation !== "file-system view" && !warned) {
+    const { argv, isolation } = sandboxedArgv(cappedProgram(paths, limits.memory_mb), paths);
+    const shortfall = sandboxShortfall(isolation);
+    if (shortfall !== undefined && !warned) {
       warned = true;
-      diagnose(
-        isolation === "none"
-          ? "runs without a network namespace of its own (unshare -rn does not work here): it can open sockets, the host's loopback included, and the host's Unix sockets by their paths"
-          : "runs without a file-system view of its own (unshare -rnm, mount or chroot does not work here): it can reach the host's Unix sockets by their paths",
-        "back-end sandbox",
-      );
+      diagnose(shortfall, "back-end sandbox");
     }
     // local-http: a socket in its working folder, the only place it may write; an old one (a crash) goes first.
     const socketPath = http ? join(paths.workDir, HTTP_SOCKET_NAME) : undefined;

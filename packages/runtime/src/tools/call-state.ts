@@ -82,6 +82,16 @@ export interface CallRecord {
    */
   readonly workflow?: { readonly run_id: string; readonly step_id: string };
   readonly deadline_at: number;
+  /** The tool's `requires_foreground`: the call needs its instance in front until it ends; leaving the front ends it `foreground_required`. */
+  readonly requires_foreground?: true;
+  /** The tool's `idempotent: false`: delivered at most once, so after a restart a call already delivered ends `handler_failed` instead of running again. */
+  readonly at_most_once?: true;
+  /**
+   * The tool's `restore_focus`, when this call brought its instance to the front: once the call ends, if the
+   * instance is still on top, the focus goes back to the instance it displaced (absent: none was in front — the
+   * shell showed one of its own screens, such as the chat — so the instance goes to the background).
+   */
+  readonly focus_return?: { readonly displaced_instance_id?: string };
   readonly phase: CallPhase;
   readonly instance_id?: string;
   readonly operation?: RuntimeOperationState;
@@ -111,6 +121,8 @@ export type CallAction =
   | { readonly kind: "deliver_to_app"; readonly call_id: string; readonly app_scope: string; readonly conversation_id: string; readonly instance_id?: string; readonly method: string; readonly arguments: JsonObject }
   | { readonly kind: "launch_instance"; readonly call_id: string; readonly instance_id: string; readonly app_scope: string; readonly conversation_id: string; readonly foreground: boolean; readonly new_instance: boolean }
   | { readonly kind: "focus_instance"; readonly call_id: string; readonly instance_id: string }
+  /** Give a suspended instance its surface back without bringing it forward. */
+  | { readonly kind: "restore_instance"; readonly call_id: string; readonly instance_id: string }
   /** Bring the app to the front if needed, create the operation, then call `startOperation`. */
   | { readonly kind: "start_operation"; readonly call_id: string; readonly instance_id?: string }
   /** Tell the app's handler the call is over (cancelled, expired). */

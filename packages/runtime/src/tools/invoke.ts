@@ -12,7 +12,7 @@
  */
 import { canonicalJson, type JsonValue } from "@lineup/protocol";
 import type { ToolInvokePayload } from "./payloads.js";
-import type { InstancesState } from "../apps/instances/state.js";
+import { foregroundInstance, type InstancesState } from "../apps/instances/state.js";
 import { releaseCall } from "./activation.js";
 import { CallDraft, getCall, refuseReport, type CallDecision, type CallRecord, type ToolCallsState } from "./call-state.js";
 import type { InventoryTool } from "./inventory.js";
@@ -114,7 +114,11 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
   if (registered === undefined) return refuse("tool_not_visible", `${request.app_scope}/${payload.method} is not registered`);
   const args = registered.validateInput(payload.arguments);
   if (!args.ok) return refuse("invalid_arguments", `${args.error.message}${args.error.path === undefined ? "" : ` (at ${args.error.path})`}`);
-  draft.update(request.call_id, { handling: registered.descriptor.handling });
+  draft.update(request.call_id, {
+    handling: registered.descriptor.handling,
+    ...(tool.requires_foreground ? { requires_foreground: true as const } : {}),
+    ...(tool.idempotent ? {} : { at_most_once: true as const }),
+  });
 
   // Accepted: from here on the call is the Runtime's to finish.
   // The receipt names the tool by the app's own title for it, so whoever shows the call can too.
@@ -141,15 +145,22 @@ export function receiveInvoke(state: ToolCallsState, request: InvokeRequest, con
       return draft.done();
     case "launch_app":
     case "bring_to_foreground":
+    case "restore_behind":
     case "wait_for_activation": {
       const instanceId = route.action === "launch_app" ? request.launch_instance_id : route.instance_id;
       draft.activations[instanceId] = { instance_id: instanceId, app_scope: request.app_scope, conversation_id: request.conversation_id, trigger_call_id: request.call_id, waiting: [] };
-      draft.update(request.call_id, { phase: "starting", instance_id: instanceId });
+      // This call moves the app in front: with `restore_focus` it gives the front back when it ends.
+      const bringsForward = route.action === "bring_to_foreground" || (route.action === "launch_app" && route.foreground);
+      const displaced = foregroundInstance(context.instances)?.instance_id;
+      const focusReturn = tool.restore_focus && bringsForward && displaced !== instanceId ? { focus_return: displaced === undefined ? {} : { displaced_instance_id: displaced } } : {};
+      draft.update(request.call_id, { phase: "starting", instance_id: instanceId, ...focusReturn });
       draft.receipt(request.call_id, "starting");
       if (route.action === "launch_app") {
         draft.actions.push({ kind: "launch_instance", call_id: request.call_id, instance_id: instanceId, app_scope: request.app_scope, conversation_id: request.conversation_id, foreground: route.foreground, new_instance: route.new_instance });
       } else if (route.action === "bring_to_foreground") {
         draft.actions.push({ kind: "focus_instance", call_id: request.call_id, instance_id: instanceId });
+      } else if (route.action === "restore_behind") {
+        draft.actions.push({ kind: "restore_instance", call_id: request.call_id, instance_id: instanceId });
       }
       return draft.done();
     }

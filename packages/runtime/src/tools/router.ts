@@ -2,7 +2,8 @@
  * The Tool Router (spec 7.3): given a tool's activation requirement and launch policy and the state
  * of the app's instances, decide how the call reaches its handler — run it directly, launch the
  * app, bring it to the foreground, wait for an activation already under way, or wait for the user
- * (an interactive tool whose app is in front). Pure.
+ * (an interactive tool whose app is in front) — or refuse. A tool that `requires_foreground` under
+ * `launch_policy: never` is refused `foreground_required` unless its app is in front already. Pure.
  */
 import type { ActivationRequirement, CallModel, ErrorCode, LaunchPolicy } from "@lineup/protocol";
 import { findLiveInstance, foregroundInstance, type InstancesState } from "../apps/instances/state.js";
@@ -11,6 +12,8 @@ export interface RoutableTool {
   readonly activation_requirement: ActivationRequirement;
   readonly launch_policy: LaunchPolicy;
   readonly call_model: CallModel;
+  /** The work needs the foreground: with `launch_policy: never` the call may not move the app either, so it runs only if the app is in front already. */
+  readonly requires_foreground?: boolean;
 }
 
 export type RouteDecision =
@@ -20,6 +23,8 @@ export type RouteDecision =
   | { readonly action: "launch_app"; readonly foreground: boolean; readonly new_instance: boolean }
   /** Focus (and if suspended, restore) the instance and deliver once it is in front. */
   | { readonly action: "bring_to_foreground"; readonly instance_id: string }
+  /** The instance is suspended and the call needs it ready, not in front: its surface comes back behind, then the call runs. */
+  | { readonly action: "restore_behind"; readonly instance_id: string }
   /** The instance is launching or restoring already: deliver when it is ready. */
   | { readonly action: "wait_for_activation"; readonly instance_id: string }
   /** The app is in front; the call now waits on the user (interactive). */
@@ -41,9 +46,13 @@ export function routeToolCall(tool: RoutableTool, instances: InstancesState, app
     }
     return { action: "launch_app", foreground: needsForeground, new_instance: false };
   }
+  const inFront = foregroundInstance(instances)?.instance_id === live.instance_id;
+  if (tool.requires_foreground === true && tool.launch_policy === "never" && !inFront) {
+    return { action: "refuse", code: "foreground_required", message: `${appScope} is not in the foreground and the tool may not bring it there` };
+  }
   if (live.status === "launching" || live.status === "restoring") return { action: "wait_for_activation", instance_id: live.instance_id };
-  if (live.status === "suspended") return { action: "bring_to_foreground", instance_id: live.instance_id };
+  if (live.status === "suspended") return needsForeground ? { action: "bring_to_foreground", instance_id: live.instance_id } : { action: "restore_behind", instance_id: live.instance_id };
   if (!needsForeground) return { action: "run_directly", instance_id: live.instance_id };
-  if (foregroundInstance(instances)?.instance_id !== live.instance_id) return { action: "bring_to_foreground", instance_id: live.instance_id };
+  if (!inFront) return { action: "bring_to_foreground", instance_id: live.instance_id };
   return tool.call_model === "interactive" ? { action: "wait_for_user", instance_id: live.instance_id } : { action: "run_directly", instance_id: live.instance_id };
 }

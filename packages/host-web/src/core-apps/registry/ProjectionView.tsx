@@ -73,9 +73,13 @@ const STEP_WORDS: Record<string, string> = {
 /** One back-end in the words a person reads: what runs, where, and what it may use. */
 export function backendSentence(backend: ProjectedBackend): string {
   const where =
-    backend.plane === "cloud-remote"
+    backend.protocol === "mcp-http"
+      ? `is an MCP server on ${backend.endpoint_host ?? "a server"} whose tools are offered to the agent: data you use it with is sent there`
+      : backend.plane === "cloud-remote"
       ? `runs on ${backend.endpoint_host ?? "a server"}: data you use it with is sent there`
-      : backend.protocol === "wasm"
+      : backend.protocol === "mcp-stdio"
+        ? `is an MCP server that runs as a background program on this device (up to ${backend.memory_mb} MB), with no network and only its own folder; its tools are offered to the agent`
+        : backend.protocol === "wasm"
         ? `runs sandboxed code on this device, with no access to files or the network (up to ${backend.memory_mb} MB)`
         : `runs a background program on this device (up to ${backend.memory_mb} MB), with no network and only its own folder`;
   const uses = [backend.uses_storage ? "its own data" : "", ...backend.capabilities].filter((u) => u !== "");

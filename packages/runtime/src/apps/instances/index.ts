@@ -4,3 +4,4 @@ export * from "./state.js";
 export * from "./transitions.js";
 export * from "./snapshot.js";
 export * from "./startup.js";
+export * from "./suspend.js";

@@ -158,6 +158,19 @@ export function resumeInstance(state: InstancesState, instanceId: string, now: n
 }
 
 /**
+ * A suspended instance gets its surface back without coming to the front (a call is delivered to it):
+ * suspended → restoring, then `markInstanceRestored` when the host reports it ready.
+ */
+export function restoreInstanceInBackground(state: InstancesState, instanceId: string, now: number): InstanceResult {
+  const found = lookup(state, instanceId);
+  if (!found.ok) return found;
+  if (found.value.status !== "suspended") return illegal(found.value, "restoring");
+  const draft = new Draft(state, now);
+  draft.set(instanceId, "restoring");
+  return draft.done();
+}
+
+/**
  * Brings a live instance to the top of the stack: backgrounded → active, suspended → restoring
  * (then `markInstanceRestored`), launching stays launching; the previous foreground goes to the background.
  */
@@ -172,6 +185,19 @@ export function focusInstance(state: InstancesState, instanceId: string, now: nu
   draft.stack = [...draft.stack.filter((x) => x !== instanceId), instanceId];
   draft.promoteTop();
   return draft.done();
+}
+
+/**
+ * A call with `restore_focus` ended (spec 4.5): if its instance is still on top, the instance it
+ * displaced comes back to the front, or — when none was in front — the instance goes to the background.
+ * If the person moved elsewhere meanwhile, or the displaced instance is gone, nothing changes but that.
+ */
+export function returnFocus(state: InstancesState, instanceId: string, displacedInstanceId: string | undefined, now: number): InstanceResult {
+  const unchanged: InstanceResult = ok({ state, changes: [] });
+  if (state.focus_stack[state.focus_stack.length - 1] !== instanceId) return unchanged;
+  const displaced = displacedInstanceId === undefined || displacedInstanceId === instanceId ? undefined : getInstance(state, displacedInstanceId);
+  if (displaced !== undefined && isLive(displaced.status)) return focusInstance(state, displaced.instance_id, now);
+  return getInstance(state, instanceId)?.status === "active" ? backgroundInstance(state, instanceId, now) : unchanged;
 }
 
 /** active → backgrounded (the user went to the shell); it keeps its place in the stack. */

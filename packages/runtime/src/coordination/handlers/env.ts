@@ -23,6 +23,10 @@ export interface TransitionEnv {
   newId(prefix: string): string;
   /** Explicit-ack messages that may wait per app and conversation (`backlog.ts`). Default 1,000. */
   readonly maxPendingPerApp?: number;
+  /** Instances that hold a surface at once (spec 4.4); past it the least recently used idle one in the background is suspended. Default 3. */
+  readonly maxLiveSurfaces?: number;
+  /** A background instance idle this long (ms) is suspended too (spec 4.4). Absent: only the bound suspends. */
+  readonly suspendIdleMs?: number;
   /** Bytes of conversation artifacts read from the AppServer that the device keeps (`artifact.cache`). Default 256 MiB. */
   readonly keptArtifactBytes?: number;
 }

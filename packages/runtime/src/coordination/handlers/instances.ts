@@ -19,10 +19,22 @@ import {
   type InstanceResult,
 } from "../../apps/instances/transitions.js";
 import { endClosedInstanceCalls } from "../../tools/reports.js";
-import { applyCallDecision, applyInstanceResult, Step } from "../apps-step.js";
+import { suspendIdle } from "../../apps/instances/suspend.js";
+import { applyCallDecision, applyInstanceResult, applyInstances, busyInstances, Step } from "../apps-step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
+
+/** The idle timer: background instances idle for `suspendIdleMs` are suspended, their frames unmounted. */
+export function onInstancesTick(state: RuntimeState, env: TransitionEnv): TransitionResult {
+  const step = new Step(state);
+  if (env.suspendIdleMs === undefined) return step.result();
+  const idle = suspendIdle(state.instances, { idle_ms: env.suspendIdleMs, busy: busyInstances(state.tools), now: env.now() });
+  if (idle.changes.length === 0) return step.result();
+  applyInstances(step, env, idle.state, idle.changes);
+  for (const change of idle.changes) step.audit.push({ type: "instance.changed", subject: change.instance_id, detail: `${change.app_scope}: ${change.from} → ${change.to} (idle)` });
+  return step.result();
+}
 
 export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { kind: "instance" }>, env: TransitionEnv): TransitionResult {
   const { request } = input;

@@ -1,0 +1,7 @@
+/** `lineup mcp --session <id|new> --url … --token …`: one session as an MCP server on stdio. */
+import { MCP_CLI_USAGE, serveMcpStdio } from "@lineup/mcp-server/node";
+import type { Command } from "../io.js";
+
+export const MCP_USAGE = MCP_CLI_USAGE;
+
+export const mcpCommand: Command = (argv, io) => serveMcpStdio(argv, process.env, { error: io.err });

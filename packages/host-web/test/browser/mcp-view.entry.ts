@@ -1,0 +1,49 @@
+// A page that shows MCP Apps views through the host's `mountMcpView`, under the host page's own CSP. What the view asks
+// of LineUp goes to the test through functions it exposes on the page (`lineupCallTool`, …), which answer from a real
+// Runtime in Node. The test drives the page through window.__mcp.
+import type { DisplayMode } from "@lineup/protocol";
+import { mountMcpView, type McpViewContext, type MountedMcpView } from "../../src/apps-host/mcp-view.js";
+
+type CallToolResult = { content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+interface Exposed {
+  lineupCallTool(id: string, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  lineupMessage(id: string, text: string): Promise<void>;
+  lineupOpenLink(id: string, url: string): Promise<boolean>;
+}
+const exposed = window as unknown as Exposed;
+const views = new Map<string, MountedMcpView>();
+const modes: Record<string, DisplayMode[]> = {};
+
+(window as unknown as { __mcp: unknown }).__mcp = {
+  mount(id: string, html: string, context: McpViewContext): void {
+    const container = document.createElement("div");
+    container.id = id;
+    container.style.width = "760px";
+    container.style.margin = "12px";
+    container.style.border = "1px solid #8886";
+    document.body.append(container);
+    modes[id] = [];
+    const view = mountMcpView(
+      container,
+      html,
+      context,
+      {
+        callTool: (name, args) => exposed.lineupCallTool(id, name, args),
+        message: (text) => exposed.lineupMessage(id, text),
+        openLink: (url) => exposed.lineupOpenLink(id, url),
+        requestDisplayMode: async (mode) => {
+          modes[id]!.push(mode);
+          return mode;
+        },
+      },
+      { frameUrl: "/surface-frame.html", minHeight: 200 },
+    );
+    views.set(id, view);
+  },
+  ready: (id: string) => views.get(id)!.ready.then(() => "ready", (error: Error) => error.message),
+  toolInput: (id: string, args: Record<string, unknown>) => views.get(id)!.toolInput(args),
+  toolResult: (id: string, result: CallToolResult) => views.get(id)!.toolResult(result),
+  setDisplayMode: (id: string, mode: DisplayMode) => views.get(id)!.setDisplayMode(mode),
+  close: (id: string) => views.get(id)!.close(),
+  state: (id: string) => ({ sandbox: views.get(id)?.frame.getAttribute("sandbox") ?? null, modes: modes[id] ?? [], height: views.get(id)?.frame.style.height ?? "" }),
+};

@@ -1,0 +1,106 @@
+/**
+ * Who may open the AppServer's `/mcp` and `lineup mcp`, and what a caller is told when it may not: each
+ * refusal a status and a JSON-RPC error carrying LineUp's code, nothing opened on the server.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { runCli } from "@lineup/cli";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createMcpHttpEndpoint } from "../src/node/index.js";
+import { until } from "./world.js";
+
+const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } });
+
+describe("the /mcp endpoint and lineup mcp refuse what they must", () => {
+  let server: AppServerHandle;
+  let dir: string;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "lineup-mcp-endpoint-"));
+    server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
+    agentToken = server.devCredentials!.agent_token;
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const post = (query: string, headers: Record<string, string>, body = INITIALIZE) =>
+    fetch(`${server.httpUrl}/mcp${query}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
+  const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { error: { data: { code: string } } }).error.data.code });
+
+  it("answers 401 without a token or with an unknown one, 403 for a device's token", async () => {
+    const none = await post("?session=new", {});
+    expect(none.headers.get("www-authenticate")).toBe("Bearer");
+    expect(await refusal(none)).toEqual({ status: 401, code: "unauthorized" });
+    expect(await refusal(await post("?session=new", { authorization: "Bearer not-a-token" }))).toEqual({ status: 401, code: "unauthorized" });
+    expect(await refusal(await post("?session=new", { authorization: `Bearer ${server.devCredentials!.device_token}` }))).toEqual({ status: 403, code: "forbidden" });
+  });
+
+  it("answers 400 without a session, 404 for a session the agent is not bound to or an unknown MCP session", async () => {
+    const auth = { authorization: `Bearer ${agentToken}` };
+    expect(await refusal(await post("", auth))).toEqual({ status: 400, code: "invalid_params" });
+    expect(await refusal(await post("?session=s-nobody", auth))).toEqual({ status: 404, code: "session_not_found" });
+    expect(await refusal(await post("?session=new", { ...auth, "mcp-session-id": "no-such-session" }))).toEqual({ status: 404, code: "not_found" });
+  });
+
+  it("keeps an MCP session to the token that opened it", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.httpUrl}/mcp?session=new`), { requestInit: { headers: { authorization: `Bearer ${agentToken}` } } });
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(transport);
+    const other = server.admin.createAgent("another-agent");
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    const headers = { "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-06-18" };
+    expect(await refusal(await post("?session=new", { ...headers, authorization: `Bearer ${other}` }, list))).toEqual({ status: 403, code: "forbidden" });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["lineup.next_message", "lineup.reply", "lineup.ask"]);
+    await client.close();
+  });
+
+  it("lineup mcp: usage without its arguments (exit 2), a clear refusal for a session the agent is not bound to (exit 1)", async () => {
+    const errors: string[] = [];
+    const io = { out: () => undefined, err: (line: string) => void errors.push(line) };
+    expect(await runCli(["mcp", "--url", server.url], io)).toBe(2);
+    expect(errors.join("\n")).toContain("usage: lineup mcp --session");
+    errors.length = 0;
+    expect(await runCli(["mcp", "--session", "s-nobody", "--url", server.url, "--token", agentToken], io)).toBe(1);
+    expect(errors.join("\n")).toContain("is bound to no session s-nobody");
+  });
+});
+
+describe("an idle MCP session", () => {
+  it("is closed with its agent connection after idleTimeoutMs without a request; its client then gets 404", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-idle-"));
+    const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
+    const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, idleTimeoutMs: 300 });
+    const http = createServer((req, res) => endpoint.handle(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new`;
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${server.devCredentials!.agent_token}` };
+      const opened = await fetch(url, { method: "POST", headers, body: INITIALIZE });
+      expect(opened.status).toBe(200);
+      const id = opened.headers.get("mcp-session-id")!;
+      await opened.text();
+      expect(endpoint.sessions).toBe(1);
+      expect(server.stats().connections.length).toBe(1);
+      await until(() => endpoint.sessions === 0, "the idle session closed", 10_000);
+      const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+      const after = await fetch(url, { method: "POST", headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" }, body: list });
+      expect(after.status).toBe(404);
+      // Its agent connection to /rpc is gone too.
+      await until(() => server.stats().connections.length === 0, "the agent connection closed", 10_000);
+    } finally {
+      await endpoint.close();
+      await new Promise((resolve) => http.close(resolve));
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

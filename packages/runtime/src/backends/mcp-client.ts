@@ -1,0 +1,152 @@
+/**
+ * An MCP back-end's connection (docs/manifest.md §8b, `mcp-stdio` and `mcp-http`): the MCP SDK's own `Client` over
+ * whichever transport the runner made (a supervised program's stdio, or Streamable HTTP), and the one place where
+ * MCP's answers and errors become LineUp's.
+ *
+ * - A tool call's result is `{content, structuredContent?}`: the MCP `CallToolResult` without its `isError` and
+ *   `_meta`. A result with `isError: true` is the tool's own failure: `handler_failed` (`data.reason: "tool_error"`)
+ *   with the text the server gave.
+ * - The client declares no capability: no policy of this Runtime lets an app's server ask the agent's model
+ *   (`sampling/createMessage`), and asking the person from a server (`elicitation/create`) is not built yet, so the
+ *   SDK answers either `Method not found` (-32601) and the server's tool goes on or fails by its own rules.
+ * - MCP errors become codes of the table: a JSON-RPC error whose `data.code` is one keeps it; `Method not found` is
+ *   `method_not_found`, `Invalid params` `invalid_params`, a timeout `operation_expired`, a closed connection
+ *   `handler_failed` (`crashed`), an aborted call `request_cancelled`; anything else `handler_failed`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { MAX_BACKEND_MESSAGE_BYTES } from "./runner.js";
+
+export const MCP_CLIENT_INFO = { name: "lineup", version: "1.0.0" } as const;
+
+export interface McpCallOptions {
+  readonly signal?: AbortSignal;
+  readonly timeout_ms: number;
+}
+
+/** One initialized MCP session with a back-end. */
+export interface McpConnection {
+  /** Calls the server's tool `name`; resolves with `{content, structuredContent?}` or rejects with a `LineUpError`. */
+  callTool(name: string, args: JsonValue, options: McpCallOptions): Promise<JsonValue>;
+  /** Reads one resource (an MCP Apps view's `ui://` page): the server's `contents`. */
+  readResource(uri: string, options: McpCallOptions): Promise<JsonValue>;
+  close(): Promise<void>;
+}
+
+export interface McpConnectOptions {
+  readonly timeout_ms: number;
+  readonly signal?: AbortSignal;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Any error an MCP call ends with, as a `LineUpError` of the table. */
+export function mcpErrorToLineUp(error: unknown, what: string): LineUpError {
+  if (error instanceof LineUpError) return error;
+  if (error instanceof McpError) {
+    const data = error.data;
+    const carried = isRecord(data) ? data["code"] : undefined;
+    if (typeof carried === "string" && isErrorCode(carried)) return new LineUpError(carried, error.message.slice(0, 500));
+    switch (error.code) {
+      case McpErrorCode.MethodNotFound:
+        return new LineUpError("method_not_found", `${what}: ${error.message.slice(0, 500)}`);
+      case McpErrorCode.InvalidParams:
+        return new LineUpError("invalid_params", `${what}: ${error.message.slice(0, 500)}`);
+      case McpErrorCode.RequestTimeout:
+        return new LineUpError("operation_expired", `${what} ran past its time limit`);
+      case McpErrorCode.ConnectionClosed:
+        return new LineUpError("handler_failed", `${what}: the server's connection closed`, { data: { reason: "crashed" } });
+      default:
+        return new LineUpError("handler_failed", `${what}: ${error.message.slice(0, 500)}`);
+    }
+  }
+  if (error instanceof Error && error.name === "AbortError") return new LineUpError("request_cancelled", "the call was cancelled");
+  return new LineUpError("handler_failed", `${what}: ${error instanceof Error ? error.message.slice(0, 500) : "failed"}`);
+}
+
+const textOf = (content: unknown): string =>
+  Array.isArray(content)
+    ? content
+        .filter((block): block is { type: "text"; text: string } => isRecord(block) && block["type"] === "text" && typeof block["text"] === "string")
+        .map((block) => block.text)
+        .join("\n")
+    : "";
+
+/** Connects the SDK's `Client` over `transport` (the initialize handshake) and returns the session. */
+export async function connectMcp(transport: Transport, options: McpConnectOptions): Promise<McpConnection> {
+  const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: options.timeout_ms, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw mcpErrorToLineUp(error, "the MCP server's initialize");
+  }
+  const requestOptions = (o: McpCallOptions) => ({ timeout: o.timeout_ms, ...(o.signal === undefined ? {} : { signal: o.signal }) });
+  return {
+    async callTool(name, args, callOptions) {
+      let result: Record<string, unknown>;
+      try {
+        result = (await client.callTool({ name, arguments: isRecord(args) ? args : {} }, undefined, requestOptions(callOptions))) as Record<string, unknown>;
+      } catch (error) {
+        throw mcpErrorToLineUp(error, `tool ${name}`);
+      }
+      if (result["isError"] === true) {
+        throw new LineUpError("handler_failed", (textOf(result["content"]) || `tool ${name} failed`).slice(0, 500), { data: { reason: "tool_error" } });
+      }
+      const answer: Record<string, unknown> = { content: Array.isArray(result["content"]) ? result["content"] : [] };
+      if (result["structuredContent"] !== undefined) answer["structuredContent"] = result["structuredContent"];
+      if (JSON.stringify(answer).length > MAX_BACKEND_MESSAGE_BYTES) throw new LineUpError("invalid_result", `tool ${name}'s result is over ${MAX_BACKEND_MESSAGE_BYTES} bytes`);
+      return answer as JsonValue;
+    },
+    async readResource(uri, callOptions) {
+      try {
+        const read = await client.readResource({ uri }, requestOptions(callOptions));
+        return { contents: read.contents } as unknown as JsonValue;
+      } catch (error) {
+        throw mcpErrorToLineUp(error, `resource ${uri}`);
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+/** What an MCP server says of itself: its name and every tool and resource it lists (all pages). */
+export interface McpServerDescription {
+  readonly server: { readonly name: string; readonly version: string; readonly title?: string };
+  readonly instructions?: string;
+  readonly tools: readonly Record<string, unknown>[];
+  readonly resources: readonly Record<string, unknown>[];
+}
+
+/** Connects over `transport`, reads `tools/list` and `resources/list` to their last page, and closes. */
+export async function describeMcpServer(transport: Transport, timeoutMs = 30_000): Promise<McpServerDescription> {
+  const client = new Client(MCP_CLIENT_INFO);
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    const tools: Record<string, unknown>[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      tools.push(...(page.tools as Record<string, unknown>[]));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && tools.length < 1_000);
+    const resources: Record<string, unknown>[] = [];
+    if (client.getServerCapabilities()?.resources !== undefined) {
+      cursor = undefined;
+      do {
+        const page = await client.listResources(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+        resources.push(...(page.resources as Record<string, unknown>[]));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && resources.length < 1_000);
+    }
+    const info = client.getServerVersion();
+    const instructions = client.getInstructions();
+    return { server: { name: info?.name ?? "MCP server", version: info?.version ?? "0.0.0", ...(info?.title === undefined ? {} : { title: info.title }) }, ...(instructions === undefined ? {} : { instructions }), tools, resources };
+  } catch (error) {
+    throw mcpErrorToLineUp(error, "the MCP server");
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}

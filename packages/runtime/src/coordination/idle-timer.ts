@@ -1,0 +1,41 @@
+/**
+ * The loop's one idle timer (spec 4.4: a background instance idle for a while is suspended). After each
+ * commit the shell arms it for the moment the next background instance becomes idle enough; when it fires
+ * it posts `instances.tick`, whose transition suspends what is due. Without an idle time it never arms.
+ */
+import { nextIdleSuspension } from "../apps/instances/suspend.js";
+import type { Clock } from "../core/ports.js";
+import { busyInstances } from "./apps-step.js";
+import type { RuntimeState } from "./state.js";
+
+export interface IdleTimer {
+  /** Re-arms for `state` (a committed state); a no-op when the due moment did not change. */
+  arm(state: RuntimeState): void;
+  stop(): void;
+}
+
+export function createIdleTimer(options: { readonly clock: Clock; readonly idleMs: number | undefined; readonly fire: () => void }): IdleTimer {
+  let cancel: (() => void) | undefined;
+  let armed: number | undefined;
+  const stop = (): void => {
+    cancel?.();
+    cancel = undefined;
+    armed = undefined;
+  };
+  return {
+    arm(state) {
+      if (options.idleMs === undefined) return;
+      const due = nextIdleSuspension(state.instances, options.idleMs, busyInstances(state.tools));
+      if (due === armed) return;
+      stop();
+      if (due === undefined) return;
+      armed = due;
+      cancel = options.clock.setTimer(Math.max(0, due - options.clock.now()), () => {
+        cancel = undefined;
+        armed = undefined;
+        options.fire();
+      });
+    },
+    stop,
+  };
+}
