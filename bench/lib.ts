@@ -4,6 +4,9 @@
  * reported ratio is the median of the per-round ratios (each pair ran seconds apart).
  */
 import { cpus, platform, release } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 export interface BenchResult {
   readonly metric: string;
@@ -130,4 +133,41 @@ export async function round(call: () => Promise<void>, ms: number, latencies: nu
     calls += 1;
   }
   return (calls * 1000) / (now - start);
+}
+
+/** A full garbage collection (V8's `gc`, exposed for the bench process). */
+export const collectGarbage = ((): (() => void) => {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+})();
+
+/** GC performance entries reach observers a little after the collection (later than the next setImmediate). */
+const settleGcEntries = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+
+/**
+ * Bytes allocated per call: after a full collection, the heap's growth over a batch of sequential
+ * calls during which no collection ran (a collection would hide what it freed), divided by the
+ * calls. The median of `batches` clean batches; batches a collection interrupted are retried, at
+ * most `batches * 4` in all.
+ */
+export async function bytesAllocatedPerCall(call: () => Promise<void>, callsPerBatch = 20, batches = 7): Promise<{ bytes: number; clean_batches: number }> {
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => (collections += list.getEntries().length));
+  observer.observe({ entryTypes: ["gc"] });
+  const perCall: number[] = [];
+  try {
+    for (let attempt = 0; attempt < batches * 4 && perCall.length < batches; attempt++) {
+      collectGarbage();
+      await settleGcEntries();
+      const seen = collections;
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < callsPerBatch; i++) await call();
+      const after = process.memoryUsage().heapUsed;
+      await settleGcEntries();
+      if (collections === seen) perCall.push((after - before) / callsPerBatch);
+    }
+  } finally {
+    observer.disconnect();
+  }
+  return { bytes: perCall.length === 0 ? Number.NaN : Math.round(median(perCall)), clean_batches: perCall.length };
 }

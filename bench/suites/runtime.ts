@@ -22,13 +22,11 @@
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import Database from "better-sqlite3";
 import { CHUNK_SEQS, chunkKey, chunkOf, createRuntime, RUNTIME_SCHEMA, type RuntimeStore, type StoreWrite } from "@lineup/runtime";
 import { openSqliteStore } from "@lineup/runtime/node";
 import { benchPeer, eventFrame, type PushMode } from "../ingest-frames.js";
-import { machine, median, type BenchResult, type SuiteResult } from "../lib.js";
+import { collectGarbage, machine, median, type BenchResult, type SuiteResult } from "../lib.js";
 import { BURST, LINK_DELAY_MS, measureOutboxOverLink } from "../outbox-link.js";
 
 const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_INGEST"] ?? 5_000);
@@ -124,20 +122,14 @@ async function seedRestoreStore(path: string): Promise<void> {
 
 let restoreCopies = 0;
 
-/**
- * A full collection, so a restore's peak heap counts what that restore holds, not the garbage the rounds
- * before it left (the ingest rounds allocate hundreds of MB that no GC has reclaimed yet).
- */
-const collectGarbage = ((): (() => void) => {
-  setFlagsFromString("--expose-gc");
-  return runInNewContext("gc") as () => void;
-})();
 
 /** Each round restores a fresh copy of the seeded store: a round's auto-acknowledgements must not shrink the next round's backlog. */
 async function restoreRound(seeded: string, heap: { peak: number; start: number }): Promise<number> {
   const path = `${seeded}.${restoreCopies++}`;
   copyFileSync(seeded, path);
   const sessions = Object.fromEntries(Array.from({ length: RESTORE_CONVERSATIONS }, (_, c) => [`s-${c}`, RESTORE_MESSAGES / RESTORE_CONVERSATIONS]));
+  // A full collection, so a restore's peak heap counts what that restore holds, not the garbage the rounds
+  // before it left (the ingest rounds allocate hundreds of MB that no GC has reclaimed yet).
   collectGarbage();
   heap.start = Math.max(heap.start, process.memoryUsage().heapUsed);
   const sampler = setInterval(() => (heap.peak = Math.max(heap.peak, process.memoryUsage().heapUsed)), 1);

@@ -6,6 +6,8 @@ import { validators as surfaceBridge } from "./surface-bridge.js";
 import { validators as hostChannel } from "./host-channel.js";
 import { validators as legacy } from "./legacy.js";
 import { validators as manifest } from "./manifest.js";
+import { validators as toolDescriptor } from "./tool-descriptor.js";
+import { validators as jsonSchema } from "./json-schema.js";
 
 /** Every generated validator, keyed by schema $id. Decoders import their own contract's module instead. */
 export const validators: Readonly<Record<string, CompiledValidator>> = {
@@ -15,4 +17,6 @@ export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...hostChannel,
   ...legacy,
   ...manifest,
+  ...toolDescriptor,
+  ...jsonSchema,
 };

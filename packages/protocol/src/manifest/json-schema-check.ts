@@ -19,7 +19,7 @@
  */
 import { fail, ok, type Result } from "../errors.js";
 import type { JsonObject } from "../json.js";
-import { validators } from "../generated/manifest.js";
+import { validators } from "../generated/json-schema.js";
 import { describeSchemaError } from "../validation.js";
 import safeRegex from "safe-regex2";
 

@@ -8,32 +8,23 @@
  * A manifest that passes is returned as written (same object, no defaults filled in).
  */
 import { MCP_BACKEND_PROTOCOLS } from "./app-code.js";
-import { fail, ok, type ProtocolError, type Result } from "../errors.js";
+import { fail, ok, type Result } from "../errors.js";
 import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
 import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
+import type { ManifestValidationOptions } from "./validate-tool.js";
 import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
-import { CapabilityResultSchema, isCapabilityName, riskRank, type CapabilityResult } from "./capabilities.js";
+import { CapabilityResultSchema, isCapabilityName, type CapabilityResult } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
 import { checkAppCode } from "./app-code-rules.js";
-import { checkJsonSchema } from "./json-schema-check.js";
 import {
   AppManifestSchema,
   MANIFEST_FORMAT,
-  ToolDescriptorSchema,
   type AppManifest,
   type Entrypoint,
   type ManifestKind,
-  type ToolDescriptor,
 } from "./schemas.js";
-import { capabilitiesRisk } from "./tool-defaults.js";
-
-export interface ManifestValidationOptions extends JsonLimits {
-  /** `installed` (default) for bundles; `core` for the trusted apps that ship with the host. */
-  readonly kind?: ManifestKind;
-}
-
-type Refusal = { ok: false; error: ProtocolError };
+import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -41,89 +32,7 @@ function generated(id: string | undefined) {
   return id === undefined ? undefined : validators[id];
 }
 const validateManifestShape = generated(AppManifestSchema.$id);
-const validateToolShape = generated(ToolDescriptorSchema.$id);
 const validateCapabilityResultShape = generated(CapabilityResultSchema.$id);
-const notGenerated = (what: string): Refusal => fail("internal_error", `no generated validator for ${what}: run npm run gen`);
-
-/** Prefixes a refusal's path (a tool's own path inside the manifest). */
-function under(prefix: string, refusal: Refusal): Refusal {
-  return fail(refusal.error.code, refusal.error.message, `${prefix}${refusal.error.path ?? ""}`);
-}
-
-/** Checks an embedded JSON Schema and reports the path inside the manifest. */
-function checkEmbeddedSchema(schema: unknown, at: string, requireObjectRoot: boolean): Refusal | undefined {
-  const checked = checkJsonSchema(schema, { requireObjectRoot });
-  if (checked.ok) return undefined;
-  return fail(checked.error.code, `${at}: ${checked.error.message}`, `${at}${checked.error.path ?? ""}`);
-}
-
-/**
- * Everything about one tool that does not depend on the rest of the manifest. Paths are relative
- * to the tool. Assumes a schema-valid descriptor.
- */
-function checkToolRules(tool: ToolDescriptor, kind: ManifestKind): Refusal | undefined {
-  const input = checkEmbeddedSchema(tool.input_schema, "/input_schema", true);
-  if (input !== undefined) return input;
-  const output = checkEmbeddedSchema(tool.output_schema, "/output_schema", false);
-  if (output !== undefined) return output;
-  const capabilities = tool.capabilities ?? [];
-  for (const [i, name] of capabilities.entries()) {
-    if (!isCapabilityName(name)) return fail("manifest_unknown_capability", `capability "${name}" is not in the capability registry`, `/capabilities/${i}`);
-  }
-
-  const callModel = tool.call_model ?? "command";
-  const invalid = (path: string, message: string): Refusal => fail("manifest_invalid", `${tool.method}: ${message}`, path);
-  if (tool.requires_foreground === true && tool.activation_requirement !== undefined && tool.activation_requirement !== "foreground_required") {
-    return invalid("/activation_requirement", "a tool that requires the foreground must have activation_requirement foreground_required");
-  }
-  if (callModel === "interactive" && tool.activation_requirement !== undefined && tool.activation_requirement !== "foreground_required") {
-    return invalid("/activation_requirement", "an interactive tool waits for the user, so its app must be in the foreground (foreground_required)");
-  }
-  if (tool.activation_requirement === "activation_not_required" && tool.launch_policy !== undefined && tool.launch_policy !== "never") {
-    return invalid("/launch_policy", "a call that does not wait for activation cannot start the app (launch_policy must be never)");
-  }
-  if (callModel === "operation" && tool.handling === "direct") {
-    return invalid("/handling", "an operation's deadline and progress are owned by the Runtime (handling must be operation)");
-  }
-  if (callModel === "query" && tool.idempotent === false) {
-    return invalid("/idempotent", "a query is read-only and therefore idempotent");
-  }
-  if (tool.backend !== undefined) {
-    if (kind === "core") return invalid("/backend", "a core app's tools are served by the app itself");
-    if (tool.activation_requirement !== undefined && tool.activation_requirement !== "activation_not_required") {
-      return invalid("/activation_requirement", "a tool its back-end serves needs no running app (activation_not_required)");
-    }
-    if (callModel === "interactive" || callModel === "operation" || tool.requires_foreground === true) {
-      return invalid("/call_model", "a tool its back-end serves is a query or a command: its server answers the call itself");
-    }
-  } else if (tool.view !== undefined) {
-    return invalid("/view", "only a tool an MCP back-end serves shows an MCP Apps view");
-  }
-  const floor = capabilitiesRisk(capabilities);
-  if (tool.risk_level !== undefined && riskRank(tool.risk_level) < riskRank(floor)) {
-    return invalid("/risk_level", `risk_level ${tool.risk_level} is below the ${floor} risk of the capabilities it uses`);
-  }
-  const delivery = kind === "core" ? "app_sdk" : "miniapp_sdk";
-  if (tool.delivery !== undefined && tool.delivery !== delivery) {
-    return invalid("/delivery", `tools of ${kind} apps are delivered through ${delivery}`);
-  }
-  return undefined;
-}
-
-/**
- * Validates one Tool descriptor on its own (as `defineAgentTools` emits it): schema, embedded
- * JSON Schemas, known capabilities and the rules across its fields. Manifest-level references
- * (declared capabilities, entrypoints, unique methods) are checked by `validateManifest`.
- * Never throws.
- */
-export function validateToolDescriptor(json: unknown, options: ManifestValidationOptions = {}): Result<ToolDescriptor> {
-  const plain = checkJsonValue(json, options);
-  if (!plain.ok) return plain;
-  if (validateToolShape === undefined) return notGenerated("tool-descriptor.v1");
-  const shaped = checkWith<ToolDescriptor>(validateToolShape, plain.value, "manifest_invalid");
-  if (!shaped.ok) return shaped;
-  return checkToolRules(shaped.value, options.kind ?? "installed") ?? ok(shaped.value);
-}
 
 function checkScope(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {
   const scope = manifest.app_scope;

@@ -118,7 +118,16 @@ function withTools(base: Record<string, unknown>, tools: readonly ToolDescriptor
   return out;
 }
 
-async function bundlePage(entry: string, minify: boolean): Promise<{ script: string; style: string }> {
+/** An app page's script and style, and the bytes each input file contributes to the script. */
+export interface PageBundle {
+  readonly script: string;
+  readonly style: string;
+  /** Input path (relative to the working directory, as esbuild names it) → bytes it adds to the minified script. */
+  readonly scriptInputs: ReadonlyMap<string, number>;
+}
+
+/** Bundles `src/main.ts(x)` the way `buildApp` does: one script and one style, nothing external. */
+export async function bundlePage(entry: string, minify: boolean): Promise<PageBundle> {
   const options: BuildOptions = {
     entryPoints: [entry],
     bundle: true,
@@ -135,12 +144,18 @@ async function bundlePage(entry: string, minify: boolean): Promise<{ script: str
     loader: { ".png": "dataurl", ".svg": "dataurl", ".woff2": "dataurl", ".woff": "dataurl" },
     legalComments: "none",
     logLevel: "silent",
+    metafile: true,
   };
   const result = await build(options);
   const files = result.outputFiles ?? [];
   const script = files.filter((f) => f.path.endsWith(".js")).map((f) => f.text).join("\n");
   const style = files.filter((f) => f.path.endsWith(".css")).map((f) => f.text).join("\n");
-  return { script, style };
+  const scriptInputs = new Map<string, number>();
+  for (const [path, output] of Object.entries(result.metafile?.outputs ?? {})) {
+    if (!path.endsWith(".js")) continue;
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) scriptInputs.set(input, (scriptInputs.get(input) ?? 0) + bytesInOutput);
+  }
+  return { script, style, scriptInputs };
 }
 
 function checkEntrypointPaths(manifest: AppManifest): void {
@@ -212,7 +227,7 @@ export async function buildApp(options: BuildAppOptions): Promise<BuiltApp> {
   const manifest = checked.value;
   checkEntrypointPaths(manifest);
 
-  let page: { script: string; style: string };
+  let page: PageBundle;
   try {
     page = await bundlePage(entry, options.minify ?? true);
   } catch (error) {
