@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = resolve(import.meta.dirname, "..");
 
 /** Workspace directories under packages/ that are published, dependencies first. */
-export const PUBLISHED_PACKAGES: readonly string[] = ["protocol", "runtime", "surface-sdk", "app-sdk", "agent-sdk", "app-server", "cli"];
+export const PUBLISHED_PACKAGES: readonly string[] = ["protocol", "runtime", "surface-sdk", "app-sdk", "agent-sdk", "mcp-server", "app-server", "cli"];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

@@ -16,3 +16,4 @@ export * from "./host-channel.js";
 export * from "./command-line.js";
 export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";
+export * from "./locale.js";

@@ -11,7 +11,7 @@ export type { DiagnosticsSink, SurfaceDiagnostic, Unsubscribe } from "./emitter.
 export type { BridgePort } from "./port.js";
 export type { HandoverEvent, HandoverSource } from "./handshake.js";
 export { applyThemeVariables, type ThemeTarget } from "./theme.js";
-export { isSimplifiedChinese } from "./locale.js";
+export { isSimplifiedChinese } from "@lineup/protocol";
 export {
   AGENT_TOOLS,
   defineAgentTools,

@@ -3,7 +3,7 @@
  * Settings, else the browser's preferred languages in order, else English. Dates, numbers and sorting use
  * the same tag (`Intl.*`), and the page's `lang` attribute says it.
  */
-import { isSimplifiedChinese } from "@lineup/surface-sdk";
+import { isSimplifiedChinese } from "@lineup/protocol";
 
 export const UI_LANGUAGES = ["en", "zh-CN"] as const;
 export type UiLanguage = (typeof UI_LANGUAGES)[number];
