@@ -3,6 +3,7 @@
  * nothing, apt-get, or one line naming the command. The decision is tested as a function; apt-get is
  * never run here.
  */
+import { readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { decide, isDebianLike, parseDpkgQuery, SYSTEM_PACKAGES, type Machine } from "../scripts/system-packages.js";
@@ -39,6 +40,11 @@ describe("decide", () => {
       expect(decision.line).not.toContain("\n");
       expect(decision.line).toContain("chromium unzip");
     }
+  });
+
+  it("names the same packages as .ci/run installs", () => {
+    const line = readFileSync(new URL("../.ci/run", import.meta.url), "utf8").match(/^PACKAGES="([^"]*)"$/m);
+    expect(line?.[1]?.split(" ")).toEqual([...SYSTEM_PACKAGES]);
   });
 
   it("covers every package the tests use, in the order CI installed them", () => {
