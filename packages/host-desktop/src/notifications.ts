@@ -35,15 +35,18 @@ function serviceRuns(bus: Gio.DBusConnection, name: string): boolean {
   }
 }
 
+/** Where no notification service runs: nothing is shown, and the page's notification is closed at once. */
+const UNAVAILABLE: Notifier = { available: false, show: (notification) => notification.close() };
+
 /** The desktop's notifications, or `available: false` where no notification service runs. */
 export function createNotifier(onClick: () => void): Notifier {
   let bus: Gio.DBusConnection;
   try {
     bus = Gio.bus_get_sync(Gio.BusType.SESSION, null);
   } catch {
-    return { available: false, show: (notification) => notification.close() };
+    return UNAVAILABLE;
   }
-  if (!SERVICES.some((name) => serviceRuns(bus, name))) return { available: false, show: (notification) => notification.close() };
+  if (!SERVICES.some((name) => serviceRuns(bus, name))) return UNAVAILABLE;
   // An application of its own (not unique: the instance lock keeps one window per profile) to send them and take their clicks.
   const application = new Gio.Application({ application_id: APPLICATION_ID, flags: Gio.ApplicationFlags.NON_UNIQUE });
   const shown = new Map<string, WebKit.Notification>();
@@ -59,7 +62,7 @@ export function createNotifier(onClick: () => void): Notifier {
   try {
     application.register(null);
   } catch {
-    return { available: false, show: (notification) => notification.close() };
+    return UNAVAILABLE;
   }
   return {
     available: true,
