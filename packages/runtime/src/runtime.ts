@@ -34,7 +34,7 @@ import { SyncDriver } from "./communication/sync-driver.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createMailbox, type Mailbox } from "./coordination/loop.js";
 import { restoreState } from "./coordination/restore.js";
@@ -679,7 +679,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   });
 
-  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
   const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
   /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
@@ -689,10 +688,94 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (instance.app_scope !== appScope && instance.opened_by !== appScope) throw new LineUpError("not_owner", `${appScope} neither runs nor opened instance ${instanceId}`);
     return instance;
   };
+  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   const ownInstance = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
     if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
     return instance;
+  };
+
+  /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
+  const publishState = (next: RuntimeState): void => {
+    lifecycle.publish(next.lifecycle);
+    const before = lastViewState;
+    if (lastViewState === undefined || viewChanged(lastViewState, next)) {
+      lastViewState = next;
+      // Built only for someone to see it (a headless Runtime has no view listener).
+      if (views.size > 0) views.emit(toView(next));
+    }
+    runtimeApps.changed(before, next);
+    followApps(before, next);
+    armDeadline(next);
+    idleTimer.arm(next);
+    capabilityShell.changed(next.capabilities);
+  };
+  /** After each commit: deliveries go to their listeners and the hub, effects to the shell that runs them. */
+  const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
+    toolHub.run(deliveries);
+    for (const delivery of deliveries) {
+      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
+      if (delivery.kind === "task.event") taskEvents.emit(delivery);
+      if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
+      if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
+      if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
+      if (delivery.kind !== "app.removed") continue;
+      for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
+      sessionData.removeApp(delivery.app_scope);
+      // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
+      void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
+    }
+    await hub.run(deliveries);
+    for (const effect of effects) {
+      if (effect.kind === "capability") capabilityShell.run(effect);
+      else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
+      else driver?.run(effect);
+    }
+  };
+  /** The loop over the restored state. */
+  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): Mailbox =>
+    createMailbox({
+      store: options.store,
+      state: restored.state,
+      auditHead: restored.auditHead,
+      diagnostics,
+      ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
+      env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
+        ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+        ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+        ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
+        ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
+      },
+      // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
+      cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
+      onState: publishState,
+      afterCommit,
+    });
+  /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
+  const openConnection = (): SyncDriver =>
+    new SyncDriver({
+      transport: options.transport,
+      serverUrl: options.serverUrl,
+      token: options.token,
+      clock,
+      ids,
+      diagnostics,
+      post: (input) => requireMailbox().post(input),
+      state: () => requireMailbox().state,
+      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
+      ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+    });
+  /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
+  const trustShippedKeys = async (loop: Mailbox): Promise<void> => {
+    const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
+    const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
+    for (const key of fresh) {
+      if (loop.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
+      await runtimeApps.settings.addTrustedPublisher(key);
+    }
+    if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
   };
 
   const runtime: LineUpRuntime = {
@@ -700,80 +783,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      mailbox = createMailbox({
-        store: options.store,
-        state: restored.state,
-        auditHead: restored.auditHead,
-        diagnostics,
-        ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
-          ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
-          ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
-          ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
-          ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
-        },
-        // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
-        cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
-        onState: (next) => {
-          lifecycle.publish(next.lifecycle);
-          const before = lastViewState;
-          if (lastViewState === undefined || viewChanged(lastViewState, next)) {
-            lastViewState = next;
-            // Built only for someone to see it (a headless Runtime has no view listener).
-            if (views.size > 0) views.emit(toView(next));
-          }
-          runtimeApps.changed(before, next);
-          followApps(before, next);
-          armDeadline(next);
-          idleTimer.arm(next);
-          capabilityShell.changed(next.capabilities);
-        },
-        afterCommit: async (deliveries, effects) => {
-          toolHub.run(deliveries);
-          for (const delivery of deliveries) {
-            if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
-            if (delivery.kind === "task.event") taskEvents.emit(delivery);
-            if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
-            if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
-            if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
-            if (delivery.kind !== "app.removed") continue;
-            for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
-            sessionData.removeApp(delivery.app_scope);
-            // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
-            void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
-          }
-          await hub.run(deliveries);
-          for (const effect of effects) {
-            if (effect.kind === "capability") capabilityShell.run(effect);
-            else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
-            else driver?.run(effect);
-          }
-        },
-      });
+      mailbox = openLoop(restored);
       lastViewState = restored.state;
-      driver = new SyncDriver({
-        transport: options.transport,
-        serverUrl: options.serverUrl,
-        token: options.token,
-        clock,
-        ids,
-        diagnostics,
-        post: (input) => requireMailbox().post(input),
-        state: () => requireMailbox().state,
-        ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-        ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
-        ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-      });
-      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in
-      // settings stays removed.
-      const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
-      const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
-      for (const key of fresh) {
-        if (mailbox.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
-        await runtimeApps.settings.addTrustedPublisher(key);
-      }
-      if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
+      driver = openConnection();
+      await trustShippedKeys(mailbox);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await mailbox.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
