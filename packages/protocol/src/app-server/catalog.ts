@@ -6,10 +6,8 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Closed, OpaqueIdSchema, TimestampSchema, schemaId } from "../schema-kit.js";
 import { SEMVER_PATTERN } from "../manifest/schemas.js";
-import { AfterKeySchema, AppScopeStringSchema, BASE64_PATTERN, DEFAULT_SERVER_LIMITS, IdempotencyKeySchema, RecordRef, Sha256HexSchema } from "./records.js";
-
-const MAX_BASE64_CHUNK = Math.ceil(DEFAULT_SERVER_LIMITS.max_chunk_bytes / 3) * 4;
-const Base64Chunk = () => Type.String({ maxLength: MAX_BASE64_CHUNK, pattern: BASE64_PATTERN, contentEncoding: "base64" });
+import { AfterKeySchema, AppScopeStringSchema, BASE64_PATTERN, IdempotencyKeySchema, RecordRef, Sha256HexSchema } from "./records.js";
+import { Base64, params, result } from "./method-schema.js";
 const VersionSchema = () => Type.String({ maxLength: 64, pattern: SEMVER_PATTERN });
 
 /** The key that signed a release: a publisher key as a Runtime's settings list it (docs/bundle.md §4). */
@@ -44,11 +42,6 @@ export const CatalogReleaseSchema = Closed(
 export type CatalogRelease = Static<typeof CatalogReleaseSchema>;
 const ReleaseRef = () => RecordRef<CatalogRelease>("app-server.catalog-release");
 
-const params = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T, description: string) =>
-  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.params`), title: `${method} params`, description });
-const result = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T) =>
-  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.result`), title: `${method} result` });
-
 export const CatalogPublishParamsSchema = params(
   "catalog/publish",
   {
@@ -65,7 +58,7 @@ export const CatalogPublishParamsSchema = params(
     /** Must equal the bytes received so far. */
     offset: Type.Integer({ minimum: 0 }),
     /** This chunk, base64; at most `limits.max_chunk_bytes` decoded. */
-    data: Base64Chunk(),
+    data: Base64(),
   },
   "Uploads one chunk of a signed bundle; the chunk that completes it verifies the SHA-256, the signature and the version, and publishes the release.",
 );
@@ -103,7 +96,7 @@ export const CatalogReadParamsSchema = params(
 export const CatalogReadResultSchema = result("catalog/read", {
   release: ReleaseRef(),
   offset: Type.Integer({ minimum: 0 }),
-  data: Base64Chunk(),
+  data: Base64(),
   /** True when this chunk reaches the end. */
   eof: Type.Boolean(),
 });

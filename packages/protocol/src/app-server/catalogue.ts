@@ -7,7 +7,7 @@
  * names the role so a developer sees why.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ErrorCode } from "../errors.js";
+import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { AppServerRole } from "./records.js";
 import { SessionEventSchema } from "./events.js";
 import * as S from "./schemas.js";
@@ -44,25 +44,7 @@ const BOTH: readonly AppServerRole[] = ["device", "agent"];
 const DEVICE: readonly AppServerRole[] = ["device"];
 const AGENT: readonly AppServerRole[] = ["agent"];
 /** What `catalog/publish` refuses a bundle with: the verifier's codes (docs/bundle.md §5), in its order. */
-const BUNDLE_ERRORS: readonly ErrorCode[] = [
-  "bundle_too_large",
-  "bundle_not_archive",
-  "bundle_too_many_files",
-  "bundle_unsafe_path",
-  "bundle_duplicate_path",
-  "bundle_unpacked_too_large",
-  "bundle_missing_file_list",
-  "bundle_missing_signature",
-  "bundle_signature_malformed",
-  "bundle_untrusted_key",
-  "bundle_bad_signature",
-  "bundle_file_list_malformed",
-  "bundle_file_list_mismatch",
-  "bundle_entry_corrupt",
-  "bundle_hash_mismatch",
-  "bundle_manifest_invalid",
-  "bundle_incompatible",
-];
+const BUNDLE_ERRORS = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle");
 
 
 export const APP_SERVER_METHODS = {
