@@ -46,6 +46,7 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
   verify: () => [["verify", missing, missing], /./],
   evidence: () => [["evidence", "verify", missing], /cannot read/],
   "build-app": () => [["build-app", missing], /./],
+  dev: () => [["dev", missing, "--key", missing, "--url", "ws://127.0.0.1:9/rpc", "--token", "t"], /ENOENT/],
   new: () => [["new", "app", "taken", "--dir", work], /exists already/],
   publish: () => [["publish", missing, "--publisher", missing, "--url", "ws://127.0.0.1:9/rpc", "--token", "t"], /ENOENT/],
   app: () => [["app", "from-mcp", "--scope", "clock", "--key", missing, "--", "node", join(missing, "server.js")], /the MCP server did not answer/],
