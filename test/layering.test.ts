@@ -19,7 +19,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   runtime: ["protocol"],
   "app-sdk": ["protocol", "runtime"],
   "surface-sdk": ["protocol"],
-  "app-server": ["protocol", "mcp-server"],
+  "app-server": ["protocol", "runtime", "mcp-server"],
   "agent-sdk": ["protocol"],
   "mcp-server": ["protocol", "agent-sdk"],
   "host-web": ["protocol", "runtime", "app-sdk"],

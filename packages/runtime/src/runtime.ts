@@ -31,6 +31,7 @@ import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
+import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catalog.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
@@ -398,6 +399,8 @@ export interface LineUpRuntime {
   readonly apps: AppDirectory;
   /** Spec 4.3: install, enable, disable, update, rollback, remove, launch. Usable once started. */
   readonly appManager: RuntimeAppManager;
+  /** The AppServer's catalog of signed releases: browse, and fetch a bundle to install or update from. */
+  readonly catalog: RuntimeCatalog;
   /** What the shell renders: instances and the focus stack. Usable once started. */
   readonly instances: InstancesView;
   readonly settings: RuntimeSettings;
@@ -833,6 +836,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     apps,
 
     appManager: runtimeApps.manager,
+    catalog: createRuntimeCatalog((method, params) => (driver === undefined ? Promise.reject(new LineUpError("request_cancelled", "the Runtime is not started")) : driver.catalogRequest(method, params))),
     instances: runtimeApps.instances,
     settings: runtimeApps.settings,
 

@@ -233,6 +233,44 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `,
   },
+  {
+    // The catalog of signed releases: an app scope bound to the key of its first release, the releases
+    // (metadata and bundle), and uploads in progress, chunk by chunk, per caller.
+    name: "0009_catalog",
+    sql: `
+        CREATE TABLE catalog_apps (
+          app_scope TEXT PRIMARY KEY,
+          key_id TEXT NOT NULL,
+          public_key TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE catalog_releases (
+          app_scope TEXT NOT NULL REFERENCES catalog_apps(app_scope),
+          version TEXT NOT NULL,
+          record TEXT NOT NULL,
+          bundle BLOB NOT NULL,
+          published_by TEXT NOT NULL,
+          PRIMARY KEY (app_scope, version)
+        );
+        CREATE TABLE catalog_uploads (
+          principal TEXT NOT NULL,
+          upload_id TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          sha256 TEXT NOT NULL,
+          publisher TEXT NOT NULL,
+          received INTEGER NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (principal, upload_id)
+        );
+        CREATE TABLE catalog_upload_chunks (
+          principal TEXT NOT NULL,
+          upload_id TEXT NOT NULL,
+          "offset" INTEGER NOT NULL,
+          data BLOB NOT NULL,
+          PRIMARY KEY (principal, upload_id, "offset")
+        ) WITHOUT ROWID;
+      `,
+  },
 ];
 
 /** The lock PostgreSQL servers take while they migrate one database. */

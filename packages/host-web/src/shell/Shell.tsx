@@ -323,7 +323,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
             {showing.app_scope === "chat" ? (
               <ChatApp sdk={chatSdk} config={config} notifications={notifications} appName={appName} />
             ) : showing.app_scope === "app-registry" ? (
-              <RegistryApp manager={runtime.appManager} available={available} />
+              <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />
             ) : (
               <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />
             )}
