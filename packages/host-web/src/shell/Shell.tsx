@@ -141,7 +141,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     // Once, when the shell first shows.
   }, [opener]);
 
-  // Ctrl/⌘+K opens the launcher from anywhere in the shell (an app's frame keeps its own keys).
+  // Ctrl/⌘+K opens the launcher from anywhere in the shell; inside an app's frame the surface SDK forwards it (`launcher.open`).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "k") return;
@@ -337,6 +337,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           onFocusRequest={showInstance}
           onCloseRequest={closeInstance}
           onFailed={onInstanceFailed}
+          onLauncher={() => setLauncherOpen(true)}
         />
       </main>
       <Launcher
