@@ -85,7 +85,8 @@ export function inputProblem(input: EntryInput): string | undefined {
   return problem === undefined ? undefined : englishProblem(problem);
 }
 
-function englishProblem(problem: InputProblem): string {
+/** A problem with a form's input, in English. */
+export function englishProblem(problem: InputProblem): string {
   switch (problem.kind) {
     case "no_files":
       return "Pick at least one file.";

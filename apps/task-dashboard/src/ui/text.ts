@@ -7,7 +7,7 @@ import { createContext } from "preact";
 import { useContext } from "preact/hooks";
 import type { AgentTaskStatus } from "@lineup/protocol";
 import { isSimplifiedChinese } from "@lineup/surface-sdk";
-import { ENGLISH_TITLES, ENTRIES, type EntryId, type EntryInfo, type InputProblem, type TitleWords } from "../entries.js";
+import { ENGLISH_TITLES, ENTRIES, englishProblem, type EntryId, type EntryInfo, type InputProblem, type TitleWords } from "../entries.js";
 import { STATUS_LABELS, type TaskControlName } from "../model/controls.js";
 import { sizeText } from "../model/files.js";
 import { resultHeadline, type ResultView } from "../model/results.js";
@@ -107,20 +107,7 @@ const EN: DashboardText = {
   topicPlaceholder: "Spring garden",
   planTheWeek: "Plan the week",
   writeTheNote: "Write the note",
-  problem: (problem) => {
-    switch (problem.kind) {
-      case "no_files":
-        return "Pick at least one file.";
-      case "too_many_files":
-        return `Pick at most ${problem.max} files.`;
-      case "no_notes":
-        return "Write at least one note.";
-      case "no_topic":
-        return "Name a topic.";
-      case "too_long":
-        return `That is ${problem.length} characters; at most ${problem.max} can be sent.`;
-    }
-  },
+  problem: englishProblem,
   titles: ENGLISH_TITLES,
   size: sizeText,
   status: STATUS_LABELS,

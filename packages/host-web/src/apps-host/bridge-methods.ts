@@ -7,7 +7,7 @@
  * An entry resolves with the method's result or throws `{ code, message }` (the bridge's error frame); a
  * Runtime refusal keeps its code.
  */
-import { AGENT_TASK_FEATURE, base64ToBytes, bytesToBase64, LineUpError, type AgentTaskControl, type AgentTaskRequest, type BridgeEventData, type BridgeEventName, type BridgeMethodName, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { AGENT_TASK_FEATURE, base64ToBytes, bytesToBase64, type LineUpError, type AgentTaskControl, type AgentTaskRequest, type BridgeEventData, type BridgeEventName, type BridgeMethodName, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, AppPort, AppStorageWrite, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { surfaceFrameOf } from "./inbox-bridge.js";
 
