@@ -10,7 +10,7 @@ import type { FrameLocator, Page } from "playwright-core";
 import { runDemoAgent, type AgentClient, type DemoAgent } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { installAndStartConversation, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { say, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "plant-care", name: "Plant Care", file: "plant-care.lineup" } as const;
@@ -96,13 +96,7 @@ const lastReply = () => page.locator('[data-kind="message"][data-from="agent"]')
 
 describe("the demo agent drives an app it has never heard of, from its declarations (Chromium, real host and AppServer)", () => {
   it("installs the app and starts a conversation with the demo agent", async () => {
-    await page.goto(world.host.url);
-    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await page.getByRole("tab", { name: "Apps" }).click();
-    await installFromApps(page, APP.name);
-    await page.getByRole("tab", { name: "Chat" }).click();
-    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
-    await page.getByRole("log").waitFor();
+    await installAndStartConversation(page, world.host.url, APP.name);
   }, 120_000);
 
   it("“open plant care” opens it through its opening tool", async () => {
