@@ -10,6 +10,7 @@ import type { AppInstance } from "./instances/state.js";
 import type { ExplicitStartupTarget, StartupTarget } from "./instances/startup.js";
 import type { AppOperation } from "./manager/operation.js";
 import type { AppRecord } from "./manager/records.js";
+import type { CannotOpen } from "./manager/openable.js";
 
 export type { AppOperation, AppRecord, AppInstance };
 
@@ -100,6 +101,8 @@ export interface InstancesView {
   startupTarget(explicit?: ExplicitStartupTarget): StartupTarget;
   /** Why a person cannot open the app (at `entrypoint`) on this host, in words for a notice; undefined when they can. */
   whyCannotOpen(appScope: string, entrypoint?: string): string | undefined;
+  /** The same as a kind a host can put in its own words (`not_installed`, `disabled`, …), with the English sentence. */
+  cannotOpen(appScope: string, entrypoint?: string): CannotOpen | undefined;
   /** The user brought this instance to the front (app switcher, a chat card). */
   focus(instanceId: string): Promise<void>;
   /** The user went back to the shell; the instance keeps its place. */

@@ -19,7 +19,7 @@ import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManage
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
-import { whyCannotOpen } from "./manager/openable.js";
+import { cannotOpen } from "./manager/openable.js";
 import { resolveStartupTarget } from "./instances/startup.js";
 
 import { operationSteps, type AppOperation } from "./manager/operation.js";
@@ -151,11 +151,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
         ...(explicit === undefined ? {} : { explicit }),
         instances: state.instances,
         default_app: state.apps.default_app,
-        cannotRun: (appScope, entrypoint) => whyCannotOpen(state.apps, options.host, appScope, entrypoint),
-        notDefaultEligible: (appScope) => (isDefaultEligible(state.apps, appScope) ? undefined : "it cannot be the default app"),
+        cannotRun: (appScope, entrypoint) => cannotOpen(state.apps, options.host, appScope, entrypoint),
+        notDefaultEligible: (appScope) => (isDefaultEligible(state.apps, appScope) ? undefined : { kind: "not_default_eligible", message: "it cannot be the default app" }),
       });
     },
-    whyCannotOpen: (appScope, entrypoint) => whyCannotOpen(options.state().apps, options.host, appScope, entrypoint),
+    whyCannotOpen: (appScope, entrypoint) => cannotOpen(options.state().apps, options.host, appScope, entrypoint)?.message,
+    cannotOpen: (appScope, entrypoint) => cannotOpen(options.state().apps, options.host, appScope, entrypoint),
     ready: (instanceId) => instanceInput({ op: "ready", instance_id: instanceId }),
     focus: (instanceId) => instanceInput({ op: "focus", instance_id: instanceId }),
     background: (instanceId) => instanceInput({ op: "background", instance_id: instanceId }),
