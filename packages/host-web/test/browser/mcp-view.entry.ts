@@ -9,13 +9,15 @@ interface Exposed {
   lineupCallTool(id: string, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   lineupMessage(id: string, text: string): Promise<void>;
   lineupOpenLink(id: string, url: string): Promise<boolean>;
+  lineupStorageSave(id: string, items: Record<string, string>): Promise<void>;
 }
 const exposed = window as unknown as Exposed;
 const views = new Map<string, MountedMcpView>();
 const modes: Record<string, DisplayMode[]> = {};
 
 (window as unknown as { __mcp: unknown }).__mcp = {
-  mount(id: string, html: string, context: McpViewContext): void {
+  /** `storage`: the items the view's `localStorage` starts with, kept by the test; without it the sandbox's own throws. */
+  mount(id: string, html: string, context: McpViewContext, storage?: Record<string, string>): void {
     const container = document.createElement("div");
     container.id = id;
     container.style.width = "760px";
@@ -36,13 +38,16 @@ const modes: Record<string, DisplayMode[]> = {};
           return mode;
         },
       },
-      { frameUrl: "/surface-frame.html", minHeight: 200 },
+      { frameUrl: "/surface-frame.html", minHeight: 200, ...(storage === undefined ? {} : { storage: { items: storage, save: (items) => void exposed.lineupStorageSave(id, items) } }) },
     );
     views.set(id, view);
   },
   ready: (id: string) => views.get(id)!.ready.then(() => "ready", (error: Error) => error.message),
   toolInput: (id: string, args: Record<string, unknown>) => views.get(id)!.toolInput(args),
+  toolInputPartial: (id: string, args: Record<string, unknown>) => views.get(id)!.toolInputPartial(args),
   toolResult: (id: string, result: CallToolResult) => views.get(id)!.toolResult(result),
+  toolCancelled: (id: string, reason: string) => views.get(id)!.toolCancelled(reason),
+  displayMode: (id: string) => document.getElementById(id)?.dataset["displayMode"] ?? "",
   setDisplayMode: (id: string, mode: DisplayMode) => views.get(id)!.setDisplayMode(mode),
   close: (id: string) => views.get(id)!.close(),
   state: (id: string) => ({ sandbox: views.get(id)?.frame.getAttribute("sandbox") ?? null, modes: modes[id] ?? [], height: views.get(id)?.frame.style.height ?? "" }),
