@@ -26,7 +26,7 @@ import { launchChromium } from "../../../test/support/chromium.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "../../runtime/test/helpers/apps-harness.js";
 import { npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
 import { until, type Device } from "../../runtime/test/helpers/runtime-harness.js";
-import { surfaceFrameHeaders } from "../src/node/serve.js";
+import { grantedFramePage, surfaceFrameHeaders } from "../src/node/serve.js";
 import { SCREENSHOTS } from "./support.js";
 
 const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
@@ -96,6 +96,9 @@ beforeAll(async () => {
   http = createServer((req, res) => {
     if (req.url === "/harness.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(harness);
     if (req.url === "/surface-frame.html") return void res.writeHead(200, { "content-type": "text/html", ...surfaceFrameHeaders(frameHtml) }).end(frameHtml);
+    // As the site serves it: the frame page with the origins a person granted a view in its policy.
+    const granted = grantedFramePage(frameHtml, req.url ?? "");
+    if (granted !== undefined) return void res.writeHead(200, { "content-type": "text/html", ...granted.headers }).end(granted.html);
     res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP });
     res.end('<!doctype html><html><head><meta charset="utf-8"><title>MCP views</title></head><body style="margin:0;font:14px system-ui"><script type="module" src="/harness.js"></script></body></html>');
   });
@@ -199,4 +202,35 @@ describe("MCP Apps views in LineUp's sandboxed surface (Chromium)", () => {
     expect(await stored()).toMatchObject({ local_storage: { count: "2" } });
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it("a view reaches the origins its server declares only once the person granted them", async () => {
+    // The view's own server, elsewhere: it answers any origin (CORS), and counts who reached it.
+    let reached = 0;
+    const remote = createServer((_req, res) => {
+      reached += 1;
+      res.writeHead(200, { "content-type": "text/plain", "access-control-allow-origin": "*" }).end("pong");
+    });
+    await new Promise<void>((r) => remote.listen(0, "127.0.0.1", r));
+    try {
+      const origin = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+      const html = probeHtml.replace("<head>", `<head><meta name="probe-fetch" content="${origin}/ping">`);
+      const context = { app_scope: "clock", tool: { name: "probe", inputSchema: { type: "object" } }, theme: THEME, locale: "en-US", display_mode: "inline_card", display_modes: ["inline_card"] };
+      const lines = (id: string) => view(id).locator("#log li").allTextContents();
+      // No grant (the default): the frame's CSP refuses the request before it leaves the browser.
+      await call("mount", "ungranted", html, context);
+      expect(await call("ready", "ungranted")).toBe("ready");
+      await expect.poll(() => lines("ungranted"), { timeout: 15_000 }).toContain("fetch refused");
+      expect(reached).toBe(0);
+      await call("close", "ungranted");
+      // The person granted the view its declared origin: the frame is served with it in its policy.
+      await call("mount", "granted", html, context, undefined, { connect_domains: [origin], resource_domains: [] });
+      expect(await call("ready", "granted")).toBe("ready");
+      await expect.poll(() => lines("granted"), { timeout: 15_000 }).toContain("fetch pong");
+      expect(reached).toBe(1);
+      await call("close", "granted");
+    } finally {
+      remote.closeAllConnections();
+      await new Promise<void>((r) => remote.close(() => r()));
+    }
+  }, 60_000);
 });

@@ -17,6 +17,7 @@
  * | `ui/request-display-mode` | `host.requestDisplayMode`: `inline` → `inline_card`, `fullscreen` → `foreground`, `pip` → `pip` |
  * | `ui/notifications/size-changed` | the frame's height (clamped) |
  * | `ui/resource-teardown` | `close()`: asked before the frame goes |
+ * | `_meta.ui.csp` (`connectDomains`, `resourceDomains`) | none, unless `options.grant` holds the ones the person granted: the frame page is served with them in its CSP |
  * | `localStorage` (not MCP, but what views use) | with `options.storage`: a Storage-like object in the frame over the items kept (`sessionDataStorage`: the app's session data), each change saved |
  *
  * Anything else the view asks (`resources/read`, `sampling/createMessage`, `ui/download-file`) is refused: the
@@ -25,6 +26,7 @@
 import { AppBridge, PostMessageTransport, type McpUiDisplayMode, type McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { BridgeTheme, DisplayMode } from "@lineup/protocol";
 import { createSandboxedFrame, PAGE_REFUSALS } from "../surface-host/index.js";
+import { viewFramePath, type ViewCspGrant } from "../surface-host/view-csp.js";
 import { isViewStorageItems, MCP_VIEW_STORAGE_LIMIT, viewStorageSize, type McpViewStorage } from "./mcp-view-storage.js";
 
 /** What the embedding host does for the view. Each rejects with an `Error` whose message the view is told. */
@@ -62,6 +64,11 @@ export interface McpViewOptions {
    * with, and where each change goes. Without it, `localStorage` throws `SecurityError` as the sandbox has it.
    */
   readonly storage?: McpViewStorage;
+  /**
+   * The origins of the view's `_meta.ui.csp` (`McpView.csp`) the person granted, if any: the frame page is then the
+   * one served with them in its policy (`surface-host/view-csp.ts`). Without it the frame reaches no network.
+   */
+  readonly grant?: ViewCspGrant;
 }
 
 
@@ -178,7 +185,9 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
     }
   };
   window.addEventListener("message", onWindowMessage);
-  frame.src = options.frameUrl ?? "./surface-frame.html";
+  const frameUrl = options.frameUrl ?? "./surface-frame.html";
+  const granted = options.grant === undefined ? undefined : viewFramePath(options.grant);
+  frame.src = granted === undefined ? frameUrl : new URL(granted, new URL(frameUrl, location.href)).href;
   container.append(frame);
 
   const setDisplayMode = (mode: DisplayMode): void => {

@@ -1,6 +1,6 @@
 // An MCP Apps view written with ext-apps' own `App`, for the host's side of the protocol: it lists what the host tells
 // it (tool input, partial input, result, cancel, display mode), asks for picture-in-picture from its button, and counts
-// its openings in `localStorage`. The test bundles it into one inline page, as an MCP server would serve it.
+// its openings in `localStorage`, and fetches the address its page names (if any). The test bundles it into one inline page, as an MCP server would serve it.
 import { App, PostMessageTransport } from "@modelcontextprotocol/ext-apps";
 
 const list = document.getElementById("log")!;
@@ -15,6 +15,13 @@ try {
   log(`count ${count}`);
 } catch (error) {
   log(`storage ${(error as Error).name}`);
+}
+const target = document.querySelector('meta[name="probe-fetch"]')?.getAttribute("content");
+if (target !== null && target !== undefined) {
+  fetch(target).then(
+    (response) => response.text().then((text) => log(`fetch ${text}`)),
+    () => log("fetch refused"),
+  );
 }
 const app = new App({ name: "probe", version: "1.0.0" }, {});
 app.ontoolinput = (params) => log(`input ${JSON.stringify(params.arguments)}`);

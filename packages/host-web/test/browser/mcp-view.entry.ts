@@ -3,6 +3,7 @@
 // Runtime in Node. The test drives the page through window.__mcp.
 import type { DisplayMode } from "@lineup/protocol";
 import { mountMcpView, type McpViewContext, type MountedMcpView } from "../../src/apps-host/mcp-view.js";
+import type { ViewCspGrant } from "../../src/surface-host/view-csp.js";
 
 type CallToolResult = { content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 interface Exposed {
@@ -17,7 +18,8 @@ const modes: Record<string, DisplayMode[]> = {};
 
 (window as unknown as { __mcp: unknown }).__mcp = {
   /** `storage`: the items the view's `localStorage` starts with, kept by the test; without it the sandbox's own throws. */
-  mount(id: string, html: string, context: McpViewContext, storage?: Record<string, string>): void {
+  /** `grant`: the origins of the view's CSP the person granted. */
+  mount(id: string, html: string, context: McpViewContext, storage?: Record<string, string>, grant?: ViewCspGrant): void {
     const container = document.createElement("div");
     container.id = id;
     container.style.width = "760px";
@@ -38,7 +40,12 @@ const modes: Record<string, DisplayMode[]> = {};
           return mode;
         },
       },
-      { frameUrl: "/surface-frame.html", minHeight: 200, ...(storage === undefined ? {} : { storage: { items: storage, save: (items) => void exposed.lineupStorageSave(id, items) } }) },
+      {
+        frameUrl: "/surface-frame.html",
+        minHeight: 200,
+        ...(storage === undefined ? {} : { storage: { items: storage, save: (items) => void exposed.lineupStorageSave(id, items) } }),
+        ...(grant === undefined ? {} : { grant }),
+      },
     );
     views.set(id, view);
   },
