@@ -15,6 +15,7 @@ import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
+import { viewGrantKey } from "./coordination/handlers/settings.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
@@ -1231,7 +1232,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
           if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
-          return mcpViewOf(tool.backend.method, tool.view.resource_uri, await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions));
+          const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
+          return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await options.store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
         },
         async exportEvidence(request) {
           requireEnabled();

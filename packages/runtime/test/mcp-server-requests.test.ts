@@ -19,6 +19,9 @@ import { until, type Device } from "./helpers/runtime-harness.js";
 /** What the server's tool saw of its request to the host: the result, or the MCP error's code. */
 const SEEN = { type: "object" } as const;
 
+const VIEW_URI = "ui://booking/table.html";
+const VIEW_ORIGIN = "https://api.booking.example";
+
 /** A stateful Streamable HTTP MCP server (the SDK's `McpServer`) whose tools ask the client. */
 async function askingServer(): Promise<{ url: string; close: () => Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
@@ -38,7 +41,11 @@ async function askingServer(): Promise<{ url: string; close: () => Promise<void>
       message: "Which table do you want?",
       requestedSchema: { type: "object", properties: { seats: { type: "integer", minimum: 1, maximum: 12 }, terrace: { type: "boolean" } }, required: ["seats"] },
     };
-    mcp.registerTool("book", { description: "Asks its client." }, (extra) =>
+    // Its view declares the origin it would reach (`_meta.ui.csp`); the host keeps it from the view without a grant.
+    mcp.registerResource("table", VIEW_URI, { mimeType: "text/html;profile=mcp-app" }, () => ({
+      contents: [{ uri: VIEW_URI, mimeType: "text/html;profile=mcp-app", text: "<!doctype html><p>Your table</p>", _meta: { ui: { csp: { connectDomains: [VIEW_ORIGIN], resourceDomains: [] } } } }],
+    }));
+    mcp.registerTool("book", { description: "Asks its client.", _meta: { ui: { resourceUri: VIEW_URI } } }, (extra) =>
       outcome(() => mcp.server.elicitInput(form, { relatedRequestId: extra.requestId })),
     );
     mcp.registerTool("think", { description: "Asks its client." }, (extra) =>
@@ -72,8 +79,8 @@ function bookingManifest(url: string): AppManifest {
     version: "1.0.0",
     name: "Booking",
     entry: "unused.js",
-    tools: ["book", "think"].map((name) => ({ name, inputSchema: { type: "object" }, outputSchema: SEEN })),
-    call_timeout_ms: 1_000,
+    tools: ["book", "think"].map((name) => ({ name, inputSchema: { type: "object" }, outputSchema: SEEN, ...(name === "book" ? { _meta: { ui: { resourceUri: VIEW_URI } } } : {}) })),
+    call_timeout_ms: 2_500,
   });
   const { entry: _entry, runtime: _runtime, ...backend } = generated.backends![0]!;
   return {
@@ -120,15 +127,15 @@ describe("an MCP back-end's requests to its host", () => {
       const terminal = () => toolOutputs(online.server, callId).find(([type]) => type === "lineup.tool.result" || type === "lineup.tool.error");
       await until(() => terminal() !== undefined, 20_000, `the end of ${tool}`);
       const [type, payload] = terminal()!;
-      expect(type).toBe("lineup.tool.result");
+      expect([type, payload["message"]]).toEqual(["lineup.tool.result", undefined]);
       return (payload["result"] as { structuredContent: JsonObject }).structuredContent;
     };
   };
 
   it("asks the person the server's question; the answer (accept with content, decline, cancel) is the server's result", async () => {
     const answers: ElicitationAnswer[] = [{ action: "accept", content: { seats: 4, terrace: true } }, { action: "decline" }, { action: "cancel" }];
-    // The person first takes longer than the call's own limit (1 s): the limit waits while they are asked.
-    const { host, asked } = person(() => new Promise((resolve) => setTimeout(() => resolve(answers.shift()!), answers.length === 3 ? 1_300 : 0)));
+    // The person first takes longer than the call's own limit (2.5 s): the limit waits while they are asked.
+    const { host, asked } = person(() => new Promise((resolve) => setTimeout(() => resolve(answers.shift()!), answers.length === 3 ? 3_000 : 0)));
     const call = await start({ host });
 
     expect(await call("book")).toEqual({ result: { action: "accept", content: { seats: 4, terrace: true } } });
@@ -171,5 +178,25 @@ describe("an MCP back-end's requests to its host", () => {
     const allowed = await start({ mcpSampler, appPolicy: { mcp_sampling_apps: ["booking"] } });
     expect(await allowed("think")).toEqual({ result: { role: "assistant", content: { type: "text", text: "teal" }, model: "host-model" } });
     expect(sampled).toEqual(["booking"]);
+  }, 60_000);
+
+  it("a view's declared origins are granted only as the person stores them, only while it declares them, and forgotten with the app", async () => {
+    await start({});
+    const runtime = d!.runtime;
+    const read = () => runtime.appPort("booking").readMcpView("booking.book");
+    expect(await read()).toMatchObject({ uri: VIEW_URI, csp: { connect_domains: [VIEW_ORIGIN] }, granted: { connect_domains: [], resource_domains: [] } });
+    // A grant of more than the view declares keeps only what it declares.
+    await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"] });
+    expect((await read()).granted).toEqual({ connect_domains: [VIEW_ORIGIN], resource_domains: [] });
+    await expect(runtime.settings.setViewGrant("booking", "https://not-a-view", { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(runtime.settings.setViewGrant("nobody", VIEW_URI, { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "app_not_installed" });
+    // Taken back: none again.
+    await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [], resource_domains: [] });
+    expect((await read()).granted).toEqual({ connect_domains: [], resource_domains: [] });
+    // Granted, then the app removed and installed again: the grant went with it.
+    await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN], resource_domains: [] });
+    expect(await runtime.appManager.remove("booking", { confirmed: true })).toMatchObject({ status: "succeeded" });
+    expect(await runtime.appManager.install(await signedBundle(bookingManifest(server!.url)), { approved: true })).toMatchObject({ status: "succeeded" });
+    expect((await read()).granted).toEqual({ connect_domains: [], resource_domains: [] });
   }, 60_000);
 });
