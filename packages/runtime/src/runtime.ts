@@ -4,7 +4,7 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
 import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
@@ -14,7 +14,8 @@ import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
-import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
+import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
+import { viewGrantKey } from "./coordination/handlers/settings.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
@@ -111,6 +112,16 @@ export interface RuntimeOptions {
   readonly appStorage?: AppStorageHost;
   /** The back-end runners this host offers, by protocol. Without any, apps that declare back-ends are not offered `app.backend.v1`. */
   readonly backends?: BackendRunners;
+  /**
+   * How long an app's MCP server may wait for the person to answer its question (`elicitation/create`, asked
+   * through `host.elicit`) before it is withdrawn and the server told `expired`. Default 2 minutes.
+   */
+  readonly elicitationTimeoutMs?: number;
+  /**
+   * The host's model, for the MCP servers of the apps `appPolicy.mcp_sampling_apps` names
+   * (`sampling/createMessage`): resolves with MCP's `CreateMessageResult`. Without it, sampling is `unsupported_on_host`.
+   */
+  readonly mcpSampler?: (request: { readonly app_scope: string; readonly params: JsonValue }, signal: AbortSignal | undefined) => Promise<JsonValue>;
 }
 
 /** Features that need a host part: offered only when the host gives the part. */
@@ -557,7 +568,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     return { get: refuse, list: refuse, put: refuse, delete: refuse, batch: refuse, usage: refuse };
   };
   /** What a running back-end may ask: the app's storage (when it declares `storage: true`) and the capabilities it declares, as the app. */
-  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue): Promise<JsonValue> => {
+  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue, callOptions: { readonly signal?: AbortSignal } = {}): Promise<JsonValue> => {
     const p = (typeof params === "object" && params !== null && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
     if (method.startsWith("storage.")) {
       if (declaration.storage !== true) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare storage`);
@@ -568,7 +579,39 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (typeof capability !== "string" || !(declaration.capabilities ?? []).includes(capability as CapabilityName)) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare ${String(capability)}`);
       return (await capabilityShell.request(appScope, { capability: capability as CapabilityName, purpose: typeof p["purpose"] === "string" ? p["purpose"] : `back-end ${declaration.id}`, input: (p["input"] ?? {}) as never })) as unknown as JsonValue;
     }
+    if (method === "mcp.elicit") return elicit(appScope, p, callOptions.signal);
+    if (method === "mcp.sample") {
+      if (!(hostFacts.appPolicy.mcp_sampling_apps ?? []).includes(appScope)) throw new LineUpError("policy_denied", `no policy lets ${appScope}'s MCP server ask for a model's answer (sampling)`);
+      if (options.mcpSampler === undefined) throw new LineUpError("unsupported_on_host", "this host has no model to answer sampling");
+      return options.mcpSampler({ app_scope: appScope, params }, callOptions.signal);
+    }
     throw new LineUpError("method_not_found", `the host offers back-ends no method ${method}`);
+  };
+  /**
+   * An app's MCP server asks the person (`elicitation/create`): the shell's question (`host.elicit`), withdrawn when
+   * the server cancels or after `elicitationTimeoutMs` (`expired`); an accepted answer must fit the requested schema.
+   */
+  const elicit = async (appScope: string, p: Record<string, JsonValue>, signal: AbortSignal | undefined): Promise<JsonValue> => {
+    if (hostProvider.elicit === undefined) throw new LineUpError("unsupported_on_host", "this host cannot ask the person");
+    if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
+    const schema = p["requestedSchema"];
+    if (typeof p["message"] !== "string" || typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
+    const check = createToolSchemaValidator(schema, { code: "invalid_params" });
+    if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
+    const timeoutMs = options.elicitationTimeoutMs ?? 120_000;
+    const expiry = AbortSignal.timeout(timeoutMs);
+    const withdrawn = signal === undefined ? expiry : AbortSignal.any([signal, expiry]);
+    const prompt = { request_id: ids.next("ask"), app_scope: appScope, app_name: activeVersion(appScope)?.manifest.name ?? appScope, message: p["message"].slice(0, 2_000), requested_schema: schema };
+    const answer = await new Promise<ElicitationAnswer>((resolve, reject) => {
+      const stop = (): void => reject(expiry.aborted ? new LineUpError("expired", `the person did not answer ${prompt.app_name} within ${Math.round(timeoutMs / 1000)} s`) : new LineUpError("request_cancelled", "the server withdrew its question"));
+      if (withdrawn.aborted) return stop();
+      withdrawn.addEventListener("abort", stop, { once: true });
+      hostProvider.elicit!(prompt, withdrawn).then(resolve, reject);
+    });
+    if (answer.action !== "accept") return { action: answer.action === "decline" ? "decline" : "cancel" };
+    const checked = check.value(answer.content);
+    if (!checked.ok) throw new LineUpError("invalid_params", `the answer does not fit what was asked: ${checked.error.message}`, { path: `/content${checked.error.path ?? ""}` });
+    return { action: "accept", content: answer.content };
   };
   const backends = createBackendService({
     runners: options.backends ?? {},
@@ -1084,7 +1127,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
           if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
-          return mcpViewOf(tool.backend.method, tool.view.resource_uri, await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions));
+          const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
+          return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await options.store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
         },
         async exportEvidence(request) {
           requireEnabled();

@@ -147,6 +147,11 @@ export interface RuntimeSettings {
   /** `ask` forgets the decision: the user is asked again next time. */
   setGrant(appScope: string, capability: string, decision: "granted" | "denied" | "ask"): Promise<void>;
   /**
+   * The origins of an MCP Apps view's declared CSP (`McpView.csp`) the person lets it reach; empty lists forget the
+   * grant. Each must be one the view declares now (`invalid_params` otherwise). `AppPort.readMcpView` hands it back.
+   */
+  setViewGrant(appScope: string, resourceUri: string, grant: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] }): Promise<void>;
+  /**
    * Bytes each app uses in this Runtime's store: bundles, session data, the artifacts it made (with
    * `runtime` for the conversations' files the device keeps, read from the AppServer).
    */

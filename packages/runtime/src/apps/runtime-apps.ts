@@ -187,6 +187,15 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     async setGrant(appScope, capability, decision) {
       await options.post({ kind: "settings", change: { type: "grant", app_scope: appScope, capability, decision } });
     },
+    async setViewGrant(appScope, resourceUri, grant) {
+      if (appDirectoryOf(options.state().apps).get(appScope) === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+      if (!resourceUri.startsWith("ui://") || resourceUri.length > 400 || !/^[\x21-\x7e]+$/.test(resourceUri)) throw new LineUpError("invalid_params", "a view is named by its ui:// address", { path: "/resource_uri" });
+      const origins = (list: readonly string[], path: string): string[] => {
+        if (!Array.isArray(list) || list.length > 8 || !list.every((o) => typeof o === "string" && o.length <= 300)) throw new LineUpError("invalid_params", "at most 8 origins of each kind", { path });
+        return [...list];
+      };
+      await options.post({ kind: "settings", change: { type: "view_grant", app_scope: appScope, resource_uri: resourceUri, connect_domains: origins(grant.connect_domains, "/connect_domains"), resource_domains: origins(grant.resource_domains, "/resource_domains") } });
+    },
     async storageUsage() {
       const usage = new Map<string, number>();
       const add = (scope: string, bytes: number) => usage.set(scope, (usage.get(scope) ?? 0) + bytes);

@@ -32,6 +32,7 @@ import type { AppManagerRequest, RuntimeInput, TransitionResult } from "../input
 import type { Conversation, RuntimeState } from "../state.js";
 import { pendingOf, withPending } from "../backlog.js";
 import type { TransitionEnv } from "./env.js";
+import { viewGrantKey } from "./settings.js";
 
 /** How many operations the App Registry can look back on. */
 export const RECENT_OPERATIONS = 50;
@@ -110,6 +111,7 @@ function runAppEffect(step: Step, env: TransitionEnv, effect: AppEffect, referen
         { op: "deleteRange", collection: C.inbox, range: { prefix } },
         { op: "deleteRange", collection: C.inboxPending, range: { prefix } },
         { op: "deleteRange", collection: C.sessionData, range: { prefix } },
+        { op: "deleteRange", collection: C.settings, range: { prefix: viewGrantKey(effect.app_scope, "") } },
         // The artifacts it kept to itself are released after this commit (the shell finds them); the marker says so across a crash.
         { op: "put", collection: C.meta, key: releaseMarkerKey(effect.app_scope), value: { app_scope: effect.app_scope } },
       );
