@@ -1,0 +1,272 @@
+/**
+ * host: the web host in headless Chromium (IndexedDB on disk) against the real AppServer, beside floors in
+ * the same page or browser and the same run (PERFORMANCE.md, rows "host" and "chat").
+ *
+ * - load_to_online_warm / load_to_online_fresh: navigation start → the Runtime online (the connection
+ *   indicator's `data-lifecycle="online"`), read in the page as `performance.now()` when it flips, so no
+ *   polling enters the figure. Warm is a reload of a profile that has been online; fresh is a new profile
+ *   (a new persistent context) each load. Floor: a minimal page, same browser and server, that opens an
+ *   IndexedDB database on disk, opens the same WebSocket and waits for the `initialize` result with the
+ *   same device token. Target ≤ 2× the time.
+ * - chat_agent_message_p50: an agent's text message (agent SDK `send`, outside a turn) → its text in the
+ *   chat's log and one animation frame after. Times are epoch-based on both sides (`performance.timeOrigin
+ *   + performance.now()` in Node and in the page, one machine). Floor, a second tab of the same browser (the
+ *   host page's policy lets its page reach the AppServer alone): a frame from a WebSocket server in the bench
+ *   → one strict IndexedDB put → one animation frame. Rounds alternate; p50 and p99 reported. Target ≤ 2×.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectAgent } from "@lineup/agent-sdk/node";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { ensureHostBuilt, startHostServer, type HostServer } from "@lineup/host-web/node";
+import type { BrowserContext, Page } from "playwright-core";
+import { WebSocketServer, type WebSocket } from "ws";
+import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+
+const WARM_LOADS = 9;
+const FRESH_LOADS = 5;
+const CHAT_ROUNDS = Number(process.env["LINEUP_BENCH_CHAT_ROUNDS"] ?? 60);
+
+/** In every page of a context: `window.__onlineAt` is `performance.now()` when the connection indicator first says online. */
+const ONLINE_WATCH = `(() => {
+  const seen = () => { if (window.__onlineAt === undefined && document.querySelector('.connection[data-lifecycle="online"]')) window.__onlineAt = performance.now(); };
+  new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lifecycle"] });
+})();`;
+
+/** The floor page: IndexedDB on disk, the same WebSocket, `initialize` with the same token; then `__onlineAt`. */
+function floorPage(serverUrl: string, token: string): string {
+  const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: "lineup.app-server.v1", client_info: { name: "bench-floor" }, token } });
+  return `<!doctype html><meta charset="utf-8"><title>floor</title><script>
+  const db = new Promise((resolve, reject) => {
+    const request = indexedDB.open("floor", 1);
+    request.onupgradeneeded = () => request.result.createObjectStore("records");
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const initialized = new Promise((resolve, reject) => {
+    const socket = new WebSocket(${JSON.stringify(serverUrl)});
+    socket.onopen = () => socket.send(${JSON.stringify(initialize)});
+    socket.onmessage = (event) => { if (JSON.parse(event.data).id === 1) resolve(socket); };
+    socket.onerror = () => reject(new Error("no connection"));
+  });
+  Promise.all([db, initialized]).then(() => { window.__onlineAt = performance.now(); });
+  </script>`;
+}
+
+async function serveText(html: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end(html));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+const onlineAt = async (page: Page): Promise<number> => (await page.waitForFunction(() => (window as { __onlineAt?: number }).__onlineAt, undefined, { timeout: 60_000, polling: 20 })).jsonValue() as Promise<number>;
+
+async function loadBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult[]> {
+  const floor = await serveText(floorPage(world.server.url, world.server.devCredentials!.device_token));
+  try {
+    // Fresh: a new profile for each load, of the host and of the floor.
+    const freshLoad = async (url: string): Promise<number> => {
+      const browser = await launchPersistentChromium();
+      try {
+        await browser.context.addInitScript(ONLINE_WATCH);
+        const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+        await page.goto(url);
+        return await onlineAt(page);
+      } finally {
+        await browser.close();
+      }
+    };
+    const fresh = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(floor.url), FRESH_LOADS);
+
+    // Warm: one profile, each page reloaded after it has been online.
+    const browser = await launchPersistentChromium();
+    try {
+      await browser.context.addInitScript(ONLINE_WATCH);
+      const host = browser.context.pages()[0] ?? (await browser.context.newPage());
+      const floorTab = await browser.context.newPage();
+      await host.goto(world.host.url);
+      await onlineAt(host);
+      await floorTab.goto(floor.url);
+      await onlineAt(floorTab);
+      const reload = async (page: Page): Promise<number> => {
+        await page.reload();
+        return onlineAt(page);
+      };
+      const warm = await pairedAsync(() => reload(host), () => reload(floorTab), WARM_LOADS);
+      const row = (metric: string, paired: typeof warm, loads: number, notes: string): BenchResult => ({
+        metric,
+        unit: "ms",
+        value: Math.round(paired.ours),
+        baseline: "minimal_page_indexeddb_open_ws_initialize",
+        baseline_value: Math.round(paired.baseline),
+        ratio: Number(paired.ratio.toFixed(3)),
+        target_ratio: 2,
+        higher_is_better: false,
+        loads,
+        notes,
+      });
+      return [
+        row("load_to_online_warm", warm, WARM_LOADS, "a reload of a profile that has been online; navigation start → the connection indicator online, timed in the page"),
+        row("load_to_online_fresh", fresh, FRESH_LOADS, "a new Chromium profile on disk for each load (first start of the Runtime: its store created, first sync); timed in the page"),
+      ];
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await new Promise((r) => floor.server.close(r));
+  }
+}
+
+/** Epoch time with sub-millisecond resolution, comparable between Node and the page on one machine. */
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
+async function chatBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult> {
+  const agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50 });
+  let sessionId: string | undefined;
+  agent.onTurn((turn) => {
+    sessionId = turn.sessionId;
+    void (async () => {
+      await agent.send(turn.sessionId, { kind: "text", text: "ready" });
+      await agent.completeTurn(turn.sessionId, turn.turnId, { text: "ready" });
+    })().catch(() => undefined);
+  });
+  const floorWss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise((r) => floorWss.once("listening", r));
+  const floorSocket = new Promise<WebSocket>((r) => floorWss.once("connection", r));
+  const browser = await launchPersistentChromium();
+  try {
+    const context: BrowserContext = browser.context;
+    await context.addInitScript(ONLINE_WATCH);
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(world.host.url);
+    await onlineAt(page);
+    // A conversation with the agent: opened as a person does, and the person's first message starts a turn.
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("hello");
+    await box.press("Enter");
+    await page.getByRole("log").getByText("ready", { exact: true }).first().waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
+      await page.screenshot({ path: join(tmpdir(), "lineup-bench-chat.png") });
+      throw error;
+    });
+    const session = sessionId;
+    if (session === undefined) throw new Error("the conversation's turn did not reach the agent");
+
+    // In the host page: a watcher for the chat's log.
+    await page.evaluate(() => {
+      const w = window as unknown as { __seen: Record<string, number>; __expect: (m: string) => void };
+      w.__seen = {};
+      const log = document.querySelector('[role="log"]')!;
+      const pending = new Set<string>();
+      new MutationObserver(() => {
+        const text = log.textContent ?? "";
+        for (const marker of [...pending]) {
+          if (!text.includes(marker)) continue;
+          pending.delete(marker);
+          requestAnimationFrame(() => void (w.__seen[marker] = performance.timeOrigin + performance.now()));
+        }
+      }).observe(log, { subtree: true, childList: true, characterData: true });
+      w.__expect = (marker) => void pending.add(marker);
+    });
+    // In a second tab, on a page without the host's policy: the floor's socket and database.
+    const floorPageServer = await serveText("<!doctype html><title>chat floor</title>");
+    const floorTab = await context.newPage();
+    await floorTab.goto(floorPageServer.url);
+    await floorTab.evaluate((floorUrl) => {
+      const w = window as unknown as { __seen: Record<string, number> };
+      w.__seen = {};
+      return new Promise<void>((resolve, reject) => {
+        const request = indexedDB.open("chat-floor", 1);
+        request.onupgradeneeded = () => request.result.createObjectStore("messages");
+        request.onerror = () => reject(new Error("no database"));
+        request.onsuccess = () => {
+          const db = request.result;
+          const socket = new WebSocket(floorUrl);
+          socket.onmessage = (event) => {
+            const marker = String(event.data);
+            const tx = db.transaction("messages", "readwrite", { durability: "strict" });
+            tx.objectStore("messages").put({ text: marker, at: Date.now() }, marker);
+            tx.oncomplete = () => requestAnimationFrame(() => void (w.__seen[marker] = performance.timeOrigin + performance.now()));
+          };
+          socket.onopen = () => resolve();
+          socket.onerror = () => reject(new Error("no floor connection"));
+        };
+      });
+    }, `ws://127.0.0.1:${(floorWss.address() as AddressInfo).port}`);
+    const socket = await floorSocket;
+
+    const seenAt = async (tab: Page, marker: string): Promise<number> =>
+      (await tab.waitForFunction((m) => (window as unknown as { __seen: Record<string, number> }).__seen[m], marker, { timeout: 30_000, polling: "raf" })).jsonValue() as Promise<number>;
+    let n = 0;
+    const ours = async (): Promise<number> => {
+      const marker = `agent-says-${n++}`;
+      await page.evaluate((m) => (window as unknown as { __expect: (m: string) => void }).__expect(m), marker);
+      const sent = epochNow();
+      await agent.send(session, { kind: "text", text: marker });
+      return (await seenAt(page, marker)) - sent;
+    };
+    const floorRound = async (): Promise<number> => {
+      const marker = `floor-${n++}`;
+      const sent = epochNow();
+      socket.send(marker);
+      return (await seenAt(floorTab, marker)) - sent;
+    };
+    const oursTimes: number[] = [];
+    const floorTimes: number[] = [];
+    await pairedAsync(
+      async () => {
+        const t = await ours();
+        oursTimes.push(t);
+        return t;
+      },
+      async () => {
+        const t = await floorRound();
+        floorTimes.push(t);
+        return t;
+      },
+      CHAT_ROUNDS,
+    );
+    await new Promise((r) => floorPageServer.server.close(r));
+    const p50 = median(oursTimes);
+    const floorP50 = median(floorTimes);
+    return {
+      metric: "chat_agent_message_p50",
+      unit: "ms",
+      value: Number(p50.toFixed(2)),
+      baseline: "ws_frame_strict_indexeddb_put_animation_frame_same_page",
+      baseline_value: Number(floorP50.toFixed(2)),
+      ratio: Number((p50 / floorP50).toFixed(3)),
+      target_ratio: 2,
+      higher_is_better: false,
+      p99_ms: Number(percentile(oursTimes, 99).toFixed(2)),
+      baseline_p99_ms: Number(percentile(floorTimes, 99).toFixed(2)),
+      rounds: CHAT_ROUNDS,
+      notes: "agent SDK send (text, outside a turn) → AppServer → the Runtime commits it to IndexedDB (strict) → the chat renders it, plus one animation frame; epoch times in Node and the page",
+    };
+  } finally {
+    await browser.close();
+    await agent.close();
+    await new Promise((r) => floorWss.close(r));
+  }
+}
+
+export async function run(): Promise<SuiteResult> {
+  const root = mkdtempSync(join(tmpdir(), "lineup-bench-host-"));
+  const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
+  const { distDir } = await ensureHostBuilt();
+  const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
+  try {
+    const world = { server, host };
+    const results = [...(await loadBench(world)), await chatBench(world)];
+    return { suite: "host", machine: machine(), results };
+  } finally {
+    await host.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
