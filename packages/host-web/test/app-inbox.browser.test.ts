@@ -84,6 +84,7 @@ const MANIFEST = {
   entrypoints: [{ id: "main", kind: "contextual", default_eligible: false, display_modes: ["foreground"], path: "index.html", title: APP.name }],
   agent_subscriptions: [
     { type: "lineup.app.state.patch", scope: "instance" },
+    { type: "lineup.app.state.patch", scope: "conversation" },
     { type: "lineup.message", scope: "conversation" },
     { type: "lineup.tool.invoke", scope: "conversation" },
   ],

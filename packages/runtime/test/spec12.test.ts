@@ -38,7 +38,7 @@ async function auditRecords(data: MemoryStoreData): Promise<{ type: string; code
 }
 
 /** The whiteboard app that also takes the agent's plain messages addressed to it. */
-const listeningWhiteboard = (): AppManifest => whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.message", scope: "conversation" }] } as Partial<AppManifest>);
+const listeningWhiteboard = (): AppManifest => whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.message", scope: "app" }] } as Partial<AppManifest>);
 
 /** A whiteboard whose `board.present` must be in front (an extension the agent brings up over chat). */
 const presentingWhiteboard = (): AppManifest => {
