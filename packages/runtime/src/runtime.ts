@@ -16,6 +16,7 @@ import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
+import type { HostFacts } from "./coordination/handlers/env.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
 import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
@@ -410,6 +411,18 @@ export interface LineUpRuntime {
   dropConnection(): void;
   /** The network is back (a host's hint): a reconnect waiting out its backoff is tried now; otherwise nothing happens. */
   reconnectNow(): void;
+  /**
+   * The host provider's capabilities changed at run time (a service came or went): the Runtime asks it
+   * again and, when the set differs, republishes each inventory whose visible tools changed (spec 7.2).
+   * Resolves once that is committed.
+   */
+  hostCapabilitiesChanged(): Promise<void>;
+  /**
+   * Replaces the user's or organisation's inventory policy (`inventoryPolicy`): each inventory whose
+   * visible tools change is republished with a new revision, and agent messages to apps it now blocks
+   * are refused `policy_denied`. Resolves once committed.
+   */
+  setInventoryPolicy(policy: InventoryPolicy): Promise<void>;
 }
 
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
@@ -420,10 +433,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const hostFeatures = offeredFeatures(options);
   const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
-  const hostFacts = {
+  const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
+  // Replaced (never mutated) when the host's capabilities or the policy change at run time: transitions
+  // read the current facts, and caches keyed on the object see the change.
+  let hostFacts: HostFacts = {
     features: hostFeatures,
     backend_protocols: backendProtocols,
-    capabilities: (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c)),
+    capabilities: supportedCapabilities(),
     appPolicy: options.appPolicy ?? {},
     inventoryPolicy: options.inventoryPolicy ?? {},
   };
@@ -828,7 +844,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         auditHead: restored.auditHead,
         diagnostics,
         ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
+        env: {
+          get host() {
+            return hostFacts;
+          },
+          now: () => clock.now(), newId: (prefix) => ids.next(prefix),
           ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
           ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
           ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
@@ -1216,6 +1236,20 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 
     reconnectNow() {
       driver?.reconnectNow();
+    },
+    async hostCapabilitiesChanged() {
+      const capabilities = supportedCapabilities();
+      if (capabilities.join() === hostFacts.capabilities.join()) return;
+      const before = new Set(hostFacts.capabilities);
+      const now = new Set<string>(capabilities);
+      hostFacts = { ...hostFacts, capabilities };
+      const gained = capabilities.filter((c) => !before.has(c));
+      const lost = [...before].filter((c) => !now.has(c));
+      await requireMailbox().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
+    },
+    async setInventoryPolicy(policy) {
+      hostFacts = { ...hostFacts, inventoryPolicy: policy };
+      await requireMailbox().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
     },
     dropConnection() {
       driver?.dropConnection();

@@ -62,7 +62,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
   const candidateOf = async (bundle: Uint8Array): Promise<BundleCandidate> => {
     const verified = await verifyAgainstSettings(options, options.state(), bundle);
     if (!verified.ok) return { manifest: undefined, bundle_digest: "", verification: { ok: false, error: verified.error } };
-    return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, verification: { ok: true } };
+    return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, publisher_key_id: verified.value.keyId, verification: { ok: true } };
   };
 
   const instancesView = (state: RuntimeState): InstancesSnapshotView => {

@@ -17,7 +17,7 @@ import { instancePolicyFor, liveInstanceCount, type InstanceChange, type Instanc
 import { snapshotInstances } from "../apps/instances/snapshot.js";
 import { closeAppInstances, focusInstance, launchInstance, pruneFinishedInstances, restoreInstanceInBackground, returnFocus, type InstanceResult } from "../apps/instances/transitions.js";
 import { DEFAULT_MAX_LIVE_SURFACES, suspendPastBound, type SurfaceBound } from "../apps/instances/suspend.js";
-import { appProvenance, withActiveInstanceCount } from "../apps/manager/records.js";
+import { appProvenance, publisherTrusted, withActiveInstanceCount } from "../apps/manager/records.js";
 import { putOutboxEntry, type OutboxEntry, type OutboxMethod } from "../communication/outbox.js";
 import { toTimestamp } from "../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
@@ -85,21 +85,24 @@ export function toolRegistryOf(state: RuntimeState): ToolRegistry {
   return registry;
 }
 
-const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; byAgent: Map<string, Inventory> }>();
+const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; trusted: RuntimeState["trusted_publishers"]; byAgent: Map<string, Inventory> }>();
 
 /**
  * The inventory one agent sees in one conversation, now. It depends only on the App Manager records,
- * the host facts (fixed for a Runtime's life) and the policy in them, so it is computed once per set of
- * records and agent session, not on every call.
+ * the host facts and policy (replaced, never mutated, when they change at run time) and the trusted
+ * publishers, so it is computed once per set of those and agent session, not on every call. An app whose
+ * active version was signed by a key no longer trusted shows nothing.
  */
 export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: string, conversationId: string): Inventory {
   let cached = inventoryCache.get(state.apps);
-  if (cached === undefined || cached.host !== env.host) inventoryCache.set(state.apps, (cached = { host: env.host, byAgent: new Map() }));
+  if (cached === undefined || cached.host !== env.host || cached.trusted !== state.trusted_publishers) {
+    inventoryCache.set(state.apps, (cached = { host: env.host, trusted: state.trusted_publishers, byAgent: new Map() }));
+  }
   const key = inventorySessionKey(agentId, conversationId);
   let inventory = cached.byAgent.get(key);
   if (inventory === undefined) {
     inventory = computeInventory({
-      apps: toolSourcesFromRegistry(state.apps),
+      apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
@@ -109,6 +112,14 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
     cached.byAgent.set(key, inventory);
   }
   return inventory;
+}
+
+/** The key ids of the trusted publishers (one set per list). */
+const trustedCache = new WeakMap<RuntimeState["trusted_publishers"], ReadonlySet<string>>();
+function trustedKeyIds(state: RuntimeState): ReadonlySet<string> {
+  let ids = trustedCache.get(state.trusted_publishers);
+  if (ids === undefined) trustedCache.set(state.trusted_publishers, (ids = new Set(state.trusted_publishers.map((k) => k.key_id))));
+  return ids;
 }
 
 /** The envelope that carries one tool output to the agent, through the session log: the one it went in before, if it was sent. */

@@ -86,6 +86,11 @@ export type RuntimeInput =
   | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome }
   /** Once after restoring: calls, activations and instances of the previous run are resumed or ended. */
   | { readonly kind: "apps.resume" }
+  /**
+   * The host's facts changed at run time — the capabilities it can carry out, or the inventory policy —
+   * and the shell has already put the new ones in the transition environment: republish what changed.
+   */
+  | { readonly kind: "host.changed"; readonly what: "capabilities" | "policy"; readonly detail: string }
   | { readonly kind: "app.request"; readonly request: AppManagerRequest }
   | { readonly kind: "instance"; readonly request: InstanceRequest }
   | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }

@@ -96,6 +96,12 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       // Workflow runs that had not ended pick up at their step.
       return resumeWorkflows(step.result(), env);
     }
+    case "host.changed": {
+      const step = new Step(state);
+      step.audit.push({ type: `host.${input.what}.changed`, detail: input.detail.slice(0, 500) });
+      republishInventories(step, env);
+      return step.result();
+    }
     case "app.request":
       // The Capability Gateway: requests of an app that is no longer enabled end here too.
       return endCallsOfEndedRuns(afterAppRequestWorkflows(afterAppRequest(onAppRequest(state, input, env), env), env), env);

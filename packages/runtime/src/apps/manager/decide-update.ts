@@ -8,7 +8,7 @@ import { diffProjections, projectManifest } from "@lineup/protocol";
 import type { AuditFact } from "./audit-fact.js";
 import type { AppDecision, AppEffect } from "./operation.js";
 import { refusedOperation, operationSteps } from "./operation.js";
-import { checkCandidate, coreScopesOf, PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
+import { checkCandidate, coreScopesOf, PIPELINE_STEPS, publisherOf, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
 import {
   activeManifest,
   getManagedApp,
@@ -68,7 +68,7 @@ export function decideUpdate(state: AppRegistryState, request: UpdateAppRequest,
   }
   const current = activeManifest(app);
   const diff = diffProjections(projectManifest(current ?? manifest), projection);
-  const candidate: RetainedVersion = { version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, installed_at: at };
+  const candidate: RetainedVersion = { version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, ...publisherOf(request.candidate), installed_at: at };
   const superseded: AppEffect[] =
     app.pending_update === undefined || app.pending_update.candidate.bundle_digest === null
       ? []

@@ -8,7 +8,7 @@ import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
 import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { Step } from "../apps-step.js";
+import { republishInventories, Step } from "../apps-step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -32,6 +32,8 @@ export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { k
       step.state = { ...state, trusted_publishers: trusted };
       step.writes.push({ op: "put", collection: C.settings, key: "trusted-publishers", value: trusted as unknown as JsonValue });
       step.audit.push({ type: "settings.publisher.removed", subject: change.key_id });
+      // The apps that key signed leave the inventory (spec 7.2: a publisher revoked).
+      republishInventories(step, env);
       return step.result();
     }
     case "grant": {
