@@ -90,13 +90,13 @@ describe("an installed app's own storage and back-ends in the Runtime", () => {
     await storage.put("entries", "2026-12-01", { title: "Monday" });
     await expect(storage.put("entries", "2026-12-02", { heading: "wrong shape" })).rejects.toMatchObject({ code: "invalid_params" });
 
-    expect((await d.runtime.appManager.update("journal", await signedBundle(journal("2.0.0", STORAGE_V2)))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("journal", undefined, { bundle: await signedBundle(journal("2.0.0", STORAGE_V2)) })).status).toBe("succeeded");
     await until(() => host.names().includes("journal/backup-v1"), 3_000, "the backup before the migration");
     const migrated = await storage.get("entries", "2026-12-01");
     expect(migrated?.value).toEqual({ heading: "Monday" });
     expect(migrated?.provenance.app_version).toBe("2.0.0");
 
-    expect((await d.runtime.appManager.update("journal", await signedBundle(journal("3.0.0", STORAGE_V3_BROKEN)))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("journal", undefined, { bundle: await signedBundle(journal("3.0.0", STORAGE_V3_BROKEN)) })).status).toBe("succeeded");
     // The migration to 3 fails its own value schema: the Runtime rolls the app back to 2.0.0, whose data is as it was.
     await until(() => d.runtime.appManager.getApp("journal")?.record.installed_version === "2.0.0", 5_000, "the rollback to 2.0.0");
     expect((await storage.get("entries", "2026-12-01"))?.value).toEqual({ heading: "Monday" });

@@ -15,7 +15,7 @@ import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import { verifyBundle } from "./bundle/verify.js";
 import { checkTrustedKeys, keyIdOf } from "./bundle/signature.js";
-import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-manager-api.js";
+import { DEFAULT_ROLLBACK_REASON, type AppDetails, type InstancesSnapshotView, type InstancesView, type RuntimeAppManager, type RuntimeSettings } from "./app-manager-api.js";
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
@@ -106,17 +106,21 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       return decide({ type: "install", operation_id: options.ids.next("op"), candidate, bundle, approved: installOptions.approved, ...(installOptions.enable === undefined ? {} : { enable: installOptions.enable }) });
     },
     enable: (appScope) => decide({ type: "enable", operation_id: options.ids.next("op"), app_scope: appScope }),
-    disable: (appScope) => decide({ type: "disable", operation_id: options.ids.next("op"), app_scope: appScope }),
-    async update(appScope, bundle) {
+    disable: (appScope, disableOptions) => decide({ type: "disable", operation_id: options.ids.next("op"), app_scope: appScope, ...(disableOptions?.reason === undefined ? {} : { reason: disableOptions.reason }) }),
+    async update(appScope, targetVersion, updateOptions) {
+      const target = targetVersion === undefined ? {} : { target_version: targetVersion };
+      const bundle = updateOptions?.bundle;
+      if (bundle === undefined) return decide({ type: "update_retained", operation_id: options.ids.next("op"), app_scope: appScope, ...target });
       const candidate = await candidateOf(bundle);
-      return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle });
+      return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle, ...target });
     },
     resolveUpdate(appScope, approved) {
       const pending = getManagedApp(options.state().apps, appScope)?.pending_update;
       return decide({ type: "resolve_update", operation_id: pending?.operation_id ?? options.ids.next("op"), app_scope: appScope, approved });
     },
-    rollback: (appScope, rollbackOptions) => decide({ type: "rollback", operation_id: options.ids.next("op"), app_scope: appScope, reason: rollbackOptions.reason, ...(rollbackOptions.version === undefined ? {} : { version: rollbackOptions.version }) }),
-    remove: (appScope, removeOptions) => decide({ type: "remove", operation_id: options.ids.next("op"), app_scope: appScope, confirmed: removeOptions.confirmed }),
+    rollback: (appScope, rollbackOptions = {}) =>
+      decide({ type: "rollback", operation_id: options.ids.next("op"), app_scope: appScope, reason: rollbackOptions.reason ?? DEFAULT_ROLLBACK_REASON, ...(rollbackOptions.version === undefined ? {} : { version: rollbackOptions.version }) }),
+    remove: (appScope, removeOptions = {}) => decide({ type: "remove", operation_id: options.ids.next("op"), app_scope: appScope, confirmed: removeOptions.confirmed === true }),
     setDefaultApp: (appScope) => decide({ type: "set_default", operation_id: options.ids.next("op"), app_scope: appScope }),
     defaultApp: () => appDirectoryOf(options.state().apps).defaultApp(),
     async launch(request) {

@@ -139,9 +139,12 @@ export interface CapabilityRequestInput {
 /** An App Manager request (spec 4.3); the bundle bytes ride along so they are stored in the deciding commit. */
 export type AppManagerRequest =
   | { readonly type: "install"; readonly operation_id: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly approved: boolean; readonly enable?: boolean }
-  | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array }
+  | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly target_version?: string }
+  /** Spec 4.3 `update(appScope, targetVersion?)` without a bundle: to a retained version newer than the active one. */
+  | { readonly type: "update_retained"; readonly operation_id: string; readonly app_scope: string; readonly target_version?: string }
   | { readonly type: "resolve_update"; readonly operation_id: string; readonly app_scope: string; readonly approved: boolean }
-  | { readonly type: "enable" | "disable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
+  | { readonly type: "enable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
+  | { readonly type: "disable"; readonly operation_id: string; readonly app_scope: string; readonly reason?: string }
   | { readonly type: "rollback"; readonly operation_id: string; readonly app_scope: string; readonly version?: string; readonly reason: string }
   | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean };
 

@@ -39,7 +39,7 @@ export function decideEnable(state: AppRegistryState, request: AppRequest, host:
 }
 
 /** Disables an app: new calls are refused with `app_disabled`, live instances close. */
-export function decideDisable(state: AppRegistryState, request: AppRequest): AppDecision {
+export function decideDisable(state: AppRegistryState, request: AppRequest & { readonly reason?: string }): AppDecision {
   const at = isoTime(request.now);
   const base = { operation_id: request.operation_id, kind: "disable" as const, app_scope: request.app_scope, requested_at: at };
   const app = getManagedApp(state, request.app_scope);
@@ -58,7 +58,7 @@ export function decideDisable(state: AppRegistryState, request: AppRequest): App
       { kind: "close_instances", app_scope: request.app_scope },
       { kind: "publish_inventory" },
     ],
-    audit: [{ type: "app.disable.succeeded", subject: request.app_scope }],
+    audit: [{ type: "app.disable.succeeded", subject: request.app_scope, ...(request.reason === undefined || request.reason.trim() === "" ? {} : { detail: `reason: ${request.reason.trim().slice(0, 500)}` }) }],
   };
 }
 
