@@ -974,11 +974,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
         if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
       };
+      // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
+      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(state(), appScope));
       return {
         app_scope: appScope,
         record,
-        view,
-        subscribeView: (listener) => views.subscribe(listener),
+        view: () => scoped(view()),
+        subscribeView: (listener) => views.subscribe((full) => listener(scoped(full))),
         listMessages: (request) => listHistory(options.store, appScope, request),
         subscribeMessages(subscribeOptions, handler) {
           requireEnabled();
@@ -1346,6 +1348,28 @@ export function toView(state: RuntimeState): RuntimeView {
     failed_actions: failed,
     queued_actions: queued,
     default_app: appDirectoryOf(state.apps).defaultApp(),
+  };
+}
+
+/**
+ * What an installed app reads of the Runtime's state (spec 6.1: a view model cut to its scope, never the
+ * whole state): the conversations it serves — started for it, or where it has a live instance — the failed
+ * actions it dispatched, and the count of its own actions waiting to be sent. Connection, lifecycle and the
+ * default app are the same for everyone.
+ */
+export function appView(state: RuntimeState, appScope: string): RuntimeView {
+  const full = toView(state);
+  const served = new Set<string>();
+  for (const instance of Object.values(state.instances.instances)) {
+    if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);
+  }
+  let queued = 0;
+  for (const entry of state.outbox.values() as Iterable<OutboxEntry>) if (entry.status === "pending" && entry.app_scope === appScope) queued += 1;
+  return {
+    ...full,
+    conversations: full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)),
+    failed_actions: full.failed_actions.filter((a) => a.app_scope === appScope),
+    queued_actions: queued,
   };
 }
 
