@@ -26,7 +26,7 @@
 import { AGENT_TASK_FEATURE, base64ToBytes, bytesToBase64, LineUpError, type AgentTaskControl, type AgentTaskRequest, type AppManifest, type BridgeHostSnapshot, type BridgeMethodName, type BridgeParams, type DisplayMode, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, AppStorageWrite, CapabilitySummary, LineUpRuntime, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
 import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
-import { surfaceFrameOf } from "./inbox-bridge.js";
+import { agentMessageDataOf, surfaceFrameOf } from "./inbox-bridge.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 import { appLocale, hostTimeZone } from "./locale.js";
 import { onUiLanguageChange } from "../i18n/index.js";
@@ -272,6 +272,14 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
               },
             );
             return {};
+          }
+          case "agent_message.list": {
+            const p = params as { after?: string; before?: string; latest?: boolean; limit?: number };
+            if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so no agent writes to it");
+            const page = await port.listMessages({ conversation_id: instance.conversation_id, ...p }).catch(rethrow);
+            // The instance's view of the inbox, as `agent_message.subscribe` delivers it: addressed to it or to none.
+            const messages = page.messages.filter((m) => m.instance_id === undefined || m.instance_id === instance.instance_id).flatMap((m) => agentMessageDataOf(m) ?? []);
+            return { messages, ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }), ...(page.prev_cursor === undefined ? {} : { prev_cursor: page.prev_cursor }) };
           }
           case "agent_message.unsubscribe":
             inboxSubscription?.();
