@@ -41,6 +41,7 @@ import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
+import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
@@ -423,6 +424,12 @@ export interface LineUpRuntime {
    * are refused `policy_denied`. Resolves once committed.
    */
   setInventoryPolicy(policy: InventoryPolicy): Promise<void>;
+  /**
+   * A host intent (`lineup.host.intent`'s payload: the window hidden or shown, memory pressure, sleep and wake,
+   * a deep link or notification to open or close an app): checked, audited, carried out (`apps/host-intents.ts`).
+   * Rejects with a `LineUpError` (`payload_invalid`, `invalid_params`, …) for a bad one, which changes nothing.
+   */
+  hostIntent(intent: unknown): Promise<HostIntentOutcome>;
 }
 
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
@@ -494,6 +501,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
+  const hostIntents = createHostIntents({
+    post: (input) => requireMailbox().post(input),
+    launch: (request) => runtimeApps.manager.launch(request),
+    closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
+    liveInstances: () => runtimeApps.instances.snapshot().instances,
+    conversationApp: (conversationId) => state().conversations.get(conversationId)?.app_scope,
+    pauseIdle: (paused) => idleTimer.pause(paused, mailbox?.state),
+    reconnectNow: () => driver?.reconnectNow(),
+  });
   const idleTimer = createIdleTimer({
     clock,
     idleMs: options.suspendIdleMs,
@@ -1249,6 +1265,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       const lost = [...before].filter((c) => !now.has(c));
       await requireMailbox().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
     },
+    hostIntent: (intent) => hostIntents(intent),
     async setInventoryPolicy(policy) {
       hostFacts = { ...hostFacts, inventoryPolicy: policy };
       await requireMailbox().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });

@@ -91,6 +91,8 @@ export type RuntimeInput =
    * and the shell has already put the new ones in the transition environment: republish what changed.
    */
   | { readonly kind: "host.changed"; readonly what: "capabilities" | "policy"; readonly detail: string }
+  /** A host intent (`lineup.host.intent`, the third ingress path; `apps/host-intents.ts`), checked by the shell: audited; `memory_pressure` suspends every idle background instance. */
+  | { readonly kind: "host.intent"; readonly intent: HostIntent }
   | { readonly kind: "app.request"; readonly request: AppManagerRequest }
   | { readonly kind: "instance"; readonly request: InstanceRequest }
   | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }
@@ -137,6 +139,14 @@ export interface CapabilityRequestInput {
 }
 
 /** An App Manager request (spec 4.3); the bundle bytes ride along so they are stored in the deciding commit. */
+/** The payload of `lineup.host.intent`. */
+export interface HostIntent {
+  readonly intent: "open_app" | "open_conversation" | "close_app" | "suspend" | "resume" | "window_hidden" | "window_shown" | "memory_pressure";
+  readonly app_scope?: string;
+  readonly conversation_id?: string;
+  readonly entrypoint?: string;
+}
+
 export type AppManagerRequest =
   | { readonly type: "install"; readonly operation_id: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly approved: boolean; readonly enable?: boolean }
   | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly target_version?: string }
