@@ -794,7 +794,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       diagnostics(error, "app storage migration");
       const back = previousVersion === undefined ? undefined : mailbox?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
       if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
-      else await runtimeApps.manager.disable(scope).catch((e: unknown) => diagnostics(e, "disable after a failed migration"));
+      else {
+        const message = `its storage could not be brought to ${mailbox?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
+        await runtimeApps.installFailed(scope, previousVersion === undefined ? "install" : "update", "store_migration_failed", message).catch((e: unknown) => diagnostics(e, "marking a failed install"));
+      }
     });
   };
 

@@ -5,7 +5,7 @@
  * bytes and signature) runs here, before the input is posted, so the loop decides on a verified
  * candidate and stores its bytes in the deciding commit.
  */
-import { base64ToBytes, LineUpError, projectManifest, type AppManifest } from "@lineup/protocol";
+import { base64ToBytes, LineUpError, projectManifest, type AppManifest, type ErrorCode } from "@lineup/protocol";
 import { Emitter, type DiagnosticsSink } from "../core/emitter.js";
 import type { IdSource } from "../core/ports.js";
 import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
@@ -43,6 +43,8 @@ export interface RuntimeApps {
   readonly manager: RuntimeAppManager;
   readonly instances: InstancesView;
   readonly settings: RuntimeSettings;
+  /** An accepted install or update could not be completed and nothing is left to go back to: `install_state: "failed"`. */
+  installFailed(appScope: string, kind: "install" | "update", code: ErrorCode, reason: string): Promise<AppOperation>;
   /** Called by the Runtime after every commit whose state differs. */
   changed(before: RuntimeState | undefined, after: RuntimeState): void;
   /** A file of the active version's bundle (a back-end's entry), read from the store and verified again. */
@@ -221,6 +223,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     manager,
     instances,
     settings,
+    installFailed: (appScope, kind, code, reason) => decide({ type: "install_failed", operation_id: options.ids.next("op"), app_scope: appScope, kind, code, reason }),
     async bundleFile(appScope, path) {
       const bundle = await loadBundle(options, options.state(), appScope);
       const file = bundle.files.get(path);

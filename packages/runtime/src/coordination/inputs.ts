@@ -155,6 +155,8 @@ export type AppManagerRequest =
   | { readonly type: "resolve_update"; readonly operation_id: string; readonly app_scope: string; readonly approved: boolean }
   | { readonly type: "enable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
   | { readonly type: "disable"; readonly operation_id: string; readonly app_scope: string; readonly reason?: string }
+  /** An accepted install or update that could not be completed (`decideInstallFailed`): the Runtime's own, not the person's. */
+  | { readonly type: "install_failed"; readonly operation_id: string; readonly app_scope: string; readonly kind: "install" | "update"; readonly code: ErrorCode; readonly reason: string }
   | { readonly type: "rollback"; readonly operation_id: string; readonly app_scope: string; readonly version?: string; readonly reason: string }
   | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean };
 

@@ -17,7 +17,7 @@ import type { JsonValue } from "@lineup/protocol";
 import { decideInstall } from "../../apps/manager/decide-install.js";
 import { decideRemove } from "../../apps/manager/decide-remove.js";
 import { decideRollback } from "../../apps/manager/decide-rollback.js";
-import { decideDisable, decideEnable, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
+import { decideDisable, decideEnable, decideInstallFailed, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
 import { decideUpdate, decideUpdateApproval, decideUpdateToRetained } from "../../apps/manager/decide-update.js";
 import type { AppDecision, AppEffect } from "../../apps/manager/operation.js";
 import type { AppRegistryState } from "../../apps/manager/records.js";
@@ -42,6 +42,8 @@ function decide(state: RuntimeState, request: AppManagerRequest, env: Transition
       return decideInstall(apps, { operation_id: request.operation_id, candidate: request.candidate, approved: request.approved, ...(request.enable === undefined ? {} : { enable: request.enable }), now }, host, host.appPolicy);
     case "update":
       return decideUpdate(apps, { operation_id: request.operation_id, app_scope: request.app_scope, candidate: request.candidate, now, ...(request.target_version === undefined ? {} : { target_version: request.target_version }) }, host, host.appPolicy);
+    case "install_failed":
+      return decideInstallFailed(apps, { operation_id: request.operation_id, app_scope: request.app_scope, kind: request.kind, code: request.code, reason: request.reason, now });
     case "update_retained":
       return decideUpdateToRetained(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now, ...(request.target_version === undefined ? {} : { target_version: request.target_version }) });
     case "resolve_update":

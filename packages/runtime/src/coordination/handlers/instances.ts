@@ -61,6 +61,7 @@ export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { k
       const record = getApp(state.apps, request.app_scope);
       if (record === undefined) return step.result({ error: new LineUpError("app_not_installed", `no app ${request.app_scope}`) });
       if (!record.enabled) return step.result({ error: new LineUpError("app_disabled", `${request.app_scope} is disabled`) });
+      if (record.install_state === "failed") return step.result({ error: new LineUpError("app_disabled", `${request.app_scope}'s installation failed; update or remove it`) });
       const policy = instancePolicyFor(request.app_scope);
       const live = request.new_instance === true ? undefined : findLiveInstance(state.instances, request.app_scope, request.conversation_id);
       if (live !== undefined) {
