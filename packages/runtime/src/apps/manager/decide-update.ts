@@ -19,6 +19,7 @@ import {
   type ManagedApp,
   type RetainedVersion,
 } from "./records.js";
+import { activateRetained } from "./decide-rollback.js";
 import { compareVersions } from "./versions.js";
 
 export interface UpdateAppRequest {
@@ -162,15 +163,11 @@ export function decideUpdateToRetained(state: AppRegistryState, request: UpdateT
   if (version === undefined) {
     return refusedOperation(state, from, steps, "authorization", "version_not_retained", `${target ?? "no version"} is not a retained version newer than the active ${app.record.installed_version} (retained: ${app.retained.map((v) => v.version).join(", ")}); pass a bundle to update beyond them`);
   }
-  const { pending_update: superseded, ...rest } = app;
-  const record = { ...app.record, installed_version: version.version, previous_version: app.record.installed_version, install_state: "installed" as const };
+  const moved = activateRetained(app, version);
   return {
-    state: withApp(state, { ...rest, record }),
+    state: withApp(state, moved.app),
     operation: { ...from, to_version: version.version, status: "succeeded", steps: operationSteps(steps, undefined, "done") },
-    effects: [
-      ...(superseded?.candidate.bundle_digest == null ? [] : [{ kind: "delete_bundle" as const, app_scope: app.record.app_scope, version: superseded.candidate.version, bundle_digest: superseded.candidate.bundle_digest }]),
-      { kind: "publish_inventory" },
-    ],
+    effects: moved.effects,
     audit: [{ type: "app.update.succeeded", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${version.version} (a retained version)` }],
   };
 }
