@@ -19,7 +19,7 @@ import { createDiagnostics } from "./diagnostics.js";
 import { createInstanceLifecycle } from "./instance-lifecycle.js";
 import { createSessionData } from "./session-data.js";
 import { ToolServer } from "./tools.js";
-import type { AppDiagnosticsSink, AppStateChange, InstanceAppRuntimeSDK, Lifecycle, LineUpAppRuntimeSDK } from "./types.js";
+import type { AppContext, AppDiagnosticsSink, AppStateChange, InstanceAppRuntimeSDK, Lifecycle, LineUpAppRuntimeSDK } from "./types.js";
 
 export interface AppSdkOptions {
   /**
@@ -44,20 +44,29 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
   const instance = options.instance_id === undefined ? undefined : port.instance(options.instance_id);
   // An instance's app session is its conversation, as the web host's surfaces have it; else `main`.
   const appSessionId = options.app_session_id ?? instance?.conversation_id ?? "main";
-  return {
-    app: Object.freeze({
-      app_scope: port.app_scope,
-      app_version: port.record.installed_version,
-      instance_id: instance?.instance_id ?? `${port.app_scope}:main`,
-      kind: port.record.kind,
-      entrypoint: options.entrypoint ?? instance?.entrypoint ?? "main",
-      scope: Object.freeze({
-        ...(instance?.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }),
-        ...(instance?.parent_instance_id === undefined ? {} : { parent_instance_id: instance.parent_instance_id }),
-      }),
-      granted_permissions: [],
-      app_session_id: appSessionId,
+  const fixed = {
+    app_scope: port.app_scope,
+    app_version: port.record.installed_version,
+    instance_id: instance?.instance_id ?? `${port.app_scope}:main`,
+    kind: port.record.kind,
+    entrypoint: options.entrypoint ?? instance?.entrypoint ?? "main",
+    scope: Object.freeze({
+      ...(instance?.conversation_id === undefined ? {} : { conversation_id: instance.conversation_id }),
+      ...(instance?.parent_instance_id === undefined ? {} : { parent_instance_id: instance.parent_instance_id }),
     }),
+    app_session_id: appSessionId,
+  };
+  // The capabilities the person allowed for good, as they are now: a new context only when they change.
+  let context: AppContext | undefined;
+  const currentContext = (): AppContext => {
+    const granted = port.capabilitySummary().granted_permissions;
+    if (context === undefined || context.granted_permissions.join() !== granted.join()) context = Object.freeze({ ...fixed, granted_permissions: Object.freeze([...granted]) });
+    return context;
+  };
+  return {
+    get app() {
+      return currentContext();
+    },
     lifecycle: {
       ...(instance === undefined ? {} : { instance: createInstanceLifecycle(port, instance, diagnostics) }),
       current: () => port.view().lifecycle,

@@ -120,6 +120,19 @@ describe("sdk.capabilities through the Capability Gateway", () => {
     expect(host.prompts).toHaveLength(1);
   });
 
+  it("sdk.app.granted_permissions lists what the person allowed for good, as it is now (spec 6.1)", async () => {
+    const k = await start();
+    const sdk = await sketchInConversation(k);
+    expect(sdk.app.granted_permissions).toEqual([]);
+    await k.runtime.settings.setGrant("sketch", "link.open", "granted");
+    expect(sdk.app.granted_permissions).toEqual(["link.open"]);
+    expect(sdk.app.app_scope).toBe("sketch");
+    await k.runtime.settings.setGrant("sketch", "file.save", "denied");
+    expect(sdk.app.granted_permissions).toEqual(["link.open"]);
+    await k.runtime.settings.setGrant("sketch", "link.open", "ask");
+    expect(sdk.app.granted_permissions).toEqual([]);
+  });
+
   it("the person's no comes back as permission_denied, a result and not a rejection, and is not asked again", async () => {
     const k = await start();
     const sdk = await sketchInConversation(k);

@@ -44,6 +44,7 @@ void (async () => {
   const patches = list("patches");
   const messages = list("messages");
   const outcomes = list("outcomes");
+  const listed = list("listed");
   const add = (into, text) => { const li = document.createElement("li"); li.textContent = text; into.append(li); return li; };
   surface.agentMessages.onStatePatch((patch) => {
     if (typeof patch.patch.title === "string") title.textContent = patch.patch.title;
@@ -70,6 +71,14 @@ void (async () => {
   foreign.textContent = "Acknowledge a message it never got";
   foreign.addEventListener("click", () => surface.agentMessages.ack("conv-elsewhere:1").then(() => add(outcomes, "ack sent"), (error) => add(outcomes, "ack " + error.code)));
   root.append(foreign);
+  const lister = document.createElement("button");
+  lister.type = "button";
+  lister.textContent = "List the inbox";
+  lister.addEventListener("click", () => surface.agentMessages.list({ latest: true, limit: 20 }).then((page) => {
+    listed.replaceChildren();
+    for (const m of page.messages) add(listed, m.type + " " + JSON.stringify(m.payload));
+  }, (error) => add(listed, "list " + error.code)));
+  root.append(lister);
   await surface.lifecycle.ready();
 })();
 `;
@@ -84,6 +93,7 @@ const MANIFEST = {
   entrypoints: [{ id: "main", kind: "contextual", default_eligible: false, display_modes: ["foreground"], path: "index.html", title: APP.name }],
   agent_subscriptions: [
     { type: "lineup.app.state.patch", scope: "instance" },
+    { type: "lineup.app.state.patch", scope: "conversation" },
     { type: "lineup.message", scope: "conversation" },
     { type: "lineup.tool.invoke", scope: "conversation" },
   ],
@@ -141,6 +151,9 @@ describe("spec 8.2 / 5.4: a sandboxed app's inbox and events, through the real A
     await expect.poll(() => frame().locator("#title").textContent(), { timeout: 15_000 }).toBe("From the agent");
     await expect.poll(() => items("messages"), { timeout: 15_000 }).toEqual(['lineup.message agent false {"format":"text","text":"a note for the probe"} · ack ok']);
     expect(await items("patches")).toEqual(['{"title":"From the agent"}']);
+    // The stored inbox, read back through the SDK's list(): both, oldest first, as the app may see them.
+    await frame().getByRole("button", { name: "List the inbox" }).click();
+    await expect.poll(() => items("listed"), { timeout: 15_000 }).toEqual(['lineup.app.state.patch {"patch":{"title":"From the agent"}}', 'lineup.message {"format":"text","text":"a note for the probe"}']);
     await page.screenshot({ path: join(SCREENSHOTS, "app-inbox-1-patched.png") });
   }, 120_000);
 

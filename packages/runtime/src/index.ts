@@ -51,6 +51,7 @@ export type { AppManagerRequest, InstanceRequest, ToolReport, SettingsChange } f
 export type { AppSessionData, AppSummary, ResultCard, CapabilitySummary } from "./runtime.js";
 export type { ArtifactInfo, ArtifactRead } from "./coordination/artifact-access.js";
 export * from "./apps/app-manager-api.js";
+export type { HostIntentOutcome } from "./apps/host-intents.js";
 export { CoreAppRegistry, CHAT_APP_SCOPE, CHAT_MESSAGE_TYPES, CHAT_CARD_TYPES, type AppDirectory, type AppRecord, type AppSubscription } from "./apps/core-app-registry.js";
 export { NO_INSTANCES, type InstanceDirectory } from "./apps/instance-directory.js";
 export { RUNTIME_SCHEMA, RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";

@@ -17,6 +17,7 @@ import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
 import { viewGrantKey } from "./coordination/handlers/settings.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
+import type { HostFacts } from "./coordination/handlers/env.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
 import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
@@ -42,6 +43,7 @@ import { createMailbox, type Mailbox } from "./coordination/loop.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
+import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
@@ -424,6 +426,24 @@ export interface LineUpRuntime {
   dropConnection(): void;
   /** The network is back (a host's hint): a reconnect waiting out its backoff is tried now; otherwise nothing happens. */
   reconnectNow(): void;
+  /**
+   * The host provider's capabilities changed at run time (a service came or went): the Runtime asks it
+   * again and, when the set differs, republishes each inventory whose visible tools changed (spec 7.2).
+   * Resolves once that is committed.
+   */
+  hostCapabilitiesChanged(): Promise<void>;
+  /**
+   * Replaces the user's or organisation's inventory policy (`inventoryPolicy`): each inventory whose
+   * visible tools change is republished with a new revision, and agent messages to apps it now blocks
+   * are refused `policy_denied`. Resolves once committed.
+   */
+  setInventoryPolicy(policy: InventoryPolicy): Promise<void>;
+  /**
+   * A host intent (`lineup.host.intent`'s payload: the window hidden or shown, memory pressure, sleep and wake,
+   * a deep link or notification to open or close an app): checked, audited, carried out (`apps/host-intents.ts`).
+   * Rejects with a `LineUpError` (`payload_invalid`, `invalid_params`, …) for a bad one, which changes nothing.
+   */
+  hostIntent(intent: unknown): Promise<HostIntentOutcome>;
 }
 
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
@@ -434,10 +454,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const hostFeatures = offeredFeatures(options);
   const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
-  const hostFacts = {
+  const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
+  // Replaced (never mutated) when the host's capabilities or the policy change at run time: transitions
+  // read the current facts, and caches keyed on the object see the change.
+  let hostFacts: HostFacts = {
     features: hostFeatures,
     backend_protocols: backendProtocols,
-    capabilities: (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c)),
+    capabilities: supportedCapabilities(),
     appPolicy: options.appPolicy ?? {},
     inventoryPolicy: options.inventoryPolicy ?? {},
   };
@@ -492,6 +515,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
+  const hostIntents = createHostIntents({
+    post: (input) => requireMailbox().post(input),
+    launch: (request) => runtimeApps.manager.launch(request),
+    closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
+    liveInstances: () => runtimeApps.instances.snapshot().instances,
+    conversationApp: (conversationId) => state().conversations.get(conversationId)?.app_scope,
+    pauseIdle: (paused) => idleTimer.pause(paused, mailbox?.state),
+    reconnectNow: () => driver?.reconnectNow(),
+  });
   const idleTimer = createIdleTimer({
     clock,
     idleMs: options.suspendIdleMs,
@@ -688,7 +720,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       diagnostics(error, "app storage migration");
       const back = previousVersion === undefined ? undefined : mailbox?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
       if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
-      else await runtimeApps.manager.disable(scope).catch((e: unknown) => diagnostics(e, "disable after a failed migration"));
+      else {
+        const message = `its storage could not be brought to ${mailbox?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
+        await runtimeApps.installFailed(scope, previousVersion === undefined ? "install" : "update", "store_migration_failed", message).catch((e: unknown) => diagnostics(e, "marking a failed install"));
+      }
     });
   };
 
@@ -786,7 +821,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       auditHead: restored.auditHead,
       diagnostics,
       ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-      env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
+      env: {
+        // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
+        get host() {
+          return hostFacts;
+        },
+        now: () => clock.now(),
+        newId: (prefix) => ids.next(prefix),
         ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
         ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
         ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
@@ -892,11 +933,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
         if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
       };
+      // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
+      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(state(), appScope));
       return {
         app_scope: appScope,
         record,
-        view,
-        subscribeView: (listener) => views.subscribe(listener),
+        view: () => scoped(view()),
+        subscribeView: (listener) => views.subscribe((full) => listener(scoped(full))),
         listMessages: (request) => listHistory(options.store, appScope, request),
         subscribeMessages(subscribeOptions, handler) {
           requireEnabled();
@@ -1156,6 +1199,21 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     reconnectNow() {
       driver?.reconnectNow();
     },
+    async hostCapabilitiesChanged() {
+      const capabilities = supportedCapabilities();
+      if (capabilities.join() === hostFacts.capabilities.join()) return;
+      const before = new Set(hostFacts.capabilities);
+      const now = new Set<string>(capabilities);
+      hostFacts = { ...hostFacts, capabilities };
+      const gained = capabilities.filter((c) => !before.has(c));
+      const lost = [...before].filter((c) => !now.has(c));
+      await requireMailbox().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
+    },
+    hostIntent: (intent) => hostIntents(intent),
+    async setInventoryPolicy(policy) {
+      hostFacts = { ...hostFacts, inventoryPolicy: policy };
+      await requireMailbox().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
+    },
     dropConnection() {
       driver?.dropConnection();
     },
@@ -1251,6 +1309,28 @@ export function toView(state: RuntimeState): RuntimeView {
     failed_actions: failed,
     queued_actions: queued,
     default_app: appDirectoryOf(state.apps).defaultApp(),
+  };
+}
+
+/**
+ * What an installed app reads of the Runtime's state (spec 6.1: a view model cut to its scope, never the
+ * whole state): the conversations it serves — started for it, or where it has a live instance — the failed
+ * actions it dispatched, and the count of its own actions waiting to be sent. Connection, lifecycle and the
+ * default app are the same for everyone.
+ */
+export function appView(state: RuntimeState, appScope: string): RuntimeView {
+  const full = toView(state);
+  const served = new Set<string>();
+  for (const instance of Object.values(state.instances.instances)) {
+    if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);
+  }
+  let queued = 0;
+  for (const entry of state.outbox.values() as Iterable<OutboxEntry>) if (entry.status === "pending" && entry.app_scope === appScope) queued += 1;
+  return {
+    ...full,
+    conversations: full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)),
+    failed_actions: full.failed_actions.filter((a) => a.app_scope === appScope),
+    queued_actions: queued,
   };
 }
 

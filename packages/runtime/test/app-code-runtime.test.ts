@@ -90,13 +90,13 @@ describe("an installed app's own storage and back-ends in the Runtime", () => {
     await storage.put("entries", "2026-12-01", { title: "Monday" });
     await expect(storage.put("entries", "2026-12-02", { heading: "wrong shape" })).rejects.toMatchObject({ code: "invalid_params" });
 
-    expect((await d.runtime.appManager.update("journal", await signedBundle(journal("2.0.0", STORAGE_V2)))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("journal", undefined, { bundle: await signedBundle(journal("2.0.0", STORAGE_V2)) })).status).toBe("succeeded");
     await until(() => host.names().includes("journal/backup-v1"), 3_000, "the backup before the migration");
     const migrated = await storage.get("entries", "2026-12-01");
     expect(migrated?.value).toEqual({ heading: "Monday" });
     expect(migrated?.provenance.app_version).toBe("2.0.0");
 
-    expect((await d.runtime.appManager.update("journal", await signedBundle(journal("3.0.0", STORAGE_V3_BROKEN)))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("journal", undefined, { bundle: await signedBundle(journal("3.0.0", STORAGE_V3_BROKEN)) })).status).toBe("succeeded");
     // The migration to 3 fails its own value schema: the Runtime rolls the app back to 2.0.0, whose data is as it was.
     await until(() => d.runtime.appManager.getApp("journal")?.record.installed_version === "2.0.0", 5_000, "the rollback to 2.0.0");
     expect((await storage.get("entries", "2026-12-01"))?.value).toEqual({ heading: "Monday" });
@@ -106,6 +106,24 @@ describe("an installed app's own storage and back-ends in the Runtime", () => {
     // Removing the app deletes its data.
     expect((await d.runtime.appManager.remove("journal", { confirmed: true })).status).toBe("succeeded");
     await until(() => host.names().length === 0, 3_000, "the removed app's stores");
+  });
+
+  it("an install whose storage cannot be set up ends install_state failed: kept, not openable, out of the inventory, until removed", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const key = await publisherKey();
+    const memory = createMemoryAppStorageHost();
+    const broken = { ...memory, open: () => Promise.reject(new Error("the disk is full")) };
+    device = await startDevice(server, createMemoryStoreData(), { clock: createFakeClock(), extra: { trustedPublishers: [key.trustedKey], appStorage: broken, backends: remoteHttpRunners } });
+    const d = device;
+    await d.runtime.whenOnline();
+    expect((await d.runtime.appManager.install(await signedBundle(journal("1.0.0", STORAGE_V1)), { approved: true })).status).toBe("succeeded");
+    await until(() => d.runtime.appManager.getApp("journal")?.record.install_state === "failed", 5_000, "the install marked failed");
+    expect(d.runtime.apps.get("journal")?.enabled).toBe(false);
+    expect(d.runtime.instances.whyCannotOpen("journal")).toBe("its installation failed");
+    expect(d.runtime.appManager.operations()[0]).toMatchObject({ kind: "install", app_scope: "journal", status: "failed", error: { code: "store_migration_failed" } });
+    await expect(d.runtime.appManager.launch({ app_scope: "journal", conversation_id: "s-1" })).rejects.toBeInstanceOf(LineUpError);
+    expect((await d.runtime.appManager.remove("journal", { confirmed: true })).status).toBe("succeeded");
   });
 
   it("calls a declared remote-http back-end for the app, with the Runtime's checks and the call's time limit", async () => {

@@ -135,7 +135,11 @@ describe("app events (spec 8.2)", () => {
 
   it("an instance's view of the inbox: a state patch for one instance reaches only it, one for the app reaches both; acknowledged, it is not delivered again", async () => {
     const data = createMemoryStoreData();
-    const { server, d } = await onlineDevice({ data, install: whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.app.state.patch", scope: "instance" }] } as Partial<AppManifest>) });
+    const subscriptions = [
+      { type: "lineup.app.state.patch", scope: "instance" },
+      { type: "lineup.app.state.patch", scope: "app" },
+    ];
+    const { server, d } = await onlineDevice({ data, install: whiteboardManifest("1.0.0", { agent_subscriptions: subscriptions } as Partial<AppManifest>) });
     devices.push(d);
     const board = d.runtime.appPort("whiteboard");
     const a = await d.runtime.appManager.launch({ app_scope: "whiteboard", conversation_id: "s-1" });

@@ -207,7 +207,7 @@ describe("apps in the Runtime", () => {
     const server = new FakeAppServer();
     const d = await device(server);
     await d.runtime.appManager.install(await signedBundle(whiteboardManifest("1.0.0"), undefined, "<!doctype html><p>one</p>"), { approved: true });
-    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("1.1.0"), undefined, "<!doctype html><p>two</p>"))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("whiteboard", undefined, { bundle: await signedBundle(whiteboardManifest("1.1.0"), undefined, "<!doctype html><p>two</p>") })).status).toBe("succeeded");
     expect((await d.runtime.instances.appEntry("whiteboard", "canvas", "1.0.0")).html).toContain("one");
     expect((await d.runtime.instances.appEntry("whiteboard", "canvas")).html).toContain("two");
     // A version no longer kept falls back to the active one.
@@ -307,7 +307,7 @@ describe("apps in the Runtime", () => {
     const server = new FakeAppServer();
     const d = await device(server);
     await d.runtime.appManager.install(await signedBundle(whiteboardManifest("1.0.0")), { approved: true });
-    const waiting = await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardWithClipboard("1.1.0")));
+    const waiting = await d.runtime.appManager.update("whiteboard", undefined, { bundle: await signedBundle(whiteboardWithClipboard("1.1.0")) });
     expect(waiting.status).toBe("awaiting_approval");
     expect(waiting.diff?.added_capabilities.map((c) => c.name)).toEqual(["clipboard.write"]);
     expect(d.runtime.appManager.getApp("whiteboard")).toMatchObject({ record: { installed_version: "1.0.0" }, pending_update: { version: "1.1.0" } });
@@ -316,8 +316,8 @@ describe("apps in the Runtime", () => {
     expect(d.runtime.appManager.getApp("whiteboard")?.record.installed_version).toBe("1.0.0");
     expect(d.runtime.appManager.getApp("whiteboard")?.pending_update).toBeUndefined();
 
-    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("0.9.0")))).error?.code).toBe("bundle_downgrade");
-    expect((await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("1.2.0")))).status).toBe("succeeded");
+    expect((await d.runtime.appManager.update("whiteboard", undefined, { bundle: await signedBundle(whiteboardManifest("0.9.0")) })).error?.code).toBe("bundle_downgrade");
+    expect((await d.runtime.appManager.update("whiteboard", undefined, { bundle: await signedBundle(whiteboardManifest("1.2.0")) })).status).toBe("succeeded");
     const back = await d.runtime.appManager.rollback("whiteboard", { reason: "1.2.0 broke the toolbar" });
     expect(back).toMatchObject({ status: "succeeded", to_version: "1.0.0" });
     expect(d.runtime.appManager.getApp("whiteboard")?.record.installed_version).toBe("1.0.0");

@@ -293,7 +293,7 @@ describe("the backlog itself is bounded (spec 12 box 3)", () => {
     const data = createMemoryStoreData();
     const d = await startDevice(server, data, { subscribe: false, extra: { trustedPublishers: [key.trustedKey], maxPendingPerApp: 2 } });
     await d.runtime.whenOnline();
-    const manifest = whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.app.state.patch", scope: "conversation" }] } as Partial<AppManifest>);
+    const manifest = whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.app.state.patch", scope: "app" }] } as Partial<AppManifest>);
     const install = async () => expect((await d.runtime.appManager.install(await signedBundle(manifest, key), { approved: true })).status).toBe("succeeded");
     let n = 0;
     const patch = () =>

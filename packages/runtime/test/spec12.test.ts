@@ -38,7 +38,7 @@ async function auditRecords(data: MemoryStoreData): Promise<{ type: string; code
 }
 
 /** The whiteboard app that also takes the agent's plain messages addressed to it. */
-const listeningWhiteboard = (): AppManifest => whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.message", scope: "conversation" }] } as Partial<AppManifest>);
+const listeningWhiteboard = (): AppManifest => whiteboardManifest("1.0.0", { agent_subscriptions: [{ type: "lineup.message", scope: "app" }] } as Partial<AppManifest>);
 
 /** A whiteboard whose `board.present` must be in front (an extension the agent brings up over chat). */
 const presentingWhiteboard = (): AppManifest => {
@@ -400,7 +400,7 @@ describe("spec 12 安全 (security)", () => {
     const activeBefore = d.runtime.appManager.getApp("whiteboard")!;
     // An update signed by a key nobody trusts: refused at verify; the active version and its bundle stay.
     const { generatePublisherKey } = await import("../src/index.js");
-    const refused = await d.runtime.appManager.update("whiteboard", await signedBundle(whiteboardManifest("2.0.0"), await generatePublisherKey()));
+    const refused = await d.runtime.appManager.update("whiteboard", undefined, { bundle: await signedBundle(whiteboardManifest("2.0.0"), await generatePublisherKey()) });
     expect(refused).toMatchObject({ status: "failed", error: { code: "bundle_untrusted_key" } });
     expect(d.runtime.appManager.getApp("whiteboard")).toEqual(activeBefore);
     await d.stop();

@@ -4,15 +4,24 @@
  * at-least-once: a message that needs it stays in the app's inbox until `ack(message_id)`, so a
  * listener must be idempotent by `message_id`.
  */
-import { ENVELOPE_TYPES, type BridgeEventData, type BridgeParams } from "@lineup/protocol";
+import { ENVELOPE_TYPES, type BridgeEventData, type BridgeParams, type BridgeResult } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
 import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
 export type AgentMessage = BridgeEventData<"agent.message">;
 export type StatePatch = BridgeEventData<"state.patch">;
 export type AgentMessageFilter = BridgeParams<"agent_message.subscribe">;
+export type AgentMessageListRequest = BridgeParams<"agent_message.list">;
+export type AgentMessagePage = BridgeResult<"agent_message.list">;
 
 export interface AgentMessageAPI {
+  /**
+   * One page of the stored messages this instance may see (its conversation, addressed to it or to no
+   * instance), oldest first: from the oldest, `after` a cursor (`next_cursor` when newer ones follow), or
+   * `before` a cursor / `latest: true` backward (`prev_cursor` when older ones exist). Catches up with what
+   * arrived while the app was not running (spec 5.4 `list()`); rejects with a `LineUpError`.
+   */
+  list(request?: AgentMessageListRequest): Promise<AgentMessagePage>;
   /** Starts delivery (one bridge subscription: the first listener's filter, kept until the last listener leaves). */
   subscribe(listener: (message: AgentMessage) => void, filter?: AgentMessageFilter): Unsubscribe;
   /** Removes a delivered message from the app's inbox (needed when `requires_ack`, and for state patches). */
@@ -41,6 +50,10 @@ export class AgentMessages implements AgentMessageAPI {
     this.#patches = new Emitter("state.patch", diagnostics);
     channel.on("agent.message", (message) => this.#messages.fire(message));
     channel.on("state.patch", (patch) => this.#patches.fire(patch));
+  }
+
+  list(request: AgentMessageListRequest = {}): Promise<AgentMessagePage> {
+    return this.#channel.request("agent_message.list", request);
   }
 
   subscribe(listener: (message: AgentMessage) => void, filter: AgentMessageFilter = {}): Unsubscribe {

@@ -4,7 +4,7 @@ export type { AppLifecycleAPI, ClosingListener, ClosingNotice, LifecycleState } 
 export type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 export { LocalSessionData } from "./local-session-data.js";
 export { replaceWithRetry, SessionDataStore } from "./session-data-store.js";
-export type { AgentMessage, AgentMessageAPI, AgentMessageFilter, StatePatch } from "./agent-messages.js";
+export type { AgentMessage, AgentMessageAPI, AgentMessageFilter, AgentMessageListRequest, AgentMessagePage, StatePatch } from "./agent-messages.js";
 export { TASK_EVENTS_PAGE, type AgentTaskHandle } from "@lineup/protocol";
 export type { AgentTask, AgentTaskEvent, AgentTaskInput, AgentTaskRequest, AgentTaskResult, AgentTaskStatus } from "@lineup/protocol";
 export type { DiagnosticsSink, SurfaceDiagnostic, Unsubscribe } from "./emitter.js";

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LineUpError } from "@lineup/protocol";
 import { connectSurface, type Surface } from "../src/index.js";
 import { eventually, FakeHost, sampleSnapshot, tick } from "./fake-host.js";
 
@@ -141,6 +142,18 @@ describe("requests to the host", () => {
 });
 
 describe("agent messages and state patches", () => {
+  it("list() asks the host for one page of the inbox and resolves with it; a refusal rejects with its code", async () => {
+    const message = { message_id: "conv-1:4", type: "lineup.message", conversation_id: "conv-1", sender: { kind: "agent" as const, id: "agent-1" }, timestamp: "2026-08-06T08:00:00Z", payload: { text: "while you were away" }, requires_ack: false };
+    host.on("agent_message.list", (params) => {
+      if (params.after === "bad") throw new LineUpError("invalid_params", "not a cursor");
+      return { messages: [message], next_cursor: "conv-1:4" };
+    });
+    expect(await surface.agentMessages.list({ limit: 1 })).toEqual({ messages: [message], next_cursor: "conv-1:4" });
+    expect(host.requestsOf("agent_message.list").map((r) => r.params)).toEqual([{ limit: 1 }]);
+    await expect(surface.agentMessages.list({ after: "bad" })).rejects.toMatchObject({ code: "invalid_params" });
+  });
+
+
   it("subscribes once with the filter, delivers projected messages, acks, and unsubscribes with the last listener", async () => {
     const a: string[] = [];
     const b: string[] = [];

@@ -167,11 +167,11 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
     throw error;
   }
 
-  // The outbox is empty: what the device publishes (the inventory) reached the server.
+  // The outbox is empty (chat, a core app, reads the whole view): what the device publishes (the inventory) reached the server.
   const settled = async (timeoutMs: number): Promise<void> => {
     await waitFor(() => {
       const runtime = running.runtime;
-      return runtime.lifecycle.snapshot().status === "online" && runtime.appPort(runtime.apps.defaultApp()).view().queued_actions === 0 ? true : undefined;
+      return runtime.lifecycle.snapshot().status === "online" && runtime.appPort("chat").view().queued_actions === 0 ? true : undefined;
     }, timeoutMs, "the device's outbox to drain");
   };
   await settled(5_000);

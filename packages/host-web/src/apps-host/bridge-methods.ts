@@ -9,7 +9,7 @@
  */
 import { AGENT_TASK_FEATURE, base64ToBytes, bytesToBase64, type LineUpError, type AgentTaskControl, type AgentTaskRequest, type BridgeEventData, type BridgeEventName, type BridgeMethodName, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, AppPort, AppStorageWrite, SessionDataSnapshot, Unsubscribe } from "@lineup/runtime";
-import { surfaceFrameOf } from "./inbox-bridge.js";
+import { agentMessageDataOf, surfaceFrameOf } from "./inbox-bridge.js";
 
 /** What a method's entry works with: one instance's surface, its app's port and what the surface subscribed to. */
 export interface BridgeSession {
@@ -166,6 +166,13 @@ const BRIDGE_METHOD_ENTRIES: Partial<Record<BridgeMethodName, MethodEntry>> = {
       },
     );
     return {};
+  },
+  "agent_message.list": async (p: { after?: string; before?: string; latest?: boolean; limit?: number }, { port, instance }: BridgeSession) => {
+    if (instance.conversation_id === undefined) throw refusal("invalid_state", "this instance serves no conversation, so no agent writes to it");
+    const page = await port.listMessages({ conversation_id: instance.conversation_id, ...p }).catch(rethrow);
+    // The instance's view of the inbox, as `agent_message.subscribe` delivers it: addressed to it or to none.
+    const messages = page.messages.filter((m) => m.instance_id === undefined || m.instance_id === instance.instance_id).flatMap((m) => agentMessageDataOf(m) ?? []);
+    return { messages, ...(page.next_cursor === undefined ? {} : { next_cursor: page.next_cursor }), ...(page.prev_cursor === undefined ? {} : { prev_cursor: page.prev_cursor }) };
   },
   "agent_message.unsubscribe": (_: unknown, { subscriptions }: BridgeSession) => {
     subscriptions.inbox?.();

@@ -30,6 +30,12 @@ export function surfaceFrameOf(message: AgentAppMessage): SurfaceInboxFrame | un
       },
     };
   }
+  const data = agentMessageDataOf(message);
+  return data === undefined ? undefined : { event: "agent.message", data };
+}
+
+/** `message` as `agent.message` carries it (and `agent_message.list` lists it), or undefined for a sender kind apps never hear from. */
+export function agentMessageDataOf(message: AgentAppMessage): BridgeEventData<"agent.message"> | undefined {
   if (!SENDERS.has(message.sender.kind)) return undefined;
   // Ids come from the Runtime's records (already checked); the event's schema checks them again on the wire.
   const data = {
@@ -42,5 +48,5 @@ export function surfaceFrameOf(message: AgentAppMessage): SurfaceInboxFrame | un
     payload: message.payload,
     requires_ack: message.delivery === "explicit_ack",
   };
-  return { event: "agent.message", data: data as unknown as BridgeEventData<"agent.message"> };
+  return data as unknown as BridgeEventData<"agent.message">;
 }

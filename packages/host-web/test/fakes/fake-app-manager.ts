@@ -18,6 +18,8 @@ import {
   decideSetDefaultApp,
   decideUpdate,
   decideUpdateApproval,
+  decideUpdateToRetained,
+  DEFAULT_ROLLBACK_REASON,
   getManagedApp,
   instancePolicyFor,
   listApps,
@@ -145,10 +147,13 @@ export function createFakeAppManager(options: { settings: () => RuntimeSettings;
       calls.push(`disable:${appScope}`);
       return commit(decideDisable(state, { ...request(), app_scope: appScope }));
     },
-    async update(appScope, bundle) {
+    async update(appScope, targetVersion, updateOptions) {
       calls.push(`update:${appScope}`);
+      const target = targetVersion === undefined ? {} : { target_version: targetVersion };
+      const bundle = updateOptions?.bundle;
+      if (bundle === undefined) return commit(decideUpdateToRetained(state, { ...request(), app_scope: appScope, ...target }));
       const candidate = await candidateOf(bundle);
-      return commit(decideUpdate(state, { ...request(), app_scope: appScope, candidate }, HOST), bundle.byteLength);
+      return commit(decideUpdate(state, { ...request(), app_scope: appScope, candidate, ...target }, HOST), bundle.byteLength);
     },
     async resolveUpdate(appScope, approved) {
       calls.push(`resolveUpdate:${appScope}=${String(approved)}`);
@@ -156,13 +161,13 @@ export function createFakeAppManager(options: { settings: () => RuntimeSettings;
       const { now } = request();
       return commit(decideUpdateApproval(state, { operation_id: waiting, app_scope: appScope, approved, now }));
     },
-    async rollback(appScope, rollbackOptions) {
+    async rollback(appScope, rollbackOptions = {}) {
       calls.push(`rollback:${appScope}`);
-      return commit(decideRollback(state, { ...request(), app_scope: appScope, reason: rollbackOptions.reason, ...(rollbackOptions.version === undefined ? {} : { target_version: rollbackOptions.version }) }));
+      return commit(decideRollback(state, { ...request(), app_scope: appScope, reason: rollbackOptions.reason ?? DEFAULT_ROLLBACK_REASON, ...(rollbackOptions.version === undefined ? {} : { target_version: rollbackOptions.version }) }));
     },
-    async remove(appScope, removeOptions) {
-      calls.push(`remove:${appScope}=${String(removeOptions.confirmed)}`);
-      return commit(decideRemove(state, { ...request(), app_scope: appScope, confirmed: removeOptions.confirmed }));
+    async remove(appScope, removeOptions = {}) {
+      calls.push(`remove:${appScope}=${String(removeOptions.confirmed === true)}`);
+      return commit(decideRemove(state, { ...request(), app_scope: appScope, confirmed: removeOptions.confirmed === true }));
     },
     async setDefaultApp(appScope) {
       calls.push(`setDefaultApp:${appScope}`);

@@ -41,6 +41,14 @@ function checkScope(scope: unknown): ProtocolError | undefined {
   return undefined;
 }
 
+/** Checks `payload` against the payload schema of envelope type `type` alone (an ingress that carries no envelope frame). Never throws. */
+export function validateEnvelopePayload(type: string, payload: unknown): DecodeResult<unknown> {
+  const validator = payloadValidators.get(type);
+  if (validator === undefined) return fail("envelope_unknown_type", `unknown envelope type "${type.slice(0, 96)}"`, "/type");
+  const checked = checkWith(validator, payload, "payload_invalid");
+  return checked.ok ? ok(payload) : fail("payload_invalid", `${type} payload: ${checked.error.message}`, checked.error.path ?? "");
+}
+
 /**
  * Validates an already-parsed value as a RuntimeEnvelope v1. Never throws.
  */

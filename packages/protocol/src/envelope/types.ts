@@ -155,7 +155,8 @@ export const RuntimeNoticePayloadSchema = payload("lineup.runtime.notice", {
 });
 
 export const HostIntentPayloadSchema = payload("lineup.host.intent", {
-  intent: StringEnum(["open_app", "open_conversation", "close_app", "suspend", "resume"] as const),
+  /** `suspend` / `resume`: the device sleeps and wakes; `window_hidden` / `window_shown`: the host's window; `memory_pressure`: the system asks for memory back. */
+  intent: StringEnum(["open_app", "open_conversation", "close_app", "suspend", "resume", "window_hidden", "window_shown", "memory_pressure"] as const),
   app_scope: Type.Optional(AppScopeSchema()),
   conversation_id: Type.Optional(ConversationIdSchema()),
   entrypoint: Type.Optional(OpaqueIdSchema()),
@@ -192,7 +193,7 @@ export const ENVELOPE_TYPES = {
   "lineup.task.decision": spec({ type: "lineup.task.decision", description: "An app accepted or rejected its agent task's result; for the agent.", senders: ["app"], targets: ["runtime"], requires: [], delivery: "display", payload: TaskDecisionPayloadSchema }),
   "lineup.artifact": spec({ type: "lineup.artifact", description: "An artifact shared in a conversation.", senders: ["agent", "runtime", "user"], targets: ["app"], requires: [], delivery: "display", payload: ArtifactPayloadSchema }),
   "lineup.runtime.notice": spec({ type: "lineup.runtime.notice", description: "A Runtime-wide notice (global scope) or one for a conversation.", senders: ["runtime"], targets: ["runtime", "app"], requires: [], delivery: "display", payload: RuntimeNoticePayloadSchema }),
-  "lineup.host.intent": spec({ type: "lineup.host.intent", description: "A host lifecycle intent: a deep link, a notification click, suspend/resume.", senders: ["host"], targets: ["runtime"], requires: [], delivery: "explicit_ack", payload: HostIntentPayloadSchema }),
+  "lineup.host.intent": spec({ type: "lineup.host.intent", description: "A host lifecycle intent: a deep link, a notification click, sleep and wake, the window hidden or shown, memory pressure.", senders: ["host"], targets: ["runtime"], requires: [], delivery: "explicit_ack", payload: HostIntentPayloadSchema }),
 } as const satisfies Record<string, EnvelopeTypeSpec>;
 
 export type EnvelopeType = keyof typeof ENVELOPE_TYPES;

@@ -18,6 +18,8 @@ import {
   BridgeAgentTaskResultSchema,
   BridgeAgentTasksResultSchema,
   BridgeAgentMessageAckParamsSchema,
+  BridgeAgentMessageListParamsSchema,
+  BridgeAgentMessageListResultSchema,
   BridgeAgentMessageEventSchema,
   BridgeAgentMessageSubscribeParamsSchema,
   BridgeAppCloseParamsSchema,
@@ -134,6 +136,7 @@ export const BRIDGE_METHODS = {
   // App → host: agent messages (spec 5.4)
   "agent_message.subscribe": method("agent_message.subscribe", "to_host", "Starts `agent.message` events, filtered by the manifest's subscriptions ∩ `types`.", BridgeAgentMessageSubscribeParamsSchema, emptyBridgeBody()),
   "agent_message.unsubscribe": method("agent_message.unsubscribe", "to_host", "Stops `agent.message` events; undelivered messages stay in the app's inbox.", emptyBridgeBody(), emptyBridgeBody()),
+  "agent_message.list": method("agent_message.list", "to_host", "One page of the stored messages this instance may see, oldest first (spec 5.4 `list()`).", BridgeAgentMessageListParamsSchema, BridgeAgentMessageListResultSchema),
   "agent_message.ack": method("agent_message.ack", "to_host", "Acknowledges a delivered message (`agent.message` with `requires_ack`, or `state.patch`); it leaves the inbox.", BridgeAgentMessageAckParamsSchema, emptyBridgeBody()),
 
   // App → host: tools (spec 6.2, 7.3)

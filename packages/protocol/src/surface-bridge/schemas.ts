@@ -258,6 +258,26 @@ export const BridgeAgentMessageSubscribeParamsSchema = Closed({
 });
 export const BridgeAgentMessageAckParamsSchema = Closed({ message_id: OpaqueIdSchema() });
 
+/** An inbox cursor, as a page gives it (`next_cursor`, `prev_cursor`). */
+const InboxCursor = () => Type.String({ minLength: 1, maxLength: 512 });
+
+/**
+ * `agent_message.list` (spec 5.4 `list()`): one page of the messages this instance may see — in its
+ * conversation, addressed to it or to no instance — oldest first. `after`, `before` and `latest` are exclusive.
+ */
+export const BridgeAgentMessageListParamsSchema = Closed({
+  after: Type.Optional(InboxCursor()),
+  before: Type.Optional(InboxCursor()),
+  latest: Type.Optional(Type.Boolean()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+});
+export const BridgeAgentMessageListResultSchema = Closed({
+  /** Each as `agent.message` carries it (a state patch too, with its type). */
+  messages: Type.Array(BridgeAgentMessageEventSchema, { maxItems: 200 }),
+  next_cursor: Type.Optional(InboxCursor()),
+  prev_cursor: Type.Optional(InboxCursor()),
+});
+
 export const BridgeToolProgressParamsSchema = Closed({
   call_id: ToolCallIdSchema(),
   progress: Closed({

@@ -47,6 +47,35 @@ export interface LaunchRequest {
   readonly parent_instance_id?: string;
 }
 
+/** `disable` (spec 4.3 `DisableAppOptions`). */
+export interface DisableAppOptions {
+  /** Why, in the audit record. */
+  readonly reason?: string;
+}
+
+/** `update` beyond the spec's target version. */
+export interface UpdateAppOptions {
+  /** A newer bundle to verify and install; with `targetVersion`, its manifest must have that version. */
+  readonly bundle?: Uint8Array;
+}
+
+/** `rollback` beyond the spec's default (the previous version). */
+export interface RollbackAppOptions {
+  /** A retained version other than the active one. Default: the previous version. */
+  readonly version?: string;
+  /** Why, in the audit record. Default: the user asked for an older version. An empty reason is refused. */
+  readonly reason?: string;
+}
+
+/** `remove` (spec 4.3 `RemoveAppOptions`). */
+export interface RemoveAppOptions {
+  /** The user confirmed deleting the app's bundles and data. Default false: refused `confirmation_required`, nothing changes. */
+  readonly confirmed?: boolean;
+}
+
+/** The audited reason of a rollback asked for without one. */
+export const DEFAULT_ROLLBACK_REASON = "the user asked for an older version";
+
 /** Spec 4.3 `RuntimeAppManager`. Refusals resolve as a failed `AppOperation` (with its code), never throw. */
 export interface RuntimeAppManager {
   listApps(filter?: { readonly kind?: AppRecord["kind"]; readonly enabled?: boolean }): readonly AppRecord[];
@@ -55,15 +84,20 @@ export interface RuntimeAppManager {
   inspect(bundle: Uint8Array): Promise<AppOperation>;
   install(bundle: Uint8Array, options: InstallOptions): Promise<AppOperation>;
   enable(appScope: string): Promise<AppOperation>;
-  disable(appScope: string): Promise<AppOperation>;
-  /** A newer bundle of an installed app. `awaiting_approval` when it asks for a new capability. */
-  update(appScope: string, bundle: Uint8Array): Promise<AppOperation>;
+  /** Stops new calls, refuses waiting ones `app_disabled` and closes the app's instances. */
+  disable(appScope: string, options?: DisableAppOptions): Promise<AppOperation>;
+  /**
+   * To a newer version. With `options.bundle`: that bundle, verified (`awaiting_approval` when it asks for
+   * a new capability). Without: a retained version newer than the active one (after a rollback) —
+   * `targetVersion`, else the newest — or `version_not_retained`.
+   */
+  update(appScope: string, targetVersion?: string, options?: UpdateAppOptions): Promise<AppOperation>;
   /** The user's answer to an update that waits (`approved: false` keeps the running version). */
   resolveUpdate(appScope: string, approved: boolean): Promise<AppOperation>;
   /** The only way back to an older version; audited with the reason. */
-  rollback(appScope: string, options: { readonly version?: string; readonly reason: string }): Promise<AppOperation>;
-  /** Closes the app's instances and, when `confirmed`, deletes its bundles and data. */
-  remove(appScope: string, options: { readonly confirmed: boolean }): Promise<AppOperation>;
+  rollback(appScope: string, options?: RollbackAppOptions): Promise<AppOperation>;
+  /** When `confirmed`: closes the app's instances and deletes its bundles and data. */
+  remove(appScope: string, options?: RemoveAppOptions): Promise<AppOperation>;
   setDefaultApp(appScope: string): Promise<AppOperation>;
   defaultApp(): string;
   launch(request: LaunchRequest): Promise<AppInstance>;

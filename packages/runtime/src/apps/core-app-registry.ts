@@ -10,11 +10,19 @@ import { isAppScope } from "@lineup/protocol";
  * A declared subscription. `reach: "target"` — messages whose target app is this app (the spec 5.4
  * intersection). `reach: "conversation"` — a core-app privilege: observe these types for every app of
  * a conversation the app shows (chat renders tool receipts and results as cards).
+ *
+ * `scope` is the manifest's (docs/manifest.md §4): `instance` — only messages naming one of the app's
+ * instances; `conversation` — only in conversations where the app has an instance, and there also the
+ * conversation's own projections (the agent's status, the person's messages); `app` (and absent, as
+ * core apps have it) — every message for the app, kept in its inbox with no instance running.
  */
 export interface AppSubscription {
   readonly types: readonly string[];
   readonly reach: "target" | "conversation";
+  readonly scope?: SubscriptionScope;
 }
+
+export type SubscriptionScope = "instance" | "conversation" | "app";
 
 export interface AppRecord {
   readonly app_scope: string;

@@ -6,9 +6,12 @@
 export interface InstanceDirectory {
   ownsInstance(conversationId: string, appScope: string, instanceId: string): boolean;
   ownsOperation(conversationId: string, operationId: string): boolean;
+  /** Whether `appScope` has a live instance (suspended included) serving the conversation: a subscription's `conversation` scope. */
+  hasInstanceIn(conversationId: string, appScope: string): boolean;
 }
 
 export const NO_INSTANCES: InstanceDirectory = {
   ownsInstance: () => false,
   ownsOperation: () => false,
+  hasInstanceIn: () => false,
 };

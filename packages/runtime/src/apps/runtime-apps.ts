@@ -5,7 +5,7 @@
  * bytes and signature) runs here, before the input is posted, so the loop decides on a verified
  * candidate and stores its bytes in the deciding commit.
  */
-import { base64ToBytes, LineUpError, projectManifest, type AppManifest } from "@lineup/protocol";
+import { base64ToBytes, LineUpError, projectManifest, type AppManifest, type ErrorCode } from "@lineup/protocol";
 import { Emitter, type DiagnosticsSink } from "../core/emitter.js";
 import type { IdSource } from "../core/ports.js";
 import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
@@ -15,7 +15,7 @@ import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import { verifyBundle } from "./bundle/verify.js";
 import { checkTrustedKeys, keyIdOf } from "./bundle/signature.js";
-import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-manager-api.js";
+import { DEFAULT_ROLLBACK_REASON, type AppDetails, type InstancesSnapshotView, type InstancesView, type RuntimeAppManager, type RuntimeSettings } from "./app-manager-api.js";
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
@@ -43,6 +43,8 @@ export interface RuntimeApps {
   readonly manager: RuntimeAppManager;
   readonly instances: InstancesView;
   readonly settings: RuntimeSettings;
+  /** An accepted install or update could not be completed and nothing is left to go back to: `install_state: "failed"`. */
+  installFailed(appScope: string, kind: "install" | "update", code: ErrorCode, reason: string): Promise<AppOperation>;
   /** Called by the Runtime after every commit whose state differs. */
   changed(before: RuntimeState | undefined, after: RuntimeState): void;
   /** A file of the active version's bundle (a back-end's entry), read from the store and verified again. */
@@ -62,7 +64,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
   const candidateOf = async (bundle: Uint8Array): Promise<BundleCandidate> => {
     const verified = await verifyAgainstSettings(options, options.state(), bundle);
     if (!verified.ok) return { manifest: undefined, bundle_digest: "", verification: { ok: false, error: verified.error } };
-    return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, verification: { ok: true } };
+    return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, publisher_key_id: verified.value.keyId, verification: { ok: true } };
   };
 
   const instancesView = (state: RuntimeState): InstancesSnapshotView => {
@@ -106,17 +108,21 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       return decide({ type: "install", operation_id: options.ids.next("op"), candidate, bundle, approved: installOptions.approved, ...(installOptions.enable === undefined ? {} : { enable: installOptions.enable }) });
     },
     enable: (appScope) => decide({ type: "enable", operation_id: options.ids.next("op"), app_scope: appScope }),
-    disable: (appScope) => decide({ type: "disable", operation_id: options.ids.next("op"), app_scope: appScope }),
-    async update(appScope, bundle) {
+    disable: (appScope, disableOptions) => decide({ type: "disable", operation_id: options.ids.next("op"), app_scope: appScope, ...(disableOptions?.reason === undefined ? {} : { reason: disableOptions.reason }) }),
+    async update(appScope, targetVersion, updateOptions) {
+      const target = targetVersion === undefined ? {} : { target_version: targetVersion };
+      const bundle = updateOptions?.bundle;
+      if (bundle === undefined) return decide({ type: "update_retained", operation_id: options.ids.next("op"), app_scope: appScope, ...target });
       const candidate = await candidateOf(bundle);
-      return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle });
+      return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle, ...target });
     },
     resolveUpdate(appScope, approved) {
       const pending = getManagedApp(options.state().apps, appScope)?.pending_update;
       return decide({ type: "resolve_update", operation_id: pending?.operation_id ?? options.ids.next("op"), app_scope: appScope, approved });
     },
-    rollback: (appScope, rollbackOptions) => decide({ type: "rollback", operation_id: options.ids.next("op"), app_scope: appScope, reason: rollbackOptions.reason, ...(rollbackOptions.version === undefined ? {} : { version: rollbackOptions.version }) }),
-    remove: (appScope, removeOptions) => decide({ type: "remove", operation_id: options.ids.next("op"), app_scope: appScope, confirmed: removeOptions.confirmed }),
+    rollback: (appScope, rollbackOptions = {}) =>
+      decide({ type: "rollback", operation_id: options.ids.next("op"), app_scope: appScope, reason: rollbackOptions.reason ?? DEFAULT_ROLLBACK_REASON, ...(rollbackOptions.version === undefined ? {} : { version: rollbackOptions.version }) }),
+    remove: (appScope, removeOptions = {}) => decide({ type: "remove", operation_id: options.ids.next("op"), app_scope: appScope, confirmed: removeOptions.confirmed === true }),
     setDefaultApp: (appScope) => decide({ type: "set_default", operation_id: options.ids.next("op"), app_scope: appScope }),
     defaultApp: () => appDirectoryOf(options.state().apps).defaultApp(),
     async launch(request) {
@@ -227,6 +233,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     manager,
     instances,
     settings,
+    installFailed: (appScope, kind, code, reason) => decide({ type: "install_failed", operation_id: options.ids.next("op"), app_scope: appScope, kind, code, reason }),
     async bundleFile(appScope, path) {
       const bundle = await loadBundle(options, options.state(), appScope);
       const file = bundle.files.get(path);

@@ -1,10 +1,11 @@
 /**
  * The `AppDirectory` the filter chain and the views consult, derived from the App Manager's records
  * (one directory per registry state object, cached: transitions replace the registry, never mutate it).
- * Installed apps subscribe to what their manifest's `agent_subscriptions` name, for themselves only;
- * core apps keep their built-in subscriptions.
+ * Installed apps subscribe to what their manifest's `agent_subscriptions` name, for themselves, one
+ * subscription per declared scope (the filter chain honours it); core apps keep their built-in subscriptions.
  */
-import type { AppDirectory, AppRecord as DirectoryRecord } from "../apps/core-app-registry.js";
+import type { AppManifest } from "@lineup/protocol";
+import type { AppDirectory, AppRecord as DirectoryRecord, AppSubscription, SubscriptionScope } from "../apps/core-app-registry.js";
 import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
 import { CORE_SUBSCRIPTIONS } from "../apps/core-manifests.js";
 import { isDefaultEligible } from "../apps/manager/decide-state.js";
@@ -19,14 +20,14 @@ export function appDirectoryOf(registry: AppRegistryState): AppDirectory {
   for (const app of Object.values(registry.apps)) {
     const r = app.record;
     const manifest = activeManifest(app);
-    const declared = (manifest?.agent_subscriptions ?? []).map((s) => s.type as string);
+    const declared = declaredSubscriptions(manifest?.agent_subscriptions ?? []);
     records.set(r.app_scope, {
       app_scope: r.app_scope,
       kind: r.kind,
       installed_version: r.installed_version,
       enabled: r.enabled && r.install_state !== "failed",
       removable: r.kind !== "core",
-      subscriptions: r.kind === "core" ? (CORE_SUBSCRIPTIONS[r.app_scope] ?? []) : declared.length === 0 ? [] : [{ types: declared, reach: "target" }],
+      subscriptions: r.kind === "core" ? (CORE_SUBSCRIPTIONS[r.app_scope] ?? []) : declared,
     });
   }
   const list = [...records.values()];
@@ -37,4 +38,15 @@ export function appDirectoryOf(registry: AppRegistryState): AppDirectory {
   };
   cache.set(registry, directory);
   return directory;
+}
+
+/** The manifest's subscriptions, one per scope it uses (types in the order declared). */
+function declaredSubscriptions(declared: NonNullable<AppManifest["agent_subscriptions"]>): AppSubscription[] {
+  const byScope = new Map<SubscriptionScope, string[]>();
+  for (const s of declared) {
+    const types = byScope.get(s.scope) ?? [];
+    types.push(s.type);
+    byScope.set(s.scope, types);
+  }
+  return [...byScope].map(([scope, types]) => ({ types, reach: "target", scope }));
 }

@@ -8,14 +8,14 @@
  *  5. envelope id dedup                                     → `duplicate_message`
  *  6. app installed and enabled (the AppDirectory port)     → `app_not_installed` / `app_disabled`
  *  7. ownership of instance / operation                     → `not_owner`
- *  8. subscription intersection (declared ∩ scope ∩ target) → `not_subscribed`
+ *  8. subscription intersection (declared ∩ scope ∩ target ∩ policy) → `not_subscribed` / `policy_denied`
  *
  * Pure: everything it needs from the store arrives in `reads`. Every refusal is a stable code; the
  * transition turns it into an audit record (and, for a tool call, a definite `lineup.tool.error` reply).
  * Refusals from step 3 on consume the event (the cursor moves past it); steps 1–2 do not.
  */
 import { adaptLegacy, isLegacyMessage, validateEnvelope, type ErrorCode, type RuntimeEnvelope, type SessionEvent } from "@lineup/protocol";
-import type { AppDirectory } from "../apps/core-app-registry.js";
+import type { AppDirectory, SubscriptionScope } from "../apps/core-app-registry.js";
 import type { InstanceDirectory } from "../apps/instance-directory.js";
 import { asChunk, chunkKeyOf, chunkOf, dedupChunkKeys, hasEnvelope } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
@@ -28,6 +28,8 @@ export interface FilterContext {
   readonly reads: Reads;
   readonly apps: AppDirectory;
   readonly instances: InstanceDirectory;
+  /** Installed apps the Runtime policy keeps from agent messages (the inventory policy's `blocked_apps`). */
+  readonly blockedApps?: readonly string[];
   /** The injected clock as RFC 3339, for legacy messages without a timestamp. */
   readonly now: () => string;
 }
@@ -167,11 +169,23 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
     }
   }
 
-  // 8. subscription intersection: declared subscriptions ∩ target app ∩ the conversation's scope
-  const recipients = recipientsOf(ctx.apps, draft.type, toRuntime, targetApp, conversation.app_scope);
+  // 8. subscription intersection: declared subscriptions ∩ target app ∩ the subscription's scope ∩ policy
+  const instanceId = envelope === undefined ? undefined : (envelope.scope.instance_id ?? envelope.target.instance_id);
+  // The conversation's own projections (the agent's status and task progress), addressed to the
+  // conversation's app and no instance: apps with an instance in the conversation may observe them too.
+  const conversationWide = !toRuntime && targetApp === conversation.app_scope && instanceId === undefined && CONVERSATION_PROJECTIONS.has(draft.type);
+  const blocked = new Set(ctx.blockedApps ?? []);
+  const candidates = candidatesOf(ctx.apps, draft.type, toRuntime, targetApp, conversation.app_scope, conversationWide);
+  const recipients = candidates
+    .filter((candidate) => !(candidate.installed && blocked.has(candidate.app_scope)))
+    .filter((candidate) => candidate.scopes.some((scope) => inScope(scope, candidate, ctx.instances, conversation.conversation_id, instanceId)))
+    .map((candidate) => candidate.app_scope);
   // What the user's devices sent to the Runtime (an app's event, an answer to a card) is their own record:
   // it needs no app to see it, and is no one's mistake.
   if (recipients.length === 0 && toRuntime && event.actor.role === "device") return envelope === undefined ? { kind: "accepted", recipients } : { kind: "accepted", recipients, envelope };
+  if (recipients.length === 0 && !toRuntime && blocked.has(targetApp) && ctx.apps.get(targetApp)?.kind === "installed") {
+    return refuse("policy_denied", `the Runtime policy keeps agent messages from ${targetApp}`, about());
+  }
   if (recipients.length === 0) {
     return refuse(
       draft.type === "lineup.tool.invoke" ? "tool_not_visible" : "not_subscribed",
@@ -182,27 +196,61 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
   return envelope === undefined ? { kind: "accepted", draft, recipients } : { kind: "accepted", draft, recipients, envelope };
 }
 
-/** Per directory (one per registry state, never mutated): the recipients of each kind of message seen. */
-const recipientsMemo = new WeakMap<AppDirectory, Map<string, readonly string[]>>();
+/** Types that say where the conversation stands rather than speak to one app: an app working in it may follow them. */
+const CONVERSATION_PROJECTIONS: ReadonlySet<string> = new Set(["lineup.status", "lineup.task.progress"]);
 
-/** The enabled apps that subscribe to `type` sent to `targetApp` (or the Runtime) in a conversation of `conversationApp`. */
-function recipientsOf(apps: AppDirectory, type: string, toRuntime: boolean, targetApp: string, conversationApp: string): readonly string[] {
-  let memo = recipientsMemo.get(apps);
-  if (memo === undefined) recipientsMemo.set(apps, (memo = new Map()));
-  const key = `${type}\u0000${toRuntime ? "runtime" : targetApp}\u0000${conversationApp}`;
-  let recipients = memo.get(key);
-  if (recipients === undefined) {
-    recipients = apps
-      .list()
-      .filter((app) => app.enabled)
-      .filter((app) =>
-        app.subscriptions.some(
-          (subscription) =>
-            subscription.types.includes(type) && (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversationApp),
-        ),
-      )
-      .map((app) => app.app_scope);
-    memo.set(key, recipients);
+/** An app that subscribes to a type, by the scopes of its subscriptions that match. */
+interface Candidate {
+  readonly app_scope: string;
+  readonly installed: boolean;
+  /** The target app's own subscriptions, or (`observer`) another app's reaching the conversation's projections. */
+  readonly observer: boolean;
+  readonly scopes: readonly SubscriptionScope[];
+}
+
+/** Per directory (one per registry state, never mutated): the candidates for each kind of message seen. */
+const candidatesMemo = new WeakMap<AppDirectory, Map<string, readonly Candidate[]>>();
+
+/**
+ * The enabled apps that subscribe to `type` sent to `targetApp` (or the Runtime) in a conversation of
+ * `conversationApp`, and — for a conversation-wide message — the installed apps whose `conversation` or
+ * `app` subscriptions name the type (they receive it where they have an instance).
+ */
+function candidatesOf(apps: AppDirectory, type: string, toRuntime: boolean, targetApp: string, conversationApp: string, conversationWide: boolean): readonly Candidate[] {
+  let memo = candidatesMemo.get(apps);
+  if (memo === undefined) candidatesMemo.set(apps, (memo = new Map()));
+  const key = `${type}\u0000${toRuntime ? "runtime" : targetApp}\u0000${conversationApp}\u0000${conversationWide ? "wide" : ""}`;
+  let candidates = memo.get(key);
+  if (candidates === undefined) {
+    const found: Candidate[] = [];
+    for (const app of apps.list()) {
+      if (!app.enabled) continue;
+      const own = app.subscriptions.filter(
+        (subscription) =>
+          subscription.types.includes(type) && (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversationApp),
+      );
+      if (own.length > 0) {
+        found.push({ app_scope: app.app_scope, installed: app.kind === "installed", observer: false, scopes: own.map((s) => s.scope ?? "app") });
+        continue;
+      }
+      if (!conversationWide || app.kind !== "installed") continue;
+      const observing = app.subscriptions.filter((s) => s.types.includes(type) && (s.scope === "conversation" || s.scope === "app"));
+      if (observing.length > 0) found.push({ app_scope: app.app_scope, installed: true, observer: true, scopes: ["conversation"] });
+    }
+    memo.set(key, (candidates = found));
   }
-  return recipients;
+  return candidates;
+}
+
+/** Whether a message in `conversationId` (naming `instanceId`, if any) is within one of the candidate's subscription scopes. */
+function inScope(scope: SubscriptionScope, candidate: Candidate, instances: InstanceDirectory, conversationId: string, instanceId: string | undefined): boolean {
+  switch (scope) {
+    case "app":
+      return true;
+    case "conversation":
+      return instances.hasInstanceIn(conversationId, candidate.app_scope);
+    case "instance":
+      // Step 7 checked that a named instance is the target app's and serves this conversation.
+      return instanceId !== undefined && !candidate.observer;
+  }
 }

@@ -9,22 +9,30 @@ import { busyInstances } from "./instance-folding.js";
 import type { RuntimeState } from "./state.js";
 
 export interface IdleTimer {
-  /** Re-arms for `state` (a committed state); a no-op when the due moment did not change. */
+  /** Re-arms for `state` (a committed state); a no-op when the due moment did not change, or while paused. */
   arm(state: RuntimeState): void;
+  /** Paused (the host's window is hidden, the device asleep), nothing is suspended for idleness; `false` re-arms for `state`. */
+  pause(paused: boolean, state: RuntimeState | undefined): void;
   stop(): void;
 }
 
 export function createIdleTimer(options: { readonly clock: Clock; readonly idleMs: number | undefined; readonly fire: () => void }): IdleTimer {
   let cancel: (() => void) | undefined;
   let armed: number | undefined;
+  let paused = false;
   const stop = (): void => {
     cancel?.();
     cancel = undefined;
     armed = undefined;
   };
   return {
+    pause(pause, state) {
+      paused = pause;
+      if (pause) stop();
+      else if (state !== undefined) this.arm(state);
+    },
     arm(state) {
-      if (options.idleMs === undefined) return;
+      if (options.idleMs === undefined || paused) return;
       const due = nextIdleSuspension(state.instances, options.idleMs, busyInstances(state.tools));
       if (due === armed) return;
       stop();

@@ -86,6 +86,13 @@ export type RuntimeInput =
   | { readonly kind: "outbox.settled"; readonly order: number; readonly outcome: OutboxOutcome }
   /** Once after restoring: calls, activations and instances of the previous run are resumed or ended. */
   | { readonly kind: "apps.resume" }
+  /**
+   * The host's facts changed at run time — the capabilities it can carry out, or the inventory policy —
+   * and the shell has already put the new ones in the transition environment: republish what changed.
+   */
+  | { readonly kind: "host.changed"; readonly what: "capabilities" | "policy"; readonly detail: string }
+  /** A host intent (`lineup.host.intent`, the third ingress path; `apps/host-intents.ts`), checked by the shell: audited; `memory_pressure` suspends every idle background instance. */
+  | { readonly kind: "host.intent"; readonly intent: HostIntent }
   | { readonly kind: "app.request"; readonly request: AppManagerRequest }
   | { readonly kind: "instance"; readonly request: InstanceRequest }
   | { readonly kind: "tool.report"; readonly app_scope: string; readonly instance_id?: string; readonly call_id: string; readonly report: ToolReport }
@@ -132,11 +139,24 @@ export interface CapabilityRequestInput {
 }
 
 /** An App Manager request (spec 4.3); the bundle bytes ride along so they are stored in the deciding commit. */
+/** The payload of `lineup.host.intent`. */
+export interface HostIntent {
+  readonly intent: "open_app" | "open_conversation" | "close_app" | "suspend" | "resume" | "window_hidden" | "window_shown" | "memory_pressure";
+  readonly app_scope?: string;
+  readonly conversation_id?: string;
+  readonly entrypoint?: string;
+}
+
 export type AppManagerRequest =
   | { readonly type: "install"; readonly operation_id: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly approved: boolean; readonly enable?: boolean }
-  | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array }
+  | { readonly type: "update"; readonly operation_id: string; readonly app_scope: string; readonly candidate: BundleCandidate; readonly bundle: Uint8Array; readonly target_version?: string }
+  /** Spec 4.3 `update(appScope, targetVersion?)` without a bundle: to a retained version newer than the active one. */
+  | { readonly type: "update_retained"; readonly operation_id: string; readonly app_scope: string; readonly target_version?: string }
   | { readonly type: "resolve_update"; readonly operation_id: string; readonly app_scope: string; readonly approved: boolean }
-  | { readonly type: "enable" | "disable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
+  | { readonly type: "enable" | "set_default"; readonly operation_id: string; readonly app_scope: string }
+  | { readonly type: "disable"; readonly operation_id: string; readonly app_scope: string; readonly reason?: string }
+  /** An accepted install or update that could not be completed (`decideInstallFailed`): the Runtime's own, not the person's. */
+  | { readonly type: "install_failed"; readonly operation_id: string; readonly app_scope: string; readonly kind: "install" | "update"; readonly code: ErrorCode; readonly reason: string }
   | { readonly type: "rollback"; readonly operation_id: string; readonly app_scope: string; readonly version?: string; readonly reason: string }
   | { readonly type: "remove"; readonly operation_id: string; readonly app_scope: string; readonly confirmed: boolean };
 

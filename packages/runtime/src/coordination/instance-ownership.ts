@@ -21,6 +21,11 @@ export function instanceDirectoryOf(state: Pick<RuntimeState, "instances" | "too
       if (instance.status === "closed" || instance.status === "failed") return false;
       return instance.policy === "singleton" || instance.conversation_id === conversationId;
     },
+    hasInstanceIn(conversationId, appScope) {
+      return Object.values(instances.instances).some(
+        (instance) => instance.app_scope === appScope && instance.status !== "closed" && instance.status !== "failed" && (instance.policy === "singleton" || instance.conversation_id === conversationId),
+      );
+    },
     ownsOperation(conversationId, operationId) {
       return Object.values(tools.calls).some((call) => call.operation?.operation_id === operationId && call.conversation_id === conversationId && call.phase === "operation_running");
     },

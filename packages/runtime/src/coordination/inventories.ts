@@ -4,7 +4,7 @@
  * sees changed, published with the next revision through the outbox.
  */
 import type { InventoryTool as WireInventoryTool, JsonValue } from "@lineup/protocol";
-import { appProvenance } from "../apps/manager/records.js";
+import { appProvenance, publisherTrusted } from "../apps/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
@@ -21,21 +21,24 @@ export function toolRegistryOf(state: RuntimeState): ToolRegistry {
   return registry;
 }
 
-const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; byAgent: Map<string, Inventory> }>();
+const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; trusted: RuntimeState["trusted_publishers"]; byAgent: Map<string, Inventory> }>();
 
 /**
  * The inventory one agent sees in one conversation, now. It depends only on the App Manager records,
- * the host facts (fixed for a Runtime's life) and the policy in them, so it is computed once per set of
- * records and agent session, not on every call.
+ * the host facts and policy (replaced, never mutated, when they change at run time) and the trusted
+ * publishers, so it is computed once per set of those and agent session, not on every call. An app whose
+ * active version was signed by a key no longer trusted shows nothing.
  */
 export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: string, conversationId: string): Inventory {
   let cached = inventoryCache.get(state.apps);
-  if (cached === undefined || cached.host !== env.host) inventoryCache.set(state.apps, (cached = { host: env.host, byAgent: new Map() }));
+  if (cached === undefined || cached.host !== env.host || cached.trusted !== state.trusted_publishers) {
+    inventoryCache.set(state.apps, (cached = { host: env.host, trusted: state.trusted_publishers, byAgent: new Map() }));
+  }
   const key = inventorySessionKey(agentId, conversationId);
   let inventory = cached.byAgent.get(key);
   if (inventory === undefined) {
     inventory = computeInventory({
-      apps: toolSourcesFromRegistry(state.apps),
+      apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
@@ -66,6 +69,14 @@ function wireTool(tool: InventoryTool, apps: RuntimeState["apps"]): WireInventor
     // Evidence names the app, version and bundle behind each tool result (docs/app-server-protocol.md section 10).
     ...(provenance === undefined ? {} : { provenance }),
   };
+}
+
+/** The key ids of the trusted publishers (one set per list). */
+const trustedCache = new WeakMap<RuntimeState["trusted_publishers"], ReadonlySet<string>>();
+function trustedKeyIds(state: RuntimeState): ReadonlySet<string> {
+  let ids = trustedCache.get(state.trusted_publishers);
+  if (ids === undefined) trustedCache.set(state.trusted_publishers, (ids = new Set(state.trusted_publishers.map((k) => k.key_id))));
+  return ids;
 }
 
 /**

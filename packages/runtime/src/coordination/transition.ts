@@ -14,7 +14,7 @@ import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactCreateReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
-import { onInstance, onInstancesTick } from "./handlers/instances.js";
+import { onHostIntent, onInstance, onInstancesTick } from "./handlers/instances.js";
 import { onSettings } from "./handlers/settings.js";
 import { onSessionDataReplace, sessionDataReads } from "./handlers/session-data.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
@@ -96,6 +96,14 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       republishInventories(step, env);
       // Workflow runs that had not ended pick up at their step.
       return resumeWorkflows(step.result(), env);
+    }
+    case "host.intent":
+      return onHostIntent(state, input, env);
+    case "host.changed": {
+      const step = new Step(state);
+      step.audit.push({ type: `host.${input.what}.changed`, detail: input.detail.slice(0, 500) });
+      republishInventories(step, env);
+      return step.result();
     }
     case "app.request":
       // The Capability Gateway: requests of an app that is no longer enabled end here too.

@@ -78,7 +78,7 @@ export function AppCard({
   const updateWith = (bytes: () => Promise<Uint8Array>) =>
     run(
       "update",
-      async () => manager.update(scope, await bytes()),
+      async () => manager.update(scope, undefined, { bundle: await bytes() }),
       (op) => (op.status === "awaiting_approval" ? t("app.updateWaitsApproval", { version: op.to_version ?? "" }) : t("app.updated", { name, version: op.to_version ?? t("app.newVersion") })),
     );
   const update = (file: PickedFile) => updateWith(() => Promise.resolve(file.bytes));

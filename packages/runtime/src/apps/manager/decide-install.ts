@@ -4,7 +4,7 @@
  */
 import type { AppDecision } from "./operation.js";
 import { refusedOperation, operationSteps } from "./operation.js";
-import { checkCandidate, coreScopesOf, PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
+import { checkCandidate, coreScopesOf, PIPELINE_STEPS, publisherOf, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
 import { getManagedApp, isoTime, withApp, type AppRegistryState, type ManagedApp } from "./records.js";
 
 export interface InstallAppRequest {
@@ -46,7 +46,7 @@ export function decideInstall(state: AppRegistryState, request: InstallAppReques
       installed_at: at,
       ...(enable ? { enabled_at: at } : {}),
     },
-    retained: [{ version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, installed_at: at }],
+    retained: [{ version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, ...publisherOf(request.candidate), installed_at: at }],
   };
   const steps = operationSteps(PIPELINE_STEPS, "enable", enable ? "done" : "skipped");
   return {

@@ -3,8 +3,8 @@
  * retained version, only with a stated reason, and always audited with it. The version rolled back
  * from stays retained, so the user can move forward again with another rollback or an update.
  */
-import { refusedOperation, operationSteps, type AppDecision } from "./operation.js";
-import { getManagedApp, isoTime, withApp, type AppRegistryState } from "./records.js";
+import { refusedOperation, operationSteps, type AppDecision, type AppEffect } from "./operation.js";
+import { getManagedApp, isoTime, withApp, type AppRegistryState, type ManagedApp, type RetainedVersion } from "./records.js";
 
 export interface RollbackAppRequest {
   readonly operation_id: string;
@@ -32,17 +32,28 @@ export function decideRollback(state: AppRegistryState, request: RollbackAppRequ
   if (version === undefined || target === app.record.installed_version) {
     return refusedOperation(state, from, ROLLBACK_STEPS, "rollback", "version_not_retained", `${target ?? "no previous version"} is not a retained version other than the active ${app.record.installed_version} (retained: ${app.retained.map((v) => v.version).join(", ")})`);
   }
-  const { pending_update: _superseded, ...rest } = app;
+  const moved = activateRetained(app, version);
+  return {
+    state: withApp(state, moved.app),
+    operation: { ...from, to_version: version.version, status: "succeeded", steps: operationSteps(ROLLBACK_STEPS, undefined, "done") },
+    effects: moved.effects,
+    audit: [{ type: "app.rollback.succeeded", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${version.version}; reason: ${reason}` }],
+  };
+}
+
+/**
+ * `app` with the retained `version` active (the one it leaves becomes `previous_version`), any update waiting
+ * for approval dropped, and the effects that follow: that update's bundle deleted, the inventory republished.
+ * A rollback and an update to a retained version both move this way.
+ */
+export function activateRetained(app: ManagedApp, version: RetainedVersion): { readonly app: ManagedApp; readonly effects: AppEffect[] } {
+  const { pending_update: superseded, ...rest } = app;
   const record = { ...app.record, installed_version: version.version, previous_version: app.record.installed_version, install_state: "installed" as const };
   return {
-    state: withApp(state, { ...rest, record }),
-    operation: { ...from, to_version: version.version, status: "succeeded", steps: operationSteps(ROLLBACK_STEPS, undefined, "done") },
+    app: { ...rest, record },
     effects: [
-      ...(app.pending_update?.candidate.bundle_digest == null
-        ? []
-        : [{ kind: "delete_bundle" as const, app_scope: app.record.app_scope, version: app.pending_update.candidate.version, bundle_digest: app.pending_update.candidate.bundle_digest }]),
+      ...(superseded?.candidate.bundle_digest == null ? [] : [{ kind: "delete_bundle" as const, app_scope: app.record.app_scope, version: superseded.candidate.version, bundle_digest: superseded.candidate.bundle_digest }]),
       { kind: "publish_inventory" },
     ],
-    audit: [{ type: "app.rollback.succeeded", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${version.version}; reason: ${reason}` }],
   };
 }

@@ -2,6 +2,7 @@
  * Enable, disable and the default-app choice (spec 4.3, 4.4). Disabling stops new calls and winds
  * down live instances; `chat`, the Recovery App, can never be disabled.
  */
+import type { ErrorCode } from "@lineup/protocol";
 import { RECOVERY_APP_SCOPE, activeManifest, getManagedApp, isoTime, withApp, type AppRegistryState } from "./records.js";
 import { refusedOperation, operationSteps, type AppDecision } from "./operation.js";
 import type { HostEnvironment } from "./pipeline.js";
@@ -39,7 +40,7 @@ export function decideEnable(state: AppRegistryState, request: AppRequest, host:
 }
 
 /** Disables an app: new calls are refused with `app_disabled`, live instances close. */
-export function decideDisable(state: AppRegistryState, request: AppRequest): AppDecision {
+export function decideDisable(state: AppRegistryState, request: AppRequest & { readonly reason?: string }): AppDecision {
   const at = isoTime(request.now);
   const base = { operation_id: request.operation_id, kind: "disable" as const, app_scope: request.app_scope, requested_at: at };
   const app = getManagedApp(state, request.app_scope);
@@ -58,7 +59,7 @@ export function decideDisable(state: AppRegistryState, request: AppRequest): App
       { kind: "close_instances", app_scope: request.app_scope },
       { kind: "publish_inventory" },
     ],
-    audit: [{ type: "app.disable.succeeded", subject: request.app_scope }],
+    audit: [{ type: "app.disable.succeeded", subject: request.app_scope, ...(request.reason === undefined || request.reason.trim() === "" ? {} : { detail: `reason: ${request.reason.trim().slice(0, 500)}` }) }],
   };
 }
 
@@ -83,5 +84,29 @@ export function decideSetDefaultApp(state: AppRegistryState, request: AppRequest
     operation: { ...base, status: "succeeded", steps: operationSteps(DEFAULT_STEPS, undefined, "done") },
     effects: [],
     audit: [{ type: "app.set_default.succeeded", subject: request.app_scope, detail: `was ${state.default_app}` }],
+  };
+}
+
+/**
+ * An install or update the App Manager accepted but that could not be completed — the app's storage could not
+ * be brought to the new version, and no earlier version is left to go back to: the app stays, with
+ * `install_state: "failed"` — not openable, out of the inventory and the directory, its waiting calls refused
+ * `app_disabled`, its instances closed — until the person updates it with another bundle or removes it.
+ */
+export function decideInstallFailed(state: AppRegistryState, request: AppRequest & { readonly kind: "install" | "update"; readonly code: ErrorCode; readonly reason: string }): AppDecision {
+  const at = isoTime(request.now);
+  const app = getManagedApp(state, request.app_scope);
+  const base = { operation_id: request.operation_id, kind: request.kind, app_scope: request.app_scope, requested_at: at };
+  if (app === undefined) return refusedOperation(state, base, ["enable"], "enable", "app_not_installed", `"${request.app_scope}" is not installed`);
+  const reason = request.reason.slice(0, 500);
+  return {
+    state: withApp(state, { ...app, record: { ...app.record, install_state: "failed" } }),
+    operation: { ...base, from_version: app.record.installed_version, status: "failed", steps: operationSteps(["enable"], "enable", "failed", { code: request.code }), error: { code: request.code, message: reason } },
+    effects: [
+      { kind: "refuse_pending_calls", app_scope: request.app_scope, code: "app_disabled" },
+      { kind: "close_instances", app_scope: request.app_scope },
+      { kind: "publish_inventory" },
+    ],
+    audit: [{ type: `app.${request.kind}.failed`, code: request.code, subject: request.app_scope, detail: reason }],
   };
 }

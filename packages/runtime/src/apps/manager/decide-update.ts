@@ -8,7 +8,7 @@ import { diffProjections, projectManifest } from "@lineup/protocol";
 import type { AuditFact } from "./audit-fact.js";
 import type { AppDecision, AppEffect } from "./operation.js";
 import { refusedOperation, operationSteps } from "./operation.js";
-import { checkCandidate, coreScopesOf, PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
+import { checkCandidate, coreScopesOf, PIPELINE_STEPS, publisherOf, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./pipeline.js";
 import {
   activeManifest,
   getManagedApp,
@@ -19,12 +19,15 @@ import {
   type ManagedApp,
   type RetainedVersion,
 } from "./records.js";
+import { activateRetained } from "./decide-rollback.js";
 import { compareVersions } from "./versions.js";
 
 export interface UpdateAppRequest {
   readonly operation_id: string;
   readonly app_scope: string;
   readonly candidate: BundleCandidate;
+  /** The version the caller means to install: a bundle of another version is refused. */
+  readonly target_version?: string;
   readonly now: number;
 }
 
@@ -63,12 +66,15 @@ export function decideUpdate(state: AppRegistryState, request: UpdateAppRequest,
   if (manifest.app_scope !== request.app_scope) {
     return refusedOperation(state, to, PIPELINE_STEPS, "verify", "manifest_invalid", `the bundle is for "${manifest.app_scope}", not "${request.app_scope}"`, "/app_scope");
   }
+  if (request.target_version !== undefined && request.target_version !== manifest.version) {
+    return refusedOperation(state, to, PIPELINE_STEPS, "verify", "invalid_params", `the bundle is version ${manifest.version}, not the ${request.target_version} asked for`, "/version");
+  }
   if (compareVersions(manifest.version, app.record.installed_version) <= 0) {
     return refusedOperation(state, to, PIPELINE_STEPS, "verify", "bundle_downgrade", `${manifest.version} is not newer than the installed ${app.record.installed_version}; use an explicit rollback to go back`);
   }
   const current = activeManifest(app);
   const diff = diffProjections(projectManifest(current ?? manifest), projection);
-  const candidate: RetainedVersion = { version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, installed_at: at };
+  const candidate: RetainedVersion = { version: manifest.version, manifest, bundle_digest: request.candidate.bundle_digest, ...publisherOf(request.candidate), installed_at: at };
   const superseded: AppEffect[] =
     app.pending_update === undefined || app.pending_update.candidate.bundle_digest === null
       ? []
@@ -127,5 +133,41 @@ export function decideUpdateApproval(state: AppRegistryState, request: ResolveUp
     operation: { ...to, status: "succeeded", steps: operationSteps(PIPELINE_STEPS, undefined, "done") },
     effects: activated.effects,
     audit: [{ type: "app.update.approved", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${pending.candidate.version}; approved ${pending.diff.added_capabilities.map((c) => c.name).join(", ")}` }],
+  };
+}
+
+export interface UpdateToRetainedRequest {
+  readonly operation_id: string;
+  readonly app_scope: string;
+  /** Default: the newest retained version. */
+  readonly target_version?: string;
+  readonly now: number;
+}
+
+/**
+ * Spec 4.3 `update(appScope, targetVersion?)` with no bundle: forward again to a version this device still
+ * holds, newer than the active one (what a rollback left behind). Nothing is downloaded or verified again:
+ * the version was verified when it was installed. Audited as an update.
+ */
+export function decideUpdateToRetained(state: AppRegistryState, request: UpdateToRetainedRequest): AppDecision {
+  const at = isoTime(request.now);
+  const app = getManagedApp(state, request.app_scope);
+  const base = { operation_id: request.operation_id, kind: "update" as const, app_scope: request.app_scope, requested_at: at };
+  const steps = ["authorization", "enable"] as const;
+  if (app === undefined) return refusedOperation(state, base, steps, "authorization", "app_not_installed", `"${request.app_scope}" is not installed`);
+  const from = { ...base, from_version: app.record.installed_version };
+  if (app.record.kind === "core") return refusedOperation(state, from, steps, "authorization", "app_protected", `"${request.app_scope}" is a core app; it updates with the Runtime`);
+  const newer = app.retained.filter((v) => compareVersions(v.version, app.record.installed_version) > 0);
+  const target = request.target_version ?? newer.map((v) => v.version).sort(compareVersions).at(-1);
+  const version = newer.find((v) => v.version === target);
+  if (version === undefined) {
+    return refusedOperation(state, from, steps, "authorization", "version_not_retained", `${target ?? "no version"} is not a retained version newer than the active ${app.record.installed_version} (retained: ${app.retained.map((v) => v.version).join(", ")}); pass a bundle to update beyond them`);
+  }
+  const moved = activateRetained(app, version);
+  return {
+    state: withApp(state, moved.app),
+    operation: { ...from, to_version: version.version, status: "succeeded", steps: operationSteps(steps, undefined, "done") },
+    effects: moved.effects,
+    audit: [{ type: "app.update.succeeded", subject: app.record.app_scope, detail: `${app.record.installed_version} -> ${version.version} (a retained version)` }],
   };
 }

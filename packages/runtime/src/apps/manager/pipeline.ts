@@ -22,6 +22,8 @@ export interface BundleCandidate {
   readonly manifest: unknown;
   /** Digest of the bundle's signed file list; names the bundle in storage. */
   readonly bundle_digest: string;
+  /** The `key_id` of the trusted publisher key that signed it (absent when verification failed). */
+  readonly publisher_key_id?: string;
   /** The verifier's outcome (source, size, hashes, signature); a refusal keeps its distinct code. */
   readonly verification: { readonly ok: true } | { readonly ok: false; readonly error: ProtocolError };
 }
@@ -45,6 +47,11 @@ export interface AppPolicy {
    * Default none: every app's server is refused `policy_denied`.
    */
   readonly mcp_sampling_apps?: readonly string[];
+}
+
+/** The signing key of a verified candidate, as a retained version records it. */
+export function publisherOf(candidate: BundleCandidate): { readonly publisher_key_id?: string } {
+  return candidate.publisher_key_id === undefined ? {} : { publisher_key_id: candidate.publisher_key_id };
 }
 
 export const PIPELINE_STEPS: readonly AppOperationStepName[] = ["verify", "projection", "readiness", "authorization", "enable"];

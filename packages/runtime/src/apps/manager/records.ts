@@ -28,6 +28,8 @@ export interface RetainedVersion {
   readonly manifest: AppManifest;
   /** Digest of the verified bundle (null for core apps, which ship with the Runtime). */
   readonly bundle_digest: string | null;
+  /** The publisher key that signed the bundle; absent for core apps (and versions installed before keys were recorded). */
+  readonly publisher_key_id?: string;
   readonly installed_at: string;
 }
 
@@ -114,6 +116,18 @@ export function appProvenance(state: AppRegistryState, appScope: string): Proven
   const digest = [...app.retained].reverse().find((v) => v.version === version)?.bundle_digest ?? null;
   const bundle = digest === null ? undefined : /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : /^[0-9a-f]{64}$/.test(digest) ? `sha256:${digest}` : undefined;
   return { app_scope: appScope, app_version: version, ...(bundle === undefined ? {} : { bundle_digest: bundle }) };
+}
+
+/**
+ * Whether the key that signed the active version is still trusted here. Core apps, and versions
+ * stored before the signing key was recorded, name no key and count as trusted.
+ */
+export function publisherTrusted(app: ManagedApp, trustedKeyIds: ReadonlySet<string>): boolean {
+  for (let i = app.retained.length - 1; i >= 0; i--) {
+    const v = app.retained[i]!;
+    if (v.version === app.record.installed_version) return v.publisher_key_id === undefined || trustedKeyIds.has(v.publisher_key_id);
+  }
+  return true;
 }
 
 /** The manifest of the active version. */

@@ -17,8 +17,8 @@ import type { JsonValue } from "@lineup/protocol";
 import { decideInstall } from "../../apps/manager/decide-install.js";
 import { decideRemove } from "../../apps/manager/decide-remove.js";
 import { decideRollback } from "../../apps/manager/decide-rollback.js";
-import { decideDisable, decideEnable, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
-import { decideUpdate, decideUpdateApproval } from "../../apps/manager/decide-update.js";
+import { decideDisable, decideEnable, decideInstallFailed, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
+import { decideUpdate, decideUpdateApproval, decideUpdateToRetained } from "../../apps/manager/decide-update.js";
 import type { AppDecision, AppEffect } from "../../apps/manager/operation.js";
 import type { AppRegistryState } from "../../apps/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
@@ -45,13 +45,17 @@ function decide(state: RuntimeState, request: AppManagerRequest, env: Transition
     case "install":
       return decideInstall(apps, { operation_id: request.operation_id, candidate: request.candidate, approved: request.approved, ...(request.enable === undefined ? {} : { enable: request.enable }), now }, host, host.appPolicy);
     case "update":
-      return decideUpdate(apps, { operation_id: request.operation_id, app_scope: request.app_scope, candidate: request.candidate, now }, host, host.appPolicy);
+      return decideUpdate(apps, { operation_id: request.operation_id, app_scope: request.app_scope, candidate: request.candidate, now, ...(request.target_version === undefined ? {} : { target_version: request.target_version }) }, host, host.appPolicy);
+    case "install_failed":
+      return decideInstallFailed(apps, { operation_id: request.operation_id, app_scope: request.app_scope, kind: request.kind, code: request.code, reason: request.reason, now });
+    case "update_retained":
+      return decideUpdateToRetained(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now, ...(request.target_version === undefined ? {} : { target_version: request.target_version }) });
     case "resolve_update":
       return decideUpdateApproval(apps, { operation_id: request.operation_id, app_scope: request.app_scope, approved: request.approved, now });
     case "enable":
       return decideEnable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now }, host);
     case "disable":
-      return decideDisable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now });
+      return decideDisable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now, ...(request.reason === undefined ? {} : { reason: request.reason }) });
     case "set_default":
       return decideSetDefaultApp(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now });
     case "rollback":

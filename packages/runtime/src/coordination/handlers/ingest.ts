@@ -48,6 +48,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     reads,
     apps: appDirectoryOf(state.apps),
     instances: env.instances ?? instanceDirectoryOf(state),
+    blockedApps: env.host.inventoryPolicy.blocked_apps ?? [],
     now: stamperOf(env),
   });
 

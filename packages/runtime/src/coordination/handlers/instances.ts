@@ -38,6 +38,20 @@ export function onInstancesTick(state: RuntimeState, env: TransitionEnv): Transi
   return step.result();
 }
 
+/** A host intent (apps/host-intents.ts): audited; memory pressure suspends every idle background instance at once. */
+export function onHostIntent(state: RuntimeState, input: Extract<RuntimeInput, { kind: "host.intent" }>, env: TransitionEnv): TransitionResult {
+  const step = new Step(state);
+  const { intent } = input;
+  const about = [intent.app_scope, intent.conversation_id, intent.entrypoint].filter((v) => v !== undefined).join(" ");
+  step.audit.push({ type: "host.intent", subject: intent.intent, ...(about === "" ? {} : { detail: about }) });
+  if (intent.intent !== "memory_pressure") return step.result();
+  const freed = suspendIdle(state.instances, { idle_ms: 0, busy: busyInstances(state.tools), now: env.now() });
+  if (freed.changes.length === 0) return step.result();
+  applyInstances(step, env, freed.state, freed.changes);
+  for (const change of freed.changes) step.audit.push({ type: "instance.changed", subject: change.instance_id, detail: `${change.app_scope}: ${change.from} → ${change.to} (memory pressure)` });
+  return step.result();
+}
+
 export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { kind: "instance" }>, env: TransitionEnv): TransitionResult {
   const { request } = input;
   const now = env.now();
@@ -49,6 +63,7 @@ export function onInstance(state: RuntimeState, input: Extract<RuntimeInput, { k
       const record = getApp(state.apps, request.app_scope);
       if (record === undefined) return step.result({ error: new LineUpError("app_not_installed", `no app ${request.app_scope}`) });
       if (!record.enabled) return step.result({ error: new LineUpError("app_disabled", `${request.app_scope} is disabled`) });
+      if (record.install_state === "failed") return step.result({ error: new LineUpError("app_disabled", `${request.app_scope}'s installation failed; update or remove it`) });
       const policy = instancePolicyFor(request.app_scope);
       const live = request.new_instance === true ? undefined : findLiveInstance(state.instances, request.app_scope, request.conversation_id);
       if (live !== undefined) {

@@ -8,6 +8,7 @@ import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
 import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
+import { republishInventories } from "../inventories.js";
 import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
@@ -35,6 +36,8 @@ export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { k
       step.state = { ...state, trusted_publishers: trusted };
       step.writes.push({ op: "put", collection: C.settings, key: "trusted-publishers", value: trusted as unknown as JsonValue });
       step.audit.push({ type: "settings.publisher.removed", subject: change.key_id });
+      // The apps that key signed leave the inventory (spec 7.2: a publisher revoked).
+      republishInventories(step, env);
       return step.result();
     }
     case "grant": {
