@@ -186,3 +186,23 @@ describe("pairing", () => {
     expect([preflight.status, preflight.headers.get("access-control-allow-methods")]).toEqual([204, "POST"]);
   });
 });
+
+describe("tenants", () => {
+  it("delivers a tenant's allowlist and policy to its users' devices in initialize, and refuses bad settings", async () => {
+    const { tenant } = await adminCall(server, "admin/tenant/set", { tenant_id: "acme", name: "Acme", app_allowlist: ["whiteboard", "whiteboard"], policy: { denied_capabilities: ["camera.capture"] } });
+    expect(tenant).toMatchObject({ tenant_id: "acme", name: "Acme", app_allowlist: ["whiteboard"], policy: { denied_capabilities: ["camera.capture"] } });
+    await adminCall(server, "admin/user/add", { user_id: "finn", tenant_id: "acme" });
+    const { token } = await adminCall(server, "admin/device/add", { user_id: "finn" });
+    const client = await TestClient.connect(server.url);
+    open.push(client);
+    const init = await client.call("initialize", { protocol_version: APP_SERVER_PROTOCOL_VERSION, client_info: { name: "t" }, token });
+    expect(init.tenant).toEqual({ tenant_id: "acme", app_allowlist: ["whiteboard"], policy: { denied_capabilities: ["camera.capture"] } });
+    const devOnly = await TestClient.connect(server.url);
+    open.push(devOnly);
+    expect((await devOnly.call("initialize", { protocol_version: APP_SERVER_PROTOCOL_VERSION, client_info: { name: "t" }, token: server.devCredentials!.device_token })).tenant).toBeUndefined();
+    expect((await adminRequest(server, "admin/tenant/set", { tenant_id: "acme", app_allowlist: ["Not An App"] })).body.error.data).toMatchObject({ code: "invalid_params", path: "/app_allowlist" });
+    expect((await adminRequest(server, "admin/tenant/set", { tenant_id: "acme", policy: { open_doors: [] } })).body.error.data).toMatchObject({ code: "invalid_params", path: "/policy/open_doors" });
+    expect((await adminRequest(server, "admin/user/tenant", { user_id: "finn", tenant_id: "nope" })).body.error.data).toMatchObject({ code: "not_found", path: "/tenant_id" });
+    expect((await adminCall(server, "admin/tenant/list")).tenants.map((t: { tenant_id: string }) => t.tenant_id)).toEqual(["acme"]);
+  });
+});

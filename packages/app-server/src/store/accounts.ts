@@ -10,7 +10,7 @@
  * code has only 40 bits, which is why it lives minutes and works once.
  */
 import { randomInt } from "node:crypto";
-import { LineUpError } from "@lineup/protocol";
+import { LineUpError, type TenantSettings } from "@lineup/protocol";
 import { createDevice, createUser, newToken, sha256Hex } from "./principals.js";
 import type { Db } from "./sql.js";
 
@@ -210,17 +210,8 @@ export interface TenantRecord {
   readonly updated_at: string;
 }
 
-/** Policy defaults a tenant gives its devices: lists of capability names and execution modes. */
-export interface TenantPolicy {
-  /** An app declaring one of these cannot be installed or updated. */
-  readonly blocked_capabilities?: readonly string[];
-  /** An app running in one of these execution modes cannot be installed or updated. */
-  readonly blocked_execution_modes?: readonly string[];
-  /** Refused to every app at request time. */
-  readonly denied_capabilities?: readonly string[];
-  /** The person is asked before each use, whatever the registry says. */
-  readonly require_confirmation?: readonly string[];
-}
+/** Policy defaults a tenant gives its devices (the protocol's `app-server.tenant` policy). */
+export type TenantPolicy = TenantSettings["policy"];
 
 const POLICY_LISTS = ["blocked_capabilities", "blocked_execution_modes", "denied_capabilities", "require_confirmation"] as const;
 const APP_SCOPE = /^[a-z][a-z0-9-]{0,63}$/;
