@@ -1,7 +1,7 @@
 /**
  * A tenant's settings from the real AppServer, applied by the Runtime: the operator puts a user in a tenant that
  * allows only the whiteboard; when the user's device next signs in, an app it installed before that is outside
- * the allowlist is disabled, installing another is refused at authorization with `policy_denied`, and the
+ * the allowlist is disabled and cannot be enabled again, installing another is refused at authorization with `policy_denied`, and the
  * whiteboard carries on.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -41,7 +41,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-it("disables an installed app outside the tenant's allowlist and refuses installing another", async () => {
+it("disables an installed app outside the tenant's allowlist, refuses enabling it and installing another", async () => {
   await admin("admin/user/add", { user_id: "ann" });
   const { token } = (await admin("admin/device/add", { user_id: "ann" })) as { token: string };
   const key = await publisherKey();
@@ -57,6 +57,8 @@ it("disables an installed app outside the tenant's allowlist and refuses install
   await runtime.whenOnline();
   await until(() => runtime!.appManager.getApp("notes")?.record.enabled === false, 10_000, "notes disabled");
   expect(runtime.appManager.getApp("whiteboard")?.record.enabled).toBe(true);
+  expect(await runtime.appManager.enable("notes")).toMatchObject({ status: "failed", error: { code: "policy_denied" } });
+  expect(runtime.appManager.getApp("notes")?.record.enabled).toBe(false);
 
   const refused = await runtime.appManager.install(await signedBundle({ ...whiteboardManifest(), app_scope: "sketch" } as AppManifest, key), { approved: true });
   expect(refused).toMatchObject({ status: "failed", error: { code: "policy_denied" } });
