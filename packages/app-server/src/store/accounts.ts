@@ -11,7 +11,7 @@
  */
 import { randomInt } from "node:crypto";
 import { LineUpError, type TenantSettings } from "@lineup/protocol";
-import { createDevice, createUser, newToken, sha256Hex } from "./principals.js";
+import { createAgent, createDevice, createUser, newToken, sha256Hex } from "./principals.js";
 import type { Db } from "./sql.js";
 
 export interface UserRecord {
@@ -102,23 +102,27 @@ export function listDevices(db: Db, userId: string | undefined): Promise<DeviceR
     : db.all<DeviceRecord>("SELECT device_id, user_id, name, created_at, revoked_at FROM devices WHERE user_id = ? ORDER BY device_id", [userId]);
 }
 
-export async function revokeDevice(db: Db, deviceId: string): Promise<Revoked[]> {
+export function revokeDevice(db: Db, deviceId: string): Promise<Revoked[]> {
+  return revoke(db, "device", deviceId);
+}
+
+/** Marks a device or an agent revoked, and every token of it. */
+async function revoke(db: Db, kind: "device" | "agent", id: string): Promise<Revoked[]> {
   const at = now();
-  const { changes } = await db.run("UPDATE devices SET revoked_at = COALESCE(revoked_at, ?) WHERE device_id = ?", [at, deviceId]);
-  if (changes === 0) throw notFound(`no device ${deviceId}`, "/device_id");
-  await db.run("UPDATE tokens SET revoked_at = ? WHERE device_id = ? AND revoked_at IS NULL", [at, deviceId]);
-  return [{ kind: "device", id: deviceId }];
+  // The table and column names come from `kind`, never from input.
+  const { changes } = await db.run(`UPDATE ${kind}s SET revoked_at = COALESCE(revoked_at, ?) WHERE ${kind}_id = ?`, [at, id]);
+  if (changes === 0) throw notFound(`no ${kind} ${id}`, `/${kind}_id`);
+  await db.run(`UPDATE tokens SET revoked_at = ? WHERE ${kind}_id = ? AND revoked_at IS NULL`, [at, id]);
+  return [{ kind, id }];
 }
 
 /** A new agent (owned by `ownerUserId`, or shared) and its token (shown once). */
 export async function addAgent(db: Db, agentId: string, name: string, ownerUserId: string | undefined): Promise<{ agent: AgentRecord; token: string }> {
   if (ownerUserId !== undefined) await requireActiveUser(db, ownerUserId, "/owner_user_id");
   if ((await db.get("SELECT 1 FROM agents WHERE agent_id = ?", [agentId])) !== undefined) throw conflict(`agent ${agentId} exists already`);
-  const createdAt = now();
-  const token = newToken();
-  await db.run("INSERT INTO agents (agent_id, name, created_at, owner_user_id) VALUES (?, ?, ?, ?)", [agentId, name, createdAt, ownerUserId ?? null]);
-  await db.run("INSERT INTO tokens (token_sha256, role, agent_id, created_at) VALUES (?, 'agent', ?, ?)", [sha256Hex(token), agentId, createdAt]);
-  return { agent: { agent_id: agentId, name, owner_user_id: ownerUserId ?? null, created_at: createdAt, revoked_at: null }, token };
+  const token = await createAgent(db, agentId, name, ownerUserId ?? null);
+  const agent = await db.get<AgentRecord>("SELECT agent_id, name, owner_user_id, created_at, revoked_at FROM agents WHERE agent_id = ?", [agentId]);
+  return { agent: agent!, token };
 }
 
 export function listAgents(db: Db, ownerUserId: string | undefined): Promise<AgentRecord[]> | AgentRecord[] {
@@ -127,12 +131,8 @@ export function listAgents(db: Db, ownerUserId: string | undefined): Promise<Age
     : db.all<AgentRecord>("SELECT agent_id, name, owner_user_id, created_at, revoked_at FROM agents WHERE owner_user_id = ? ORDER BY agent_id", [ownerUserId]);
 }
 
-export async function revokeAgent(db: Db, agentId: string): Promise<Revoked[]> {
-  const at = now();
-  const { changes } = await db.run("UPDATE agents SET revoked_at = COALESCE(revoked_at, ?) WHERE agent_id = ?", [at, agentId]);
-  if (changes === 0) throw notFound(`no agent ${agentId}`, "/agent_id");
-  await db.run("UPDATE tokens SET revoked_at = ? WHERE agent_id = ? AND revoked_at IS NULL", [at, agentId]);
-  return [{ kind: "agent", id: agentId }];
+export function revokeAgent(db: Db, agentId: string): Promise<Revoked[]> {
+  return revoke(db, "agent", agentId);
 }
 
 /** Replaces an active agent's tokens with a new one: connections made with the old one are closed. */

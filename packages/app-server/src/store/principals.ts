@@ -60,10 +60,10 @@ export async function createDevice(db: Db, deviceId: string, userId: string, nam
   return token;
 }
 
-/** Registers an agent and returns its new token. */
-export async function createAgent(db: Db, agentId: string, name = agentId): Promise<string> {
+/** Registers an agent (shared, or owned by one user) and returns its new token. */
+export async function createAgent(db: Db, agentId: string, name = agentId, ownerUserId: string | null = null): Promise<string> {
   const token = newToken();
-  await db.run("INSERT INTO agents (agent_id, name, created_at) VALUES (?, ?, ?)", [agentId, name, now()]);
+  await db.run("INSERT INTO agents (agent_id, name, created_at, owner_user_id) VALUES (?, ?, ?, ?)", [agentId, name, now(), ownerUserId]);
   await db.run("INSERT INTO tokens (token_sha256, role, agent_id, created_at) VALUES (?, 'agent', ?, ?)", [sha256Hex(token), agentId, now()]);
   return token;
 }
