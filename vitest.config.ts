@@ -11,6 +11,9 @@ export default defineConfig({
     // Each project names its own files (a project extending this config would add to an include here).
     testTimeout: 20_000,
     pool: "forks",
+    // Two files at a time: most of a file's time is waiting (Chromium, child processes, fsync), so two workers
+    // fit 2 cores and keep the suite within its time budget (Vitest would run one worker there).
+    maxWorkers: 2,
     // The MCP SDK's Streamable HTTP client imports eventsource-parser, whose "source" condition names TypeScript
     // files Node cannot load: Vite transforms it (and the SDK that imports it) instead.
     server: { deps: { inline: [/eventsource-parser/, /@modelcontextprotocol\/sdk/] } },

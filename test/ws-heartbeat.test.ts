@@ -3,12 +3,25 @@
  * real WebSocket to a server that stops answering — it never pongs and never sends, while its TCP
  * connection stays open — the client closes the connection (1006, "heartbeat timeout"); against a
  * server that answers pings, the connection stays open through many intervals.
+ *
+ * And the browser's, which cannot send ping frames: the Runtime's browser transport in real Chromium
+ * sends `connection/ping` notifications; a silent server is given up on the same way, and the reference
+ * AppServer answers each with `connection/pong`, which keeps the connection open and never reaches the
+ * Runtime.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { createWsTransport } from "@lineup/runtime/node";
-import { afterEach, describe, expect, it } from "vitest";
+import { build } from "esbuild";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import { launchChromium } from "./support/chromium.js";
 
 const INTERVAL_MS = 100;
 
@@ -60,5 +73,75 @@ describe.each(Object.entries(CLIENTS))("the %s client's heartbeat", (_, open) =>
     expect(outcome).toBe("still open");
     client.close();
     expect((await client.closed).code).toBe(1000);
+  });
+});
+
+describe("the browser client's heartbeat", () => {
+  let browser: Browser;
+  let page: Page;
+  let server: AppServerHandle;
+  let dataDir: string;
+  let pageServer: Server;
+  const frames: string[] = [];
+
+  beforeAll(async () => {
+    const built = await build({
+      entryPoints: [resolve(import.meta.dirname, "fixtures", "browser-transport-entry.ts")],
+      bundle: true,
+      write: false,
+      format: "iife",
+      platform: "browser",
+      target: "es2022",
+      conditions: ["source"],
+      logLevel: "silent",
+    });
+    dataDir = mkdtempSync(join(tmpdir(), "lineup-heartbeat-"));
+    server = await startAppServer({ dataDir, logger: silentLogger });
+    browser = await launchChromium();
+    page = await browser.newPage();
+    page.on("websocket", (socket) => socket.on("framesent", (frame) => void frames.push(String(frame.payload))));
+    const script = built.outputFiles[0]!.text;
+    pageServer = createServer((req, res) => {
+      if (req.url === "/transport.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
+      res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><title>heartbeat</title><script src="/transport.js"></script>');
+    });
+    await new Promise<void>((r) => pageServer.listen(0, "127.0.0.1", r));
+    await page.goto(`http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => pageServer?.close(r));
+    await server?.close();
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("gives up on a server that stopped answering: 1006 heartbeat timeout, without waiting for a closing handshake", async () => {
+    const url = await serve(false);
+    const closed = await page.evaluate(async ({ url, interval }) => {
+      const opened = await window.openLineUpTransport(url, interval);
+      const started = Date.now();
+      while (opened.closed === undefined && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+      return opened.closed;
+    }, { url, interval: INTERVAL_MS });
+    expect(closed).toEqual({ code: 1006, reason: "heartbeat timeout" });
+    expect(frames).toContain(JSON.stringify({ jsonrpc: "2.0", method: "connection/ping", params: {} }));
+  });
+
+  it("stays open to the AppServer, which answers every ping with a pong the Runtime never sees", async () => {
+    const outcome = await page.evaluate(async ({ url, interval }) => {
+      const opened = await window.openLineUpTransport(url, interval);
+      await new Promise((r) => setTimeout(r, 10 * interval));
+      const closedEarly = opened.closed;
+      // A request still gets its answer: the transport passes everything but the pongs.
+      opened.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "capability/list", params: {} }));
+      const started = Date.now();
+      while (opened.messages.length === 0 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 20));
+      opened.close();
+      return { closedEarly, messages: opened.messages };
+    }, { url: server.url, interval: INTERVAL_MS });
+    expect(outcome.closedEarly).toBeUndefined();
+    expect(outcome.messages).toHaveLength(1);
+    expect(JSON.parse(outcome.messages[0]!)).toMatchObject({ jsonrpc: "2.0", id: 1 });
+    expect(outcome.messages.join("")).not.toContain("connection/pong");
   });
 });

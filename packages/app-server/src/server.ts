@@ -14,7 +14,7 @@ import { ADMIN_PATH, PAIR_PATH, createAdminEndpoint } from "./admin.js";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
-import { onNotification, respond, toProtocolError } from "./dispatch.js";
+import { onNotification, respond, toProtocolError } from "./rpc-methods.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";

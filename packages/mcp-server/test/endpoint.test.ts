@@ -104,3 +104,48 @@ describe("an idle MCP session", () => {
     }
   }, 30_000);
 });
+
+describe("MCP sessions of one token", () => {
+  it("are capped: past maxSessionsPerToken an initialize is 429 rate_limited, another token still opens, and a closed session frees its place", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-cap-"));
+    const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
+    const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, maxSessionsPerToken: 2 });
+    const http = createServer((req, res) => endpoint.handle(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new`;
+      const headersFor = (token: string) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` });
+      const agentToken = server.devCredentials!.agent_token;
+      const initialize = async (token: string): Promise<Response> => {
+        const response = await fetch(url, { method: "POST", headers: headersFor(token), body: INITIALIZE });
+        return response;
+      };
+      // Three at once: the cap counts sessions still opening, so exactly one is refused.
+      const three = await Promise.all([initialize(agentToken), initialize(agentToken), initialize(agentToken)]);
+      expect(three.map((r) => r.status).sort()).toEqual([200, 200, 429]);
+      const refused = three.find((r) => r.status === 429)!;
+      expect(refused.headers.get("retry-after")).toBe("60");
+      expect(((await refused.json()) as { error: { data: { code: string } } }).error.data.code).toBe("rate_limited");
+      const opened = three.filter((r) => r.status === 200);
+      const ids = await Promise.all(opened.map(async (r) => (await r.text(), r.headers.get("mcp-session-id")!)));
+      expect(endpoint.sessions).toBe(2);
+
+      const other = await server.admin.createAgent("capped-neighbour");
+      const neighbour = await initialize(other);
+      expect(neighbour.status).toBe(200);
+      await neighbour.text();
+
+      const ended = await fetch(url, { method: "DELETE", headers: { ...headersFor(agentToken), "mcp-session-id": ids[0]!, "mcp-protocol-version": "2025-06-18" } });
+      expect(ended.status).toBe(200);
+      await until(() => endpoint.sessions === 2, "the ended session closed", 10_000);
+      const again = await initialize(agentToken);
+      expect(again.status).toBe(200);
+      await again.text();
+    } finally {
+      await endpoint.close();
+      await new Promise((resolve) => http.close(resolve));
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

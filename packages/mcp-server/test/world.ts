@@ -145,8 +145,14 @@ export async function connectClient(carrier: Carrier, options: { readonly url: s
       args: ["--conditions=source", "--import", "tsx", CLI_BIN, "mcp", "--session", options.session, "--url", options.url, "--token", options.token],
       stderr: "pipe",
     });
-    transport.stderr?.on("data", (chunk: Buffer) => options.stderr?.push(String(chunk)));
-    await client.connect(transport);
+    // Kept whether or not the test asked for it: a child that ends during the handshake says why in the error.
+    const stderr = options.stderr ?? [];
+    transport.stderr?.on("data", (chunk: Buffer) => stderr.push(String(chunk)));
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      throw new Error(`lineup mcp did not start: ${error instanceof Error ? error.message : String(error)}\n${stderr.join("")}`, { cause: error });
+    }
   } else {
     const transport = new StreamableHTTPClientTransport(new URL(`${options.httpUrl}/mcp?session=${encodeURIComponent(options.session)}`), {
       requestInit: { headers: { authorization: `Bearer ${options.token}` } },

@@ -31,7 +31,7 @@ const Empty = () => Closed({});
 
 /** Every method the native side answers, with its params and result. */
 const METHODS = {
-  /** What this host is: the page shows it in Settings and sends it nowhere else. */
+  /** What this host is: the page reads it to know what the desktop offers (notifications, where the token rests) and sends it nowhere else. */
   "host.info": {
     params: Empty(),
     result: Closed({

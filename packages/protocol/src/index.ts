@@ -17,3 +17,4 @@ export * from "./command-line.js";
 export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";
 export * from "./locale.js";
+export * from "./backoff.js";

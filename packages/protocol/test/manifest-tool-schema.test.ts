@@ -148,6 +148,27 @@ describe("patterns that backtrack catastrophically", () => {
     }
   });
 
+  it("are refused when a repeated alternation's alternatives may begin alike, the exponential case star height misses", () => {
+    // `(a|a)*$` against 27 characters backtracks about 2^27 times: a minute of the Runtime's loop.
+    for (const pattern of ["(a|a)*$", "^(a|ab)*$", "^(\\w|\\d)+$", "^(x(a|ab)y|z)+$", "^([a-z]|\\p{L})*$", "^(a|b|[^b])+$", "(\\d|1){2,}"]) {
+      const checked = checkJsonSchema({ type: "object", properties: { a: { type: "string", pattern } } });
+      expect(checked.ok, pattern).toBe(false);
+      if (!checked.ok) {
+        expect(checked.error, pattern).toMatchObject({ code: "manifest_invalid_tool_schema", path: "/properties/a/pattern" });
+        expect(checked.error.message, pattern).toContain("factor the common start out");
+      }
+    }
+  });
+
+  it("leave alternations that cannot share a start accepted, repeated or not, and they answer hostile input at once", { timeout: 10_000 }, () => {
+    const patterns = ["^(a|b)*$", "^(\\w|-|\\.)+$", "^(https?|ftp)://", "^(?:[a-z]|[0-9])+$", "^(a[bc])*$", "^(ab|ab)?$", "^(\\s|,)+$", "^([A-Z]|[a-z])+$"];
+    for (const pattern of patterns) {
+      const created = createToolSchemaValidator({ type: "object", properties: { a: { type: "string", pattern } } }, { code: "invalid_arguments" });
+      expect(created.ok, pattern).toBe(true);
+      if (created.ok) created.value({ a: `${"ab".repeat(50_000)}!` });
+    }
+  });
+
   it("leave ordinary patterns accepted, and those run in linear time on long hostile input", { timeout: 10_000 }, () => {
     const patterns = ["^[a-z0-9_-]{1,64}$", "^\\p{L}+$", "^[^\\s@]+@[^\\s@]+$", "^#[0-9a-fA-F]{6}$", "^https?://", "(?<year>\\d{4})-\\d{2}", "^(?!tmp)[a-z]+$"];
     for (const pattern of patterns) {

@@ -6,7 +6,10 @@
  * any agent. A wrong token is 401, a device's token 403, an unknown MCP session 404, a session the agent
  * is not bound to a JSON-RPC error with `session_not_found`. An MCP session no request has used for
  * `idleTimeoutMs` (none in flight: a `lineup.next_message` waiting keeps it) is closed with its agent
- * connection; its client then gets 404 and initializes again.
+ * connection; its client then gets 404 and initializes again. One token holds at most
+ * `maxSessionsPerToken` MCP sessions at once (each is an agent connection): the next initialize is 429
+ * `rate_limited` until one closes or idles out, so a client that never reuses its session cannot pile up
+ * connections on the server.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -25,9 +28,12 @@ export interface McpHttpEndpointOptions {
   readonly diagnostics?: DiagnosticsSink;
   /** Default 30 minutes. */
   readonly idleTimeoutMs?: number;
+  /** Open MCP sessions one token may hold. Default 16. */
+  readonly maxSessionsPerToken?: number;
 }
 
 export const DEFAULT_MCP_IDLE_TIMEOUT_MS = 30 * 60_000;
+export const DEFAULT_MCP_SESSIONS_PER_TOKEN = 16;
 
 export interface McpHttpEndpoint {
   /** Answers one HTTP request to the endpoint's path. */
@@ -65,6 +71,14 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   const open = new Map<string, OpenSession>();
   let closing = false;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_MCP_IDLE_TIMEOUT_MS;
+  const maxPerToken = options.maxSessionsPerToken ?? DEFAULT_MCP_SESSIONS_PER_TOKEN;
+  /** Sessions opening or open, per token hash: counted from the start of an initialize, so parallel ones cannot pass the cap together. */
+  const held = new Map<string, number>();
+  const hold = (tokenHash: string, delta: number): void => {
+    const next = (held.get(tokenHash) ?? 0) + delta;
+    if (next <= 0) held.delete(tokenHash);
+    else held.set(tokenHash, next);
+  };
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [id, session] of open) {
@@ -75,7 +89,8 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   }, Math.max(10, Math.min(60_000, idleTimeoutMs / 4)));
   sweep.unref();
 
-  const dispose = async (session: Pick<OpenSession, "client" | "mcp">): Promise<void> => {
+  const dispose = async (session: Pick<OpenSession, "client" | "mcp" | "tokenHash">): Promise<void> => {
+    hold(session.tokenHash, -1);
     await session.mcp.close().catch(() => undefined);
     await session.client.close().catch(() => undefined);
   };
@@ -83,10 +98,16 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
   async function start(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     const choice = new URL(req.url ?? "/", "http://localhost").searchParams.get("session");
     if (choice === null || choice === "") return refuse(res, 400, "invalid_params", "name the session: /mcp?session=<session id> or /mcp?session=new");
+    const tokenHash = sha256(token);
+    if ((held.get(tokenHash) ?? 0) >= maxPerToken) {
+      return refuse(res, 429, "rate_limited", `this token already holds ${maxPerToken} MCP sessions: reuse one (Mcp-Session-Id), end one (DELETE), or wait until one idles out`, { "retry-after": "60" });
+    }
+    hold(tokenHash, 1);
     let client: AgentClient | undefined;
     try {
       client = await connectAgent({ url: options.rpcUrl(), token, clientInfo: { name: "lineup-mcp-http", version: "0.1.0" }, ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) });
     } catch (error) {
+      hold(tokenHash, -1);
       const e = asLineUpError(error);
       if (e.code === "unauthorized") return refuse(res, 401, "unauthorized", "unknown token", { "www-authenticate": "Bearer" });
       if (e.code === "forbidden") return refuse(res, 403, "forbidden", e.message);
@@ -96,11 +117,12 @@ export function createMcpHttpEndpoint(options: McpHttpEndpointOptions): McpHttpE
     try {
       mcp = await createLineUpMcpServer({ client, session: choice, ...(options.diagnostics === undefined ? {} : { diagnostics: options.diagnostics }) });
     } catch (error) {
+      hold(tokenHash, -1);
       await client.close();
       const e = asLineUpError(error);
       return refuse(res, e.code === "session_not_found" ? 404 : 500, e.code, e.message);
     }
-    const session = { client, mcp, tokenHash: sha256(token) };
+    const session = { client, mcp, tokenHash };
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => void open.set(id, { ...session, transport, lastUsed: Date.now(), inFlight: 0 }),

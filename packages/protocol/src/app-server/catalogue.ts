@@ -272,6 +272,21 @@ export const APP_SERVER_NOTIFICATIONS = {
     params: S.AppServerInitializedParamsSchema,
     description: "Sent by the client after it has read the initialize result (the spec's initialize + initialized handshake).",
   },
+  "connection/ping": {
+    method: "connection/ping",
+    direction: "client_to_server",
+    roles: BOTH,
+    params: S.ConnectionPingParamsSchema,
+    description:
+      "The heartbeat of a client whose WebSocket cannot send ping frames (a browser): the server answers connection/pong, so the client hears its peer within an interval. Valid before and after the handshake.",
+  },
+  "connection/pong": {
+    method: "connection/pong",
+    direction: "server_to_client",
+    roles: BOTH,
+    params: S.ConnectionPongParamsSchema,
+    description: "The answer to connection/ping, sent at once on the same connection.",
+  },
   "agentSession/event": {
     method: "agentSession/event",
     direction: "server_to_client",

@@ -113,6 +113,12 @@ export const AppServerInitializeResultSchema = result("initialize", {
 /** Notification client → server after the `initialize` result. */
 export const AppServerInitializedParamsSchema = Closed({}, { $id: schemaId("app-server.initialized.params"), title: "initialized params" });
 
+/** Notification client → server: the heartbeat of a client that cannot send WebSocket pings (a browser). */
+export const ConnectionPingParamsSchema = Closed({}, { $id: schemaId("app-server.connection.ping.params"), title: "connection/ping params" });
+
+/** Notification server → client: the answer to `connection/ping`. */
+export const ConnectionPongParamsSchema = Closed({}, { $id: schemaId("app-server.connection.pong.params"), title: "connection/pong params" });
+
 // --- sessions -----------------------------------------------------------------------------
 
 export const AgentSessionStartParamsSchema = params(
@@ -502,6 +508,8 @@ export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerInitializeResultSchema,
   TenantSettingsSchema,
   AppServerInitializedParamsSchema,
+  ConnectionPingParamsSchema,
+  ConnectionPongParamsSchema,
   AgentSessionStartParamsSchema,
   AgentSessionStartResultSchema,
   AgentSessionReadParamsSchema,

@@ -12,7 +12,8 @@
  * 4. every `pattern` and `patternProperties` key compiles as a Unicode regular expression and
  *    cannot backtrack catastrophically: the interpreter runs it as a backtracking `RegExp` on
  *    agent-supplied text, so a quantifier nested in a quantified group (`(a+)+`, star height
- *    above 1, checked by `safe-regex2`) is refused, as is syntax that check cannot read (lookbehind);
+ *    above 1, checked by `safe-regex2`) is refused, as is syntax that check cannot read (lookbehind),
+ *    and so is a repeated alternation whose alternatives may begin alike (`(a|ab)*`, `regex-ambiguity.ts`);
  * 5. it uses no keyword the interpreter would silently skip (`$dynamicRef`, `$dynamicAnchor`,
  *    `$recursiveRef`, `$recursiveAnchor`), declares `$id` only at the root, and `$schema`, if
  *    present, only at the root and only as draft 2020-12.
@@ -22,6 +23,7 @@ import type { JsonObject } from "../json.js";
 import { validators } from "../generated/json-schema.js";
 import { describeSchemaError } from "../validation.js";
 import safeRegex from "safe-regex2";
+import { hasAmbiguousRepetition } from "./regex-ambiguity.js";
 
 export const JSON_SCHEMA_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 export const MAX_SCHEMA_DEPTH = 32;
@@ -63,6 +65,9 @@ function patternProblem(pattern: string): string | undefined {
   if (!compiles(pattern)) return "is not a valid regular expression";
   if (!safeRegex(pattern, { limit: MAX_PATTERN_QUANTIFIERS })) {
     return "can backtrack catastrophically (a quantifier nested in a quantified group, lookbehind, or over 100 quantifiers)";
+  }
+  if (hasAmbiguousRepetition(pattern)) {
+    return "can backtrack catastrophically (a repeated alternation whose alternatives may begin with the same character; factor the common start out)";
   }
   return undefined;
 }

@@ -1,16 +1,34 @@
 /**
  * The Transport port over the browser's global `WebSocket`. Text frames only; a binary frame closes the
  * connection (1003).
+ *
+ * A browser's WebSocket can neither send ping frames nor see the server's, so its heartbeat is one level up
+ * (docs/app-server-protocol.md, "Heartbeat"): every interval it sends a `connection/ping` notification when
+ * the server said nothing since the last one, and the server answers `connection/pong`. Any frame counts as
+ * a sign of life; a server silent through a whole interval is given up on at once — the connection reports
+ * 1006 "heartbeat timeout" without waiting for a closing handshake a half-open socket never completes — so
+ * the Runtime reconnects within two intervals. The pongs are the transport's own: the Runtime never sees them.
  */
+import { encodeJsonRpc, jsonRpcNotification, startHeartbeat, type Heartbeat } from "@lineup/protocol";
 import type { Transport, TransportConnection } from "../communication/transport.js";
 import { socketConnection } from "../communication/socket-connection.js";
 
-export function createWebSocketTransport(): Transport {
+export interface WebSocketTransportOptions {
+  /** Ping the server this often; a server silent through a whole interval is given up on. Default 15 000 ms. */
+  readonly heartbeatIntervalMs?: number;
+}
+
+const PING_FRAME = encodeJsonRpc(jsonRpcNotification("connection/ping", {}));
+const PONG_FRAME = encodeJsonRpc(jsonRpcNotification("connection/pong", {}));
+
+export function createWebSocketTransport(options: WebSocketTransportOptions = {}): Transport {
   return {
     open(url) {
       return new Promise<TransportConnection>((resolve, reject) => {
         const socket = new WebSocket(url);
         let opened = false;
+        let ended = false;
+        let heartbeat: Heartbeat | undefined;
         const { connection, events } = socketConnection(
           {
             send(text) {
@@ -23,16 +41,34 @@ export function createWebSocketTransport(): Transport {
           },
           "websocket",
         );
+        const end = (code: number, reason: string): void => {
+          if (ended) return;
+          ended = true;
+          heartbeat?.stop();
+          events.closed({ code, reason });
+        };
         socket.addEventListener("message", (event: MessageEvent) => {
+          if (ended) return;
+          heartbeat?.heard();
           if (typeof event.data !== "string") return socket.close(1003, "text frames only");
+          if (event.data === PONG_FRAME) return;
           events.message(event.data);
         });
         socket.addEventListener("close", (event: CloseEvent) => {
           if (!opened) reject(new Error(`could not connect to ${url} (${event.code})`));
-          events.closed({ code: event.code, reason: event.reason });
+          end(event.code, event.reason);
         });
         socket.addEventListener("open", () => {
           opened = true;
+          heartbeat = startHeartbeat({
+            ...(options.heartbeatIntervalMs === undefined ? {} : { intervalMs: options.heartbeatIntervalMs }),
+            ping: () => socket.send(PING_FRAME),
+            silent: () => {
+              end(1006, "heartbeat timeout");
+              // The socket is left to close in the background; nothing it says is heard any more.
+              socket.close(4000, "heartbeat timeout");
+            },
+          });
           resolve(connection);
         });
       });

@@ -1,8 +1,10 @@
 /**
- * Reconnect delays: exponential backoff with full jitter (delay = random in [0, min(cap, base·2^attempt))),
- * so many devices reconnecting after a server restart spread out instead of arriving together. The
- * randomness comes from the injected IdSource, so a test replays the same delays.
+ * The Runtime's reconnect policy: the protocol package's one backoff curve with full jitter (delay anywhere
+ * in [0, min(cap, base·2^attempt))), so many devices reconnecting after a server restart spread out instead
+ * of arriving together. The randomness comes from the injected IdSource, so a test replays the same delays.
  */
+import { backoffDelay as curveDelay } from "@lineup/protocol";
+
 export interface BackoffPolicy {
   /** First ceiling, ms. Default 250. */
   readonly baseMs?: number;
@@ -17,6 +19,5 @@ export const DEFAULT_BACKOFF: Required<BackoffPolicy> = { baseMs: 250, capMs: 30
 /** The delay before reconnect attempt number `attempt` (0 for the first retry). */
 export function backoffDelay(attempt: number, random: () => number, policy: BackoffPolicy = {}): number {
   const { baseMs, capMs } = { ...DEFAULT_BACKOFF, ...policy };
-  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.floor(random() * ceiling);
+  return curveDelay(attempt, random(), { initialMs: baseMs, maxMs: capMs, jitter: "full" });
 }

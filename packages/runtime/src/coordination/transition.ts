@@ -5,7 +5,7 @@
  */
 import { filterReads } from "./filter-chain.js";
 import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
-import { dispatchReads, onDispatch, onStartConversation } from "./handlers/dispatch.js";
+import { dispatchReads, onDispatch, onStartConversation } from "./handlers/app-actions.js";
 import type { TransitionEnv } from "./handlers/env.js";
 import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";

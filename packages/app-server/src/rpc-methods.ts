@@ -112,7 +112,10 @@ export function respond(services: Services, connection: Connection, request: Jso
   }
 }
 
-/** Client notifications: only `initialized` means something; the rest are logged and dropped (JSON-RPC never answers a notification). */
+/**
+ * Client notifications: `initialized` completes the handshake, and `connection/ping` (a browser's heartbeat) is
+ * answered by a `connection/pong` notification; the rest are logged and dropped (JSON-RPC never answers a notification).
+ */
 export function onNotification(services: Services, connection: Connection, notification: JsonRpcNotification): void {
   if (connection.initializing !== undefined) {
     void connection.initializing.then(() => onNotification(services, connection, notification));
@@ -124,4 +127,5 @@ export function onNotification(services: Services, connection: Connection, notif
     return;
   }
   if (checked.value.method === "initialized" && connection.principal !== undefined) connection.handshakeComplete = true;
+  else if (checked.value.method === "connection/ping") connection.notify("connection/pong", {});
 }
