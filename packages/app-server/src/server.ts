@@ -221,12 +221,21 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   let closing = false;
   /** Closes this process's connections of revoked principals (4003); returns how many. */
   function closeRevoked(revoked: readonly Revoked[]): number {
+    const hit = (connection: Connection): boolean => {
+      const p = connection.principal;
+      if (p === undefined) return false;
+      return revoked.some((r) => (p.role === "agent" ? r.kind === "agent" && r.id === p.agent_id : (r.kind === "device" && r.id === p.device_id) || (r.kind === "user" && r.id === p.user_id)));
+    };
     let closed = 0;
     for (const connection of connections) {
-      const p = connection.principal;
-      if (p === undefined) continue;
-      const hit = revoked.some((r) => (p.role === "agent" ? r.kind === "agent" && r.id === p.agent_id : (r.kind === "device" && r.id === p.device_id) || (r.kind === "user" && r.id === p.user_id)));
-      if (!hit) continue;
+      // An initialize that read the token before the revocation committed is checked once it is done.
+      if (connection.principal === undefined) {
+        void connection.initializing?.then(() => {
+          if (hit(connection)) connection.close(CLOSE_CODES.revoked, "credentials revoked");
+        });
+        continue;
+      }
+      if (!hit(connection)) continue;
       connection.close(CLOSE_CODES.revoked, "credentials revoked");
       closed++;
     }

@@ -11,6 +11,7 @@ import type { AppManifest } from "@lineup/protocol";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createNodeRuntime, type NodeRuntime } from "../src/node/index.js";
+import { withTenantAppPolicy, withTenantCapabilityPolicy } from "../src/runtime.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { until } from "./helpers/runtime-harness.js";
@@ -66,3 +67,16 @@ it("disables an installed app outside the tenant's allowlist, refuses enabling i
   expect(refused.steps.find((s) => s.status === "failed")?.name).toBe("authorization");
   expect(runtime.appManager.getApp("sketch")).toBeUndefined();
 });
+
+it("adds a tenant's lists to the host's policy and keeps only apps both allow", () => {
+  const tenant = { tenant_id: "acme", app_allowlist: ["whiteboard", "notes"], policy: { blocked_capabilities: ["camera.capture"], denied_capabilities: ["clipboard.write"], require_confirmation: ["microphone.record"] } };
+  expect(withTenantAppPolicy({ allowed_apps: ["whiteboard", "sketch"], blocked_capabilities: ["location.read"] }, tenant)).toEqual({ allowed_apps: ["whiteboard"], blocked_capabilities: ["location.read", "camera.capture"] });
+  expect(withTenantAppPolicy({ blocked_apps: ["x"] }, { tenant_id: "open", policy: {} })).toEqual({ blocked_apps: ["x"] });
+  expect(withTenantCapabilityPolicy({ denied_capabilities: ["clipboard.write"], rate_limit: { max: 1, window_ms: 10 } }, tenant)).toEqual({
+    denied_capabilities: ["clipboard.write"],
+    require_confirmation: ["microphone.record"],
+    rate_limit: { max: 1, window_ms: 10 },
+  });
+  expect(withTenantCapabilityPolicy({ request_timeout_ms: 5 }, undefined)).toEqual({ request_timeout_ms: 5 });
+});
+
