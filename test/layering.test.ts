@@ -2,7 +2,9 @@
  * The architecture's one-way layering, enforced (ARCHITECTURE.md section 5, STYLE.md rule 1):
  * packages import only the workspace packages below them, platform-neutral code imports no
  * `node:*`, no Node built-in and no native/server package, adapters stay in their node/ and
- * browser/ folders, and no relative import reaches into another package.
+ * browser/ folders, and no relative import reaches into another package. Inside the Runtime: only its
+ * loop commits to its store, outbox keys are minted in one place, and the pure transition code reaches
+ * neither the loop nor the connection.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -17,7 +19,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   runtime: ["protocol"],
   "app-sdk": ["protocol", "runtime"],
   "surface-sdk": ["protocol"],
-  "app-server": ["protocol", "mcp-server"],
+  "app-server": ["protocol", "runtime", "mcp-server"],
   "agent-sdk": ["protocol"],
   "mcp-server": ["protocol", "agent-sdk"],
   "host-web": ["protocol", "runtime", "app-sdk"],
@@ -41,8 +43,7 @@ function walk(dir: string): string[] {
   return out;
 }
 
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, "utf8");
+function importsOf(file: string, text = readFileSync(file, "utf8")): string[] {
   const specs: string[] = [];
   const re = /(?:^|[\s;])(?:import|export)\s[^"'`]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
   for (const m of text.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3])!);
@@ -128,5 +129,80 @@ describe("layering", () => {
     expect(checkImports("host-desktop", "main.ts", ["ws"])).toHaveLength(1);
     expect(checkImports("host-desktop", "main.ts", ["gi://WebKit?version=6.0", "system", "@lineup/host-web/serving"])).toEqual([]);
     expect(checkImports("host-desktop", "node/build.ts", ["node:path", "esbuild"])).toEqual([]);
+  });
+});
+
+const runtimeSrc = join(root, "packages", "runtime", "src");
+/** The Runtime's source files (path under src/ → text), without the store adapters and apps' own storage. */
+function runtimeFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const file of walk(runtimeSrc)) {
+    const rel = relative(runtimeSrc, file).split(sep).join("/");
+    if (/^(persistence|node|browser|app-storage|testing)\//.test(rel)) continue;
+    files.set(rel, readFileSync(file, "utf8"));
+  }
+  return files;
+}
+
+/** Problems with where the Runtime commits to its store: the loop; restore, before the loop starts; two write-once rows in runtime.ts. */
+function commitProblems(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [rel, text] of files) {
+    const lines = text.split("\n").filter((line) => /\.commit\(/.test(line));
+    if (lines.length === 0 || rel === "coordination/loop.ts" || rel === "coordination/restore.ts") continue;
+    if (rel === "runtime.ts") {
+      for (const line of lines) if (!/RUNTIME_COLLECTIONS\.(resultCards|meta, key: "shipped-publishers")/.test(line)) problems.push(`runtime.ts commits outside the loop: ${line.trim()}`);
+      continue;
+    }
+    problems.push(`${rel} commits to the store; only coordination/loop.ts may (post an input instead)`);
+  }
+  return problems;
+}
+
+/** Problems with where outbox idempotency keys are minted: `newOutboxEntry` in communication/outbox.ts only. */
+function idempotencyKeyProblems(files: ReadonlyMap<string, string>): string[] {
+  return [...files].filter(([rel, text]) => rel !== "communication/outbox.ts" && /newId\(\s*["']idem["']\s*\)/.test(text)).map(([rel]) => `${rel} mints an idempotency key; use newOutboxEntry (communication/outbox.ts)`);
+}
+
+/** The pure decision code: handlers, the tools, App Manager and instance cores, the session-data rule, the Step and its folds. */
+const PURE = /^(coordination\/(handlers\/|transition\.ts|step\.ts|call-folding\.ts|instance-folding\.ts|tool-envelopes\.ts|inventories\.ts)|tools\/|apps\/manager\/|apps\/instances\/|session-data\/semantics\.ts)/;
+
+/** Problems with pure code importing the loop or the connection shell. */
+function purityProblems(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [rel, text] of files) {
+    if (!PURE.test(rel)) continue;
+    for (const spec of importsOf(join(runtimeSrc, rel), text)) {
+      if (/(^|\/)(loop|sync-driver)\.js$/.test(spec)) problems.push(`${rel} imports "${spec}": a transition is pure; the loop runs it and the shell does the I/O`);
+    }
+  }
+  return problems;
+}
+
+describe("the Runtime's structure", () => {
+  const files = runtimeFiles();
+
+  it("only the loop commits to the Runtime's store (restore before it starts; result cards and shipped keys, written once, in runtime.ts)", () => {
+    expect(files.has("coordination/loop.ts")).toBe(true);
+    expect(commitProblems(files)).toEqual([]);
+  });
+
+  it("outbox idempotency keys are minted only by newOutboxEntry in communication/outbox.ts", () => {
+    expect(files.get("communication/outbox.ts")).toMatch(/newId\("idem"\)/);
+    expect(idempotencyKeyProblems(files)).toEqual([]);
+  });
+
+  it("the transition's code imports neither the loop nor the sync driver", () => {
+    expect([...files.keys()].filter((rel) => PURE.test(rel)).length).toBeGreaterThan(20);
+    expect(purityProblems(files)).toEqual([]);
+  });
+
+  it("the structure checks catch what they forbid", () => {
+    expect(commitProblems(new Map([["session-data/service.ts", "await store.commit([w]);"]]))).toHaveLength(1);
+    expect(commitProblems(new Map([["runtime.ts", "await store.commit([{ op: \"put\", collection: RUNTIME_COLLECTIONS.apps }]);"]]))).toHaveLength(1);
+    expect(commitProblems(new Map([["coordination/loop.ts", "options.store.commit(turn.writes)"]]))).toEqual([]);
+    expect(idempotencyKeyProblems(new Map([["coordination/handlers/ingest.ts", "idempotency_key: env.newId(\"idem\")"]]))).toHaveLength(1);
+    expect(purityProblems(new Map([["coordination/handlers/tools.ts", 'import { toLineUpError } from "../loop.js";']]))).toHaveLength(1);
+    expect(purityProblems(new Map([["capabilities/shell.ts", 'import { toLineUpError } from "../coordination/loop.js";']]))).toEqual([]);
   });
 });

@@ -58,17 +58,47 @@ const lines = (text: string): string[] =>
     .map((l) => l.trim())
     .filter((l) => l.length > 0);
 
-/** Why the input cannot be sent as it is, in a person's words; undefined when it can. */
-export function inputProblem(input: EntryInput): string | undefined {
+/** Why a form's input cannot be sent as it is. */
+export type InputProblem =
+  | { readonly kind: "no_files" }
+  | { readonly kind: "too_many_files"; readonly max: number }
+  | { readonly kind: "no_notes" }
+  | { readonly kind: "no_topic" }
+  | { readonly kind: "too_long"; readonly length: number; readonly max: number };
+
+/** Why the input cannot be sent as it is; undefined when it can. */
+export function inputProblemOf(input: EntryInput): InputProblem | undefined {
   if (input.entry === "summarize_files") {
-    if (input.files.length === 0) return "Pick at least one file.";
-    if (input.files.length > AGENT_TASK_LIMITS.refs) return `Pick at most ${AGENT_TASK_LIMITS.refs} files.`;
+    if (input.files.length === 0) return { kind: "no_files" };
+    if (input.files.length > AGENT_TASK_LIMITS.refs) return { kind: "too_many_files", max: AGENT_TASK_LIMITS.refs };
     return undefined;
   }
   const text = input.entry === "plan_week" ? lines(input.text).join("\n") : input.text.trim();
-  if (text.length === 0) return input.entry === "plan_week" ? "Write at least one note." : "Name a topic.";
-  if (text.length > AGENT_TASK_LIMITS.text) return `That is ${text.length} characters; at most ${AGENT_TASK_LIMITS.text} can be sent.`;
+  if (text.length === 0) return { kind: input.entry === "plan_week" ? "no_notes" : "no_topic" };
+  if (text.length > AGENT_TASK_LIMITS.text) return { kind: "too_long", length: text.length, max: AGENT_TASK_LIMITS.text };
   return undefined;
+}
+
+/** Why the input cannot be sent as it is, in English; undefined when it can. */
+export function inputProblem(input: EntryInput): string | undefined {
+  const problem = inputProblemOf(input);
+  return problem === undefined ? undefined : englishProblem(problem);
+}
+
+/** A problem with a form's input, in English. */
+export function englishProblem(problem: InputProblem): string {
+  switch (problem.kind) {
+    case "no_files":
+      return "Pick at least one file.";
+    case "too_many_files":
+      return `Pick at most ${problem.max} files.`;
+    case "no_notes":
+      return "Write at least one note.";
+    case "no_topic":
+      return "Name a topic.";
+    case "too_long":
+      return `That is ${problem.length} characters; at most ${problem.max} can be sent.`;
+  }
 }
 
 /** The task input of a form: notes one per line (blank lines dropped), a topic trimmed, files by id. */
@@ -83,23 +113,36 @@ export function taskInput(input: EntryInput): AgentTaskInput {
   }
 }
 
+/** How a task's title is worded: English unless the dashboard speaks another language. */
+export interface TitleWords {
+  summarizeOne(name: string): string;
+  summarizeMany(count: number): string;
+  planWeek(notes: number): string;
+  writeNote(topic: string): string;
+}
+
+export const ENGLISH_TITLES: TitleWords = {
+  summarizeOne: (name) => `Summarize ${name}`,
+  summarizeMany: (count) => `Summarize ${count} files`,
+  planWeek: (count) => `Plan my week from ${count} ${count === 1 ? "note" : "notes"}`,
+  writeNote: (topic) => `Write a note about ${topic}`,
+};
+
 /** The title the task carries (the chat's card says "Task Dashboard asked the agent: …"). */
-export function taskTitle(input: EntryInput): string {
+export function taskTitle(input: EntryInput, words: TitleWords = ENGLISH_TITLES): string {
   switch (input.entry) {
     case "summarize_files":
-      return titled(input.files.length === 1 ? `Summarize ${input.files[0]!.name}` : `Summarize ${input.files.length} files`);
-    case "plan_week": {
-      const count = lines(input.text).length;
-      return `Plan my week from ${count} ${count === 1 ? "note" : "notes"}`;
-    }
+      return titled(input.files.length === 1 ? words.summarizeOne(input.files[0]!.name) : words.summarizeMany(input.files.length));
+    case "plan_week":
+      return words.planWeek(lines(input.text).length);
     case "write_note":
-      return titled(`Write a note about ${input.text.trim().replace(/\s+/g, " ")}`);
+      return titled(words.writeNote(input.text.trim().replace(/\s+/g, " ")));
   }
 }
 
 /** The request a form sends: its entry, title, input and output schema, and the submission's idempotency key. */
-export function taskRequest(input: EntryInput, idempotencyKey: string): AgentTaskRequest {
-  return { entry: input.entry, idempotency_key: idempotencyKey, title: taskTitle(input), input: taskInput(input), output_schema: OUTPUT_SCHEMAS[input.entry] };
+export function taskRequest(input: EntryInput, idempotencyKey: string, words: TitleWords = ENGLISH_TITLES): AgentTaskRequest {
+  return { entry: input.entry, idempotency_key: idempotencyKey, title: taskTitle(input, words), input: taskInput(input), output_schema: OUTPUT_SCHEMAS[input.entry] };
 }
 
 /**

@@ -36,7 +36,7 @@ async function start(): Promise<void> {
   const surface: Surface | undefined = await connectSurface({ tools }).catch(() => undefined);
   if (surface === undefined) {
     const offline = new TaskStore(offlinePort);
-    render(<App store={offline} listFiles={async () => []} newKey={newKey} standalone />, root);
+    render(<App store={offline} listFiles={async () => []} newKey={newKey} standalone locale={navigator.language} />, root);
     return;
   }
   const port: TaskPort = {
@@ -47,7 +47,7 @@ async function start(): Promise<void> {
   };
   const store = new TaskStore(port, { onError: (error) => console.error("task dashboard: a listener failed", error) });
   const listFiles = async () => pickableFiles(await surface.artifacts.list());
-  render(<App store={store} listFiles={listFiles} newKey={newKey} />, root);
+  render(<App store={store} listFiles={listFiles} newKey={newKey} locale={surface.app.locale} onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))} />, root);
   surface.lifecycle.on("closing", () => store.dispose());
   // The list is asked for before `ready` (a reload shows the tasks at once), but `ready` does not wait for it.
   const loaded = store.load();

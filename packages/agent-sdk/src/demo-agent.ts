@@ -25,6 +25,7 @@ import { LineUpError, type ErrorCode, type InventoryTool, type JsonObject, type 
 import { findTool, type AgentClient, type IncomingTurn } from "./agent-client.js";
 import { timedOperationStarted, type ToolCallUpdate } from "./tool-calls.js";
 import { APP_TARGETS, argumentsFor, belongsTo, matchTool, type AppTarget } from "./demo/tool-match.js";
+import { answerValue, declaredArguments, declaredToolFor } from "./demo/declared-tools.js";
 import { followCall, resumeDetachedCalls } from "./detached-calls.js";
 import { endEnvelopeId, type LoggedToolCall } from "./session-state.js";
 import { guessDrawing, resumeRound, roundStarted, stopRounds } from "./demo/draw-and-guess.js";
@@ -131,8 +132,11 @@ async function respond(client: AgentClient, turn: IncomingTurn, options: DemoAge
       return guessDrawing(client, turn, options);
     case "use_tool":
       return useTool(client, turn, intent.method, options);
-    case "echo":
-      return echo(turn.text);
+    case "echo": {
+      // An app the agent has no rule for, named by what the inventory declares: its tool's title, or "open <app>".
+      const declared = declaredToolFor(turn.text, toolsForTurn(client.inventory(turn.sessionId), turn));
+      return declared === undefined ? echo(turn.text) : useDeclaredTool(client, turn, declared, options);
+    }
   }
 }
 
@@ -213,13 +217,39 @@ async function openApp(client: AgentClient, turn: IncomingTurn, target: AppTarge
 async function useTool(client: AgentClient, turn: IncomingTurn, method: string, options: DemoAgentOptions): Promise<string> {
   const tool = toolsForTurn(client.inventory(turn.sessionId), turn).find((t) => t.method === method);
   if (tool === undefined) return `No app offers \`${escapeMarkdown(method)}\` in this conversation. Say *help* to see the tools I can use.`;
-  const target: AppTarget = { name: "tool", label: tool.title || tool.method, installName: tool.app_scope, scopes: [tool.app_scope], prefixes: [], verbs: [] };
-  return withInventory(client, turn, target, async () => {
-    const result = await callWithProgress(client, turn, tool, target, options, { label: `Calling ${tool.method}`, args: {} });
-    const content = typeof result === "object" && result !== null && !Array.isArray(result) ? result["content"] : undefined;
-    const text = Array.isArray(content) ? content.map((c) => (typeof c === "object" && c !== null && !Array.isArray(c) && c["type"] === "text" ? String(c["text"]) : "")).filter((t) => t !== "").join("\n") : "";
-    return `\`${tool.method}\` answered:\n\n${quote((text || JSON.stringify(result)).slice(0, 2_000))}`;
-  });
+  const target = toolTarget(tool);
+  return withInventory(client, turn, target, async () => toolAnswered(tool, await callWithProgress(client, turn, tool, target, options, { label: `Calling ${tool.method}`, args: {} })));
+}
+
+/** A tool found by what it declares, as the replies name it. */
+const toolTarget = (tool: InventoryTool): AppTarget => ({ name: "tool", label: tool.title || tool.method, installName: tool.app_scope, scopes: [tool.app_scope], prefixes: [], verbs: [] });
+
+/** What a tool answered: its text content, else its JSON. */
+function toolAnswered(tool: InventoryTool, result: JsonValue): string {
+  const content = typeof result === "object" && result !== null && !Array.isArray(result) ? result["content"] : undefined;
+  const text = Array.isArray(content) ? content.map((c) => (typeof c === "object" && c !== null && !Array.isArray(c) && c["type"] === "text" ? String(c["text"]) : "")).filter((t) => t !== "").join("\n") : "";
+  return `\`${tool.method}\` answered:\n\n${quote((text || JSON.stringify(result)).slice(0, 2_000))}`;
+}
+
+/**
+ * Calls a tool of an app the agent has no rule for, found by its declarations (`demo/declared-tools.ts`): the
+ * inputs the schema lets it fill are filled, each other required one is asked for with an input card, in order.
+ */
+async function useDeclaredTool(client: AgentClient, turn: IncomingTurn, tool: InventoryTool, options: DemoAgentOptions): Promise<string> {
+  const say = repliesFor(turn.text);
+  const target = toolTarget(tool);
+  const planned = declaredArguments(tool, turn.text);
+  if (planned.unfillable.length > 0) return say.cannotFill(tool.title, planned.unfillable.join(", "));
+  const args: JsonObject = { ...planned.args };
+  for (const input of planned.missing) {
+    const sent = await client.send(turn.sessionId, { kind: "input", prompt: say.askInput(tool.title, input.prompt), placeholder: input.name, maxLength: 2_000 });
+    const answered = await waitForUser(client, turn, sent, options, (answer) => ({ cancelled: answer.outcome === "cancelled", value: answerValue(input, answer.text ?? "") }));
+    if (typeof answered === "string") return answered; // no answer in time
+    if (answered.cancelled) return say.leftAlone(tool.title);
+    if (answered.value === undefined) return say.notAValue(input.prompt);
+    args[input.name] = answered.value;
+  }
+  return withInventory(client, turn, target, async () => toolAnswered(tool, await callWithProgress(client, turn, tool, target, options, { label: say.opening(tool.title), args })));
 }
 
 /**

@@ -471,6 +471,59 @@ describe("the demo agent", () => {
     expect(lastReply(server)).toBe("Nice to meet you, **Ada \\*L\\***! 🙂");
   });
 
+  it("drives an app it has no rule for from the inventory's declarations: the tool the person names, enums and defaults filled, the rest asked for", async () => {
+    const server = new FakeAppServer();
+    server.startSession("s-1");
+    const PLANT = tool("plant-care", "plants.water", {
+      title: "Water a plant",
+      input_schema: {
+        type: "object",
+        required: ["plant", "amount_ml", "mode", "note"],
+        properties: { plant: { type: "string", title: "Which plant" }, amount_ml: { type: "integer", description: "How much water, in ml" }, mode: { enum: ["mist", "soak"] }, note: { type: "string", default: "from chat" } },
+      },
+    });
+    const OPEN = tool("plant-care", "plants.open", { title: "Plant diary", input_schema: { type: "object", properties: {} } });
+    server.publishInventory("s-1", 1, [WHITEBOARD, OPEN, PLANT]);
+    const invokes = deviceAnswers(server, () => [
+      { type: "lineup.tool.receipt", payload: { status: "accepted" } },
+      { type: "lineup.tool.result", payload: { result: { watered: true } } },
+    ]);
+    await start(server);
+    // "open <app>": the app's opening tool, by the app's name.
+    server.startTurn("s-1", "open plant care", "t-1");
+    expect(await turnEnds(server, "t-1")).toBe("completed");
+    expect(invokes.map((i) => i.payload)).toMatchObject([{ method: "plants.open", arguments: {} }]);
+    // A tool named by its title: the named enum value and the default filled; each other required input asked for in a card.
+    server.startTurn("s-1", "water a plant, soak it", "t-2");
+    for (const [prompt, answer] of [
+      ["Water a plant: Which plant?", "Fern"],
+      ["Water a plant: How much water, in ml?", "250"],
+    ] as const) {
+      await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").some((e) => (e.payload as { prompt: string }).prompt === prompt), prompt);
+      const card = server.agentEnvelopes("s-1", "lineup.interaction.request").find((e) => (e.payload as { prompt: string }).prompt === prompt)!.payload as { interaction_id: string; kind: string };
+      expect(card.kind).toBe("input");
+      server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: card.interaction_id, outcome: "answered", text: answer });
+    }
+    expect(await turnEnds(server, "t-2")).toBe("completed");
+    expect(invokes[1]!.payload).toMatchObject({ method: "plants.water", arguments: { plant: "Fern", amount_ml: 250, mode: "soak", note: "from chat" } });
+    expect(lastReply(server)).toBe('`plants.water` answered:\n\n> {"watered":true}');
+    // A number asked for and not given: nothing is called.
+    server.startTurn("s-1", "water a plant", "t-3");
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 3, "the third card");
+    const plant = server.agentEnvelopes("s-1", "lineup.interaction.request")[2]!.payload as { interaction_id: string };
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: plant.interaction_id, outcome: "answered", text: "Fern" });
+    await waitFor(() => server.agentEnvelopes("s-1", "lineup.interaction.request").length === 4, "the fourth card");
+    const amount = server.agentEnvelopes("s-1", "lineup.interaction.request")[3]!.payload as { interaction_id: string };
+    server.deviceEnvelope("s-1", "lineup.interaction.response", { interaction_id: amount.interaction_id, outcome: "answered", text: "lots" });
+    expect(await turnEnds(server, "t-3")).toBe("completed");
+    expect(invokes).toHaveLength(2);
+    expect(lastReply(server)).toContain("That is not a number");
+    // Words that name no declared app or tool are still echoed.
+    server.startTurn("s-1", "open the fridge", "t-4");
+    expect(await turnEnds(server, "t-4")).toBe("completed");
+    expect(lastReply(server)).toMatch(/^You said:/);
+  });
+
   it("a declined confirm card changes nothing", async () => {
     const server = new FakeAppServer();
     server.startSession("s-1");

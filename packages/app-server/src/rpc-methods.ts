@@ -22,6 +22,7 @@ import type { Connection } from "./connection.js";
 import { requestAction, respondAction } from "./handlers/actions.js";
 import { exportEvidence } from "./handlers/evidence.js";
 import { putArtifact, readArtifact } from "./handlers/artifacts.js";
+import { listReleases, publishRelease, readRelease } from "./handlers/catalog.js";
 import { listCapabilities } from "./handlers/capabilities.js";
 import type { CallContext, Services } from "./handlers/context.js";
 import { sendEnvelope } from "./handlers/envelopes.js";
@@ -53,6 +54,9 @@ const HANDLERS: { [M in Exclude<AppServerMethod, "initialize">]: Handler<M> } = 
   "artifact/put": putArtifact,
   "artifact/read": readArtifact,
   "evidence/export": exportEvidence,
+  "catalog/publish": publishRelease,
+  "catalog/list": listReleases,
+  "catalog/read": readRelease,
 };
 
 /** What a log line about a request names: its connection, its JSON-RPC id and method. */

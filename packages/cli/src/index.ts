@@ -7,9 +7,12 @@ import { agentCommand } from "./commands/agent.js";
 import { APP_USAGE, appCommand } from "./commands/app-from-mcp.js";
 import { BUILD_APP_USAGE, buildAppCommand } from "./commands/build-app.js";
 import { CHAT_USAGE, chatCommand } from "./commands/chat.js";
+import { DEV_USAGE, devCommand } from "./commands/dev.js";
 import { EVIDENCE_USAGE, evidenceCommand } from "./commands/evidence.js";
 import { KEYGEN_USAGE, PACK_USAGE, SIGN_USAGE, VERIFY_USAGE, keygenCommand, packCommand, signCommand, verifyCommand } from "./commands/bundle.js";
 import { MCP_USAGE, mcpCommand } from "./commands/mcp.js";
+import { NEW_USAGE, newCommand } from "./commands/new-app.js";
+import { PUBLISH_USAGE, publishCommand } from "./commands/publish.js";
 import { serverCommand } from "./commands/server.js";
 import type { CliIo, CommandEntry } from "./io.js";
 
@@ -29,6 +32,9 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json", usage: VERIFY_USAGE },
   evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]", usage: EVIDENCE_USAGE },
   app: { run: appCommand, summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]", usage: APP_USAGE },
+  new: { run: newCommand, summary: "scaffold an app that builds and passes its own test: new app NAME [--dir DIR]", usage: NEW_USAGE },
+  dev: { run: devCommand, summary: "publish an app to the catalog as a dev release now and on every change: dev APP_DIR --key KEY_DIR --url URL --token T", usage: DEV_USAGE },
+  publish: { run: publishCommand, summary: "upload a signed bundle to the AppServer's catalog: publish BUNDLE --publisher KEY.pub.json --url URL --token T", usage: PUBLISH_USAGE },
   "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", usage: BUILD_APP_USAGE },
 };
 

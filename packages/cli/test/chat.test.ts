@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, createRuntime, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { createFakeClock, createSequentialIds, FakeAppServer } from "@lineup/runtime/testing";
-import { createChatSession, renderRow } from "../src/commands/chat.js";
+import { createChatSession, createTerminalQuestions, renderRow } from "../src/commands/chat.js";
 
 async function until(predicate: () => boolean, ms = 3_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -77,5 +77,54 @@ describe("renderRow", () => {
       "whiteboard asked the agent: tidy_board — failed",
       "  invalid_result: no layout",
     ]);
+  });
+
+  it("answers what an app's MCP server asks on the chat's cards: fields one by one, a confirmation, decline, and a withdrawn question", async () => {
+    const server = new FakeAppServer();
+    const store = await createMemoryStore(RUNTIME_SCHEMA);
+    const runtime = createRuntime({ store, transport: server.transport, serverUrl: "mem://", token: server.deviceToken, clock: createFakeClock(), ids: createSequentialIds(), relistIntervalMs: 0 });
+    await runtime.start();
+    const out: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => out.push(`ERR ${l}`) };
+    const questions = createTerminalQuestions(io);
+    const chat = createChatSession(runtime, io, { agentId: "agent-1", workspaceId: "w-1", questions });
+    const ask = (properties: Record<string, unknown>, signal = new AbortController().signal) =>
+      questions.elicit({ request_id: "q", app_scope: "booking", app_name: "Booking", message: "Which table?", requested_schema: { type: "object", properties } as never }, signal);
+
+    const booked = ask({ seats: { type: "integer", title: "Seats" }, area: { type: "string", enum: ["terrace", "inside"] }, quiet: { type: "boolean" }, name: { type: "string" } });
+    await until(() => out.includes("Booking asks: Seats"));
+    expect(out).toContain("Booking asks: Which table?");
+    await chat.line("four");
+    expect(out.at(-1)).toBe("ERR a number, please (or /decline, /cancel)");
+    await chat.line("4");
+    await until(() => out.includes("  2) inside"));
+    await chat.line("1");
+    await until(() => out.includes("Booking asks: quiet"));
+    await chat.line("y");
+    await until(() => out.includes("Booking asks: name"));
+    await chat.line("Ada");
+    expect(await booked).toEqual({ action: "accept", content: { seats: 4, area: "terrace", quiet: true, name: "Ada" } });
+
+    // Nothing to fill in: a confirmation.
+    const confirmed = ask({});
+    await until(() => out.at(-1) === "  n) No");
+    await chat.line("n");
+    expect(await confirmed).toEqual({ action: "decline" });
+    const declined = ask({ name: { type: "string" } });
+    await until(() => out.at(-1) === "  (type your answer)");
+    await chat.line("/decline");
+    expect(await declined).toEqual({ action: "decline" });
+    // The Runtime withdraws a question (the server cancelled, or nobody answered in time): it is said and closed.
+    const withdraw = new AbortController();
+    const withdrawn = ask({ name: { type: "string" } }, withdraw.signal);
+    await until(() => out.at(-1) === "  (type your answer)");
+    withdraw.abort();
+    expect(await withdrawn).toEqual({ action: "cancel" });
+    expect(out.at(-1)).toBe("Booking no longer asks: name");
+    // With no question open, lines go to the chat as before.
+    await chat.line("hello?");
+    expect(out.at(-1)).toMatch(/open or start a conversation/);
+    chat.close();
+    await runtime.stop();
   });
 });

@@ -3,7 +3,7 @@
  * being in it): --help and -h print its usage to stdout and exit 0, --version too, an unknown flag
  * prints one line and the usage and exits 2, a failure prints one line without a stack and exits 1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,7 @@ const missing = join(work, "missing");
 /** A file where a directory is wanted. */
 const aFile = join(work, "a-file");
 writeFileSync(aFile, "");
+mkdirSync(join(work, "taken"));
 let busy: Server;
 let busyPort = 0;
 beforeAll(async () => {
@@ -46,11 +47,14 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
   verify: () => [["verify", missing, missing], /./],
   evidence: () => [["evidence", "verify", missing], /cannot read/],
   "build-app": () => [["build-app", missing], /./],
+  dev: () => [["dev", missing, "--key", missing, "--url", "ws://127.0.0.1:9/rpc", "--token", "t"], /ENOENT/],
+  new: () => [["new", "app", "taken", "--dir", work], /exists already/],
+  publish: () => [["publish", missing, "--publisher", missing, "--url", "ws://127.0.0.1:9/rpc", "--token", "t"], /ENOENT/],
   app: () => [["app", "from-mcp", "--scope", "clock", "--key", missing, "--", "node", join(missing, "server.js")], /the MCP server did not answer/],
 };
 
 /** Subcommands, each of which answers --help as its command does. */
-const SUBCOMMANDS: readonly string[][] = [["admin", "user", "add"], ["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"]];
+const SUBCOMMANDS: readonly string[][] = [["admin", "user", "add"], ["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"], ["new", "app"]];
 
 const noStack = (lines: readonly string[]) => lines.every((l) => !/^\s+at /.test(l));
 

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setUiLanguage, t, tIn, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
 import { MESSAGES } from "../src/i18n/messages.js";
 import { createFormat } from "../src/i18n/format.js";
-import { CAPABILITIES, type CapabilityName } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, type CapabilityName } from "@lineup/protocol";
+import { cannotOpenText, reasonText } from "../src/i18n/reasons.js";
 
 /** Entries that are the same in both languages on purpose (a proper name). */
 const SAME_IN_BOTH = new Set<string>([]);
@@ -86,5 +87,22 @@ describe("the UI language", () => {
     expect(uiLanguageOf(["C", "zh-CN"])).toBe("zh-CN");
     expect(uiLanguageOf([])).toBe("en");
     expect(uiLanguageOf([undefined])).toBe("en");
+  });
+});
+
+describe("reasons in notices", () => {
+  afterEach(() => setUiLanguage("en"));
+
+  it("English shows the Runtime's sentence; Chinese words the typed cause from the catalogue, never the English", () => {
+    const refusal = new LineUpError("app_disabled", "whiteboard is disabled (enable it in Apps)");
+    expect(reasonText(refusal)).toBe("whiteboard is disabled (enable it in Apps)");
+    expect(cannotOpenText({ kind: "no_such_page", entrypoint: "lobby", message: "it has no page “lobby” to open" })).toBe("it has no page “lobby” to open");
+    setUiLanguage("zh-CN");
+    expect(reasonText(refusal)).toBe("此应用已停用");
+    // A code the catalogue does not word, and an error with no code, read as a refusal in Chinese.
+    expect(reasonText(new LineUpError("bundle_hash_mismatch", "entry index.html does not match"))).toBe("请求被拒绝了");
+    expect(reasonText(new Error("socket hang up"))).toBe("请求被拒绝了");
+    expect(cannotOpenText({ kind: "no_such_page", entrypoint: "lobby", message: "it has no page “lobby” to open" })).toBe("它没有这个可打开的页面");
+    expect(cannotOpenText({ kind: "host_incompatible", message: "this host does not offer app.tools.v1" })).toBe("此主机不提供它需要的功能");
   });
 });

@@ -1,14 +1,14 @@
 /**
  * Language (issue 21) in real Chromium through the whole product, with the browser's language zh-CN: the
- * main screens — Apps with an install review, chat with the demo agent, the launcher, Settings — speak
- * Chinese, and a walk over every visible text node (and the names and hints a screen reader or a mouse
+ * main screens — Apps with an install review, chat with the demo agent, the launcher, the Task Dashboard (an
+ * app, told the locale by the Host Bridge snapshot), a notice with the Runtime's reason, Settings — speak Chinese, and a walk over every visible text node (and the names and hints a screen reader or a mouse
  * reads: aria-label, title, placeholder) finds no English left, apart from a short list of proper names.
  * Text the host does not write — code, keys and what an app or a person wrote (`translate="no"`) — is not
  * the host's to translate and is not read. Then English chosen in Settings turns the host English, also
  * after a reload (the Runtime keeps the choice), and "Follow the browser" brings Chinese back.
  */
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { explained, productForFile, SCREENSHOTS } from "./support.js";
 
@@ -25,7 +25,7 @@ const PROPER_NAMES = new Set(["LineUp", "AppServer", "Ctrl", "Esc", "Enter", "Sh
 const NOT_THE_HOSTS = ["Local dev key (npm start)"];
 
 /** Every run of Latin letters a person can see or hear on the page outside code and untranslatable text, with where it is. */
-function englishOnScreen(page: Page): Promise<string[]> {
+function englishOnScreen(page: Page | Frame): Promise<string[]> {
   return page.evaluate(([allowed, data]) => {
     const found: string[] = [];
     const visible = (element: Element) => element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
@@ -115,6 +115,38 @@ describe("the host in Simplified Chinese (Chromium, browser language zh-CN)", ()
       await the.page.keyboard.press("Escape");
       await launcher.waitFor({ state: "hidden" });
     }), 60_000);
+
+  it("the Task Dashboard, installed and opened from the launcher, speaks Chinese; so does a notice with the Runtime's reason", () =>
+    step(async () => {
+      await tab("应用").click();
+      await the.page.getByRole("button", { name: "安装任务面板…" }).click();
+      const review = the.page.getByRole("region", { name: "安装前查看" });
+      await review.waitFor({ timeout: 30_000 });
+      await review.getByRole("button", { name: "安装并启用" }).click();
+      await expect.poll(() => the.page.locator(".install-live").textContent(), { timeout: 30_000 }).toMatch(/^已安装任务面板/);
+      await tab("聊天").click();
+      await the.page.keyboard.press("Control+k");
+      const launcher = the.page.getByRole("dialog", { name: "打开应用" });
+      await launcher.waitFor();
+      await the.page.keyboard.type("任务");
+      await expect.poll(() => launcher.getByRole("option").count()).toBe(1);
+      await the.page.keyboard.press("Enter");
+      await expect.poll(() => the.page.locator("#app-area").getAttribute("data-app"), { timeout: 60_000 }).toBe("task-dashboard");
+      const surface = the.page.locator('.instance-surface.placement-foreground[data-app="task-dashboard"] iframe');
+      const dashboard = the.page.frameLocator('.instance-surface.placement-foreground[data-app="task-dashboard"] iframe');
+      await dashboard.getByRole("heading", { name: "任务面板", level: 1 }).waitFor({ timeout: 60_000 });
+      await expect.poll(() => dashboard.locator(".td-list .td-hint").textContent(), { timeout: 30_000 }).toBe("还没有任务。用其中一个表单请智能体做事。");
+      const frame = (await (await surface.elementHandle())!.contentFrame())!;
+      expect(await frame.evaluate(() => document.querySelector(".td-app")?.getAttribute("lang"))).toBe("zh-CN");
+      expect((await englishOnScreen(frame)).join("\n"), "English left on the Task Dashboard").toBe("");
+      await the.page.screenshot({ path: join(SCREENSHOTS, "language-task-dashboard.png") });
+
+      // A link to a page the whiteboard does not have: the Runtime's reason, in Chinese.
+      await the.page.evaluate(() => (location.hash = "#/open/whiteboard?entry=lobby"));
+      const notice = the.page.locator(".toasts .toast").last();
+      await expect.poll(() => notice.textContent(), { timeout: 15_000 }).toContain("无法打开白板：它没有这个可打开的页面。");
+      await screen("notice");
+    }), 180_000);
 
   it("Settings: in Chinese; English chosen there turns the host English, also after a reload; following the browser brings Chinese back", () =>
     step(async () => {

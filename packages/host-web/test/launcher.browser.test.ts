@@ -6,6 +6,8 @@
  *   conversation on screen;
  * - the pomodoro by mouse in a new conversation; the journal with Shift+Enter in a new one, where its
  *   "Summarize my week" runs (it asks the conversation's agent); every other shipped app too;
+ * - Ctrl+K pressed inside an app's frame opens the launcher (the surface SDK forwards it), and a key press an app
+ *   makes up while the focus is elsewhere does not;
  * - a deep link after a cold start opens its app in the conversation it names; one followed while running (a
  *   notification's click sets one) brings the app's live instance forward;
  * - a deep link to an app that is not installed, and a default app that was disabled, land in chat with a
@@ -138,6 +140,26 @@ describe("opening and switching apps without the agent (Chromium, whole product)
       await run.getByRole("button", { name: "Keep it", exact: true }).click();
       await expect.poll(() => run.getAttribute("data-status"), { timeout: 30_000 }).toBe("completed");
     }), 150_000);
+
+  it("Ctrl+K with the focus inside an app's frame opens the launcher; an app that is not focused cannot open it", () =>
+    step(async () => {
+      expect(await shown()).toBe("journal");
+      const journal = frame("journal");
+      const appFrame = (await the.page.locator('.instance-surface.placement-foreground[data-app="journal"] iframe').elementHandle())!.contentFrame();
+      // The focus in the chat's bar: a key press the app makes up itself asks the host in vain.
+      await the.page.getByRole("tab", { name: "Chat" }).focus();
+      await (await appFrame)!.evaluate(() => window.dispatchEvent(new KeyboardEvent("keydown", { key: "k", ctrlKey: true, bubbles: true, cancelable: true })));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await launcher().isVisible()).toBe(false);
+      // The person types in the app, then presses Ctrl+K there: the launcher opens over it, and Escape closes it.
+      await journal.getByRole("form", { name: "Write an entry" }).getByLabel("Title").click();
+      await the.page.keyboard.press("Control+k");
+      await launcher().waitFor({ timeout: 15_000 });
+      expect(await search().evaluate((el) => el === document.activeElement)).toBe(true);
+      await the.page.keyboard.press("Escape");
+      await launcher().waitFor({ state: "hidden" });
+      expect(await shown()).toBe("journal");
+    }), 60_000);
 
   it("every other shipped app opens from the launcher too, and says it is ready", () =>
     step(async () => {

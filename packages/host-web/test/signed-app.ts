@@ -146,6 +146,20 @@ export async function installAsDefaultApp(page: Page, hostUrl: string, name: str
   await page.reload();
 }
 
+/**
+ * What a person does before talking about an app: opens the host, waits until it is online, installs the built-in
+ * app `name` from Apps and starts a new conversation with the demo agent in Chat.
+ */
+export async function installAndStartConversation(page: Page, hostUrl: string, name: string): Promise<void> {
+  await page.goto(hostUrl);
+  await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+  await page.getByRole("tab", { name: "Apps" }).click();
+  await installFromApps(page, name);
+  await page.getByRole("tab", { name: "Chat" }).click();
+  await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+  await page.getByRole("log").waitFor();
+}
+
 /** A probe app's one tool: the agent calls it to bring the probe to the front in its conversation. */
 export const PROBE_OPEN_TOOL = {
   method: "probe.open",

@@ -15,7 +15,7 @@ import type { FrameLocator, Page } from "playwright-core";
 import type { AgentClient } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installFromApps, startOneAppHost, type SignedAppHost } from "./signed-app.js";
+import { installAndStartConversation, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { say, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "tally", name: "Tally", file: "tally.lineup" } as const;
@@ -112,13 +112,7 @@ const launcher = () => page.getByRole("dialog", { name: "Open an app" });
 
 describe("suspend while running and focus that comes back (Chromium, real host and AppServer)", () => {
   it("installs the app and starts a conversation with the agent", async () => {
-    await page.goto(world.host.url);
-    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-    await page.getByRole("tab", { name: "Apps" }).click();
-    await installFromApps(page, APP.name);
-    await page.getByRole("tab", { name: "Chat" }).click();
-    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
-    await page.getByRole("log").waitFor();
+    await installAndStartConversation(page, world.host.url, APP.name);
   }, 60_000);
 
   it("a finished game returns the focus to the chat by itself", async () => {

@@ -13,6 +13,7 @@ export * from "./app-server/index.js";
 export * from "./agent-task.js";
 export * from "./agent-task-follower.js";
 export * from "./host-channel.js";
+export * from "./session-data.js";
 export * from "./command-line.js";
 export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";

@@ -33,6 +33,7 @@ export { Emitter, ignoreDiagnostics, type Unsubscribe, type DiagnosticsSink } fr
 export type { Transport, TransportConnection, TransportClose } from "./communication/transport.js";
 export { createRpcClient, wireError, type RpcClient, type RpcClientOptions, type RequestOptions } from "./communication/rpc-client.js";
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./communication/backoff.js";
+export { createRuntimeCatalog, type RuntimeCatalog, type CatalogRequest } from "./communication/catalog.js";
 export { nextSendable, OUTBOX_MAX_IN_FLIGHT, OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, type SendState, type OutboxEntry, type OutboxMethod, type CommandReceipt } from "./communication/outbox.js";
 export { LIFECYCLE_TRANSITIONS, isLegalTransition, type Lifecycle, type LifecycleStatus, type LifecycleObservable } from "./coordination/lifecycle.js";
 export { filterEvent, type FilterOutcome, type FilterContext } from "./coordination/filter-chain.js";

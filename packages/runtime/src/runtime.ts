@@ -4,7 +4,7 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
 import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
@@ -14,7 +14,8 @@ import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
-import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
+import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
+import { viewGrantKey } from "./coordination/handlers/settings.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
@@ -23,7 +24,7 @@ import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
 import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
-import { nextDeadline, type ToolOutput } from "./tools/call-state.js";
+import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
@@ -31,10 +32,11 @@ import { sha256Hex } from "./apps/bundle/digest.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
+import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catalog.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createMailbox, type Mailbox } from "./coordination/loop.js";
 import { restoreState } from "./coordination/restore.js";
@@ -50,9 +52,9 @@ import { createBackendService, type BackendRunners } from "./backends/service.js
 import { backendToolRoute } from "./backends/tool-handler.js";
 import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
-import { isRunEnded, jsonHash, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
-import { canonicalJson, type WorkflowStep } from "@lineup/protocol";
-import type { BackendDeclaration, BackendProtocol, ErrorCode } from "@lineup/protocol";
+import { createWorkflowSteps, workflowEvidence } from "./workflows/steps.js";
+import { isRunEnded, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
+import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
 import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
@@ -110,6 +112,16 @@ export interface RuntimeOptions {
   readonly appStorage?: AppStorageHost;
   /** The back-end runners this host offers, by protocol. Without any, apps that declare back-ends are not offered `app.backend.v1`. */
   readonly backends?: BackendRunners;
+  /**
+   * How long an app's MCP server may wait for the person to answer its question (`elicitation/create`, asked
+   * through `host.elicit`) before it is withdrawn and the server told `expired`. Default 2 minutes.
+   */
+  readonly elicitationTimeoutMs?: number;
+  /**
+   * The host's model, for the MCP servers of the apps `appPolicy.mcp_sampling_apps` names
+   * (`sampling/createMessage`): resolves with MCP's `CreateMessageResult`. Without it, sampling is `unsupported_on_host`.
+   */
+  readonly mcpSampler?: (request: { readonly app_scope: string; readonly params: JsonValue }, signal: AbortSignal | undefined) => Promise<JsonValue>;
 }
 
 /** Features that need a host part: offered only when the host gives the part. */
@@ -398,6 +410,8 @@ export interface LineUpRuntime {
   readonly apps: AppDirectory;
   /** Spec 4.3: install, enable, disable, update, rollback, remove, launch. Usable once started. */
   readonly appManager: RuntimeAppManager;
+  /** The AppServer's catalog of signed releases: browse, and fetch a bundle to install or update from. */
+  readonly catalog: RuntimeCatalog;
   /** What the shell renders: instances and the focus stack. Usable once started. */
   readonly instances: InstancesView;
   readonly settings: RuntimeSettings;
@@ -565,7 +579,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     return { get: refuse, list: refuse, put: refuse, delete: refuse, batch: refuse, usage: refuse };
   };
   /** What a running back-end may ask: the app's storage (when it declares `storage: true`) and the capabilities it declares, as the app. */
-  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue): Promise<JsonValue> => {
+  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue, callOptions: { readonly signal?: AbortSignal } = {}): Promise<JsonValue> => {
     const p = (typeof params === "object" && params !== null && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
     if (method.startsWith("storage.")) {
       if (declaration.storage !== true) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare storage`);
@@ -576,7 +590,39 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (typeof capability !== "string" || !(declaration.capabilities ?? []).includes(capability as CapabilityName)) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare ${String(capability)}`);
       return (await capabilityShell.request(appScope, { capability: capability as CapabilityName, purpose: typeof p["purpose"] === "string" ? p["purpose"] : `back-end ${declaration.id}`, input: (p["input"] ?? {}) as never })) as unknown as JsonValue;
     }
+    if (method === "mcp.elicit") return elicit(appScope, p, callOptions.signal);
+    if (method === "mcp.sample") {
+      if (!(hostFacts.appPolicy.mcp_sampling_apps ?? []).includes(appScope)) throw new LineUpError("policy_denied", `no policy lets ${appScope}'s MCP server ask for a model's answer (sampling)`);
+      if (options.mcpSampler === undefined) throw new LineUpError("unsupported_on_host", "this host has no model to answer sampling");
+      return options.mcpSampler({ app_scope: appScope, params }, callOptions.signal);
+    }
     throw new LineUpError("method_not_found", `the host offers back-ends no method ${method}`);
+  };
+  /**
+   * An app's MCP server asks the person (`elicitation/create`): the shell's question (`host.elicit`), withdrawn when
+   * the server cancels or after `elicitationTimeoutMs` (`expired`); an accepted answer must fit the requested schema.
+   */
+  const elicit = async (appScope: string, p: Record<string, JsonValue>, signal: AbortSignal | undefined): Promise<JsonValue> => {
+    if (hostProvider.elicit === undefined) throw new LineUpError("unsupported_on_host", "this host cannot ask the person");
+    if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
+    const schema = p["requestedSchema"];
+    if (typeof p["message"] !== "string" || typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
+    const check = createToolSchemaValidator(schema, { code: "invalid_params" });
+    if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
+    const timeoutMs = options.elicitationTimeoutMs ?? 120_000;
+    const expiry = AbortSignal.timeout(timeoutMs);
+    const withdrawn = signal === undefined ? expiry : AbortSignal.any([signal, expiry]);
+    const prompt = { request_id: ids.next("ask"), app_scope: appScope, app_name: activeVersion(appScope)?.manifest.name ?? appScope, message: p["message"].slice(0, 2_000), requested_schema: schema };
+    const answer = await new Promise<ElicitationAnswer>((resolve, reject) => {
+      const stop = (): void => reject(expiry.aborted ? new LineUpError("expired", `the person did not answer ${prompt.app_name} within ${Math.round(timeoutMs / 1000)} s`) : new LineUpError("request_cancelled", "the server withdrew its question"));
+      if (withdrawn.aborted) return stop();
+      withdrawn.addEventListener("abort", stop, { once: true });
+      hostProvider.elicit!(prompt, withdrawn).then(resolve, reject);
+    });
+    if (answer.action !== "accept") return { action: answer.action === "decline" ? "decline" : "cancel" };
+    const checked = check.value(answer.content);
+    if (!checked.ok) throw new LineUpError("invalid_params", `the answer does not fit what was asked: ${checked.error.message}`, { path: `/content${checked.error.path ?? ""}` });
+    return { action: "accept", content: answer.content };
   };
   const backends = createBackendService({
     runners: options.backends ?? {},
@@ -596,144 +642,24 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
   /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
   const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(diagnostics, "workflow tool calls");
-  /**
-   * A run's evidence pack: who ran what (app, version, workflow, the input's hash) and its trace — whole, or (`beforeStep`)
-   * up to that step's first start — with the SHA-256 of its canonical JSON.
-   */
-  const runEvidence = async (run: WorkflowRun, beforeStep?: string): Promise<{ pack: JsonValue; digest: string }> => {
-    const rows = (await options.store.range(RUNTIME_COLLECTIONS.workflowTrace, { prefix: `${run.run_id}/` })).map((row) => row.value as unknown as TraceEntry);
-    const cut = beforeStep === undefined ? -1 : rows.findIndex((t) => t.kind === "step.started" && t.step_id === beforeStep);
-    const trace = cut < 0 ? rows : rows.slice(0, cut);
-    const body = {
-      format: "lineup.workflow-evidence.v1",
-      run: { run_id: run.run_id, app_scope: run.app_scope, app_version: run.app_version, workflow_id: run.workflow_id, input_hash: jsonHash(run.input), ...(beforeStep === undefined ? { status: run.status } : {}) },
-      trace,
-    } as unknown as JsonValue;
-    const digest = await sha256Hex(new TextEncoder().encode(canonicalJson(body)));
-    return { pack: { ...(body as object), digest } as JsonValue, digest };
-  };
-  /** Makes (once per key) an artifact of the run's app: its id comes from the step's effect key. */
-  const stepArtifact = async (run: WorkflowRun, effectKey: string, name: string, mimeType: string, bytes: Uint8Array) => {
-    const sha256 = await sha256Hex(bytes);
-    const artifactId = `art-wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
-    return (await requireMailbox().post({ kind: "artifact.create", app_scope: run.app_scope, name, mime_type: mimeType, bytes, sha256, artifact_id: artifactId, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) })) as unknown as ArtifactRef;
-  };
-  const field = (input: JsonValue, name: string): JsonValue | undefined => (typeof input === "object" && input !== null && !Array.isArray(input) ? input[name] : undefined);
-  const text = (input: JsonValue, name: string): string => {
-    const value = field(input, name);
-    if (typeof value !== "string") throw new LineUpError("invalid_params", `the step's input needs ${name} (a string)`, { path: `/input/${name}` });
-    return value;
-  };
-  /** What each kind of step does (docs/manifest.md §8c), as the run's app. */
-  const executeStep = async (run: WorkflowRun, step: WorkflowStep, input: JsonValue, effectKey: string): Promise<JsonValue> => {
-    const port = runtime.appPort(run.app_scope);
-    switch (step.kind) {
-      case "storage.get": {
-        const record = await port.storage().get(step.collection!, text(input, "key"));
-        return record === undefined ? null : ({ key: record.key, value: record.value, provenance: record.provenance } as unknown as JsonValue);
-      }
-      case "storage.put":
-        return (await port.storage().put(step.collection!, text(input, "key"), field(input, "value") ?? null)) as unknown as JsonValue;
-      case "storage.delete":
-        return (await port.storage().delete(step.collection!, text(input, "key"))) as unknown as JsonValue;
-      case "storage.list": {
-        const query = (typeof input === "object" && input !== null && !Array.isArray(input) ? input : {}) as Record<string, never>;
-        return (await port.storage().list(step.collection!, query)).map((r) => ({ key: r.key, value: r.value })) as unknown as JsonValue;
-      }
-      case "backend.call":
-        // The effect key goes with the call: a re-run of this attempt after a crash is recognisable by the back-end.
-        return backends.call(run.app_scope, step.backend!, step.method!, input, { idempotency_key: effectKey });
-      case "artifact.create": {
-        const content = field(input, "text") ?? field(input, "json");
-        if (content === undefined) throw new LineUpError("invalid_params", "an artifact.create step's input has text or json", { path: "/input" });
-        const bytes = new TextEncoder().encode(typeof content === "string" ? content : JSON.stringify(content, null, 2));
-        const name = typeof field(input, "name") === "string" ? (field(input, "name") as string) : `${run.workflow_id}-${step.id}.${typeof content === "string" ? "txt" : "json"}`;
-        const mime = typeof field(input, "mime_type") === "string" ? (field(input, "mime_type") as string) : typeof content === "string" ? "text/plain" : "application/json";
-        return (await stepArtifact(run, effectKey, name, mime, bytes)) as unknown as JsonValue;
-      }
-      case "evidence.record": {
-        // What the run did before this step, as its trace says: the same pack however often the step runs again.
-        const { pack, digest } = await runEvidence(run, step.id);
-        const artifact = await stepArtifact(run, effectKey, `${run.workflow_id}-${run.run_id}.evidence.json`, "application/json", new TextEncoder().encode(JSON.stringify(pack, null, 2)));
-        // With a conversation, the AppServer's pack of it too (online; offline the step fails and is retried).
-        if (run.conversation_id === undefined) return { artifact, pack_digest: digest } as unknown as JsonValue;
-        if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
-        const server = await driver.exportEvidence(run.conversation_id, effectKey);
-        return { artifact, pack_digest: digest, conversation_export: server } as unknown as JsonValue;
-      }
-      case "agent.task": {
-        if (run.conversation_id === undefined) throw new LineUpError("invalid_state", "an agent.task step needs the run to have a conversation");
-        const context = field(input, "context");
-        const started = await port.startTask(
-          {
-            entry: step.entry!,
-            idempotency_key: effectKey,
-            input: { text: typeof field(input, "text") === "string" ? (field(input, "text") as string) : `${run.workflow_id}: ${step.title ?? step.id}` },
-            ...(typeof context === "object" && context !== null && !Array.isArray(context) ? { context } : {}),
-            ...(step.output_schema === undefined ? {} : { output_schema: step.output_schema }),
-          },
-          { conversation_id: run.conversation_id },
-        );
-        return awaitTask(run.app_scope, started.task_id);
-      }
-      case "tool": {
-        // The call's id is the effect key's: the step run again after a restart is the same call, answered from its record.
-        const callId = `wf-${(await sha256Hex(new TextEncoder().encode(effectKey))).slice(0, 32)}`;
-        const output = await awaitToolCall(step.tool!.app_scope ?? run.app_scope, callId, {
-          kind: "workflow.tool_call",
-          app_scope: run.app_scope,
-          run_id: run.run_id,
-          step_id: step.id,
-          call_id: callId,
-          ...(step.tool!.app_scope === undefined ? {} : { tool_app_scope: step.tool!.app_scope }),
-          method: step.tool!.method,
-          arguments: input,
-          ...(step.timeout_ms === undefined ? {} : { timeout_ms: step.timeout_ms }),
-        });
-        if (output.type === "lineup.tool.result") return (output.payload.result ?? null) as JsonValue;
-        throw new LineUpError(output.payload.code as ErrorCode, output.payload.message ?? `${step.tool!.method} failed`);
-      }
-      case "confirm":
-        throw new LineUpError("invalid_state", "a confirm step is answered by the person, not run");
-    }
-  };
-  /** A workflow's tool call (`invoke`) to a tool of `appScope`, and its terminal output: at once when it has one, else when it settles. */
-  const awaitToolCall = (appScope: string, callId: string, invoke: Extract<RuntimeInput, { kind: "workflow.tool_call" }>): Promise<Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>> =>
-    new Promise((resolve, reject) => {
-      type Terminal = Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>;
-      const off = toolSettlements.subscribe((delivery) => {
-        if (delivery.app_scope !== appScope || delivery.call_id !== callId) return;
-        off();
-        resolve(delivery.output as Terminal);
-      });
-      requireMailbox()
-        .post(invoke)
-        .then((reply) => {
-          const output = (reply as { output?: Terminal | null } | undefined)?.output;
-          if (output === undefined || output === null) return;
-          off();
-          resolve(output);
-        })
-        .catch((error: unknown) => {
-          off();
-          reject(error);
-        });
-    });
-  /** The result of one of an app's tasks once it ends: its output, or its failure. */
-  const awaitTask = (appScope: string, taskId: string): Promise<JsonValue> =>
-    new Promise((resolve, reject) => {
-      const settle = (task: AgentTask): boolean => {
-        if (task.status === "completed") resolve((task.result?.output ?? null) as JsonValue);
-        else if (task.status === "failed" || task.status === "cancelled") reject(new LineUpError(task.status === "cancelled" ? "cancelled_by_user" : "failed", task.error?.message ?? `the agent task ${task.status === "cancelled" ? "was cancelled" : "failed"}`));
-        else return false;
-        return true;
-      };
-      const off = taskEvents.subscribe((delivery) => {
-        if (delivery.app_scope === appScope && delivery.task.task_id === taskId && settle(delivery.task)) off();
-      });
+  /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
+  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
+  const executeStep = createWorkflowSteps({
+    store: options.store,
+    post: (input) => requireMailbox().post(input),
+    appPort: (appScope) => runtime.appPort(appScope),
+    backends,
+    serverEvidence: async (conversationId, idempotencyKey) => {
+      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
+      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
+    },
+    toolSettlements,
+    taskEvents,
+    task: (taskId) => {
       const now = state().tasks.tasks.get(taskId);
-      if (now !== undefined && settle(publicTask(now))) off();
-    });
+      return now === undefined ? undefined : publicTask(now);
+    },
+  });
   const workflowShell = createWorkflowShell({
     post: (appScope, op) => requireMailbox().post({ kind: "workflow", app_scope: appScope, op }),
     state: () => mailbox?.state,
@@ -810,11 +736,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   });
 
-  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
   const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
-  /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
-  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
   /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
   const navigable = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
@@ -822,10 +745,103 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (instance.app_scope !== appScope && instance.opened_by !== appScope) throw new LineUpError("not_owner", `${appScope} neither runs nor opened instance ${instanceId}`);
     return instance;
   };
+  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
   const ownInstance = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
     if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
     return instance;
+  };
+
+  /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
+  const publishState = (next: RuntimeState): void => {
+    lifecycle.publish(next.lifecycle);
+    const before = lastViewState;
+    if (lastViewState === undefined || viewChanged(lastViewState, next)) {
+      lastViewState = next;
+      // Built only for someone to see it (a headless Runtime has no view listener).
+      if (views.size > 0) views.emit(toView(next));
+    }
+    runtimeApps.changed(before, next);
+    followApps(before, next);
+    armDeadline(next);
+    idleTimer.arm(next);
+    capabilityShell.changed(next.capabilities);
+  };
+  /** After each commit: deliveries go to their listeners and the hub, effects to the shell that runs them. */
+  const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
+    toolHub.run(deliveries);
+    for (const delivery of deliveries) {
+      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
+      if (delivery.kind === "task.event") taskEvents.emit(delivery);
+      if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
+      if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
+      if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
+      if (delivery.kind !== "app.removed") continue;
+      for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
+      sessionData.removeApp(delivery.app_scope);
+      // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
+      void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
+    }
+    await hub.run(deliveries);
+    for (const effect of effects) {
+      if (effect.kind === "capability") capabilityShell.run(effect);
+      else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
+      else driver?.run(effect);
+    }
+  };
+  /** The loop over the restored state. */
+  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): Mailbox =>
+    createMailbox({
+      store: options.store,
+      state: restored.state,
+      auditHead: restored.auditHead,
+      diagnostics,
+      ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
+      env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
+        ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+        ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+        ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
+        ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
+      },
+      // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
+      cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
+      onState: publishState,
+      afterCommit,
+    });
+  /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
+  const openConnection = (): SyncDriver =>
+    new SyncDriver({
+      transport: options.transport,
+      serverUrl: options.serverUrl,
+      token: options.token,
+      clock,
+      ids,
+      diagnostics,
+      post: (input) => requireMailbox().post(input),
+      state: () => requireMailbox().state,
+      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+      ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
+      ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+      onTenant: async (settings) => {
+        tenant = settings;
+        // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
+        const allowed = settings?.app_allowlist;
+        if (allowed === undefined) return;
+        for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
+          if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
+        }
+      },
+    });
+  /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
+  const trustShippedKeys = async (loop: Mailbox): Promise<void> => {
+    const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
+    const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
+    for (const key of fresh) {
+      if (loop.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
+      await runtimeApps.settings.addTrustedPublisher(key);
+    }
+    if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
   };
 
   const runtime: LineUpRuntime = {
@@ -833,89 +849,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      mailbox = createMailbox({
-        store: options.store,
-        state: restored.state,
-        auditHead: restored.auditHead,
-        diagnostics,
-        ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-        env: { host: hostFacts, now: () => clock.now(), newId: (prefix) => ids.next(prefix),
-          ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
-          ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
-          ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
-          ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
-        },
-        // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
-        cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
-        onState: (next) => {
-          lifecycle.publish(next.lifecycle);
-          const before = lastViewState;
-          if (lastViewState === undefined || viewChanged(lastViewState, next)) {
-            lastViewState = next;
-            // Built only for someone to see it (a headless Runtime has no view listener).
-            if (views.size > 0) views.emit(toView(next));
-          }
-          runtimeApps.changed(before, next);
-          followApps(before, next);
-          armDeadline(next);
-          idleTimer.arm(next);
-          capabilityShell.changed(next.capabilities);
-        },
-        afterCommit: async (deliveries, effects) => {
-          toolHub.run(deliveries);
-          for (const delivery of deliveries) {
-            if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
-            if (delivery.kind === "task.event") taskEvents.emit(delivery);
-            if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
-            if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
-            if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
-            if (delivery.kind !== "app.removed") continue;
-            for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
-            sessionData.removeApp(delivery.app_scope);
-            // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
-            void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
-          }
-          await hub.run(deliveries);
-          for (const effect of effects) {
-            if (effect.kind === "capability") capabilityShell.run(effect);
-            else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
-            else driver?.run(effect);
-          }
-        },
-      });
+      mailbox = openLoop(restored);
       lastViewState = restored.state;
-      driver = new SyncDriver({
-        transport: options.transport,
-        serverUrl: options.serverUrl,
-        token: options.token,
-        clock,
-        ids,
-        diagnostics,
-        post: (input) => requireMailbox().post(input),
-        state: () => requireMailbox().state,
-        ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-        ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
-        ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-        onTenant: async (settings) => {
-          tenant = settings;
-          // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
-          const allowed = settings?.app_allowlist;
-          if (allowed === undefined) return;
-          for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
-            if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
-          }
-        },
-      });
-      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in
-      // settings stays removed.
-      const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
-      const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
-      for (const key of fresh) {
-        if (mailbox.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
-        await runtimeApps.settings.addTrustedPublisher(key);
-      }
-      if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
+      driver = openConnection();
+      await trustShippedKeys(mailbox);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await mailbox.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
@@ -962,6 +899,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     apps,
 
     appManager: runtimeApps.manager,
+    catalog: createRuntimeCatalog((method, params) => (driver === undefined ? Promise.reject(new LineUpError("request_cancelled", "the Runtime is not started")) : driver.catalogRequest(method, params))),
     instances: runtimeApps.instances,
     settings: runtimeApps.settings,
 
@@ -1181,7 +1119,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         async exportWorkflowEvidence(runId) {
           requireEnabled();
           const run = ownRun(appScope, runId);
-          const { pack, digest } = await runEvidence(run);
+          const { pack, digest } = await workflowEvidence(options.store, run);
           const bytes = new TextEncoder().encode(JSON.stringify(pack, null, 2));
           const artifact = await runtime.appPort(appScope).createArtifact({ name: `${run.workflow_id}-${run.run_id}.evidence.json`, mime_type: "application/json", bytes, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) });
           return { artifact, pack_digest: digest, ended: isRunEnded(run) };
@@ -1209,7 +1147,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
           if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
-          return mcpViewOf(tool.backend.method, tool.view.resource_uri, await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions));
+          const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
+          return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await options.store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
         },
         async exportEvidence(request) {
           requireEnabled();

@@ -1,7 +1,7 @@
 /** Whether a person can open an app here, and where the launcher opens it (spec 4.3; issue 21). */
 import { describe, expect, it } from "vitest";
 import { projectManifest, type AppManifest } from "@lineup/protocol";
-import { decideDisable, decideInstall, launcherEntrypoint, whyCannotOpen, type AppRegistryState } from "../src/index.js";
+import { cannotOpen, decideDisable, decideInstall, launcherEntrypoint, whyCannotOpen, type AppRegistryState } from "../src/index.js";
 import { candidate, coreRegistry, FULL_HOST, T0, whiteboardManifest } from "./apps-fixtures.js";
 
 function installed(manifest: AppManifest): AppRegistryState {
@@ -17,6 +17,9 @@ describe("whyCannotOpen", () => {
     expect(whyCannotOpen(apps, FULL_HOST, "whiteboard", "canvas")).toBeUndefined();
     expect(whyCannotOpen(apps, FULL_HOST, "whiteboard", "lobby")).toBe("it has no page “lobby” to open");
     expect(whyCannotOpen(apps, FULL_HOST, "nope")).toBe("it is not installed");
+    // The same reasons as kinds a host words itself.
+    expect(cannotOpen(apps, FULL_HOST, "nope")).toEqual({ kind: "not_installed", message: "it is not installed" });
+    expect(cannotOpen(apps, FULL_HOST, "whiteboard", "lobby")).toEqual({ kind: "no_such_page", entrypoint: "lobby", message: "it has no page “lobby” to open" });
     expect(whyCannotOpen(apps, FULL_HOST, "settings")).toBeUndefined();
     // The host lost a feature the app requires since it was installed.
     expect(whyCannotOpen(apps, { features: FULL_HOST.features.filter((f) => f !== "app.tools.v1") }, "whiteboard")).toBe("this host does not offer app.tools.v1");

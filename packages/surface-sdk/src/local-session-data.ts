@@ -1,9 +1,9 @@
 /**
- * Session data kept in memory with the Runtime's revision rules (spec 6.3): an app's stand-in when its
+ * Session data kept in memory with the Runtime's revision rule (`nextSessionDataRevision`, spec 6.3): an app's stand-in when its
  * page is opened outside LineUp (development), and the store behind an app's own unit tests. The first
  * subscription frame is the snapshot at registration; a stale `expected_revision` is `revision_conflict`.
  */
-import { LineUpError, type JsonObject } from "@lineup/protocol";
+import { LineUpError, nextSessionDataRevision, type JsonObject } from "@lineup/protocol";
 import type { Unsubscribe } from "./emitter.js";
 import type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 
@@ -20,10 +20,9 @@ export class LocalSessionData implements MiniAppSessionDataAPI {
   }
 
   async replace(request: { data: JsonObject; expected_revision: number }): Promise<{ revision: number }> {
-    if (request.expected_revision !== this.#snapshot.revision) {
-      throw new LineUpError("revision_conflict", `expected revision ${request.expected_revision}, current is ${this.#snapshot.revision}`);
-    }
-    this.#snapshot = { data: structuredClone(request.data), revision: this.#snapshot.revision + 1 };
+    const revision = nextSessionDataRevision(this.#snapshot.revision, request.expected_revision);
+    if (!revision.ok) throw new LineUpError(revision.error.code, revision.error.message, { data: revision.error.data });
+    this.#snapshot = { data: structuredClone(request.data), revision: revision.value };
     const snapshot = this.#snapshot;
     queueMicrotask(() => this.#listeners.forEach((l) => l(snapshot)));
     return { revision: snapshot.revision };

@@ -20,6 +20,7 @@ import {
 } from "@lineup/protocol";
 import { AgentMessages, type AgentMessageAPI } from "./agent-messages.js";
 import { observeContentHeight } from "./auto-resize.js";
+import { forwardLauncherShortcut } from "./launcher-shortcut.js";
 import { BridgeChannel } from "./channel.js";
 import { Emitter, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
 import { waitForHandover, type HandoverSource } from "./handshake.js";
@@ -253,9 +254,13 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
   const resize = async (height: number): Promise<void> => {
     await channel.request("surface.resize", { height: Math.min(16_384, Math.max(0, Math.round(height))) });
   };
+  const stopShortcut = forwardLauncherShortcut(() => {
+    channel.request("launcher.open", {}).catch((error: unknown) => diagnostics({ kind: "request_failed", what: "launcher.open", error }));
+  });
   channel.onClosed(() => {
     sessionData.dispose();
     dispatcher.dispose();
+    stopShortcut();
   });
   const taskSource = bridgeTaskSource(channel);
   const taskHandle = (task: AgentTask): AgentTaskHandle =>

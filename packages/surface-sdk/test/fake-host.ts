@@ -12,6 +12,7 @@ import {
   decodeBridgeMessage,
   isBridgeMethod,
   LineUpError,
+  nextSessionDataRevision,
   type BridgeAppToolOutcome,
   type BridgeEventData,
   type BridgeEventName,
@@ -145,10 +146,9 @@ export class FakeHost {
       return {};
     });
     this.on("session_data.replace", ({ data, expected_revision }) => {
-      if (expected_revision !== this.session.revision) {
-        throw new LineUpError("revision_conflict", `expected revision ${expected_revision}, current is ${this.session.revision}`);
-      }
-      this.session = { data, revision: this.session.revision + 1 };
+      const revision = nextSessionDataRevision(this.session.revision, expected_revision);
+      if (!revision.ok) throw new LineUpError(revision.error.code, revision.error.message, { data: revision.error.data });
+      this.session = { data, revision: revision.value };
       // The response goes first; the change event follows in the same serial order.
       queueMicrotask(() => {
         if (this.subscribed && this.autoPushChanges) this.event("session_data.changed", { ...this.session });

@@ -109,9 +109,13 @@ export function currentAttempt(view: TaskView, attempt: number): AttemptView {
 /** Whether a status event's reason says more than its status ("cancelled" for a cancel does not). */
 export const tellsMore = (status: AgentTaskStatus, reason: string | undefined): reason is string => reason !== undefined && reason !== status && !(status === "cancelled" && /^cancel/i.test(reason));
 
+/** How an earlier attempt's line is worded: its number, status, the reason when it says more, and its last error. */
+export type AttemptWords = (attempt: number, status: string, reason: string | undefined, error: string | undefined) => string;
+
+export const ENGLISH_ATTEMPT: AttemptWords = (n, status, reason, error) => `Attempt ${n}: ${status}${reason === undefined ? "" : ` (${reason})`}${error === undefined ? "" : ` — ${error}`}`;
+
 /** One line for an earlier attempt: "Attempt 1: Stopped (by you)". */
-export function attemptLine(attempt: AttemptView, statusLabel: (status: AgentTaskStatus) => string): string {
-  const reason = tellsMore(attempt.status, attempt.reason) ? ` (${attempt.reason})` : "";
+export function attemptLine(attempt: AttemptView, statusLabel: (status: AgentTaskStatus) => string, words: AttemptWords = ENGLISH_ATTEMPT): string {
   const error = attempt.errors[attempt.errors.length - 1];
-  return `Attempt ${attempt.attempt}: ${statusLabel(attempt.status)}${reason}${error === undefined ? "" : ` — ${error.message}`}`;
+  return words(attempt.attempt, statusLabel(attempt.status), tellsMore(attempt.status, attempt.reason) ? attempt.reason : undefined, error?.message);
 }

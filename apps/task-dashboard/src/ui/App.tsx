@@ -4,13 +4,13 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { AgentTaskRequest } from "@lineup/protocol";
-import { ENTRIES, isEntryId } from "../entries.js";
-import { statusText } from "../model/controls.js";
+import { isEntryId } from "../entries.js";
 import type { PickableFile } from "../model/files.js";
-import { resultHeadline, resultView } from "../model/results.js";
+import { resultView } from "../model/results.js";
 import { problemText, type TaskStore, type TasksState } from "../task-store.js";
 import { NewTask } from "./NewTask.js";
 import { TaskCard } from "./TaskCard.js";
+import { dashboardText, statusIn, TextContext, type DashboardText } from "./text.js";
 
 export interface AppProps {
   readonly store: TaskStore;
@@ -19,17 +19,23 @@ export interface AppProps {
   readonly newKey: () => string;
   /** Shown when the page runs outside LineUp: nothing can be asked. */
   readonly standalone?: boolean;
+  /** The locale LineUp gives the app (the Host Bridge snapshot's), and its changes. */
+  readonly locale?: string;
+  readonly onLocaleChange?: (listener: (locale: string) => void) => () => void;
 }
 
 /** What the live region says about a task whose status (or decision) changed. */
-function announcement(entry: TasksState["tasks"][number]): string {
+function announcement(text: DashboardText, entry: TasksState["tasks"][number]): string {
   const { task } = entry;
-  const name = task.title ?? (isEntryId(task.entry) ? ENTRIES[task.entry].title : task.entry);
-  const result = task.status === "completed" && task.result !== undefined && task.decision === undefined ? ` — ${resultHeadline(resultView(task.entry, task.result.output))}` : "";
-  return `${name}: ${statusText(task)}${result}`;
+  const name = task.title ?? (isEntryId(task.entry) ? text.entries[task.entry].title : task.entry);
+  const result = task.status === "completed" && task.result !== undefined && task.decision === undefined ? ` — ${text.headline(resultView(task.entry, task.result.output))}` : "";
+  return `${name}: ${statusIn(text, task)}${result}`;
 }
 
-export function App({ store, listFiles, newKey, standalone = false }: AppProps) {
+export function App({ store, listFiles, newKey, standalone = false, locale: initialLocale = "en", onLocaleChange }: AppProps) {
+  const [locale, setLocale] = useState(initialLocale);
+  useEffect(() => onLocaleChange?.(setLocale), [onLocaleChange]);
+  const text = dashboardText(locale);
   const [state, setState] = useState<TasksState>(store.state);
   const [files, setFiles] = useState<PickableFile[] | undefined>(undefined);
   const [filesProblem, setFilesProblem] = useState<string | undefined>(undefined);
@@ -57,10 +63,10 @@ export function App({ store, listFiles, newKey, standalone = false }: AppProps) 
   useEffect(() => {
     const lines: string[] = [];
     for (const entry of state.tasks) {
-      const now = statusText(entry.task);
+      const now = entry.task.status + (entry.task.decision?.decision ?? "");
       const before = seen.current.get(entry.task.task_id);
       seen.current.set(entry.task.task_id, now);
-      if (before !== undefined && before !== now) lines.push(announcement(entry));
+      if (before !== undefined && before !== now) lines.push(announcement(text, entry));
     }
     if (lines.length > 0) setSpoken(lines.join(". "));
   }, [state]);
@@ -73,7 +79,7 @@ export function App({ store, listFiles, newKey, standalone = false }: AppProps) 
     setFilesProblem(undefined);
     listFiles().then(setFiles, (error: unknown) => {
       setFiles([]);
-      setFilesProblem(`The conversation’s files could not be read: ${problemText(error)}`);
+      setFilesProblem(text.filesUnreadable(problemText(error)));
     });
   };
   useEffect(refreshFiles, [listFiles]);
@@ -91,19 +97,20 @@ export function App({ store, listFiles, newKey, standalone = false }: AppProps) 
     });
 
   return (
-    <div class="td-app">
+    <TextContext.Provider value={text}>
+    <div class="td-app" lang={text.locale}>
       <header class="td-header">
-        <h1>Task Dashboard</h1>
-        <p class="td-hint">Work you hand to this conversation’s agent. Each task also shows in the chat.</p>
+        <h1>{text.title}</h1>
+        <p class="td-hint">{text.intro}</p>
       </header>
       {standalone ? (
-        <p class="td-notice">Open the Task Dashboard in LineUp to ask the agent for anything.</p>
+        <p class="td-notice">{text.standalone}</p>
       ) : (
         <div class="td-columns">
           <NewTask files={files} filesProblem={filesProblem} onRefreshFiles={refreshFiles} onStart={start} newKey={newKey} />
           <section class="td-list" aria-labelledby="tasks-heading">
             <h2 id="tasks-heading">
-              Tasks <span class="td-count">{state.tasks.length}</span>
+              {text.tasks} <span class="td-count">{state.tasks.length}</span>
             </h2>
             {state.problem !== undefined && (
               <p class="td-problem" role="alert">
@@ -111,9 +118,9 @@ export function App({ store, listFiles, newKey, standalone = false }: AppProps) 
               </p>
             )}
             {!state.loaded ? (
-              <p class="td-hint">Loading your tasks…</p>
+              <p class="td-hint">{text.loading}</p>
             ) : state.tasks.length === 0 ? (
-              <p class="td-hint">No tasks yet. Ask the agent with one of the forms.</p>
+              <p class="td-hint">{text.noTasks}</p>
             ) : (
               <ol class="td-tasks">
                 {state.tasks.map((entry) => (
@@ -136,5 +143,6 @@ export function App({ store, listFiles, newKey, standalone = false }: AppProps) 
         {spoken}
       </p>
     </div>
+    </TextContext.Provider>
   );
 }

@@ -5,10 +5,11 @@
  * Enter in a line, Ctrl+Enter in a text area) sends it.
  */
 import { useState } from "preact/hooks";
-import { ENTRIES, inputProblem, taskRequest, type EntryInput, type PickedFile } from "../entries.js";
-import { sizeText, type PickableFile } from "../model/files.js";
+import { inputProblemOf, taskRequest, type EntryInput, type PickedFile } from "../entries.js";
+import type { PickableFile } from "../model/files.js";
 import { problemText } from "../task-store.js";
 import type { AgentTaskRequest } from "@lineup/protocol";
+import { useText } from "./text.js";
 
 export interface NewTaskProps {
   readonly files: readonly PickableFile[] | undefined;
@@ -24,17 +25,18 @@ function useSubmission(props: NewTaskProps) {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [key, setKey] = useState(props.newKey);
+  const text = useText();
   const submit = async (input: EntryInput): Promise<boolean> => {
-    const invalid = inputProblem(input);
-    setProblem(invalid);
+    const invalid = inputProblemOf(input);
+    setProblem(invalid === undefined ? undefined : text.problem(invalid));
     if (invalid !== undefined) return false;
     setBusy(true);
     try {
-      await props.onStart(taskRequest(input, key));
+      await props.onStart(taskRequest(input, key, text.titles));
       setKey(props.newKey());
       return true;
     } catch (error) {
-      setProblem(`The agent could not be asked: ${problemText(error)}`);
+      setProblem(text.couldNotAsk(problemText(error)));
       return false;
     } finally {
       setBusy(false);
@@ -54,6 +56,7 @@ function Problem({ id, text }: { id: string; text: string | undefined }) {
 /** Check boxes for the conversation's text files. */
 export function FilePicker({ files, picked, onChange, legend }: { files: readonly PickableFile[]; picked: readonly PickedFile[]; onChange: (picked: PickedFile[]) => void; legend: string }) {
   const chosen = new Set(picked.map((f) => f.artifact_id));
+  const text = useText();
   return (
     <fieldset class="td-files">
       <legend class="td-sr-only">{legend}</legend>
@@ -70,7 +73,7 @@ export function FilePicker({ files, picked, onChange, legend }: { files: readonl
                 }}
               />
               <span class="td-file-name">{f.name}</span>
-              <span class="td-file-size">{sizeText(f.size)}</span>
+              <span class="td-file-size">{text.size(f.size)}</span>
             </label>
           </li>
         ))}
@@ -83,24 +86,25 @@ function SummarizeForm(props: NewTaskProps) {
   const { busy, problem, submit } = useSubmission(props);
   const [picked, setPicked] = useState<PickedFile[]>([]);
   const files = props.files;
+  const text = useText();
   return (
     <div class="td-form" role="group" aria-labelledby="form-summarize">
-      <h3 id="form-summarize">{ENTRIES.summarize_files.title}</h3>
-      <p class="td-hint">{ENTRIES.summarize_files.hint}</p>
+      <h3 id="form-summarize">{text.entries.summarize_files.title}</h3>
+      <p class="td-hint">{text.entries.summarize_files.hint}</p>
       {files === undefined ? (
-        <p class="td-hint">Reading this conversation’s files…</p>
+        <p class="td-hint">{text.readingFiles}</p>
       ) : files.length === 0 ? (
-        <p class="td-hint">No text files in this conversation yet. Share some in the chat, then refresh.</p>
+        <p class="td-hint">{text.noFiles}</p>
       ) : (
-        <FilePicker files={files} picked={picked} onChange={setPicked} legend="Files to summarize" />
+        <FilePicker files={files} picked={picked} onChange={setPicked} legend={text.filesToSummarize} />
       )}
       <Problem id="summarize-problem" text={props.filesProblem ?? problem} />
       <div class="td-form-actions">
         <button type="button" class="td-button td-quiet" onClick={props.onRefreshFiles}>
-          Refresh files
+          {text.refreshFiles}
         </button>
         <button type="button" class="td-button td-primary" disabled={busy || picked.length === 0} onClick={() => void submit({ entry: "summarize_files", files: picked }).then((ok) => ok && setPicked([]))}>
-          {busy ? "Asking…" : "Summarize"}
+          {busy ? text.asking : text.summarize}
         </button>
       </div>
     </div>
@@ -109,22 +113,23 @@ function SummarizeForm(props: NewTaskProps) {
 
 function TextForm(props: NewTaskProps & { readonly entry: "plan_week" | "write_note" }) {
   const { busy, problem, submit } = useSubmission(props);
-  const [text, setText] = useState("");
+  const [typed, setTyped] = useState("");
+  const text = useText();
   const id = props.entry === "plan_week" ? "plan" : "note";
-  const info = ENTRIES[props.entry];
+  const info = text.entries[props.entry];
   const send = () => {
-    if (!busy) void submit({ entry: props.entry, text }).then((ok) => ok && setText(""));
+    if (!busy) void submit({ entry: props.entry, text: typed }).then((ok) => ok && setTyped(""));
   };
   return (
     <div class="td-form" role="group" aria-labelledby={`form-${id}`}>
       <h3 id={`form-${id}`}>{info.title}</h3>
       <label class="td-label" for={`${id}-input`}>
-        {props.entry === "plan_week" ? "Notes" : "Topic"}
+        {props.entry === "plan_week" ? text.notes : text.topic}
       </label>
       {props.entry === "plan_week" ? (
-        <textarea id={`${id}-input`} class="td-input" rows={5} value={text} aria-describedby={`${id}-hint`} placeholder={"Call the plumber\nDraft the budget\n?Sort the photos"} onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={(e) => e.key === "Enter" && (e.ctrlKey || e.metaKey) && send()} />
+        <textarea id={`${id}-input`} class="td-input" rows={5} value={typed} aria-describedby={`${id}-hint`} placeholder={text.notesPlaceholder} onInput={(e) => setTyped((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={(e) => e.key === "Enter" && (e.ctrlKey || e.metaKey) && send()} />
       ) : (
-        <input id={`${id}-input`} class="td-input" type="text" value={text} aria-describedby={`${id}-hint`} placeholder="Spring garden" onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)} onKeyDown={(e) => e.key === "Enter" && send()} />
+        <input id={`${id}-input`} class="td-input" type="text" value={typed} aria-describedby={`${id}-hint`} placeholder={text.topicPlaceholder} onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)} onKeyDown={(e) => e.key === "Enter" && send()} />
       )}
       <p id={`${id}-hint`} class="td-hint">
         {info.hint}
@@ -132,7 +137,7 @@ function TextForm(props: NewTaskProps & { readonly entry: "plan_week" | "write_n
       <Problem id={`${id}-problem`} text={problem} />
       <div class="td-form-actions">
         <button type="button" class="td-button td-primary" disabled={busy} onClick={send}>
-          {busy ? "Asking…" : props.entry === "plan_week" ? "Plan the week" : "Write the note"}
+          {busy ? text.asking : props.entry === "plan_week" ? text.planTheWeek : text.writeTheNote}
         </button>
       </div>
     </div>
@@ -140,9 +145,10 @@ function TextForm(props: NewTaskProps & { readonly entry: "plan_week" | "write_n
 }
 
 export function NewTask(props: NewTaskProps) {
+  const text = useText();
   return (
     <section class="td-new" aria-labelledby="new-heading">
-      <h2 id="new-heading">Ask the agent</h2>
+      <h2 id="new-heading">{text.askTheAgent}</h2>
       <SummarizeForm {...props} />
       <TextForm {...props} entry="plan_week" />
       <TextForm {...props} entry="write_note" />

@@ -1,20 +1,22 @@
 /** A task's result, readable: files as a table, the week as day columns, a note as a note, anything else as JSON. */
 import type { ResultView } from "../model/results.js";
+import { useText } from "./text.js";
 
 export function ResultBody({ view }: { view: ResultView }) {
+  const text = useText();
   switch (view.kind) {
     case "files":
       return (
         <div class="td-result-files">
           <p>{view.summary}</p>
           <table>
-            <caption class="td-sr-only">Files summed up</caption>
+            <caption class="td-sr-only">{text.filesSummedUp}</caption>
             <thead>
               <tr>
-                <th scope="col">File</th>
-                <th scope="col">Lines</th>
-                <th scope="col">Words</th>
-                <th scope="col">Begins with</th>
+                <th scope="col">{text.file}</th>
+                <th scope="col">{text.lines}</th>
+                <th scope="col">{text.words}</th>
+                <th scope="col">{text.beginsWith}</th>
               </tr>
             </thead>
             <tbody>
@@ -36,9 +38,9 @@ export function ResultBody({ view }: { view: ResultView }) {
           <ol class="td-days">
             {view.days.map((d) => (
               <li key={d.day} class="td-day">
-                <h4>{d.day}</h4>
+                <h4>{text.day(d.day)}</h4>
                 {d.items.length === 0 ? (
-                  <p class="td-hint">Free</p>
+                  <p class="td-hint">{text.free}</p>
                 ) : (
                   <ul>
                     {d.items.map((item, i) => (
@@ -51,7 +53,7 @@ export function ResultBody({ view }: { view: ResultView }) {
           </ol>
           {view.unscheduled.length > 0 && (
             <div class="td-unscheduled">
-              <h4>Unscheduled</h4>
+              <h4>{text.unscheduled}</h4>
               <ul>
                 {view.unscheduled.map((item, i) => (
                   <li key={i}>{item}</li>

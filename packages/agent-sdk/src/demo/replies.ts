@@ -39,6 +39,14 @@ export interface Replies {
   opening(label: string): string;
   ready(label: string, details: string): string;
   notInstalled(label: string, installName: string): string;
+  /** A tool found by its declarations: the input card asking for one of its inputs. */
+  askInput(toolTitle: string, input: string): string;
+  /** The person's answer is not a value of the input's type (a number was asked for). */
+  notAValue(input: string): string;
+  /** The person dismissed the input card: the tool is not called. */
+  leftAlone(toolTitle: string): string;
+  /** A required input of a shape a card cannot ask for (an object, a list) and no default. */
+  cannotFill(toolTitle: string, inputs: string): string;
 }
 
 const ZH_LABELS: Readonly<Record<AppTargetName, string>> = { whiteboard: "白板", "draw-and-guess": "你画我猜游戏", pomodoro: "番茄钟", voice: "录音机", "task-dashboard": "任务面板" };
@@ -77,6 +85,10 @@ const EN: Replies = {
   installName: (_app, english) => english,
   opening: (label) => `Opening the ${label}`,
   ready: (label, details) => `Done — the **${label}** is ready${details === "" ? "." : `:${details}`}`,
+  askInput: (toolTitle, input) => `${toolTitle}: ${input}?`,
+  notAValue: (input) => `That is not a number, so I did not go ahead. Ask me again and give a number for “${escapeMarkdown(input)}”.`,
+  leftAlone: (toolTitle) => `OK — I left **${escapeMarkdown(toolTitle)}** alone.`,
+  cannotFill: (toolTitle, inputs) => `**${escapeMarkdown(toolTitle)}** needs ${escapeMarkdown(inputs)}, which I cannot ask you for in a card, so I did not call it.`,
   notInstalled: (label, installName) =>
     [
       `I can't open the **${label}** here: the **${installName}** app isn't installed (or isn't available) in this conversation.`,
@@ -118,6 +130,10 @@ const ZH: Replies = {
   installName: (app, english) => (app === "tool" ? english : ZH_NAMES[app]),
   opening: (label) => `正在打开${label}`,
   ready: (label, details) => `完成——**${label}**已准备好${details === "" ? "。" : `：${details}`}`,
+  askInput: (toolTitle, input) => `${toolTitle}：${input}？`,
+  notAValue: (input) => `这不是一个数字，所以我没有继续。请再问我一次，并为“${escapeMarkdown(input)}”给出一个数字。`,
+  leftAlone: (toolTitle) => `好的——我没有使用**${escapeMarkdown(toolTitle)}**。`,
+  cannotFill: (toolTitle, inputs) => `**${escapeMarkdown(toolTitle)}**需要 ${escapeMarkdown(inputs)}，我无法用卡片问你，所以没有调用它。`,
   notInstalled: (label, installName) =>
     [
       `我在这里打不开**${label}**：此对话中没有安装（或无法使用）**${installName}**应用。`,

@@ -79,9 +79,9 @@ export function matchTool(tools: readonly InventoryTool[], target: AppTarget): I
   return best;
 }
 
-type SchemaNode = { type?: unknown; default?: unknown; enum?: unknown; minimum?: unknown; properties?: unknown; required?: unknown };
+export type SchemaNode = { type?: unknown; default?: unknown; enum?: unknown; minimum?: unknown; properties?: unknown; required?: unknown; title?: unknown; description?: unknown };
 
-const asNode = (value: unknown): SchemaNode => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as SchemaNode) : {});
+export const asNode = (value: unknown): SchemaNode => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as SchemaNode) : {});
 
 /** "25 minutes", "25 min", "25分钟" → 25. */
 export function minutesIn(text: string): number | undefined {
@@ -128,7 +128,7 @@ function valueFor(name: string, node: SchemaNode, text: string, target: AppTarge
 }
 
 /** The first of the node's string enum values the text names as a whole word (any case). */
-function enumValueIn(node: SchemaNode, text: string): string | undefined {
+export function enumValueIn(node: SchemaNode, text: string): string | undefined {
   if (!Array.isArray(node.enum)) return undefined;
   const words = new Set(text.toLowerCase().split(/[^\p{L}\p{N}_-]+/u));
   return node.enum.find((v): v is string => typeof v === "string" && words.has(v.toLowerCase()));

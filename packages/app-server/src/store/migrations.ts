@@ -234,11 +234,49 @@ export const MIGRATIONS: readonly Migration[] = [
       `,
   },
   {
+    // The catalog of signed releases: an app scope bound to the key of its first release, the releases
+    // (metadata and bundle), and uploads in progress, chunk by chunk, per caller.
+    name: "0009_catalog",
+    sql: `
+        CREATE TABLE catalog_apps (
+          app_scope TEXT PRIMARY KEY,
+          key_id TEXT NOT NULL,
+          public_key TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE TABLE catalog_releases (
+          app_scope TEXT NOT NULL REFERENCES catalog_apps(app_scope),
+          version TEXT NOT NULL,
+          record TEXT NOT NULL,
+          bundle BLOB NOT NULL,
+          published_by TEXT NOT NULL,
+          PRIMARY KEY (app_scope, version)
+        );
+        CREATE TABLE catalog_uploads (
+          principal TEXT NOT NULL,
+          upload_id TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          sha256 TEXT NOT NULL,
+          publisher TEXT NOT NULL,
+          received INTEGER NOT NULL,
+          created_at TEXT NOT NULL,
+          PRIMARY KEY (principal, upload_id)
+        );
+        CREATE TABLE catalog_upload_chunks (
+          principal TEXT NOT NULL,
+          upload_id TEXT NOT NULL,
+          "offset" INTEGER NOT NULL,
+          data BLOB NOT NULL,
+          PRIMARY KEY (principal, upload_id, "offset")
+        ) WITHOUT ROWID;
+      `,
+  },
+  {
     // Accounts an operator manages (accounts.ts): users that can be disabled and belong to a tenant, devices and
     // agents that can be revoked, agents owned by one user (NULL: shared, like the demo agent), the tenants with
     // their app allowlist and policy defaults, single-use pairing codes, and the admin tokens. Secrets are stored
     // only as their SHA-256.
-    name: "0009_accounts",
+    name: "0010_accounts",
     sql: `
         CREATE TABLE tenants (
           tenant_id TEXT PRIMARY KEY,

@@ -6,7 +6,8 @@
  *
  * Lines typed are sent to the open conversation. Commands: `/new [title]` (a conversation with the
  * agent), `/open N`, `/list`, `/answer …` (or just the option number / y / n for the newest open
- * card), `/stop` (stops the agent's turn, as the chat's Stop), `/quit`.
+ * card), `/stop` (stops the agent's turn, as the chat's Stop), `/quit`. An app's MCP server that asks the person
+ * something (`elicitation/create`) is answered here too, on the same cards (`createTerminalQuestions`).
  */
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -16,7 +17,8 @@ import { EMPTY_TIMELINE, TIMELINE_TYPES, confirmAnswer, foldMessages, markAnswer
 import { defaultDataDir } from "@lineup/app-server";
 import { UsageError } from "@lineup/protocol";
 import { credentialFrom } from "@lineup/agent-sdk/node";
-import type { InteractionAnswer, LineUpRuntime } from "@lineup/runtime";
+import type { JsonObject } from "@lineup/protocol";
+import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider, type InteractionAnswer, type LineUpRuntime } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
 import type { CliIo, Command } from "../io.js";
 
@@ -32,10 +34,7 @@ export function renderRow(row: TimelineRow): string[] {
       return [`${row.from === "user" ? "you" : row.from === "agent" ? "agent" : "·"}: ${row.text}${row.cut_short === true ? " (cut short)" : ""}`];
     case "card": {
       if (row.answer !== undefined) return [`agent asked: ${row.card.prompt} — ${row.answer.summary}`];
-      const head = `agent asks: ${row.card.prompt}`;
-      if (row.card.kind === "choice") return [head, ...row.card.options.map((o, i) => `  ${i + 1}) ${o.label}`)];
-      if (row.card.kind === "confirm") return [head, `  y) ${row.card.confirm_label}`, `  n) ${row.card.cancel_label}`];
-      return [head, "  (type your answer)"];
+      return cardLines("agent", row.card);
     }
     case "task":
       return [`task ${row.title}: ${row.state}${row.progress === undefined ? "" : ` ${Math.round(row.progress * 100)}%`}${row.detail === undefined ? "" : ` — ${row.detail}`}`];
@@ -55,6 +54,94 @@ export function renderRow(row: TimelineRow): string[] {
     case "notice":
       return [`${row.level}: ${row.text}`];
   }
+}
+
+/** The lines of an open card that `who` asks. */
+function cardLines(who: string, card: Card): string[] {
+  const head = `${who} asks: ${card.prompt}`;
+  if (card.kind === "choice") return [head, ...card.options.map((o, i) => `  ${i + 1}) ${o.label}`)];
+  if (card.kind === "confirm") return [head, `  y) ${card.confirm_label}`, `  n) ${card.cancel_label}`];
+  return [head, "  (type your answer)"];
+}
+
+/** What an app's MCP server asks the person, on this terminal. */
+export interface TerminalQuestions {
+  /** The Node host's `HostProvider.elicit`. */
+  readonly elicit: NonNullable<HostProvider["elicit"]>;
+  /** Takes a typed line for the open question (an answer, `/decline` or `/cancel`); false when none is open or the line is another command. */
+  answer(typed: string): boolean;
+}
+
+type Asked = InteractionAnswer | "decline" | "cancel";
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * An app's MCP server asks the person (`elicitation/create`): one question at a time, on the chat's own cards — a
+ * confirm card when there is nothing to fill in, else one card per field of the requested schema (a choice for an
+ * `enum`, a confirm for a boolean, an input for text and numbers). The typed answers are the server's `accept`;
+ * `/decline` and `/cancel` answer so; a question the Runtime withdraws (the server cancelled, or it waited too long) is
+ * said and closed.
+ */
+export function createTerminalQuestions(io: CliIo): TerminalQuestions {
+  let open: { readonly card: Card; readonly numeric: boolean; readonly settle: (answer: Asked) => void } | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let cards = 0;
+  const card = (kind: Card["kind"], prompt: string, options: Card["options"] = []): Card => ({ kind, prompt, options, multiple: false, confirm_label: "Yes", cancel_label: "No", multiline: false, via: "interaction", answer_key: `question-${++cards}` });
+  const ask = (who: string, asked: Card, numeric: boolean, signal: AbortSignal): Promise<Asked> =>
+    new Promise((resolve) => {
+      const settle = (answer: Asked): void => {
+        open = undefined;
+        resolve(answer);
+      };
+      if (signal.aborted) return settle("cancel");
+      open = { card: asked, numeric, settle };
+      signal.addEventListener("abort", () => {
+        if (open?.card !== asked) return;
+        io.out(`${who} no longer asks: ${asked.prompt}`);
+        settle("cancel");
+      }, { once: true });
+      for (const line of cardLines(who, asked)) io.out(line);
+    });
+  const yes = (answer: InteractionAnswer): boolean => answer.confirmed === true || answer.outcome === "approved";
+  const run = async (prompt: Parameters<TerminalQuestions["elicit"]>[0], signal: AbortSignal): Promise<ElicitationAnswer> => {
+    const properties = isObject(prompt.requested_schema["properties"]) ? Object.entries(prompt.requested_schema["properties"]) : [];
+    if (properties.length === 0) {
+      const answer = await ask(prompt.app_name, card("confirm", prompt.message), false, signal);
+      return typeof answer === "string" ? { action: answer } : yes(answer) ? { action: "accept", content: {} } : { action: "decline" };
+    }
+    io.out(`${prompt.app_name} asks: ${prompt.message}`);
+    const content: JsonObject = {};
+    for (const [name, field] of properties) {
+      const schema = isObject(field) ? field : {};
+      const label = `${typeof schema["title"] === "string" ? schema["title"] : name}${typeof schema["description"] === "string" ? ` (${schema["description"]})` : ""}`;
+      const choices = Array.isArray(schema["enum"]) ? schema["enum"].filter((v): v is string => typeof v === "string") : undefined;
+      const numeric = schema["type"] === "number" || schema["type"] === "integer";
+      const asked = choices !== undefined ? card("choice", label, choices.map((v) => ({ id: v, label: v }))) : schema["type"] === "boolean" ? card("confirm", label) : card("input", label);
+      const answer = await ask(prompt.app_name, asked, numeric, signal);
+      if (typeof answer === "string") return { action: answer };
+      content[name] = asked.kind === "choice" ? answer.choice_ids![0]! : asked.kind === "confirm" ? yes(answer) : numeric ? Number(answer.text) : answer.text!;
+    }
+    return { action: "accept", content };
+  };
+  return {
+    elicit(prompt, signal) {
+      const next = queue.then(() => run(prompt, signal));
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    answer(typed) {
+      const text = typed.trim();
+      if (open === undefined || (text.startsWith("/") && text !== "/decline" && text !== "/cancel")) return false;
+      if (text === "/decline" || text === "/cancel") {
+        open.settle(text === "/decline" ? "decline" : "cancel");
+        return true;
+      }
+      const answer = answerFrom(open.card, text);
+      if (answer === undefined || (open.numeric && !Number.isFinite(Number(answer.text)))) io.err(open.numeric ? "a number, please (or /decline, /cancel)" : "that does not answer it (or /decline, /cancel)");
+      else open.settle(answer);
+      return true;
+    },
+  };
 }
 
 /** The newest card still waiting for an answer. */
@@ -91,7 +178,7 @@ export interface ChatSession {
  * The chat's logic over a running Runtime, through the app SDK only: conversations, the timeline of the
  * open one (the same model the web chat renders), sending text and answering cards.
  */
-export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { readonly agentId: string; readonly workspaceId: string }): ChatSession {
+export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { readonly agentId: string; readonly workspaceId: string; readonly questions?: TerminalQuestions }): ChatSession {
   const sdk: LineUpAppRuntimeSDK = createAppSdk(runtime.appPort("chat"));
   let current: string | undefined;
   let model: TimelineModel = EMPTY_TIMELINE;
@@ -153,6 +240,7 @@ export function createChatSession(runtime: LineUpRuntime, io: CliIo, options: { 
       try {
         if (line === "") return true;
         if (line === "/quit") return false;
+        if (options.questions?.answer(line) === true) return true;
         if (line === "/list") list();
         else if (line === "/new" || line.startsWith("/new ")) {
           const title = line.slice(4).trim();
@@ -190,13 +278,15 @@ export const chatCommand: Command = async (argv, io) => {
   const { values } = parseArgs({ args: [...argv], options: { url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, data: { type: "string" }, agent: { type: "string" } } });
   if (values.url === undefined || (values.token === undefined && values.credentials === undefined)) throw new UsageError("--url and --token (or --credentials) are required");
   const token = values.token ?? credentialFrom(values.credentials!, "device_token");
-  const runtime = await createNodeRuntime({ serverUrl: values.url, token, dataDir: values.data === undefined ? join(defaultDataDir(process.env), "terminal-chat") : resolve(values.data), clientInfo: { name: "lineup-chat", version: "0.1.0" } });
+  // The person at this terminal answers what an app's MCP server asks (the Runtime asks through the host).
+  const questions = createTerminalQuestions(io);
+  const runtime = await createNodeRuntime({ host: { ...NO_HOST_CAPABILITIES, elicit: questions.elicit }, serverUrl: values.url, token, dataDir: values.data === undefined ? join(defaultDataDir(process.env), "terminal-chat") : resolve(values.data), clientInfo: { name: "lineup-chat", version: "0.1.0" } });
   let lifecycle = "";
   const offLifecycle = runtime.lifecycle.subscribe((l) => {
     if (l.status !== lifecycle) io.out(`(runtime ${(lifecycle = l.status)})`);
   });
   await runtime.start();
-  const chat = createChatSession(runtime, io, { agentId: values.agent ?? "demo-agent", workspaceId: "default" });
+  const chat = createChatSession(runtime, io, { agentId: values.agent ?? "demo-agent", workspaceId: "default", questions });
   await chat.line("/list");
   const lines = createInterface({ input: process.stdin, terminal: false });
   for await (const typed of lines) if (!(await chat.line(typed))) break;

@@ -24,10 +24,12 @@ export interface InstanceLayerProps {
   readonly onFocusRequest?: (instanceId: string) => void;
   /** The person closes the instance (the picture-in-picture window's ×). */
   readonly onCloseRequest?: (instanceId: string) => void;
+  /** The person pressed the launcher's shortcut (Ctrl/⌘+K) with the focus inside an app's frame. */
+  readonly onLauncher?: () => void;
   readonly frameUrl?: string;
 }
 
-export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, frameUrl }: InstanceLayerProps) {
+export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, onLauncher, frameUrl }: InstanceLayerProps) {
   return (
     <div class="instance-layer">
       {instances.filter(holdsFrame).map((instance) => (
@@ -39,6 +41,7 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
           {...(onFailed === undefined ? {} : { onFailed: (failure: InstanceFailure) => onFailed(instance, failure) })}
           {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
           {...(onCloseRequest === undefined ? {} : { onCloseRequest })}
+          {...(onLauncher === undefined ? {} : { onLauncher })}
           {...(frameUrl === undefined ? {} : { frameUrl })}
         />
       ))}
@@ -58,6 +61,7 @@ function InstanceSurface({
   onFailed,
   onFocusRequest,
   onCloseRequest,
+  onLauncher,
   frameUrl,
 }: {
   runtime: LineUpRuntime;
@@ -66,6 +70,7 @@ function InstanceSurface({
   onFailed?: (failure: InstanceFailure) => void;
   onFocusRequest?: (instanceId: string) => void;
   onCloseRequest?: (instanceId: string) => void;
+  onLauncher?: () => void;
   frameUrl?: string;
 }) {
   const container = useRef<HTMLDivElement>(null);
@@ -78,6 +83,7 @@ function InstanceSurface({
       displayMode: modeOf(placement),
       ...(frameUrl === undefined ? {} : { frameUrl }),
       ...(onFailed === undefined ? {} : { onFailed }),
+      ...(onLauncher === undefined ? {} : { onLauncher }),
     });
     return () => {
       if (!closing.current) bridge.current?.dispose();

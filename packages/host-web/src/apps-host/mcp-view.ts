@@ -17,6 +17,8 @@
  * | `ui/request-display-mode` | `host.requestDisplayMode`: `inline` → `inline_card`, `fullscreen` → `foreground`, `pip` → `pip` |
  * | `ui/notifications/size-changed` | the frame's height (clamped) |
  * | `ui/resource-teardown` | `close()`: asked before the frame goes |
+ * | `_meta.ui.csp` (`connectDomains`, `resourceDomains`) | none, unless `options.grant` holds the ones the person granted: the frame page is served with them in its CSP |
+ * | `localStorage` (not MCP, but what views use) | with `options.storage`: a Storage-like object in the frame over the items kept (`sessionDataStorage`: the app's session data), each change saved |
  *
  * Anything else the view asks (`resources/read`, `sampling/createMessage`, `ui/download-file`) is refused: the
  * host does not declare those capabilities.
@@ -24,6 +26,8 @@
 import { AppBridge, PostMessageTransport, type McpUiDisplayMode, type McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
 import type { BridgeTheme, DisplayMode } from "@lineup/protocol";
 import { createSandboxedFrame, PAGE_REFUSALS } from "../surface-host/index.js";
+import { viewFramePath, type ViewCspGrant } from "../surface-host/view-csp.js";
+import { isViewStorageItems, MCP_VIEW_STORAGE_LIMIT, viewStorageSize, type McpViewStorage } from "./mcp-view-storage.js";
 
 /** What the embedding host does for the view. Each rejects with an `Error` whose message the view is told. */
 export interface McpViewHost {
@@ -55,7 +59,18 @@ export interface McpViewOptions {
   readonly maxHeight?: number;
   /** How long the view has to load and send `ui/initialize`. Default 15 s. */
   readonly readyTimeoutMs?: number;
+  /**
+   * Where the view's `localStorage` is kept (its frame's own throws: no `allow-same-origin`): the items it starts
+   * with, and where each change goes. Without it, `localStorage` throws `SecurityError` as the sandbox has it.
+   */
+  readonly storage?: McpViewStorage;
+  /**
+   * The origins of the view's `_meta.ui.csp` (`McpView.csp`) the person granted, if any: the frame page is then the
+   * one served with them in its policy (`surface-host/view-csp.ts`). Without it the frame reaches no network.
+   */
+  readonly grant?: ViewCspGrant;
 }
+
 
 export interface MountedMcpView {
   readonly frame: HTMLIFrameElement;
@@ -85,6 +100,7 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
   const minHeight = options.minHeight ?? 120;
   const maxHeight = options.maxHeight ?? 4_000;
   const frame = createSandboxedFrame(options.title ?? `View of ${context.tool.name}`);
+  const storage = options.storage;
   let displayMode = context.display_mode;
   let contentHeight = minHeight;
   const applyHeight = (): void => {
@@ -157,7 +173,11 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
     if (type === "lineup.surface-frame.ready" && connected === undefined) {
       // The bridge listens before the view's code runs: its `ui/initialize` comes as the page is written.
       connected = bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
-      void connected.then(() => frame.contentWindow?.postMessage({ type: "lineup.surface-frame.load", html, inert_links: true }, "*"), (error: unknown) => rejectReady(error instanceof Error ? error : new Error(String(error))));
+      const load = { type: "lineup.surface-frame.load", html, inert_links: true, ...(storage === undefined ? {} : { storage: storage.items }) };
+      void connected.then(() => frame.contentWindow?.postMessage(load, "*"), (error: unknown) => rejectReady(error instanceof Error ? error : new Error(String(error))));
+    } else if (type === "lineup.surface-frame.storage" && storage !== undefined) {
+      const items = (event.data as { items?: unknown }).items;
+      if (isViewStorageItems(items) && viewStorageSize(items) <= MCP_VIEW_STORAGE_LIMIT) storage.save({ ...items });
     } else if (type === "lineup.surface-frame.refused") {
       const code = (event.data as { code?: unknown }).code;
       clearTimeout(timer);
@@ -165,7 +185,9 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
     }
   };
   window.addEventListener("message", onWindowMessage);
-  frame.src = options.frameUrl ?? "./surface-frame.html";
+  const frameUrl = options.frameUrl ?? "./surface-frame.html";
+  const granted = options.grant === undefined ? undefined : viewFramePath(options.grant);
+  frame.src = granted === undefined ? frameUrl : new URL(granted, new URL(frameUrl, location.href)).href;
   container.append(frame);
 
   const setDisplayMode = (mode: DisplayMode): void => {

@@ -10,6 +10,7 @@ import { reopenInstance } from "./recovery.js";
 import { localizedAppName } from "../i18n/app-text.js";
 import type { JSX } from "preact";
 import { t } from "../i18n/index.js";
+import { reasonText } from "../i18n/reasons.js";
 import { useUiLanguage } from "../i18n/use-language.js";
 
 type Phase =
@@ -96,7 +97,7 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
             const name = localizedAppName(r.runtime.appManager.getApp(failed.app_scope)?.projection) ?? failed.app_scope;
             notifications.push(t(r.recovered!.recovery === "crashed" ? "host.recoveredCrashed" : "host.recoveredUnresponsive", { name }), "error", {
               label: t("shell.reload"),
-              run: () => void reopenInstance(r.runtime, failed).catch((error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: (error as Error).message }), "error")),
+              run: () => void reopenInstance(r.runtime, failed).catch((error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: reasonText(error) }), "error")),
             });
           }
         },

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join, normalize, resolve, sep } from "node:path";
 import { createSite, type ServedConfig } from "../serving/site.js";
 
-export { policyFor, surfaceFrameHeaders, type ServedConfig } from "../serving/site.js";
+export { grantedFramePage, policyFor, surfaceFrameHeaders, type ServedConfig } from "../serving/site.js";
 
 export interface HostServerOptions {
   /** The built host (`packages/host-web/dist`). */

@@ -7,6 +7,7 @@
  * adapter reads files and speaks its transport.
  */
 import { FRAME_PERMISSIONS_POLICY } from "../surface-host/frame-policy.js";
+import { grantOfFramePath, grantedFramePolicy } from "../surface-host/view-csp.js";
 
 export interface ServedConfig {
   readonly server_url: string;
@@ -72,6 +73,18 @@ export function surfaceFrameHeaders(frameHtml: string): Record<string, string> {
   };
 }
 
+/**
+ * An MCP Apps view's frame page with the origins its person granted (`/surface-frame-view/<token>.html`,
+ * surface-host/view-csp.ts): the same page and headers, its policy widened in both; undefined for any other path.
+ */
+export function grantedFramePage(frameHtml: string, path: string): { readonly html: string; readonly headers: Record<string, string> } | undefined {
+  const grant = grantOfFramePath(path);
+  if (grant === undefined) return undefined;
+  const headers = surfaceFrameHeaders(frameHtml);
+  const policy = grantedFramePolicy(headers["content-security-policy"]!, grant);
+  return { html: frameHtml.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`), headers: { ...headers, "content-security-policy": policy } };
+}
+
 /** The page's CSP with `connect-src` limited to the page itself and the AppServer's origin. */
 export function policyFor(basePolicy: string, serverUrl: string | undefined): string {
   // Without a config the person types the AppServer address into the sign-in form: allow loopback only (its
@@ -128,6 +141,8 @@ export function createSite(options: SiteOptions): (path: string) => Promise<Site
       return respond(200, CONTENT_TYPES[".html"]!, indexHtml, { "cache-control": "no-cache", "content-security-policy": `${policy}; frame-ancestors 'none'` });
     }
     if (path === "/surface-frame.html") return respond(200, CONTENT_TYPES[".html"]!, frameHtml, { "cache-control": "no-cache", ...frameHeaders });
+    const granted = grantedFramePage(options.frameHtml, path);
+    if (granted !== undefined) return respond(200, CONTENT_TYPES[".html"]!, granted.html, { "cache-control": "no-cache", ...granted.headers });
     if (!path.startsWith("/") || path.includes("\0") || path.split("/").some((segment) => segment === ".." || segment === ".")) return notFound();
     const body = await options.readFile(path);
     if (body === undefined) return notFound();

@@ -20,6 +20,7 @@ import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
 import { parseOpenLink, type OpenLink } from "./open-link.js";
 import { CORE_APPS, coreLabel, createOpener, type Showing } from "./opener.js";
 import { t, uiLanguage } from "../i18n/index.js";
+import { reasonText } from "../i18n/reasons.js";
 import { localizedAppName, localizedDescription } from "../i18n/app-text.js";
 import { CapabilityPromptDialog, RecordingIndicator, shellPromptQueue, shellRecordings } from "../host-provider/index.js";
 
@@ -141,7 +142,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     // Once, when the shell first shows.
   }, [opener]);
 
-  // Ctrl/⌘+K opens the launcher from anywhere in the shell (an app's frame keeps its own keys).
+  // Ctrl/⌘+K opens the launcher from anywhere in the shell; inside an app's frame the surface SDK forwards it (`launcher.open`).
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "k") return;
@@ -194,12 +195,12 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     const name = appName(failed.app_scope) ?? failed.app_scope;
     void reopenInstance(runtime, failed).then(
       (next) => setShowing({ kind: "instance", instance_id: next.instance_id }),
-      (error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: (error as Error).message }), "error"),
+      (error: unknown) => notifications.push(t("shell.couldNotOpenAgain", { name, reason: reasonText(error) }), "error"),
     );
   };
   const onInstanceFailed = (instance: AppInstance, failure: InstanceFailure) => {
     if (failure.kind === "start") {
-      notifications.push(t("shell.couldNotStart", { name: appName(instance.app_scope) ?? instance.app_scope, reason: failure.message }), "error");
+      notifications.push(t("shell.couldNotStart", { name: appName(instance.app_scope) ?? instance.app_scope, reason: reasonText({ code: "activation_failed", message: failure.message }) }), "error");
       return;
     }
     // Its page died (left for another document, or stopped answering): the Runtime has failed the instance and
@@ -216,7 +217,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   };
   const closeInstance = (instanceId: string) => {
     // The person closes the app (spec 4.4): what it displaced comes back, and a call it was still handling ends as cancelled.
-    void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(t("shell.couldNotClose", { reason: (error as Error).message }), "error"));
+    void runtime.appManager.closeInstance(instanceId, { by: "user" }).catch((error: unknown) => notifications.push(t("shell.couldNotClose", { reason: reasonText(error) }), "error"));
   };
   const tabs: { id: string; label: string; select: () => void; selected: boolean; close?: () => void }[] = [
     ...CORE_APPS.map((app) => ({ id: app.app_scope, label: t(app.label), select: () => showCore(app.app_scope), selected: showing.kind === "core" && showing.app_scope === app.app_scope })),
@@ -323,7 +324,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
             {showing.app_scope === "chat" ? (
               <ChatApp sdk={chatSdk} config={config} notifications={notifications} appName={appName} />
             ) : showing.app_scope === "app-registry" ? (
-              <RegistryApp manager={runtime.appManager} available={available} />
+              <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />
             ) : (
               <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />
             )}
@@ -337,6 +338,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           onFocusRequest={showInstance}
           onCloseRequest={closeInstance}
           onFailed={onInstanceFailed}
+          onLauncher={() => setLauncherOpen(true)}
         />
       </main>
       <Launcher

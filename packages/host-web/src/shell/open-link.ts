@@ -5,6 +5,7 @@
  */
 import { ENTRYPOINT_ID_PATTERN, isAppScope, isConversationId } from "@lineup/protocol";
 import type { ExplicitStartupTarget } from "@lineup/runtime";
+import { t } from "../i18n/index.js";
 
 const PREFIX = "#/open/";
 const entrypointRe = new RegExp(ENTRYPOINT_ID_PATTERN);
@@ -23,14 +24,14 @@ export function parseOpenLink(hash: string): OpenLink | undefined {
   try {
     appScope = decodeURIComponent(query < 0 ? rest : rest.slice(0, query));
   } catch {
-    return { ok: false, reason: "the link is garbled" };
+    return { ok: false, reason: t("link.garbled") };
   }
-  if (!isAppScope(appScope)) return { ok: false, reason: `“${appScope.slice(0, 64)}” is not an app's name` };
+  if (!isAppScope(appScope)) return { ok: false, reason: t("link.notAnApp", { name: appScope.slice(0, 64) }) };
   const params = new URLSearchParams(query < 0 ? "" : rest.slice(query + 1));
   const conversation = params.get("conversation") ?? undefined;
   const entry = params.get("entry") ?? undefined;
-  if (conversation !== undefined && !isConversationId(conversation)) return { ok: false, reason: "the link names no valid conversation" };
-  if (entry !== undefined && !entrypointRe.test(entry)) return { ok: false, reason: "the link names no valid page of the app" };
+  if (conversation !== undefined && !isConversationId(conversation)) return { ok: false, reason: t("link.noConversation") };
+  if (entry !== undefined && !entrypointRe.test(entry)) return { ok: false, reason: t("link.noPage") };
   return { ok: true, target: { app_scope: appScope, ...(conversation === undefined ? {} : { conversation_id: conversation }), ...(entry === undefined ? {} : { entrypoint: entry }) } };
 }
 

@@ -8,6 +8,7 @@
 import type { ExplicitStartupTarget, LineUpRuntime, StartupTarget } from "@lineup/runtime";
 import { isLive } from "@lineup/runtime";
 import { t } from "../i18n/index.js";
+import { cannotOpenText, reasonText } from "../i18n/reasons.js";
 import type { Notifications } from "./notifications.js";
 import type { OpenLink } from "./open-link.js";
 
@@ -56,7 +57,6 @@ export interface Opener {
   switchTo(instanceId: string): void;
 }
 
-const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function createOpener(deps: OpenerDeps): Opener {
   const { runtime, notifications } = deps;
@@ -64,7 +64,7 @@ export function createOpener(deps: OpenerDeps): Opener {
 
   const switchTo = (instanceId: string): void => {
     deps.show({ kind: "instance", instance_id: instanceId });
-    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(t("open.couldNotOpenApp", { reason: message(error) }), "error"));
+    void runtime.instances.focus(instanceId).catch((error: unknown) => notifications.push(t("open.couldNotOpenApp", { reason: reasonText(error) }), "error"));
   };
 
   const launch = async (request: { readonly app_scope: string; readonly conversation_id?: string; readonly entrypoint?: string }): Promise<void> => {
@@ -81,7 +81,7 @@ export function createOpener(deps: OpenerDeps): Opener {
       });
       deps.show({ kind: "instance", instance_id: instance.instance_id });
     } catch (error) {
-      notifications.push(t("open.couldNotOpenHereIsChat", { name: label(request.app_scope), reason: message(error) }), "error");
+      notifications.push(t("open.couldNotOpenHereIsChat", { name: label(request.app_scope), reason: reasonText(error) }), "error");
       deps.show({ kind: "core", app_scope: "chat" });
     }
   };
@@ -110,10 +110,10 @@ export function createOpener(deps: OpenerDeps): Opener {
       ? []
       : target.skipped.map((s) =>
           s.target === "explicit"
-            ? t("open.couldNotOpen", { name: label(s.app_scope), reason: s.reason })
+            ? t("open.couldNotOpen", { name: label(s.app_scope), reason: cannotOpenText(s.cause) })
             : s.target === "default"
-              ? t("open.defaultDidNotOpen", { name: label(s.app_scope), reason: s.reason })
-              : t("open.couldNotComeBack", { name: label(s.app_scope), reason: s.reason }),
+              ? t("open.defaultDidNotOpen", { name: label(s.app_scope), reason: cannotOpenText(s.cause) })
+              : t("open.couldNotComeBack", { name: label(s.app_scope), reason: cannotOpenText(s.cause) }),
         );
 
   const carryOut = (target: StartupTarget): void => {
@@ -148,9 +148,9 @@ export function createOpener(deps: OpenerDeps): Opener {
         if (refused !== undefined) notifications.push(refused, "error");
         return;
       }
-      const reason = runtime.instances.whyCannotOpen(target.app_scope, target.entrypoint);
-      if (reason !== undefined) {
-        notifications.push(t("open.couldNotOpen", { name: label(target.app_scope), reason }), "error");
+      const cause = runtime.instances.cannotOpen(target.app_scope, target.entrypoint);
+      if (cause !== undefined) {
+        notifications.push(t("open.couldNotOpen", { name: label(target.app_scope), reason: cannotOpenText(cause) }), "error");
         return;
       }
       carryOut({ kind: "explicit", ...target });
@@ -160,16 +160,16 @@ export function createOpener(deps: OpenerDeps): Opener {
         deps.show({ kind: "core", app_scope: appScope });
         return;
       }
-      const reason = runtime.instances.whyCannotOpen(appScope, entrypoint);
-      if (reason !== undefined) {
-        notifications.push(t("open.couldNotOpen", { name: label(appScope), reason }), "error");
+      const cause = runtime.instances.cannotOpen(appScope, entrypoint);
+      if (cause !== undefined) {
+        notifications.push(t("open.couldNotOpen", { name: label(appScope), reason: cannotOpenText(cause) }), "error");
         return;
       }
       let conversationId: string;
       try {
         conversationId = where.kind === "new" ? await deps.newConversation(label(appScope)) : where.conversation_id;
       } catch (error) {
-        notifications.push(t("open.couldNotStartConversation", { name: label(appScope), reason: message(error) }), "error");
+        notifications.push(t("open.couldNotStartConversation", { name: label(appScope), reason: reasonText(error) }), "error");
         return;
       }
       await launch({ app_scope: appScope, conversation_id: conversationId, ...(entrypoint === undefined ? {} : { entrypoint }) });

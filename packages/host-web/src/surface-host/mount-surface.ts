@@ -139,51 +139,20 @@ export function createSandboxedFrame(title: string): HTMLIFrameElement {
 export function mountSurface(container: HTMLElement, appHtml: string, snapshot: BridgeHostSnapshot, handlers: SurfaceHandlers, options: SurfaceOptions = {}): MountedSurface {
   const nonce = newBridgeNonce();
   const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
-  const minHeight = options.minHeight ?? 120;
-  const maxHeight = options.maxHeight ?? 4_000;
   const frame = createSandboxedFrame(options.title ?? `App ${snapshot.app_scope}`);
-  let contentHeight = minHeight;
-  /** Foreground fills the area the shell gives it; picture-in-picture and the inline card follow the content. */
-  const applyHeight = (mode: DisplayMode): void => {
-    frame.style.height = mode === "foreground" ? "100%" : `${contentHeight}px`;
-  };
-  container.dataset["displayMode"] = snapshot.display_mode;
-  let displayMode: DisplayMode = snapshot.display_mode;
-  applyHeight(displayMode);
-
+  const size = sizeFrame(frame, container, snapshot.display_mode, options.minHeight ?? 120, options.maxHeight ?? 4_000);
   const channel = new MessageChannel();
   const port = channel.port1;
-  let handedOver = false;
-  let isReady = false;
+  const startup = watchStartup(snapshot.app_scope, options.readyTimeoutMs ?? 15_000);
+  const pending = new PendingRequests();
+  const appName = options.name ?? snapshot.app_scope;
   let closed = false;
   let death: SurfaceDeath | undefined;
   let heartbeat: Heartbeat | undefined;
-  let nextId = 1;
-  const queue: (() => void)[] = [];
-  /** Requests to the app awaiting its response: settled by the response, their timeout, or the surface closing or dying. */
-  const pending = new Map<number, { readonly method: BridgeMethodName; readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
   let closingDone: (() => void) | undefined;
+  /** Deliveries to the app wait for `lifecycle.ready`. */
+  const queue: (() => void)[] = [];
 
-  let resolveReady!: () => void;
-  let rejectReady!: (error: Error) => void;
-  const ready = new Promise<void>((resolve, reject) => {
-    resolveReady = resolve;
-    rejectReady = reject;
-  });
-  ready.catch(() => undefined);
-  const stallMs = options.readyTimeoutMs ?? 15_000;
-  let stage = "its page did not load";
-  let readyTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A step of the start-up happened: the app gets a fresh `stallMs` for the next one. */
-  const progressed = (next: string): void => {
-    if (isReady || closed) return;
-    stage = next;
-    clearTimeout(readyTimer);
-    readyTimer = setTimeout(() => rejectReady(new Error(`${snapshot.app_scope} did not become ready: ${stage} within ${stallMs >= 1_000 ? `${Math.round(stallMs / 1_000)} s` : `${stallMs} ms`}`)), stallMs);
-  };
-  progressed(stage);
-
-  const appName = options.name ?? snapshot.app_scope;
   let resolveDead!: (death: SurfaceDeath) => void;
   const dead = new Promise<SurfaceDeath>((resolve) => (resolveDead = resolve));
   /** The surface is dead: nothing more goes to the app or is read from it, and whatever waited on it ends now. */
@@ -191,57 +160,34 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     if (closed || death !== undefined) return;
     death = { reason, message: reason === "navigated" ? `${appName} left its page` : `${appName} stopped responding` };
     heartbeat?.stop();
-    clearTimeout(readyTimer);
+    startup.halt();
     queue.length = 0;
-    for (const waiting of pending.values()) waiting.fail(new Error(death.message));
-    pending.clear();
-    window.removeEventListener("message", onWindowMessage);
+    pending.failAll(new Error(death.message));
+    stopHandover();
     port.onmessage = null;
     port.close();
     // `dead` first: an owner that listens to both hears why before it hears that the start failed.
     resolveDead(death);
-    rejectReady(new Error(death.message));
+    startup.fail(new Error(death.message));
   };
 
   const post = (frameData: unknown): void => {
     if (!closed && death === undefined) port.postMessage(frameData);
   };
   const whenReady = (send: () => void): void => {
-    if (isReady) send();
+    if (startup.isReady()) send();
     else queue.push(send);
   };
 
-  // The frame's window speaks only before the handover: "ready" (load me), then "loaded" or "refused".
-  const onWindowMessage = (event: MessageEvent): void => {
-    if (handedOver || event.source !== frame.contentWindow || frame.contentWindow === null) return;
-    const type = (event.data as { type?: unknown } | null)?.type;
-    if (type === "lineup.surface-frame.ready") {
-      progressed("its page did not start");
-      frame.contentWindow.postMessage({ type: "lineup.surface-frame.load", html: appHtml }, "*");
-    } else if (type === "lineup.surface-frame.refused") {
-      // The frame page would not write the app's page (surface-frame.html says why): it never ran.
-      const code = (event.data as { code?: unknown }).code;
-      stage = `its page ${PAGE_REFUSALS[code as keyof typeof PAGE_REFUSALS] ?? "was refused"}`;
-      clearTimeout(readyTimer);
-      rejectReady(new Error(`${snapshot.app_scope} did not start: ${stage}`));
-    } else if (type === "lineup.surface-frame.loaded") {
-      handedOver = true;
-      progressed("it did not connect to LineUp");
-      window.removeEventListener("message", onWindowMessage);
-      // An opaque-origin frame can only be addressed with "*"; the port, not the origin, is the trust.
-      frame.contentWindow.postMessage(bridgeEvent(nonce, "host.snapshot", snapshot), "*", [channel.port2]);
-    }
-  };
-  window.addEventListener("message", onWindowMessage);
+  const stopHandover = handOver(frame, appHtml, () => bridgeEvent(nonce, "host.snapshot", snapshot), channel.port2, startup, snapshot.app_scope);
 
+  /** The requests the surface host answers itself; any other goes to `handlers.request`. */
   const answer = async (id: number, method: BridgeMethodName, params: unknown): Promise<void> => {
     switch (method) {
       case "lifecycle.ready":
         post(bridgeResult(nonce, id, method, {}));
-        if (!isReady) {
-          isReady = true;
-          clearTimeout(readyTimer);
-          resolveReady();
+        if (!startup.isReady()) {
+          startup.succeed();
           for (const send of queue.splice(0)) send();
           // Its own request, answered by the app's SDK: a long request timeout, since the heartbeat decides (and
           // knows when the host itself was not running); death or close fails it with everything else. An app
@@ -255,9 +201,7 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
         closingDone?.();
         return;
       case "surface.resize": {
-        const height = Math.max(minHeight, Math.min(maxHeight, (params as { height: number }).height));
-        contentHeight = height;
-        applyHeight(displayMode);
+        const height = size.fitContent((params as { height: number }).height);
         post(bridgeResult(nonce, id, method, {}));
         handlers.onResize?.(height);
         return;
@@ -285,19 +229,14 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     const message = decoded.value;
     // The answer to a request of the host's (a `tool.invoke`, a heartbeat `surface.ping`) is bounded by the host's
     // own requests: it takes no token, so an app over its rate still answers its calls and proves it is alive.
-    if (message.kind === "response" && pending.get(message.id)?.method === message.method) {
-      const waiting = pending.get(message.id)!;
-      pending.delete(message.id);
-      waiting.settle(message);
-      return;
-    }
+    if (message.kind === "response" && pending.settle(message)) return;
     if (!bucket.take()) {
       handlers.onRefused?.(refusal("rate_limited", `${snapshot.app_scope} is sending too fast`));
       if (message.kind === "request") post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
       return;
     }
     if (message.kind === "request") {
-      progressed(`it did not say it was ready after ${message.method}`);
+      startup.progressed(`it did not say it was ready after ${message.method}`);
       // The app may read (session data, …) before it declares itself ready; only deliveries to it wait.
       void answer(message.id, message.method, message.params);
     }
@@ -305,56 +244,27 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     // not part of Bridge v1's app → host direction, the decoder refuses them.
   };
 
-  // The frame page loads twice: its own document, then once more when it has written the app's page into
-  // itself (document.open/write/close; before or after it says "loaded", as the app's page finishes). Any later
-  // load is a new document in the frame — the app navigated it, a meta refresh, the browser's error page for an
-  // address the host's frame-src refuses — and the app's page with its port is gone. (Should the app's page
-  // never finish loading, its navigation is the second load and goes unseen here; the heartbeat still ends it.)
-  let loads = 0;
-  frame.addEventListener("load", () => {
-    loads += 1;
-    if (loads > 2) die("navigated");
-  });
+  watchNavigation(frame, () => die("navigated"));
   frame.src = options.frameUrl ?? "./surface-frame.html";
   container.append(frame);
 
   const surface: MountedSurface = {
     frame,
     nonce,
-    ready,
+    ready: startup.ready,
     dead,
     request(method, params, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        if (closed) return reject(new Error("the surface is closed"));
-        if (death !== undefined) return reject(new Error(death.message));
-        const id = nextId++;
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`${method} timed out`));
-        }, timeoutMs);
-        pending.set(id, {
-          method,
-          settle: (response) => {
-            clearTimeout(timer);
-            resolve(response as never);
-          },
-          fail: (error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        });
-        whenReady(() => post(bridgeRequest(nonce, id, method, params)));
-      });
+      if (closed) return Promise.reject(new Error("the surface is closed"));
+      if (death !== undefined) return Promise.reject(new Error(death.message));
+      const { id, response } = pending.open(method, timeoutMs);
+      whenReady(() => post(bridgeRequest(nonce, id, method, params)));
+      return response as Promise<never>;
     },
     event(name, data) {
       whenReady(() => post(bridgeEvent(nonce, name, data)));
     },
     setDisplayMode(mode) {
-      displayMode = mode;
-      container.dataset["displayMode"] = mode;
-      applyHeight(mode);
-      // An inline result card is static: it shows what the app drew, and takes no input.
-      frame.toggleAttribute("inert", mode === "inline_card");
+      size.setMode(mode);
       surface.event("display_mode.changed", { display_mode: mode });
     },
     setTheme(theme) {
@@ -367,7 +277,7 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       if (closed) return "deadline";
       let outcome: "flushed" | "deadline" = "deadline";
       // A dead app flushes nothing: it is torn down at once.
-      if (isReady && death === undefined) {
+      if (startup.isReady() && death === undefined) {
         outcome = await new Promise<"flushed" | "deadline">((resolve) => {
           const timer = setTimeout(() => resolve("deadline"), flushDeadlineMs);
           closingDone = () => {
@@ -379,15 +289,175 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       }
       closed = true;
       heartbeat?.stop();
-      clearTimeout(readyTimer);
-      for (const waiting of pending.values()) waiting.fail(new Error("the surface was closed"));
-      pending.clear();
-      rejectReady(new Error("the surface was closed"));
-      window.removeEventListener("message", onWindowMessage);
+      startup.halt();
+      pending.failAll(new Error("the surface was closed"));
+      startup.fail(new Error("the surface was closed"));
+      stopHandover();
       port.close();
       frame.remove();
       return outcome;
     },
   };
   return surface;
+}
+
+/**
+ * The frame's height and display mode: foreground fills the area the shell gives it; picture-in-picture and the
+ * inline card follow the content's height (the app's `surface.resize`, clamped); an inline card takes no input.
+ */
+function sizeFrame(frame: HTMLIFrameElement, container: HTMLElement, initial: DisplayMode, minHeight: number, maxHeight: number) {
+  let contentHeight = minHeight;
+  let displayMode = initial;
+  const apply = (): void => {
+    frame.style.height = displayMode === "foreground" ? "100%" : `${contentHeight}px`;
+  };
+  container.dataset["displayMode"] = initial;
+  apply();
+  return {
+    setMode(mode: DisplayMode): void {
+      displayMode = mode;
+      container.dataset["displayMode"] = mode;
+      apply();
+      // An inline result card is static: it shows what the app drew, and takes no input.
+      frame.toggleAttribute("inert", mode === "inline_card");
+    },
+    /** Applies the height the content wants, clamped; returns the height applied. */
+    fitContent(height: number): number {
+      contentHeight = Math.max(minHeight, Math.min(maxHeight, height));
+      apply();
+      return contentHeight;
+    },
+  };
+}
+
+/**
+ * The start-up's deadline: `ready` resolves once the app said `lifecycle.ready`; each step forward (`progressed`)
+ * gives it a fresh `stallMs`, and a start-up that stalls rejects `ready` naming the step it did not take.
+ */
+function watchStartup(appScope: string, stallMs: number) {
+  let isReady = false;
+  let halted = false;
+  let stage = "its page did not load";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let resolveReady!: () => void;
+  let rejectReady!: (error: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    resolveReady = resolve;
+    rejectReady = reject;
+  });
+  ready.catch(() => undefined);
+  const progressed = (next: string): void => {
+    if (isReady || halted) return;
+    stage = next;
+    clearTimeout(timer);
+    timer = setTimeout(() => rejectReady(new Error(`${appScope} did not become ready: ${stage} within ${stallMs >= 1_000 ? `${Math.round(stallMs / 1_000)} s` : `${stallMs} ms`}`)), stallMs);
+  };
+  progressed(stage);
+  return {
+    ready,
+    isReady: (): boolean => isReady,
+    progressed,
+    succeed(): void {
+      isReady = true;
+      clearTimeout(timer);
+      resolveReady();
+    },
+    /** The start-up failed (or the surface went away first); no-op once ready. */
+    fail(error: Error): void {
+      clearTimeout(timer);
+      rejectReady(error);
+    },
+    /** No more steps are counted: the surface died or closed. */
+    halt(): void {
+      halted = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+type StartupWatch = ReturnType<typeof watchStartup>;
+
+/**
+ * The handover: the frame's window speaks only before it — "ready" (load me), then "loaded" or "refused" — and
+ * the port and the snapshot go to the frame once. Returns the function that stops listening to the window.
+ */
+function handOver(frame: HTMLIFrameElement, appHtml: string, snapshotFrame: () => unknown, appPort: MessagePort, startup: StartupWatch, appScope: string): () => void {
+  let handedOver = false;
+  const onWindowMessage = (event: MessageEvent): void => {
+    if (handedOver || event.source !== frame.contentWindow || frame.contentWindow === null) return;
+    const type = (event.data as { type?: unknown } | null)?.type;
+    if (type === "lineup.surface-frame.ready") {
+      startup.progressed("its page did not start");
+      frame.contentWindow.postMessage({ type: "lineup.surface-frame.load", html: appHtml }, "*");
+    } else if (type === "lineup.surface-frame.refused") {
+      // The frame page would not write the app's page (surface-frame.html says why): it never ran.
+      const code = (event.data as { code?: unknown }).code;
+      startup.fail(new Error(`${appScope} did not start: its page ${PAGE_REFUSALS[code as keyof typeof PAGE_REFUSALS] ?? "was refused"}`));
+    } else if (type === "lineup.surface-frame.loaded") {
+      handedOver = true;
+      startup.progressed("it did not connect to LineUp");
+      window.removeEventListener("message", onWindowMessage);
+      // An opaque-origin frame can only be addressed with "*"; the port, not the origin, is the trust.
+      frame.contentWindow.postMessage(snapshotFrame(), "*", [appPort]);
+    }
+  };
+  window.addEventListener("message", onWindowMessage);
+  return () => window.removeEventListener("message", onWindowMessage);
+}
+
+/**
+ * The frame page loads twice: its own document, then once more when it has written the app's page into itself
+ * (document.open/write/close; before or after it says "loaded", as the app's page finishes). Any later load is a
+ * new document in the frame — the app navigated it, a meta refresh, the browser's error page for an address the
+ * host's frame-src refuses — and the app's page with its port is gone. (Should the app's page never finish
+ * loading, its navigation is the second load and goes unseen here; the heartbeat still ends it.)
+ */
+function watchNavigation(frame: HTMLIFrameElement, navigated: () => void): void {
+  let loads = 0;
+  frame.addEventListener("load", () => {
+    loads += 1;
+    if (loads > 2) navigated();
+  });
+}
+
+/** The host's requests to the app awaiting its response: settled by the response, their timeout, or the surface closing or dying. */
+class PendingRequests {
+  #nextId = 1;
+  readonly #waiting = new Map<number, { readonly method: BridgeMethodName; readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
+
+  open(method: BridgeMethodName, timeoutMs: number): { readonly id: number; readonly response: Promise<BridgeResponse> } {
+    const id = this.#nextId++;
+    const response = new Promise<BridgeResponse>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiting.delete(id);
+        reject(new Error(`${method} timed out`));
+      }, timeoutMs);
+      this.#waiting.set(id, {
+        method,
+        settle: (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+    });
+    return { id, response };
+  }
+
+  /** Settles the request `response` answers (same id and method); false when it answers none. */
+  settle(response: BridgeResponse): boolean {
+    const waiting = this.#waiting.get(response.id);
+    if (waiting === undefined || waiting.method !== response.method) return false;
+    this.#waiting.delete(response.id);
+    waiting.settle(response);
+    return true;
+  }
+
+  failAll(error: Error): void {
+    for (const waiting of this.#waiting.values()) waiting.fail(error);
+    this.#waiting.clear();
+  }
 }

@@ -8,5 +8,6 @@ import { SESSION_EVENT_SCHEMAS } from "./events.js";
 import { METHOD_SCHEMAS } from "./schemas.js";
 import { JSONRPC_SCHEMAS } from "./jsonrpc.js";
 import { EvidencePackSchema } from "./evidence.js";
+import { CATALOG_SCHEMAS } from "./catalog.js";
 
-export const APP_SERVER_SCHEMAS: readonly TSchema[] = [...JSONRPC_SCHEMAS, ...RECORD_SCHEMAS, ...SESSION_EVENT_SCHEMAS, ...METHOD_SCHEMAS, EvidencePackSchema];
+export const APP_SERVER_SCHEMAS: readonly TSchema[] = [...JSONRPC_SCHEMAS, ...RECORD_SCHEMAS, ...SESSION_EVENT_SCHEMAS, ...METHOD_SCHEMAS, ...CATALOG_SCHEMAS, EvidencePackSchema];

@@ -7,10 +7,11 @@
  * names the role so a developer sees why.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ErrorCode } from "../errors.js";
+import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { AppServerRole } from "./records.js";
 import { SessionEventSchema } from "./events.js";
 import * as S from "./schemas.js";
+import * as C from "./catalog.js";
 
 export interface MethodSpec {
   readonly method: string;
@@ -42,6 +43,8 @@ const WRITE_ERRORS: readonly ErrorCode[] = ["idempotency_conflict"];
 const BOTH: readonly AppServerRole[] = ["device", "agent"];
 const DEVICE: readonly AppServerRole[] = ["device"];
 const AGENT: readonly AppServerRole[] = ["agent"];
+/** What `catalog/publish` refuses a bundle with: the verifier's codes (docs/bundle.md §5), in its order. */
+const BUNDLE_ERRORS = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle");
 
 
 export const APP_SERVER_METHODS = {
@@ -239,6 +242,34 @@ export const APP_SERVER_METHODS = {
     errors: [...WRITE_ERRORS, "session_not_found", "cursor_invalid", "not_found"],
     description: "Exports events 1…through_seq (or 1…an agent task's last event) and the artifact hashes as a lineup.evidence.v1 pack artifact with package provenance; records evidence.exported.",
   },
+  "catalog/publish": {
+    method: "catalog/publish",
+    roles: DEVICE,
+    write: true,
+    params: C.CatalogPublishParamsSchema,
+    result: C.CatalogPublishResultSchema,
+    errors: [...WRITE_ERRORS, "invalid_state", "forbidden", "bundle_downgrade", ...BUNDLE_ERRORS],
+    description:
+      "Uploads a signed bundle chunk by chunk; the completing chunk verifies its SHA-256 and its signature by the given publisher key, and publishes it as a release: the app scope's first publisher key is the only one that may publish it again, and each version must be newer than the app's latest.",
+  },
+  "catalog/list": {
+    method: "catalog/list",
+    roles: DEVICE,
+    write: false,
+    params: C.CatalogListParamsSchema,
+    result: C.CatalogListResultSchema,
+    errors: [],
+    description: "Lists the releases of the catalog (all, or one app's): by app scope, newest version first.",
+  },
+  "catalog/read": {
+    method: "catalog/read",
+    roles: DEVICE,
+    write: false,
+    params: C.CatalogReadParamsSchema,
+    result: C.CatalogReadResultSchema,
+    errors: ["not_found"],
+    description: "Reads a chunk of a release's bundle (offset/length, base64).",
+  },
 } as const satisfies Record<string, MethodSpec>;
 
 export type AppServerMethod = keyof typeof APP_SERVER_METHODS;
@@ -336,5 +367,6 @@ export const SERVER_FEATURES = [
   { name: "program-order", version: "1", description: "Pipelined requests of one connection take effect in the order sent: a later request sees every earlier write" },
   { name: "agent.presence", version: "1", description: "agentSession/presence to a device's subscriptions: whether the session's bound agent is connected, at the start and on each change" },
   { name: "ordered-writes", version: "1", description: "after_key on a write: applied only once the caller's write with that idempotency key has a stored outcome, else refused with predecessor_pending (nothing stored)" },
+  { name: "catalog", version: "1", description: "A catalog of signed releases: catalog/publish (signature verified on upload), catalog/list with each app's version history, catalog/read" },
   { name: "evidence.tasks", version: "1", description: "Evidence packs list the package provenance of tasks, tool results and artifacts; evidence/export with task_id scopes a pack to one agent task" },
 ] as const;

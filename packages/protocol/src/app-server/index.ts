@@ -3,6 +3,7 @@ export * from "./records.js";
 export * from "./events.js";
 export * from "./schemas.js";
 export * from "./catalogue.js";
+export * from "./catalog.js";
 export * from "./jsonrpc.js";
 export * from "./validate.js";
 export * from "./evidence.js";

@@ -15,7 +15,6 @@ import {
   ActionOptionSchema,
   AGENT_STATUSES,
   ArtifactRefRef,
-  BASE64_PATTERN,
   BusinessObjectRefSchema,
   CursorSchema,
   ErrorInfoSchema,
@@ -38,22 +37,15 @@ import {
   type Turn,
   type TurnInput,
 } from "./records.js";
-import { DEFAULT_SERVER_LIMITS } from "./records.js";
+import { Base64, params, result } from "./method-schema.js";
 import type { SessionEvent } from "./events.js";
 
-const params = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T, description: string) =>
-  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.params`), title: `${method} params`, description });
-const result = <T extends Parameters<typeof Closed>[0]>(method: string, properties: T) =>
-  Closed(properties, { $id: schemaId(`app-server.${method.replace(/\//g, ".")}.result`), title: `${method} result` });
 
 const SessionRef = () => RecordRef<Session>("app-server.session");
 const TurnRef = () => RecordRef<Turn>("app-server.turn");
 const ActionRef = () => RecordRef<Action>("app-server.action");
 const EventRef = () => RecordRef<SessionEvent>("app-server.event");
 const Name = (maxLength: number) => Type.String({ minLength: 1, maxLength });
-/** The largest base64 text of one chunk: ceil(max_chunk_bytes / 3) * 4 at the default limit. */
-const MAX_BASE64_CHUNK = Math.ceil(DEFAULT_SERVER_LIMITS.max_chunk_bytes / 3) * 4;
-const Base64 = () => Type.String({ maxLength: MAX_BASE64_CHUNK, pattern: BASE64_PATTERN, contentEncoding: "base64" });
 
 // --- initialize ---------------------------------------------------------------------------
 

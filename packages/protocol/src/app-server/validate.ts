@@ -121,6 +121,16 @@ function semanticCheck(call: ValidatedCall, role: AppServerRole, limits: ServerL
         return { code: "invalid_params", message: "a task's pack ends at the task's last event: give task_id or through_seq, not both", path: "/through_seq" };
       }
       return undefined;
+    case "catalog/publish": {
+      const { size, offset, data } = call.params;
+      const length = base64DecodedLength(data);
+      if (size > limits.max_artifact_bytes) return { code: "invalid_params", message: `a bundle of ${size} bytes exceeds ${limits.max_artifact_bytes}`, path: "/size" };
+      if (length > limits.max_chunk_bytes) return { code: "invalid_params", message: `chunk of ${length} bytes exceeds ${limits.max_chunk_bytes}`, path: "/data" };
+      if (offset + length > size) return { code: "invalid_params", message: `chunk ends at ${offset + length}, past the size ${size}`, path: "/data" };
+      if (length === 0) return { code: "invalid_params", message: "an empty chunk uploads nothing", path: "/data" };
+      return undefined;
+    }
+    case "catalog/read":
     case "artifact/read":
       if (call.params.length !== undefined && call.params.length > limits.max_chunk_bytes) {
         return { code: "invalid_params", message: `length exceeds max_chunk_bytes ${limits.max_chunk_bytes}`, path: "/length" };

@@ -181,6 +181,7 @@ export const BRIDGE_METHODS = {
   "app.list": method("app.list", "to_host", "The enabled apps a person could open, with their entrypoints and which is the default (spec 6.2 `listAvailable`).", emptyBridgeBody(), BridgeAppListResultSchema),
   "app.open_default": method("app.open_default", "to_host", "Opens the default app: its running instance comes to the front, else it starts.", emptyBridgeBody(), BridgeAppOpenDefaultResultSchema),
   "operation.interrupt": method("operation.interrupt", "to_host", "Interrupts this app's Runtime-owned operations in the instance's conversation (the user stopped them); the Runtime sends each call its one `interrupted` result.", BridgeOperationInterruptParamsSchema, emptyBridgeBody()),
+  "launcher.open": method("launcher.open", "to_host", "The person pressed the launcher's shortcut (Ctrl/⌘+K) inside the app: the host opens its launcher, only while the app's frame holds the focus. The one host action an app may ask for.", emptyBridgeBody(), emptyBridgeBody()),
   "surface.resize": method("surface.resize", "to_host", "The height the content wants; the host may clamp it.", BridgeSurfaceResizeParamsSchema, emptyBridgeBody()),
 } as const satisfies Record<string, BridgeMethodSpec>;
 

@@ -10,6 +10,7 @@ import type { AppInstance } from "./instances/state.js";
 import type { ExplicitStartupTarget, StartupTarget } from "./instances/startup.js";
 import type { AppOperation } from "./manager/operation.js";
 import type { AppRecord } from "./manager/records.js";
+import type { CannotOpen } from "./manager/openable.js";
 
 export type { AppOperation, AppRecord, AppInstance };
 
@@ -100,6 +101,8 @@ export interface InstancesView {
   startupTarget(explicit?: ExplicitStartupTarget): StartupTarget;
   /** Why a person cannot open the app (at `entrypoint`) on this host, in words for a notice; undefined when they can. */
   whyCannotOpen(appScope: string, entrypoint?: string): string | undefined;
+  /** The same as a kind a host can put in its own words (`not_installed`, `disabled`, …), with the English sentence. */
+  cannotOpen(appScope: string, entrypoint?: string): CannotOpen | undefined;
   /** The user brought this instance to the front (app switcher, a chat card). */
   focus(instanceId: string): Promise<void>;
   /** The user went back to the shell; the instance keeps its place. */
@@ -143,6 +146,11 @@ export interface RuntimeSettings {
   grants(): readonly CapabilityGrant[];
   /** `ask` forgets the decision: the user is asked again next time. */
   setGrant(appScope: string, capability: string, decision: "granted" | "denied" | "ask"): Promise<void>;
+  /**
+   * The origins of an MCP Apps view's declared CSP (`McpView.csp`) the person lets it reach; empty lists forget the
+   * grant. Each must be one the view declares now (`invalid_params` otherwise). `AppPort.readMcpView` hands it back.
+   */
+  setViewGrant(appScope: string, resourceUri: string, grant: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] }): Promise<void>;
   /**
    * Bytes each app uses in this Runtime's store: bundles, session data, the artifacts it made (with
    * `runtime` for the conversations' files the device keeps, read from the AppServer).

@@ -19,7 +19,7 @@ import type { AppDetails, InstancesSnapshotView, InstancesView, RuntimeAppManage
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
-import { whyCannotOpen } from "./manager/openable.js";
+import { cannotOpen } from "./manager/openable.js";
 import { resolveStartupTarget } from "./instances/startup.js";
 
 import { operationSteps, type AppOperation } from "./manager/operation.js";
@@ -151,11 +151,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
         ...(explicit === undefined ? {} : { explicit }),
         instances: state.instances,
         default_app: state.apps.default_app,
-        cannotRun: (appScope, entrypoint) => whyCannotOpen(state.apps, options.host, appScope, entrypoint),
-        notDefaultEligible: (appScope) => (isDefaultEligible(state.apps, appScope) ? undefined : "it cannot be the default app"),
+        cannotRun: (appScope, entrypoint) => cannotOpen(state.apps, options.host, appScope, entrypoint),
+        notDefaultEligible: (appScope) => (isDefaultEligible(state.apps, appScope) ? undefined : { kind: "not_default_eligible", message: "it cannot be the default app" }),
       });
     },
-    whyCannotOpen: (appScope, entrypoint) => whyCannotOpen(options.state().apps, options.host, appScope, entrypoint),
+    whyCannotOpen: (appScope, entrypoint) => cannotOpen(options.state().apps, options.host, appScope, entrypoint)?.message,
+    cannotOpen: (appScope, entrypoint) => cannotOpen(options.state().apps, options.host, appScope, entrypoint),
     ready: (instanceId) => instanceInput({ op: "ready", instance_id: instanceId }),
     focus: (instanceId) => instanceInput({ op: "focus", instance_id: instanceId }),
     background: (instanceId) => instanceInput({ op: "background", instance_id: instanceId }),
@@ -185,6 +186,15 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     grants: () => options.state().grants,
     async setGrant(appScope, capability, decision) {
       await options.post({ kind: "settings", change: { type: "grant", app_scope: appScope, capability, decision } });
+    },
+    async setViewGrant(appScope, resourceUri, grant) {
+      if (appDirectoryOf(options.state().apps).get(appScope) === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
+      if (!resourceUri.startsWith("ui://") || resourceUri.length > 400 || !/^[\x21-\x7e]+$/.test(resourceUri)) throw new LineUpError("invalid_params", "a view is named by its ui:// address", { path: "/resource_uri" });
+      const origins = (list: readonly string[], path: string): string[] => {
+        if (!Array.isArray(list) || list.length > 8 || !list.every((o) => typeof o === "string" && o.length <= 300)) throw new LineUpError("invalid_params", "at most 8 origins of each kind", { path });
+        return [...list];
+      };
+      await options.post({ kind: "settings", change: { type: "view_grant", app_scope: appScope, resource_uri: resourceUri, connect_domains: origins(grant.connect_domains, "/connect_domains"), resource_domains: origins(grant.resource_domains, "/resource_domains") } });
     },
     async storageUsage() {
       const usage = new Map<string, number>();

@@ -6,18 +6,22 @@
  * - A tool call's result is `{content, structuredContent?}`: the MCP `CallToolResult` without its `isError` and
  *   `_meta`. A result with `isError: true` is the tool's own failure: `handler_failed` (`data.reason: "tool_error"`)
  *   with the text the server gave.
- * - The client declares no capability: no policy of this Runtime lets an app's server ask the agent's model
- *   (`sampling/createMessage`), and asking the person from a server (`elicitation/create`) is not built yet, so the
- *   SDK answers either `Method not found` (-32601) and the server's tool goes on or fails by its own rules.
+ * - Given `hostCalls` (the back-end service's), the client declares `elicitation` (form mode) and `sampling`, and
+ *   hands the server's requests to the host: `elicitation/create` is `mcp.elicit` (the person is asked; the answer
+ *   is `{action: "accept", content} | {action: "decline"} | {action: "cancel"}`), `sampling/createMessage` is
+ *   `mcp.sample` (refused `policy_denied` unless the app policy lets this app's server sample). A refusal reaches the
+ *   server as an MCP error with the code's JSON-RPC number and `data.code`. While the person is being asked, the
+ *   call's time limit is held: it counts only the time the server itself takes. Without `hostCalls` the client
+ *   declares nothing and the SDK answers both `Method not found` (-32601).
  * - MCP errors become codes of the table: a JSON-RPC error whose `data.code` is one keeps it; `Method not found` is
  *   `method_not_found`, `Invalid params` `invalid_params`, a timeout `operation_expired`, a closed connection
  *   `handler_failed` (`crashed`), an aborted call `request_cancelled`; anything else `handler_failed`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
-import { MAX_BACKEND_MESSAGE_BYTES } from "./runner.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls } from "./runner.js";
 
 export const MCP_CLIENT_INFO = { name: "lineup", version: "1.0.0" } as const;
 
@@ -38,6 +42,8 @@ export interface McpConnection {
 export interface McpConnectOptions {
   readonly timeout_ms: number;
   readonly signal?: AbortSignal;
+  /** Where the server's own requests go (`mcp.elicit`, `mcp.sample`); without it the client declares no capability. */
+  readonly hostCalls?: BackendHostCalls;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -74,9 +80,37 @@ const textOf = (content: unknown): string =>
         .join("\n")
     : "";
 
+/** A `LineUpError` as the MCP error a server hears: the code's JSON-RPC number, and the code in `data`. */
+function toMcpError(error: unknown): McpError {
+  const e = mcpErrorToLineUp(error, "the host");
+  return new McpError(ERROR_CODES[e.code].rpc, e.message, { code: e.code });
+}
+
 /** Connects the SDK's `Client` over `transport` (the initialize handshake) and returns the session. */
 export async function connectMcp(transport: Transport, options: McpConnectOptions): Promise<McpConnection> {
-  const client = new Client(MCP_CLIENT_INFO, { capabilities: {} });
+  const hostCalls = options.hostCalls;
+  const client = new Client(MCP_CLIENT_INFO, { capabilities: hostCalls === undefined ? {} : { elicitation: { form: {} }, sampling: {} } });
+  /** Requests of the server's being answered by the person: while any is, calls' time limits wait. */
+  let asking = 0;
+  if (hostCalls !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      asking += 1;
+      try {
+        return (await hostCalls("mcp.elicit", request.params as unknown as JsonValue, { signal: extra.signal })) as never;
+      } catch (error) {
+        throw toMcpError(error);
+      } finally {
+        asking -= 1;
+      }
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      try {
+        return (await hostCalls("mcp.sample", request.params as unknown as JsonValue, { signal: extra.signal })) as never;
+      } catch (error) {
+        throw toMcpError(error);
+      }
+    });
+  }
   try {
     await client.connect(transport, { timeout: options.timeout_ms, ...(options.signal === undefined ? {} : { signal: options.signal }) });
   } catch (error) {
@@ -84,13 +118,30 @@ export async function connectMcp(transport: Transport, options: McpConnectOption
     throw mcpErrorToLineUp(error, "the MCP server's initialize");
   }
   const requestOptions = (o: McpCallOptions) => ({ timeout: o.timeout_ms, ...(o.signal === undefined ? {} : { signal: o.signal }) });
+  /**
+   * A tool call's own time limit, which waits while the person is asked: it expires only once `timeout_ms` passed
+   * with no question open, and then aborts the call `operation_expired` (the SDK tells the server it was cancelled).
+   */
+  const timedCall = (callOptions: McpCallOptions) => {
+    const expiry = new AbortController();
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (): void => {
+      timer = setTimeout(() => (asking > 0 ? arm() : expiry.abort(new LineUpError("operation_expired", `the call ran past its ${callOptions.timeout_ms} ms`))), callOptions.timeout_ms);
+    };
+    arm();
+    const signal = callOptions.signal === undefined ? expiry.signal : AbortSignal.any([callOptions.signal, expiry.signal]);
+    return { options: { timeout: 2_147_483_647, signal }, done: () => clearTimeout(timer) };
+  };
   return {
     async callTool(name, args, callOptions) {
       let result: Record<string, unknown>;
+      const timed = timedCall(callOptions);
       try {
-        result = (await client.callTool({ name, arguments: isRecord(args) ? args : {} }, undefined, requestOptions(callOptions))) as Record<string, unknown>;
+        result = (await client.callTool({ name, arguments: isRecord(args) ? args : {} }, undefined, timed.options)) as Record<string, unknown>;
       } catch (error) {
         throw mcpErrorToLineUp(error, `tool ${name}`);
+      } finally {
+        timed.done();
       }
       if (result["isError"] === true) {
         throw new LineUpError("handler_failed", (textOf(result["content"]) || `tool ${name} failed`).slice(0, 500), { data: { reason: "tool_error" } });

@@ -22,7 +22,7 @@ export function createMcpHttpRunner(spec: BackendStartSpec): BackendRunner {
   let admitted = 0;
 
   const open = (): Promise<McpConnection> => {
-    session ??= connectMcp(new StreamableHTTPClientTransport(url), { timeout_ms: limits.call_timeout_ms });
+    session ??= connectMcp(new StreamableHTTPClientTransport(url), { timeout_ms: limits.call_timeout_ms, hostCalls: spec.hostCalls });
     const opened = session;
     opened.then(
       () => (status = status === "stopped" ? status : "running"),

@@ -16,13 +16,18 @@ export interface McpView {
   readonly html: string;
   /** The origins the server's `_meta.ui.csp` asks the view's page may reach (`connectDomains`, `resourceDomains`); none is allowed without a grant. */
   readonly csp: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] };
+  /** Of those, the ones the person granted (`RuntimeSettings.setViewGrant`) and the view still declares: what its frame may reach. */
+  readonly granted: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] };
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string").slice(0, 32) : []);
 
-/** The view in a `resources/read` answer (`{contents}`), or `invalid_result` when it is not one MCP App page. */
-export function mcpViewOf(tool: string, uri: string, read: JsonValue): McpView {
+/**
+ * The view in a `resources/read` answer (`{contents}`), or `invalid_result` when it is not one MCP App page; `granted`
+ * is the person's stored grant for it (a settings row), of which only origins the page declares now are kept.
+ */
+export function mcpViewOf(tool: string, uri: string, read: JsonValue, granted?: unknown): McpView {
   const contents = isRecord(read) && Array.isArray(read["contents"]) ? read["contents"] : [];
   const page = contents.find((c) => isRecord(c) && c["uri"] === uri) ?? contents[0];
   if (!isRecord(page) || typeof page["text"] !== "string") throw new LineUpError("invalid_result", `${uri} is not a page of text`);
@@ -32,5 +37,8 @@ export function mcpViewOf(tool: string, uri: string, read: JsonValue): McpView {
   const meta = isRecord(page["_meta"]) ? page["_meta"] : {};
   const ui = isRecord(meta["ui"]) ? meta["ui"] : {};
   const csp = isRecord(ui["csp"]) ? ui["csp"] : {};
-  return { tool, uri, html: page["text"], csp: { connect_domains: strings(csp["connectDomains"]), resource_domains: strings(csp["resourceDomains"]) } };
+  const declared = { connect_domains: strings(csp["connectDomains"]), resource_domains: strings(csp["resourceDomains"]) };
+  const grant = isRecord(granted) ? granted : {};
+  const kept = (kind: "connect_domains" | "resource_domains") => declared[kind].filter((origin) => strings(grant[kind]).includes(origin));
+  return { tool, uri, html: page["text"], csp: declared, granted: { connect_domains: kept("connect_domains"), resource_domains: kept("resource_domains") } };
 }

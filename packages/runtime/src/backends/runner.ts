@@ -48,10 +48,11 @@ export function resolveRestartPolicy(declaration: Pick<BackendDeclaration, "rest
 /**
  * What a back-end may ask the host while it runs (a `stdio-jsonrpc` program's requests to the host): storage,
  * artifacts, capabilities, tools. The service answers each through the same checks and audit as a surface's;
- * a runner only relays. Rejects with a `LineUpError`, which the runner passes back to the program as a JSON-RPC
+ * a runner only relays (an MCP back-end's `elicitation/create` and `sampling/createMessage` as `mcp.elicit` and
+ * `mcp.sample`, with the signal that ends when the server cancels its request). Rejects with a `LineUpError`, which the runner passes back to the program as a JSON-RPC
  * error (`data.code`).
  */
-export type BackendHostCalls = (method: string, params: JsonValue) => Promise<JsonValue>;
+export type BackendHostCalls = (method: string, params: JsonValue, options?: { readonly signal?: AbortSignal }) => Promise<JsonValue>;
 
 /** What a caller may add to a back-end call besides its method and params. */
 export interface BackendCallOptions {

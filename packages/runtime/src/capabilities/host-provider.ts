@@ -10,9 +10,10 @@
  *   paths, tokens or native error text in a message.
  * - `invoke` honours `signal`: once aborted it stops the device work and resolves `cancelled_by_user`
  *   (the gateway discards late results anyway).
- * - Confirmation dialogs belong to the shell: `confirm` is the shell's dialog, never the app's.
+ * - Confirmation dialogs belong to the shell: `confirm` is the shell's dialog, never the app's; so is `elicit`'s
+ *   question.
  */
-import type { CapabilityName, CapabilityResult, JsonValue, RiskLevel } from "@lineup/protocol";
+import type { CapabilityName, CapabilityResult, JsonObject, JsonValue, RiskLevel } from "@lineup/protocol";
 
 export type CapabilityConfirmation = "allow" | "deny" | "dismiss";
 
@@ -40,6 +41,24 @@ export interface HostInvocation {
   readonly signal: AbortSignal;
 }
 
+/** An app's MCP server asks the person something (`elicitation/create`): the question the shell shows. */
+export interface ElicitationPrompt {
+  readonly request_id: string;
+  readonly app_scope: string;
+  /** The app's name as the user knows it (manifest `name`). */
+  readonly app_name: string;
+  /** The server's question, as it wrote it. */
+  readonly message: string;
+  /**
+   * What to fill in: MCP's `requestedSchema`, a flat object schema of strings, numbers, integers, booleans and
+   * enums. An empty `properties` is a confirmation (accept or decline).
+   */
+  readonly requested_schema: JsonObject;
+}
+
+/** The person's answer: the filled-in values (checked against the schema by the Runtime), no, or no answer. */
+export type ElicitationAnswer = { readonly action: "accept"; readonly content: JsonObject } | { readonly action: "decline" } | { readonly action: "cancel" };
+
 export interface HostProvider {
   /** Capabilities this host can carry out at all (a browser without `MediaRecorder` has no `microphone.record`). */
   supports(capability: CapabilityName): boolean;
@@ -54,6 +73,11 @@ export interface HostProvider {
   confirm(prompt: CapabilityPrompt): Promise<CapabilityConfirmation>;
   /** Carries the capability out. */
   invoke(invocation: HostInvocation): Promise<CapabilityResult>;
+  /**
+   * The shell's question card for an app's MCP server (`elicitation/create`); `signal` withdraws it (the server
+   * cancelled, or the person took too long). A host without it cannot ask: the server is told `unsupported_on_host`.
+   */
+  elicit?(prompt: ElicitationPrompt, signal: AbortSignal): Promise<ElicitationAnswer>;
 }
 
 /** Artifacts a capability produced (a picked file, a recording) travel back as this value shape. */

@@ -19,6 +19,8 @@ import {
   type ErrorCode,
   type JsonObject,
   type JsonValue,
+  type MethodParams,
+  type MethodResult,
   type Session,
   type TenantSettings,
 } from "@lineup/protocol";
@@ -144,6 +146,13 @@ export class SyncDriver {
         return { artifact: chunk.artifact, bytes: content.subarray(0, maxBytes), truncated: !whole || received > maxBytes };
       }
     }
+  }
+
+  /** A read of the AppServer's catalog (`communication/catalog.ts`). Refused `request_cancelled` while not connected. */
+  catalogRequest<M extends "catalog/list" | "catalog/read">(method: M, params: MethodParams<M>): Promise<MethodResult<M>> {
+    const rpc = this.rpc;
+    if (rpc === undefined || rpc.closed) return Promise.reject(new LineUpError("request_cancelled", "not connected to the AppServer: the catalog can be read once online"));
+    return rpc.request(method, params);
   }
 
   /** Drops the current connection as a network failure would (tests, and `offline` hints from a host). */

@@ -165,6 +165,8 @@ export type SettingsChange =
   | { readonly type: "trust"; readonly key_id: string; readonly public_key: string; readonly label?: string }
   | { readonly type: "distrust"; readonly key_id: string }
   | { readonly type: "grant"; readonly app_scope: string; readonly capability: string; readonly decision: "granted" | "denied" | "ask" }
+  /** The origins of an MCP Apps view's declared CSP the person let it reach (none forgets the grant). */
+  | { readonly type: "view_grant"; readonly app_scope: string; readonly resource_uri: string; readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] }
   /** The person's UI language (a canonical BCP 47 tag), or null to follow the device. */
   | { readonly type: "language"; readonly language: string | null };
 

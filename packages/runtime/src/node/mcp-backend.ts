@@ -233,7 +233,7 @@ export function createMcpStdioRunner(spec: BackendStartSpec, options: McpStdioRu
       }, MEMORY_POLL_MS);
       memoryTimer.unref();
     }
-    const connection = Promise.race([connectMcp(transport, { timeout_ms: limits.call_timeout_ms }), died]);
+    const connection = Promise.race([connectMcp(transport, { timeout_ms: limits.call_timeout_ms, hostCalls: spec.hostCalls }), died]);
     connection.catch((error: unknown) => kill(error instanceof LineUpError ? error : failed("start_failed", `back-end ${id} did not initialize`), true));
     const live: Live = { child, connection, died, kill, closed, ended: false };
     current = live;

@@ -3,16 +3,14 @@
  * with a revision:
  *
  * - empty is exactly `{ data: null, revision: 0 }`;
- * - `replace({ data, expected_revision })` succeeds only when `expected_revision` is the current
- *   revision, and the new revision is the current one plus one; otherwise `revision_conflict` —
- *   the Runtime never merges, so an old surface, a double click or a concurrent writer cannot
- *   overwrite newer data;
+ * - `replace({ data, expected_revision })` follows the revision rule of `@lineup/protocol`
+ *   (`nextSessionDataRevision`: only at the current revision, else `revision_conflict`; never merged);
  * - `data` must be a JSON object (checked with `checkJsonValue`: JSON-only values, no forbidden
  *   keys) within the size and depth quota, else `quota_exceeded` naming usage and limit.
  *
  * The Runtime does not know or check the MiniApp's business schema.
  */
-import { checkJsonValue, utf8ByteLength, MAX_SUPPORTED_DEPTH, type ErrorCode, type JsonObject, type ProtocolError, type Result } from "@lineup/protocol";
+import { checkJsonValue, nextSessionDataRevision, utf8ByteLength, MAX_SUPPORTED_DEPTH, type ErrorCode, type JsonObject, type ProtocolError, type Result } from "@lineup/protocol";
 
 export interface SessionDataSnapshot {
   readonly data: JsonObject | null;
@@ -74,10 +72,9 @@ export function decideReplace(current: SessionDataSnapshot, request: ReplaceRequ
   if (!json.ok) return refuse(json.error.code, json.error.message, undefined, `/data${json.error.path ?? ""}`);
   const bytes = utf8ByteLength(JSON.stringify(json.value));
   if (bytes > quota.maxBytes) return refuse("quota_exceeded", `data is ${bytes} bytes; the quota is ${quota.maxBytes}`, { usage: bytes, limit: quota.maxBytes, unit: "bytes" }, "/data");
-  if (expected !== current.revision) {
-    return refuse("revision_conflict", `expected revision ${expected}, but the current revision is ${current.revision}`, { current_revision: current.revision });
-  }
-  return { ok: true, value: { data: json.value as JsonObject, revision: current.revision + 1 } };
+  const revision = nextSessionDataRevision(current.revision, expected);
+  if (!revision.ok) return revision;
+  return { ok: true, value: { data: json.value as JsonObject, revision: revision.value } };
 }
 
 /** Reads a stored snapshot back; anything unexpected counts as empty rather than crashing a reader. */

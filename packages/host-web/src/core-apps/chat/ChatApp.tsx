@@ -8,6 +8,7 @@ import { Timeline } from "./Timeline.js";
 import { conversationTitle } from "./title.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "./selection.js";
 import { t } from "../../i18n/index.js";
+import { reasonText } from "../../i18n/reasons.js";
 
 /**
  * The Interaction App in IM mode: conversations on the left, the open one on the right. Only the app SDK
@@ -50,7 +51,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
       select(receipt.conversation_id);
       return true;
     } catch (error) {
-      notifications.push(t("chat.couldNotStart", { reason: error instanceof Error ? error.message : String(error) }), "error");
+      notifications.push(t("chat.couldNotStart", { reason: reasonText(error) }), "error");
       return false;
     } finally {
       setStarting(false);

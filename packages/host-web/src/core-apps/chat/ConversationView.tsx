@@ -10,6 +10,7 @@ import { RowView, type ChatItem, type RowHandlers } from "./RowView.js";
 import { Timeline } from "./Timeline.js";
 import { EMPTY_TIMELINE, foldMessages, markAnswered, openTurns, summarizeAnswer, TIMELINE_TYPES, type AgentStatus, type TimelineModel, type TimelineRow } from "@lineup/app-sdk/chat";
 import { t } from "../../i18n/index.js";
+import { reasonText } from "../../i18n/reasons.js";
 
 interface Props {
   readonly sdk: LineUpAppRuntimeSDK;
@@ -94,7 +95,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
       })
       .catch((error: unknown) => {
         ready = true;
-        notifications.push(t("chat.couldNotLoadHistory", { reason: error instanceof Error ? error.message : String(error) }), "error");
+        notifications.push(t("chat.couldNotLoadHistory", { reason: reasonText(error) }), "error");
       });
     return () => {
       live = false;
@@ -159,7 +160,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
     sdk.actions.cancelTurn(conversation_id).catch((error: unknown) => {
       setStopping(false);
       // `invalid_state`: the turn ended meanwhile, there is nothing left to stop.
-      if ((error as { code?: unknown }).code !== "invalid_state") notifications.push(t("chat.couldNotStop", { reason: error instanceof Error ? error.message : String(error) }), "error");
+      if ((error as { code?: unknown }).code !== "invalid_state") notifications.push(t("chat.couldNotStop", { reason: reasonText(error) }), "error");
     });
   }, [sdk, conversation_id, notifications]);
 
@@ -187,7 +188,7 @@ export function ConversationView({ sdk, conversation_id, title, notifications, f
         } catch (error) {
           const code = (error as { code?: unknown }).code;
           if (code !== "invalid_state") {
-            notifications.push(t("chat.answerNotSent", { reason: error instanceof Error ? error.message : String(error) }), "error");
+            notifications.push(t("chat.answerNotSent", { reason: reasonText(error) }), "error");
             return;
           }
           // Already answered (on another tab or before a reload): show it as answered.

@@ -13,6 +13,7 @@ import { unexpectedFailure } from "./operation-text.js";
 import { ProjectionView } from "./ProjectionView.js";
 import { t } from "../../i18n/index.js";
 import { localizedAppName } from "../../i18n/app-text.js";
+import type { CatalogView } from "./catalog.js";
 
 type InstallState =
   | { readonly phase: "idle" }
@@ -33,7 +34,16 @@ export interface AvailableBundle {
   load(): Promise<Uint8Array>;
 }
 
-export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[] }) {
+export interface InstallPanelProps {
+  manager: RuntimeAppManager;
+  available?: readonly AvailableBundle[];
+  /** The AppServer's catalog, when this host offers one; its apps not `installed` can be installed from it. */
+  catalog?: CatalogView;
+  onRefreshCatalog?: () => void;
+  installed?: readonly string[];
+}
+
+export function InstallPanel({ manager, available = [], catalog, onRefreshCatalog, installed = [] }: InstallPanelProps) {
   const [state, setState] = useState<InstallState>({ phase: "idle" });
   const live = useRef(true);
   useEffect(
@@ -68,6 +78,15 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
     if (state.phase === "review") document.getElementById("install-review-title")?.focus();
   }, [state.phase]);
 
+  const fromBundle = (bundle: AvailableBundle) => {
+    set({ phase: "inspecting", file: bundle.file });
+    void bundle.load().then(
+      (bytes) => onPick({ name: bundle.file, bytes }),
+      (error: unknown) => set({ phase: "refused", file: bundle.file, operation: unexpectedFailure(error, "install", "") }),
+    );
+  };
+  const busy = state.phase === "inspecting" || state.phase === "installing";
+
   const reviewing = state.phase === "review" || state.phase === "installing";
   return (
     <section class="install" aria-labelledby="install-title">
@@ -79,24 +98,45 @@ export function InstallPanel({ manager, available = [] }: { manager: RuntimeAppM
         <div class="install-available">
           <span class="muted">{t("install.bundled")}</span>
           {available.map((bundle) => (
-            <button
-              key={bundle.file}
-              type="button"
-              class="secondary"
-              disabled={state.phase === "inspecting" || state.phase === "installing"}
-              onClick={() => {
-                set({ phase: "inspecting", file: bundle.file });
-                void bundle.load().then(
-                  (bytes) => onPick({ name: bundle.file, bytes }),
-                  (error: unknown) => set({ phase: "refused", file: bundle.file, operation: unexpectedFailure(error, "install", "") }),
-                );
-              }}
-            >
+            <button key={bundle.file} type="button" class="secondary" disabled={busy} onClick={() => fromBundle(bundle)}>
               {t("install.bundle", { name: bundle.name })}
             </button>
           ))}
         </div>
       ) : null}
+      {catalog === undefined ? null : (
+        <section class="install-catalog" aria-labelledby="catalog-title">
+          <div class="install-bar">
+            <h3 id="catalog-title">{t("catalog.title")}</h3>
+            <button type="button" class="secondary" disabled={catalog.status === "loading"} onClick={onRefreshCatalog}>
+              {t("catalog.refresh")}
+            </button>
+          </div>
+          {catalog.status === "loading" ? <p role="status">{t("catalog.loading")}</p> : null}
+          {catalog.status === "unavailable" ? <p role="status">{t("catalog.unavailable", { reason: catalog.message })}</p> : null}
+          {catalog.status === "ready" && catalog.bundles.length === 0 ? <p class="muted">{t("catalog.empty")}</p> : null}
+          {catalog.status === "ready" && catalog.bundles.length > 0 ? (
+            <ul class="catalog-list">
+              {catalog.bundles.map((bundle) => (
+                <li key={bundle.app_scope} class="catalog-entry">
+                  <div>
+                    <strong translate={false}>{bundle.name}</strong> <span class="muted">{bundle.version}</span>
+                    {bundle.description === undefined ? null : <p class="muted">{bundle.description}</p>}
+                    <p class="muted">{t("catalog.versions", { versions: bundle.versions.join(", "), key: bundle.publisher_key_id.slice(0, 12) })}</p>
+                  </div>
+                  {installed.includes(bundle.app_scope) ? (
+                    <span class="muted">{t("catalog.installed")}</span>
+                  ) : (
+                    <button type="button" class="secondary" disabled={busy} aria-label={t("catalog.installNamed", { name: bundle.name, version: bundle.version })} onClick={() => fromBundle(bundle)}>
+                      {t("catalog.install")}
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+        </section>
+      )}
       <div aria-live="polite" class="install-live">
         {state.phase === "idle" ? <p class="muted">{t("install.idle")}</p> : null}
         {state.phase === "inspecting" ? <p role="status">{t("install.checking", { file: state.file })}</p> : null}

@@ -6,7 +6,7 @@
  */
 import "./registry.css";
 import { useState } from "preact/hooks";
-import { compareVersions } from "@lineup/runtime";
+import { compareVersions, type RuntimeCatalog } from "@lineup/runtime";
 import { AppCard } from "./AppCard.js";
 import { sortApps } from "./app-order.js";
 import { InstallPanel, type AvailableBundle } from "./InstallPanel.js";
@@ -16,9 +16,12 @@ import { OperationsList } from "./OperationsList.js";
 import { useSubscription } from "./use-subscription.js";
 import { t } from "../../i18n/index.js";
 import { appDisplayName } from "./app-name.js";
+import { useCatalog } from "./catalog.js";
 
-export function RegistryApp({ manager, available }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[] }) {
+export function RegistryApp({ manager, available, catalog }: { manager: RuntimeAppManager; available?: readonly AvailableBundle[]; catalog?: RuntimeCatalog }) {
   useSubscription(manager);
+  const { view: catalogView, refresh: refreshCatalog } = useCatalog(catalog);
+  const fromCatalog = catalogView.status === "ready" ? catalogView.bundles : [];
   const [removed, setRemoved] = useState<{ operation: AppOperation; message: string } | undefined>(undefined);
   const apps = sortApps(
     manager
@@ -30,13 +33,17 @@ export function RegistryApp({ manager, available }: { manager: RuntimeAppManager
   return (
     <section class="page registry" aria-labelledby="registry-title">
       <h1 id="registry-title">{t("registry.title")}</h1>
-      <InstallPanel manager={manager} available={(available ?? []).filter((bundle) => bundle.app_scope === undefined || !apps.some((app) => app.app_scope === bundle.app_scope))} />
+      <InstallPanel
+        manager={manager}
+        available={(available ?? []).filter((bundle) => bundle.app_scope === undefined || !apps.some((app) => app.app_scope === bundle.app_scope))}
+        {...(catalog === undefined ? {} : { catalog: catalogView, onRefreshCatalog: refreshCatalog, installed: apps.map((app) => app.app_scope) })}
+      />
       <section aria-labelledby="installed-title">
         <h2 id="installed-title">{t("registry.onThisDevice")}</h2>
         <div aria-live="polite">{removed !== undefined ? <OperationResult operation={removed.operation} success={removed.message} /> : null}</div>
         <ul class="app-list">
           {apps.map(({ details }) => {
-            const bundled = newerBundle(available ?? [], details);
+            const bundled = newerBundle([...(available ?? []), ...fromCatalog], details);
             return <AppCard key={details.record.app_scope} manager={manager} details={details} onRemoved={(operation, message) => setRemoved({ operation, message })} {...(bundled === undefined ? {} : { bundled })} />;
           })}
         </ul>
@@ -46,8 +53,9 @@ export function RegistryApp({ manager, available }: { manager: RuntimeAppManager
   );
 }
 
-/** The host's bundle of this app when it is newer than the installed version (core apps are never updated). */
+/** The newest bundle of this app, the host's or the catalog's, when it is newer than the installed version (core apps are never updated). */
 function newerBundle(available: readonly AvailableBundle[], details: AppDetails): AvailableBundle | undefined {
   if (details.record.kind === "core") return undefined;
-  return available.find((bundle) => bundle.app_scope === details.record.app_scope && bundle.version !== undefined && compareVersions(bundle.version, details.record.installed_version) > 0);
+  const newer = available.filter((bundle) => bundle.app_scope === details.record.app_scope && bundle.version !== undefined && compareVersions(bundle.version, details.record.installed_version) > 0);
+  return newer.sort((a, b) => compareVersions(b.version!, a.version!))[0];
 }

@@ -10,6 +10,7 @@
  * Pure: the caller says which apps can run.
  */
 import { foregroundInstance, getInstance, type InstancesState } from "./state.js";
+import type { CannotOpen } from "../manager/openable.js";
 
 export const RECOVERY_APP = "chat";
 
@@ -29,16 +30,17 @@ export interface StartupRequest {
    * Why the app (at `entrypoint`, when one is named) cannot be opened on this host — not installed,
    * disabled, incompatible, no such entrypoint — in words for a person; undefined when it can.
    */
-  readonly cannotRun: (appScope: string, entrypoint?: string) => string | undefined;
+  readonly cannotRun: (appScope: string, entrypoint?: string) => CannotOpen | undefined;
   /** Why the app cannot be the default (no default-eligible primary entrypoint); defaults to none. */
-  readonly notDefaultEligible?: (appScope: string) => string | undefined;
+  readonly notDefaultEligible?: (appScope: string) => CannotOpen | undefined;
 }
 
-/** A target passed over on the way to the one chosen, and why. */
+/** A target passed over on the way to the one chosen, and why: `reason` in English, `cause` for a host's own words. */
 export interface SkippedStartupTarget {
   readonly target: "explicit" | "restore" | "default";
   readonly app_scope: string;
   readonly reason: string;
+  readonly cause: CannotOpen;
 }
 
 export type StartupTarget =
@@ -51,28 +53,28 @@ export function resolveStartupTarget(request: StartupRequest): StartupTarget {
   const skipped: SkippedStartupTarget[] = [];
   const { explicit } = request;
   if (explicit !== undefined) {
-    const reason = request.cannotRun(explicit.app_scope, explicit.entrypoint);
-    if (reason === undefined) {
+    const cause = request.cannotRun(explicit.app_scope, explicit.entrypoint);
+    if (cause === undefined) {
       const named = explicit.instance_id === undefined ? undefined : getInstance(request.instances, explicit.instance_id);
       const usable = named !== undefined && named.app_scope === explicit.app_scope && named.status !== "closed" && named.status !== "failed" && named.status !== "closing";
       const { instance_id: _named, ...target } = explicit;
       return { kind: "explicit", ...target, ...(usable ? { instance_id: named.instance_id } : {}) };
     }
     // The person asked for this app: showing another one instead would mislead, so the Recovery App says why.
-    return { kind: "recovery", app_scope: RECOVERY_APP, skipped: [{ target: "explicit", app_scope: explicit.app_scope, reason }] };
+    return { kind: "recovery", app_scope: RECOVERY_APP, skipped: [{ target: "explicit", app_scope: explicit.app_scope, reason: cause.message, cause }] };
   }
   const stack = request.instances.focus_stack;
   const topId = stack[stack.length - 1];
   const top = foregroundInstance(request.instances) ?? (topId === undefined ? undefined : getInstance(request.instances, topId));
   if (top !== undefined && top.status !== "closed" && top.status !== "failed" && top.status !== "closing") {
-    const reason = request.cannotRun(top.app_scope, top.entrypoint);
-    if (reason === undefined) return { kind: "restore", app_scope: top.app_scope, instance_id: top.instance_id, skipped };
-    skipped.push({ target: "restore", app_scope: top.app_scope, reason });
+    const cause = request.cannotRun(top.app_scope, top.entrypoint);
+    if (cause === undefined) return { kind: "restore", app_scope: top.app_scope, instance_id: top.instance_id, skipped };
+    skipped.push({ target: "restore", app_scope: top.app_scope, reason: cause.message, cause });
   }
   if (request.default_app !== RECOVERY_APP) {
-    const reason = request.cannotRun(request.default_app) ?? request.notDefaultEligible?.(request.default_app);
-    if (reason === undefined) return { kind: "default", app_scope: request.default_app, skipped };
-    skipped.push({ target: "default", app_scope: request.default_app, reason });
+    const cause = request.cannotRun(request.default_app) ?? request.notDefaultEligible?.(request.default_app);
+    if (cause === undefined) return { kind: "default", app_scope: request.default_app, skipped };
+    skipped.push({ target: "default", app_scope: request.default_app, reason: cause.message, cause });
   }
   return { kind: "recovery", app_scope: RECOVERY_APP, skipped };
 }

@@ -42,6 +42,11 @@ export interface AppPolicy {
   readonly blocked_capabilities?: readonly string[];
   /** An app whose `execution.mode` is one of these cannot be installed or updated (a tenant that keeps data on its devices blocks `server-assisted`). */
   readonly blocked_execution_modes?: readonly ExecutionMode[];
+  /**
+   * Apps whose MCP servers may ask the host's model (`sampling/createMessage`, through `RuntimeOptions.mcpSampler`).
+   * Default none: every app's server is refused `policy_denied`.
+   */
+  readonly mcp_sampling_apps?: readonly string[];
 }
 
 export const PIPELINE_STEPS: readonly AppOperationStepName[] = ["verify", "projection", "readiness", "authorization", "enable"];

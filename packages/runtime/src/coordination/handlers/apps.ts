@@ -24,11 +24,15 @@ import type { AppRegistryState } from "../../apps/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { releaseMarkerKey } from "./artifacts.js";
 import { refuseAppCalls } from "../../tools/reports.js";
-import { applyCallDecision, closeInstancesOf, republishInventories, Step, writeApp } from "../apps-step.js";
+import { applyCallDecision } from "../call-folding.js";
+import { closeInstancesOf } from "../instance-folding.js";
+import { republishInventories } from "../inventories.js";
+import { Step, writeApp } from "../step.js";
 import type { AppManagerRequest, RuntimeInput, TransitionResult } from "../inputs.js";
 import type { Conversation, RuntimeState } from "../state.js";
 import { pendingOf, withPending } from "../backlog.js";
 import type { TransitionEnv } from "./env.js";
+import { viewGrantKey } from "./settings.js";
 
 /** How many operations the App Registry can look back on. */
 export const RECENT_OPERATIONS = 50;
@@ -107,6 +111,7 @@ function runAppEffect(step: Step, env: TransitionEnv, effect: AppEffect, referen
         { op: "deleteRange", collection: C.inbox, range: { prefix } },
         { op: "deleteRange", collection: C.inboxPending, range: { prefix } },
         { op: "deleteRange", collection: C.sessionData, range: { prefix } },
+        { op: "deleteRange", collection: C.settings, range: { prefix: viewGrantKey(effect.app_scope, "") } },
         // The artifacts it kept to itself are released after this commit (the shell finds them); the marker says so across a crash.
         { op: "put", collection: C.meta, key: releaseMarkerKey(effect.app_scope), value: { app_scope: effect.app_scope } },
       );

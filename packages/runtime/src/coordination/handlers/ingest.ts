@@ -1,5 +1,5 @@
 import { RUNTIME_SCOPE, validateEnvelope, type ErrorCode, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
-import { putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
+import { newOutboxEntry, putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMessageWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { conversationArtifactWrite, isArtifactRef, type ConversationArtifact } from "../../persistence/conversation-artifacts.js";
@@ -10,7 +10,8 @@ import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
-import { applyCallDecision, Step } from "../apps-step.js";
+import { applyCallDecision } from "../call-folding.js";
+import { Step } from "../step.js";
 import { endTurnCalls } from "../../tools/reports.js";
 import { withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
@@ -321,17 +322,13 @@ function replyEntry(state: RuntimeState, to: ReplyTo, actionType: string, reply:
     payload: reply.payload,
   };
   if (!validateEnvelope(envelope).ok) return undefined;
-  return {
-    order: state.next_outbox_order,
+  return newOutboxEntry(state.next_outbox_order, (prefix) => env.newId(prefix), toTimestamp(env.now()), {
     conversation_id: to.conversation_id,
     app_scope: "runtime",
-    receipt_id: env.newId("rcpt"),
     action_type: actionType,
-    accepted_at: toTimestamp(env.now()),
     method: "agentSession/envelope/send",
-    params: { session_id: to.conversation_id, idempotency_key: env.newId("idem"), envelope },
-    status: "pending",
-  };
+    params: { session_id: to.conversation_id, envelope },
+  });
 }
 
 /** Puts `entry` in the outbox (state, its write, a flush); returns the state with it. */

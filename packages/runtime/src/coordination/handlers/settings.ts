@@ -8,10 +8,13 @@ import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
 import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
+
+/** The settings row of the origins a person granted one MCP Apps view. */
+export const viewGrantKey = (appScope: string, resourceUri: string): string => `view-grant/${appScope}/${resourceUri}`;
 
 export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { kind: "settings" }>, env: TransitionEnv): TransitionResult {
   const step = new Step(state);
@@ -40,6 +43,14 @@ export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { k
       step.state = { ...state, grants };
       step.writes.push({ op: "put", collection: C.settings, key: "grants", value: grants as unknown as JsonValue });
       step.audit.push({ type: "settings.grant.changed", subject: change.app_scope, detail: `${change.capability}: ${change.decision}` });
+      return step.result();
+    }
+    case "view_grant": {
+      // Read by no decision of the loop: the host reads it with the view (`AppPort.readMcpView`).
+      const key = viewGrantKey(change.app_scope, change.resource_uri);
+      const none = change.connect_domains.length === 0 && change.resource_domains.length === 0;
+      step.writes.push(none ? { op: "delete", collection: C.settings, key } : { op: "put", collection: C.settings, key, value: { connect_domains: [...change.connect_domains], resource_domains: [...change.resource_domains], decided_at: at } });
+      step.audit.push({ type: "settings.view_grant.changed", subject: change.app_scope, detail: `${change.resource_uri}: ${none ? "none" : [...change.connect_domains, ...change.resource_domains].join(" ")}`.slice(0, 500) });
       return step.result();
     }
     case "language": {
