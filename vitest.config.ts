@@ -24,7 +24,7 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process.test.ts"],
+          exclude: [...configDefaults.exclude, "packages/app-server/test/multi-process*.test.ts"],
         },
       },
       // Every AppServer test again, on PostgreSQL: a throwaway cluster for the run, a database per test server.

@@ -9,7 +9,7 @@ import { runCommand, UsageError, type CommandIo } from "@lineup/protocol";
 import { SERVER_OPTIONS, resolveServerConfig, serverHelp } from "./config.js";
 import { createLogger } from "./logger.js";
 import { SERVER_VERSION, startAppServer } from "./server.js";
-import { DEV_CREDENTIALS_FILE } from "./store/principals.js";
+import { ADMIN_TOKEN_FILE, DEV_CREDENTIALS_FILE } from "./store/principals.js";
 
 /** Resolves on the first SIGINT or SIGTERM, with its name. */
 export function untilStopSignal(): Promise<NodeJS.Signals> {
@@ -45,6 +45,7 @@ export async function serveAppServer(argv: readonly string[], env: Readonly<Reco
     io.out(`dev agent token:  ${server.devCredentials.agent_token}`);
     io.out(`(written to ${join(config.data, DEV_CREDENTIALS_FILE)})`);
   }
+  if (server.adminToken !== undefined) io.out(`admin token written to ${join(config.data, ADMIN_TOKEN_FILE)} (lineup admin reads it there)`);
   const signal = await untilStopSignal();
   io.out(`${signal}: draining`);
   await server.close({ drainTimeoutMs: config.drain_timeout_ms });

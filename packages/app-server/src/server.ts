@@ -10,21 +10,23 @@ import type { AddressInfo } from "node:net";
 import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
+import { ADMIN_PATH, PAIR_PATH, createAdminEndpoint } from "./admin.js";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
-import { onNotification, respond } from "./rpc-methods.js";
+import { onNotification, respond, toProtocolError } from "./rpc-methods.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
 import { announceBoundSession } from "./handlers/session-bound.js";
 import { ServerMetrics } from "./metrics.js";
 import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
-import { openStore } from "./store/database.js";
-import { PostgresNotifications } from "./store/notifications.js";
+import { openStore, type Db } from "./store/database.js";
+import { PostgresNotifications, REVOKED_CHANNEL } from "./store/notifications.js";
+import { provisionAdminToken, type Revoked } from "./store/accounts.js";
 import { findSession } from "./store/sessions.js";
 import { PostgresDb } from "./store/sql.js";
-import { createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, type DevCredentials } from "./store/principals.js";
+import { ADMIN_TOKEN_FILE, createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, writeSecretFile, type DevCredentials } from "./store/principals.js";
 import { Hub } from "./subscriptions.js";
 import { WriteQueue, type WriteQueueStats } from "./write-queue.js";
 
@@ -62,6 +64,8 @@ export interface AppServerHandle {
   readonly httpUrl: string;
   /** Set when this start provisioned the dev credentials (an empty data directory). */
   readonly devCredentials: DevCredentials | undefined;
+  /** Set when this start made the store's first admin token (also written to `<data>/admin-token`). */
+  readonly adminToken: string | undefined;
   /** Provisioning, for operators and tests: each returns the new principal's token. */
   readonly admin: {
     createUser(userId: string, displayName?: string): Promise<void>;
@@ -107,6 +111,13 @@ function addGauges(metrics: ServerMetrics, connections: ReadonlySet<Connection>,
   metrics.gauge("lineup_subscriptions", "Active session subscriptions.", () => [[undefined, all().reduce((n, c) => n + c.subscriptions, 0)]]);
 }
 
+/** PostgreSQL: a revocation's transaction tells the other processes on the database (`lineup_revoked`). */
+function announceRevoked(origin: string) {
+  return async (db: Db, revoked: readonly Revoked[]): Promise<void> => {
+    await db.run(`SELECT pg_notify('${REVOKED_CHANNEL}', p) FROM unnest(?::text[]) AS p`, [revoked.map((r) => `${origin} ${r.kind} ${r.id}`)]);
+  };
+}
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
@@ -131,8 +142,10 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     (seconds) => metrics.commitSeconds.observe(seconds),
   );
   let devCredentials: DevCredentials | undefined;
+  let adminToken: string | undefined;
   try {
     devCredentials = await writes.submit((w) => provisionDevCredentials(w.db));
+    adminToken = await writes.submit((w) => provisionAdminToken(w.db));
   } catch (error) {
     await writes.close();
     await store.close();
@@ -141,6 +154,10 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   if (devCredentials !== undefined) {
     writeDevCredentials(options.dataDir, devCredentials);
     logger.info("provisioned dev credentials", { file: `${options.dataDir}/dev-credentials.json` });
+  }
+  if (adminToken !== undefined) {
+    writeSecretFile(options.dataDir, ADMIN_TOKEN_FILE, `${adminToken}\n`);
+    logger.info("provisioned an admin token", { file: `${options.dataDir}/${ADMIN_TOKEN_FILE}` });
   }
   // Devices following an agent's sessions hear when it connects and when its last connection closes
   // (PostgreSQL: its first connection to any process on the database, its last one on all of them).
@@ -166,6 +183,9 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
             },
             (error: unknown) => logger.warn("agentSession/bound lookup failed", { session_id: sessionId, error: describe(error) }),
           );
+        },
+        revoked: (kind, id, from) => {
+          if (from !== origin) closeRevoked([{ kind, id }]);
         },
         reconnected: (pid) => {
           shared.reconnected(pid);
@@ -199,6 +219,39 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   };
   const connections = new Set<Connection>();
   let closing = false;
+  /** Closes this process's connections of revoked principals (4003); returns how many. */
+  function closeRevoked(revoked: readonly Revoked[]): number {
+    const hit = (connection: Connection): boolean => {
+      const p = connection.principal;
+      if (p === undefined) return false;
+      return revoked.some((r) => (p.role === "agent" ? r.kind === "agent" && r.id === p.agent_id : (r.kind === "device" && r.id === p.device_id) || (r.kind === "user" && r.id === p.user_id)));
+    };
+    let closed = 0;
+    for (const connection of connections) {
+      // An initialize that read the token before the revocation committed is checked once it is done.
+      if (connection.principal === undefined) {
+        void connection.initializing?.then(() => {
+          if (hit(connection)) connection.close(CLOSE_CODES.revoked, "credentials revoked");
+        });
+        continue;
+      }
+      if (!hit(connection)) continue;
+      connection.close(CLOSE_CODES.revoked, "credentials revoked");
+      closed++;
+    }
+    return closed;
+  }
+  const admin = createAdminEndpoint({
+    db,
+    writes,
+    limits,
+    ids: services.ids,
+    logger,
+    toError: (error) => toProtocolError(error, services),
+    revoked: closeRevoked,
+    // PostgreSQL: the other processes on the database hear it when the revocation commits.
+    announce: store.writer instanceof PostgresDb ? announceRevoked(store.writer.origin) : undefined,
+  });
   addGauges(metrics, connections, writes);
   const mcp = createMcpHttpEndpoint({ rpcUrl: () => url });
 
@@ -219,6 +272,13 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
       return;
     }
     if (path === MCP_PATH) return mcp.handle(req, res);
+    if (path === ADMIN_PATH || path === PAIR_PATH) {
+      (path === ADMIN_PATH ? admin.admin(req, res) : admin.pair(req, res)).catch((error: unknown) => {
+        logger.error("admin request failed", { path, error: describe(error) });
+        if (!res.headersSent) json(res, 500, { error: { code: "internal_error", message: "unexpected server error" } });
+      });
+      return;
+    }
     return json(res, 404, { error: "not_found" });
   });
 
@@ -315,6 +375,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     url,
     httpUrl,
     devCredentials,
+    adminToken,
     admin: {
       createUser: (userId, displayName) => writes.submit((w) => createUser(w.db, userId, displayName)),
       createDevice: (deviceId, userId) => writes.submit((w) => createDevice(w.db, deviceId, userId)),

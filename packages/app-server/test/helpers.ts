@@ -379,3 +379,20 @@ export async function spawnServer(dataDir: string, children: ChildProcess[], arg
   });
   return { child, url, stdout: () => stdout, stderr: () => stderr, exited };
 }
+
+/** One admin JSON-RPC request to `POST /admin` (with the server's admin token, or `token`; null: none): the HTTP status and the parsed reply. */
+export async function adminRequest(server: { httpUrl: string; adminToken: string | undefined }, method: string, params: unknown = {}, token: string | null | undefined = server.adminToken): Promise<{ status: number; body: Frame }> {
+  const response = await fetch(`${server.httpUrl}/admin`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token === undefined || token === null ? {} : { authorization: `Bearer ${token}` }) },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** The result of an admin request, or throws RpcError. */
+export async function adminCall(server: { httpUrl: string; adminToken: string | undefined }, method: string, params: unknown = {}): Promise<Frame> {
+  const { body } = await adminRequest(server, method, params);
+  if ("error" in body) throw new RpcError(body.error);
+  return body.result;
+}

@@ -2,6 +2,7 @@
 import { runCommand } from "@lineup/protocol";
 import { AGENT_CLI_USAGE } from "@lineup/agent-sdk/node";
 import { serverHelp } from "@lineup/app-server";
+import { ADMIN_USAGE, adminCommand } from "./commands/admin.js";
 import { agentCommand } from "./commands/agent.js";
 import { APP_USAGE, appCommand } from "./commands/app-from-mcp.js";
 import { BUILD_APP_USAGE, buildAppCommand } from "./commands/build-app.js";
@@ -21,6 +22,7 @@ export const CLI_VERSION = "0.1.0";
 
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   server: { run: serverCommand, summary: "run the reference AppServer (lineup server --help lists its settings)", usage: serverHelp() },
+  admin: { run: adminCommand, summary: "manage a running AppServer's users, devices, agents, pairing codes and tenants", usage: ADMIN_USAGE },
   agent: { run: agentCommand, summary: "run a remote agent: demo | llm (--url --token | --credentials)", usage: AGENT_CLI_USAGE },
   mcp: { run: mcpCommand, summary: "serve a session to an MCP client on stdio (--session ID|new --url --token | --credentials)", usage: MCP_USAGE },
   chat: { run: chatCommand, summary: "terminal chat on the Runtime (--url --token [--data DIR] [--agent ID])", usage: CHAT_USAGE },

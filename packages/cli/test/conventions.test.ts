@@ -37,6 +37,7 @@ afterAll(async () => {
 /** A command line of each command that fails for a reason outside the command line, and what the line says. */
 const FAILURES: Record<string, () => [string[], RegExp]> = {
   server: () => [["server", "--port", String(busyPort), "--data", join(work, "server")], new RegExp(`port ${busyPort} on 127\\.0\\.0\\.1 is in use`)],
+  admin: () => [["admin", "--server", "http://127.0.0.1:9", "--admin-token", "t", "user", "list"], /cannot reach the AppServer at http:\/\/127\.0\.0\.1:9/],
   agent: () => [["agent", "demo", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   chat: () => [["chat", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
   mcp: () => [["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--credentials", missing], /cannot read the credentials file .*ENOENT/],
@@ -53,7 +54,7 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
 };
 
 /** Subcommands, each of which answers --help as its command does. */
-const SUBCOMMANDS: readonly string[][] = [["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"], ["new", "app"]];
+const SUBCOMMANDS: readonly string[][] = [["admin", "user", "add"], ["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"], ["new", "app"]];
 
 const noStack = (lines: readonly string[]) => lines.every((l) => !/^\s+at /.test(l));
 

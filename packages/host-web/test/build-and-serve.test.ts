@@ -146,7 +146,7 @@ describe("the host's static server", () => {
     } finally {
       await bare.close();
     }
-    expect(directives(policyFor("default-src 'none'; connect-src 'self'", undefined)).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:*", "ws://localhost:*"]);
+    expect(directives(policyFor("default-src 'none'; connect-src 'self'", undefined)).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:*", "ws://localhost:*", "http://127.0.0.1:*", "http://localhost:*"]);
     expect(directives(policyFor("connect-src 'self'", "wss://lineup.example:9443/rpc")).get("connect-src")).toEqual(["'self'", "wss://lineup.example:9443"]);
   });
 });

@@ -4,7 +4,7 @@
  * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
 import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
@@ -454,14 +454,19 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const hostFeatures = offeredFeatures(options);
   const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
+  // The tenant's settings from the last `initialize` (none before the first connection, or for a user without one):
+  // its allowlist and policy defaults narrow the host's own app and capability policy from then on.
+  let tenant: TenantSettings | undefined;
+  const appPolicy = (): AppPolicy => withTenantAppPolicy(options.appPolicy ?? {}, tenant);
+  const capabilityPolicy = (): CapabilityPolicy => withTenantCapabilityPolicy(options.capabilityPolicy ?? {}, tenant);
   const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
-  // Replaced (never mutated) when the host's capabilities or the policy change at run time: transitions
-  // read the current facts, and caches keyed on the object see the change.
+  // Replaced (never mutated) when the host's capabilities, the policy or the tenant change at run time:
+  // transitions read the current facts, and caches keyed on the object see the change.
   let hostFacts: HostFacts = {
     features: hostFeatures,
     backend_protocols: backendProtocols,
     capabilities: supportedCapabilities(),
-    appPolicy: options.appPolicy ?? {},
+    appPolicy: appPolicy(),
     inventoryPolicy: options.inventoryPolicy ?? {},
   };
   // A live view: the directory of whatever the App Manager's records are now.
@@ -535,7 +540,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
-    policy: options.capabilityPolicy ?? {},
+    get policy() {
+      return capabilityPolicy();
+    },
     clock,
     ids,
     diagnostics,
@@ -574,7 +581,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     ids,
     now: () => clock.now(),
     host: { features: hostFeatures, backend_protocols: backendProtocols },
-    policy: hostFacts.appPolicy,
+    get policy() {
+      return appPolicy();
+    },
     diagnostics,
   });
 
@@ -853,6 +862,16 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
       ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+      onTenant: async (settings) => {
+        tenant = settings;
+        hostFacts = { ...hostFacts, appPolicy: appPolicy() };
+        // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
+        const allowed = settings?.app_allowlist;
+        if (allowed === undefined) return;
+        for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
+          if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
+        }
+      },
     });
   /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
   const trustShippedKeys = async (loop: Mailbox): Promise<void> => {
@@ -1149,7 +1168,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         capabilitySummary() {
           const manifest = runtimeApps.manager.getApp(appScope)?.manifest;
-          const policy = options.capabilityPolicy ?? {};
+          const policy = capabilityPolicy();
           const grants = mailbox === undefined ? [] : mailbox.state.grants.filter((g) => g.app_scope === appScope);
           const capabilities = (manifest?.capabilities ?? []).flatMap((declared): CapabilitySummary["capabilities"][number][] => {
             if (!(declared.name in CAPABILITIES)) return [];
@@ -1335,3 +1354,29 @@ export function appView(state: RuntimeState, appScope: string): RuntimeView {
 }
 
 export type { JsonValue };
+
+const union = (own: readonly string[] | undefined, more: readonly string[] | undefined): readonly string[] | undefined =>
+  more === undefined ? own : own === undefined ? more : [...new Set([...own, ...more])];
+
+/** The host's app policy narrowed by a tenant: only its allowlisted apps, and its blocks added. */
+export function withTenantAppPolicy(own: AppPolicy, tenant: TenantSettings | undefined): AppPolicy {
+  if (tenant === undefined) return own;
+  const allowlist = tenant.app_allowlist;
+  const allowed = allowlist === undefined ? own.allowed_apps : own.allowed_apps === undefined ? allowlist : own.allowed_apps.filter((a) => allowlist.includes(a));
+  const capabilities = union(own.blocked_capabilities, tenant.policy.blocked_capabilities);
+  const modes = union(own.blocked_execution_modes, tenant.policy.blocked_execution_modes);
+  return {
+    ...own,
+    ...(allowed === undefined ? {} : { allowed_apps: allowed }),
+    ...(capabilities === undefined ? {} : { blocked_capabilities: capabilities }),
+    ...(modes === undefined ? {} : { blocked_execution_modes: modes as readonly ExecutionMode[] }),
+  };
+}
+
+/** The host's capability policy with a tenant's denials and confirmations added. */
+export function withTenantCapabilityPolicy(own: CapabilityPolicy, tenant: TenantSettings | undefined): CapabilityPolicy {
+  if (tenant === undefined) return own;
+  const denied = union(own.denied_capabilities, tenant.policy.denied_capabilities);
+  const confirm = union(own.require_confirmation, tenant.policy.require_confirmation);
+  return { ...own, ...(denied === undefined ? {} : { denied_capabilities: denied }), ...(confirm === undefined ? {} : { require_confirmation: confirm }) };
+}

@@ -1,6 +1,7 @@
 /** `initialize`: the token fixes role and identity for the life of the connection. */
 import { APP_SERVER_PROTOCOL_VERSION, SERVER_FEATURES, type MethodParams, type MethodResult } from "@lineup/protocol";
 import type { Connection } from "../connection.js";
+import { tenantOfUser } from "../store/accounts.js";
 import { findPrincipal } from "../store/principals.js";
 import { refuse, type Services } from "./context.js";
 
@@ -11,6 +12,8 @@ export async function initialize(services: Services, connection: Connection, par
   if (params.token === undefined) throw refuse("unauthorized", "initialize needs a token");
   const principal = await findPrincipal(services.db, params.token);
   if (principal === undefined) throw refuse("unauthorized", "the token is not known to this server");
+  // A device learns its user's tenant: the Runtime applies its app allowlist and policy defaults.
+  const tenant = principal.role === "device" ? await tenantOfUser(services.db, principal.user_id) : undefined;
   connection.principal = principal;
   connection.clientName = params.client_info.name;
   services.directory.add(connection);
@@ -23,5 +26,6 @@ export async function initialize(services: Services, connection: Connection, par
     limits: { ...services.limits },
     server_time: services.clock.now(),
     features: FEATURE_NAMES,
+    ...(tenant === undefined ? {} : { tenant: { tenant_id: tenant.tenant_id, ...(tenant.app_allowlist === null ? {} : { app_allowlist: [...tenant.app_allowlist] }), policy: tenant.policy } }),
   };
 }

@@ -1,7 +1,7 @@
 /** `agentSession/start`, `/read`, `/list`. */
 import type { MethodParams, MethodResult, Session } from "@lineup/protocol";
 import { pendingActions } from "../store/actions.js";
-import { agentExists } from "../store/principals.js";
+import { agentAvailableTo } from "../store/accounts.js";
 import { canSee, findSession, insertSession, listVisibleSessions } from "../store/sessions.js";
 import { openTurns } from "../store/turns.js";
 import type { WriteContext } from "../write-queue.js";
@@ -26,7 +26,8 @@ export function startSession(ctx: CallContext, params: MethodParams<"agentSessio
       if (!sameBinding(found, params)) throw refuse("invalid_state", `session ${sessionId} exists with another app scope, workspace or agent`, "/session_id");
       return { session: found, created: false };
     }
-    if (!(await agentExists(w.db, params.agent_id))) throw refuse("not_found", `no agent ${params.agent_id}`, "/agent_id");
+    // Another user's agent, or a revoked one, is not there for this user.
+    if (!(await agentAvailableTo(w.db, params.agent_id, principal.user_id))) throw refuse("not_found", `no agent ${params.agent_id}`, "/agent_id");
     const session: Session = {
       session_id: sessionId,
       app_scope: params.app_scope,

@@ -271,6 +271,40 @@ export const MIGRATIONS: readonly Migration[] = [
         ) WITHOUT ROWID;
       `,
   },
+  {
+    // Accounts an operator manages (accounts.ts): users that can be disabled and belong to a tenant, devices and
+    // agents that can be revoked, agents owned by one user (NULL: shared, like the demo agent), the tenants with
+    // their app allowlist and policy defaults, single-use pairing codes, and the admin tokens. Secrets are stored
+    // only as their SHA-256.
+    name: "0010_accounts",
+    sql: `
+        CREATE TABLE tenants (
+          tenant_id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          app_allowlist TEXT,
+          policy TEXT NOT NULL,
+          updated_at TEXT NOT NULL
+        );
+        ALTER TABLE users ADD COLUMN tenant_id TEXT REFERENCES tenants(tenant_id);
+        ALTER TABLE users ADD COLUMN disabled_at TEXT;
+        ALTER TABLE devices ADD COLUMN revoked_at TEXT;
+        ALTER TABLE agents ADD COLUMN owner_user_id TEXT REFERENCES users(user_id);
+        ALTER TABLE agents ADD COLUMN revoked_at TEXT;
+        CREATE INDEX tokens_by_device ON tokens(device_id);
+        CREATE INDEX tokens_by_agent ON tokens(agent_id);
+        CREATE TABLE pairing_codes (
+          code_sha256 TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL REFERENCES users(user_id),
+          created_at TEXT NOT NULL,
+          expires_at TEXT NOT NULL,
+          device_id TEXT REFERENCES devices(device_id)
+        );
+        CREATE TABLE admin_tokens (
+          token_sha256 TEXT PRIMARY KEY,
+          created_at TEXT NOT NULL
+        );
+      `,
+  },
 ];
 
 /** The lock PostgreSQL servers take while they migrate one database. */

@@ -7,6 +7,8 @@
  * - `lineup_presence`: an agent's first connection on a process opened, or its last one closed.
  * - `lineup_bound`: a session was started (payload: the process, the session id), for
  *   `agentSession/bound` to the connections of the other processes.
+ * - `lineup_revoked`: an operator revoked a principal (payload: the process, `user|device|agent`, the id); the
+ *   other processes close their connections of it.
  *
  * One dedicated connection listens. If it breaks, it connects again (after a short pause, doubling up
  * to a few seconds) and `reconnected` runs: nothing was heard meanwhile, so subscribers read the log
@@ -18,6 +20,7 @@ import type { Logger } from "../logger.js";
 export const LOG_CHANNEL = "lineup_log";
 export const PRESENCE_CHANNEL = "lineup_presence";
 export const BOUND_CHANNEL = "lineup_bound";
+export const REVOKED_CHANNEL = "lineup_revoked";
 
 export interface NotificationHandlers {
   /** Another transaction committed events up to `seq` in the session. */
@@ -26,6 +29,8 @@ export interface NotificationHandlers {
   presence(agentId: string): void;
   /** A process started the session. */
   bound(sessionId: string, origin: string): void;
+  /** A process disabled a user, or revoked a device or agent. */
+  revoked(kind: "user" | "device" | "agent", id: string, origin: string): void;
   /** The listening connection is (again) up, with this backend pid; nothing heard while it was down. */
   reconnected(listenerPid: number): void;
 }
@@ -75,7 +80,7 @@ export class PostgresNotifications {
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     await client.connect();
     try {
-      await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${PRESENCE_CHANNEL}; LISTEN ${BOUND_CHANNEL}`);
+      await client.query(`LISTEN ${LOG_CHANNEL}; LISTEN ${PRESENCE_CHANNEL}; LISTEN ${BOUND_CHANNEL}; LISTEN ${REVOKED_CHANNEL}`);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -99,6 +104,9 @@ export class PostgresNotifications {
         else this.handlers.log(parsed.sessionId, parsed.seq, parsed.origin);
       } else if (message.channel === PRESENCE_CHANNEL && message.payload !== undefined) {
         this.handlers.presence(message.payload);
+      } else if (message.channel === REVOKED_CHANNEL && message.payload !== undefined) {
+        const [origin, kind, ...id] = message.payload.split(" ");
+        if (origin !== undefined && (kind === "user" || kind === "device" || kind === "agent") && id.length > 0) this.handlers.revoked(kind, id.join(" "), origin);
       } else if (message.channel === BOUND_CHANNEL && message.payload !== undefined) {
         const space = message.payload.indexOf(" ");
         if (space > 0) this.handlers.bound(message.payload.slice(space + 1), message.payload.slice(0, space));

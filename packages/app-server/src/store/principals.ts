@@ -27,11 +27,15 @@ export function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** The principal a token names, or undefined for an unknown or revoked token. */
+/** The principal a token names, or undefined for an unknown or revoked token, a revoked device or agent, or a disabled user's. */
 export async function findPrincipal(db: Db, token: string): Promise<Principal | undefined> {
   const row = await db.get<{ role: AppServerRole; device_id: string | null; agent_id: string | null; user_id: string | null }>(
-    `SELECT t.role, t.device_id, t.agent_id, d.user_id FROM tokens t LEFT JOIN devices d ON d.device_id = t.device_id
-     WHERE t.token_sha256 = ? AND t.revoked_at IS NULL`,
+    `SELECT t.role, t.device_id, t.agent_id, d.user_id FROM tokens t
+       LEFT JOIN devices d ON d.device_id = t.device_id
+       LEFT JOIN users u ON u.user_id = d.user_id
+       LEFT JOIN agents a ON a.agent_id = t.agent_id
+       LEFT JOIN users o ON o.user_id = a.owner_user_id
+     WHERE t.token_sha256 = ? AND t.revoked_at IS NULL AND d.revoked_at IS NULL AND u.disabled_at IS NULL AND a.revoked_at IS NULL AND o.disabled_at IS NULL`,
     [sha256Hex(token)],
   );
   if (row === undefined) return undefined;
@@ -44,8 +48,8 @@ export async function findPrincipal(db: Db, token: string): Promise<Principal | 
 
 const now = () => new Date().toISOString();
 
-export async function createUser(db: Db, userId: string, displayName = userId): Promise<void> {
-  await db.run("INSERT INTO users (user_id, display_name, created_at) VALUES (?, ?, ?)", [userId, displayName, now()]);
+export async function createUser(db: Db, userId: string, displayName = userId, tenantId: string | null = null): Promise<void> {
+  await db.run("INSERT INTO users (user_id, display_name, created_at, tenant_id) VALUES (?, ?, ?, ?)", [userId, displayName, now(), tenantId]);
 }
 
 /** Registers a device of a user and returns its new token. */
@@ -56,16 +60,12 @@ export async function createDevice(db: Db, deviceId: string, userId: string, nam
   return token;
 }
 
-/** Registers an agent and returns its new token. */
-export async function createAgent(db: Db, agentId: string, name = agentId): Promise<string> {
+/** Registers an agent (shared, or owned by one user) and returns its new token. */
+export async function createAgent(db: Db, agentId: string, name = agentId, ownerUserId: string | null = null): Promise<string> {
   const token = newToken();
-  await db.run("INSERT INTO agents (agent_id, name, created_at) VALUES (?, ?, ?)", [agentId, name, now()]);
+  await db.run("INSERT INTO agents (agent_id, name, created_at, owner_user_id) VALUES (?, ?, ?, ?)", [agentId, name, now(), ownerUserId]);
   await db.run("INSERT INTO tokens (token_sha256, role, agent_id, created_at) VALUES (?, 'agent', ?, ?)", [sha256Hex(token), agentId, now()]);
   return token;
-}
-
-export async function agentExists(db: Db, agentId: string): Promise<boolean> {
-  return (await db.get("SELECT 1 FROM agents WHERE agent_id = ?", [agentId])) !== undefined;
 }
 
 export const DEV_CREDENTIALS_FILE = "dev-credentials.json";
@@ -91,6 +91,14 @@ export async function provisionDevCredentials(db: Db): Promise<DevCredentials | 
 
 /** Writes the dev tokens to `<dataDir>/dev-credentials.json` (mode 0600) — the only place they exist in clear. */
 export function writeDevCredentials(dataDir: string, credentials: DevCredentials): void {
+  writeSecretFile(dataDir, DEV_CREDENTIALS_FILE, `${JSON.stringify(credentials, null, 2)}\n`);
+}
+
+/** The file in the data directory that holds the store's first admin token (`lineup admin` reads it). */
+export const ADMIN_TOKEN_FILE = "admin-token";
+
+/** Writes a secret into the data directory, readable by its owner only (mode 0600). */
+export function writeSecretFile(dataDir: string, name: string, text: string): void {
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(join(dataDir, DEV_CREDENTIALS_FILE), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(join(dataDir, name), text, { mode: 0o600 });
 }

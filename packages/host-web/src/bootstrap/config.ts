@@ -111,6 +111,35 @@ export async function loadHostConfig(fetcher: typeof fetch = fetch, storage: Sto
   return decoded.ok ? decoded.value : undefined;
 }
 
+/** The AppServer's pairing endpoint beside its WebSocket: `ws://h:p/rpc` → `http://h:p/pair` (`wss` → `https`). */
+export function pairingUrl(serverUrl: string): string {
+  const url = new URL(serverUrl);
+  url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+  url.pathname = "/pair";
+  url.search = "";
+  url.hash = "";
+  return url.toString();
+}
+
+/**
+ * Exchanges a pairing code (`lineup admin device pair USER`) for a new device's token at the AppServer. The
+ * refusal is `unauthorized` for a code that is unknown, expired or used, `failed` when the server cannot
+ * be reached or answers something else.
+ */
+export async function redeemPairingCode(serverUrl: string, code: string, deviceName: string, fetcher: typeof fetch = fetch): Promise<Result<string>> {
+  let response: Response;
+  try {
+    response = await fetcher(pairingUrl(serverUrl), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: code.trim(), device_name: deviceName }), cache: "no-store", credentials: "omit" });
+  } catch {
+    return fail("failed", "the AppServer could not be reached");
+  }
+  const decoded = decodeJson(await response.text().catch(() => ""), { maxBytes: 16 * 1024 });
+  const body = decoded.ok && typeof decoded.value === "object" && decoded.value !== null && !Array.isArray(decoded.value) ? (decoded.value as Record<string, unknown>) : {};
+  const token = body["device_token"];
+  if (response.ok && typeof token === "string" && token !== "" && token.length <= MAX_TOKEN_LENGTH) return ok(token);
+  return response.status === 401 ? fail("unauthorized", "the pairing code is unknown, expired or used") : fail("failed", `the AppServer answered ${response.status}`);
+}
+
 export function saveHostConfig(config: HostConfig, storage: Storage | undefined = globalThis.localStorage): void {
   storage?.setItem(STORAGE_KEY, JSON.stringify(config));
 }

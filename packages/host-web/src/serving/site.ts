@@ -87,8 +87,9 @@ export function grantedFramePage(frameHtml: string, path: string): { readonly ht
 
 /** The page's CSP with `connect-src` limited to the page itself and the AppServer's origin. */
 export function policyFor(basePolicy: string, serverUrl: string | undefined): string {
-  // Without a config the person types the AppServer address into the sign-in form: allow loopback only.
-  const dev = "ws://127.0.0.1:* ws://localhost:*";
+  // Without a config the person types the AppServer address into the sign-in form: allow loopback only (its
+  // WebSocket, and its HTTP port for exchanging a pairing code).
+  const dev = "ws://127.0.0.1:* ws://localhost:* http://127.0.0.1:* http://localhost:*";
   const connect = `connect-src 'self' ${(serverUrl === undefined ? undefined : webSocketOrigin(serverUrl)) ?? dev}`;
   return basePolicy
     .split(";")

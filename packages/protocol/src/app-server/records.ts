@@ -276,6 +276,8 @@ export const CLOSE_CODES = {
   slow_consumer: 4008,
   /** The server could not read the log for a subscription (its store failed): resume by seq on a new connection. */
   internal_error: 1011,
+  /** The connection's credential was revoked (its device or agent revoked, its agent's token rotated, its user disabled): do not reconnect with it. */
+  revoked: 4003,
 } as const;
 
 export const RECORD_SCHEMAS = [

@@ -60,6 +60,31 @@ export const AppServerInitializeParamsSchema = params(
   },
   "Opens the connection: names the protocol version and presents the token that fixes the role.",
 );
+const PolicyNames = Type.Array(Name(64), { maxItems: 256 });
+
+/**
+ * A tenant's settings for its users' devices: the apps they may run (`app_allowlist`; absent: any app) and policy
+ * defaults the Runtime adds to its own app and capability policy.
+ */
+export const TenantSettingsSchema = Closed(
+  {
+    tenant_id: OpaqueIdSchema(),
+    app_allowlist: Type.Optional(Type.Array(Name(64), { maxItems: 256 })),
+    policy: Closed({
+      /** An app declaring one of these cannot be installed or updated. */
+      blocked_capabilities: Type.Optional(PolicyNames),
+      /** An app in one of these execution modes cannot be installed or updated. */
+      blocked_execution_modes: Type.Optional(PolicyNames),
+      /** Refused to every app. */
+      denied_capabilities: Type.Optional(PolicyNames),
+      /** The person is asked before each use. */
+      require_confirmation: Type.Optional(PolicyNames),
+    }),
+  },
+  { $id: schemaId("app-server.tenant"), title: "Tenant settings" },
+);
+export type TenantSettings = Static<typeof TenantSettingsSchema>;
+
 export const AppServerInitializeResultSchema = result("initialize", {
   protocol_version: Type.Literal(APP_SERVER_PROTOCOL_VERSION),
   server_info: Closed({ name: Name(128), version: Name(64) }),
@@ -73,6 +98,8 @@ export const AppServerInitializeResultSchema = result("initialize", {
   server_time: TimestampSchema(),
   /** The names of the server's features (capability/list describes them); absent from a server that announces none here. */
   features: Type.Optional(Type.Array(Name(64), { maxItems: 64 })),
+  /** A device's: the tenant its user belongs to, whose settings the Runtime applies; absent when the user has none. */
+  tenant: Type.Optional(RecordRef<TenantSettings>("app-server.tenant")),
 });
 
 /** Notification client → server after the `initialize` result. */
@@ -471,6 +498,7 @@ export const AgentSessionPresenceParamsSchema = Closed(
 export const METHOD_SCHEMAS: readonly TSchema[] = [
   AppServerInitializeParamsSchema,
   AppServerInitializeResultSchema,
+  TenantSettingsSchema,
   AppServerInitializedParamsSchema,
   ConnectionPingParamsSchema,
   ConnectionPongParamsSchema,

@@ -22,6 +22,7 @@ import {
   type MethodParams,
   type MethodResult,
   type Session,
+  type TenantSettings,
 } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { concatBytes } from "../core/bytes.js";
@@ -50,6 +51,8 @@ export interface SyncDriverOptions {
   /** How often sessions are re-listed while online, to follow sessions started elsewhere. Default 30 000; 0 disables. */
   readonly relistIntervalMs?: number;
   readonly clientInfo?: { readonly name: string; readonly version?: string };
+  /** The tenant settings of each `initialize` (undefined: the user has no tenant), before synchronizing starts. */
+  readonly onTenant?: (tenant: TenantSettings | undefined) => Promise<void> | void;
 }
 
 export class SyncDriver {
@@ -201,6 +204,7 @@ export class SyncDriver {
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
       rpc.notify("initialized", {});
+      await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
         ...(init.identity.device_id === undefined ? {} : { device_id: init.identity.device_id }),

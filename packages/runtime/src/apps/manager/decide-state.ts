@@ -5,7 +5,7 @@
 import type { ErrorCode } from "@lineup/protocol";
 import { RECOVERY_APP_SCOPE, activeManifest, getManagedApp, isoTime, withApp, type AppRegistryState } from "./records.js";
 import { refusedOperation, operationSteps, type AppDecision } from "./operation.js";
-import type { HostEnvironment } from "./pipeline.js";
+import type { AppPolicy, HostEnvironment } from "./pipeline.js";
 
 export interface AppRequest {
   readonly operation_id: string;
@@ -18,7 +18,7 @@ const DISABLE_STEPS = ["disable"] as const;
 const DEFAULT_STEPS = ["readiness", "enable"] as const;
 
 /** Enables an installed app after re-checking readiness against this host (its features may have changed). */
-export function decideEnable(state: AppRegistryState, request: AppRequest, host: HostEnvironment): AppDecision {
+export function decideEnable(state: AppRegistryState, request: AppRequest, host: HostEnvironment, policy: AppPolicy = {}): AppDecision {
   const at = isoTime(request.now);
   const base = { operation_id: request.operation_id, kind: "enable" as const, app_scope: request.app_scope, requested_at: at };
   const app = getManagedApp(state, request.app_scope);
@@ -28,6 +28,9 @@ export function decideEnable(state: AppRegistryState, request: AppRequest, host:
   const missing = manifest?.runtime_sdk.required_features.filter((f) => !offered.has(f)) ?? [];
   if (app.record.kind === "installed" && missing.length > 0) {
     return refusedOperation(state, base, ENABLE_STEPS, "readiness", "app_host_incompatible", `this host does not offer ${missing.join(", ")}`);
+  }
+  if (app.record.kind === "installed" && policy.allowed_apps !== undefined && !policy.allowed_apps.includes(request.app_scope)) {
+    return refusedOperation(state, base, ENABLE_STEPS, "readiness", "policy_denied", `the app "${request.app_scope}" is not in the allowlist of this device's tenant`);
   }
   const operation = { ...base, to_version: app.record.installed_version, status: "succeeded" as const, steps: operationSteps(ENABLE_STEPS, undefined, "done") };
   if (app.record.enabled) return { state, operation, effects: [], audit: [] };

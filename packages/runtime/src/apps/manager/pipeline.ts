@@ -38,6 +38,8 @@ export interface HostEnvironment {
 /** A user or organisation policy over apps. */
 export interface AppPolicy {
   readonly blocked_apps?: readonly string[];
+  /** When set, only these apps can be installed or updated (a tenant's app allowlist). */
+  readonly allowed_apps?: readonly string[];
   /** An app declaring any of these cannot be installed or updated. */
   readonly blocked_capabilities?: readonly string[];
   /** An app whose `execution.mode` is one of these cannot be installed or updated (a tenant that keeps data on its devices blocks `server-assisted`). */
@@ -103,6 +105,9 @@ export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment
   const projection = projectManifest(manifest);
   const shortfall = hostShortfall(manifest, host);
   if (shortfall !== undefined) return { ok: false, step: "readiness", code: "app_host_incompatible", ...shortfall, projection };
+  if (policy.allowed_apps !== undefined && !policy.allowed_apps.includes(manifest.app_scope)) {
+    return { ok: false, step: "authorization", code: "policy_denied", message: `the app "${manifest.app_scope}" is not in the allowlist of this device's tenant`, projection };
+  }
   if ((policy.blocked_apps ?? []).includes(manifest.app_scope)) {
     return { ok: false, step: "authorization", code: "policy_denied", message: `policy does not allow the app "${manifest.app_scope}"`, projection };
   }

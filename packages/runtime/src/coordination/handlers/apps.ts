@@ -53,7 +53,7 @@ function decide(state: RuntimeState, request: AppManagerRequest, env: Transition
     case "resolve_update":
       return decideUpdateApproval(apps, { operation_id: request.operation_id, app_scope: request.app_scope, approved: request.approved, now });
     case "enable":
-      return decideEnable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now }, host);
+      return decideEnable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now }, host, host.appPolicy);
     case "disable":
       return decideDisable(apps, { operation_id: request.operation_id, app_scope: request.app_scope, now, ...(request.reason === undefined ? {} : { reason: request.reason }) });
     case "set_default":
