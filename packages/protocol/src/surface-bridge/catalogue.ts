@@ -223,3 +223,17 @@ export const SURFACE_BRIDGE_SCHEMAS: readonly TSchema[] = [
   ...Object.values(BRIDGE_METHODS).flatMap((m): TSchema[] => [m.params, m.result]),
   ...Object.values(BRIDGE_EVENTS).map((e): TSchema => e.data),
 ];
+
+/**
+ * What an app's page checks, of what the host sends it: the three frames and the params of the
+ * host's requests (the app acts on those). Results and event data come from the host, which checks
+ * everything an app sends it; the page does not carry their validators (`decodeBridgeMessageInApp`).
+ */
+export const BRIDGE_APP_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set([
+  BridgeRequestFrameSchema.$id!,
+  BridgeResponseFrameSchema.$id!,
+  BridgeEventFrameSchema.$id!,
+  ...Object.values(BRIDGE_METHODS)
+    .filter((m) => m.direction === "to_app")
+    .map((m) => m.params.$id!),
+]);
