@@ -9,7 +9,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { TSchema } from "@sinclair/typebox";
 import { SCHEMA_ID_PREFIX } from "../src/schema-kit.js";
-import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_EVENTS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
+import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_EVENTS, BRIDGE_HOST_SIDE_SCHEMA_IDS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
 
 const Ajv2020 = Ajv2020Module.default;
 const standaloneCode = standaloneModule.default;
@@ -59,15 +59,17 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge-app", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
 export function validatorGroup(id: string): ValidatorGroup {
   const name = id.startsWith(SCHEMA_ID_PREFIX) ? id.slice(SCHEMA_ID_PREFIX.length) : "";
   if (name.startsWith("app-server.") || name.startsWith("jsonrpc.")) return "app-server";
-  // An app's page checks the frames the host sends it and the params of the host's requests, nothing more.
+  // Each end of the bridge carries the validators of what it receives; the bodies a host writes are
+  // checked only by the full decoder (fixtures, conformance), so neither page carries them.
   if (BRIDGE_APP_SIDE_SCHEMA_IDS.has(id)) return "surface-bridge-app";
+  if (BRIDGE_HOST_SIDE_SCHEMA_IDS.has(id)) return "surface-bridge-host";
   if (name.startsWith("surface-bridge.")) return "surface-bridge";
   if (name.startsWith("host-channel.")) return "host-channel";
   if (name.startsWith("legacy.")) return "legacy";

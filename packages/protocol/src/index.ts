@@ -12,6 +12,7 @@ export * from "./surface-bridge/index.js";
 export * from "./app-server/index.js";
 export * from "./agent-task.js";
 export * from "./agent-task-follower.js";
+export * from "./agent-task-check.js";
 export * from "./host-channel.js";
 export * from "./command-line.js";
 export { validators } from "./generated/validators.js";

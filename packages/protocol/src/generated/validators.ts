@@ -3,6 +3,7 @@ import type { CompiledValidator } from "../validation.js";
 import { validators as envelope } from "./envelope.js";
 import { validators as appServer } from "./app-server.js";
 import { validators as surfaceBridgeApp } from "./surface-bridge-app.js";
+import { validators as surfaceBridgeHost } from "./surface-bridge-host.js";
 import { validators as surfaceBridge } from "./surface-bridge.js";
 import { validators as hostChannel } from "./host-channel.js";
 import { validators as legacy } from "./legacy.js";
@@ -15,6 +16,7 @@ export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...envelope,
   ...appServer,
   ...surfaceBridgeApp,
+  ...surfaceBridgeHost,
   ...surfaceBridge,
   ...hostChannel,
   ...legacy,

@@ -237,3 +237,12 @@ export const BRIDGE_APP_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set([
     .filter((m) => m.direction === "to_app")
     .map((m) => m.params.$id!),
 ]);
+
+/**
+ * What the host checks, of what an app sends it (besides the frames): the params of the app's
+ * requests and the app's answers to the host's requests (`decodeBridgeMessageInHost`). The bodies
+ * the host itself writes (its results, its events' data) are checked only by `decodeBridgeMessage`.
+ */
+export const BRIDGE_HOST_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set(
+  Object.values(BRIDGE_METHODS).map((m) => (m.direction === "to_host" ? m.params.$id! : m.result.$id!)),
+);

@@ -1,8 +1,8 @@
 /**
- * The Surface Bridge's ingress checks (the order is decode.ts's), given a table of validators.
- * The table is the whole catalogue on the host (`decodeBridgeMessage`), and on an app's page the
- * frames and the host's request params only (`decodeBridgeMessageInApp`): a body without a
- * validator in the table passes unchecked. Imports no schema, so a page can carry it alone.
+ * The Surface Bridge's ingress checks (the order is decode.ts's), given a table of validators:
+ * the whole catalogue (`decodeBridgeMessage`), what an app sends (`decodeBridgeMessageInHost`), or
+ * what the host sends that an app acts on (`decodeBridgeMessageInApp`). A body without a validator
+ * in the table passes unchecked. Imports no schema, so a page can carry it alone.
  */
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
 import { checkJsonValue } from "../json.js";

@@ -1,8 +1,8 @@
 /**
  * Surface Bridge ingress: one structured-clone value from the instance's port → a checked bridge
- * message, or a typed refusal. The host reads with `direction: "to_host"`; an app's page reads
- * with `decodeBridgeMessageInApp` (decode-in-app.ts), the same checks without the bodies the host
- * sends (its results and event data), whose validators the page does not carry.
+ * message, or a typed refusal, every body checked. The two ends read with the same checks and
+ * only the validators of what they receive: the host with `decodeBridgeMessageInHost`, an app's
+ * page with `decodeBridgeMessageInApp` (which leaves the bodies the host writes unchecked).
  *
  * Checks run in a fixed order, cheapest and most telling first, so a message that is not for this
  * instance is refused before anything else about it is believed:
@@ -22,7 +22,8 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { Result } from "../errors.js";
 import { validators as appSide } from "../generated/surface-bridge-app.js";
-import { validators as hostSide } from "../generated/surface-bridge.js";
+import { validators as hostSide } from "../generated/surface-bridge-host.js";
+import { validators as hostWritten } from "../generated/surface-bridge.js";
 import type { CompiledValidator } from "../validation.js";
 import { checkBridgeMessage, type BridgeChecks } from "./check.js";
 import { BRIDGE_EVENTS, BRIDGE_METHODS, type BridgeEventData, type BridgeEventName, type BridgeMethodName, type BridgeParams, type BridgeResult } from "./catalogue.js";
@@ -73,7 +74,7 @@ export interface BridgeExpectation {
 
 function validatorFor(schema: TSchema): CompiledValidator {
   const id = schema.$id;
-  const v = id === undefined ? undefined : (appSide[id] ?? hostSide[id]);
+  const v = id === undefined ? undefined : (appSide[id] ?? hostSide[id] ?? hostWritten[id]);
   // A missing validator is a build mistake, found at module load, never at decode time.
   if (v === undefined) throw new Error(`no generated validator for ${String(id)}: run npm run gen`);
   return v;

@@ -1,23 +1,47 @@
 /**
- * The app's decoder (`decodeBridgeMessageInApp`) against the full one, on every to_app golden
- * fixture of the bridge: the same verdict and code, except that a body the host writes (a result,
- * an event's data) is not checked against its schema on the page.
+ * Each end's decoder against the full one (`decodeBridgeMessage`), on every golden fixture of the
+ * bridge: the host's (`decodeBridgeMessageInHost`) gives the same verdict on everything an app
+ * sends; the app's (`decodeBridgeMessageInApp`) the same verdict on what the host sends, except that
+ * a body the host writes (a result, an event's data) is not checked against its schema on the page.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_EVENTS, BRIDGE_METHODS, bridgeEvent, bridgeRequest, bridgeResult, decodeBridgeMessage, decodeBridgeMessageInApp } from "@lineup/protocol";
+import { BRIDGE_EVENTS, BRIDGE_METHODS, bridgeEvent, bridgeRequest, bridgeResult, decodeBridgeMessage, decodeBridgeMessageInApp, decodeBridgeMessageInHost } from "@lineup/protocol";
 import { bridgeExpectationOf, bridgeValueOf } from "./bridge-fixture-expectation.js";
 import { fixtureText, type Fixture } from "./fixture-decoders.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "surface-bridge");
-const toApp = ["valid", "invalid"].flatMap((kind) =>
+const fixtures = ["valid", "invalid"].flatMap((kind) =>
   readdirSync(join(root, kind))
     .filter((n) => n.endsWith(".json"))
-    .map((n): [string, Fixture] => [`${kind}/${n}`, JSON.parse(readFileSync(join(root, kind, n), "utf8")) as Fixture])
-    .filter(([, f]) => f["direction"] === "to_app"),
+    .map((n): [string, Fixture] => [`${kind}/${n}`, JSON.parse(readFileSync(join(root, kind, n), "utf8")) as Fixture]),
 );
+const toApp = fixtures.filter(([, f]) => f["direction"] === "to_app");
+const toHost = fixtures.filter(([, f]) => f["direction"] === "to_host");
+
+describe("decodeBridgeMessageInHost", () => {
+  it("has to_host fixtures to compare on", () => {
+    expect(toHost.length).toBeGreaterThan(10);
+  });
+
+  it.each(toHost)("%s: gives the full decoder's verdict, body checks included", (_name, fixture) => {
+    const value = bridgeValueOf(fixture, fixtureText(fixture));
+    if (!value.ok) throw new Error(value.error.message);
+    const expectation = bridgeExpectationOf(fixture);
+    expect(decodeBridgeMessageInHost(value.value, expectation)).toEqual(decodeBridgeMessage(value.value, expectation));
+  });
+
+  it("checks the app's answers to the host's requests, and reads messages to the host only", () => {
+    const host = { nonce: "nonce-wb1-7Qm2Zr8Kx4pL", direction: "to_host" } as const;
+    const outcome = bridgeResult(host.nonce, 1, "tool.invoke", { outcome: "completed", result: null });
+    expect(decodeBridgeMessageInHost(outcome, host)).toEqual({ ok: true, value: outcome });
+    expect(decodeBridgeMessageInHost({ ...outcome, result: { outcome: "completed" } }, host)).toMatchObject({ ok: false, error: { code: "bridge_result_invalid", path: "/result/result" } });
+    expect(decodeBridgeMessageInHost(bridgeEvent(host.nonce, "theme.changed", {} as never), host)).toMatchObject({ ok: false, error: { code: "method_not_found" } });
+    expect(decodeBridgeMessageInHost(outcome, { ...host, direction: "to_app" })).toMatchObject({ ok: false });
+  });
+});
 const nonce = "nonce-wb1-7Qm2Zr8Kx4pL";
 const expectation = { nonce, direction: "to_app" } as const;
 
