@@ -13,7 +13,7 @@
  * a task maps onto the App Server profile.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { ERROR_CODES } from "./errors.js";
+import { AGENT_TASK_STATUSES, type AgentTaskStatus } from "./agent-task-status.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import { AppScopeSchema as BrandedAppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, OpaqueIdSchema, StringEnum, schemaId } from "./schema-kit.js";
 import { ArtifactRefSchema, type ArtifactRef } from "./envelope/types.js";
@@ -34,9 +34,7 @@ export const AGENT_TASK_LIMITS = {
   reason: 2_000,
 } as const;
 
-export const AGENT_TASK_STATUSES = ["queued", "running", "waiting_for_user", "completed", "failed", "cancelled"] as const;
-export type AgentTaskStatus = (typeof AGENT_TASK_STATUSES)[number];
-export const TERMINAL_TASK_STATUSES: ReadonlySet<AgentTaskStatus> = new Set(["completed", "failed", "cancelled"]);
+export { AGENT_TASK_STATUSES, TERMINAL_TASK_STATUSES, isTaskErrorCode, type AgentTaskStatus } from "./agent-task-status.js";
 
 /** The entry key: which of the app's task entries the person used (a form, a button). */
 const EntryKeySchema = () => Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_.-]*$" });
@@ -251,7 +249,5 @@ export function taskOptionsOf(options: unknown): TaskTurnOptions | undefined {
   return task as unknown as TaskTurnOptions;
 }
 
-/** Every error code a task event may carry is a LineUp code. */
-export const isTaskErrorCode = (code: string): boolean => Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
 
 export const AGENT_TASK_SCHEMAS = [TaskInputSchema, AgentTaskRequestSchema, ProvenanceSchema, TaskTurnOptionsSchema, AgentTaskControlSchema, AgentTaskSchema, AgentTaskEventSchema] as const;
