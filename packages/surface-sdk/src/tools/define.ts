@@ -4,9 +4,9 @@
  * object (`toolDescriptors`), so nobody maintains a second, hand-written tool file. The manifest
  * keeps only the non-executable public contract; the method → handler map stays in the bundle.
  *
- * Each tool's schemas are checked when it is defined, and its argument validator is built then
- * (interpreted, no `eval`: the sandbox's CSP forbids it), so a broken schema fails the build,
- * not a call.
+ * Each tool's argument validator is built when it is defined (interpreted, no `eval`: the
+ * sandbox's CSP forbids it). Its descriptor and schemas are checked by the build
+ * (`checkAgentTools`), so a broken schema fails the build, not a call.
  */
 import {
   interpretCheckedToolSchema,
