@@ -11,6 +11,7 @@ export * from "./legacy/index.js";
 export * from "./surface-bridge/index.js";
 export * from "./app-server/index.js";
 export * from "./agent-task.js";
+export * from "./agent-task-terms.js";
 export * from "./agent-task-follower.js";
 export * from "./agent-task-check.js";
 export * from "./host-channel.js";
