@@ -9,6 +9,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { TSchema } from "@sinclair/typebox";
 import { SCHEMA_ID_PREFIX } from "../src/schema-kit.js";
+import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_EVENTS, BRIDGE_HOST_SIDE_SCHEMA_IDS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
 
 const Ajv2020 = Ajv2020Module.default;
 const standaloneCode = standaloneModule.default;
@@ -58,13 +59,17 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
 export function validatorGroup(id: string): ValidatorGroup {
   const name = id.startsWith(SCHEMA_ID_PREFIX) ? id.slice(SCHEMA_ID_PREFIX.length) : "";
   if (name.startsWith("app-server.") || name.startsWith("jsonrpc.")) return "app-server";
+  // Each end of the bridge carries the validators of what it receives; the bodies a host writes are
+  // checked only by the full decoder (fixtures, conformance), so neither page carries them.
+  if (BRIDGE_APP_SIDE_SCHEMA_IDS.has(id)) return "surface-bridge-app";
+  if (BRIDGE_HOST_SIDE_SCHEMA_IDS.has(id)) return "surface-bridge-host";
   if (name.startsWith("surface-bridge.")) return "surface-bridge";
   if (name.startsWith("host-channel.")) return "host-channel";
   if (name.startsWith("legacy.")) return "legacy";
@@ -102,7 +107,7 @@ function shareRejections(code: string): string {
   );
 }
 
-function renderModule(generated: string, members: Record<string, string>): string {
+function renderModule(generated: string, members: Record<string, string>, extra: readonly string[] = []): string {
   let code = generated.replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
     const helper = RUNTIME_HELPERS[module];
     if (helper === undefined) throw new Error(`generated validator needs an unknown runtime helper: ${module}`);
@@ -122,8 +127,27 @@ function renderModule(generated: string, members: Record<string, string>): strin
     "export const validators: Readonly<Record<string, CompiledValidator>> = {",
     ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
     "};",
+    ...extra,
     "",
   ].join("\n");
+}
+
+/**
+ * Which way each bridge method's request and each event flows, as plain data beside the app side's
+ * validators: the app's decoder reads the catalogue's directions without the catalogue's schemas.
+ */
+function bridgeDirections(): string[] {
+  const table = (entries: Record<string, { readonly direction: string }>): string[] => Object.entries(entries).map(([name, spec]) => `  ${JSON.stringify(name)}: ${JSON.stringify(spec.direction)},`);
+  return [
+    "/** Bridge method → the direction of its request (catalogue.ts's `BRIDGE_METHODS`). */",
+    'export const methodDirections: Readonly<Record<string, "to_host" | "to_app">> = {',
+    ...table(BRIDGE_METHODS),
+    "};",
+    "/** Bridge event → its direction (catalogue.ts's `BRIDGE_EVENTS`). */",
+    'export const eventDirections: Readonly<Record<string, "to_host" | "to_app">> = {',
+    ...table(BRIDGE_EVENTS),
+    "};",
+  ];
 }
 
 /** Keywords whose value is a subschema, or an array or map of subschemas (JSON Schema 2020-12 applicators). */
@@ -218,7 +242,7 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
   }
   for (const group of VALIDATOR_GROUPS) {
     const members = groups.get(group) ?? {};
-    files.set(`src/generated/${group}.ts`, renderModule(standaloneCode(ajv, members), members));
+    files.set(`src/generated/${group}.ts`, renderModule(standaloneCode(ajv, members), members, group === "surface-bridge-app" ? bridgeDirections() : []));
   }
   files.set(
     "src/generated/validators.ts",

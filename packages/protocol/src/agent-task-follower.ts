@@ -13,7 +13,8 @@
  * No I/O of its own: both SDKs (`@lineup/app-sdk`, `@lineup/surface-sdk`) give it their source.
  */
 import { LineUpError } from "./errors.js";
-import { TERMINAL_TASK_STATUSES, isTaskErrorCode, type AgentTask, type AgentTaskControl, type AgentTaskEvent, type AgentTaskInput, type AgentTaskResult } from "./agent-task.js";
+import { TERMINAL_TASK_STATUSES, isTaskErrorCode } from "./agent-task-terms.js";
+import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskInput, AgentTaskResult } from "./agent-task.js";
 
 /** Stops a subscription; calling it again does nothing. */
 type Unsubscribe = () => void;

@@ -13,30 +13,12 @@
  * a task maps onto the App Server profile.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { ERROR_CODES } from "./errors.js";
+import { AGENT_TASK_LIMITS, AGENT_TASK_STATUSES, type AgentTaskStatus } from "./agent-task-terms.js";
 import type { JsonObject, JsonValue } from "./json.js";
 import { AppScopeSchema as BrandedAppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, OpaqueIdSchema, StringEnum, schemaId } from "./schema-kit.js";
 import { ArtifactRefSchema, type ArtifactRef } from "./envelope/types.js";
 
-/** Limits of a task request, checked by the Runtime before anything is written (`payload_too_large` past them). */
-export const AGENT_TASK_LIMITS = {
-  /** The task's text input, in characters. */
-  text: 16_384,
-  /** Attachments and knowledge bindings, each. */
-  refs: 16,
-  /** Requested tools. */
-  tools: 64,
-  /** The business context, serialized as JSON, in UTF-8 bytes. */
-  contextBytes: 16_384,
-  /** The output schema, serialized as JSON, in UTF-8 bytes. */
-  outputSchemaBytes: 16_384,
-  /** The reason of a rejection or a cancel, in characters. */
-  reason: 2_000,
-} as const;
 
-export const AGENT_TASK_STATUSES = ["queued", "running", "waiting_for_user", "completed", "failed", "cancelled"] as const;
-export type AgentTaskStatus = (typeof AGENT_TASK_STATUSES)[number];
-export const TERMINAL_TASK_STATUSES: ReadonlySet<AgentTaskStatus> = new Set(["completed", "failed", "cancelled"]);
 
 /** The entry key: which of the app's task entries the person used (a form, a button). */
 const EntryKeySchema = () => Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_.-]*$" });
@@ -232,8 +214,6 @@ export const AgentTaskEventSchema = Type.Object(
   { $id: schemaId("agent-task.event"), title: "An agent task's event" },
 );
 
-/** The feature a host negotiates when its apps may start agent tasks. */
-export const AGENT_TASK_FEATURE = "app.agent-task.v1";
 
 /** The `options` key of a task's turn. */
 export const TASK_TURN_OPTION = "lineup_task";
@@ -251,7 +231,5 @@ export function taskOptionsOf(options: unknown): TaskTurnOptions | undefined {
   return task as unknown as TaskTurnOptions;
 }
 
-/** Every error code a task event may carry is a LineUp code. */
-export const isTaskErrorCode = (code: string): boolean => Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
 
 export const AGENT_TASK_SCHEMAS = [TaskInputSchema, AgentTaskRequestSchema, ProvenanceSchema, TaskTurnOptionsSchema, AgentTaskControlSchema, AgentTaskSchema, AgentTaskEventSchema] as const;

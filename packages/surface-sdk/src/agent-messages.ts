@@ -4,7 +4,7 @@
  * at-least-once: a message that needs it stays in the app's inbox until `ack(message_id)`, so a
  * listener must be idempotent by `message_id`.
  */
-import { ENVELOPE_TYPES, type BridgeEventData, type BridgeParams, type BridgeResult } from "@lineup/protocol";
+import type { BridgeEventData, BridgeParams, BridgeResult, EnvelopeType } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
 import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
@@ -33,7 +33,7 @@ export interface AgentMessageAPI {
   onStatePatch(listener: (patch: StatePatch) => void): Unsubscribe;
 }
 
-const STATE_PATCH_TYPE = ENVELOPE_TYPES["lineup.app.state.patch"].type;
+const STATE_PATCH_TYPE: EnvelopeType = "lineup.app.state.patch";
 
 export class AgentMessages implements AgentMessageAPI {
   readonly #channel: BridgeChannel;

@@ -1,6 +1,8 @@
 /**
  * The app's end of the Surface Bridge: one port, one nonce. Every received value passes
- * `decodeBridgeMessage` (direction `to_app`) before anything else looks at it; requests are
+ * `decodeBridgeMessageInApp` (limits, protocol, nonce, frame, catalogue direction, and the params of
+ * the host's requests; the host's results and event data are the host's to check) before anything
+ * else looks at it; requests are
  * correlated by id, time out, and are all rejected when the channel closes (house style 8).
  *
  * Timeouts share one timer, armed for the earliest pending deadline: a request arms it only when
@@ -15,7 +17,7 @@ import {
   bridgeError,
   bridgeRequest,
   bridgeResult,
-  decodeBridgeMessage,
+  decodeBridgeMessageInApp,
   LineUpError,
   type BridgeEventData,
   type BridgeEventName,
@@ -221,7 +223,7 @@ export class BridgeChannel {
 
   #receive(value: unknown): void {
     if (this.#closeReason !== undefined) return;
-    const decoded = decodeBridgeMessage(value, { nonce: this.nonce, direction: "to_app" });
+    const decoded = decodeBridgeMessageInApp(value, { nonce: this.nonce, direction: "to_app" });
     if (!decoded.ok) {
       this.#refuse(value, decoded.error);
       return;

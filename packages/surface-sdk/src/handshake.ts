@@ -15,7 +15,7 @@ import {
   BRIDGE_NONCE_PATTERN,
   BRIDGE_PROTOCOL,
   BRIDGE_VERSION,
-  decodeBridgeMessage,
+  decodeBridgeMessageInApp,
   LineUpError,
   type BridgeHostSnapshot,
 } from "@lineup/protocol";
@@ -64,7 +64,7 @@ function nonceOf(data: unknown): string | undefined {
 
 /** A snapshot frame for this nonce, or undefined (with the reason sent to diagnostics). */
 function snapshotOf(data: unknown, nonce: string, diagnostics: DiagnosticsSink): BridgeHostSnapshot | undefined {
-  const decoded = decodeBridgeMessage(data, { nonce, direction: "to_app" });
+  const decoded = decodeBridgeMessageInApp(data, { nonce, direction: "to_app" });
   if (!decoded.ok) {
     diagnostics({ kind: "frame_dropped", code: decoded.error.code, message: `handover: ${decoded.error.message}` });
     return undefined;

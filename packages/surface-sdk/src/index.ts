@@ -14,6 +14,7 @@ export { applyThemeVariables, type ThemeTarget } from "./theme.js";
 export { isSimplifiedChinese } from "@lineup/protocol";
 export {
   AGENT_TOOLS,
+  checkAgentTools,
   defineAgentTools,
   isAgentTools,
   isTimedOperation,

@@ -189,13 +189,13 @@ describe("a task handle over the bridge", () => {
     ]);
   });
 
-  it("a push whose task breaks the schema is dropped and reported, never handed to the listener", async () => {
+  it("a push whose frame breaks the schema is dropped and reported, never handed to the listener", async () => {
     host.on("agent.task_events", () => ({ task: taskOf(), events: [] }));
     const handle = await surface.agent.task("task-1");
     const seen: number[] = [];
     handle.subscribe((event) => seen.push(event.index));
     await eventually(() => expect(host.requestsOf("agent.task_events")).toHaveLength(2));
-    host.send({ bridge: "lineup.surface", v: 1, nonce: NONCE, kind: "event", name: "agent.task_event", data: { event: eventOf(1), task: { ...taskOf(), turn_ids: ["turn-1"] } } });
+    host.send({ bridge: "lineup.surface", v: 1, nonce: NONCE, kind: "event", name: "agent.task_event", data: { event: eventOf(1), task: taskOf() }, extra: true });
     host.event("agent.task_event", { event: eventOf(1), task: taskOf({ event_count: 1 }) });
     await eventually(() => expect(seen).toEqual([1]));
     expect(diagnostics.some((d) => d.kind === "frame_dropped")).toBe(true);
@@ -212,12 +212,15 @@ describe("surface.evidence.export", () => {
     expect(host.requestsOf("evidence.export").map((r) => r.params)).toEqual([{ task_id: "task-1" }, {}]);
   });
 
-  it("rejects offline with request_cancelled, and refuses a result that breaks its schema", async () => {
+  it("rejects offline with request_cancelled, and refuses an answer whose frame carries both a result and an error", async () => {
     host.on("evidence.export", () => {
       throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
     });
     await expect(surface.evidence.export({ task_id: "task-1" })).rejects.toMatchObject({ code: "request_cancelled" });
-    host.on("evidence.export", () => ({ ...EXPORTED, pack_digest: `sha256:${"c".repeat(64)}` }));
-    await expect(surface.evidence.export({ conversation: true })).rejects.toMatchObject({ code: "bridge_result_invalid" });
+    host.on("evidence.export", () => new Promise(() => {}));
+    const exporting = surface.evidence.export({ conversation: true });
+    const request = await host.nextRequest("evidence.export");
+    host.send({ ...bridgeResult(NONCE, request.id, "evidence.export", EXPORTED), error: { code: "internal_error", message: "both" } });
+    await expect(exporting).rejects.toMatchObject({ code: "bridge_frame_invalid" });
   });
 });

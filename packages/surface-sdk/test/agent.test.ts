@@ -3,7 +3,7 @@
  * conversation (the host stops the instance's own), resolves with the host's receipt, and rejects with the
  * host's refusal as a typed `LineUpError`.
  */
-import { LineUpError } from "@lineup/protocol";
+import { bridgeResult, LineUpError } from "@lineup/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectSurface, type Surface } from "../src/index.js";
 import { FakeHost } from "./fake-host.js";
@@ -43,8 +43,11 @@ describe("surface.agent.cancelTurn", () => {
     await expect(surface.agent.cancelTurn()).rejects.toMatchObject({ code: "foreground_required" });
   });
 
-  it("refuses a receipt that breaks the method's result schema (an extra key) instead of handing it to the app", async () => {
-    host.on("agent.cancel_turn", () => ({ ...RECEIPT, idempotency_key: "idem-1" }));
-    await expect(surface.agent.cancelTurn()).rejects.toMatchObject({ code: "bridge_result_invalid" });
+  it("refuses a receipt whose frame breaks the bridge's frame schema (an extra key) instead of handing it to the app", async () => {
+    host.on("agent.cancel_turn", () => new Promise(() => {}));
+    const stopping = surface.agent.cancelTurn();
+    const request = await host.nextRequest("agent.cancel_turn");
+    host.send({ ...bridgeResult(host.nonce, request.id, "agent.cancel_turn", RECEIPT), idempotency_key: "idem-1" });
+    await expect(stopping).rejects.toMatchObject({ code: "bridge_frame_invalid" });
   });
 });

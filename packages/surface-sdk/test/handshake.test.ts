@@ -1,4 +1,4 @@
-import { bridgeEvent, bridgeRequest, LineUpError } from "@lineup/protocol";
+import { bridgeEvent, bridgeRequest, bridgeResult, LineUpError } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectSurface, defineAgentTools, type Surface, type SurfaceDiagnostic } from "../src/index.js";
 import { eventually, FakeHost, NONCE, sampleSnapshot, tick } from "./fake-host.js";
@@ -166,12 +166,15 @@ describe("handover and nonce", () => {
     await expect(recording).resolves.toMatchObject({ status: "completed" });
   });
 
-  it("ends a request whose answer breaks the method's result schema with bridge_result_invalid, without waiting for a timeout", async () => {
+  it("ends a request whose answer breaks the response frame (a result and an error) with bridge_frame_invalid, without waiting for a timeout", async () => {
     host = new FakeHost();
     const connecting = connectSurface({ window: host.window, applyTheme: false });
     host.handover();
     surface = await connecting;
-    host.on("capability.request", () => ({ status: "completed", result: "not the field the schema names" }));
-    await expect(surface.capabilities.request({ capability: "clipboard.write", purpose: "copy", input: { text: "x" } })).rejects.toMatchObject({ code: "bridge_result_invalid" });
+    host.on("capability.request", () => new Promise(() => {}));
+    const asking = surface.capabilities.request({ capability: "clipboard.write", purpose: "copy", input: { text: "x" } });
+    const request = await host.nextRequest("capability.request");
+    host.send({ ...bridgeResult(NONCE, request.id, "capability.request", { status: "completed" }), error: { code: "internal_error", message: "both" } });
+    await expect(asking).rejects.toMatchObject({ code: "bridge_frame_invalid" });
   });
 });

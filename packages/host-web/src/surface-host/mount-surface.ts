@@ -19,7 +19,7 @@ import {
   bridgeEvent,
   bridgeRequest,
   bridgeResult,
-  decodeBridgeMessage,
+  decodeBridgeMessageInHost as decodeBridgeMessage,
   type BridgeEventData,
   type BridgeEventName,
   type BridgeExpectation,

@@ -2,6 +2,8 @@
 import type { CompiledValidator } from "../validation.js";
 import { validators as envelope } from "./envelope.js";
 import { validators as appServer } from "./app-server.js";
+import { validators as surfaceBridgeApp } from "./surface-bridge-app.js";
+import { validators as surfaceBridgeHost } from "./surface-bridge-host.js";
 import { validators as surfaceBridge } from "./surface-bridge.js";
 import { validators as hostChannel } from "./host-channel.js";
 import { validators as legacy } from "./legacy.js";
@@ -13,6 +15,8 @@ import { validators as jsonSchema } from "./json-schema.js";
 export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...envelope,
   ...appServer,
+  ...surfaceBridgeApp,
+  ...surfaceBridgeHost,
   ...surfaceBridge,
   ...hostChannel,
   ...legacy,

@@ -8,10 +8,10 @@
  * declaration, the app's state, host support, the foreground, user confirmation, policy and rate
  * limits, and audits the decision before the host acts.
  */
-import { Type, type Static } from "@sinclair/typebox";
-import { ERROR_CODES, type ErrorCode } from "../errors.js";
+import type { Static } from "@sinclair/typebox";
+import type { ErrorCode } from "../errors.js";
 import type { JsonValue } from "../json.js";
-import { Closed, JsonValueSchema, StringEnum, schemaId } from "../schema-kit.js";
+import type { CapabilityResultSchema } from "./capability-result-schema.js";
 
 export const RISK_LEVELS = ["low", "medium", "high"] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
@@ -99,26 +99,6 @@ export type CapabilityRefusalStatus = Exclude<CapabilityResultStatus, "completed
 export const CAPABILITY_REFUSAL_STATUSES = CAPABILITY_RESULT_STATUSES.filter(
   (s): s is CapabilityRefusalStatus => s !== "completed",
 ) as readonly CapabilityRefusalStatus[];
-
-const ErrorCodeSchema = () => StringEnum(Object.keys(ERROR_CODES) as ErrorCode[]);
-
-/**
- * The wire shape of a capability result. `status` is the coarse outcome an app branches on;
- * `code` is the precise error code from the error table (often equal to the status, but e.g.
- * `permission_denied` with `capability_not_declared`, or `policy_denied` with `rate_limited`).
- * The message is for people; it never carries paths, tokens or native error text.
- */
-export const CapabilityResultSchema = Type.Union(
-  [
-    Closed({ status: Type.Literal("completed"), value: JsonValueSchema() }),
-    Closed({
-      status: StringEnum(CAPABILITY_REFUSAL_STATUSES),
-      code: ErrorCodeSchema(),
-      message: Type.String({ maxLength: 2_000 }),
-    }),
-  ],
-  { $id: schemaId("capability-result.v1"), title: "Capability result v1" },
-);
 
 type CapabilityResultWire = Static<typeof CapabilityResultSchema>;
 /** A refused capability request. */

@@ -1,6 +1,7 @@
 /** App manifest `lineup.app.v1`, the Tool descriptor, and the feature and capability registries. */
 export * from "./features.js";
 export * from "./capabilities.js";
+export * from "./capability-result-schema.js";
 export * from "./schemas.js";
 export * from "./app-code.js";
 export * from "./app-code-rules.js";

@@ -13,7 +13,8 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ENVELOPE_TYPES, type EnvelopeType } from "../envelope/types.js";
 import { AppScopeSchema, Closed, JsonObjectSchema, StringEnum, schemaId } from "../schema-kit.js";
-import { CAPABILITY_NAME_PATTERN, CapabilityResultSchema, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
+import { CAPABILITY_NAME_PATTERN, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
+import { CapabilityResultSchema } from "./capability-result-schema.js";
 import { FEATURE_NAME_PATTERN } from "./features.js";
 import { BackendDeclarationSchema, ExecutionDeclarationSchema, MCP_TOOL_NAME_PATTERN, PART_ID_PATTERN, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
 

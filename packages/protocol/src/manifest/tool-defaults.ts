@@ -57,6 +57,11 @@ export function capabilitiesRisk(names: readonly string[]): RiskLevel {
   return risk;
 }
 
+/** Who runs a call of the tool: the Runtime as an operation, or the app directly (the documented default). */
+export function toolHandling(tool: Pick<ToolDescriptor, "handling" | "call_model">): ResolvedToolDescriptor["handling"] {
+  return tool.handling ?? ((tool.call_model ?? "command") === "operation" ? "operation" : "direct");
+}
+
 /** Applies the documented defaults. Pure; assumes a schema-valid descriptor. */
 export function resolveToolDescriptor(tool: ToolDescriptor, kind: ManifestKind = "installed"): ResolvedToolDescriptor {
   const callModel = tool.call_model ?? "command";
@@ -72,7 +77,7 @@ export function resolveToolDescriptor(tool: ToolDescriptor, kind: ManifestKind =
     input_schema: tool.input_schema,
     output_schema: tool.output_schema,
     call_model: callModel,
-    handling: tool.handling ?? (callModel === "operation" ? "operation" : "direct"),
+    handling: toolHandling(tool),
     delivery: tool.delivery ?? (kind === "core" ? "app_sdk" : "miniapp_sdk"),
     activation_requirement: activation,
     launch_policy: tool.launch_policy ?? (activation === "activation_not_required" ? "never" : "if_needed"),

@@ -93,10 +93,21 @@ export function createToolSchemaValidator(schema: unknown, options: ToolSchemaVa
   if (!json.ok) return fail("manifest_invalid_tool_schema", `the schema is not plain JSON: ${json.error.message}`, json.error.path);
   const checked = checkJsonSchema(json.value, options);
   if (!checked.ok) return checked;
+  return interpretCheckedToolSchema(checked.value, options);
+}
+
+/**
+ * The validator of a schema that has already passed `checkJsonSchema` where it was accepted: an
+ * app's page interprets its own tools' input schemas, which its build and the Runtime's install
+ * checked (and the Runtime checks every call's arguments with them before the page sees it), so
+ * the page does not carry the schema check. A schema that did not pass it belongs in
+ * `createToolSchemaValidator`.
+ */
+export function interpretCheckedToolSchema(schema: JsonValue, options: Pick<ToolSchemaValidatorOptions, "code" | "limits">): Result<ToolValueValidator> {
   let validator: Validator;
   try {
     // The interpreter annotates the schema objects it is given, so it gets its own copy (plain JSON: the round trip is exact).
-    validator = new Validator(JSON.parse(JSON.stringify(checked.value)) as Schema, "2020-12", true);
+    validator = new Validator(JSON.parse(JSON.stringify(schema)) as Schema, "2020-12", true);
   } catch (error) {
     return fail("manifest_invalid_tool_schema", `the schema cannot be interpreted: ${error instanceof Error ? error.message.split("\n")[0] : "unknown error"}`, "");
   }

@@ -14,7 +14,8 @@ import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
 import type { ManifestValidationOptions } from "./validate-tool.js";
 import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
-import { CapabilityResultSchema, isCapabilityName, type CapabilityResult } from "./capabilities.js";
+import { isCapabilityName, type CapabilityResult } from "./capabilities.js";
+import { CapabilityResultSchema } from "./capability-result-schema.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
 import { checkAppCode } from "./app-code-rules.js";
 import {

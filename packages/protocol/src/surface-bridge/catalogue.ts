@@ -227,3 +227,26 @@ export const SURFACE_BRIDGE_SCHEMAS: readonly TSchema[] = [
   ...Object.values(BRIDGE_METHODS).flatMap((m): TSchema[] => [m.params, m.result]),
   ...Object.values(BRIDGE_EVENTS).map((e): TSchema => e.data),
 ];
+
+/**
+ * What an app's page checks, of what the host sends it: the three frames and the params of the
+ * host's requests (the app acts on those). Results and event data come from the host, which checks
+ * everything an app sends it; the page does not carry their validators (`decodeBridgeMessageInApp`).
+ */
+export const BRIDGE_APP_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set([
+  BridgeRequestFrameSchema.$id!,
+  BridgeResponseFrameSchema.$id!,
+  BridgeEventFrameSchema.$id!,
+  ...Object.values(BRIDGE_METHODS)
+    .filter((m) => m.direction === "to_app")
+    .map((m) => m.params.$id!),
+]);
+
+/**
+ * What the host checks, of what an app sends it (besides the frames): the params of the app's
+ * requests and the app's answers to the host's requests (`decodeBridgeMessageInHost`). The bodies
+ * the host itself writes (its results, its events' data) are checked only by `decodeBridgeMessage`.
+ */
+export const BRIDGE_HOST_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set(
+  Object.values(BRIDGE_METHODS).map((m) => (m.direction === "to_host" ? m.params.$id! : m.result.$id!)),
+);

@@ -25,6 +25,7 @@ import { CAPABILITY_NAME_PATTERN, type CapabilityResult } from "../manifest/capa
 import { FEATURE_NAME_PATTERN } from "../manifest/features.js";
 import { BACKEND_METHOD_PATTERN, PART_ID_PATTERN, STORAGE_COLLECTION_PATTERN } from "../manifest/app-code.js";
 import { CONTRACT_VERSION_PATTERN, DISPLAY_MODES, ENTRYPOINT_ID_PATTERN, EVENT_NAME_PATTERN, SEMVER_PATTERN } from "../manifest/schemas.js";
+import { BRIDGE_NAME_PATTERN, BRIDGE_NONCE_PATTERN, BRIDGE_PROTOCOL, BRIDGE_VERSION } from "./wire.js";
 import {
   AppScopeSchema,
   Closed,
@@ -40,18 +41,7 @@ import {
   schemaId,
 } from "../schema-kit.js";
 
-export const BRIDGE_PROTOCOL = "lineup.surface";
-export const BRIDGE_VERSION = 1;
-export const BRIDGE_KINDS = ["request", "response", "event"] as const;
-export type BridgeKind = (typeof BRIDGE_KINDS)[number];
-/** Which way a message flows: app → host (`to_host`) or host → app (`to_app`). */
-export const BRIDGE_DIRECTIONS = ["to_host", "to_app"] as const;
-export type BridgeDirection = (typeof BRIDGE_DIRECTIONS)[number];
-
-/** The per-instance nonce: 16–128 URL-safe characters, fresh for each launch. */
-export const BRIDGE_NONCE_PATTERN = "^[A-Za-z0-9_-]{16,128}$";
-/** Method and event names: dotted lowercase words (`session_data.replace`). */
-export const BRIDGE_NAME_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
+export * from "./wire.js";
 
 const Nonce = () => Type.String({ minLength: 16, maxLength: 128, pattern: BRIDGE_NONCE_PATTERN });
 const Name = () => Type.String({ minLength: 1, maxLength: 64, pattern: BRIDGE_NAME_PATTERN });

@@ -19,7 +19,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type BuildOptions } from "esbuild";
 import { decodeJson, LineUpError, validateManifest, type AppManifest, type ToolDescriptor } from "@lineup/protocol";
-import { isAgentTools, toolDescriptors } from "../tools/define.js";
+import { checkAgentTools, isAgentTools, toolDescriptors } from "../tools/define.js";
 import { composePage, findExternalReferences } from "./html.js";
 
 export interface BuildAppOptions {
@@ -96,6 +96,7 @@ async function loadToolDescriptors(toolsModule: string): Promise<ToolDescriptor[
       throw buildError(`${toolsModule} must export the result of defineAgentTools(...) as "tools" (found ${candidates.length} candidates)`);
     }
     if (!isAgentTools(chosen[1])) throw buildError(`${toolsModule}: export ${chosen[0]} is not from defineAgentTools(...)`);
+    checkAgentTools(chosen[1]);
     return toolDescriptors(chosen[1]);
   } finally {
     await rm(scratch, { recursive: true, force: true });

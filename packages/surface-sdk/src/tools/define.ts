@@ -4,12 +4,12 @@
  * object (`toolDescriptors`), so nobody maintains a second, hand-written tool file. The manifest
  * keeps only the non-executable public contract; the method → handler map stays in the bundle.
  *
- * Each tool's schemas are checked when it is defined, and its argument validator is built then
- * (interpreted, no `eval`: the sandbox's CSP forbids it), so a broken schema fails the build,
- * not a call.
+ * Each tool's argument validator is built when it is defined (interpreted, no `eval`: the
+ * sandbox's CSP forbids it). Its descriptor and schemas are checked by the build
+ * (`checkAgentTools`), so a broken schema fails the build, not a call.
  */
 import {
-  createToolSchemaValidator,
+  interpretCheckedToolSchema,
   validateToolDescriptor,
   type JsonObject,
   type JsonValue,
@@ -129,17 +129,18 @@ function descriptorOf(method: string, definition: AgentToolDescriptorFields): To
 }
 
 /**
- * Declares an app's agent tools. Throws (at definition, i.e. at build and app start) when a
- * descriptor or schema is invalid, with the protocol's code and path in the message.
+ * Declares an app's agent tools. The descriptors and their schemas are checked where they are
+ * accepted, not on the app's page: the build (`checkAgentTools`, then the whole manifest) and the
+ * Runtime's install refuse a broken one, and the Runtime checks every call's arguments before the
+ * page sees them. The page still checks the arguments it is handed against `input_schema`
+ * (interpreted, no `eval`), so a handler only ever runs on arguments its schema allows.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool narrows its own argument and result types
 export function defineAgentTools(definitions: Readonly<Record<string, AgentToolDefinition<any, any>>>): AgentTools {
   const tools = new Map<string, AgentTool>();
   for (const [method, definition] of Object.entries(definitions)) {
     const descriptor = descriptorOf(method, definition);
-    const checked = validateToolDescriptor(descriptor);
-    if (!checked.ok) throw new Error(`tool ${method}: ${checked.error.code} at ${checked.error.path ?? ""}: ${checked.error.message}`);
-    const validator = createToolSchemaValidator(descriptor.input_schema, { code: "invalid_arguments", requireObjectRoot: true });
+    const validator = interpretCheckedToolSchema(descriptor.input_schema, { code: "invalid_arguments" });
     if (!validator.ok) throw new Error(`tool ${method}: input_schema: ${validator.error.message}`);
     const handler = definition.handler.bind(definition) as AgentTool["handler"];
     tools.set(method, { descriptor, validateArguments: validator.value, handler });
@@ -154,4 +155,15 @@ export function isAgentTools(value: unknown): value is AgentTools {
 /** The manifest's `tools` array: the non-executable descriptors, in declaration order. */
 export function toolDescriptors(tools: AgentTools): ToolDescriptor[] {
   return [...tools.tools.values()].map((tool) => structuredClone(tool.descriptor));
+}
+
+/**
+ * Checks every descriptor of `tools` and its schemas as the Runtime's install will (the build runs
+ * it on the app's tools module). Throws with the tool, the protocol's code and the path.
+ */
+export function checkAgentTools(tools: AgentTools): void {
+  for (const [method, tool] of tools.tools) {
+    const checked = validateToolDescriptor(tool.descriptor);
+    if (!checked.ok) throw new Error(`tool ${method}: ${checked.error.code} at ${checked.error.path ?? ""}: ${checked.error.message}`);
+  }
 }

@@ -10,7 +10,7 @@
  * (`invalid_arguments`, with the path of the first problem). After `tool.cancelled`, nothing more
  * is sent for the call.
  */
-import { checkJsonValue, LineUpError, resolveToolDescriptor, type BridgeAppToolOutcome, type BridgeParams, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { checkJsonValue, LineUpError, toolHandling, type BridgeAppToolOutcome, type BridgeParams, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { BridgeChannel, ResponseHandle } from "../channel.js";
 import type { DiagnosticsSink, Unsubscribe } from "../emitter.js";
 import { isTimedOperation, type AgentTool, type AgentTools, type ToolContext, type ToolProgress } from "./define.js";
@@ -87,7 +87,7 @@ export class ToolDispatcher {
       pending = true;
       answer({ outcome: "pending" });
     };
-    const operation = resolveToolDescriptor(tool.descriptor).handling === "operation";
+    const operation = toolHandling(tool.descriptor) === "operation";
 
     const ctx: ToolContext = {
       call_id: params.call_id,

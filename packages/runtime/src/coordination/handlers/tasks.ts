@@ -15,7 +15,7 @@ import {
   canonicalJson,
   checkWith,
   sizeWithinLimit,
-  validators,
+  validateAgentTaskRequest,
   type AgentTaskRequest,
   type ErrorCode,
   type JsonObject,
@@ -45,8 +45,6 @@ function refuse(state: RuntimeState, input: { app_scope: string; conversation_id
   });
 }
 
-const requestValidator = validators["urn:lineup:agent-task.request"]!;
-
 export function onTaskStart(state: RuntimeState, input: TaskStartInput, env: TransitionEnv): TransitionResult {
   const app = getManagedApp(state.apps, input.app_scope);
   if (app === undefined) return refuse(state, input, "app_not_installed", `no app ${input.app_scope} is installed`);
@@ -56,7 +54,7 @@ export function onTaskStart(state: RuntimeState, input: TaskStartInput, env: Tra
   if (manifest === undefined || !features.includes(AGENT_TASK_FEATURE)) return refuse(state, input, "capability_not_declared", `${input.app_scope} does not declare the feature ${AGENT_TASK_FEATURE}`);
   if (!env.host.features.includes(AGENT_TASK_FEATURE)) return refuse(state, input, "unsupported_on_host", `this host does not offer ${AGENT_TASK_FEATURE}`);
 
-  const checked = checkWith<AgentTaskRequest>(requestValidator, input.request, "invalid_params");
+  const checked = checkWith<AgentTaskRequest>(validateAgentTaskRequest, input.request, "invalid_params");
   if (!checked.ok) return refuse(state, input, "invalid_params", `the task request is not valid: ${checked.error.message}`, checked.error.path);
   const request = checked.value;
   const entry = manifest.agent_tasks?.entries.find((e) => e.id === request.entry);
