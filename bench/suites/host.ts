@@ -203,7 +203,10 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
     const seenAt = async (tab: Page, marker: string): Promise<number> =>
       (await tab.waitForFunction((m) => (window as unknown as { __seen: Record<string, number> }).__seen[m], marker, { timeout: 30_000, polling: "raf" })).jsonValue() as Promise<number>;
     let n = 0;
+    // Each side's tab is brought to the front before its round (outside the timed part): Chromium runs a
+    // background tab's animation frames about once a second.
     const ours = async (): Promise<number> => {
+      await page.bringToFront();
       const marker = `agent-says-${n++}`;
       await page.evaluate((m) => (window as unknown as { __expect: (m: string) => void }).__expect(m), marker);
       const sent = epochNow();
@@ -211,6 +214,7 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
       return (await seenAt(page, marker)) - sent;
     };
     const floorRound = async (): Promise<number> => {
+      await floorTab.bringToFront();
       const marker = `floor-${n++}`;
       const sent = epochNow();
       socket.send(marker);
