@@ -13,7 +13,7 @@ import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
 import { ConnectionDirectory } from "./directory.js";
-import { onNotification, respond } from "./dispatch.js";
+import { onNotification, respond } from "./rpc-methods.js";
 import type { Services } from "./handlers/context.js";
 import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";

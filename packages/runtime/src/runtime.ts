@@ -36,7 +36,7 @@ import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
 import type { AppAction, Delivery, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
-import { createMailbox, type Mailbox } from "./coordination/mailbox.js";
+import { createMailbox, type Mailbox } from "./coordination/loop.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";

@@ -18,7 +18,7 @@ import { capabilityRefused, isCapabilityName, type CapabilityResult, type ErrorC
 import type { DiagnosticsSink } from "../core/emitter.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
-import { toLineUpError } from "../coordination/mailbox.js";
+import { toLineUpError } from "../coordination/loop.js";
 import type { CapabilityPolicy } from "./gateway.js";
 import type { HostProvider, SystemPermission } from "./host-provider.js";
 import { nextCapabilityExpiry, type CapabilitiesState, type CapabilityHostSnapshot } from "./loop-state.js";

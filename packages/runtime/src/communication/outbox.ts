@@ -47,6 +47,33 @@ export interface CommandReceipt {
   readonly status: "queued";
 }
 
+/**
+ * A new entry accepted now, at `order`: a fresh receipt id and a fresh idempotency key, or `idempotency_key`
+ * when it repeats a request already sent (the server answers from its record).
+ */
+export function newOutboxEntry(
+  order: number,
+  newId: (prefix: string) => string,
+  acceptedAt: string,
+  fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject; idempotency_key?: string },
+): OutboxEntry {
+  const { idempotency_key: repeatedKey, ...rest } = fields;
+  return {
+    order,
+    receipt_id: newId("rcpt"),
+    accepted_at: acceptedAt,
+    status: "pending",
+    ...rest,
+    params: { ...rest.params, idempotency_key: repeatedKey ?? newId("idem") },
+  };
+}
+
+/** Whether an entry with this idempotency key waits in the outbox (or failed there): sending it twice would do nothing more. */
+export function outboxHolds(outbox: ReadonlyMap<number, OutboxEntry>, idempotencyKey: string): boolean {
+  for (const entry of outbox.values()) if (entry.params["idempotency_key"] === idempotencyKey) return true;
+  return false;
+}
+
 export function outboxKey(order: number): string {
   return padNumber(order);
 }

@@ -28,7 +28,7 @@ import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";
 import type { RuntimeState } from "../coordination/state.js";
-import { toLineUpError } from "../coordination/mailbox.js";
+import { toLineUpError } from "../coordination/loop.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
 import { createRpcClient, type RpcClient } from "./rpc-client.js";

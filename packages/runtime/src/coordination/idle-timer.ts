@@ -5,7 +5,7 @@
  */
 import { nextIdleSuspension } from "../apps/instances/suspend.js";
 import type { Clock } from "../core/ports.js";
-import { busyInstances } from "./apps-step.js";
+import { busyInstances } from "./instance-folding.js";
 import type { RuntimeState } from "./state.js";
 
 export interface IdleTimer {

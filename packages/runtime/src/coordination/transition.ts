@@ -5,7 +5,7 @@
  */
 import { filterReads } from "./filter-chain.js";
 import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
-import { dispatchReads, onDispatch, onStartConversation } from "./handlers/dispatch.js";
+import { dispatchReads, onDispatch, onStartConversation } from "./handlers/app-actions.js";
 import type { TransitionEnv } from "./handlers/env.js";
 import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
@@ -22,7 +22,8 @@ import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
 import { afterAppRequestWorkflows, onWorkflow, resumeWorkflows } from "./handlers/workflows.js";
 import { onToolReport, onToolsTick, resumeTools } from "./handlers/tools.js";
 import { endCallsOfEndedRuns, onWorkflowToolCall, workflowToolReads } from "./handlers/workflow-tools.js";
-import { republishInventories, Step } from "./apps-step.js";
+import { republishInventories } from "./inventories.js";
+import { Step } from "./step.js";
 import { afterAppRequest, afterSettings, onCapabilitiesTick, onCapabilityHostCompleted, onCapabilityRequest, onCapabilitySystemAnswer, onCapabilityUserAnswer } from "./handlers/capabilities.js";
 import type { ReadKey, Reads, RuntimeInput, TransitionResult } from "./inputs.js";
 import type { RuntimeState } from "./state.js";

@@ -11,7 +11,7 @@ import { createToolSchemaValidator, LineUpError, validateEnvelope, type AppManif
 import { toTimestamp } from "../../core/ports.js";
 import { getInstance } from "../../apps/instances/state.js";
 import { activeManifest } from "../../apps/manager/records.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

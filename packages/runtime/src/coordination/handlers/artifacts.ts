@@ -11,7 +11,7 @@ import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, RUNTIME_SCOPE, type 
 import { toTimestamp } from "../../core/ports.js";
 import { conversationArtifactWrite } from "../../persistence/conversation-artifacts.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { memoReadKey, readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";

@@ -20,7 +20,7 @@ import { capabilitiesAfter, gatewayStateOf, grantsAfter, type CapabilityHostSnap
 import { answerSystemPermission, answerUserPrompt, changeCapabilitySetting, completeHostCall, expireCapabilityRequests, refuseAppCapabilityRequests } from "../../capabilities/resolve.js";
 import type { CapabilityDecision, CapabilityGatewayState } from "../../capabilities/state.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

@@ -20,7 +20,9 @@ import {
 } from "../../apps/instances/transitions.js";
 import { endClosedInstanceCalls } from "../../tools/reports.js";
 import { suspendIdle } from "../../apps/instances/suspend.js";
-import { applyCallDecision, applyInstanceResult, applyInstances, busyInstances, Step } from "../apps-step.js";
+import { applyCallDecision } from "../call-folding.js";
+import { applyInstanceResult, applyInstances, busyInstances } from "../instance-folding.js";
+import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

@@ -4,7 +4,8 @@ import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } fro
 import { conversationFromSession, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
-import { republishInventories, Step } from "../apps-step.js";
+import { republishInventories } from "../inventories.js";
+import { Step } from "../step.js";
 
 /** The stored form of a conversation: what survives a restart besides its cursor. */
 export function sessionRecordWrite(conversation: Conversation): StoreWrite {

@@ -8,7 +8,7 @@ import { LineUpError, type JsonValue } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
 import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

@@ -17,7 +17,7 @@
 import { LineUpError, type ErrorCode, type JsonValue } from "@lineup/protocol";
 import { foregroundInstance, getInstance } from "../../apps/instances/state.js";
 import { receiptOf } from "../../communication/outbox.js";
-import { Step } from "../apps-step.js";
+import { Step } from "../step.js";
 import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import { pendingCancel, turnToCancel } from "../turns.js";

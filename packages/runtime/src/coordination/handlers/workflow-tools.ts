@@ -19,7 +19,9 @@ import { getCall, isTerminalOutput, type CallRecord } from "../../tools/call-sta
 import { cancelCall } from "../../tools/reports.js";
 import { isRunEnded } from "../../workflows/run.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import { applyCallDecision, inventoryFor, Step, toolRegistryOf } from "../apps-step.js";
+import { applyCallDecision } from "../call-folding.js";
+import { inventoryFor, toolRegistryOf } from "../inventories.js";
+import { Step } from "../step.js";
 import { readId, unchanged, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

@@ -1,5 +1,5 @@
 import { LineUpError, validateEnvelope, type JsonObject, type JsonValue } from "@lineup/protocol";
-import { putOutboxEntry, receiptOf, type OutboxEntry, type OutboxMethod } from "../../communication/outbox.js";
+import { newOutboxEntry, putOutboxEntry, receiptOf, type OutboxEntry, type OutboxMethod } from "../../communication/outbox.js";
 import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, parseMessageId, acknowledgeWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
@@ -10,7 +10,8 @@ import { withConversation, type Conversation, type RuntimeState } from "../state
 import type { TransitionEnv } from "./env.js";
 import { sessionRecordWrite } from "./sessions.js";
 import { appDirectoryOf } from "../app-directory.js";
-import { republishInventories, Step } from "../apps-step.js";
+import { republishInventories } from "../inventories.js";
+import { Step } from "../step.js";
 import { withPending } from "../backlog.js";
 
 const MAX_TEXT = 65_536;
@@ -31,14 +32,7 @@ const refuse = (state: RuntimeState, code: ConstructorParameters<typeof LineUpEr
   unchanged(state, { error: new LineUpError(code, message, path === undefined ? {} : { path }) });
 
 function newEntry(state: RuntimeState, env: TransitionEnv, fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject }): OutboxEntry {
-  return {
-    order: state.next_outbox_order,
-    receipt_id: env.newId("rcpt"),
-    accepted_at: toTimestamp(env.now()),
-    status: "pending",
-    ...fields,
-    params: { ...fields.params, idempotency_key: env.newId("idem") },
-  };
+  return newOutboxEntry(state.next_outbox_order, (prefix) => env.newId(prefix), toTimestamp(env.now()), fields);
 }
 
 /** Stores `entry` (and `extra` writes) in the commit that accepts the action; replies with its receipt. */

@@ -6,7 +6,7 @@ import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../../src/apps/core-manifests.js";
 import { EMPTY_AUDIT_HEAD } from "../../src/coordination/audit.js";
 import type { RuntimeInput } from "../../src/coordination/inputs.js";
-import { createMailbox, type Mailbox, type MailboxOptions } from "../../src/coordination/mailbox.js";
+import { createMailbox, type Mailbox, type MailboxOptions } from "../../src/coordination/loop.js";
 import { freshAppsState, type RuntimeState } from "../../src/coordination/state.js";
 import type { RuntimeStore, TransitionEnv } from "../../src/index.js";
 

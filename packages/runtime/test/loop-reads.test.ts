@@ -3,7 +3,7 @@
  * staged by earlier inputs of the same turn still win over what was read before the turn.
  */
 import { describe, expect, it } from "vitest";
-import { mailboxOn, messageEvent } from "./helpers/mailbox-fixtures.js";
+import { mailboxOn, messageEvent } from "./helpers/loop-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { chunkKey } from "../src/persistence/log-chunks.js";

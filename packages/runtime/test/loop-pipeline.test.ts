@@ -4,10 +4,10 @@
  * the turn computed on top of it, whose inputs run again from the committed state.
  */
 import { describe, expect, it } from "vitest";
-import { mailboxOn, messageEvent } from "./helpers/mailbox-fixtures.js";
+import { mailboxOn, messageEvent } from "./helpers/loop-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
 import fc from "fast-check";
-import { collapseWrites, Overlay } from "../src/coordination/mailbox.js";
+import { collapseWrites, Overlay } from "../src/coordination/loop.js";
 import type { RuntimeState } from "../src/coordination/state.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";

@@ -1,0 +1,99 @@
+/**
+ * The tool registry and the inventory each agent sees, cached per set of App Manager records, and their
+ * publication: after a change, every conversation's inventory is recomputed and, when what its agent
+ * sees changed, published with the next revision through the outbox.
+ */
+import type { InventoryTool as WireInventoryTool, JsonValue } from "@lineup/protocol";
+import { appProvenance } from "../apps/manager/records.js";
+import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
+import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
+import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
+import type { RuntimeState } from "./state.js";
+import type { TransitionEnv } from "./handlers/env.js";
+import type { Step } from "./step.js";
+
+const registryCache = new WeakMap<RuntimeState["apps"], ToolRegistry>();
+
+/** The tool registry of the current App Manager records (rebuilt only when the records change). */
+export function toolRegistryOf(state: RuntimeState): ToolRegistry {
+  let registry = registryCache.get(state.apps);
+  if (registry === undefined) registryCache.set(state.apps, (registry = buildToolRegistry(toolSourcesFromRegistry(state.apps)).registry));
+  return registry;
+}
+
+const inventoryCache = new WeakMap<RuntimeState["apps"], { host: TransitionEnv["host"]; byAgent: Map<string, Inventory> }>();
+
+/**
+ * The inventory one agent sees in one conversation, now. It depends only on the App Manager records,
+ * the host facts (fixed for a Runtime's life) and the policy in them, so it is computed once per set of
+ * records and agent session, not on every call.
+ */
+export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: string, conversationId: string): Inventory {
+  let cached = inventoryCache.get(state.apps);
+  if (cached === undefined || cached.host !== env.host) inventoryCache.set(state.apps, (cached = { host: env.host, byAgent: new Map() }));
+  const key = inventorySessionKey(agentId, conversationId);
+  let inventory = cached.byAgent.get(key);
+  if (inventory === undefined) {
+    inventory = computeInventory({
+      apps: toolSourcesFromRegistry(state.apps),
+      hostCapabilities: env.host.capabilities,
+      hostFeatures: env.host.features,
+      policy: env.host.inventoryPolicy,
+      agentId,
+      conversationId,
+    });
+    cached.byAgent.set(key, inventory);
+  }
+  return inventory;
+}
+
+/** The public summary the App Server keeps of a tool (app-server.inventory-tool): no launch or focus internals. */
+function wireTool(tool: InventoryTool, apps: RuntimeState["apps"]): WireInventoryTool {
+  const provenance = appProvenance(apps, tool.app_scope);
+  return {
+    app_scope: tool.app_scope,
+    method: tool.method,
+    contract_version: tool.contract_version,
+    title: tool.title,
+    description: tool.description,
+    input_schema: tool.input_schema,
+    output_schema: tool.output_schema,
+    call_model: tool.call_model,
+    timeout_ms: tool.timeout_ms,
+    requires_foreground: tool.requires_foreground,
+    risk_level: tool.risk_level,
+    activation_requirement: tool.activation_requirement,
+    // Evidence names the app, version and bundle behind each tool result (docs/app-server-protocol.md section 10).
+    ...(provenance === undefined ? {} : { provenance }),
+  };
+}
+
+/**
+ * Recomputes the inventory of every conversation the server knows and publishes the ones whose
+ * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy).
+ */
+export function republishInventories(step: Step, env: TransitionEnv, only?: ReadonlySet<string>): void {
+  for (const conversation of step.state.conversations.values()) {
+    if (only !== undefined && !only.has(conversation.conversation_id)) continue;
+    const inventory = inventoryFor(step.state, env, conversation.agent_id, conversation.conversation_id);
+    // Nothing published and nothing to publish: revision 0 already means "no tools".
+    if (inventory.tools.length === 0 && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
+    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory);
+    if (!published.changed) continue;
+    step.state = { ...step.state, inventory: published.revisions };
+    step.writes.push({
+      op: "put",
+      collection: C.inventory,
+      key: conversation.conversation_id,
+      value: { agent_id: conversation.agent_id, revision: published.revision, fingerprint: inventory.fingerprint },
+    });
+    step.enqueue(env, {
+      conversation_id: conversation.conversation_id,
+      app_scope: "runtime",
+      action_type: "inventory.publish",
+      method: "inventory/publish",
+      params: { session_id: conversation.conversation_id, revision: published.revision, tools: inventory.tools.map((tool) => wireTool(tool, step.state.apps)) as unknown as JsonValue },
+    });
+    step.audit.push({ type: "inventory.published", conversation_id: conversation.conversation_id, detail: `revision ${published.revision}, ${inventory.tools.length} tools` });
+  }
+}
