@@ -60,7 +60,10 @@ export function chainAuditSync(head: AuditHead, drafts: readonly AuditDraft[], n
   if (drafts.length === 0) return { writes: [], head };
   const at = toTimestamp(nowMs);
   const bodies = drafts.map((draft, offset) => recordBody(draft, head.next + offset, at, head.hash));
-  const hash = batchHash(head.hash, bodies);
+  let text = "";
+  // A body of the draft fields alone is flat, with its keys in canonical order: JSON.stringify writes its canonical JSON.
+  for (const body of bodies) text += FLAT_BODIES.has(body) ? JSON.stringify(body) : canonicalJson(body as unknown as JsonValue);
+  const hash = sha256HexSync(head.hash, text);
   const writes: StoreWrite[] = bodies.map((body) => {
     // Each body is this record's own object: it takes the batch's hash in place.
     (body as { hash?: string }).hash = hash;
@@ -79,13 +82,19 @@ function batchHash(prev: string, records: readonly (AuditRecord | Omit<AuditReco
 
 const DRAFT_FIELDS = new Set(["type", "code", "conversation_id", "subject", "detail"]);
 
+/** Bodies `recordBody` built from string draft fields: flat, keys in canonical order. */
+const FLAT_BODIES = new WeakSet<object>();
+
 /**
  * The record without its hash, its keys in canonical order (at, code, conversation_id, detail, index,
  * prev, subject, type) so that hashing writes it in one native pass. A draft carrying any other key
  * keeps it, in the order given (canonicalJson sorts it then).
  */
 function recordBody(draft: AuditDraft, index: number, at: string, prev: string): Omit<AuditRecord, "hash"> {
-  for (const key in draft) if (!DRAFT_FIELDS.has(key)) return { ...draft, index, at, prev };
+  for (const key in draft) {
+    const value: unknown = (draft as unknown as Record<string, unknown>)[key];
+    if (!DRAFT_FIELDS.has(key) || (value !== undefined && typeof value !== "string")) return { ...draft, index, at, prev };
+  }
   const body: Record<string, string | number> = { at };
   if (draft.code !== undefined) body["code"] = draft.code;
   if (draft.conversation_id !== undefined) body["conversation_id"] = draft.conversation_id;
@@ -94,6 +103,7 @@ function recordBody(draft: AuditDraft, index: number, at: string, prev: string):
   body["prev"] = prev;
   if (draft.subject !== undefined) body["subject"] = draft.subject;
   body["type"] = draft.type;
+  FLAT_BODIES.add(body);
   return body as unknown as Omit<AuditRecord, "hash">;
 }
 
