@@ -338,11 +338,30 @@ export async function run(): Promise<SuiteResult> {
   // the bytes each allocates per call.
   const direct = await oursCaller();
   await round(direct.call, WARMUP_MS, []);
+  // Process CPU time (all threads) per call over the same rounds: the work each path does, whatever the machine's load.
+  const cpu = { ours: { micros: 0, calls: 0 }, floor: { micros: 0, calls: 0 } };
+  const metered = async (call: () => Promise<void>, meter: { micros: number; calls: number }): Promise<number> => {
+    const start = process.cpuUsage();
+    let calls = 0;
+    const rate = await round(
+      () => {
+        calls += 1;
+        return call();
+      },
+      ROUND_MS,
+      [],
+    );
+    const used = process.cpuUsage(start);
+    meter.micros += used.user + used.system;
+    meter.calls += calls;
+    return rate;
+  };
   const overFloor = await pairedAsync(
-    () => round(direct.call, ROUND_MS, []),
-    () => round(floor.call, ROUND_MS, []),
+    () => metered(direct.call, cpu.ours),
+    () => metered(floor.call, cpu.floor),
     ROUNDS,
   );
+  const cpuPerCall = (meter: { micros: number; calls: number }) => Number((meter.micros / meter.calls).toFixed(1));
   const oursBytes = await bytesAllocatedPerCall(direct.call);
   const floorBytes = await bytesAllocatedPerCall(floor.call);
   await direct.close();
@@ -377,12 +396,16 @@ export async function run(): Promise<SuiteResult> {
     higher_is_better: true,
     rounds: overFloor.rounds,
     round_ms: ROUND_MS,
+    cpu_us_per_call: cpuPerCall(cpu.ours),
+    baseline_cpu_us_per_call: cpuPerCall(cpu.floor),
+    cpu_ratio: Number((cpuPerCall(cpu.floor) / cpuPerCall(cpu.ours)).toFixed(3)),
     bytes_per_call: oursBytes.bytes,
     baseline_bytes_per_call: floorBytes.bytes,
     clean_batches: oursBytes.clean_batches,
     baseline_clean_batches: floorBytes.clean_batches,
     notes:
       "The in_process_tool_call path on a new Runtime beside durable_floor_tool_call, in alternating rounds: the target of PERFORMANCE.md. " +
+      "cpu_us_per_call: process CPU time (all threads) per call over the same rounds, ours and the floor's; cpu_ratio: the floor's over ours, the work ratio whatever the machine's load. " +
       "bytes_per_call: heap growth over 20 sequential calls with no garbage collection during them, after a full one, over 20 (median of 7 such batches; clean_batches how many were clean).",
   });
 

@@ -550,6 +550,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
   /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
   const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
+    const cardEntrypoint = (): AppManifest["entrypoints"][number] | undefined => runtimeApps.manager.getApp(appScope)?.manifest.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
+    // Most apps show no card: their results cost no store reads here.
+    if (cardEntrypoint() === undefined) return;
     const store = options.store;
     if ((await store.get(RUNTIME_COLLECTIONS.resultCards, callId)) !== undefined) return;
     const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; workflow?: unknown; outputs?: { type: string }[] } | undefined;
@@ -559,7 +562,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     // Work that changed something gets a card; a query (reading the board back) does not.
     if (call.call_model === "query") return;
     const details = runtimeApps.manager.getApp(appScope);
-    const entry = details?.manifest.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
+    const entry = cardEntrypoint();
     if (details === undefined || entry === undefined) return;
     const snapshot = await sessionData.get(contextFor(appScope, call.conversation_id));
     if (!snapshot.ok) return;

@@ -45,6 +45,41 @@ describe("an artifact the AppServer holds", () => {
     await expect(chat.readArtifact("art-agent-3", { conversation_id: "s-1" })).rejects.toMatchObject({ code: "internal_error" });
   });
 
+  it("is hashed off the loop when read whole: the Runtime keeps processing turns while a large artifact is checked", async () => {
+    const { server, d } = await online();
+    const size = 16 * 1024 * 1024; // the largest a Runtime reads whole (MAX_ARTIFACT_BYTES)
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < size; i += 4096) bytes[i] = i % 251;
+    server.agentArtifact("s-1", { artifact_id: "art-big", name: "big.bin", mime_type: "application/octet-stream", bytes });
+    const chat = d.runtime.appPort("chat");
+    // The person keeps sending messages, one turn each, while the artifact is read.
+    let sent = 0;
+    let sentAtLastChunk: number | undefined;
+    const execute = Reflect.get(server, "execute") as (method: string, params: unknown) => unknown;
+    Reflect.set(server, "execute", (method: string, params: unknown) => {
+      const answer = execute.call(server, method, params);
+      if (method === "artifact/read" && (answer as { eof?: unknown }).eof === true) sentAtLastChunk = sent;
+      return answer;
+    });
+    let reading = true;
+    const sender = (async () => {
+      while (reading) {
+        await chat.dispatch({ type: "conversation.send_text", conversation_id: "s-1", text: `message ${sent}` });
+        sent += 1;
+        // A turn on the memory store settles in microtasks: the sender leaves the loop to the read between messages.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const whole = await chat.readArtifact("art-big", { conversation_id: "s-1" });
+    const sentWhileHashing = sent - sentAtLastChunk!;
+    reading = false;
+    await sender;
+    expect(whole.truncated).toBe(false);
+    expect(whole.bytes.byteLength).toBe(size);
+    // Between the last chunk's answer and the checked bytes, other turns committed: the hash did not hold the loop.
+    expect(sentWhileHashing).toBeGreaterThan(0);
+  }, 60_000);
+
   it("is refused request_cancelled while offline and not_found when the server has no such artifact; without the conversation it is not looked for", async () => {
     const { server, d } = await online();
     server.agentArtifact("s-1", { artifact_id: "art-agent-2", name: "a.txt", mime_type: "text/plain", bytes: new TextEncoder().encode("hello") });

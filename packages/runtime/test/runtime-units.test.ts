@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LineUpError, RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
+import { LineUpError, RUNTIME_SDK_FEATURES, type JsonValue, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
 import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys, withEnvelope } from "../src/persistence/log-chunks.js";
@@ -17,9 +17,11 @@ import {
   RUNTIME_SCHEMA,
   transition,
   verifyAuditChain,
+  type AuditRecord,
   type Conversation,
   type OutboxEntry,
   type RuntimeState,
+  type StoreWrite,
   type TransitionEnv,
 } from "../src/index.js";
 import { createFakeClock, createPair, createSequentialIds } from "../src/testing/index.js";
@@ -251,7 +253,33 @@ describe("audit chain", () => {
     expect(await verifyAuditChain(store, 2)).toEqual({ ok: true, records: 3 });
     const [record] = await store.range("audit", { limit: 1, gt: "0000000000000000" });
     await store.commit([{ op: "put", collection: "audit", key: record!.key, value: { ...(record!.value as object), type: "forged" } }]);
-    expect(await verifyAuditChain(store)).toMatchObject({ ok: false, index: 1 });
+    expect(await verifyAuditChain(store)).toMatchObject({ ok: false, index: 0 });
+  });
+
+  it("finds every kind of tampering within and between batches", async () => {
+    const head = { next: 0, hash: "0".repeat(64) };
+    const first = await chainAudit(head, [{ type: "a" }, { type: "b" }, { type: "c" }], 0);
+    const second = await chainAudit(first.head, [{ type: "d" }, { type: "e" }], 1);
+    const third = await chainAudit(second.head, [{ type: "f" }], 2);
+    const writes = [...first.writes, ...second.writes, ...third.writes];
+    const records = writes.map((write) => (write as { value: AuditRecord }).value);
+    const put = (record: AuditRecord): StoreWrite => ({ op: "put", collection: "audit", key: String(record.index).padStart(16, "0"), value: record as unknown as JsonValue });
+    const verdict = async (edit: (records: AuditRecord[]) => AuditRecord[]) => {
+      const store = await createMemoryStore(RUNTIME_SCHEMA);
+      await store.commit(edit(records.map((record) => ({ ...record }))).map(put));
+      return verifyAuditChain(store, 2);
+    };
+    expect(await verdict((all) => all)).toEqual({ ok: true, records: 6 });
+    // A record in the middle of a batch edited: its batch fails, named by its first record.
+    expect(await verdict((all) => all.map((r) => (r.index === 1 ? { ...r, detail: "edited" } : r)))).toMatchObject({ ok: false, index: 0 });
+    // Two records of a batch swapped, indexes and all.
+    expect(await verdict((all) => all.map((r) => (r.index === 3 ? { ...all[4]!, index: 3 } : r.index === 4 ? { ...all[3]!, index: 4 } : r)))).toMatchObject({ ok: false, index: 3 });
+    // A record removed from a batch and the later ones renumbered.
+    expect(await verdict((all) => all.filter((r) => r.index !== 1).map((r, index) => ({ ...r, index })))).toMatchObject({ ok: false, index: 0 });
+    // A batch split in two: its last record moved to a batch of its own.
+    expect(await verdict((all) => all.map((r) => (r.index === 2 ? { ...r, prev: first.head.hash } : r)))).toMatchObject({ ok: false, index: 0 });
+    // The last batch's hash set to what a forger computed for its own content, without the batch before it.
+    expect(await verdict((all) => all.map((r) => (r.index === 5 ? { ...r, prev: head.hash } : r)))).toMatchObject({ ok: false, index: 5 });
   });
 });
 

@@ -76,20 +76,27 @@ describe("sha256 (FIPS 180-4)", () => {
 });
 
 describe("the audit chain's hashes", () => {
-  it("are SHA-256 of the previous hash and the record's canonical JSON without its hash, as before", async () => {
+  it("link each turn's batch once: SHA-256 of the previous hash and each record's canonical JSON without its hash", async () => {
     const head = { next: 0, hash: "0".repeat(64) };
     const drafts: AuditDraft[] = [{ type: "filter.refused", code: "not_owner", detail: "ü — 日本" }, { type: "b" }];
     const chained = await chainAudit(head, drafts, 1_700_000_000_000);
     expect(chainAuditSync(head, drafts, 1_700_000_000_000)).toEqual(chained);
-    let prev = head.hash;
-    for (const write of chained.writes) {
+    const records = chained.writes.map((write) => {
       if (write.op !== "put") throw new Error("expected puts");
-      const { hash, ...rest } = write.value as unknown as AuditRecord;
-      expect(rest.prev).toBe(prev);
-      expect(hash).toBe(nodeHex(prev + canonicalJson(rest as unknown as JsonValue)));
-      prev = hash;
-    }
-    expect(chained.head).toEqual({ next: 2, hash: prev });
+      return write.value as unknown as AuditRecord;
+    });
+    const bodies = records.map(({ hash: _hash, ...rest }) => canonicalJson(rest as unknown as JsonValue));
+    const hash = nodeHex(head.hash + bodies.join(""));
+    expect(records.map((record) => [record.index, record.prev, record.hash])).toEqual([
+      [0, head.hash, hash],
+      [1, head.hash, hash],
+    ]);
+    expect(chained.head).toEqual({ next: 2, hash });
+    // A batch of one hashes as a per-record chain did, so chains stored before batching still verify.
+    const single = chainAuditSync(chained.head, [{ type: "c" }], 1_700_000_000_001);
+    const [only] = single.writes as { value: AuditRecord }[];
+    const { hash: onlyHash, ...onlyRest } = only!.value;
+    expect(onlyHash).toBe(nodeHex(hash + canonicalJson(onlyRest as unknown as JsonValue)));
     expect(await auditSha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   });
 });

@@ -26,7 +26,7 @@ import {
 } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { concatBytes } from "../core/bytes.js";
-import { sha256Hex } from "../core/sha256.js";
+import { sha256Hex } from "../apps/bundle/digest.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";
@@ -142,7 +142,8 @@ export class SyncDriver {
       const whole = chunk.eof || bytes.byteLength === 0;
       if (whole || received >= maxBytes) {
         const content = concatBytes(parts);
-        if (whole && sha256Hex(content) !== chunk.artifact.sha256) throw new LineUpError("internal_error", `artifact ${artifactId} from the AppServer does not match its SHA-256`);
+        // WebCrypto hashes off the loop: an artifact of up to 64 MiB does not stall the Runtime's turns.
+        if (whole && (await sha256Hex(content)) !== chunk.artifact.sha256) throw new LineUpError("internal_error", `artifact ${artifactId} from the AppServer does not match its SHA-256`);
         return { artifact: chunk.artifact, bytes: content.subarray(0, maxBytes), truncated: !whole || received > maxBytes };
       }
     }

@@ -1,12 +1,15 @@
 /**
- * The audit log: append-only and hash-chained. Each record's `hash` is SHA-256(previous hash + canonical
- * JSON of the record without its hash), so editing, removing or reordering any stored record breaks
- * every hash after it. Records are written in the same commit as the facts they record — and so before
+ * The audit log: append-only and hash-chained, one link per committed turn. The records a turn writes
+ * (a batch) all carry `prev`, the chain's hash before the turn, and `hash`, SHA-256 of `prev` followed by
+ * the canonical JSON of each of the batch's records without its hash, in index order. Editing, removing,
+ * reordering or moving any stored record between batches breaks its batch's hash and every link after it.
+ * A batch of one record hashes exactly as a per-record chain did, so chains stored before batching
+ * verify unchanged. Records are written in the same commit as the facts they record — and so before
  * the effects that follow that commit.
  *
  * SHA-256 is the synchronous one of `core/sha256.ts`: chaining runs inside every mailbox turn before its
- * commit, and a record is a few hundred bytes, so hashing in place beats a round trip to WebCrypto's
- * thread per record (the digests are the same bytes, so stored chains verify unchanged).
+ * commit, and a turn's records are a few hundred bytes each, so one hash in place beats a round trip to
+ * WebCrypto's thread.
  */
 import { GENESIS_CHAIN, canonicalJson, type JsonValue } from "@lineup/protocol";
 import { toTimestamp } from "../core/ports.js";
@@ -37,7 +40,8 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 function unhashed(record: AuditRecord | Omit<AuditRecord, "hash">): JsonValue {
-  const { hash: _hash, ...rest } = record as AuditRecord;
+  if (!("hash" in record)) return record as unknown as JsonValue;
+  const { hash: _hash, ...rest } = record;
   return rest as unknown as JsonValue;
 }
 
@@ -51,24 +55,35 @@ export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[],
   return chainAuditSync(head, drafts, nowMs);
 }
 
-/** `chainAudit` without the promise, for the mailbox's turn. */
+/** `chainAudit` without the promise, for the mailbox's turn: the drafts are one batch, hashed once. */
 export function chainAuditSync(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): ChainedAudit {
-  let { next, hash } = head;
-  const writes: StoreWrite[] = [];
-  const at = drafts.length === 0 ? "" : toTimestamp(nowMs);
-  for (const draft of drafts) {
-    const body = recordBody(draft, next, at, hash);
-    const recordHash = sha256HexSync(hash, canonicalJson(body as unknown as JsonValue));
-    // The body is this record's own object: it takes its hash in place.
-    (body as { hash?: string }).hash = recordHash;
-    writes.push({ op: "put", collection: C.audit, key: padNumber(next), value: body as unknown as JsonValue });
-    next += 1;
-    hash = recordHash;
-  }
-  return { writes, head: { next, hash } };
+  if (drafts.length === 0) return { writes: [], head };
+  const at = toTimestamp(nowMs);
+  const bodies = drafts.map((draft, offset) => recordBody(draft, head.next + offset, at, head.hash));
+  let text = "";
+  // A body of the draft fields alone is flat, with its keys in canonical order: JSON.stringify writes its canonical JSON.
+  for (const body of bodies) text += FLAT_BODIES.has(body) ? JSON.stringify(body) : canonicalJson(body as unknown as JsonValue);
+  const hash = sha256HexSync(head.hash, text);
+  const writes: StoreWrite[] = bodies.map((body) => {
+    // Each body is this record's own object: it takes the batch's hash in place.
+    (body as { hash?: string }).hash = hash;
+    return { op: "put", collection: C.audit, key: padNumber(body.index), value: body as unknown as JsonValue };
+  });
+  return { writes, head: { next: head.next + drafts.length, hash } };
+}
+
+/** SHA-256 of `prev` followed by each record's canonical JSON without its hash: one batch's link. */
+function batchHash(prev: string, records: readonly (AuditRecord | Omit<AuditRecord, "hash">)[]): string {
+  // Canonical JSON objects delimit themselves, so joining them is unambiguous.
+  let text = "";
+  for (const record of records) text += canonicalJson(unhashed(record));
+  return sha256HexSync(prev, text);
 }
 
 const DRAFT_FIELDS = new Set(["type", "code", "conversation_id", "subject", "detail"]);
+
+/** Bodies `recordBody` built from string draft fields: flat, keys in canonical order. */
+const FLAT_BODIES = new WeakSet<object>();
 
 /**
  * The record without its hash, its keys in canonical order (at, code, conversation_id, detail, index,
@@ -76,7 +91,10 @@ const DRAFT_FIELDS = new Set(["type", "code", "conversation_id", "subject", "det
  * keeps it, in the order given (canonicalJson sorts it then).
  */
 function recordBody(draft: AuditDraft, index: number, at: string, prev: string): Omit<AuditRecord, "hash"> {
-  for (const key in draft) if (!DRAFT_FIELDS.has(key)) return { ...draft, index, at, prev };
+  for (const key in draft) {
+    const value: unknown = (draft as unknown as Record<string, unknown>)[key];
+    if (!DRAFT_FIELDS.has(key) || (value !== undefined && typeof value !== "string")) return { ...draft, index, at, prev };
+  }
   const body: Record<string, string | number> = { at };
   if (draft.code !== undefined) body["code"] = draft.code;
   if (draft.conversation_id !== undefined) body["conversation_id"] = draft.conversation_id;
@@ -85,6 +103,7 @@ function recordBody(draft: AuditDraft, index: number, at: string, prev: string):
   body["prev"] = prev;
   if (draft.subject !== undefined) body["subject"] = draft.subject;
   body["type"] = draft.type;
+  FLAT_BODIES.add(body);
   return body as unknown as Omit<AuditRecord, "hash">;
 }
 
@@ -98,23 +117,40 @@ export async function readAuditHead(store: RuntimeStore): Promise<AuditHead> {
 
 export type AuditVerdict = { readonly ok: true; readonly records: number } | { readonly ok: false; readonly index: number; readonly problem: string };
 
-/** Walks the whole log in pages and checks every index, link and hash. */
+/**
+ * Walks the whole log in pages and checks every index, link and batch hash. A batch is a run of
+ * consecutive records with the same `prev`; its records all carry its hash, and the next batch's `prev`
+ * is that hash. A failure names the first record of the batch that does not verify.
+ */
 export async function verifyAuditChain(store: RuntimeStore, pageSize = 500): Promise<AuditVerdict> {
   let expected = 0;
   let prev = GENESIS_CHAIN;
   let after: string | undefined;
+  /** The records of the batch being read (it may span pages). */
+  let batch: AuditRecord[] = [];
+  const closeBatch = (): AuditVerdict | undefined => {
+    const first = batch[0];
+    if (first === undefined) return undefined;
+    const hash = batchHash(first.prev, batch);
+    if (batch.some((record) => record.hash !== hash)) return { ok: false, index: first.index, problem: "hash does not match the records of its batch" };
+    prev = hash;
+    batch = [];
+    return undefined;
+  };
   for (;;) {
     const page = await store.range(C.audit, { ...(after === undefined ? {} : { gt: after }), limit: pageSize });
     for (const { key, value } of page) {
       const record = value as unknown as AuditRecord;
       if (key !== padNumber(expected) || record.index !== expected) return { ok: false, index: expected, problem: `record ${key} is out of sequence` };
-      if (record.prev !== prev) return { ok: false, index: expected, problem: "prev does not match the record before" };
-      const hash = sha256HexSync(prev, canonicalJson(unhashed(record)));
-      if (hash !== record.hash) return { ok: false, index: expected, problem: "hash does not match the record" };
-      prev = record.hash;
+      if (batch.length === 0 || record.prev !== batch[0]!.prev) {
+        const broken = closeBatch();
+        if (broken !== undefined) return broken;
+        if (record.prev !== prev) return { ok: false, index: expected, problem: "prev does not match the batch before" };
+      }
+      batch.push(record);
       expected += 1;
       after = key;
     }
-    if (page.length < pageSize) return { ok: true, records: expected };
+    if (page.length < pageSize) return closeBatch() ?? { ok: true, records: expected };
   }
 }

@@ -25,7 +25,11 @@ export interface IdSource {
   random(): number;
 }
 
+/** The last instant formatted: the inputs of one turn, and the records of one input, share their millisecond. */
+let lastTimestamp: { ms: number; text: string } = { ms: Number.NaN, text: "" };
+
 /** RFC 3339 UTC with milliseconds, from a Clock reading (formatting a given instant, never reading the clock). */
 export function toTimestamp(ms: number): string {
-  return new globalThis.Date(ms).toISOString();
+  if (ms !== lastTimestamp.ms) lastTimestamp = { ms, text: new globalThis.Date(ms).toISOString() };
+  return lastTimestamp.text;
 }

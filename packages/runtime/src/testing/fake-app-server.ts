@@ -393,7 +393,7 @@ export class FakeAppServer {
         const offset = Number(params["offset"] ?? 0);
         if (offset > upload.ref.size) throw new Refusal("invalid_params", `offset ${offset} is past the size ${upload.ref.size}`);
         const length = Math.min(Number(params["length"] ?? DEFAULT_SERVER_LIMITS.max_chunk_bytes), DEFAULT_SERVER_LIMITS.max_chunk_bytes);
-        const part = concatBytes(upload.chunks).subarray(offset, offset + length);
+        const part = (upload.chunks.length === 1 ? upload.chunks[0]! : concatBytes(upload.chunks)).subarray(offset, offset + length);
         return { artifact: upload.ref, offset, data: bytesToBase64(part), eof: offset + part.byteLength >= upload.ref.size };
       }
       default:
