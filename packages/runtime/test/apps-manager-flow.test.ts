@@ -23,7 +23,7 @@ import {
   decideDisable,
   decideInstall,
   decideRemove,
-  whyCannotOpen,
+  cannotOpen,
   decideSetDefaultApp,
   getApp,
   isDefaultEligible,
@@ -146,11 +146,11 @@ describe("F4 acceptance walk: install → call → focus → disable → remove"
 
     // A disabled default app falls back to chat at start-up.
     expect(isDefaultEligible(apps, "whiteboard")).toBe(false);
-    const cannotRun = (scope: string, entrypoint?: string) => whyCannotOpen(apps, FULL_HOST, scope, entrypoint);
+    const cannotRun = (scope: string, entrypoint?: string) => cannotOpen(apps, FULL_HOST, scope, entrypoint);
     expect(resolveStartupTarget({ instances: { instances: {}, focus_stack: [] }, default_app: apps.default_app, cannotRun })).toEqual({
       kind: "recovery",
       app_scope: "chat",
-      skipped: [{ target: "default", app_scope: "whiteboard", reason: "it is disabled (enable it in Apps)" }],
+      skipped: [{ target: "default", app_scope: "whiteboard", reason: "it is disabled (enable it in Apps)", cause: { kind: "disabled", message: "it is disabled (enable it in Apps)" } }],
     });
     // A deep link to an app that is not installed, or to a page the app does not have, is named with its reason.
     expect(resolveStartupTarget({ explicit: { app_scope: "nope" }, instances: { instances: {}, focus_stack: [] }, default_app: "chat", cannotRun })).toMatchObject({ kind: "recovery", skipped: [{ target: "explicit", app_scope: "nope", reason: "it is not installed" }] });
