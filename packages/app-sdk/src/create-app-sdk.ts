@@ -56,10 +56,19 @@ export function createAppSdk(port: AppPort, options: AppSdkOptions = {}): LineUp
     }),
     app_session_id: appSessionId,
   };
-  // The capabilities the person allowed for good, as they are now: a new context only when they change.
+  // The capabilities the person allowed for good, as they are now: a new context only when they change. Before the
+  // Runtime has started, nothing is granted yet (the grants live in its store).
+  const grantedNow = (): readonly string[] => {
+    try {
+      return port.capabilitySummary().granted_permissions;
+    } catch (error) {
+      if (error instanceof LineUpError && error.code === "invalid_state") return [];
+      throw error;
+    }
+  };
   let context: AppContext | undefined;
   const currentContext = (): AppContext => {
-    const granted = port.capabilitySummary().granted_permissions;
+    const granted = grantedNow();
     if (context === undefined || context.granted_permissions.join() !== granted.join()) context = Object.freeze({ ...fixed, granted_permissions: Object.freeze([...granted]) });
     return context;
   };

@@ -21,6 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import type { Clock } from "../core/ports.js";
 import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls } from "./runner.js";
 
 export const MCP_CLIENT_INFO = { name: "lineup", version: "1.0.0" } as const;
@@ -41,6 +42,8 @@ export interface McpConnection {
 
 export interface McpConnectOptions {
   readonly timeout_ms: number;
+  /** Times each call's own limit (which waits while the person is asked). */
+  readonly clock: Clock;
   readonly signal?: AbortSignal;
   /** Where the server's own requests go (`mcp.elicit`, `mcp.sample`); without it the client declares no capability. */
   readonly hostCalls?: BackendHostCalls;
@@ -124,13 +127,13 @@ export async function connectMcp(transport: Transport, options: McpConnectOption
    */
   const timedCall = (callOptions: McpCallOptions) => {
     const expiry = new AbortController();
-    let timer: ReturnType<typeof setTimeout>;
+    let cancel: () => void = () => undefined;
     const arm = (): void => {
-      timer = setTimeout(() => (asking > 0 ? arm() : expiry.abort(new LineUpError("operation_expired", `the call ran past its ${callOptions.timeout_ms} ms`))), callOptions.timeout_ms);
+      cancel = options.clock.setTimer(callOptions.timeout_ms, () => (asking > 0 ? arm() : expiry.abort(new LineUpError("operation_expired", `the call ran past its ${callOptions.timeout_ms} ms`))));
     };
     arm();
     const signal = callOptions.signal === undefined ? expiry.signal : AbortSignal.any([callOptions.signal, expiry.signal]);
-    return { options: { timeout: 2_147_483_647, signal }, done: () => clearTimeout(timer) };
+    return { options: { timeout: 2_147_483_647, signal }, done: () => cancel() };
   };
   return {
     async callTool(name, args, callOptions) {

@@ -9,6 +9,7 @@
  */
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LineUpError, type JsonValue } from "@lineup/protocol";
+import { systemClock } from "../core/system.js";
 import { connectMcp, type McpConnection } from "./mcp-client.js";
 import { resolveBackendLimits, type BackendRunner, type BackendStartSpec, type BackendStatus } from "./runner.js";
 
@@ -22,7 +23,7 @@ export function createMcpHttpRunner(spec: BackendStartSpec): BackendRunner {
   let admitted = 0;
 
   const open = (): Promise<McpConnection> => {
-    session ??= connectMcp(new StreamableHTTPClientTransport(url), { timeout_ms: limits.call_timeout_ms, hostCalls: spec.hostCalls });
+    session ??= connectMcp(new StreamableHTTPClientTransport(url), { timeout_ms: limits.call_timeout_ms, clock: systemClock, hostCalls: spec.hostCalls });
     const opened = session;
     opened.then(
       () => (status = status === "stopped" ? status : "running"),

@@ -29,6 +29,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { LineUpError } from "@lineup/protocol";
 import { connectMcp, type McpConnection } from "../backends/mcp-client.js";
+import { systemClock } from "../core/system.js";
 import { resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 import { forgetProgram, reapStaleProgram, recordProgram } from "./stdio-pid-file.js";
 import { LineSplitter, MAX_STDIO_LINE_BYTES, cappedProgram, classifyStdioMessage, prepareProgramFolders, residentBytes, restartDelay, sandboxShortfall, sandboxedArgv, stdioEnvironment } from "./stdio-backend.js";
@@ -233,7 +234,7 @@ export function createMcpStdioRunner(spec: BackendStartSpec, options: McpStdioRu
       }, MEMORY_POLL_MS);
       memoryTimer.unref();
     }
-    const connection = Promise.race([connectMcp(transport, { timeout_ms: limits.call_timeout_ms, hostCalls: spec.hostCalls }), died]);
+    const connection = Promise.race([connectMcp(transport, { timeout_ms: limits.call_timeout_ms, clock: systemClock, hostCalls: spec.hostCalls }), died]);
     connection.catch((error: unknown) => kill(error instanceof LineUpError ? error : failed("start_failed", `back-end ${id} did not initialize`), true));
     const live: Live = { child, connection, died, kill, closed, ended: false };
     current = live;
