@@ -12,7 +12,7 @@ import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-
 import { runCli } from "@lineup/cli";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createMcpHttpEndpoint } from "../src/node/index.js";
+import { createMcpHttpEndpoint, type McpHttpEndpoint, type McpHttpEndpointOptions } from "../src/node/index.js";
 import { until } from "./world.js";
 
 const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "probe", version: "1" } } });
@@ -74,15 +74,26 @@ describe("the /mcp endpoint and lineup mcp refuse what they must", () => {
   });
 });
 
+/** An AppServer and, beside it, an endpoint of its own options on a server of its own; `run` gets the endpoint's `/mcp?session=new` URL. */
+async function withOwnEndpoint(options: Omit<McpHttpEndpointOptions, "rpcUrl">, run: (world: { server: AppServerHandle; endpoint: McpHttpEndpoint; url: string }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-endpoint-own-"));
+  const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
+  const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, ...options });
+  const http = createServer((req, res) => endpoint.handle(req, res));
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  try {
+    await run({ server, endpoint, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new` });
+  } finally {
+    await endpoint.close();
+    await new Promise((resolve) => http.close(resolve));
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("an idle MCP session", () => {
   it("is closed with its agent connection after idleTimeoutMs without a request; its client then gets 404", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-idle-"));
-    const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
-    const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, idleTimeoutMs: 300 });
-    const http = createServer((req, res) => endpoint.handle(req, res));
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    try {
-      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new`;
+    await withOwnEndpoint({ idleTimeoutMs: 300 }, async ({ server, endpoint, url }) => {
       const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${server.devCredentials!.agent_token}` };
       const opened = await fetch(url, { method: "POST", headers, body: INITIALIZE });
       expect(opened.status).toBe(200);
@@ -96,24 +107,13 @@ describe("an idle MCP session", () => {
       expect(after.status).toBe(404);
       // Its agent connection to /rpc is gone too.
       await until(() => server.stats().connections.length === 0, "the agent connection closed", 10_000);
-    } finally {
-      await endpoint.close();
-      await new Promise((resolve) => http.close(resolve));
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 30_000);
 });
 
 describe("MCP sessions of one token", () => {
   it("are capped: past maxSessionsPerToken an initialize is 429 rate_limited, another token still opens, and a closed session frees its place", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lineup-mcp-cap-"));
-    const server = await startAppServer({ dataDir: dir, port: 0, logger: silentLogger });
-    const endpoint = createMcpHttpEndpoint({ rpcUrl: () => server.url, maxSessionsPerToken: 2 });
-    const http = createServer((req, res) => endpoint.handle(req, res));
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    try {
-      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp?session=new`;
+    await withOwnEndpoint({ maxSessionsPerToken: 2 }, async ({ server, endpoint, url }) => {
       const headersFor = (token: string) => ({ "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` });
       const agentToken = server.devCredentials!.agent_token;
       const initialize = async (token: string): Promise<Response> => {
@@ -141,11 +141,6 @@ describe("MCP sessions of one token", () => {
       const again = await initialize(agentToken);
       expect(again.status).toBe(200);
       await again.text();
-    } finally {
-      await endpoint.close();
-      await new Promise((resolve) => http.close(resolve));
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   }, 30_000);
 });
