@@ -10,17 +10,16 @@
  * Runtime.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { createWsTransport } from "@lineup/runtime/node";
-import { build } from "esbuild";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import { serveHarnessPage, type HarnessPage } from "../packages/host-web/test/harness-page.js";
 import { launchChromium } from "./support/chromium.js";
 
 const INTERVAL_MS = 100;
@@ -81,36 +80,26 @@ describe("the browser client's heartbeat", () => {
   let page: Page;
   let server: AppServerHandle;
   let dataDir: string;
-  let pageServer: Server;
+  let pageServer: HarnessPage;
   const frames: string[] = [];
 
   beforeAll(async () => {
-    const built = await build({
-      entryPoints: [resolve(import.meta.dirname, "fixtures", "browser-transport-entry.ts")],
-      bundle: true,
-      write: false,
-      format: "iife",
-      platform: "browser",
-      target: "es2022",
-      conditions: ["source"],
-      logLevel: "silent",
-    });
     dataDir = mkdtempSync(join(tmpdir(), "lineup-heartbeat-"));
     server = await startAppServer({ dataDir, logger: silentLogger });
     browser = await launchChromium();
     page = await browser.newPage();
     page.on("websocket", (socket) => socket.on("framesent", (frame) => void frames.push(String(frame.payload))));
-    const script = built.outputFiles[0]!.text;
-    pageServer = createServer((req, res) => {
-      if (req.url === "/transport.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
-      res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><title>heartbeat</title><script src="/transport.js"></script>');
+    // The Runtime's browser transport, bundled into a page that may open WebSockets to loopback alone.
+    pageServer = await serveHarnessPage({
+      entry: resolve(import.meta.dirname, "fixtures", "browser-transport-entry.ts"),
+      csp: "default-src 'self'; connect-src ws://127.0.0.1:*",
+      title: "heartbeat",
     });
-    await new Promise<void>((r) => pageServer.listen(0, "127.0.0.1", r));
-    await page.goto(`http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`);
+    await page.goto(`${pageServer.origin}/`);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => pageServer?.close(r));
+    await pageServer?.close();
     await server?.close();
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
   });

@@ -15,7 +15,6 @@
  *   → one strict IndexedDB put → one animation frame. Rounds alternate; p50 and p99 reported. Target ≤ 2×.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import { ensureHostBuilt, startHostServer, type HostServer } from "@lineup/host-
 import type { BrowserContext, Page } from "playwright-core";
 import { WebSocketServer, type WebSocket } from "ws";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { servePages } from "../browser-pages.js";
 import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 
 const WARM_LOADS = 9;
@@ -57,16 +57,11 @@ function floorPage(serverUrl: string, token: string): string {
   </script>`;
 }
 
-async function serveText(html: string): Promise<{ url: string; server: Server }> {
-  const server = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end(html));
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
-}
-
 const onlineAt = async (page: Page): Promise<number> => (await page.waitForFunction(() => (window as { __onlineAt?: number }).__onlineAt, undefined, { timeout: 60_000, polling: 20 })).jsonValue() as Promise<number>;
 
 async function loadBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult[]> {
-  const floor = await serveText(floorPage(world.server.url, world.server.devCredentials!.device_token));
+  const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, world.server.devCredentials!.device_token) } });
+  const floorUrl = `${floorSite.origin}/`;
   try {
     // Fresh: a new profile for each load, of the host and of the floor.
     const freshLoad = async (url: string): Promise<number> => {
@@ -80,7 +75,7 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
         await browser.close();
       }
     };
-    const fresh = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(floor.url), FRESH_LOADS);
+    const fresh = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(floorUrl), FRESH_LOADS);
 
     // Warm: one profile, each page reloaded after it has been online.
     const browser = await launchPersistentChromium();
@@ -90,7 +85,7 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
       const floorTab = await browser.context.newPage();
       await host.goto(world.host.url);
       await onlineAt(host);
-      await floorTab.goto(floor.url);
+      await floorTab.goto(floorUrl);
       await onlineAt(floorTab);
       const reload = async (page: Page): Promise<number> => {
         await page.reload();
@@ -117,7 +112,7 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
       await browser.close();
     }
   } finally {
-    await new Promise((r) => floor.server.close(r));
+    await floorSite.close();
   }
 }
 
@@ -174,9 +169,9 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
       w.__expect = (marker) => void pending.add(marker);
     });
     // In a second tab, on a page without the host's policy: the floor's socket and database.
-    const floorPageServer = await serveText("<!doctype html><title>chat floor</title>");
+    const floorPageServer = await servePages({ "/": { type: "text/html", body: "<!doctype html><title>chat floor</title>" } });
     const floorTab = await context.newPage();
-    await floorTab.goto(floorPageServer.url);
+    await floorTab.goto(`${floorPageServer.origin}/`);
     await floorTab.evaluate((floorUrl) => {
       const w = window as unknown as { __seen: Record<string, number> };
       w.__seen = {};
@@ -235,7 +230,7 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
       },
       CHAT_ROUNDS,
     );
-    await new Promise((r) => floorPageServer.server.close(r));
+    await floorPageServer.close();
     const p50 = median(oursTimes);
     const floorP50 = median(floorTimes);
     return {

@@ -52,7 +52,7 @@ async function start(): Promise<void> {
       displayMode={(surface.app.display_mode ?? "foreground") as DisplayMode}
       onDisplayModeChange={(listener) => surface.followDisplayMode((mode) => listener(mode as DisplayMode))}
       locale={surface.app.locale}
-      onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))}
+      onLocaleChange={surface.followLocale}
     />,
     root,
   );

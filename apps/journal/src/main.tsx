@@ -44,7 +44,7 @@ async function start(): Promise<void> {
     return;
   }
   const journal = new Journal(portOf(surface));
-  render(<App journal={journal} newKey={newKey} locale={surface.app.locale} onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))} />, root);
+  render(<App journal={journal} newKey={newKey} locale={surface.app.locale} onLocaleChange={surface.followLocale} />, root);
   surface.lifecycle.on("closing", () => journal.dispose());
   const loaded = journal.load();
   await surface.lifecycle.ready();

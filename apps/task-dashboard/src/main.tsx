@@ -47,7 +47,7 @@ async function start(): Promise<void> {
   };
   const store = new TaskStore(port, { onError: (error) => console.error("task dashboard: a listener failed", error) });
   const listFiles = async () => pickableFiles(await surface.artifacts.list());
-  render(<App store={store} listFiles={listFiles} newKey={newKey} locale={surface.app.locale} onLocaleChange={(listener) => surface.onLocaleChange((change) => listener(change.locale))} />, root);
+  render(<App store={store} listFiles={listFiles} newKey={newKey} locale={surface.app.locale} onLocaleChange={surface.followLocale} />, root);
   surface.lifecycle.on("closing", () => store.dispose());
   // The list is asked for before `ready` (a reload shows the tasks at once), but `ready` does not wait for it.
   const loaded = store.load();

@@ -78,7 +78,7 @@ async function start(): Promise<void> {
         ? {}
         : {
             onDisplayModeChange: (l: (m: DisplayMode) => void) => live.followDisplayMode((m) => l(m as DisplayMode)),
-            onLocaleChange: (l: (locale: string) => void) => live.onLocaleChange((change) => l(change.locale)),
+            onLocaleChange: live.followLocale,
             onFocusRequest: (l: (target: FocusTarget) => void) => {
               focusListeners.add(l);
               return () => void focusListeners.delete(l);

@@ -956,7 +956,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
       };
       // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
-      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(state(), appScope));
+      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(full, state(), appScope));
       return {
         app_scope: appScope,
         record,
@@ -1338,10 +1338,9 @@ export function toView(state: RuntimeState): RuntimeView {
  * What an installed app reads of the Runtime's state (spec 6.1: a view model cut to its scope, never the
  * whole state): the conversations it serves — started for it, or where it has a live instance — the failed
  * actions it dispatched, and the count of its own actions waiting to be sent. Connection, lifecycle and the
- * default app are the same for everyone.
+ * default app are the same for everyone. `full` is `toView(state)`, already made for the core apps.
  */
-export function appView(state: RuntimeState, appScope: string): RuntimeView {
-  const full = toView(state);
+export function appView(full: RuntimeView, state: RuntimeState, appScope: string): RuntimeView {
   const served = new Set<string>();
   for (const instance of Object.values(state.instances.instances)) {
     if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);

@@ -175,6 +175,8 @@ export interface Surface {
   };
   onThemeChange(listener: (theme: BridgeTheme) => void): Unsubscribe;
   onLocaleChange(listener: (change: { locale: string; timezone: string }) => void): Unsubscribe;
+  /** Calls `listener` with the current locale now, then with each new one: what a UI's language state follows (as `followDisplayMode`). */
+  followLocale(listener: (locale: string) => void): Unsubscribe;
   onDisplayModeChange(listener: (mode: AppContext["display_mode"]) => void): Unsubscribe;
   /**
    * Calls `listener` with the current display mode now, then on every change. For listeners registered after
@@ -352,6 +354,11 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     tools: { serve: (tools) => dispatcher.serve(tools) },
     onThemeChange: (listener) => themeChanged.on(listener),
     onLocaleChange: (listener) => localeChanged.on(listener),
+    followLocale: (listener) => {
+      const off = localeChanged.on((change) => listener(change.locale));
+      listener(app.locale);
+      return off;
+    },
     onDisplayModeChange: (listener) => modeChanged.on(listener),
     followDisplayMode: (listener) => {
       const off = modeChanged.on(listener);

@@ -97,6 +97,15 @@ describe("context changes", () => {
     off();
   });
 
+  it("followLocale starts from the current locale, then follows", async () => {
+    const locales: string[] = [];
+    const off = surface.followLocale((l) => locales.push(l));
+    expect(locales).toEqual([surface.app.locale]);
+    host.event("locale.changed", { locale: "zh-CN", timezone: "Asia/Shanghai" });
+    await eventually(() => expect(locales).toEqual([locales[0], "zh-CN"]));
+    off();
+  });
+
   it("applies theme variables to a target document root", async () => {
     const props = new Map<string, string>();
     const attrs = new Map<string, string>();

@@ -56,6 +56,16 @@ export function credentialFrom(file: string, field: "agent_token" | "device_toke
   return token;
 }
 
+const TOKEN_VARIABLES = { agent_token: "LINEUP_AGENT_TOKEN", device_token: "LINEUP_DEVICE_TOKEN" } as const;
+
+/**
+ * The token a command line names: `--token`, else `--credentials`' file's `field`, else its environment variable
+ * (`LINEUP_AGENT_TOKEN` / `LINEUP_DEVICE_TOKEN`); undefined when none is given.
+ */
+export function tokenFrom(values: { readonly token?: string; readonly credentials?: string }, field: "agent_token" | "device_token", env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return values.token ?? (values.credentials === undefined ? env[TOKEN_VARIABLES[field]] : credentialFrom(values.credentials, field));
+}
+
 /** Parses the arguments, connects and starts the agent. Throws a `UsageError` (or parseArgs' error) for a bad command line. */
 export async function startAgentCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env, io: AgentCliIo = defaultIo): Promise<RunningAgent> {
   const { values, positionals } = parseArgs({
@@ -67,7 +77,7 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   if (mode !== "demo" && mode !== "llm") throw new UsageError(mode === undefined ? "name the agent: demo or llm" : `unknown agent ${JSON.stringify(mode)}: demo or llm`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[1])}`);
   const url = values.url ?? env["LINEUP_APP_SERVER_URL"];
-  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : credentialFrom(values.credentials, "agent_token"));
+  const token = tokenFrom(values, "agent_token", env);
   if (url === undefined || token === undefined) throw new UsageError("--url and --token (or --credentials) are required");
   const llm = mode === "llm" ? llmConfigFromEnv(env) : undefined;
   if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL or OPENAI_BASE_URL (and usually LINEUP_LLM_API_KEY or OPENAI_API_KEY, and LINEUP_LLM_MODEL)");

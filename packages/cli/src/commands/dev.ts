@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { credentialFrom } from "@lineup/agent-sdk/node";
+import { tokenFrom } from "@lineup/agent-sdk/node";
 import { LineUpError, UsageError, type CatalogRelease } from "@lineup/protocol";
 import { packDirectory, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, readTrustedKeys, signFile } from "@lineup/runtime/node";
 import { buildApp, MANIFEST_FILE } from "@lineup/surface-sdk/node";
@@ -100,7 +100,7 @@ export const devCommand: Command = async (argv, io) => {
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new UsageError("expected one APP_DIR");
-  const token = values.token ?? (values.credentials === undefined ? process.env["LINEUP_DEVICE_TOKEN"] : credentialFrom(values.credentials, "device_token"));
+  const token = tokenFrom(values, "device_token", process.env);
   if (values.key === undefined || values.url === undefined || token === undefined) throw new UsageError("--key, --url and --token (or --credentials) are required");
   const keys = await readTrustedKeys(join(values.key, PUBLIC_KEY_FILE));
   if (!keys.ok) throw new LineUpError(keys.error.code, keys.error.message);

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { credentialFrom, nodeWebSocketTransport } from "@lineup/agent-sdk/node";
+import { nodeWebSocketTransport, tokenFrom } from "@lineup/agent-sdk/node";
 import { RpcClient } from "@lineup/agent-sdk";
 import { APP_SERVER_PROTOCOL_VERSION, LineUpError, UsageError, type AppServerInitializeResult, type CatalogRelease, type JsonObject } from "@lineup/protocol";
 import { readTrustedKeys } from "@lineup/runtime/node";
@@ -25,7 +25,7 @@ export const publishCommand: Command = async (argv, io) => {
     allowPositionals: true,
   });
   if (positionals.length !== 1) throw new UsageError("expected one BUNDLE");
-  const token = values.token ?? (values.credentials === undefined ? process.env["LINEUP_DEVICE_TOKEN"] : credentialFrom(values.credentials, "device_token"));
+  const token = tokenFrom(values, "device_token", process.env);
   if (values.publisher === undefined || values.url === undefined || token === undefined) throw new UsageError("--publisher, --url and --token (or --credentials) are required");
   const keys = await readTrustedKeys(values.publisher);
   if (!keys.ok) throw new LineUpError(keys.error.code, keys.error.message);

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { UsageError } from "@lineup/protocol";
-import { connectAgent, credentialFrom } from "@lineup/agent-sdk/node";
+import { connectAgent, tokenFrom } from "@lineup/agent-sdk/node";
 import type { AgentClient, Diagnostic } from "@lineup/agent-sdk";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLineUpMcpServer, type LineUpMcpServer } from "../server.js";
@@ -33,7 +33,7 @@ export async function serveMcpStdio(argv: readonly string[], env: Readonly<Recor
     options: { session: { type: "string" }, url: { type: "string" }, token: { type: "string" }, credentials: { type: "string" }, verbose: { type: "boolean" } },
   });
   const url = values.url ?? env["LINEUP_APP_SERVER_URL"];
-  const token = values.token ?? (values.credentials === undefined ? env["LINEUP_AGENT_TOKEN"] : credentialFrom(values.credentials, "agent_token"));
+  const token = tokenFrom(values, "agent_token", env);
   if (values.session === undefined || values.session === "") throw new UsageError("name the session: --session SESSION_ID, or --session new");
   if (url === undefined || token === undefined) throw new UsageError("--url and --token (or --credentials) are required");
   const diagnostics = (d: Diagnostic): void => {
