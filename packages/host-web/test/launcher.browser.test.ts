@@ -212,8 +212,9 @@ describe("opening and switching apps without the agent (Chromium, whole product)
       await the.page.evaluate(() => (location.hash = "#/open/pomodoro"));
       await expect.poll(shown, { timeout: 15_000 }).toBe("pomodoro");
       expect(the.page.url()).not.toContain("#/open");
-      // Still the one instance it had: nothing new was launched.
-      expect(await the.page.locator('.instance-surface[data-app="pomodoro"]').count()).toBe(1);
+      // Still the one instance it had: nothing new was launched. (Its frame may be mounting again just now, when
+      // the instance had been suspended in the background.)
+      await expect.poll(() => the.page.locator('.instance-surface[data-app="pomodoro"]').count(), { timeout: 15_000 }).toBe(1);
       await the.page.getByRole("tab", { name: "Chat" }).click();
     }), 60_000);
 
