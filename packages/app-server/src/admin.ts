@@ -10,8 +10,8 @@
  *   code is the credential.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerFrame, decodeJson, decodeJsonRpc, isOpaqueId, LineUpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse, type JsonValue, jsonRpcFailure, jsonRpcSuccess, type ProtocolError, type ServerLimits } from "@lineup/protocol";
-import type { IdSource } from "./clock.js";
+import { answerFrame, createTokenBucket, decodeJson, decodeJsonRpc, isOpaqueId, LineUpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse, type JsonValue, jsonRpcFailure, jsonRpcSuccess, type ProtocolError, type RateLimit, type ServerLimits, type TokenBucket } from "@lineup/protocol";
+import type { Clock, IdSource } from "./clock.js";
 import type { Logger } from "./logger.js";
 import {
   addAgent,
@@ -40,12 +40,20 @@ export const ADMIN_PATH = "/admin";
 export const PAIR_PATH = "/pair";
 /** An admin request or a pairing body is small: a few ids and names. */
 const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Pairing attempts per client address: 10 at once, then one every 6 seconds. A code is 40 bits, so one address
+ * makes about 110 guesses in a code's 10 minutes: a chance of 1 in 10 billion.
+ */
+export const PAIR_ATTEMPTS: RateLimit = { burst: 10, perSecond: 1 / 6 };
+/** Addresses whose attempts are remembered; past it, those whose bucket is full again are forgotten. */
+const PAIR_ADDRESSES_KEPT = 4096;
 
 export interface AdminDeps {
   readonly db: Db;
   readonly writes: WriteQueue;
   readonly limits: ServerLimits;
   readonly ids: IdSource;
+  readonly clock: Clock;
   readonly logger: Logger;
   /** In a revocation's transaction: tells the other server processes of the store (PostgreSQL). */
   readonly announce: ((db: Db, revoked: readonly Revoked[]) => Promise<void>) | undefined;
@@ -222,6 +230,17 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 const bearer = (req: IncomingMessage): string | undefined => /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
 
 export function createAdminEndpoint(deps: AdminDeps) {
+  const pairAttempts = new Map<string, TokenBucket>();
+  /** The bucket of pairing attempts from one address (as this server sees it: behind a proxy, the proxy's). */
+  const attemptsFrom = (address: string): TokenBucket => {
+    let bucket = pairAttempts.get(address);
+    if (bucket === undefined) {
+      if (pairAttempts.size >= PAIR_ADDRESSES_KEPT) for (const [kept, b] of pairAttempts) if (b.idle()) pairAttempts.delete(kept);
+      bucket = createTokenBucket(PAIR_ATTEMPTS, () => deps.clock.nowMs());
+      pairAttempts.set(address, bucket);
+    }
+    return bucket;
+  };
   const answer = async (request: JsonRpcRequest): Promise<JsonRpcResponse> => {
     const handler = Object.hasOwn(ADMIN_METHODS, request.method) ? ADMIN_METHODS[request.method] : undefined;
     if (handler === undefined) return jsonRpcFailure(request.id, { code: "method_not_found", message: `method "${request.method.slice(0, 128)}" does not exist on the admin face` });
@@ -271,6 +290,13 @@ export function createAdminEndpoint(deps: AdminDeps) {
       const name = value !== null && typeof value === "object" && !Array.isArray(value) ? (value["device_name"] ?? "Paired device") : undefined;
       if (typeof code !== "string" || code.length > 32 || typeof name !== "string" || name.trim() === "" || name.length > 200) {
         return sendJson(res, 400, { error: { code: "invalid_params", message: "the body is {code, device_name?}: the pairing code as shown, a device name of at most 200 characters" } }, cors);
+      }
+      // Each attempt at a code counts, whatever its outcome: a guesser learns nothing from which ones.
+      const attempts = attemptsFrom(req.socket.remoteAddress ?? "");
+      if (!attempts.take()) {
+        const seconds = Math.ceil(attempts.waitMs() / 1000);
+        deps.logger.warn("pairing attempts refused", { address: req.socket.remoteAddress ?? "" });
+        return sendJson(res, 429, { error: { code: "rate_limited", message: `too many pairing attempts from this address: try again in ${seconds} s` } }, { ...cors, "retry-after": String(seconds), "access-control-expose-headers": "retry-after" });
       }
       try {
         const paired = await deps.writes.submit((w) => redeemPairingCode(w.db, code, name.trim(), deps.ids.next("device")));

@@ -246,6 +246,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     writes,
     limits,
     ids: services.ids,
+    clock,
     logger,
     toError: (error) => toProtocolError(error, services),
     revoked: closeRevoked,

@@ -6,6 +6,7 @@
  */
 import { APP_SERVER_PROTOCOL_VERSION, CLOSE_CODES } from "@lineup/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAIR_ATTEMPTS } from "../src/admin.js";
 import type { Store } from "../src/store/database.js";
 import { adminCall, adminRequest, agentEnvelope, key, probeStore, START, startTestServer, TestClient, type TestServer } from "./helpers.js";
 
@@ -184,6 +185,33 @@ describe("pairing", () => {
     expect([malformed.status, (await malformed.json()).error.code]).toEqual([400, "invalid_params"]);
     const preflight = await fetch(`${server.httpUrl}/pair`, { method: "OPTIONS" });
     expect([preflight.status, preflight.headers.get("access-control-allow-methods")]).toEqual([204, "POST"]);
+  });
+
+  it("bounds how fast one address tries codes: past the burst even a good code is refused 429 until a token comes back", async () => {
+    // Time on this server's clock is the test's to move; everything else about it is real.
+    let skewMs = 0;
+    const own = await startTestServer({ clock: { now: () => new Date(Date.now() + skewMs).toISOString(), nowMs: () => Date.now() + skewMs } });
+    try {
+      const tryCode = (code: string) => fetch(`${own.httpUrl}/pair`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }) });
+      await adminCall(own, "admin/user/add", { user_id: "gus" });
+      const { code } = await adminCall(own, "admin/device/pair", { user_id: "gus" });
+      for (let i = 0; i < PAIR_ATTEMPTS.burst; i++) expect((await tryCode(`ZZZZ-ZZZ${i}`)).status).toBe(401);
+      const limited = await tryCode(code);
+      expect(limited.status).toBe(429);
+      expect((await limited.json()).error.code).toBe("rate_limited");
+      const retryAfter = Number(limited.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(Math.ceil(1 / PAIR_ATTEMPTS.perSecond));
+      // The refused attempt did not use the code: once a token is back, it pairs.
+      skewMs += retryAfter * 1000;
+      const paired = await tryCode(code);
+      expect(paired.status).toBe(200);
+      expect(await paired.json()).toMatchObject({ user_id: "gus" });
+      // And the next one waits again.
+      expect((await tryCode("ZZZZ-ZZZZ")).status).toBe(429);
+    } finally {
+      await own.dispose();
+    }
   });
 });
 

@@ -13,6 +13,7 @@ import WebSocket from "ws";
 import { spawnAppServer } from "../../../test/support/app-server-process.js";
 import { createDatabase } from "../../../test/support/postgres.js";
 import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
+import type { Clock } from "../src/clock.js";
 import pg from "pg";
 import { openStore, type Store } from "../src/store/database.js";
 import type { SqliteDb } from "../src/store/sql.js";
@@ -92,7 +93,7 @@ export interface TestServer extends AppServerHandle {
 }
 
 /** `dataDir` and `db` name an existing store (a restart); without them the server gets a fresh one. */
-export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; db?: string; heartbeatIntervalMs?: number } = {}): Promise<TestServer> {
+export async function startTestServer(options: { limits?: Partial<ServerLimits>; dataDir?: string; db?: string; heartbeatIntervalMs?: number; clock?: Clock } = {}): Promise<TestServer> {
   const dir = options.dataDir === undefined ? tempDir() : undefined;
   const dataDir = options.dataDir ?? dir!.path;
   const db = options.db ?? (options.dataDir === undefined ? await freshDatabase() : undefined);
@@ -102,6 +103,7 @@ export async function startTestServer(options: { limits?: Partial<ServerLimits>;
     ...(db === undefined ? {} : { db }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.heartbeatIntervalMs === undefined ? {} : { heartbeatIntervalMs: options.heartbeatIntervalMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return Object.assign(server, {
     dataDir,

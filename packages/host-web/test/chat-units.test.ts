@@ -1,6 +1,6 @@
 import type { AgentAppMessage, AgentMessagePage } from "@lineup/app-sdk";
 import { describe, expect, it } from "vitest";
-import { decodeHostConfig, parseHostConfig, profileName } from "../src/bootstrap/config.js";
+import { decodeHostConfig, parseHostConfig, profileName, redeemPairingCode } from "../src/bootstrap/config.js";
 import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
 import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/core-apps/chat/local-echo.js";
 import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
@@ -131,6 +131,13 @@ describe("sign-in config", () => {
     for (const bad of [{ zh_CN: { name: "白板" } }, { "zh-CN": { name: 7 } }, { "zh-CN": { title: "白板" } }, ["白板"]]) {
       expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, localized: bad }] }), JSON.stringify(bad)).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
     }
+  });
+
+  it("reads the pairing endpoint's refusals: an unusable code, too many attempts (with the wait), anything else", async () => {
+    const answering = (status: number, headers: Record<string, string> = {}): typeof fetch => async () => new Response(JSON.stringify({ error: { code: "x" } }), { status, headers });
+    expect(await redeemPairingCode("ws://127.0.0.1:8787/rpc", "ABCD-EFGH", "d", answering(401))).toMatchObject({ ok: false, error: { code: "unauthorized" } });
+    expect(await redeemPairingCode("ws://127.0.0.1:8787/rpc", "ABCD-EFGH", "d", answering(429, { "retry-after": "6" }))).toMatchObject({ ok: false, error: { code: "rate_limited", retry_after_s: 6 } });
+    expect(await redeemPairingCode("ws://127.0.0.1:8787/rpc", "ABCD-EFGH", "d", answering(503))).toMatchObject({ ok: false, error: { code: "failed" } });
   });
 
   it("names one profile per server and device, without revealing the token", () => {

@@ -26,7 +26,10 @@ export function ConfigForm({ onSubmit, error }: { onSubmit: (config: HostConfig)
       setPairing(true);
       const paired = await redeemPairingCode(url, code, PAIRED_DEVICE_NAME);
       setPairing(false);
-      if (!paired.ok) return setProblem(t(paired.error.code === "unauthorized" ? "signin.pairRefused" : "signin.pairUnreachable"));
+      if (!paired.ok) {
+        const { code: refused, retry_after_s: seconds } = paired.error;
+        return setProblem(refused === "unauthorized" ? t("signin.pairRefused") : refused === "rate_limited" ? t("signin.pairLimited", { seconds: seconds ?? 60 }) : t("signin.pairUnreachable"));
+      }
       deviceToken = paired.value;
     }
     const parsed = parseHostConfig({ server_url: url, device_token: deviceToken, agent_id: DEFAULT_AGENT_ID, workspace_id: DEFAULT_WORKSPACE_ID });

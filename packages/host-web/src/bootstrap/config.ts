@@ -3,7 +3,7 @@
  * serves it at `/lineup-config.json` from the dev credentials; without it the shell shows a form and keeps
  * what the person typed in this browser's localStorage.
  */
-import { decodeJson, fail, MANIFEST_LOCALE_PATTERN, ok, type LocalizedTexts, type Result } from "@lineup/protocol";
+import { decodeJson, fail, MANIFEST_LOCALE_PATTERN, ok, type LocalizedTexts, type ProtocolError, type Result } from "@lineup/protocol";
 
 export interface HostConfig {
   /** The AppServer's WebSocket endpoint, `ws://` or `wss://`. */
@@ -123,10 +123,10 @@ export function pairingUrl(serverUrl: string): string {
 
 /**
  * Exchanges a pairing code (`lineup admin device pair USER`) for a new device's token at the AppServer. The
- * refusal is `unauthorized` for a code that is unknown, expired or used, `failed` when the server cannot
- * be reached or answers something else.
+ * refusal is `unauthorized` for a code that is unknown, expired or used, `rate_limited` (with `retry_after_s`)
+ * past the server's attempts per address, `failed` when the server cannot be reached or answers something else.
  */
-export async function redeemPairingCode(serverUrl: string, code: string, deviceName: string, fetcher: typeof fetch = fetch): Promise<Result<string>> {
+export async function redeemPairingCode(serverUrl: string, code: string, deviceName: string, fetcher: typeof fetch = fetch): Promise<Result<string, ProtocolError & { readonly retry_after_s?: number }>> {
   let response: Response;
   try {
     response = await fetcher(pairingUrl(serverUrl), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: code.trim(), device_name: deviceName }), cache: "no-store", credentials: "omit" });
@@ -137,7 +137,12 @@ export async function redeemPairingCode(serverUrl: string, code: string, deviceN
   const body = decoded.ok && typeof decoded.value === "object" && decoded.value !== null && !Array.isArray(decoded.value) ? (decoded.value as Record<string, unknown>) : {};
   const token = body["device_token"];
   if (response.ok && typeof token === "string" && token !== "" && token.length <= MAX_TOKEN_LENGTH) return ok(token);
-  return response.status === 401 ? fail("unauthorized", "the pairing code is unknown, expired or used") : fail("failed", `the AppServer answered ${response.status}`);
+  if (response.status === 401) return fail("unauthorized", "the pairing code is unknown, expired or used");
+  if (response.status === 429) {
+    const seconds = Number(response.headers.get("retry-after") ?? "60");
+    return { ok: false, error: { code: "rate_limited", message: "too many pairing attempts", retry_after_s: Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 60 } };
+  }
+  return fail("failed", `the AppServer answered ${response.status}`);
 }
 
 export function saveHostConfig(config: HostConfig, storage: Storage | undefined = globalThis.localStorage): void {

@@ -510,6 +510,7 @@ export const MESSAGES = {
   "signin.needOne": m({ en: "Enter a device token or a pairing code.", "zh-CN": "请输入设备令牌或配对码。" }),
   "signin.pairing": m({ en: "Pairing this device…", "zh-CN": "正在配对此设备…" }),
   "signin.pairRefused": m({ en: "The pairing code is unknown, expired or already used: ask for a new one.", "zh-CN": "配对码无效、已过期或已被使用：请索取新的配对码。" }),
+  "signin.pairLimited": m<{ seconds: number }>({ en: (p) => `Too many pairing attempts from this device: try again in ${p.seconds} s.`, "zh-CN": (p) => `此设备的配对尝试次数过多：请在 ${p.seconds} 秒后重试。` }),
   "signin.pairUnreachable": m({ en: "The AppServer could not be reached to pair this device.", "zh-CN": "无法连接 AppServer 来配对此设备。" }),
   "signin.url": m({ en: "AppServer URL", "zh-CN": "AppServer 地址" }),
   "signin.token": m({ en: "Device token", "zh-CN": "设备令牌" }),

@@ -19,6 +19,7 @@ import {
   bridgeEvent,
   bridgeRequest,
   bridgeResult,
+  createTokenBucket,
   decodeBridgeMessageInHost as decodeBridgeMessage,
   type BridgeEventData,
   type BridgeEventName,
@@ -31,11 +32,11 @@ import {
   type DisplayMode,
   type ErrorCode,
   type ProtocolError,
+  type RateLimit,
 } from "@lineup/protocol";
 import { startHeartbeat, type Heartbeat, type HeartbeatOptions } from "./heartbeat.js";
 import { FRAME_ALLOW_ATTRIBUTE } from "./frame-policy.js";
 import { newBridgeNonce } from "./nonce.js";
-import { createTokenBucket, type RateLimit } from "./rate-limit.js";
 
 /** What the embedding Runtime side answers for the app. */
 export interface SurfaceHandlers {

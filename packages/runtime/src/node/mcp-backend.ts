@@ -27,7 +27,7 @@ import { createHash } from "node:crypto";
 import { join, posix } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { LineUpError } from "@lineup/protocol";
+import { createTokenBucket, LineUpError } from "@lineup/protocol";
 import { connectMcp, type McpConnection } from "../backends/mcp-client.js";
 import { systemClock } from "../core/system.js";
 import { resolveBackendLimits, resolveRestartPolicy, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
@@ -52,8 +52,7 @@ class ChildStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   #lines = new LineSplitter(MAX_STDIO_LINE_BYTES);
-  #tokens = MCP_FLOOD_BURST;
-  #stamp = Date.now();
+  #unsolicited = createTokenBucket({ burst: MCP_FLOOD_BURST, perSecond: MCP_FLOOD_PER_SECOND }, () => Date.now());
   #dead = false;
 
   constructor(
@@ -88,11 +87,7 @@ class ChildStdioTransport implements Transport {
       const message = classifyStdioMessage(parsed);
       if (message === undefined) return this.#violate(new LineUpError("handler_failed", "the MCP server wrote something that is not a JSON-RPC 2.0 message", { data: { reason: "protocol_violation" } }));
       if (message.kind === "notification" || message.kind === "request") {
-        const now = Date.now();
-        this.#tokens = Math.min(MCP_FLOOD_BURST, this.#tokens + ((now - this.#stamp) / 1000) * MCP_FLOOD_PER_SECOND);
-        this.#stamp = now;
-        if (this.#tokens < 1) return this.#violate(new LineUpError("handler_failed", `the MCP server sent more than ${MCP_FLOOD_BURST} messages at once that answer no call`, { data: { reason: "flood" } }));
-        this.#tokens -= 1;
+        if (!this.#unsolicited.take()) return this.#violate(new LineUpError("handler_failed", `the MCP server sent more than ${MCP_FLOOD_BURST} messages at once that answer no call`, { data: { reason: "flood" } }));
       }
       this.onmessage?.(parsed as JSONRPCMessage);
     }
