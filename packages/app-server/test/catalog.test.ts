@@ -121,6 +121,15 @@ describe("catalog", () => {
     const answer = await device.call("catalog/publish", first);
     expect(await device.call("catalog/publish", first)).toEqual(answer);
     expect(await refusal(device.call("catalog/publish", { ...first, idempotency_key: key(), offset: 2 * CHUNK, data: bytes.subarray(2 * CHUNK, 3 * CHUNK).toString("base64") }))).toBe("invalid_state");
+    // A last chunk past the declared size publishes nothing, and the upload still takes the right one.
+    let offset = CHUNK;
+    for (; offset + CHUNK < bytes.byteLength; offset += CHUNK) {
+      await device.call("catalog/publish", { ...first, idempotency_key: key(), offset, data: bytes.subarray(offset, offset + CHUNK).toString("base64") });
+    }
+    const overrun = Buffer.concat([bytes.subarray(offset), Buffer.from("more")]).toString("base64");
+    expect(await refusal(device.call("catalog/publish", { ...first, idempotency_key: key(), offset, data: overrun }))).toBe("invalid_params");
+    const last = await device.call("catalog/publish", { ...first, idempotency_key: key(), offset, data: bytes.subarray(offset).toString("base64") });
+    expect(last).toMatchObject({ complete: true, release: { version: "3.0.0" } });
   });
 
   it("answers not_found for a release it does not hold, and is a device's face only", async () => {

@@ -6,7 +6,7 @@
  * key; a later release must be signed by it and be newer than the app's latest. Devices list the
  * releases and read their bundles, which each Runtime verifies again against its own trusted keys.
  */
-import { canonicalJson, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
+import { canonicalJson, type AppManifest, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
 import { compareVersions, verifyBundle } from "@lineup/runtime";
 import {
   appendCatalogChunk,
@@ -25,11 +25,16 @@ import { sha256Hex } from "../store/principals.js";
 import type { WriteContext } from "../write-queue.js";
 import { refuse, type CallContext } from "./context.js";
 
-export function publishRelease(ctx: CallContext, params: MethodParams<"catalog/publish">) {
+export async function publishRelease(ctx: CallContext, params: MethodParams<"catalog/publish">) {
   const { services, principal } = ctx;
+  const bytes = Buffer.from(params.data, "base64");
+  // The chunk that completes an upload: the bundle is joined, hashed and verified before the write
+  // transaction, so a large bundle's check does not hold up the group commit for everyone else. The chunks
+  // before this one are fixed once acknowledged, and the transaction admits the result only if the upload
+  // still stands at this chunk's offset.
+  const checked = params.offset + bytes.byteLength === params.size ? await checkCompletedBundle(ctx, params, bytes) : undefined;
   return services.idempotent.run(principal, "catalog/publish", params, async (w): Promise<MethodResult<"catalog/publish">> => {
     const { upload_id: uploadId, size, sha256, publisher, offset } = params;
-    const bytes = Buffer.from(params.data, "base64");
     let upload = await findCatalogUpload(w.db, principal.key, uploadId);
     if (upload === undefined) {
       if (offset !== 0) throw refuse("invalid_state", `no upload ${uploadId} yet: start at offset 0`, "/offset");
@@ -45,20 +50,33 @@ export function publishRelease(ctx: CallContext, params: MethodParams<"catalog/p
     await appendCatalogChunk(w.db, principal.key, uploadId, offset, bytes);
     const received = upload.received + bytes.byteLength;
     if (received < size) return { upload_id: uploadId, received, complete: false };
-    const bundle = await joinedCatalogChunks(w.db, principal.key, uploadId);
-    if (sha256Hex(bundle) !== sha256) throw refuse("invalid_params", "the bundle does not match sha256; start over with a new upload_id", "/sha256");
-    const release = await admitRelease(w, bundle, params);
-    await insertCatalogRelease(w.db, release, bundle, principal.key);
+    if (checked === undefined) throw refuse("invalid_params", `the chunks come to ${received} bytes, past the upload's size ${size}; start over with a new upload_id`, "/data");
+    const release = await admitRelease(w, checked.manifest, checked.size, params);
+    await insertCatalogRelease(w.db, release, checked.bundle, principal.key);
     await finishCatalogUpload(w.db, principal.key, uploadId);
     return { upload_id: uploadId, received, complete: true, release };
   });
 }
 
-/** The release a complete, verified bundle makes, or the refusal: bad bundle, another publisher's scope, not newer. */
-async function admitRelease(w: WriteContext, bundle: Buffer, params: MethodParams<"catalog/publish">): Promise<CatalogRelease> {
+/**
+ * The whole bundle of an upload this chunk completes — the chunks committed before it, then this one — checked
+ * against the upload's sha256 and verified as a Runtime verifies it, trusting only the publisher key the upload
+ * names. Outside any transaction: what it read is re-checked there (the upload's offset).
+ */
+async function checkCompletedBundle(ctx: CallContext, params: MethodParams<"catalog/publish">, chunk: Buffer): Promise<{ bundle: Buffer; manifest: AppManifest; size: number } | undefined> {
+  const { services, principal } = ctx;
+  const upload = await findCatalogUpload(services.db, principal.key, params.upload_id);
+  // Not at this offset: the transaction refuses the chunk with the offset it expects.
+  if ((upload?.received ?? 0) !== params.offset || upload?.received === upload?.size) return undefined;
+  const bundle = params.offset === 0 ? chunk : Buffer.concat([await joinedCatalogChunks(services.db, principal.key, params.upload_id), chunk]);
+  if (sha256Hex(bundle) !== params.sha256) throw refuse("invalid_params", "the bundle does not match sha256; start over with a new upload_id", "/sha256");
   const verified = await verifyBundle(bundle, { trustedKeys: [params.publisher], archiveDigest: false });
   if (!verified.ok) throw refuse(verified.error.code, verified.error.message, verified.error.path);
-  const manifest = verified.value.manifest;
+  return { bundle, manifest: verified.value.manifest, size: bundle.byteLength };
+}
+
+/** The release a verified bundle makes, or the refusal: another publisher's scope, or not newer. */
+async function admitRelease(w: WriteContext, manifest: AppManifest, size: number, params: MethodParams<"catalog/publish">): Promise<CatalogRelease> {
   const bound = await catalogPublisherOf(w.db, manifest.app_scope);
   if (bound === undefined) await bindCatalogPublisher(w.db, manifest.app_scope, params.publisher, w.now);
   else if (bound.key_id !== params.publisher.key_id) {
@@ -77,7 +95,7 @@ async function admitRelease(w: WriteContext, bundle: Buffer, params: MethodParam
     ...(manifest.description === undefined ? {} : { description: manifest.description }),
     publisher: { key_id: params.publisher.key_id, public_key: params.publisher.public_key },
     sha256: params.sha256,
-    size: bundle.byteLength,
+    size,
     published_at: w.now,
   };
 }
