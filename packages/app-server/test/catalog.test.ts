@@ -97,6 +97,14 @@ describe("catalog", () => {
     expect(all).toEqual(["notes-catalog@1.1.0", "notes-catalog@1.0.0", "other-catalog-app@0.1.0"]);
     const one = (await device.call("catalog/list", { app_scope: "other-catalog-app" })).releases;
     expect(one.map((r: { version: string }) => r.version)).toEqual(["0.1.0"]);
+    // A page of one app holds that app's whole history and says where the next page starts; the last says nothing.
+    const first = await device.call("catalog/list", { limit: 1 });
+    expect(first.releases.map((r: { version: string }) => r.version)).toEqual(["1.1.0", "1.0.0"]);
+    expect(first.next_after).toBe("notes-catalog");
+    const second = await device.call("catalog/list", { limit: 1, after: first.next_after });
+    expect(second.releases.map((r: { app_scope: string }) => r.app_scope)).toEqual(["other-catalog-app"]);
+    expect(second.next_after).toBeUndefined();
+    expect(await refusal(device.call("catalog/list", { limit: 1000 }))).toBe("invalid_params");
   });
 
   it("refuses a tampered bundle, another key, an older or repeated version and a wrong digest, and lists none of them", async () => {

@@ -6,7 +6,7 @@
  * key; a later release must be signed by it and be newer than the app's latest. Devices list the
  * releases and read their bundles, which each Runtime verifies again against its own trusted keys.
  */
-import { canonicalJson, type AppManifest, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
+import { canonicalJson, CATALOG_LIST_DEFAULT_APPS, type AppManifest, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
 import { compareVersions, verifyBundle } from "@lineup/runtime";
 import {
   appendCatalogChunk,
@@ -18,6 +18,7 @@ import {
   insertCatalogRelease,
   joinedCatalogChunks,
   listCatalogReleases,
+  pageCatalogReleases,
   readCatalogBundleRange,
   startCatalogUpload,
 } from "../store/catalog.js";
@@ -100,10 +101,11 @@ async function admitRelease(w: WriteContext, manifest: AppManifest, size: number
   };
 }
 
+/** One app's version history, or a page of apps with theirs; each app's newest version first. */
 export async function listReleases(ctx: CallContext, params: MethodParams<"catalog/list">): Promise<MethodResult<"catalog/list">> {
-  const releases = await listCatalogReleases(ctx.services.db, params.app_scope);
-  releases.sort((a, b) => (a.app_scope === b.app_scope ? compareVersions(b.version, a.version) : a.app_scope < b.app_scope ? -1 : 1));
-  return { releases };
+  const page = params.app_scope === undefined ? await pageCatalogReleases(ctx.services.db, params.after, params.limit ?? CATALOG_LIST_DEFAULT_APPS) : { releases: await listCatalogReleases(ctx.services.db, params.app_scope) };
+  const releases = page.releases.sort((a, b) => (a.app_scope === b.app_scope ? compareVersions(b.version, a.version) : a.app_scope < b.app_scope ? -1 : 1));
+  return page.last === undefined ? { releases } : { releases, next_after: page.last };
 }
 
 export async function readRelease(ctx: CallContext, params: MethodParams<"catalog/read">): Promise<MethodResult<"catalog/read">> {

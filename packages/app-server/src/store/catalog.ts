@@ -74,6 +74,23 @@ export async function listCatalogReleases(db: Db, appScope?: string): Promise<Ca
   return rows.map((r) => JSON.parse(r.record) as CatalogRelease);
 }
 
+/**
+ * One page of apps: the releases of at most `limit` app scopes after `after`, in the store's order of app scopes,
+ * and the last scope of the page when more follow.
+ */
+export async function pageCatalogReleases(db: Db, after: string | undefined, limit: number): Promise<{ releases: CatalogRelease[]; last?: string }> {
+  const scopes = (
+    after === undefined
+      ? await db.all<{ app_scope: string }>("SELECT DISTINCT app_scope FROM catalog_releases ORDER BY app_scope LIMIT ?", [limit + 1])
+      : await db.all<{ app_scope: string }>("SELECT DISTINCT app_scope FROM catalog_releases WHERE app_scope > ? ORDER BY app_scope LIMIT ?", [after, limit + 1])
+  ).map((r) => r.app_scope);
+  const page = scopes.slice(0, limit);
+  if (page.length === 0) return { releases: [] };
+  const rows = await db.all<{ record: string }>(`SELECT record FROM catalog_releases WHERE app_scope IN (${page.map(() => "?").join(", ")})`, page);
+  const releases = rows.map((r) => JSON.parse(r.record) as CatalogRelease);
+  return scopes.length > limit ? { releases, last: page.at(-1)! } : { releases };
+}
+
 export async function findCatalogRelease(db: Db, appScope: string, version: string): Promise<CatalogRelease | undefined> {
   const row = await db.get<{ record: string }>("SELECT record FROM catalog_releases WHERE app_scope = ? AND version = ?", [appScope, version]);
   return row === undefined ? undefined : (JSON.parse(row.record) as CatalogRelease);

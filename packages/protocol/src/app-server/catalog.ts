@@ -70,16 +70,26 @@ export const CatalogPublishResultSchema = result("catalog/publish", {
   release: Type.Optional(ReleaseRef()),
 });
 
+/** The most apps one `catalog/list` page holds, and how many it holds by default. */
+export const CATALOG_LIST_MAX_APPS = 200;
+export const CATALOG_LIST_DEFAULT_APPS = 50;
+
 export const CatalogListParamsSchema = params(
   "catalog/list",
   {
     /** Only this app's releases. */
     app_scope: Type.Optional(AppScopeStringSchema()),
+    /** The page after this app scope: the previous page's `next_after`. */
+    after: Type.Optional(AppScopeStringSchema()),
+    /** Apps in this page (each with its whole version history); default 50. */
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CATALOG_LIST_MAX_APPS })),
   },
-  "Lists the catalog's releases: by app scope, each app's newest version first.",
+  "Lists the catalog's releases a page of apps at a time: by app scope, each app's newest version first.",
 );
 export const CatalogListResultSchema = result("catalog/list", {
   releases: Type.Array(ReleaseRef()),
+  /** Present when more apps follow: pass it as `after` for the next page. */
+  next_after: Type.Optional(AppScopeStringSchema()),
 });
 
 export const CatalogReadParamsSchema = params(

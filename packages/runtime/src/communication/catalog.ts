@@ -24,8 +24,17 @@ export type CatalogRequest = <M extends "catalog/list" | "catalog/read">(method:
 export function createRuntimeCatalog(request: CatalogRequest): RuntimeCatalog {
   return {
     async list(appScope) {
-      const result = await request("catalog/list", appScope === undefined ? {} : { app_scope: appScope });
-      return result.releases;
+      if (appScope !== undefined) return (await request("catalog/list", { app_scope: appScope })).releases;
+      const releases: CatalogRelease[] = [];
+      const pagesAfter = new Set<string>();
+      for (let after: string | undefined; ; ) {
+        const page = await request("catalog/list", after === undefined ? {} : { after });
+        releases.push(...page.releases);
+        if (page.next_after === undefined) return releases;
+        if (pagesAfter.has(page.next_after)) throw new LineUpError("internal_error", "the AppServer's catalog pages do not move forward");
+        pagesAfter.add(page.next_after);
+        after = page.next_after;
+      }
     },
     async fetchBundle(appScope, version) {
       const parts: Uint8Array[] = [];
