@@ -239,6 +239,51 @@ describe("the shell's capability dialog (Chromium)", () => {
     await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
   });
 
+  const question = (request_id: string, requested_schema: Record<string, unknown>) => ({ request_id, app_scope: "notes", app_name: "Notes", message: "Where should the shared list go?", requested_schema });
+
+  it("asks an MCP server's question as a form typed by its schema, and sends what the person filled in", async () => {
+    await hp(page, "elicit",
+      question("ask-1", {
+        type: "object",
+        properties: {
+          list: { type: "string", title: "List name", description: "As it appears in Notes", minLength: 1 },
+          copies: { type: "integer", title: "Copies", minimum: 1, maximum: 5 },
+          colour: { type: "string", title: "Colour", enum: ["red", "green"], enumNames: ["Red", "Green"] },
+          pinned: { type: "boolean", title: "Pin it", default: true },
+        },
+        required: ["list", "copies"],
+      }),
+    );
+    const dialog = page.getByRole("dialog", { name: "Notes asks you" });
+    await dialog.waitFor();
+    expect(await dialog.getByText("Where should the shared list go?").isVisible()).toBe(true);
+    // The schema's constraints are the fields' own: an empty required field does not send.
+    await dialog.getByRole("button", { name: "Send" }).click();
+    expect(await dialog.isVisible()).toBe(true);
+    await dialog.getByLabel("List name").fill("Groceries");
+    await dialog.getByLabel("Copies").fill("2");
+    await dialog.getByLabel("Colour").selectOption("green");
+    await page.screenshot({ path: join(OUTPUT, "host-provider-elicitation.png") });
+    await dialog.getByRole("button", { name: "Send" }).click();
+    expect(await hp(page, "elicited", "ask-1")).toEqual({ action: "accept", content: { list: "Groceries", copies: 2, colour: "green", pinned: true } });
+    await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
+  });
+
+  it("a question with no fields is accept / decline; Escape and a withdrawn question are a cancel", async () => {
+    await hp(page, "elicit", question("ask-2", { type: "object", properties: {} }));
+    await page.getByRole("dialog", { name: "Notes asks you" }).getByRole("button", { name: "Decline" }).click({ timeout: 15_000 });
+    expect(await hp(page, "elicited", "ask-2")).toEqual({ action: "decline" });
+    await hp(page, "elicit", question("ask-3", { type: "object", properties: {} }));
+    await page.getByRole("dialog", { name: "Notes asks you" }).waitFor();
+    await page.keyboard.press("Escape");
+    expect(await hp(page, "elicited", "ask-3")).toEqual({ action: "cancel" });
+    await hp(page, "elicit", question("ask-4", { type: "object", properties: {} }));
+    await page.getByRole("dialog", { name: "Notes asks you" }).waitFor();
+    await hp(page, "withdrawQuestion", "ask-4");
+    expect(await hp(page, "elicited", "ask-4")).toEqual({ action: "cancel" });
+    await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
+  }, 60_000);
+
   it("left no page errors and no CSP violations", () => {
     expect(pageErrors).toEqual([]);
     expect(cspViolations).toEqual([]);

@@ -3,7 +3,7 @@
 // With #pick-on-load it starts a file.pick at load, without a user gesture.
 import { h, render } from "preact";
 import type { CapabilityResult, JsonValue } from "@lineup/protocol";
-import type { CapabilityPrompt } from "@lineup/runtime";
+import type { CapabilityPrompt, ElicitationAnswer, ElicitationPrompt } from "@lineup/runtime";
 import { CapabilityPromptDialog, createBrowserHostProvider, createPromptQueue } from "../src/host-provider/index.js";
 import "../src/styles.css";
 
@@ -28,6 +28,7 @@ if (getUserMedia !== undefined) {
 
 const running = new Map<string, { result: Promise<CapabilityResult>; controller: AbortController }>();
 const confirms = new Map<string, Promise<string>>();
+const questions = new Map<string, { answer: Promise<ElicitationAnswer>; controller: AbortController }>();
 
 function start(id: string, capability: Capability, input: JsonValue): void {
   const controller = new AbortController();
@@ -46,6 +47,12 @@ const api = {
     confirms.set(prompt.request_id, provider.confirm(prompt));
   },
   confirmed: (requestId: string) => confirms.get(requestId)!,
+  elicit(prompt: ElicitationPrompt) {
+    const controller = new AbortController();
+    questions.set(prompt.request_id, { controller, answer: provider.elicit!(prompt, controller.signal) });
+  },
+  elicited: (requestId: string) => questions.get(requestId)!.answer,
+  withdrawQuestion: (requestId: string) => questions.get(requestId)!.controller.abort(),
   supports: (capability: Capability) => provider.supports(capability),
   systemPermission: (capability: Capability) => provider.systemPermission(capability),
   requestSystemPermission: (capability: Capability) => provider.requestSystemPermission(capability),

@@ -226,4 +226,32 @@ describe("the prompt queue", () => {
     expect(await queue.activate(activation("d"), AbortSignal.abort())).toBe(false);
     expect(queue.current()).toBeUndefined();
   });
+
+  it("asks an MCP server's questions in turn: what the person filled in, a decline, or a cancel when closed or withdrawn", async () => {
+    const question = (request_id: string) => ({ request_id, app_scope: "notes", app_name: "Notes", message: "Which list?", requested_schema: { type: "object", properties: { list: { type: "string" } } } });
+    const queue = createPromptQueue();
+    const filled = queue.elicit(question("q1"));
+    const declined = queue.elicit(question("q2"));
+    const closed = queue.elicit(question("q3"));
+    const controller = new AbortController();
+    const withdrawn = queue.elicit(question("q4"), controller.signal);
+    // A decision is not content: `answer(true)` on a question fills in nothing, and `submit` on a confirmation is ignored.
+    const confirmation = queue.confirm(prompt("c"));
+    expect(queue.current()).toMatchObject({ kind: "elicit", prompt: { request_id: "q1" } });
+    queue.submit(queue.current()!.id, { list: "Groceries" });
+    expect(await filled).toEqual({ action: "accept", content: { list: "Groceries" } });
+    queue.answer(queue.current()!.id, false);
+    expect(await declined).toEqual({ action: "decline" });
+    queue.dismiss(queue.current()!.id);
+    expect(await closed).toEqual({ action: "cancel" });
+    controller.abort();
+    expect(await withdrawn).toEqual({ action: "cancel" });
+    const head = queue.current()!;
+    expect(head.kind).toBe("confirm");
+    queue.submit(head.id, { list: "x" });
+    expect(queue.current()).toBe(head);
+    queue.answer(head.id, true);
+    expect(await confirmation).toBe("allow");
+    expect(await queue.elicit(question("q5"), AbortSignal.abort())).toEqual({ action: "cancel" });
+  });
 });

@@ -9,6 +9,7 @@ import type { PromptQueue, QueuedPrompt } from "./prompt-queue.js";
 import "./capability-prompt.css";
 import { t } from "../i18n/index.js";
 import { capabilityDescription } from "../i18n/capabilities.js";
+import { ElicitationForm } from "./ElicitationForm.js";
 
 
 export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
@@ -66,6 +67,8 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
             </button>
           </div>
         </div>
+      ) : entry.kind === "elicit" ? (
+        <ElicitationForm prompt={entry.prompt} onSubmit={(content) => queue.submit(entry.id, content)} onDecline={() => answer(false)} />
       ) : (
         <div class="capability-prompt-form">
           <h2 id="capability-prompt-title">{entry.prompt.title}</h2>

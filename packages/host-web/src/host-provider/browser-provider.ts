@@ -122,6 +122,8 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
       return "granted";
     },
     confirm: (prompt: CapabilityPrompt) => prompts.confirm(prompt),
+    // An app's MCP server asking the person (`elicitation/create`): the shell's dialog, withdrawn with its signal.
+    elicit: (prompt, signal) => prompts.elicit(prompt, signal),
     async invoke(invocation) {
       if (!supported.has(invocation.capability)) return capabilityRefused("unsupported_on_host", `this host cannot provide ${invocation.capability}`);
       try {

@@ -544,4 +544,9 @@ export const MESSAGES = {
   "prompt.purpose": m({ en: "Purpose stated by the app", "zh-CN": "应用说明的用途" }),
   "prompt.deny": m({ en: "Don't allow", "zh-CN": "不允许" }),
   "prompt.allow": m({ en: "Allow", "zh-CN": "允许" }),
+  "elicit.asks": m<{ app: string }>({ en: (p) => `${p.app} asks you`, "zh-CN": (p) => `${p.app}向你提问` }),
+  "elicit.send": m({ en: "Send", "zh-CN": "发送" }),
+  "elicit.accept": m({ en: "Accept", "zh-CN": "接受" }),
+  "elicit.decline": m({ en: "Decline", "zh-CN": "拒绝" }),
+  "elicit.choose": m({ en: "Choose…", "zh-CN": "请选择…" }),
 } as const;
