@@ -44,7 +44,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const [indexHtml, frameHtml] = await Promise.all([readFile(join(root, "index.html"), "utf8"), readFile(join(root, "surface-frame.html"), "utf8")]);
   let port = 0;
   // Made once the port is known: the config names the local back-end service by its URL.
-  let site: ReturnType<typeof createSite> | undefined;
+  let site: ReturnType<typeof createSite> | undefined = undefined;
   let service: LocalBackendService | undefined;
 
   const send = (res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: Uint8Array) => {
