@@ -22,6 +22,8 @@ import { HOSTILE, hostileManifest, npmServerFiles, npmServerManifest } from "./h
 // and the service refuses what a page or a stranger must not make it do.
 
 const BUDGET = "@modelcontextprotocol/server-budget-allocator";
+/** The hostile server's call limit: its hang ends there; room for a program's start on a loaded machine. */
+const HOSTILE_TIMEOUT_MS = 5_000;
 
 let dataDir: string;
 let http: Server;
@@ -129,7 +131,7 @@ describe("the local back-end service", () => {
     local = client();
     const online = await onlineDevice({ extra: { backends: local.runners } });
     d = online.d;
-    for (const [manifest, files] of [[budget.manifest, budget.files], [hostileManifest(), { "server/index.mjs": HOSTILE }]] as const) {
+    for (const [manifest, files] of [[budget.manifest, budget.files], [hostileManifest(HOSTILE_TIMEOUT_MS), { "server/index.mjs": HOSTILE }]] as const) {
       expect(await d.runtime.appManager.install(await signedBundle(manifest, undefined, undefined, files), { approved: true })).toMatchObject({ status: "succeeded" });
     }
     await until(() => publishedInventories(online.server).some((i) => i.methods.includes("hostile/hostile.hang") && i.methods.includes("budget/budget.get_budget_data")), 5_000, "the inventory");
@@ -166,7 +168,7 @@ describe("the local back-end service", () => {
       const hash = await sha256Hex(entry);
       expect(await refusal(peer.request("files.put", { hash: "0".repeat(64), data: bytesToBase64(entry) }))).toMatchObject({ code: "bundle_hash_mismatch" });
       expect(await peer.request("files.missing", { hashes: [hash] })).toEqual({ missing: [hash] });
-      const declaration = hostileManifest().backends![0]! as unknown as JsonObject;
+      const declaration = hostileManifest(HOSTILE_TIMEOUT_MS).backends![0]! as unknown as JsonObject;
       const start = { runner: "r1", app_scope: "hostile", declaration, entry: hash, files: { "index.mjs": hash } };
       expect(await refusal(peer.request("backend.start", start))).toMatchObject({ code: "not_found" });
       await peer.request("files.put", { hash, data: bytesToBase64(entry) });
@@ -205,12 +207,12 @@ describe("the local back-end service", () => {
 });
 
 /** The hostile server's start spec, as the page's back-end service makes it. */
-function hostileSpec(callTimeoutMs?: number): BackendStartSpec {
-  const declaration = hostileManifest().backends![0]!;
+function hostileSpec(callTimeoutMs = HOSTILE_TIMEOUT_MS): BackendStartSpec {
+  const declaration = hostileManifest(callTimeoutMs).backends![0]!;
   const entry = new TextEncoder().encode(HOSTILE);
   return {
     app_scope: "hostile",
-    declaration: callTimeoutMs === undefined ? declaration : { ...declaration, limits: { ...declaration.limits, call_timeout_ms: callTimeoutMs } },
+    declaration,
     entry,
     files: new Map([["index.mjs", entry]]),
     hostCalls: async () => null,

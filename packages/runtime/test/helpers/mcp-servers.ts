@@ -51,7 +51,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
 export const NOTE_TOOL = { name: "add-note", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, outputSchema: { type: "object", required: ["kept"], properties: { kept: { type: "number" } } } } satisfies McpToolInfo;
 
 export const HOSTILE_TOOLS = ["ok", "garbage", "flood", "huge", "badshape", "hang"];
-export function hostileManifest(): AppManifest {
+/** The hostile server as an app; `callTimeoutMs` bounds each call (its hang ends there). */
+export function hostileManifest(callTimeoutMs = 1_500): AppManifest {
   const output = { type: "object", required: ["pid"], properties: { pid: { type: "integer" } } };
   const generated = manifestFromMcp({
     app_scope: "hostile" as AppScope,
@@ -60,7 +61,7 @@ export function hostileManifest(): AppManifest {
     entry: "server/index.mjs",
     tools: HOSTILE_TOOLS.map((name): McpToolInfo => ({ name, inputSchema: { type: "object" }, outputSchema: output })),
     memory_mb: 128,
-    call_timeout_ms: 1_500,
+    call_timeout_ms: callTimeoutMs,
   });
   return { ...generated, backends: generated.backends!.map((b) => ({ ...b, restart: { policy: "on-failure", max_restarts: 20, backoff_ms: 10 } })) };
 }
