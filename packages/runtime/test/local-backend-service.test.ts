@@ -187,6 +187,32 @@ describe("the local back-end service", () => {
     }
   }, 30_000);
 
+  it("carries a program's requests to the page's hostCalls, their answers and refusals back, and its log to the page's diagnostics", async () => {
+    local = client();
+    const hostCalls: [string, unknown][] = [];
+    const diagnostics: string[] = [];
+    const runner = local.runners["stdio-jsonrpc"]!({
+      app_scope: "journal",
+      declaration: { id: "relay", plane: "client-local", protocol: "stdio-jsonrpc", runtime: "node", entry: "backends/relay.mjs", methods: [{ name: "x" }], limits: { call_timeout_ms: 5_000 } },
+      entry: new TextEncoder().encode(RELAY),
+      hostCalls: async (method, params) => {
+        hostCalls.push([method, params]);
+        if (method === "storage.put") return { bytes: 10, records: 1 };
+        throw new LineUpError("capability_not_declared", `no ${method}`);
+      },
+      diagnostics: (error, context) => diagnostics.push(`${context}: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    expect(await runner.call("storage.put", { collection: "entries", key: "2026-12-01", value: {} })).toEqual({ bytes: 10, records: 1 });
+    expect(await refusal(runner.call("capability.request", { name: "net.fetch" }))).toMatchObject({ code: "capability_not_declared" });
+    expect(hostCalls).toEqual([
+      ["storage.put", { collection: "entries", key: "2026-12-01", value: {} }],
+      ["capability.request", { name: "net.fetch" }],
+    ]);
+    expect(await runner.call("say", { text: "hello from the program" })).toBe(true);
+    await until(() => diagnostics.some((d) => d.includes("hello from the program")), 10_000, "the program's log line");
+    await runner.stop();
+  }, 30_000);
+
   it("a dropped connection ends the call in flight with a typed error, and the next call reconnects and starts the program again", async () => {
     const sockets: WebSocket[] = [];
     local = client(sockets);
@@ -205,6 +231,23 @@ describe("the local back-end service", () => {
     expect(await refusal(runner.call("ok", {}))).toMatchObject({ code: "handler_failed", reason: "stopped" });
   }, 60_000);
 });
+
+/** A stdio program that hands each call to the host as the request of the same name (`say` logs its text instead). */
+const RELAY = `
+import { createInterface } from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+const waiting = new Map(); let next = 1;
+createInterface({ input: process.stdin }).on("line", async (line) => {
+  const m = JSON.parse(line);
+  if (m.method === undefined) { const w = waiting.get(m.id); waiting.delete(m.id); return m.error ? w.reject(m.error) : w.resolve(m.result); }
+  if (m.id === undefined) return;
+  if (m.method === "say") { send({ jsonrpc: "2.0", method: "log", params: { level: "warn", message: m.params.text } }); return send({ jsonrpc: "2.0", id: m.id, result: true }); }
+  const id = "h" + next++;
+  send({ jsonrpc: "2.0", id, method: "host." + m.method, params: m.params });
+  try { send({ jsonrpc: "2.0", id: m.id, result: await new Promise((resolve, reject) => waiting.set(id, { resolve, reject })) }); }
+  catch (e) { send({ jsonrpc: "2.0", id: m.id, error: { code: -32000, message: e.message, data: { code: e.data.code } } }); }
+});
+`;
 
 /** The hostile server's start spec, as the page's back-end service makes it. */
 function hostileSpec(callTimeoutMs = HOSTILE_TIMEOUT_MS): BackendStartSpec {
