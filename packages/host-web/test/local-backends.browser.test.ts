@@ -15,13 +15,10 @@ import { connectAgent } from "@lineup/agent-sdk/node";
 import { generatePublisherKey } from "@lineup/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
-import { HOSTILE, hostileManifest, npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
+import { BUDGET_ALLOCATOR, HOSTILE, HOSTILE_LOADED_TIMEOUT_MS, hostileManifest, npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
 import { installFromApps, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { buildOnce, say } from "./support.js";
 
-const BUDGET = "@modelcontextprotocol/server-budget-allocator";
-/** The hostile server's call limit: its hang ends there; room for a program's start on a loaded machine. */
-const HOSTILE_TIMEOUT_MS = 5_000;
 
 let world: SignedAppHost;
 let page: Page;
@@ -42,11 +39,11 @@ const script: [app: string, method: string][][] = [
 
 beforeAll(async () => {
   const publisher = await generatePublisherKey();
-  const budget = await npmServerManifest(BUDGET, "budget");
+  const budget = await npmServerManifest(BUDGET_ALLOCATOR, "budget");
   budgetName = budget.manifest.name;
-  const hostile = hostileManifest(HOSTILE_TIMEOUT_MS);
+  const hostile = hostileManifest(HOSTILE_LOADED_TIMEOUT_MS);
   const bundles = new Map([
-    ["budget.lineup", await signedBundle(budget.manifest, publisher, undefined, npmServerFiles(BUDGET))],
+    ["budget.lineup", await signedBundle(budget.manifest, publisher, undefined, npmServerFiles(BUDGET_ALLOCATOR))],
     ["hostile.lineup", await signedBundle(hostile, publisher, undefined, { "server/index.mjs": HOSTILE })],
   ]);
   world = await startSignedAppHost({
@@ -119,7 +116,7 @@ describe("MCP back-ends of a web host's apps run in the host's local back-end se
     // What the person sees: each call once, with its outcome.
     const log = await page.getByRole("log").textContent();
     expect(log).toContain("not a JSON-RPC 2.0 message");
-    expect(log).toContain(`ran hang past ${HOSTILE_TIMEOUT_MS} ms and was killed`);
+    expect(log).toContain(`ran hang past ${HOSTILE_LOADED_TIMEOUT_MS} ms and was killed`);
   }, 120_000);
 
   it("a page of another origin cannot open the service, even with the secret", async () => {

@@ -13,7 +13,7 @@ import { sha256Hex } from "../src/apps/bundle/digest.js";
 import type { BackendStartSpec } from "../src/backends/runner.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
-import { HOSTILE, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
+import { BUDGET_ALLOCATOR, HOSTILE, HOSTILE_LOADED_TIMEOUT_MS, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
 
 // Issue 22 item 3's missing path: a page Runtime (the web and desktop hosts) runs no processes, so the host's Node
 // process runs its MCP and stdio back-ends through the local back-end service. Here the Runtime is given the page's
@@ -21,9 +21,6 @@ import { HOSTILE, hostileManifest, npmServerFiles, npmServerManifest } from "./h
 // loopback HTTP server: a real MCP server from npm answers the agent through it, a hostile one is contained and typed,
 // and the service refuses what a page or a stranger must not make it do.
 
-const BUDGET = "@modelcontextprotocol/server-budget-allocator";
-/** The hostile server's call limit: its hang ends there; room for a program's start on a loaded machine. */
-const HOSTILE_TIMEOUT_MS = 5_000;
 
 let dataDir: string;
 let http: Server;
@@ -43,7 +40,7 @@ beforeAll(async () => {
   http.on("upgrade", (req, socket, head) => {
     if (!service.handleUpgrade(req, socket, head)) socket.destroy();
   });
-  budget = { manifest: (await npmServerManifest(BUDGET, "budget")).manifest, files: npmServerFiles(BUDGET) };
+  budget = { manifest: (await npmServerManifest(BUDGET_ALLOCATOR, "budget")).manifest, files: npmServerFiles(BUDGET_ALLOCATOR) };
 }, 60_000);
 afterAll(async () => {
   await service.close();
@@ -131,7 +128,7 @@ describe("the local back-end service", () => {
     local = client();
     const online = await onlineDevice({ extra: { backends: local.runners } });
     d = online.d;
-    for (const [manifest, files] of [[budget.manifest, budget.files], [hostileManifest(HOSTILE_TIMEOUT_MS), { "server/index.mjs": HOSTILE }]] as const) {
+    for (const [manifest, files] of [[budget.manifest, budget.files], [hostileManifest(HOSTILE_LOADED_TIMEOUT_MS), { "server/index.mjs": HOSTILE }]] as const) {
       expect(await d.runtime.appManager.install(await signedBundle(manifest, undefined, undefined, files), { approved: true })).toMatchObject({ status: "succeeded" });
     }
     await until(() => publishedInventories(online.server).some((i) => i.methods.includes("hostile/hostile.hang") && i.methods.includes("budget/budget.get_budget_data")), 5_000, "the inventory");
@@ -168,7 +165,7 @@ describe("the local back-end service", () => {
       const hash = await sha256Hex(entry);
       expect(await refusal(peer.request("files.put", { hash: "0".repeat(64), data: bytesToBase64(entry) }))).toMatchObject({ code: "bundle_hash_mismatch" });
       expect(await peer.request("files.missing", { hashes: [hash] })).toEqual({ missing: [hash] });
-      const declaration = hostileManifest(HOSTILE_TIMEOUT_MS).backends![0]! as unknown as JsonObject;
+      const declaration = hostileManifest(HOSTILE_LOADED_TIMEOUT_MS).backends![0]! as unknown as JsonObject;
       const start = { runner: "r1", app_scope: "hostile", declaration, entry: hash, files: { "index.mjs": hash } };
       expect(await refusal(peer.request("backend.start", start))).toMatchObject({ code: "not_found" });
       await peer.request("files.put", { hash, data: bytesToBase64(entry) });
@@ -250,7 +247,7 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
 `;
 
 /** The hostile server's start spec, as the page's back-end service makes it. */
-function hostileSpec(callTimeoutMs = HOSTILE_TIMEOUT_MS): BackendStartSpec {
+function hostileSpec(callTimeoutMs = HOSTILE_LOADED_TIMEOUT_MS): BackendStartSpec {
   const declaration = hostileManifest(callTimeoutMs).backends![0]!;
   const entry = new TextEncoder().encode(HOSTILE);
   return {

@@ -51,6 +51,11 @@ createInterface({ input: process.stdin }).on("line", (line) => {
 export const NOTE_TOOL = { name: "add-note", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, outputSchema: { type: "object", required: ["kept"], properties: { kept: { type: "number" } } } } satisfies McpToolInfo;
 
 export const HOSTILE_TOOLS = ["ok", "garbage", "flood", "huge", "badshape", "hang"];
+/** The MCP App from npm the back-end tests run: a server with one tool and its view. */
+export const BUDGET_ALLOCATOR = "@modelcontextprotocol/server-budget-allocator";
+/** A hostile server's call limit with room for a program's start on a loaded machine (its hang still ends there). */
+export const HOSTILE_LOADED_TIMEOUT_MS = 5_000;
+
 /** The hostile server as an app; `callTimeoutMs` bounds each call (its hang ends there). */
 export function hostileManifest(callTimeoutMs = 1_500): AppManifest {
   const output = { type: "object", required: ["pid"], properties: { pid: { type: "integer" } } };
