@@ -41,7 +41,8 @@ mkdirSync(join(profile, "bundles"), { recursive: true, mode: 0o700 });
 const configResponse = await fetch(new URL("lineup-config.json", webUrl)).catch(() => undefined);
 if (configResponse === undefined || !configResponse.ok) fail(`LineUp is not running at ${webUrl}: start it first with npm start (in another terminal)`);
 const configText = await configResponse!.text();
-const config = JSON.parse(configText) as { builtin_apps?: { file: string }[] };
+// The web host's local back-end service answers only its own page's origin: the desktop's page does not get it.
+const { local_backends: _localBackends, ...config } = JSON.parse(configText) as { builtin_apps?: { file: string }[]; local_backends?: unknown };
 const bundles: { file: string; path: string }[] = [];
 for (const { file } of config.builtin_apps ?? []) {
   const response = await fetch(new URL(`apps/${file}`, webUrl));
@@ -52,7 +53,7 @@ for (const { file } of config.builtin_apps ?? []) {
 }
 // The config holds the device token: readable by this user only.
 const configFile = join(profile, "config.json");
-writeFileSync(configFile, configText, { mode: 0o600 });
+writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
 chmodSync(configFile, 0o600);
 
 const host = await ensureHostBuilt(undefined, (message) => console.log(message));

@@ -44,6 +44,8 @@ const web = await startHostServer({
   port: webPort,
   config: { server_url: server.url, device_token: credentials.device_token, trusted_publishers: [builtin.trusted], builtin_apps: builtin.apps },
   bundles: builtin.bundles,
+  // Apps' MCP servers and stdio programs run in this process for the page (the local back-end service).
+  localBackends: { dataDir: join(dataDir, "local-backends"), diagnostics: (error, context) => console.error(`npm start: ${context}: ${failureLine(error)}`) },
 });
 
 console.log(`

@@ -148,5 +148,7 @@ describe("the host's static server", () => {
     }
     expect(directives(policyFor("default-src 'none'; connect-src 'self'", undefined)).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:*", "ws://localhost:*", "http://127.0.0.1:*", "http://localhost:*"]);
     expect(directives(policyFor("connect-src 'self'", "wss://lineup.example:9443/rpc")).get("connect-src")).toEqual(["'self'", "wss://lineup.example:9443"]);
+    // With the host's local back-end service, its origin too.
+    expect(directives(policyFor("connect-src 'self'", "ws://127.0.0.1:8787/rpc", "ws://127.0.0.1:8788/local-backends")).get("connect-src")).toEqual(["'self'", "ws://127.0.0.1:8787", "ws://127.0.0.1:8788"]);
   });
 });

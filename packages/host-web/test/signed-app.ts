@@ -52,6 +52,8 @@ export interface SignedAppHostOptions {
   /** The built-in apps the host offers, each served from `bundles` under its `file`. */
   readonly builtinApps: readonly { readonly name: string; readonly file: string }[];
   readonly bundles: ReadonlyMap<string, Uint8Array>;
+  /** Runs the host's local back-end service (as `npm start` does), its programs under the data directory. */
+  readonly localBackends?: boolean;
 }
 
 export interface SignedAppHost {
@@ -90,6 +92,7 @@ export async function startSignedAppHost(options: SignedAppHostOptions): Promise
         builtin_apps: options.builtinApps.map(({ name, file }) => ({ name, file })),
       },
       bundles: options.bundles,
+      ...(options.localBackends === true ? { localBackends: { dataDir: join(dataDir, "local-backends") } } : {}),
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
     browser = await launchPersistentChromium();

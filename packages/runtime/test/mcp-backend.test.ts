@@ -8,55 +8,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AppManifest, AppScope, JsonObject } from "@lineup/protocol";
-import { manifestFromMcp, type McpToolInfo } from "../src/index.js";
+import { manifestFromMcp } from "../src/index.js";
 import { createMcpHttpRunner, createMcpStdioRunner } from "../src/node/index.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
-import { npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
+import { HOSTILE, NOTE_TOOL, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
 
 // Issue 22 §2 and shared design RELIABILITY X1: an MCP server as an app's back-end. A real MCP server from npm
 // (`@modelcontextprotocol/server-basic-preact`, which nobody here wrote) is installed as a LineUp app, its tools join
 // the agent's inventory under the app's scope, and the agent's call reaches it through the Runtime's checks. A hostile
 // MCP server — malformed JSON-RPC, a notification flood, an oversized result, schema-invalid `structuredContent`, a
 // hang — gets typed errors, is killed and restarted per its policy, and the other app goes on answering.
-
-/** A hand-written MCP server that misbehaves on request: one tool per fault. */
-const HOSTILE = `
-import { createInterface } from "node:readline";
-const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
-createInterface({ input: process.stdin }).on("line", (line) => {
-  const m = JSON.parse(line);
-  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1.0.0" } } });
-  if (m.id === undefined) return;
-  if (m.method !== "tools/call") return send({ jsonrpc: "2.0", id: m.id, result: {} });
-  const answer = (result) => send({ jsonrpc: "2.0", id: m.id, result });
-  switch (m.params.name) {
-    case "ok": return answer({ content: [{ type: "text", text: "fine" }], structuredContent: { pid: process.pid } });
-    case "garbage": return process.stdout.write("this is not JSON-RPC\\n");
-    case "flood": for (let i = 0; i < 20000; i++) send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: i } }); return answer({ content: [], structuredContent: { pid: process.pid } });
-    case "huge": return answer({ content: [{ type: "text", text: "x".repeat(2 * 1024 * 1024) }], structuredContent: { pid: process.pid } });
-    case "badshape": return answer({ content: [], structuredContent: { pid: "not a number" } });
-    case "hang": return;
-  }
-});
-`;
-
-const NOTE_TOOL = { name: "add-note", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, outputSchema: { type: "object", required: ["kept"], properties: { kept: { type: "number" } } } } satisfies McpToolInfo;
-
-const HOSTILE_TOOLS = ["ok", "garbage", "flood", "huge", "badshape", "hang"];
-function hostileManifest(): AppManifest {
-  const output = { type: "object", required: ["pid"], properties: { pid: { type: "integer" } } };
-  const generated = manifestFromMcp({
-    app_scope: "hostile" as AppScope,
-    version: "1.0.0",
-    name: "Hostile",
-    entry: "server/index.mjs",
-    tools: HOSTILE_TOOLS.map((name): McpToolInfo => ({ name, inputSchema: { type: "object" }, outputSchema: output })),
-    memory_mb: 128,
-    call_timeout_ms: 1_500,
-  });
-  return { ...generated, backends: generated.backends!.map((b) => ({ ...b, restart: { policy: "on-failure", max_restarts: 20, backoff_ms: 10 } })) };
-}
 
 let dataDir: string;
 let clockManifest: AppManifest;

@@ -21,6 +21,12 @@ export interface HostConfig {
    * manifest's) names it in the UI language.
    */
   readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string; readonly localized?: LocalizedTexts }[];
+  /**
+   * The host's local back-end service (`npm start`'s host server): its `ws://` URL and this start's secret. With it
+   * the page runs `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http` back-ends there; without it they are
+   * `unsupported_on_host`.
+   */
+  readonly local_backends?: { readonly url: string; readonly secret: string };
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -66,7 +72,15 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
       return fail("invalid_params", "a built-in app is { name, file, app_scope?, version?, localized? } with file like whiteboard.lineup", `/builtin_apps/${i}`);
     }
   }
+  const local = record["local_backends"];
+  if (local !== undefined) {
+    const service = local as Record<string, unknown> | null;
+    if (typeof service?.["url"] !== "string" || !isWebSocketUrl(service["url"]) || typeof service["secret"] !== "string" || !/^[0-9a-f]{32,128}$/.test(service["secret"])) {
+      return fail("invalid_params", "local_backends is { url: a ws:// URL, secret: hex }", "/local_backends");
+    }
+  }
   return ok({
+    ...(local === undefined ? {} : { local_backends: { url: (local as { url: string }).url, secret: (local as { secret: string }).secret } }),
     server_url: serverUrl,
     device_token: token.trim(),
     agent_id: agentId,

@@ -3,7 +3,7 @@
  * transport, store, sync or outbox logic itself: those are the Runtime's.
  */
 import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
-import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
+import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createLocalBackendsClient, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
 import { formatOpenLink } from "../shell/open-link.js";
@@ -23,6 +23,9 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
   const store: RuntimeStore = await openIndexedDbStore({ name: profileName(config), schema: RUNTIME_SCHEMA });
   const late: { runtime?: LineUpRuntime } = {};
+  // The host's Node process runs the back-ends a page cannot (MCP servers, stdio and local-http programs) when it
+  // serves a local back-end service; without one they are unsupported_on_host.
+  const local = config.local_backends === undefined ? undefined : createLocalBackendsClient({ ...config.local_backends, profile: profileName(config) });
   const runtime = createRuntime({
     store,
     transport: createWebSocketTransport(),
@@ -37,7 +40,8 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     // suspended too, and loads again from its session data when brought back (spec 4.4).
     suspendIdleMs: 10 * 60_000,
     // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
-    backends: { wasm: createBrowserWasmRunner },
+    // The others through the host's local back-end service, when the config names one.
+    backends: { wasm: createBrowserWasmRunner, ...local?.runners },
     // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the
     // link and brings the app forward (its live instance, else it opens in the conversation on screen).
     host: createBrowserHostProvider({
@@ -53,6 +57,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   try {
     await runtime.start();
   } catch (error) {
+    local?.close();
     await store.close();
     throw error;
   }
@@ -77,6 +82,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
         try {
           await runtime.stop();
         } finally {
+          local?.close();
           await store.close();
         }
       })();

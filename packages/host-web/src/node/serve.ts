@@ -2,12 +2,16 @@
  * The host's static server for `npm start` and the browser tests: serves the built `dist/` on 127.0.0.1
  * through the host's site (`serving/site.ts`: the page's CSP cut to the configured AppServer, the frame
  * page's headers, `/lineup-config.json`, the built-in bundles). Only GET and HEAD; only the loopback Host
- * header (a DNS-rebinding page cannot read the token).
+ * header (a DNS-rebinding page cannot read the token). With `localBackends` it also runs the local back-end service
+ * (`@lineup/runtime/node`'s `createLocalBackendService`) on the same port, and the served config names it with this
+ * start's secret; only this server's own origin may connect.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { join, normalize, resolve, sep } from "node:path";
+import { LOCAL_BACKENDS_PATH, createLocalBackendService, type LocalBackendService } from "@lineup/runtime/node";
 import { createSite, type ServedConfig } from "../serving/site.js";
 
 export { grantedFramePage, policyFor, surfaceFrameHeaders, type ServedConfig } from "../serving/site.js";
@@ -21,6 +25,11 @@ export interface HostServerOptions {
   readonly port?: number;
   /** Signed bundles served at `/apps/<file>` (the built-in apps the App Registry offers). */
   readonly bundles?: ReadonlyMap<string, Uint8Array>;
+  /**
+   * Runs the local back-end service: the page's `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http` back-ends
+   * run in this process, their files and programs under `dataDir`. Needs `config` (the page learns of it there).
+   */
+  readonly localBackends?: { readonly dataDir: string; readonly diagnostics?: (error: unknown, context: string) => void };
 }
 
 export interface HostServer {
@@ -33,32 +42,24 @@ export interface HostServer {
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
   const root = resolve(options.distDir);
   const [indexHtml, frameHtml] = await Promise.all([readFile(join(root, "index.html"), "utf8"), readFile(join(root, "surface-frame.html"), "utf8")]);
-  const site = createSite({
-    indexHtml,
-    frameHtml,
-    readFile: async (path) => {
-      const file = normalize(join(root, path));
-      if (!file.startsWith(root + sep)) return undefined;
-      return readFile(file).catch(() => undefined);
-    },
-    ...(options.config === undefined ? {} : { config: options.config }),
-    ...(options.bundles === undefined ? {} : { bundles: options.bundles }),
-  });
   let port = 0;
+  // Made once the port is known: the config names the local back-end service by its URL.
+  let site: ReturnType<typeof createSite> | undefined = undefined;
+  let service: LocalBackendService | undefined;
 
   const send = (res: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: Uint8Array) => {
     res.writeHead(status, { ...headers, "content-length": body.byteLength });
     res.end(res.req.method === "HEAD" ? undefined : body);
   };
   const plain = (text: string, extra: Record<string, string> = {}) => ({ "content-type": "text/plain", "x-content-type-options": "nosniff", ...extra, body: Buffer.from(text) });
+  const loopbackHost = (req: IncomingMessage): boolean => req.headers.host === `127.0.0.1:${port}` || req.headers.host === `localhost:${port}`;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "GET" && req.method !== "HEAD") {
       const { body, ...headers } = plain("method not allowed", { allow: "GET, HEAD" });
       return send(res, 405, headers, body);
     }
-    const host = req.headers.host ?? "";
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+    if (!loopbackHost(req) || site === undefined) {
       const { body, ...headers } = plain("wrong host");
       return send(res, 421, headers, body);
     }
@@ -74,18 +75,44 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       send(res, 500, headers, body);
     });
   });
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (service !== undefined && loopbackHost(req) && service.handleUpgrade(req, socket, head)) return;
+    socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+  });
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolveListen());
   });
   port = (server.address() as AddressInfo).port;
+  let config = options.config;
+  if (options.localBackends !== undefined && config !== undefined) {
+    service = createLocalBackendService({
+      dataDir: options.localBackends.dataDir,
+      origins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`],
+      ...(options.localBackends.diagnostics === undefined ? {} : { diagnostics: options.localBackends.diagnostics }),
+    });
+    config = { ...config, local_backends: { url: `ws://127.0.0.1:${port}${LOCAL_BACKENDS_PATH}`, secret: service.secret } };
+  }
+  site = createSite({
+    indexHtml,
+    frameHtml,
+    readFile: async (path) => {
+      const file = normalize(join(root, path));
+      if (!file.startsWith(root + sep)) return undefined;
+      return readFile(file).catch(() => undefined);
+    },
+    ...(config === undefined ? {} : { config }),
+    ...(options.bundles === undefined ? {} : { bundles: options.bundles }),
+  });
   return {
     url: `http://127.0.0.1:${port}/`,
     port,
-    close: () =>
-      new Promise<void>((resolveClose) => {
+    async close() {
+      await service?.close();
+      await new Promise<void>((resolveClose) => {
         server.closeAllConnections();
         server.close(() => resolveClose());
-      }),
+      });
+    },
   };
 }

@@ -16,6 +16,8 @@ export interface ServedConfig {
   readonly workspace_id?: string;
   readonly trusted_publishers?: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
   readonly builtin_apps?: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string }[];
+  /** The host's local back-end service (`node/serve.ts` adds it when it runs one). */
+  readonly local_backends?: { readonly url: string; readonly secret: string };
 }
 
 export interface SiteOptions {
@@ -85,12 +87,13 @@ export function grantedFramePage(frameHtml: string, path: string): { readonly ht
   return { html: frameHtml.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`), headers: { ...headers, "content-security-policy": policy } };
 }
 
-/** The page's CSP with `connect-src` limited to the page itself and the AppServer's origin. */
-export function policyFor(basePolicy: string, serverUrl: string | undefined): string {
+/** The page's CSP with `connect-src` limited to the page itself, the AppServer's origin and the local back-end service's (when there is one). */
+export function policyFor(basePolicy: string, serverUrl: string | undefined, localBackendsUrl?: string): string {
   // Without a config the person types the AppServer address into the sign-in form: allow loopback only (its
   // WebSocket, and its HTTP port for exchanging a pairing code).
   const dev = "ws://127.0.0.1:* ws://localhost:* http://127.0.0.1:* http://localhost:*";
-  const connect = `connect-src 'self' ${(serverUrl === undefined ? undefined : webSocketOrigin(serverUrl)) ?? dev}`;
+  const local = localBackendsUrl === undefined ? undefined : webSocketOrigin(localBackendsUrl);
+  const connect = `connect-src 'self' ${(serverUrl === undefined ? undefined : webSocketOrigin(serverUrl)) ?? dev}${local === undefined ? "" : ` ${local}`}`;
   return basePolicy
     .split(";")
     .map((d) => d.trim())
@@ -117,7 +120,7 @@ const extension = (path: string): string => /\.[a-z0-9]+$/i.exec(path)?.[0]?.toL
 export function createSite(options: SiteOptions): (path: string) => Promise<SiteResponse> {
   const baseMatch = CSP_META.exec(options.indexHtml);
   if (baseMatch === null) throw new Error("index.html has no Content-Security-Policy meta: rebuild the host");
-  const policy = policyFor(baseMatch[2]!, options.config?.server_url);
+  const policy = policyFor(baseMatch[2]!, options.config?.server_url, options.config?.local_backends?.url);
   const indexHtml = encoder.encode(options.indexHtml.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`));
   const frameHtml = encoder.encode(options.frameHtml);
   const frameHeaders = surfaceFrameHeaders(options.frameHtml);

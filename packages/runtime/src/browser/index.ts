@@ -3,3 +3,4 @@ export { openIndexedDbStore, type IndexedDbStoreOptions } from "./indexeddb-stor
 export { createWebSocketTransport, type WebSocketTransportOptions } from "./websocket-transport.js";
 export { createIndexedDbAppStorageHost, type IndexedDbAppStorageOptions } from "./app-storage-indexeddb.js";
 export { createBrowserWasmRunner } from "./wasm-backend.js";
+export { createLocalBackendsClient, type LocalBackendsClient, type LocalBackendsOptions, type LocalBackendSocket } from "./local-backends.js";

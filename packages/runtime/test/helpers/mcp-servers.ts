@@ -26,3 +26,47 @@ export async function npmServerManifest(pkg: string, appScope: string): Promise<
   const tools = described.tools as unknown as McpToolInfo[];
   return { manifest: manifestFromMcp({ app_scope: appScope as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", args: ["--stdio"], tools }), tools };
 }
+
+/** A hand-written MCP server that misbehaves on request: one tool per fault. */
+export const HOSTILE = `
+import { createInterface } from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") return send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1.0.0" } } });
+  if (m.id === undefined) return;
+  if (m.method !== "tools/call") return send({ jsonrpc: "2.0", id: m.id, result: {} });
+  const answer = (result) => send({ jsonrpc: "2.0", id: m.id, result });
+  switch (m.params.name) {
+    case "ok": return answer({ content: [{ type: "text", text: "fine" }], structuredContent: { pid: process.pid } });
+    case "garbage": return process.stdout.write("this is not JSON-RPC\\n");
+    case "flood": for (let i = 0; i < 20000; i++) send({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: i } }); return answer({ content: [], structuredContent: { pid: process.pid } });
+    case "huge": return answer({ content: [{ type: "text", text: "x".repeat(2 * 1024 * 1024) }], structuredContent: { pid: process.pid } });
+    case "badshape": return answer({ content: [], structuredContent: { pid: "not a number" } });
+    case "hang": return;
+  }
+});
+`;
+
+export const NOTE_TOOL = { name: "add-note", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, outputSchema: { type: "object", required: ["kept"], properties: { kept: { type: "number" } } } } satisfies McpToolInfo;
+
+export const HOSTILE_TOOLS = ["ok", "garbage", "flood", "huge", "badshape", "hang"];
+/** The MCP App from npm the back-end tests run: a server with one tool and its view. */
+export const BUDGET_ALLOCATOR = "@modelcontextprotocol/server-budget-allocator";
+/** A hostile server's call limit with room for a program's start on a loaded machine (its hang still ends there). */
+export const HOSTILE_LOADED_TIMEOUT_MS = 5_000;
+
+/** The hostile server as an app; `callTimeoutMs` bounds each call (its hang ends there). */
+export function hostileManifest(callTimeoutMs = 1_500): AppManifest {
+  const output = { type: "object", required: ["pid"], properties: { pid: { type: "integer" } } };
+  const generated = manifestFromMcp({
+    app_scope: "hostile" as AppScope,
+    version: "1.0.0",
+    name: "Hostile",
+    entry: "server/index.mjs",
+    tools: HOSTILE_TOOLS.map((name): McpToolInfo => ({ name, inputSchema: { type: "object" }, outputSchema: output })),
+    memory_mb: 128,
+    call_timeout_ms: callTimeoutMs,
+  });
+  return { ...generated, backends: generated.backends!.map((b) => ({ ...b, restart: { policy: "on-failure", max_restarts: 20, backoff_ms: 10 } })) };
+}
