@@ -8,6 +8,7 @@ import { profileName, type HostConfig } from "./config.js";
 import { createBrowserHostProvider } from "../host-provider/index.js";
 import { formatOpenLink } from "../shell/open-link.js";
 import { nativeHost } from "./native-host.js";
+import { testBackendRunners } from "./test-backends.js";
 import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
 import { localizedAppName } from "../i18n/app-text.js";
 
@@ -37,7 +38,8 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     // suspended too, and loads again from its session data when brought back (spec 4.4).
     suspendIdleMs: 10 * 60_000,
     // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
-    backends: { wasm: createBrowserWasmRunner },
+    // (A browser test may add an `mcp-stdio` runner of its own until the host runs MCP servers: `test-backends.ts`.)
+    backends: { ...testBackendRunners(), wasm: createBrowserWasmRunner },
     // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the
     // link and brings the app forward (its live instance, else it opens in the conversation on screen).
     host: createBrowserHostProvider({

@@ -1,0 +1,274 @@
+/**
+ * Issue 22 §3 through the real shell, in Chromium: MCP Apps views of the agent's calls shown in the chat. Two MCP Apps
+ * from npm that nobody here wrote (`@modelcontextprotocol/server-budget-allocator`, `server-basic-preact`) and a probe
+ * server written here with the MCP SDK are installed through Apps as signed LineUp apps; the demo agent (real AppServer)
+ * calls their tools because the person asks; each call's row in the chat shows the tool's view, fed the call's input and
+ * result from the Runtime. The basic-preact view's "Send Message" becomes the person's message in the conversation; a
+ * reload rebuilds the card from the Runtime's state; the probe view reaches its own server only once the person allows
+ * the origin it declares, and not after they revoke it in Settings.
+ *
+ * The page's Runtime runs each app's `mcp-stdio` server through the test's runner (`bootstrap/test-backends.ts`): the
+ * web host runs none of its own yet. The runner relays each call to `createMcpStdioRunner` here in Node, which runs
+ * the real server program from the app's bundle files.
+ */
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, posix, resolve } from "node:path";
+import { build } from "esbuild";
+import type { FrameLocator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { runDemoAgent, type AgentClient, type DemoAgent } from "@lineup/agent-sdk";
+import { connectAgent } from "@lineup/agent-sdk/node";
+import { LineUpError, type AppManifest, type AppScope, type BackendDeclaration, type JsonValue } from "@lineup/protocol";
+import { generatePublisherKey, manifestFromMcp, type BackendRunner, type McpToolInfo } from "@lineup/runtime";
+import { createMcpStdioRunner, describeMcpServer } from "@lineup/runtime/node";
+import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
+import { npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
+import { installFromApps, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
+import { buildOnce, describeScene, say, SCREENSHOTS } from "./support.js";
+
+/** The apps, as the test installs them: each one's bundle files and manifest. */
+interface TestApp {
+  readonly scope: string;
+  readonly files: Record<string, string>;
+  manifest?: AppManifest;
+}
+const APPS: Record<string, TestApp> = {
+  budget: { scope: "budget", files: npmServerFiles("@modelcontextprotocol/server-budget-allocator") },
+  clock: { scope: "clock", files: npmServerFiles("@modelcontextprotocol/server-basic-preact") },
+  probe: { scope: "probe", files: {} },
+};
+
+let world: SignedAppHost;
+let page: Page;
+let client: AgentClient;
+let agent: DemoAgent;
+let dataDir: string;
+let remote: Server;
+let reached = 0;
+const consoleLines: string[] = [];
+const runners = new Map<string, BackendRunner>();
+/** What the servers' runners refused or failed, for the scene a failed wait prints. */
+const backendErrors: string[] = [];
+
+/** The Node side of the page's `mcp-stdio` runner: the app's real server, from its bundle's files. */
+function runnerFor(appScope: string, declaration: BackendDeclaration): BackendRunner {
+  const key = `${appScope}/${declaration.id}`;
+  let runner = runners.get(key);
+  if (runner === undefined) {
+    const app = APPS[appScope];
+    if (app === undefined || declaration.entry === undefined) throw new LineUpError("handler_failed", `no server for ${key}`);
+    const folder = posix.dirname(declaration.entry);
+    const files = new Map(Object.entries(app.files).filter(([path]) => path.startsWith(`${folder}/`)).map(([path, text]) => [path.slice(folder.length + 1), new TextEncoder().encode(text)] as const));
+    runner = createMcpStdioRunner(
+      {
+        app_scope: appScope,
+        declaration,
+        entry: files.get(posix.basename(declaration.entry))!,
+        files,
+        hostCalls: async () => Promise.reject(new LineUpError("unsupported_on_host", "not in this test")),
+        diagnostics: (error, context) => backendErrors.push(`${appScope} ${context}: ${String(error)}`),
+      },
+      { dataDir },
+    );
+    runners.set(key, runner);
+  }
+  return runner;
+}
+
+/** Runs in the page before the host's code: the `mcp-stdio` runner the page's Runtime uses, relaying to `runnerFor`. */
+const PAGE_RUNNER = `
+globalThis.__lineupTestBackendRunners = {
+  "mcp-stdio": (spec) => {
+    let status = "idle";
+    const relay = async (...args) => {
+      const answer = await globalThis.lineupTestBackend(...args);
+      if (answer.ok) return answer.value;
+      throw Object.assign(new Error(answer.message), { code: answer.code });
+    };
+    return {
+      call: async (method, params) => { status = "running"; return relay("call", spec.app_scope, spec.declaration, method, params); },
+      readResource: (uri) => relay("read", spec.app_scope, spec.declaration, uri),
+      stop: async () => { status = "stopped"; await relay("stop", spec.app_scope, spec.declaration); },
+      status: () => status,
+    };
+  },
+};`;
+
+const card = (app: string) => page.locator(`.mcp-view-card[data-app="${app}"]`).last();
+const viewOf = (app: string): FrameLocator => card(app).frameLocator("iframe");
+const userMessages = () => page.locator('[data-kind="message"][data-from="user"]').allTextContents();
+
+async function scene<T>(what: () => Promise<T>): Promise<T> {
+  try {
+    return await what();
+  } catch (error) {
+    console.log(await describeScene(page, consoleLines), "\nback-end errors:", backendErrors);
+    throw error;
+  }
+}
+
+beforeAll(async () => {
+  dataDir = realpathSync(mkdtempSync(join(tmpdir(), "lineup-mcp-shell-")));
+  // The probe's own server elsewhere: it answers any origin (CORS) and counts who reached it.
+  remote = createServer((_req, res) => {
+    reached += 1;
+    res.writeHead(200, { "content-type": "text/plain", "access-control-allow-origin": "*" }).end("pong");
+  });
+  await new Promise<void>((r) => remote.listen(0, "127.0.0.1", r));
+  const origin = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+  // Minified: the page travels in one MCP message, which the runner caps at 1 MiB.
+  const probeView = (await build({ entryPoints: [resolve(import.meta.dirname, "browser/mcp-probe-view.entry.ts")], bundle: true, write: false, format: "esm", platform: "browser", target: "es2022", minify: true, logLevel: "silent" })).outputFiles[0]!.text;
+  const probeHtml = `<!doctype html><html><head><meta charset="utf-8"><meta name="probe-fetch" content="${origin}/ping"></head><body><button id="pip">Picture in picture</button><ol id="log"></ol><script type="module">${probeView.replaceAll("</script", "<\\/script")}</script></body></html>`;
+  const probeServer = (await build({
+    entryPoints: [resolve(import.meta.dirname, "browser/mcp-probe-server.entry.ts")],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    logLevel: "silent",
+    define: { PROBE_HTML: JSON.stringify(probeHtml), PROBE_ORIGIN: JSON.stringify(origin) },
+  })).outputFiles[0]!.text;
+  APPS["probe"]!.files["server/package.json"] = '{"type":"module"}\n';
+  APPS["probe"]!.files["server/index.js"] = probeServer;
+  const probeFile = join(dataDir, "probe-server.mjs");
+  writeFileSync(probeFile, probeServer);
+  const described = await describeMcpServer(new StdioClientTransport({ command: process.execPath, args: [probeFile], stderr: "ignore" }));
+  APPS["probe"]!.manifest = manifestFromMcp({ app_scope: "probe" as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", tools: described.tools as unknown as McpToolInfo[] });
+  APPS["budget"]!.manifest = (await npmServerManifest("@modelcontextprotocol/server-budget-allocator", "budget")).manifest;
+  APPS["clock"]!.manifest = (await npmServerManifest("@modelcontextprotocol/server-basic-preact", "clock")).manifest;
+
+  const publisher = await generatePublisherKey();
+  const bundles = new Map<string, Uint8Array>();
+  for (const app of Object.values(APPS)) bundles.set(`${app.scope}.lineup`, await signedBundle(app.manifest!, publisher, undefined, app.files));
+  world = await startSignedAppHost({
+    distDir: await buildOnce(),
+    dataDirPrefix: "lineup-mcp-shell-server-",
+    publisher,
+    publisherLabel: "MCP views test publisher",
+    builtinApps: Object.values(APPS).map((app) => ({ name: app.manifest!.name, file: `${app.scope}.lineup` })),
+    bundles,
+  });
+  page = world.page;
+  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  await page.exposeFunction("lineupTestBackend", async (op: string, appScope: string, declaration: BackendDeclaration, a: unknown, b: unknown) => {
+    try {
+      const runner = runnerFor(appScope, declaration);
+      if (op === "call") return { ok: true, value: await runner.call(a as string, b as JsonValue) };
+      if (op === "read") return { ok: true, value: await runner.readResource!(a as string) };
+      await runner.stop();
+      runners.delete(`${appScope}/${declaration.id}`);
+      return { ok: true, value: null };
+    } catch (error) {
+      backendErrors.push(`${appScope} ${op}: ${error instanceof LineUpError ? `${error.code} ${JSON.stringify(error.data ?? {})}` : ""} ${String(error)}`);
+      return { ok: false, code: error instanceof LineUpError ? error.code : "handler_failed", message: error instanceof Error ? error.message : String(error) };
+    }
+  });
+  await page.addInitScript(PAGE_RUNNER);
+  client = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50, reconnect: { initialMs: 20, maxMs: 200 } });
+  agent = runDemoAgent(client);
+}, 180_000);
+
+afterAll(async () => {
+  agent?.dispose();
+  await client?.close();
+  await world?.close();
+  await Promise.all([...runners.values()].map((r) => r.stop()));
+  if (remote !== undefined) {
+    remote.closeAllConnections();
+    await new Promise<void>((r) => remote.close(() => r()));
+  }
+  if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, real host and AppServer)", () => {
+  it("installs the three apps and starts a conversation with the demo agent", async () => {
+    await page.goto(world.host.url);
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+    await page.getByRole("tab", { name: "Apps" }).click();
+    for (const app of Object.values(APPS)) {
+      // The review says which tools show a view in the chat, and that a view reaches no network unless allowed.
+      await installFromApps(page, app.manifest!.name, async (review) => {
+        const text = await review.textContent();
+        expect(text).toContain(app.scope === "probe" ? "ui://fetch-probe/view.html" : "ui://");
+        expect(text).toContain("reaches no network unless you allow");
+        if (app.scope === "probe") await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-install-review.png") });
+      });
+    }
+    await page.getByRole("tab", { name: "Chat" }).click();
+    await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
+    await page.getByRole("log").waitFor();
+  }, 120_000);
+
+  it("the budget allocator's view appears in the chat after the agent's call, with the call's data", async () => {
+    await scene(async () => {
+      await say(page, "get budget data");
+      await card("budget").waitFor({ timeout: 60_000 });
+      await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
+      expect(await card("budget").locator("iframe").getAttribute("sandbox")).toBe("allow-scripts");
+    });
+    await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-budget.png") });
+  }, 120_000);
+
+  it("the basic-preact view's “Send Message” puts the person's message in the conversation", async () => {
+    await scene(async () => {
+      await say(page, "get time");
+      const send = viewOf("clock").getByRole("button", { name: "Send Message" });
+      await send.waitFor({ timeout: 60_000 });
+      const before = (await userMessages()).length;
+      await send.click();
+      await expect.poll(async () => (await userMessages()).slice(before), { timeout: 30_000 }).toEqual([expect.stringContaining("This is message text.")]);
+    });
+    await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-message.png") });
+  }, 120_000);
+
+  it("after a reload the cards come back from the Runtime's state, their views fed the calls' results again", async () => {
+    await scene(async () => {
+      await page.reload();
+      await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
+      await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
+      await viewOf("clock").getByRole("button", { name: "Send Message" }).waitFor({ timeout: 30_000 });
+    });
+  }, 120_000);
+
+  it("a view reaches the origin it declares only once the person allows it, and no more after they revoke it", async () => {
+    const lines = () => viewOf("probe").locator("#log li").allTextContents();
+    await scene(async () => {
+      await say(page, "probe fetch");
+      const ask = card("probe").getByRole("group", { name: "Allow" });
+      await ask.waitFor({ timeout: 60_000 });
+      expect(await ask.textContent()).toContain(`127.0.0.1:${(remote.address() as AddressInfo).port}`);
+      // Not allowed (the default): the frame's policy refuses the request before it leaves the browser.
+      await expect.poll(lines, { timeout: 30_000 }).toContain("fetch refused");
+      await expect.poll(lines, { timeout: 30_000 }).toContain('result {"probed":true}');
+      expect(reached).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-csp-ask.png") });
+      await ask.getByRole("button", { name: "Not now" }).click();
+      expect(await ask.count()).toBe(0);
+      expect(reached).toBe(0);
+
+      // Asked again after a reload; allowed this time: the view is mounted again with the origin in its policy.
+      await page.reload();
+      await card("probe").getByRole("group", { name: "Allow" }).getByRole("button", { name: "Allow" }).click();
+      await expect.poll(lines, { timeout: 30_000 }).toContain("fetch pong");
+      expect(reached).toBe(1);
+      expect(await card("probe").getByRole("group", { name: "Allow" }).count()).toBe(0);
+
+      // Settings lists the grant; revoked, the next mount reaches nothing.
+      await page.getByRole("tab", { name: "Settings" }).click();
+      const grants = page.getByRole("region", { name: "Network access of app views" });
+      await expect.poll(() => grants.textContent(), { timeout: 15_000 }).toContain("ui://fetch-probe/view.html");
+      await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-settings-grant.png") });
+      await grants.getByRole("button", { name: /Revoke network access/ }).click();
+      await expect.poll(() => grants.textContent(), { timeout: 15_000 }).toContain("No app view may reach the network.");
+      await page.getByRole("tab", { name: "Chat" }).click();
+      await expect.poll(lines, { timeout: 30_000 }).toContain("fetch refused");
+      expect(reached).toBe(1);
+    });
+    expect(world.pageErrors).toEqual([]);
+  }, 180_000);
+});
