@@ -210,8 +210,19 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       await card("budget").waitFor({ timeout: 60_000 });
       await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
       expect(await card("budget").locator("iframe").getAttribute("sandbox")).toBe("allow-scripts");
+      await card("budget").scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-budget.png") });
+      // Expanded, it covers the app area (the same frame, not a new one); back in the chat, it is a card again.
+      const frame = await card("budget").locator("iframe").elementHandle();
+      await card("budget").getByRole("button", { name: "Expand" }).click();
+      expect(await card("budget").getAttribute("data-display-mode")).toBe("foreground");
+      expect((await card("budget").boundingBox())!.width).toBeGreaterThan(900);
+      await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-budget-expanded.png") });
+      await card("budget").getByRole("button", { name: "Back to the chat" }).click();
+      expect(await card("budget").getAttribute("data-display-mode")).toBe("inline_card");
+      expect(await frame!.evaluate((el) => el.isConnected)).toBe(true);
+      expect(await viewOf("budget").locator("body").textContent()).toContain("Marketing");
     });
-    await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-budget.png") });
   }, 120_000);
 
   it("the basic-preact view's “Send Message” puts the person's message in the conversation", async () => {
@@ -222,6 +233,8 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       const before = (await userMessages()).length;
       await send.click();
       await expect.poll(async () => (await userMessages()).slice(before), { timeout: 30_000 }).toEqual([expect.stringContaining("This is message text.")]);
+      // The agent hears it as the person's own message, and answers it.
+      await expect.poll(() => page.locator('[data-kind="message"][data-from="agent"]').last().textContent(), { timeout: 30_000 }).toContain("This is message text.");
     });
     await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-message.png") });
   }, 120_000);
@@ -230,8 +243,12 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     await scene(async () => {
       await page.reload();
       await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
-      await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
+      // The budget card is far up by now: the person scrolls back to it (the windowed log mounts rows near the screen).
       await viewOf("clock").getByRole("button", { name: "Send Message" }).waitFor({ timeout: 30_000 });
+      const toTop = () => page.getByRole("log").evaluate((log) => log.scrollTo({ top: 0 }));
+      await expect.poll(async () => (await toTop(), await card("budget").count()), { timeout: 30_000 }).toBe(1);
+      await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
+      await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-reloaded.png") });
     });
   }, 120_000);
 
@@ -262,6 +279,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       await page.getByRole("tab", { name: "Settings" }).click();
       const grants = page.getByRole("region", { name: "Network access of app views" });
       await expect.poll(() => grants.textContent(), { timeout: 15_000 }).toContain("ui://fetch-probe/view.html");
+      await grants.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-settings-grant.png") });
       await grants.getByRole("button", { name: /Revoke network access/ }).click();
       await expect.poll(() => grants.textContent(), { timeout: 15_000 }).toContain("No app view may reach the network.");
