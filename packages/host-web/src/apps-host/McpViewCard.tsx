@@ -22,7 +22,7 @@ import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { CAPABILITIES, type DisplayMode, type JsonObject } from "@lineup/protocol";
 import type { LineUpRuntime, McpView, ToolCallView } from "@lineup/runtime";
 import { ResultCardContext } from "./ResultCard.js";
-import { mountMcpView, type MountedMcpView } from "./mcp-view.js";
+import type { MountedMcpView } from "./mcp-view.js";
 import { sessionDataStorage } from "./mcp-view-storage.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 import { appLocale } from "./locale.js";
@@ -74,6 +74,9 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
   const container = useRef<HTMLDivElement>(null);
   const mounted = useRef<MountedMcpView | undefined>(undefined);
   const fed = useRef<{ input?: true; result?: true }>({});
+  // The call as last read: a view that finishes mounting after the result came is fed the result, not the call it started with.
+  const latest = useRef<ToolCallView | undefined>(undefined);
+  latest.current = call;
   const hasView = call?.view !== undefined;
   const appScope = call?.app_scope;
 
@@ -114,7 +117,8 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
     let gone = false;
     let view_: MountedMcpView | undefined;
     fed.current = {};
-    void sessionDataStorage(port.sessionData(), "local_storage").then((storage) => {
+    // The MCP Apps bridge (ext-apps and the MCP SDK) loads with the first view, not with the shell.
+    void Promise.all([import("./mcp-view.js"), sessionDataStorage(port.sessionData(), "local_storage")]).then(([{ mountMcpView }, storage]) => {
       if (gone) return;
       const granted = view.granted.connect_domains.length + view.granted.resource_domains.length > 0 ? view.granted : undefined;
       view_ = mountMcpView(
@@ -142,8 +146,8 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
       );
       mounted.current = view_;
       view_.ready.catch((error: unknown) => !gone && setFailure(error instanceof Error ? error.message : String(error)));
-      feed(view_, call);
-    });
+      feed(view_, latest.current ?? call);
+    }, (error: unknown) => !gone && setFailure(error instanceof Error ? error.message : String(error)));
     return () => {
       gone = true;
       mounted.current = undefined;
