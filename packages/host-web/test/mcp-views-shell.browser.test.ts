@@ -239,6 +239,36 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-message.png") });
   }, 120_000);
 
+  it("the basic-preact view's “Open Link” asks the person in the shell's dialog: declined, nothing opens; allowed, a new tab", async () => {
+    const opened: string[] = [];
+    const onPage = (popup: Page) => void popup.waitForLoadState().then(() => opened.push(popup.url()));
+    world.browser.context.on("page", onPage);
+    // The address answers here (this machine reaches no internet), so the tab shows what opened.
+    const LINK = "https://modelcontextprotocol.io/";
+    await world.browser.context.route(LINK, (route) => route.fulfill({ contentType: "text/html", body: "<title>opened</title>" }));
+    try {
+      await scene(async () => {
+        const dialog = page.getByRole("dialog");
+        await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
+        await dialog.waitFor({ timeout: 15_000 });
+        expect(await dialog.textContent()).toContain(LINK);
+        expect(await dialog.textContent()).toContain("Basic MCP App Server");
+        await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-open-link.png") });
+        await dialog.getByRole("button", { name: "Don't allow" }).click();
+        await dialog.waitFor({ state: "hidden", timeout: 15_000 });
+        expect(opened).toEqual([]);
+        await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
+        await dialog.getByRole("button", { name: "Allow", exact: true }).click();
+        await expect.poll(() => opened.length, { timeout: 15_000 }).toBe(1);
+      });
+    } finally {
+      world.browser.context.off("page", onPage);
+      await world.browser.context.unroute(LINK);
+    }
+    for (const other of world.browser.context.pages()) if (other !== page) await other.close();
+    expect(opened).toEqual([LINK]);
+  }, 120_000);
+
   it("after a reload the cards come back from the Runtime's state, their views fed the calls' results again", async () => {
     await scene(async () => {
       await page.reload();
