@@ -98,6 +98,8 @@ globalThis.__lineupTestBackendRunners = {
   },
 };`;
 
+/** The app's name as Apps offers it (the MCP server's own name, in its generated manifest). */
+const nameOf = (app: TestApp): string => app.manifest?.name ?? app.scope;
 const card = (app: string) => page.locator(`.mcp-view-card[data-app="${app}"]`).last();
 const viewOf = (app: string): FrameLocator => card(app).frameLocator("iframe");
 const userMessages = () => page.locator('[data-kind="message"][data-from="user"]').allTextContents();
@@ -150,7 +152,7 @@ beforeAll(async () => {
     dataDirPrefix: "lineup-mcp-shell-server-",
     publisher,
     publisherLabel: "MCP views test publisher",
-    builtinApps: Object.values(APPS).map((app) => ({ name: app.manifest!.name, file: `${app.scope}.lineup` })),
+    builtinApps: Object.values(APPS).map((app) => ({ name: nameOf(app), file: `${app.scope}.lineup` })),
     bundles,
   });
   page = world.page;
@@ -192,7 +194,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     await page.getByRole("tab", { name: "Apps" }).click();
     for (const app of Object.values(APPS)) {
       // The review says which tools show a view in the chat, and that a view reaches no network unless allowed.
-      await installFromApps(page, app.manifest!.name, async (review) => {
+      await installFromApps(page, nameOf(app), async (review) => {
         const text = await review.textContent();
         expect(text).toContain(app.scope === "probe" ? "ui://fetch-probe/view.html" : "ui://");
         expect(text).toContain("reaches no network unless you allow");

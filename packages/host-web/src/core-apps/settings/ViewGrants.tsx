@@ -6,6 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { ProtocolError } from "@lineup/protocol";
 import type { RuntimeSettings, ViewGrant } from "../registry/manager-api.js";
 import { refusalOf } from "./refusal.js";
+import { NotChanged } from "./NotChanged.js";
 import { AppLabel, type AppNames } from "./app-label.js";
 import { t } from "../../i18n/index.js";
 
@@ -55,12 +56,7 @@ export function ViewGrants({ settings, appName }: { settings: RuntimeSettings; a
           ))}
         </ul>
       )}
-      {error !== undefined ? (
-        <p class="error-text" role="alert" data-code={error.code}>
-          {t("grants.notChanged", { message: error.message })}
-          {t("common.errorCode")} <code class="error-code">{error.code}</code>
-        </p>
-      ) : null}
+      <NotChanged error={error} />
     </section>
   );
 }
