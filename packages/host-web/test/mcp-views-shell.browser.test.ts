@@ -319,6 +319,22 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       await expect.poll(lines, { timeout: 30_000 }).toContain("fetch refused");
       expect(reached).toBe(1);
     });
-    expect(world.pageErrors).toEqual([]);
   }, 180_000);
+
+  it("disabling an app takes its views down: the card says the app is no longer enabled, and no frame of it is left", async () => {
+    await scene(async () => {
+      await page.getByRole("tab", { name: "Apps" }).click();
+      await page.getByRole("button", { name: `Disable ${nameOf(APPS["clock"]!)}` }).click();
+      await expect.poll(() => page.getByRole("button", { name: `Enable ${nameOf(APPS["clock"]!)}` }).count(), { timeout: 15_000 }).toBe(1);
+      await page.getByRole("tab", { name: "Chat" }).click();
+      const gone = page.locator('.mcp-view-gone[data-app="clock"]');
+      const toTop = () => page.getByRole("log").evaluate((log) => log.scrollTo({ top: 0 }));
+      await expect.poll(async () => (await toTop(), await gone.count()), { timeout: 30_000 }).toBeGreaterThan(0);
+      expect(await gone.first().textContent()).toBe("The app of this view is no longer enabled.");
+      expect(await page.locator('.mcp-view-card[data-app="clock"]').count()).toBe(0);
+      // The other apps' views stay.
+      await expect.poll(() => viewOf("budget").locator("body").textContent(), { timeout: 30_000 }).toContain("Marketing");
+    });
+    expect(world.pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -180,7 +180,7 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
   useEffect(() => mounted.current?.setDisplayMode(mode), [mode]);
 
   if (call === undefined || !hasView) return null;
-  if (!enabled) return <p class="mcp-view-gone muted">{t("mcpView.appGone")}</p>;
+  if (!enabled) return <p class="mcp-view-gone muted" data-app={call.app_scope}>{t("mcpView.appGone")}</p>;
   const asked = view === undefined ? [] : [...view.csp.connect_domains, ...view.csp.resource_domains].filter((o) => !view.granted.connect_domains.includes(o) && !view.granted.resource_domains.includes(o));
   const allow = async (): Promise<void> => {
     if (runtime === undefined || view === undefined) return;
