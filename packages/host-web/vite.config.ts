@@ -5,7 +5,23 @@
  * both (test/build.test.ts checks).
  */
 import { fileURLToPath } from "node:url";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * zod (the schemas of the MCP Apps bridge, a chunk loaded with the first view) compiles its parsers with `Function`
+ * where eval is allowed, after probing for it. The page's CSP allows none, so zod only ever falls back: it is built
+ * here with a `Function` that refuses, as the CSP would, and the bundle holds no eval at all.
+ */
+function zodWithoutEval(): Plugin {
+  const binding = "const F = Function;";
+  return {
+    name: "lineup:zod-without-eval",
+    transform(code, id) {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(id) || !code.includes(binding)) return null;
+      return { code: code.replaceAll(binding, 'const F = function () { throw new EvalError("the LineUp host page allows no eval"); };'), map: null };
+    },
+  };
+}
 
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
@@ -13,6 +29,7 @@ export default defineConfig({
   // public/surface-frame.html: the document sandboxed apps are written into (see src/surface-host).
   publicDir: "public",
   resolve: { conditions: ["source", "browser", "module", "import", "default"] },
+  plugins: [zodWithoutEval()],
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   build: {
     outDir: "dist",

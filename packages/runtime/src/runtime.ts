@@ -9,7 +9,7 @@ import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/a
 import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
 import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
 import type { InstanceStatus } from "./apps/instances/lifecycle.js";
-import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
+import { CHAT_APP_SCOPE, type AppDirectory, type AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
@@ -25,7 +25,7 @@ import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
 import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
-import { nextDeadline } from "./tools/call-state.js";
+import { nextDeadline, type CallRecord } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
@@ -53,6 +53,7 @@ import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } fr
 import { createBackendService, type BackendRunners } from "./backends/service.js";
 import { backendToolRoute } from "./backends/tool-handler.js";
 import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
+import { toolCallViewOf, type ToolCallView } from "./tools/call-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
 import { createWorkflowSteps, workflowEvidence } from "./workflows/steps.js";
 import { isRunEnded, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
@@ -207,6 +208,12 @@ export interface AppPort {
   interruptOperations(conversationId: string, reason: string): Promise<void>;
   /** The immutable result card of a finished call (spec 6.3 `inline_card`), if its app offers one. */
   resultCard(callId: string): Promise<ResultCard | undefined>;
+  /**
+   * An agent's call of one of this app's tools (the chat's port: of any app), as stored: its tool, input, status and
+   * one result or error, and the MCP Apps view its tool names. Undefined for an unknown call, another app's, or a
+   * finished one past its 7 days.
+   */
+  toolCall(callId: string): Promise<ToolCallView | undefined>;
   /** Session data of one app session of this app (spec 6.3); `app_session_id` defaults to `main`. */
   sessionData(appSessionId?: string): AppSessionData;
   /** Opens an app (navigation, spec 6): enabled state and scope are checked by the Runtime. */
@@ -996,6 +1003,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         },
         async resultCard(callId) {
           return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;
+        },
+        async toolCall(callId) {
+          const record = (await options.store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as CallRecord | undefined;
+          if (record === undefined || record.workflow !== undefined || (appScope !== CHAT_APP_SCOPE && record.app_scope !== appScope)) return undefined;
+          return toolCallViewOf(record, activeVersion(record.app_scope)?.manifest.tools?.find((t) => t.method === record.method)?.view);
         },
         sessionData(appSessionId = "main") {
           const context = contextFor(appScope, appSessionId);

@@ -143,6 +143,13 @@ describe("an MCP back-end's requests to its host", () => {
     expect(await call("book")).toEqual({ result: { action: "decline" } });
     expect(await call("book")).toEqual({ result: { action: "cancel" } });
     expect(asked).toHaveLength(3);
+    // What the shell shows of a call beside its view: the chat's port reads any app's call, the app its own only.
+    const shown = await d!.runtime.appPort("chat").toolCall("call-1");
+    expect(shown).toMatchObject({ call_id: "call-1", conversation_id: "s-1", app_scope: "booking", method: "booking.book", arguments: {}, status: "succeeded", view: { resource_uri: VIEW_URI } });
+    expect(shown?.result).toMatchObject({ structuredContent: { result: { action: "accept" } } });
+    expect(await d!.runtime.appPort("booking").toolCall("call-1")).toEqual(shown);
+    expect(await d!.runtime.appPort("settings").toolCall("call-1")).toBeUndefined();
+    expect(await d!.runtime.appPort("chat").toolCall("call-nobody-made")).toBeUndefined();
   }, 60_000);
 
   it("an answer that does not fit the question is refused to the server as invalid_params", async () => {
@@ -188,11 +195,16 @@ describe("an MCP back-end's requests to its host", () => {
     // A grant of more than the view declares keeps only what it declares.
     await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"] });
     expect((await read()).granted).toEqual({ connect_domains: [VIEW_ORIGIN], resource_domains: [] });
+    // Settings lists what the person allowed, as they allowed it.
+    expect(await runtime.settings.viewGrants()).toEqual([
+      { app_scope: "booking", resource_uri: VIEW_URI, connect_domains: [VIEW_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"], decided_at: expect.any(String) },
+    ]);
     await expect(runtime.settings.setViewGrant("booking", "https://not-a-view", { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "invalid_params" });
     await expect(runtime.settings.setViewGrant("nobody", VIEW_URI, { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "app_not_installed" });
     // Taken back: none again.
     await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [], resource_domains: [] });
     expect((await read()).granted).toEqual({ connect_domains: [], resource_domains: [] });
+    expect(await runtime.settings.viewGrants()).toEqual([]);
     // Granted, then the app removed and installed again: the grant went with it.
     await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN], resource_domains: [] });
     expect(await runtime.appManager.remove("booking", { confirmed: true })).toMatchObject({ status: "succeeded" });

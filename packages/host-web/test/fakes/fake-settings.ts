@@ -6,7 +6,7 @@
  */
 import { base64ToBytes, LineUpError } from "@lineup/protocol";
 import { keyIdOf } from "@lineup/runtime";
-import type { CapabilityGrant, RuntimeSettings, TrustedPublisher } from "../../src/core-apps/registry/manager-api.js";
+import type { CapabilityGrant, RuntimeSettings, TrustedPublisher, ViewGrant } from "../../src/core-apps/registry/manager-api.js";
 
 export interface FakeSettings extends RuntimeSettings {
   /** Every mutating call, in order, as `method:argument` (what the test checks was or was not asked). */
@@ -24,6 +24,7 @@ export function createFakeSettings(options: FakeSettingsOptions): FakeSettings {
   let publishers: readonly TrustedPublisher[] = [...(options.publishers ?? [])];
   let grants: readonly CapabilityGrant[] = [...(options.grants ?? [])];
   let language: string | undefined;
+  let viewGrants: readonly ViewGrant[] = [];
   const listeners = new Set<() => void>();
   const calls: string[] = [];
   const changed = () => {
@@ -55,6 +56,15 @@ export function createFakeSettings(options: FakeSettingsOptions): FakeSettings {
       const others = grants.filter((g) => !(g.app_scope === appScope && g.capability === capability));
       grants = decision === "ask" ? others : [...others, { app_scope: appScope, capability, decision, decided_at: at() }];
       changed();
+    },
+    async setViewGrant(appScope, resourceUri, grant) {
+      calls.push(`setViewGrant:${appScope}/${resourceUri}=${[...grant.connect_domains, ...grant.resource_domains].join(" ")}`);
+      const others = viewGrants.filter((g) => !(g.app_scope === appScope && g.resource_uri === resourceUri));
+      const none = grant.connect_domains.length === 0 && grant.resource_domains.length === 0;
+      viewGrants = none ? others : [...others, { app_scope: appScope, resource_uri: resourceUri, connect_domains: [...grant.connect_domains], resource_domains: [...grant.resource_domains], decided_at: at() }];
+    },
+    async viewGrants() {
+      return viewGrants;
     },
     async storageUsage() {
       return options.usage();

@@ -30,6 +30,8 @@ export interface ProjectedTool {
   readonly risk_level: RiskLevel;
   readonly requires_foreground: boolean;
   readonly capabilities: readonly CapabilityName[];
+  /** The MCP Apps view (`ui://…`) the tool shows in the chat, if it names one. */
+  readonly view?: string;
 }
 
 export interface ProjectedSubscription {
@@ -143,6 +145,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
       risk_level: resolved.risk_level,
       requires_foreground: resolved.requires_foreground,
       capabilities: resolved.capabilities,
+      ...(tool.view === undefined ? {} : { view: tool.view.resource_uri }),
     };
   });
   const capabilities = (manifest.capabilities ?? [])

@@ -171,6 +171,15 @@ export interface CapabilityGrant {
   readonly decided_at: string;
 }
 
+/** The origins a person let one MCP Apps view reach (`RuntimeSettings.setViewGrant`). */
+export interface ViewGrant {
+  readonly app_scope: string;
+  readonly resource_uri: string;
+  readonly connect_domains: readonly string[];
+  readonly resource_domains: readonly string[];
+  readonly decided_at: string;
+}
+
 /** What the Settings app manages. Every change is committed (and audited) before the promise resolves. */
 export interface RuntimeSettings {
   trustedPublishers(): readonly TrustedPublisher[];
@@ -185,6 +194,8 @@ export interface RuntimeSettings {
    * grant. Each must be one the view declares now (`invalid_params` otherwise). `AppPort.readMcpView` hands it back.
    */
   setViewGrant(appScope: string, resourceUri: string, grant: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] }): Promise<void>;
+  /** The grants `setViewGrant` stored, by app and view (what the person allowed, which the view may no longer declare). */
+  viewGrants(): Promise<readonly ViewGrant[]>;
   /**
    * Bytes each app uses in this Runtime's store: bundles, session data, the artifacts it made (with
    * `runtime` for the conversations' files the device keeps, read from the AppServer).

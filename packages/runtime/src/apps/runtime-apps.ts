@@ -11,11 +11,12 @@ import type { IdSource } from "../core/ports.js";
 import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
 import type { RuntimeState } from "../coordination/state.js";
 import { appDirectoryOf } from "../coordination/app-directory.js";
+import { viewGrantKey } from "../coordination/handlers/settings.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import { verifyBundle } from "./bundle/verify.js";
 import { checkTrustedKeys, keyIdOf } from "./bundle/signature.js";
-import { DEFAULT_ROLLBACK_REASON, type AppDetails, type InstancesSnapshotView, type InstancesView, type RuntimeAppManager, type RuntimeSettings } from "./app-manager-api.js";
+import { DEFAULT_ROLLBACK_REASON, type AppDetails, type InstancesSnapshotView, type InstancesView, type RuntimeAppManager, type RuntimeSettings, type ViewGrant } from "./app-manager-api.js";
 import { foregroundInstance, getInstance, type AppInstance } from "./instances/state.js";
 import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
@@ -201,6 +202,18 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
         return [...list];
       };
       await options.post({ kind: "settings", change: { type: "view_grant", app_scope: appScope, resource_uri: resourceUri, connect_domains: origins(grant.connect_domains, "/connect_domains"), resource_domains: origins(grant.resource_domains, "/resource_domains") } });
+    },
+    async viewGrants() {
+      const grants: ViewGrant[] = [];
+      const prefix = viewGrantKey("", "").slice(0, -1);
+      for (const { key, value } of await options.store.range(C.settings, { prefix })) {
+        const rest = key.slice(prefix.length);
+        const slash = rest.indexOf("/");
+        const row = value as { connect_domains?: string[]; resource_domains?: string[]; decided_at?: string } | null;
+        if (slash < 0 || row === null) continue;
+        grants.push({ app_scope: rest.slice(0, slash), resource_uri: rest.slice(slash + 1), connect_domains: row.connect_domains ?? [], resource_domains: row.resource_domains ?? [], decided_at: row.decided_at ?? "" });
+      }
+      return grants;
     },
     async storageUsage() {
       const usage = new Map<string, number>();

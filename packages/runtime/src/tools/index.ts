@@ -9,3 +9,4 @@ export * from "./invoke.js";
 export * from "./reports.js";
 export * from "./operations.js";
 export * from "./restart.js";
+export * from "./call-view.js";

@@ -31,6 +31,13 @@ export function ToolList({ tools }: { tools: readonly ProjectedTool[] }) {
           <div class="muted">
             {callModelLabel(tool.call_model)} (<code>{tool.call_model}</code>){tool.requires_foreground ? t("projection.needsForeground") : ""}
           </div>
+          {tool.view === undefined ? null : (
+            <div class="muted" data-view={tool.view}>
+              {t("projection.toolView")}
+              <code>{tool.view}</code>
+              {t("projection.toolViewNetwork")}
+            </div>
+          )}
         </li>
       ))}
     </ul>

@@ -15,6 +15,7 @@ export type {
   RuntimeAppManager,
   RuntimeSettings,
   TrustedPublisher,
+  ViewGrant,
 } from "@lineup/runtime";
 
 /** The App Manager's record of one app (spec 4.3). */

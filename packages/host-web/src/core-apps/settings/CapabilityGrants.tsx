@@ -7,6 +7,7 @@ import type { ProtocolError } from "@lineup/protocol";
 import type { RuntimeSettings } from "../registry/manager-api.js";
 import { GRANT_CHOICES, isGrantChoice, sortGrants } from "./grant-order.js";
 import { refusalOf } from "./refusal.js";
+import { NotChanged } from "./NotChanged.js";
 import { AppLabel, type AppNames } from "./app-label.js";
 import { t } from "../../i18n/index.js";
 
@@ -62,12 +63,7 @@ export function CapabilityGrants({ settings, appName }: { settings: RuntimeSetti
           })}
         </ul>
       )}
-      {error !== undefined ? (
-        <p class="error-text" role="alert" data-code={error.code}>
-          {t("grants.notChanged", { message: error.message })}
-          {t("common.errorCode")} <code class="error-code">{error.code}</code>
-        </p>
-      ) : null}
+      <NotChanged error={error} />
     </section>
   );
 }

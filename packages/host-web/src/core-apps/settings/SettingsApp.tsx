@@ -12,6 +12,7 @@ import { useSubscription } from "../registry/use-subscription.js";
 import { AppStorage } from "./AppStorage.js";
 import type { AppNames } from "./app-label.js";
 import { CapabilityGrants } from "./CapabilityGrants.js";
+import { ViewGrants } from "./ViewGrants.js";
 import { TrustedPublishers } from "./TrustedPublishers.js";
 import { browserLanguages, t, UI_LANGUAGES, uiLanguageOf, type UiLanguage } from "../../i18n/index.js";
 import { refusalOf } from "./refusal.js";
@@ -78,6 +79,7 @@ export function SettingsApp({ config, onSignOut, settings, appName }: { config: 
       </div>
       <TrustedPublishers settings={settings} />
       <CapabilityGrants settings={settings} appName={appName} />
+      <ViewGrants settings={settings} appName={appName} />
       <AppStorage settings={settings} revision={revision} appName={appName} />
     </section>
   );
