@@ -1,10 +1,10 @@
 /**
  * The floor of the app-server suite's append + fan-out row: a minimal durable relay that the same
  * load clients (fanout-clients.ts) can drive. `ws` on 127.0.0.1, one SQLite file in WAL mode with
- * `synchronous=FULL`, and group commit: the sends that arrived since the last transaction are
- * parsed, given the next seq of their session, stored together in one transaction, and only after
- * its COMMIT (fsync) is each writer answered and each event sent once to every subscriber of its
- * session. The frames it sends have the same shapes and sizes as the AppServer's (the stored event
+ * `synchronous=FULL`, and group commit: each frame is parsed as it arrives; the sends that arrived
+ * since the last transaction get the next seq of their session and are stored together in one
+ * transaction, and only after its COMMIT (fsync) is each writer answered and each event sent once
+ * to every subscriber of its session. The frames it sends have the same shapes and sizes as the AppServer's (the stored event
  * is the notification's params).
  *
  * It keeps only the promise that costs the disk — nothing acknowledged or delivered before its
