@@ -11,7 +11,8 @@
  * across server processes too: on PostgreSQL a second process inserting the same key waits for the
  * first one's transaction, then finds the key taken and replays its outcome.
  */
-import { canonicalJson, ERROR_CODES, LineUpError, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
+import { ERROR_CODES, LineUpError, type JsonObject, type JsonValue, type ProtocolError } from "@lineup/protocol";
+import { canonicalJsonOfMembers } from "./json-text.js";
 import { sha256Hex, type Principal } from "./store/principals.js";
 import type { Awaitable } from "./store/sql.js";
 import type { WriteContext, WriteQueue } from "./write-queue.js";
@@ -26,11 +27,13 @@ interface StoredRecord {
 /**
  * SHA-256 of the canonical JSON of the method and params without `idempotency_key` and `after_key`:
  * `canonicalJson({ method, params: body })`. Neither is part of the body: a retry may chain to another
- * predecessor, or to none, and is still the same request.
+ * predecessor, or to none, and is still the same request. The members' canonical JSON is remembered
+ * (json-text.ts): the event the write appends reuses it.
  */
 export function bodyFingerprint(method: string, params: { readonly idempotency_key: string; readonly after_key?: string }): string {
   const { idempotency_key: _key, after_key: _after, ...body } = params as unknown as JsonObject;
-  return sha256Hex(canonicalJson({ method, params: body }));
+  // canonicalJson({ method, params: body }): "method" sorts before "params".
+  return sha256Hex(`{"method":${JSON.stringify(method)},"params":${canonicalJsonOfMembers(body)}}`);
 }
 
 function replay(outcome: Outcome): JsonValue {

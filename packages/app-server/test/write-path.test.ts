@@ -1,16 +1,17 @@
 /**
  * The write path's shortcuts keep the outcomes of the plain rules: a batch first runs without a
  * savepoint per write and runs again with them when a write throws or undoes itself; remembered
- * session visibility never outlives a rollback; the idempotency fingerprint is the canonical one.
+ * session visibility never outlives a rollback; the idempotency fingerprint is the canonical one, and
+ * an event that reuses the fingerprint's text of its envelope stores the same value.
  */
 import { createHash } from "node:crypto";
-import { LineUpError, type JsonObject, type SessionEvent } from "@lineup/protocol";
+import { canonicalJson, LineUpError, type JsonObject, type SessionEvent } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../src/clock.js";
 import { bodyFingerprint } from "../src/idempotency.js";
 import { silentLogger } from "../src/logger.js";
 import { createAgent, createUser, type Principal } from "../src/store/principals.js";
-import { headSeq } from "../src/store/log.js";
+import { headSeq, readEvents } from "../src/store/log.js";
 import { findSession, insertSession, isVisibleSession } from "../src/store/sessions.js";
 import { WriteQueue, type WriteContext } from "../src/write-queue.js";
 import { openStore } from "../src/store/database.js";
@@ -236,5 +237,18 @@ describe("the idempotency fingerprint", () => {
     { idempotency_key: "k", many: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7919) % 97}`, { y: i, x: -i }])) },
   ])("equals SHA-256 of the canonical JSON without the key (%#)", (params) => {
     expect(bodyFingerprint("agentSession/envelope/send", params as unknown as { idempotency_key: string })).toBe(reference("agentSession/envelope/send", params as unknown as JsonObject));
+  });
+});
+
+describe("an appended envelope reuses the fingerprint's text", () => {
+  it("stores and reads back the envelope the write was given, byte for byte as canonical JSON", async () => {
+    const { db, queue } = await setup();
+    const envelope = { v: 1, id: "e-1", type: "lineup.message", payload: { text: 'a "quoted" \\ line\n', list: [3, { z: 1, a: null }], "10": "ten", "\u00e9": "é" }, sender: { kind: "user", id: "u" } };
+    bodyFingerprint("agentSession/envelope/send", { session_id: "s", idempotency_key: "k", envelope });
+    const event = await queue.submit((c) => c.append("s", "envelope", { role: "device", id: "d" }, { envelope, note: undefined, n: 2 } as unknown as JsonObject));
+    const [stored] = await readEvents(db, "s", event.seq - 1, 1);
+    expect(stored).toEqual({ ...event, data: { envelope, n: 2 } });
+    const row = await db.get<{ body: string }>("SELECT body FROM events WHERE session_id = ? AND seq = ?", ["s", event.seq]);
+    expect(row!.body).toContain(`"data":{"envelope":${canonicalJson(envelope)},"n":2}}`);
   });
 });

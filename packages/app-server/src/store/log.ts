@@ -14,6 +14,7 @@
  */
 import type { ActorRole, JsonObject, SessionEvent, SessionEventKind } from "@lineup/protocol";
 import { eventFrameFromBody, rememberEventFrame } from "../event-frames.js";
+import { jsonWithRememberedMembers } from "../json-text.js";
 import { LOG_CHANNEL, logPayload } from "./notifications.js";
 import { PostgresDb, type Db } from "./sql.js";
 
@@ -106,7 +107,8 @@ export async function appendEvent(db: Db, sessionId: string, kind: SessionEventK
   if (head === undefined) throw new Error(`appendEvent: no session ${sessionId}`);
   const seq = head + 1;
   const event = { session_id: sessionId, seq, kind, created_at: createdAt, actor: { role: actor.role, id: actor.id }, data } as SessionEvent;
-  const body = JSON.stringify(event);
+  // JSON.stringify(event), with the text of a member of `data` the write's fingerprint already made (json-text.ts).
+  const body = `{"session_id":${JSON.stringify(sessionId)},"seq":${seq},"kind":${JSON.stringify(kind)},"created_at":${JSON.stringify(createdAt)},"actor":${JSON.stringify(event.actor)},"data":${jsonWithRememberedMembers(data)}}`;
   const deferred = deferredEvents.get(db);
   if (deferred !== undefined) deferred.push([sessionId, seq, kind, body, createdAt]);
   else await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, body, createdAt]);
