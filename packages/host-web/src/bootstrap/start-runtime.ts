@@ -5,7 +5,8 @@
 import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
-import { createBrowserHostProvider } from "../host-provider/index.js";
+import { createBrowserHostProvider, type BrowserHostProvider } from "../host-provider/index.js";
+import { watchPageLifecycle } from "./page-lifecycle.js";
 import { formatOpenLink } from "../shell/open-link.js";
 import { nativeHost } from "./native-host.js";
 import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
@@ -23,6 +24,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
   const store: RuntimeStore = await openIndexedDbStore({ name: profileName(config), schema: RUNTIME_SCHEMA });
   const late: { runtime?: LineUpRuntime } = {};
+  let hostProvider: BrowserHostProvider;
   const runtime = createRuntime({
     store,
     transport: createWebSocketTransport(),
@@ -40,14 +42,14 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     backends: { wasm: createBrowserWasmRunner },
     // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the
     // link and brings the app forward (its live instance, else it opens in the conversation on screen).
-    host: createBrowserHostProvider({
+    host: (hostProvider = createBrowserHostProvider({
       onNotificationClick: (appScope) => {
         globalThis.focus?.();
         globalThis.location.hash = formatOpenLink({ app_scope: appScope });
       },
       appName: (appScope) => localizedAppName(late.runtime?.appManager.getApp(appScope)?.projection) ?? appScope,
       native: nativeHost(),
-    }),
+    })),
   });
   late.runtime = runtime;
   try {
@@ -66,6 +68,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   const onOnline = (): void => runtime.reconnectNow();
   globalThis.addEventListener?.("offline", onOffline);
   globalThis.addEventListener?.("online", onOnline);
+  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics);
   let stopping: Promise<void> | undefined;
   return {
     runtime,
@@ -73,6 +76,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     stop() {
       globalThis.removeEventListener?.("offline", onOffline);
       globalThis.removeEventListener?.("online", onOnline);
+      stopWatchingPage();
       stopping ??= (async () => {
         try {
           await runtime.stop();

@@ -40,6 +40,7 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
     inventory = computeInventory({
       apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
+      ...(env.host.systemDenied === undefined ? {} : { systemDenied: env.host.systemDenied }),
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
       agentId,

@@ -44,6 +44,8 @@ export interface InventoryInput {
   readonly apps: readonly ToolSourceApp[];
   /** Capabilities the host can carry out. */
   readonly hostCapabilities: readonly string[];
+  /** Capabilities the system denied the host for now (a browser permission set to "block"): left out of `capabilities`, not out of the tools, whose calls get `permission_denied`. */
+  readonly systemDenied?: readonly string[];
   /** Runtime SDK features the host offers (an app needing more is not ready). */
   readonly hostFeatures?: readonly string[];
   readonly policy: InventoryPolicy;
@@ -62,7 +64,7 @@ export interface Inventory {
   readonly components: readonly StandardComponent[];
   /** Where the host shows an app's surface: every display mode when it offers surfaces (`surface.state.v1`), else none. */
   readonly surfaces: readonly DisplayMode[];
-  /** The host's capabilities, sorted. */
+  /** The host's capabilities that the system has not denied, sorted. */
   readonly capabilities: readonly string[];
   /** Canonical JSON of all of the above: equal fingerprints mean the agent sees the same thing. */
   readonly fingerprint: string;
@@ -123,7 +125,8 @@ export function computeInventory(input: InventoryInput): Inventory {
   const versions: Record<string, string> = {};
   for (const app of input.apps) if (tools.some((t) => t.app_scope === app.app_scope)) versions[app.app_scope] = app.manifest.version;
   apps.sort((a, b) => (a.app_scope < b.app_scope ? -1 : a.app_scope > b.app_scope ? 1 : 0));
-  const capabilities = [...new Set(input.hostCapabilities)].sort();
+  const denied = new Set(input.systemDenied ?? []);
+  const capabilities = [...new Set(input.hostCapabilities)].filter((c) => !denied.has(c)).sort();
   const rest = { apps, components: STANDARD_COMPONENTS, surfaces, capabilities };
   return {
     tools,
