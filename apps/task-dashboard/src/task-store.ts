@@ -42,9 +42,19 @@ export interface TaskEntry {
   readonly view: TaskView;
   /** The control or export under way. */
   readonly pending?: TaskControlName | "export";
-  /** Why the last control or export was refused, in words. */
-  readonly problem?: string;
+  /** Why the last control or export was refused (worded by the UI in its language). */
+  readonly problem?: StoreProblem;
   readonly evidence?: EvidenceExport;
+}
+
+/**
+ * What the store could not do, and the refusal behind it: typed, so the UI words it in its own language
+ * (`DashboardText.storeProblem`), the refusal by its code.
+ */
+export interface StoreProblem {
+  readonly kind: "list" | "follow" | "not_followed" | "control" | "export";
+  /** What was thrown or refused (a `{code, message}` refusal, an Error, anything); absent for `not_followed`. */
+  readonly error?: unknown;
 }
 
 export interface TasksState {
@@ -52,7 +62,7 @@ export interface TasksState {
   /** Newest first. */
   readonly tasks: readonly TaskEntry[];
   /** Why the list could not be read. */
-  readonly problem?: string;
+  readonly problem?: StoreProblem;
 }
 
 /** At most this many tasks are followed live (the newest); older ones show as last listed. */
@@ -107,7 +117,7 @@ export class TaskStore {
     try {
       listed = await this.#port.tasks();
     } catch (error) {
-      this.#set({ ...this.#state, loaded: true, problem: `The tasks could not be listed: ${problemText(error)}` });
+      this.#set({ ...this.#state, loaded: true, problem: { kind: "list", error } });
       return;
     }
     const known = new Map(this.#state.tasks.map((e) => [e.task.task_id, e]));
@@ -123,7 +133,7 @@ export class TaskStore {
       listed.slice(0, MAX_FOLLOWED).map((task) =>
         this.#port.task(task.task_id).then(
           (handle) => this.#follow(handle),
-          (error: unknown) => this.#patch(task.task_id, { problem: `This task cannot be followed: ${problemText(error)}` }),
+          (error: unknown) => this.#patch(task.task_id, { problem: { kind: "follow", error } }),
         ),
       ),
     );
@@ -140,7 +150,7 @@ export class TaskStore {
   async control(taskId: string, control: AgentTaskControl): Promise<void> {
     const handle = this.#handles.get(taskId);
     if (handle === undefined) {
-      this.#patch(taskId, { problem: "This task is not followed here, so it cannot be changed." });
+      this.#patch(taskId, { problem: { kind: "not_followed" } });
       return;
     }
     this.#patch(taskId, { pending: control.op, problem: undefined });
@@ -148,7 +158,7 @@ export class TaskStore {
       const task = await runControl(handle, control);
       this.#patch(taskId, { pending: undefined }, task);
     } catch (error) {
-      this.#patch(taskId, { pending: undefined, problem: problemText(error) });
+      this.#patch(taskId, { pending: undefined, problem: { kind: "control", error } });
     }
   }
 
@@ -159,7 +169,7 @@ export class TaskStore {
       const evidence = await this.#port.exportEvidence(taskId);
       this.#patch(taskId, { pending: undefined, evidence });
     } catch (error) {
-      this.#patch(taskId, { pending: undefined, problem: `The evidence could not be exported: ${problemText(error)}` });
+      this.#patch(taskId, { pending: undefined, problem: { kind: "export", error } });
     }
   }
 

@@ -6,6 +6,10 @@ import { describe, expect, it } from "vitest";
 import type { AgentTask, AgentTaskEvent, AgentTaskEventBody, AgentTaskRequest } from "@lineup/protocol";
 import { currentAttempt } from "../src/model/task-view.js";
 import { fresher, problemText, TaskStore, type EvidenceExport, type TaskHandle, type TaskPort } from "../src/task-store.js";
+import { dashboardText } from "../src/ui/text.js";
+
+const EN = dashboardText("en");
+const ZH = dashboardText("zh-CN");
 import { task } from "./fixtures.js";
 
 class FakeTask {
@@ -148,7 +152,9 @@ describe("the task store", () => {
     await store.load();
     fake.refusal = { code: "invalid_state", message: "the result was already decided" };
     await store.control("t1", { op: "accept" });
-    expect(store.entry("t1")).toMatchObject({ problem: "the result was already decided (invalid_state)", task: { status: "completed" } });
+    expect(store.entry("t1")).toMatchObject({ task: { status: "completed" } });
+    expect(EN.storeProblem(store.entry("t1")!.problem!)).toBe("the result was already decided (invalid_state)");
+    expect(ZH.storeProblem(store.entry("t1")!.problem!)).toBe("操作未完成：任务当前的状态不允许这样做");
     expect(store.entry("t1")!.task.decision).toBeUndefined();
     // The next control clears the old problem.
     fake.refusal = undefined;
@@ -180,7 +186,8 @@ describe("the task store", () => {
     expect(store.entry("t1")!.evidence).toMatchObject({ pack_digest: "b".repeat(64), through_seq: 7 });
     port.exportRefusal = { code: "agent_unavailable", message: "the server is not reachable" };
     await store.exportEvidence("t1");
-    expect(store.entry("t1")!.problem).toBe("The evidence could not be exported: the server is not reachable (agent_unavailable)");
+    expect(EN.storeProblem(store.entry("t1")!.problem!)).toBe("The evidence could not be exported: the server is not reachable (agent_unavailable)");
+    expect(ZH.storeProblem(store.entry("t1")!.problem!)).toBe("无法导出证据：智能体或服务器暂时无法连接");
   });
 
   it("says when the tasks cannot be listed, and stops following everything when disposed", async () => {
@@ -188,7 +195,10 @@ describe("the task store", () => {
     port.listRefusal = new Error("bridge closed");
     const failing = new TaskStore(port);
     await failing.load();
-    expect(failing.state).toMatchObject({ loaded: true, problem: "The tasks could not be listed: bridge closed" });
+    expect(failing.state.loaded).toBe(true);
+    expect(EN.storeProblem(failing.state.problem!)).toBe("The tasks could not be listed: bridge closed");
+    // In Chinese no English is left: a refusal without a code reads as one.
+    expect(ZH.storeProblem(failing.state.problem!)).toBe("无法列出任务：请求被拒绝了");
 
     port.listRefusal = undefined;
     const fake = port.add(task({ task_id: "t1" }));

@@ -58,7 +58,7 @@ import { Emitter, silentDiagnostics, type DiagnosticsSink, type Disposable } fro
 import { interactionIdOf, messageEnvelope, statePatchEnvelope, toolCancelEnvelope, toolInvokeEnvelope, type InteractionAnswer, type OutgoingMessage } from "./messages.js";
 import { randomIds, systemClock, isoTimestamp, type Clock, type IdSource, type Random, type TimerHandle } from "./platform.js";
 import { RpcClient, isRetryable } from "./rpc-client.js";
-import { SessionState, type LoggedToolCall, type SessionInventory, type TranscriptEntry } from "./session-state.js";
+import { SessionState, sessionInventoryOf, type LoggedToolCall, type SessionInventory, type TranscriptEntry } from "./session-state.js";
 import { checkTurnOutput, taskOfTurn, type TaskDecision, type TaskTurn } from "./task-turns.js";
 import { ToolCallTracker, type ToolCallHandle } from "./tool-calls.js";
 import { webSocketTransport, type Transport } from "./transport.js";
@@ -705,7 +705,7 @@ class Client implements AgentClient {
     const result = await this.request("inventory/read", { session_id: sessionId });
     const state = this.states.get(sessionId);
     if (result.inventory === null) return state?.inventory;
-    const inventory = { revision: result.inventory.revision, tools: result.inventory.tools };
+    const inventory = sessionInventoryOf(result.inventory);
     if (state?.setInventory(inventory) === true) this.inventoryEmitter.fire({ sessionId, inventory });
     return state?.inventory ?? inventory;
   }

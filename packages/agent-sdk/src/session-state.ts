@@ -14,13 +14,38 @@
  * process reading the log again) was handed to the process that followed then, or happened before this
  * agent, and is not handed over again; one replayed after a reconnect is new to this state, and is.
  */
-import { OPAQUE_ID_MAX_LENGTH, type Action, type ActionResponse, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
+import { OPAQUE_ID_MAX_LENGTH, type Action, type ActionResponse, type Inventory, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
 import type { InteractionAnswer } from "./messages.js";
 import { taskDecisionOf, type TaskDecision } from "./task-turns.js";
 
+/**
+ * A session's inventory as the agent sees it (spec 7.2). The parts besides `tools` are absent only in an
+ * inventory published before devices sent them (an old log): there, absent means "not said", not "none".
+ */
 export interface SessionInventory {
   readonly revision: number;
   readonly tools: readonly InventoryTool[];
+  /** The enabled apps the agent may use, with their names (and localized names) and entrypoints. */
+  readonly apps?: Inventory["apps"];
+  /** The standard components the device's host renders (text, markdown, status, choice, …). */
+  readonly components?: Inventory["components"];
+  /** The display modes in which the host shows an app's surface. */
+  readonly surfaces?: Inventory["surfaces"];
+  /** The capabilities the device's host can carry out now. */
+  readonly capabilities?: Inventory["capabilities"];
+}
+
+/** The session inventory of a published one (an `inventory.published` event's data or an `inventory/read` result). */
+export function sessionInventoryOf(published: Pick<Inventory, "revision" | "tools" | "apps" | "components" | "surfaces" | "capabilities">): SessionInventory {
+  const { revision, tools, apps, components, surfaces, capabilities } = published;
+  return {
+    revision,
+    tools,
+    ...(apps === undefined ? {} : { apps }),
+    ...(components === undefined ? {} : { components }),
+    ...(surfaces === undefined ? {} : { surfaces }),
+    ...(capabilities === undefined ? {} : { capabilities }),
+  };
 }
 
 export interface TranscriptEntry {
@@ -101,7 +126,7 @@ interface EventData {
   "action.required": { action: Action };
   "action.responded": { action_id: string; response: ActionResponse };
   envelope: { envelope: RuntimeEnvelope };
-  "inventory.published": { revision: number; tools: InventoryTool[] };
+  "inventory.published": Pick<Inventory, "revision" | "tools" | "apps" | "components" | "surfaces" | "capabilities">;
 }
 const dataOf = <K extends keyof EventData>(event: SessionEvent, _kind: K): EventData[K] => event.data as unknown as EventData[K];
 
@@ -297,7 +322,7 @@ export class SessionState {
       }
       case "inventory.published": {
         const data = dataOf(event, "inventory.published");
-        const inventory = { revision: data.revision, tools: data.tools };
+        const inventory = sessionInventoryOf(data);
         if (this.setInventory(inventory)) result.inventoryChanged = inventory;
         this.session = { ...this.session, inventory_revision: Math.max(this.session.inventory_revision, data.revision) };
         break;

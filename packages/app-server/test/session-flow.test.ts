@@ -143,17 +143,24 @@ describe("inventory and tool calls", () => {
     await device.call("agentSession/start", START("s-inv"));
     expect((await agent.call("inventory/read", { session_id: "s-inv" })).inventory).toBeNull();
     await agent.call("agentSession/subscribe", { session_id: "s-inv", after_seq: 1 });
+    // A tools-only publication (as devices sent before inventories carried apps) is kept and read as it came.
     await device.call("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 1, tools: [tool] });
+    expect((await agent.call("inventory/read", { session_id: "s-inv" })).inventory).not.toHaveProperty("apps");
     expect(await device.refusal("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 1, tools: [] })).toBe("stale_inventory_revision");
-    await device.call("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 3, tools: [tool, { ...tool, method: "board.clear", title: "Clear" }] });
+    const app = { app_scope: "whiteboard", version: "1.0.0", kind: "installed", name: "Whiteboard", localized: { "zh-CN": { name: "白板" } }, entrypoints: [{ id: "canvas", kind: "primary", display_modes: ["foreground"] }] };
+    const contents = { apps: [app], components: ["text", "markdown"], surfaces: ["foreground"], capabilities: ["notification.show"] };
+    expect(await device.refusal("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 2, tools: [], apps: [app, app] })).toBe("invalid_params");
+    expect(await device.refusal("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 2, tools: [], components: ["hologram"] })).toBe("invalid_params");
+    await device.call("inventory/publish", { session_id: "s-inv", idempotency_key: key(), revision: 3, tools: [tool, { ...tool, method: "board.clear", title: "Clear" }], ...contents });
     const latest = await agent.call("inventory/read", { session_id: "s-inv" });
-    expect(latest.inventory).toMatchObject({ revision: 3, seq: 3 });
+    expect(latest.inventory).toMatchObject({ revision: 3, seq: 3, ...contents });
     expect(latest.inventory.tools.map((t: Frame) => t.method)).toEqual(["board.create", "board.clear"]);
     await agent.waitFor((f) => f.method === "agentSession/event" && f.params.session_id === "s-inv" && f.params.seq === 3);
     expect(agent.events("s-inv").map((e: Frame) => [e.kind, e.data.revision])).toEqual([
       ["inventory.published", 1],
       ["inventory.published", 3],
     ]);
+    expect(agent.events("s-inv").at(-1).data).toMatchObject(contents);
     const caps = await agent.call("capability/list", { session_id: "s-inv" });
     expect(caps.session).toMatchObject({ inventory_revision: 3 });
     expect(caps.methods).toContain("agentSession/turn/complete");

@@ -103,6 +103,9 @@ describe("the catalog of signed releases (Chromium, real host, real AppServer)",
     await update.click();
     await expect.poll(() => card(APP.name).textContent(), { timeout: 15_000 }).toContain("Updated Catalog Notes to 1.1.0.");
     await expect.poll(() => card(APP.name).getByRole("button", { name: "Update Catalog Notes to 1.1.0" }).count(), { timeout: 10_000 }).toBe(0);
+    // The install's line above no longer claims 1.0.0: the card's own line says what happened.
+    await expect.poll(() => page.locator(".install-live").textContent(), { timeout: 10_000 }).not.toContain("Installed Catalog Notes 1.0.0");
+    expect(await page.locator(".registry").textContent()).not.toContain("1.0.0 and turned it on");
     await page.screenshot({ path: join(SCREENSHOTS, "catalog-updated.png") });
   }, 90_000);
 

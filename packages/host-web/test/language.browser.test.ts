@@ -176,4 +176,23 @@ describe("the host in Simplified Chinese (Chromium, browser language zh-CN)", ()
       expect(await the.page.evaluate(() => document.documentElement.lang)).toBe("zh-CN");
       await screen("settings-again");
     }), 120_000);
+
+  it("refusals in Settings and in Apps read in Chinese, worded by their codes", () =>
+    step(async () => {
+      // Settings: a publisher key that is not one.
+      const form = the.page.getByRole("form", { name: "添加受信任的发布者" });
+      await form.locator("textarea").fill("not a key");
+      await form.getByRole("button").last().click();
+      const refusal = the.page.locator("#publisher-error");
+      await expect.poll(() => refusal.textContent(), { timeout: 10_000 }).toMatch(/^未添加：/);
+      await screen("settings-refusal");
+
+      // Apps: a file that is not a bundle.
+      await tab("应用").click();
+      await the.page.locator(".install-panel input[type=file], input.file-input").first().setInputFiles({ name: "broken.lineup", mimeType: "application/octet-stream", buffer: Buffer.from("not a bundle") });
+      const failed = the.page.locator(".operation-failed").first();
+      await failed.waitFor({ timeout: 30_000 });
+      expect(await failed.locator(".failure-head").textContent()).toMatch(/^已拒绝。|^停在：/);
+      await screen("apps-refusal");
+    }), 120_000);
 });

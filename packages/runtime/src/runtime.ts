@@ -434,8 +434,9 @@ export interface LineUpRuntime {
   /** The network is back (a host's hint): a reconnect waiting out its backoff is tried now; otherwise nothing happens. */
   reconnectNow(): void;
   /**
-   * The host provider's capabilities changed at run time (a service came or went): the Runtime asks it
-   * again and, when the set differs, republishes each inventory whose visible tools changed (spec 7.2).
+   * The host provider's capabilities changed at run time (a service came or went, a system permission was
+   * granted or blocked): the Runtime asks it again (`supports`, `systemPermission`) and, when either differs,
+   * republishes each inventory whose content changed (spec 7.2).
    * Resolves once that is committed.
    */
   hostCapabilitiesChanged(): Promise<void>;
@@ -467,12 +468,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const appPolicy = (): AppPolicy => withTenantAppPolicy(options.appPolicy ?? {}, tenant);
   const capabilityPolicy = (): CapabilityPolicy => withTenantCapabilityPolicy(options.capabilityPolicy ?? {}, tenant);
   const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
+  const systemDenied = (capabilities: readonly CapabilityName[]): CapabilityName[] => capabilities.filter((c) => hostProvider.systemPermission(c) === "denied");
   // Replaced (never mutated) when the host's capabilities, the policy or the tenant change at run time:
   // transitions read the current facts, and caches keyed on the object see the change.
   let hostFacts: HostFacts = {
     features: hostFeatures,
     backend_protocols: backendProtocols,
     capabilities: supportedCapabilities(),
+    systemDenied: systemDenied(supportedCapabilities()),
     appPolicy: appPolicy(),
     inventoryPolicy: options.inventoryPolicy ?? {},
   };
@@ -1235,13 +1238,18 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
     async hostCapabilitiesChanged() {
       const capabilities = supportedCapabilities();
-      if (capabilities.join() === hostFacts.capabilities.join()) return;
+      const denied = systemDenied(capabilities);
+      if (capabilities.join() === hostFacts.capabilities.join() && denied.join() === (hostFacts.systemDenied ?? []).join()) return;
       const before = new Set(hostFacts.capabilities);
       const now = new Set<string>(capabilities);
-      hostFacts = { ...hostFacts, capabilities };
+      hostFacts = { ...hostFacts, capabilities, systemDenied: denied };
       const gained = capabilities.filter((c) => !before.has(c));
       const lost = [...before].filter((c) => !now.has(c));
-      await requireMailbox().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
+      await requireMailbox().post({
+        kind: "host.changed",
+        what: "capabilities",
+        detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}; denied by the system: ${denied.join(", ") || "none"}`,
+      });
     },
     hostIntent: (intent) => hostIntents(intent),
     async setInventoryPolicy(policy) {

@@ -2,7 +2,8 @@
  * The manifest's subscription `scope` (docs/manifest.md §4, spec 5.4): `instance` delivers only what names
  * one of the app's instances, `conversation` only where the app has an instance — and there also the
  * conversation's own projections, such as the agent's status — and `app` everything for the app, with or
- * without an instance. The Runtime policy's `blocked_apps` keeps an app from agent messages. Whatever is
+ * without an instance. The Runtime policy's `blocked_apps` keeps an app from agent messages, and a subscription
+ * tied to a capability delivers only while the person has granted the app that capability. Whatever is
  * refused is refused with a stable code in the audit, never silently dropped, and nothing reaches the app.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -20,9 +21,9 @@ afterEach(async () => {
 
 type Subscriptions = NonNullable<AppManifest["agent_subscriptions"]>;
 
-async function boardWith(subscriptions: Subscriptions, extra: Parameters<typeof onlineDevice>[0] = {}) {
+async function boardWith(subscriptions: Subscriptions, extra: Parameters<typeof onlineDevice>[0] = {}, manifest: Partial<AppManifest> = {}) {
   const data = createMemoryStoreData();
-  const { server, d } = await onlineDevice({ data, install: whiteboardManifest("1.0.0", { agent_subscriptions: subscriptions } as Partial<AppManifest>), ...extra });
+  const { server, d } = await onlineDevice({ data, install: whiteboardManifest("1.0.0", { agent_subscriptions: subscriptions, ...manifest } as Partial<AppManifest>), ...extra });
   devices.push(d);
   const seen: AgentAppMessage[] = [];
   d.runtime.appPort("whiteboard").subscribeMessages({ include_pending: true }, (m) => void seen.push(m));
@@ -123,5 +124,40 @@ describe("subscription scope", () => {
     expect(board.seen).toEqual([]);
     expect(await board.refusals()).toEqual(["policy_denied"]);
     expect((await board.d.runtime.appPort("whiteboard").listMessages({ conversation_id: "s-1" })).messages).toEqual([]);
+  });
+
+  it("a subscription tied to a capability: refused permission_denied until the person grants it, delivered while granted, refused again once revoked", async () => {
+    const board = await boardWith([{ type: "lineup.app.state.patch", scope: "app", capability: "clipboard.write" }], {}, {
+      runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", "capability.request.v1"] },
+      capabilities: [{ name: "clipboard.write", purpose: "Copy what the agent drew." }],
+    });
+    const settings = board.d.runtime.settings;
+    // No decision yet: the app does not hold the permission.
+    board.patch();
+    board.status("thinking");
+    await board.untilChatHas(1);
+    expect(patches(board.seen)).toEqual([]);
+    expect(await board.refusals()).toEqual(["permission_denied"]);
+    const refusal = (await auditOf(board.data)).find((a) => a.type === "ingress.agent.refused");
+    expect(refusal?.detail).toContain("clipboard.write");
+
+    await settings.setGrant("whiteboard", "clipboard.write", "granted");
+    board.patch();
+    await until(() => patches(board.seen).length === 1, 5_000, "the patch once granted");
+    expect(patches(board.seen)).toEqual([3]);
+
+    await settings.setGrant("whiteboard", "clipboard.write", "denied");
+    board.patch();
+    board.status("idle");
+    await board.untilChatHas(2);
+    expect(patches(board.seen)).toEqual([3]);
+    expect(await board.refusals()).toEqual(["permission_denied", "permission_denied"]);
+    expect((await board.d.runtime.appPort("whiteboard").listMessages({ conversation_id: "s-1" })).messages.map((m) => (m.payload as { patch: { n: number } }).patch.n)).toEqual([3]);
+
+    // Granted again: delivered again.
+    await settings.setGrant("whiteboard", "clipboard.write", "granted");
+    board.patch();
+    await until(() => patches(board.seen).length === 2, 5_000, "the patch once granted again");
+    expect(patches(board.seen)).toEqual([3, 6]);
   });
 });

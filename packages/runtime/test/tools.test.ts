@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AppScope } from "@lineup/protocol";
 import { EMPTY_INSTANCES, instancePolicyFor, launchInstance, markInstanceReady, type InstancesState } from "../src/apps/instances/index.js";
-import { decideDisable, decideRemove, decideUpdate, getApp } from "../src/apps/manager/index.js";
+import { decideDisable, decideInstall, decideRemove, decideUpdate, getApp } from "../src/apps/manager/index.js";
 import {
   activationSettled,
   cancelCall,
@@ -55,6 +56,56 @@ describe("inventory (spec 7.2)", () => {
     expect(tool).toMatchObject({ call_model: "operation", activation_requirement: "foreground_required", contract_version: "1", title: "Start a focus session" });
   });
 
+  it("carries the standard components, the enabled apps with their entrypoints and names, the surfaces and the host's capabilities", () => {
+    const named = decideInstall(
+      installedApps(),
+      {
+        operation_id: "install-notes",
+        candidate: candidate({
+          ...whiteboardManifest("2.0.0"),
+          app_scope: "notes" as AppScope,
+          name: "Notes",
+          description: "Short notes.",
+          localized: { "zh-CN": { name: "笔记", description: "简短的笔记。" } },
+          entrypoints: [
+            { id: "list", kind: "primary", title: "All notes", display_modes: ["foreground", "pip"] },
+            { id: "sync", kind: "background" },
+          ],
+          tools: [],
+        }),
+        approved: true,
+        now: T0,
+      },
+      FULL_HOST,
+    ).state;
+    const all = inv(named, ["notification.show", "microphone.record"]);
+    expect(all.components).toEqual(["text", "markdown", "status", "task_progress", "choice", "confirm", "input", "artifact"]);
+    expect(all.surfaces).toEqual(["foreground", "pip", "inline_card"]);
+    expect(all.capabilities).toEqual(["microphone.record", "notification.show"]);
+    expect(all.apps.filter((a) => a.kind === "installed").map((a) => a.app_scope)).toEqual(["notes", "pomodoro", "voice", "whiteboard"]);
+    expect(all.apps.find((a) => a.app_scope === "notes")).toEqual({
+      app_scope: "notes",
+      version: "2.0.0",
+      kind: "installed",
+      name: "Notes",
+      description: "Short notes.",
+      localized: { "zh-CN": { name: "笔记", description: "简短的笔记。" } },
+      entrypoints: [
+        { id: "list", kind: "primary", title: "All notes", display_modes: ["foreground", "pip"] },
+        { id: "sync", kind: "background", display_modes: [] },
+      ],
+    });
+    // The same rules as for tools: a disabled app, one policy blocks or one outside the agent's apps is not listed.
+    const off = decideDisable(named, { operation_id: "d", app_scope: "notes", now: T0 }).state;
+    expect(inv(off).apps.map((a) => a.app_scope)).not.toContain("notes");
+    expect(inv(named, [], { blocked_apps: ["notes"] }).apps.map((a) => a.app_scope)).not.toContain("notes");
+    expect(inv(named, [], { agents: { [AGENT]: { allowed_apps: ["whiteboard"] } } }).apps.map((a) => a.app_scope)).toEqual(["whiteboard"]);
+    // A host without surfaces shows none of the entrypoints' display modes.
+    const noSurfaces = computeInventory({ apps: toolSourcesFromRegistry(named), hostCapabilities: [], hostFeatures: ["app.lifecycle.v1", "app.tools.v1"], policy: {}, agentId: AGENT, conversationId: CONV });
+    expect(noSurfaces.surfaces).toEqual([]);
+    expect(noSurfaces.apps.find((a) => a.app_scope === "notes")?.entrypoints[0]?.display_modes).toEqual([]);
+  });
+
   it("raises the revision when, and only when, the visible content changes", () => {
     let revisions = EMPTY_INVENTORY_REVISIONS;
     const publish = (i: ReturnType<typeof inv>) => {
@@ -68,14 +119,16 @@ describe("inventory (spec 7.2)", () => {
     expect(publish(inv(disabled))).toMatchObject({ revision: 2, changed: true });
     // The host loses the microphone: voice's only tool disappears.
     expect(publish(inv(disabled, []))).toMatchObject({ revision: 3, changed: true });
-    // Disabling voice now changes nothing this agent sees.
+    // Disabling voice, whose tools are already hidden, still takes the app out of the inventory's apps.
     const voiceOff = decideDisable(disabled, { operation_id: "v", app_scope: "voice", now: T0 }).state;
-    expect(publish(inv(voiceOff, []))).toMatchObject({ revision: 3, changed: false });
+    expect(publish(inv(voiceOff, []))).toMatchObject({ revision: 4, changed: true });
+    // Blocking a tool that is already hidden changes nothing this agent sees.
+    expect(publishInventory(revisions, AGENT, CONV, inv(voiceOff, [], { blocked_tools: ["voice/voice.request_recording"] }))).toMatchObject({ revision: 4, changed: false });
     const removed = decideRemove(voiceOff, { operation_id: "r", app_scope: "pomodoro", confirmed: true, now: T0 }).state;
-    expect(publish(inv(removed, []))).toMatchObject({ revision: 4, changed: true });
+    expect(publish(inv(removed, []))).toMatchObject({ revision: 5, changed: true });
     const updated = decideUpdate(installedApps(), { operation_id: "u", app_scope: "whiteboard", candidate: candidate({ ...whiteboardManifest("1.1.0"), tools: [whiteboardManifest().tools![0]!] }), now: T0 }, FULL_HOST);
     expect(getApp(updated.state, "whiteboard")?.installed_version).toBe("1.1.0");
-    expect(publish(inv(updated.state, []))).toMatchObject({ revision: 5, changed: true });
+    expect(publish(inv(updated.state, []))).toMatchObject({ revision: 6, changed: true });
     // Another agent's session has its own revision.
     expect(publishInventory(revisions, "agent-2", CONV, inv()).revision).toBe(1);
   });

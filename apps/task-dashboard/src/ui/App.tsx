@@ -7,7 +7,7 @@ import type { AgentTaskRequest } from "@lineup/protocol";
 import { isEntryId } from "../entries.js";
 import type { PickableFile } from "../model/files.js";
 import { resultView } from "../model/results.js";
-import { problemText, type TaskStore, type TasksState } from "../task-store.js";
+import type { TaskStore, TasksState } from "../task-store.js";
 import { NewTask } from "./NewTask.js";
 import { TaskCard } from "./TaskCard.js";
 import { dashboardText, statusIn, TextContext, type DashboardText } from "./text.js";
@@ -79,7 +79,7 @@ export function App({ store, listFiles, newKey, standalone = false, locale: init
     setFilesProblem(undefined);
     listFiles().then(setFiles, (error: unknown) => {
       setFiles([]);
-      setFilesProblem(text.filesUnreadable(problemText(error)));
+      setFilesProblem(text.filesUnreadable(text.reason(error)));
     });
   };
   useEffect(refreshFiles, [listFiles]);
@@ -114,7 +114,7 @@ export function App({ store, listFiles, newKey, standalone = false, locale: init
             </h2>
             {state.problem !== undefined && (
               <p class="td-problem" role="alert">
-                {state.problem}
+                {text.storeProblem(state.problem)}
               </p>
             )}
             {!state.loaded ? (

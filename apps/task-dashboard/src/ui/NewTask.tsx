@@ -7,7 +7,6 @@
 import { useState } from "preact/hooks";
 import { inputProblemOf, taskRequest, type EntryInput, type PickedFile } from "../entries.js";
 import type { PickableFile } from "../model/files.js";
-import { problemText } from "../task-store.js";
 import type { AgentTaskRequest } from "@lineup/protocol";
 import { useText } from "./text.js";
 
@@ -36,7 +35,7 @@ function useSubmission(props: NewTaskProps) {
       setKey(props.newKey());
       return true;
     } catch (error) {
-      setProblem(text.couldNotAsk(problemText(error)));
+      setProblem(text.couldNotAsk(text.reason(error)));
       return false;
     } finally {
       setBusy(false);

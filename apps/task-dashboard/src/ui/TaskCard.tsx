@@ -207,7 +207,7 @@ export function TaskCard({ entry, expanded, onToggle, files, onControl, onExport
           </div>
           {entry.problem !== undefined && (
             <p class="td-problem" role="alert">
-              {entry.problem}
+              {text.storeProblem(entry.problem)}
             </p>
           )}
         </div>

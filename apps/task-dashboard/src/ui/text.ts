@@ -12,6 +12,7 @@ import { STATUS_LABELS, type TaskControlName } from "../model/controls.js";
 import { sizeText } from "../model/files.js";
 import { resultHeadline, type ResultView } from "../model/results.js";
 import { ENGLISH_ATTEMPT, type AttemptWords } from "../model/task-view.js";
+import { problemText, type StoreProblem } from "../task-store.js";
 
 export interface DashboardText {
   readonly locale: string;
@@ -22,6 +23,10 @@ export interface DashboardText {
   readonly loading: string;
   readonly noTasks: string;
   filesUnreadable(reason: string): string;
+  /** Why something was refused or failed: the refusal's own sentence in English, its code's words otherwise. */
+  reason(error: unknown): string;
+  /** What the task store could not do, and why. */
+  storeProblem(problem: StoreProblem): string;
   // Forms
   readonly askTheAgent: string;
   readonly entries: Readonly<Record<EntryId, EntryInfo>>;
@@ -92,6 +97,17 @@ const EN: DashboardText = {
   loading: "Loading your tasks…",
   noTasks: "No tasks yet. Ask the agent with one of the forms.",
   filesUnreadable: (reason) => `The conversation’s files could not be read: ${reason}`,
+  reason: problemText,
+  storeProblem: ({ kind, error }) =>
+    kind === "list"
+      ? `The tasks could not be listed: ${problemText(error)}`
+      : kind === "follow"
+        ? `This task cannot be followed: ${problemText(error)}`
+        : kind === "not_followed"
+          ? "This task is not followed here, so it cannot be changed."
+          : kind === "export"
+            ? `The evidence could not be exported: ${problemText(error)}`
+            : problemText(error),
   askTheAgent: "Ask the agent",
   entries: ENTRIES,
   couldNotAsk: (reason) => `The agent could not be asked: ${reason}`,
@@ -150,6 +166,25 @@ const EN: DashboardText = {
   day: (day) => day,
 };
 
+/** The refusals a task's controls, its files and the store meet, in Chinese, by code; any other reads as a refusal. */
+const ZH_REASONS: Readonly<Record<string, string>> = {
+  agent_unavailable: "智能体或服务器暂时无法连接",
+  request_cancelled: "连接已中断",
+  request_timeout: "请求超时",
+  invalid_state: "任务当前的状态不允许这样做",
+  not_found: "找不到它",
+  policy_denied: "策略不允许",
+  permission_denied: "没有权限",
+  invalid_params: "请求的内容无效",
+  quota_exceeded: "超出了存储配额",
+  internal_error: "出了点问题",
+};
+
+function zhReason(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && Object.prototype.hasOwnProperty.call(ZH_REASONS, code) ? ZH_REASONS[code]! : "请求被拒绝了";
+}
+
 const ZH_DAYS: Readonly<Record<string, string>> = { Monday: "星期一", Tuesday: "星期二", Wednesday: "星期三", Thursday: "星期四", Friday: "星期五" };
 
 const ZH: DashboardText = {
@@ -161,6 +196,17 @@ const ZH: DashboardText = {
   loading: "正在加载你的任务…",
   noTasks: "还没有任务。用其中一个表单请智能体做事。",
   filesUnreadable: (reason) => `无法读取此对话的文件：${reason}`,
+  reason: zhReason,
+  storeProblem: ({ kind, error }) =>
+    kind === "list"
+      ? `无法列出任务：${zhReason(error)}`
+      : kind === "follow"
+        ? `无法跟进此任务：${zhReason(error)}`
+        : kind === "not_followed"
+          ? "此处没有跟进这个任务，所以无法更改它。"
+          : kind === "export"
+            ? `无法导出证据：${zhReason(error)}`
+            : `操作未完成：${zhReason(error)}`,
   askTheAgent: "请智能体做事",
   entries: {
     summarize_files: { title: "总结文件", hint: "选择此对话中的文本文件；智能体会逐一总结。" },

@@ -9,8 +9,9 @@ export function publishInventory(ctx: CallContext, params: MethodParams<"invento
   return services.idempotent.run(principal, "inventory/publish", params, async (w): Promise<MethodResult<"inventory/publish">> => {
     const current = (await findSession(w.db, params.session_id))!.inventory_revision;
     if (params.revision <= current) throw refuse("stale_inventory_revision", `revision ${params.revision} is not above the current ${current}`, "/revision");
-    const event = await w.append(params.session_id, "inventory.published", actorOf(principal), { revision: params.revision, tools: params.tools as unknown as JsonObject[] });
-    await saveInventory(w.db, { session_id: params.session_id, revision: params.revision, tools: params.tools, published_at: w.now, seq: event.seq });
+    const { session_id, idempotency_key: _key, after_key: _after, ...published } = params;
+    const event = await w.append(session_id, "inventory.published", actorOf(principal), published as unknown as JsonObject);
+    await saveInventory(w.db, { session_id, ...published, published_at: w.now, seq: event.seq });
     await setInventoryRevision(w.db, params.session_id, params.revision);
     return { session_id: params.session_id, revision: params.revision, seq: event.seq };
   }, sessionPrecheck(principal, params.session_id));

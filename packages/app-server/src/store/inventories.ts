@@ -2,16 +2,31 @@
 import type { Inventory, InventoryTool } from "@lineup/protocol";
 import type { Db } from "./sql.js";
 
+/** The parts of an inventory besides its tools, kept together in `contents` (absent in one published before them). */
+type InventoryContents = Pick<Inventory, "apps" | "components" | "surfaces" | "capabilities">;
+
 export async function findInventory(db: Db, sessionId: string): Promise<Inventory | undefined> {
-  const row = await db.get<{ revision: number; tools: string; published_at: string; seq: number }>("SELECT revision, tools, published_at, seq FROM inventories WHERE session_id = ?", [sessionId]);
-  return row === undefined ? undefined : { session_id: sessionId, revision: row.revision, tools: JSON.parse(row.tools) as InventoryTool[], published_at: row.published_at, seq: row.seq };
+  const row = await db.get<{ revision: number; tools: string; contents: string | null; published_at: string; seq: number }>(
+    "SELECT revision, tools, contents, published_at, seq FROM inventories WHERE session_id = ?",
+    [sessionId],
+  );
+  if (row === undefined) return undefined;
+  const contents = row.contents === null ? {} : (JSON.parse(row.contents) as InventoryContents);
+  return { session_id: sessionId, revision: row.revision, tools: JSON.parse(row.tools) as InventoryTool[], ...contents, published_at: row.published_at, seq: row.seq };
 }
 
 export async function saveInventory(db: Db, inventory: Inventory): Promise<void> {
+  const { apps, components, surfaces, capabilities } = inventory;
+  const contents: InventoryContents = {
+    ...(apps === undefined ? {} : { apps }),
+    ...(components === undefined ? {} : { components }),
+    ...(surfaces === undefined ? {} : { surfaces }),
+    ...(capabilities === undefined ? {} : { capabilities }),
+  };
   await db.run(
-    `INSERT INTO inventories (session_id, revision, tools, published_at, seq) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, tools = excluded.tools, published_at = excluded.published_at, seq = excluded.seq`,
-    [inventory.session_id, inventory.revision, JSON.stringify(inventory.tools), inventory.published_at, inventory.seq],
+    `INSERT INTO inventories (session_id, revision, tools, contents, published_at, seq) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET revision = excluded.revision, tools = excluded.tools, contents = excluded.contents, published_at = excluded.published_at, seq = excluded.seq`,
+    [inventory.session_id, inventory.revision, JSON.stringify(inventory.tools), Object.keys(contents).length === 0 ? null : JSON.stringify(contents), inventory.published_at, inventory.seq],
   );
 }
 

@@ -305,6 +305,15 @@ export const MIGRATIONS: readonly Migration[] = [
         );
       `,
   },
+  {
+    // What an inventory carries besides its tools (spec 7.2: the enabled apps with their entrypoints, the
+    // standard components, surface display modes and capabilities), as one JSON object; NULL for an inventory
+    // published before these existed, which reads as tools only.
+    name: "0011_inventory_contents",
+    sql: `
+        ALTER TABLE inventories ADD COLUMN contents TEXT;
+      `,
+  },
 ];
 
 /** The lock PostgreSQL servers take while they migrate one database. */

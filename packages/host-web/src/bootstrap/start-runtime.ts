@@ -5,7 +5,8 @@
 import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createLocalBackendsClient, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
-import { createBrowserHostProvider } from "../host-provider/index.js";
+import { createBrowserHostProvider, type BrowserHostProvider } from "../host-provider/index.js";
+import { watchPageLifecycle } from "./page-lifecycle.js";
 import { formatOpenLink } from "../shell/open-link.js";
 import { nativeHost } from "./native-host.js";
 import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
@@ -26,6 +27,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   // The host's Node process runs the back-ends a page cannot (MCP servers, stdio and local-http programs) when it
   // serves a local back-end service; without one they are unsupported_on_host.
   const local = config.local_backends === undefined ? undefined : createLocalBackendsClient({ ...config.local_backends, profile: profileName(config) });
+  let hostProvider: BrowserHostProvider;
   const runtime = createRuntime({
     store,
     transport: createWebSocketTransport(),
@@ -44,14 +46,14 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     backends: { wasm: createBrowserWasmRunner, ...local?.runners },
     // Clicking an app's notification is an explicit target (spec 4.3), as a deep link is: the shell follows the
     // link and brings the app forward (its live instance, else it opens in the conversation on screen).
-    host: createBrowserHostProvider({
+    host: (hostProvider = createBrowserHostProvider({
       onNotificationClick: (appScope) => {
         globalThis.focus?.();
         globalThis.location.hash = formatOpenLink({ app_scope: appScope });
       },
       appName: (appScope) => localizedAppName(late.runtime?.appManager.getApp(appScope)?.projection) ?? appScope,
       native: nativeHost(),
-    }),
+    })),
   });
   late.runtime = runtime;
   try {
@@ -71,6 +73,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   const onOnline = (): void => runtime.reconnectNow();
   globalThis.addEventListener?.("offline", onOffline);
   globalThis.addEventListener?.("online", onOnline);
+  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics);
   let stopping: Promise<void> | undefined;
   return {
     runtime,
@@ -78,6 +81,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     stop() {
       globalThis.removeEventListener?.("offline", onOffline);
       globalThis.removeEventListener?.("online", onOnline);
+      stopWatchingPage();
       stopping ??= (async () => {
         try {
           await runtime.stop();

@@ -6,7 +6,7 @@
  * mapped by name, never passed on.
  */
 import { capabilityRefused, type CapabilityName, type CapabilityResult } from "@lineup/protocol";
-import type { CapabilityPrompt, HostInvocation, HostProvider, SystemPermission } from "@lineup/runtime";
+import { Emitter, type CapabilityPrompt, type HostInvocation, type HostProvider, type SystemPermission, type Unsubscribe } from "@lineup/runtime";
 import type { ProviderContext } from "./context.js";
 import { pickFiles, saveFile } from "./files.js";
 import { DEFAULT_MAX_ARTIFACT_BYTES } from "./inputs.js";
@@ -35,6 +35,12 @@ export interface BrowserHostProviderDeps {
 }
 
 export interface BrowserHostProvider extends HostProvider {
+  /**
+   * Hears each change of what the host can do: a system permission granted or blocked (the Permissions API's
+   * `change`), the native host's notification service found missing. The host then calls
+   * `runtime.hostCapabilitiesChanged()`. Returns its own unsubscribe.
+   */
+  onCapabilitiesChanged(listener: () => void): Unsubscribe;
   /** Stops permission watching and a running title flash. */
   dispose(): void;
 }
@@ -68,11 +74,12 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
     hasUserActivation: userActivationActive,
   };
   const supported = detectSupport();
+  const changes = new Emitter<void>((error) => console.error("[lineup] a host capabilities listener failed", error), "host-capabilities");
   // In a native window without a notification service, the page's Notification API would only ever be denied.
   void deps.native?.then((host) => {
-    if (host !== undefined && !host.info.notifications) supported.delete("notification.show");
+    if (host !== undefined && !host.info.notifications && supported.delete("notification.show")) changes.emit();
   });
-  const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined);
+  const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined, () => changes.emit());
   const attention = createAttention();
 
   const run = (invocation: HostInvocation): Promise<CapabilityResult> | CapabilityResult => {
@@ -135,6 +142,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
         prompts.withdraw(invocation.request_id);
       }
     },
+    onCapabilitiesChanged: (listener) => changes.subscribe(listener),
     dispose() {
       permissions.dispose();
       attention.dispose();

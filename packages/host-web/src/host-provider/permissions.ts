@@ -1,7 +1,8 @@
 /**
  * The system permission cache behind the synchronous `systemPermission()`: filled at creation from
  * `navigator.permissions.query` (microphone, notifications) and kept current through each status's
- * `change` event. A browser that cannot answer leaves `prompt`, so the gateway asks.
+ * `change` event; `onChange` hears each answer and each change (the Runtime then asks the host again). A
+ * browser that cannot answer leaves `prompt`, so the gateway asks.
  */
 import type { SystemPermission } from "@lineup/runtime";
 import { systemPermissionFromState } from "./outcomes.js";
@@ -14,7 +15,7 @@ export interface PermissionCache {
   dispose(): void;
 }
 
-export function createPermissionCache(permissions: Pick<Permissions, "query"> | undefined): PermissionCache {
+export function createPermissionCache(permissions: Pick<Permissions, "query"> | undefined, onChange: () => void = () => undefined): PermissionCache {
   const states = new Map<WatchedPermission, Exclude<SystemPermission, "not_applicable">>();
   const unwatch: (() => void)[] = [];
   let disposed = false;
@@ -24,10 +25,13 @@ export function createPermissionCache(permissions: Pick<Permissions, "query"> | 
     void permissions.query({ name }).then(
       (status) => {
         if (disposed) return;
-        states.set(name, systemPermissionFromState(status.state));
-        const onChange = () => states.set(name, systemPermissionFromState(status.state));
-        status.addEventListener("change", onChange);
-        unwatch.push(() => status.removeEventListener("change", onChange));
+        const read = () => {
+          states.set(name, systemPermissionFromState(status.state));
+          onChange();
+        };
+        read();
+        status.addEventListener("change", read);
+        unwatch.push(() => status.removeEventListener("change", read));
       },
       () => undefined,
     );

@@ -31,6 +31,7 @@ import {
   type InventoryTool,
   type Session,
   type Turn,
+  InventoryContentsProperties,
   MAX_INVENTORY_TOOLS,
 } from "./records.js";
 
@@ -97,6 +98,7 @@ export const EnvelopeDataSchema = eventData("envelope", {
 export const InventoryPublishedDataSchema = eventData("inventory.published", {
   revision: SeqSchema(),
   tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+  ...InventoryContentsProperties,
 });
 
 export const ArtifactAddedDataSchema = eventData("artifact.added", {

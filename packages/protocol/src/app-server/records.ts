@@ -22,8 +22,8 @@ import {
 } from "../schema-kit.js";
 import type { ArtifactRef } from "../envelope/types.js";
 import type { Provenance, TaskTurnOptions } from "../agent-task.js";
-import { RISK_LEVELS } from "../manifest/capabilities.js";
-import { ACTIVATION_REQUIREMENTS, CALL_MODELS } from "../manifest/schemas.js";
+import { CAPABILITY_NAME_PATTERN, RISK_LEVELS } from "../manifest/capabilities.js";
+import { ACTIVATION_REQUIREMENTS, CALL_MODELS, DISPLAY_MODES, ENTRYPOINT_ID_PATTERN, ENTRYPOINT_KINDS, LocalizedTextsSchema, SEMVER_PATTERN } from "../manifest/schemas.js";
 
 /** The one protocol version this catalogue describes; `initialize` must name it. */
 export const APP_SERVER_PROTOCOL_VERSION = "lineup.app-server.v1";
@@ -212,17 +212,66 @@ export const InventoryToolSchema = Closed(
 export type InventoryTool = Static<typeof InventoryToolSchema>;
 export const MAX_INVENTORY_TOOLS = 512;
 
+/**
+ * The standard components (spec 8.1) a host renders itself, trusted and without an app: what an agent can
+ * show a person with the conversation's own envelopes (`lineup.message` text and Markdown, `lineup.status`,
+ * `lineup.task.progress`, `lineup.interaction.request` choice, confirm and input, `lineup.artifact`).
+ */
+export const STANDARD_COMPONENTS = ["text", "markdown", "status", "task_progress", "choice", "confirm", "input", "artifact"] as const;
+export type StandardComponent = (typeof STANDARD_COMPONENTS)[number];
+
+/** One entrypoint of an inventory app: what a person or the agent can open, and how its surface may be shown. */
+export const InventoryEntrypointSchema = Closed({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
+  kind: StringEnum(ENTRYPOINT_KINDS),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  /** The surface's display modes this host can show it in (the manifest's, narrowed to the inventory's `surfaces`). */
+  display_modes: Type.Array(StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length }),
+});
+export type InventoryEntrypoint = Static<typeof InventoryEntrypointSchema>;
+
+/** One enabled app of a published inventory: its names as the manifest gives them and its entrypoints; never its bundle or files. */
+export const InventoryAppSchema = Closed(
+  {
+    app_scope: AppScopeStringSchema(),
+    version: Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
+    kind: StringEnum(["core", "installed"] as const),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+    description: Type.Optional(Text(2_000)),
+    localized: Type.Optional(LocalizedTextsSchema),
+    entrypoints: Type.Array(InventoryEntrypointSchema, { maxItems: 32 }),
+  },
+  { $id: schemaId("app-server.inventory-app"), title: "An enabled app in a published inventory" },
+);
+export type InventoryApp = Static<typeof InventoryAppSchema>;
+export const MAX_INVENTORY_APPS = 256;
+
+/**
+ * What a published inventory carries besides its tools (spec 7.2). Each is optional on the wire so that an
+ * inventory published before they existed still decodes: absent means "not said", not "none".
+ */
+export const InventoryContentsProperties = {
+  /** The standard components the host renders (`STANDARD_COMPONENTS`). */
+  components: Type.Optional(Type.Array(StringEnum(STANDARD_COMPONENTS), { uniqueItems: true, maxItems: STANDARD_COMPONENTS.length })),
+  /** The enabled apps the agent may use in this session, sorted by app_scope. */
+  apps: Type.Optional(Type.Array(RecordRef<InventoryApp>("app-server.inventory-app"), { maxItems: MAX_INVENTORY_APPS })),
+  /** The display modes in which this host shows an app's surface. */
+  surfaces: Type.Optional(Type.Array(StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length })),
+  /** The capabilities the host can carry out now and policy allows, sorted. */
+  capabilities: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN }), { uniqueItems: true, maxItems: 128 })),
+};
 export const InventorySchema = Closed(
   {
     session_id: SessionIdSchema(),
     /** Strictly increasing per session; envelopes carry it as `correlation.inventory_revision` (its decimal string). */
     revision: SeqSchema(),
     tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+    ...InventoryContentsProperties,
     published_at: TimestampSchema(),
     /** The seq of the `inventory.published` event. */
     seq: SeqSchema(),
   },
-  { $id: schemaId("app-server.inventory"), title: "The latest tool inventory of a session" },
+  { $id: schemaId("app-server.inventory"), title: "The latest inventory of a session: tools, apps, standard components, surfaces, capabilities" },
 );
 export type Inventory = Static<typeof InventorySchema>;
 
@@ -287,6 +336,7 @@ export const RECORD_SCHEMAS = [
   ActionResponseSchema,
   ActionSchema,
   InventoryToolSchema,
+  InventoryAppSchema,
   InventorySchema,
   ServerLimitsSchema,
 ] as const;

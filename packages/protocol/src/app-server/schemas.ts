@@ -20,6 +20,7 @@ import {
   ErrorInfoSchema,
   IdempotencyKeySchema,
   AfterKeySchema,
+  InventoryContentsProperties,
   MAX_INVENTORY_TOOLS,
   ProvenanceRef,
   RecordRef,
@@ -344,8 +345,9 @@ export const AppServerInventoryPublishParamsSchema = params(
     /** Must be greater than the session's current revision. */
     revision: SeqSchema(),
     tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+    ...InventoryContentsProperties,
   },
-  "The device publishes a new revision of the session's tool inventory.",
+  "The device publishes a new revision of the session's inventory (spec 7.2): its tools, and the enabled apps with their entrypoints, the standard components, surface display modes and capabilities of its host.",
 );
 export const AppServerInventoryPublishResultSchema = result("inventory/publish", { session_id: SessionIdSchema(), revision: SeqSchema(), seq: SeqSchema() });
 

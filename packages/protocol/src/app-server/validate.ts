@@ -103,6 +103,16 @@ function semanticCheck(call: ValidatedCall, role: AppServerRole, limits: ServerL
           return { code: "invalid_params", message: `tool ${key} names the provenance of app "${tool.provenance.app_scope}"`, path: `/tools/${i}/provenance/app_scope` };
         }
       }
+      const apps = new Set<string>();
+      for (const [i, app] of (call.params.apps ?? []).entries()) {
+        if (apps.has(app.app_scope)) return { code: "invalid_params", message: `app ${app.app_scope} is listed twice`, path: `/apps/${i}/app_scope` };
+        apps.add(app.app_scope);
+        const entrypoints = new Set<string>();
+        for (const [j, entrypoint] of app.entrypoints.entries()) {
+          if (entrypoints.has(entrypoint.id)) return { code: "invalid_params", message: `app ${app.app_scope} lists entrypoint "${entrypoint.id}" twice`, path: `/apps/${i}/entrypoints/${j}/id` };
+          entrypoints.add(entrypoint.id);
+        }
+      }
       return undefined;
     }
     case "artifact/put": {

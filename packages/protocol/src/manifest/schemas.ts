@@ -136,6 +136,8 @@ export type Entrypoint = Static<typeof EntrypointSchema>;
 export const AgentSubscriptionSchema = Closed({
   type: StringEnum(SUBSCRIBABLE_ENVELOPE_TYPES),
   scope: StringEnum(SUBSCRIPTION_SCOPES),
+  /** A capability the app declares: messages of this subscription reach it only while the person has granted it that capability. */
+  capability: Type.Optional(CapabilityNameSchema()),
 });
 export type AgentSubscription = Static<typeof AgentSubscriptionSchema>;
 

@@ -137,6 +137,11 @@ function checkStructure(manifest: AppManifest, kind: ManifestKind): Refusal | un
   const subscriptions = manifest.agent_subscriptions ?? [];
   const repeatedSubscription = firstDuplicate(subscriptions, (s) => `${s.type} ${s.scope}`);
   if (repeatedSubscription >= 0) return fail("manifest_invalid", "the same subscription is listed twice", `/agent_subscriptions/${repeatedSubscription}`);
+  for (const [i, subscription] of subscriptions.entries()) {
+    if (subscription.capability !== undefined && !(manifest.capabilities ?? []).some((c) => c.name === subscription.capability)) {
+      return fail("manifest_invalid", `the subscription to ${subscription.type} needs ${subscription.capability}, which the manifest's capabilities do not declare`, `/agent_subscriptions/${i}/capability`);
+    }
+  }
 
   const events = manifest.events ?? [];
   const repeatedEvent = firstDuplicate(events, (e) => e.name);

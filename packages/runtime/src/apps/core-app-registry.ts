@@ -20,6 +20,8 @@ export interface AppSubscription {
   readonly types: readonly string[];
   readonly reach: "target" | "conversation";
   readonly scope?: SubscriptionScope;
+  /** The capability the manifest ties this subscription to: it admits messages only while the app is granted it. */
+  readonly capability?: string;
 }
 
 export type SubscriptionScope = "instance" | "conversation" | "app";

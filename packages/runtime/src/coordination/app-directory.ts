@@ -40,13 +40,14 @@ export function appDirectoryOf(registry: AppRegistryState): AppDirectory {
   return directory;
 }
 
-/** The manifest's subscriptions, one per scope it uses (types in the order declared). */
+/** The manifest's subscriptions, one per scope and capability it uses (types in the order declared). */
 function declaredSubscriptions(declared: NonNullable<AppManifest["agent_subscriptions"]>): AppSubscription[] {
-  const byScope = new Map<SubscriptionScope, string[]>();
+  const grouped = new Map<string, { scope: SubscriptionScope; capability: string | undefined; types: string[] }>();
   for (const s of declared) {
-    const types = byScope.get(s.scope) ?? [];
-    types.push(s.type);
-    byScope.set(s.scope, types);
+    const key = `${s.scope}\u0000${s.capability ?? ""}`;
+    const group = grouped.get(key) ?? { scope: s.scope, capability: s.capability, types: [] };
+    group.types.push(s.type);
+    grouped.set(key, group);
   }
-  return [...byScope].map(([scope, types]) => ({ types, reach: "target", scope }));
+  return [...grouped.values()].map(({ scope, capability, types }) => ({ types, reach: "target", scope, ...(capability === undefined ? {} : { capability }) }));
 }

@@ -8,7 +8,8 @@
  *  5. envelope id dedup                                     → `duplicate_message`
  *  6. app installed and enabled (the AppDirectory port)     → `app_not_installed` / `app_disabled`
  *  7. ownership of instance / operation                     → `not_owner`
- *  8. subscription intersection (declared ∩ scope ∩ target ∩ policy) → `not_subscribed` / `policy_denied`
+ *  8. subscription intersection (declared ∩ permissions ∩ scope ∩ target ∩ policy) → `not_subscribed` /
+ *     `permission_denied` / `policy_denied`
  *
  * Pure: everything it needs from the store arrives in `reads`. Every refusal is a stable code; the
  * transition turns it into an audit record (and, for a tool call, a definite `lineup.tool.error` reply).
@@ -30,6 +31,8 @@ export interface FilterContext {
   readonly instances: InstanceDirectory;
   /** Installed apps the Runtime policy keeps from agent messages (the inventory policy's `blocked_apps`). */
   readonly blockedApps?: readonly string[];
+  /** Whether the app is granted the capability now (its Settings decision); absent: every capability is. */
+  readonly granted?: (appScope: string, capability: string) => boolean;
   /** The injected clock as RFC 3339, for legacy messages without a timestamp. */
   readonly now: () => string;
 }
@@ -176,15 +179,28 @@ export function filterEvent(event: SessionEvent, ctx: FilterContext): FilterOutc
   const conversationWide = !toRuntime && targetApp === conversation.app_scope && instanceId === undefined && CONVERSATION_PROJECTIONS.has(draft.type);
   const blocked = new Set(ctx.blockedApps ?? []);
   const candidates = candidatesOf(ctx.apps, draft.type, toRuntime, targetApp, conversation.app_scope, conversationWide);
+  // A subscription tied to a capability admits a message only while the app is granted that capability (spec
+  // 5.4, "the app's current permissions"); one that only that withholds is refused `permission_denied`.
+  const granted = ctx.granted ?? (() => true);
+  let withheld: { app_scope: string; capability: string } | undefined;
   const recipients = candidates
     .filter((candidate) => !(candidate.installed && blocked.has(candidate.app_scope)))
-    .filter((candidate) => candidate.scopes.some((scope) => inScope(scope, candidate, ctx.instances, conversation.conversation_id, instanceId)))
+    .filter((candidate) => {
+      const admitting = candidate.scopes.filter(({ scope }) => inScope(scope, candidate, ctx.instances, conversation.conversation_id, instanceId));
+      if (admitting.some(({ capability }) => capability === undefined || granted(candidate.app_scope, capability))) return true;
+      const needed = admitting.find(({ capability }) => capability !== undefined)?.capability;
+      if (needed !== undefined) withheld ??= { app_scope: candidate.app_scope, capability: needed };
+      return false;
+    })
     .map((candidate) => candidate.app_scope);
   // What the user's devices sent to the Runtime (an app's event, an answer to a card) is their own record:
   // it needs no app to see it, and is no one's mistake.
   if (recipients.length === 0 && toRuntime && event.actor.role === "device") return envelope === undefined ? { kind: "accepted", recipients } : { kind: "accepted", recipients, envelope };
   if (recipients.length === 0 && !toRuntime && blocked.has(targetApp) && ctx.apps.get(targetApp)?.kind === "installed") {
     return refuse("policy_denied", `the Runtime policy keeps agent messages from ${targetApp}`, about());
+  }
+  if (recipients.length === 0 && withheld !== undefined) {
+    return refuse("permission_denied", `${withheld.app_scope} receives ${draft.type} only while it is granted ${withheld.capability}`, about());
   }
   if (recipients.length === 0) {
     return refuse(
@@ -205,7 +221,8 @@ interface Candidate {
   readonly installed: boolean;
   /** The target app's own subscriptions, or (`observer`) another app's reaching the conversation's projections. */
   readonly observer: boolean;
-  readonly scopes: readonly SubscriptionScope[];
+  /** The scope of each matching subscription, and the capability it needs granted, if any. */
+  readonly scopes: readonly { readonly scope: SubscriptionScope; readonly capability?: string }[];
 }
 
 /** Per directory (one per registry state, never mutated): the candidates for each kind of message seen. */
@@ -230,12 +247,19 @@ function candidatesOf(apps: AppDirectory, type: string, toRuntime: boolean, targ
           subscription.types.includes(type) && (subscription.reach === "target" ? !toRuntime && app.app_scope === targetApp : app.app_scope === conversationApp),
       );
       if (own.length > 0) {
-        found.push({ app_scope: app.app_scope, installed: app.kind === "installed", observer: false, scopes: own.map((s) => s.scope ?? "app") });
+        found.push({
+          app_scope: app.app_scope,
+          installed: app.kind === "installed",
+          observer: false,
+          scopes: own.map((s) => (s.capability === undefined ? { scope: s.scope ?? "app" } : { scope: s.scope ?? "app", capability: s.capability })),
+        });
         continue;
       }
       if (!conversationWide || app.kind !== "installed") continue;
       const observing = app.subscriptions.filter((s) => s.types.includes(type) && (s.scope === "conversation" || s.scope === "app"));
-      if (observing.length > 0) found.push({ app_scope: app.app_scope, installed: true, observer: true, scopes: ["conversation"] });
+      if (observing.length > 0) {
+        found.push({ app_scope: app.app_scope, installed: true, observer: true, scopes: observing.map((s) => (s.capability === undefined ? { scope: "conversation" } : { scope: "conversation", capability: s.capability })) });
+      }
     }
     memo.set(key, (candidates = found));
   }

@@ -40,6 +40,7 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
     inventory = computeInventory({
       apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
+      ...(env.host.systemDenied === undefined ? {} : { systemDenied: env.host.systemDenied }),
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
       agentId,
@@ -87,8 +88,9 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
   for (const conversation of step.state.conversations.values()) {
     if (only !== undefined && !only.has(conversation.conversation_id)) continue;
     const inventory = inventoryFor(step.state, env, conversation.agent_id, conversation.conversation_id);
-    // Nothing published and nothing to publish: revision 0 already means "no tools".
-    if (inventory.tools.length === 0 && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
+    // Nothing published and nothing to publish: revision 0 already means "no tools and no installed apps" (the
+    // core apps alone are the host's own screens and are published with the first tool or installed app).
+    if (inventory.tools.length === 0 && inventory.apps.every((app) => app.kind === "core") && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
     const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory);
     if (!published.changed) continue;
     step.state = { ...step.state, inventory: published.revisions };
@@ -103,8 +105,20 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
       app_scope: "runtime",
       action_type: "inventory.publish",
       method: "inventory/publish",
-      params: { session_id: conversation.conversation_id, revision: published.revision, tools: inventory.tools.map((tool) => wireTool(tool, step.state.apps)) as unknown as JsonValue },
+      params: {
+        session_id: conversation.conversation_id,
+        revision: published.revision,
+        tools: inventory.tools.map((tool) => wireTool(tool, step.state.apps)) as unknown as JsonValue,
+        apps: inventory.apps as unknown as JsonValue,
+        components: [...inventory.components],
+        surfaces: [...inventory.surfaces],
+        capabilities: [...inventory.capabilities],
+      },
     });
-    step.audit.push({ type: "inventory.published", conversation_id: conversation.conversation_id, detail: `revision ${published.revision}, ${inventory.tools.length} tools` });
+    step.audit.push({
+      type: "inventory.published",
+      conversation_id: conversation.conversation_id,
+      detail: `revision ${published.revision}, ${inventory.apps.length} apps, ${inventory.tools.length} tools, ${inventory.capabilities.length} capabilities`,
+    });
   }
 }

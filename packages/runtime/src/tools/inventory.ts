@@ -1,5 +1,6 @@
 /**
- * The agent-visible inventory (spec 7.2):
+ * The agent-visible inventory (spec 7.2): the standard components the host renders, the enabled apps with
+ * their entrypoints, the display modes of surfaces, the host's capabilities, and the tools
  *
  *   verified manifest tools ∩ app enabled ∩ host supported ∩ user/organisation policy
  *   ∩ agent + conversation scope ∩ preconditions
@@ -8,8 +9,19 @@
  * exactly when the visible content changes — an enable, disable, update, removal, host capability
  * change or tighter policy that changes nothing this agent sees does not bump it.
  */
-import { canonicalJson, riskRank, type JsonValue, type ResolvedToolDescriptor, type RiskLevel } from "@lineup/protocol";
-import { resolveToolDescriptor } from "@lineup/protocol";
+import {
+  canonicalJson,
+  DISPLAY_MODES,
+  resolveToolDescriptor,
+  riskRank,
+  STANDARD_COMPONENTS,
+  type DisplayMode,
+  type InventoryApp,
+  type JsonValue,
+  type ResolvedToolDescriptor,
+  type RiskLevel,
+  type StandardComponent,
+} from "@lineup/protocol";
 import type { ToolSourceApp } from "./registry.js";
 
 /** One tool as the agent sees it: the resolved descriptor (no bundle paths, tokens or user content) and its app. */
@@ -32,6 +44,8 @@ export interface InventoryInput {
   readonly apps: readonly ToolSourceApp[];
   /** Capabilities the host can carry out. */
   readonly hostCapabilities: readonly string[];
+  /** Capabilities the system denied the host for now (a browser permission set to "block"): left out of `capabilities`, not out of the tools, whose calls get `permission_denied`. */
+  readonly systemDenied?: readonly string[];
   /** Runtime SDK features the host offers (an app needing more is not ready). */
   readonly hostFeatures?: readonly string[];
   readonly policy: InventoryPolicy;
@@ -44,7 +58,15 @@ export interface InventoryInput {
 export interface Inventory {
   /** Sorted by app_scope, then method. */
   readonly tools: readonly InventoryTool[];
-  /** Canonical JSON of `tools`: equal fingerprints mean the agent sees the same thing. */
+  /** The apps the agent may use here (the same rules as for their tools, without the per-tool ones), sorted by app_scope. */
+  readonly apps: readonly InventoryApp[];
+  /** The standard components every host renders (spec 8.1). */
+  readonly components: readonly StandardComponent[];
+  /** Where the host shows an app's surface: every display mode when it offers surfaces (`surface.state.v1`), else none. */
+  readonly surfaces: readonly DisplayMode[];
+  /** The host's capabilities that the system has not denied, sorted. */
+  readonly capabilities: readonly string[];
+  /** Canonical JSON of all of the above: equal fingerprints mean the agent sees the same thing. */
   readonly fingerprint: string;
 }
 
@@ -60,13 +82,16 @@ export function computeInventory(input: InventoryInput): Inventory {
   const agent = own(policy.agents, input.agentId);
   const conversation = own(policy.conversations, input.conversationId);
   const blockedTools = new Set([...(policy.blocked_tools ?? []), ...(agent?.blocked_tools ?? [])]);
+  const surfaces: readonly DisplayMode[] = hostFeatures === undefined || hostFeatures.has("surface.state.v1") ? DISPLAY_MODES : [];
   const tools: InventoryTool[] = [];
+  const apps: InventoryApp[] = [];
   for (const app of input.apps) {
     if (!app.enabled || app.install_state === "failed") continue;
     if (blockedApps.has(app.app_scope)) continue;
     if (agent?.allowed_apps !== undefined && !agent.allowed_apps.includes(app.app_scope)) continue;
     if (conversation?.allowed_apps !== undefined && !conversation.allowed_apps.includes(app.app_scope)) continue;
     if (hostFeatures !== undefined && !app.manifest.runtime_sdk.required_features.every((f) => hostFeatures.has(f))) continue;
+    apps.push(inventoryApp(app, surfaces));
     for (const declared of app.manifest.tools ?? []) {
       const d = resolveToolDescriptor(declared, app.kind);
       if (blockedTools.has(`${app.app_scope}/${d.method}`)) continue;
@@ -99,7 +124,34 @@ export function computeInventory(input: InventoryInput): Inventory {
   // that keeps every tool the same is still published.
   const versions: Record<string, string> = {};
   for (const app of input.apps) if (tools.some((t) => t.app_scope === app.app_scope)) versions[app.app_scope] = app.manifest.version;
-  return { tools, fingerprint: `${canonicalJson(tools as unknown as JsonValue)}\u0000${canonicalJson(versions)}` };
+  apps.sort((a, b) => (a.app_scope < b.app_scope ? -1 : a.app_scope > b.app_scope ? 1 : 0));
+  const denied = new Set(input.systemDenied ?? []);
+  const capabilities = [...new Set(input.hostCapabilities)].filter((c) => !denied.has(c)).sort();
+  const rest = { apps, components: STANDARD_COMPONENTS, surfaces, capabilities };
+  return {
+    tools,
+    ...rest,
+    fingerprint: `${canonicalJson(tools as unknown as JsonValue)}\u0000${canonicalJson(versions)}\u0000${canonicalJson(rest as unknown as JsonValue)}`,
+  };
+}
+
+/** An app as the agent sees it: its names and entrypoints, no bundle, files or private content. */
+function inventoryApp(app: ToolSourceApp, surfaces: readonly DisplayMode[]): InventoryApp {
+  const { manifest } = app;
+  return {
+    app_scope: app.app_scope,
+    version: manifest.version,
+    kind: app.kind,
+    ...(manifest.name === undefined ? {} : { name: manifest.name }),
+    ...(manifest.description === undefined ? {} : { description: manifest.description }),
+    ...(manifest.localized === undefined ? {} : { localized: manifest.localized }),
+    entrypoints: manifest.entrypoints.map((e) => ({
+      id: e.id,
+      kind: e.kind,
+      ...(e.title === undefined ? {} : { title: e.title }),
+      display_modes: (e.display_modes ?? (e.kind === "background" ? [] : ["foreground" as const])).filter((m) => surfaces.includes(m)),
+    })),
+  };
 }
 
 /** The revision state of every agent session's inventory. */

@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { t } from "../../i18n/index.js";
+import { reasonText } from "../../i18n/reasons.js";
 
 /** What the chat previews inline; larger artifacts are offered to save only. */
 export const PREVIEW_MAX_BYTES = 16 * 1024 * 1024;
@@ -141,5 +142,5 @@ export function reasonOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "not_found") return t("preview.gone");
   if (code === "request_cancelled") return t("preview.offline");
-  return error instanceof Error ? error.message : String(error);
+  return reasonText(error);
 }

@@ -140,7 +140,7 @@ export function InstallPanel({ manager, available = [], catalog, onRefreshCatalo
       <div aria-live="polite" class="install-live">
         {state.phase === "idle" ? <p class="muted">{t("install.idle")}</p> : null}
         {state.phase === "inspecting" ? <p role="status">{t("install.checking", { file: state.file })}</p> : null}
-        {state.phase === "installed" ? (
+        {state.phase === "installed" && stillInstalled(manager, state.operation) ? (
           <OperationResult
             operation={state.operation}
             success={t(state.operation.steps.some((s) => s.name === "enable" && s.status === "done") ? "install.installedOn" : "install.installed", {
@@ -179,4 +179,12 @@ export function InstallPanel({ manager, available = [], catalog, onRefreshCatalo
       ) : null}
     </section>
   );
+}
+
+/**
+ * The line about an install stays only while it is still true: once the app is updated (on its card), rolled
+ * back or removed, its own line there says what happened, and "Installed … 1.0.0" would contradict it.
+ */
+function stillInstalled(manager: RuntimeAppManager, operation: AppOperation): boolean {
+  return manager.getApp(operation.app_scope)?.record.installed_version === operation.to_version;
 }

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import type { CatalogRelease } from "@lineup/protocol";
 import type { RuntimeCatalog } from "@lineup/runtime";
 import type { AvailableBundle } from "./InstallPanel.js";
+import { reasonText } from "../../i18n/reasons.js";
 
 export type CatalogView =
   | { readonly status: "loading" }
@@ -55,7 +56,7 @@ export function useCatalog(catalog: RuntimeCatalog | undefined): { view: Catalog
         if (generation.current === mine) setView({ status: "ready", bundles: bundlesOf(catalog, releases) });
       },
       (error: unknown) => {
-        if (generation.current === mine) setView({ status: "unavailable", message: error instanceof Error ? error.message : String(error) });
+        if (generation.current === mine) setView({ status: "unavailable", message: reasonText(error) });
       },
     );
   }, [catalog]);

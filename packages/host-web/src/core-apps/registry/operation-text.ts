@@ -4,7 +4,8 @@
  * from the protocol's error table), and the operations list newest first. Pure.
  */
 import { ERROR_CODES, isErrorCode, type RiskLevel } from "@lineup/protocol";
-import { t, type MessageKey } from "../../i18n/index.js";
+import { t, uiLanguage, type MessageKey } from "../../i18n/index.js";
+import { reasonText } from "../../i18n/reasons.js";
 import type { AppOperation, AppOperationStep, AppOperationStepName } from "./manager-api.js";
 
 /** Each pipeline step's plain name, by catalogue key. */
@@ -87,11 +88,13 @@ export function describeFailure(operation: AppOperation): FailureText | undefine
   if (operation.status !== "failed") return undefined;
   const failed = operation.steps.find((s) => s.status === "failed");
   const code = operation.error?.code ?? failed?.code ?? "internal_error";
-  const meaning = isErrorCode(code) ? ERROR_CODES[code].description.replace(/`/g, "") : undefined;
+  // The protocol's description of a code is English: other languages have the catalogue's words for the code.
+  const meaning = isErrorCode(code) && uiLanguage() === "en" ? ERROR_CODES[code].description.replace(/`/g, "") : undefined;
+  const said = operation.error?.message ?? failed?.detail;
   return {
     ...(failed === undefined ? {} : { step: stepLabel(failed.name) }),
     code,
-    message: operation.error?.message ?? failed?.detail ?? t("op.refusedDefault"),
+    message: said === undefined ? t("op.refusedDefault") : reasonText({ code, message: said }),
     ...(meaning === undefined ? {} : { meaning }),
   };
 }

@@ -24,7 +24,7 @@ export function TrustedPublishers({ settings }: { settings: RuntimeSettings }) {
     setNotice("");
     const parsed = parsePublisherKey(text, label);
     if (!parsed.ok) {
-      setError(parsed.error);
+      setError({ ...parsed.error, message: refusalOf(parsed.error).message });
       return;
     }
     setBusy(true);

@@ -8,6 +8,8 @@ export interface HostFacts extends HostEnvironment {
   readonly features: readonly string[];
   /** Capabilities the host provider can carry out. */
   readonly capabilities: readonly string[];
+  /** Of those, the ones the system (the browser, the OS) has denied this host for now: not offered in the inventory. */
+  readonly systemDenied?: readonly string[];
   readonly appPolicy: AppPolicy;
   readonly inventoryPolicy: InventoryPolicy;
 }

@@ -23,6 +23,8 @@ import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 import { noticeMessage, takeNotice } from "./notices.js";
+import { decisionsOf } from "../../capabilities/loop-state.js";
+import { decisionKey } from "../../capabilities/state.js";
 
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
@@ -49,6 +51,7 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     apps: appDirectoryOf(state.apps),
     instances: env.instances ?? instanceDirectoryOf(state),
     blockedApps: env.host.inventoryPolicy.blocked_apps ?? [],
+    granted: (appScope, capability) => decisionsOf(state.grants)[decisionKey(appScope, capability)]?.decision === "granted",
     now: stamperOf(env),
   });
 
