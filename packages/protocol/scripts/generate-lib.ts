@@ -8,6 +8,7 @@
 import Ajv2020Module from "ajv/dist/2020.js";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import type { TSchema } from "@sinclair/typebox";
+import { APP_SERVER_CLIENT_SIDE_SCHEMA_IDS } from "../src/app-server/catalogue.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { SCHEMA_ID_PREFIX } from "../src/schema-kit.js";
 import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_EVENTS, BRIDGE_HOST_SIDE_SCHEMA_IDS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
@@ -60,12 +61,14 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "app-server-client", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
 export function validatorGroup(id: string): ValidatorGroup {
   const name = id.startsWith(SCHEMA_ID_PREFIX) ? id.slice(SCHEMA_ID_PREFIX.length) : "";
+  // A client (the web host) decodes what the server sends it; the params of its own requests are checked by the server.
+  if (APP_SERVER_CLIENT_SIDE_SCHEMA_IDS.has(id)) return "app-server-client";
   if (name.startsWith("app-server.") || name.startsWith("jsonrpc.")) return "app-server";
   // Each end of the bridge carries the validators of what it receives; the bodies a host writes are
   // checked only by the full decoder (fixtures, conformance), so neither page carries them.
