@@ -136,6 +136,41 @@ function shareErrorCodeList(code: string): { code: string; imports: string[] } {
   return { code: code.split(list).join("ERROR_CODE_NAMES"), imports: ['import { ERROR_CODE_NAMES } from "./error-codes.js";'] };
 }
 
+/**
+ * Ajv 2020 gives every validator an `evaluated` record (for `unevaluatedProperties` and
+ * `unevaluatedItems`) and code at its start that resets the record's props and items when they are
+ * found at run time. When the record says neither is dynamic, that code never runs; when nothing
+ * else reads the record either (a caller reads it only when it is dynamic), both are dropped.
+ */
+function dropStaticEvaluated(code: string): string {
+  const reset = /const (evaluated\d+) = (validate\d+)\.evaluated;if\(\1\.dynamicProps\)\{\1\.props = undefined;\}if\(\1\.dynamicItems\)\{\1\.items = undefined;\}/g;
+  const records = new Map<string, RegExp>();
+  const out = code.replace(reset, (whole: string, local: string, name: string) => {
+    const record = new RegExp(`\\}${name}\\.evaluated = \\{(?:"(?:props|items)":true,)*"dynamicProps":false,"dynamicItems":false\\};`);
+    const found = record.exec(code);
+    if (found === null || code.split(`${name}.evaluated`).length !== 3) return whole;
+    const body = code.slice(code.indexOf(`function ${name}(`), found.index);
+    if (body.match(new RegExp(`\\b${local}\\b`, "g"))?.length !== 5) return whole;
+    records.set(name, record);
+    return "";
+  });
+  let result = out;
+  for (const record of records.values()) result = result.replace(record, "}");
+  return result;
+}
+
+/**
+ * An enum checked in a loop (`loopEnum`) compares with Ajv's deep `equal`, a call per value. Right
+ * after a passed `type: "string"` check the value is a string, and for a string `equal(data, v)` is
+ * `data === v`: the loop becomes the list's native `includes`.
+ */
+function stringEnumIncludes(code: string): string {
+  return code.replace(
+    /("type",\{type: "string"\}\);\}let (valid\d+);)\2 = false;for\(const (v\d+) of (schema\d+\.enum)\)\{if\(func\d+\(data, \3\)\)\{\2 = true;break;\}\}/g,
+    (_m, head: string, valid: string, _v: string, list: string) => `${head}${valid} = ${list}.includes(data);`,
+  );
+}
+
 function renderModule(generated: string, members: Record<string, string>, extra: readonly string[] = []): string {
   let code = generated.replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
     const helper = RUNTIME_HELPERS[module];
@@ -143,7 +178,7 @@ function renderModule(generated: string, members: Record<string, string>, extra:
     return `(${helper})`;
   });
   if (/\brequire\(/.test(code)) throw new Error("generated validator still contains require()");
-  const shared = shareErrorCodeList(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code))));
+  const shared = shareErrorCodeList(stringEnumIncludes(dropStaticEvaluated(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code))))));
   code = shared.code;
   return [
     "// @ts-nocheck",
