@@ -3,7 +3,7 @@
  * plain data (no schema builder), so an app's page can start and follow a task
  * (agent-task-follower.ts) without carrying the task's schemas (agent-task.ts).
  */
-import { ERROR_CODES } from "./errors.js";
+import { isErrorCode } from "./errors.js";
 
 /** The feature a host negotiates when its apps may start agent tasks. */
 export const AGENT_TASK_FEATURE = "app.agent-task.v1";
@@ -29,4 +29,4 @@ export type AgentTaskStatus = (typeof AGENT_TASK_STATUSES)[number];
 export const TERMINAL_TASK_STATUSES: ReadonlySet<AgentTaskStatus> = new Set(["completed", "failed", "cancelled"]);
 
 /** Every error code a task event may carry is a LineUp code. */
-export const isTaskErrorCode = (code: string): boolean => Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
+export const isTaskErrorCode = (code: string): boolean => isErrorCode(code);

@@ -7,6 +7,7 @@
  * Codes are stable: they may be added, never renamed or reused. `docs/protocol.md` lists them all
  * (a test keeps the two in step).
  */
+import { ERROR_CODE_NAMES } from "./generated/error-codes.js";
 
 /** Standard JSON-RPC 2.0 codes plus LineUp's server-defined range (-32000 … -32099). */
 export const JsonRpcCode = {
@@ -55,7 +56,9 @@ export interface ErrorCodeInfo {
   readonly description: string;
 }
 
-const table = {
+// The table is built by a call marked pure: a bundle that names no part of it (isErrorCode reads
+// the generated list of codes) leaves it out, descriptions and all.
+const table = /* @__PURE__ */ (() => ({
   // --- Safe JSON ingress (every JSON entry point) ---
   json_malformed: { area: "json", rpc: JsonRpcCode.ParseError, retryable: false, description: "The text is not valid JSON (or not valid UTF-8)." },
   json_too_large: { area: "json", rpc: JsonRpcCode.InvalidRequest, retryable: false, description: "The message is larger than the size limit (default 256 KiB)." },
@@ -197,15 +200,18 @@ const table = {
   bundle_hash_mismatch: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "A file's SHA-256 differs from the signed list; `path` is `/files/<index>`." },
   bundle_manifest_invalid: { area: "bundle", rpc: JsonRpcCode.InvalidParams, retryable: false, description: "`lineup.app.json` is missing or fails manifest validation (the manifest's own code leads the message, `path` points into it), or an entrypoint's page is not in the bundle." },
   bundle_incompatible: { area: "bundle", rpc: JsonRpcCode.Refused, retryable: false, description: "The bundle is valid but this host cannot run it: its `runtime_sdk.api_version` or a required feature is not offered here." },
-} as const satisfies Record<string, ErrorCodeInfo>;
+}) as const satisfies Record<string, ErrorCodeInfo>)();
 
 export type ErrorCode = keyof typeof table;
 
 /** The whole table, for documentation and for tests that walk every code. */
 export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = table;
 
+/** The codes alone (generated from the table by `npm run gen`): a bundle that only recognises codes carries no descriptions. */
+const codes: ReadonlySet<string> = /* @__PURE__ */ new Set(ERROR_CODE_NAMES);
+
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && Object.prototype.hasOwnProperty.call(table, value);
+  return typeof value === "string" && codes.has(value);
 }
 
 /** A refusal as data: what every validator and decoder returns instead of throwing. */

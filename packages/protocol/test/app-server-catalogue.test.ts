@@ -177,3 +177,18 @@ describe("validateSessionEvent", () => {
     expect(ERROR_CODES.invalid_state.retryable).toBe(false);
   });
 });
+
+describe("the app-server validators, split by receiver", () => {
+  it("a client's module holds what the server sends, the server's module the rest, and no schema is lost", async () => {
+    const { validators: client } = await import("../src/generated/app-server-client.js");
+    const { validators: server } = await import("../src/generated/app-server.js");
+    const notifications = Object.values(APP_SERVER_NOTIFICATIONS) as { direction: string; params: { $id?: string } }[];
+    for (const n of notifications) expect(n.direction === "server_to_client" ? client : server, n.params.$id).toHaveProperty([n.params.$id!]);
+    expect(client).toHaveProperty([SESSION_EVENT_KINDS["turn.completed"].data.$id!]);
+    for (const spec of specs) expect(Object.keys(client), spec.method).not.toContain(spec.params.$id);
+    const ids = APP_SERVER_SCHEMAS.map((s) => s.$id!);
+    expect(ids.filter((id) => !(id in client) && !(id in server))).toEqual([]);
+    expect(Object.keys(client).filter((id) => id in server)).toEqual([]);
+    for (const id of ids) expect(validators[id], id).toBe(client[id] ?? server[id]);
+  });
+});

@@ -241,5 +241,5 @@ describe("no code generation at run time", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

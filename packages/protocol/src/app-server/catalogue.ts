@@ -9,7 +9,8 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
 import type { AppServerRole } from "./records.js";
-import { SessionEventSchema } from "./events.js";
+import { SESSION_EVENT_SCHEMAS, SessionEventSchema } from "./events.js";
+import { JSONRPC_SCHEMAS } from "./jsonrpc.js";
 import * as S from "./schemas.js";
 import * as C from "./catalog.js";
 
@@ -351,6 +352,18 @@ export const APP_SERVER_NOTIFICATIONS = {
 } as const satisfies Record<string, NotificationSpec>;
 
 export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
+
+/**
+ * What a client checks of what the server sends it: the JSON-RPC frames, each session event and its
+ * data, and the params of the server's notifications (`decodeJsonRpc`, `validateSessionEvent`,
+ * `decodeServerNotification`). `npm run gen` puts their validators in their own module, so a
+ * client's bundle (the web host) carries none of the params of the requests it only sends.
+ */
+export const APP_SERVER_CLIENT_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set([
+  ...JSONRPC_SCHEMAS.map((s) => s.$id!),
+  ...SESSION_EVENT_SCHEMAS.map((s) => s.$id!),
+  ...(Object.values(APP_SERVER_NOTIFICATIONS) as NotificationSpec[]).filter((n) => n.direction === "server_to_client").map((n) => n.params.$id!),
+]);
 
 /** Features announced by capability/list. */
 export const SERVER_FEATURES = [

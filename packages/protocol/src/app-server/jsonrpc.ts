@@ -14,7 +14,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { ERROR_CODES, type ProtocolError } from "../errors.js";
-import { validators } from "../generated/app-server.js";
+import { validators } from "../generated/app-server-client.js";
 import { decodeJson, utf8ByteLength, DEFAULT_MAX_DEPTH, type JsonLimits, type JsonObject, type JsonValue } from "../json.js";
 import { Closed, JsonValueSchema, schemaId } from "../schema-kit.js";
 import { describeSchemaError, type CompiledValidator } from "../validation.js";

@@ -15,6 +15,7 @@
  */
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
 import { validators } from "../generated/app-server.js";
+import { validators as clientSide } from "../generated/app-server-client.js";
 import type { JsonObject } from "../json.js";
 import { checkWith } from "../validation.js";
 import { validateEnvelope } from "../envelope/decode.js";
@@ -220,7 +221,7 @@ export function decodeServerNotification(input: string | Uint8Array, limits: Jso
     : undefined;
   if (spec === undefined || spec.direction !== "server_to_client") return fail("method_not_found", `server notification "${method.slice(0, 128)}" does not exist`);
   if (!isRecord(params)) return fail("invalid_params", "params must be an object (by-name)", "/params");
-  const validator = spec.params.$id === undefined ? undefined : validators[spec.params.$id];
+  const validator = spec.params.$id === undefined ? undefined : clientSide[spec.params.$id];
   if (validator === undefined) return fail("internal_error", `no generated validator for ${method}: run npm run gen`);
   const checked = checkWith<JsonObject>(validator, params, "invalid_params");
   if (!checked.ok) return checked.error.path === undefined ? checked : withPrefix(checked.error, "/params");

@@ -2,6 +2,7 @@
 import type { CompiledValidator } from "../validation.js";
 import { validators as envelope } from "./envelope.js";
 import { validators as appServer } from "./app-server.js";
+import { validators as appServerClient } from "./app-server-client.js";
 import { validators as surfaceBridgeApp } from "./surface-bridge-app.js";
 import { validators as surfaceBridgeHost } from "./surface-bridge-host.js";
 import { validators as surfaceBridge } from "./surface-bridge.js";
@@ -15,6 +16,7 @@ import { validators as jsonSchema } from "./json-schema.js";
 export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...envelope,
   ...appServer,
+  ...appServerClient,
   ...surfaceBridgeApp,
   ...surfaceBridgeHost,
   ...surfaceBridge,
