@@ -4,7 +4,7 @@
  * It sits on an agent SDK client (`connectAgent`), so every call takes the agent's path — the same
  * checks, audit and one terminal result as any LineUp agent's — and the server adds only the mapping:
  * - `tools/list`: the conversation tools, then the session's current inventory (`inventory-tools.ts`);
- * - `notifications/tools/list_changed` each time the session's inventory revision changes;
+ * - `notifications/tools/list_changed` each time an inventory revision changes the tools it lists;
  * - `tools/call` → `invokeTool` with the current revision; `stale_inventory_revision` reads the
  *   inventory again (`refreshInventory`) and calls once more, then is an MCP error;
  * - the Runtime's receipts and progress → `notifications/progress` when the request carries a
@@ -80,13 +80,18 @@ export async function createLineUpMcpServer(options: LineUpMcpServerOptions): Pr
     if (closed) return;
     server.sendToolListChanged().catch((error: unknown) => diagnostics({ kind: "agent_error", message: "could not send tools/list_changed", error }));
   };
-  /** The table for the session's inventory now; tells the client when its revision moved. */
+  /** What the client lists: each tool, by name (its descriptor's `inventory_revision` aside, which every revision moves). */
+  const listedAs = (t: McpToolTable): string => JSON.stringify([...t.byName].map(([name, listed]) => [name, listed.tool]));
+  /**
+   * The table for the session's inventory now; tells the client when what it lists changed. An inventory also
+   * carries apps, components and capabilities: a revision that changed only those changes no tool here.
+   */
   const refreshTable = (): McpToolTable => {
     const inventory = sessionId === undefined ? undefined : client.inventory(sessionId);
     if (inventory?.revision !== table.revision || table.byName.size !== (inventory?.tools.length ?? 0)) {
-      const moved = (inventory?.revision ?? 0) !== table.revision;
+      const before = listedAs(table);
       table = toolTable(inventory, CONVERSATION_TOOL_NAMES);
-      if (moved) listChanged();
+      if (listedAs(table) !== before) listChanged();
     }
     return table;
   };

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { connectClient, startWorld, until, type Carrier, type World } from "./world.js";
+import type { AppScope } from "@lineup/protocol";
+import { connectClient, NOTES, startWorld, until, type Carrier, type World } from "./world.js";
 
 describe.each<Carrier>(["stdio", "http"])("LineUp as an MCP server over %s", (carrier) => {
   let world: World;
@@ -94,10 +95,16 @@ describe.each<Carrier>(["stdio", "http"])("LineUp as an MCP server over %s", (ca
     expect(world.slowCalls.size).toBe(0);
   }, 30_000);
 
-  it("tells the client tools/list_changed when the app is disabled, and lists without it", async () => {
+  it("tells the client tools/list_changed when the app is disabled, and lists without it; an app without tools changes no list", async () => {
     const before = listChanged.length;
+    // A new inventory revision that lists one more app and no other tool, then one without notes' tools: in the
+    // session's order, the client hears of the second alone.
+    const { tools: _tools, ...withoutTools } = NOTES;
+    await world.install({ ...withoutTools, app_scope: "sketches" as AppScope, name: "Sketches" });
     expect((await world.runtime.appManager.disable("notes")).status).toBe("succeeded");
     await until(() => listChanged.length > before, "notifications/tools/list_changed");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(listChanged.length).toBe(before + 1);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(["lineup.next_message", "lineup.reply", "lineup.ask"]);
     const gone = await client.callTool({ name: "notes.notes.count", arguments: {} }).then(
