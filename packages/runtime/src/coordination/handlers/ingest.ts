@@ -23,6 +23,7 @@ import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 import { noticeMessage, takeNotice } from "./notices.js";
+import { echoedHere } from "./outbox-settled.js";
 
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
@@ -111,7 +112,9 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   // unseen marks: a row or two written per chunk and turn, not one per event (persistence/log-chunks.ts).
   const chunk = chunkReads(conversation.conversation_id, event.seq);
   const chunkAt = chunk.marks.key;
-  if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId(chunk.chunks[0]!))), outcome.envelope.id, event.seq)));
+  // The Runtime's own envelopes coming back are not recorded: their ids are its own, each sent once under
+  // its idempotency key, and the server takes an id once in the whole log (its echo settles the outbox entry).
+  if (outcome.envelope !== undefined && echoedHere(state, event) === undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId(chunk.chunks[0]!))), outcome.envelope.id, event.seq)));
   const storedMarks = asMarks(reads.get(readId(chunk.marks)));
   let marks = storedMarks;
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
