@@ -2,11 +2,13 @@
  * The outbox pipelines a conversation's entries when the server announces ordered writes: several go in
  * one round trip, each naming the one sent before it (`after_key`), so the server applies them in outbox
  * order even when one of them fails and goes again. Without the feature the outbox is stop-and-wait.
+ * The log's echo of an envelope the Runtime sent settles its entry, whether or not the answer comes.
  * Checked by what the server applied and in which order.
  */
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, OUTBOX_PIPELINE_DEPTH, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type MemoryStoreData } from "../src/index.js";
-import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
+import { OUTBOX_PIPELINE_DEPTH, RUNTIME_COLLECTIONS } from "../src/index.js";
+import { agentInvokes } from "./helpers/apps-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, storedValues, until } from "./helpers/runtime-harness.js";
 
 const send = (texts: readonly string[], dispatch: (text: string) => Promise<unknown>) => Promise.all(texts.map(dispatch));
 
@@ -20,16 +22,6 @@ async function world(options: { orderedWrites?: boolean } = {}) {
   await device.runtime.whenOnline();
   const text = (conversation: string) => (t: string) => device.chat.dispatch({ type: "conversation.send_text", conversation_id: conversation, text: t });
   return { server, clock, data, device, text };
-}
-
-/** The outbox rows on a memory "disk", read through a store of their own. */
-async function storedOutbox(data: MemoryStoreData): Promise<unknown[]> {
-  const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
-  try {
-    return (await store.range(RUNTIME_COLLECTIONS.outbox, {})).map((row) => row.value);
-  } finally {
-    await store.close();
-  }
 }
 
 const turnStarts = (server: FakeAppServer) => server.applied.filter((w) => w.method === "agentSession/turn/start");
@@ -162,22 +154,12 @@ describe("outbox pipelining (ordered writes)", () => {
     const { server, clock, data, device } = await world();
     // An invoke of a tool no app offers: the Runtime answers with a lineup.tool.error through its outbox.
     server.dropNextResponses(1);
-    server.agentEnvelope("s-1", {
-      v: 1,
-      id: "inv-1",
-      type: "lineup.tool.invoke",
-      timestamp: "2026-01-01T00:00:00.000Z",
-      sender: { kind: "agent", id: "agent-1" },
-      target: { kind: "app", app_scope: "nowhere" },
-      scope: { app_scope: "nowhere", conversation_id: "s-1" },
-      correlation: { call_id: "call-1", inventory_revision: "1" },
-      payload: { method: "nothing.here", arguments: {} },
-    });
+    agentInvokes(server, "call-1", "nowhere", "nothing.here", {}, 1);
     const sends = () => server.requests.filter((r) => r.method === "agentSession/envelope/send");
     await until(() => (server.sessions.get("s-1")?.events ?? []).some((e) => (e.data as { envelope?: { type?: string } }).envelope?.type === "lineup.tool.error"), 3_000, "the error reply in the log");
     // Its answer was lost, but the echo in the log is the server's word: the entry is gone from the store.
     await settle(30);
-    expect(await storedOutbox(data)).toEqual([]);
+    expect(await storedValues(data, RUNTIME_COLLECTIONS.outbox)).toEqual([]);
     // The request's time limit passes: nothing is left to send again.
     clock.advance(1_000);
     await settle(30);
