@@ -17,13 +17,13 @@ import { withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
+import { echoedHere } from "./outbox-settled.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 import { noticeMessage, takeNotice } from "./notices.js";
-import { echoedHere } from "./outbox-settled.js";
 
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
