@@ -76,6 +76,23 @@ function invokeEnvelope(n: number, callId: string, inventoryRevision: number) {
   };
 }
 
+/** Commits and rows written through a store: the bench's own counters (wrapped on this instance; the store is untouched). */
+interface CommitCount {
+  commits: number;
+  writes: number;
+}
+
+function countCommits(store: { commit(writes: readonly unknown[]): Promise<void> }): CommitCount {
+  const count = { commits: 0, writes: 0 };
+  const commit = store.commit.bind(store);
+  store.commit = (writes) => {
+    count.commits += 1;
+    count.writes += writes.length;
+    return commit(writes);
+  };
+  return count;
+}
+
 // --- the durable floor ---------------------------------------------------------------------------
 
 /**
@@ -87,11 +104,13 @@ function invokeEnvelope(n: number, callId: string, inventoryRevision: number) {
  * inbox; no AppServer either (the MCP baseline runs its server in the same process). The same memory
  * store as ours. A lower bound for any design, not a design.
  */
-async function floorCaller(): Promise<{ call: () => Promise<void>; close: () => Promise<void> }> {
+export async function floorCaller(): Promise<{ call: () => Promise<void>; committed: CommitCount; close: () => Promise<void> }> {
   const store = await createMemoryStore(RUNTIME_SCHEMA);
+  const committed = countCommits(store);
   const handler = (): JsonObject => RESULT;
   let n = 0;
   return {
+    committed,
     async call() {
       n += 1;
       const callId = `call-${n}`;
@@ -145,17 +164,33 @@ async function floorCaller(): Promise<{ call: () => Promise<void>; close: () => 
 
 // --- ours: the Runtime ---------------------------------------------------------------------------
 
+/** Time spent inside the wrapped methods: wall ms always; CPU µs (process.cpuUsage, two calls each) only while `meterCpu`. */
+interface MethodTime {
+  ms: number;
+  depth: number;
+  meterCpu: boolean;
+  cpuMicros: number;
+}
+
 /** Accumulates the time spent inside `object[name]` (an own-instance wrapper; the class is untouched). */
-function timeMethod(object: object, name: string, total: { ms: number; depth: number }): void {
+function timeMethod(object: object, name: string, total: MethodTime): void {
   const original = Reflect.get(object, name) as (...args: unknown[]) => unknown;
   Reflect.set(object, name, (...args: unknown[]) => {
-    const start = total.depth === 0 ? performance.now() : 0;
+    const outer = total.depth === 0;
+    const start = outer ? performance.now() : 0;
+    const cpuStart = outer && total.meterCpu ? process.cpuUsage() : undefined;
     total.depth += 1;
     try {
       return original.apply(object, args);
     } finally {
       total.depth -= 1;
-      if (total.depth === 0) total.ms += performance.now() - start;
+      if (outer) {
+        total.ms += performance.now() - start;
+        if (cpuStart !== undefined) {
+          const used = process.cpuUsage(cpuStart);
+          total.cpuMicros += used.user + used.system;
+        }
+      }
     }
   });
 }
@@ -164,7 +199,8 @@ interface OursCaller {
   readonly call: () => Promise<void>;
   /** Calls completed so far. */
   readonly calls: () => number;
-  readonly serverTime: { ms: number; depth: number };
+  readonly serverTime: MethodTime;
+  readonly committed: CommitCount;
   close(): Promise<void>;
 }
 
@@ -173,6 +209,7 @@ export async function oursCaller(): Promise<OursCaller> {
   const server = new FakeAppServer();
   server.createSession({ session_id: SESSION, agent_id: "agent-1" });
   const store = await createMemoryStore(RUNTIME_SCHEMA);
+  const committed = countCommits(store);
   const errors: unknown[] = [];
   // Real clock and ids (the defaults): the timings are the point.
   const runtime = createRuntime({ store, transport: server.transport, serverUrl: "mem://bench", token: server.deviceToken, trustedPublishers: [key.trustedKey], relistIntervalMs: 0, diagnostics: (error) => errors.push(error) });
@@ -214,13 +251,14 @@ export async function oursCaller(): Promise<OursCaller> {
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const serverTime = { ms: 0, depth: 0 };
+  const serverTime: MethodTime = { ms: 0, depth: 0, meterCpu: false, cpuMicros: 0 };
   timeMethod(server, "handle", serverTime);
   timeMethod(server, "agentEnvelope", serverTime);
 
   let n = 0;
   return {
     serverTime,
+    committed,
     calls: () => n,
     async call() {
       const callId = `call-${++n}`;
@@ -339,8 +377,11 @@ export async function run(): Promise<SuiteResult> {
   const direct = await oursCaller();
   await round(direct.call, WARMUP_MS, []);
   // Process CPU time (all threads) per call over the same rounds: the work each path does, whatever the machine's load.
-  const cpu = { ours: { micros: 0, calls: 0 }, floor: { micros: 0, calls: 0 } };
-  const metered = async (call: () => Promise<void>, meter: { micros: number; calls: number }): Promise<number> => {
+  const meter = () => ({ micros: 0, calls: 0, commits: 0, writes: 0 });
+  const cpu = { ours: meter(), floor: meter() };
+  const metered = async (caller: { call: () => Promise<void>; committed: CommitCount }, meter: ReturnType<typeof meter>): Promise<number> => {
+    const { call } = caller;
+    const { commits, writes } = caller.committed;
     const start = process.cpuUsage();
     let calls = 0;
     const rate = await round(
@@ -354,14 +395,24 @@ export async function run(): Promise<SuiteResult> {
     const used = process.cpuUsage(start);
     meter.micros += used.user + used.system;
     meter.calls += calls;
+    meter.commits += caller.committed.commits - commits;
+    meter.writes += caller.committed.writes - writes;
     return rate;
   };
   const overFloor = await pairedAsync(
-    () => metered(direct.call, cpu.ours),
-    () => metered(floor.call, cpu.floor),
+    () => metered(direct, cpu.ours),
+    () => metered(floor, cpu.floor),
     ROUNDS,
   );
   const cpuPerCall = (meter: { micros: number; calls: number }) => Number((meter.micros / meter.calls).toFixed(1));
+  const perCall = (count: number, meter: { calls: number }) => Number((count / meter.calls).toFixed(2));
+  // The fake server's CPU per call, in rounds of their own after the paired ones (metering it costs two
+  // process.cpuUsage calls per server entry, kept out of the rounds above).
+  direct.serverTime.meterCpu = true;
+  const serverStart = { micros: direct.serverTime.cpuMicros, calls: direct.calls() };
+  for (let r = 0; r < 3; r++) await round(direct.call, ROUND_MS, []);
+  direct.serverTime.meterCpu = false;
+  const serverUsPerCall = Number(((direct.serverTime.cpuMicros - serverStart.micros) / (direct.calls() - serverStart.calls)).toFixed(1));
   const oursBytes = await bytesAllocatedPerCall(direct.call);
   const floorBytes = await bytesAllocatedPerCall(floor.call);
   await direct.close();
@@ -399,6 +450,12 @@ export async function run(): Promise<SuiteResult> {
     cpu_us_per_call: cpuPerCall(cpu.ours),
     baseline_cpu_us_per_call: cpuPerCall(cpu.floor),
     cpu_ratio: Number((cpuPerCall(cpu.floor) / cpuPerCall(cpu.ours)).toFixed(3)),
+    fake_server_us_per_call: serverUsPerCall,
+    cpu_ratio_without_fake_server: Number((cpuPerCall(cpu.floor) / (cpuPerCall(cpu.ours) - serverUsPerCall)).toFixed(3)),
+    commits_per_call: perCall(cpu.ours.commits, cpu.ours),
+    baseline_commits_per_call: perCall(cpu.floor.commits, cpu.floor),
+    writes_per_call: perCall(cpu.ours.writes, cpu.ours),
+    baseline_writes_per_call: perCall(cpu.floor.writes, cpu.floor),
     bytes_per_call: oursBytes.bytes,
     baseline_bytes_per_call: floorBytes.bytes,
     clean_batches: oursBytes.clean_batches,
@@ -406,6 +463,8 @@ export async function run(): Promise<SuiteResult> {
     notes:
       "The in_process_tool_call path on a new Runtime beside durable_floor_tool_call, in alternating rounds: the target of PERFORMANCE.md. " +
       "cpu_us_per_call: process CPU time (all threads) per call over the same rounds, ours and the floor's; cpu_ratio: the floor's over ours, the work ratio whatever the machine's load. " +
+      "fake_server_us_per_call: process CPU time per call spent inside the in-process FakeAppServer (its request handler and the agent's append: validation, idempotency record, evidence hash, log append, the frames it encodes), metered in 3 rounds of ours after the paired ones; the floor has no server; cpu_ratio_without_fake_server: the floor's CPU per call over ours less that. " +
+      "commits_per_call / writes_per_call: store commits and rows written per call over the same rounds (the bench counts them on its store). " +
       "bytes_per_call: heap growth over 20 sequential calls with no garbage collection during them, after a full one, over 20 (median of 7 such batches; clean_batches how many were clean).",
   });
 

@@ -12,7 +12,7 @@ import type { InstanceStatus } from "./apps/instances/lifecycle.js";
 import { CHAT_APP_SCOPE, type AppDirectory, type AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
-import { createAppRegistryState } from "./apps/manager/records.js";
+import { activeManifest, createAppRegistryState, getManagedApp } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
 import { viewGrantKey } from "./coordination/handlers/settings.js";
@@ -560,7 +560,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
   /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
   const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
-    const cardEntrypoint = (): AppManifest["entrypoints"][number] | undefined => runtimeApps.manager.getApp(appScope)?.manifest.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
+    // The active manifest alone (not getApp's details, which project the whole manifest): read on every result.
+    const cardEntrypoint = (): AppManifest["entrypoints"][number] | undefined => {
+      const app = getManagedApp(state().apps, appScope);
+      return (app === undefined ? undefined : activeManifest(app))?.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
+    };
     // Most apps show no card: their results cost no store reads here.
     if (cardEntrypoint() === undefined) return;
     const store = options.store;

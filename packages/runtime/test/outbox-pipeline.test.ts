@@ -2,11 +2,13 @@
  * The outbox pipelines a conversation's entries when the server announces ordered writes: several go in
  * one round trip, each naming the one sent before it (`after_key`), so the server applies them in outbox
  * order even when one of them fails and goes again. Without the feature the outbox is stop-and-wait.
+ * The log's echo of an envelope the Runtime sent settles its entry, whether or not the answer comes.
  * Checked by what the server applied and in which order.
  */
 import { describe, expect, it } from "vitest";
-import { OUTBOX_PIPELINE_DEPTH } from "../src/index.js";
-import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
+import { OUTBOX_PIPELINE_DEPTH, RUNTIME_COLLECTIONS } from "../src/index.js";
+import { agentInvokes } from "./helpers/apps-harness.js";
+import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, storedValues, until } from "./helpers/runtime-harness.js";
 
 const send = (texts: readonly string[], dispatch: (text: string) => Promise<unknown>) => Promise.all(texts.map(dispatch));
 
@@ -15,10 +17,11 @@ async function world(options: { orderedWrites?: boolean } = {}) {
   server.createSession({ session_id: "s-1", agent_id: "agent-1" });
   server.createSession({ session_id: "s-2", agent_id: "agent-1" });
   const clock = createFakeClock();
-  const device = await startDevice(server, createMemoryStoreData(), { clock, extra: { requestTimeoutMs: 1_000, backoff: { baseMs: 50, capMs: 400, degradedAfter: 3 } } });
+  const data = createMemoryStoreData();
+  const device = await startDevice(server, data, { clock, extra: { requestTimeoutMs: 1_000, backoff: { baseMs: 50, capMs: 400, degradedAfter: 3 } } });
   await device.runtime.whenOnline();
   const text = (conversation: string) => (t: string) => device.chat.dispatch({ type: "conversation.send_text", conversation_id: conversation, text: t });
-  return { server, clock, device, text };
+  return { server, clock, data, device, text };
 }
 
 const turnStarts = (server: FakeAppServer) => server.applied.filter((w) => w.method === "agentSession/turn/start");
@@ -144,6 +147,25 @@ describe("outbox pipelining (ordered writes)", () => {
     await until(() => server.turnTexts("s-1").length === 3, 3_000, "all three applied one at a time");
     expect(server.turnTexts("s-1")).toEqual(["one", "two", "three"]);
     expect(server.requests.some((r) => r.params["after_key"] !== undefined)).toBe(false);
+    await device.stop();
+  });
+
+  it("the log's echo of an envelope the Runtime sent settles its outbox entry: lost answer, no second send", async () => {
+    const { server, clock, data, device } = await world();
+    // An invoke of a tool no app offers: the Runtime answers with a lineup.tool.error through its outbox.
+    server.dropNextResponses(1);
+    agentInvokes(server, "call-1", "nowhere", "nothing.here", {}, 1);
+    const sends = () => server.requests.filter((r) => r.method === "agentSession/envelope/send");
+    await until(() => (server.sessions.get("s-1")?.events ?? []).some((e) => (e.data as { envelope?: { type?: string } }).envelope?.type === "lineup.tool.error"), 3_000, "the error reply in the log");
+    // Its answer was lost, but the echo in the log is the server's word: the entry is gone from the store.
+    await settle(30);
+    expect(await storedValues(data, RUNTIME_COLLECTIONS.outbox)).toEqual([]);
+    // The request's time limit passes: nothing is left to send again.
+    clock.advance(1_000);
+    await settle(30);
+    clock.advance(1_000);
+    await settle(30);
+    expect(sends()).toHaveLength(1);
     await device.stop();
   });
 });

@@ -439,7 +439,8 @@ export class SyncDriver {
       try {
         this.release(rpc, entry);
         if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
-        await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
+        // Its echo in the log may have removed it already (handlers/outbox-settled.ts): nothing left to commit.
+        if (this.options.state().outbox.get(entry.order)?.status === "pending") await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
       } finally {
         this.settling.delete(entry.order);
       }

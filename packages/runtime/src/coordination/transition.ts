@@ -9,7 +9,7 @@ import { dispatchReads, onDispatch, onStartConversation } from "./handlers/app-a
 import type { TransitionEnv } from "./handlers/env.js";
 import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
-import { onOutboxSettled } from "./handlers/outbox-settled.js";
+import { onOutboxSettled, settleEchoedEntry } from "./handlers/outbox-settled.js";
 import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
@@ -64,7 +64,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "session.subscribe_failed":
       return onSubscribeFailed(state, input, env);
     case "event":
-      return foldTaskEvent(state, input.event, onEvent(state, input, reads, env), env);
+      return settleEchoedEntry(state, input.event, foldTaskEvent(state, input.event, onEvent(state, input, reads, env), env));
     case "event.malformed":
       return onMalformedEvent(state, input);
     case "caught_up":

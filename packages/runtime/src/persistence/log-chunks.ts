@@ -2,7 +2,8 @@
  * Conversation log chunks: rows per conversation and `CHUNK_SEQS` sequence numbers, carrying what would
  * otherwise be one row per event. Two collections share the key `<conversation_id>/<chunk>`:
  *
- * - `log-chunks`: a LogChunk, the id of every envelope applied at those seqs. The Runtime refuses an
+ * - `log-chunks`: a LogChunk, the id of every envelope applied at those seqs, except the echoes of the ones
+ *   this Runtime sent (`coordination/handlers/ingest.ts`: ids of its own, sent once). The Runtime refuses an
  *   envelope id seen in the last `DEDUP_CHUNKS` chunks of its conversation (at least the last 448 and at
  *   most the last 512 events); the AppServer refuses any repeat within the whole log
  *   (`duplicate_message`), so this is the Runtime's own, bounded, check behind it.

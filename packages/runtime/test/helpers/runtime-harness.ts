@@ -19,14 +19,19 @@ export async function settle(rounds = 20): Promise<void> {
 /** One audit record as the store keeps it. */
 export type Audit = { type: string; code?: string; conversation_id?: string; subject?: string; detail?: string };
 
-/** The audit records on a memory "disk", read through a store of their own. */
-export async function auditOf(data: MemoryStoreData): Promise<Audit[]> {
+/** The values of one collection on a memory "disk", in key order, read through a store of their own. */
+export async function storedValues(data: MemoryStoreData, collection: string): Promise<unknown[]> {
   const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
   try {
-    return (await store.range(RUNTIME_COLLECTIONS.audit, {})).map((row) => row.value as Audit);
+    return (await store.range(collection, {})).map((row) => row.value);
   } finally {
     await store.close();
   }
+}
+
+/** The audit records on a memory "disk". */
+export async function auditOf(data: MemoryStoreData): Promise<Audit[]> {
+  return (await storedValues(data, RUNTIME_COLLECTIONS.audit)) as Audit[];
 }
 
 export interface Device {

@@ -17,6 +17,7 @@ import { withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
+import { echoedHere } from "./outbox-settled.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -114,7 +115,9 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   // unseen marks: a row or two written per chunk and turn, not one per event (persistence/log-chunks.ts).
   const chunk = chunkReads(conversation.conversation_id, event.seq);
   const chunkAt = chunk.marks.key;
-  if (outcome.envelope !== undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId(chunk.chunks[0]!))), outcome.envelope.id, event.seq)));
+  // The Runtime's own envelopes coming back are not recorded: their ids are its own, each sent once under
+  // its idempotency key, and the server takes an id once in the whole log (its echo settles the outbox entry).
+  if (outcome.envelope !== undefined && echoedHere(state, event) === undefined) writes.push(chunkWrite(chunkAt, withEnvelope(asChunk(reads.get(readId(chunk.chunks[0]!))), outcome.envelope.id, event.seq)));
   const storedMarks = asMarks(reads.get(readId(chunk.marks)));
   let marks = storedMarks;
   writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));

@@ -1,4 +1,4 @@
-import type { ErrorCode, JsonValue } from "@lineup/protocol";
+import type { ErrorCode, JsonValue, SessionEvent } from "@lineup/protocol";
 import { isTerminal, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { deleteOutboxEntry, putOutboxEntry } from "../../communication/outbox.js";
 import type { Effect, RuntimeInput, TransitionResult } from "../inputs.js";
@@ -52,6 +52,36 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
     effects.push({ kind: "relist" });
   }
   return { state: next, writes, effects, deliveries: [], audit: [] };
+}
+
+/** The id of the envelope `event` carries when this Runtime sent it (a device wrote it, and the sender is this Runtime), else undefined. */
+export function echoedHere(state: RuntimeState, event: SessionEvent): string | undefined {
+  if (event.kind !== "envelope" || event.actor.role !== "device") return undefined;
+  const envelope = (event.data as { envelope?: { id?: unknown; sender?: { kind?: unknown; id?: unknown } } } | null)?.envelope;
+  return typeof envelope?.id === "string" && envelope.sender?.kind === "runtime" && envelope.sender.id === state.runtime_id ? envelope.id : undefined;
+}
+
+/**
+ * The log holds one of this Runtime's own envelopes (`agentSession/envelope/send`: a tool receipt, result or
+ * error, a notice): the server applied that outbox entry, so the entry goes in the commit that applies the
+ * event, as the server's answer to the send would remove it. Its echo is proof enough: the server stamps the
+ * actor (only a device writes as one), the sender is this Runtime, and the envelope id is the entry's own,
+ * which the server takes once in the whole log. The answer arriving later finds nothing left to settle, so
+ * the two make one commit instead of two. Only after the event's cursor advance (`after` applied it).
+ */
+export function settleEchoedEntry(before: RuntimeState, event: SessionEvent, after: TransitionResult): TransitionResult {
+  const envelopeId = echoedHere(before, event);
+  if (envelopeId === undefined) return after;
+  const was = before.conversations.get(event.session_id)?.cursor ?? 0;
+  if (!(was < event.seq && after.state.conversations.get(event.session_id)?.cursor === event.seq)) return after;
+  for (const entry of after.state.outbox.values()) {
+    if (entry.status !== "pending" || entry.method !== "agentSession/envelope/send" || entry.conversation_id !== event.session_id) continue;
+    if ((entry.params["envelope"] as { id?: unknown } | undefined)?.id !== envelopeId) continue;
+    const outbox = new Map(after.state.outbox);
+    outbox.delete(entry.order);
+    return { ...after, state: { ...after.state, outbox }, writes: [...after.writes, deleteOutboxEntry(entry.order)] };
+  }
+  return after;
 }
 
 /** The AppServer refused an app task's turn for good (an attachment it does not hold, a schema it refuses): the attempt failed. */
