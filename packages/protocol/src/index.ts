@@ -21,3 +21,4 @@ export { validators } from "./generated/validators.js";
 export { ALL_SCHEMAS } from "./schema-registry.js";
 export * from "./locale.js";
 export * from "./backoff.js";
+export * from "./emitter.js";
