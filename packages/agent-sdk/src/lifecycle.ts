@@ -4,7 +4,7 @@
  * A subscription returns its own `Disposable`; whoever subscribes owns it. A listener that throws
  * never breaks the emitter or the other listeners: its error goes to the diagnostics sink.
  */
-import { Emitter as ProtocolEmitter } from "@lineup/protocol";
+import { Emitter as ProtocolEmitter, errorField, type Logger } from "@lineup/protocol";
 
 /** What a subscription returns; the SDK's Subscriptions are also callable and `Symbol.dispose`-able. */
 export interface Disposable {
@@ -31,6 +31,21 @@ export interface Diagnostic {
 }
 
 export const silentDiagnostics: DiagnosticsSink = () => undefined;
+
+/** What an operator should see without asking for more: the agent's own failures, a session's, and reconnects. */
+const NOTABLE: ReadonlySet<Diagnostic["kind"]> = new Set(["agent_error", "session_error", "reconnect"]);
+
+/**
+ * A sink that writes each diagnostic as one pino-format line (the shape of every LineUp log): notable kinds
+ * at `warn`, the rest at `debug`, with `kind` and pino's `err` field (type, message, code; never a stack).
+ */
+export function logDiagnostics(logger: Logger): DiagnosticsSink {
+  return (diagnostic) => {
+    const level = NOTABLE.has(diagnostic.kind) ? "warn" : "debug";
+    if (!logger.enabled(level)) return;
+    logger[level](diagnostic.message, { kind: diagnostic.kind, ...(diagnostic.error === undefined ? {} : { err: errorField(diagnostic.error) }) });
+  };
+}
 
 /**
  * The protocol's one emitter, reporting a throwing listener to the SDK's diagnostics sink as

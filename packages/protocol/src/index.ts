@@ -22,3 +22,4 @@ export { ALL_SCHEMAS } from "./schema-registry.js";
 export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./emitter.js";
+export * from "./log.js";
