@@ -23,3 +23,4 @@ export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./emitter.js";
 export * from "./log.js";
+export * from "./tracing.js";

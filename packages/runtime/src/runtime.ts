@@ -988,6 +988,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {
           await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
+          toolHub.reported(callId, report);
           if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
         },
         async interruptOperations(conversationId, reason) {

@@ -2,11 +2,12 @@
  * The one JSON-RPC 2.0 client core of LineUp's clients (STYLE 8), shared by the Runtime's connection to its
  * AppServer and the agent SDK: request ids, the pending map, deadlines on an injected timer, cancellation by
  * `AbortSignal`, wire errors mapped to `LineUpError`s with the LineUp code, and every pending request rejected
- * when the connection closes. It does no I/O: the owner hands it the text to send and each frame received, and
+ * when the connection closes; each request is an OpenTelemetry `CLIENT` span (a no-op without a provider). It does no I/O: the owner hands it the text to send and each frame received, and
  * dispatches the notifications it reports.
  */
 import { ERROR_CODES, LineUpError, isErrorCode, type ErrorCode } from "../errors.js";
 import type { JsonObject, JsonValue } from "../json.js";
+import { SpanKind, endSpan, rpcSpanAttributes, startSpan } from "../tracing.js";
 import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, type JsonRpcFailure, type JsonRpcItem, type JsonRpcLimits, type JsonRpcNotification, type JsonRpcResponse } from "./jsonrpc.js";
 
 /** Time for deadlines: `now()` in ms and a one-shot timer that returns its own cancel. */
@@ -172,9 +173,18 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
           signal === undefined
             ? undefined
             : (): void => {
-                if (settle(id) !== undefined) reject(new LineUpError("request_cancelled", `${method}: cancelled`));
+                settle(id)?.reject(new LineUpError("request_cancelled", `${method}: cancelled`));
               };
-        pending.set(id, { method, timeoutMs, deadline, resolve, reject, ...(onAbort === undefined ? {} : { signal, onAbort }) });
+        const span = startSpan(method, { kind: SpanKind.CLIENT, attributes: () => rpcSpanAttributes(method, id, params) });
+        const settled = (value: JsonValue): void => {
+          endSpan(span);
+          resolve(value);
+        };
+        const failed = (error: LineUpError): void => {
+          endSpan(span, { code: error.code, message: error.message, ...(typeof error.data?.["rpc"] === "number" ? { rpc: error.data["rpc"] } : {}) });
+          reject(error);
+        };
+        pending.set(id, { method, timeoutMs, deadline, resolve: settled, reject: failed, ...(onAbort === undefined ? {} : { signal, onAbort }) });
         arm(deadline);
         if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
         options.send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
