@@ -1,7 +1,9 @@
 /**
- * Optional OpenTelemetry spans, through `@opentelemetry/api` only: without a registered tracer provider every
- * span is the API's non-recording no-op, and attributes are not even built. Whoever wants traces registers
- * an SDK's provider (and, in Node, a context manager) in their own process; LineUp registers none.
+ * Optional OpenTelemetry spans. This module has no dependency: until `enableOpenTelemetry()` (from
+ * `@lineup/protocol/opentelemetry`, which imports `@opentelemetry/api`) installs the API as the tracer, every
+ * span is one shared no-op and no attribute is built, so a browser bundle that never enables it carries no
+ * OpenTelemetry code. The AppServer and the agent SDK's Node `connectAgent` enable it; the API itself stays a
+ * no-op until an application registers an SDK's tracer provider (and, in Node, a context manager).
  *
  * Span names and attributes (docs/architecture.md, "Traces"): a JSON-RPC request is a `CLIENT` span at the
  * caller and a `SERVER` span at the AppServer, named by its method, with `rpc.system` = `jsonrpc`,
@@ -11,24 +13,52 @@
  * from handing a call to its app to the app's terminal report; the AppServer's `store.commit` span is one
  * write transaction, a child of the first write's request and linked to the others.
  */
-import { SpanKind, SpanStatusCode, context, trace, type Attributes, type Span, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { isRecord } from "./json.js";
 
-export { SpanKind, type Span };
+/** OpenTelemetry's span kinds, by its numbers. */
+export const SpanKind = { INTERNAL: 0, SERVER: 1, CLIENT: 2 } as const;
+export type SpanKind = (typeof SpanKind)[keyof typeof SpanKind];
 
-// Looked up per span, not once at load: a provider registered later, or through another copy of the API
-// package (which keeps its own proxy), is then the one used. Cached while the global provider stays the same.
-let cached: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined;
-function tracer(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (cached?.provider !== provider) cached = { provider, tracer: provider.getTracer("lineup") };
-  return cached.tracer;
+export type SpanAttributes = Record<string, string | number | boolean>;
+
+/** The part of an OpenTelemetry span LineUp uses. */
+export interface Span {
+  isRecording(): boolean;
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  setAttributes(attributes: SpanAttributes): unknown;
+  /** `code` 2 is OpenTelemetry's ERROR. */
+  setStatus(status: { code: 2; message?: string }): unknown;
+  end(): void;
+}
+
+/** What `enableOpenTelemetry` installs. */
+export interface Tracing {
+  start(name: string, kind: SpanKind, parent: Span | undefined, links: readonly Span[]): Span;
+  /** Runs `fn` with `span` as the active context's span. */
+  with<T>(span: Span, fn: () => T): T;
+  /** The active context's span, if any. */
+  active(): Span | undefined;
+}
+
+const NOOP_SPAN: Span = {
+  isRecording: () => false,
+  setAttribute: () => undefined,
+  setAttributes: () => undefined,
+  setStatus: () => undefined,
+  end: () => undefined,
+};
+
+let tracing: Tracing | undefined;
+
+/** Installs (or, with `undefined`, removes) the tracer every later span goes to. */
+export function setTracing(next: Tracing | undefined): void {
+  tracing = next;
 }
 
 export interface SpanStart {
   readonly kind: SpanKind;
   /** Built only when the span records. */
-  readonly attributes?: () => Attributes;
+  readonly attributes?: () => SpanAttributes;
   /** Its parent; default the active context's span. */
   readonly parent?: Span;
   /** Spans it serves besides its parent (a group commit's other writes). */
@@ -37,16 +67,15 @@ export interface SpanStart {
 
 /** Starts a span. */
 export function startSpan(name: string, start: SpanStart): Span {
-  const links = start.links?.map((span) => ({ context: span.spanContext() }));
-  const options = links === undefined || links.length === 0 ? { kind: start.kind } : { kind: start.kind, links };
-  const span = start.parent === undefined ? tracer().startSpan(name, options) : tracer().startSpan(name, options, trace.setSpan(context.active(), start.parent));
+  if (tracing === undefined) return NOOP_SPAN;
+  const span = tracing.start(name, start.kind, start.parent, start.links ?? []);
   if (start.attributes !== undefined && span.isRecording()) span.setAttributes(start.attributes());
   return span;
 }
 
 /** The active context's span, if it records (`undefined` without a provider and context manager). */
 export function recordingSpan(): Span | undefined {
-  const span = trace.getActiveSpan();
+  const span = tracing?.active();
   return span?.isRecording() === true ? span : undefined;
 }
 
@@ -55,20 +84,20 @@ export function endSpan(span: Span, failure?: { readonly code?: unknown; readonl
   if (failure !== undefined && span.isRecording()) {
     span.setAttribute("lineup.error_code", typeof failure.code === "string" ? failure.code : "internal_error");
     if (failure.rpc !== undefined) span.setAttribute("rpc.jsonrpc.error_code", failure.rpc);
-    span.setStatus({ code: SpanStatusCode.ERROR, ...(typeof failure.message === "string" ? { message: failure.message } : {}) });
+    span.setStatus(typeof failure.message === "string" ? { code: 2, message: failure.message } : { code: 2 });
   }
   span.end();
 }
 
 /** Runs `fn` with `span` active, so spans started inside (and, with a context manager, after awaits) are its children. */
 export function withSpan<T>(span: Span, fn: () => T): T {
-  if (!span.isRecording()) return fn();
-  return context.with(trace.setSpan(context.active(), span), fn);
+  if (tracing === undefined || !span.isRecording()) return fn();
+  return tracing.with(span, fn);
 }
 
 /** The attributes of a JSON-RPC request's span; `lineup.call_id` when its params carry an envelope with a call id. */
-export function rpcSpanAttributes(method: string, id: number | string | null, params: unknown): Attributes {
-  const attributes: Attributes = { "rpc.system": "jsonrpc", "rpc.method": method };
+export function rpcSpanAttributes(method: string, id: number | string | null, params: unknown): SpanAttributes {
+  const attributes: SpanAttributes = { "rpc.system": "jsonrpc", "rpc.method": method };
   if (id !== null) attributes["rpc.jsonrpc.request_id"] = String(id);
   const envelope = isRecord(params) ? params["envelope"] : undefined;
   const correlation = isRecord(envelope) ? envelope["correlation"] : undefined;

@@ -1,5 +1,6 @@
 /**
- * One agent tool call on an AppServer in this process, with OpenTelemetry's real SDK registered as an
+ * One agent tool call on an AppServer in this process (which enables LineUp's spans, as the agent SDK's Node
+ * connectAgent does), with OpenTelemetry's real SDK registered as an
  * application registers it (a BasicTracerProvider with an InMemorySpanExporter, and the AsyncLocalStorage
  * context manager). Prints the finished spans as one JSON line for tracing.test.ts to judge.
  *
