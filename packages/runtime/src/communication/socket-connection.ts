@@ -19,7 +19,7 @@ export interface SocketControl {
   close(code: number, reason: string): void;
 }
 
-export function socketConnection(control: SocketControl, label: string): { readonly connection: TransportConnection; readonly events: SocketEvents } {
+export function socketConnection(control: SocketControl): { readonly connection: TransportConnection; readonly events: SocketEvents } {
   const messages = new Emitter<string>();
   const closes = new Emitter<TransportClose>();
   let closed: TransportClose | undefined;
