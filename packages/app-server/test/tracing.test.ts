@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry spans of one agent tool call. The scenario (support/tracing-scenario.ts) runs in a process of
  * its own, with OpenTelemetry's real SDK registered there as an application would: an AppServer, the agent
- * SDK calling a device's tool, the device answering with the call's terminal error, then a refused request.
+ * SDK calling a device's tool, the device answering with the call's terminal error, then a refused request; and
+ * a testkit Runtime whose app serves one call and refuses another.
  */
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
@@ -29,7 +30,7 @@ describe("OpenTelemetry spans", () => {
     const run = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", scenario], { cwd: resolve(import.meta.dirname, "..", "..", ".."), encoding: "utf8", timeout: 120_000 });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    const { callId, ended, refused, spans } = JSON.parse(run.stdout) as { callId: string; ended: string; refused: string; spans: SpanRecord[] };
+    const { callId, ended, refused, runtime, spans } = JSON.parse(run.stdout) as { callId: string; ended: string; refused: string; runtime: { ok: string; refused: string; refusedCode: string }; spans: SpanRecord[] };
     expect(ended).toBe("app_disabled");
     expect(refused).toBe("session_not_found");
 
@@ -58,5 +59,11 @@ describe("OpenTelemetry spans", () => {
       expect(span.attributes).toMatchObject({ "lineup.error_code": "session_not_found", "rpc.jsonrpc.error_code": -32004 });
       expect(span.status).toBe(ERROR);
     }
+
+    // The Runtime's side: each call's span from the hand-off to the app's terminal report, the refused one with its code.
+    const toolCall = (id: string) => spans.filter((s) => s.name === "lineup.tool_call" && s.attributes["lineup.call_id"] === id);
+    expect(toolCall(runtime.ok)).toEqual([expect.objectContaining({ status: 0, attributes: { "lineup.call_id": runtime.ok, "lineup.app_scope": "notes", "lineup.tool": "notes.count" } })]);
+    expect(runtime.refusedCode).toBe("handler_failed");
+    expect(toolCall(runtime.refused)).toEqual([expect.objectContaining({ status: ERROR, attributes: expect.objectContaining({ "lineup.tool": "notes.do", "lineup.error_code": "handler_failed" }) as unknown })]);
   }, 150_000);
 });

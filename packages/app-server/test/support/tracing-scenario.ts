@@ -15,7 +15,8 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { RpcClient } from "@lineup/agent-sdk";
 import { connectAgent, nodeWebSocketTransport } from "@lineup/agent-sdk/node";
-import { APP_SERVER_PROTOCOL_VERSION, LineUpError } from "@lineup/protocol";
+import { createTestRuntime } from "@lineup/app-sdk/testkit";
+import { APP_SERVER_PROTOCOL_VERSION, LineUpError, type AppManifest, type AppScope } from "@lineup/protocol";
 import { silentLogger, startAppServer } from "../../src/index.js";
 
 const exporter = new InMemorySpanExporter();
@@ -31,6 +32,18 @@ const WHITEBOARD = {
   description: "Opens a new whiteboard",
   input_schema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] },
   call_model: "interactive",
+};
+
+const NOTES: AppManifest = {
+  format: "lineup.app.v1",
+  app_scope: "notes" as AppScope,
+  version: "1.0.0",
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", "app.session-data.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true }],
+  tools: [
+    { method: "notes.count", contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "query", activation_requirement: "activation_not_required" },
+    { method: "notes.do", contract_version: "1", input_schema: { type: "object" }, output_schema: { type: "object" }, call_model: "command", activation_requirement: "activation_not_required" },
+  ],
 };
 
 const until = async (condition: () => boolean, what: string): Promise<void> => {
@@ -78,6 +91,17 @@ try {
   await agent.close();
   device.close();
 
+  // The Runtime's side of a tool call: a testkit Runtime in this process (its tool hub reports to the same
+  // tracer), one app tool that succeeds and one whose handler refuses.
+  const kit = await createTestRuntime({ apps: [{ manifest: NOTES }] });
+  const sdk = kit.sdk("notes");
+  sdk.tools.register("notes.count", () => ({ count: 1 }));
+  sdk.tools.register("notes.do", () => {
+    throw new LineUpError("invalid_params", "nothing to do");
+  });
+  const runtimeCalls = { ok: await kit.agent.call("notes", "notes.count", {}), refused: await kit.agent.call("notes", "notes.do", {}) };
+  await kit.stop();
+
   const spans = exporter.getFinishedSpans().map((s) => ({
     name: s.name,
     kind: s.kind,
@@ -88,7 +112,8 @@ try {
     status: s.status.code,
     attributes: s.attributes,
   }));
-  process.stdout.write(`${JSON.stringify({ callId: call.callId, ended, refused, spans })}\n`);
+  const runtime = { ok: runtimeCalls.ok.call_id, refused: runtimeCalls.refused.call_id, refusedCode: runtimeCalls.refused.error?.code };
+  process.stdout.write(`${JSON.stringify({ callId: call.callId, ended, refused, runtime, spans })}\n`);
 } finally {
   await server.close();
   await provider.shutdown();
