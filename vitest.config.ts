@@ -33,6 +33,8 @@ export default defineConfig({
         test: {
           name: "app-server-postgres",
           include: ["packages/app-server/test/**/*.test.ts"],
+          // Its scenario starts an SQLite AppServer in a process of its own: running it again here adds nothing.
+          exclude: [...configDefaults.exclude, "packages/app-server/test/tracing.test.ts"],
           env: { LINEUP_TEST_STORE: "postgres" },
           globalSetup: ["packages/app-server/test/postgres-setup.ts"],
         },

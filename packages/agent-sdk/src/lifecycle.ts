@@ -4,7 +4,9 @@
  * A subscription returns its own `Disposable`; whoever subscribes owns it. A listener that throws
  * never breaks the emitter or the other listeners: its error goes to the diagnostics sink.
  */
+import { Emitter as ProtocolEmitter, errorField, type Logger } from "@lineup/protocol";
 
+/** What a subscription returns; the SDK's Subscriptions are also callable and `Symbol.dispose`-able. */
 export interface Disposable {
   dispose(): void;
 }
@@ -30,50 +32,29 @@ export interface Diagnostic {
 
 export const silentDiagnostics: DiagnosticsSink = () => undefined;
 
-export class Emitter<T> {
-  private readonly listeners = new Set<(value: T) => void>();
-  constructor(private readonly diagnostics: DiagnosticsSink = silentDiagnostics) {}
+/** What an operator should see without asking for more: the agent's own failures, a session's, and reconnects. */
+const NOTABLE: ReadonlySet<Diagnostic["kind"]> = new Set(["agent_error", "session_error", "reconnect"]);
 
-  /** Adds a listener; the returned disposable removes it (idempotent). */
-  on(listener: (value: T) => void): Disposable {
-    // Wrap so the same function can be registered twice and removed independently.
-    const entry = (value: T): void => listener(value);
-    this.listeners.add(entry);
-    return { dispose: () => void this.listeners.delete(entry) };
-  }
+/**
+ * A sink that writes each diagnostic as one pino-format line (the shape of every LineUp log): notable kinds
+ * at `warn`, the rest at `debug`, with `kind` and pino's `err` field (type, message, code; never a stack).
+ */
+export function logDiagnostics(logger: Logger): DiagnosticsSink {
+  return (diagnostic) => {
+    const level = NOTABLE.has(diagnostic.kind) ? "warn" : "debug";
+    if (!logger.enabled(level)) return;
+    logger[level](diagnostic.message, { kind: diagnostic.kind, ...(diagnostic.error === undefined ? {} : { err: errorField(diagnostic.error) }) });
+  };
+}
 
-  fire(value: T): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(value);
-      } catch (error) {
-        this.diagnostics({ kind: "listener_error", message: "a listener threw", error });
-      }
-    }
-  }
-
-  get size(): number {
-    return this.listeners.size;
-  }
-
-  clear(): void {
-    this.listeners.clear();
+/**
+ * The protocol's one emitter, reporting a throwing listener to the SDK's diagnostics sink as
+ * `listener_error`. `on` returns a Subscription: callable, `dispose()` and `Symbol.dispose` all stop it.
+ */
+export class Emitter<T> extends ProtocolEmitter<T> {
+  constructor(diagnostics: DiagnosticsSink = silentDiagnostics) {
+    super((error) => diagnostics({ kind: "listener_error", message: "a listener threw", error }));
   }
 }
 
-/** Disposes many things at once, in reverse order of addition. */
-export class DisposableStore implements Disposable {
-  private items: Disposable[] = [];
-  private disposed = false;
-  add<D extends Disposable>(item: D): D {
-    if (this.disposed) item.dispose();
-    else this.items.push(item);
-    return item;
-  }
-  dispose(): void {
-    this.disposed = true;
-    const items = this.items.reverse();
-    this.items = [];
-    for (const item of items) item.dispose();
-  }
-}
+export { DisposableStore, type Subscription } from "@lineup/protocol";

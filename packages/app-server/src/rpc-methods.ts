@@ -4,11 +4,16 @@
  */
 import {
   APP_SERVER_METHODS,
+  SpanKind,
+  endSpan,
   jsonRpcFailure,
   jsonRpcSuccess,
   LineUpError,
   validateNotificationParams,
+  rpcSpanAttributes,
+  startSpan,
   validateRequestParams,
+  withSpan,
   type AppServerMethod,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -16,6 +21,7 @@ import {
   type JsonValue,
   type MethodParams,
   type ProtocolError,
+  type Span,
 } from "@lineup/protocol";
 import pg from "pg";
 import type { Connection } from "./connection.js";
@@ -80,7 +86,25 @@ export function toProtocolError(error: unknown, services: Services, context?: Re
  * for the connection's earlier writes to commit. So a later request sees every earlier write.
  */
 export function respond(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
-  if (connection.initializing !== undefined) return connection.initializing.then(() => respond(services, connection, request, afterReply));
+  // The request's SERVER span (a no-op without a tracer provider); the handler runs with it active, so the
+  // write queue's commit span is its child.
+  const span = startSpan(request.method, { kind: SpanKind.SERVER, attributes: () => rpcSpanAttributes(request.method, request.id, request.params) });
+  const response = withSpan(span, () => answer(services, connection, request, afterReply));
+  if (response instanceof Promise) return response.then((settled) => endRequestSpan(span, settled));
+  return endRequestSpan(span, response);
+}
+
+function endRequestSpan(span: Span, response: JsonRpcResponse): JsonRpcResponse {
+  if (!("error" in response)) endSpan(span);
+  else {
+    const data = response.error.data;
+    endSpan(span, { code: typeof data === "object" && data !== null && !Array.isArray(data) ? data["code"] : undefined, message: response.error.message, rpc: response.error.code });
+  }
+  return response;
+}
+
+function answer(services: Services, connection: Connection, request: JsonRpcRequest, afterReply: (fn: () => void) => void): Promise<JsonRpcResponse> | JsonRpcResponse {
+  if (connection.initializing !== undefined) return connection.initializing.then(() => answer(services, connection, request, afterReply));
   if (connection.saturated) {
     services.metrics.overloads.inc();
     return jsonRpcFailure(request.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" });

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { enableOpenTelemetry } from "@lineup/protocol/opentelemetry";
 import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
@@ -124,6 +125,8 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 export async function startAppServer(options: AppServerOptions): Promise<AppServerHandle> {
+  // Requests and commits become OpenTelemetry spans (no-ops until the program registers a tracer provider).
+  enableOpenTelemetry();
   const logger = options.logger ?? stderrLogger;
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const store = await openStore({ dataDir: options.dataDir, db: options.db });

@@ -21,7 +21,7 @@
  * on two sessions' rows), the batch runs again from the start, a few times, before it fails. After a
  * commit: events are fanned out, then the kept writes' `afterCommit` hooks run, then promises settle.
  */
-import { LineUpError, type JsonObject, type SessionEvent, type SessionEventKind } from "@lineup/protocol";
+import { LineUpError, SpanKind, endSpan, recordingSpan, startSpan, type JsonObject, type SessionEvent, type SessionEventKind, type Span } from "@lineup/protocol";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { appendEvent, deferEventInserts, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
@@ -52,6 +52,8 @@ export type WriteOp<T> = (ctx: WriteContext) => Promise<T> | T;
 
 interface Pending {
   readonly op: WriteOp<unknown>;
+  /** The span of the request that queued it, when traces are recorded. */
+  readonly span: Span | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -123,7 +125,7 @@ export class WriteQueue {
   submit<T>(op: WriteOp<T>): Promise<T> {
     if (this.closed) return Promise.reject(new LineUpError("store_write_failed", "the server is shutting down"));
     return new Promise<T>((resolve, reject) => {
-      this.pending.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.pending.push({ op, span: recordingSpan(), resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -153,6 +155,9 @@ export class WriteQueue {
     if (batch.length === 0) return;
     const now = this.clock.now();
     const started = performance.now();
+    // The transaction's span: a child of the first write's request, linked to the others' (a no-op without a provider).
+    const traced = batch.filter((item) => item.span !== undefined).map((item) => item.span!);
+    const span = startSpan("store.commit", { kind: SpanKind.INTERNAL, attributes: () => ({ "lineup.writes": batch.length }), ...(traced.length === 0 ? {} : { parent: traced[0]!, links: traced.slice(1) }) });
     let run: { outcomes: Outcome[]; committed: Frame } | undefined;
     for (let attempt = 1; run === undefined; attempt++) {
       try {
@@ -173,10 +178,12 @@ export class WriteQueue {
         }
         this.logger.error("write transaction failed", { error: describe(error), writes: batch.length });
         const failure = new LineUpError("store_write_failed", "the write could not be stored; nothing of it was applied", { cause: error });
+        endSpan(span, failure);
         for (const item of batch) item.reject(failure);
         return;
       }
     }
+    endSpan(span);
     this.observeCommit((performance.now() - started) / 1000);
     this.transactions++;
     this.writes += batch.length;

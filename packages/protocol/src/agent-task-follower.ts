@@ -15,9 +15,8 @@
 import { LineUpError } from "./errors.js";
 import { TERMINAL_TASK_STATUSES, isTaskErrorCode } from "./agent-task-terms.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskInput, AgentTaskResult } from "./agent-task.js";
+import type { Unsubscribe } from "./emitter.js";
 
-/** Stops a subscription; calling it again does nothing. */
-type Unsubscribe = () => void;
 
 /** What a handle needs of the Runtime. Every method rejects with a `LineUpError`-shaped refusal. */
 export interface TaskSource {

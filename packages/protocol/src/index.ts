@@ -22,3 +22,6 @@ export { ALL_SCHEMAS } from "./schema-registry.js";
 export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./token-bucket.js";
+export * from "./emitter.js";
+export * from "./log.js";
+export * from "./tracing.js";

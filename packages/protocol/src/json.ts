@@ -24,6 +24,12 @@ export interface JsonLimits {
   readonly maxDepth?: number;
 }
 
+/**
+ * True for an object that is neither null nor an array — the shape test before reading the fields of parsed
+ * or received JSON. It does not check the members: `checkJsonValue` does, within limits.
+ */
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 export const DEFAULT_MAX_BYTES = 256 * 1024;
 export const DEFAULT_MAX_DEPTH = 64;
 

@@ -31,7 +31,7 @@ export type { Clock, IdSource } from "./core/ports.js";
 export { systemClock, createSystemIds } from "./core/system.js";
 export { Emitter, ignoreDiagnostics, type Unsubscribe, type DiagnosticsSink } from "./core/emitter.js";
 export type { Transport, TransportConnection, TransportClose } from "./communication/transport.js";
-export { createRpcClient, wireError, type RpcClient, type RpcClientOptions, type RequestOptions } from "./communication/rpc-client.js";
+export { createRpcClient, type RpcClient, type RpcClientOptions, type RequestOptions } from "./communication/rpc-client.js";
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./communication/backoff.js";
 export { createRuntimeCatalog, type RuntimeCatalog, type CatalogRequest } from "./communication/catalog.js";
 export { nextSendable, OUTBOX_MAX_IN_FLIGHT, OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, type SendState, type OutboxEntry, type OutboxMethod, type CommandReceipt } from "./communication/outbox.js";

@@ -44,7 +44,7 @@ import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
 import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
-import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
+import { Emitter, ignoreDiagnostics, listenerErrorsTo, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
@@ -487,7 +487,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
   const diagnostics = options.diagnostics ?? ignoreDiagnostics;
   const lifecycle = new LifecycleCell(diagnostics);
-  const views = new Emitter<RuntimeView>(diagnostics, "view listener");
+  const views = new Emitter<RuntimeView>(listenerErrorsTo(diagnostics, "view listener"));
   let mailbox: Mailbox | undefined;
   let driver: SyncDriver | undefined;
   let lastViewState: RuntimeState | undefined;
@@ -686,11 +686,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
   });
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
-  const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
+  const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(listenerErrorsTo(diagnostics, "workflow events"));
   /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
-  const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(diagnostics, "workflow tool calls");
+  const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(listenerErrorsTo(diagnostics, "workflow tool calls"));
   /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
-  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
+  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(listenerErrorsTo(diagnostics, "task events"));
   const executeStep = createWorkflowSteps({
     store: options.store,
     post: (input) => requireMailbox().post(input),
@@ -787,7 +787,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
 
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
-  const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
+  const instanceChanges = new Emitter<InstanceChange>(listenerErrorsTo(diagnostics, "instance changes"));
   /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
   const navigable = (appScope: string, instanceId: string): AppInstance => {
     const instance = getInstance(state().instances, instanceId);
@@ -809,7 +809,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (lastViewState === undefined || viewChanged(lastViewState, next)) {
       lastViewState = next;
       // Built only for someone to see it (a headless Runtime has no view listener).
-      if (views.size > 0) views.emit(toView(next));
+      if (views.size > 0) views.fire(toView(next));
     }
     runtimeApps.changed(before, next);
     followApps(before, next);
@@ -821,10 +821,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
     toolHub.run(deliveries);
     for (const delivery of deliveries) {
-      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
-      if (delivery.kind === "task.event") taskEvents.emit(delivery);
-      if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
-      if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
+      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.fire(change);
+      if (delivery.kind === "task.event") taskEvents.fire(delivery);
+      if (delivery.kind === "workflow.changed") workflowEvents.fire(delivery);
+      if (delivery.kind === "tool.settled") toolSettlements.fire(delivery);
       if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
       if (delivery.kind !== "app.removed") continue;
       for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
@@ -975,7 +975,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         app_scope: appScope,
         record,
         view: () => scoped(view()),
-        subscribeView: (listener) => views.subscribe((full) => listener(scoped(full))),
+        subscribeView: (listener) => views.on((full) => listener(scoped(full))),
         listMessages: (request) => listHistory(options.store, appScope, request),
         subscribeMessages(subscribeOptions, handler) {
           requireEnabled();
@@ -1002,6 +1002,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {
           await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
+          toolHub.reported(callId, report);
           if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
         },
         async interruptOperations(conversationId, reason) {
@@ -1066,7 +1067,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         instance: (instanceId) => ownInstance(appScope, instanceId),
         subscribeInstanceChanges(instanceId, listener) {
           ownInstance(appScope, instanceId);
-          const off = instanceChanges.subscribe((change) => {
+          const off = instanceChanges.on((change) => {
             if (change.instance_id !== instanceId || change.from === "not_running") return;
             if (change.to === "closed" || change.to === "failed") off();
             listener({ from: change.from, to: change.to });
@@ -1149,7 +1150,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           return (await requireMailbox().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
         },
         subscribeTasks(listener) {
-          return taskEvents.subscribe((delivery) => {
+          return taskEvents.on((delivery) => {
             if (delivery.app_scope === appScope) listener(delivery.event, delivery.task);
           });
         },
@@ -1176,7 +1177,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
         },
         subscribeWorkflows(listener) {
-          return workflowEvents.subscribe((delivery) => {
+          return workflowEvents.on((delivery) => {
             if (delivery.app_scope === appScope) listener(delivery.run, delivery.trace);
           });
         },

@@ -6,7 +6,7 @@
  */
 import type { BridgeEventData, BridgeParams, BridgeResult, EnvelopeType } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
-import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
 export type AgentMessage = BridgeEventData<"agent.message">;
 export type StatePatch = BridgeEventData<"state.patch">;
@@ -46,8 +46,8 @@ export class AgentMessages implements AgentMessageAPI {
 
   constructor(channel: BridgeChannel, diagnostics: DiagnosticsSink) {
     this.#channel = channel;
-    this.#messages = new Emitter("agent.message", diagnostics);
-    this.#patches = new Emitter("state.patch", diagnostics);
+    this.#messages = new Emitter(listenerThrew("agent.message", diagnostics));
+    this.#patches = new Emitter(listenerThrew("state.patch", diagnostics));
     channel.on("agent.message", (message) => this.#messages.fire(message));
     channel.on("state.patch", (patch) => this.#patches.fire(patch));
   }

@@ -26,7 +26,7 @@ import {
   type BridgeResult,
   type ProtocolError,
 } from "@lineup/protocol";
-import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 import type { BridgePort } from "./port.js";
 
 /** Methods the host calls on the app. */
@@ -95,7 +95,7 @@ export class BridgeChannel {
     this.nonce = nonce;
     this.#diagnostics = options.diagnostics;
     this.#timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.#closed = new Emitter("closed", options.diagnostics);
+    this.#closed = new Emitter(listenerThrew("closed", options.diagnostics));
     port.addEventListener("message", this.#onMessage);
     port.addEventListener("close", this.#onClose);
     port.start?.();
@@ -128,7 +128,7 @@ export class BridgeChannel {
   on<N extends BridgeEventName>(name: N, listener: (data: BridgeEventData<N>) => void): Unsubscribe {
     let emitter = this.#events.get(name);
     if (emitter === undefined) {
-      emitter = new Emitter(name, this.#diagnostics);
+      emitter = new Emitter(listenerThrew(name, this.#diagnostics));
       this.#events.set(name, emitter);
     }
     return emitter.on(listener as (data: unknown) => void);

@@ -1,10 +1,11 @@
 /**
- * A small multi-listener event emitter. A subscription returns its own unsubscribe; a throwing
- * listener never stops the others — its error goes to the one diagnostics sink.
+ * The surface SDK's emitters are the protocol's one emitter (a subscription is its own unsubscribe and
+ * `Disposable`); a throwing listener's error goes to the SDK's one diagnostics sink as `listener_threw`.
  */
+import type { Unsubscribe } from "@lineup/protocol";
 
-/** Stops a subscription. Calling it twice is harmless. */
-export type Unsubscribe = () => void;
+export { Emitter, type Subscription } from "@lineup/protocol";
+export type { Unsubscribe };
 
 /** Where errors nobody can handle go: a throwing listener, a frame dropped at the port. */
 export type DiagnosticsSink = (event: SurfaceDiagnostic) => void;
@@ -15,40 +16,8 @@ export type SurfaceDiagnostic =
   | { readonly kind: "unexpected_response"; readonly id: number }
   | { readonly kind: "request_failed"; readonly what: string; readonly error: unknown };
 
-export class Emitter<T> {
-  readonly #listeners = new Set<(value: T) => void>();
-  readonly #name: string;
-  readonly #diagnostics: DiagnosticsSink;
-
-  constructor(name: string, diagnostics: DiagnosticsSink) {
-    this.#name = name;
-    this.#diagnostics = diagnostics;
-  }
-
-  get size(): number {
-    return this.#listeners.size;
-  }
-
-  on(listener: (value: T) => void): Unsubscribe {
-    // Wrapped so the same function subscribed twice is two subscriptions, each with its own unsubscribe.
-    const entry = (value: T): void => listener(value);
-    this.#listeners.add(entry);
-    return () => {
-      this.#listeners.delete(entry);
-    };
-  }
-
-  fire(value: T): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(value);
-      } catch (error) {
-        this.#diagnostics({ kind: "listener_threw", event: this.#name, error });
-      }
-    }
-  }
-
-  clear(): void {
-    this.#listeners.clear();
-  }
-}
+/** An emitter's `onListenerError` that reports `listener_threw` for `event`. */
+export const listenerThrew =
+  (event: string, diagnostics: DiagnosticsSink) =>
+  (error: unknown): void =>
+    diagnostics({ kind: "listener_threw", event, error });

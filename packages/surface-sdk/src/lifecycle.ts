@@ -6,7 +6,7 @@
  */
 import { LineUpError, type BRIDGE_LIFECYCLE_STATES } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
-import { Emitter, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
 export type LifecycleState = (typeof BRIDGE_LIFECYCLE_STATES)[number];
 
@@ -75,7 +75,7 @@ export class Lifecycle implements AppLifecycleAPI {
     }
     let emitter = this.#emitters.get(state);
     if (emitter === undefined) {
-      emitter = new Emitter(`lifecycle.${state}`, this.#diagnostics);
+      emitter = new Emitter(listenerThrew(`lifecycle.${state}`, this.#diagnostics));
       this.#emitters.set(state, emitter);
     }
     return emitter.on(listener as () => void);

@@ -22,7 +22,7 @@ import { AgentMessages, type AgentMessageAPI } from "./agent-messages.js";
 import { observeContentHeight } from "./auto-resize.js";
 import { forwardLauncherShortcut } from "./launcher-shortcut.js";
 import { BridgeChannel } from "./channel.js";
-import { Emitter, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
 import { waitForHandover, type HandoverSource } from "./handshake.js";
 import { Lifecycle, type AppLifecycleAPI } from "./lifecycle.js";
 import type { BridgePort } from "./port.js";
@@ -213,9 +213,9 @@ export async function connectSurface(options: ConnectOptions = {}): Promise<Surf
 
 function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, options: ConnectOptions, diagnostics: DiagnosticsSink): Surface {
   let app: AppContext = Object.freeze({ ...snapshot, kind: "installed" as const });
-  const themeChanged = new Emitter<BridgeTheme>("theme.changed", diagnostics);
-  const localeChanged = new Emitter<{ locale: string; timezone: string }>("locale.changed", diagnostics);
-  const modeChanged = new Emitter<AppContext["display_mode"]>("display_mode.changed", diagnostics);
+  const themeChanged = new Emitter<BridgeTheme>(listenerThrew("theme.changed", diagnostics));
+  const localeChanged = new Emitter<{ locale: string; timezone: string }>(listenerThrew("locale.changed", diagnostics));
+  const modeChanged = new Emitter<AppContext["display_mode"]>(listenerThrew("display_mode.changed", diagnostics));
   const applyTheme = options.applyTheme ?? true;
   if (applyTheme) applyThemeVariables(snapshot.theme);
 
@@ -235,9 +235,9 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     app = Object.freeze({ ...app, locale, timezone });
     localeChanged.fire({ locale, timezone });
   });
-  const workflowChanged = new Emitter<BridgeEventData<"workflow.changed">>("workflow.changed", diagnostics);
+  const workflowChanged = new Emitter<BridgeEventData<"workflow.changed">>(listenerThrew("workflow.changed", diagnostics));
   channel.on("workflow.changed", (change) => workflowChanged.fire(change));
-  const capabilitiesChanged = new Emitter<Pick<AppContext, "capabilities" | "granted_permissions">>("capabilities.changed", diagnostics);
+  const capabilitiesChanged = new Emitter<Pick<AppContext, "capabilities" | "granted_permissions">>(listenerThrew("capabilities.changed", diagnostics));
   channel.on("capabilities.changed", ({ capabilities, granted_permissions }) => {
     app = Object.freeze({ ...app, capabilities, granted_permissions });
     capabilitiesChanged.fire({ capabilities, granted_permissions });

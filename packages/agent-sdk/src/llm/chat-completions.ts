@@ -10,7 +10,7 @@
  * the caller's signal aborts the request, the stream and any wait between attempts. An answer may be asked
  * for as structured output (`response_format`: a JSON Schema the answer must match, or any JSON object).
  */
-import { LineUpError, decodeJson, type JsonObject, type JsonValue } from "@lineup/protocol";
+import { LineUpError, decodeJson, type JsonObject, type JsonValue, isRecord } from "@lineup/protocol";
 import { backoffDelay } from "../backoff.js";
 import { systemClock, type Clock, type Random, type TimerHandle } from "../platform.js";
 import { CompletionStream } from "./completion-stream.js";
@@ -113,8 +113,6 @@ export function llmConfigFromEnv(env: Readonly<Record<string, string | undefined
   const apiKey = read("LINEUP_LLM_API_KEY", "OPENAI_API_KEY");
   return { baseUrl, model: read("LINEUP_LLM_MODEL") ?? "gpt-4o-mini", ...(apiKey === undefined ? {} : { apiKey }) };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Parses a completion response body; throws a LineUpError when it is not the expected shape. */
 export function parseCompletion(body: JsonValue): AssistantReply {

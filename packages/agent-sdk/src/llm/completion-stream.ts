@@ -9,10 +9,8 @@
  * expected shape ends the stream with a typed error (`invalid_result`; an error the server reports in
  * the stream is `failed`) — never a crash.
  */
-import { LineUpError, decodeJson } from "@lineup/protocol";
+import { LineUpError, decodeJson, isRecord } from "@lineup/protocol";
 import type { AssistantReply, ChatToolCall } from "./chat-completions.js";
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 interface PartialToolCall {
   id: string;

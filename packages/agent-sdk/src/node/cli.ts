@@ -12,10 +12,10 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { UsageError, decodeJson, runCommand } from "@lineup/protocol";
+import { UsageError, createLogger, decodeJson, runCommand } from "@lineup/protocol";
 import { connectAgent, type AgentClient } from "../agent-client.js";
 import { runDemoAgent } from "../demo-agent.js";
-import type { Diagnostic } from "../lifecycle.js";
+import { logDiagnostics } from "../lifecycle.js";
 import { llmConfigFromEnv } from "../llm/chat-completions.js";
 import { runLlmAgent } from "../llm-agent.js";
 import type { TurnRunner } from "../turn-runner.js";
@@ -83,9 +83,7 @@ export async function startAgentCli(argv: readonly string[], env: Readonly<Recor
   if (mode === "llm" && llm === undefined) throw new Error("the llm agent needs LINEUP_LLM_BASE_URL or OPENAI_BASE_URL (and usually LINEUP_LLM_API_KEY or OPENAI_API_KEY, and LINEUP_LLM_MODEL)");
 
   const verbose = values.verbose === true;
-  const diagnostics = (d: Diagnostic): void => {
-    if (verbose || d.kind === "agent_error" || d.kind === "session_error" || d.kind === "reconnect") io.error(`[agent] ${d.kind}: ${d.message}${d.error instanceof Error && verbose ? ` (${d.error.message})` : ""}`);
-  };
+  const diagnostics = logDiagnostics(createLogger({ level: verbose ? "debug" : "info", write: (line) => io.error(line.trimEnd()), bindings: { name: `lineup-agent-${mode}` } }));
   const client = await connectAgent({ url, token, transport: nodeWebSocketTransport(), diagnostics, clientInfo: { name: `lineup-agent-${mode}`, version: AGENT_SDK_VERSION } });
   client.onStateChange((state) => io.log(`[agent] connection ${state}`));
   client.onSession((session) => io.log(`[agent] following session ${session.session_id} (${session.app_scope})`));

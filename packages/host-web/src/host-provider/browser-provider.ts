@@ -74,12 +74,12 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
     hasUserActivation: userActivationActive,
   };
   const supported = detectSupport();
-  const changes = new Emitter<void>((error) => console.error("[lineup] a host capabilities listener failed", error), "host-capabilities");
+  const changes = new Emitter<void>((error) => console.error("[lineup] a host capabilities listener failed", error));
   // In a native window without a notification service, the page's Notification API would only ever be denied.
   void deps.native?.then((host) => {
-    if (host !== undefined && !host.info.notifications && supported.delete("notification.show")) changes.emit();
+    if (host !== undefined && !host.info.notifications && supported.delete("notification.show")) changes.fire();
   });
-  const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined, () => changes.emit());
+  const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined, () => changes.fire());
   const attention = createAttention();
 
   const run = (invocation: HostInvocation): Promise<CapabilityResult> | CapabilityResult => {
@@ -142,7 +142,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
         prompts.withdraw(invocation.request_id);
       }
     },
-    onCapabilitiesChanged: (listener) => changes.subscribe(listener),
+    onCapabilitiesChanged: (listener) => changes.on(listener),
     dispose() {
       permissions.dispose();
       attention.dispose();

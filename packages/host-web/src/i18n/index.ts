@@ -19,7 +19,7 @@ export type MessageArgs<K extends MessageKey> = [MessageParams<(typeof MESSAGES)
 let current: UiLanguage = "en";
 /** The tag the person chose in Settings, when they did: apps hear it as their locale. */
 let chosen: string | undefined;
-const changed = new Emitter<void>((error) => console.error("[lineup] a UI language listener failed", error), "ui-language");
+const changed = new Emitter<void>((error) => console.error("[lineup] a UI language listener failed", error));
 let currentFormat: Format = createFormat(current);
 let collator = new Intl.Collator(current, { sensitivity: "base", numeric: true });
 
@@ -34,7 +34,7 @@ export function chosenLanguage(): string | undefined {
 
 /** Called after the UI language or the person's choice changed (the app bridges pass the locale on). */
 export function onUiLanguageChange(listener: () => void): Unsubscribe {
-  return changed.subscribe(listener);
+  return changed.on(listener);
 }
 
 /** Switches the UI language and the page's `lang`; the caller re-renders. `choice` is the person's tag from Settings. */
@@ -46,7 +46,7 @@ export function setUiLanguage(language: UiLanguage, choice?: string): void {
   currentFormat = createFormat(language);
   collator = new Intl.Collator(language, { sensitivity: "base", numeric: true });
   if (globalThis.document !== undefined) document.documentElement.lang = language;
-  if (`${current} ${chosen}` !== before) changed.emit(undefined);
+  if (`${current} ${chosen}` !== before) changed.fire(undefined);
 }
 
 /** The message `key` in the current UI language. */

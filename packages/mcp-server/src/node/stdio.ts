@@ -4,9 +4,9 @@
  * command has to say goes to stderr. It ends when the client closes stdin, or on SIGINT/SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "@lineup/protocol";
+import { UsageError, createLogger } from "@lineup/protocol";
 import { connectAgent, tokenFrom } from "@lineup/agent-sdk/node";
-import type { AgentClient, Diagnostic } from "@lineup/agent-sdk";
+import { logDiagnostics, type AgentClient } from "@lineup/agent-sdk";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLineUpMcpServer, type LineUpMcpServer } from "../server.js";
 
@@ -36,9 +36,7 @@ export async function serveMcpStdio(argv: readonly string[], env: Readonly<Recor
   const token = tokenFrom(values, "agent_token", env);
   if (values.session === undefined || values.session === "") throw new UsageError("name the session: --session SESSION_ID, or --session new");
   if (url === undefined || token === undefined) throw new UsageError("--url and --token (or --credentials) are required");
-  const diagnostics = (d: Diagnostic): void => {
-    if (values.verbose === true || d.kind === "agent_error" || d.kind === "session_error" || d.kind === "reconnect") io.error(`[mcp] ${d.kind}: ${d.message}`);
-  };
+  const diagnostics = logDiagnostics(createLogger({ level: values.verbose === true ? "debug" : "info", write: (line) => io.error(line.trimEnd()), bindings: { name: "lineup-mcp" } }));
   const client: AgentClient = await connectAgent({ url, token, diagnostics, clientInfo: { name: "lineup-mcp", version: "0.1.0" } });
   let mcp: LineUpMcpServer;
   try {

@@ -5,6 +5,7 @@ export * from "./schemas.js";
 export * from "./catalogue.js";
 export * from "./catalog.js";
 export * from "./jsonrpc.js";
+export * from "./rpc-client.js";
 export * from "./validate.js";
 export * from "./evidence.js";
 export * from "./evidence-provenance.js";

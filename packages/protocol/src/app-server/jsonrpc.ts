@@ -15,7 +15,7 @@
 import { Type } from "@sinclair/typebox";
 import { ERROR_CODES, type ProtocolError } from "../errors.js";
 import { validators } from "../generated/app-server-client.js";
-import { decodeJson, utf8ByteLength, DEFAULT_MAX_DEPTH, type JsonLimits, type JsonObject, type JsonValue } from "../json.js";
+import { decodeJson, utf8ByteLength, DEFAULT_MAX_DEPTH, type JsonLimits, type JsonObject, type JsonValue, isRecord } from "../json.js";
 import { Closed, JsonValueSchema, schemaId } from "../schema-kit.js";
 import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import { DEFAULT_SERVER_LIMITS } from "./records.js";
@@ -147,7 +147,6 @@ export function errorDataCode(response: JsonRpcResponse): string | undefined {
   return typeof data === "object" && data !== null && !Array.isArray(data) && typeof data["code"] === "string" ? data["code"] : undefined;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isId = (value: unknown): value is JsonRpcId => value === null || typeof value === "string" || typeof value === "number";
 
 /** Looked up on use, not at load, so the generator can import this module before validators exist. */

@@ -24,6 +24,7 @@ import { RUNTIME_GLOBAL_CONVERSATION } from "../ids.js";
 import { APP_SERVER_METHODS, APP_SERVER_NOTIFICATIONS, isAppServerMethod, type AppServerMethod, type MethodParams, type MethodSpec } from "./catalogue.js";
 import { decodeJsonRpc, type DecodedJsonRpc, type JsonRpcLimits, type JsonRpcNotification } from "./jsonrpc.js";
 import { DEFAULT_SERVER_LIMITS, type AppServerRole, type ServerLimits } from "./records.js";
+import { isRecord } from "../json.js";
 
 /** A validated call: the method narrows the params. */
 export type ValidatedCall = { [M in AppServerMethod]: { readonly method: M; readonly params: MethodParams<M> } }[AppServerMethod];
@@ -33,8 +34,6 @@ export const SENDER_KINDS_BY_ROLE: Readonly<Record<AppServerRole, readonly Sende
   device: ["runtime", "user", "app"],
   agent: ["agent"],
 };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Decoded size of standard padded base64 text (already checked against the pattern). */
 export function base64DecodedLength(text: string): number {

@@ -7,7 +7,7 @@
  */
 import { fail, ok, type ProtocolError, type Result } from "../errors.js";
 import { isAppScope, isConversationId, reservedScopeViolation, RUNTIME_SCOPE } from "../ids.js";
-import { decodeJson, type JsonLimits } from "../json.js";
+import { decodeJson, type JsonLimits, isRecord } from "../json.js";
 import { validators } from "../generated/envelope.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
 import { RuntimeEnvelopeSchema, type RuntimeEnvelope } from "./schemas.js";
@@ -25,8 +25,6 @@ const validateFrame = validatorFor(RuntimeEnvelopeSchema.$id);
 const payloadValidators = new Map<string, CompiledValidator>(
   Object.values(ENVELOPE_TYPES).map((spec: EnvelopeTypeSpec) => [spec.type, validatorFor(spec.payload.$id)]),
 );
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Scope presence, grammar and reserved names; returns undefined when the scope is fine. */
 function checkScope(scope: unknown): ProtocolError | undefined {

@@ -13,7 +13,7 @@ import { validateEnvelope } from "../envelope/decode.js";
 import type { EnvelopeCorrelation, EnvelopeTarget, RuntimeEnvelope } from "../envelope/schemas.js";
 import { fail, ok, type Result } from "../errors.js";
 import { isAppScope, isConversationId, RUNTIME_SCOPE } from "../ids.js";
-import { decodeJson, type JsonLimits, type JsonObject, type JsonValue } from "../json.js";
+import { decodeJson, type JsonLimits, type JsonObject, type JsonValue, isRecord } from "../json.js";
 import { checkWith } from "../validation.js";
 import {
   LEGACY_DEFAULT_APP_SCOPE,
@@ -36,8 +36,6 @@ export interface LegacyContext {
   /** The injected clock, RFC 3339; used only when a legacy message has no `ts`. */
   readonly now?: () => string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** True when `value` claims to be a legacy message (its `type` starts with `lineup.v1.`), so ingress can pick the adapter. */
 export function isLegacyMessage(value: unknown): value is Record<string, unknown> & { type: `lineup.v1.${string}` } {

@@ -17,13 +17,12 @@ import { checkWith } from "../validation.js";
 import { LEGACY_DEFAULT_APP_SCOPE, LEGACY_MAPPINGS, LEGACY_REVERSE, LEGACY_SENDER_TO_ROLE } from "./mapping.js";
 import type { LegacyMessage, LegacyType } from "./schemas.js";
 import { legacyPayloadValidators, validateLegacyFrame } from "./validators.js";
+import { isRecord } from "../json.js";
 
 export interface LegacyReverseContext {
   /** `app_scope` → the legacy `app.id` the peer knows (e.g. `whiteboard` → `com.lineup.whiteboard`); default: the scope itself. */
   readonly legacyAppIds?: Readonly<Record<string, string>>;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function compact(fields: Record<string, JsonValue | undefined>): JsonObject {
   const out: JsonObject = {};

@@ -10,7 +10,7 @@
 import { MCP_BACKEND_PROTOCOLS } from "./app-code.js";
 import { fail, ok, type Result } from "../errors.js";
 import { CORE_APP_SCOPES, RESERVED_APP_SCOPES, RUNTIME_SCOPE } from "../ids.js";
-import { checkJsonValue, decodeJson, type JsonLimits } from "../json.js";
+import { checkJsonValue, decodeJson, type JsonLimits, isRecord } from "../json.js";
 import type { ManifestValidationOptions } from "./validate-tool.js";
 import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
@@ -26,8 +26,6 @@ import {
   type ManifestKind,
 } from "./schemas.js";
 import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function generated(id: string | undefined) {
   return id === undefined ? undefined : validators[id];

@@ -5,7 +5,7 @@
  * in the table passes unchecked. Imports no schema, so a page can carry it alone.
  */
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
-import { checkJsonValue } from "../json.js";
+import { checkJsonValue, isRecord } from "../json.js";
 import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import type { BridgeEvent, BridgeExpectation, BridgeMessage, BridgeRequest, BridgeResponse } from "./decode.js";
 import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type BridgeDirection } from "./wire.js";
@@ -19,7 +19,6 @@ export interface BridgeChecks {
   readonly events: ReadonlyMap<string, { readonly direction: BridgeDirection; readonly data?: CompiledValidator }>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const opposite = (d: BridgeDirection): BridgeDirection => (d === "to_host" ? "to_app" : "to_host");
 const has = (o: Record<string, unknown>, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 

@@ -6,7 +6,7 @@
  * candidate and stores its bytes in the deciding commit.
  */
 import { base64ToBytes, LineUpError, projectManifest, type AppManifest, type ErrorCode } from "@lineup/protocol";
-import { Emitter, type DiagnosticsSink } from "../core/emitter.js";
+import { Emitter, listenerErrorsTo, type DiagnosticsSink } from "../core/emitter.js";
 import type { IdSource } from "../core/ports.js";
 import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
 import type { RuntimeState } from "../coordination/state.js";
@@ -55,9 +55,9 @@ export interface RuntimeApps {
 }
 
 export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
-  const appsChanged = new Emitter<void>(options.diagnostics, "apps listener");
-  const instancesChanged = new Emitter<InstancesSnapshotView>(options.diagnostics, "instances listener");
-  const settingsChanged = new Emitter<void>(options.diagnostics, "settings listener");
+  const appsChanged = new Emitter<void>(listenerErrorsTo(options.diagnostics, "apps listener"));
+  const instancesChanged = new Emitter<InstancesSnapshotView>(listenerErrorsTo(options.diagnostics, "instances listener"));
+  const settingsChanged = new Emitter<void>(listenerErrorsTo(options.diagnostics, "settings listener"));
 
   const decide = async (request: AppManagerRequest): Promise<AppOperation> => (await options.post({ kind: "app.request", request })) as AppOperation;
 
@@ -146,12 +146,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     },
     closeInstance: (instanceId, close) => instanceInput({ op: "close", instance_id: instanceId, ...(close?.by === undefined ? {} : { by: close.by }) }),
     operations: () => options.state().operations,
-    subscribe: (listener) => appsChanged.subscribe(() => listener()),
+    subscribe: (listener) => appsChanged.on(() => listener()),
   };
 
   const instances: InstancesView = {
     snapshot: () => instancesView(options.state()),
-    subscribe: (listener) => instancesChanged.subscribe(listener),
+    subscribe: (listener) => instancesChanged.on(listener),
     startupTarget(explicit) {
       const state = options.state();
       return resolveStartupTarget({
@@ -239,7 +239,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     async setLanguage(language) {
       await options.post({ kind: "settings", change: { type: "language", language: language === undefined ? null : canonicalLanguage(language) } });
     },
-    subscribe: (listener) => settingsChanged.subscribe(() => listener()),
+    subscribe: (listener) => settingsChanged.on(() => listener()),
   };
 
   return {
@@ -259,9 +259,9 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       return new Map([...bundle.files].filter(([path]) => path.startsWith(prefix)).map(([path, bytes]) => [path.slice(prefix.length), bytes] as const));
     },
     changed(before, after) {
-      if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);
-      if (before === undefined || before.instances !== after.instances) instancesChanged.emit(instancesView(after));
-      if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants || before.language !== after.language) settingsChanged.emit(undefined);
+      if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.fire(undefined);
+      if (before === undefined || before.instances !== after.instances) instancesChanged.fire(instancesView(after));
+      if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants || before.language !== after.language) settingsChanged.fire(undefined);
     },
   };
 }

@@ -20,7 +20,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode as McpErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue, isRecord } from "@lineup/protocol";
 import type { Clock } from "../core/ports.js";
 import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls } from "./runner.js";
 
@@ -48,8 +48,6 @@ export interface McpConnectOptions {
   /** Where the server's own requests go (`mcp.elicit`, `mcp.sample`); without it the client declares no capability. */
   readonly hostCalls?: BackendHostCalls;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Any error an MCP call ends with, as a `LineUpError` of the table. */
 export function mcpErrorToLineUp(error: unknown, what: string): LineUpError {

@@ -2,7 +2,7 @@
  * An MCP Apps view (issue 22 §3) as the Runtime hands it to a host: the `ui://` resource a tool names, read from
  * the tool's MCP back-end and checked to be one HTML page of the MCP Apps profile (`text/html;profile=mcp-app`).
  */
-import { LineUpError, type JsonValue } from "@lineup/protocol";
+import { LineUpError, type JsonValue, isRecord } from "@lineup/protocol";
 
 /** The MIME type of an MCP Apps view. */
 export const MCP_APP_MIME_TYPE = "text/html;profile=mcp-app";
@@ -20,7 +20,6 @@ export interface McpView {
   readonly granted: { readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] };
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === "string").slice(0, 32) : []);
 
 /**

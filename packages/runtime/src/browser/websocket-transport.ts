@@ -39,7 +39,6 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
               socket.close(code, reason);
             },
           },
-          "websocket",
         );
         const end = (code: number, reason: string): void => {
           if (ended) return;

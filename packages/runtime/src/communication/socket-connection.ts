@@ -3,7 +3,7 @@
  * `TransportConnection`. A close listener added after the socket closed still hears the close once,
  * on a microtask, so no caller misses it.
  */
-import { Emitter, ignoreDiagnostics } from "../core/emitter.js";
+import { Emitter } from "../core/emitter.js";
 import type { TransportClose, TransportConnection } from "./transport.js";
 
 /** What an adapter feeds in as its socket reports events. */
@@ -19,28 +19,28 @@ export interface SocketControl {
   close(code: number, reason: string): void;
 }
 
-export function socketConnection(control: SocketControl, label: string): { readonly connection: TransportConnection; readonly events: SocketEvents } {
-  const messages = new Emitter<string>(ignoreDiagnostics, `${label} message`);
-  const closes = new Emitter<TransportClose>(ignoreDiagnostics, `${label} close`);
+export function socketConnection(control: SocketControl): { readonly connection: TransportConnection; readonly events: SocketEvents } {
+  const messages = new Emitter<string>();
+  const closes = new Emitter<TransportClose>();
   let closed: TransportClose | undefined;
   return {
     events: {
-      message: (text) => messages.emit(text),
+      message: (text) => messages.fire(text),
       closed(close) {
         closed = close;
-        closes.emit(close);
+        closes.fire(close);
       },
     },
     connection: {
       send: (text) => control.send(text),
-      onMessage: (listener) => messages.subscribe(listener),
+      onMessage: (listener) => messages.on(listener),
       onClose(listener) {
         if (closed !== undefined) {
           const seen = closed;
           void Promise.resolve().then(() => listener(seen));
           return () => undefined;
         }
-        return closes.subscribe(listener);
+        return closes.on(listener);
       },
       close: (code = 1000, reason = "") => control.close(code, reason),
     },

@@ -9,7 +9,7 @@
  * `agentSession/caughtUp` seam).
  */
 import type { ErrorCode } from "@lineup/protocol";
-import { Emitter, type DiagnosticsSink, type Unsubscribe } from "../core/emitter.js";
+import { Emitter, listenerErrorsTo, type DiagnosticsSink, type Unsubscribe } from "../core/emitter.js";
 
 export type Lifecycle =
   | { readonly status: "created" }
@@ -57,7 +57,7 @@ export class LifecycleCell implements LifecycleObservable {
   private readonly changes: Emitter<Lifecycle>;
 
   constructor(diagnostics: DiagnosticsSink) {
-    this.changes = new Emitter(diagnostics, "lifecycle listener");
+    this.changes = new Emitter(listenerErrorsTo(diagnostics, "lifecycle listener"));
   }
 
   snapshot(): Lifecycle {
@@ -65,13 +65,13 @@ export class LifecycleCell implements LifecycleObservable {
   }
 
   subscribe(listener: (lifecycle: Lifecycle) => void): Unsubscribe {
-    return this.changes.subscribe(listener);
+    return this.changes.on(listener);
   }
 
   /** Publishes `next` when it differs from the current value. The table was checked by the transition. */
   publish(next: Lifecycle): void {
     if (next === this.current || JSON.stringify(next) === JSON.stringify(this.current)) return;
     this.current = next;
-    this.changes.emit(next);
+    this.changes.fire(next);
   }
 }

@@ -5,8 +5,9 @@
  * here until one registers — an app that is starting registers before it reports ready — and a call
  * delivered twice (after a restart) reaches the handler again: handlers deduplicate by `call_id`.
  */
+import { SpanKind, endSpan, startSpan, type Span } from "@lineup/protocol";
 import type { DiagnosticsSink, Unsubscribe } from "../core/emitter.js";
-import type { DeliveredToolCall, Delivery } from "./inputs.js";
+import type { DeliveredToolCall, Delivery, ToolReport } from "./inputs.js";
 
 export type { DeliveredToolCall };
 
@@ -27,6 +28,8 @@ export class ToolHub {
   private readonly waiting: DeliveredToolCall[] = [];
   /** call_id → the handler it went to, for cancels. */
   private readonly routed = new Map<string, ToolCallHandler>();
+  /** call_id → its `lineup.tool_call` span, while traces are recorded: from the hand-off to the handler's terminal report. */
+  private readonly spans = new Map<string, Span>();
 
   /**
    * `route`: a handler that serves a call before any registration (a tool an app's back-end serves,
@@ -64,6 +67,7 @@ export class ToolHub {
         if (waitingIndex >= 0) this.waiting.splice(waitingIndex, 1);
         const handler = this.routed.get(delivery.call_id);
         this.routed.delete(delivery.call_id);
+        this.endSpan(delivery.call_id, { code: "cancelled_by_user", message: "the call was cancelled" });
         if (handler !== undefined) this.guard(() => handler.cancel(delivery.call_id), "tool cancel handler");
       } else if (delivery.kind === "app.removed") {
         for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.app_scope === delivery.app_scope) this.waiting.splice(i, 1);
@@ -85,8 +89,25 @@ export class ToolHub {
     return appWide;
   }
 
+  /** The handler reported on a call: a result or an error ends its span. */
+  reported(callId: string, report: ToolReport): void {
+    if (report.kind === "result") this.endSpan(callId);
+    else if (report.kind === "error") this.endSpan(callId, { code: report.code, message: report.message });
+  }
+
+  private endSpan(callId: string, failure?: { readonly code: string; readonly message?: string | undefined }): void {
+    const span = this.spans.get(callId);
+    if (span === undefined) return;
+    this.spans.delete(callId);
+    endSpan(span, failure);
+  }
+
   private deliver(call: DeliveredToolCall, handler: ToolCallHandler): void {
     this.routed.set(call.call_id, handler);
+    if (!this.spans.has(call.call_id)) {
+      const span = startSpan("lineup.tool_call", { kind: SpanKind.INTERNAL, attributes: () => ({ "lineup.call_id": call.call_id, "lineup.app_scope": call.app_scope, "lineup.tool": call.method }) });
+      if (span.isRecording()) this.spans.set(call.call_id, span);
+    }
     this.guard(() => handler.call(call), `${call.app_scope} tool handler`);
   }
 

@@ -1,43 +1,16 @@
 /**
- * The one listener shape of the core (STYLE 10–11): `subscribe` returns its own unsubscribe, any number
- * of listeners, and a throwing listener never breaks the emitter or the other listeners — its error
- * goes to the diagnostics sink.
+ * The core's listener shape is the protocol's one emitter (STYLE 10–11): `on` returns a Subscription that
+ * is its own unsubscribe, and a throwing listener goes to the diagnostics sink.
  */
-export type Unsubscribe = () => void;
+export { Emitter, type Subscription, type Unsubscribe } from "@lineup/protocol";
 
 /** Where errors that must not propagate (a throwing listener, a failed background send) are reported. */
 export type DiagnosticsSink = (error: unknown, context: string) => void;
 
 export const ignoreDiagnostics: DiagnosticsSink = () => undefined;
 
-export class Emitter<T> {
-  private readonly listeners = new Set<(value: T) => void>();
-
-  constructor(
-    private readonly diagnostics: DiagnosticsSink,
-    private readonly context: string,
-  ) {}
-
-  subscribe(listener: (value: T) => void): Unsubscribe {
-    // Wrapped so the same function subscribed twice gets two independent subscriptions.
-    const entry = (value: T): void => listener(value);
-    this.listeners.add(entry);
-    return () => {
-      this.listeners.delete(entry);
-    };
-  }
-
-  emit(value: T): void {
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(value);
-      } catch (error) {
-        this.diagnostics(error, this.context);
-      }
-    }
-  }
-
-  get size(): number {
-    return this.listeners.size;
-  }
-}
+/** An emitter's `onListenerError` that reports to `diagnostics` under `context`. */
+export const listenerErrorsTo =
+  (diagnostics: DiagnosticsSink, context: string) =>
+  (error: unknown): void =>
+    diagnostics(error, context);

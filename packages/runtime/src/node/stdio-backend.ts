@@ -104,7 +104,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameS
 import { tmpdir } from "node:os";
 import { request as httpRequest } from "node:http";
 import { basename, dirname, extname, join } from "node:path";
-import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue, isRecord } from "@lineup/protocol";
 import { forgetProgram, reapStaleProgram, recordProgram, stdioPidFilePath } from "./stdio-pid-file.js";
 import { MAX_BACKEND_MESSAGE_BYTES, resolveBackendLimits, resolveRestartPolicy, type BackendCallOptions, type BackendRunner, type BackendStartSpec, type BackendStatus } from "../backends/runner.js";
 
@@ -315,7 +315,6 @@ export type StdioIncoming =
   | { readonly kind: "error"; readonly id: JsonRpcId | null; readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } };
 
 const isId = (value: unknown): value is JsonRpcId => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Checks a parsed line: a JSON-RPC 2.0 request, notification or response — or `undefined` (a protocol violation). */
 export function classifyStdioMessage(value: unknown): StdioIncoming | undefined {

@@ -36,7 +36,6 @@ export function createWsTransport(options: WsTransportOptions = {}): Transport {
               else socket.terminate();
             },
           },
-          "ws",
         );
         socket.on("message", (data, isBinary) => {
           heartbeat?.heard();

@@ -23,8 +23,8 @@ export interface WorkflowStepDeps {
   /** The AppServer's evidence export of a conversation; refused while not connected. */
   readonly serverEvidence: (conversationId: string, idempotencyKey: string) => Promise<JsonValue>;
   /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries). */
-  readonly toolSettlements: Pick<Emitter<Extract<Delivery, { kind: "tool.settled" }>>, "subscribe">;
-  readonly taskEvents: Pick<Emitter<Extract<Delivery, { kind: "task.event" }>>, "subscribe">;
+  readonly toolSettlements: Pick<Emitter<Extract<Delivery, { kind: "tool.settled" }>>, "on">;
+  readonly taskEvents: Pick<Emitter<Extract<Delivery, { kind: "task.event" }>>, "on">;
   /** An app's task as it is now (public form), if any. */
   readonly task: (taskId: string) => AgentTask | undefined;
 }
@@ -136,7 +136,7 @@ export function createWorkflowSteps(deps: WorkflowStepDeps): WorkflowStepExecuto
   const awaitToolCall = (appScope: string, callId: string, invoke: Extract<RuntimeInput, { kind: "workflow.tool_call" }>): Promise<Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>> =>
     new Promise((resolve, reject) => {
       type Terminal = Extract<ToolOutput, { type: "lineup.tool.result" | "lineup.tool.error" }>;
-      const off = deps.toolSettlements.subscribe((delivery) => {
+      const off = deps.toolSettlements.on((delivery) => {
         if (delivery.app_scope !== appScope || delivery.call_id !== callId) return;
         off();
         resolve(delivery.output as Terminal);
@@ -163,7 +163,7 @@ export function createWorkflowSteps(deps: WorkflowStepDeps): WorkflowStepExecuto
         else return false;
         return true;
       };
-      const off = deps.taskEvents.subscribe((delivery) => {
+      const off = deps.taskEvents.on((delivery) => {
         if (delivery.app_scope === appScope && delivery.task.task_id === taskId && settle(delivery.task)) off();
       });
       const now = deps.task(taskId);

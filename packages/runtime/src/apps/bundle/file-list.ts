@@ -8,7 +8,7 @@
  * compares bytes. So a signed list has one meaning in every language (no duplicate keys, no
  * number spellings, no escapes: paths are ASCII without quotes or backslashes by the grammar).
  */
-import { decodeJson, fail, ok, type Result } from "@lineup/protocol";
+import { decodeJson, fail, ok, type Result, isRecord } from "@lineup/protocol";
 import { SHA256_HEX } from "./digest.js";
 import { FILE_LIST_FORMAT, FILE_LIST_PATH, SIGNATURE_PATH } from "./format.js";
 import { comparePaths, pathCollisionKey, unsafePathReason } from "./paths.js";
@@ -25,8 +25,6 @@ export function encodeFileList(files: readonly BundleFileEntry[]): Uint8Array {
   const body = files.map((file) => `{"path":${JSON.stringify(file.path)},"size":${file.size},"sha256":"${file.sha256}"}`).join(",");
   return new TextEncoder().encode(`{"format":"${FILE_LIST_FORMAT}","files":[${body}]}`);
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function hasExactKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
   const own = Object.keys(value);

@@ -1,0 +1,226 @@
+/**
+ * The one JSON-RPC 2.0 client core of LineUp's clients (STYLE 8), shared by the Runtime's connection to its
+ * AppServer and the agent SDK: request ids, the pending map, deadlines on an injected timer, cancellation by
+ * `AbortSignal`, wire errors mapped to `LineUpError`s with the LineUp code, and every pending request rejected
+ * when the connection closes; each request is an OpenTelemetry `CLIENT` span (a no-op without a provider). It does no I/O: the owner hands it the text to send and each frame received, and
+ * dispatches the notifications it reports.
+ */
+import { ERROR_CODES, LineUpError, isErrorCode, type ErrorCode } from "../errors.js";
+import type { JsonObject, JsonValue } from "../json.js";
+import { SpanKind, endSpan, rpcSpanAttributes, startSpan } from "../tracing.js";
+import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, type JsonRpcFailure, type JsonRpcItem, type JsonRpcLimits, type JsonRpcNotification, type JsonRpcResponse } from "./jsonrpc.js";
+
+/** Time for deadlines: `now()` in ms and a one-shot timer that returns its own cancel. */
+export interface RpcTimer {
+  now(): number;
+  setTimer(ms: number, fn: () => void): () => void;
+}
+
+export interface RpcRequestOptions {
+  /** Rejects with `request_timeout` after this long; default the client's `defaultTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Aborting rejects with `request_cancelled` (the server may still execute a write: retry with its key). */
+  readonly signal?: AbortSignal;
+}
+
+/** How a connection ended, as the rejections of its pending requests report it. */
+export interface RpcClose {
+  readonly code: number;
+  readonly reason: string;
+}
+
+export interface JsonRpcClientCoreOptions {
+  /** Sends one frame to the peer. */
+  readonly send: (text: string) => void;
+  readonly timer: RpcTimer;
+  readonly defaultTimeoutMs: number;
+  /** Inbound frame limits. */
+  readonly limits: JsonRpcLimits;
+  readonly onNotification: (notification: JsonRpcNotification) => void;
+  /** What cannot be handed to a caller: an invalid frame, a request from the server, an answer to no pending request. */
+  readonly onTrouble: (message: string) => void;
+}
+
+export interface JsonRpcClientCore {
+  /** Resolves with the result or rejects with a LineUpError (`request_timeout`, `request_cancelled`, or the peer's code). */
+  request(method: string, params: JsonObject, options?: RpcRequestOptions): Promise<JsonValue>;
+  /** Sends a notification unless closed. */
+  notify(method: string, params?: JsonObject): void;
+  /** Hands one received frame to the client. */
+  receive(text: string): void;
+  /** Rejects every pending request with `request_cancelled` (`data.connection_closed`), and every later one. Idempotent. */
+  close(close: RpcClose): void;
+  readonly closed: boolean;
+  /** Requests not yet answered. */
+  readonly pendingCount: number;
+}
+
+/**
+ * The LineUpError for a JSON-RPC error response: the LineUp code from `error.data.code` (or one for the
+ * JSON-RPC number when the peer sent none), the peer's message, `path`; `data.method` is the request's method,
+ * `data.rpc` the JSON-RPC number,
+ * `data.retryable` the peer's retry hint, and `data.wire_code` a code this version does not know.
+ */
+export function errorFromRpcResponse(response: JsonRpcFailure, method: string): LineUpError {
+  const raw = response.error.data;
+  const data = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? raw : {};
+  const wire = data["code"];
+  const code: ErrorCode = isErrorCode(wire) ? wire : typeof wire === "string" ? "internal_error" : codeForRpcNumber(response.error.code);
+  const message = typeof data["message"] === "string" ? data["message"] : response.error.message;
+  const path = typeof data["path"] === "string" ? data["path"] : undefined;
+  return new LineUpError(code, message, {
+    ...(path === undefined ? {} : { path }),
+    data: { method, rpc: response.error.code, retryable: data["retryable"] === true, ...(typeof wire === "string" && !isErrorCode(wire) ? { wire_code: wire } : {}) },
+  });
+}
+
+const RPC_NUMBER_CODES: ReadonlyMap<number, ErrorCode> = new Map([
+  [-32700, "json_malformed"],
+  [-32600, "invalid_request"],
+  [-32601, "method_not_found"],
+  [-32602, "invalid_params"],
+  [ERROR_CODES.overloaded.rpc, "overloaded"],
+]);
+
+function codeForRpcNumber(rpc: number): ErrorCode {
+  return RPC_NUMBER_CODES.get(rpc) ?? "internal_error";
+}
+
+interface Pending {
+  readonly method: string;
+  readonly timeoutMs: number;
+  /** When it times out (the timer's ms). */
+  readonly deadline: number;
+  readonly resolve: (value: JsonValue) => void;
+  readonly reject: (error: LineUpError) => void;
+  /** Its abort signal and listener, removed when it settles. */
+  readonly signal?: AbortSignal;
+  readonly onAbort?: () => void;
+}
+
+export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): JsonRpcClientCore {
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let closedBy: RpcClose | undefined;
+
+  const settle = (id: number): Pending | undefined => {
+    const entry = pending.get(id);
+    if (entry === undefined) return undefined;
+    pending.delete(id);
+    if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
+    return entry;
+  };
+
+  // One timer for every pending request, armed for the earliest deadline (not a timer per request).
+  let timer: { readonly at: number; readonly cancel: () => void } | undefined;
+  const arm = (deadline: number): void => {
+    if (timer !== undefined && timer.at <= deadline) return;
+    timer?.cancel();
+    timer = { at: deadline, cancel: options.timer.setTimer(Math.max(0, deadline - options.timer.now()), expire) };
+  };
+  const expire = (): void => {
+    timer = undefined;
+    const now = options.timer.now();
+    let next: number | undefined;
+    for (const [id, entry] of [...pending]) {
+      if (entry.deadline > now) {
+        next = next === undefined ? entry.deadline : Math.min(next, entry.deadline);
+        continue;
+      }
+      settle(id);
+      entry.reject(new LineUpError("request_timeout", `${entry.method}: no response within ${entry.timeoutMs} ms`, { data: { retryable: true } }));
+    }
+    if (next !== undefined) arm(next);
+  };
+
+  const answer = (response: JsonRpcResponse): void => {
+    if (typeof response.id !== "number") {
+      // id null: the peer refused a frame it could not attribute; nothing to settle.
+      if ("error" in response) options.onTrouble(`the peer refused a frame: ${response.error.message}`);
+      return;
+    }
+    const entry = settle(response.id);
+    if (entry === undefined) return options.onTrouble(`a response to no pending request (id ${response.id}): it timed out or was cancelled`);
+    if ("error" in response) entry.reject(errorFromRpcResponse(response, entry.method));
+    else entry.resolve(response.result);
+  };
+
+  const onItem = (item: JsonRpcItem): void => {
+    switch (item.kind) {
+      case "response":
+        return answer(item.message);
+      case "notification":
+        return options.onNotification(item.message);
+      case "request":
+        // A client serves no methods; answering keeps the peer from waiting.
+        options.send(encodeJsonRpc({ jsonrpc: "2.0", id: item.message.id, error: { code: -32601, message: "Method not found", data: { code: "method_not_found", message: "this client serves no methods", retryable: false } } }));
+        return options.onTrouble(`the peer sent a request (${item.message.method}); a client serves none`);
+      case "invalid":
+        return options.onTrouble(`${item.error.code}: ${item.error.message}`);
+    }
+  };
+
+  return {
+    request(method, params, requestOptions = {}) {
+      if (closedBy !== undefined) return Promise.reject(closedError(method, closedBy));
+      const signal = requestOptions.signal;
+      if (signal?.aborted === true) return Promise.reject(new LineUpError("request_cancelled", `${method}: cancelled before it was sent`));
+      const id = nextId++;
+      const timeoutMs = requestOptions.timeoutMs ?? options.defaultTimeoutMs;
+      return new Promise<JsonValue>((resolve, reject) => {
+        const deadline = options.timer.now() + timeoutMs;
+        const onAbort =
+          signal === undefined
+            ? undefined
+            : (): void => {
+                settle(id)?.reject(new LineUpError("request_cancelled", `${method}: cancelled`));
+              };
+        const span = startSpan(method, { kind: SpanKind.CLIENT, attributes: () => rpcSpanAttributes(method, id, params) });
+        const settled = (value: JsonValue): void => {
+          endSpan(span);
+          resolve(value);
+        };
+        const failed = (error: LineUpError): void => {
+          endSpan(span, { code: error.code, message: error.message, ...(typeof error.data?.["rpc"] === "number" ? { rpc: error.data["rpc"] } : {}) });
+          reject(error);
+        };
+        pending.set(id, { method, timeoutMs, deadline, resolve: settled, reject: failed, ...(onAbort === undefined ? {} : { signal, onAbort }) });
+        arm(deadline);
+        if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
+        options.send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
+      });
+    },
+    notify(method, params) {
+      if (closedBy === undefined) options.send(encodeJsonRpc(jsonRpcNotification(method, params)));
+    },
+    receive(text) {
+      if (closedBy !== undefined) return;
+      const decoded = decodeJsonRpc(text, options.limits);
+      if (decoded.kind === "invalid") return options.onTrouble(`${decoded.error.code}: ${decoded.error.message}`);
+      if (decoded.kind === "single") onItem(decoded.item);
+      else decoded.items.forEach(onItem);
+    },
+    close(close) {
+      if (closedBy !== undefined) return;
+      closedBy = close;
+      timer?.cancel();
+      timer = undefined;
+      for (const id of [...pending.keys()]) {
+        const entry = settle(id);
+        entry?.reject(closedError(entry.method, close));
+      }
+    },
+    get closed() {
+      return closedBy !== undefined;
+    },
+    get pendingCount() {
+      return pending.size;
+    },
+  };
+}
+
+function closedError(method: string, close: RpcClose): LineUpError {
+  return new LineUpError("request_cancelled", `${method}: the connection closed (${close.code}${close.reason === "" ? "" : ` ${close.reason}`})`, {
+    data: { connection_closed: true, close_code: close.code },
+  });
+}

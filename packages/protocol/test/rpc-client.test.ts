@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { createJsonRpcClientCore, errorFromRpcResponse, type JsonRpcFailure } from "../src/index.js";
+
+const failure = (error: JsonRpcFailure["error"]): JsonRpcFailure => ({ jsonrpc: "2.0", id: 1, error });
+
+describe("errorFromRpcResponse", () => {
+  it("takes the LineUp code, message and path from error.data, and keeps the JSON-RPC number and retry hint", () => {
+    const error = errorFromRpcResponse(failure({ code: -32001, message: "Server busy", data: { code: "overloaded", message: "queue full", path: "/x", retryable: true } }), "agentSession/list");
+    expect(error).toMatchObject({ code: "overloaded", message: "queue full", path: "/x", data: { method: "agentSession/list", rpc: -32001, retryable: true } });
+  });
+
+  it("maps a code this version does not know to internal_error and keeps it as wire_code", () => {
+    expect(errorFromRpcResponse(failure({ code: -32010, message: "x", data: { code: "from_the_future", message: "new" } }), "m")).toMatchObject({ code: "internal_error", message: "new", data: { wire_code: "from_the_future" } });
+  });
+
+  it("without data, names the code after the JSON-RPC number", () => {
+    expect(errorFromRpcResponse(failure({ code: -32601, message: "Method not found" }), "m")).toMatchObject({ code: "method_not_found", message: "Method not found" });
+    expect(errorFromRpcResponse(failure({ code: -32700, message: "Parse error" }), "m").code).toBe("json_malformed");
+    expect(errorFromRpcResponse(failure({ code: -1, message: "odd" }), "m").code).toBe("internal_error");
+  });
+});
+
+describe("createJsonRpcClientCore", () => {
+  const setup = () => {
+    const sent: string[] = [];
+    const trouble: string[] = [];
+    const notes: string[] = [];
+    const core = createJsonRpcClientCore({
+      send: (text) => sent.push(text),
+      timer: { now: () => 0, setTimer: () => () => undefined },
+      defaultTimeoutMs: 1_000,
+      limits: { maxBytes: 4_096, maxBatch: 8 },
+      onNotification: (n) => notes.push(n.method),
+      onTrouble: (message) => trouble.push(message),
+    });
+    return { core, sent, trouble, notes };
+  };
+
+  it("answers a request from the peer with method_not_found and reports it, reports late answers and bad frames, dispatches notifications", () => {
+    const { core, sent, trouble, notes } = setup();
+    core.receive(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }));
+    expect(JSON.parse(sent[0]!)).toMatchObject({ id: 7, error: { code: -32601, data: { code: "method_not_found" } } });
+    core.receive(JSON.stringify({ jsonrpc: "2.0", id: 99, result: {} }));
+    core.receive("{not json");
+    core.receive(JSON.stringify([{ jsonrpc: "2.0", method: "a" }, { jsonrpc: "2.0", method: "b", params: {} }]));
+    expect(notes).toEqual(["a", "b"]);
+    expect(trouble).toHaveLength(3);
+    expect(trouble[1]).toMatch(/no pending request \(id 99\)/);
+    expect(trouble[2]).toMatch(/^json_malformed/);
+  });
+
+  it("rejects pending and later requests once closed, with the close code, and sends nothing more", async () => {
+    const { core, sent } = setup();
+    const pending = core.request("agentSession/list", {});
+    expect(core.pendingCount).toBe(1);
+    core.close({ code: 1006, reason: "gone" });
+    core.close({ code: 1000, reason: "again" });
+    await expect(pending).rejects.toMatchObject({ code: "request_cancelled", message: "agentSession/list: the connection closed (1006 gone)", data: { connection_closed: true, close_code: 1006 } });
+    await expect(core.request("after", {})).rejects.toMatchObject({ code: "request_cancelled", data: { close_code: 1006 } });
+    core.notify("x");
+    expect(sent).toHaveLength(1);
+    expect(core.closed).toBe(true);
+    expect(core.pendingCount).toBe(0);
+  });
+});
