@@ -55,6 +55,21 @@ describe("inventory revisions at run time", () => {
     expect(latest()!.methods).toContain("voice/voice.request_recording");
   });
 
+  it("a capability that policy blocks is not offered in the inventory, though the host could carry it out", async () => {
+    const key = await publisherKey();
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await startDevice(server, createMemoryStoreData(), {
+      extra: { trustedPublishers: [key.trustedKey], host: new FakeHost(["microphone.record", "notification.show"]), appPolicy: { blocked_capabilities: ["notification.show"] } },
+    });
+    devices.push(d);
+    await d.runtime.whenOnline();
+    expect((await d.runtime.appManager.install(await signedBundle(whiteboardManifest(), key), { approved: true })).status).toBe("succeeded");
+    const published = () => server.applied.filter((w) => w.method === "inventory/publish" && w.session_id === "s-1").at(-1)?.params;
+    await until(() => published() !== undefined, 5_000, "an inventory published");
+    expect(published()!["capabilities"]).toEqual(["microphone.record"]);
+  });
+
   it("a policy change that hides an app publishes a new revision without its tools", async () => {
     const { d, latest } = await deviceWithBoardAndVoice(["microphone.record"]);
     const before = latest()!;

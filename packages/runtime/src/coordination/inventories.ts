@@ -40,7 +40,8 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
     inventory = computeInventory({
       apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
-      ...(env.host.systemDenied === undefined ? {} : { systemDenied: env.host.systemDenied }),
+      // Not offered: what the system denies this host now, and what policy (a tenant's included) blocks.
+      systemDenied: [...(env.host.systemDenied ?? []), ...(env.host.appPolicy.blocked_capabilities ?? [])],
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
       agentId,
