@@ -40,6 +40,11 @@ export class ConnectionDirectory {
     return [...(this.byAgent.get(agentId) ?? [])];
   }
 
+  /** Every open device connection, of every user. */
+  allDeviceConnections(): readonly Connection[] {
+    return [...this.byUser.values()].flatMap((set) => [...set]);
+  }
+
   /** Every open connection of the user's devices. */
   deviceConnections(userId: string): readonly Connection[] {
     return [...(this.byUser.get(userId) ?? [])];

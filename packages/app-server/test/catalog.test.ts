@@ -88,6 +88,10 @@ describe("catalog", () => {
     expect(published["release"]).toMatchObject(release);
     expect((await device.call("catalog/list", {})).releases).toEqual([expect.objectContaining(release)]);
     expect((await download(device, "notes-catalog", "1.0.0")).equals(v1)).toBe(true);
+    // Every device connection hears of it once it committed (the publisher's own included); agents do not.
+    const told = await device.waitFor((f) => f.method === "catalog/released");
+    expect(told.params).toEqual({ release: expect.objectContaining(release) });
+    expect(agent.frames.some((f) => f.method === "catalog/released")).toBe(false);
   });
 
   it("keeps the version history, newest first", async () => {

@@ -6,7 +6,7 @@
  * key; a later release must be signed by it and be newer than the app's latest. Devices list the
  * releases and read their bundles, which each Runtime verifies again against its own trusted keys.
  */
-import { canonicalJson, CATALOG_LIST_DEFAULT_APPS, type AppManifest, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
+import { canonicalJson, CATALOG_LIST_DEFAULT_APPS, encodeJsonRpc, jsonRpcNotification, type AppManifest, type JsonObject, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
 import { compareVersions, verifyBundle } from "@lineup/runtime";
 import {
   appendCatalogChunk,
@@ -23,6 +23,7 @@ import {
   startCatalogUpload,
 } from "../store/catalog.js";
 import { sha256Hex } from "../store/principals.js";
+import type { ConnectionDirectory } from "../directory.js";
 import type { WriteContext } from "../write-queue.js";
 import { refuse, type CallContext } from "./context.js";
 
@@ -55,8 +56,19 @@ export async function publishRelease(ctx: CallContext, params: MethodParams<"cat
     const release = await admitRelease(w, checked.manifest, checked.size, params);
     await insertCatalogRelease(w.db, release, checked.bundle, principal.key);
     await finishCatalogUpload(w.db, principal.key, uploadId);
+    w.afterCommit(() => announceRelease(services.directory, release));
     return { upload_id: uploadId, received, complete: true, release };
   });
+}
+
+/**
+ * `catalog/released`: after a release committed, every device connection of this server process hears of it (a hint:
+ * not replayed, and other processes' devices find it in `catalog/list`). A host updates a dev release of an
+ * installed app from it (`lineup dev`); anything else it offers, as `catalog/list` would.
+ */
+function announceRelease(directory: ConnectionDirectory, release: CatalogRelease): void {
+  const frame = encodeJsonRpc(jsonRpcNotification("catalog/released", { release: release as unknown as JsonObject }));
+  for (const connection of directory.allDeviceConnections()) connection.sendEncoded(frame);
 }
 
 /**

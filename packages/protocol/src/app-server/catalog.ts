@@ -111,6 +111,15 @@ export const CatalogReadResultSchema = result("catalog/read", {
   eof: Type.Boolean(),
 });
 
+/** A release the catalog has just published, told to the devices connected to this server (a hint: `catalog/list` is the truth). */
+export const CatalogReleasedParamsSchema = Closed(
+  {
+    release: ReleaseRef(),
+  },
+  { $id: schemaId("app-server.catalog.released.params"), title: "catalog/released params" },
+);
+export type CatalogReleasedParams = Static<typeof CatalogReleasedParamsSchema>;
+
 export const CATALOG_SCHEMAS: readonly TSchema[] = [
   CatalogPublisherSchema,
   CatalogReleaseSchema,
@@ -120,4 +129,5 @@ export const CATALOG_SCHEMAS: readonly TSchema[] = [
   CatalogListResultSchema,
   CatalogReadParamsSchema,
   CatalogReadResultSchema,
+  CatalogReleasedParamsSchema,
 ];

@@ -349,6 +349,14 @@ export const APP_SERVER_NOTIFICATIONS = {
     description:
       "Whether a subscribed session's bound agent is connected: sent to a device's subscription when it starts, then whenever the agent's first connection opens or its last one closes. Not stored in the log; a device that is not subscribed knows nothing of it.",
   },
+  "catalog/released": {
+    method: "catalog/released",
+    direction: "server_to_client",
+    roles: ["device"],
+    params: C.CatalogReleasedParamsSchema,
+    description:
+      "A hint, sent after a catalog/publish committed: the release it published, to every device connection of this server process. Not replayed: catalog/list is the truth. A host may update a dev release of an installed app from it.",
+  },
 } as const satisfies Record<string, NotificationSpec>;
 
 export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
