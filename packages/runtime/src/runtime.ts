@@ -1,7 +1,7 @@
 /**
  * `LineUpRuntime`: the one owner of the server connection, the store, sync, the outbox, the filter chain
  * and delivery to apps (spec 11, F1). This file wires the parts; each part lives in its own module:
- * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
+ * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
 import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
@@ -39,7 +39,7 @@ import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
 import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
-import { createMailbox, type Mailbox } from "./coordination/loop.js";
+import { createRuntimeLoop, type RuntimeLoop } from "./coordination/loop.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
@@ -86,7 +86,7 @@ export interface RuntimeOptions {
   readonly backoff?: BackoffPolicy;
   readonly requestTimeoutMs?: number;
   readonly relistIntervalMs?: number;
-  /** Inputs per mailbox turn (one commit). Default 256. */
+  /** Inputs per loop turn (one commit). Default 256. */
   readonly maxInputsPerTurn?: number;
   /**
    * Messages needing an explicit ACK that may wait in one app's inbox per conversation; past it, a new one
@@ -399,7 +399,7 @@ export interface AppSessionData {
 export interface LineUpRuntime {
   /** Restores from the store and starts connecting; resolves once restored (not once online). */
   start(): Promise<void>;
-  /** Closes the connection, drains the mailbox; resolves in `stopped`. */
+  /** Closes the connection, drains the loop; resolves in `stopped`. */
   stop(): Promise<void>;
   readonly lifecycle: LifecycleObservable;
   /** Resolves the next time the Runtime is online (at once if it is). */
@@ -471,20 +471,20 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
   // A live view: the directory of whatever the App Manager's records are now.
   const apps: AppDirectory = {
-    get: (appScope) => appDirectoryOf(mailbox?.state.apps ?? initialApps).get(appScope),
-    list: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).list(),
-    defaultApp: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).defaultApp(),
+    get: (appScope) => appDirectoryOf(loop?.state.apps ?? initialApps).get(appScope),
+    list: () => appDirectoryOf(loop?.state.apps ?? initialApps).list(),
+    defaultApp: () => appDirectoryOf(loop?.state.apps ?? initialApps).defaultApp(),
   };
   const diagnostics = options.diagnostics ?? ignoreDiagnostics;
   const lifecycle = new LifecycleCell(diagnostics);
   const views = new Emitter<RuntimeView>(diagnostics, "view listener");
-  let mailbox: Mailbox | undefined;
+  let loop: RuntimeLoop | undefined;
   let driver: SyncDriver | undefined;
   let lastViewState: RuntimeState | undefined;
 
   const state = (): RuntimeState => {
-    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return mailbox.state;
+    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return loop.state;
   };
 
   const view = (): RuntimeView => toView(state());
@@ -494,7 +494,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     store: options.store,
     collection: RUNTIME_COLLECTIONS.sessionData,
     contexts,
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     onListenerError: (error) => diagnostics(error, "session data listener"),
   });
   const issuedContexts = new Map<string, SessionContext>();
@@ -517,16 +517,16 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       armedDeadline = undefined;
       cancelDeadline = undefined;
       if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
+      loop?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
     });
   };
   const hostIntents = createHostIntents({
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     launch: (request) => runtimeApps.manager.launch(request),
     closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
     liveInstances: () => runtimeApps.instances.snapshot().instances,
     conversationApp: (conversationId) => state().conversations.get(conversationId)?.app_scope,
-    pauseIdle: (paused) => idleTimer.pause(paused, mailbox?.state),
+    pauseIdle: (paused) => idleTimer.pause(paused, loop?.state),
     reconnectNow: () => driver?.reconnectNow(),
   });
   const idleTimer = createIdleTimer({
@@ -534,7 +534,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     idleMs: options.suspendIdleMs,
     fire: () => {
       if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      mailbox?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
+      loop?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
     },
   });
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
@@ -546,7 +546,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     clock,
     ids,
     diagnostics,
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
   });
   /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
   const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
@@ -578,7 +578,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     await store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.resultCards, key: callId, value: card as unknown as JsonValue }]);
   };
   const runtimeApps = createRuntimeApps({
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     state,
     store: options.store,
     ids,
@@ -590,15 +590,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
   });
 
-  const requireMailbox = (): Mailbox => {
-    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return mailbox;
+  const requireLoop = (): RuntimeLoop => {
+    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return loop;
   };
 
   /** An installed app's active version, as app storage and back-ends follow it. */
   const activeVersion = (appScope: string): ActiveAppVersion | undefined => {
-    if (mailbox === undefined) return undefined;
-    const managed = mailbox.state.apps.apps[appScope];
+    if (loop === undefined) return undefined;
+    const managed = loop.state.apps.apps[appScope];
     const version = managed?.retained.find((v) => v.version === managed.record.installed_version);
     if (managed === undefined || version === undefined) return undefined;
     return { manifest: version.manifest, version: version.version, bundle_digest: version.bundle_digest ?? `core:${version.version}`, enabled: managed.record.enabled };
@@ -679,7 +679,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
   const executeStep = createWorkflowSteps({
     store: options.store,
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     appPort: (appScope) => runtime.appPort(appScope),
     backends,
     serverEvidence: async (conversationId, idempotencyKey) => {
@@ -694,8 +694,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   });
   const workflowShell = createWorkflowShell({
-    post: (appScope, op) => requireMailbox().post({ kind: "workflow", app_scope: appScope, op }),
-    state: () => mailbox?.state,
+    post: (appScope, op) => requireLoop().post({ kind: "workflow", app_scope: appScope, op }),
+    state: () => loop?.state,
     clock,
     execute: executeStep,
     diagnostics,
@@ -730,10 +730,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (appStorage === undefined) return;
     appStorage.sync(scope).catch(async (error: unknown) => {
       diagnostics(error, "app storage migration");
-      const back = previousVersion === undefined ? undefined : mailbox?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
+      const back = previousVersion === undefined ? undefined : loop?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
       if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
       else {
-        const message = `its storage could not be brought to ${mailbox?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
+        const message = `its storage could not be brought to ${loop?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
         await runtimeApps.installFailed(scope, previousVersion === undefined ? "install" : "update", "store_migration_failed", message).catch((e: unknown) => diagnostics(e, "marking a failed install"));
       }
     });
@@ -742,7 +742,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const artifactDeps: ArtifactAccessDeps = {
     store: options.store,
     state: () => state(),
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     readServer(conversationId, artifactId, maxBytes) {
       if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
       return driver.readServerArtifact(conversationId, artifactId, maxBytes);
@@ -755,13 +755,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hub = new DeliveryHub({
     store: options.store,
     diagnostics,
-    isLive: (conversationId) => mailbox !== undefined && isLiveFor(mailbox.state, conversationId),
+    isLive: (conversationId) => loop !== undefined && isLiveFor(loop.state, conversationId),
     acknowledgeDisplayed: (appScope, messageIds) => {
       // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a
       // passing store fault does not leave them pending until the next restart.
       const attempt = (n: number): void => {
         if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-        requireMailbox()
+        requireLoop()
           .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true })
           .catch((error: unknown) => {
             diagnostics(error, "auto-acknowledge");
@@ -826,8 +826,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     }
   };
   /** The loop over the restored state. */
-  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): Mailbox =>
-    createMailbox({
+  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): RuntimeLoop =>
+    createRuntimeLoop({
       store: options.store,
       state: restored.state,
       auditHead: restored.auditHead,
@@ -845,7 +845,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
         ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
       },
-      // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
+      // Log chunks and unseen marks are written by turns only (restore prunes marks before the loop starts).
       cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
       onState: publishState,
       afterCommit,
@@ -859,8 +859,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       clock,
       ids,
       diagnostics,
-      post: (input) => requireMailbox().post(input),
-      state: () => requireMailbox().state,
+      post: (input) => requireLoop().post(input),
+      state: () => requireLoop().state,
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
       ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
@@ -877,7 +877,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       },
     });
   /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
-  const trustShippedKeys = async (loop: Mailbox): Promise<void> => {
+  const trustShippedKeys = async (loop: RuntimeLoop): Promise<void> => {
     const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
     const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
     for (const key of fresh) {
@@ -889,22 +889,22 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 
   const runtime: LineUpRuntime = {
     async start() {
-      if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
+      if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      mailbox = openLoop(restored);
+      loop = openLoop(restored);
       lastViewState = restored.state;
       driver = openConnection();
-      await trustShippedKeys(mailbox);
+      await trustShippedKeys(loop);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
-      await mailbox.post({ kind: "apps.resume" });
+      await loop.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
       void resumeReleases(artifactDeps).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
       driver.start();
     },
 
     async stop() {
-      if (mailbox === undefined || lifecycle.snapshot().status === "stopped") {
+      if (loop === undefined || lifecycle.snapshot().status === "stopped") {
         lifecycle.publish({ status: "stopped" });
         return;
       }
@@ -915,8 +915,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       workflowShell.stop();
       await backends.stop();
       await appStorage?.stop();
-      await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
-      await mailbox.close();
+      await loop.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
+      await loop.close();
       lifecycle.publish({ status: "stopped" });
     },
 
@@ -965,34 +965,34 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         listMessages: (request) => listHistory(options.store, appScope, request),
         subscribeMessages(subscribeOptions, handler) {
           requireEnabled();
-          const cursors = new Map(mailbox === undefined ? [] : [...mailbox.state.conversations].map(([id, c]) => [id, c.cursor] as const));
+          const cursors = new Map(loop === undefined ? [] : [...loop.state.conversations].map(([id, c]) => [id, c.cursor] as const));
           return hub.subscribe(appScope, subscribeOptions, handler, cursors);
         },
         async acknowledge(messageId) {
           requireEnabled();
-          await requireMailbox().post({ kind: "acknowledge", app_scope: appScope, message_ids: [messageId] });
+          await requireLoop().post({ kind: "acknowledge", app_scope: appScope, message_ids: [messageId] });
         },
         async dispatch(action) {
           requireEnabled();
-          return (await requireMailbox().post({ kind: "dispatch", app_scope: appScope, action })) as unknown as CommandReceipt;
+          return (await requireLoop().post({ kind: "dispatch", app_scope: appScope, action })) as unknown as CommandReceipt;
         },
         async startConversation(request) {
           requireEnabled();
-          const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
+          const receipt = (await requireLoop().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
           return { conversation_id: receipt.conversation_id, receipt };
         },
         async cancelTurn(conversationId, instanceId) {
           requireEnabled();
-          return (await requireMailbox().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId, ...(instanceId === undefined ? {} : { instance_id: instanceId }) })) as unknown as CommandReceipt;
+          return (await requireLoop().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId, ...(instanceId === undefined ? {} : { instance_id: instanceId }) })) as unknown as CommandReceipt;
         },
         registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
         async reportTool(callId, report, instanceId) {
-          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
+          await requireLoop().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
           if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
         },
         async interruptOperations(conversationId, reason) {
           // Not about one call: the report names none.
-          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: "", report: { kind: "interrupt_operations", conversation_id: conversationId, reason: reason.slice(0, 200) } });
+          await requireLoop().post({ kind: "tool.report", app_scope: appScope, call_id: "", report: { kind: "interrupt_operations", conversation_id: conversationId, reason: reason.slice(0, 200) } });
         },
         async resultCard(callId) {
           return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;
@@ -1069,12 +1069,12 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         requestCapability: (request) => capabilityShell.request(appScope, request),
         async emitEvent(request) {
           requireEnabled();
-          await requireMailbox().post({ kind: "app.event", app_scope: appScope, instance_id: request.instance_id, name: request.name, data: request.data });
+          await requireLoop().post({ kind: "app.event", app_scope: appScope, instance_id: request.instance_id, name: request.name, data: request.data });
         },
         async createArtifact(request) {
           requireEnabled();
           const sha256 = await sha256Hex(request.bytes);
-          return (await requireMailbox().post({
+          return (await requireLoop().post({
             kind: "artifact.create",
             app_scope: appScope,
             name: request.name,
@@ -1106,7 +1106,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           // The artifacts it names: ones the app may see, shared with the task's conversation (the agent reads them there).
           const attachments = await resolveTaskArtifacts(artifacts, request?.input?.attachments, conversationId, "/input/attachments");
           const knowledge = await resolveTaskArtifacts(artifacts, request?.knowledge, conversationId, "/knowledge");
-          return (await requireMailbox().post({ kind: "task.start", app_scope: appScope, request, attachments, knowledge, ...where })) as unknown as AgentTask;
+          return (await requireLoop().post({ kind: "task.start", app_scope: appScope, request, attachments, knowledge, ...where })) as unknown as AgentTask;
         },
         listTasks: () => tasksOf(state().tasks, appScope).map(publicTask),
         getTask(taskId) {
@@ -1127,7 +1127,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           const task = state().tasks.tasks.get(taskId);
           const attachments = control?.op === "resubmit" ? await resolveTaskArtifacts(artifacts, control.input?.attachments, task?.app_scope === appScope ? task.conversation_id : undefined, "/control/input/attachments") : undefined;
-          return (await requireMailbox().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
+          return (await requireLoop().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
         },
         subscribeTasks(listener) {
           return taskEvents.subscribe((delivery) => {
@@ -1137,7 +1137,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         storage: () => storageFor(appScope),
         async startWorkflow(workflowId, input, where = {}) {
           requireEnabled();
-          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op: { type: "start", workflow_id: workflowId, input, run_id: ids.next("wfr"), ...where } })) as unknown as WorkflowRun;
+          return (await requireLoop().post({ kind: "workflow", app_scope: appScope, op: { type: "start", workflow_id: workflowId, input, run_id: ids.next("wfr"), ...where } })) as unknown as WorkflowRun;
         },
         listWorkflowRuns: () =>
           [...state().workflows.values()].filter((r) => r.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)),
@@ -1154,7 +1154,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
           requireEnabled();
           ownRun(appScope, runId);
           const op = control.op === "cancel" ? { type: "cancel" as const, run_id: runId, ...(control.reason === undefined ? {} : { reason: control.reason.slice(0, 500) }) } : { type: "answer" as const, run_id: runId, step_id: control.step_id, confirmed: control.confirmed };
-          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
+          return (await requireLoop().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
         },
         subscribeWorkflows(listener) {
           return workflowEvents.subscribe((delivery) => {
@@ -1172,7 +1172,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         capabilitySummary() {
           const manifest = runtimeApps.manager.getApp(appScope)?.manifest;
           const policy = capabilityPolicy();
-          const grants = mailbox === undefined ? [] : mailbox.state.grants.filter((g) => g.app_scope === appScope);
+          const grants = loop === undefined ? [] : loop.state.grants.filter((g) => g.app_scope === appScope);
           const capabilities = (manifest?.capabilities ?? []).flatMap((declared): CapabilitySummary["capabilities"][number][] => {
             if (!(declared.name in CAPABILITIES)) return [];
             const capability = declared.name as CapabilityName;
@@ -1229,12 +1229,12 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       hostFacts = { ...hostFacts, capabilities };
       const gained = capabilities.filter((c) => !before.has(c));
       const lost = [...before].filter((c) => !now.has(c));
-      await requireMailbox().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
+      await requireLoop().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
     },
     hostIntent: (intent) => hostIntents(intent),
     async setInventoryPolicy(policy) {
       hostFacts = { ...hostFacts, inventoryPolicy: policy };
-      await requireMailbox().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
+      await requireLoop().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
     },
     dropConnection() {
       driver?.dropConnection();

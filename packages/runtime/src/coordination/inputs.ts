@@ -1,5 +1,5 @@
 /**
- * Everything that enters the Runtime's one mailbox, and everything a transition hands back to the shell.
+ * Everything that enters the Runtime's one loop, and everything a transition hands back to the shell.
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
