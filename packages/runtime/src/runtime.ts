@@ -6,8 +6,8 @@
  */
 import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
-import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
-import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
+import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
+import { publicTask } from "./tasks/records.js";
 import type { InstanceStatus } from "./apps/instances/lifecycle.js";
 import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
@@ -15,7 +15,6 @@ import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
-import { viewGrantKey } from "./coordination/handlers/settings.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import type { HostFacts } from "./coordination/handlers/env.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
@@ -28,8 +27,7 @@ import type { SessionDataError, SessionDataSnapshot } from "./session-data/seman
 import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
-import { sha256Hex } from "./apps/bundle/digest.js";
+import { releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
@@ -40,6 +38,7 @@ import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coord
 import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createRuntimeLoop, type RuntimeLoop } from "./coordination/loop.js";
+import { createAppPort, type AppPortParts } from "./app-port.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
@@ -52,12 +51,12 @@ import type { AppStorageHost } from "./app-storage/host.js";
 import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
 import { createBackendService, type BackendRunners } from "./backends/service.js";
 import { backendToolRoute } from "./backends/tool-handler.js";
-import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
+import type { McpView } from "./backends/mcp-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
-import { createWorkflowSteps, workflowEvidence } from "./workflows/steps.js";
-import { isRunEnded, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
+import { createWorkflowSteps } from "./workflows/steps.js";
+import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
 import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
-import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
+import type { AgentMessagePage, HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
 export interface RuntimeOptions {
@@ -700,11 +699,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     execute: executeStep,
     diagnostics,
   });
-  const ownRun = (appScope: string, runId: string): WorkflowRun => {
-    const run = state().workflows.get(runId);
-    if (run === undefined || run.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no workflow run ${runId}`, { path: "/run_id" });
-    return run;
-  };
+
 
   /** After a commit: app storage and back-ends follow each app's active version, and go with a removed app. */
   const followApps = (before: RuntimeState | undefined, next: RuntimeState): void => {
@@ -774,19 +769,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 
   /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
   const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
-  /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
-  const navigable = (appScope: string, instanceId: string): AppInstance => {
-    const instance = getInstance(state().instances, instanceId);
-    if (instance === undefined) throw new LineUpError("not_found", `no instance ${instanceId}`);
-    if (instance.app_scope !== appScope && instance.opened_by !== appScope) throw new LineUpError("not_owner", `${appScope} neither runs nor opened instance ${instanceId}`);
-    return instance;
-  };
-  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
-  const ownInstance = (appScope: string, instanceId: string): AppInstance => {
-    const instance = getInstance(state().instances, instanceId);
-    if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
-    return instance;
-  };
+
+
 
   /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
   const publishState = (next: RuntimeState): void => {
@@ -887,6 +871,37 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
   };
 
+  const portParts: AppPortParts = {
+    store: options.store,
+    ids,
+    apps,
+    state,
+    started: () => loop?.state,
+    post: (input) => requireLoop().post(input),
+    view,
+    views,
+    hub,
+    toolHub,
+    runtimeApps,
+    sessionData,
+    contextFor,
+    capabilityShell,
+    hostProvider,
+    capabilityPolicy,
+    artifacts: artifactDeps,
+    instanceChanges,
+    taskEvents,
+    workflowEvents,
+    storageFor,
+    backends,
+    activeVersion,
+    onResult: (appScope, callId) => void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card")),
+    serverEvidence: async (conversationId, idempotencyKey, taskId) => {
+      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
+      return driver.exportEvidence(conversationId, idempotencyKey, taskId);
+    },
+  };
+
   const runtime: LineUpRuntime = {
     async start() {
       if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
@@ -946,273 +961,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     instances: runtimeApps.instances,
     settings: runtimeApps.settings,
 
-    appPort(appScope) {
-      const record = apps.get(appScope);
-      if (record === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
-      const artifacts = createArtifactAccess(artifactDeps, appScope);
-      const requireEnabled = (): void => {
-        const current = apps.get(appScope);
-        if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
-        if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
-      };
-      // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
-      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(full, state(), appScope));
-      return {
-        app_scope: appScope,
-        record,
-        view: () => scoped(view()),
-        subscribeView: (listener) => views.subscribe((full) => listener(scoped(full))),
-        listMessages: (request) => listHistory(options.store, appScope, request),
-        subscribeMessages(subscribeOptions, handler) {
-          requireEnabled();
-          const cursors = new Map(loop === undefined ? [] : [...loop.state.conversations].map(([id, c]) => [id, c.cursor] as const));
-          return hub.subscribe(appScope, subscribeOptions, handler, cursors);
-        },
-        async acknowledge(messageId) {
-          requireEnabled();
-          await requireLoop().post({ kind: "acknowledge", app_scope: appScope, message_ids: [messageId] });
-        },
-        async dispatch(action) {
-          requireEnabled();
-          return (await requireLoop().post({ kind: "dispatch", app_scope: appScope, action })) as unknown as CommandReceipt;
-        },
-        async startConversation(request) {
-          requireEnabled();
-          const receipt = (await requireLoop().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
-          return { conversation_id: receipt.conversation_id, receipt };
-        },
-        async cancelTurn(conversationId, instanceId) {
-          requireEnabled();
-          return (await requireLoop().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId, ...(instanceId === undefined ? {} : { instance_id: instanceId }) })) as unknown as CommandReceipt;
-        },
-        registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
-        async reportTool(callId, report, instanceId) {
-          await requireLoop().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
-          if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
-        },
-        async interruptOperations(conversationId, reason) {
-          // Not about one call: the report names none.
-          await requireLoop().post({ kind: "tool.report", app_scope: appScope, call_id: "", report: { kind: "interrupt_operations", conversation_id: conversationId, reason: reason.slice(0, 200) } });
-        },
-        async resultCard(callId) {
-          return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;
-        },
-        sessionData(appSessionId = "main") {
-          const context = contextFor(appScope, appSessionId);
-          return {
-            get: () => sessionData.get(context),
-            replace: (request) => sessionData.replace(context, request),
-            subscribe: (listener) => sessionData.subscribe(context, listener),
-          };
-        },
-        async launchApp(request) {
-          requireEnabled();
-          const { from_instance_id: from, ...target } = request;
-          if (from !== undefined) ownInstance(appScope, from);
-          const instance = await runtimeApps.manager.launch({ ...target, opened_by: appScope, ...(from === undefined ? {} : { parent_instance_id: from }) });
-          return { instance_id: instance.instance_id };
-        },
-        async closeInstance(instanceId) {
-          requireEnabled();
-          navigable(appScope, instanceId);
-          await runtimeApps.manager.closeInstance(instanceId, { by: "app" });
-        },
-        async focusInstance(instanceId) {
-          requireEnabled();
-          navigable(appScope, instanceId);
-          await runtimeApps.instances.focus(instanceId);
-        },
-        listAvailableApps() {
-          const defaultApp = runtimeApps.manager.defaultApp();
-          return runtimeApps.manager.listApps({ enabled: true }).flatMap((app): AppSummary[] => {
-            const manifest = runtimeApps.manager.getApp(app.app_scope)?.manifest;
-            if (manifest === undefined) return [];
-            return [
-              {
-                app_scope: app.app_scope,
-                name: manifest.name ?? app.app_scope,
-                kind: app.kind,
-                version: app.installed_version,
-                is_default: app.app_scope === defaultApp,
-                entrypoints: manifest.entrypoints.map((e) => ({ id: e.id, kind: e.kind, ...(e.title === undefined ? {} : { title: e.title }), ...(e.display_modes === undefined ? {} : { display_modes: [...e.display_modes] }) })),
-              },
-            ];
-          });
-        },
-        async openDefaultApp() {
-          requireEnabled();
-          const instance = await runtimeApps.manager.launch({ app_scope: runtimeApps.manager.defaultApp(), opened_by: appScope });
-          return { instance_id: instance.instance_id };
-        },
-        instance: (instanceId) => ownInstance(appScope, instanceId),
-        subscribeInstanceChanges(instanceId, listener) {
-          ownInstance(appScope, instanceId);
-          const off = instanceChanges.subscribe((change) => {
-            if (change.instance_id !== instanceId || change.from === "not_running") return;
-            if (change.to === "closed" || change.to === "failed") off();
-            listener({ from: change.from, to: change.to });
-          });
-          return off;
-        },
-        subscribeInstance(instanceId, listener) {
-          let last: AppInstance | undefined = ownInstance(appScope, instanceId);
-          const off = runtimeApps.instances.subscribe((snapshot) => {
-            if (last === undefined) return;
-            const next = snapshot.instances.find((i) => i.instance_id === instanceId);
-            if (next !== undefined && next.status === last.status && next.since === last.since) return;
-            last = next;
-            if (next === undefined) off();
-            listener(next);
-          });
-          return off;
-        },
-        requestCapability: (request) => capabilityShell.request(appScope, request),
-        async emitEvent(request) {
-          requireEnabled();
-          await requireLoop().post({ kind: "app.event", app_scope: appScope, instance_id: request.instance_id, name: request.name, data: request.data });
-        },
-        async createArtifact(request) {
-          requireEnabled();
-          const sha256 = await sha256Hex(request.bytes);
-          return (await requireLoop().post({
-            kind: "artifact.create",
-            app_scope: appScope,
-            name: request.name,
-            mime_type: request.mime_type,
-            bytes: request.bytes,
-            sha256,
-            ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
-          })) as unknown as ArtifactRef;
-        },
-        async readArtifact(artifactId, readOptions = {}) {
-          requireEnabled();
-          return artifacts.read(artifactId, readOptions);
-        },
-        async getArtifact(artifactId, infoOptions = {}) {
-          requireEnabled();
-          return artifacts.info(artifactId, infoOptions);
-        },
-        async listArtifacts(listOptions = {}) {
-          requireEnabled();
-          return artifacts.list(listOptions);
-        },
-        async saveArtifact(request) {
-          requireEnabled();
-          return artifacts.save(request);
-        },
-        async startTask(request, where = {}) {
-          requireEnabled();
-          const conversationId = where.instance_id === undefined ? where.conversation_id : getInstance(state().instances, where.instance_id)?.conversation_id;
-          // The artifacts it names: ones the app may see, shared with the task's conversation (the agent reads them there).
-          const attachments = await resolveTaskArtifacts(artifacts, request?.input?.attachments, conversationId, "/input/attachments");
-          const knowledge = await resolveTaskArtifacts(artifacts, request?.knowledge, conversationId, "/knowledge");
-          return (await requireLoop().post({ kind: "task.start", app_scope: appScope, request, attachments, knowledge, ...where })) as unknown as AgentTask;
-        },
-        listTasks: () => tasksOf(state().tasks, appScope).map(publicTask),
-        getTask(taskId) {
-          const task = state().tasks.tasks.get(taskId);
-          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
-          return publicTask(task);
-        },
-        async taskEvents(taskId, after, limit = 200) {
-          const task = state().tasks.tasks.get(taskId);
-          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
-          const from = Math.max(0, Math.floor(after));
-          const count = Math.max(1, Math.min(500, Math.floor(limit)));
-          if (from >= task.event_count) return [];
-          const rows = await options.store.range(RUNTIME_COLLECTIONS.taskEvents, { gte: taskEventKey(taskId, from + 1), lte: taskEventKey(taskId, Math.min(task.event_count, from + count)) });
-          return rows.map((row) => row.value as unknown as AgentTaskEvent);
-        },
-        async controlTask(taskId, control) {
-          requireEnabled();
-          const task = state().tasks.tasks.get(taskId);
-          const attachments = control?.op === "resubmit" ? await resolveTaskArtifacts(artifacts, control.input?.attachments, task?.app_scope === appScope ? task.conversation_id : undefined, "/control/input/attachments") : undefined;
-          return (await requireLoop().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
-        },
-        subscribeTasks(listener) {
-          return taskEvents.subscribe((delivery) => {
-            if (delivery.app_scope === appScope) listener(delivery.event, delivery.task);
-          });
-        },
-        storage: () => storageFor(appScope),
-        async startWorkflow(workflowId, input, where = {}) {
-          requireEnabled();
-          return (await requireLoop().post({ kind: "workflow", app_scope: appScope, op: { type: "start", workflow_id: workflowId, input, run_id: ids.next("wfr"), ...where } })) as unknown as WorkflowRun;
-        },
-        listWorkflowRuns: () =>
-          [...state().workflows.values()].filter((r) => r.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)),
-        getWorkflowRun: (runId) => ownRun(appScope, runId),
-        async workflowTrace(runId, after, limit = 200) {
-          const run = ownRun(appScope, runId);
-          const from = Math.max(0, Math.floor(after));
-          const count = Math.max(1, Math.min(500, Math.floor(limit)));
-          if (from >= run.trace_count) return [];
-          const rows = await options.store.range(RUNTIME_COLLECTIONS.workflowTrace, { gte: traceKey(runId, from + 1), lte: traceKey(runId, Math.min(run.trace_count, from + count)) });
-          return rows.map((row) => row.value as unknown as TraceEntry);
-        },
-        async controlWorkflow(runId, control) {
-          requireEnabled();
-          ownRun(appScope, runId);
-          const op = control.op === "cancel" ? { type: "cancel" as const, run_id: runId, ...(control.reason === undefined ? {} : { reason: control.reason.slice(0, 500) }) } : { type: "answer" as const, run_id: runId, step_id: control.step_id, confirmed: control.confirmed };
-          return (await requireLoop().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
-        },
-        subscribeWorkflows(listener) {
-          return workflowEvents.subscribe((delivery) => {
-            if (delivery.app_scope === appScope) listener(delivery.run, delivery.trace);
-          });
-        },
-        async exportWorkflowEvidence(runId) {
-          requireEnabled();
-          const run = ownRun(appScope, runId);
-          const { pack, digest } = await workflowEvidence(options.store, run);
-          const bytes = new TextEncoder().encode(JSON.stringify(pack, null, 2));
-          const artifact = await runtime.appPort(appScope).createArtifact({ name: `${run.workflow_id}-${run.run_id}.evidence.json`, mime_type: "application/json", bytes, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) });
-          return { artifact, pack_digest: digest, ended: isRunEnded(run) };
-        },
-        capabilitySummary() {
-          const manifest = runtimeApps.manager.getApp(appScope)?.manifest;
-          const policy = capabilityPolicy();
-          const grants = loop === undefined ? [] : loop.state.grants.filter((g) => g.app_scope === appScope);
-          const capabilities = (manifest?.capabilities ?? []).flatMap((declared): CapabilitySummary["capabilities"][number][] => {
-            if (!(declared.name in CAPABILITIES)) return [];
-            const capability = declared.name as CapabilityName;
-            if (!hostProvider.supports(capability)) return [{ capability, available: false, blocked_reason: "unsupported_on_host" }];
-            if ((policy.denied_apps ?? []).includes(appScope) || (policy.denied_capabilities ?? []).includes(capability)) return [{ capability, available: false, blocked_reason: "policy_denied" }];
-            if (grants.some((g) => g.capability === capability && g.decision === "denied")) return [{ capability, available: false, blocked_reason: "permission_denied" }];
-            return [{ capability, available: true }];
-          });
-          const granted = grants.filter((g) => g.decision === "granted" && capabilities.some((c) => c.capability === g.capability && c.available)).map((g) => g.capability as CapabilityName);
-          return { capabilities, granted_permissions: granted };
-        },
-        async callBackend(backendId, method, params, callOptions) {
-          requireEnabled();
-          return backends.call(appScope, backendId, method, params, callOptions);
-        },
-        async readMcpView(method, viewOptions) {
-          requireEnabled();
-          const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
-          if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
-          const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
-          return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await options.store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
-        },
-        async exportEvidence(request) {
-          requireEnabled();
-          let conversationId: string;
-          let taskId: string | undefined;
-          if ("task_id" in request) {
-            const task = state().tasks.tasks.get(request.task_id);
-            if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${request.task_id}`, { path: "/task_id" });
-            conversationId = task.conversation_id;
-            taskId = task.task_id;
-          } else {
-            conversationId = request.conversation_id;
-            if (!state().conversations.has(conversationId)) throw new LineUpError("conversation_unknown", `no conversation ${conversationId}`, { path: "/conversation_id" });
-          }
-          if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
-          return driver.exportEvidence(conversationId, ids.next("idem"), taskId);
-        },
-      };
-    },
+    appPort: (appScope) => createAppPort(portParts, appScope),
 
     features: hostFeatures,
 
@@ -1241,26 +990,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   };
   return runtime;
-}
-
-/** The artifacts a task request names, as refs: each must be one the app may see and shared with the task's conversation. */
-async function resolveTaskArtifacts(artifacts: ReturnType<typeof createArtifactAccess>, refs: unknown, conversationId: string | undefined, path: string): Promise<ArtifactRef[]> {
-  if (!Array.isArray(refs) || conversationId === undefined) return [];
-  const resolved: ArtifactRef[] = [];
-  for (const [i, ref] of refs.entries()) {
-    const id = (ref as { artifact_id?: unknown } | null)?.artifact_id;
-    if (typeof id !== "string") throw new LineUpError("invalid_params", `${path}/${i} names no artifact_id`, { path: `${path}/${i}` });
-    let info;
-    try {
-      info = await artifacts.info(id, { conversation_id: conversationId });
-    } catch (error) {
-      const code = error instanceof LineUpError ? error.code : "not_found";
-      throw new LineUpError(code, `the task may not use artifact ${id}: ${error instanceof Error ? error.message : "unknown"}`, { path: `${path}/${i}` });
-    }
-    if (info.conversation_id !== conversationId) throw new LineUpError("not_owner", `artifact ${id} is not shared with the conversation the task goes to`, { path: `${path}/${i}` });
-    resolved.push(info.artifact);
-  }
-  return resolved;
 }
 
 /** The active version's bundle digest of a managed app. */
