@@ -39,12 +39,13 @@ import type { AppAction, Delivery, Effect, StartConversationRequest } from "./co
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createRuntimeLoop, type RuntimeLoop } from "./coordination/loop.js";
 import { createAppPort, type AppPortParts } from "./app-port.js";
+import { captureResultCard } from "./result-cards.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
 import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
 import { Emitter, ignoreDiagnostics, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
-import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
+import type { Clock, IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
@@ -547,35 +548,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
     post: (input) => requireLoop().post(input),
   });
-  /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
-  const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
-    const cardEntrypoint = (): AppManifest["entrypoints"][number] | undefined => runtimeApps.manager.getApp(appScope)?.manifest.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
-    // Most apps show no card: their results cost no store reads here.
-    if (cardEntrypoint() === undefined) return;
-    const store = options.store;
-    if ((await store.get(RUNTIME_COLLECTIONS.resultCards, callId)) !== undefined) return;
-    const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; workflow?: unknown; outputs?: { type: string }[] } | undefined;
-    if (call?.phase !== "terminal" || call.outputs?.at(-1)?.type !== "lineup.tool.result" || call.conversation_id === undefined) return;
-    // A workflow's call is no turn of the chat's: there is nothing to show a card beside.
-    if (call.workflow !== undefined) return;
-    // Work that changed something gets a card; a query (reading the board back) does not.
-    if (call.call_model === "query") return;
-    const details = runtimeApps.manager.getApp(appScope);
-    const entry = cardEntrypoint();
-    if (details === undefined || entry === undefined) return;
-    const snapshot = await sessionData.get(contextFor(appScope, call.conversation_id));
-    if (!snapshot.ok) return;
-    const card: ResultCard = {
-      call_id: callId,
-      app_scope: appScope,
-      app_version: details.record.installed_version,
-      conversation_id: call.conversation_id,
-      entrypoint: entry.id,
-      data: snapshot.value,
-      captured_at: toTimestamp(clock.now()),
-    };
-    await store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.resultCards, key: callId, value: card as unknown as JsonValue }]);
-  };
+
   const runtimeApps = createRuntimeApps({
     post: (input) => requireLoop().post(input),
     state,
@@ -860,16 +833,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         }
       },
     });
-  /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
-  const trustShippedKeys = async (loop: RuntimeLoop): Promise<void> => {
-    const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
-    const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
-    for (const key of fresh) {
-      if (loop.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
-      await runtimeApps.settings.addTrustedPublisher(key);
-    }
-    if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
-  };
+
 
   const portParts: AppPortParts = {
     store: options.store,
@@ -895,7 +859,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     storageFor,
     backends,
     activeVersion,
-    onResult: (appScope, callId) => void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card")),
+    onResult: (appScope, callId) => void captureResultCard({ store: options.store, manager: runtimeApps.manager, sessionData, contextFor, now: () => clock.now(), post: (input) => requireLoop().post(input) }, appScope, callId).catch((error: unknown) => diagnostics(error, "result card")),
     serverEvidence: async (conversationId, idempotencyKey, taskId) => {
       if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
       return driver.exportEvidence(conversationId, idempotencyKey, taskId);
@@ -910,7 +874,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       loop = openLoop(restored);
       lastViewState = restored.state;
       driver = openConnection();
-      await trustShippedKeys(loop);
+      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
+      await runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
       await loop.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.

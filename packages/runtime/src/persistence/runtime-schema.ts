@@ -31,7 +31,8 @@
  * | `task-events`   | `<task_id>/<index>`                  | one AgentTaskEvent of that task, numbered from 1 |
  *
  * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start),
- * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes)
+ * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes),
+ * `shipped-publishers` (the ids of the publisher keys the host shipped that this store has seen)
  * and `release-artifacts/<app_scope>` (a removed app whose own artifacts are still to be released).
  */
 import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";
