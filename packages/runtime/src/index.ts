@@ -71,7 +71,7 @@ export { createRemoteHttpRunner, type RemoteHttpOptions } from "./backends/remot
 export * from "./backends/runner.js";
 export { mcpViewOf, MCP_APP_MIME_TYPE, MAX_MCP_VIEW_BYTES, type McpView } from "./backends/mcp-view.js";
 export { manifestFromMcp, mcpOutputSchema, mcpToolViewUri, MCP_BACKEND_ID, type McpManifestRequest, type McpToolInfo } from "./backends/mcp-manifest.js";
-export { storageCall } from "./runtime.js";
+export { storageCall } from "./app-services.js";
 export * from "./workflows/run.js";
 export { resolveTemplate, templateRefs, pointerTarget, type TemplateDocument } from "./workflows/template.js";
 export { createWorkflowShell, type WorkflowShell, type WorkflowStepExecutor } from "./workflows/shell.js";

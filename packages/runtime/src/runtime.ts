@@ -4,7 +4,7 @@
  * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
+import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
 import { publicTask } from "./tasks/records.js";
@@ -14,9 +14,8 @@ import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
 import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
-import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
+import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
-import type { HostFacts } from "./coordination/handlers/env.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
 import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
@@ -24,7 +23,6 @@ import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
 import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
-import { nextDeadline } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
@@ -39,6 +37,9 @@ import type { AppAction, Delivery, Effect, StartConversationRequest } from "./co
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createRuntimeLoop, type RuntimeLoop } from "./coordination/loop.js";
 import { createAppPort, type AppPortParts } from "./app-port.js";
+import { createAppServices } from "./app-services.js";
+import { createHostFacts } from "./host-facts.js";
+import { createDeadlineTimer } from "./coordination/deadline-timer.js";
 import { captureResultCard } from "./result-cards.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
@@ -49,14 +50,13 @@ import type { Clock, IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
-import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
-import { createBackendService, type BackendRunners } from "./backends/service.js";
-import { backendToolRoute } from "./backends/tool-handler.js";
+import type { AppStorageApi } from "./app-storage/service.js";
+import type { BackendRunners } from "./backends/service.js";
 import type { McpView } from "./backends/mcp-view.js";
 import { createWorkflowShell } from "./workflows/shell.js";
 import { createWorkflowSteps } from "./workflows/steps.js";
 import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
-import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
+import type { BackendProtocol } from "@lineup/protocol";
 import type { AgentMessagePage, HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
@@ -454,21 +454,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const hostFeatures = offeredFeatures(options);
   const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
-  // The tenant's settings from the last `initialize` (none before the first connection, or for a user without one):
-  // its allowlist and policy defaults narrow the host's own app and capability policy from then on.
-  let tenant: TenantSettings | undefined;
-  const appPolicy = (): AppPolicy => withTenantAppPolicy(options.appPolicy ?? {}, tenant);
-  const capabilityPolicy = (): CapabilityPolicy => withTenantCapabilityPolicy(options.capabilityPolicy ?? {}, tenant);
-  const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
-  // Replaced (never mutated) when the host's capabilities, the policy or the tenant change at run time:
-  // transitions read the current facts, and caches keyed on the object see the change.
-  let hostFacts: HostFacts = {
-    features: hostFeatures,
-    backend_protocols: backendProtocols,
-    capabilities: supportedCapabilities(),
-    appPolicy: appPolicy(),
-    inventoryPolicy: options.inventoryPolicy ?? {},
-  };
+  // The facts transitions read: replaced when the host's capabilities, the policy or the tenant change.
+  const host = createHostFacts({ host: hostProvider, features: hostFeatures, backendProtocols, appPolicy: options.appPolicy, capabilityPolicy: options.capabilityPolicy, inventoryPolicy: options.inventoryPolicy });
   // A live view: the directory of whatever the App Manager's records are now.
   const apps: AppDirectory = {
     get: (appScope) => appDirectoryOf(loop?.state.apps ?? initialApps).get(appScope),
@@ -488,7 +475,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   };
 
   const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics, (call) => backendTools(call));
+  const toolHub = new ToolHub(diagnostics, (call) => services.backendTools(call));
   const contexts = new SessionContextRegistry();
   const sessionData = createSessionDataService({
     store: options.store,
@@ -504,22 +491,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     if (context === undefined) issuedContexts.set(key, (context = contexts.issue(appScope, appSessionId)));
     return context;
   };
-  let cancelDeadline: (() => void) | undefined;
-  let armedDeadline: number | undefined;
-  const armDeadline = (next: RuntimeState): void => {
-    const due = nextDeadline(next.tools);
-    if (due === armedDeadline) return;
-    cancelDeadline?.();
-    cancelDeadline = undefined;
-    armedDeadline = due;
-    if (due === undefined) return;
-    cancelDeadline = clock.setTimer(Math.max(0, due - clock.now()), () => {
-      armedDeadline = undefined;
-      cancelDeadline = undefined;
+  const deadlines = createDeadlineTimer({
+    clock,
+    fire: () => {
       if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
       loop?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
-    });
-  };
+    },
+  });
+
   const hostIntents = createHostIntents({
     post: (input) => requireLoop().post(input),
     launch: (request) => runtimeApps.manager.launch(request),
@@ -541,7 +520,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
     get policy() {
-      return capabilityPolicy();
+      return host.capabilityPolicy();
     },
     clock,
     ids,
@@ -557,7 +536,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     now: () => clock.now(),
     host: { features: hostFeatures, backend_protocols: backendProtocols },
     get policy() {
-      return appPolicy();
+      return host.appPolicy();
     },
     diagnostics,
   });
@@ -567,82 +546,22 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     return loop;
   };
 
-  /** An installed app's active version, as app storage and back-ends follow it. */
-  const activeVersion = (appScope: string): ActiveAppVersion | undefined => {
-    if (loop === undefined) return undefined;
-    const managed = loop.state.apps.apps[appScope];
-    const version = managed?.retained.find((v) => v.version === managed.record.installed_version);
-    if (managed === undefined || version === undefined) return undefined;
-    return { manifest: version.manifest, version: version.version, bundle_digest: version.bundle_digest ?? `core:${version.version}`, enabled: managed.record.enabled };
-  };
-  const appStorage = options.appStorage === undefined ? undefined : createAppStorageService({ host: options.appStorage, active: activeVersion, now: () => clock.now(), diagnostics });
-  const storageFor = (appScope: string): AppStorageApi => {
-    if (appStorage !== undefined) return appStorage.forApp(appScope);
-    const refuse = async (): Promise<never> => {
-      throw new LineUpError("unsupported_on_host", "this host keeps no app storage");
-    };
-    return { get: refuse, list: refuse, put: refuse, delete: refuse, batch: refuse, usage: refuse };
-  };
-  /** What a running back-end may ask: the app's storage (when it declares `storage: true`) and the capabilities it declares, as the app. */
-  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue, callOptions: { readonly signal?: AbortSignal } = {}): Promise<JsonValue> => {
-    const p = (typeof params === "object" && params !== null && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
-    if (method.startsWith("storage.")) {
-      if (declaration.storage !== true) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare storage`);
-      return storageCall(storageFor(appScope), method.slice("storage.".length), p);
-    }
-    if (method === "capability.request") {
-      const capability = p["capability"];
-      if (typeof capability !== "string" || !(declaration.capabilities ?? []).includes(capability as CapabilityName)) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare ${String(capability)}`);
-      return (await capabilityShell.request(appScope, { capability: capability as CapabilityName, purpose: typeof p["purpose"] === "string" ? p["purpose"] : `back-end ${declaration.id}`, input: (p["input"] ?? {}) as never })) as unknown as JsonValue;
-    }
-    if (method === "mcp.elicit") return elicit(appScope, p, callOptions.signal);
-    if (method === "mcp.sample") {
-      if (!(hostFacts.appPolicy.mcp_sampling_apps ?? []).includes(appScope)) throw new LineUpError("policy_denied", `no policy lets ${appScope}'s MCP server ask for a model's answer (sampling)`);
-      if (options.mcpSampler === undefined) throw new LineUpError("unsupported_on_host", "this host has no model to answer sampling");
-      return options.mcpSampler({ app_scope: appScope, params }, callOptions.signal);
-    }
-    throw new LineUpError("method_not_found", `the host offers back-ends no method ${method}`);
-  };
-  /**
-   * An app's MCP server asks the person (`elicitation/create`): the shell's question (`host.elicit`), withdrawn when
-   * the server cancels or after `elicitationTimeoutMs` (`expired`); an accepted answer must fit the requested schema.
-   */
-  const elicit = async (appScope: string, p: Record<string, JsonValue>, signal: AbortSignal | undefined): Promise<JsonValue> => {
-    if (hostProvider.elicit === undefined) throw new LineUpError("unsupported_on_host", "this host cannot ask the person");
-    if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
-    const schema = p["requestedSchema"];
-    if (typeof p["message"] !== "string" || typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
-    const check = createToolSchemaValidator(schema, { code: "invalid_params" });
-    if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
-    const timeoutMs = options.elicitationTimeoutMs ?? 120_000;
-    const expiry = AbortSignal.timeout(timeoutMs);
-    const withdrawn = signal === undefined ? expiry : AbortSignal.any([signal, expiry]);
-    const prompt = { request_id: ids.next("ask"), app_scope: appScope, app_name: activeVersion(appScope)?.manifest.name ?? appScope, message: p["message"].slice(0, 2_000), requested_schema: schema };
-    const answer = await new Promise<ElicitationAnswer>((resolve, reject) => {
-      const stop = (): void => reject(expiry.aborted ? new LineUpError("expired", `the person did not answer ${prompt.app_name} within ${Math.round(timeoutMs / 1000)} s`) : new LineUpError("request_cancelled", "the server withdrew its question"));
-      if (withdrawn.aborted) return stop();
-      withdrawn.addEventListener("abort", stop, { once: true });
-      hostProvider.elicit!(prompt, withdrawn).then(resolve, reject);
-    });
-    if (answer.action !== "accept") return { action: answer.action === "decline" ? "decline" : "cancel" };
-    const checked = check.value(answer.content);
-    if (!checked.ok) throw new LineUpError("invalid_params", `the answer does not fit what was asked: ${checked.error.message}`, { path: `/content${checked.error.path ?? ""}` });
-    return { action: "accept", content: answer.content };
-  };
-  const backends = createBackendService({
-    runners: options.backends ?? {},
-    active: activeVersion,
-    bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
-    bundleFolder: (appScope, folder) => runtimeApps.bundleFolder(appScope, folder),
-    hostCalls: backendHostCalls,
+  const services = createAppServices({
+    appStorageHost: options.appStorage,
+    runners: options.backends,
+    hostProvider,
+    elicitationTimeoutMs: options.elicitationTimeoutMs,
+    mcpSampler: options.mcpSampler,
+    samplingApps: () => host.facts.appPolicy.mcp_sampling_apps,
+    started: () => loop?.state,
+    runtimeApps,
+    requestCapability: (appScope, request) => capabilityShell.request(appScope, request),
+    reportTool: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
+    ids,
+    now: () => clock.now(),
     diagnostics,
   });
-  const backendTools = backendToolRoute({
-    backends,
-    toolOf: (appScope, method) => activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method),
-    report: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
-    diagnostics,
-  });
+  const { activeVersion, storageFor, backends } = services;
   /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
   const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
   /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
@@ -673,39 +592,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
   });
 
-
-  /** After a commit: app storage and back-ends follow each app's active version, and go with a removed app. */
-  const followApps = (before: RuntimeState | undefined, next: RuntimeState): void => {
-    if (before === undefined || before.apps === next.apps) return;
-    for (const [scope, managed] of Object.entries(before.apps.apps)) {
-      const after = next.apps.apps[scope];
-      if (after === undefined) {
-        void backends.stopApp(scope);
-        void appStorage?.destroy(scope).catch((error: unknown) => diagnostics(error, "app storage of a removed app"));
-        continue;
-      }
-      const changedVersion = after.record.installed_version !== managed.record.installed_version || activeDigest(after) !== activeDigest(managed);
-      if (changedVersion || (managed.record.enabled && !after.record.enabled)) {
-        void backends.stopApp(scope);
-        void appStorage?.close(scope);
-      }
-      if (changedVersion && after.record.enabled) syncStorage(scope, managed.record.installed_version);
-    }
-    for (const scope of Object.keys(next.apps.apps)) if (before.apps.apps[scope] === undefined) syncStorage(scope, undefined);
-  };
-  /** Brings an app's data to its new version now; a migration that fails puts the version before back (its data already is). */
-  const syncStorage = (scope: string, previousVersion: string | undefined): void => {
-    if (appStorage === undefined) return;
-    appStorage.sync(scope).catch(async (error: unknown) => {
-      diagnostics(error, "app storage migration");
-      const back = previousVersion === undefined ? undefined : loop?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
-      if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
-      else {
-        const message = `its storage could not be brought to ${loop?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
-        await runtimeApps.installFailed(scope, previousVersion === undefined ? "install" : "update", "store_migration_failed", message).catch((e: unknown) => diagnostics(e, "marking a failed install"));
-      }
-    });
-  };
 
   const artifactDeps: ArtifactAccessDeps = {
     store: options.store,
@@ -755,8 +641,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (views.size > 0) views.emit(toView(next));
     }
     runtimeApps.changed(before, next);
-    followApps(before, next);
-    armDeadline(next);
+    services.follow(before, next);
+    deadlines.arm(next);
     idleTimer.arm(next);
     capabilityShell.changed(next.capabilities);
   };
@@ -793,7 +679,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       env: {
         // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
         get host() {
-          return hostFacts;
+          return host.facts;
         },
         now: () => clock.now(),
         newId: (prefix) => ids.next(prefix),
@@ -823,8 +709,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
       ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
       onTenant: async (settings) => {
-        tenant = settings;
-        hostFacts = { ...hostFacts, appPolicy: appPolicy() };
+        host.setTenant(settings);
         // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
         const allowed = settings?.app_allowlist;
         if (allowed === undefined) return;
@@ -851,7 +736,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     contextFor,
     capabilityShell,
     hostProvider,
-    capabilityPolicy,
+    capabilityPolicy: () => host.capabilityPolicy(),
     artifacts: artifactDeps,
     instanceChanges,
     taskEvents,
@@ -889,12 +774,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
         return;
       }
       driver?.stop();
-      cancelDeadline?.();
+      deadlines.stop();
       idleTimer.stop();
       capabilityShell.stop();
       workflowShell.stop();
-      await backends.stop();
-      await appStorage?.stop();
+      await services.stop();
       await loop.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
       await loop.close();
       lifecycle.publish({ status: "stopped" });
@@ -936,18 +820,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       driver?.reconnectNow();
     },
     async hostCapabilitiesChanged() {
-      const capabilities = supportedCapabilities();
-      if (capabilities.join() === hostFacts.capabilities.join()) return;
-      const before = new Set(hostFacts.capabilities);
-      const now = new Set<string>(capabilities);
-      hostFacts = { ...hostFacts, capabilities };
-      const gained = capabilities.filter((c) => !before.has(c));
-      const lost = [...before].filter((c) => !now.has(c));
+      const changed = host.refreshCapabilities();
+      if (changed === undefined) return;
+      const { gained, lost } = changed;
       await requireLoop().post({ kind: "host.changed", what: "capabilities", detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}` });
     },
     hostIntent: (intent) => hostIntents(intent),
     async setInventoryPolicy(policy) {
-      hostFacts = { ...hostFacts, inventoryPolicy: policy };
+      host.setInventoryPolicy(policy);
       await requireLoop().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
     },
     dropConnection() {
@@ -957,31 +837,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   return runtime;
 }
 
-/** The active version's bundle digest of a managed app. */
-function activeDigest(managed: { readonly record: { readonly installed_version: string }; readonly retained: readonly { readonly version: string; readonly bundle_digest: string | null }[] }): string | null | undefined {
-  return managed.retained.find((v) => v.version === managed.record.installed_version)?.bundle_digest;
-}
-
-/** One storage operation by name (`get`, `list`, `put`, `delete`, `batch`, `usage`) with JSON params: how a back-end and the bridge reach storage. */
-export async function storageCall(api: AppStorageApi, op: string, p: Record<string, JsonValue>): Promise<JsonValue> {
-  const str = (name: string): string => (typeof p[name] === "string" ? (p[name] as string) : "");
-  switch (op) {
-    case "get":
-      return ((await api.get(str("collection"), str("key"))) ?? null) as unknown as JsonValue;
-    case "list":
-      return { records: (await api.list(str("collection"), (p["query"] ?? {}) as never)) as unknown as JsonValue };
-    case "put":
-      return (await api.put(str("collection"), str("key"), p["value"] ?? null)) as unknown as JsonValue;
-    case "delete":
-      return (await api.delete(str("collection"), str("key"))) as unknown as JsonValue;
-    case "batch":
-      return (await api.batch((p["writes"] ?? []) as never)) as unknown as JsonValue;
-    case "usage":
-      return (await api.usage()) as unknown as JsonValue;
-    default:
-      throw new LineUpError("method_not_found", `app storage has no operation ${op}`);
-  }
-}
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
   return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox || before.apps !== after.apps;
@@ -1050,29 +905,3 @@ export function appView(full: RuntimeView, state: RuntimeState, appScope: string
 }
 
 export type { JsonValue };
-
-const union = (own: readonly string[] | undefined, more: readonly string[] | undefined): readonly string[] | undefined =>
-  more === undefined ? own : own === undefined ? more : [...new Set([...own, ...more])];
-
-/** The host's app policy narrowed by a tenant: only its allowlisted apps, and its blocks added. */
-export function withTenantAppPolicy(own: AppPolicy, tenant: TenantSettings | undefined): AppPolicy {
-  if (tenant === undefined) return own;
-  const allowlist = tenant.app_allowlist;
-  const allowed = allowlist === undefined ? own.allowed_apps : own.allowed_apps === undefined ? allowlist : own.allowed_apps.filter((a) => allowlist.includes(a));
-  const capabilities = union(own.blocked_capabilities, tenant.policy.blocked_capabilities);
-  const modes = union(own.blocked_execution_modes, tenant.policy.blocked_execution_modes);
-  return {
-    ...own,
-    ...(allowed === undefined ? {} : { allowed_apps: allowed }),
-    ...(capabilities === undefined ? {} : { blocked_capabilities: capabilities }),
-    ...(modes === undefined ? {} : { blocked_execution_modes: modes as readonly ExecutionMode[] }),
-  };
-}
-
-/** The host's capability policy with a tenant's denials and confirmations added. */
-export function withTenantCapabilityPolicy(own: CapabilityPolicy, tenant: TenantSettings | undefined): CapabilityPolicy {
-  if (tenant === undefined) return own;
-  const denied = union(own.denied_capabilities, tenant.policy.denied_capabilities);
-  const confirm = union(own.require_confirmation, tenant.policy.require_confirmation);
-  return { ...own, ...(denied === undefined ? {} : { denied_capabilities: denied }), ...(confirm === undefined ? {} : { require_confirmation: confirm }) };
-}
