@@ -4,7 +4,7 @@
  * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
 import { publicTask } from "./tasks/records.js";
@@ -33,12 +33,12 @@ import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catal
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, Effect, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
-import { createRuntimeLoop, type RuntimeLoop } from "./coordination/loop.js";
+import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "./coordination/loop.js";
 import { createAppPort, type AppPortParts } from "./app-port.js";
 import { createAppServices } from "./app-services.js";
-import { createHostFacts } from "./host-facts.js";
+import { createHostFacts, type HostFactsCell } from "./host-facts.js";
 import { createDeadlineTimer } from "./coordination/deadline-timer.js";
 import { captureResultCard } from "./result-cards.js";
 import { restoreState } from "./coordination/restore.js";
@@ -484,20 +484,13 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     post: (input) => requireLoop().post(input),
     onListenerError: (error) => diagnostics(error, "session data listener"),
   });
-  const issuedContexts = new Map<string, SessionContext>();
-  const contextFor = (appScope: string, appSessionId: string): SessionContext => {
-    const key = `${appScope}/${appSessionId}`;
-    let context = issuedContexts.get(key);
-    if (context === undefined) issuedContexts.set(key, (context = contexts.issue(appScope, appSessionId)));
-    return context;
+  const contextFor = (appScope: string, appSessionId: string): SessionContext => contexts.contextOf(appScope, appSessionId);
+  const stopping = (): boolean => lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped";
+  /** A timer's tick: posted to the loop unless the Runtime is stopping. */
+  const tick = (input: Extract<RuntimeInput, { kind: "tools.tick" | "instances.tick" }>, what: string) => (): void => {
+    if (!stopping()) loop?.post(input).catch((error: unknown) => diagnostics(error, what));
   };
-  const deadlines = createDeadlineTimer({
-    clock,
-    fire: () => {
-      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      loop?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
-    },
-  });
+  const deadlines = createDeadlineTimer({ clock, fire: tick({ kind: "tools.tick" }, "tool deadlines") });
 
   const hostIntents = createHostIntents({
     post: (input) => requireLoop().post(input),
@@ -508,14 +501,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     pauseIdle: (paused) => idleTimer.pause(paused, loop?.state),
     reconnectNow: () => driver?.reconnectNow(),
   });
-  const idleTimer = createIdleTimer({
-    clock,
-    idleMs: options.suspendIdleMs,
-    fire: () => {
-      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      loop?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
-    },
-  });
+  const idleTimer = createIdleTimer({ clock, idleMs: options.suspendIdleMs, fire: tick({ kind: "instances.tick" }, "idle instances") });
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
@@ -614,7 +600,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a
       // passing store fault does not leave them pending until the next restart.
       const attempt = (n: number): void => {
-        if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
+        if (stopping()) return;
         requireLoop()
           .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true })
           .catch((error: unknown) => {
@@ -656,7 +642,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
       if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
       if (delivery.kind !== "app.removed") continue;
-      for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
       sessionData.removeApp(delivery.app_scope);
       // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
       void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
@@ -668,56 +653,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       else driver?.run(effect);
     }
   };
-  /** The loop over the restored state. */
-  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): RuntimeLoop =>
-    createRuntimeLoop({
-      store: options.store,
-      state: restored.state,
-      auditHead: restored.auditHead,
-      diagnostics,
-      ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-      env: {
-        // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
-        get host() {
-          return host.facts;
-        },
-        now: () => clock.now(),
-        newId: (prefix) => ids.next(prefix),
-        ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
-        ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
-        ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
-        ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
-      },
-      // Log chunks and unseen marks are written by turns only (restore prunes marks before the loop starts).
-      cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
-      onState: publishState,
-      afterCommit,
-    });
-  /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
-  const openConnection = (): SyncDriver =>
-    new SyncDriver({
-      transport: options.transport,
-      serverUrl: options.serverUrl,
-      token: options.token,
-      clock,
-      ids,
-      diagnostics,
-      post: (input) => requireLoop().post(input),
-      state: () => requireLoop().state,
-      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-      ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
-      ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-      onTenant: async (settings) => {
-        host.setTenant(settings);
-        // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
-        const allowed = settings?.app_allowlist;
-        if (allowed === undefined) return;
-        for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
-          if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
-        }
-      },
-    });
+  /** A tenant's settings arrived with `initialize`: its policy applies, and installed apps outside its allowlist are disabled (the operation says why in the audit). */
+  const applyTenant = async (settings: TenantSettings | undefined): Promise<void> => {
+    host.setTenant(settings);
+    const allowed = settings?.app_allowlist;
+    if (allowed === undefined) return;
+    for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
+      if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
+    }
+  };
 
 
   const portParts: AppPortParts = {
@@ -756,9 +700,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      loop = openLoop(restored);
+      loop = openLoop(options, restored, { host, clock, ids, diagnostics, onState: publishState, afterCommit });
       lastViewState = restored.state;
-      driver = openConnection();
+      driver = openConnection(options, { clock, ids, diagnostics, loop: requireLoop, onTenant: applyTenant });
       // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
       await runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
@@ -786,17 +730,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
 
     lifecycle,
 
-    whenOnline() {
-      if (lifecycle.snapshot().status === "online") return Promise.resolve();
-      return new Promise((resolve) => {
-        const off = lifecycle.subscribe((next) => {
-          if (next.status === "online") {
-            off();
-            resolve();
-          }
-        });
-      });
-    },
+    whenOnline: () => whenOnline(lifecycle),
 
     conversations: {
       list: () => view().conversations,
@@ -837,6 +771,66 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   return runtime;
 }
 
+
+/** The loop over the restored state, its transitions reading the host's current facts. */
+function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<typeof restoreState>>, parts: { readonly host: HostFactsCell; readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink } & Pick<RuntimeLoopOptions, "onState" | "afterCommit">): RuntimeLoop {
+  const { host, clock, ids } = parts;
+  return createRuntimeLoop({
+    store: options.store,
+    state: restored.state,
+    auditHead: restored.auditHead,
+    diagnostics: parts.diagnostics,
+    ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
+    env: {
+      // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
+      get host() {
+        return host.facts;
+      },
+      now: () => clock.now(),
+      newId: (prefix) => ids.next(prefix),
+      ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+      ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+      ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
+      ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
+    },
+    // Log chunks and unseen marks are written by turns only (restore prunes marks before the loop starts).
+    cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
+    onState: parts.onState,
+    afterCommit: parts.afterCommit,
+  });
+}
+
+/** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
+function openConnection(options: RuntimeOptions, parts: { readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink; readonly loop: () => RuntimeLoop; readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void> }): SyncDriver {
+  return new SyncDriver({
+    transport: options.transport,
+    serverUrl: options.serverUrl,
+    token: options.token,
+    clock: parts.clock,
+    ids: parts.ids,
+    diagnostics: parts.diagnostics,
+    post: (input) => parts.loop().post(input),
+    state: () => parts.loop().state,
+    ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
+    ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+    onTenant: parts.onTenant,
+  });
+}
+
+/** Resolves once the lifecycle is `online`. */
+function whenOnline(lifecycle: LifecycleCell): Promise<void> {
+  if (lifecycle.snapshot().status === "online") return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = lifecycle.subscribe((next) => {
+      if (next.status === "online") {
+        off();
+        resolve();
+      }
+    });
+  });
+}
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
   return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox || before.apps !== after.apps;
