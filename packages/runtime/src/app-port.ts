@@ -242,11 +242,7 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
     async taskEvents(taskId, after, limit = 200) {
       const task = state().tasks.tasks.get(taskId);
       if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
-      const from = Math.max(0, Math.floor(after));
-      const count = Math.max(1, Math.min(500, Math.floor(limit)));
-      if (from >= task.event_count) return [];
-      const rows = await store.range(RUNTIME_COLLECTIONS.taskEvents, { gte: taskEventKey(taskId, from + 1), lte: taskEventKey(taskId, Math.min(task.event_count, from + count)) });
-      return rows.map((row) => row.value as unknown as AgentTaskEvent);
+      return (await numberedPage(store, RUNTIME_COLLECTIONS.taskEvents, (index) => taskEventKey(taskId, index), task.event_count, after, limit)) as unknown as AgentTaskEvent[];
     },
     async controlTask(taskId, control) {
       requireEnabled();
@@ -269,11 +265,7 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
     getWorkflowRun: (runId) => ownRun(state(), appScope, runId),
     async workflowTrace(runId, after, limit = 200) {
       const run = ownRun(state(), appScope, runId);
-      const from = Math.max(0, Math.floor(after));
-      const count = Math.max(1, Math.min(500, Math.floor(limit)));
-      if (from >= run.trace_count) return [];
-      const rows = await store.range(RUNTIME_COLLECTIONS.workflowTrace, { gte: traceKey(runId, from + 1), lte: traceKey(runId, Math.min(run.trace_count, from + count)) });
-      return rows.map((row) => row.value as unknown as TraceEntry);
+      return (await numberedPage(store, RUNTIME_COLLECTIONS.workflowTrace, (index) => traceKey(runId, index), run.trace_count, after, limit)) as unknown as TraceEntry[];
     },
     async controlWorkflow(runId, control) {
       requireEnabled();
@@ -338,6 +330,15 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
   };
 
   return port;
+}
+
+/** Entries `after + 1 …` (at most `limit`, 1–500) of a numbered list of `total` rows, each keyed by `keyOf(index)` (a task's events, a run's trace). */
+async function numberedPage(store: RuntimeStore, collection: string, keyOf: (index: number) => string, total: number, after: number, limit: number): Promise<unknown[]> {
+  const from = Math.max(0, Math.floor(after));
+  const count = Math.max(1, Math.min(500, Math.floor(limit)));
+  if (from >= total) return [];
+  const rows = await store.range(collection, { gte: keyOf(from + 1), lte: keyOf(Math.min(total, from + count)) });
+  return rows.map((row) => row.value);
 }
 
 /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
