@@ -51,7 +51,7 @@ export interface RuntimeApps {
   bundleFile(appScope: string, path: string): Promise<Uint8Array>;
   /** Every file of the active version's verified bundle under `folder` (`""`: all), by its path relative to it. */
   bundleFolder(appScope: string, folder: string): Promise<ReadonlyMap<string, Uint8Array>>;
-  /** The publisher keys the host ships with, checked like `addTrustedPublisher`'s: trusted once, when this store first sees each. */
+  /** The publisher keys the host ships with: those this store has not seen, checked like `addTrustedPublisher`'s, are trusted once (settings change `shipped_publishers`). */
   trustShippedKeys(keys: readonly PublisherKeyEntry[]): Promise<void>;
 }
 
@@ -255,9 +255,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       return new Map([...bundle.files].filter(([path]) => path.startsWith(prefix)).map(([path, bytes]) => [path.slice(prefix.length), bytes] as const));
     },
     async trustShippedKeys(keys) {
-      if (keys.length === 0) return;
-      for (const key of keys) await checkPublisherKey(key);
-      await options.post({ kind: "settings", change: { type: "shipped_publishers", keys: keys.map((k) => ({ key_id: k.key_id, public_key: k.public_key, ...(k.label === undefined ? {} : { label: k.label }) })) } });
+      // Most starts have seen every key: they post nothing. The loop decides again against the row it reads.
+      const seen = ((await options.store.get(C.meta, "shipped-publishers")) as string[] | undefined) ?? [];
+      const fresh = keys.filter((k) => !seen.includes(k.key_id));
+      if (fresh.length === 0) return;
+      for (const key of fresh) await checkPublisherKey(key);
+      await options.post({ kind: "settings", change: { type: "shipped_publishers", keys: fresh.map((k) => ({ key_id: k.key_id, public_key: k.public_key, ...(k.label === undefined ? {} : { label: k.label }) })) } });
     },
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.emit(undefined);
