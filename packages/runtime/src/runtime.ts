@@ -548,12 +548,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
   });
   const { activeVersion, storageFor, backends } = services;
-  /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
-  const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events");
-  /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
-  const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(diagnostics, "workflow tool calls");
-  /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
-  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events");
+  const listeners = deliveryListeners(diagnostics);
+  const { instanceChanges, taskEvents, workflowEvents, toolSettlements } = listeners;
   const executeStep = createWorkflowSteps({
     store: options.store,
     post: (input) => requireLoop().post(input),
@@ -578,7 +574,6 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     diagnostics,
   });
 
-
   const artifactDeps: ArtifactAccessDeps = {
     store: options.store,
     state: () => state(),
@@ -596,26 +591,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     store: options.store,
     diagnostics,
     isLive: (conversationId) => loop !== undefined && isLiveFor(loop.state, conversationId),
-    acknowledgeDisplayed: (appScope, messageIds) => {
-      // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a
-      // passing store fault does not leave them pending until the next restart.
-      const attempt = (n: number): void => {
-        if (stopping()) return;
-        requireLoop()
-          .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true })
-          .catch((error: unknown) => {
-            diagnostics(error, "auto-acknowledge");
-            clock.setTimer(backoffDelay(Math.min(n, 8), () => ids.random(), options.backoff) + 100, () => attempt(n + 1));
-          });
-      };
-      attempt(0);
-    },
+    // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a passing
+    // store fault does not leave them pending until the next restart.
+    acknowledgeDisplayed: (appScope, messageIds) =>
+      retried(() => requireLoop().post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true }), { clock, ids, backoff: options.backoff, stopping, onError: (error) => diagnostics(error, "auto-acknowledge") }),
   });
-
-  /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
-  const instanceChanges = new Emitter<InstanceChange>(diagnostics, "instance changes");
-
-
 
   /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
   const publishState = (next: RuntimeState): void => {
@@ -636,10 +616,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
     toolHub.run(deliveries);
     for (const delivery of deliveries) {
-      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.emit(change);
-      if (delivery.kind === "task.event") taskEvents.emit(delivery);
-      if (delivery.kind === "workflow.changed") workflowEvents.emit(delivery);
-      if (delivery.kind === "tool.settled") toolSettlements.emit(delivery);
+      listeners.emit(delivery);
       if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
       if (delivery.kind !== "app.removed") continue;
       sessionData.removeApp(delivery.app_scope);
@@ -830,6 +807,39 @@ function whenOnline(lifecycle: LifecycleCell): Promise<void> {
       }
     });
   });
+}
+
+/** The listeners of committed deliveries beside the delivery hub's, each fed by `emit`. */
+function deliveryListeners(diagnostics: DiagnosticsSink) {
+  const listeners = {
+    /** Instance lifecycle steps (`instances.changed`), for `subscribeInstanceChanges`. */
+    instanceChanges: new Emitter<InstanceChange>(diagnostics, "instance changes"),
+    /** Apps' task events (`task.event`), for `subscribeTasks`. */
+    taskEvents: new Emitter<Extract<Delivery, { kind: "task.event" }>>(diagnostics, "task events"),
+    /** Apps' workflow runs as commits change them (`workflow.changed`), for `subscribeWorkflows`. */
+    workflowEvents: new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(diagnostics, "workflow events"),
+    /** The terminal outputs of workflows' tool calls (`tool.settled`), for the steps waiting on them. */
+    toolSettlements: new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(diagnostics, "workflow tool calls"),
+    emit(delivery: Delivery): void {
+      if (delivery.kind === "instances.changed") for (const change of delivery.changes) listeners.instanceChanges.emit(change);
+      if (delivery.kind === "task.event") listeners.taskEvents.emit(delivery);
+      if (delivery.kind === "workflow.changed") listeners.workflowEvents.emit(delivery);
+      if (delivery.kind === "tool.settled") listeners.toolSettlements.emit(delivery);
+    },
+  };
+  return listeners;
+}
+
+/** Runs `attempt` until it succeeds, waiting the Runtime's backoff between tries, unless the Runtime is stopping. */
+function retried(attempt: () => Promise<unknown>, parts: { readonly clock: Clock; readonly ids: IdSource; readonly backoff: BackoffPolicy | undefined; readonly stopping: () => boolean; readonly onError: (error: unknown) => void }): void {
+  const run = (n: number): void => {
+    if (parts.stopping()) return;
+    attempt().catch((error: unknown) => {
+      parts.onError(error);
+      parts.clock.setTimer(backoffDelay(Math.min(n, 8), () => parts.ids.random(), parts.backoff) + 100, () => run(n + 1));
+    });
+  };
+  run(0);
 }
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
