@@ -37,7 +37,7 @@ import type { AppAction, Delivery, Effect, RuntimeInput, StartConversationReques
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
 import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "./coordination/loop.js";
 import { createAppPort, type AppPortParts } from "./app-port.js";
-import { createAppServices } from "./app-services.js";
+import { createAppServices, type AppServices } from "./app-services.js";
 import { createHostFacts, type HostFactsCell } from "./host-facts.js";
 import { createDeadlineTimer } from "./coordination/deadline-timer.js";
 import { captureResultCard } from "./result-cards.js";
@@ -53,7 +53,7 @@ import type { AppStorageHost } from "./app-storage/host.js";
 import type { AppStorageApi } from "./app-storage/service.js";
 import type { BackendRunners } from "./backends/service.js";
 import type { McpView } from "./backends/mcp-view.js";
-import { createWorkflowShell } from "./workflows/shell.js";
+import { createWorkflowShell, type WorkflowShell } from "./workflows/shell.js";
 import { createWorkflowSteps } from "./workflows/steps.js";
 import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
 import type { BackendProtocol } from "@lineup/protocol";
@@ -549,28 +549,15 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   });
   const { activeVersion, storageFor, backends } = services;
   const listeners = deliveryListeners(diagnostics);
-  const { instanceChanges, taskEvents, workflowEvents, toolSettlements } = listeners;
-  const executeStep = createWorkflowSteps({
-    store: options.store,
-    post: (input) => requireLoop().post(input),
+  const { instanceChanges, taskEvents, workflowEvents } = listeners;
+  const workflowShell = openWorkflows(options.store, {
+    loop: requireLoop,
+    started: () => loop?.state,
     appPort: (appScope) => runtime.appPort(appScope),
     backends,
-    serverEvidence: async (conversationId, idempotencyKey) => {
-      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
-      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
-    },
-    toolSettlements,
-    taskEvents,
-    task: (taskId) => {
-      const now = state().tasks.tasks.get(taskId);
-      return now === undefined ? undefined : publicTask(now);
-    },
-  });
-  const workflowShell = createWorkflowShell({
-    post: (appScope, op) => requireLoop().post({ kind: "workflow", app_scope: appScope, op }),
-    state: () => loop?.state,
+    driver: () => driver,
+    listeners,
     clock,
-    execute: executeStep,
     diagnostics,
   });
 
@@ -807,6 +794,28 @@ function whenOnline(lifecycle: LifecycleCell): Promise<void> {
       }
     });
   });
+}
+
+/** Apps' workflow runs: the shell that runs each step after its commit, through the step executor. */
+function openWorkflows(store: RuntimeStore, parts: { readonly loop: () => RuntimeLoop; readonly started: () => RuntimeState | undefined; readonly appPort: (appScope: string) => AppPort; readonly backends: AppServices["backends"]; readonly driver: () => SyncDriver | undefined; readonly listeners: ReturnType<typeof deliveryListeners>; readonly clock: Clock; readonly diagnostics: DiagnosticsSink }): WorkflowShell {
+  const execute = createWorkflowSteps({
+    store,
+    post: (input) => parts.loop().post(input),
+    appPort: parts.appPort,
+    backends: parts.backends,
+    serverEvidence: async (conversationId, idempotencyKey) => {
+      const driver = parts.driver();
+      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
+      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
+    },
+    toolSettlements: parts.listeners.toolSettlements,
+    taskEvents: parts.listeners.taskEvents,
+    task: (taskId) => {
+      const now = parts.loop().state.tasks.tasks.get(taskId);
+      return now === undefined ? undefined : publicTask(now);
+    },
+  });
+  return createWorkflowShell({ post: (appScope, op) => parts.loop().post({ kind: "workflow", app_scope: appScope, op }), state: parts.started, clock: parts.clock, execute, diagnostics: parts.diagnostics });
 }
 
 /** The listeners of committed deliveries beside the delivery hub's, each fed by `emit`. */
