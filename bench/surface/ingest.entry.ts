@@ -1,6 +1,6 @@
 /**
  * The page of the browser durable-ingest bench (served to a persistent Chromium profile, so IndexedDB
- * is on disk). `ours`: the real Runtime (mailbox, transition, filter chain, inbox + cursor) over
+ * is on disk). `ours`: the real Runtime (loop, transition, filter chain, inbox + cursor) over
  * `openIndexedDbStore` (every commit a `durability: "strict"` transaction), fed `agentSession/event`
  * frames by an in-page peer over the memory transport, until a subscribed chat app has them all.
  * `raw`: the same frame bytes put straight into IndexedDB, 100 records per strict transaction.

@@ -38,7 +38,7 @@ export { nextSendable, OUTBOX_MAX_IN_FLIGHT, OUTBOX_PIPELINE_DEPTH, TRANSIENT_CO
 export { LIFECYCLE_TRANSITIONS, isLegalTransition, type Lifecycle, type LifecycleStatus, type LifecycleObservable } from "./coordination/lifecycle.js";
 export { filterEvent, type FilterOutcome, type FilterContext } from "./coordination/filter-chain.js";
 export { transition, readsFor, type TransitionEnv } from "./coordination/transition.js";
-export { createMailbox, type Mailbox, type MailboxOptions } from "./coordination/loop.js";
+export { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "./coordination/loop.js";
 export { verifyAuditChain, chainAudit, sha256Hex, type AuditRecord, type AuditVerdict, type AuditHead } from "./coordination/audit.js";
 export type { MessageHandler, SubscribeOptions } from "./coordination/delivery.js";
 export type { AppAction, InteractionAnswer, StartConversationRequest, RuntimeInput, Effect, Delivery, AuditDraft } from "./coordination/inputs.js";
@@ -71,7 +71,7 @@ export { createRemoteHttpRunner, type RemoteHttpOptions } from "./backends/remot
 export * from "./backends/runner.js";
 export { mcpViewOf, MCP_APP_MIME_TYPE, MAX_MCP_VIEW_BYTES, type McpView } from "./backends/mcp-view.js";
 export { manifestFromMcp, mcpOutputSchema, mcpToolViewUri, MCP_BACKEND_ID, type McpManifestRequest, type McpToolInfo } from "./backends/mcp-manifest.js";
-export { storageCall } from "./runtime.js";
+export { storageCall } from "./app-services.js";
 export * from "./workflows/run.js";
 export { resolveTemplate, templateRefs, pointerTarget, type TemplateDocument } from "./workflows/template.js";
 export { createWorkflowShell, type WorkflowShell, type WorkflowStepExecutor } from "./workflows/shell.js";

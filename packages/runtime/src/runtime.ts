@@ -1,23 +1,21 @@
 /**
  * `LineUpRuntime`: the one owner of the server connection, the store, sync, the outbox, the filter chain
  * and delivery to apps (spec 11, F1). This file wires the parts; each part lives in its own module:
- * the mailbox and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
+ * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { CAPABILITIES, LineUpError, createToolSchemaValidator, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type ExecutionMode, type JsonValue, type TenantSettings } from "@lineup/protocol";
+import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
-import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
-import { publicTask, taskEventKey, tasksOf } from "./tasks/records.js";
+import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
+import { publicTask } from "./tasks/records.js";
 import type { InstanceStatus } from "./apps/instances/lifecycle.js";
-import { CHAT_APP_SCOPE, type AppDirectory, type AppRecord } from "./apps/core-app-registry.js";
+import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
 import { CORE_MANIFESTS } from "./apps/core-manifests.js";
 import type { AppPolicy } from "./apps/manager/pipeline.js";
-import { activeManifest, createAppRegistryState, getManagedApp } from "./apps/manager/records.js";
+import { createAppRegistryState } from "./apps/manager/records.js";
 import { createRuntimeApps } from "./apps/runtime-apps.js";
-import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider } from "./capabilities/host-provider.js";
-import { viewGrantKey } from "./coordination/handlers/settings.js";
+import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
-import type { HostFacts } from "./coordination/handlers/env.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
 import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
@@ -25,11 +23,9 @@ import type { ToolReport } from "./coordination/inputs.js";
 import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
 import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
 import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
-import { nextDeadline, type CallRecord } from "./tools/call-state.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { createArtifactAccess, releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
-import { sha256Hex } from "./apps/bundle/digest.js";
+import { releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
 import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
@@ -37,28 +33,33 @@ import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catal
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, Effect, StartConversationRequest } from "./coordination/inputs.js";
+import type { AppAction, Delivery, Effect, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
 import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
-import { createMailbox, type Mailbox } from "./coordination/loop.js";
+import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "./coordination/loop.js";
+import { createAppPort, type AppPortParts } from "./app-port.js";
+import { createAppServices, type AppServices } from "./app-services.js";
+import { createHostFacts, type HostFactsCell } from "./host-facts.js";
+import { createDeadlineTimer } from "./coordination/deadline-timer.js";
+import { captureResultCard } from "./result-cards.js";
+import { activeManifest, getManagedApp } from "./apps/manager/records.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
 import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
 import { Emitter, ignoreDiagnostics, listenerErrorsTo, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
-import { toTimestamp, type Clock, type IdSource } from "./core/ports.js";
+import type { Clock, IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
-import { createAppStorageService, type ActiveAppVersion, type AppStorageApi } from "./app-storage/service.js";
-import { createBackendService, type BackendRunners } from "./backends/service.js";
-import { backendToolRoute } from "./backends/tool-handler.js";
-import { mcpViewOf, type McpView } from "./backends/mcp-view.js";
-import { toolCallViewOf, type ToolCallView } from "./tools/call-view.js";
-import { createWorkflowShell } from "./workflows/shell.js";
-import { createWorkflowSteps, workflowEvidence } from "./workflows/steps.js";
-import { isRunEnded, traceKey, type TraceEntry, type WorkflowRun } from "./workflows/run.js";
-import type { BackendDeclaration, BackendProtocol } from "@lineup/protocol";
-import { listHistory, type AgentMessagePage, type HistoryRequest } from "./persistence/history.js";
+import type { AppStorageApi } from "./app-storage/service.js";
+import type { BackendRunners } from "./backends/service.js";
+import type { McpView } from "./backends/mcp-view.js";
+import type { ToolCallView } from "./tools/call-view.js";
+import { createWorkflowShell, type WorkflowShell } from "./workflows/shell.js";
+import { createWorkflowSteps } from "./workflows/steps.js";
+import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
+import type { BackendProtocol } from "@lineup/protocol";
+import type { AgentMessagePage, HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
 export interface RuntimeOptions {
@@ -87,7 +88,7 @@ export interface RuntimeOptions {
   readonly backoff?: BackoffPolicy;
   readonly requestTimeoutMs?: number;
   readonly relistIntervalMs?: number;
-  /** Inputs per mailbox turn (one commit). Default 256. */
+  /** Inputs per loop turn (one commit). Default 256. */
   readonly maxInputsPerTurn?: number;
   /**
    * Messages needing an explicit ACK that may wait in one app's inbox per conversation; past it, a new one
@@ -406,7 +407,7 @@ export interface AppSessionData {
 export interface LineUpRuntime {
   /** Restores from the store and starts connecting; resolves once restored (not once online). */
   start(): Promise<void>;
-  /** Closes the connection, drains the mailbox; resolves in `stopped`. */
+  /** Closes the connection, drains the loop; resolves in `stopped`. */
   stop(): Promise<void>;
   readonly lifecycle: LifecycleObservable;
   /** Resolves the next time the Runtime is online (at once if it is). */
@@ -454,6 +455,12 @@ export interface LineUpRuntime {
   hostIntent(intent: unknown): Promise<HostIntentOutcome>;
 }
 
+/** An app's active manifest, straight from the registry state. */
+function activeManifestOf(state: RuntimeState, appScope: string): AppManifest | undefined {
+  const app = getManagedApp(state.apps, appScope);
+  return app === undefined ? undefined : activeManifest(app);
+}
+
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? createSystemIds();
@@ -462,301 +469,117 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const hostFeatures = offeredFeatures(options);
   const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
-  // The tenant's settings from the last `initialize` (none before the first connection, or for a user without one):
-  // its allowlist and policy defaults narrow the host's own app and capability policy from then on.
-  let tenant: TenantSettings | undefined;
-  const appPolicy = (): AppPolicy => withTenantAppPolicy(options.appPolicy ?? {}, tenant);
-  const capabilityPolicy = (): CapabilityPolicy => withTenantCapabilityPolicy(options.capabilityPolicy ?? {}, tenant);
-  const supportedCapabilities = (): CapabilityName[] => (Object.keys(CAPABILITIES) as CapabilityName[]).filter((c) => hostProvider.supports(c));
-  const systemDenied = (capabilities: readonly CapabilityName[]): CapabilityName[] => capabilities.filter((c) => hostProvider.systemPermission(c) === "denied");
-  // Replaced (never mutated) when the host's capabilities, the policy or the tenant change at run time:
-  // transitions read the current facts, and caches keyed on the object see the change.
-  let hostFacts: HostFacts = {
-    features: hostFeatures,
-    backend_protocols: backendProtocols,
-    capabilities: supportedCapabilities(),
-    systemDenied: systemDenied(supportedCapabilities()),
-    appPolicy: appPolicy(),
-    inventoryPolicy: options.inventoryPolicy ?? {},
-  };
+  // The facts transitions read: replaced when the host's capabilities, the policy or the tenant change.
+  const host = createHostFacts({ host: hostProvider, features: hostFeatures, backendProtocols, appPolicy: options.appPolicy, capabilityPolicy: options.capabilityPolicy, inventoryPolicy: options.inventoryPolicy });
   // A live view: the directory of whatever the App Manager's records are now.
   const apps: AppDirectory = {
-    get: (appScope) => appDirectoryOf(mailbox?.state.apps ?? initialApps).get(appScope),
-    list: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).list(),
-    defaultApp: () => appDirectoryOf(mailbox?.state.apps ?? initialApps).defaultApp(),
+    get: (appScope) => appDirectoryOf(loop?.state.apps ?? initialApps).get(appScope),
+    list: () => appDirectoryOf(loop?.state.apps ?? initialApps).list(),
+    defaultApp: () => appDirectoryOf(loop?.state.apps ?? initialApps).defaultApp(),
   };
   const diagnostics = options.diagnostics ?? ignoreDiagnostics;
   const lifecycle = new LifecycleCell(diagnostics);
   const views = new Emitter<RuntimeView>(listenerErrorsTo(diagnostics, "view listener"));
-  let mailbox: Mailbox | undefined;
+  let loop: RuntimeLoop | undefined;
   let driver: SyncDriver | undefined;
   let lastViewState: RuntimeState | undefined;
 
   const state = (): RuntimeState => {
-    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return mailbox.state;
+    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return loop.state;
   };
 
   const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics, (call) => backendTools(call));
+  const toolHub = new ToolHub(diagnostics, (call) => services.backendTools(call));
   const contexts = new SessionContextRegistry();
   const sessionData = createSessionDataService({
     store: options.store,
     collection: RUNTIME_COLLECTIONS.sessionData,
     contexts,
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     onListenerError: (error) => diagnostics(error, "session data listener"),
   });
-  const issuedContexts = new Map<string, SessionContext>();
-  const contextFor = (appScope: string, appSessionId: string): SessionContext => {
-    const key = `${appScope}/${appSessionId}`;
-    let context = issuedContexts.get(key);
-    if (context === undefined) issuedContexts.set(key, (context = contexts.issue(appScope, appSessionId)));
-    return context;
+  const contextFor = (appScope: string, appSessionId: string): SessionContext => contexts.contextOf(appScope, appSessionId);
+  const stopping = (): boolean => lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped";
+  /** A timer's tick: posted to the loop unless the Runtime is stopping. */
+  const tick = (input: Extract<RuntimeInput, { kind: "tools.tick" | "instances.tick" }>, what: string) => (): void => {
+    if (!stopping()) loop?.post(input).catch((error: unknown) => diagnostics(error, what));
   };
-  let cancelDeadline: (() => void) | undefined;
-  let armedDeadline: number | undefined;
-  const armDeadline = (next: RuntimeState): void => {
-    const due = nextDeadline(next.tools);
-    if (due === armedDeadline) return;
-    cancelDeadline?.();
-    cancelDeadline = undefined;
-    armedDeadline = due;
-    if (due === undefined) return;
-    cancelDeadline = clock.setTimer(Math.max(0, due - clock.now()), () => {
-      armedDeadline = undefined;
-      cancelDeadline = undefined;
-      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      mailbox?.post({ kind: "tools.tick" }).catch((error: unknown) => diagnostics(error, "tool deadlines"));
-    });
-  };
+  const deadlines = createDeadlineTimer({ clock, fire: tick({ kind: "tools.tick" }, "tool deadlines") });
+
   const hostIntents = createHostIntents({
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     launch: (request) => runtimeApps.manager.launch(request),
     closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
     liveInstances: () => runtimeApps.instances.snapshot().instances,
     conversationApp: (conversationId) => state().conversations.get(conversationId)?.app_scope,
-    pauseIdle: (paused) => idleTimer.pause(paused, mailbox?.state),
+    pauseIdle: (paused) => idleTimer.pause(paused, loop?.state),
     reconnectNow: () => driver?.reconnectNow(),
   });
-  const idleTimer = createIdleTimer({
-    clock,
-    idleMs: options.suspendIdleMs,
-    fire: () => {
-      if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-      mailbox?.post({ kind: "instances.tick" }).catch((error: unknown) => diagnostics(error, "idle instances"));
-    },
-  });
+  const idleTimer = createIdleTimer({ clock, idleMs: options.suspendIdleMs, fire: tick({ kind: "instances.tick" }, "idle instances") });
   // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
   const capabilityShell = createCapabilityShell({
     host: hostProvider,
     get policy() {
-      return capabilityPolicy();
+      return host.capabilityPolicy();
     },
     clock,
     ids,
     diagnostics,
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
   });
-  /** After an app's result is committed: if the app has an `inline_card` entrypoint, freeze its session data for the chat. */
-  const captureResultCard = async (appScope: string, callId: string): Promise<void> => {
-    // The active manifest alone (not getApp's details, which project the whole manifest): read on every result.
-    const cardEntrypoint = (): AppManifest["entrypoints"][number] | undefined => {
-      const app = getManagedApp(state().apps, appScope);
-      return (app === undefined ? undefined : activeManifest(app))?.entrypoints.find((e) => (e.display_modes ?? []).includes("inline_card"));
-    };
-    // Most apps show no card: their results cost no store reads here.
-    if (cardEntrypoint() === undefined) return;
-    const store = options.store;
-    if ((await store.get(RUNTIME_COLLECTIONS.resultCards, callId)) !== undefined) return;
-    const call = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as { phase?: string; call_model?: string; conversation_id?: string; workflow?: unknown; outputs?: { type: string }[] } | undefined;
-    if (call?.phase !== "terminal" || call.outputs?.at(-1)?.type !== "lineup.tool.result" || call.conversation_id === undefined) return;
-    // A workflow's call is no turn of the chat's: there is nothing to show a card beside.
-    if (call.workflow !== undefined) return;
-    // Work that changed something gets a card; a query (reading the board back) does not.
-    if (call.call_model === "query") return;
-    const details = runtimeApps.manager.getApp(appScope);
-    const entry = cardEntrypoint();
-    if (details === undefined || entry === undefined) return;
-    const snapshot = await sessionData.get(contextFor(appScope, call.conversation_id));
-    if (!snapshot.ok) return;
-    const card: ResultCard = {
-      call_id: callId,
-      app_scope: appScope,
-      app_version: details.record.installed_version,
-      conversation_id: call.conversation_id,
-      entrypoint: entry.id,
-      data: snapshot.value,
-      captured_at: toTimestamp(clock.now()),
-    };
-    await store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.resultCards, key: callId, value: card as unknown as JsonValue }]);
-  };
+
   const runtimeApps = createRuntimeApps({
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     state,
     store: options.store,
     ids,
     now: () => clock.now(),
     host: { features: hostFeatures, backend_protocols: backendProtocols },
     get policy() {
-      return appPolicy();
+      return host.appPolicy();
     },
     diagnostics,
   });
 
-  const requireMailbox = (): Mailbox => {
-    if (mailbox === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return mailbox;
+  const requireLoop = (): RuntimeLoop => {
+    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
+    return loop;
   };
 
-  /** An installed app's active version, as app storage and back-ends follow it. */
-  const activeVersion = (appScope: string): ActiveAppVersion | undefined => {
-    if (mailbox === undefined) return undefined;
-    const managed = mailbox.state.apps.apps[appScope];
-    const version = managed?.retained.find((v) => v.version === managed.record.installed_version);
-    if (managed === undefined || version === undefined) return undefined;
-    return { manifest: version.manifest, version: version.version, bundle_digest: version.bundle_digest ?? `core:${version.version}`, enabled: managed.record.enabled };
-  };
-  const appStorage = options.appStorage === undefined ? undefined : createAppStorageService({ host: options.appStorage, active: activeVersion, now: () => clock.now(), diagnostics });
-  const storageFor = (appScope: string): AppStorageApi => {
-    if (appStorage !== undefined) return appStorage.forApp(appScope);
-    const refuse = async (): Promise<never> => {
-      throw new LineUpError("unsupported_on_host", "this host keeps no app storage");
-    };
-    return { get: refuse, list: refuse, put: refuse, delete: refuse, batch: refuse, usage: refuse };
-  };
-  /** What a running back-end may ask: the app's storage (when it declares `storage: true`) and the capabilities it declares, as the app. */
-  const backendHostCalls = (appScope: string, declaration: BackendDeclaration) => async (method: string, params: JsonValue, callOptions: { readonly signal?: AbortSignal } = {}): Promise<JsonValue> => {
-    const p = (typeof params === "object" && params !== null && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
-    if (method.startsWith("storage.")) {
-      if (declaration.storage !== true) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare storage`);
-      return storageCall(storageFor(appScope), method.slice("storage.".length), p);
-    }
-    if (method === "capability.request") {
-      const capability = p["capability"];
-      if (typeof capability !== "string" || !(declaration.capabilities ?? []).includes(capability as CapabilityName)) throw new LineUpError("capability_not_declared", `back-end ${declaration.id} does not declare ${String(capability)}`);
-      return (await capabilityShell.request(appScope, { capability: capability as CapabilityName, purpose: typeof p["purpose"] === "string" ? p["purpose"] : `back-end ${declaration.id}`, input: (p["input"] ?? {}) as never })) as unknown as JsonValue;
-    }
-    if (method === "mcp.elicit") return elicit(appScope, p, callOptions.signal);
-    if (method === "mcp.sample") {
-      if (!(hostFacts.appPolicy.mcp_sampling_apps ?? []).includes(appScope)) throw new LineUpError("policy_denied", `no policy lets ${appScope}'s MCP server ask for a model's answer (sampling)`);
-      if (options.mcpSampler === undefined) throw new LineUpError("unsupported_on_host", "this host has no model to answer sampling");
-      return options.mcpSampler({ app_scope: appScope, params }, callOptions.signal);
-    }
-    throw new LineUpError("method_not_found", `the host offers back-ends no method ${method}`);
-  };
-  /**
-   * An app's MCP server asks the person (`elicitation/create`): the shell's question (`host.elicit`), withdrawn when
-   * the server cancels or after `elicitationTimeoutMs` (`expired`); an accepted answer must fit the requested schema.
-   */
-  const elicit = async (appScope: string, p: Record<string, JsonValue>, signal: AbortSignal | undefined): Promise<JsonValue> => {
-    if (hostProvider.elicit === undefined) throw new LineUpError("unsupported_on_host", "this host cannot ask the person");
-    if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
-    const schema = p["requestedSchema"];
-    if (typeof p["message"] !== "string" || typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
-    const check = createToolSchemaValidator(schema, { code: "invalid_params" });
-    if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
-    const timeoutMs = options.elicitationTimeoutMs ?? 120_000;
-    const expiry = AbortSignal.timeout(timeoutMs);
-    const withdrawn = signal === undefined ? expiry : AbortSignal.any([signal, expiry]);
-    const prompt = { request_id: ids.next("ask"), app_scope: appScope, app_name: activeVersion(appScope)?.manifest.name ?? appScope, message: p["message"].slice(0, 2_000), requested_schema: schema };
-    const answer = await new Promise<ElicitationAnswer>((resolve, reject) => {
-      const stop = (): void => reject(expiry.aborted ? new LineUpError("expired", `the person did not answer ${prompt.app_name} within ${Math.round(timeoutMs / 1000)} s`) : new LineUpError("request_cancelled", "the server withdrew its question"));
-      if (withdrawn.aborted) return stop();
-      withdrawn.addEventListener("abort", stop, { once: true });
-      hostProvider.elicit!(prompt, withdrawn).then(resolve, reject);
-    });
-    if (answer.action !== "accept") return { action: answer.action === "decline" ? "decline" : "cancel" };
-    const checked = check.value(answer.content);
-    if (!checked.ok) throw new LineUpError("invalid_params", `the answer does not fit what was asked: ${checked.error.message}`, { path: `/content${checked.error.path ?? ""}` });
-    return { action: "accept", content: answer.content };
-  };
-  const backends = createBackendService({
-    runners: options.backends ?? {},
-    active: activeVersion,
-    bundleFile: (appScope, path) => runtimeApps.bundleFile(appScope, path),
-    bundleFolder: (appScope, folder) => runtimeApps.bundleFolder(appScope, folder),
-    hostCalls: backendHostCalls,
+  const services = createAppServices({
+    appStorageHost: options.appStorage,
+    runners: options.backends,
+    hostProvider,
+    elicitationTimeoutMs: options.elicitationTimeoutMs,
+    mcpSampler: options.mcpSampler,
+    samplingApps: () => host.facts.appPolicy.mcp_sampling_apps,
+    started: () => loop?.state,
+    runtimeApps,
+    requestCapability: (appScope, request) => capabilityShell.request(appScope, request),
+    reportTool: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
+    ids,
+    now: () => clock.now(),
     diagnostics,
   });
-  const backendTools = backendToolRoute({
-    backends,
-    toolOf: (appScope, method) => activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method),
-    report: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
-    diagnostics,
-  });
-  /** Apps' workflow runs as commits change them (`workflow.changed` deliveries), for `subscribeWorkflows`. */
-  const workflowEvents = new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(listenerErrorsTo(diagnostics, "workflow events"));
-  /** The terminal outputs of workflows' tool calls (`tool.settled` deliveries), for the steps waiting on them. */
-  const toolSettlements = new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(listenerErrorsTo(diagnostics, "workflow tool calls"));
-  /** Apps' task events as commits make them (`task.event` deliveries), for `subscribeTasks`. */
-  const taskEvents = new Emitter<Extract<Delivery, { kind: "task.event" }>>(listenerErrorsTo(diagnostics, "task events"));
-  const executeStep = createWorkflowSteps({
-    store: options.store,
-    post: (input) => requireMailbox().post(input),
+  const { activeVersion, storageFor, backends } = services;
+  const listeners = deliveryListeners(diagnostics);
+  const { instanceChanges, taskEvents, workflowEvents } = listeners;
+  const workflowShell = openWorkflows(options.store, {
+    loop: requireLoop,
+    started: () => loop?.state,
     appPort: (appScope) => runtime.appPort(appScope),
     backends,
-    serverEvidence: async (conversationId, idempotencyKey) => {
-      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
-      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
-    },
-    toolSettlements,
-    taskEvents,
-    task: (taskId) => {
-      const now = state().tasks.tasks.get(taskId);
-      return now === undefined ? undefined : publicTask(now);
-    },
-  });
-  const workflowShell = createWorkflowShell({
-    post: (appScope, op) => requireMailbox().post({ kind: "workflow", app_scope: appScope, op }),
-    state: () => mailbox?.state,
+    driver: () => driver,
+    listeners,
     clock,
-    execute: executeStep,
     diagnostics,
   });
-  const ownRun = (appScope: string, runId: string): WorkflowRun => {
-    const run = state().workflows.get(runId);
-    if (run === undefined || run.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no workflow run ${runId}`, { path: "/run_id" });
-    return run;
-  };
-
-  /** After a commit: app storage and back-ends follow each app's active version, and go with a removed app. */
-  const followApps = (before: RuntimeState | undefined, next: RuntimeState): void => {
-    if (before === undefined || before.apps === next.apps) return;
-    for (const [scope, managed] of Object.entries(before.apps.apps)) {
-      const after = next.apps.apps[scope];
-      if (after === undefined) {
-        void backends.stopApp(scope);
-        void appStorage?.destroy(scope).catch((error: unknown) => diagnostics(error, "app storage of a removed app"));
-        continue;
-      }
-      const changedVersion = after.record.installed_version !== managed.record.installed_version || activeDigest(after) !== activeDigest(managed);
-      if (changedVersion || (managed.record.enabled && !after.record.enabled)) {
-        void backends.stopApp(scope);
-        void appStorage?.close(scope);
-      }
-      if (changedVersion && after.record.enabled) syncStorage(scope, managed.record.installed_version);
-    }
-    for (const scope of Object.keys(next.apps.apps)) if (before.apps.apps[scope] === undefined) syncStorage(scope, undefined);
-  };
-  /** Brings an app's data to its new version now; a migration that fails puts the version before back (its data already is). */
-  const syncStorage = (scope: string, previousVersion: string | undefined): void => {
-    if (appStorage === undefined) return;
-    appStorage.sync(scope).catch(async (error: unknown) => {
-      diagnostics(error, "app storage migration");
-      const back = previousVersion === undefined ? undefined : mailbox?.state.apps.apps[scope]?.retained.find((v) => v.version === previousVersion);
-      if (back !== undefined) await runtimeApps.manager.rollback(scope, { version: back.version, reason: `its storage could not be migrated: ${error instanceof Error ? error.message : "unknown"}`.slice(0, 200) }).catch((e: unknown) => diagnostics(e, "rollback after a failed migration"));
-      else {
-        const message = `its storage could not be brought to ${mailbox?.state.apps.apps[scope]?.record.installed_version ?? "the new version"}: ${error instanceof Error ? error.message : "unknown"}`;
-        await runtimeApps.installFailed(scope, previousVersion === undefined ? "install" : "update", "store_migration_failed", message).catch((e: unknown) => diagnostics(e, "marking a failed install"));
-      }
-    });
-  };
 
   const artifactDeps: ArtifactAccessDeps = {
     store: options.store,
     state: () => state(),
-    post: (input) => requireMailbox().post(input),
+    post: (input) => requireLoop().post(input),
     readServer(conversationId, artifactId, maxBytes) {
       if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
       return driver.readServerArtifact(conversationId, artifactId, maxBytes);
@@ -769,38 +592,12 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const hub = new DeliveryHub({
     store: options.store,
     diagnostics,
-    isLive: (conversationId) => mailbox !== undefined && isLiveFor(mailbox.state, conversationId),
-    acknowledgeDisplayed: (appScope, messageIds) => {
-      // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a
-      // passing store fault does not leave them pending until the next restart.
-      const attempt = (n: number): void => {
-        if (lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped") return;
-        requireMailbox()
-          .post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true })
-          .catch((error: unknown) => {
-            diagnostics(error, "auto-acknowledge");
-            clock.setTimer(backoffDelay(Math.min(n, 8), () => ids.random(), options.backoff) + 100, () => attempt(n + 1));
-          });
-      };
-      attempt(0);
-    },
+    isLive: (conversationId) => loop !== undefined && isLiveFor(loop.state, conversationId),
+    // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a passing
+    // store fault does not leave them pending until the next restart.
+    acknowledgeDisplayed: (appScope, messageIds) =>
+      retried(() => requireLoop().post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true }), { clock, ids, backoff: options.backoff, stopping, onError: (error) => diagnostics(error, "auto-acknowledge") }),
   });
-
-  /** Instance lifecycle steps as commits make them (`instances.changed` deliveries), for `subscribeInstanceChanges`. */
-  const instanceChanges = new Emitter<InstanceChange>(listenerErrorsTo(diagnostics, "instance changes"));
-  /** An instance `appScope` may focus or close: its own, or one it opened (`not_owner` otherwise, `not_found` when gone). */
-  const navigable = (appScope: string, instanceId: string): AppInstance => {
-    const instance = getInstance(state().instances, instanceId);
-    if (instance === undefined) throw new LineUpError("not_found", `no instance ${instanceId}`);
-    if (instance.app_scope !== appScope && instance.opened_by !== appScope) throw new LineUpError("not_owner", `${appScope} neither runs nor opened instance ${instanceId}`);
-    return instance;
-  };
-  /** An instance of `appScope` (an app never sees another app's instances: those are `not_found` too). */
-  const ownInstance = (appScope: string, instanceId: string): AppInstance => {
-    const instance = getInstance(state().instances, instanceId);
-    if (instance === undefined || instance.app_scope !== appScope) throw new LineUpError("not_found", `no instance ${instanceId} of ${appScope}`);
-    return instance;
-  };
 
   /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
   const publishState = (next: RuntimeState): void => {
@@ -812,8 +609,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       if (views.size > 0) views.fire(toView(next));
     }
     runtimeApps.changed(before, next);
-    followApps(before, next);
-    armDeadline(next);
+    services.follow(before, next);
+    deadlines.arm(next);
     idleTimer.arm(next);
     capabilityShell.changed(next.capabilities);
   };
@@ -821,13 +618,9 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
     toolHub.run(deliveries);
     for (const delivery of deliveries) {
-      if (delivery.kind === "instances.changed") for (const change of delivery.changes) instanceChanges.fire(change);
-      if (delivery.kind === "task.event") taskEvents.fire(delivery);
-      if (delivery.kind === "workflow.changed") workflowEvents.fire(delivery);
-      if (delivery.kind === "tool.settled") toolSettlements.fire(delivery);
+      listeners.emit(delivery);
       if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
       if (delivery.kind !== "app.removed") continue;
-      for (const key of [...issuedContexts.keys()]) if (key.startsWith(`${delivery.app_scope}/`)) issuedContexts.delete(key);
       sessionData.removeApp(delivery.app_scope);
       // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
       void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
@@ -839,114 +632,84 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       else driver?.run(effect);
     }
   };
-  /** The loop over the restored state. */
-  const openLoop = (restored: Awaited<ReturnType<typeof restoreState>>): Mailbox =>
-    createMailbox({
-      store: options.store,
-      state: restored.state,
-      auditHead: restored.auditHead,
-      diagnostics,
-      ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-      env: {
-        // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
-        get host() {
-          return hostFacts;
-        },
-        now: () => clock.now(),
-        newId: (prefix) => ids.next(prefix),
-        ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
-        ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
-        ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
-        ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
-      },
-      // Log chunks and unseen marks are written by turns only (restore prunes marks before the mailbox starts).
-      cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
-      onState: publishState,
-      afterCommit,
-    });
-  /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
-  const openConnection = (): SyncDriver =>
-    new SyncDriver({
-      transport: options.transport,
-      serverUrl: options.serverUrl,
-      token: options.token,
-      clock,
-      ids,
-      diagnostics,
-      post: (input) => requireMailbox().post(input),
-      state: () => requireMailbox().state,
-      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-      ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
-      ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-      onTenant: async (settings) => {
-        tenant = settings;
-        hostFacts = { ...hostFacts, appPolicy: appPolicy() };
-        // Installed apps outside the tenant's allowlist are disabled (the operation says why in the audit).
-        const allowed = settings?.app_allowlist;
-        if (allowed === undefined) return;
-        for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
-          if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
-        }
-      },
-    });
-  /** Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed. */
-  const trustShippedKeys = async (loop: Mailbox): Promise<void> => {
-    const seeded = new Set(((await options.store.get(RUNTIME_COLLECTIONS.meta, "shipped-publishers")) as string[] | undefined) ?? []);
-    const fresh = (options.trustedPublishers ?? []).filter((key) => !seeded.has(key.key_id));
-    for (const key of fresh) {
-      if (loop.state.trusted_publishers.some((k) => k.key_id === key.key_id)) continue;
-      await runtimeApps.settings.addTrustedPublisher(key);
+  /** A tenant's settings arrived with `initialize`: its policy applies, and installed apps outside its allowlist are disabled (the operation says why in the audit). */
+  const applyTenant = async (settings: TenantSettings | undefined): Promise<void> => {
+    host.setTenant(settings);
+    const allowed = settings?.app_allowlist;
+    if (allowed === undefined) return;
+    for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
+      if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
     }
-    if (fresh.length > 0) await options.store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.meta, key: "shipped-publishers", value: [...seeded, ...fresh.map((k) => k.key_id)] }]);
+  };
+
+
+  const portParts: AppPortParts = {
+    store: options.store,
+    ids,
+    apps,
+    state,
+    started: () => loop?.state,
+    post: (input) => requireLoop().post(input),
+    view,
+    views,
+    hub,
+    toolHub,
+    runtimeApps,
+    sessionData,
+    contextFor,
+    capabilityShell,
+    hostProvider,
+    capabilityPolicy: () => host.capabilityPolicy(),
+    artifacts: artifactDeps,
+    instanceChanges,
+    taskEvents,
+    workflowEvents,
+    storageFor,
+    backends,
+    activeVersion,
+    onResult: (appScope, callId) => void captureResultCard({ store: options.store, manager: runtimeApps.manager, activeManifest: (scope) => activeManifestOf(state(), scope), sessionData, contextFor, now: () => clock.now(), post: (input) => requireLoop().post(input) }, appScope, callId).catch((error: unknown) => diagnostics(error, "result card")),
+    serverEvidence: async (conversationId, idempotencyKey, taskId) => {
+      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
+      return driver.exportEvidence(conversationId, idempotencyKey, taskId);
+    },
   };
 
   const runtime: LineUpRuntime = {
     async start() {
-      if (mailbox !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
+      if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
       lifecycle.publish({ status: "restoring" });
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      mailbox = openLoop(restored);
+      loop = openLoop(options, restored, { host, clock, ids, diagnostics, onState: publishState, afterCommit });
       lastViewState = restored.state;
-      driver = openConnection();
-      await trustShippedKeys(mailbox);
+      driver = openConnection(options, { clock, ids, diagnostics, loop: requireLoop, onTenant: applyTenant });
+      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
+      await runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
-      await mailbox.post({ kind: "apps.resume" });
+      await loop.post({ kind: "apps.resume" });
       // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
       void resumeReleases(artifactDeps).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
       driver.start();
     },
 
     async stop() {
-      if (mailbox === undefined || lifecycle.snapshot().status === "stopped") {
+      if (loop === undefined || lifecycle.snapshot().status === "stopped") {
         lifecycle.publish({ status: "stopped" });
         return;
       }
       driver?.stop();
-      cancelDeadline?.();
+      deadlines.stop();
       idleTimer.stop();
       capabilityShell.stop();
       workflowShell.stop();
-      await backends.stop();
-      await appStorage?.stop();
-      await mailbox.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
-      await mailbox.close();
+      await services.stop();
+      await loop.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
+      await loop.close();
       lifecycle.publish({ status: "stopped" });
     },
 
     lifecycle,
 
-    whenOnline() {
-      if (lifecycle.snapshot().status === "online") return Promise.resolve();
-      return new Promise((resolve) => {
-        const off = lifecycle.subscribe((next) => {
-          if (next.status === "online") {
-            off();
-            resolve();
-          }
-        });
-      });
-    },
+    whenOnline: () => whenOnline(lifecycle),
 
     conversations: {
       list: () => view().conversations,
@@ -960,279 +723,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     instances: runtimeApps.instances,
     settings: runtimeApps.settings,
 
-    appPort(appScope) {
-      const record = apps.get(appScope);
-      if (record === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
-      const artifacts = createArtifactAccess(artifactDeps, appScope);
-      const requireEnabled = (): void => {
-        const current = apps.get(appScope);
-        if (current === undefined) throw new LineUpError("app_not_installed", `no app ${appScope}`);
-        if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
-      };
-      // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
-      const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(full, state(), appScope));
-      return {
-        app_scope: appScope,
-        record,
-        view: () => scoped(view()),
-        subscribeView: (listener) => views.on((full) => listener(scoped(full))),
-        listMessages: (request) => listHistory(options.store, appScope, request),
-        subscribeMessages(subscribeOptions, handler) {
-          requireEnabled();
-          const cursors = new Map(mailbox === undefined ? [] : [...mailbox.state.conversations].map(([id, c]) => [id, c.cursor] as const));
-          return hub.subscribe(appScope, subscribeOptions, handler, cursors);
-        },
-        async acknowledge(messageId) {
-          requireEnabled();
-          await requireMailbox().post({ kind: "acknowledge", app_scope: appScope, message_ids: [messageId] });
-        },
-        async dispatch(action) {
-          requireEnabled();
-          return (await requireMailbox().post({ kind: "dispatch", app_scope: appScope, action })) as unknown as CommandReceipt;
-        },
-        async startConversation(request) {
-          requireEnabled();
-          const receipt = (await requireMailbox().post({ kind: "conversation.start", app_scope: appScope, request })) as unknown as CommandReceipt;
-          return { conversation_id: receipt.conversation_id, receipt };
-        },
-        async cancelTurn(conversationId, instanceId) {
-          requireEnabled();
-          return (await requireMailbox().post({ kind: "turn.cancel", app_scope: appScope, conversation_id: conversationId, ...(instanceId === undefined ? {} : { instance_id: instanceId }) })) as unknown as CommandReceipt;
-        },
-        registerToolHandler: (handler, instanceId) => toolHub.register(appScope, instanceId, handler),
-        async reportTool(callId, report, instanceId) {
-          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: callId, report, ...(instanceId === undefined ? {} : { instance_id: instanceId }) });
-          toolHub.reported(callId, report);
-          if (report.kind === "result") void captureResultCard(appScope, callId).catch((error: unknown) => diagnostics(error, "result card"));
-        },
-        async interruptOperations(conversationId, reason) {
-          // Not about one call: the report names none.
-          await requireMailbox().post({ kind: "tool.report", app_scope: appScope, call_id: "", report: { kind: "interrupt_operations", conversation_id: conversationId, reason: reason.slice(0, 200) } });
-        },
-        async resultCard(callId) {
-          return (await options.store.get(RUNTIME_COLLECTIONS.resultCards, callId)) as unknown as ResultCard | undefined;
-        },
-        async toolCall(callId) {
-          const record = (await options.store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as CallRecord | undefined;
-          if (record === undefined || record.workflow !== undefined || (appScope !== CHAT_APP_SCOPE && record.app_scope !== appScope)) return undefined;
-          return toolCallViewOf(record, activeVersion(record.app_scope)?.manifest.tools?.find((t) => t.method === record.method)?.view);
-        },
-        sessionData(appSessionId = "main") {
-          const context = contextFor(appScope, appSessionId);
-          return {
-            get: () => sessionData.get(context),
-            replace: (request) => sessionData.replace(context, request),
-            subscribe: (listener) => sessionData.subscribe(context, listener),
-          };
-        },
-        async launchApp(request) {
-          requireEnabled();
-          const { from_instance_id: from, ...target } = request;
-          if (from !== undefined) ownInstance(appScope, from);
-          const instance = await runtimeApps.manager.launch({ ...target, opened_by: appScope, ...(from === undefined ? {} : { parent_instance_id: from }) });
-          return { instance_id: instance.instance_id };
-        },
-        async closeInstance(instanceId) {
-          requireEnabled();
-          navigable(appScope, instanceId);
-          await runtimeApps.manager.closeInstance(instanceId, { by: "app" });
-        },
-        async focusInstance(instanceId) {
-          requireEnabled();
-          navigable(appScope, instanceId);
-          await runtimeApps.instances.focus(instanceId);
-        },
-        listAvailableApps() {
-          const defaultApp = runtimeApps.manager.defaultApp();
-          return runtimeApps.manager.listApps({ enabled: true }).flatMap((app): AppSummary[] => {
-            const manifest = runtimeApps.manager.getApp(app.app_scope)?.manifest;
-            if (manifest === undefined) return [];
-            return [
-              {
-                app_scope: app.app_scope,
-                name: manifest.name ?? app.app_scope,
-                kind: app.kind,
-                version: app.installed_version,
-                is_default: app.app_scope === defaultApp,
-                entrypoints: manifest.entrypoints.map((e) => ({ id: e.id, kind: e.kind, ...(e.title === undefined ? {} : { title: e.title }), ...(e.display_modes === undefined ? {} : { display_modes: [...e.display_modes] }) })),
-              },
-            ];
-          });
-        },
-        async openDefaultApp() {
-          requireEnabled();
-          const instance = await runtimeApps.manager.launch({ app_scope: runtimeApps.manager.defaultApp(), opened_by: appScope });
-          return { instance_id: instance.instance_id };
-        },
-        instance: (instanceId) => ownInstance(appScope, instanceId),
-        subscribeInstanceChanges(instanceId, listener) {
-          ownInstance(appScope, instanceId);
-          const off = instanceChanges.on((change) => {
-            if (change.instance_id !== instanceId || change.from === "not_running") return;
-            if (change.to === "closed" || change.to === "failed") off();
-            listener({ from: change.from, to: change.to });
-          });
-          return off;
-        },
-        subscribeInstance(instanceId, listener) {
-          let last: AppInstance | undefined = ownInstance(appScope, instanceId);
-          const off = runtimeApps.instances.subscribe((snapshot) => {
-            if (last === undefined) return;
-            const next = snapshot.instances.find((i) => i.instance_id === instanceId);
-            if (next !== undefined && next.status === last.status && next.since === last.since) return;
-            last = next;
-            if (next === undefined) off();
-            listener(next);
-          });
-          return off;
-        },
-        requestCapability: (request) => capabilityShell.request(appScope, request),
-        async emitEvent(request) {
-          requireEnabled();
-          await requireMailbox().post({ kind: "app.event", app_scope: appScope, instance_id: request.instance_id, name: request.name, data: request.data });
-        },
-        async createArtifact(request) {
-          requireEnabled();
-          const sha256 = await sha256Hex(request.bytes);
-          return (await requireMailbox().post({
-            kind: "artifact.create",
-            app_scope: appScope,
-            name: request.name,
-            mime_type: request.mime_type,
-            bytes: request.bytes,
-            sha256,
-            ...(request.conversation_id === undefined ? {} : { conversation_id: request.conversation_id }),
-          })) as unknown as ArtifactRef;
-        },
-        async readArtifact(artifactId, readOptions = {}) {
-          requireEnabled();
-          return artifacts.read(artifactId, readOptions);
-        },
-        async getArtifact(artifactId, infoOptions = {}) {
-          requireEnabled();
-          return artifacts.info(artifactId, infoOptions);
-        },
-        async listArtifacts(listOptions = {}) {
-          requireEnabled();
-          return artifacts.list(listOptions);
-        },
-        async saveArtifact(request) {
-          requireEnabled();
-          return artifacts.save(request);
-        },
-        async startTask(request, where = {}) {
-          requireEnabled();
-          const conversationId = where.instance_id === undefined ? where.conversation_id : getInstance(state().instances, where.instance_id)?.conversation_id;
-          // The artifacts it names: ones the app may see, shared with the task's conversation (the agent reads them there).
-          const attachments = await resolveTaskArtifacts(artifacts, request?.input?.attachments, conversationId, "/input/attachments");
-          const knowledge = await resolveTaskArtifacts(artifacts, request?.knowledge, conversationId, "/knowledge");
-          return (await requireMailbox().post({ kind: "task.start", app_scope: appScope, request, attachments, knowledge, ...where })) as unknown as AgentTask;
-        },
-        listTasks: () => tasksOf(state().tasks, appScope).map(publicTask),
-        getTask(taskId) {
-          const task = state().tasks.tasks.get(taskId);
-          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
-          return publicTask(task);
-        },
-        async taskEvents(taskId, after, limit = 200) {
-          const task = state().tasks.tasks.get(taskId);
-          if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${taskId}`);
-          const from = Math.max(0, Math.floor(after));
-          const count = Math.max(1, Math.min(500, Math.floor(limit)));
-          if (from >= task.event_count) return [];
-          const rows = await options.store.range(RUNTIME_COLLECTIONS.taskEvents, { gte: taskEventKey(taskId, from + 1), lte: taskEventKey(taskId, Math.min(task.event_count, from + count)) });
-          return rows.map((row) => row.value as unknown as AgentTaskEvent);
-        },
-        async controlTask(taskId, control) {
-          requireEnabled();
-          const task = state().tasks.tasks.get(taskId);
-          const attachments = control?.op === "resubmit" ? await resolveTaskArtifacts(artifacts, control.input?.attachments, task?.app_scope === appScope ? task.conversation_id : undefined, "/control/input/attachments") : undefined;
-          return (await requireMailbox().post({ kind: "task.control", app_scope: appScope, task_id: taskId, control, ...(attachments === undefined ? {} : { attachments }) })) as unknown as AgentTask;
-        },
-        subscribeTasks(listener) {
-          return taskEvents.on((delivery) => {
-            if (delivery.app_scope === appScope) listener(delivery.event, delivery.task);
-          });
-        },
-        storage: () => storageFor(appScope),
-        async startWorkflow(workflowId, input, where = {}) {
-          requireEnabled();
-          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op: { type: "start", workflow_id: workflowId, input, run_id: ids.next("wfr"), ...where } })) as unknown as WorkflowRun;
-        },
-        listWorkflowRuns: () =>
-          [...state().workflows.values()].filter((r) => r.app_scope === appScope).sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)),
-        getWorkflowRun: (runId) => ownRun(appScope, runId),
-        async workflowTrace(runId, after, limit = 200) {
-          const run = ownRun(appScope, runId);
-          const from = Math.max(0, Math.floor(after));
-          const count = Math.max(1, Math.min(500, Math.floor(limit)));
-          if (from >= run.trace_count) return [];
-          const rows = await options.store.range(RUNTIME_COLLECTIONS.workflowTrace, { gte: traceKey(runId, from + 1), lte: traceKey(runId, Math.min(run.trace_count, from + count)) });
-          return rows.map((row) => row.value as unknown as TraceEntry);
-        },
-        async controlWorkflow(runId, control) {
-          requireEnabled();
-          ownRun(appScope, runId);
-          const op = control.op === "cancel" ? { type: "cancel" as const, run_id: runId, ...(control.reason === undefined ? {} : { reason: control.reason.slice(0, 500) }) } : { type: "answer" as const, run_id: runId, step_id: control.step_id, confirmed: control.confirmed };
-          return (await requireMailbox().post({ kind: "workflow", app_scope: appScope, op })) as unknown as WorkflowRun;
-        },
-        subscribeWorkflows(listener) {
-          return workflowEvents.on((delivery) => {
-            if (delivery.app_scope === appScope) listener(delivery.run, delivery.trace);
-          });
-        },
-        async exportWorkflowEvidence(runId) {
-          requireEnabled();
-          const run = ownRun(appScope, runId);
-          const { pack, digest } = await workflowEvidence(options.store, run);
-          const bytes = new TextEncoder().encode(JSON.stringify(pack, null, 2));
-          const artifact = await runtime.appPort(appScope).createArtifact({ name: `${run.workflow_id}-${run.run_id}.evidence.json`, mime_type: "application/json", bytes, ...(run.conversation_id === undefined ? {} : { conversation_id: run.conversation_id }) });
-          return { artifact, pack_digest: digest, ended: isRunEnded(run) };
-        },
-        capabilitySummary() {
-          const manifest = runtimeApps.manager.getApp(appScope)?.manifest;
-          const policy = capabilityPolicy();
-          const grants = mailbox === undefined ? [] : mailbox.state.grants.filter((g) => g.app_scope === appScope);
-          const capabilities = (manifest?.capabilities ?? []).flatMap((declared): CapabilitySummary["capabilities"][number][] => {
-            if (!(declared.name in CAPABILITIES)) return [];
-            const capability = declared.name as CapabilityName;
-            if (!hostProvider.supports(capability)) return [{ capability, available: false, blocked_reason: "unsupported_on_host" }];
-            if ((policy.denied_apps ?? []).includes(appScope) || (policy.denied_capabilities ?? []).includes(capability)) return [{ capability, available: false, blocked_reason: "policy_denied" }];
-            if (grants.some((g) => g.capability === capability && g.decision === "denied")) return [{ capability, available: false, blocked_reason: "permission_denied" }];
-            return [{ capability, available: true }];
-          });
-          const granted = grants.filter((g) => g.decision === "granted" && capabilities.some((c) => c.capability === g.capability && c.available)).map((g) => g.capability as CapabilityName);
-          return { capabilities, granted_permissions: granted };
-        },
-        async callBackend(backendId, method, params, callOptions) {
-          requireEnabled();
-          return backends.call(appScope, backendId, method, params, callOptions);
-        },
-        async readMcpView(method, viewOptions) {
-          requireEnabled();
-          const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
-          if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
-          const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
-          return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await options.store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
-        },
-        async exportEvidence(request) {
-          requireEnabled();
-          let conversationId: string;
-          let taskId: string | undefined;
-          if ("task_id" in request) {
-            const task = state().tasks.tasks.get(request.task_id);
-            if (task === undefined || task.app_scope !== appScope) throw new LineUpError("not_found", `${appScope} has no task ${request.task_id}`, { path: "/task_id" });
-            conversationId = task.conversation_id;
-            taskId = task.task_id;
-          } else {
-            conversationId = request.conversation_id;
-            if (!state().conversations.has(conversationId)) throw new LineUpError("conversation_unknown", `no conversation ${conversationId}`, { path: "/conversation_id" });
-          }
-          if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
-          return driver.exportEvidence(conversationId, ids.next("idem"), taskId);
-        },
-      };
-    },
+    appPort: (appScope) => createAppPort(portParts, appScope),
 
     features: hostFeatures,
 
@@ -1242,15 +733,10 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       driver?.reconnectNow();
     },
     async hostCapabilitiesChanged() {
-      const capabilities = supportedCapabilities();
-      const denied = systemDenied(capabilities);
-      if (capabilities.join() === hostFacts.capabilities.join() && denied.join() === (hostFacts.systemDenied ?? []).join()) return;
-      const before = new Set(hostFacts.capabilities);
-      const now = new Set<string>(capabilities);
-      hostFacts = { ...hostFacts, capabilities, systemDenied: denied };
-      const gained = capabilities.filter((c) => !before.has(c));
-      const lost = [...before].filter((c) => !now.has(c));
-      await requireMailbox().post({
+      const changed = host.refreshCapabilities();
+      if (changed === undefined) return;
+      const { gained, lost, denied } = changed;
+      await requireLoop().post({
         kind: "host.changed",
         what: "capabilities",
         detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}; denied by the system: ${denied.join(", ") || "none"}`,
@@ -1258,8 +744,8 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
     hostIntent: (intent) => hostIntents(intent),
     async setInventoryPolicy(policy) {
-      hostFacts = { ...hostFacts, inventoryPolicy: policy };
-      await requireMailbox().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
+      host.setInventoryPolicy(policy);
+      await requireLoop().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
     },
     dropConnection() {
       driver?.dropConnection();
@@ -1268,50 +754,120 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   return runtime;
 }
 
-/** The artifacts a task request names, as refs: each must be one the app may see and shared with the task's conversation. */
-async function resolveTaskArtifacts(artifacts: ReturnType<typeof createArtifactAccess>, refs: unknown, conversationId: string | undefined, path: string): Promise<ArtifactRef[]> {
-  if (!Array.isArray(refs) || conversationId === undefined) return [];
-  const resolved: ArtifactRef[] = [];
-  for (const [i, ref] of refs.entries()) {
-    const id = (ref as { artifact_id?: unknown } | null)?.artifact_id;
-    if (typeof id !== "string") throw new LineUpError("invalid_params", `${path}/${i} names no artifact_id`, { path: `${path}/${i}` });
-    let info;
-    try {
-      info = await artifacts.info(id, { conversation_id: conversationId });
-    } catch (error) {
-      const code = error instanceof LineUpError ? error.code : "not_found";
-      throw new LineUpError(code, `the task may not use artifact ${id}: ${error instanceof Error ? error.message : "unknown"}`, { path: `${path}/${i}` });
-    }
-    if (info.conversation_id !== conversationId) throw new LineUpError("not_owner", `artifact ${id} is not shared with the conversation the task goes to`, { path: `${path}/${i}` });
-    resolved.push(info.artifact);
-  }
-  return resolved;
+
+/** The loop over the restored state, its transitions reading the host's current facts. */
+function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<typeof restoreState>>, parts: { readonly host: HostFactsCell; readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink } & Pick<RuntimeLoopOptions, "onState" | "afterCommit">): RuntimeLoop {
+  const { host, clock, ids } = parts;
+  return createRuntimeLoop({
+    store: options.store,
+    state: restored.state,
+    auditHead: restored.auditHead,
+    diagnostics: parts.diagnostics,
+    ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
+    env: {
+      // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
+      get host() {
+        return host.facts;
+      },
+      now: () => clock.now(),
+      newId: (prefix) => ids.next(prefix),
+      ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
+      ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
+      ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
+      ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
+    },
+    // Log chunks and unseen marks are written by turns only (restore prunes marks before the loop starts).
+    cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
+    onState: parts.onState,
+    afterCommit: parts.afterCommit,
+  });
 }
 
-/** The active version's bundle digest of a managed app. */
-function activeDigest(managed: { readonly record: { readonly installed_version: string }; readonly retained: readonly { readonly version: string; readonly bundle_digest: string | null }[] }): string | null | undefined {
-  return managed.retained.find((v) => v.version === managed.record.installed_version)?.bundle_digest;
+/** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
+function openConnection(options: RuntimeOptions, parts: { readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink; readonly loop: () => RuntimeLoop; readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void> }): SyncDriver {
+  return new SyncDriver({
+    transport: options.transport,
+    serverUrl: options.serverUrl,
+    token: options.token,
+    clock: parts.clock,
+    ids: parts.ids,
+    diagnostics: parts.diagnostics,
+    post: (input) => parts.loop().post(input),
+    state: () => parts.loop().state,
+    ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
+    ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
+    onTenant: parts.onTenant,
+  });
 }
 
-/** One storage operation by name (`get`, `list`, `put`, `delete`, `batch`, `usage`) with JSON params: how a back-end and the bridge reach storage. */
-export async function storageCall(api: AppStorageApi, op: string, p: Record<string, JsonValue>): Promise<JsonValue> {
-  const str = (name: string): string => (typeof p[name] === "string" ? (p[name] as string) : "");
-  switch (op) {
-    case "get":
-      return ((await api.get(str("collection"), str("key"))) ?? null) as unknown as JsonValue;
-    case "list":
-      return { records: (await api.list(str("collection"), (p["query"] ?? {}) as never)) as unknown as JsonValue };
-    case "put":
-      return (await api.put(str("collection"), str("key"), p["value"] ?? null)) as unknown as JsonValue;
-    case "delete":
-      return (await api.delete(str("collection"), str("key"))) as unknown as JsonValue;
-    case "batch":
-      return (await api.batch((p["writes"] ?? []) as never)) as unknown as JsonValue;
-    case "usage":
-      return (await api.usage()) as unknown as JsonValue;
-    default:
-      throw new LineUpError("method_not_found", `app storage has no operation ${op}`);
-  }
+/** Resolves once the lifecycle is `online`. */
+function whenOnline(lifecycle: LifecycleCell): Promise<void> {
+  if (lifecycle.snapshot().status === "online") return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = lifecycle.subscribe((next) => {
+      if (next.status === "online") {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+/** Apps' workflow runs: the shell that runs each step after its commit, through the step executor. */
+function openWorkflows(store: RuntimeStore, parts: { readonly loop: () => RuntimeLoop; readonly started: () => RuntimeState | undefined; readonly appPort: (appScope: string) => AppPort; readonly backends: AppServices["backends"]; readonly driver: () => SyncDriver | undefined; readonly listeners: ReturnType<typeof deliveryListeners>; readonly clock: Clock; readonly diagnostics: DiagnosticsSink }): WorkflowShell {
+  const execute = createWorkflowSteps({
+    store,
+    post: (input) => parts.loop().post(input),
+    appPort: parts.appPort,
+    backends: parts.backends,
+    serverEvidence: async (conversationId, idempotencyKey) => {
+      const driver = parts.driver();
+      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
+      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
+    },
+    toolSettlements: parts.listeners.toolSettlements,
+    taskEvents: parts.listeners.taskEvents,
+    task: (taskId) => {
+      const now = parts.loop().state.tasks.tasks.get(taskId);
+      return now === undefined ? undefined : publicTask(now);
+    },
+  });
+  return createWorkflowShell({ post: (appScope, op) => parts.loop().post({ kind: "workflow", app_scope: appScope, op }), state: parts.started, clock: parts.clock, execute, diagnostics: parts.diagnostics });
+}
+
+/** The listeners of committed deliveries beside the delivery hub's, each fed by `emit`. */
+function deliveryListeners(diagnostics: DiagnosticsSink) {
+  const listeners = {
+    /** Instance lifecycle steps (`instances.changed`), for `subscribeInstanceChanges`. */
+    instanceChanges: new Emitter<InstanceChange>(listenerErrorsTo(diagnostics, "instance changes")),
+    /** Apps' task events (`task.event`), for `subscribeTasks`. */
+    taskEvents: new Emitter<Extract<Delivery, { kind: "task.event" }>>(listenerErrorsTo(diagnostics, "task events")),
+    /** Apps' workflow runs as commits change them (`workflow.changed`), for `subscribeWorkflows`. */
+    workflowEvents: new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(listenerErrorsTo(diagnostics, "workflow events")),
+    /** The terminal outputs of workflows' tool calls (`tool.settled`), for the steps waiting on them. */
+    toolSettlements: new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(listenerErrorsTo(diagnostics, "workflow tool calls")),
+    emit(delivery: Delivery): void {
+      if (delivery.kind === "instances.changed") for (const change of delivery.changes) listeners.instanceChanges.fire(change);
+      if (delivery.kind === "task.event") listeners.taskEvents.fire(delivery);
+      if (delivery.kind === "workflow.changed") listeners.workflowEvents.fire(delivery);
+      if (delivery.kind === "tool.settled") listeners.toolSettlements.fire(delivery);
+    },
+  };
+  return listeners;
+}
+
+/** Runs `attempt` until it succeeds, waiting the Runtime's backoff between tries, unless the Runtime is stopping. */
+function retried(attempt: () => Promise<unknown>, parts: { readonly clock: Clock; readonly ids: IdSource; readonly backoff: BackoffPolicy | undefined; readonly stopping: () => boolean; readonly onError: (error: unknown) => void }): void {
+  const run = (n: number): void => {
+    if (parts.stopping()) return;
+    attempt().catch((error: unknown) => {
+      parts.onError(error);
+      parts.clock.setTimer(backoffDelay(Math.min(n, 8), () => parts.ids.random(), parts.backoff) + 100, () => run(n + 1));
+    });
+  };
+  run(0);
 }
 
 function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
@@ -1381,29 +937,3 @@ export function appView(full: RuntimeView, state: RuntimeState, appScope: string
 }
 
 export type { JsonValue };
-
-const union = (own: readonly string[] | undefined, more: readonly string[] | undefined): readonly string[] | undefined =>
-  more === undefined ? own : own === undefined ? more : [...new Set([...own, ...more])];
-
-/** The host's app policy narrowed by a tenant: only its allowlisted apps, and its blocks added. */
-export function withTenantAppPolicy(own: AppPolicy, tenant: TenantSettings | undefined): AppPolicy {
-  if (tenant === undefined) return own;
-  const allowlist = tenant.app_allowlist;
-  const allowed = allowlist === undefined ? own.allowed_apps : own.allowed_apps === undefined ? allowlist : own.allowed_apps.filter((a) => allowlist.includes(a));
-  const capabilities = union(own.blocked_capabilities, tenant.policy.blocked_capabilities);
-  const modes = union(own.blocked_execution_modes, tenant.policy.blocked_execution_modes);
-  return {
-    ...own,
-    ...(allowed === undefined ? {} : { allowed_apps: allowed }),
-    ...(capabilities === undefined ? {} : { blocked_capabilities: capabilities }),
-    ...(modes === undefined ? {} : { blocked_execution_modes: modes as readonly ExecutionMode[] }),
-  };
-}
-
-/** The host's capability policy with a tenant's denials and confirmations added. */
-export function withTenantCapabilityPolicy(own: CapabilityPolicy, tenant: TenantSettings | undefined): CapabilityPolicy {
-  if (tenant === undefined) return own;
-  const denied = union(own.denied_capabilities, tenant.policy.denied_capabilities);
-  const confirm = union(own.require_confirmation, tenant.policy.require_confirmation);
-  return { ...own, ...(denied === undefined ? {} : { denied_capabilities: denied }), ...(confirm === undefined ? {} : { require_confirmation: confirm }) };
-}

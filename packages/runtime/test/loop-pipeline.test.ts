@@ -1,10 +1,10 @@
 /**
- * The mailbox's pipeline: the next turn is read and computed while the turn ahead of it commits, through
+ * The loop's pipeline: the next turn is read and computed while the turn ahead of it commits, through
  * that turn's staged writes; nothing is published before its own commit; a failed commit throws away
  * the turn computed on top of it, whose inputs run again from the committed state.
  */
 import { describe, expect, it } from "vitest";
-import { mailboxOn, messageEvent } from "./helpers/loop-fixtures.js";
+import { loopOn, messageEvent } from "./helpers/loop-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
 import fc from "fast-check";
 import { collapseWrites, Overlay } from "../src/coordination/loop.js";
@@ -43,20 +43,20 @@ async function gatedStore() {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 
-describe("mailbox pipeline", () => {
+describe("loop pipeline", () => {
   it("reads and computes the next turn while a commit is in flight, through its writes, and publishes each turn only after its own commit", async () => {
     const gated = await gatedStore();
     const published: RuntimeState[] = [];
-    const mailbox = mailboxOn(gated.store, { onState: (next) => published.push(next) });
+    const loop = loopOn(gated.store, { onState: (next) => published.push(next) });
     const settled: string[] = [];
-    const first = mailbox.post(messageEvent(4, "e-1")).then(() => settled.push("event 4"));
+    const first = loop.post(messageEvent(4, "e-1")).then(() => settled.push("event 4"));
     await settle();
     expect(gated.waiting).toHaveLength(1);
 
     // Posted while turn 1 commits: the acknowledge needs s-1:4, which only turn 1's staged writes hold.
     const second = Promise.all([
-      mailbox.post(messageEvent(5, "e-2")).then(() => settled.push("event 5")),
-      mailbox.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }).then(() => settled.push("ack 4")),
+      loop.post(messageEvent(5, "e-2")).then(() => settled.push("event 5")),
+      loop.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }).then(() => settled.push("ack 4")),
     ]);
     await settle();
     // Turn 2 has been read already: every key it needs (the log chunk, s-1:4's inbox and pending rows)
@@ -80,50 +80,50 @@ describe("mailbox pipeline", () => {
     await gated.waiting[1]!.release();
     await second;
     expect(published.map((s) => s.conversations.get("s-1")?.cursor)).toEqual([4, 5]);
-    expect(mailbox.turns).toBe(2);
+    expect(loop.turns).toBe(2);
     // What a reader of the store observes: both messages stored, s-1:4 acknowledged, s-1:5 still pending.
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 4))).toMatchObject({ message_id: "s-1:4" });
     expect(await listPendingMessageIds(gated.inner)).toEqual(["s-1:5"]);
     expect(await gated.inner.get(C.cursors, "s-1")).toEqual({ seq: 5 });
-    await mailbox.close();
+    await loop.close();
   });
 
   it("a failed commit throws away the turn computed on top of it: its inputs run again from the committed state", async () => {
     const gated = await gatedStore();
     const published: RuntimeState[] = [];
-    const mailbox = mailboxOn(gated.store, { onState: (next) => published.push(next) });
-    const event = mailbox.post(messageEvent(4, "e-1"));
+    const loop = loopOn(gated.store, { onState: (next) => published.push(next) });
+    const event = loop.post(messageEvent(4, "e-1"));
     await settle();
     // Computed on top of turn 1, this acknowledge succeeds; once turn 1 fails it must be not_found.
-    const ack = mailbox.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] });
+    const ack = loop.post({ kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] });
     await settle();
     gated.waiting[0]!.fail(new StoreError("store_write_failed", "disk full"));
     await expect(event).rejects.toMatchObject({ code: "store_write_failed" });
     await expect(ack).rejects.toMatchObject({ code: "not_found" });
     // The acknowledge ran again as a turn of its own that wrote nothing; the state is the one before turn 1.
     expect(gated.waiting).toHaveLength(1);
-    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(3);
+    expect(loop.state.conversations.get("s-1")?.cursor).toBe(3);
     expect(published.map((s) => s.conversations.get("s-1")?.cursor)).toEqual([3]);
     expect(await gated.inner.range(C.inbox)).toEqual([]);
     expect(await gated.inner.range(C.audit)).toEqual([]);
 
     // The log flows on from the committed state: event 4 again is accepted and stored.
-    const again = mailbox.post(messageEvent(4, "e-1"));
+    const again = loop.post(messageEvent(4, "e-1"));
     await settle();
     await gated.waiting.at(-1)!.release();
     await again;
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 4))).toMatchObject({ message_id: "s-1:4" });
-    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(4);
-    await mailbox.close();
+    expect(loop.state.conversations.get("s-1")?.cursor).toBe(4);
+    await loop.close();
   });
 });
 
-describe("mailbox cache of collections only it writes", () => {
+describe("loop cache of collections only it writes", () => {
   it("answers reads of a committed log chunk from memory, and its duplicate check with it", async () => {
     const gated = await gatedStore();
-    const mailbox = mailboxOn(gated.store, { cachedCollections: [C.logChunks] });
+    const loop = loopOn(gated.store, { cachedCollections: [C.logChunks] });
     const commitNext = async (input: RuntimeInput) => {
-      const settled = mailbox.post(input);
+      const settled = loop.post(input);
       await settle();
       await gated.waiting.at(-1)!.release();
       await settled;
@@ -138,7 +138,7 @@ describe("mailbox cache of collections only it writes", () => {
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 6))).toBeUndefined();
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 5))).toMatchObject({ message_id: "s-1:5" });
     expect((await gated.inner.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
-    await mailbox.close();
+    await loop.close();
   });
 });
 
@@ -154,7 +154,7 @@ describe("collapseWrites", () => {
   });
 });
 
-describe("mailbox overlay", () => {
+describe("loop overlay", () => {
   it("answers as the store will: last write wins, a range delete removes what was staged before it", () => {
     const overlay = new Overlay();
     overlay.stage({ op: "put", collection: C.inbox, key: "chat/s-1/1", value: { n: 1 } });

@@ -1,16 +1,16 @@
 /**
- * The mailbox's batched reads: one `getMany` per turn for every key its inputs need, and the writes
+ * The loop's batched reads: one `getMany` per turn for every key its inputs need, and the writes
  * staged by earlier inputs of the same turn still win over what was read before the turn.
  */
 import { describe, expect, it } from "vitest";
-import { mailboxOn, messageEvent } from "./helpers/loop-fixtures.js";
+import { loopOn, messageEvent } from "./helpers/loop-fixtures.js";
 import type { RuntimeInput } from "../src/coordination/inputs.js";
 import { inboxKey, listPendingMessageIds } from "../src/persistence/inbox.js";
 import { chunkKey } from "../src/persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../src/persistence/runtime-schema.js";
 import { createMemoryStore, RUNTIME_SCHEMA, StoreError, type RuntimeStore, type StoreKeyRef } from "../src/index.js";
 
-/** A memory store that records every read call the mailbox makes. */
+/** A memory store that records every read call the loop makes. */
 async function recordingStore(failReads?: StoreError): Promise<{ store: RuntimeStore; getManyCalls: StoreKeyRef[][]; gets: number }> {
   const inner = await createMemoryStore(RUNTIME_SCHEMA);
   const recorded = { getManyCalls: [] as StoreKeyRef[][], gets: 0 };
@@ -38,16 +38,16 @@ async function recordingStore(failReads?: StoreError): Promise<{ store: RuntimeS
 
 
 /** Posts every input in the same tick, so they share one turn, and waits for all of them to settle. */
-const postTogether = (mailbox: ReturnType<typeof mailboxOn>, inputs: readonly RuntimeInput[]) =>
-  Promise.allSettled(inputs.map((input) => mailbox.post(input)));
+const postTogether = (loop: ReturnType<typeof loopOn>, inputs: readonly RuntimeInput[]) =>
+  Promise.allSettled(inputs.map((input) => loop.post(input)));
 
-describe("mailbox reads", () => {
+describe("loop reads", () => {
   it("reads every key of a turn in one getMany, and an earlier input's staged write wins over the pre-read value", async () => {
     const recording = await recordingStore();
-    const mailbox = mailboxOn(recording.store);
+    const loop = loopOn(recording.store);
     const inbox4 = inboxKey("chat", "s-1", 4);
 
-    const outcomes = await postTogether(mailbox, [
+    const outcomes = await postTogether(loop, [
       // Stores s-1:4 in the inbox and records envelope e-1 …
       messageEvent(4, "e-1"),
       // … which this acknowledge reads: before the turn the store had no s-1:4, so only the overlay can
@@ -57,7 +57,7 @@ describe("mailbox reads", () => {
       messageEvent(5, "e-1"),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
-    expect(mailbox.turns).toBe(1);
+    expect(loop.turns).toBe(1);
 
     // One read for the whole turn, of every distinct key, and no per-key gets.
     expect(recording.gets).toBe(0);
@@ -73,34 +73,34 @@ describe("mailbox reads", () => {
     expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
     // The duplicate is consumed (the cursor moves past it, so the log keeps flowing) and its refusal audited.
     expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 5 });
-    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(5);
+    expect(loop.state.conversations.get("s-1")?.cursor).toBe(5);
     expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
-    await mailbox.close();
+    await loop.close();
   });
 
   it("uses values committed by earlier turns", async () => {
     const recording = await recordingStore();
-    const mailbox = mailboxOn(recording.store);
-    await mailbox.post(messageEvent(4, "e-1"));
+    const loop = loopOn(recording.store);
+    await loop.post(messageEvent(4, "e-1"));
     // A later turn repeats e-1: only the stored envelope-id record (read before the turn) refuses it.
-    await postTogether(mailbox, [messageEvent(5, "e-1"), { kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }]);
-    expect(mailbox.turns).toBe(2);
+    await postTogether(loop, [messageEvent(5, "e-1"), { kind: "acknowledge", app_scope: "chat", message_ids: ["s-1:4"] }]);
+    expect(loop.turns).toBe(2);
     expect(recording.getManyCalls).toHaveLength(2);
     expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
     expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
     expect(await listPendingMessageIds(recording.store)).toEqual([]);
-    await mailbox.close();
+    await loop.close();
   });
 
   it("a failed read fails only the inputs that needed the store; the others commit", async () => {
     const recording = await recordingStore(new StoreError("store_read_failed", "disk gone"));
-    const mailbox = mailboxOn(recording.store);
-    const [event, caughtUp] = await postTogether(mailbox, [messageEvent(4, "e-1"), { kind: "caught_up", session_id: "s-1", seq: 3 }]);
+    const loop = loopOn(recording.store);
+    const [event, caughtUp] = await postTogether(loop, [messageEvent(4, "e-1"), { kind: "caught_up", session_id: "s-1", seq: 3 }]);
     expect(event).toMatchObject({ status: "rejected", reason: { code: "store_read_failed" } });
     expect(caughtUp?.status).toBe("fulfilled");
-    expect(mailbox.turns).toBe(1);
-    expect(mailbox.state.conversations.get("s-1")?.cursor).toBe(3);
+    expect(loop.turns).toBe(1);
+    expect(loop.state.conversations.get("s-1")?.cursor).toBe(3);
     expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 4))).toBeUndefined();
-    await mailbox.close();
+    await loop.close();
   });
 });

@@ -11,7 +11,7 @@ import type { AppManifest } from "@lineup/protocol";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createNodeRuntime, type NodeRuntime } from "../src/node/index.js";
-import { withTenantAppPolicy, withTenantCapabilityPolicy } from "../src/runtime.js";
+import { withTenantAppPolicy, withTenantCapabilityPolicy } from "../src/host-facts.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { until } from "./helpers/runtime-harness.js";

@@ -138,90 +138,142 @@ export function createSandboxedFrame(title: string): HTMLIFrameElement {
 }
 
 export function mountSurface(container: HTMLElement, appHtml: string, snapshot: BridgeHostSnapshot, handlers: SurfaceHandlers, options: SurfaceOptions = {}): MountedSurface {
-  const nonce = newBridgeNonce();
-  const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
   const frame = createSandboxedFrame(options.title ?? `App ${snapshot.app_scope}`);
   const size = sizeFrame(frame, container, snapshot.display_mode, options.minHeight ?? 120, options.maxHeight ?? 4_000);
-  const channel = new MessageChannel();
-  const port = channel.port1;
-  const startup = watchStartup(snapshot.app_scope, options.readyTimeoutMs ?? 15_000);
-  const pending = new PendingRequests();
-  const appName = options.name ?? snapshot.app_scope;
-  let closed = false;
-  let death: SurfaceDeath | undefined;
-  let heartbeat: Heartbeat | undefined;
-  let closingDone: (() => void) | undefined;
+  const link = new SurfaceLink(snapshot.app_scope, options.name ?? snapshot.app_scope, options.readyTimeoutMs ?? 15_000);
+  link.stopHandover = handOver(frame, appHtml, () => bridgeEvent(link.nonce, "host.snapshot", snapshot), link.appPort, link.startup, snapshot.app_scope);
+  const surface = surfaceApi(link, frame, size);
+  const answer = ownAnswers(link, size, handlers, surface, options.heartbeat);
+  link.port.onmessage = receiver(link, snapshot.app_scope, handlers, answer, options);
+  watchNavigation(frame, () => link.die("navigated"));
+  frame.src = options.frameUrl ?? "./surface-frame.html";
+  container.append(frame);
+  return surface;
+}
+
+/**
+ * The host's end of one surface's channel: its private port and nonce, the start-up watch, the host's requests
+ * in flight, the deliveries waiting for `lifecycle.ready`, and the surface's end (closed, or dead and why).
+ */
+class SurfaceLink {
+  readonly nonce = newBridgeNonce();
+  readonly #channel = new MessageChannel();
+  readonly port = this.#channel.port1;
+  /** The frame's end of the channel, handed over once. */
+  readonly appPort = this.#channel.port2;
+  readonly startup: StartupWatch;
+  readonly pending = new PendingRequests();
+  readonly dead: Promise<SurfaceDeath>;
+  closed = false;
+  death: SurfaceDeath | undefined;
+  heartbeat: Heartbeat | undefined;
+  /** Set while `close()` waits for the app's `lifecycle.closing_done`. */
+  closingDone: (() => void) | undefined;
+  /** Stops listening to the frame's window (set once the handover is under way). */
+  stopHandover: () => void = () => undefined;
   /** Deliveries to the app wait for `lifecycle.ready`. */
-  const queue: (() => void)[] = [];
+  readonly #queue: (() => void)[] = [];
+  #resolveDead!: (death: SurfaceDeath) => void;
 
-  let resolveDead!: (death: SurfaceDeath) => void;
-  const dead = new Promise<SurfaceDeath>((resolve) => (resolveDead = resolve));
+  constructor(
+    appScope: string,
+    private readonly appName: string,
+    readyTimeoutMs: number,
+  ) {
+    this.startup = watchStartup(appScope, readyTimeoutMs);
+    this.dead = new Promise<SurfaceDeath>((resolve) => (this.#resolveDead = resolve));
+  }
+
+  post(frameData: unknown): void {
+    if (!this.closed && this.death === undefined) this.port.postMessage(frameData);
+  }
+
+  whenReady(send: () => void): void {
+    if (this.startup.isReady()) send();
+    else this.#queue.push(send);
+  }
+
+  /** The app said `lifecycle.ready`: the start-up succeeded and the deliveries that waited go now. */
+  becameReady(): void {
+    this.startup.succeed();
+    for (const send of this.#queue.splice(0)) send();
+  }
+
   /** The surface is dead: nothing more goes to the app or is read from it, and whatever waited on it ends now. */
-  const die = (reason: SurfaceDeath["reason"]): void => {
-    if (closed || death !== undefined) return;
-    death = { reason, message: reason === "navigated" ? `${appName} left its page` : `${appName} stopped responding` };
-    heartbeat?.stop();
-    startup.halt();
-    queue.length = 0;
-    pending.failAll(new Error(death.message));
-    stopHandover();
-    port.onmessage = null;
-    port.close();
+  die(reason: SurfaceDeath["reason"]): void {
+    if (this.closed || this.death !== undefined) return;
+    const death: SurfaceDeath = { reason, message: reason === "navigated" ? `${this.appName} left its page` : `${this.appName} stopped responding` };
+    this.death = death;
+    this.heartbeat?.stop();
+    this.startup.halt();
+    this.#queue.length = 0;
+    this.pending.failAll(new Error(death.message));
+    this.stopHandover();
+    this.port.onmessage = null;
+    this.port.close();
     // `dead` first: an owner that listens to both hears why before it hears that the start failed.
-    resolveDead(death);
-    startup.fail(new Error(death.message));
-  };
+    this.#resolveDead(death);
+    this.startup.fail(new Error(death.message));
+  }
 
-  const post = (frameData: unknown): void => {
-    if (!closed && death === undefined) port.postMessage(frameData);
-  };
-  const whenReady = (send: () => void): void => {
-    if (startup.isReady()) send();
-    else queue.push(send);
-  };
+  /** Closed by its owner: everything waiting fails and the channel closes. */
+  shut(): void {
+    this.closed = true;
+    this.heartbeat?.stop();
+    this.startup.halt();
+    this.pending.failAll(new Error("the surface was closed"));
+    this.startup.fail(new Error("the surface was closed"));
+    this.stopHandover();
+    this.port.close();
+  }
+}
 
-  const stopHandover = handOver(frame, appHtml, () => bridgeEvent(nonce, "host.snapshot", snapshot), channel.port2, startup, snapshot.app_scope);
-
-  /** The requests the surface host answers itself; any other goes to `handlers.request`. */
-  const answer = async (id: number, method: BridgeMethodName, params: unknown): Promise<void> => {
+/** The requests the surface host answers itself (`lifecycle.ready`, `lifecycle.closing_done`, `surface.resize`); any other goes to `handlers.request`. */
+function ownAnswers(link: SurfaceLink, size: FrameSize, handlers: SurfaceHandlers, surface: MountedSurface, heartbeatOptions: HeartbeatOptions | undefined) {
+  const { nonce } = link;
+  return async (id: number, method: BridgeMethodName, params: unknown): Promise<void> => {
     switch (method) {
       case "lifecycle.ready":
-        post(bridgeResult(nonce, id, method, {}));
-        if (!startup.isReady()) {
-          startup.succeed();
-          for (const send of queue.splice(0)) send();
+        link.post(bridgeResult(nonce, id, method, {}));
+        if (!link.startup.isReady()) {
+          link.becameReady();
           // Its own request, answered by the app's SDK: a long request timeout, since the heartbeat decides (and
           // knows when the host itself was not running); death or close fails it with everything else. An app
           // whose SDK predates the heartbeat does not say `heartbeat: true` and is not pinged: only a new document
           // in its frame tells of its death.
-          if ((params as { heartbeat?: true }).heartbeat === true) heartbeat = startHeartbeat(() => surface.request("surface.ping", {}, 24 * 60 * 60 * 1_000), () => die("unresponsive"), options.heartbeat);
+          if ((params as { heartbeat?: true }).heartbeat === true) link.heartbeat = startHeartbeat(() => surface.request("surface.ping", {}, 24 * 60 * 60 * 1_000), () => link.die("unresponsive"), heartbeatOptions);
         }
         return;
       case "lifecycle.closing_done":
-        post(bridgeResult(nonce, id, method, {}));
-        closingDone?.();
+        link.post(bridgeResult(nonce, id, method, {}));
+        link.closingDone?.();
         return;
       case "surface.resize": {
         const height = size.fitContent((params as { height: number }).height);
-        post(bridgeResult(nonce, id, method, {}));
+        link.post(bridgeResult(nonce, id, method, {}));
         handlers.onResize?.(height);
         return;
       }
       default:
         try {
           const result = await handlers.request(method, params);
-          post(bridgeResult(nonce, id, method, result as never));
+          link.post(bridgeResult(nonce, id, method, result as never));
         } catch (error) {
           const e = error as { code?: unknown; message?: unknown };
           const code = (typeof e.code === "string" ? e.code : "internal_error") as ErrorCode;
-          post(bridgeError(nonce, id, method, refusal(code, typeof e.message === "string" ? e.message : "refused")));
+          link.post(bridgeError(nonce, id, method, refusal(code, typeof e.message === "string" ? e.message : "refused")));
         }
     }
   };
+}
 
+/** The port's one reader: every message is decoded (schema, nonce, direction, size) and rate limited before it is acted on. */
+function receiver(link: SurfaceLink, appScope: string, handlers: SurfaceHandlers, answer: ReturnType<typeof ownAnswers>, options: SurfaceOptions): (event: MessageEvent) => void {
+  const { nonce } = link;
+  const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
   // Built once: every message is checked against the same expectation.
   const expectation: BridgeExpectation = { nonce, direction: "to_host", ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) };
-  port.onmessage = (event: MessageEvent) => {
+  return (event) => {
     const decoded = decodeBridgeMessage(event.data, expectation);
     if (!decoded.ok) {
       handlers.onRefused?.(decoded.error);
@@ -230,39 +282,39 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
     const message = decoded.value;
     // The answer to a request of the host's (a `tool.invoke`, a heartbeat `surface.ping`) is bounded by the host's
     // own requests: it takes no token, so an app over its rate still answers its calls and proves it is alive.
-    if (message.kind === "response" && pending.settle(message)) return;
+    if (message.kind === "response" && link.pending.settle(message)) return;
     if (!bucket.take()) {
-      handlers.onRefused?.(refusal("rate_limited", `${snapshot.app_scope} is sending too fast`));
-      if (message.kind === "request") post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
+      handlers.onRefused?.(refusal("rate_limited", `${appScope} is sending too fast`));
+      if (message.kind === "request") link.post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
       return;
     }
     if (message.kind === "request") {
-      startup.progressed(`it did not say it was ready after ${message.method}`);
+      link.startup.progressed(`it did not say it was ready after ${message.method}`);
       // The app may read (session data, …) before it declares itself ready; only deliveries to it wait.
       void answer(message.id, message.method, message.params);
     }
     // A response that matches nothing pending (late, a wrong id or method) is dropped; events from the app are
     // not part of Bridge v1's app → host direction, the decoder refuses them.
   };
+}
 
-  watchNavigation(frame, () => die("navigated"));
-  frame.src = options.frameUrl ?? "./surface-frame.html";
-  container.append(frame);
-
+/** What the surface's owner holds: requests and events to the app, display mode, theme and locale, and `close`. */
+function surfaceApi(link: SurfaceLink, frame: HTMLIFrameElement, size: FrameSize): MountedSurface {
+  const { nonce } = link;
   const surface: MountedSurface = {
     frame,
     nonce,
-    ready: startup.ready,
-    dead,
+    ready: link.startup.ready,
+    dead: link.dead,
     request(method, params, timeoutMs = 30_000) {
-      if (closed) return Promise.reject(new Error("the surface is closed"));
-      if (death !== undefined) return Promise.reject(new Error(death.message));
-      const { id, response } = pending.open(method, timeoutMs);
-      whenReady(() => post(bridgeRequest(nonce, id, method, params)));
+      if (link.closed) return Promise.reject(new Error("the surface is closed"));
+      if (link.death !== undefined) return Promise.reject(new Error(link.death.message));
+      const { id, response } = link.pending.open(method, timeoutMs);
+      link.whenReady(() => link.post(bridgeRequest(nonce, id, method, params)));
       return response as Promise<never>;
     },
     event(name, data) {
-      whenReady(() => post(bridgeEvent(nonce, name, data)));
+      link.whenReady(() => link.post(bridgeEvent(nonce, name, data)));
     },
     setDisplayMode(mode) {
       size.setMode(mode);
@@ -275,26 +327,20 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
       surface.event("locale.changed", { locale, timezone });
     },
     async close(flushDeadlineMs = 2_000) {
-      if (closed) return "deadline";
+      if (link.closed) return "deadline";
       let outcome: "flushed" | "deadline" = "deadline";
       // A dead app flushes nothing: it is torn down at once.
-      if (startup.isReady() && death === undefined) {
+      if (link.startup.isReady() && link.death === undefined) {
         outcome = await new Promise<"flushed" | "deadline">((resolve) => {
           const timer = setTimeout(() => resolve("deadline"), flushDeadlineMs);
-          closingDone = () => {
+          link.closingDone = () => {
             clearTimeout(timer);
             resolve("flushed");
           };
-          post(bridgeEvent(nonce, "lifecycle", { state: "closing", flush_deadline_ms: flushDeadlineMs }));
+          link.post(bridgeEvent(nonce, "lifecycle", { state: "closing", flush_deadline_ms: flushDeadlineMs }));
         });
       }
-      closed = true;
-      heartbeat?.stop();
-      startup.halt();
-      pending.failAll(new Error("the surface was closed"));
-      startup.fail(new Error("the surface was closed"));
-      stopHandover();
-      port.close();
+      link.shut();
       frame.remove();
       return outcome;
     },
@@ -377,6 +423,8 @@ function watchStartup(appScope: string, stallMs: number) {
 }
 
 type StartupWatch = ReturnType<typeof watchStartup>;
+
+type FrameSize = ReturnType<typeof sizeFrame>;
 
 /**
  * The handover: the frame's window speaks only before it — "ready" (load me), then "loaded" or "refused" — and

@@ -52,6 +52,18 @@ export interface RuntimeApps {
   bundleFile(appScope: string, path: string): Promise<Uint8Array>;
   /** Every file of the active version's verified bundle under `folder` (`""`: all), by its path relative to it. */
   bundleFolder(appScope: string, folder: string): Promise<ReadonlyMap<string, Uint8Array>>;
+  /** The publisher keys the host ships with: those this store has not seen, checked like `addTrustedPublisher`'s, are trusted once (settings change `shipped_publishers`). */
+  trustShippedKeys(keys: readonly PublisherKeyEntry[]): Promise<void>;
+}
+
+type PublisherKeyEntry = Parameters<RuntimeSettings["addTrustedPublisher"]>[0];
+
+/** A publisher key as settings accept it: well formed, its id the SHA-256 of the key. */
+async function checkPublisherKey(entry: PublisherKeyEntry): Promise<void> {
+  const checked = checkTrustedKeys([{ key_id: entry.key_id, public_key: entry.public_key }]);
+  if (!checked.ok) throw new LineUpError(checked.error.code, checked.error.message);
+  const raw = base64ToBytes(entry.public_key);
+  if (raw === undefined || (await keyIdOf(raw)) !== entry.key_id) throw new LineUpError("bundle_untrusted_key", "the key id is not the SHA-256 of the public key");
 }
 
 export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
@@ -181,10 +193,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
   const settings: RuntimeSettings = {
     trustedPublishers: () => options.state().trusted_publishers,
     async addTrustedPublisher(entry) {
-      const checked = checkTrustedKeys([{ key_id: entry.key_id, public_key: entry.public_key }]);
-      if (!checked.ok) throw new LineUpError(checked.error.code, checked.error.message);
-      const raw = base64ToBytes(entry.public_key);
-      if (raw === undefined || (await keyIdOf(raw)) !== entry.key_id) throw new LineUpError("bundle_untrusted_key", "the key id is not the SHA-256 of the public key");
+      await checkPublisherKey(entry);
       await options.post({ kind: "settings", change: { type: "trust", key_id: entry.key_id, public_key: entry.public_key, ...(entry.label === undefined ? {} : { label: entry.label }) } });
     },
     async removeTrustedPublisher(keyId) {
@@ -257,6 +266,14 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       const bundle = await loadBundle(options, options.state(), appScope);
       const prefix = folder === "" ? "" : `${folder}/`;
       return new Map([...bundle.files].filter(([path]) => path.startsWith(prefix)).map(([path, bytes]) => [path.slice(prefix.length), bytes] as const));
+    },
+    async trustShippedKeys(keys) {
+      // Most starts have seen every key: they post nothing. The loop decides again against the row it reads.
+      const seen = ((await options.store.get(C.meta, "shipped-publishers")) as string[] | undefined) ?? [];
+      const fresh = keys.filter((k) => !seen.includes(k.key_id));
+      if (fresh.length === 0) return;
+      for (const key of fresh) await checkPublisherKey(key);
+      await options.post({ kind: "settings", change: { type: "shipped_publishers", keys: fresh.map((k) => ({ key_id: k.key_id, public_key: k.public_key, ...(k.label === undefined ? {} : { label: k.label }) })) } });
     },
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.fire(undefined);

@@ -77,7 +77,7 @@ export function createCapabilityShell(options: CapabilityShellOptions): Capabili
   };
   const snapshot = (capability: string): CapabilityHostSnapshot => ({ system_permission: systemPermission(capability), policy: options.policy });
 
-  /** Posts an answer; after stop() the mailbox refuses it, which is expected and ignored. */
+  /** Posts an answer; after stop() the loop refuses it, which is expected and ignored. */
   const answer = (input: RuntimeInput): void => {
     if (stopped) return;
     options.post(input).catch((error: unknown) => {

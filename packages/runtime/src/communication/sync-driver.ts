@@ -1,6 +1,6 @@
 /**
  * The connection shell: owns the Transport connection and the JSON-RPC client, and turns what happens on
- * the wire into mailbox inputs (lifecycle facts, listed sessions, events, seams, outbox outcomes). It runs
+ * the wire into loop inputs (lifecycle facts, listed sessions, events, seams, outbox outcomes). It runs
  * the effects the transitions ask for: subscribe after a cursor, re-list, flush the outbox. It decides
  * nothing about state; the transitions do.
  *

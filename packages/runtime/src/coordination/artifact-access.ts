@@ -1,6 +1,6 @@
 /**
  * What an app may do with artifacts (spec 6.3 "Artifact: Runtime 管理元数据、受限读取、创建、会话引用、
- * 下载和用户保存"), beside `artifact.create` (a mailbox input): read an artifact's metadata and bytes,
+ * 下载和用户保存"), beside `artifact.create` (a loop input): read an artifact's metadata and bytes,
  * list a conversation's artifacts (or the app's own), and save one to the user's files through the host.
  *
  * An app sees the artifacts it made, and those of a conversation it names (the SDK names the bound

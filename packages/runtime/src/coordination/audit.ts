@@ -7,7 +7,7 @@
  * verify unchanged. Records are written in the same commit as the facts they record — and so before
  * the effects that follow that commit.
  *
- * SHA-256 is the synchronous one of `core/sha256.ts`: chaining runs inside every mailbox turn before its
+ * SHA-256 is the synchronous one of `core/sha256.ts`: chaining runs inside every loop turn before its
  * commit, and a turn's records are a few hundred bytes each, so one hash in place beats a round trip to
  * WebCrypto's thread.
  */
@@ -55,7 +55,7 @@ export async function chainAudit(head: AuditHead, drafts: readonly AuditDraft[],
   return chainAuditSync(head, drafts, nowMs);
 }
 
-/** `chainAudit` without the promise, for the mailbox's turn: the drafts are one batch, hashed once. */
+/** `chainAudit` without the promise, for the loop's turn: the drafts are one batch, hashed once. */
 export function chainAuditSync(head: AuditHead, drafts: readonly AuditDraft[], nowMs: number): ChainedAudit {
   if (drafts.length === 0) return { writes: [], head };
   const at = toTimestamp(nowMs);

@@ -1,5 +1,5 @@
 /**
- * Everything that enters the Runtime's one mailbox, and everything a transition hands back to the shell.
+ * Everything that enters the Runtime's one loop, and everything a transition hands back to the shell.
  * Three ingress paths stay distinct (spec 5.1): server events (the agent's path, through the log), app
  * actions (the user's path), and the Runtime's own connection facts.
  */
@@ -115,6 +115,8 @@ export type RuntimeInput =
   | { readonly kind: "artifacts.release"; readonly app_scope: string; readonly artifact_ids: readonly string[]; readonly last: boolean }
   /** An app replaces one session's data (`handlers/session-data.ts`); the shell checked the SDK context it came with. */
   | { readonly kind: "session_data.replace"; readonly app_scope: string; readonly app_session_id: string; readonly request: ReplaceRequest }
+  /** A tool call's result card (`result-cards.ts` made it after the result's commit): kept if the call has none yet, never replaced. */
+  | { readonly kind: "result_card"; readonly call_id: string; readonly card: JsonValue }
   // --- Capability Gateway (spec 6.3; handlers/capabilities.ts). `host` is read by the shell just before posting.
   /** An app asks for a capability; the shell made `request_id` and waits for its `respond` step. */
   | { readonly kind: "capability.request"; readonly request: CapabilityRequestInput; readonly host: CapabilityHostSnapshot }
@@ -188,7 +190,13 @@ export type SettingsChange =
   /** The origins of an MCP Apps view's declared CSP the person let it reach (none forgets the grant). */
   | { readonly type: "view_grant"; readonly app_scope: string; readonly resource_uri: string; readonly connect_domains: readonly string[]; readonly resource_domains: readonly string[] }
   /** The person's UI language (a canonical BCP 47 tag), or null to follow the device. */
-  | { readonly type: "language"; readonly language: string | null };
+  | { readonly type: "language"; readonly language: string | null }
+  /**
+   * The publisher keys the host ships with (checked by the shell): each one this store has not seen before is
+   * trusted, unless it already is, and the store notes it as seen, in the same commit, so a key the person
+   * removed in settings stays removed.
+   */
+  | { readonly type: "shipped_publishers"; readonly keys: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[] };
 
 export type OutboxOutcome = { readonly status: "applied"; readonly result: JsonValue } | { readonly status: "failed"; readonly code: ErrorCode; readonly message: string };
 

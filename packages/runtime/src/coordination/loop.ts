@@ -26,7 +26,7 @@ import { readId, unchanged, type AuditDraft, type Delivery, type Effect, type Re
 import type { RuntimeState } from "./state.js";
 import { readsFor, transition, type TransitionEnv } from "./transition.js";
 
-export interface MailboxOptions {
+export interface RuntimeLoopOptions {
   readonly store: Pick<RuntimeStore, "commit" | "getMany">;
   readonly state: RuntimeState;
   readonly auditHead: AuditHead;
@@ -35,7 +35,7 @@ export interface MailboxOptions {
   /** Default 256. */
   readonly maxInputsPerTurn?: number;
   /**
-   * Collections that only this mailbox writes (after the store was opened and restored): the values its
+   * Collections that only this loop writes (after the store was opened and restored): the values its
    * turns committed, and those it read, are kept (the most recent `CACHE_ENTRIES`) and answer later
    * reads without the store. Their values are never mutated, only replaced, so sharing them is safe.
    */
@@ -52,7 +52,7 @@ interface Queued {
   reject(error: unknown): void;
 }
 
-export interface Mailbox {
+export interface RuntimeLoop {
   /** Queues `input`; settles after the commit of the turn that handled it. */
   post(input: RuntimeInput): Promise<JsonValue | undefined>;
   readonly state: RuntimeState;
@@ -88,10 +88,10 @@ interface Turn {
   settled?: boolean;
 }
 
-/** How many values of cached collections the mailbox keeps. */
+/** How many values of cached collections the loop keeps. */
 const CACHE_ENTRIES = 256;
 
-export function createMailbox(options: MailboxOptions): Mailbox {
+export function createRuntimeLoop(options: RuntimeLoopOptions): RuntimeLoop {
   const maxPerTurn = options.maxInputsPerTurn ?? 256;
   const cached = new Set(options.cachedCollections ?? []);
   const cache = new Map<string, StoreValue | undefined>();

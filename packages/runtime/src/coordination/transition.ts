@@ -15,7 +15,8 @@ import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
 import { artifactCacheReads, artifactCreateReads, artifactsReleaseReads, onArtifactCache, onArtifactCreate, onArtifactsRelease } from "./handlers/artifacts.js";
 import { onHostIntent, onInstance, onInstancesTick } from "./handlers/instances.js";
-import { onSettings } from "./handlers/settings.js";
+import { onSettings, settingsReads } from "./handlers/settings.js";
+import { onResultCard, resultCardReads } from "./handlers/result-cards.js";
 import { onSessionDataReplace, sessionDataReads } from "./handlers/session-data.js";
 import { onTurnCancel } from "./handlers/turn-cancel.js";
 import { onTaskControl, onTaskStart } from "./handlers/tasks.js";
@@ -50,6 +51,10 @@ export function readsFor(input: RuntimeInput): ReadKey[] {
       return workflowToolReads(input);
     case "session_data.replace":
       return sessionDataReads(input);
+    case "settings":
+      return settingsReads(input);
+    case "result_card":
+      return resultCardReads(input);
     default:
       return [];
   }
@@ -126,9 +131,11 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
       return onAppEvent(state, input, env);
     case "session_data.replace":
       return onSessionDataReplace(state, input, reads);
+    case "result_card":
+      return onResultCard(state, input, reads);
     case "settings":
       // The Capability Gateway: a grant denied in settings ends that capability's waiting requests.
-      return afterSettings(onSettings(state, input, env), input, env);
+      return afterSettings(onSettings(state, input, reads, env), input, env);
     // --- Capability Gateway (handlers/capabilities.ts) ---
     case "capability.request":
       return onCapabilityRequest(state, input, env);

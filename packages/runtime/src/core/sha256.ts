@@ -1,6 +1,6 @@
 /**
  * A synchronous SHA-256 (FIPS 180-4), dependency-free and platform-neutral, for small inputs on hot
- * paths — the audit chain hashes one ~300-byte record per audit draft inside every mailbox turn, where
+ * paths — the audit chain hashes one ~300-byte record per audit draft inside every loop turn, where
  * awaiting WebCrypto costs a round trip to its thread per record. Strings are hashed as their UTF-8
  * bytes (`TextEncoder`, so a lone surrogate becomes U+FFFD as everywhere else). Bulk data (bundles)
  * keeps WebCrypto (`apps/bundle/digest.ts`), which is faster per byte and runs off the calling thread.

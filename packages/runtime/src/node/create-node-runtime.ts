@@ -1,7 +1,7 @@
 /**
  * The Node host: the Runtime headless on SQLite (`<dataDir>/runtime.db`, synchronous=FULL) and the `ws`
  * transport. The returned Runtime owns its store and closes it on `stop()`. SQLite runs on a worker
- * thread, so a commit's fsync does not block the loop: the mailbox computes the next turn meanwhile.
+ * thread, so a commit's fsync does not block the loop: the loop computes the next turn meanwhile.
  * Apps' own storage is one SQLite file per app (`<dataDir>/app-storage/<app_scope>/data.db`).
  */
 import { mkdirSync } from "node:fs";

@@ -2,8 +2,8 @@
  * Reads of the SQLite store over one better-sqlite3 connection, shared by both engines. The main-thread
  * engine reads through its only connection. The worker engine reads through a read-only connection of
  * its own on the calling thread: in WAL mode a reader sees the last committed transaction and never
- * waits for a commit in flight, so the mailbox's next turn is read while the worker commits the last one
- * (the mailbox answers keys of turns not yet committed from their staged writes).
+ * waits for a commit in flight, so the loop's next turn is read while the worker commits the last one
+ * (the loop answers keys of turns not yet committed from their staged writes).
  */
 import type Database from "better-sqlite3";
 import type { EncodedEntry, EncodedKeyRef, RangeOptions } from "../persistence/engine.js";

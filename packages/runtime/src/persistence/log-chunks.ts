@@ -17,7 +17,7 @@
  * a few hundred events writes a handful of chunk rows instead of a few hundred small rows. Storage
  * engines pay per row written (an IndexedDB put is an IPC and a LevelDB write, whatever its size), which
  * is what this layout saves. Chunks are small because each event's transition copies its rows (values
- * stay immutable for the mailbox's overlays): 64 seqs keep that copy short.
+ * stay immutable for the loop's overlays): 64 seqs keep that copy short.
  */
 import type { JsonValue } from "@lineup/protocol";
 import { padNumber } from "./keys.js";

@@ -19,19 +19,22 @@
  * | `apps`          | `<app_scope>`                        | a ManagedApp: record, retained versions, pending update |
  * | `bundles`       | `<bundle digest>`                    | the verified bundle archive (bytes) of a retained or pending version |
  * | `instances`     | `snapshot`                           | live instances and the focus stack |
- * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it (the replay log; finished ones kept 7 days) |
+ * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it, with its envelope id and idempotency key (the replay log; finished ones deleted at start after 7 days, `TOOL_CALL_RETENTION_MS`) |
  * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint }`: the last published inventory |
  * | `session-data`  | `<app_scope>/<app_session_id>`       | a MiniApp session's data and revision |
- * | `settings`      | `trusted-publishers` / `grants`      | publisher keys this Runtime trusts; remembered capability decisions |
+ * | `settings`      | `trusted-publishers` / `grants` / `language` / `view-grant/<app_scope>/<ui uri>` | publisher keys this Runtime trusts; remembered capability decisions; the person's UI language; the origins a person granted an MCP Apps view |
  * | `artifacts`     | `<artifact_id>`                      | a StoredArtifact: its ArtifactRef, the app that made it, its conversation |
  * | `artifact-data` | `<artifact_id>`                      | the artifact's bytes |
  * | `conversation-artifacts` | `<conversation_id>/<artifact_id>` | a ConversationArtifact: an artifact shared in the conversation (by the agent or a device), its bytes here or not |
  * | `result-cards`  | `<call_id>`                          | a ResultCard: the app's session data when the call's result was recorded (spec 6.3 inline card) |
  * | `tasks`         | `<task_id>`                          | a TaskRecord (`tasks/records.ts`): an app's agent task, its status, attempts, result and decision |
  * | `task-events`   | `<task_id>/<index>`                  | one AgentTaskEvent of that task, numbered from 1 |
+ * | `workflow-runs` | `<run_id>`                           | a WorkflowRun (`workflows/run.ts`) |
+ * | `workflow-trace` | `<run_id>/<index>`                  | its numbered trace entries |
  *
  * `meta` also holds `default-app`, `tool-activations` (the calls waiting for an app to start),
- * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes)
+ * `kept-artifacts` (the conversation artifacts kept after a read from the AppServer, oldest first, with sizes),
+ * `shipped-publishers` (the ids of the publisher keys the host shipped that this store has seen)
  * and `release-artifacts/<app_scope>` (a removed app whose own artifacts are still to be released).
  */
 import { INBOX_UNSEEN, LOG_CHUNKS } from "./log-chunks.js";

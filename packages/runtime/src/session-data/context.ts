@@ -15,6 +15,8 @@ export interface SessionContext {
 export class SessionContextRegistry {
   private readonly valid = new WeakSet<SessionContext>();
   private readonly byApp = new Map<string, Set<SessionContext>>();
+  /** The one context handed out per session by `contextOf`, by `sessionDataKey`. */
+  private readonly handedOut = new Map<string, SessionContext>();
 
   /** Issues a context for a session the Runtime opened. Throws on a malformed scope or id (a Runtime bug, never app input). */
   issue(appScope: string, appSessionId: string): SessionContext {
@@ -27,14 +29,26 @@ export class SessionContextRegistry {
     return context;
   }
 
+  /** The context of an app's session the Runtime serves: issued on first ask, the same object after, until revoked. */
+  contextOf(appScope: string, appSessionId: string): SessionContext {
+    const key = sessionDataKey(appScope, appSessionId);
+    let context = this.handedOut.get(key);
+    if (context === undefined) this.handedOut.set(key, (context = this.issue(appScope, appSessionId)));
+    return context;
+  }
+
   revoke(context: SessionContext): void {
+    if (this.handedOut.get(sessionDataKey(context.app_scope, context.app_session_id)) === context) this.handedOut.delete(sessionDataKey(context.app_scope, context.app_session_id));
     this.valid.delete(context);
     this.byApp.get(context.app_scope)?.delete(context);
   }
 
   /** Revokes every context of an app (disable, remove). */
   revokeApp(appScope: string): void {
-    for (const context of this.byApp.get(appScope) ?? []) this.valid.delete(context);
+    for (const context of this.byApp.get(appScope) ?? []) {
+      this.valid.delete(context);
+      this.handedOut.delete(sessionDataKey(context.app_scope, context.app_session_id));
+    }
     this.byApp.delete(appScope);
   }
 

@@ -1,12 +1,12 @@
 /**
- * Fixtures of the mailbox tests: a fixed transition env, a state following conversation s-1 (cursor 3,
- * catching up) with the core apps, an agent's chat message event, and a mailbox over a given store.
+ * Fixtures of the loop tests: a fixed transition env, a state following conversation s-1 (cursor 3,
+ * catching up) with the core apps, an agent's chat message event, and a loop over a given store.
  */
 import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../../src/apps/core-manifests.js";
 import { EMPTY_AUDIT_HEAD } from "../../src/coordination/audit.js";
 import type { RuntimeInput } from "../../src/coordination/inputs.js";
-import { createMailbox, type Mailbox, type MailboxOptions } from "../../src/coordination/loop.js";
+import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "../../src/coordination/loop.js";
 import { freshAppsState, type RuntimeState } from "../../src/coordination/state.js";
 import type { RuntimeStore, TransitionEnv } from "../../src/index.js";
 
@@ -56,9 +56,9 @@ export const messageEvent = (seq: number, envelopeId: string): RuntimeInput => (
 });
 
 
-/** A mailbox over `store` from `state`, whose diagnostics throw; `options` adds to or replaces the rest. */
-export function mailboxOn(store: RuntimeStore, options: Partial<MailboxOptions> = {}): Mailbox {
-  return createMailbox({
+/** A loop over `store` from `state`, whose diagnostics throw; `options` adds to or replaces the rest. */
+export function loopOn(store: RuntimeStore, options: Partial<RuntimeLoopOptions> = {}): RuntimeLoop {
+  return createRuntimeLoop({
     store,
     state,
     auditHead: EMPTY_AUDIT_HEAD,

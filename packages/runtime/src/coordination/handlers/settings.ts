@@ -10,24 +10,46 @@ import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { republishInventories } from "../inventories.js";
 import { Step } from "../step.js";
-import type { RuntimeInput, TransitionResult } from "../inputs.js";
+import { readId, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 
 /** The settings row of the origins a person granted one MCP Apps view. */
 export const viewGrantKey = (appScope: string, resourceUri: string): string => `view-grant/${appScope}/${resourceUri}`;
 
-export function onSettings(state: RuntimeState, input: Extract<RuntimeInput, { kind: "settings" }>, env: TransitionEnv): TransitionResult {
+type SettingsInput = Extract<RuntimeInput, { kind: "settings" }>;
+
+/** The meta row naming the shipped publisher keys this store has seen. */
+const SHIPPED_PUBLISHERS: ReadKey = { collection: C.meta, key: "shipped-publishers" };
+
+export function settingsReads(input: SettingsInput): ReadKey[] {
+  return input.change.type === "shipped_publishers" ? [SHIPPED_PUBLISHERS] : [];
+}
+
+/** Trusts one publisher key (replacing an entry of the same id), audited. */
+function trust(step: Step, key: { readonly key_id: string; readonly public_key: string; readonly label?: string }, at: string): void {
+  const entry: TrustedPublisher = { key_id: key.key_id, public_key: key.public_key, added_at: at, ...(key.label === undefined ? {} : { label: key.label.slice(0, 80) }) };
+  const trusted = [...step.state.trusted_publishers.filter((k) => k.key_id !== key.key_id), entry];
+  step.state = { ...step.state, trusted_publishers: trusted };
+  step.writes.push({ op: "put", collection: C.settings, key: "trusted-publishers", value: trusted as unknown as JsonValue });
+  step.audit.push({ type: "settings.publisher.trusted", subject: key.key_id, ...(key.label === undefined ? {} : { detail: key.label.slice(0, 80) }) });
+}
+
+export function onSettings(state: RuntimeState, input: SettingsInput, reads: Reads, env: TransitionEnv): TransitionResult {
   const step = new Step(state);
   const { change } = input;
   const at = toTimestamp(env.now());
   switch (change.type) {
     case "trust": {
-      const entry: TrustedPublisher = { key_id: change.key_id, public_key: change.public_key, added_at: at, ...(change.label === undefined ? {} : { label: change.label.slice(0, 80) }) };
-      const trusted = [...state.trusted_publishers.filter((k) => k.key_id !== change.key_id), entry];
-      step.state = { ...state, trusted_publishers: trusted };
-      step.writes.push({ op: "put", collection: C.settings, key: "trusted-publishers", value: trusted as unknown as JsonValue });
-      step.audit.push({ type: "settings.publisher.trusted", subject: change.key_id, ...(change.label === undefined ? {} : { detail: change.label.slice(0, 80) }) });
+      trust(step, change, at);
+      return step.result();
+    }
+    case "shipped_publishers": {
+      const seeded = (reads.get(readId(SHIPPED_PUBLISHERS)) as string[] | undefined) ?? [];
+      const fresh = change.keys.filter((key) => !seeded.includes(key.key_id));
+      if (fresh.length === 0) return step.result();
+      for (const key of fresh) if (!step.state.trusted_publishers.some((k) => k.key_id === key.key_id)) trust(step, key, at);
+      step.writes.push({ op: "put", collection: C.meta, key: SHIPPED_PUBLISHERS.key, value: [...seeded, ...fresh.map((k) => k.key_id)] });
       return step.result();
     }
     case "distrust": {
