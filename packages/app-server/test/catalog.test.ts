@@ -111,6 +111,16 @@ describe("catalog", () => {
     expect(await refusal(device.call("catalog/list", { limit: 1000 }))).toBe("invalid_params");
   });
 
+  it("publishes a bundle that fits in one chunk", async () => {
+    const small = await packBundle({ manifest: manifest("1.0.0", "one-chunk-app"), files: new Map([["index.html", new TextEncoder().encode("<!doctype html><p>small</p>")]]) });
+    if (!small.ok) throw new Error(small.error.message);
+    const signed = await signBundle(small.value, publisher.privateKey);
+    if (!signed.ok) throw new Error(signed.error.message);
+    const bytes = Buffer.from(signed.value);
+    expect(bytes.byteLength).toBeLessThanOrEqual(CHUNK);
+    expect(await publish(device, bytes, publisher)).toMatchObject({ complete: true, release: { app_scope: "one-chunk-app", version: "1.0.0" } });
+  });
+
   it("refuses a tampered bundle, another key, an older or repeated version and a wrong digest, and lists none of them", async () => {
     const good = await bundle("2.0.0", publisher);
     const tampered = Buffer.from(good);

@@ -4,7 +4,7 @@
  * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
-import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
+import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CatalogRelease, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
 import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
 import { publicTask } from "./tasks/records.js";
@@ -30,6 +30,7 @@ import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
 import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catalog.js";
+import { followDevReleases } from "./apps/dev-releases.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
@@ -674,6 +675,11 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     },
   };
 
+  const catalog = createRuntimeCatalog((method, params) => (driver === undefined ? Promise.reject(new LineUpError("request_cancelled", "the Runtime is not started")) : driver.catalogRequest(method, params)));
+  // `lineup dev`'s releases of an app installed from one: updated to as they are published.
+  const devReleases = followDevReleases({ manager: runtimeApps.manager, catalog });
+  const onCatalogRelease = (release: CatalogRelease): void => void devReleases.released(release).catch((error: unknown) => diagnostics(error, "dev release"));
+
   const runtime: LineUpRuntime = {
     async start() {
       if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
@@ -681,7 +687,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
       const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
       loop = openLoop(options, restored, { host, clock, ids, diagnostics, onState: publishState, afterCommit });
       lastViewState = restored.state;
-      driver = openConnection(options, { clock, ids, diagnostics, loop: requireLoop, onTenant: applyTenant });
+      driver = openConnection(options, { clock, ids, diagnostics, loop: requireLoop, onTenant: applyTenant, onCatalogRelease });
       // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
       await runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
       // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
@@ -719,7 +725,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
     apps,
 
     appManager: runtimeApps.manager,
-    catalog: createRuntimeCatalog((method, params) => (driver === undefined ? Promise.reject(new LineUpError("request_cancelled", "the Runtime is not started")) : driver.catalogRequest(method, params))),
+    catalog,
     instances: runtimeApps.instances,
     settings: runtimeApps.settings,
 
@@ -784,7 +790,10 @@ function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<typeof r
 }
 
 /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
-function openConnection(options: RuntimeOptions, parts: { readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink; readonly loop: () => RuntimeLoop; readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void> }): SyncDriver {
+function openConnection(
+  options: RuntimeOptions,
+  parts: { readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink; readonly loop: () => RuntimeLoop; readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void>; readonly onCatalogRelease: (release: CatalogRelease) => void },
+): SyncDriver {
   return new SyncDriver({
     transport: options.transport,
     serverUrl: options.serverUrl,
@@ -799,6 +808,7 @@ function openConnection(options: RuntimeOptions, parts: { readonly clock: Clock;
     ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
     ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
     onTenant: parts.onTenant,
+    onCatalogRelease: parts.onCatalogRelease,
   });
 }
 

@@ -80,7 +80,8 @@ async function checkCompletedBundle(ctx: CallContext, params: MethodParams<"cata
   const { services, principal } = ctx;
   const upload = await findCatalogUpload(services.db, principal.key, params.upload_id);
   // Not at this offset: the transaction refuses the chunk with the offset it expects.
-  if ((upload?.received ?? 0) !== params.offset || upload?.received === upload?.size) return undefined;
+  const at = upload === undefined ? 0 : upload.received === upload.size ? undefined : upload.received;
+  if (at !== params.offset) return undefined;
   const bundle = params.offset === 0 ? chunk : Buffer.concat([await joinedCatalogChunks(services.db, principal.key, params.upload_id), chunk]);
   if (sha256Hex(bundle) !== params.sha256) throw refuse("invalid_params", "the bundle does not match sha256; start over with a new upload_id", "/sha256");
   const verified = await verifyBundle(bundle, { trustedKeys: [params.publisher], archiveDigest: false });

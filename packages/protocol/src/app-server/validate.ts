@@ -214,17 +214,21 @@ export function decodeServerNotification(input: string | Uint8Array, limits: Jso
   const item = decoded.item;
   if (item.kind === "invalid") return { ok: false, error: item.error };
   if (item.kind !== "notification") return fail("invalid_request", `a ${item.kind} is not a notification`);
-  const { method, params } = item.message;
+  const checked = checkServerNotificationParams(item.message.method, item.message.params);
+  if (!checked.ok) return checked.error.path === undefined ? checked : withPrefix(checked.error, "/params");
+  return ok({ ...item.message, params: checked.value });
+}
+
+/** The params of a server → client notification, checked against the catalogue's schema for `method`. Never throws. */
+export function checkServerNotificationParams(method: string, params: unknown): Result<JsonObject> {
   const spec = Object.prototype.hasOwnProperty.call(APP_SERVER_NOTIFICATIONS, method)
     ? APP_SERVER_NOTIFICATIONS[method as keyof typeof APP_SERVER_NOTIFICATIONS]
     : undefined;
   if (spec === undefined || spec.direction !== "server_to_client") return fail("method_not_found", `server notification "${method.slice(0, 128)}" does not exist`);
-  if (!isRecord(params)) return fail("invalid_params", "params must be an object (by-name)", "/params");
+  if (!isRecord(params)) return fail("invalid_params", "params must be an object (by-name)", "");
   const validator = spec.params.$id === undefined ? undefined : clientSide[spec.params.$id];
   if (validator === undefined) return fail("internal_error", `no generated validator for ${method}: run npm run gen`);
-  const checked = checkWith<JsonObject>(validator, params, "invalid_params");
-  if (!checked.ok) return checked.error.path === undefined ? checked : withPrefix(checked.error, "/params");
-  return ok({ ...item.message, params: checked.value });
+  return checkWith<JsonObject>(validator, params, "invalid_params");
 }
 
 /**

@@ -12,9 +12,11 @@
 import {
   APP_SERVER_PROTOCOL_VERSION,
   base64ToBytes,
+  checkServerNotificationParams,
   LineUpError,
   validateSessionEvent,
   type ArtifactRef,
+  type CatalogRelease,
   type SessionEvent,
   type ErrorCode,
   type JsonObject,
@@ -53,6 +55,8 @@ export interface SyncDriverOptions {
   readonly clientInfo?: { readonly name: string; readonly version?: string };
   /** The tenant settings of each `initialize` (undefined: the user has no tenant), before synchronizing starts. */
   readonly onTenant?: (tenant: TenantSettings | undefined) => Promise<void> | void;
+  /** A release the AppServer's catalog just published (`catalog/released`, a hint). */
+  readonly onCatalogRelease?: (release: CatalogRelease) => void;
 }
 
 export class SyncDriver {
@@ -191,6 +195,7 @@ export class SyncDriver {
           "agentSession/event": (params) => this.onEvent(params),
           "agentSession/caughtUp": (params) => this.onCaughtUp(params),
           "agentSession/presence": (params) => this.onPresence(params),
+          "catalog/released": (params) => this.onCatalogReleased(params),
         },
       });
       this.rpc = rpc;
@@ -369,6 +374,12 @@ export class SyncDriver {
   }
 
   /** Whether a followed session's agent is connected: state for the views, nothing stored. */
+  private onCatalogReleased(params: JsonObject): void {
+    const checked = checkServerNotificationParams("catalog/released", params);
+    if (!checked.ok) return this.options.diagnostics(new LineUpError(checked.error.code, checked.error.message), "catalog/released");
+    this.options.onCatalogRelease?.(checked.value["release"] as unknown as CatalogRelease);
+  }
+
   private onPresence(params: JsonObject): void {
     const sessionId = params["session_id"];
     const agentId = params["agent_id"];
