@@ -254,7 +254,7 @@ export interface MiniAppSessionDataAPI<Data extends JsonObject = JsonObject> {
 
 /**
  * The phase of one app instance, in spec 6.1's words. Each is one status of the Runtime's instance
- * lifecycle (`@lineup/runtime`, `apps/instances/lifecycle.ts`); nothing is renamed beyond this table:
+ * lifecycle (`@lineup/runtime`, `app-lifecycle/instances/lifecycle.ts`); nothing is renamed beyond this table:
  *
  * | phase        | Runtime status | what it means for the app |
  * | ------------ | -------------- | ------------------------- |

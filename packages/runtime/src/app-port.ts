@@ -5,10 +5,10 @@
  */
 import { CAPABILITIES, LineUpError, type ArtifactRef, type CapabilityName, type JsonValue } from "@lineup/protocol";
 import type { AgentTask, AgentTaskEvent } from "@lineup/protocol";
-import { getInstance, type AppInstance, type InstanceChange } from "./apps/instances/state.js";
-import { CHAT_APP_SCOPE, type AppDirectory } from "./apps/core-app-registry.js";
-import type { RuntimeApps } from "./apps/runtime-apps.js";
-import { sha256Hex } from "./apps/bundle/digest.js";
+import { getInstance, type AppInstance, type InstanceChange } from "./app-lifecycle/instances/state.js";
+import { CHAT_APP_SCOPE, type AppDirectory } from "./app-lifecycle/core-app-registry.js";
+import type { RuntimeApps } from "./app-lifecycle/runtime-apps.js";
+import { sha256Hex } from "./app-lifecycle/bundle/digest.js";
 import type { HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import type { CapabilityShell } from "./capabilities/shell.js";

@@ -5,7 +5,7 @@
  * app's storage goes. A back-end asks the host through `hostCalls`, with the checks a surface gets.
  */
 import { LineUpError, createToolSchemaValidator, type BackendDeclaration, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
-import type { RuntimeApps } from "./apps/runtime-apps.js";
+import type { RuntimeApps } from "./app-lifecycle/runtime-apps.js";
 import type { ElicitationAnswer, HostProvider } from "./capabilities/host-provider.js";
 import type { AppCapabilityRequest } from "./capabilities/shell.js";
 import type { ToolReport } from "./coordination/inputs.js";

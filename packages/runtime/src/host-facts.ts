@@ -5,7 +5,7 @@
  * the host's capabilities, the policy or the tenant change at run time, so caches keyed on it see the change.
  */
 import { CAPABILITIES, type BackendProtocol, type CapabilityName, type ExecutionMode, type TenantSettings } from "@lineup/protocol";
-import type { AppPolicy } from "./apps/manager/pipeline.js";
+import type { AppPolicy } from "./app-lifecycle/manager/pipeline.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import type { HostProvider } from "./capabilities/host-provider.js";
 import type { HostFacts } from "./coordination/handlers/env.js";

@@ -4,7 +4,7 @@
  * from committed rows, and written by the loop (`result_card`), which keeps a call's first card only.
  */
 import type { AppManifest, JsonValue } from "@lineup/protocol";
-import type { RuntimeAppManager } from "./apps/app-manager-api.js";
+import type { RuntimeAppManager } from "./app-lifecycle/app-manager-api.js";
 import type { RuntimeInput } from "./coordination/inputs.js";
 import { toTimestamp } from "./core/ports.js";
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";

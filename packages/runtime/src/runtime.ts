@@ -5,15 +5,15 @@
  * the app directory (`apps/`), inbox and history (`persistence/`).
  */
 import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CatalogRelease, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
-import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./apps/app-manager-api.js";
-import type { AppInstance, InstanceChange } from "./apps/instances/state.js";
+import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-lifecycle/app-manager-api.js";
+import type { AppInstance, InstanceChange } from "./app-lifecycle/instances/state.js";
 import { publicTask } from "./tasks/records.js";
-import type { InstanceStatus } from "./apps/instances/lifecycle.js";
-import type { AppDirectory, AppRecord } from "./apps/core-app-registry.js";
-import { CORE_MANIFESTS } from "./apps/core-manifests.js";
-import type { AppPolicy } from "./apps/manager/pipeline.js";
-import { createAppRegistryState } from "./apps/manager/records.js";
-import { createRuntimeApps } from "./apps/runtime-apps.js";
+import type { InstanceStatus } from "./app-lifecycle/instances/lifecycle.js";
+import type { AppDirectory, AppRecord } from "./app-lifecycle/core-app-registry.js";
+import { CORE_MANIFESTS } from "./app-lifecycle/core-manifests.js";
+import type { AppPolicy } from "./app-lifecycle/manager/pipeline.js";
+import { createAppRegistryState } from "./app-lifecycle/manager/records.js";
+import { createRuntimeApps } from "./app-lifecycle/runtime-apps.js";
 import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
 import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
@@ -30,7 +30,7 @@ import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
 import { SyncDriver } from "./communication/sync-driver.js";
 import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catalog.js";
-import { followDevReleases } from "./apps/dev-releases.js";
+import { followDevReleases } from "./app-lifecycle/dev-releases.js";
 import type { Transport } from "./communication/transport.js";
 import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
 import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
@@ -42,11 +42,11 @@ import { createAppServices, type AppServices } from "./app-services.js";
 import { createHostFacts, type HostFactsCell } from "./host-facts.js";
 import { createDeadlineTimer } from "./coordination/deadline-timer.js";
 import { captureResultCard } from "./result-cards.js";
-import { activeManifest, getManagedApp } from "./apps/manager/records.js";
+import { activeManifest, getManagedApp } from "./app-lifecycle/manager/records.js";
 import { restoreState } from "./coordination/restore.js";
 import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
 import { createIdleTimer } from "./coordination/idle-timer.js";
-import { createHostIntents, type HostIntentOutcome } from "./apps/host-intents.js";
+import { createHostIntents, type HostIntentOutcome } from "./app-lifecycle/host-intents.js";
 import { Emitter, ignoreDiagnostics, listenerErrorsTo, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
 import type { Clock, IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
@@ -450,7 +450,7 @@ export interface LineUpRuntime {
   setInventoryPolicy(policy: InventoryPolicy): Promise<void>;
   /**
    * A host intent (`lineup.host.intent`'s payload: the window hidden or shown, memory pressure, sleep and wake,
-   * a deep link or notification to open or close an app): checked, audited, carried out (`apps/host-intents.ts`).
+   * a deep link or notification to open or close an app): checked, audited, carried out (`app-lifecycle/host-intents.ts`).
    * Rejects with a `LineUpError` (`payload_invalid`, `invalid_params`, …) for a bad one, which changes nothing.
    */
   hostIntent(intent: unknown): Promise<HostIntentOutcome>;

@@ -1,6 +1,6 @@
 /** Manifests and registries the apps, tools and capabilities tests start from. */
 import { RUNTIME_SDK_FEATURES, type AppManifest, type AppScope, type ToolDescriptor } from "@lineup/protocol";
-import { createAppRegistryState, type AppRegistryState, type BundleCandidate, type HostEnvironment } from "../src/apps/manager/index.js";
+import { createAppRegistryState, type AppRegistryState, type BundleCandidate, type HostEnvironment } from "../src/app-lifecycle/manager/index.js";
 
 export const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 

@@ -18,7 +18,7 @@ import {
   resolveStartupTarget,
   suspendInstance,
   type InstancesState,
-} from "../src/apps/instances/index.js";
+} from "../src/app-lifecycle/instances/index.js";
 import {
   decideDisable,
   decideInstall,
@@ -30,7 +30,7 @@ import {
   withActiveInstanceCount,
   type AppEffect,
   type AppRegistryState,
-} from "../src/apps/manager/index.js";
+} from "../src/app-lifecycle/manager/index.js";
 import {
   activationSettled,
   buildToolRegistry,

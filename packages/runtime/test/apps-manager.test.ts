@@ -14,7 +14,7 @@ import {
   compareVersions,
   RETAINED_VERSIONS,
   type AppRegistryState,
-} from "../src/apps/manager/index.js";
+} from "../src/app-lifecycle/manager/index.js";
 import { candidate, coreRegistry, FULL_HOST, T0, whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js";
 
 let op = 0;

@@ -4,11 +4,11 @@
  */
 import { deflateSync } from "fflate";
 import { generatePublisherKey, packBundle, signBundle, type PublisherKey, type TrustedKey } from "../src/index.js";
-import { crc32 } from "../src/apps/bundle/crc32.js";
-import { sha256Hex } from "../src/apps/bundle/digest.js";
-import { encodeFileList } from "../src/apps/bundle/file-list.js";
-import { readZip, type ZipEntry } from "../src/apps/bundle/zip-read.js";
-import { writeZip, type ZipEntryToWrite } from "../src/apps/bundle/zip-write.js";
+import { crc32 } from "../src/app-lifecycle/bundle/crc32.js";
+import { sha256Hex } from "../src/app-lifecycle/bundle/digest.js";
+import { encodeFileList } from "../src/app-lifecycle/bundle/file-list.js";
+import { readZip, type ZipEntry } from "../src/app-lifecycle/bundle/zip-read.js";
+import { writeZip, type ZipEntryToWrite } from "../src/app-lifecycle/bundle/zip-write.js";
 
 export const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 

@@ -9,7 +9,7 @@ import { zipSync } from "fflate";
 import { bytesToBase64 } from "@lineup/protocol";
 import { generatePublisherKey, packBundle, signBundle, verifyBundle } from "../src/index.js";
 import { contentOf, entriesOf, rawEntries, sampleFiles, sampleManifest, signedSample, stored, testKey, text, withContent } from "./bundle-helpers.js";
-import { writeZip } from "../src/apps/bundle/zip-write.js";
+import { writeZip } from "../src/app-lifecycle/bundle/zip-write.js";
 
 const nodeSha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const jwkPublicKey = (raw: Uint8Array) => createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(raw).toString("base64url") }, format: "jwk" });

@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { deflateSync } from "fflate";
 import type { ErrorCode } from "@lineup/protocol";
 import { generatePublisherKey, packBundle, verifyBundle, type PublisherKey, type VerifyBundleOptions } from "../src/index.js";
-import { encodeFileList } from "../src/apps/bundle/file-list.js";
-import { writeZip } from "../src/apps/bundle/zip-write.js";
+import { encodeFileList } from "../src/app-lifecycle/bundle/file-list.js";
+import { writeZip } from "../src/app-lifecycle/bundle/zip-write.js";
 import {
   contentOf,
   deflated,
@@ -337,7 +337,7 @@ const rows: Row[] = [
 
 /** Re-signs an unsigned archive with the trusted key, skipping signBundle's own checks. */
 async function resignRaw(unsigned: Uint8Array): Promise<Uint8Array> {
-  const { signBytes, encodeSignatureFile, importSigningKey } = await import("../src/apps/bundle/signature.js");
+  const { signBytes, encodeSignatureFile, importSigningKey } = await import("../src/app-lifecycle/bundle/signature.js");
   const signer = await importSigningKey(bundle.key.privateKey);
   if (!signer.ok) throw new Error("key");
   const list = contentOf(unsigned, "lineup.files.json");

@@ -1,6 +1,6 @@
 import { CAPABILITIES, CAPABILITY_RESULT_STATUSES, type CapabilityName, type CapabilityResult } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
-import type { AuditFact } from "../src/apps/manager/index.js";
+import type { AuditFact } from "../src/app-lifecycle/manager/index.js";
 import {
   answerSystemPermission,
   answerUserPrompt,

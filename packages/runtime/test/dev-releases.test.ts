@@ -1,8 +1,8 @@
 /** Which catalog releases a host follows by itself: only a newer dev release of an app installed from a dev release. */
 import type { CatalogRelease } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
-import { followDevReleases, isDevVersion } from "../src/apps/dev-releases.js";
-import type { AppDetails, RuntimeAppManager, UpdateAppOptions } from "../src/apps/app-manager-api.js";
+import { followDevReleases, isDevVersion } from "../src/app-lifecycle/dev-releases.js";
+import type { AppDetails, RuntimeAppManager, UpdateAppOptions } from "../src/app-lifecycle/app-manager-api.js";
 import type { RuntimeCatalog } from "../src/communication/catalog.js";
 
 const release = (app_scope: string, version: string): CatalogRelease => ({ app_scope, version, name: app_scope, publisher: { key_id: "k".repeat(64), public_key: "p" }, sha256: "0".repeat(64), size: 1, published_at: "2026-12-06T00:00:00.000Z" });

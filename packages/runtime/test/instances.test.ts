@@ -31,7 +31,7 @@ import {
   type InstanceResult,
   type InstancesState,
   type InstanceStatus,
-} from "../src/apps/instances/index.js";
+} from "../src/app-lifecycle/instances/index.js";
 import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
 const T = 1_000;

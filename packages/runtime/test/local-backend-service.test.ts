@@ -9,7 +9,7 @@ import { LineUpError, bytesToBase64, type AppManifest, type JsonObject } from "@
 import { LOCAL_BACKENDS_PATH, createLocalBackendService, type LocalBackendService } from "../src/node/index.js";
 import { createLocalBackendsClient, type LocalBackendSocket, type LocalBackendsClient } from "../src/browser/index.js";
 import { LOCAL_BACKENDS_SUBPROTOCOL, MAX_LOCAL_FILE_BYTES, createWirePeer, type WirePeer } from "../src/backends/local-service-wire.js";
-import { sha256Hex } from "../src/apps/bundle/digest.js";
+import { sha256Hex } from "../src/app-lifecycle/bundle/digest.js";
 import type { BackendStartSpec } from "../src/backends/runner.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";

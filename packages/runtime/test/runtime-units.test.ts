@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LineUpError, RUNTIME_SDK_FEATURES, type JsonValue, type SessionEvent } from "@lineup/protocol";
-import { CORE_MANIFESTS } from "../src/apps/core-manifests.js";
+import { CORE_MANIFESTS } from "../src/app-lifecycle/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
 import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys, withEnvelope } from "../src/persistence/log-chunks.js";
 import {

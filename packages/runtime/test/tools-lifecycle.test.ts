@@ -19,7 +19,7 @@ import {
   restoreInstances,
   snapshotInstances,
   type InstancesState,
-} from "../src/apps/instances/index.js";
+} from "../src/app-lifecycle/instances/index.js";
 import {
   activationSettled,
   cancelCall,

@@ -1,6 +1,6 @@
 /** A small world for the tools tests: whiteboard, pomodoro and voice installed beside the core apps. */
-import { EMPTY_INSTANCES, type InstancesState } from "../src/apps/instances/index.js";
-import { decideInstall, getApp, type AppRegistryState } from "../src/apps/manager/index.js";
+import { EMPTY_INSTANCES, type InstancesState } from "../src/app-lifecycle/instances/index.js";
+import { decideInstall, getApp, type AppRegistryState } from "../src/app-lifecycle/manager/index.js";
 import {
   buildToolRegistry,
   computeInventory,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AppScope } from "@lineup/protocol";
-import { EMPTY_INSTANCES, instancePolicyFor, launchInstance, markInstanceReady, type InstancesState } from "../src/apps/instances/index.js";
-import { decideDisable, decideInstall, decideRemove, decideUpdate, getApp } from "../src/apps/manager/index.js";
+import { EMPTY_INSTANCES, instancePolicyFor, launchInstance, markInstanceReady, type InstancesState } from "../src/app-lifecycle/instances/index.js";
+import { decideDisable, decideInstall, decideRemove, decideUpdate, getApp } from "../src/app-lifecycle/manager/index.js";
 import {
   activationSettled,
   cancelCall,

@@ -12,7 +12,7 @@
  * its back-end again there.
  */
 import { LineUpError, bytesToBase64, type JsonObject, type JsonValue } from "@lineup/protocol";
-import { sha256Hex } from "../apps/bundle/digest.js";
+import { sha256Hex } from "../app-lifecycle/bundle/digest.js";
 import type { BackendRunner, BackendStartSpec, BackendStatus } from "../backends/runner.js";
 import type { BackendRunners } from "../backends/service.js";
 import { LOCAL_BACKENDS_SECRET_PREFIX, LOCAL_BACKENDS_SUBPROTOCOL, LOCAL_BACKEND_PROTOCOLS, createWirePeer, type WirePeer } from "../backends/local-service-wire.js";

@@ -20,7 +20,7 @@ import {
   type ErrorCode,
   type JsonValue,
 } from "@lineup/protocol";
-import type { AuditFact } from "../apps/manager/audit-fact.js";
+import type { AuditFact } from "../app-lifecycle/manager/audit-fact.js";
 import { decisionKey, type CapabilityDecision, type CapabilityGatewayState, type CapabilityStep, type PendingCapabilityRequest } from "./state.js";
 
 export interface CapabilityPolicy {

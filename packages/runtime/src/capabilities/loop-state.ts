@@ -14,7 +14,7 @@
  * `settings.setGrant(…, "ask")` (which removes the entry) is what makes the gateway ask again.
  */
 import { toTimestamp } from "../core/ports.js";
-import type { CapabilityGrant } from "../apps/app-manager-api.js";
+import type { CapabilityGrant } from "../app-lifecycle/app-manager-api.js";
 import type { CapabilityPolicy } from "./gateway.js";
 import type { SystemPermission } from "./host-provider.js";
 import { decisionKey, type CapabilityGatewayState, type UserDecision } from "./state.js";

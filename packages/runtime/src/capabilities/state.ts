@@ -6,7 +6,7 @@
  * persisted: a restart ends waiting requests); see `loop-state.ts`.
  */
 import type { CapabilityName, CapabilityResult, JsonValue, RiskLevel } from "@lineup/protocol";
-import type { AuditFact } from "../apps/manager/audit-fact.js";
+import type { AuditFact } from "../app-lifecycle/manager/audit-fact.js";
 
 /** `ask` is the absence of a decision: the user is asked (once) when the capability needs confirmation. */
 export type UserDecision = "granted" | "denied";

@@ -28,7 +28,7 @@ import {
 } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { concatBytes } from "../core/bytes.js";
-import { sha256Hex } from "../apps/bundle/digest.js";
+import { sha256Hex } from "../app-lifecycle/bundle/digest.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";

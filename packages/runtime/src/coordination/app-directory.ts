@@ -5,11 +5,11 @@
  * subscription per declared scope (the filter chain honours it); core apps keep their built-in subscriptions.
  */
 import type { AppManifest } from "@lineup/protocol";
-import type { AppDirectory, AppRecord as DirectoryRecord, AppSubscription, SubscriptionScope } from "../apps/core-app-registry.js";
-import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
-import { CORE_SUBSCRIPTIONS } from "../apps/core-manifests.js";
-import { isDefaultEligible } from "../apps/manager/decide-state.js";
-import { activeManifest, type AppRegistryState } from "../apps/manager/records.js";
+import type { AppDirectory, AppRecord as DirectoryRecord, AppSubscription, SubscriptionScope } from "../app-lifecycle/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../app-lifecycle/core-app-registry.js";
+import { CORE_SUBSCRIPTIONS } from "../app-lifecycle/core-manifests.js";
+import { isDefaultEligible } from "../app-lifecycle/manager/decide-state.js";
+import { activeManifest, type AppRegistryState } from "../app-lifecycle/manager/records.js";
 
 const cache = new WeakMap<AppRegistryState, AppDirectory>();
 

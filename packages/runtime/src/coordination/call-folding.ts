@@ -4,8 +4,8 @@
  * focusing an instance is itself a pure step, so a call that launches an app is one commit.
  */
 import type { JsonValue } from "@lineup/protocol";
-import { instancePolicyFor } from "../apps/instances/state.js";
-import { focusInstance, launchInstance, restoreInstanceInBackground, returnFocus } from "../apps/instances/transitions.js";
+import { instancePolicyFor } from "../app-lifecycle/instances/state.js";
+import { focusInstance, launchInstance, restoreInstanceInBackground, returnFocus } from "../app-lifecycle/instances/transitions.js";
 import { toTimestamp } from "../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { settleActivation } from "../tools/activation.js";

@@ -16,8 +16,8 @@
  * Refusals from step 3 on consume the event (the cursor moves past it); steps 1–2 do not.
  */
 import { adaptLegacy, isLegacyMessage, validateEnvelope, type ErrorCode, type RuntimeEnvelope, type SessionEvent } from "@lineup/protocol";
-import type { AppDirectory, SubscriptionScope } from "../apps/core-app-registry.js";
-import type { InstanceDirectory } from "../apps/instance-directory.js";
+import type { AppDirectory, SubscriptionScope } from "../app-lifecycle/core-app-registry.js";
+import type { InstanceDirectory } from "../app-lifecycle/instance-directory.js";
 import { asChunk, chunkKeyOf, chunkOf, dedupChunkKeys, hasEnvelope } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { projectEnvelope, projectEvent, type MessageDraft } from "./projection.js";

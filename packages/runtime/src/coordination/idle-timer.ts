@@ -3,7 +3,7 @@
  * commit the shell arms it for the moment the next background instance becomes idle enough; when it fires
  * it posts `instances.tick`, whose transition suspends what is due. Without an idle time it never arms.
  */
-import { nextIdleSuspension } from "../apps/instances/suspend.js";
+import { nextIdleSuspension } from "../app-lifecycle/instances/suspend.js";
 import type { Clock } from "../core/ports.js";
 import { busyInstances } from "./instance-folding.js";
 import type { RuntimeState } from "./state.js";

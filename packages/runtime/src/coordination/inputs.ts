@@ -5,7 +5,7 @@
  */
 import type { StepOutcome, TraceEntry, WorkflowRun } from "../workflows/run.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, ArtifactRef, ErrorCode, JsonObject, JsonValue, LineUpError, Session, SessionEvent } from "@lineup/protocol";
-import type { BundleCandidate } from "../apps/manager/pipeline.js";
+import type { BundleCandidate } from "../app-lifecycle/manager/pipeline.js";
 import type { ToolProgressPayload } from "../tools/payloads.js";
 import type { ToolOutput } from "../tools/call-state.js";
 import type { OutboxEntry } from "../communication/outbox.js";
@@ -13,7 +13,7 @@ import type { CapabilityHostSnapshot } from "../capabilities/loop-state.js";
 import type { CapabilityStep } from "../capabilities/state.js";
 import type { AgentAppMessage } from "../persistence/inbox.js";
 import type { ReplaceRequest, SessionDataSnapshot } from "../session-data/semantics.js";
-import type { InstanceChange } from "../apps/instances/state.js";
+import type { InstanceChange } from "../app-lifecycle/instances/state.js";
 import type { StoreValue, StoreWrite } from "../persistence/store.js";
 import type { Identity, RuntimeState } from "./state.js";
 import type { Lifecycle } from "./lifecycle.js";
@@ -91,7 +91,7 @@ export type RuntimeInput =
    * and the shell has already put the new ones in the transition environment: republish what changed.
    */
   | { readonly kind: "host.changed"; readonly what: "capabilities" | "policy"; readonly detail: string }
-  /** A host intent (`lineup.host.intent`, the third ingress path; `apps/host-intents.ts`), checked by the shell: audited; `memory_pressure` suspends every idle background instance. */
+  /** A host intent (`lineup.host.intent`, the third ingress path; `app-lifecycle/host-intents.ts`), checked by the shell: audited; `memory_pressure` suspends every idle background instance. */
   | { readonly kind: "host.intent"; readonly intent: HostIntent }
   | { readonly kind: "app.request"; readonly request: AppManagerRequest }
   | { readonly kind: "instance"; readonly request: InstanceRequest }

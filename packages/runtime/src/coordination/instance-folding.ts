@@ -1,13 +1,13 @@
 /**
- * Folds an instance change (`apps/instances`) into a `Step`: the new state, its snapshot, the apps'
+ * Folds an instance change (`app-lifecycle/instances`) into a `Step`: the new state, its snapshot, the apps'
  * instance counts, and the calls that wait for it (activation ready / failed / cancelled).
  */
 import type { JsonValue } from "@lineup/protocol";
-import { liveInstanceCount, type InstanceChange, type InstancesState } from "../apps/instances/state.js";
-import { snapshotInstances } from "../apps/instances/snapshot.js";
-import { closeAppInstances, pruneFinishedInstances, type InstanceResult } from "../apps/instances/transitions.js";
-import { DEFAULT_MAX_LIVE_SURFACES, suspendPastBound, type SurfaceBound } from "../apps/instances/suspend.js";
-import { withActiveInstanceCount } from "../apps/manager/records.js";
+import { liveInstanceCount, type InstanceChange, type InstancesState } from "../app-lifecycle/instances/state.js";
+import { snapshotInstances } from "../app-lifecycle/instances/snapshot.js";
+import { closeAppInstances, pruneFinishedInstances, type InstanceResult } from "../app-lifecycle/instances/transitions.js";
+import { DEFAULT_MAX_LIVE_SURFACES, suspendPastBound, type SurfaceBound } from "../app-lifecycle/instances/suspend.js";
+import { withActiveInstanceCount } from "../app-lifecycle/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { settleActivation } from "../tools/activation.js";
 import { failInstanceCalls } from "../tools/reports.js";

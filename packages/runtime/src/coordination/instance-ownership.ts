@@ -3,8 +3,8 @@
  * an instance only if that instance is live, belongs to the addressed app and serves the conversation
  * (or is a global singleton), and an operation only if a call of that conversation runs it.
  */
-import type { InstanceDirectory } from "../apps/instance-directory.js";
-import { getInstance } from "../apps/instances/state.js";
+import type { InstanceDirectory } from "../app-lifecycle/instance-directory.js";
+import { getInstance } from "../app-lifecycle/instances/state.js";
 import type { RuntimeState } from "./state.js";
 
 /** The last directory made, for the instances and calls it reads: consecutive events share it. */

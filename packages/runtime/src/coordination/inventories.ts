@@ -4,7 +4,7 @@
  * sees changed, published with the next revision through the outbox.
  */
 import type { InventoryTool as WireInventoryTool, JsonValue } from "@lineup/protocol";
-import { appProvenance, publisherTrusted } from "../apps/manager/records.js";
+import { appProvenance, publisherTrusted } from "../app-lifecycle/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";

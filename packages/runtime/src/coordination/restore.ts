@@ -4,7 +4,7 @@
  * and history stay in the store (paged on demand).
  */
 import type { IdSource } from "../core/ports.js";
-import { CHAT_APP_SCOPE } from "../apps/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../app-lifecycle/core-app-registry.js";
 import { parseInboxKey } from "../persistence/inbox.js";
 import { asMarks, marksOf, marksWrite, parseChunkKey, unseenOf } from "../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
@@ -12,11 +12,11 @@ import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import { readAuditHead, type AuditHead } from "./audit.js";
 import type { AppManifest } from "@lineup/protocol";
-import type { CapabilityGrant, TrustedPublisher } from "../apps/app-manager-api.js";
-import { restoreInstances, type InstancesSnapshot } from "../apps/instances/snapshot.js";
-import { EMPTY_INSTANCES } from "../apps/instances/state.js";
-import { pruneFinishedInstances } from "../apps/instances/transitions.js";
-import { createAppRegistryState, type AppRegistryState, type ManagedApp } from "../apps/manager/records.js";
+import type { CapabilityGrant, TrustedPublisher } from "../app-lifecycle/app-manager-api.js";
+import { restoreInstances, type InstancesSnapshot } from "../app-lifecycle/instances/snapshot.js";
+import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
+import { pruneFinishedInstances } from "../app-lifecycle/instances/transitions.js";
+import { createAppRegistryState, type AppRegistryState, type ManagedApp } from "../app-lifecycle/manager/records.js";
 import type { CallRecord, ToolCallsState } from "../tools/call-state.js";
 import { inventorySessionKey } from "../tools/inventory.js";
 import { appDirectoryOf } from "./app-directory.js";

@@ -4,15 +4,15 @@
  * replaced (never mutated) by transitions. Messages are not here: they live in the store (inbox, history).
  */
 import type { AppManifest, Session } from "@lineup/protocol";
-import { EMPTY_INSTANCES } from "../apps/instances/state.js";
-import { createAppRegistryState } from "../apps/manager/records.js";
+import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
+import { createAppRegistryState } from "../app-lifecycle/manager/records.js";
 import { EMPTY_TOOL_CALLS } from "../tools/call-state.js";
 import { EMPTY_INVENTORY_REVISIONS } from "../tools/inventory.js";
-import type { CapabilityGrant, TrustedPublisher } from "../apps/app-manager-api.js";
+import type { CapabilityGrant, TrustedPublisher } from "../app-lifecycle/app-manager-api.js";
 import { EMPTY_CAPABILITIES, type CapabilitiesState } from "../capabilities/loop-state.js";
-import type { InstancesState } from "../apps/instances/state.js";
-import type { AppOperation } from "../apps/manager/operation.js";
-import type { AppRegistryState } from "../apps/manager/records.js";
+import type { InstancesState } from "../app-lifecycle/instances/state.js";
+import type { AppOperation } from "../app-lifecycle/manager/operation.js";
+import type { AppRegistryState } from "../app-lifecycle/manager/records.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import type { InventoryRevisions } from "../tools/inventory.js";
 import type { ToolCallsState } from "../tools/call-state.js";

@@ -3,7 +3,7 @@
  * paths — the audit chain hashes one ~300-byte record per audit draft inside every loop turn, where
  * awaiting WebCrypto costs a round trip to its thread per record. Strings are hashed as their UTF-8
  * bytes (`TextEncoder`, so a lone surrogate becomes U+FFFD as everywhere else). Bulk data (bundles)
- * keeps WebCrypto (`apps/bundle/digest.ts`), which is faster per byte and runs off the calling thread.
+ * keeps WebCrypto (`app-lifecycle/bundle/digest.ts`), which is faster per byte and runs off the calling thread.
  */
 
 /** The first 32 bits of the fractional parts of the cube roots of the first 64 primes (FIPS 180-4 4.2.2). */

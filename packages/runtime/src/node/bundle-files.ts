@@ -1,6 +1,6 @@
 /**
  * Node helpers behind `lineup keygen | pack | sign | verify`: the file-system side of the bundle
- * format (docs/bundle.md §7). The format itself is in apps/bundle/ and platform-neutral.
+ * format (docs/bundle.md §7). The format itself is in app-lifecycle/bundle/ and platform-neutral.
  *
  * Key files: `publisher.key` holds the PKCS #8 private key as PEM ("PRIVATE KEY", readable by
  * OpenSSL), written with mode 0600; `publisher.pub.json` holds the trusted-key entry
@@ -20,7 +20,7 @@ import {
   type TrustedKey,
   type VerifiedBundle,
   type VerifyBundleOptions,
-} from "../apps/bundle/index.js";
+} from "../app-lifecycle/bundle/index.js";
 
 export const PRIVATE_KEY_FILE = "publisher.key";
 export const PUBLIC_KEY_FILE = "publisher.pub.json";

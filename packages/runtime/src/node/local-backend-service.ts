@@ -22,7 +22,7 @@ import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { WebSocketServer, type WebSocket } from "ws";
 import { BUNDLE_FILE_PATTERN, LineUpError, base64ToBytes, PART_ID_PATTERN, isAppScope, type BackendDeclaration, type JsonObject } from "@lineup/protocol";
-import { SHA256_HEX, sha256Hex } from "../apps/bundle/digest.js";
+import { SHA256_HEX, sha256Hex } from "../app-lifecycle/bundle/digest.js";
 import type { BackendRunner, BackendStartSpec } from "../backends/runner.js";
 import type { BackendRunners } from "../backends/service.js";
 import {

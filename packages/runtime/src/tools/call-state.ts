@@ -12,7 +12,7 @@
  */
 import type { ActivationRequirement, CallModel, ErrorCode, JsonObject, ProtocolError, ToolHandling } from "@lineup/protocol";
 import type { ToolErrorPayload, ToolProgressPayload, ToolReceiptPayload, ToolResultPayload } from "./payloads.js";
-import type { AuditFact } from "../apps/manager/audit-fact.js";
+import type { AuditFact } from "../app-lifecycle/manager/audit-fact.js";
 
 export type ToolOutput = (
   | { readonly type: "lineup.tool.receipt"; readonly call_id: string; readonly payload: ToolReceiptPayload }

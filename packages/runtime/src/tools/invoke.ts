@@ -12,7 +12,7 @@
  */
 import { canonicalJson, type JsonValue } from "@lineup/protocol";
 import type { ToolInvokePayload } from "./payloads.js";
-import { foregroundInstance, type InstancesState } from "../apps/instances/state.js";
+import { foregroundInstance, type InstancesState } from "../app-lifecycle/instances/state.js";
 import { releaseCall } from "./activation.js";
 import { CallDraft, getCall, refuseReport, type CallDecision, type CallRecord, type ToolCallsState } from "./call-state.js";
 import type { InventoryTool } from "./inventory.js";

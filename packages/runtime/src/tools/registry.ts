@@ -11,7 +11,7 @@ import {
   type ResolvedToolDescriptor,
   type ToolValueValidator,
 } from "@lineup/protocol";
-import { activeManifest, type AppRegistryState } from "../apps/manager/records.js";
+import { activeManifest, type AppRegistryState } from "../app-lifecycle/manager/records.js";
 
 /** What the registry and the inventory need to know about one app. */
 export interface ToolSourceApp {

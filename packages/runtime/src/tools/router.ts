@@ -6,7 +6,7 @@
  * `launch_policy: never` is refused `foreground_required` unless its app is in front already. Pure.
  */
 import type { ActivationRequirement, CallModel, ErrorCode, LaunchPolicy } from "@lineup/protocol";
-import { findLiveInstance, foregroundInstance, type InstancesState } from "../apps/instances/state.js";
+import { findLiveInstance, foregroundInstance, type InstancesState } from "../app-lifecycle/instances/state.js";
 
 export interface RoutableTool {
   readonly activation_requirement: ActivationRequirement;

@@ -3,7 +3,7 @@
  * shell runs a step's effect with, and a run's evidence pack.
  */
 import { canonicalJson, LineUpError, type AgentTask, type ArtifactRef, type ErrorCode, type JsonValue, type WorkflowStep } from "@lineup/protocol";
-import { sha256Hex } from "../apps/bundle/digest.js";
+import { sha256Hex } from "../app-lifecycle/bundle/digest.js";
 import type { BackendService } from "../backends/service.js";
 import type { Delivery, RuntimeInput } from "../coordination/inputs.js";
 import type { Emitter } from "../core/emitter.js";

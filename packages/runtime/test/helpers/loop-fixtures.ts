@@ -3,7 +3,7 @@
  * catching up) with the core apps, an agent's chat message event, and a loop over a given store.
  */
 import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
-import { CORE_MANIFESTS } from "../../src/apps/core-manifests.js";
+import { CORE_MANIFESTS } from "../../src/app-lifecycle/core-manifests.js";
 import { EMPTY_AUDIT_HEAD } from "../../src/coordination/audit.js";
 import type { RuntimeInput } from "../../src/coordination/inputs.js";
 import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "../../src/coordination/loop.js";

@@ -1,5 +1,5 @@
 /**
- * The Runtime's app-manager and settings interfaces (packages/runtime/src/apps/app-manager-api.ts),
+ * The Runtime's app-manager and settings interfaces (packages/runtime/src/app-lifecycle/app-manager-api.ts),
  * gathered under the names the App Registry and Settings apps use. `@lineup/runtime`'s own
  * `AppRecord` export is the app directory's record, so the manager's is named `ManagedAppRecord` here.
  */

@@ -1,5 +1,5 @@
 import { LineUpError } from "@lineup/protocol";
-import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { acknowledgeWrites, inboxKey, parseMessageId } from "../../persistence/inbox.js";
 import { asMarks, chunkKeyOf, marksWrite, unseenOf, withoutUnseen, type UnseenMarks } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";

@@ -4,7 +4,7 @@ import { toTimestamp } from "../../core/ports.js";
 import { answerKey, answerWrite, cardAnswerOf, inboxKey, parseMessageId, acknowledgeWrites, type AgentAppMessage } from "../../persistence/inbox.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
-import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { readId, unchanged, type AppAction, type InteractionAnswer, type ReadKey, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";

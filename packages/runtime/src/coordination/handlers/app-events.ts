@@ -9,8 +9,8 @@
  */
 import { createToolSchemaValidator, LineUpError, validateEnvelope, type AppManifest, type ErrorCode, type JsonValue, type ProtocolError, type ToolValueValidator } from "@lineup/protocol";
 import { toTimestamp } from "../../core/ports.js";
-import { getInstance } from "../../apps/instances/state.js";
-import { activeManifest } from "../../apps/manager/records.js";
+import { getInstance } from "../../app-lifecycle/instances/state.js";
+import { activeManifest } from "../../app-lifecycle/manager/records.js";
 import { Step } from "../step.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";

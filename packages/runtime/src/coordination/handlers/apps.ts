@@ -14,13 +14,13 @@
  * not an exception.
  */
 import type { JsonValue } from "@lineup/protocol";
-import { decideInstall } from "../../apps/manager/decide-install.js";
-import { decideRemove } from "../../apps/manager/decide-remove.js";
-import { decideRollback } from "../../apps/manager/decide-rollback.js";
-import { decideDisable, decideEnable, decideInstallFailed, decideSetDefaultApp } from "../../apps/manager/decide-state.js";
-import { decideUpdate, decideUpdateApproval, decideUpdateToRetained } from "../../apps/manager/decide-update.js";
-import type { AppDecision, AppEffect } from "../../apps/manager/operation.js";
-import type { AppRegistryState } from "../../apps/manager/records.js";
+import { decideInstall } from "../../app-lifecycle/manager/decide-install.js";
+import { decideRemove } from "../../app-lifecycle/manager/decide-remove.js";
+import { decideRollback } from "../../app-lifecycle/manager/decide-rollback.js";
+import { decideDisable, decideEnable, decideInstallFailed, decideSetDefaultApp } from "../../app-lifecycle/manager/decide-state.js";
+import { decideUpdate, decideUpdateApproval, decideUpdateToRetained } from "../../app-lifecycle/manager/decide-update.js";
+import type { AppDecision, AppEffect } from "../../app-lifecycle/manager/operation.js";
+import type { AppRegistryState } from "../../app-lifecycle/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { releaseMarkerKey } from "./artifacts.js";
 import { refuseAppCalls } from "../../tools/reports.js";

@@ -6,7 +6,7 @@
  * offline reaches the agent after reconnect, and the server checks the SHA-256 on the last chunk.
  * The shell hashes the bytes before posting (the transition never awaits).
  */
-import { appProvenance } from "../../apps/manager/records.js";
+import { appProvenance } from "../../app-lifecycle/manager/records.js";
 import { bytesToBase64, DEFAULT_SERVER_LIMITS, LineUpError, RUNTIME_SCOPE, type ArtifactRef, type JsonValue } from "@lineup/protocol";
 import { toTimestamp } from "../../core/ports.js";
 import { conversationArtifactWrite } from "../../persistence/conversation-artifacts.js";

@@ -13,8 +13,8 @@
  * that is disabled or removed has its requests ended.
  */
 import type { JsonValue } from "@lineup/protocol";
-import { foregroundInstance, getInstance } from "../../apps/instances/state.js";
-import { activeManifest, getApp, getManagedApp } from "../../apps/manager/records.js";
+import { foregroundInstance, getInstance } from "../../app-lifecycle/instances/state.js";
+import { activeManifest, getApp, getManagedApp } from "../../app-lifecycle/manager/records.js";
 import { decideCapabilityRequest, refuseCapability, type CapabilityContext, type CapabilityPolicy } from "../../capabilities/gateway.js";
 import { capabilitiesAfter, gatewayStateOf, grantsAfter, type CapabilityHostSnapshot } from "../../capabilities/loop-state.js";
 import { answerSystemPermission, answerUserPrompt, changeCapabilitySetting, completeHostCall, expireCapabilityRequests, refuseAppCapabilityRequests } from "../../capabilities/resolve.js";

@@ -1,5 +1,5 @@
-import type { InstanceDirectory } from "../../apps/instance-directory.js";
-import type { AppPolicy, HostEnvironment } from "../../apps/manager/pipeline.js";
+import type { InstanceDirectory } from "../../app-lifecycle/instance-directory.js";
+import type { AppPolicy, HostEnvironment } from "../../app-lifecycle/manager/pipeline.js";
 import type { InventoryPolicy } from "../../tools/inventory.js";
 
 /** What this host offers apps and what policy narrows: fixed for the life of a Runtime. */

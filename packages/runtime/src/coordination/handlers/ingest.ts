@@ -7,7 +7,7 @@ import { messageCursor } from "../../persistence/history.js";
 import { asChunk, asMarks, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
-import { CHAT_APP_SCOPE } from "../../apps/core-app-registry.js";
+import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
 import { applyCallDecision } from "../call-folding.js";

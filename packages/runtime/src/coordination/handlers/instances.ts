@@ -4,8 +4,8 @@
  * instance transition folded, with the activations it settles, into one commit.
  */
 import { LineUpError, type JsonValue } from "@lineup/protocol";
-import { activeManifest, getApp, getManagedApp } from "../../apps/manager/records.js";
-import { findLiveInstance, getInstance, instancePolicyFor } from "../../apps/instances/state.js";
+import { activeManifest, getApp, getManagedApp } from "../../app-lifecycle/manager/records.js";
+import { findLiveInstance, getInstance, instancePolicyFor } from "../../app-lifecycle/instances/state.js";
 import {
   backgroundInstance,
   closeInstance,
@@ -17,9 +17,9 @@ import {
   markInstanceRestored,
   resumeInstance,
   type InstanceResult,
-} from "../../apps/instances/transitions.js";
+} from "../../app-lifecycle/instances/transitions.js";
 import { endClosedInstanceCalls } from "../../tools/reports.js";
-import { suspendIdle } from "../../apps/instances/suspend.js";
+import { suspendIdle } from "../../app-lifecycle/instances/suspend.js";
 import { applyCallDecision } from "../call-folding.js";
 import { applyInstanceResult, applyInstances, busyInstances } from "../instance-folding.js";
 import { Step } from "../step.js";
@@ -38,7 +38,7 @@ export function onInstancesTick(state: RuntimeState, env: TransitionEnv): Transi
   return step.result();
 }
 
-/** A host intent (apps/host-intents.ts): audited; memory pressure suspends every idle background instance at once. */
+/** A host intent (app-lifecycle/host-intents.ts): audited; memory pressure suspends every idle background instance at once. */
 export function onHostIntent(state: RuntimeState, input: Extract<RuntimeInput, { kind: "host.intent" }>, env: TransitionEnv): TransitionResult {
   const step = new Step(state);
   const { intent } = input;

@@ -7,7 +7,7 @@
  * snapshot after the commit (`session_data.changed`). Not audited: it is the app's own data.
  */
 import { LineUpError, type JsonValue } from "@lineup/protocol";
-import { activeManifest, getManagedApp } from "../../apps/manager/records.js";
+import { activeManifest, getManagedApp } from "../../app-lifecycle/manager/records.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { sessionDataKey } from "../../session-data/context.js";
 import { decideReplace, DEFAULT_SESSION_DATA_QUOTA, parseStoredSnapshot, type SessionDataQuota } from "../../session-data/semantics.js";

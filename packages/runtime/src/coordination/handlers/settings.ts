@@ -5,7 +5,7 @@
  * the same way so that every host of this profile reads one choice.
  */
 import { LineUpError, type JsonValue } from "@lineup/protocol";
-import type { CapabilityGrant, TrustedPublisher } from "../../apps/app-manager-api.js";
+import type { CapabilityGrant, TrustedPublisher } from "../../app-lifecycle/app-manager-api.js";
 import { toTimestamp } from "../../core/ports.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { republishInventories } from "../inventories.js";

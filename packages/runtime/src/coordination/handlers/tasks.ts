@@ -22,8 +22,8 @@ import {
   type JsonValue,
   type TaskTurnOptions,
 } from "@lineup/protocol";
-import { getInstance } from "../../apps/instances/state.js";
-import { activeManifest, appProvenance, getManagedApp } from "../../apps/manager/records.js";
+import { getInstance } from "../../app-lifecycle/instances/state.js";
+import { activeManifest, appProvenance, getManagedApp } from "../../app-lifecycle/manager/records.js";
 import { pendingCancel } from "../turns.js";
 import { toTimestamp } from "../../core/ports.js";
 import { sha256Hex } from "../../core/sha256.js";

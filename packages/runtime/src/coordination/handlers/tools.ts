@@ -7,14 +7,14 @@
  * cancel and the deadline timer are inputs like any other.
  */
 import { LineUpError, type RuntimeEnvelope } from "@lineup/protocol";
-import { getApp } from "../../apps/manager/records.js";
+import { getApp } from "../../app-lifecycle/manager/records.js";
 import { receiveInvoke } from "../../tools/invoke.js";
 import { currentInventoryRevision } from "../../tools/inventory.js";
 import { expireDueCalls, interruptOperations, startOperation } from "../../tools/operations.js";
 import type { ToolInvokePayload } from "../../tools/payloads.js";
 import { cancelCall, reportError, reportProgress, reportResult } from "../../tools/reports.js";
 import { resumeAfterRestart } from "../../tools/restart.js";
-import { foregroundInstance } from "../../apps/instances/state.js";
+import { foregroundInstance } from "../../app-lifecycle/instances/state.js";
 import { applyCallDecision } from "../call-folding.js";
 import { inventoryFor, toolRegistryOf } from "../inventories.js";
 import { commitTaskDraft, Step } from "../step.js";

@@ -15,7 +15,7 @@
  * names the app and the instance it came from.
  */
 import { LineUpError, type ErrorCode, type JsonValue } from "@lineup/protocol";
-import { foregroundInstance, getInstance } from "../../apps/instances/state.js";
+import { foregroundInstance, getInstance } from "../../app-lifecycle/instances/state.js";
 import { receiptOf } from "../../communication/outbox.js";
 import { Step } from "../step.js";
 import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";

@@ -13,7 +13,7 @@
  * The workflow has no inventory of its own to be stale, so the inventory revision is not checked.
  */
 import { LineUpError, type ErrorCode, type JsonObject } from "@lineup/protocol";
-import { getApp } from "../../apps/manager/records.js";
+import { getApp } from "../../app-lifecycle/manager/records.js";
 import { receiveInvoke } from "../../tools/invoke.js";
 import { getCall, isTerminalOutput, type CallRecord } from "../../tools/call-state.js";
 import { cancelCall } from "../../tools/reports.js";

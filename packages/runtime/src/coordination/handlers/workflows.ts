@@ -10,8 +10,8 @@
  * Every refusal is typed and writes nothing.
  */
 import { LineUpError, createToolSchemaValidator, type ErrorCode, type WorkflowDeclaration } from "@lineup/protocol";
-import { getInstance } from "../../apps/instances/state.js";
-import { activeManifest, getManagedApp } from "../../apps/manager/records.js";
+import { getInstance } from "../../app-lifecycle/instances/state.js";
+import { activeManifest, getManagedApp } from "../../app-lifecycle/manager/records.js";
 import { sha256Hex } from "../../core/sha256.js";
 import { applyOutcome, cancelRun, isRunEnded, jsonHash, markStarted, markWaiting, resumeRun, startRun, traceKey, type RunChange, type WorkflowRun } from "../../workflows/run.js";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
