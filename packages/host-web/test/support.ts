@@ -34,7 +34,7 @@ export interface World {
   readonly distDir: string;
   /** What the demo agent printed (its log and errors), oldest first. */
   readonly agentLog: readonly string[];
-  /** The AppServer's stored events, newest last: `seq kind body` per line, bodies cut short. */
+  /** The AppServer's stored events, newest last: `seq kind body` per line, each body whole. */
   serverEvents(limit?: number): string[];
   close(): Promise<void>;
 }
@@ -98,7 +98,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
       try {
         const rows = db.prepare("SELECT session_id, seq, kind, body FROM events ORDER BY created_at DESC, seq DESC LIMIT ?").all(limit) as { session_id: string; seq: number; kind: string; body: string }[];
-        return rows.reverse().map((r) => `${r.session_id.slice(0, 12)} #${r.seq} ${r.kind} ${r.body.slice(0, 400)}`);
+        return rows.reverse().map((r) => `${r.session_id.slice(0, 12)} #${r.seq} ${r.kind} ${r.body}`);
       } finally {
         db.close();
       }
@@ -158,7 +158,7 @@ export async function describeScene(page: Page, consoleLines: readonly string[] 
   if (world !== undefined) {
     lines.push(...world.agentLog.slice(-20).map((line) => `agent ${line}`));
     try {
-      lines.push(...world.serverEvents().map((line) => `server ${line}`));
+      lines.push(...world.serverEvents().map((line) => `server ${line.slice(0, 420)}`));
     } catch (error) {
       lines.push(`server events unreadable: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -209,8 +209,12 @@ export function describeBoard(result: JsonValue): string | undefined {
   if (typeof title !== "string" || typeof count !== "number" || counts === undefined || !Array.isArray(texts)) return undefined;
   const name = `**${escapeMarkdown(title.slice(0, 120))}**`;
   if (count === 0) return `The whiteboard ${name} is empty. Draw something, or ask me to *draw a diagram: Plan → Build → Ship*.`;
+  // In the kinds' own order (a board's counts may arrive with their keys in any order), then any other kind by name.
+  const order = Object.keys(KIND_WORDS);
+  const rank = (kind: string): number => (order.includes(kind) ? order.indexOf(kind) : order.length);
   const parts = Object.entries(counts)
     .filter((entry): entry is [string, number] => typeof entry[1] === "number" && entry[1] > 0)
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
     .map(([kind, n]) => `${n} ${(KIND_WORDS[kind] ?? [kind, kind])[n === 1 ? 0 : 1]}`);
   const lines = [`The whiteboard ${name} has ${count} ${count === 1 ? "item" : "items"}${parts.length === 0 ? "" : `: ${joinWords(parts)}`}.`];
   const words = texts.filter((t): t is string => typeof t === "string" && t.trim() !== "");

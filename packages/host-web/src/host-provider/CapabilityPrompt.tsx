@@ -38,8 +38,12 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
     event.preventDefault();
     dismiss();
   };
-  // Closed some other way (the browser may close it on a repeated Escape): the same.
-  const onClose = dismiss;
+  // Closed some other way (the browser may close it on a repeated Escape): the same. A `close` event comes a
+  // task after the dialog closed: when the next prompt has opened it again by then, the event is the previous
+  // prompt's, and dismisses nothing.
+  const onClose = () => {
+    if (dialog.current?.open !== true) dismiss();
+  };
 
   return (
     <dialog ref={dialog} class="capability-prompt" aria-labelledby="capability-prompt-title" aria-describedby="capability-prompt-body" onCancel={onCancel} onClose={onClose} data-kind={entry?.kind}>
