@@ -5,31 +5,15 @@
  * localized names, the surfaces and the host's capabilities; an install, a disable and a change of the host's
  * capabilities each give it a new revision — also when no tool changed — and an agent that connects later reads the same.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { generatePublisherKey, NO_HOST_CAPABILITIES, packBundle, signBundle, type AppManifest, type CapabilityName, type PublisherKey } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
+import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
-const dirs: string[] = [];
-const temp = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-async function until(predicate: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const temp = tempDirs();
 
 const manifest = (app_scope: string, extra: Partial<AppManifest>): AppManifest =>
   ({

@@ -4,31 +4,15 @@
  * The agent sees the inventory the Runtime published, calls a tool, the app's handler answers, and
  * the agent gets exactly one result; a call the inventory does not allow is refused with its code.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { generatePublisherKey, packBundle, signBundle, type AppManifest } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
+import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
-const dirs: string[] = [];
-const temp = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-async function until(predicate: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const temp = tempDirs();
 
 const notes: AppManifest = {
   format: "lineup.app.v1",

@@ -6,32 +6,16 @@
  * of texts are pipelined — whatever was lost on the way, every text must be in the server's log exactly
  * once, in the order the app dispatched them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import type { AgentAppMessage } from "../src/index.js";
 import { createNodeRuntime, type NodeRuntime } from "../src/node/index.js";
 import { RawAgent } from "./helpers/raw-agent.js";
 import { seededRandom } from "./store-test-helpers.js";
+import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
-const dirs: string[] = [];
-const temp = (prefix: string): string => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-async function until(predicate: () => boolean, ms = 10_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const temp = tempDirs();
 
 const agentTexts = (messages: readonly AgentAppMessage[]): string[] =>
   messages.filter((m) => m.type === "lineup.message" && m.sender.kind === "agent").map((m) => (m.payload as { text: string }).text);
