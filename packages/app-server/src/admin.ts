@@ -10,7 +10,7 @@
  *   code is the credential.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerFrame, createTokenBucket, decodeJson, decodeJsonRpc, isOpaqueId, LineUpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse, type JsonValue, jsonRpcFailure, jsonRpcSuccess, type ProtocolError, type RateLimit, type ServerLimits, type TokenBucket } from "@lineup/protocol";
+import { answerFrame, createTokenBucket, decodeJson, decodeJsonRpc, isOpaqueId, isRecord, LineUpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse, type JsonValue, jsonRpcFailure, jsonRpcSuccess, type ProtocolError, type RateLimit, type ServerLimits, type TokenBucket } from "@lineup/protocol";
 import type { Clock, IdSource } from "./clock.js";
 import type { Logger } from "./logger.js";
 import {
@@ -286,8 +286,8 @@ export function createAdminEndpoint(deps: AdminDeps) {
       const body = await readBody(req);
       const decoded = body === undefined ? undefined : decodeJson(body, { maxBytes: MAX_BODY_BYTES, maxDepth: 4 });
       const value = decoded?.ok === true ? decoded.value : undefined;
-      const code = value !== null && typeof value === "object" && !Array.isArray(value) ? value["code"] : undefined;
-      const name = value !== null && typeof value === "object" && !Array.isArray(value) ? (value["device_name"] ?? "Paired device") : undefined;
+      const code = isRecord(value) ? value["code"] : undefined;
+      const name = isRecord(value) ? (value["device_name"] ?? "Paired device") : undefined;
       if (typeof code !== "string" || code.length > 32 || typeof name !== "string" || name.trim() === "" || name.length > 200) {
         return sendJson(res, 400, { error: { code: "invalid_params", message: "the body is {code, device_name?}: the pairing code as shown, a device name of at most 200 characters" } }, cors);
       }

@@ -4,7 +4,7 @@
  * migration puts the version before back), a disabled or replaced version's back-ends stop, and a removed
  * app's storage goes. A back-end asks the host through `hostCalls`, with the checks a surface gets.
  */
-import { LineUpError, createToolSchemaValidator, type BackendDeclaration, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { LineUpError, createToolSchemaValidator, isRecord, type BackendDeclaration, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
 import type { RuntimeApps } from "./app-lifecycle/runtime-apps.js";
 import type { ElicitationAnswer, HostProvider } from "./capabilities/host-provider.js";
 import type { AppCapabilityRequest } from "./capabilities/shell.js";
@@ -97,7 +97,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     if (hostProvider.elicit === undefined) throw new LineUpError("unsupported_on_host", "this host cannot ask the person");
     if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
     const schema = p["requestedSchema"];
-    if (typeof p["message"] !== "string" || typeof schema !== "object" || schema === null || Array.isArray(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
+    if (typeof p["message"] !== "string" || !isRecord(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
     const check = createToolSchemaValidator(schema, { code: "invalid_params" });
     if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
     const timeoutMs = options.elicitationTimeoutMs ?? 120_000;

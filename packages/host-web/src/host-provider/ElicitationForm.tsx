@@ -4,7 +4,7 @@
  * enum — with the schema's bounds as the fields' own constraints. No properties: a plain accept / decline. The
  * Runtime checks the answer against the schema again before the server sees it.
  */
-import type { JsonObject, JsonValue } from "@lineup/protocol";
+import { isRecord, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { ElicitationPrompt } from "@lineup/runtime";
 import { t } from "../i18n/index.js";
 
@@ -17,8 +17,8 @@ interface Field {
 const fieldsOf = (schema: JsonObject): Field[] => {
   const properties = schema["properties"];
   const required = Array.isArray(schema["required"]) ? schema["required"] : [];
-  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return [];
-  return Object.entries(properties).flatMap(([name, field]) => (typeof field === "object" && field !== null && !Array.isArray(field) ? [{ name, schema: field, required: required.includes(name) }] : []));
+  if (!isRecord(properties)) return [];
+  return Object.entries(properties).flatMap(([name, field]) => (isRecord(field) ? [{ name, schema: field, required: required.includes(name) }] : []));
 };
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
@@ -32,7 +32,7 @@ function choicesOf(schema: Record<string, unknown>): { value: string; label: str
     return values.map((value, i) => ({ value: String(value), label: String(names[i]) }));
   }
   const oneOf = schema["oneOf"];
-  if (Array.isArray(oneOf)) return oneOf.flatMap((option) => (typeof option === "object" && option !== null && "const" in option ? [{ value: String(option.const), label: String(text(option.title) ?? option.const) }] : []));
+  if (Array.isArray(oneOf)) return oneOf.flatMap((option) => (isRecord(option) && "const" in option ? [{ value: String(option["const"]), label: String(text(option["title"]) ?? option["const"]) }] : []));
   return undefined;
 }
 

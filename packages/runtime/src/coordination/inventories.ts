@@ -41,7 +41,7 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
       apps: toolSourcesFromRegistry(state.apps).filter((app) => publisherTrusted(state.apps.apps[app.app_scope]!, trustedKeyIds(state))),
       hostCapabilities: env.host.capabilities,
       // Not offered: what the system denies this host now, and what policy (a tenant's included) blocks.
-      systemDenied: [...(env.host.systemDenied ?? []), ...(env.host.appPolicy.blocked_capabilities ?? [])],
+      withheldCapabilities: [...(env.host.systemDenied ?? []), ...(env.host.appPolicy.blocked_capabilities ?? [])],
       hostFeatures: env.host.features,
       policy: env.host.inventoryPolicy,
       agentId,

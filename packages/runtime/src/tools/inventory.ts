@@ -44,8 +44,11 @@ export interface InventoryInput {
   readonly apps: readonly ToolSourceApp[];
   /** Capabilities the host can carry out. */
   readonly hostCapabilities: readonly string[];
-  /** Capabilities the system denied the host for now (a browser permission set to "block"): left out of `capabilities`, not out of the tools, whose calls get `permission_denied`. */
-  readonly systemDenied?: readonly string[];
+  /**
+   * Capabilities not offered now though the host could carry them out — the system denied them (a browser permission
+   * set to "block") or policy blocks them: left out of `capabilities`, not out of the tools, whose calls are refused.
+   */
+  readonly withheldCapabilities?: readonly string[];
   /** Runtime SDK features the host offers (an app needing more is not ready). */
   readonly hostFeatures?: readonly string[];
   readonly policy: InventoryPolicy;
@@ -125,7 +128,7 @@ export function computeInventory(input: InventoryInput): Inventory {
   const versions: Record<string, string> = {};
   for (const app of input.apps) if (tools.some((t) => t.app_scope === app.app_scope)) versions[app.app_scope] = app.manifest.version;
   apps.sort((a, b) => (a.app_scope < b.app_scope ? -1 : a.app_scope > b.app_scope ? 1 : 0));
-  const denied = new Set(input.systemDenied ?? []);
+  const denied = new Set(input.withheldCapabilities ?? []);
   const capabilities = [...new Set(input.hostCapabilities)].filter((c) => !denied.has(c)).sort();
   const rest = { apps, components: STANDARD_COMPONENTS, surfaces, capabilities };
   return {
