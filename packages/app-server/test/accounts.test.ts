@@ -61,6 +61,8 @@ describe("the admin face", () => {
     const { users } = await adminCall(server, "admin/user/list");
     expect(users.map((u: { user_id: string }) => u.user_id)).toEqual(["carol", "dev-user"]);
     const { token } = await adminCall(server, "admin/device/add", { user_id: "carol", device_id: "carol-laptop" });
+    // Recognisable to a secret scanner, and never read as a flag on a command line.
+    expect(token).toMatch(/^lu_[A-Za-z0-9_-]{43}$/);
     const client = await connect(token);
     expect((await client.call("agentSession/list")).sessions).toEqual([]);
     const atRest = JSON.stringify([await probe.reader.all("SELECT * FROM tokens"), await probe.reader.all("SELECT * FROM admin_tokens")]);

@@ -131,4 +131,14 @@ describe("lineup command-line conventions", () => {
       }
     }
   });
+
+  it("a value that begins with a dash is refused in one line that says how to pass it, and --flag=value passes it", async () => {
+    const io = capture();
+    expect(await runCli(["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--token", "-dashed"], io)).toBe(2);
+    expect(io.errors[0]).toMatch(/^lineup mcp: Option '--token' argument is ambiguous\..*'--token=-XYZ'/);
+    expect(io.errors.slice(1).join("\n")).toBe(COMMANDS["mcp"]!.usage);
+    const joined = capture();
+    expect(await runCli(["dev", missing, "--key", missing, "--url", "ws://127.0.0.1:9/rpc", "--token=-dashed"], joined)).toBe(1);
+    expect(joined.errors).toEqual([expect.stringMatching(/ENOENT/)]);
+  });
 });

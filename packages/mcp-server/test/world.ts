@@ -142,7 +142,7 @@ export async function connectClient(carrier: Carrier, options: { readonly url: s
   if (carrier === "stdio") {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ["--conditions=source", "--import", "tsx", CLI_BIN, "mcp", "--session", options.session, "--url", options.url, "--token", options.token],
+      args: ["--conditions=source", "--import", "tsx", CLI_BIN, "mcp", "--session", options.session, "--url", options.url, `--token=${options.token}`],
       stderr: "pipe",
     });
     // Kept whether or not the test asked for it: a child that ends during the handshake says why in the error.

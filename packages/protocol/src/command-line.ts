@@ -25,10 +25,15 @@ export function isUsageError(error: unknown): error is Error {
   return typeof code === "string" && PARSE_ARGS_CODES.has(code);
 }
 
-/** The one line a failure prints: the message's first line, never a stack. */
+/**
+ * The one line a failure prints, never a stack: the message's first line, or for a command-line parse
+ * error its whole message joined on one line (its later lines say how to mend it, e.g. `--token=-x…` for
+ * a value that begins with a dash).
+ */
 export function failureLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n", 1)[0] ?? "").trim() || (error instanceof Error ? error.name : "failed");
+  const line = isUsageError(error) ? message.split("\n").map((part) => part.trim()).filter(Boolean).join(" ") : (message.split("\n", 1)[0] ?? "").trim();
+  return line || (error instanceof Error ? error.name : "failed");
 }
 
 /** True when the arguments ask for help (`--help` or `-h` before a `--`). */

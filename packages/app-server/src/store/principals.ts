@@ -23,8 +23,13 @@ export function sha256Hex(input: string | Uint8Array): string {
   return typeof input === "string" ? hash("sha256", input, "hex") : createHash("sha256").update(input).digest("hex");
 }
 
+/**
+ * A new secret token: `lu_` and 32 random bytes in base64url. The prefix makes a leaked token recognisable
+ * to a secret scanner, and means no token begins with a dash (a command line would read `--token -x…` as a
+ * missing value).
+ */
 export function newToken(): string {
-  return randomBytes(32).toString("base64url");
+  return `lu_${randomBytes(32).toString("base64url")}`;
 }
 
 /** The principal a token names, or undefined for an unknown or revoked token, a revoked device or agent, or a disabled user's. */
