@@ -54,6 +54,8 @@ export interface SignedAppHostOptions {
   readonly bundles: ReadonlyMap<string, Uint8Array>;
   /** Runs the host's local back-end service (as `npm start` does), its programs under the data directory. */
   readonly localBackends?: boolean;
+  /** The served config's `suspend_idle_seconds` (the page's default otherwise). */
+  readonly suspendIdleSeconds?: number;
 }
 
 export interface SignedAppHost {
@@ -90,6 +92,7 @@ export async function startSignedAppHost(options: SignedAppHostOptions): Promise
         device_token: credentials.device_token,
         trusted_publishers: [{ ...options.publisher.trustedKey, label: options.publisherLabel }],
         builtin_apps: options.builtinApps.map(({ name, file }) => ({ name, file })),
+        ...(options.suspendIdleSeconds === undefined ? {} : { suspend_idle_seconds: options.suspendIdleSeconds }),
       },
       bundles: options.bundles,
       ...(options.localBackends === true ? { localBackends: { dataDir: join(dataDir, "local-backends") } } : {}),
@@ -116,7 +119,7 @@ export async function startOneAppHost(
   app: { readonly name: string; readonly file: string },
   manifest: { readonly app_scope: string },
   script: string,
-  options: { readonly dataDirPrefix: string; readonly publisherLabel: string },
+  options: { readonly dataDirPrefix: string; readonly publisherLabel: string; readonly suspendIdleSeconds?: number },
 ): Promise<SignedAppHost> {
   const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, app.name)]);
   const bundle = await signedBundle(manifest, html, publisher);
