@@ -193,6 +193,9 @@ describe("the host in Simplified Chinese (Chromium, browser language zh-CN)", ()
       const failed = the.page.locator(".operation-failed").first();
       await failed.waitFor({ timeout: 30_000 });
       expect(await failed.locator(".failure-head").textContent()).toMatch(/^已拒绝。|^停在：/);
+      // Worded by its code (bundle_not_archive): what is wrong with the file, not a bare refusal.
+      expect(await failed.getAttribute("data-code")).toBe("bundle_not_archive");
+      expect(await failed.locator(".failure-head").textContent()).toContain("这个文件不是应用包");
       await screen("apps-refusal");
     }), 120_000);
 });
