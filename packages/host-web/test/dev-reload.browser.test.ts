@@ -5,14 +5,13 @@
  * updates; the open frame then shows the new version's page, restored from the Runtime's snapshot (the
  * count is still one: no click repeated) — the person does nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@lineup/cli";
 import { generatePublisherKey, type PublisherKey } from "@lineup/runtime";
-import { appPage, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
+import { appPage, publishToCatalog, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { buildOnce, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "dev-notes", name: "Dev Notes" };
@@ -45,7 +44,7 @@ void (async () => {
 })();
 `;
 
-function manifest(version: string): { readonly app_scope: string } & Record<string, unknown> {
+function manifest(version: string): { readonly app_scope: string; readonly version: string } & Record<string, unknown> {
   return {
     format: "lineup.app.v1",
     app_scope: APP.app_scope,
@@ -64,23 +63,12 @@ let publisher: PublisherKey;
 let work: string;
 
 /** `lineup publish` of the edition `version`, signed with the test's publisher key. */
-async function publish(version: string): Promise<void> {
-  const bundleFile = join(work, `${APP.app_scope}-${version}.lineup`);
-  writeFileSync(bundleFile, await signedBundle(manifest(version), await appPage(appScript(version), APP.name), publisher));
-  const err: string[] = [];
-  const code = await runCli(
-    ["publish", bundleFile, "--publisher", join(work, "publisher.pub.json"), "--url", world.server.url, "--token", world.server.devCredentials!.device_token],
-    { out: () => undefined, err: (l) => err.push(l) },
-  );
-  expect(err).toEqual([]);
-  expect(code).toBe(0);
-}
+const publish = async (version: string): Promise<unknown> => publishToCatalog(world.server, work, publisher, manifest(version), await appPage(appScript(version), APP.name));
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "lineup-dev-reload-"));
   let distDir: string;
   [distDir, publisher] = await Promise.all([buildOnce(), generatePublisherKey()]);
-  writeFileSync(join(work, "publisher.pub.json"), JSON.stringify(publisher.trustedKey));
   world = await startSignedAppHost({ distDir, dataDirPrefix: "lineup-dev-reload-", publisher, publisherLabel: "Dev test publisher", builtinApps: [], bundles: new Map() });
   page = world.page;
 }, 120_000);

@@ -4,12 +4,13 @@
  * ephemeral port) and the host's static server shipping that key as trusted and the bundles as built-in
  * apps; a persistent Chromium profile with one page; and installing an app through Apps as a person would.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
+import { runCli } from "@lineup/cli";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
 import { composePage } from "@lineup/surface-sdk/node";
@@ -39,6 +40,23 @@ export async function signedBundle(manifest: { readonly app_scope: string }, htm
   const signed = await signBundle(packed.value, key.privateKey);
   if (!signed.ok) throw new Error(`sign ${manifest.app_scope}: ${signed.error.code} ${signed.error.message}`);
   return signed.value;
+}
+
+/**
+ * `lineup publish` of an app (`manifest`, its page `html`) signed with `publisher` to the catalog of `server`, as its
+ * author would, from files in `work`; expects no error output and exit 0. Resolves with what it printed.
+ */
+export async function publishToCatalog(server: AppServerHandle, work: string, publisher: PublisherKey, manifest: { readonly app_scope: string; readonly version: string }, html: string): Promise<string> {
+  const keyFile = join(work, "publisher.pub.json");
+  writeFileSync(keyFile, JSON.stringify(publisher.trustedKey));
+  const bundleFile = join(work, `${manifest.app_scope}-${manifest.version}.lineup`);
+  writeFileSync(bundleFile, await signedBundle(manifest, html, publisher));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["publish", bundleFile, "--publisher", keyFile, "--url", server.url, "--token", server.devCredentials!.device_token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  expect(err).toEqual([]);
+  expect(code).toBe(0);
+  return out.join("\n");
 }
 
 export interface SignedAppHostOptions {
