@@ -66,7 +66,8 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
     token: credentials.device_token,
     dataDir: temp("lineup-inv-device-"),
     trustedPublishers: [key.trustedKey],
-    host: { ...NO_HOST_CAPABILITIES, supports: (c) => supported.has(c) },
+    // A host that shows apps in front and in a floating window, but has no inline cards.
+    host: { ...NO_HOST_CAPABILITIES, supports: (c) => supported.has(c), displayModes: ["foreground", "pip"] },
     backoff: { baseMs: 20, capMs: 200 },
     relistIntervalMs: 100,
   });
@@ -85,7 +86,7 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
     const first = seen()!;
     expect(first.tools.map((t) => t.method)).toEqual(["notes.count"]);
     expect(first.components).toEqual(["text", "markdown", "status", "task_progress", "choice", "confirm", "input", "artifact"]);
-    expect(first.surfaces).toEqual(["foreground", "pip", "inline_card"]);
+    expect(first.surfaces).toEqual(["foreground", "pip"]);
     expect(first.capabilities).toEqual(["notification.show"]);
     expect(installed()).toEqual(["notes"]);
     expect(first.apps!.find((a) => a.app_scope === "notes")).toEqual({
@@ -97,7 +98,8 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
       localized: { "zh-CN": { name: "笔记", description: "简短的笔记。" } },
       entrypoints: [
         { id: "list", kind: "primary", title: "All notes", display_modes: ["foreground", "pip"] },
-        { id: "card", kind: "contextual", display_modes: ["inline_card"] },
+        // Declared for an inline card, which this host does not show.
+        { id: "card", kind: "contextual", display_modes: [] },
       ],
     });
     // The core apps are there too (the chat, at least), as the host's own.

@@ -293,3 +293,34 @@ export async function runSuiteInChromium(entry: string, runner: string): Promise
   const results = await page.evaluate((name) => (window as unknown as Record<string, () => Promise<CaseResult[]>>)[name]!(), runner);
   return { results, close };
 }
+
+/** The Runtime's audit records of one `type` in the page's profile (its IndexedDB), oldest first. */
+export async function auditRecords(page: Page, type: string): Promise<{ readonly subject?: string; readonly detail?: string }[]> {
+  return page.evaluate(async (wanted) => {
+    const found: { subject?: string; detail?: string }[] = [];
+    for (const info of await indexedDB.databases()) {
+      if (info.name === undefined) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const request = indexedDB.open(info.name!);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      try {
+        if (!db.objectStoreNames.contains("entries")) continue;
+        const records = await new Promise<unknown[]>((resolve, reject) => {
+          const request = db.transaction("entries", "readonly").objectStore("entries").getAll(IDBKeyRange.bound(["audit"], ["audit", []]));
+          request.onsuccess = () => resolve(request.result as unknown[]);
+          request.onerror = () => reject(request.error);
+        });
+        for (const record of records as { kind: string; text?: string }[]) {
+          if (record.kind !== "json" || record.text === undefined) continue;
+          const body = JSON.parse(record.text) as { type?: string; subject?: string; detail?: string };
+          if (body.type === wanted) found.push({ ...(body.subject === undefined ? {} : { subject: body.subject }), ...(body.detail === undefined ? {} : { detail: body.detail }) });
+        }
+      } finally {
+        db.close();
+      }
+    }
+    return found;
+  }, type);
+}

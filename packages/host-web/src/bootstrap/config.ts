@@ -27,6 +27,8 @@ export interface HostConfig {
    * `unsupported_on_host`.
    */
   readonly local_backends?: { readonly url: string; readonly secret: string };
+  /** How long an app instance stays loaded in the background, idle, before it is suspended (spec 4.4); default 600. */
+  readonly suspend_idle_seconds?: number;
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -79,7 +81,12 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
       return fail("invalid_params", "local_backends is { url: a ws:// URL, secret: hex }", "/local_backends");
     }
   }
+  const idle = record["suspend_idle_seconds"];
+  if (idle !== undefined && (typeof idle !== "number" || !Number.isInteger(idle) || idle < 1 || idle > 86_400)) {
+    return fail("invalid_params", "suspend_idle_seconds must be a whole number of seconds from 1 to 86400", "/suspend_idle_seconds");
+  }
   return ok({
+    ...(idle === undefined ? {} : { suspend_idle_seconds: idle }),
     ...(local === undefined ? {} : { local_backends: { url: (local as { url: string }).url, secret: (local as { secret: string }).secret } }),
     server_url: serverUrl,
     device_token: token.trim(),

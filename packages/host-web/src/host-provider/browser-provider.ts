@@ -102,6 +102,8 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
   };
 
   return {
+    // The shell's app area (foreground), its floating window (pip) and the result cards in the chat (inline_card).
+    displayModes: ["foreground", "pip", "inline_card"],
     supports: (capability) => supported.has(capability),
     systemPermission(capability): SystemPermission {
       if (!supported.has(capability)) return "not_applicable";

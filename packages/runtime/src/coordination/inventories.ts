@@ -43,6 +43,7 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
       // Not offered: what the system denies this host now, and what policy (a tenant's included) blocks.
       withheldCapabilities: [...(env.host.systemDenied ?? []), ...(env.host.appPolicy.blocked_capabilities ?? [])],
       hostFeatures: env.host.features,
+      displayModes: env.host.displayModes ?? [],
       policy: env.host.inventoryPolicy,
       agentId,
       conversationId,

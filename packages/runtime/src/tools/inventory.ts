@@ -51,6 +51,8 @@ export interface InventoryInput {
   readonly withheldCapabilities?: readonly string[];
   /** Runtime SDK features the host offers (an app needing more is not ready). */
   readonly hostFeatures?: readonly string[];
+  /** The display modes in which the host shows app surfaces (`HostProvider.displayModes`); absent: none. */
+  readonly displayModes?: readonly DisplayMode[];
   readonly policy: InventoryPolicy;
   readonly agentId: string;
   readonly conversationId: string;
@@ -65,7 +67,7 @@ export interface Inventory {
   readonly apps: readonly InventoryApp[];
   /** The standard components every host renders (spec 8.1). */
   readonly components: readonly StandardComponent[];
-  /** Where the host shows an app's surface: every display mode when it offers surfaces (`surface.state.v1`), else none. */
+  /** Where the host shows an app's surface: the display modes it declares, none when it does not offer surfaces (`surface.state.v1`). */
   readonly surfaces: readonly DisplayMode[];
   /** The host's capabilities that the system has not denied, sorted. */
   readonly capabilities: readonly string[];
@@ -85,7 +87,7 @@ export function computeInventory(input: InventoryInput): Inventory {
   const agent = own(policy.agents, input.agentId);
   const conversation = own(policy.conversations, input.conversationId);
   const blockedTools = new Set([...(policy.blocked_tools ?? []), ...(agent?.blocked_tools ?? [])]);
-  const surfaces: readonly DisplayMode[] = hostFeatures === undefined || hostFeatures.has("surface.state.v1") ? DISPLAY_MODES : [];
+  const surfaces: readonly DisplayMode[] = hostFeatures === undefined || hostFeatures.has("surface.state.v1") ? DISPLAY_MODES.filter((m) => input.displayModes?.includes(m) === true) : [];
   const tools: InventoryTool[] = [];
   const apps: InventoryApp[] = [];
   for (const app of input.apps) {
