@@ -139,6 +139,17 @@ describe("inventory (spec 7.2)", () => {
     // Another agent's session has its own revision.
     expect(publishInventory(revisions, "agent-2", CONV, inv()).revision).toBe(1);
   });
+
+  it("raises the revision when the same content would be sent in another form, or the record does not say what was sent", () => {
+    const content = inv();
+    // A record of a Runtime that kept no digest of what it sent: published again, once.
+    const earlier = publishInventory(EMPTY_INVENTORY_REVISIONS, AGENT, CONV, content);
+    const again = publishInventory(earlier.revisions, AGENT, CONV, content, "digest-a");
+    expect(again).toMatchObject({ revision: 2, changed: true });
+    expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-a")).toMatchObject({ revision: 2, changed: false });
+    // An upgrade that publishes the same content in another form.
+    expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-b")).toMatchObject({ revision: 3, changed: true });
+  });
 });
 
 describe("router (spec 7.3)", () => {

@@ -161,7 +161,18 @@ function inventoryApp(app: ToolSourceApp, surfaces: readonly DisplayMode[]): Inv
 
 /** The revision state of every agent session's inventory. */
 export interface InventoryRevisions {
-  readonly sessions: Readonly<Record<string, { readonly revision: number; readonly fingerprint: string }>>;
+  readonly sessions: Readonly<Record<string, PublishedRevision>>;
+}
+
+/** What was published last in one agent session. */
+export interface PublishedRevision {
+  readonly revision: number;
+  readonly fingerprint: string;
+  /**
+   * A digest of the publication as sent (`inventory/publish` without the session and revision). Absent in a record
+   * of a Runtime from before it was kept: what that Runtime sent is unknown, so it is published again.
+   */
+  readonly publication?: string;
 }
 
 export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: {} };
@@ -178,13 +189,20 @@ export interface PublishedInventory {
   readonly changed: boolean;
 }
 
-/** Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1. */
-export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Inventory): PublishedInventory {
+/**
+ * Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1.
+ * With `publication` (the digest of what would be sent), it rises too when that differs from what was sent with the
+ * current revision: a Runtime upgraded to one that publishes the same inventory in another form publishes it again.
+ */
+export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Pick<Inventory, "fingerprint">, publication?: string): PublishedInventory {
   const k = inventorySessionKey(agentId, conversationId);
   const current = own(revisions.sessions, k);
-  if (current !== undefined && current.fingerprint === inventory.fingerprint) return { revisions, revision: current.revision, changed: false };
+  if (current !== undefined && current.fingerprint === inventory.fingerprint && (publication === undefined || current.publication === publication)) {
+    return { revisions, revision: current.revision, changed: false };
+  }
   const revision = (current?.revision ?? 0) + 1;
-  return { revisions: { sessions: { ...revisions.sessions, [k]: { revision, fingerprint: inventory.fingerprint } } }, revision, changed: true };
+  const next: PublishedRevision = { revision, fingerprint: inventory.fingerprint, ...(publication === undefined ? {} : { publication }) };
+  return { revisions: { sessions: { ...revisions.sessions, [k]: next } }, revision, changed: true };
 }
 
 export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {
