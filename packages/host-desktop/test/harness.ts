@@ -250,12 +250,15 @@ export async function installAsDefaultInWindow(window: DesktopWindow, name: stri
   await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
 }
 
-/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
-export function xdotool(window: DesktopWindow, ...args: string[]): string {
+/** Runs an X client (xdotool, xprop) on the window's X display; returns what it printed. */
+export function onDisplay(window: DesktopWindow, command: string, ...args: string[]): string {
   const started = window.events.find((e) => e.event === "started");
   if (started === undefined) throw new Error("the window has not started");
-  return execFileSync("xdotool", args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
+  return execFileSync(command, args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
 }
+
+/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
+export const xdotool = (window: DesktopWindow, ...args: string[]): string => onDisplay(window, "xdotool", ...args);
 
 /** The X screen point of the page's CSS point (x, y) (scale 1). */
 async function screenPoint(window: DesktopWindow, x: number, y: number): Promise<{ x: number; y: number }> {

@@ -26,7 +26,7 @@ import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { BUDGET_ALLOCATOR, npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { startDesktopBackends } from "../src/node/backends.js";
-import { clickWhenThere, DESKTOP_SCREENSHOTS, installInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, xdotool, type DesktopWindow } from "./harness.js";
+import { clickWhenThere, DESKTOP_SCREENSHOTS, installInWindow, launchDesktop, LIFECYCLE, onDisplay, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, xdotool, type DesktopWindow } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
@@ -114,10 +114,21 @@ describe("issue 21: the native side tells the page (the host channel's push)", (
     expect(await windowIntents()).toEqual(["window_hidden", "window_shown"]);
   }, 90_000);
 
+  it("minimized (the toplevel's state, as a window manager sets it) is the window hidden too, and shown again when it is not", async () => {
+    // No window manager runs under Xvfb: the test sets the window's _NET_WM_STATE as one does when it minimizes it.
+    const id = xdotool(window, "search", "--name", "^LineUp").split("\n")[0]!;
+    const xprop = (...args: string[]) => onDisplay(window, "xprop", "-id", id, ...args);
+    xprop("-f", "_NET_WM_STATE", "32a", "-set", "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN");
+    await expect.poll(windowIntents, { timeout: 15_000 }).toEqual(["window_hidden", "window_shown", "window_hidden"]);
+    expect(pushed()).toContainEqual({ state: "minimized" });
+    xprop("-remove", "_NET_WM_STATE");
+    await expect.poll(windowIntents, { timeout: 15_000 }).toEqual(["window_hidden", "window_shown", "window_hidden", "window_shown"]);
+  }, 60_000);
+
   it("a push that is not sound (a state the channel does not have) is refused, and changes nothing", async () => {
     await window.evaluate(`postMessage({ "lineup-host": "push", text: JSON.stringify({ channel: "lineup.host", v: 1, push: "window.state", params: { state: "gone" } }) }, "*"); return true;`);
     await new Promise((r) => setTimeout(r, 500));
-    expect(await windowIntents()).toEqual(["window_hidden", "window_shown"]);
+    expect(await windowIntents()).toEqual(["window_hidden", "window_shown", "window_hidden", "window_shown"]);
   }, 30_000);
 });
 
