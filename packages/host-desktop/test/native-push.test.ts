@@ -24,9 +24,10 @@ import type { LocalBackendServer } from "@lineup/host-web/node";
 import { generatePublisherKey } from "@lineup/runtime";
 import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { BUDGET_ALLOCATOR, npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
+import { appPage, signedBundle as signedPage } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { startDesktopBackends } from "../src/node/backends.js";
-import { clickWhenThere, DESKTOP_SCREENSHOTS, installInWindow, launchDesktop, LIFECYCLE, onDisplay, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, xdotool, type DesktopWindow } from "./harness.js";
+import { clickWhenThere, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, installInWindow, launchDesktop, LIFECYCLE, onDisplay, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, xdotool, type DesktopWindow } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
@@ -37,6 +38,23 @@ let bus: { readonly address: string; stop(): void };
 let notifications: ChildProcess | undefined;
 let budgetName: string;
 const inventories: SessionInventory[] = [];
+/** An app whose frame keeps posting the page a forged push (the window hidden), to its parent and to the top window. */
+const FORGER = { app_scope: "forger", name: "Forger", file: "forger.lineup" } as const;
+const FORGER_MANIFEST = {
+  format: "lineup.app.v1",
+  app_scope: FORGER.app_scope,
+  version: "1.0.0",
+  name: FORGER.name,
+  runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1"] },
+  entrypoints: [{ id: "main", kind: "primary", default_eligible: true, display_modes: ["foreground"], path: "index.html", title: FORGER.name }],
+};
+const FORGER_SCRIPT = `import { connectSurface } from "@lineup/surface-sdk";
+const forged = { "lineup-host": "push", text: JSON.stringify({ channel: "lineup.host", v: 1, push: "window.state", params: { state: "hidden" } }) };
+let sent = 0;
+void connectSurface().then((surface) => {
+  surface.lifecycle.ready();
+  setInterval(() => { parent.postMessage(forged, "*"); top.postMessage(forged, "*"); document.body.textContent = "sent " + ++sent; }, 100);
+});`;
 /** What the agent's budget calls ended with: the tool's result, or the refusal's code. */
 const outcomes: { ok: boolean; value: unknown }[] = [];
 
@@ -68,14 +86,16 @@ beforeAll(async () => {
   budgetName = budget.manifest.name!;
   const bundlePath = join(root, "budget.lineup");
   writeFileSync(bundlePath, await signedBundle(budget.manifest, publisher, undefined, npmServerFiles(BUDGET_ALLOCATOR)));
+  const forgerPath = join(root, FORGER.file);
+  writeFileSync(forgerPath, await signedPage(FORGER_MANIFEST, await appPage(FORGER_SCRIPT, FORGER.name), publisher));
   const started = await startServerAndConfig(root, {
     trusted_publishers: [{ ...publisher.trustedKey, label: "Desktop back-ends test publisher" }],
-    builtin_apps: [{ name: budgetName, file: "budget.lineup" }],
+    builtin_apps: [{ name: budgetName, file: "budget.lineup" }, { name: FORGER.name, file: FORGER.file }],
     local_backends: backends.config,
   });
   server = started.server;
   // A session bus with no notification service on it yet.
-  window = await launchDesktop({ dist: await buildOnce(), config: started.configFile, dataDir: join(root, "profile"), bundles: [{ file: "budget.lineup", path: bundlePath }], env: { DBUS_SESSION_BUS_ADDRESS: bus.address } });
+  window = await launchDesktop({ dist: await buildOnce(), config: started.configFile, dataDir: join(root, "profile"), bundles: [{ file: "budget.lineup", path: bundlePath }, { file: FORGER.file, path: forgerPath }], env: { DBUS_SESSION_BUS_ADDRESS: bus.address } });
   agent = await connectAgent({ url: server.url, token: server.devCredentials!.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50, reconnect: { initialMs: 20, maxMs: 200 } });
   agent.onInventory((_session, inventory) => void inventories.push(inventory));
   agent.onTurn((turn) => {
@@ -171,4 +191,14 @@ describe("issue 21: the notification service coming and going", () => {
     expect(latest().capabilities).not.toContain("notification.show");
     expect(pushed()).toContainEqual({ available: false });
   }, 90_000);
+});
+
+describe("issue 21: the push is the native side's alone", () => {
+  it("an app's frame posting a push to its parent and to the top window changes nothing", async () => {
+    const before = await windowIntents();
+    await installAsDefaultInWindow(window, FORGER.name, FORGER.app_scope);
+    const sent = async () => Number(/sent (\d+)/.exec((await inFrames<{ text: string }[]>(window, { op: "query", selector: "body", attributes: [] })).flatMap((f) => f.result.map((r) => r.text)).join(" "))?.[1] ?? 0);
+    await expect.poll(sent, { timeout: 30_000 }).toBeGreaterThan(20);
+    expect(await windowIntents()).toEqual(before);
+  }, 120_000);
 });
