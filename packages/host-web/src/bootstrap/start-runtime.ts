@@ -76,7 +76,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   const onOnline = (): void => runtime.reconnectNow();
   globalThis.addEventListener?.("offline", onOffline);
   globalThis.addEventListener?.("online", onOnline);
-  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics);
+  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics, nativeHost());
   let stopping: Promise<void> | undefined;
   return {
     runtime,
