@@ -127,6 +127,28 @@ describe("suspend after an idle time (spec 4.4)", () => {
 });
 
 describe("restore_focus (spec 4.5)", () => {
+  it("the instances view names the instances a call is on, and tells its subscribers when one becomes idle", async () => {
+    const server = new FakeAppServer();
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const d = await startDevice(server, createMemoryStoreData(), { extra: { trustedPublishers: [(await publisherKey()).trustedKey] } });
+    devices.push(d);
+    await d.runtime.whenOnline();
+    await d.runtime.appManager.install(await signedBundle(board()), { approved: true });
+    const held = await openBoard(d, "s-1");
+    expect(d.runtime.instances.snapshot().busy).toEqual([]);
+    const seen: (readonly string[])[] = [];
+    const off = d.runtime.instances.subscribe((view) => void seen.push(view.busy));
+    agentInvokes(server, "note", "whiteboard", "board.note", {}, 1);
+    await until(() => held.calls.length === 1, 3_000, "the call on the board");
+    expect(d.runtime.instances.snapshot().busy).toEqual([held.id]);
+    expect(seen.at(-1)).toEqual([held.id]);
+    await d.runtime.appPort("whiteboard").reportTool("note", { kind: "result", result: {} }, held.id);
+    await until(() => d.runtime.instances.snapshot().busy.length === 0, 3_000, "the board idle again");
+    // Told without any change to the instances themselves: the call's end alone.
+    expect(seen.at(-1)).toEqual([]);
+    off();
+  });
+
   it("a call that brought its app forward gives the front back to the instance it displaced when it ends", async () => {
     const { server, d } = await onlineDevice({ install: board() });
     devices.push(d);

@@ -9,9 +9,11 @@
  * A frame shows the app version that was active when it loaded. When another version becomes active (an
  * update, a dev release followed by itself, a rollback) the frame is replaced by one of the new version for
  * the same instance, which loads from the Runtime's snapshot as a restored instance does: its session data is
- * the Runtime's, and no event of the person's is repeated.
+ * the Runtime's, and no event of the person's is repeated. An instance a tool call is on keeps its page until
+ * the call ends (`frame-generations.ts`): replacing it would cut the call.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { createFrameGenerations } from "./frame-generations.js";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
 import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
@@ -23,6 +25,8 @@ export type Placement = "foreground" | "pip" | "hidden";
 export interface InstanceLayerProps {
   readonly runtime: LineUpRuntime;
   readonly instances: readonly AppInstance[];
+  /** Instances a tool call or an activation is on (`InstancesSnapshotView.busy`): their frame is not replaced. */
+  readonly busy: readonly string[];
   readonly placement: (instance: AppInstance) => Placement;
   /** An instance's surface failed to start or died; the Runtime has been told (`instances.failed`). */
   readonly onFailed?: (instance: AppInstance, failure: InstanceFailure) => void;
@@ -34,40 +38,32 @@ export interface InstanceLayerProps {
   readonly frameUrl?: string;
 }
 
-export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, onLauncher, frameUrl }: InstanceLayerProps) {
+export function InstanceLayer({ runtime, instances, busy, placement, onFailed, onFocusRequest, onCloseRequest, onLauncher, frameUrl }: InstanceLayerProps) {
   const versions = useActiveVersions(runtime);
   const activeVersion = (appScope: string): string => versions.get(appScope) ?? "";
-  const frames = useRef(new Map<string, { version: string; generation: number }>());
-  /** The frame's generation: a new one each time another version of the app becomes active under it. */
-  const generation = (instance: AppInstance): number => {
-    const version = activeVersion(instance.app_scope);
-    const frame = frames.current.get(instance.instance_id);
-    if (frame === undefined) frames.current.set(instance.instance_id, { version, generation: 0 });
-    else if (version !== frame.version) {
-      // Known only after the frame mounted (the app was installed in the same moment): the same frame.
-      if (frame.version !== "") frame.generation++;
-      frame.version = version;
-    }
-    return frames.current.get(instance.instance_id)!.generation;
-  };
-  for (const id of frames.current.keys()) if (!instances.some((i) => i.instance_id === id)) frames.current.delete(id);
+  const frames = useRef(createFrameGenerations()).current;
+  frames.keepOnly(new Set(instances.map((i) => i.instance_id)));
+  const busySet = new Set(busy);
   return (
     <div class="instance-layer">
-      {instances.filter(holdsFrame).map((instance) => (
-        <InstanceSurface
-          // A new active version is a new frame for the same instance (a changed key remounts it).
-          key={`${instance.instance_id}:${generation(instance)}`}
-          runtime={runtime}
-          instance={instance}
-          version={activeVersion(instance.app_scope)}
-          placement={placement(instance)}
-          {...(onFailed === undefined ? {} : { onFailed: (failure: InstanceFailure) => onFailed(instance, failure) })}
-          {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
-          {...(onCloseRequest === undefined ? {} : { onCloseRequest })}
-          {...(onLauncher === undefined ? {} : { onLauncher })}
-          {...(frameUrl === undefined ? {} : { frameUrl })}
-        />
-      ))}
+      {instances.filter(holdsFrame).map((instance) => {
+        const frame = frames.frameOf(instance.instance_id, activeVersion(instance.app_scope), busySet.has(instance.instance_id));
+        return (
+          <InstanceSurface
+            // A new active version is a new frame for the same instance (a changed key remounts it).
+            key={`${instance.instance_id}:${frame.generation}`}
+            runtime={runtime}
+            instance={instance}
+            version={frame.version}
+            placement={placement(instance)}
+            {...(onFailed === undefined ? {} : { onFailed: (failure: InstanceFailure) => onFailed(instance, failure) })}
+            {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
+            {...(onCloseRequest === undefined ? {} : { onCloseRequest })}
+            {...(onLauncher === undefined ? {} : { onLauncher })}
+            {...(frameUrl === undefined ? {} : { frameUrl })}
+          />
+        );
+      })}
     </div>
   );
 }
@@ -96,9 +92,9 @@ function useActiveVersions(runtime: LineUpRuntime): ReadonlyMap<string, string> 
           const now = read();
           for (const [appScope, version] of before) if (!now.has(appScope)) now.set(appScope, version);
           return now.size === before.size && [...now].every(([appScope, version]) => before.get(appScope) === version) ? before : now;
-        }),
+        })
       ),
-    [runtime],
+    [runtime]
   );
   return versions;
 }
@@ -163,14 +159,27 @@ function InstanceSurface({
   }, [instance.status]);
 
   return (
-    <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-version={version} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
+    <div
+      class={`instance-surface placement-${placement}`}
+      data-instance={instance.instance_id}
+      data-app={instance.app_scope}
+      data-version={version}
+      data-status={instance.status}
+      aria-hidden={placement === "hidden" ? "true" : undefined}
+    >
       {placement === "pip" ? (
         <div class="pip-actions">
           <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={t("pip.open", { name })}>
             {t("pip.openButton")}
           </button>
           {onCloseRequest === undefined ? null : (
-            <button type="button" class="pip-close" onClick={() => onCloseRequest(instance.instance_id)} aria-label={t("shell.closeTab", { name })} title={t("shell.closeTab", { name })}>
+            <button
+              type="button"
+              class="pip-close"
+              onClick={() => onCloseRequest(instance.instance_id)}
+              aria-label={t("shell.closeTab", { name })}
+              title={t("shell.closeTab", { name })}
+            >
               ×
             </button>
           )}

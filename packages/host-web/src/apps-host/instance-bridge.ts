@@ -158,7 +158,9 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
       if (!disposed) fail({ kind: "dead", reason: death.reason, message: death.message });
     });
     mountedSurface.ready.then(
-      () => runtime.instances.ready(instance.instance_id).catch(() => undefined),
+      // A page replaced on a new app version loads under an instance already live: only a launch or a
+      // restore waits for this report.
+      () => (waitsForReady(runtime, instance.instance_id) ? runtime.instances.ready(instance.instance_id).catch(() => undefined) : undefined),
       (error: unknown) => fail({ kind: "start", message: error instanceof Error ? error.message : String(error) }),
     );
     return mountedSurface;
@@ -262,4 +264,10 @@ function forwardToolCalls(surface: MountedSurface, port: AppPort, instance: AppI
     },
     instance.instance_id,
   );
+}
+
+/** The instance is launching or restoring: its page's first `ready` moves it on. */
+function waitsForReady(runtime: LineUpRuntime, instanceId: string): boolean {
+  const status = runtime.instances.snapshot().instances.find((i) => i.instance_id === instanceId)?.status;
+  return status === "launching" || status === "restoring";
 }

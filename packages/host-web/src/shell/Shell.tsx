@@ -334,6 +334,7 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
         <InstanceLayer
           runtime={runtime}
           instances={running}
+          busy={instances.busy}
           placement={placement}
           onFocusRequest={showInstance}
           onCloseRequest={closeInstance}

@@ -119,6 +119,11 @@ export interface InstancesSnapshotView {
   readonly focus_stack: readonly string[];
   /** The instance in the foreground, if any. */
   readonly foreground?: string;
+  /**
+   * Instances a tool call or an activation is on, sorted. A host does not replace such an instance's frame
+   * (a reload on a new app version waits until it is idle): the call would be cut.
+   */
+  readonly busy: readonly string[];
 }
 
 /** The shell's side of instances: it mounts surfaces for them and reports how they went. */

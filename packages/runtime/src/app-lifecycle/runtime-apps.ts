@@ -11,6 +11,7 @@ import type { IdSource } from "../core/ports.js";
 import type { AppManagerRequest, RuntimeInput } from "../coordination/inputs.js";
 import type { RuntimeState } from "../coordination/state.js";
 import { appDirectoryOf } from "../coordination/app-directory.js";
+import { busyInstances } from "../coordination/instance-folding.js";
 import { viewGrantKey } from "../coordination/handlers/settings.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
@@ -80,10 +81,14 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, publisher_key_id: verified.value.keyId, verification: { ok: true } };
   };
 
+  const busyOf = (state: RuntimeState): readonly string[] => [...busyInstances(state.tools)].sort();
   const instancesView = (state: RuntimeState): InstancesSnapshotView => {
     const foreground = foregroundInstance(state.instances)?.instance_id;
-    return { instances: Object.values(state.instances.instances), focus_stack: state.instances.focus_stack, ...(foreground === undefined ? {} : { foreground }) };
+    return { instances: Object.values(state.instances.instances), focus_stack: state.instances.focus_stack, ...(foreground === undefined ? {} : { foreground }), busy: busyOf(state) };
   };
+  /** The instances, or which of them are busy, differ (the busy set is read again only when the calls changed). */
+  const instancesDiffer = (before: RuntimeState, after: RuntimeState): boolean =>
+    before.instances !== after.instances || (before.tools !== after.tools && busyOf(before).join("\n") !== busyOf(after).join("\n"));
 
   const instanceInput = async (request: Extract<RuntimeInput, { kind: "instance" }>["request"]): Promise<void> => {
     await options.post({ kind: "instance", request });
@@ -277,7 +282,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     },
     changed(before, after) {
       if (before === undefined || before.apps !== after.apps || before.operations !== after.operations) appsChanged.fire(undefined);
-      if (before === undefined || before.instances !== after.instances) instancesChanged.fire(instancesView(after));
+      if (before === undefined || instancesDiffer(before, after)) instancesChanged.fire(instancesView(after));
       if (before === undefined || before.trusted_publishers !== after.trusted_publishers || before.grants !== after.grants || before.language !== after.language) settingsChanged.fire(undefined);
     },
   };
