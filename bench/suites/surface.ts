@@ -33,7 +33,7 @@ import type { BrowserContext, Frame, Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { testSnapshot } from "../../test/support/bridge-snapshot.js";
 import { bundlePage as bundle, modulePage as page, servePages } from "../browser-pages.js";
-import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 import type { HostBench } from "../surface/host.entry.js";
 import type { IngestBench } from "../surface/ingest.entry.js";
 import type { LaunchBench } from "../surface/launch.entry.js";
@@ -255,41 +255,34 @@ async function launchBench(context: BrowserContext, origin: string, built: Built
   await p.goto(`${origin}/launch.html`);
   await p.waitForFunction(() => "__launchBench" in window);
   await p.evaluate(([app, floor]) => (window as unknown as { __launchBench: LaunchBench }).__launchBench.setUp(app, floor), [built.launchAppHtml, built.launchFloorHtml] as const);
-  const ours = (): Promise<number> => p.evaluate(() => (window as unknown as { __launchBench: LaunchBench }).__launchBench.ours());
-  const floor = (): Promise<number> => p.evaluate(() => (window as unknown as { __launchBench: LaunchBench }).__launchBench.floor());
-  // Warm-up: the Runtime's paths, the frame page and the app page in the cache, the JIT.
-  for (let i = 0; i < 3; i++) {
-    await ours();
-    await floor();
-  }
+  // Every timed launch, ours and the floor's, for the p90s (pairedAsync reports the medians and the ratio).
   const a: number[] = [];
   const b: number[] = [];
-  const ratios: number[] = [];
-  for (let i = 0; i < LAUNCH_ROUNDS; i++) {
-    let x: number;
-    let y: number;
-    if (i % 2 === 0) {
-      x = await ours();
-      y = await floor();
-    } else {
-      y = await floor();
-      x = await ours();
-    }
-    a.push(x);
-    b.push(y);
-    ratios.push(x / y);
-    trace(`launch round ${i}: ours ${x.toFixed(1)} ms, floor ${y.toFixed(1)} ms`);
+  const timed = (which: "ours" | "floor", into: number[]) => async (): Promise<number> => {
+    const ms = await p.evaluate((w) => (window as unknown as { __launchBench: LaunchBench }).__launchBench[w](), which);
+    into.push(ms);
+    trace(`launch ${which}: ${ms.toFixed(1)} ms`);
+    return ms;
+  };
+  // Warm-up: the Runtime's paths, the frame page and the app page in the cache, the JIT (pairedAsync adds one more).
+  for (let i = 0; i < 2; i++) {
+    await timed("ours", [])();
+    await timed("floor", [])();
   }
+  const paired = await pairedAsync(timed("ours", a), timed("floor", b), LAUNCH_ROUNDS);
+  // pairedAsync's own warm-up round is not a measured one.
+  a.shift();
+  b.shift();
   await p.evaluate(() => (window as unknown as { __launchBench: LaunchBench }).__launchBench.tearDown());
   await p.close();
   const ms = (n: number): number => Number(n.toFixed(2));
   return {
     metric: "app_launch",
     unit: "ms",
-    value: ms(median(a)),
+    value: ms(paired.ours),
     baseline: "sandboxed_frame_same_bytes_messageport_hello",
-    baseline_value: ms(median(b)),
-    ratio: Number(median(ratios).toFixed(3)),
+    baseline_value: ms(paired.baseline),
+    ratio: Number(paired.ratio.toFixed(3)),
     target_ratio: 1.5,
     higher_is_better: false,
     p90_ms: ms(percentile(a, 90)),
