@@ -13,6 +13,15 @@
  *   peer until a subscribed chat app has them all, beside strict IndexedDB transactions each putting 100
  *   records of the same frame bytes. Target ≥ 0.5×.
  *
+ * - app_launch: the agent's call of a tool that needs its app ready (`bench.open`, `app_ready`) arrives at an
+ *   in-page `FakeAppServer` → the real Runtime over IndexedDB on disk accepts it and starts an instance → the
+ *   page mounts it as the web host does (`connectInstance`: entry read back from the store, `mountSurface`,
+ *   frame page, handover with the snapshot) → the app's page (the real SDK and Preact, bench/surface/
+ *   launch-app.entry.ts) parses, connects and calls `ready()`: timed to the host's `ready`. Beside it, a
+ *   sandboxed frame of the same kind (same frame page) loading a page of the same bytes that answers a hello
+ *   on the port it is handed (the app's script is in it, parsed, never run). Rounds alternate; the ratio is
+ *   the median of per-round ratios (lower is better). Target ≤ 1.5×.
+ *
  * The page code under bench/surface/ is bundled with esbuild and served from 127.0.0.1 on an ephemeral
  * port; the browser profile, the server and everything built are gone when the suite returns.
  */
@@ -24,9 +33,10 @@ import type { BrowserContext, Frame, Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { testSnapshot } from "../../test/support/bridge-snapshot.js";
 import { bundlePage as bundle, modulePage as page, servePages } from "../browser-pages.js";
-import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
 import type { HostBench } from "../surface/host.entry.js";
 import type { IngestBench } from "../surface/ingest.entry.js";
+import type { LaunchBench } from "../surface/launch.entry.js";
 import { FRAME_GLOBAL, type FrameBench, type TimedRound } from "../surface/shared.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,6 +46,7 @@ const BRIDGE_CALLS = Number(process.env["LINEUP_BENCH_BRIDGE_CALLS"] ?? 500);
 const BRIDGE_ROUNDS = 15;
 const INGEST_EVENTS = Number(process.env["LINEUP_BENCH_BROWSER_INGEST"] ?? 3_000);
 const INGEST_ROUNDS = 7;
+const LAUNCH_ROUNDS = Number(process.env["LINEUP_BENCH_LAUNCH_ROUNDS"] ?? 15);
 
 /** The host page's policy, as in the surface host's browser test: no inline script, frames from 'self'. */
 export const HOST_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'";
@@ -52,18 +63,28 @@ export interface Built {
   readonly bridgeAppHtml: string;
   readonly rawAppHtml: string;
   readonly frameHtml: string;
+  readonly launchJs: string;
+  readonly launchAppHtml: string;
+  readonly launchFloorHtml: string;
 }
 
 /** Apps are single-file pages with their own hash CSP, exactly as `buildApp` writes them. */
 export async function buildPages(): Promise<Built> {
-  const [hostJs, ingestJs, bridgeApp, rawApp, frameHtml] = await Promise.all([
+  const [hostJs, ingestJs, bridgeApp, rawApp, frameHtml, launchJs, launchApp, helloApp] = await Promise.all([
     bundle("host.entry.ts", "esm"),
     bundle("ingest.entry.ts", "esm"),
     bundle("bridge-app.entry.ts", "iife"),
     bundle("raw-app.entry.ts", "iife"),
     readFile(FRAME_PAGE, "utf8"),
+    bundle("launch.entry.ts", "esm"),
+    bundle("launch-app.entry.ts", "iife"),
+    bundle("hello-app.entry.ts", "iife"),
   ]);
   return {
+    launchJs,
+    launchAppHtml: composePage({ title: "Launch bench", lang: "en", script: launchApp, style: "" }),
+    // The app's own script, parsed (a function declaration) and never run: the floor page carries the same bytes.
+    launchFloorHtml: composePage({ title: "Launch bench", lang: "en", script: `${helloApp}\nfunction launchBenchAppScript(){${launchApp}}`, style: "" }),
     hostJs,
     ingestJs,
     bridgeAppHtml: composePage({ title: "Bridge bench", lang: "en", script: bridgeApp, style: "" }),
@@ -78,6 +99,8 @@ function serve(built: Built): Promise<{ origin: string; close(): Promise<void> }
     "/ingest.js": { type: "text/javascript", body: built.ingestJs },
     "/surface-frame.html": { type: "text/html", body: built.frameHtml },
     "/ingest.html": { type: "text/html", body: page("/ingest.js") },
+    "/launch.js": { type: "text/javascript", body: built.launchJs },
+    "/launch.html": { type: "text/html", body: page("/launch.js"), headers: { "content-security-policy": HOST_CSP } },
     "/": { type: "text/html", body: page("/host.js"), headers: { "content-security-policy": HOST_CSP } },
   });
 }
@@ -225,6 +248,54 @@ async function ingestBench(context: BrowserContext, origin: string, errors: stri
   };
 }
 
+async function launchBench(context: BrowserContext, origin: string, built: Built, errors: string[]): Promise<BenchResult> {
+  const p = await context.newPage();
+  watchErrors(p, errors);
+  p.on("console", (message) => trace(`launch page: ${message.text()}`));
+  await p.goto(`${origin}/launch.html`);
+  await p.waitForFunction(() => "__launchBench" in window);
+  await p.evaluate(([app, floor]) => (window as unknown as { __launchBench: LaunchBench }).__launchBench.setUp(app, floor), [built.launchAppHtml, built.launchFloorHtml] as const);
+  // Every timed launch, ours and the floor's, for the p90s (pairedAsync reports the medians and the ratio).
+  const a: number[] = [];
+  const b: number[] = [];
+  const timed = (which: "ours" | "floor", into: number[]) => async (): Promise<number> => {
+    const ms = await p.evaluate((w) => (window as unknown as { __launchBench: LaunchBench }).__launchBench[w](), which);
+    into.push(ms);
+    trace(`launch ${which}: ${ms.toFixed(1)} ms`);
+    return ms;
+  };
+  // Warm-up: the Runtime's paths, the frame page and the app page in the cache, the JIT (pairedAsync adds one more).
+  for (let i = 0; i < 2; i++) {
+    await timed("ours", [])();
+    await timed("floor", [])();
+  }
+  const paired = await pairedAsync(timed("ours", a), timed("floor", b), LAUNCH_ROUNDS);
+  // pairedAsync's own warm-up round is not a measured one.
+  a.shift();
+  b.shift();
+  await p.evaluate(() => (window as unknown as { __launchBench: LaunchBench }).__launchBench.tearDown());
+  await p.close();
+  const ms = (n: number): number => Number(n.toFixed(2));
+  return {
+    metric: "app_launch",
+    unit: "ms",
+    value: ms(paired.ours),
+    baseline: "sandboxed_frame_same_bytes_messageport_hello",
+    baseline_value: ms(paired.baseline),
+    ratio: Number(paired.ratio.toFixed(3)),
+    target_ratio: 1.5,
+    higher_is_better: false,
+    p90_ms: ms(percentile(a, 90)),
+    floor_p90_ms: ms(percentile(b, 90)),
+    rounds: LAUNCH_ROUNDS,
+    app_page_bytes: Buffer.byteLength(built.launchAppHtml),
+    floor_page_bytes: Buffer.byteLength(built.launchFloorHtml),
+    notes:
+      "Ours: the agent's lineup.tool.invoke (app_ready) applied at the in-page FakeAppServer → Runtime on IndexedDB (strict) accepts the call and starts an instance → connectInstance (entry read from the store, mountSurface, frame page, handover) → the app page (real surface SDK + Preact) connects and calls ready() → timed at the host's ready; the call's result and the instance's close follow untimed. " +
+      "Floor: the same frame page loading a page of the same bytes that answers a hello on its port.",
+  };
+}
+
 export async function run(): Promise<SuiteResult> {
   const built = await buildPages();
   trace("built");
@@ -237,6 +308,7 @@ export async function run(): Promise<SuiteResult> {
     browser = await launchPersistentChromium();
     results.push(await bridgeBench(browser.context, server.origin, built, errors));
     results.push(await ingestBench(browser.context, server.origin, errors));
+    results.push(await launchBench(browser.context, server.origin, built, errors));
     if (errors.length > 0) throw new Error(`page errors during the surface bench: ${errors.join("; ")}`);
   } finally {
     await browser?.close();

@@ -7,6 +7,7 @@
  */
 import { LineUpError, type BridgeHostSnapshot } from "@lineup/protocol";
 import { currentTheme, mountSurface } from "../../packages/host-web/src/surface-host/index.js";
+import { mountRawFrame } from "./raw-frame.js";
 import { FRAME_RAN, FRAME_RUN, SESSION, type TimedRound } from "./shared.js";
 
 export interface HostBench {
@@ -49,37 +50,12 @@ function mountBridge(html: string, snapshot: BridgeHostSnapshot): Promise<void> 
 }
 
 /** The same frame page and handshake as the surface host, then a bare port with an echoing host end. */
-function mountRaw(html: string, nonce: string): Promise<void> {
-  const frame = document.createElement("iframe");
-  frame.setAttribute("sandbox", "allow-scripts");
-  frame.setAttribute("referrerpolicy", "no-referrer");
-  frame.setAttribute("title", "Raw port bench app");
-  frame.style.width = "100%";
-  frame.style.height = "100%";
-  frame.style.border = "0";
-  const channel = new MessageChannel();
-  const port = channel.port1;
+async function mountRaw(html: string, nonce: string): Promise<void> {
+  const port = await mountRawFrame(container("raw"), html, FRAME_URL, "Raw port bench app", nonce);
   port.onmessage = (event: MessageEvent) => {
     const request = event.data as { id: number; method: string };
     port.postMessage({ bridge: "lineup.surface", v: 1, nonce, kind: "response", id: request.id, method: request.method, result: SESSION });
   };
-  return new Promise<void>((resolve) => {
-    const onMessage = (event: MessageEvent): void => {
-      const target = frame.contentWindow;
-      if (target === null || event.source !== target) return;
-      const type = (event.data as { type?: unknown } | null)?.type;
-      if (type === "lineup.surface-frame.ready") {
-        target.postMessage({ type: "lineup.surface-frame.load", html }, "*");
-      } else if (type === "lineup.surface-frame.loaded") {
-        window.removeEventListener("message", onMessage);
-        target.postMessage({ type: "bench.raw-port", nonce }, "*", [channel.port2]);
-        resolve();
-      }
-    };
-    window.addEventListener("message", onMessage);
-    frame.src = FRAME_URL;
-    container("raw").append(frame);
-  });
 }
 
 const bench: HostBench = {

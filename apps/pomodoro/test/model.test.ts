@@ -8,6 +8,7 @@ import { formatClock, parseStored, phaseAt, progressAt, remainingMs, startSessio
 import { provideTimer } from "../src/service.js";
 import { TimerStore } from "../src/store.js";
 import { tools } from "../src/tools.js";
+import { checkToolArguments } from "../../../test/support/tool-arguments.js";
 
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 const MIN = 60_000;
@@ -105,7 +106,7 @@ describe("the timer store", () => {
     try {
       const interrupt = tools.tools.get("pomodoro.interrupt")!;
       expect(interrupt.descriptor).toMatchObject({ call_model: "command", activation_requirement: "activation_not_required" });
-      expect(interrupt.validateArguments({ reason: "x".repeat(201) }).ok).toBe(false);
+      expect(checkToolArguments(tools, "pomodoro.interrupt", { reason: "x".repeat(201) }).ok).toBe(false);
       const ctx = { call_id: "i1", method: "pomodoro.interrupt", signal: new AbortController().signal, progress: async () => undefined };
       expect(await interrupt.handler({}, ctx)).toEqual({ interrupted: false });
       store.start({ call_id: "c1", minutes: 25 });

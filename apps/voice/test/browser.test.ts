@@ -13,6 +13,8 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBuiltApp, type BuiltAppPage } from "../../../test/support/built-app-page.js";
 import { testSnapshot } from "../../../test/support/bridge-snapshot.js";
+import { checkToolArguments } from "../../../test/support/tool-arguments.js";
+import { tools } from "../src/tools.js";
 
 const OUTPUT = join(import.meta.dirname, "..", "..", "..", "test-output", "voice");
 
@@ -170,7 +172,8 @@ describe("Voice Notes in a sandboxed iframe (Chromium)", () => {
     expect((await params("tool.fail")).length).toBe(3);
     expect((await params("tool.complete")).length).toBe(1);
 
-    expect(await app.invoke({ call_id: "v6", method: "voice.request_recording", arguments: { max_seconds: 0 } })).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+    // Arguments outside the schema never reach the page: the Runtime refuses them.
+    expect(checkToolArguments(tools, "voice.request_recording", { max_seconds: 0 })).toMatchObject({ ok: false, error: { code: "invalid_arguments" } });
   });
 
   it("the person records a note of their own; a reload shows both notes", async () => {

@@ -6,6 +6,7 @@ import { provideService } from "../src/service.js";
 import { BoardStore } from "../src/store.js";
 import { BoardSync } from "../src/sync.js";
 import { tools } from "../src/tools.js";
+import { checkToolArguments } from "../../../test/support/tool-arguments.js";
 
 let data: LocalSessionData;
 let store: BoardStore;
@@ -16,10 +17,10 @@ function ctx(progress: unknown[] = []): ToolContext {
 }
 
 async function call(method: string, args: JsonObject, context = ctx()) {
-  const tool = tools.tools.get(method)!;
-  const checked = tool.validateArguments(args);
+  // As a call arrives: checked by the Runtime against the tool's input_schema, then handed to the handler.
+  const checked = checkToolArguments(tools, method, args);
   if (!checked.ok) return { refused: checked.error.code, path: checked.error.path };
-  return tool.handler(checked.value as JsonObject, context);
+  return tools.tools.get(method)!.handler(checked.value as JsonObject, context);
 }
 
 beforeEach(async () => {

@@ -61,7 +61,7 @@ function shortCircuitLengthChecks(code: string): string {
     .replace(new RegExp(`${ucs2}\\((\\w+)\\) < (\\d+)`, "g"), (_m, v: string, n: string) => `(${v}.length < ${n} || ${ucs2}(${v}) < ${n})`);
 }
 
-export const VALIDATOR_GROUPS = ["envelope", "app-server", "app-server-client", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "tool-descriptor", "json-schema"] as const;
+export const VALIDATOR_GROUPS = ["envelope", "app-server", "app-server-client", "surface-bridge-app", "surface-bridge-host", "surface-bridge", "host-channel", "legacy", "manifest", "app-records", "tool-descriptor", "json-schema"] as const;
 export type ValidatorGroup = (typeof VALIDATOR_GROUPS)[number];
 
 /** Which generated module holds the validator of a schema id. */
@@ -81,7 +81,10 @@ export function validatorGroup(id: string): ValidatorGroup {
   // An app's page checks its own tool descriptors and the JSON Schemas in them, not whole manifests.
   if (name.startsWith("tool-descriptor.")) return "tool-descriptor";
   if (!id.startsWith(SCHEMA_ID_PREFIX)) return "json-schema";
-  return "manifest";
+  // A whole manifest is checked only where an app is installed, updated or packed, which loads it when it
+  // does; what a running app's calls are checked against (capability results, workflows, agent tasks) is apart.
+  if (name === "app-manifest.v1") return "manifest";
+  return "app-records";
 }
 
 const camel = (group: string): string => group.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());

@@ -1,5 +1,5 @@
 /** Manifests and registries the apps, tools and capabilities tests start from. */
-import { RUNTIME_SDK_FEATURES, type AppManifest, type AppScope, type ToolDescriptor } from "@lineup/protocol";
+import { RUNTIME_SDK_FEATURES, validateManifest, type AppManifest, type AppScope, type ToolDescriptor } from "@lineup/protocol";
 import { createAppRegistryState, type AppRegistryState, type BundleCandidate, type HostEnvironment } from "../src/app-lifecycle/manager/index.js";
 
 export const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
@@ -120,6 +120,9 @@ export function voiceManifest(version = "1.0.0"): AppManifest {
   };
 }
 
+/** A bundle candidate as the verifier hands it over: its manifest checked (installed-app rules), or the refusal. */
 export function candidate(manifest: unknown, digest = `sha256-${(manifest as { version?: string }).version ?? "x"}`): BundleCandidate {
-  return { manifest, bundle_digest: digest, verification: { ok: true } };
+  const checked = validateManifest(manifest);
+  if (!checked.ok) return { manifest: undefined, bundle_digest: digest, verification: { ok: false, error: checked.error } };
+  return { manifest: checked.value, bundle_digest: digest, verification: { ok: true } };
 }

@@ -1,3 +1,4 @@
+import { createToolSchemaValidator } from "@lineup/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkAgentTools, connectSurface, defineAgentTools, lateBound, timedOperation, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
 import { eventually, FakeHost } from "./fake-host.js";
@@ -118,12 +119,16 @@ describe("tool.invoke dispatch", () => {
     expect(outcome).toEqual({ outcome: "completed", result: { board_id: "b1", title: "Plan" } });
   });
 
-  it("refuses arguments that break the input schema with invalid_arguments and a path", async () => {
-    const outcome = await host.invoke({ call_id: "c2", method: "board.create", arguments: { title: 3 } });
-    expect(outcome).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
-    expect((outcome as { message: string }).message).toContain("/title");
-    const missing = await host.invoke({ call_id: "c3", method: "board.create", arguments: {} });
-    expect(missing).toMatchObject({ outcome: "failed", code: "invalid_arguments" });
+  it("the arguments are checked where the Runtime checks them: the generated input_schema refuses bad ones with a path", async () => {
+    // The page carries no schema interpreter; the Runtime validates each call against the installed
+    // descriptor (the one the build emits) with createToolSchemaValidator before the page sees it.
+    const descriptor = toolDescriptors(tools).find((d) => d.method === "board.create")!;
+    const validator = createToolSchemaValidator(descriptor.input_schema, { code: "invalid_arguments" });
+    if (!validator.ok) throw new Error(validator.error.message);
+    expect(validator.value({ title: 3 })).toMatchObject({ ok: false, error: { code: "invalid_arguments", path: "/title" } });
+    expect(validator.value({})).toMatchObject({ ok: false, error: { code: "invalid_arguments" } });
+    expect(validator.value({ title: "Plan" })).toMatchObject({ ok: true });
+    expect(await host.invoke({ call_id: "c2", method: "board.create", arguments: { title: "Plan" } })).toEqual({ outcome: "completed", result: { board_id: "b1", title: "Plan" } });
   });
 
   it("a thrown ToolFailure is a typed failure; anything else is handler_failed", async () => {

@@ -101,7 +101,7 @@ export function createFakeAppManager(options: { settings: () => RuntimeSettings;
     const verified = await verifyBundle(bytes, { trustedKeys });
     return verified.ok
       ? { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, verification: { ok: true } }
-      : { manifest: null, bundle_digest: "", verification: { ok: false, error: verified.error } };
+      : { manifest: undefined, bundle_digest: "", verification: { ok: false, error: verified.error } };
   };
 
   const manager: FakeAppManager = {

@@ -9,6 +9,7 @@ import { validators as surfaceBridge } from "./surface-bridge.js";
 import { validators as hostChannel } from "./host-channel.js";
 import { validators as legacy } from "./legacy.js";
 import { validators as manifest } from "./manifest.js";
+import { validators as appRecords } from "./app-records.js";
 import { validators as toolDescriptor } from "./tool-descriptor.js";
 import { validators as jsonSchema } from "./json-schema.js";
 
@@ -23,6 +24,7 @@ export const validators: Readonly<Record<string, CompiledValidator>> = {
   ...hostChannel,
   ...legacy,
   ...manifest,
+  ...appRecords,
   ...toolDescriptor,
   ...jsonSchema,
 };

@@ -9,5 +9,6 @@ export * from "./tool-defaults.js";
 export * from "./json-schema-check.js";
 export * from "./tool-schema.js";
 export * from "./validate.js";
+export * from "./capability-result-check.js";
 export { validateToolDescriptor, type ManifestValidationOptions } from "./validate-tool.js";
 export * from "./projection.js";

@@ -14,8 +14,7 @@ import { checkJsonValue, decodeJson, type JsonLimits, isRecord } from "../json.j
 import type { ManifestValidationOptions } from "./validate-tool.js";
 import { validators } from "../generated/manifest.js";
 import { checkWith } from "../validation.js";
-import { isCapabilityName, type CapabilityResult } from "./capabilities.js";
-import { CapabilityResultSchema } from "./capability-result-schema.js";
+import { isCapabilityName } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
 import { checkAppCode } from "./app-code-rules.js";
 import {
@@ -27,11 +26,7 @@ import {
 } from "./schemas.js";
 import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
 
-function generated(id: string | undefined) {
-  return id === undefined ? undefined : validators[id];
-}
-const validateManifestShape = generated(AppManifestSchema.$id);
-const validateCapabilityResultShape = generated(CapabilityResultSchema.$id);
+const validateManifestShape = AppManifestSchema.$id === undefined ? undefined : validators[AppManifestSchema.$id];
 
 function checkScope(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {
   const scope = manifest.app_scope;
@@ -206,13 +201,3 @@ export function decodeManifest(input: string | Uint8Array, options: ManifestVali
   if (!json.ok) return json;
   return validateManifest(json.value, options);
 }
-
-/**
- * Checks a capability result that crossed a boundary (a host provider's answer). A malformed
- * answer is refused with `failed`: to the app it is the host failing, and no detail leaks.
- */
-export function checkCapabilityResult(value: unknown): Result<CapabilityResult> {
-  if (validateCapabilityResultShape === undefined) return notGenerated("capability-result.v1");
-  return checkWith<CapabilityResult>(validateCapabilityResultShape, value, "failed");
-}
-

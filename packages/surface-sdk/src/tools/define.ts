@@ -4,18 +4,11 @@
  * object (`toolDescriptors`), so nobody maintains a second, hand-written tool file. The manifest
  * keeps only the non-executable public contract; the method → handler map stays in the bundle.
  *
- * Each tool's argument validator is built when it is defined (interpreted, no `eval`: the
- * sandbox's CSP forbids it). Its descriptor and schemas are checked by the build
- * (`checkAgentTools`), so a broken schema fails the build, not a call.
+ * A tool's descriptor and schemas are checked by the build (`checkAgentTools`), so a broken schema
+ * fails the build, not a call. The page carries no schema interpreter: the Runtime checks every
+ * call's arguments against the installed `input_schema` before the call reaches the page.
  */
-import {
-  interpretCheckedToolSchema,
-  validateToolDescriptor,
-  type JsonObject,
-  type JsonValue,
-  type ToolDescriptor,
-  type ToolValueValidator,
-} from "@lineup/protocol";
+import { validateToolDescriptor, type JsonObject, type JsonValue, type ToolDescriptor } from "@lineup/protocol";
 
 /** What a handler gets besides its arguments. */
 export interface ToolContext {
@@ -48,7 +41,7 @@ export type AgentToolDescriptorFields = Omit<ToolDescriptor, "method" | "contrac
 
 export interface AgentToolDefinition<Args extends JsonObject = JsonObject, Result extends JsonValue = JsonValue> extends AgentToolDescriptorFields {
   /**
-   * Runs one call with arguments that already passed `input_schema`. Its return value is the
+   * Runs one call with arguments the Runtime has checked against `input_schema`. Its return value is the
    * call's one result; a thrown `ToolFailure` its typed failure; anything else thrown is
    * `handler_failed`. (Declared as a method so a handler may annotate a narrower `args` type.)
    * An `operation` tool's handler may instead return `timedOperation(ms)` at once (not through a
@@ -87,7 +80,6 @@ export function isTimedOperation(value: unknown): value is TimedOperation {
 /** A declared tool, ready to serve. */
 export interface AgentTool {
   readonly descriptor: ToolDescriptor;
-  readonly validateArguments: ToolValueValidator;
   readonly handler: (args: JsonObject, ctx: ToolContext) => Promise<JsonValue> | JsonValue | TimedOperation;
 }
 
@@ -131,19 +123,18 @@ function descriptorOf(method: string, definition: AgentToolDescriptorFields): To
 /**
  * Declares an app's agent tools. The descriptors and their schemas are checked where they are
  * accepted, not on the app's page: the build (`checkAgentTools`, then the whole manifest) and the
- * Runtime's install refuse a broken one, and the Runtime checks every call's arguments before the
- * page sees them. The page still checks the arguments it is handed against `input_schema`
- * (interpreted, no `eval`), so a handler only ever runs on arguments its schema allows.
+ * Runtime's install refuse a broken one. The Runtime checks every call's arguments against
+ * `input_schema` before the page sees them (`invalid_arguments`), and it is the only party on the
+ * page's port, so the page does not check them again: as with the other bodies the host writes
+ * (docs/protocol.md), the host is the party that checks, and a schema interpreter would be most of
+ * the SDK's weight in every app.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool narrows its own argument and result types
 export function defineAgentTools(definitions: Readonly<Record<string, AgentToolDefinition<any, any>>>): AgentTools {
   const tools = new Map<string, AgentTool>();
   for (const [method, definition] of Object.entries(definitions)) {
-    const descriptor = descriptorOf(method, definition);
-    const validator = interpretCheckedToolSchema(descriptor.input_schema, { code: "invalid_arguments" });
-    if (!validator.ok) throw new Error(`tool ${method}: input_schema: ${validator.error.message}`);
     const handler = definition.handler.bind(definition) as AgentTool["handler"];
-    tools.set(method, { descriptor, validateArguments: validator.value, handler });
+    tools.set(method, { descriptor: descriptorOf(method, definition), handler });
   }
   return { [AGENT_TOOLS]: true, tools };
 }

@@ -6,9 +6,9 @@
  * - `pending` as soon as the handler first reports progress — or at once for tools the Runtime runs
  *   as operations (`handling: operation`) — then `tool.progress` reports and exactly one
  *   `tool.complete` or `tool.fail`.
- * Arguments are validated against the tool's `input_schema` before the handler runs
- * (`invalid_arguments`, with the path of the first problem). After `tool.cancelled`, nothing more
- * is sent for the call.
+ * The handler gets the arguments as the Runtime checked them against the tool's `input_schema`
+ * (the bridge's frame check has made sure they are a JSON object within the limits). After
+ * `tool.cancelled`, nothing more is sent for the call.
  */
 import { checkJsonValue, LineUpError, toolHandling, type BridgeAppToolOutcome, type BridgeParams, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { BridgeChannel, ResponseHandle } from "../channel.js";
@@ -67,11 +67,6 @@ export class ToolDispatcher {
     if (params.contract_version !== undefined && params.contract_version !== tool.descriptor.contract_version) {
       return { outcome: "failed", code: "invalid_arguments", message: `${params.method} implements contract ${tool.descriptor.contract_version}, not ${params.contract_version}` };
     }
-    const checked = tool.validateArguments(params.arguments);
-    if (!checked.ok) {
-      const where = checked.error.path === undefined || checked.error.path === "" ? "" : ` at ${checked.error.path}`;
-      return { outcome: "failed", code: "invalid_arguments", message: clip(`arguments${where}: ${checked.error.message}`) };
-    }
     if (this.#running.has(params.call_id)) return { outcome: "failed", code: "handler_failed", message: `call ${params.call_id} is already running` };
 
     const controller = new AbortController();
@@ -108,7 +103,7 @@ export class ToolDispatcher {
     let returned: ReturnType<AgentTool["handler"]> | undefined;
     let threw: { error: unknown } | undefined;
     try {
-      returned = tool.handler(checked.value as JsonObject, ctx);
+      returned = tool.handler(params.arguments as JsonObject, ctx);
     } catch (error) {
       threw = { error };
     }

@@ -1,5 +1,5 @@
 /** The manifest inside a bundle, and whether this host can run the app it describes (docs/bundle.md §5). */
-import { decodeManifest, fail, ok, RUNTIME_SDK_API_VERSIONS, RUNTIME_SDK_FEATURES, type AppManifest, type Result } from "@lineup/protocol";
+import { fail, ok, RUNTIME_SDK_API_VERSIONS, RUNTIME_SDK_FEATURES, type AppManifest, type Result } from "@lineup/protocol";
 import { MANIFEST_PATH } from "./format.js";
 
 /** What the host offers; both default to everything this Runtime implements. */
@@ -15,9 +15,10 @@ const INCOMPATIBLE_MANIFEST_CODES: ReadonlySet<string> = new Set(["manifest_unsu
  * Steps 14–15 of verification: the manifest is valid and its pages are in the bundle, and this
  * host can run it. Refusals: `bundle_manifest_invalid`, `bundle_incompatible`.
  */
-export function checkBundleManifest(files: ReadonlyMap<string, Uint8Array>, options: HostCompatibility): Result<AppManifest> {
+export async function checkBundleManifest(files: ReadonlyMap<string, Uint8Array>, options: HostCompatibility): Promise<Result<AppManifest>> {
   const bytes = files.get(MANIFEST_PATH);
   if (bytes === undefined) return fail("bundle_manifest_invalid", `the bundle has no ${MANIFEST_PATH}`);
+  const { decodeManifest } = await import("./manifest-validator.js");
   const decoded = decodeManifest(bytes);
   if (!decoded.ok) {
     const { code, message, path } = decoded.error;

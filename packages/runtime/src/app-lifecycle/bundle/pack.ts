@@ -10,7 +10,7 @@
  * the files that shrink by at least an eighth and are not already compressed formats.
  */
 import { deflateSync } from "fflate";
-import { fail, ok, validateManifest, type Result } from "@lineup/protocol";
+import { fail, ok, type Result } from "@lineup/protocol";
 import { crc32 } from "./crc32.js";
 import { sha256Hex } from "./digest.js";
 import { encodeFileList, type BundleFileEntry } from "./file-list.js";
@@ -59,6 +59,7 @@ function prepareEntry(path: string, bytes: Uint8Array, compression: "store" | "d
 
 /** Packs an unsigned bundle. Refusals: `bundle_manifest_invalid`, `bundle_unsafe_path`, `bundle_duplicate_path`, `bundle_too_many_files`, `bundle_unpacked_too_large`. */
 export async function packBundle(input: PackBundleInput): Promise<Result<Uint8Array>> {
+  const { validateManifest } = await import("./manifest-validator.js");
   const checked = validateManifest(input.manifest);
   if (!checked.ok) return fail("bundle_manifest_invalid", `${checked.error.code}: ${checked.error.message}`, checked.error.path);
   const manifest = checked.value;

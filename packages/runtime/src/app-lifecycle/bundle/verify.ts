@@ -154,7 +154,7 @@ async function verify(input: Uint8Array, options: VerifyBundleOptions): Promise<
   const files = await (contents ?? Promise.resolve(fail("internal_error", "files not hashed")));
   if (!files.ok) return files;
 
-  const manifest = checkBundleManifest(files.value, options);
+  const manifest = await checkBundleManifest(files.value, options);
   if (!manifest.ok) return manifest;
   const fileListSha256 = await (listHash ?? Promise.resolve(fail("internal_error", "file list not hashed")));
   if (!fileListSha256.ok) return fileListSha256;

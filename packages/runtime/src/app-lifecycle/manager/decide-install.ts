@@ -19,7 +19,7 @@ export interface InstallAppRequest {
 
 export function decideInstall(state: AppRegistryState, request: InstallAppRequest, host: HostEnvironment, policy: AppPolicy = {}): AppDecision {
   const at = isoTime(request.now);
-  const scopeGuess = (request.candidate.manifest as { app_scope?: unknown } | null)?.app_scope;
+  const scopeGuess = request.candidate.manifest?.app_scope;
   const base = { operation_id: request.operation_id, kind: "install" as const, app_scope: typeof scopeGuess === "string" ? scopeGuess : "", requested_at: at };
   const outcome = checkCandidate(request.candidate, host, policy, coreScopesOf(state.apps));
   if (!outcome.ok) {

@@ -6,7 +6,6 @@
 import {
   CORE_APP_SCOPES,
   projectManifest,
-  validateManifest,
   type AppManifest,
   type BackendProtocol,
   type ErrorCode,
@@ -18,8 +17,12 @@ import type { AppOperationStepName } from "./operation.js";
 
 /** A bundle the bundle verifier has looked at. */
 export interface BundleCandidate {
-  /** The manifest as read from the bundle (parsed JSON, not yet validated). */
-  readonly manifest: unknown;
+  /**
+   * The manifest as the bundle verifier checked it (`validateManifest`, installed-app rules); absent when
+   * verification failed. The pipeline does not check it again: it runs in the Runtime's loop, and the whole
+   * manifest's validator is loaded only where bundles are read.
+   */
+  readonly manifest: AppManifest | undefined;
   /** Digest of the bundle's signed file list; names the bundle in storage. */
   readonly bundle_digest: string;
   /** The `key_id` of the trusted publisher key that signed it (absent when verification failed). */
@@ -96,12 +99,8 @@ export function checkCandidate(candidate: BundleCandidate, host: HostEnvironment
     const e = candidate.verification.error;
     return { ok: false, step: "verify", code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
   }
-  const validated = validateManifest(candidate.manifest, { kind: "installed" });
-  if (!validated.ok) {
-    const e = validated.error;
-    return { ok: false, step: "verify", code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
-  }
-  const manifest = validated.value;
+  const manifest = candidate.manifest;
+  if (manifest === undefined) return { ok: false, step: "verify", code: "bundle_manifest_invalid", message: "the bundle's manifest was not verified" };
   const projection = projectManifest(manifest);
   const shortfall = hostShortfall(manifest, host);
   if (shortfall !== undefined) return { ok: false, step: "readiness", code: "app_host_incompatible", ...shortfall, projection };
