@@ -11,7 +11,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { fail, ok, type Result } from "../errors.js";
 import { validators } from "../generated/app-server-client.js";
-import type { JsonValue } from "../json.js";
 import { Closed, JsonObjectSchema, JsonValueSchema, OpaqueIdSchema, StringEnum, TimestampSchema, schemaId } from "../schema-kit.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
 import type { RuntimeEnvelope } from "../envelope/schemas.js";
