@@ -25,7 +25,7 @@ import {
   type TransitionEnv,
 } from "../src/index.js";
 import { createFakeClock, createPair, createSequentialIds } from "../src/testing/index.js";
-import { createDeadlineTimer } from "../src/coordination/deadline-timer.js";
+import { createDeadlineTimer, MAX_TIMER_WAIT_MS } from "../src/coordination/deadline-timer.js";
 
 const conversation: Conversation = {
   conversation_id: "s-1",
@@ -405,6 +405,20 @@ describe("tool deadline timer", () => {
     clock.advance(1_000);
     expect(ticks).toEqual([200, 300]);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("a call with no time limit gets no tick: the timer waits its longest and sets itself again", () => {
+    const clock = createFakeClock(start);
+    const waits: number[] = [];
+    const counted = { ...clock, setTimer: (ms: number, fn: () => void) => (waits.push(ms), clock.setTimer(ms, fn)) };
+    const ticks: number[] = [];
+    const timer = createDeadlineTimer({ clock: counted, fire: () => ticks.push(clock.now() - start) });
+    timer.arm(calls(Number.MAX_SAFE_INTEGER - start));
+    expect(waits).toEqual([MAX_TIMER_WAIT_MS]);
+    clock.advance(MAX_TIMER_WAIT_MS);
+    expect(ticks).toEqual([]);
+    expect(waits).toEqual([MAX_TIMER_WAIT_MS, MAX_TIMER_WAIT_MS]);
+    timer.stop();
   });
 
   it("sets nothing without calls in flight, and stop cancels the timer set", () => {

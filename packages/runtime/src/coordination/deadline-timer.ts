@@ -18,6 +18,9 @@ export interface DeadlineTimer {
   stop(): void;
 }
 
+/** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days); setTimeout fires a longer one after 1 ms. */
+export const MAX_TIMER_WAIT_MS = 2_147_483_647;
+
 export function createDeadlineTimer(options: { readonly clock: Clock; readonly fire: () => void }): DeadlineTimer {
   let cancel: (() => void) | undefined;
   /** When the timer set fires (undefined: none is set). */
@@ -25,8 +28,11 @@ export function createDeadlineTimer(options: { readonly clock: Clock; readonly f
   /** The earliest deadline of the last committed state (undefined: no call in flight). */
   let due: number | undefined;
   const set = (at: number): void => {
-    armed = at;
-    cancel = options.clock.setTimer(Math.max(0, at - options.clock.now()), () => {
+    // A call with no time limit has its deadline past what a timer can wait (setTimeout would fire at once):
+    // the timer then fires at its longest wait and sets itself again.
+    const wait = Math.min(MAX_TIMER_WAIT_MS, Math.max(0, at - options.clock.now()));
+    armed = options.clock.now() + wait;
+    cancel = options.clock.setTimer(wait, () => {
       armed = undefined;
       cancel = undefined;
       if (due === undefined) return;
