@@ -15,6 +15,7 @@ import {
   validateNotificationParams,
   validateRequestParams,
   validateSessionEvent,
+  validateSessionEventFrame,
   validators,
   type MethodSpec,
 } from "@lineup/protocol";
@@ -168,6 +169,14 @@ describe("validateSessionEvent", () => {
     expect(validateSessionEvent({ ...event, seq: 0 })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/seq" } });
     expect(validateSessionEvent({ ...event, data: { turn: "t1" } })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/data/turn_id" } });
     expect(validateSessionEvent({ ...event, kind: "turn.exploded" })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/kind" } });
+  });
+
+  it("validateSessionEventFrame checks the frame only: the data is the reader's to check", () => {
+    const event = { session_id: "s1", seq: 3, kind: "envelope", created_at: "2026-08-06T10:00:00.000Z", actor: { role: "agent", id: "agent-1" }, data: { envelope: envelope({ v: 2 }) } };
+    expect(validateSessionEventFrame(event)).toMatchObject({ ok: true });
+    expect(validateSessionEvent(event)).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(validateSessionEventFrame({ ...event, seq: 0 })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/seq" } });
+    expect(validateSessionEventFrame({ ...event, data: "text" })).toMatchObject({ ok: false, error: { code: "invalid_params", path: "/data" } });
   });
 
   it("every retryable code is one the server never stores for idempotency", () => {

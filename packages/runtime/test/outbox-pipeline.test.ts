@@ -2,11 +2,12 @@
  * The outbox pipelines a conversation's entries when the server announces ordered writes: several go in
  * one round trip, each naming the one sent before it (`after_key`), so the server applies them in outbox
  * order even when one of them fails and goes again. Without the feature the outbox is stop-and-wait.
- * The log's echo of an envelope the Runtime sent settles its entry, whether or not the answer comes.
+ * The log's echo of an envelope the Runtime sent settles its entry, whether or not the answer comes; an
+ * answer arriving while the echo is applied waits for it, and settles the entry itself if that commit fails.
  * Checked by what the server applied and in which order.
  */
 import { describe, expect, it } from "vitest";
-import { OUTBOX_PIPELINE_DEPTH, RUNTIME_COLLECTIONS } from "../src/index.js";
+import { OUTBOX_PIPELINE_DEPTH, RUNTIME_COLLECTIONS, StoreError, type RuntimeStore } from "../src/index.js";
 import { agentInvokes } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDevice, storedValues, until } from "./helpers/runtime-harness.js";
 
@@ -165,6 +166,40 @@ describe("outbox pipelining (ordered writes)", () => {
     await settle(30);
     clock.advance(1_000);
     await settle(30);
+    expect(sends()).toHaveLength(1);
+    await device.stop();
+  });
+
+  it("an answer that arrives while the echo is applied waits for it; when the echo's commit fails, the answer settles the entry", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const clock = createFakeClock();
+    const data = createMemoryStoreData();
+    let failed = 0;
+    // The first commit that removes an outbox entry (the echo's) fails; nothing of it is stored.
+    const commit = (store: RuntimeStore) => (writes: Parameters<RuntimeStore["commit"]>[0]) => {
+      if (failed === 0 && writes.some((w) => w.op === "delete" && w.collection === RUNTIME_COLLECTIONS.outbox)) {
+        failed += 1;
+        return Promise.reject(new StoreError("store_write_failed", "injected: the echo's commit"));
+      }
+      return store.commit(writes);
+    };
+    const failEchoOnce = (store: RuntimeStore): RuntimeStore =>
+      new Proxy(store, {
+        get: (target, key) => {
+          if (key === "commit") return commit(target);
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    const device = await startDevice(server, data, { clock, wrapStore: failEchoOnce });
+    await device.runtime.whenOnline();
+    agentInvokes(server, "call-1", "nowhere", "nothing.here", {}, 1);
+    const sends = () => server.requests.filter((r) => r.method === "agentSession/envelope/send");
+    await until(() => failed === 1, 3_000, "the echo's commit failed");
+    // Without any timer (the resubscribe after the failure waits for its backoff), the answer settled it.
+    for (let round = 0; round < 100 && (await storedValues(data, RUNTIME_COLLECTIONS.outbox)).length > 0; round++) await settle(5);
+    expect(await storedValues(data, RUNTIME_COLLECTIONS.outbox)).toEqual([]);
     expect(sends()).toHaveLength(1);
     await device.stop();
   });

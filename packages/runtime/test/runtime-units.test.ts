@@ -25,6 +25,7 @@ import {
   type TransitionEnv,
 } from "../src/index.js";
 import { createFakeClock, createPair, createSequentialIds } from "../src/testing/index.js";
+import { createDeadlineTimer, MAX_TIMER_WAIT_MS } from "../src/coordination/deadline-timer.js";
 
 const conversation: Conversation = {
   conversation_id: "s-1",
@@ -365,6 +366,72 @@ describe("rpc client", () => {
     clock.advance(1);
     await Promise.all([first, short, answered, later]);
     expect(outcomes.at(-1)).toBe("later request_timeout");
+  });
+});
+
+describe("tool deadline timer", () => {
+  /** A state whose calls in flight end by these deadlines (ms from the clock's start). */
+  const start = Date.UTC(2026, 10, 30, 6, 0, 0);
+  const calls = (...deadlines: number[]) =>
+    base({ tools: { ...base().tools, calls: Object.fromEntries(deadlines.map((d, i) => [`c-${i}`, { call_id: `c-${i}`, phase: "running", deadline_at: start + d }])) } } as unknown as Partial<RuntimeState>);
+
+  it("ticks once at each deadline that is due, and sets no timer for a call ending before the one set", () => {
+    const clock = createFakeClock(start);
+    let set = 0;
+    const counted = { ...clock, setTimer: (ms: number, fn: () => void) => (set++, clock.setTimer(ms, fn)) };
+    const ticks: number[] = [];
+    const timer = createDeadlineTimer({ clock: counted, fire: () => ticks.push(clock.now() - start) });
+    timer.arm(calls(100));
+    timer.arm(calls(100, 300));
+    timer.arm(calls(300));
+    expect(set).toBe(1);
+    // The timer set for 100 fires with nothing due and sets itself for 300, without a tick.
+    clock.advance(150);
+    expect(ticks).toEqual([]);
+    expect(set).toBe(2);
+    // An earlier deadline replaces the timer set.
+    timer.arm(calls(300, 200));
+    expect(set).toBe(3);
+    expect(clock.pendingTimers).toBe(1);
+    clock.advance(50);
+    expect(ticks).toEqual([200]);
+    // The tick's commit ended the call due at 200: the next one is 300.
+    timer.arm(calls(300));
+    clock.advance(100);
+    expect(ticks).toEqual([200, 300]);
+    // Every call ended before the timer fires: it stops without a tick.
+    timer.arm(calls(500));
+    timer.arm(calls());
+    clock.advance(1_000);
+    expect(ticks).toEqual([200, 300]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("a call with no time limit gets no tick: the timer waits its longest and sets itself again", () => {
+    const clock = createFakeClock(start);
+    const waits: number[] = [];
+    const counted = { ...clock, setTimer: (ms: number, fn: () => void) => (waits.push(ms), clock.setTimer(ms, fn)) };
+    const ticks: number[] = [];
+    const timer = createDeadlineTimer({ clock: counted, fire: () => ticks.push(clock.now() - start) });
+    timer.arm(calls(Number.MAX_SAFE_INTEGER - start));
+    expect(waits).toEqual([MAX_TIMER_WAIT_MS]);
+    clock.advance(MAX_TIMER_WAIT_MS);
+    expect(ticks).toEqual([]);
+    expect(waits).toEqual([MAX_TIMER_WAIT_MS, MAX_TIMER_WAIT_MS]);
+    timer.stop();
+  });
+
+  it("sets nothing without calls in flight, and stop cancels the timer set", () => {
+    const clock = createFakeClock(start);
+    const ticks: number[] = [];
+    const timer = createDeadlineTimer({ clock, fire: () => ticks.push(clock.now() - start) });
+    timer.arm(calls());
+    expect(clock.pendingTimers).toBe(0);
+    timer.arm(calls(100));
+    timer.stop();
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(200);
+    expect(ticks).toEqual([]);
   });
 });
 

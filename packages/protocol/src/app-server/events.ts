@@ -11,7 +11,6 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { fail, ok, type Result } from "../errors.js";
 import { validators } from "../generated/app-server-client.js";
-import type { JsonValue } from "../json.js";
 import { Closed, JsonObjectSchema, JsonValueSchema, OpaqueIdSchema, StringEnum, TimestampSchema, schemaId } from "../schema-kit.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
 import type { RuntimeEnvelope } from "../envelope/schemas.js";
@@ -177,13 +176,22 @@ function validatorFor(id: string | undefined): CompiledValidator | undefined {
 }
 
 /**
+ * Checks an event's frame (session, seq, kind, time, actor; `data` an object) but not its data against the
+ * kind's schema: for a reader that checks the data itself, as the Runtime's filter chain checks an
+ * envelope (validateEnvelope, refused with its own code).
+ */
+export function validateSessionEventFrame(value: unknown): Result<SessionEvent> {
+  const frame = validatorFor(SessionEventSchema.$id);
+  if (frame === undefined) return fail("internal_error", "no generated validator for app-server.event: run npm run gen");
+  return checkWith<SessionEvent>(frame, value, "invalid_params");
+}
+
+/**
  * Checks a session event (as a client receives it) against the frame and its kind's data schema.
  * Refuses with `invalid_params` and a JSON Pointer. Never throws.
  */
 export function validateSessionEvent(value: unknown): Result<SessionEvent> {
-  const frame = validatorFor(SessionEventSchema.$id);
-  if (frame === undefined) return fail("internal_error", "no generated validator for app-server.event: run npm run gen");
-  const framed = checkWith<{ kind: SessionEventKind; data: JsonValue }>(frame, value, "invalid_params");
+  const framed = validateSessionEventFrame(value);
   if (!framed.ok) return framed;
   const dataValidator = validatorFor(SESSION_EVENT_KINDS[framed.value.kind].data.$id);
   if (dataValidator === undefined) return fail("internal_error", `no generated validator for ${framed.value.kind}: run npm run gen`);

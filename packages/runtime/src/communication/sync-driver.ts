@@ -15,6 +15,7 @@ import {
   checkServerNotificationParams,
   LineUpError,
   validateSessionEvent,
+  validateSessionEventFrame,
   type ArtifactRef,
   type CatalogRelease,
   type SessionEvent,
@@ -34,6 +35,7 @@ import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";
 import type { RuntimeState } from "../coordination/state.js";
 import { toLineUpError } from "../coordination/loop.js";
+import { echoedHere } from "../coordination/handlers/outbox-settled.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
 import { createRpcClient, type RpcClient } from "./rpc-client.js";
@@ -70,6 +72,12 @@ export class SyncDriver {
   private readonly inFlight = new Map<string, Set<number>>();
   /** Entries the server applied whose outcome is being committed: not sent again meanwhile. */
   private readonly settling = new Set<number>();
+  /**
+   * This Runtime's own envelopes whose echo in the log is being applied, by envelope id, until that turn is
+   * over: its commit settles their outbox entry (handlers/outbox-settled.ts), so the send's answer waits for
+   * it instead of taking a turn of its own.
+   */
+  private readonly echoes = new Map<string, Promise<void>>();
   /** Entries that failed in a way worth retrying: they (and their conversation's later entries) wait for the retry timer. */
   private readonly retrying = new Set<number>();
   /** Entries refused with `predecessor_pending`: they go again once no earlier entry of theirs is in flight. */
@@ -326,7 +334,11 @@ export class SyncDriver {
   }
 
   private onEvent(params: JsonObject): void {
-    const checked = validateSessionEvent(params);
+    // An envelope is checked by the filter chain (version, scope, schema), which refuses it with its own code
+    // whatever the frame's data schema would say (below): here its event is checked as a frame only, so that
+    // each envelope is validated once.
+    const envelopeEvent = params["kind"] === "envelope" && typeof (params["data"] as { envelope?: unknown } | undefined)?.envelope === "object";
+    const checked = envelopeEvent ? validateSessionEventFrame(params) : validateSessionEvent(params);
     let event: SessionEvent;
     if (checked.ok) event = checked.value;
     else {
@@ -348,7 +360,19 @@ export class SyncDriver {
         return;
       }
     }
-    this.options.post({ kind: "event", event }).catch((error: unknown) => {
+    const applied = this.options.post({ kind: "event", event });
+    const echoed = echoedHere(this.options.state(), event);
+    if (echoed !== undefined) {
+      const settled: Promise<void> = applied.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.echoes.set(echoed, settled);
+      void settled.then(() => {
+        if (this.echoes.get(echoed) === settled) this.echoes.delete(echoed);
+      });
+    }
+    applied.catch((error: unknown) => {
       // Not committed (a store fault): nothing of it was applied, so follow again from the stored cursor —
       // after a pause, so that a store that keeps failing does not turn into a resubscribe storm.
       this.options.diagnostics(error, `event ${event.session_id}#${event.seq}`);
@@ -450,7 +474,10 @@ export class SyncDriver {
       try {
         this.release(rpc, entry);
         if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
-        // Its echo in the log may have removed it already (handlers/outbox-settled.ts): nothing left to commit.
+        // Its echo in the log may have removed it already (handlers/outbox-settled.ts), or be doing so: then
+        // nothing is left to commit. Otherwise (no echo, or its turn failed) the answer settles it.
+        const echo = entry.method === "agentSession/envelope/send" ? this.echoes.get(String((entry.params["envelope"] as { id?: unknown } | undefined)?.id)) : undefined;
+        if (echo !== undefined) await echo;
         if (this.options.state().outbox.get(entry.order)?.status === "pending") await this.options.post({ kind: "outbox.settled", order: entry.order, outcome: { status: "applied", result: result as JsonValue } });
       } finally {
         this.settling.delete(entry.order);

@@ -1,34 +1,56 @@
 /**
  * The loop's one tool-deadline timer: after each commit the shell arms it for the earliest deadline of the
  * tool calls in flight; when it fires it posts `tools.tick`, whose transition ends the calls that are due.
+ *
+ * A timer already set for a moment no later than the earliest deadline is kept, even when the calls it was
+ * set for have finished: when it fires it posts only if a deadline is due by then, and otherwise sets itself
+ * again for the next one (or stops, with no call in flight). A call that starts and ends between two
+ * deadlines so costs no timer of its own (a timer is set and cleared only when a deadline earlier than the
+ * one set arrives), which is most calls (bench `tools`).
  */
 import type { Clock } from "../core/ports.js";
 import { nextDeadline } from "../tools/call-state.js";
 import type { RuntimeState } from "./state.js";
 
 export interface DeadlineTimer {
-  /** Re-arms for `state` (a committed state); a no-op when the earliest deadline did not change. */
+  /** Re-arms for `state` (a committed state); a no-op when the timer set fires no later than its earliest deadline. */
   arm(state: RuntimeState): void;
   stop(): void;
 }
 
+/** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days); setTimeout fires a longer one after 1 ms. */
+export const MAX_TIMER_WAIT_MS = 2_147_483_647;
+
 export function createDeadlineTimer(options: { readonly clock: Clock; readonly fire: () => void }): DeadlineTimer {
   let cancel: (() => void) | undefined;
+  /** When the timer set fires (undefined: none is set). */
   let armed: number | undefined;
+  /** The earliest deadline of the last committed state (undefined: no call in flight). */
+  let due: number | undefined;
+  const set = (at: number): void => {
+    // A call with no time limit has its deadline past what a timer can wait (setTimeout would fire at once):
+    // the timer then fires at its longest wait and sets itself again.
+    const wait = Math.min(MAX_TIMER_WAIT_MS, Math.max(0, at - options.clock.now()));
+    armed = options.clock.now() + wait;
+    cancel = options.clock.setTimer(wait, () => {
+      armed = undefined;
+      cancel = undefined;
+      if (due === undefined) return;
+      if (due > options.clock.now()) set(due);
+      else options.fire();
+    });
+  };
   return {
     arm(state) {
-      const due = nextDeadline(state.tools);
-      if (due === armed) return;
+      due = nextDeadline(state.tools);
+      if (due === undefined || (armed !== undefined && armed <= due)) return;
+      cancel?.();
+      set(due);
+    },
+    stop: () => {
       cancel?.();
       cancel = undefined;
-      armed = due;
-      if (due === undefined) return;
-      cancel = options.clock.setTimer(Math.max(0, due - options.clock.now()), () => {
-        armed = undefined;
-        cancel = undefined;
-        options.fire();
-      });
+      armed = undefined;
     },
-    stop: () => cancel?.(),
   };
 }
