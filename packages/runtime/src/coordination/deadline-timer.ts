@@ -2,11 +2,12 @@
  * The loop's one tool-deadline timer: after each commit the shell arms it for the earliest deadline of the
  * tool calls in flight; when it fires it posts `tools.tick`, whose transition ends the calls that are due.
  *
- * A timer already set for a moment no later than the earliest deadline is kept, even when the calls it was
- * set for have finished: when it fires it posts only if a deadline is due by then, and otherwise sets itself
- * again for the next one (or stops, with no call in flight). A call that starts and ends between two
- * deadlines so costs no timer of its own (a timer is set and cleared only when a deadline earlier than the
- * one set arrives), which is most calls (bench `tools`).
+ * A timer already set for a moment no later than the earliest deadline is kept while calls are in flight,
+ * even when the calls it was set for have finished: when it fires it posts only if a deadline is due by then,
+ * and otherwise sets itself again for the next one. A call that starts and ends while others run so costs no
+ * timer of its own (a timer is set and cleared only when a deadline earlier than the one set arrives). With
+ * no call in flight the timer is cleared: an idle Runtime holds no timer (a call without a time limit sets
+ * one ~24.8 days away, which would keep a Node process alive).
  */
 import type { Clock } from "../core/ports.js";
 import { nextDeadline } from "../tools/call-state.js";
@@ -27,6 +28,11 @@ export function createDeadlineTimer(options: { readonly clock: Clock; readonly f
   let armed: number | undefined;
   /** The earliest deadline of the last committed state (undefined: no call in flight). */
   let due: number | undefined;
+  const stop = (): void => {
+    cancel?.();
+    cancel = undefined;
+    armed = undefined;
+  };
   const set = (at: number): void => {
     // A call with no time limit has its deadline past what a timer can wait (setTimeout would fire at once):
     // the timer then fires at its longest wait and sets itself again.
@@ -43,14 +49,11 @@ export function createDeadlineTimer(options: { readonly clock: Clock; readonly f
   return {
     arm(state) {
       due = nextDeadline(state.tools);
-      if (due === undefined || (armed !== undefined && armed <= due)) return;
+      if (due === undefined) return void stop();
+      if (armed !== undefined && armed <= due) return;
       cancel?.();
       set(due);
     },
-    stop: () => {
-      cancel?.();
-      cancel = undefined;
-      armed = undefined;
-    },
+    stop,
   };
 }
