@@ -93,6 +93,15 @@ describe("a conversation's artifacts", () => {
     await expect(d.chat.getArtifact("")).rejects.toMatchObject({ code: "invalid_params" });
   });
 
+  it("an evidence pack exported in a conversation is listed among its files, as the device's", async () => {
+    const { d } = await world();
+    const exported = await d.runtime.appPort("whiteboard").exportEvidence({ conversation_id: "s-1" });
+    await expect
+      .poll(async () => (await d.chat.listArtifacts({ conversation_id: "s-1" })).map((a) => [a.artifact.artifact_id, a.origin]))
+      .toEqual([[exported.artifact.artifact_id, "device"]]);
+    expect(await d.chat.listArtifacts({ conversation_id: "s-2" })).toEqual([]);
+  });
+
   it("an agent's artifact read whole is kept: it reads, lists as on the device and saves offline, after a restart too", async () => {
     const w = await world();
     w.server.agentArtifact("s-1", { artifact_id: "art-agent-2", name: "notes.txt", mime_type: "text/plain", bytes: text("read me offline") });

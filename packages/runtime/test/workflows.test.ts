@@ -95,9 +95,11 @@ describe("a workflow run", () => {
         "run.completed",
       ]);
       expect(trace.filter((t) => t.kind === "step.succeeded").every((t) => /^[0-9a-f]{64}$/.test(t.output_hash ?? ""))).toBe(true);
-      // The note is shared with the conversation; the evidence step exported the AppServer's pack too.
-      const shared = await port.listArtifacts({ conversation_id: "s-1" });
-      expect(shared.map((a) => a.artifact.name).sort()).toEqual([`summarize-week-${run.run_id}.evidence.json`, "week.md"].sort());
+      // The note is shared with the conversation; the evidence step exported the AppServer's pack too, which is
+      // one of the conversation's files (export-1.json) beside the run's own evidence.
+      await expect
+        .poll(async () => (await port.listArtifacts({ conversation_id: "s-1" })).map((a) => a.artifact.name).sort())
+        .toEqual(["export-1.json", `summarize-week-${run.run_id}.evidence.json`, "week.md"].sort());
       expect(server.applied.filter((w) => w.method === "evidence/export")).toHaveLength(1);
       expect(seen.at(-1)?.status).toBe("completed");
       // The run's own evidence on demand.

@@ -549,7 +549,10 @@ export class FakeAppServer {
         const bytes = new TextEncoder().encode(text);
         const artifact = { artifact_id: `art-${exportId}`, name: `${exportId}.json`, mime_type: "application/json", size: bytes.byteLength, sha256: sha256Hex(bytes) };
         stored.artifacts.set(artifact.artifact_id, { ref: artifact, chunks: [bytes], received: bytes.byteLength, complete: true });
-        return { export_id: exportId, conversation_id: sessionId, through_seq: through, artifact, pack_digest: sha256Hex(bytes) };
+        const pack = { export_id: exportId, through_seq: through, ...(params["task_id"] === undefined ? {} : { task_id: String(params["task_id"]) }), artifact, pack_digest: sha256Hex(bytes) };
+        // Recorded in the log as the reference server does: the pack is a file of the conversation.
+        const event = this.append(sessionId, "evidence.exported", device, pack);
+        return { ...pack, session_id: sessionId, seq: event.seq };
       }
       default:
         throw new Refusal("method_not_found", `the fake does not implement ${method}`);

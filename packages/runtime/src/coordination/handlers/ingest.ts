@@ -221,9 +221,12 @@ function endCancelledTurn(event: Extract<RuntimeInput, { kind: "event" }>["event
   return step.result();
 }
 
-/** The conversation's new artifact an `artifact.added` event records, whatever apps it reaches (it is listed either way). */
+/**
+ * The conversation's new artifact an `artifact.added` event records, or the pack an `evidence.exported` one
+ * does (the export is a file of the conversation too), whatever apps it reaches (it is listed either way).
+ */
 function sharedArtifact(conversationId: string, event: Extract<RuntimeInput, { kind: "event" }>["event"]): ConversationArtifact | undefined {
-  if (event.kind !== "artifact.added") return undefined;
+  if (event.kind !== "artifact.added" && event.kind !== "evidence.exported") return undefined;
   const artifact = (event.data as { artifact?: unknown } | null)?.artifact;
   if (!isArtifactRef(artifact)) return undefined;
   return { artifact, conversation_id: conversationId, added_by: event.actor.role === "agent" ? "agent" : "device", added_at: event.created_at, seq: event.seq };
