@@ -293,3 +293,21 @@ export async function runSuiteInChromium(entry: string, runner: string): Promise
   const results = await page.evaluate((name) => (window as unknown as Record<string, () => Promise<CaseResult[]>>)[name]!(), runner);
   return { results, close };
 }
+
+/** The Runtime's audit log, read from its IndexedDB store in the host page (one object store, [collection, key]). */
+export async function auditRecords(page: Page): Promise<{ type: string; subject?: string; detail?: string; code?: string }[]> {
+  return page.evaluate(async () => {
+    const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    const out: { type: string; subject?: string; detail?: string; code?: string }[] = [];
+    for (const { name } of await indexedDB.databases()) {
+      if (name === undefined) continue;
+      const db = await request(indexedDB.open(name));
+      if (db.objectStoreNames.contains("entries")) {
+        const values = await request(db.transaction("entries").objectStore("entries").getAll(IDBKeyRange.bound(["audit", ""], ["audit", "\uffff"])));
+        for (const value of values as { kind: string; text?: string }[]) if (value.kind === "json" && value.text !== undefined) out.push(JSON.parse(value.text) as (typeof out)[number]);
+      }
+      db.close();
+    }
+    return out;
+  });
+}

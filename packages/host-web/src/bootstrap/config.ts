@@ -22,11 +22,11 @@ export interface HostConfig {
    */
   readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string; readonly localized?: LocalizedTexts }[];
   /**
-   * The host's local back-end service (`npm start`'s host server): its `ws://` URL and this start's secret. With it
-   * the page runs `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http` back-ends there; without it they are
-   * `unsupported_on_host`.
+   * The host's local back-end service (`npm start`'s host server): its `ws://` URL (the host server adds the service's
+   * secret to the page's connection itself; the page never holds it). With it the page runs `mcp-stdio`, `mcp-http`,
+   * `stdio-jsonrpc` and `local-http` back-ends there; without it they are `unsupported_on_host`.
    */
-  readonly local_backends?: { readonly url: string; readonly secret: string };
+  readonly local_backends?: { readonly url: string };
 }
 
 export const CONFIG_PATH = "/lineup-config.json";
@@ -75,12 +75,10 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   const local = record["local_backends"];
   if (local !== undefined) {
     const service = local as Record<string, unknown> | null;
-    if (typeof service?.["url"] !== "string" || !isWebSocketUrl(service["url"]) || typeof service["secret"] !== "string" || !/^[0-9a-f]{32,128}$/.test(service["secret"])) {
-      return fail("invalid_params", "local_backends is { url: a ws:// URL, secret: hex }", "/local_backends");
-    }
+    if (typeof service?.["url"] !== "string" || !isWebSocketUrl(service["url"])) return fail("invalid_params", "local_backends is { url: a ws:// URL }", "/local_backends");
   }
   return ok({
-    ...(local === undefined ? {} : { local_backends: { url: (local as { url: string }).url, secret: (local as { secret: string }).secret } }),
+    ...(local === undefined ? {} : { local_backends: { url: (local as { url: string }).url } }),
     server_url: serverUrl,
     device_token: token.trim(),
     agent_id: agentId,
