@@ -67,11 +67,15 @@ async function world(options: { supported?: readonly CapabilityName[]; policy?: 
 
 const outcome = (r: CapabilityResult): string => (r.status === "completed" ? "completed" : `${r.status}/${r.code}`);
 
-async function auditTypes(data: MemoryStoreData): Promise<string[]> {
+async function auditRecords(data: MemoryStoreData): Promise<{ type: string; subject?: string; code?: string }[]> {
   const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
   const records = await store.range(RUNTIME_COLLECTIONS.audit);
   await store.close();
-  return records.map((r) => (r.value as { type: string }).type);
+  return records.map((r) => r.value as { type: string; subject?: string; code?: string });
+}
+
+async function auditTypes(data: MemoryStoreData): Promise<string[]> {
+  return (await auditRecords(data)).map((r) => r.type);
 }
 
 describe("the Capability Gateway in the Runtime", () => {
@@ -150,10 +154,7 @@ describe("the Capability Gateway in the Runtime", () => {
     expect(w.host.invocations).toHaveLength(1);
     expect(await w.d.runtime.verifyAudit()).toMatchObject({ ok: true });
     await w.d.stop();
-    const store = await createMemoryStore(RUNTIME_SCHEMA, { data: w.data });
-    const audit = (await store.range(RUNTIME_COLLECTIONS.audit)).map((r) => r.value as { type: string; subject?: string; code?: string });
-    await store.close();
-    expect(audit.filter((r) => r.type.startsWith("capability.") && r.subject !== "voice").map((r) => `${r.subject} ${r.type}${r.code === undefined ? "" : ` ${r.code}`}`)).toEqual([
+    expect((await auditRecords(w.data)).filter((r) => r.type.startsWith("capability.") && r.subject !== "voice").map((r) => `${r.subject} ${r.type}${r.code === undefined ? "" : ` ${r.code}`}`)).toEqual([
       "maps capability.ask_user",
       "maps capability.user_granted",
       "maps capability.invoke",
