@@ -4,6 +4,9 @@
  * same publisher and offer the same apps), builds the web host and the GJS program, and opens the window.
  * `npm run desktop -- --install` writes a launcher and a `.desktop` entry for this user instead.
  *
+ * Apps' MCP servers and other local back-ends run in this process (the desktop's local back-end service, answering
+ * the desktop's page alone), their programs under the profile's backends/ folder, and stop when the window closes.
+ *
  * Environment: LINEUP_WEB_URL (the web host of `npm start`, default http://127.0.0.1:8788/), LINEUP_DATA_DIR
  * (default .lineup-data; the desktop profile is its desktop/ folder).
  */
@@ -11,7 +14,7 @@ import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { buildDesktop, desktopEntry, launcherScript } from "@lineup/host-desktop/node";
+import { buildDesktop, desktopEntry, launcherScript, startDesktopBackends } from "@lineup/host-desktop/node";
 import { ensureHostBuilt } from "@lineup/host-web/node";
 
 const root = resolve(import.meta.dirname, "..");
@@ -41,8 +44,10 @@ mkdirSync(join(profile, "bundles"), { recursive: true, mode: 0o700 });
 const configResponse = await fetch(new URL("lineup-config.json", webUrl)).catch(() => undefined);
 if (configResponse === undefined || !configResponse.ok) fail(`LineUp is not running at ${webUrl}: start it first with npm start (in another terminal)`);
 const configText = await configResponse!.text();
-// The web host's local back-end service answers only its own page's origin: the desktop's page does not get it.
-const { local_backends: _localBackends, ...config } = JSON.parse(configText) as { builtin_apps?: { file: string }[]; local_backends?: unknown };
+// The web host's local back-end service answers only its own page's origin: the desktop's page gets a service of its own.
+const { local_backends: _webBackends, ...served } = JSON.parse(configText) as { builtin_apps?: { file: string }[]; local_backends?: unknown };
+const backends = await startDesktopBackends(join(profile, "backends"), (error, context) => console.error(`npm run desktop: ${context}: ${error instanceof Error ? error.message : String(error)}`));
+const config = { ...served, local_backends: backends.config };
 const bundles: { file: string; path: string }[] = [];
 for (const { file } of config.builtin_apps ?? []) {
   const response = await fetch(new URL(`apps/${file}`, webUrl));
@@ -60,5 +65,5 @@ const host = await ensureHostBuilt(undefined, (message) => console.log(message))
 const program = await buildDesktop();
 const child = spawn("gjs", ["-m", program, "--dist", host.distDir, "--config", configFile, "--data", profile, ...bundles.flatMap((b) => ["--bundle", `${b.file}=${b.path}`])], { stdio: "inherit" });
 child.on("error", () => fail("gjs is not installed: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0"));
-child.on("exit", (code) => process.exit(code ?? 1));
+child.on("exit", (code) => void backends.close().finally(() => process.exit(code ?? 1)));
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill("SIGTERM"));

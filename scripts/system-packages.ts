@@ -1,6 +1,6 @@
 /**
  * `npm test`'s first step (the `pretest` script): the Debian packages the tests drive — Chromium for the
- * browser tests, GJS with GTK 4 and WebKitGTK 6.0 under Xvfb (xauth, xdotool, a session bus) for the
+ * browser tests, GJS with GTK 4 and WebKitGTK 6.0 under Xvfb (xauth, xdotool, xprop, a session bus) for the
  * desktop host's, Info-ZIP `unzip` for the bundle format — are installed when missing, the way
  * `playwright install --with-deps` does: with apt-get when running as root on Debian or Ubuntu,
  * otherwise one line naming the exact command, and exit 1. When everything is there it costs one
@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** Debian package names, in the order they are installed. */
-export const SYSTEM_PACKAGES: readonly string[] = ["chromium", "gjs", "gir1.2-webkit-6.0", "gir1.2-gtk-4.0", "xvfb", "xauth", "xdotool", "dbus", "gnome-keyring", "postgresql", "fonts-droid-fallback", "unzip"];
+export const SYSTEM_PACKAGES: readonly string[] = ["chromium", "gjs", "gir1.2-webkit-6.0", "gir1.2-gtk-4.0", "xvfb", "xauth", "xdotool", "x11-utils", "dbus", "gnome-keyring", "postgresql", "fonts-droid-fallback", "unzip"];
 
 export interface Machine {
   /** /etc/os-release names Debian or Ubuntu (itself or in ID_LIKE). */

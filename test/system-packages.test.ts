@@ -48,7 +48,7 @@ describe("decide", () => {
   });
 
   it("covers every package the tests use, in the order CI installed them", () => {
-    expect(SYSTEM_PACKAGES).toEqual(["chromium", "gjs", "gir1.2-webkit-6.0", "gir1.2-gtk-4.0", "xvfb", "xauth", "xdotool", "dbus", "gnome-keyring", "postgresql", "fonts-droid-fallback", "unzip"]);
+    expect(SYSTEM_PACKAGES).toEqual(["chromium", "gjs", "gir1.2-webkit-6.0", "gir1.2-gtk-4.0", "xvfb", "xauth", "xdotool", "x11-utils", "dbus", "gnome-keyring", "postgresql", "fonts-droid-fallback", "unzip"]);
   });
 });
 

@@ -46,6 +46,8 @@ export class Subscription {
   start(): void {
     if (this.state !== "pending") return;
     this.state = "active";
+    // Subscribed at the head: the seam is here, before anything the first pass finds committed since.
+    this.maybeCaughtUp();
     this.pump();
   }
 
@@ -142,7 +144,11 @@ export class Hub {
   remove(sub: Subscription): void {
     const set = this.bySession.get(sub.sessionId);
     set?.delete(sub);
-    if (set?.size === 0) this.bySession.delete(sub.sessionId);
+    if (set?.size === 0) {
+      this.bySession.delete(sub.sessionId);
+      // Unfollowed, the head would go stale as other processes append: the next subscriber asks the store.
+      this.heads.delete(sub.sessionId);
+    }
     if (sub.connection.subscriptions.get(sub.sessionId) === sub) sub.connection.subscriptions.delete(sub.sessionId);
   }
 
@@ -199,10 +205,12 @@ export class Hub {
       let list = bySession.get(event.session_id);
       if (list === undefined) bySession.set(event.session_id, (list = []));
       list.push(event);
-      this.heads.set(event.session_id, event.seq);
     }
     for (const [sessionId, list] of bySession) {
-      for (const sub of [...(this.bySession.get(sessionId) ?? [])]) {
+      const subs = this.bySession.get(sessionId);
+      if (subs === undefined) continue;
+      this.heads.set(sessionId, list[list.length - 1]!.seq);
+      for (const sub of [...subs]) {
         try {
           sub.deliver(list);
         } catch (error) {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentEnvelope, key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { range, seamStream as stream, subscribeAtHeadRounds } from "./support/seam.js";
 
 let server: TestServer;
 
@@ -14,15 +15,6 @@ beforeAll(async () => {
   server = await startTestServer({ limits: { max_page_events: 7 } });
 });
 afterAll(async () => server.dispose());
-
-/** Notifications of one session for one connection, as (seq | "caughtUp:<seq>") in arrival order. */
-function stream(client: TestClient, sessionId: string): Array<number | string> {
-  return client.frames
-    .filter((f) => (f.method === "agentSession/event" || f.method === "agentSession/caughtUp") && f.params.session_id === sessionId)
-    .map((f: Frame) => (f.method === "agentSession/event" ? f.params.seq : `caughtUp:${f.params.seq}`));
-}
-
-const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
 async function writer(client: TestClient, sessionId: string, name: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
@@ -72,6 +64,10 @@ describe("resume", () => {
     for (const w of writers) await w.close();
     await device.close();
   });
+
+  it("subscribers joining at the head hear caughtUp before the events committed while they subscribe", async () => {
+    await subscribeAtHeadRounds({ writeTo: server, followOn: server, rounds: 12, seed: 0x5ea3, prefix: "s-seam" });
+  }, 60_000);
 
   it("a subscriber that drops mid-stream resumes from its last seq with nothing lost or repeated", async () => {
     const device = await TestClient.open(server, server.devCredentials!.device_token);

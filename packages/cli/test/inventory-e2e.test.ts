@@ -4,13 +4,16 @@
  * Besides the tools, the agent sees the standard components, the enabled apps with their entrypoints and
  * localized names, the surfaces and the host's capabilities; an install, a disable and a change of the host's
  * capabilities each give it a new revision — also when no tool changed — and an agent that connects later reads the same.
+ * A device upgraded from a Runtime that published the same inventory in another form publishes it again at start, once.
  */
+import { join } from "node:path";
 import { expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer } from "@lineup/app-server";
-import { generatePublisherKey, NO_HOST_CAPABILITIES, packBundle, signBundle, type AppManifest, type CapabilityName, type PublisherKey } from "@lineup/runtime";
-import { createNodeRuntime } from "@lineup/runtime/node";
+import { generatePublisherKey, NO_HOST_CAPABILITIES, packBundle, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, signBundle, type AppManifest, type CapabilityName, type PublisherKey } from "@lineup/runtime";
+import { createNodeRuntime, openSqliteStore, type NodeRuntime } from "@lineup/runtime/node";
+import { RawAgent } from "../../runtime/test/helpers/raw-agent.js";
 import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
 const temp = tempDirs();
@@ -66,7 +69,8 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
     token: credentials.device_token,
     dataDir: temp("lineup-inv-device-"),
     trustedPublishers: [key.trustedKey],
-    host: { ...NO_HOST_CAPABILITIES, supports: (c) => supported.has(c) },
+    // A host that shows apps in front and in a floating window, but has no inline cards.
+    host: { ...NO_HOST_CAPABILITIES, supports: (c) => supported.has(c), displayModes: ["foreground", "pip"] },
     backoff: { baseMs: 20, capMs: 200 },
     relistIntervalMs: 100,
   });
@@ -85,7 +89,7 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
     const first = seen()!;
     expect(first.tools.map((t) => t.method)).toEqual(["notes.count"]);
     expect(first.components).toEqual(["text", "markdown", "status", "task_progress", "choice", "confirm", "input", "artifact"]);
-    expect(first.surfaces).toEqual(["foreground", "pip", "inline_card"]);
+    expect(first.surfaces).toEqual(["foreground", "pip"]);
     expect(first.capabilities).toEqual(["notification.show"]);
     expect(installed()).toEqual(["notes"]);
     expect(first.apps!.find((a) => a.app_scope === "notes")).toEqual({
@@ -97,7 +101,8 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
       localized: { "zh-CN": { name: "笔记", description: "简短的笔记。" } },
       entrypoints: [
         { id: "list", kind: "primary", title: "All notes", display_modes: ["foreground", "pip"] },
-        { id: "card", kind: "contextual", display_modes: ["inline_card"] },
+        // Declared for an inline card, which this host does not show.
+        { id: "card", kind: "contextual", display_modes: [] },
       ],
     });
     // The core apps are there too (the chat, at least), as the host's own.
@@ -132,3 +137,64 @@ it("an agent sees the apps, entrypoints, components, surfaces and capabilities, 
     await server.close();
   }
 }, 40_000);
+
+it("a device upgraded from a Runtime that published the inventory in another form publishes it again at start, once", async () => {
+  const server = await startAppServer({ dataDir: temp("lineup-inv-server-"), port: 0, logger: silentLogger });
+  const credentials = server.devCredentials!;
+  const key = await generatePublisherKey();
+  const dataDir = temp("lineup-inv-device-");
+  const options = { serverUrl: server.url, token: credentials.device_token, dataDir, trustedPublishers: [key.trustedKey], backoff: { baseMs: 20, capMs: 200 }, relistIntervalMs: 100 };
+  let runtime: NodeRuntime = await createNodeRuntime(options);
+  const restart = async (): Promise<void> => {
+    await runtime.stop();
+    runtime = await createNodeRuntime(options);
+    await runtime.start();
+    await runtime.whenOnline();
+  };
+  let agent: AgentClient | undefined;
+  try {
+    await runtime.start();
+    agent = await connectAgent({ url: server.url, token: credentials.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50 });
+    await runtime.whenOnline();
+    expect((await runtime.appManager.install(await signed(notes, key), { approved: true })).status).toBe("succeeded");
+    const { conversation_id: sessionId } = await runtime.conversations.start({ agent_id: agent.agentId, workspace_id: "ws-1", title: "upgrade" });
+    const seen = () => agent!.inventory(sessionId);
+    await until(() => seen()?.revision === 1, 10_000, "the first inventory");
+    const full = seen()!;
+    await runtime.stop();
+
+    // The device as a Runtime from before spec 7.2's inventory left it: the server holds the tools alone under the
+    // latest revision, and the device's record of that revision has the same content but says nothing of what was sent.
+    const device = await RawAgent.connect(server.url, credentials.device_token);
+    await device.call("inventory/publish", { session_id: sessionId, idempotency_key: "an-earlier-runtime", revision: 2, tools: full.tools });
+    device.close();
+    await until(() => seen()?.revision === 2, 10_000, "the earlier form");
+    expect(seen()!.apps).toBeUndefined();
+    const store = await openSqliteStore({ path: join(dataDir, "runtime.db"), schema: RUNTIME_SCHEMA });
+    const { publication: _sent, ...earlier } = (await store.get(RUNTIME_COLLECTIONS.inventory, sessionId)) as Record<string, unknown>;
+    await store.commit([{ op: "put", collection: RUNTIME_COLLECTIONS.inventory, key: sessionId, value: { ...earlier, revision: 2 } as never }]);
+    await store.close();
+
+    // Nothing changed on the device, and yet the agent gets the inventory in its whole form.
+    runtime = await createNodeRuntime(options);
+    await runtime.start();
+    await runtime.whenOnline();
+    await until(() => seen()?.revision === 3, 10_000, "the inventory published again at start");
+    const { revision: _r3, published_at: _at3, seq: _seq3, ...republished } = seen()!;
+    const { revision: _r1, published_at: _at1, seq: _seq1, ...first } = full;
+    expect(republished).toEqual(first);
+
+    // Once: the next start has nothing to publish. A message sent after it reaches the log after anything the start queued.
+    await restart();
+    await runtime.appPort("chat").dispatch({ type: "conversation.send_text", conversation_id: sessionId, text: "after the restart" });
+    const reader = await RawAgent.connect(server.url, credentials.device_token);
+    const kinds = async () => ((await reader.call<{ events: Array<{ kind: string }> }>("agentSession/events/read", { session_id: sessionId, after_seq: 0 })).events).map((e) => e.kind);
+    await expect.poll(kinds, { timeout: 10_000, interval: 50 }).toContain("turn.started");
+    expect((await kinds()).filter((k) => k === "inventory.published")).toHaveLength(3);
+    reader.close();
+  } finally {
+    await agent?.close();
+    await runtime.stop();
+    await server.close();
+  }
+}, 60_000);

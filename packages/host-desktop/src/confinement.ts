@@ -4,7 +4,8 @@
  * decisions; `webview.ts` applies them.
  *
  * - Loads: a content filter (WebKit's content-blocker rules) refuses every resource load, then lets
- *   through only LineUp's own scheme, blob URLs of its origin, and the configured AppServer's WebSocket origin. The rules are
+ *   through only LineUp's own scheme, blob URLs of its origin, the configured AppServer's WebSocket origin and the
+ *   desktop's local back-end service (its one loopback URL, when the config names one). The rules are
  *   applied by WebKit before a connection is opened, in every frame, whatever the page's CSP says.
  * - Navigation: every frame may navigate only within `lineup://app/` (plus the empty documents a frame
  *   starts with); new windows are never made.
@@ -38,12 +39,18 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /**
  * The content-blocker rules: block every load, then let through `lineup:` and the AppServer's WebSocket
  * origin (`ws://host:port` from the config; none when the config has none — the sign-in form then cannot
- * reach a server, which the page says).
+ * reach a server, which the page says), and the local back-end service's URL (its path alone, on its port).
  */
-export function contentRules(serverOrigin: string | undefined): string {
+export function contentRules(serverOrigin: string | undefined, localBackendsUrl?: string): string {
   // Blob URLs of LineUp's own origin are the host page's own bytes (a recording read back, a back-end's worker):
   // no network. Apps' frames have opaque origins, so their blob URLs are `blob:null/…` and stay blocked.
-  const allow = [`^${SCHEME}:`, `^blob:${escapeRegExp(ORIGIN)}/`, ...(serverOrigin === undefined ? [] : [`^${escapeRegExp(serverOrigin)}/`])];
+  const allow = [
+    `^${SCHEME}:`,
+    `^blob:${escapeRegExp(ORIGIN)}/`,
+    ...(serverOrigin === undefined ? [] : [`^${escapeRegExp(serverOrigin)}/`]),
+    // The page's client always names its profile in the query (WebKit's rules take no alternation for "or the end").
+    ...(localBackendsUrl === undefined ? [] : [`^${escapeRegExp(localBackendsUrl)}\\?`]),
+  ];
   return JSON.stringify([
     { trigger: { "url-filter": ".*" }, action: { type: "block" } },
     ...allow.map((filter) => ({ trigger: { "url-filter": filter }, action: { type: "ignore-previous-rules" } })),

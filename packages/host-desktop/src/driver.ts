@@ -21,6 +21,7 @@ type Command =
   | { readonly id: number; readonly op: "snapshot"; readonly path: string }
   | { readonly id: number; readonly op: "window" }
   | { readonly id: number; readonly op: "clipboard" }
+  | { readonly id: number; readonly op: "window-hide" | "window-show" | "window-minimize" }
   | { readonly id: number; readonly op: "close" };
 
 export function emit(message: Record<string, unknown>): void {
@@ -124,6 +125,16 @@ export function startDriver(options: { readonly view: WebKit.WebView; readonly m
           }
         });
       }
+      // The window hidden, shown and minimized from the native side, as the desktop does it (the page hears it).
+      case "window-hide":
+        window.set_visible(false);
+        return answer(command.id, true);
+      case "window-show":
+        window.present();
+        return answer(command.id, true);
+      case "window-minimize":
+        window.minimize();
+        return answer(command.id, true);
       case "close":
         answer(command.id, true);
         return options.close();

@@ -146,6 +146,8 @@ declare module "gi://Gio" {
       call_sync(busName: string, objectPath: string, interfaceName: string, method: string, parameters: GLib.Variant | null, replyType: GLib.VariantType | null, flags: number, timeoutMs: number, cancellable: Cancellable | null): GLib.Variant;
     }
     function bus_get_sync(type: number, cancellable: Cancellable | null): DBusConnection;
+    const BusNameWatcherFlags: { readonly NONE: number };
+    function bus_watch_name_on_connection(connection: DBusConnection, name: string, flags: number, appeared: ((connection: DBusConnection, name: string, owner: string) => void) | null, vanished: ((connection: DBusConnection, name: string) => void) | null): number;
     const ApplicationFlags: { readonly NON_UNIQUE: number; readonly DEFAULT_FLAGS: number };
     class SimpleAction {
       constructor(props: { name: string; parameter_type?: GLib.VariantType });
@@ -208,11 +210,19 @@ declare module "gi://Gdk?version=4.0" {
       static get_default(): Display | null;
       get_clipboard(): Clipboard;
     }
+    const ToplevelState: { readonly MINIMIZED: number };
+    class Surface {
+      connect(signal: "notify::state", callback: () => void): number;
+    }
+    class Toplevel extends Surface {
+      get_state(): number;
+    }
   }
   export default Gdk;
 }
 
 declare module "gi://Gtk?version=4.0" {
+  import type Gdk from "gi://Gdk?version=4.0";
   import type Gio from "gi://Gio";
   import type Graphene from "gi://Graphene";
   namespace Gtk {
@@ -222,6 +232,9 @@ declare module "gi://Gtk?version=4.0" {
     function get_micro_version(): number;
     class Widget {
       grab_focus(): boolean;
+      get_visible(): boolean;
+      get_mapped(): boolean;
+      set_visible(visible: boolean): void;
       compute_point(target: Widget, point: Graphene.Point): [boolean, Graphene.Point];
     }
     const ResponseType: { readonly ACCEPT: number; readonly CANCEL: number };
@@ -253,8 +266,10 @@ declare module "gi://Gtk?version=4.0" {
       maximize(): void;
       get_default_size(): [number, number];
       get_surface_transform(): [number, number];
+      get_surface(): Gdk.Surface | null;
       set_default_size(width: number, height: number): void;
       connect(signal: "close-request", callback: () => boolean): number;
+      connect(signal: "map" | "unmap" | "realize" | "notify::visible", callback: () => void): number;
     }
   }
   export default Gtk;

@@ -12,7 +12,7 @@ import Gtk from "gi://Gtk?version=4.0";
 import WebKit from "gi://WebKit?version=6.0";
 import { exit, programArgs } from "system";
 import { createSite, webSocketOrigin, type ServedConfig } from "@lineup/host-web/serving";
-import { base64ToBytes } from "@lineup/protocol";
+import { base64ToBytes, encodeHostChannelPush, type HostChannelPushName, type HostChannelPushParams } from "@lineup/protocol";
 import Gio from "gi://Gio";
 import { createChannel } from "./channel.js";
 import { fakeDialogs, nativeDialogs, readPicked } from "./dialogs.js";
@@ -25,11 +25,11 @@ import { takeInstanceLock } from "./instance-lock.js";
 import { askToPresent, listenForPresent } from "./present.js";
 import { join, readBytes, readText, writeLine, writeText } from "./io.js";
 import { parseOptions, USAGE } from "./options.js";
-import { HOST_EVENTS, HOST_WORLD, shutdownBody } from "./page-scripts.js";
+import { HOST_EVENTS, HOST_WORLD, hostPush, shutdownBody } from "./page-scripts.js";
 import { registerScheme } from "./scheme.js";
 import { startWatchdog, type Watchdog } from "./watchdog.js";
 import { createConfinedView } from "./webview.js";
-import { parseWindowState, type WindowState } from "./window-state.js";
+import { parseWindowState, windowShown, type WindowShown, type WindowState } from "./window-state.js";
 import JavaScriptCore from "gi://JavaScriptCore?version=6.0";
 
 /** How long the page may take to stop its Runtime on close before the window goes anyway. */
@@ -146,13 +146,46 @@ function main(): void {
   GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 2, () => (close(), false));
 
   const dialogs = options.fakeDialogs === undefined ? nativeDialogs(window) : fakeDialogs(options.fakeDialogs);
-  const notifier = createNotifier(() => window.present());
+  /**
+   * Tells the host page something unasked (the host channel's push): run in the host world of the top frame alone,
+   * so no app's frame hears it. Before the page listens (it is loading) the push is lost, and `host.info` says the
+   * state the page starts from.
+   */
+  const push = <P extends HostChannelPushName>(name: P, params: HostChannelPushParams<P>): void => {
+    if (options.driver) emit({ event: "pushed", push: name, params });
+    view?.evaluate_javascript(`(${hostPush.toString()})(${JSON.stringify(HOST_EVENTS)}, ${JSON.stringify(encodeHostChannelPush(name, params))});`, -1, HOST_WORLD, null, null, (_view, result) => {
+      try {
+        view?.evaluate_javascript_finish(result);
+      } catch {
+        // The page is between two documents: it reads the state from host.info when it comes back.
+      }
+    });
+  };
+  const notifier = createNotifier(
+    () => window.present(),
+    (available) => push("host.notifications", { available }),
+  );
   // The host page's notification permission is settled before it loads (granted where there is a service), so a
-  // notification never races a permission still on its way to the web process.
+  // notification never races a permission still on its way to the web process. Without a service it is left
+  // undecided: a service that comes later is asked (`webview.ts` permission-request) and allows it then.
   context.connect("initialize-notification-permissions", () => {
-    const host = [WebKit.SecurityOrigin.new_for_uri(HOME)];
-    context.initialize_notification_permissions(notifier.available ? host : [], notifier.available ? [] : host);
+    context.initialize_notification_permissions(notifier.available ? [WebKit.SecurityOrigin.new_for_uri(HOME)] : [], []);
   });
+  // The window hidden, minimized or shown again: the page tells the Runtime (window_hidden / window_shown).
+  let windowState: WindowShown = "hidden";
+  const minimized = (): boolean => {
+    const surface = window.get_surface() as Gdk.Toplevel | null;
+    return surface !== null && (surface.get_state() & Gdk.ToplevelState.MINIMIZED) !== 0;
+  };
+  const checkWindow = () => {
+    const now = windowShown(window.get_visible(), window.get_mapped(), minimized());
+    if (now === windowState) return;
+    windowState = now;
+    push("window.state", { state: now });
+  };
+  for (const signal of ["map", "unmap", "notify::visible"] as const) window.connect(signal, checkWindow);
+  // Each realize makes a new surface: its toplevel state says minimized.
+  window.connect("realize", () => window.get_surface()?.connect("notify::state", checkWindow));
   createConfinedView({
     context,
     dialogs,
@@ -160,6 +193,7 @@ function main(): void {
     mockCapture: options.mockCapture,
     dataDir: options.dataDir,
     serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
+    localBackendsUrl: config?.local_backends?.url,
     driver: options.driver,
     events: {
       onRefusedNavigation: (uri) => options.driver && emit({ event: "navigation-refused", uri }),
@@ -184,6 +218,7 @@ function main(): void {
           data_dir: options.dataDir,
           notifications: notifier.available,
           token_storage: tokenStorage,
+          window_state: windowState,
         }),
         "window.set_title": ({ title }) => (window.set_title(title), {}),
         "window.present": () => (window.present(), {}),

@@ -7,7 +7,8 @@
  *
  * Without a session bus or a notification service on it, `available` is false: the page's `host.info` says so,
  * the provider then reports `notification.show` unsupported on this host, and WebKit's permission requests for
- * notifications are denied.
+ * notifications are denied. The bus is watched for the service's names: when one comes or goes, `onChange` hears
+ * it (the page is told, and the Runtime republishes the inventory).
  */
 import Gio from "gi://Gio";
 import GLib from "gi://GLib";
@@ -19,8 +20,9 @@ const CLICK_ACTION = "notification-clicked";
 const SERVICES = ["org.freedesktop.Notifications", "org.gtk.Notifications"] as const;
 
 export interface Notifier {
+  /** Whether a notification service runs now. */
   readonly available: boolean;
-  /** Shows `notification` natively; the page hears its click. */
+  /** Shows `notification` natively; the page hears its click. Closed at once while no service runs. */
   show(notification: WebKit.Notification): void;
 }
 
@@ -35,18 +37,17 @@ function serviceRuns(bus: Gio.DBusConnection, name: string): boolean {
   }
 }
 
-/** Where no notification service runs: nothing is shown, and the page's notification is closed at once. */
+/** Where there is no session bus: nothing is shown, and the page's notification is closed at once. */
 const UNAVAILABLE: Notifier = { available: false, show: (notification) => notification.close() };
 
-/** The desktop's notifications, or `available: false` where no notification service runs. */
-export function createNotifier(onClick: () => void): Notifier {
+/** The desktop's notifications; `onChange` hears the service come (true) and go (false). */
+export function createNotifier(onClick: () => void, onChange: (available: boolean) => void): Notifier {
   let bus: Gio.DBusConnection;
   try {
     bus = Gio.bus_get_sync(Gio.BusType.SESSION, null);
   } catch {
     return UNAVAILABLE;
   }
-  if (!SERVICES.some((name) => serviceRuns(bus, name))) return UNAVAILABLE;
   // An application of its own (not unique: the instance lock keeps one window per profile) to send them and take their clicks.
   const application = new Gio.Application({ application_id: APPLICATION_ID, flags: Gio.ApplicationFlags.NON_UNIQUE });
   const shown = new Map<string, WebKit.Notification>();
@@ -64,9 +65,21 @@ export function createNotifier(onClick: () => void): Notifier {
   } catch {
     return UNAVAILABLE;
   }
+  let available = SERVICES.some((name) => serviceRuns(bus, name));
+  const recheck = () => {
+    const now = SERVICES.some((name) => serviceRuns(bus, name));
+    if (now === available) return;
+    available = now;
+    onChange(now);
+  };
+  // Each watch also reports the name's first state at once: `recheck` tells only a change.
+  for (const name of SERVICES) Gio.bus_watch_name_on_connection(bus, name, Gio.BusNameWatcherFlags.NONE, recheck, recheck);
   return {
-    available: true,
+    get available() {
+      return available;
+    },
     show(notification) {
+      if (!available) return notification.close();
       const id = `page-${notification.get_id()}`;
       const native = Gio.Notification.new(notification.get_title());
       native.set_body(notification.get_body());

@@ -12,7 +12,7 @@ export const DRIVER_WORLD = "lineup-driver";
 
 /**
  * Between the host page and the host world (the same window only: an app's frame is another window).
- * Requests and answers are window messages tagged `{ "lineup-host": "request" | "answer", text }` — a DOM
+ * Requests, answers and the native side's pushes are window messages tagged `{ "lineup-host": "request" | "answer" | "push", text }` — a DOM
  * event's `detail` does not cross from one world to the other in WebKit (measured: it arrives as null) —
  * and the relay takes a request only when its source is this very window, which no frame can forge.
  * Shutdown is a pair of plain DOM events on the document.
@@ -44,6 +44,14 @@ export function hostRelay(events: typeof HOST_EVENTS, world: string): void {
       () => undefined,
     );
   });
+}
+
+/**
+ * The native side's push (`@lineup/protocol` host-channel push), run by the native side in the host world of the top
+ * frame only: a push message to this very window, which only the host page hears with itself as the source.
+ */
+export function hostPush(events: typeof HOST_EVENTS, text: string): void {
+  window.postMessage({ [events.tag]: "push", text }, "*");
 }
 
 /** The host world's shutdown, run by the native side on close: the page stops its Runtime, then says so. */

@@ -29,6 +29,8 @@ export function createConfinedView(options: {
   readonly context: WebKit.WebContext;
   readonly dataDir: string;
   readonly serverOrigin: string | undefined;
+  /** The local back-end service's URL from the config (`local_backends.url`), the one loopback URL the page may open besides. */
+  readonly localBackendsUrl: string | undefined;
   readonly driver: boolean;
   readonly events: WebViewEvents;
   /** The file dialogs a pick opens (the host page's `<input type=file>`: the gateway's `file.pick`). */
@@ -102,7 +104,7 @@ export function createConfinedView(options: {
   view.connect("web-process-terminated", (_view, reason) => options.events.onWebProcessTerminated(reason));
 
   const store = new WebKit.UserContentFilterStore({ path: join(options.dataDir, "content-filters") });
-  store.save("lineup-confinement", new GLib.Bytes(new TextEncoder().encode(contentRules(options.serverOrigin))), null, (_store, result) => {
+  store.save("lineup-confinement", new GLib.Bytes(new TextEncoder().encode(contentRules(options.serverOrigin, options.localBackendsUrl))), null, (_store, result) => {
     try {
       manager.add_filter(store.save_finish(result));
     } catch (error) {

@@ -26,3 +26,12 @@ export function parseWindowState(text: string | undefined): WindowState {
   if (w === undefined || h === undefined) return DEFAULT_WINDOW;
   return { width: w, height: h, maximized: maximized === true };
 }
+
+/** The window as a person sees it, told to the page (the host channel's `window.state` push). */
+export type WindowShown = "shown" | "hidden" | "minimized";
+
+/** Hidden when not visible or not mapped (hidden by the program, or its surface gone), else minimized when the toplevel says so. */
+export function windowShown(visible: boolean, mapped: boolean, minimized: boolean): WindowShown {
+  if (!visible || !mapped) return "hidden";
+  return minimized ? "minimized" : "shown";
+}

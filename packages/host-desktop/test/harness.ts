@@ -15,18 +15,19 @@ import { buildDesktop } from "../src/node/build.js";
 export const DESKTOP_SCREENSHOTS = resolve(import.meta.dirname, "..", "..", "..", "test-output", "host-desktop");
 const DRIVER_PREFIX = "LINEUP-DRIVER ";
 
-/** Throws, with the install command, unless GJS, GTK 4, WebKitGTK 6.0, Xvfb and xdotool (real input) are here. */
+/** Throws, with the install command, unless GJS, GTK 4, WebKitGTK 6.0, Xvfb, xdotool (real input) and xprop (a window's state) are here. */
 export function requireDesktopTools(): void {
   const missing: string[] = [];
   if (spawnSync("gjs", ["--version"]).status !== 0) missing.push("gjs");
   if (spawnSync("xvfb-run", ["--help"]).error !== undefined) missing.push("xvfb-run");
   if (spawnSync("xdotool", ["version"]).error !== undefined) missing.push("xdotool");
+  if (spawnSync("xprop", ["-version"]).error !== undefined) missing.push("xprop");
   if (spawnSync("dbus-daemon", ["--version"]).error !== undefined) missing.push("dbus-daemon");
   if (spawnSync("gnome-keyring-daemon", ["--version"]).error !== undefined) missing.push("gnome-keyring-daemon");
   const typelibs = ["/usr/lib/x86_64-linux-gnu/girepository-1.0", "/usr/lib/aarch64-linux-gnu/girepository-1.0", "/usr/lib/girepository-1.0"].filter(existsSync).flatMap((d) => readdirSync(d));
   if (!typelibs.includes("WebKit-6.0.typelib")) missing.push("WebKitGTK 6.0 typelib");
   if (!typelibs.includes("Gtk-4.0.typelib")) missing.push("GTK 4 typelib");
-  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool dbus gnome-keyring`);
+  if (missing.length > 0) throw new Error(`the desktop host's tests need ${missing.join(", ")}: apt-get install -y gjs gir1.2-webkit-6.0 gir1.2-gtk-4.0 xvfb xauth xdotool x11-utils dbus gnome-keyring`);
 }
 
 let program: Promise<string> | undefined;
@@ -250,12 +251,15 @@ export async function installAsDefaultInWindow(window: DesktopWindow, name: stri
   await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
 }
 
-/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
-export function xdotool(window: DesktopWindow, ...args: string[]): string {
+/** Runs an X client (xdotool, xprop) on the window's X display; returns what it printed. */
+export function onDisplay(window: DesktopWindow, command: string, ...args: string[]): string {
   const started = window.events.find((e) => e.event === "started");
   if (started === undefined) throw new Error("the window has not started");
-  return execFileSync("xdotool", args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
+  return execFileSync(command, args, { env: { ...process.env, DISPLAY: String(started["display"]), XAUTHORITY: String(started["xauthority"]) }, encoding: "utf8" }).trim();
 }
+
+/** Runs xdotool on the window's X display: real input, with the user activation a script's click lacks. */
+export const xdotool = (window: DesktopWindow, ...args: string[]): string => onDisplay(window, "xdotool", ...args);
 
 /** The X screen point of the page's CSS point (x, y) (scale 1). */
 async function screenPoint(window: DesktopWindow, x: number, y: number): Promise<{ x: number; y: number }> {

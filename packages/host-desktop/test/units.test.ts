@@ -4,14 +4,14 @@
  * page and the native side must share.
  */
 import { describe, expect, it } from "vitest";
-import { decodeHostChannelResponse, encodeHostChannelRequest, HOST_CHANNEL_MAX_BYTES } from "@lineup/protocol";
+import { decodeHostChannelPush, decodeHostChannelResponse, encodeHostChannelPush, encodeHostChannelRequest, HOST_CHANNEL_MAX_BYTES } from "@lineup/protocol";
 import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js";
 import { createChannel, type HostChannelHandlers } from "../src/channel.js";
 import { contentRules, mayNavigate } from "../src/confinement.js";
 import { parseOptions } from "../src/options.js";
 import { settleToken, type Keyring } from "../src/token-store.js";
 import { HOST_EVENTS } from "../src/page-scripts.js";
-import { DEFAULT_WINDOW, parseWindowState } from "../src/window-state.js";
+import { DEFAULT_WINDOW, parseWindowState, windowShown } from "../src/window-state.js";
 import { desktopEntry, launcherScript } from "../src/node/desktop-entry.js";
 
 describe("confinement", () => {
@@ -35,6 +35,15 @@ describe("confinement", () => {
     expect(allowed("blob:lineup://app/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(true);
     expect(allowed("blob:null/51e98f13-b79f-4c53-8409-6d30e5463981")).toBe(false);
     expect(allowed("blob:https://example.com/1")).toBe(false);
+  });
+
+  it("lets through the local back-end service's one URL, on its port, and nothing else on that port", () => {
+    const rules = JSON.parse(contentRules("ws://127.0.0.1:8787", "ws://127.0.0.1:40001/local-backends")) as { trigger: { "url-filter": string } }[];
+    const allowed = (url: string) => rules.slice(1).some((r) => new RegExp(r.trigger["url-filter"]).test(url));
+    expect(allowed("ws://127.0.0.1:40001/local-backends?profile=abc")).toBe(true);
+    expect(allowed("ws://127.0.0.1:40001/other?profile=abc")).toBe(false);
+    expect(allowed("http://127.0.0.1:40001/local-backends?profile=abc")).toBe(false);
+    expect(allowed("ws://127.0.0.1:400010/local-backends?profile=abc")).toBe(false);
   });
 
   it("without a configured AppServer only lineup: is let through", () => {
@@ -134,6 +143,39 @@ describe("the host channel, native end against the page's end", () => {
 
   it("the page and the native side name the same DOM events", () => {
     expect(NATIVE_HOST_EVENTS).toEqual(HOST_EVENTS);
+  });
+});
+
+describe("the native side's push", () => {
+  it("reads back what the native side encodes", () => {
+    expect(decodeHostChannelPush(encodeHostChannelPush("window.state", { state: "minimized" }))).toEqual({ ok: true, value: { push: "window.state", params: { state: "minimized" } } });
+    expect(decodeHostChannelPush(encodeHostChannelPush("host.notifications", { available: false }))).toEqual({ ok: true, value: { push: "host.notifications", params: { available: false } } });
+  });
+
+  it("the page reads the window's state in host.info (a field its validators must know, or the page runs as a plain browser)", () => {
+    const info = { host: "desktop", platform: "linux", toolkit: "GTK 4", data_dir: "/d", notifications: false, token_storage: "file", window_state: "minimized" };
+    expect(decodeHostChannelResponse(JSON.stringify({ channel: "lineup.host", v: 1, id: 3, result: info }), 3, "host.info")).toEqual({ ok: true, value: info });
+  });
+
+  it("refuses a push that is not sound, with typed codes", () => {
+    const frame = (push: string, params: unknown) => JSON.stringify({ channel: "lineup.host", v: 1, push, params });
+    const code = (text: unknown) => {
+      const decoded = decodeHostChannelPush(text);
+      return decoded.ok ? "ok" : decoded.error.code;
+    };
+    expect(code(frame("window.state", { state: "gone" }))).toBe("invalid_params");
+    expect(code(frame("window.state", { state: "shown", extra: 1 }))).toBe("invalid_params");
+    expect(code(frame("window.close", {}))).toBe("method_not_found");
+    expect(code(JSON.stringify({ channel: "lineup.host", v: 2, push: "window.state", params: { state: "shown" } }))).toBe("bridge_frame_invalid");
+    expect(code("{not json")).toBe("bridge_frame_invalid");
+    expect(code(42)).toBe("bridge_frame_invalid");
+  });
+
+  it("the window is hidden when not visible or not mapped, minimized when its toplevel says so", () => {
+    expect(windowShown(true, true, false)).toBe("shown");
+    expect(windowShown(true, true, true)).toBe("minimized");
+    expect(windowShown(false, true, false)).toBe("hidden");
+    expect(windowShown(true, false, true)).toBe("hidden");
   });
 });
 

@@ -4,14 +4,13 @@
  * review, and, once a newer version is published, offers the update on the app's card. With the AppServer
  * down, Apps says the catalog is unavailable and the installed app still opens by itself at start.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "@lineup/cli";
 import { generatePublisherKey, type PublisherKey } from "@lineup/runtime";
-import { appPage, signedBundle, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
+import { appPage, publishToCatalog, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { buildOnce, SCREENSHOTS } from "./support.js";
 
 const APP = { app_scope: "catalog-notes", name: "Catalog Notes" };
@@ -27,7 +26,7 @@ void (async () => {
 })();
 `;
 
-function manifest(version: string): { readonly app_scope: string } & Record<string, unknown> {
+function manifest(version: string): { readonly app_scope: string; readonly version: string } & Record<string, unknown> {
   return {
     format: "lineup.app.v1",
     app_scope: APP.app_scope,
@@ -46,25 +45,12 @@ let html: string;
 let work: string;
 
 /** `lineup publish` of version `version`, signed with the test's publisher key; its output line. */
-async function publish(version: string): Promise<string> {
-  const bundleFile = join(work, `${APP.app_scope}-${version}.lineup`);
-  writeFileSync(bundleFile, await signedBundle(manifest(version), html, publisher));
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    ["publish", bundleFile, "--publisher", join(work, "publisher.pub.json"), "--url", world.server.url, "--token", world.server.devCredentials!.device_token],
-    { out: (l) => out.push(l), err: (l) => err.push(l) },
-  );
-  expect(err).toEqual([]);
-  expect(code).toBe(0);
-  return out.join("\n");
-}
+const publish = (version: string): Promise<string> => publishToCatalog(world.server, work, publisher, manifest(version), html);
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "lineup-catalog-browser-"));
   let distDir: string;
   [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(APP_SCRIPT, APP.name)]);
-  writeFileSync(join(work, "publisher.pub.json"), JSON.stringify(publisher.trustedKey));
   world = await startSignedAppHost({ distDir, dataDirPrefix: "lineup-catalog-", publisher, publisherLabel: "Catalog test publisher", builtinApps: [], bundles: new Map() });
   page = world.page;
 }, 120_000);

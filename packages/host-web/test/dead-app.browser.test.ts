@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { Frame, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAKE_MEDIA_ARGS } from "../../../test/support/chromium.js";
-import { explained, installAndAsk, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
+import { auditRecords, explained, installAndAsk, openProduct, say, SCREENSHOTS, type ProductPage } from "./support.js";
 
 let product: ProductPage;
 let page: Page;
@@ -34,35 +34,9 @@ const tab = (name: string) => page.getByRole("tab", { name });
 const notice = (text: string) => page.locator(".toasts .toast", { hasText: text });
 const AGENT_SAW_FAILURE = "Something went wrong with the voice recorder: handler_failed — the app stopped before it finished the call";
 
-/** The Runtime's audit records of instance changes, as `<instance_id> <detail>`, read from the profile's IndexedDB. */
+/** The Runtime's audit records of instance changes, as `<instance_id> <detail>`. */
 async function instanceChanges(): Promise<string[]> {
-  return page.evaluate(async () => {
-    const lines: string[] = [];
-    for (const info of await indexedDB.databases()) {
-      if (info.name === undefined) continue;
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const request = indexedDB.open(info.name!);
-        request.onsuccess = () => resolve(request.result);
-        request.onerror = () => reject(request.error);
-      });
-      try {
-        if (!db.objectStoreNames.contains("entries")) continue;
-        const records = await new Promise<unknown[]>((resolve, reject) => {
-          const request = db.transaction("entries", "readonly").objectStore("entries").getAll(IDBKeyRange.bound(["audit"], ["audit", []]));
-          request.onsuccess = () => resolve(request.result as unknown[]);
-          request.onerror = () => reject(request.error);
-        });
-        for (const record of records as { kind: string; text?: string }[]) {
-          if (record.kind !== "json" || record.text === undefined) continue;
-          const body = JSON.parse(record.text) as { type?: string; subject?: string; detail?: string };
-          if (body.type === "instance.changed") lines.push(`${body.subject} ${body.detail}`);
-        }
-      } finally {
-        db.close();
-      }
-    }
-    return lines;
-  });
+  return (await auditRecords(page, "instance.changed")).map((record) => `${record.subject} ${record.detail}`);
 }
 
 /** The app's own frame (out of process), to run code in the app's document as the app would. */

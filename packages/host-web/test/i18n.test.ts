@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { setUiLanguage, t, tIn, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
 import { MESSAGES } from "../src/i18n/messages.js";
 import { createFormat } from "../src/i18n/format.js";
-import { CAPABILITIES, LineUpError, type CapabilityName } from "@lineup/protocol";
+import { CAPABILITIES, ERROR_CODES, LineUpError, type CapabilityName, type ErrorCode } from "@lineup/protocol";
 import { cannotOpenText, reasonText } from "../src/i18n/reasons.js";
 
 /** Entries that are the same in both languages on purpose (a proper name). */
@@ -100,9 +100,32 @@ describe("reasons in notices", () => {
     setUiLanguage("zh-CN");
     expect(reasonText(refusal)).toBe("此应用已停用");
     // A code the catalogue does not word, and an error with no code, read as a refusal in Chinese.
-    expect(reasonText(new LineUpError("bundle_hash_mismatch", "entry index.html does not match"))).toBe("请求被拒绝了");
+    expect(reasonText(new LineUpError("inbox_full", "the inbox of notes is full"))).toBe("请求被拒绝了");
     expect(reasonText(new Error("socket hang up"))).toBe("请求被拒绝了");
     expect(cannotOpenText({ kind: "no_such_page", entrypoint: "lobby", message: "it has no page “lobby” to open" })).toBe("它没有这个可打开的页面");
     expect(cannotOpenText({ kind: "host_incompatible", message: "this host does not offer app.tools.v1" })).toBe("此主机不提供它需要的功能");
+  });
+});
+
+describe("a refused bundle, in words", () => {
+  afterEach(() => setUiLanguage("en"));
+  const bundleCodes = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => code.startsWith("bundle_"));
+
+  it("every bundle_* code of the protocol's table reads as its own sentence in each language, never the generic refusal", () => {
+    expect(bundleCodes).toContain("bundle_not_archive");
+    for (const language of ["en", "zh-CN"] as const) {
+      setUiLanguage(language);
+      const generic = t("reason.other");
+      const sentences = bundleCodes.map((code) => {
+        expect(Object.hasOwn(MESSAGES, `reason.${code}`), `reason.${code}`).toBe(true);
+        return t(`reason.${code}` as MessageKey);
+      });
+      for (const [i, sentence] of sentences.entries()) expect(sentence, `${language} ${bundleCodes[i]}`).not.toBe(generic);
+      // Each says what is wrong with this bundle, not what another code says.
+      expect(new Set(sentences).size).toBe(bundleCodes.length);
+    }
+    setUiLanguage("zh-CN");
+    expect(reasonText(new LineUpError("bundle_not_archive", "no end of central directory record"))).toBe("这个文件不是应用包（LineUp 应用的压缩包）");
+    expect(reasonText(new LineUpError("bundle_hash_mismatch", "\"index.html\" has SHA-256 00; the list says 11"))).toBe("应用包中的一个文件在签名后被改动过");
   });
 });

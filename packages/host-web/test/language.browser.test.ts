@@ -5,7 +5,8 @@
  * reads: aria-label, title, placeholder) finds no English left, apart from a short list of proper names.
  * Text the host does not write — code, keys and what an app or a person wrote (`translate="no"`) — is not
  * the host's to translate and is not read. Then English chosen in Settings turns the host English, also
- * after a reload (the Runtime keeps the choice), and "Follow the browser" brings Chinese back.
+ * after a reload (the Runtime keeps the choice), and "Follow the browser" brings Chinese back. Last, with the
+ * AppServer gone, the Task Dashboard's own store refusal (an evidence export) reads in Chinese.
  */
 import { join } from "node:path";
 import type { Frame, Page } from "playwright-core";
@@ -193,6 +194,37 @@ describe("the host in Simplified Chinese (Chromium, browser language zh-CN)", ()
       const failed = the.page.locator(".operation-failed").first();
       await failed.waitFor({ timeout: 30_000 });
       expect(await failed.locator(".failure-head").textContent()).toMatch(/^已拒绝。|^停在：/);
+      // Worded by its code (bundle_not_archive): what is wrong with the file, not a bare refusal.
+      expect(await failed.getAttribute("data-code")).toBe("bundle_not_archive");
+      expect(await failed.locator(".failure-head").textContent()).toContain("这个文件不是应用包");
       await screen("apps-refusal");
     }), 120_000);
+
+  it("with the AppServer gone, the Task Dashboard's own refusal reads in Chinese", () =>
+    step(async () => {
+      await tab("任务面板").click();
+      const dashboard = the.page.frameLocator('.instance-surface.placement-foreground[data-app="task-dashboard"] iframe');
+      await dashboard.getByRole("textbox", { name: "笔记" }).fill("给水管工打电话\n起草预算");
+      await dashboard.getByRole("button", { name: "规划这一周" }).click();
+      const plan = dashboard.locator('.td-task[data-entry="plan_week"]');
+      await expect.poll(() => plan.locator(".td-badge").textContent(), { timeout: 60_000 }).toBe("完成");
+      // Online, the evidence is exported.
+      await plan.getByRole("button", { name: "导出证据", exact: true }).click();
+      await expect.poll(() => plan.locator(".td-digest code").textContent().catch(() => ""), { timeout: 30_000 }).toMatch(/^[0-9a-f]{64}$/);
+      // The pack's file name (the AppServer names it, the card's tooltip) is not the app's to translate: the only Latin text allowed below.
+      const packName = (await plan.locator(".td-digest").getAttribute("title")) ?? "";
+      expect(packName).not.toBe("");
+      const englishBesidesPack = async (page: Page | Frame) => (await englishOnScreen(page)).filter((found) => !packName.includes(found.split(" ")[0]!)).join("\n");
+
+      await the.product.world.server.close();
+      await expect.poll(() => the.page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 30_000 }).not.toBe("online");
+      // The dashboard's own store refusal (an export while offline), worded by its code in the app's language.
+      await plan.getByRole("button", { name: "导出证据", exact: true }).click();
+      await expect.poll(() => plan.locator(".td-problem").textContent().catch(() => ""), { timeout: 30_000 }).toBe("无法导出证据：连接已中断");
+      const surface = the.page.locator('.instance-surface.placement-foreground[data-app="task-dashboard"] iframe');
+      const frame = (await (await surface.elementHandle())!.contentFrame())!;
+      expect(await englishBesidesPack(frame), "English left on the Task Dashboard").toBe("");
+      await the.page.screenshot({ path: join(SCREENSHOTS, "language-task-dashboard-offline.png") });
+    }), 180_000);
 });
+

@@ -4,12 +4,13 @@
  * ephemeral port) and the host's static server shipping that key as trusted and the bundles as built-in
  * apps; a persistent Chromium profile with one page; and installing an app through Apps as a person would.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import type { Locator, Page } from "playwright-core";
 import { expect } from "vitest";
+import { runCli } from "@lineup/cli";
 import { DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey, packBundle, signBundle, type PublisherKey } from "@lineup/runtime";
 import { composePage } from "@lineup/surface-sdk/node";
@@ -41,6 +42,23 @@ export async function signedBundle(manifest: { readonly app_scope: string }, htm
   return signed.value;
 }
 
+/**
+ * `lineup publish` of an app (`manifest`, its page `html`) signed with `publisher` to the catalog of `server`, as its
+ * author would, from files in `work`; expects no error output and exit 0. Resolves with what it printed.
+ */
+export async function publishToCatalog(server: AppServerHandle, work: string, publisher: PublisherKey, manifest: { readonly app_scope: string; readonly version: string }, html: string): Promise<string> {
+  const keyFile = join(work, "publisher.pub.json");
+  writeFileSync(keyFile, JSON.stringify(publisher.trustedKey));
+  const bundleFile = join(work, `${manifest.app_scope}-${manifest.version}.lineup`);
+  writeFileSync(bundleFile, await signedBundle(manifest, html, publisher));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(["publish", bundleFile, "--publisher", keyFile, "--url", server.url, "--token", server.devCredentials!.device_token], { out: (l) => out.push(l), err: (l) => err.push(l) });
+  expect(err).toEqual([]);
+  expect(code).toBe(0);
+  return out.join("\n");
+}
+
 export interface SignedAppHostOptions {
   /** The Vite build of the host (`buildOnce()`). */
   readonly distDir: string;
@@ -54,6 +72,8 @@ export interface SignedAppHostOptions {
   readonly bundles: ReadonlyMap<string, Uint8Array>;
   /** Runs the host's local back-end service (as `npm start` does), its programs under the data directory. */
   readonly localBackends?: boolean;
+  /** The served config's `suspend_idle_seconds` (the page's default otherwise). */
+  readonly suspendIdleSeconds?: number;
 }
 
 export interface SignedAppHost {
@@ -90,6 +110,7 @@ export async function startSignedAppHost(options: SignedAppHostOptions): Promise
         device_token: credentials.device_token,
         trusted_publishers: [{ ...options.publisher.trustedKey, label: options.publisherLabel }],
         builtin_apps: options.builtinApps.map(({ name, file }) => ({ name, file })),
+        ...(options.suspendIdleSeconds === undefined ? {} : { suspend_idle_seconds: options.suspendIdleSeconds }),
       },
       bundles: options.bundles,
       ...(options.localBackends === true ? { localBackends: { dataDir: join(dataDir, "local-backends") } } : {}),
@@ -116,7 +137,7 @@ export async function startOneAppHost(
   app: { readonly name: string; readonly file: string },
   manifest: { readonly app_scope: string },
   script: string,
-  options: { readonly dataDirPrefix: string; readonly publisherLabel: string },
+  options: { readonly dataDirPrefix: string; readonly publisherLabel: string; readonly suspendIdleSeconds?: number },
 ): Promise<SignedAppHost> {
   const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, app.name)]);
   const bundle = await signedBundle(manifest, html, publisher);

@@ -294,20 +294,33 @@ export async function runSuiteInChromium(entry: string, runner: string): Promise
   return { results, close };
 }
 
-/** The Runtime's audit log, read from its IndexedDB store in the host page (one object store, [collection, key]). */
-export async function auditRecords(page: Page): Promise<{ type: string; subject?: string; detail?: string; code?: string }[]> {
-  return page.evaluate(async () => {
-    const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
-    const out: { type: string; subject?: string; detail?: string; code?: string }[] = [];
-    for (const { name } of await indexedDB.databases()) {
-      if (name === undefined) continue;
-      const db = await request(indexedDB.open(name));
-      if (db.objectStoreNames.contains("entries")) {
-        const values = await request(db.transaction("entries").objectStore("entries").getAll(IDBKeyRange.bound(["audit", ""], ["audit", "\uffff"])));
-        for (const value of values as { kind: string; text?: string }[]) if (value.kind === "json" && value.text !== undefined) out.push(JSON.parse(value.text) as (typeof out)[number]);
+/** The Runtime's audit records in the page's profile (its IndexedDB), oldest first: all, or those of one `type`. */
+export async function auditRecords(page: Page, type?: string): Promise<{ readonly type: string; readonly subject?: string; readonly detail?: string; readonly code?: string }[]> {
+  return page.evaluate(async (wanted) => {
+    const found: { type: string; subject?: string; detail?: string; code?: string }[] = [];
+    for (const info of await indexedDB.databases()) {
+      if (info.name === undefined) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const request = indexedDB.open(info.name!);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      try {
+        if (!db.objectStoreNames.contains("entries")) continue;
+        const records = await new Promise<unknown[]>((resolve, reject) => {
+          const request = db.transaction("entries", "readonly").objectStore("entries").getAll(IDBKeyRange.bound(["audit"], ["audit", []]));
+          request.onsuccess = () => resolve(request.result as unknown[]);
+          request.onerror = () => reject(request.error);
+        });
+        for (const record of records as { kind: string; text?: string }[]) {
+          if (record.kind !== "json" || record.text === undefined) continue;
+          const body = JSON.parse(record.text) as { type: string; subject?: string; detail?: string; code?: string };
+          if (wanted === null || body.type === wanted) found.push(body);
+        }
+      } finally {
+        db.close();
       }
-      db.close();
     }
-    return out;
-  });
+    return found;
+  }, type ?? null);
 }

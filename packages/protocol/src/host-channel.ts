@@ -28,6 +28,8 @@ export const HOST_CHANNEL_MAX_FILE_BYTES = 16 * 1_048_576;
 export const HOST_CHANNEL_MAX_BYTES = Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4 + 64 * 1024;
 
 const Empty = () => Closed({});
+/** The native window as a person sees it: shown, hidden (unmapped, or hidden by the program), or minimized. */
+const WindowShown = (options: { description?: string } = {}) => StringEnum(["shown", "hidden", "minimized"] as const, options);
 
 /** Every method the native side answers, with its params and result. */
 const METHODS = {
@@ -41,6 +43,7 @@ const METHODS = {
       data_dir: Type.String({ maxLength: 4096 }),
       notifications: Type.Boolean({ description: "Whether the desktop has a notification service: without one, notification.show is unsupported here." }),
       token_storage: StringEnum(["keyring", "file", "none"] as const, { description: "Where the device token rests: the desktop's keyring, the config file readable by this user alone (no keyring runs), or nowhere (no token)." }),
+      window_state: Type.Optional(WindowShown({ description: "The native window now, as the window.state push later says it." })),
     }),
   },
   /** The native window's title (the page's own title, as a person reads it in the task bar). */
@@ -115,9 +118,35 @@ export const HostChannelResponseSchema = Type.Union(
   { $id: schemaId("host-channel.response.v1"), title: "Native host channel v1 response" },
 );
 
+/**
+ * What the native side tells the page unasked (its push): `{ channel, v, push, params }`, carried as JSON text the
+ * same way, from the host's isolated world to the host page alone. The page checks each against these schemas.
+ */
+const PUSHES = {
+  /**
+   * The native window as a person sees it: `shown`, `hidden` (unmapped, or hidden by the program) or `minimized`
+   * (the toplevel's state). Sent when it changes; the page tells the Runtime window_hidden or window_shown.
+   */
+  "window.state": { params: Closed({ state: WindowShown() }) },
+  /** The desktop's notification service came or went (`host.info`'s `notifications` is no longer true). */
+  "host.notifications": { params: Closed({ available: Type.Boolean() }) },
+} as const satisfies Record<string, { readonly params: TSchema }>;
+
+export type HostChannelPushName = keyof typeof PUSHES;
+export type HostChannelPushParams<P extends HostChannelPushName> = Static<(typeof PUSHES)[P]["params"]>;
+export type HostChannelPush = { [P in HostChannelPushName]: { readonly push: P; readonly params: HostChannelPushParams<P> } }[HostChannelPushName];
+
+const pushId = (push: string) => schemaId(`host-channel.push.${push}.params`);
+export const HostChannelPushSchema = Closed(
+  { channel: Type.Literal(HOST_CHANNEL), v: Type.Literal(HOST_CHANNEL_VERSION), push: Type.String({ minLength: 1, maxLength: 64 }), params: Type.Object({}) },
+  { $id: schemaId("host-channel.push.v1"), title: "Native host channel v1 push" },
+);
+
 export const HOST_CHANNEL_SCHEMAS: readonly TSchema[] = [
   HostChannelRequestSchema,
   HostChannelResponseSchema,
+  HostChannelPushSchema,
+  ...Object.entries(PUSHES).map(([push, p]) => ({ ...p.params, $id: pushId(push), title: `${push} push` })),
   ...Object.entries(METHODS).flatMap(([method, m]) => [
     { ...m.params, $id: paramsId(method), title: `${method} params` },
     { ...m.result, $id: resultId(method), title: `${method} result` },
@@ -182,4 +211,23 @@ export function decodeHostChannelResponse<M extends HostChannelMethod>(text: unk
   const body = check(resultId(method), answer.result, "bridge_result_invalid");
   if (!body.ok) return body;
   return ok(answer.result as HostChannelResult<M>);
+}
+
+/** Native side: a push frame, as JSON text. */
+export function encodeHostChannelPush<P extends HostChannelPushName>(push: P, params: HostChannelPushParams<P>): string {
+  return JSON.stringify({ channel: HOST_CHANNEL, v: HOST_CHANNEL_VERSION, push, params });
+}
+
+/** Page side: a push's JSON text → the checked push, or `bridge_frame_invalid` / `invalid_params` for one that is not sound. */
+export function decodeHostChannelPush(text: unknown): Result<HostChannelPush> {
+  if (typeof text !== "string") return fail("bridge_frame_invalid", "the native push is not text");
+  const parsed = decodeJson(text, { maxBytes: HOST_CHANNEL_MAX_BYTES, maxDepth: 16 });
+  if (!parsed.ok) return fail("bridge_frame_invalid", parsed.error.message);
+  const frame = check(HostChannelPushSchema.$id!, parsed.value, "bridge_frame_invalid");
+  if (!frame.ok) return frame;
+  const { push, params } = parsed.value as { push: string; params: unknown };
+  if (!Object.prototype.hasOwnProperty.call(PUSHES, push)) return fail("method_not_found", `the page knows no native push ${push}`);
+  const body = check(pushId(push), params, "invalid_params");
+  if (!body.ok) return body;
+  return ok({ push, params } as HostChannelPush);
 }

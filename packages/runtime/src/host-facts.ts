@@ -49,6 +49,7 @@ export function createHostFacts(options: HostFactsOptions): HostFactsCell {
     backend_protocols: options.backendProtocols,
     capabilities: supported(),
     systemDenied: systemDenied(supported()),
+    displayModes: options.host.displayModes ?? [],
     appPolicy: appPolicy(),
     inventoryPolicy: options.inventoryPolicy ?? {},
   };

@@ -13,14 +13,4 @@ export async function expectStoreError(promise: Promise<unknown>, code: StoreErr
   return outcome.rejected as StoreError;
 }
 
-/** mulberry32: a tiny seeded PRNG, so "random" test schedules replay identically. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from "../../../test/support/seeded-random.js";

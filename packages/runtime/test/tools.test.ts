@@ -39,7 +39,7 @@ function running(instances: InstancesState, id: string, app: string): InstancesS
 
 describe("inventory (spec 7.2)", () => {
   const inv = (apps = installedApps(), caps: string[] = ["microphone.record"], policy = {}, agentId = AGENT) =>
-    computeInventory({ apps: toolSourcesFromRegistry(apps), hostCapabilities: caps, policy, agentId, conversationId: CONV });
+    computeInventory({ apps: toolSourcesFromRegistry(apps), hostCapabilities: caps, displayModes: ["foreground", "pip", "inline_card"], policy, agentId, conversationId: CONV });
   const methods = (i: ReturnType<typeof inv>) => i.tools.map((t) => `${t.app_scope}/${t.method}`);
 
   it("is the intersection of manifest tools, enabled apps, host support, policy and agent/conversation scope", () => {
@@ -101,9 +101,16 @@ describe("inventory (spec 7.2)", () => {
     expect(inv(named, [], { blocked_apps: ["notes"] }).apps.map((a) => a.app_scope)).not.toContain("notes");
     expect(inv(named, [], { agents: { [AGENT]: { allowed_apps: ["whiteboard"] } } }).apps.map((a) => a.app_scope)).toEqual(["whiteboard"]);
     // A host without surfaces shows none of the entrypoints' display modes.
-    const noSurfaces = computeInventory({ apps: toolSourcesFromRegistry(named), hostCapabilities: [], hostFeatures: ["app.lifecycle.v1", "app.tools.v1"], policy: {}, agentId: AGENT, conversationId: CONV });
+    const noSurfaces = computeInventory({ apps: toolSourcesFromRegistry(named), hostCapabilities: [], hostFeatures: ["app.lifecycle.v1", "app.tools.v1"], displayModes: ["foreground", "pip"], policy: {}, agentId: AGENT, conversationId: CONV });
     expect(noSurfaces.surfaces).toEqual([]);
     expect(noSurfaces.apps.find((a) => a.app_scope === "notes")?.entrypoints[0]?.display_modes).toEqual([]);
+    // A host offers the display modes it declares, and only those: none when it has no screen for apps (Node, terminal).
+    const fullscreenOnly = computeInventory({ apps: toolSourcesFromRegistry(named), hostCapabilities: [], displayModes: ["foreground"], policy: {}, agentId: AGENT, conversationId: CONV });
+    expect(fullscreenOnly.surfaces).toEqual(["foreground"]);
+    expect(fullscreenOnly.apps.find((a) => a.app_scope === "notes")?.entrypoints[0]?.display_modes).toEqual(["foreground"]);
+    const headless = computeInventory({ apps: toolSourcesFromRegistry(named), hostCapabilities: [], policy: {}, agentId: AGENT, conversationId: CONV });
+    expect(headless.surfaces).toEqual([]);
+    expect(headless.apps.find((a) => a.app_scope === "notes")?.entrypoints.map((e) => e.display_modes)).toEqual([[], []]);
   });
 
   it("raises the revision when, and only when, the visible content changes", () => {
@@ -131,6 +138,17 @@ describe("inventory (spec 7.2)", () => {
     expect(publish(inv(updated.state, []))).toMatchObject({ revision: 6, changed: true });
     // Another agent's session has its own revision.
     expect(publishInventory(revisions, "agent-2", CONV, inv()).revision).toBe(1);
+  });
+
+  it("raises the revision when the same content would be sent in another form, or the record does not say what was sent", () => {
+    const content = inv();
+    // A record of a Runtime that kept no digest of what it sent: published again, once.
+    const earlier = publishInventory(EMPTY_INVENTORY_REVISIONS, AGENT, CONV, content);
+    const again = publishInventory(earlier.revisions, AGENT, CONV, content, "digest-a");
+    expect(again).toMatchObject({ revision: 2, changed: true });
+    expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-a")).toMatchObject({ revision: 2, changed: false });
+    // An upgrade that publishes the same content in another form.
+    expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-b")).toMatchObject({ revision: 3, changed: true });
   });
 });
 

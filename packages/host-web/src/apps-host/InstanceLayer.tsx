@@ -5,8 +5,13 @@
  * while the user is elsewhere; the rest stay mounted but hidden (they still answer tool calls) — except
  * suspended ones, whose frame is unmounted until the Runtime restores them.
  * A surface is never moved in the DOM — an iframe that moves reloads — only restyled.
+ *
+ * A frame shows the app version that was active when it loaded. When another version becomes active (an
+ * update, a dev release followed by itself, a rollback) the frame is replaced by one of the new version for
+ * the same instance, which loads from the Runtime's snapshot as a restored instance does: its session data is
+ * the Runtime's, and no event of the person's is repeated.
  */
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
 import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
@@ -30,13 +35,31 @@ export interface InstanceLayerProps {
 }
 
 export function InstanceLayer({ runtime, instances, placement, onFailed, onFocusRequest, onCloseRequest, onLauncher, frameUrl }: InstanceLayerProps) {
+  const versions = useActiveVersions(runtime);
+  const activeVersion = (appScope: string): string => versions.get(appScope) ?? "";
+  const frames = useRef(new Map<string, { version: string; generation: number }>());
+  /** The frame's generation: a new one each time another version of the app becomes active under it. */
+  const generation = (instance: AppInstance): number => {
+    const version = activeVersion(instance.app_scope);
+    const frame = frames.current.get(instance.instance_id);
+    if (frame === undefined) frames.current.set(instance.instance_id, { version, generation: 0 });
+    else if (version !== frame.version) {
+      // Known only after the frame mounted (the app was installed in the same moment): the same frame.
+      if (frame.version !== "") frame.generation++;
+      frame.version = version;
+    }
+    return frames.current.get(instance.instance_id)!.generation;
+  };
+  for (const id of frames.current.keys()) if (!instances.some((i) => i.instance_id === id)) frames.current.delete(id);
   return (
     <div class="instance-layer">
       {instances.filter(holdsFrame).map((instance) => (
         <InstanceSurface
-          key={instance.instance_id}
+          // A new active version is a new frame for the same instance (a changed key remounts it).
+          key={`${instance.instance_id}:${generation(instance)}`}
           runtime={runtime}
           instance={instance}
+          version={activeVersion(instance.app_scope)}
           placement={placement(instance)}
           {...(onFailed === undefined ? {} : { onFailed: (failure: InstanceFailure) => onFailed(instance, failure) })}
           {...(onFocusRequest === undefined ? {} : { onFocusRequest })}
@@ -52,11 +75,40 @@ export function InstanceLayer({ runtime, instances, placement, onFailed, onFocus
 /** A suspended instance has no frame (spec 4.4): the Runtime decided to reclaim it; it mounts again, restoring, when brought back. */
 const holdsFrame = (instance: AppInstance): boolean => instance.status !== "suspended";
 
+/**
+ * The active version of each app, read again after every change to the apps (a render follows only when one
+ * changed). A removed app keeps its last version: its closing frame stays as it is.
+ */
+function useActiveVersions(runtime: LineUpRuntime): ReadonlyMap<string, string> {
+  const read = (): Map<string, string> => {
+    const versions = new Map<string, string>();
+    for (const record of runtime.appManager.listApps()) {
+      const version = runtime.appManager.getApp(record.app_scope)?.manifest.version;
+      if (version !== undefined) versions.set(record.app_scope, version);
+    }
+    return versions;
+  };
+  const [versions, setVersions] = useState(read);
+  useEffect(
+    () =>
+      runtime.appManager.subscribe(() =>
+        setVersions((before) => {
+          const now = read();
+          for (const [appScope, version] of before) if (!now.has(appScope)) now.set(appScope, version);
+          return now.size === before.size && [...now].every(([appScope, version]) => before.get(appScope) === version) ? before : now;
+        }),
+      ),
+    [runtime],
+  );
+  return versions;
+}
+
 const modeOf = (placement: Placement): DisplayMode => (placement === "pip" ? "pip" : "foreground");
 
 function InstanceSurface({
   runtime,
   instance,
+  version,
   placement,
   onFailed,
   onFocusRequest,
@@ -66,6 +118,8 @@ function InstanceSurface({
 }: {
   runtime: LineUpRuntime;
   instance: AppInstance;
+  /** The app's active version when this frame loads: the one it shows. */
+  version: string;
   placement: Placement;
   onFailed?: (failure: InstanceFailure) => void;
   onFocusRequest?: (instanceId: string) => void;
@@ -109,7 +163,7 @@ function InstanceSurface({
   }, [instance.status]);
 
   return (
-    <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
+    <div class={`instance-surface placement-${placement}`} data-instance={instance.instance_id} data-app={instance.app_scope} data-version={version} data-status={instance.status} aria-hidden={placement === "hidden" ? "true" : undefined}>
       {placement === "pip" ? (
         <div class="pip-actions">
           <button type="button" class="pip-open" onClick={() => onFocusRequest?.(instance.instance_id)} aria-label={t("pip.open", { name })}>

@@ -1,19 +1,22 @@
 /**
  * The page's end of the native host channel (`@lineup/protocol` host-channel v1), for when the web host runs
  * inside a native window (the desktop host). Requests go out as messages to this very window, where the
- * native side's isolated world (which alone can post to the native program) takes them; answers come back
- * the same way, from this window only, and are checked against the channel's schemas. In a plain browser nothing answers, and the first request ends
+ * native side's isolated world (which alone can post to the native program) takes them; answers, and what the
+ * native side tells unasked (its pushes), come back the same way, from this window only, and are checked against
+ * the channel's schemas. In a plain browser nothing answers, and the first request ends
  * with `unsupported_on_host` after its time limit: the page then runs as the web host it is.
  *
  * The tag and event names are the desktop host's (`packages/host-desktop/src/page-scripts.ts` HOST_EVENTS): a
  * test there holds both to the same strings.
  */
 import {
+  decodeHostChannelPush,
   decodeHostChannelResponse,
   encodeHostChannelRequest,
   fail,
   type HostChannelMethod,
   type HostChannelParams,
+  type HostChannelPush,
   type HostChannelResult,
   type Result,
 } from "@lineup/protocol";
@@ -32,6 +35,11 @@ const WAITS_FOR_THE_PERSON: ReadonlySet<HostChannelMethod> = new Set(["file.pick
 export interface NativeHost {
   readonly info: HostChannelResult<"host.info">;
   request<M extends HostChannelMethod>(method: M, params: HostChannelParams<M>): Promise<Result<HostChannelResult<M>>>;
+  /**
+   * Hears what the native side tells the page unasked (the window hidden or shown, the notification service come or
+   * gone), each checked against the channel's schemas. Returns the unsubscribe.
+   */
+  onPush(listener: (push: HostChannelPush) => void): () => void;
 }
 
 let nextId = 1;
@@ -64,11 +72,28 @@ function request<M extends HostChannelMethod>(win: Window, method: M, params: Ho
   });
 }
 
+/** The native side's pushes to `win`: push messages from this very window (the native side's isolated world), checked. */
+function listenForPushes(win: Window, listener: (push: HostChannelPush) => void): () => void {
+  const onPush = (event: MessageEvent) => {
+    const data = event.data as Record<string, unknown> | null;
+    if (event.source !== win || typeof data !== "object" || data === null || data[NATIVE_HOST_EVENTS.tag] !== "push") return;
+    const push = decodeHostChannelPush(data["text"]);
+    if (push.ok) listener(push.value);
+    else console.error(`[lineup] the native host's push was refused: ${push.error.code}: ${push.error.message}`);
+  };
+  win.addEventListener("message", onPush);
+  return () => win.removeEventListener("message", onPush);
+}
+
 /** The native host around this page, or undefined in a plain browser. */
 export async function connectNativeHost(win: Window = window): Promise<NativeHost | undefined> {
   const info = await request(win, "host.info", {});
   if (!info.ok) return undefined;
-  return { info: info.value, request: (method, params) => request(win, method, params, WAITS_FOR_THE_PERSON.has(method) ? undefined : REQUEST_LIMIT_MS) };
+  return {
+    info: info.value,
+    request: (method, params) => request(win, method, params, WAITS_FOR_THE_PERSON.has(method) ? undefined : REQUEST_LIMIT_MS),
+    onPush: (listener) => listenForPushes(win, listener),
+  };
 }
 
 let thisPage: Promise<NativeHost | undefined> | undefined;

@@ -12,6 +12,9 @@ import { nativeHost } from "./native-host.js";
 import { failLiveInstances, takeRecovery, type Recovery } from "./recovery.js";
 import { localizedAppName } from "../i18n/app-text.js";
 
+/** How long an app stays loaded in the background, idle, unless the config says otherwise. */
+const DEFAULT_SUSPEND_IDLE_SECONDS = 600;
+
 export interface RunningRuntime {
   readonly runtime: LineUpRuntime;
   /** When the desktop host restarted the page after a hang or a crash: why, and the instances that were failed for it. */
@@ -38,9 +41,9 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     trustedPublishers: config.trusted_publishers,
     // Each app's own storage: one IndexedDB database per app, beside the profile's.
     appStorage: createIndexedDbAppStorageHost({ prefix: profileName(config) }),
-    // At most three app frames at once (the Runtime's default bound); one left in the background for ten minutes is
-    // suspended too, and loads again from its session data when brought back (spec 4.4).
-    suspendIdleMs: 10 * 60_000,
+    // At most three app frames at once (the Runtime's default bound); one left in the background for ten minutes (or
+    // the config's time) is suspended too, and loads again from its session data when brought back (spec 4.4).
+    suspendIdleMs: (config.suspend_idle_seconds ?? DEFAULT_SUSPEND_IDLE_SECONDS) * 1_000,
     // Apps' wasm back-ends, each in a Worker of its own (the page's policy allows blob: workers and wasm, nothing else).
     // The others through the host's local back-end service, when the config names one.
     backends: { wasm: createBrowserWasmRunner, ...local?.runners },
@@ -73,7 +76,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   const onOnline = (): void => runtime.reconnectNow();
   globalThis.addEventListener?.("offline", onOffline);
   globalThis.addEventListener?.("online", onOnline);
-  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics);
+  const stopWatchingPage = watchPageLifecycle(runtime, hostProvider, diagnostics, nativeHost());
   let stopping: Promise<void> | undefined;
   return {
     runtime,

@@ -37,7 +37,7 @@ export interface BrowserHostProviderDeps {
 export interface BrowserHostProvider extends HostProvider {
   /**
    * Hears each change of what the host can do: a system permission granted or blocked (the Permissions API's
-   * `change`), the native host's notification service found missing. The host then calls
+   * `change`), the native host's notification service gone or back. The host then calls
    * `runtime.hostCapabilitiesChanged()`. Returns its own unsubscribe.
    */
   onCapabilitiesChanged(listener: () => void): Unsubscribe;
@@ -75,9 +75,21 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
   };
   const supported = detectSupport();
   const changes = new Emitter<void>((error) => console.error("[lineup] a host capabilities listener failed", error));
-  // In a native window without a notification service, the page's Notification API would only ever be denied.
+  // In a native window without a notification service, the page's Notification API would only ever be denied; the
+  // native side says when one comes or goes.
+  const notificationService = (available: boolean): void => {
+    const had = supported.has("notification.show");
+    if (available && notificationApi() !== undefined) supported.add("notification.show");
+    else supported.delete("notification.show");
+    if (had !== supported.has("notification.show")) changes.fire();
+  };
+  let stopPushes: (() => void) | undefined;
   void deps.native?.then((host) => {
-    if (host !== undefined && !host.info.notifications && supported.delete("notification.show")) changes.fire();
+    if (host === undefined) return;
+    notificationService(host.info.notifications);
+    stopPushes = host.onPush((push) => {
+      if (push.push === "host.notifications") notificationService(push.params.available);
+    });
   });
   const permissions = createPermissionCache(typeof navigator !== "undefined" ? navigator.permissions : undefined, () => changes.fire());
   const attention = createAttention();
@@ -102,6 +114,8 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
   };
 
   return {
+    // The shell's app area (foreground), its floating window (pip) and the result cards in the chat (inline_card).
+    displayModes: ["foreground", "pip", "inline_card"],
     supports: (capability) => supported.has(capability),
     systemPermission(capability): SystemPermission {
       if (!supported.has(capability)) return "not_applicable";
@@ -144,6 +158,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
     },
     onCapabilitiesChanged: (listener) => changes.on(listener),
     dispose() {
+      stopPushes?.();
       permissions.dispose();
       attention.dispose();
     },

@@ -13,7 +13,7 @@
  * - Confirmation dialogs belong to the shell: `confirm` is the shell's dialog, never the app's; so is `elicit`'s
  *   question.
  */
-import type { CapabilityName, CapabilityResult, JsonObject, JsonValue, RiskLevel } from "@lineup/protocol";
+import type { CapabilityName, CapabilityResult, DisplayMode, JsonObject, JsonValue, RiskLevel } from "@lineup/protocol";
 
 export type CapabilityConfirmation = "allow" | "deny" | "dismiss";
 
@@ -78,6 +78,11 @@ export interface HostProvider {
    * cancelled, or the person took too long). A host without it cannot ask: the server is told `unsupported_on_host`.
    */
   elicit?(prompt: ElicitationPrompt, signal: AbortSignal): Promise<ElicitationAnswer>;
+  /**
+   * The display modes in which this host shows an app's surface (spec 6.3), as the inventory's `surfaces` tells
+   * agents. Absent: none — a host without a screen for apps (the Node and terminal hosts).
+   */
+  readonly displayModes?: readonly DisplayMode[];
 }
 
 /** Artifacts a capability produced (a picked file, a recording) travel back as this value shape. */

@@ -3,8 +3,9 @@
  * publication: after a change, every conversation's inventory is recomputed and, when what its agent
  * sees changed, published with the next revision through the outbox.
  */
-import type { InventoryTool as WireInventoryTool, JsonValue } from "@lineup/protocol";
+import { canonicalJson, type InventoryTool as WireInventoryTool, type JsonValue } from "@lineup/protocol";
 import { appProvenance, publisherTrusted } from "../app-lifecycle/manager/records.js";
+import { sha256Hex } from "../core/sha256.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
@@ -43,6 +44,7 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
       // Not offered: what the system denies this host now, and what policy (a tenant's included) blocks.
       withheldCapabilities: [...(env.host.systemDenied ?? []), ...(env.host.appPolicy.blocked_capabilities ?? [])],
       hostFeatures: env.host.features,
+      displayModes: env.host.displayModes ?? [],
       policy: env.host.inventoryPolicy,
       agentId,
       conversationId,
@@ -81,9 +83,36 @@ function trustedKeyIds(state: RuntimeState): ReadonlySet<string> {
   return ids;
 }
 
+/** What `inventory/publish` carries besides the session and revision. */
+type Publication = { readonly tools: JsonValue; readonly apps: JsonValue; readonly components: string[]; readonly surfaces: string[]; readonly capabilities: string[] };
+
+const publicationCache = new WeakMap<RuntimeState["apps"], Map<string, { readonly body: Publication; readonly digest: string }>>();
+
+/**
+ * The inventory as it is published, and a digest of that: a function of the inventory's content (its fingerprint)
+ * and the App Manager records (the tools' provenance), so computed once per such pair and not once per conversation.
+ */
+function publicationOf(inventory: Inventory, apps: RuntimeState["apps"]): { readonly body: Publication; readonly digest: string } {
+  let byFingerprint = publicationCache.get(apps);
+  if (byFingerprint === undefined) publicationCache.set(apps, (byFingerprint = new Map()));
+  let publication = byFingerprint.get(inventory.fingerprint);
+  if (publication === undefined) {
+    const body: Publication = {
+      tools: inventory.tools.map((tool) => wireTool(tool, apps)) as unknown as JsonValue,
+      apps: inventory.apps as unknown as JsonValue,
+      components: [...inventory.components],
+      surfaces: [...inventory.surfaces],
+      capabilities: [...inventory.capabilities],
+    };
+    byFingerprint.set(inventory.fingerprint, (publication = { body, digest: sha256Hex(canonicalJson(body as unknown as JsonValue)) }));
+  }
+  return publication;
+}
+
 /**
  * Recomputes the inventory of every conversation the server knows and publishes the ones whose
- * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy).
+ * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy), or whose
+ * published form differs from what was sent last (at start after an upgrade, through `apps.resume`).
  */
 export function republishInventories(step: Step, env: TransitionEnv, only?: ReadonlySet<string>): void {
   for (const conversation of step.state.conversations.values()) {
@@ -92,29 +121,22 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
     // Nothing published and nothing to publish: revision 0 already means "no tools and no installed apps" (the
     // core apps alone are the host's own screens and are published with the first tool or installed app).
     if (inventory.tools.length === 0 && inventory.apps.every((app) => app.kind === "core") && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
-    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory);
+    const publication = publicationOf(inventory, step.state.apps);
+    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory, publication.digest);
     if (!published.changed) continue;
     step.state = { ...step.state, inventory: published.revisions };
     step.writes.push({
       op: "put",
       collection: C.inventory,
       key: conversation.conversation_id,
-      value: { agent_id: conversation.agent_id, revision: published.revision, fingerprint: inventory.fingerprint },
+      value: { agent_id: conversation.agent_id, revision: published.revision, fingerprint: inventory.fingerprint, publication: publication.digest },
     });
     step.enqueue(env, {
       conversation_id: conversation.conversation_id,
       app_scope: "runtime",
       action_type: "inventory.publish",
       method: "inventory/publish",
-      params: {
-        session_id: conversation.conversation_id,
-        revision: published.revision,
-        tools: inventory.tools.map((tool) => wireTool(tool, step.state.apps)) as unknown as JsonValue,
-        apps: inventory.apps as unknown as JsonValue,
-        components: [...inventory.components],
-        surfaces: [...inventory.surfaces],
-        capabilities: [...inventory.capabilities],
-      },
+      params: { session_id: conversation.conversation_id, revision: published.revision, ...publication.body },
     });
     step.audit.push({
       type: "inventory.published",

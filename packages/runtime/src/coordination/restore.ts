@@ -18,7 +18,7 @@ import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
 import { pruneFinishedInstances } from "../app-lifecycle/instances/transitions.js";
 import { createAppRegistryState, type AppRegistryState, type ManagedApp } from "../app-lifecycle/manager/records.js";
 import type { CallRecord, ToolCallsState } from "../tools/call-state.js";
-import { inventorySessionKey } from "../tools/inventory.js";
+import { inventorySessionKey, type PublishedRevision } from "../tools/inventory.js";
 import { appDirectoryOf } from "./app-directory.js";
 import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
@@ -117,10 +117,10 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   if (expired.length > 0) await store.commit(expired.map((key) => ({ op: "delete" as const, collection: C.toolCalls, key })));
   const activations = ((await store.get(C.meta, "tool-activations")) ?? {}) as unknown as ToolCallsState["activations"];
 
-  const sessions: Record<string, { revision: number; fingerprint: string }> = {};
+  const sessions: Record<string, PublishedRevision> = {};
   for (const { key, value } of await store.range(C.inventory)) {
-    const v = value as { agent_id: string; revision: number; fingerprint: string };
-    sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint };
+    const v = value as { agent_id: string; revision: number; fingerprint: string; publication?: string };
+    sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint, ...(v.publication === undefined ? {} : { publication: v.publication }) };
   }
   // Apps' agent tasks: every record (their events stay in the store, read in pages).
   const tasks = tasksStateOf((await store.range(C.tasks)).map(({ value }) => value as unknown as TaskRecord));

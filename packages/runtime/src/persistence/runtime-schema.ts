@@ -20,7 +20,7 @@
  * | `bundles`       | `<bundle digest>`                    | the verified bundle archive (bytes) of a retained or pending version |
  * | `instances`     | `snapshot`                           | live instances and the focus stack |
  * | `tool-calls`    | `<call_id>`                          | a CallRecord: the call's phase and every output sent for it, with its envelope id and idempotency key (the replay log; finished ones deleted at start after 7 days, `TOOL_CALL_RETENTION_MS`) |
- * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint }`: the last published inventory |
+ * | `inventory`     | `<conversation_id>`                  | `{ agent_id, revision, fingerprint, publication? }`: the last published inventory (`publication`: a SHA-256 of what was sent) |
  * | `session-data`  | `<app_scope>/<app_session_id>`       | a MiniApp session's data and revision |
  * | `settings`      | `trusted-publishers` / `grants` / `language` / `view-grant/<app_scope>/<ui uri>` | publisher keys this Runtime trusts; remembered capability decisions; the person's UI language; the origins a person granted an MCP Apps view |
  * | `artifacts`     | `<artifact_id>`                      | a StoredArtifact: its ArtifactRef, the app that made it, its conversation |

@@ -51,6 +51,8 @@ export interface InventoryInput {
   readonly withheldCapabilities?: readonly string[];
   /** Runtime SDK features the host offers (an app needing more is not ready). */
   readonly hostFeatures?: readonly string[];
+  /** The display modes in which the host shows app surfaces (`HostProvider.displayModes`); absent: none. */
+  readonly displayModes?: readonly DisplayMode[];
   readonly policy: InventoryPolicy;
   readonly agentId: string;
   readonly conversationId: string;
@@ -65,7 +67,7 @@ export interface Inventory {
   readonly apps: readonly InventoryApp[];
   /** The standard components every host renders (spec 8.1). */
   readonly components: readonly StandardComponent[];
-  /** Where the host shows an app's surface: every display mode when it offers surfaces (`surface.state.v1`), else none. */
+  /** Where the host shows an app's surface: the display modes it declares, none when it does not offer surfaces (`surface.state.v1`). */
   readonly surfaces: readonly DisplayMode[];
   /** The host's capabilities that the system has not denied, sorted. */
   readonly capabilities: readonly string[];
@@ -85,7 +87,7 @@ export function computeInventory(input: InventoryInput): Inventory {
   const agent = own(policy.agents, input.agentId);
   const conversation = own(policy.conversations, input.conversationId);
   const blockedTools = new Set([...(policy.blocked_tools ?? []), ...(agent?.blocked_tools ?? [])]);
-  const surfaces: readonly DisplayMode[] = hostFeatures === undefined || hostFeatures.has("surface.state.v1") ? DISPLAY_MODES : [];
+  const surfaces: readonly DisplayMode[] = hostFeatures === undefined || hostFeatures.has("surface.state.v1") ? DISPLAY_MODES.filter((m) => input.displayModes?.includes(m) === true) : [];
   const tools: InventoryTool[] = [];
   const apps: InventoryApp[] = [];
   for (const app of input.apps) {
@@ -159,7 +161,18 @@ function inventoryApp(app: ToolSourceApp, surfaces: readonly DisplayMode[]): Inv
 
 /** The revision state of every agent session's inventory. */
 export interface InventoryRevisions {
-  readonly sessions: Readonly<Record<string, { readonly revision: number; readonly fingerprint: string }>>;
+  readonly sessions: Readonly<Record<string, PublishedRevision>>;
+}
+
+/** What was published last in one agent session. */
+export interface PublishedRevision {
+  readonly revision: number;
+  readonly fingerprint: string;
+  /**
+   * A digest of the publication as sent (`inventory/publish` without the session and revision). Absent in a record
+   * of a Runtime from before it was kept: what that Runtime sent is unknown, so it is published again.
+   */
+  readonly publication?: string;
 }
 
 export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: {} };
@@ -176,13 +189,20 @@ export interface PublishedInventory {
   readonly changed: boolean;
 }
 
-/** Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1. */
-export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Inventory): PublishedInventory {
+/**
+ * Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1.
+ * With `publication` (the digest of what would be sent), it rises too when that differs from what was sent with the
+ * current revision: a Runtime upgraded to one that publishes the same inventory in another form publishes it again.
+ */
+export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Pick<Inventory, "fingerprint">, publication?: string): PublishedInventory {
   const k = inventorySessionKey(agentId, conversationId);
   const current = own(revisions.sessions, k);
-  if (current !== undefined && current.fingerprint === inventory.fingerprint) return { revisions, revision: current.revision, changed: false };
+  if (current !== undefined && current.fingerprint === inventory.fingerprint && (publication === undefined || current.publication === publication)) {
+    return { revisions, revision: current.revision, changed: false };
+  }
   const revision = (current?.revision ?? 0) + 1;
-  return { revisions: { sessions: { ...revisions.sessions, [k]: { revision, fingerprint: inventory.fingerprint } } }, revision, changed: true };
+  const next: PublishedRevision = { revision, fingerprint: inventory.fingerprint, ...(publication === undefined ? {} : { publication }) };
+  return { revisions: { sessions: { ...revisions.sessions, [k]: next } }, revision, changed: true };
 }
 
 export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {

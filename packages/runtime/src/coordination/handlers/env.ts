@@ -1,5 +1,6 @@
 import type { InstanceDirectory } from "../../app-lifecycle/instance-directory.js";
 import type { AppPolicy, HostEnvironment } from "../../app-lifecycle/manager/pipeline.js";
+import type { DisplayMode } from "@lineup/protocol";
 import type { InventoryPolicy } from "../../tools/inventory.js";
 
 /** What this host offers apps and what policy narrows: fixed for the life of a Runtime. */
@@ -10,6 +11,8 @@ export interface HostFacts extends HostEnvironment {
   readonly capabilities: readonly string[];
   /** Of those, the ones the system (the browser, the OS) has denied this host for now: not offered in the inventory. */
   readonly systemDenied?: readonly string[];
+  /** Where the host shows app surfaces (`HostProvider.displayModes`); none when absent. */
+  readonly displayModes?: readonly DisplayMode[];
   readonly appPolicy: AppPolicy;
   readonly inventoryPolicy: InventoryPolicy;
 }
