@@ -199,7 +199,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       await scene(async () => {
         const dialog = page.getByRole("dialog");
         await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
-        await dialog.waitFor({ timeout: 15_000 });
+        await dialog.waitFor({ timeout: 30_000 });
         expect(await dialog.textContent()).toContain(LINK);
         expect(await dialog.textContent()).toContain("Basic MCP App Server");
         expect(await dialog.textContent()).toContain("link.open");
