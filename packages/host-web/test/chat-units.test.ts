@@ -131,11 +131,14 @@ describe("sign-in config", () => {
     for (const bad of [{ zh_CN: { name: "白板" } }, { "zh-CN": { name: 7 } }, { "zh-CN": { title: "白板" } }, ["白板"]]) {
       expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", builtin_apps: [{ ...app, localized: bad }] }), JSON.stringify(bad)).toMatchObject({ ok: false, error: { path: "/builtin_apps/0" } });
     }
-    // The host's local back-end service: a ws:// URL and a hex secret, or nothing.
-    const local = { url: "ws://127.0.0.1:8788/local-backends", secret: "ab".repeat(32) };
-    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", local_backends: local })).toMatchObject({ ok: true, value: { local_backends: local } });
+    // The host's local back-end service: a ws:// URL (the web host's server keeps the secret), with a hex secret only in
+    // the desktop's own config file, or nothing.
+    const local = { url: "ws://127.0.0.1:8788/local-backends" };
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", local_backends: local })).toEqual({ ok: true, value: expect.objectContaining({ local_backends: local }) });
+    const desktop = { ...local, secret: "ab".repeat(32) };
+    expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", local_backends: desktop })).toMatchObject({ ok: true, value: { local_backends: desktop } });
     expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t" })).not.toHaveProperty("value.local_backends");
-    for (const bad of [{ ...local, url: "http://127.0.0.1:8788/local-backends" }, { ...local, secret: "short" }, { url: local.url }, "ws://x"]) {
+    for (const bad of [{ url: "http://127.0.0.1:8788/local-backends" }, { ...local, secret: "short" }, {}, "ws://x"]) {
       expect(parseHostConfig({ server_url: "ws://127.0.0.1/rpc", device_token: "t", local_backends: bad }), JSON.stringify(bad)).toMatchObject({ ok: false, error: { path: "/local_backends" } });
     }
   });

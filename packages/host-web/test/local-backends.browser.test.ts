@@ -4,7 +4,7 @@
  * (`@modelcontextprotocol/server-budget-allocator`) is a signed LineUp app the person installs from Apps; the page's
  * Runtime cannot run a process, so the host's Node process runs the server for it. The agent (the agent SDK with the
  * dev agent token) calls its tool and gets the server's own result; a hostile MCP server's faults come back to the
- * agent as typed errors and the budget app goes on answering; and a page of another origin, even holding the secret,
+ * agent as typed errors and the budget app goes on answering; the page's config names no secret; and a page of another origin
  * cannot open the service.
  */
 import { createServer, type Server } from "node:http";
@@ -119,18 +119,18 @@ describe("MCP back-ends of a web host's apps run in the host's local back-end se
     expect(log).toContain(`ran hang past ${HOSTILE_LOADED_TIMEOUT_MS} ms and was killed`);
   }, 120_000);
 
-  it("a page of another origin cannot open the service, even with the secret", async () => {
-    const config = (await (await fetch(new URL("lineup-config.json", world.host.url))).json()) as { local_backends: { url: string; secret: string } };
-    expect(config.local_backends.url).toBe(`ws://127.0.0.1:${world.host.port}/local-backends`);
+  it("the page's config holds no secret, and a page of another origin cannot open the service", async () => {
+    const config = (await (await fetch(new URL("lineup-config.json", world.host.url))).json()) as { local_backends: { url: string } };
+    expect(config.local_backends).toEqual({ url: `ws://127.0.0.1:${world.host.port}/local-backends` });
     const stranger: Server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>elsewhere</title>"));
     await new Promise<void>((resolve) => stranger.listen(0, "127.0.0.1", resolve));
     const other = await world.browser.context.newPage();
     try {
       await other.goto(`http://127.0.0.1:${(stranger.address() as AddressInfo).port}/`);
       const outcome = await other.evaluate(
-        ({ url, secret }) =>
+        ({ url }) =>
           new Promise<string>((resolve) => {
-            const socket = new WebSocket(`${url}?profile=x`, ["lineup.local-backends.v1", `secret.${secret}`]);
+            const socket = new WebSocket(`${url}?profile=x`, ["lineup.local-backends.v1"]);
             socket.onopen = () => resolve("opened");
             socket.onclose = (event) => resolve(`closed ${event.code}`);
             setTimeout(() => resolve("no answer"), 10_000);

@@ -5,7 +5,7 @@
  * calls their tools; the Runtime reads each tool's `ui://` view; the page shows it through `mountMcpView` (the
  * surface frame, no `allow-same-origin`) and ext-apps' `AppBridge`: the view gets the tool's input and result, its own
  * `tools/call` goes through the Runtime's back-end checks, its `ui/message` reaches the host, and its
- * `ui/open-link` is refused unless the person confirms. A view written here with ext-apps' own `App` shows the host's
+ * `ui/open-link` is refused unless the person confirms, and its `ui/message`s past their limit are refused `rate_limited`. A view written here with ext-apps' own `App` shows the host's
  * side of the rest of the protocol: partial input, cancel, display modes (picture-in-picture asked by the view), and
  * its `localStorage` kept in the app's session data.
  */
@@ -202,6 +202,20 @@ describe("MCP Apps views in LineUp's sandboxed surface (Chromium)", () => {
     expect(await stored()).toMatchObject({ local_storage: { count: "2" } });
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it("a view's ui/message past its limit gets a typed rate_limited error; nothing is dropped silently", async () => {
+    const html = probeHtml.replace("<head>", '<head><meta name="probe-messages" content="8">');
+    const context = { app_scope: "clock", tool: { name: "probe", inputSchema: { type: "object" } }, theme: THEME, locale: "en-US", display_mode: "inline_card", display_modes: ["inline_card"] };
+    const before = messages.length;
+    await call("mount", "chatty", html, context);
+    expect(await call("ready", "chatty")).toBe("ready");
+    const answers = async () => (await view("chatty").locator("#log li").allTextContents()).filter((line) => line.startsWith("message ")).sort();
+    // The bucket holds MCP_VIEW_MESSAGE_LIMIT.burst (5): the first five reach the chat, the other three are refused, typed.
+    await expect.poll(answers, { timeout: 15_000 }).toHaveLength(8);
+    expect(await answers()).toEqual([...[1, 2, 3, 4, 5].map((i) => `message ${i} sent`), ...[6, 7, 8].map((i) => `message ${i} rate_limited`)]);
+    expect(messages.slice(before)).toEqual(["message 1", "message 2", "message 3", "message 4", "message 5"]);
+    await call("close", "chatty");
+  }, 60_000);
 
   it("a view reaches the origins its server declares only once the person granted them", async () => {
     // The view's own server, elsewhere: it answers any origin (CORS), and counts who reached it.

@@ -27,7 +27,7 @@ import { describeMcpServer } from "@lineup/runtime/node";
 import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
 import { installFromApps, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
-import { buildOnce, describeScene, say, SCREENSHOTS } from "./support.js";
+import { auditRecords, buildOnce, describeScene, say, SCREENSHOTS } from "./support.js";
 
 /** The apps, as the test installs them: each one's bundle files and manifest. */
 interface TestApp {
@@ -48,6 +48,7 @@ let agent: DemoAgent;
 let dataDir: string;
 let remote: Server;
 let reached = 0;
+let remoteOrigin = "";
 const consoleLines: string[] = [];
 /** The app's name as Apps offers it (the MCP server's own name, in its generated manifest). */
 const nameOf = (app: TestApp): string => app.manifest?.name ?? app.scope;
@@ -73,9 +74,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => remote.listen(0, "127.0.0.1", r));
   const origin = `http://127.0.0.1:${(remote.address() as AddressInfo).port}`;
+  remoteOrigin = origin;
   // Minified: the page travels in one MCP message, which the runner caps at 1 MiB.
   const probeView = (await build({ entryPoints: [resolve(import.meta.dirname, "browser/mcp-probe-view.entry.ts")], bundle: true, write: false, format: "esm", platform: "browser", target: "es2022", minify: true, logLevel: "silent" })).outputFiles[0]!.text;
-  const probeHtml = `<!doctype html><html><head><meta charset="utf-8"><meta name="probe-fetch" content="${origin}/ping"></head><body><button id="pip">Picture in picture</button><ol id="log"></ol><script type="module">${probeView.replaceAll("</script", "<\\/script")}</script></body></html>`;
+  const probeHtml = `<!doctype html><html><head><meta charset="utf-8"><meta name="probe-fetch" content="${origin}/ping"></head><body><button id="pip">Picture in picture</button><button id="link">Open link</button><ol id="log"></ol><script type="module">${probeView.replaceAll("</script", "<\\/script")}</script></body></html>`;
   const probeServer = (await build({
     entryPoints: [resolve(import.meta.dirname, "browser/mcp-probe-server.entry.ts")],
     bundle: true,
@@ -91,7 +93,12 @@ beforeAll(async () => {
   const probeFile = join(dataDir, "probe-server.mjs");
   writeFileSync(probeFile, probeServer);
   const described = await describeMcpServer(new StdioClientTransport({ command: process.execPath, args: [probeFile], stderr: "ignore" }));
-  APPS["probe"]!.manifest = manifestFromMcp({ app_scope: "probe" as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", tools: described.tools as unknown as McpToolInfo[] });
+  // As `lineup app from-mcp` makes it (its view's declared origin recorded), but without the `link.open` it declares, as
+  // a hand-written manifest might: its view's open-link is refused.
+  const { capabilities: probeCapabilities, ...probeManifest } = manifestFromMcp({ app_scope: "probe" as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", tools: described.tools as unknown as McpToolInfo[], views: described.views });
+  expect(probeCapabilities?.map((c) => c.name)).toEqual(["link.open"]);
+  expect(probeManifest.tools![0]!.view).toEqual({ resource_uri: "ui://fetch-probe/view.html", csp: { connect_domains: [origin] } });
+  APPS["probe"]!.manifest = probeManifest;
   APPS["budget"]!.manifest = (await npmServerManifest("@modelcontextprotocol/server-budget-allocator", "budget")).manifest;
   APPS["clock"]!.manifest = (await npmServerManifest("@modelcontextprotocol/server-basic-preact", "clock")).manifest;
 
@@ -130,11 +137,14 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 20_000 }).toBe("online");
     await page.getByRole("tab", { name: "Apps" }).click();
     for (const app of Object.values(APPS)) {
-      // The review says which tools show a view in the chat, and that a view reaches no network unless allowed.
+      // The review says which tools show a view in the chat, which origins each view may ask to reach (none unless
+      // allowed), and the link.open a server with views declares.
       await installFromApps(page, nameOf(app), async (review) => {
         const text = await review.textContent();
         expect(text).toContain(app.scope === "probe" ? "ui://fetch-probe/view.html" : "ui://");
-        expect(text).toContain("reaches no network unless you allow");
+        if (app.scope === "probe") expect(text).toContain(`The view may ask to reach ${remoteOrigin}; it reaches none of them until you allow them`);
+        else expect(text).toContain("The view declares no address to reach: it reaches no network.");
+        expect(await review.locator('[data-capability="link.open"]').count()).toBe(app.scope === "probe" ? 0 : 1);
         if (app.scope === "probe") await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-install-review.png") });
       });
     }
@@ -178,7 +188,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-message.png") });
   }, 120_000);
 
-  it("the basic-preact view's “Open Link” asks the person in the shell's dialog: declined, nothing opens; allowed, a new tab", async () => {
+  it("the basic-preact view's “Open Link” is its app's link.open through the Capability Gateway: asked, audited, a new tab", async () => {
     const opened: string[] = [];
     const onPage = (popup: Page) => void popup.waitForLoadState().then(() => opened.push(popup.url()));
     world.browser.context.on("page", onPage);
@@ -189,16 +199,21 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       await scene(async () => {
         const dialog = page.getByRole("dialog");
         await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
-        await dialog.waitFor({ timeout: 15_000 });
+        await dialog.waitFor({ timeout: 30_000 });
         expect(await dialog.textContent()).toContain(LINK);
         expect(await dialog.textContent()).toContain("Basic MCP App Server");
+        expect(await dialog.textContent()).toContain("link.open");
         await page.screenshot({ path: join(SCREENSHOTS, "mcp-shell-open-link.png") });
-        await dialog.getByRole("button", { name: "Don't allow" }).click();
+        // Closed without a choice: nothing opens, and the next link is asked again.
+        await page.keyboard.press("Escape");
         await dialog.waitFor({ state: "hidden", timeout: 15_000 });
         expect(opened).toEqual([]);
         await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
         await dialog.getByRole("button", { name: "Allow", exact: true }).click();
         await expect.poll(() => opened.length, { timeout: 15_000 }).toBe(1);
+        // The audit log has each step as the app's use of link.open, the host's call after the person allowed it.
+        const linkSteps = async () => (await auditRecords(page)).filter((r) => r.subject === "clock" && r.detail?.startsWith("link.open")).map((r) => `${r.type}${r.code === undefined ? "" : ` ${r.code}`}`);
+        await expect.poll(linkSteps, { timeout: 15_000 }).toEqual(["capability.ask_user", "capability.refused cancelled_by_user", "capability.ask_user", "capability.user_granted", "capability.invoke", "capability.result"]);
       });
     } finally {
       world.browser.context.off("page", onPage);
@@ -257,6 +272,17 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
       expect(reached).toBe(1);
     });
   }, 180_000);
+
+  it("a view whose app's manifest does not declare link.open: its open-link is refused without asking anyone, and audited", async () => {
+    const lines = () => viewOf("probe").locator("#log li").allTextContents();
+    await scene(async () => {
+      await viewOf("probe").getByRole("button", { name: "Open link" }).click();
+      await expect.poll(lines, { timeout: 30_000 }).toContain("link refused");
+      expect(await page.getByRole("dialog").count()).toBe(0);
+      const refused = (await auditRecords(page)).filter((r) => r.subject === "probe" && r.detail?.startsWith("link.open"));
+      expect(refused.map((r) => `${r.type} ${r.code}`)).toEqual(["capability.refused capability_not_declared"]);
+    });
+  }, 60_000);
 
   it("disabling an app takes its views down: the card says the app is no longer enabled, and no frame of it is left", async () => {
     await scene(async () => {

@@ -27,7 +27,7 @@ import type { FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "./sandbox-product.app.js";
 import { installAsDefaultApp, startOneAppHost, type SignedAppHost } from "./signed-app.js";
-import { SCREENSHOTS } from "./support.js";
+import { auditRecords, SCREENSHOTS } from "./support.js";
 
 const APP = HOSTILE_APP;
 const PURPOSE = HOSTILE_PURPOSE;
@@ -206,24 +206,6 @@ async function nextLogLine(action: () => Promise<void>): Promise<string> {
   return (await logLines())[before]!;
 }
 
-/** The Runtime's audit log, read from its IndexedDB store in the host page (one object store, [collection, key]). */
-async function auditRecords(): Promise<{ type: string; subject?: string; detail?: string; code?: string }[]> {
-  return page.evaluate(async () => {
-    const request = <T>(r: IDBRequest<T>) => new Promise<T>((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
-    const out: { type: string; subject?: string; detail?: string; code?: string }[] = [];
-    for (const { name } of await indexedDB.databases()) {
-      if (name === undefined) continue;
-      const db = await request(indexedDB.open(name));
-      if (db.objectStoreNames.contains("entries")) {
-        const values = await request(db.transaction("entries").objectStore("entries").getAll(IDBKeyRange.bound(["audit", ""], ["audit", "\uffff"])));
-        for (const value of values as { kind: string; text?: string }[]) if (value.kind === "json" && value.text !== undefined) out.push(JSON.parse(value.text) as (typeof out)[number]);
-      }
-      db.close();
-    }
-    return out;
-  });
-}
-
 /** Opens the default app (the hostile one) by loading the host, and waits for its corpus to finish. */
 async function openInFront(): Promise<void> {
   await expect.poll(() => page.locator("#app-area").getAttribute("data-app"), { timeout: 15_000 }).toBe(APP.app_scope);
@@ -274,7 +256,7 @@ describe("issue 27: a hostile app in the real product (Chromium, real host, real
     expect(await logLines()).toEqual(["execCommand copy: false, cut: false", "copy event: TypeError"]);
     expect(await promptsShown()).toBe(0);
     // Nothing of it reached the Capability Gateway.
-    expect((await auditRecords()).filter((r) => r.detail?.startsWith("clipboard.write"))).toEqual([]);
+    expect((await auditRecords(page)).filter((r) => r.detail?.startsWith("clipboard.write"))).toEqual([]);
     expect(since(before)).toEqual(NOTHING);
   });
 
@@ -289,7 +271,7 @@ describe("issue 27: a hostile app in the real product (Chromium, real host, real
     expect(await promptsShown()).toBe(0);
     expect(await dialog().evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
     // The Runtime's audit log (its IndexedDB store): the invocation with the app's purpose, then its result.
-    const audited = (await auditRecords()).filter((r) => r.detail?.startsWith("clipboard.write"));
+    const audited = (await auditRecords(page)).filter((r) => r.detail?.startsWith("clipboard.write"));
     expect(audited).toEqual([
       expect.objectContaining({ type: "capability.invoke", subject: APP.app_scope, detail: expect.stringMatching(new RegExp(`^clipboard\\.write \\S+: ${PURPOSE.replace(/\./g, "\\.")}$`)) as unknown as string }),
       expect.objectContaining({ type: "capability.result", subject: APP.app_scope, detail: expect.stringMatching(/^clipboard\.write \S+: completed$/) as unknown as string }),

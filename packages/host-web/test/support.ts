@@ -294,10 +294,10 @@ export async function runSuiteInChromium(entry: string, runner: string): Promise
   return { results, close };
 }
 
-/** The Runtime's audit records of one `type` in the page's profile (its IndexedDB), oldest first. */
-export async function auditRecords(page: Page, type: string): Promise<{ readonly subject?: string; readonly detail?: string }[]> {
+/** The Runtime's audit records in the page's profile (its IndexedDB), oldest first: all, or those of one `type`. */
+export async function auditRecords(page: Page, type?: string): Promise<{ readonly type: string; readonly subject?: string; readonly detail?: string; readonly code?: string }[]> {
   return page.evaluate(async (wanted) => {
-    const found: { subject?: string; detail?: string }[] = [];
+    const found: { type: string; subject?: string; detail?: string; code?: string }[] = [];
     for (const info of await indexedDB.databases()) {
       if (info.name === undefined) continue;
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
@@ -314,13 +314,13 @@ export async function auditRecords(page: Page, type: string): Promise<{ readonly
         });
         for (const record of records as { kind: string; text?: string }[]) {
           if (record.kind !== "json" || record.text === undefined) continue;
-          const body = JSON.parse(record.text) as { type?: string; subject?: string; detail?: string };
-          if (body.type === wanted) found.push({ ...(body.subject === undefined ? {} : { subject: body.subject }), ...(body.detail === undefined ? {} : { detail: body.detail }) });
+          const body = JSON.parse(record.text) as { type: string; subject?: string; detail?: string; code?: string };
+          if (wanted === null || body.type === wanted) found.push(body);
         }
       } finally {
         db.close();
       }
     }
     return found;
-  }, type);
+  }, type ?? null);
 }

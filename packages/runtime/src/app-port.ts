@@ -318,7 +318,7 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
       const tool = activeVersion(appScope)?.manifest.tools?.find((t) => t.method === method);
       if (tool?.backend === undefined || tool.view === undefined) throw new LineUpError("not_found", `${appScope} has no tool ${method} with a view`, { path: "/method" });
       const read = await backends.readView(appScope, tool.backend.id, tool.view.resource_uri, viewOptions);
-      return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, await store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
+      return mcpViewOf(tool.backend.method, tool.view.resource_uri, read, tool.view.csp, await store.get(RUNTIME_COLLECTIONS.settings, viewGrantKey(appScope, tool.view.resource_uri)));
     },
     async exportEvidence(request) {
       requireEnabled();

@@ -69,7 +69,7 @@ export { createAppStorageService, APP_STORE_META, type AppStorageApi, type AppSt
 export { createBackendService, remoteHttpRunners, type BackendRunners, type BackendRunnerFactory, type BackendService } from "./backends/service.js";
 export { createRemoteHttpRunner, type RemoteHttpOptions } from "./backends/remote-http.js";
 export * from "./backends/runner.js";
-export { mcpViewOf, MCP_APP_MIME_TYPE, MAX_MCP_VIEW_BYTES, type McpView } from "./backends/mcp-view.js";
+export { mcpViewOf, mcpViewOrigins, MCP_APP_MIME_TYPE, MAX_MCP_VIEW_BYTES, type McpView, type McpViewOrigins } from "./backends/mcp-view.js";
 export { manifestFromMcp, mcpOutputSchema, mcpToolViewUri, MCP_BACKEND_ID, type McpManifestRequest, type McpToolInfo } from "./backends/mcp-manifest.js";
 export { storageCall } from "./app-services.js";
 export * from "./workflows/run.js";

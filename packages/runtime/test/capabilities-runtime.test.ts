@@ -4,12 +4,14 @@
  * rate limit, the user's confirmation (asked once; a denial is a Settings entry), the host — and
  * resolves with a closed-set result; every decision is in the audit log before its effect.
  */
-import type { CapabilityName, CapabilityResult, JsonValue } from "@lineup/protocol";
+import type { AppScope, CapabilityName, CapabilityResult, JsonValue } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
 import {
   createMemoryStore,
+  manifestFromMcp,
   RUNTIME_COLLECTIONS,
   RUNTIME_SCHEMA,
+  type BackendRunners,
   type CapabilityPolicy,
   type MemoryStoreData,
 } from "../src/index.js";
@@ -20,6 +22,7 @@ import { createFakeClock, createMemoryStoreData, FakeAppServer, settle, startDev
 
 const MIC: CapabilityName = "microphone.record";
 const CLIPBOARD: CapabilityName = "clipboard.write";
+const LINK: CapabilityName = "link.open";
 
 interface World {
   readonly d: Device;
@@ -32,7 +35,7 @@ interface World {
 }
 
 /** A Runtime with the voice app (microphone.record) and the whiteboard (clipboard.write) installed, voice in front. */
-async function world(options: { supported?: readonly CapabilityName[]; policy?: CapabilityPolicy; data?: MemoryStoreData; install?: boolean } = {}): Promise<World> {
+async function world(options: { supported?: readonly CapabilityName[]; policy?: CapabilityPolicy; data?: MemoryStoreData; install?: boolean; backends?: BackendRunners } = {}): Promise<World> {
   const server = new FakeAppServer();
   const clock = createFakeClock();
   const host = new FakeHost(options.supported ?? [MIC, CLIPBOARD]);
@@ -41,7 +44,7 @@ async function world(options: { supported?: readonly CapabilityName[]; policy?: 
   const d = await startDevice(server, data, {
     clock,
     run: options.data === undefined ? "r0" : "r1",
-    extra: { trustedPublishers: [key.trustedKey], host, ...(options.policy === undefined ? {} : { capabilityPolicy: options.policy }) },
+    extra: { trustedPublishers: [key.trustedKey], host, ...(options.policy === undefined ? {} : { capabilityPolicy: options.policy }), ...(options.backends === undefined ? {} : { backends: options.backends }) },
   });
   if (options.install !== false) {
     for (const manifest of [{ ...voiceManifest(), name: "Voice notes" }, whiteboardWithClipboard("1.0.0")]) {
@@ -64,11 +67,15 @@ async function world(options: { supported?: readonly CapabilityName[]; policy?: 
 
 const outcome = (r: CapabilityResult): string => (r.status === "completed" ? "completed" : `${r.status}/${r.code}`);
 
-async function auditTypes(data: MemoryStoreData): Promise<string[]> {
+async function auditRecords(data: MemoryStoreData): Promise<{ type: string; subject?: string; code?: string }[]> {
   const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
   const records = await store.range(RUNTIME_COLLECTIONS.audit);
   await store.close();
-  return records.map((r) => (r.value as { type: string }).type);
+  return records.map((r) => r.value as { type: string; subject?: string; code?: string });
+}
+
+async function auditTypes(data: MemoryStoreData): Promise<string[]> {
+  return (await auditRecords(data)).map((r) => r.type);
 }
 
 describe("the Capability Gateway in the Runtime", () => {
@@ -121,6 +128,40 @@ describe("the Capability Gateway in the Runtime", () => {
     const first = ["capability.ask_user", "capability.user_granted", "capability.invoke", "capability.result"].map((t) => types.indexOf(t));
     expect(first.every((i) => i >= 0)).toBe(true);
     expect([...first].sort((a, b) => a - b)).toEqual(first);
+  });
+
+  it("an MCP Apps view's open-link is its app's link.open: asked, audited, invoked; refused when its manifest does not declare it", async () => {
+    const VIEW = "ui://maps/view.html";
+    // Its MCP server is never started here: only its view's requests are.
+    const w = await world({ supported: [MIC, CLIPBOARD, LINK], backends: { "mcp-stdio": () => { throw new Error("not started in this test"); } } });
+    // As `lineup app from-mcp` makes it (a server with a view declares link.open), and a hand-written one without it.
+    const generated = manifestFromMcp({ app_scope: "maps" as AppScope, version: "1.0.0", name: "Maps", entry: "server/index.js", tools: [{ name: "show", inputSchema: { type: "object" }, _meta: { ui: { resourceUri: VIEW } } }] });
+    expect(generated.capabilities).toEqual([{ name: LINK, purpose: expect.any(String) as string }]);
+    const { capabilities: _declared, ...undeclared } = { ...generated, app_scope: "bare" as AppScope };
+    for (const manifest of [generated, undeclared]) {
+      expect(await w.d.runtime.appManager.install(await signedBundle(manifest), { approved: true })).toMatchObject({ status: "succeeded" });
+    }
+    const open = (appScope: string, view: string) => w.d.runtime.appPort(appScope).requestCapability({ capability: LINK, purpose: "Its view asks to open https://maps.example/", input: { url: "https://maps.example/" }, view });
+
+    // The voice app is in front; the view stands for itself (the host shows it), so it is not refused for the foreground.
+    expect(outcome(await open("maps", VIEW))).toBe("completed");
+    expect(w.host.prompts).toMatchObject([{ app_scope: "maps", app_name: "Maps", capability: LINK }]);
+    expect(w.host.invocations).toMatchObject([{ app_scope: "maps", capability: LINK, input: { url: "https://maps.example/" } }]);
+    // A view that is not one of the app's, and an app whose manifest does not declare link.open: refused, nobody asked.
+    expect(outcome(await open("maps", "ui://elsewhere/view.html"))).toBe("permission_denied/not_owner");
+    expect(outcome(await open("bare", VIEW))).toBe("permission_denied/capability_not_declared");
+    expect(w.host.prompts).toHaveLength(1);
+    expect(w.host.invocations).toHaveLength(1);
+    expect(await w.d.runtime.verifyAudit()).toMatchObject({ ok: true });
+    await w.d.stop();
+    expect((await auditRecords(w.data)).filter((r) => r.type.startsWith("capability.") && r.subject !== "voice").map((r) => `${r.subject} ${r.type}${r.code === undefined ? "" : ` ${r.code}`}`)).toEqual([
+      "maps capability.ask_user",
+      "maps capability.user_granted",
+      "maps capability.invoke",
+      "maps capability.result",
+      "maps capability.refused not_owner",
+      "bare capability.refused capability_not_declared",
+    ]);
   });
 
   it("a dialog closed without a choice (Escape) refuses this request but is not remembered: the next one asks again", async () => {

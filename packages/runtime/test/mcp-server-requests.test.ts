@@ -21,6 +21,7 @@ const SEEN = { type: "object" } as const;
 
 const VIEW_URI = "ui://booking/table.html";
 const VIEW_ORIGIN = "https://api.booking.example";
+const LATE_ORIGIN = "https://late.booking.example";
 
 /** A stateful Streamable HTTP MCP server (the SDK's `McpServer`) whose tools ask the client. */
 async function askingServer(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -41,9 +42,10 @@ async function askingServer(): Promise<{ url: string; close: () => Promise<void>
       message: "Which table do you want?",
       requestedSchema: { type: "object", properties: { seats: { type: "integer", minimum: 1, maximum: 12 }, terrace: { type: "boolean" } }, required: ["seats"] },
     };
-    // Its view declares the origin it would reach (`_meta.ui.csp`); the host keeps it from the view without a grant.
+    // Its view declares the origins it would reach (`_meta.ui.csp`); the host keeps them from the view without a grant.
+    // LATE_ORIGIN came after the bundle was made: the manifest does not declare it, so it is never asked for nor granted.
     mcp.registerResource("table", VIEW_URI, { mimeType: "text/html;profile=mcp-app" }, () => ({
-      contents: [{ uri: VIEW_URI, mimeType: "text/html;profile=mcp-app", text: "<!doctype html><p>Your table</p>", _meta: { ui: { csp: { connectDomains: [VIEW_ORIGIN], resourceDomains: [] } } } }],
+      contents: [{ uri: VIEW_URI, mimeType: "text/html;profile=mcp-app", text: "<!doctype html><p>Your table</p>", _meta: { ui: { csp: { connectDomains: [VIEW_ORIGIN, LATE_ORIGIN], resourceDomains: [] } } } }],
     }));
     mcp.registerTool("book", { description: "Asks its client.", _meta: { ui: { resourceUri: VIEW_URI } } }, (extra) =>
       outcome(() => mcp.server.elicitInput(form, { relatedRequestId: extra.requestId })),
@@ -80,6 +82,8 @@ function bookingManifest(url: string): AppManifest {
     name: "Booking",
     entry: "unused.js",
     tools: ["book", "think"].map((name) => ({ name, inputSchema: { type: "object" }, outputSchema: SEEN, ...(name === "book" ? { _meta: { ui: { resourceUri: VIEW_URI } } } : {}) })),
+    // What `lineup app from-mcp` read from the view when the bundle was made.
+    views: { [VIEW_URI]: { connect_domains: [VIEW_ORIGIN], resource_domains: [] } },
     call_timeout_ms: 2_500,
   });
   const { entry: _entry, runtime: _runtime, ...backend } = generated.backends![0]!;
@@ -187,17 +191,17 @@ describe("an MCP back-end's requests to its host", () => {
     expect(sampled).toEqual(["booking"]);
   }, 60_000);
 
-  it("a view's declared origins are granted only as the person stores them, only while it declares them, and forgotten with the app", async () => {
+  it("a view's declared origins are granted only as the person stores them, only while both it and the manifest declare them, and forgotten with the app", async () => {
     await start({});
     const runtime = d!.runtime;
     const read = () => runtime.appPort("booking").readMcpView("booking.book");
-    expect(await read()).toMatchObject({ uri: VIEW_URI, csp: { connect_domains: [VIEW_ORIGIN] }, granted: { connect_domains: [], resource_domains: [] } });
-    // A grant of more than the view declares keeps only what it declares.
-    await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"] });
+    expect(await read()).toMatchObject({ uri: VIEW_URI, csp: { connect_domains: [VIEW_ORIGIN], resource_domains: [] }, granted: { connect_domains: [], resource_domains: [] } });
+    // A grant of more than the view and its manifest declare keeps only what both declare.
+    await runtime.settings.setViewGrant("booking", VIEW_URI, { connect_domains: [VIEW_ORIGIN, LATE_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"] });
     expect((await read()).granted).toEqual({ connect_domains: [VIEW_ORIGIN], resource_domains: [] });
     // Settings lists what the person allowed, as they allowed it.
     expect(await runtime.settings.viewGrants()).toEqual([
-      { app_scope: "booking", resource_uri: VIEW_URI, connect_domains: [VIEW_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"], decided_at: expect.any(String) },
+      { app_scope: "booking", resource_uri: VIEW_URI, connect_domains: [VIEW_ORIGIN, LATE_ORIGIN, "https://elsewhere.example"], resource_domains: ["https://cdn.example"], decided_at: expect.any(String) },
     ]);
     await expect(runtime.settings.setViewGrant("booking", "https://not-a-view", { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "invalid_params" });
     await expect(runtime.settings.setViewGrant("nobody", VIEW_URI, { connect_domains: [], resource_domains: [] })).rejects.toMatchObject({ code: "app_not_installed" });

@@ -3,7 +3,8 @@
  * (issue 22 §2, docs/bundle.md "An MCP server as an app"): starts the MCP server with the SDK's own client over stdio,
  * reads its tools and resources, and writes a signed bundle that wraps it: the server's folder (every file beside and
  * under its entry) as `server/`, the type of its nearest `package.json`, and a manifest made from its tools
- * (`manifestFromMcp`: an `mcp-stdio` back-end run with ARGS, one tool per MCP tool, its view when it names one).
+ * (`manifestFromMcp`: an `mcp-stdio` back-end run with ARGS, one tool per MCP tool, its view when it names one, with
+ * the origins that view's resource declares, read from the server now, and `link.open` when it has a view).
  * A person installs it through Apps with the usual review. The Runtime runs the server on Node only, so the command
  * must be `node` and a `.js`, `.mjs` or `.cjs` file.
  */
@@ -89,6 +90,7 @@ export const appFromMcpCommand: Command = async (argv, io) => {
     entry,
     args: request.args,
     tools: described.tools as unknown as McpToolInfo[],
+    views: described.views,
   });
   files.set("index.html", new TextEncoder().encode(`<!doctype html><meta charset="utf-8"><title>${request.scope}</title>\n`));
   const packed = await packBundle({ manifest, files, compression: "deflate" });
@@ -98,7 +100,10 @@ export const appFromMcpCommand: Command = async (argv, io) => {
   if (!signed.ok) return refused(signed.error.code, signed.error.message);
   const views = (manifest.tools ?? []).filter((t) => t.view !== undefined).length;
   io.out(`wrote ${request.out}: ${request.scope} ${request.version}, ${manifest.tools!.length} tools from ${described.server.name} (${views} with a view), ${described.resources.length} resources, signed (${signed.value.bytes} bytes)`);
-  for (const tool of manifest.tools ?? []) io.out(`  ${tool.method} ← ${tool.backend!.method}${tool.view === undefined ? "" : ` (view ${tool.view.resource_uri})`}`);
+  for (const tool of manifest.tools ?? []) {
+    const origins = [...(tool.view?.csp?.connect_domains ?? []), ...(tool.view?.csp?.resource_domains ?? [])];
+    io.out(`  ${tool.method} ← ${tool.backend!.method}${tool.view === undefined ? "" : ` (view ${tool.view.resource_uri}${origins.length === 0 ? "" : `, may ask to reach ${origins.join(" ")}`})`}`);
+  }
   return 0;
 };
 

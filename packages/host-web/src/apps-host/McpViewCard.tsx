@@ -9,7 +9,9 @@
  * - `ui/message`: the person's message in the call's conversation (`conversation.send_text` through the chat's port),
  *   without a second question: the view is on screen in that conversation, and MCP Apps means it as the person
  *   speaking (docs/mcp.md);
- * - `ui/open-link`: the shell's confirmation dialog, then a new browser tab (https only);
+ * - `ui/open-link`: the app's `link.open` through the Capability Gateway (`AppPort.requestCapability` with the view's
+ *   `ui://` address: declared in the manifest, policy, the person's confirmation as the capability's rules have it,
+ *   audited), then a new browser tab (https only);
  * - `ui/request-display-mode` and the card's own buttons: `inline_card` in the chat, `foreground` over the app area,
  *   `pip` in a corner. The frame never moves in the DOM (a moved iframe reloads): the card's class places it;
  * - the CSP origins the view declares: none until the person allows them here (`RuntimeSettings.setViewGrant`); the
@@ -19,15 +21,13 @@
  * when its app is disabled or removed.
  */
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
-import { CAPABILITIES, type DisplayMode, type JsonObject } from "@lineup/protocol";
+import type { DisplayMode, JsonObject } from "@lineup/protocol";
 import type { LineUpRuntime, McpView, ToolCallView } from "@lineup/runtime";
 import { ResultCardContext } from "./ResultCard.js";
 import type { MountedMcpView } from "./mcp-view.js";
 import { sessionDataStorage } from "./mcp-view-storage.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 import { appLocale } from "./locale.js";
-import { shellPromptQueue } from "../host-provider/index.js";
-import { openLink } from "../host-provider/small-capabilities.js";
 import { t } from "../i18n/index.js";
 
 const MODES: readonly DisplayMode[] = ["inline_card", "foreground", "pip"];
@@ -131,11 +131,8 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
             await runtime.appPort("chat").dispatch({ type: "conversation.send_text", conversation_id: call.conversation_id, text: text.slice(0, 8_000) });
           },
           async openLink(url) {
-            const request_id = `view-link-${crypto.randomUUID()}`;
-            const spec = CAPABILITIES["link.open"];
-            const answer = await shellPromptQueue.confirm({ request_id, app_scope: call.app_scope, app_name: appName, capability: "link.open", purpose: t("mcpView.openLinkPurpose", { url: url.slice(0, 300) }), description: spec.description, risk: spec.risk });
-            if (answer !== "allow") return false;
-            return openLink({ request_id, app_scope: call.app_scope, capability: "link.open", input: { url }, signal: new AbortController().signal }).status === "completed";
+            const result = await port.requestCapability({ capability: "link.open", purpose: t("mcpView.openLinkPurpose", { url: url.slice(0, 300) }), input: { url }, view: view.uri });
+            return result.status === "completed";
           },
           async requestDisplayMode(next) {
             setMode(next);

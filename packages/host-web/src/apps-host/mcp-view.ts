@@ -12,8 +12,8 @@
  * | `ui/initialize` | host context from the Host Bridge snapshot: theme, locale, display mode and the modes on offer, the tool |
  * | `ui/notifications/tool-input`, `tool-input-partial`, `tool-result`, `tool-cancelled` | `toolInput`, `toolInputPartial`, `toolResult`, `toolCancelled`: the agent's call as the Runtime follows it |
  * | `tools/call` (the view's own) | `host.callTool`: the app's back-end, through the back-end service's checks |
- * | `ui/message` | `host.message`: a message into the conversation's chat |
- * | `ui/open-link` | `host.openLink`: only after the person confirms; refused otherwise |
+ * | `ui/message` | `host.message`: a message into the conversation's chat, at most `MCP_VIEW_MESSAGE_LIMIT` (past it the view's request fails `rate_limited`) |
+ * | `ui/open-link` | `host.openLink`: the app's `link.open` through the Capability Gateway; `isError` when refused |
  * | `ui/request-display-mode` | `host.requestDisplayMode`: `inline` → `inline_card`, `fullscreen` → `foreground`, `pip` → `pip` |
  * | `ui/notifications/size-changed` | the frame's height (clamped) |
  * | `ui/resource-teardown` | `close()`: asked before the frame goes |
@@ -24,7 +24,7 @@
  * host does not declare those capabilities.
  */
 import { AppBridge, PostMessageTransport, type McpUiDisplayMode, type McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
-import type { BridgeTheme, DisplayMode } from "@lineup/protocol";
+import { createTokenBucket, ERROR_CODES, type BridgeTheme, type DisplayMode, type RateLimit } from "@lineup/protocol";
 import { createSandboxedFrame, PAGE_REFUSALS } from "../surface-host/index.js";
 import { viewFramePath, type ViewCspGrant } from "../surface-host/view-csp.js";
 import { isViewStorageItems, MCP_VIEW_STORAGE_LIMIT, viewStorageSize, type McpViewStorage } from "./mcp-view-storage.js";
@@ -35,7 +35,7 @@ export interface McpViewHost {
   callTool(name: string, args: Record<string, unknown>): Promise<{ content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean }>;
   /** `ui/message`: the text goes into the conversation's chat. */
   message(text: string): Promise<void>;
-  /** `ui/open-link`: resolves `true` once the person confirmed and it opened, `false` when they declined. */
+  /** `ui/open-link`: resolves `true` once it opened, `false` when it was refused (the person declined, not declared, policy…). */
   openLink(url: string): Promise<boolean>;
   /** `ui/request-display-mode`: moves the view to the LineUp placement; resolves with the mode now in effect. */
   requestDisplayMode(mode: DisplayMode): Promise<DisplayMode>;
@@ -69,7 +69,15 @@ export interface McpViewOptions {
    * one served with them in its policy (`surface-host/view-csp.ts`). Without it the frame reaches no network.
    */
   readonly grant?: ViewCspGrant;
+  /** How many `ui/message`s the view may send (default `MCP_VIEW_MESSAGE_LIMIT`). */
+  readonly messageLimit?: RateLimit;
 }
+
+/**
+ * A view's `ui/message`s become the person's messages: a few at once (a person's clicks), then one every 2 s. Past it
+ * the request fails with the JSON-RPC error of `rate_limited` (`data.code`), so the view knows it was not sent.
+ */
+export const MCP_VIEW_MESSAGE_LIMIT: RateLimit = { burst: 5, perSecond: 0.5 };
 
 
 export interface MountedMcpView {
@@ -89,6 +97,11 @@ export interface MountedMcpView {
 const TO_MCP: Record<DisplayMode, McpUiDisplayMode> = { foreground: "fullscreen", pip: "pip", inline_card: "inline" };
 const FROM_MCP: Record<McpUiDisplayMode, DisplayMode> = { fullscreen: "foreground", pip: "pip", inline: "inline_card" };
 const TEARDOWN_MS = 2_000;
+
+/** An error the bridge answers as this JSON-RPC error: the LineUp code's number, and the code in `data` (as `lineup mcp` does). */
+function typedError(code: "rate_limited", message: string): Error {
+  return Object.assign(new Error(message), { code: ERROR_CODES[code].rpc, data: { code, retryable: ERROR_CODES[code].retryable } });
+}
 
 const textOf = (content: readonly unknown[]): string =>
   content
@@ -130,9 +143,11 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
       return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true } as never;
     }
   };
+  const messages = createTokenBucket(options.messageLimit ?? MCP_VIEW_MESSAGE_LIMIT, () => Date.now());
   bridge.onmessage = async (params) => {
     const text = textOf(params.content as unknown[]);
     if (text === "") return { isError: true };
+    if (!messages.take()) throw typedError("rate_limited", `too many messages from the view of ${context.tool.name}: try again in ${Math.ceil(messages.waitMs() / 1000)} s`);
     try {
       await host.message(text);
       return {};

@@ -22,11 +22,12 @@ export interface HostConfig {
    */
   readonly builtin_apps: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string; readonly localized?: LocalizedTexts }[];
   /**
-   * The host's local back-end service (`npm start`'s host server): its `ws://` URL and this start's secret. With it
-   * the page runs `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http` back-ends there; without it they are
-   * `unsupported_on_host`.
+   * The host's local back-end service: its `ws://` URL. `npm start`'s host server serves no secret (it adds the
+   * service's secret to the page's connection itself); the desktop's config file, which only this user can read, holds
+   * its own service's `secret`. With it the page runs `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http`
+   * back-ends there; without it they are `unsupported_on_host`.
    */
-  readonly local_backends?: { readonly url: string; readonly secret: string };
+  readonly local_backends?: { readonly url: string; readonly secret?: string };
   /** How long an app instance stays loaded in the background, idle, before it is suspended (spec 4.4); default 600. */
   readonly suspend_idle_seconds?: number;
 }
@@ -77,8 +78,9 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   const local = record["local_backends"];
   if (local !== undefined) {
     const service = local as Record<string, unknown> | null;
-    if (typeof service?.["url"] !== "string" || !isWebSocketUrl(service["url"]) || typeof service["secret"] !== "string" || !/^[0-9a-f]{32,128}$/.test(service["secret"])) {
-      return fail("invalid_params", "local_backends is { url: a ws:// URL, secret: hex }", "/local_backends");
+    const secret = service?.["secret"];
+    if (typeof service?.["url"] !== "string" || !isWebSocketUrl(service["url"]) || (secret !== undefined && (typeof secret !== "string" || !/^[0-9a-f]{32,128}$/.test(secret)))) {
+      return fail("invalid_params", "local_backends is { url: a ws:// URL, secret?: hex }", "/local_backends");
     }
   }
   const idle = record["suspend_idle_seconds"];
@@ -87,7 +89,7 @@ export function parseHostConfig(value: unknown): Result<HostConfig> {
   }
   return ok({
     ...(idle === undefined ? {} : { suspend_idle_seconds: idle }),
-    ...(local === undefined ? {} : { local_backends: { url: (local as { url: string }).url, secret: (local as { secret: string }).secret } }),
+    ...(local === undefined ? {} : { local_backends: local as { url: string; secret?: string } }),
     server_url: serverUrl,
     device_token: token.trim(),
     agent_id: agentId,

@@ -3,16 +3,19 @@
  * through the host's site (`serving/site.ts`: the page's CSP cut to the configured AppServer, the frame
  * page's headers, `/lineup-config.json`, the built-in bundles). Only GET and HEAD; only the loopback Host
  * header (a DNS-rebinding page cannot read the token). With `localBackends` it also runs the local back-end service
- * (`@lineup/runtime/node`'s `createLocalBackendService`) on the same port, and the served config names it with this
- * start's secret; only this server's own origin may connect.
+ * (`@lineup/runtime/node`'s `createLocalBackendService`) on the same port, and the served config names its URL. The
+ * service's secret stays in this process: the server passes on an upgrade only from this server's own origin and from
+ * a socket owned by this server's own OS user (`loopback-peer.ts`), and adds the secret itself. So a page or a process
+ * that reads `/lineup-config.json` learns no secret, and another account on the machine cannot drive the service.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { join, normalize, resolve, sep } from "node:path";
-import { LOCAL_BACKENDS_PATH, createLocalBackendService, type LocalBackendService } from "@lineup/runtime/node";
+import { LOCAL_BACKENDS_PATH, LOCAL_BACKENDS_SECRET_PREFIX, createLocalBackendService, type LocalBackendService } from "@lineup/runtime/node";
 import { createSite, type ServedConfig } from "../serving/site.js";
+import { loopbackPeerUid } from "./loopback-peer.js";
 
 export { grantedFramePage, policyFor, surfaceFrameHeaders, type ServedConfig } from "../serving/site.js";
 
@@ -29,7 +32,12 @@ export interface HostServerOptions {
    * Runs the local back-end service: the page's `mcp-stdio`, `mcp-http`, `stdio-jsonrpc` and `local-http` back-ends
    * run in this process, their files and programs under `dataDir`. Needs `config` (the page learns of it there).
    */
-  readonly localBackends?: { readonly dataDir: string; readonly diagnostics?: (error: unknown, context: string) => void };
+  readonly localBackends?: {
+    readonly dataDir: string;
+    readonly diagnostics?: (error: unknown, context: string) => void;
+    /** Who owns the peer's socket (default `loopbackPeerUid`); an upgrade from another user's is refused 403. */
+    readonly peerUid?: (peerPort: number, serverPort: number) => number | undefined;
+  };
 }
 
 export interface HostServer {
@@ -75,8 +83,23 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       send(res, 500, headers, body);
     });
   });
+  const ownUid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  const peerUid = options.localBackends?.peerUid ?? loopbackPeerUid;
+  /** The page's upgrade to the service: only from a socket of this server's own user; then with the secret added. */
+  const toService = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    if (service === undefined || new URL(req.url ?? "/", "http://127.0.0.1").pathname !== LOCAL_BACKENDS_PATH) return false;
+    const owner = ownUid === undefined ? undefined : peerUid((socket as Duplex & { remotePort?: number }).remotePort ?? 0, port);
+    if (owner === undefined || owner !== ownUid) {
+      options.localBackends?.diagnostics?.(new Error(`local back-end service: a connection from ${owner === undefined ? "a socket whose owner this system cannot tell" : `user ${owner}`} was refused`), "local back-end refused");
+      socket.end("HTTP/1.1 403 Forbidden\r\nconnection: close\r\ncontent-type: text/plain\r\ncontent-length: 10\r\n\r\nwrong user");
+      return true;
+    }
+    const offered = (req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "" && !p.startsWith(LOCAL_BACKENDS_SECRET_PREFIX));
+    req.headers["sec-websocket-protocol"] = [...offered, `${LOCAL_BACKENDS_SECRET_PREFIX}${service.secret}`].join(", ");
+    return service.handleUpgrade(req, socket, head);
+  };
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (service !== undefined && loopbackHost(req) && service.handleUpgrade(req, socket, head)) return;
+    if (loopbackHost(req) && toService(req, socket, head)) return;
     socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
   });
   await new Promise<void>((resolveListen, reject) => {
@@ -91,7 +114,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       origins: [`http://127.0.0.1:${port}`, `http://localhost:${port}`],
       ...(options.localBackends.diagnostics === undefined ? {} : { diagnostics: options.localBackends.diagnostics }),
     });
-    config = { ...config, local_backends: { url: `ws://127.0.0.1:${port}${LOCAL_BACKENDS_PATH}`, secret: service.secret } };
+    config = { ...config, local_backends: { url: `ws://127.0.0.1:${port}${LOCAL_BACKENDS_PATH}` } };
   }
   site = createSite({
     indexHtml,

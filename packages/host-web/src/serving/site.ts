@@ -16,8 +16,8 @@ export interface ServedConfig {
   readonly workspace_id?: string;
   readonly trusted_publishers?: readonly { readonly key_id: string; readonly public_key: string; readonly label?: string }[];
   readonly builtin_apps?: readonly { readonly name: string; readonly file: string; readonly app_scope?: string; readonly version?: string }[];
-  /** The host's local back-end service (`node/serve.ts` adds it when it runs one). */
-  readonly local_backends?: { readonly url: string; readonly secret: string };
+  /** The host's local back-end service (`node/serve.ts` adds it when it runs one): its URL; never its secret. */
+  readonly local_backends?: { readonly url: string };
   /** How long an app stays loaded in the background, idle, before it is suspended; the page's default is 600. */
   readonly suspend_idle_seconds?: number;
 }

@@ -1,6 +1,7 @@
 // An MCP Apps view written with ext-apps' own `App`, for the host's side of the protocol: it lists what the host tells
 // it (tool input, partial input, result, cancel, display mode), asks for picture-in-picture from its button, and counts
-// its openings in `localStorage`, and fetches the address its page names (if any). The test bundles it into one inline page, as an MCP server would serve it.
+// its openings in `localStorage`, fetches the address its page names (if any), and sends as many `ui/message`s at once
+// as its page names (if any), listing each answer. The test bundles it into one inline page, as an MCP server would serve it.
 import { App, PostMessageTransport } from "@modelcontextprotocol/ext-apps";
 
 const list = document.getElementById("log")!;
@@ -34,4 +35,21 @@ app.onhostcontextchanged = (context) => {
 document.getElementById("pip")!.addEventListener("click", () => {
   void app.requestDisplayMode({ mode: "pip" }).then((answer) => log(`granted ${answer.mode}`));
 });
-void app.connect(new PostMessageTransport(window.parent, window.parent)).then(() => log(`started ${app.getHostContext()?.displayMode ?? ""}`));
+// Its "Open link" asks the host to open the address its page names, and lists the answer.
+document.getElementById("link")?.addEventListener("click", () => {
+  const url = document.querySelector('meta[name="probe-link"]')?.getAttribute("content") ?? "https://example.com/";
+  app.openLink({ url }).then(
+    (answer) => log(`link ${answer.isError === true ? "refused" : "opened"}`),
+    (error: { data?: { code?: string } }) => log(`link ${error.data?.code ?? "failed"}`),
+  );
+});
+const burst = Number(document.querySelector('meta[name="probe-messages"]')?.getAttribute("content") ?? "0");
+void app.connect(new PostMessageTransport(window.parent, window.parent)).then(() => {
+  log(`started ${app.getHostContext()?.displayMode ?? ""}`);
+  for (let i = 1; i <= burst; i++) {
+    app.sendMessage({ role: "user", content: [{ type: "text", text: `message ${i}` }] }).then(
+      (answer) => log(`message ${i} ${answer.isError === true ? "isError" : "sent"}`),
+      (error: { data?: { code?: string } }) => log(`message ${i} ${error.data?.code ?? "failed"}`),
+    );
+  }
+});

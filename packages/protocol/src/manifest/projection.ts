@@ -32,6 +32,8 @@ export interface ProjectedTool {
   readonly capabilities: readonly CapabilityName[];
   /** The MCP Apps view (`ui://…`) the tool shows in the chat, if it names one. */
   readonly view?: string;
+  /** The origins the view declares it may ask to reach (`view.csp`, both directives); none when it declares none. */
+  readonly view_origins?: readonly string[];
 }
 
 export interface ProjectedSubscription {
@@ -137,6 +139,7 @@ function hostOf(url: string): string {
 export function projectManifest(manifest: AppManifest): ManifestProjection {
   const tools = (manifest.tools ?? []).map((tool): ProjectedTool => {
     const resolved = resolveToolDescriptor(tool);
+    const viewOrigins = [...new Set([...(tool.view?.csp?.connect_domains ?? []), ...(tool.view?.csp?.resource_domains ?? [])])];
     return {
       method: resolved.method,
       contract_version: resolved.contract_version,
@@ -146,6 +149,7 @@ export function projectManifest(manifest: AppManifest): ManifestProjection {
       requires_foreground: resolved.requires_foreground,
       capabilities: resolved.capabilities,
       ...(tool.view === undefined ? {} : { view: tool.view.resource_uri }),
+      ...(viewOrigins.length === 0 ? {} : { view_origins: viewOrigins }),
     };
   });
   const capabilities = (manifest.capabilities ?? [])

@@ -91,6 +91,9 @@ const Description = () => Type.String({ maxLength: 4_000 });
 
 // --- Tool descriptor (spec 7.1) ---
 
+/** The origins an MCP Apps view declares for one CSP directive (`connectDomains`, `resourceDomains`). */
+const ViewOrigins = () => Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^[^\\s;,']+$" }), { maxItems: 32, uniqueItems: true });
+
 export const ToolDescriptorSchema = Closed(
   {
     method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }),
@@ -113,8 +116,17 @@ export const ToolDescriptorSchema = Closed(
     capabilities: Type.Optional(Type.Array(CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
     /** Served by a tool of one of the app's MCP back-ends (`backends[]`), not by a surface: that back-end's `id` and the MCP tool's name. */
     backend: Type.Optional(Closed({ id: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }), method: Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }) })),
-    /** An MCP Apps view (`_meta.ui.resourceUri` of the MCP tool): the `ui://` resource of the same back-end that shows the call. */
-    view: Type.Optional(Closed({ resource_uri: Type.String({ minLength: 6, maxLength: 512, pattern: "^ui://[^\\s]+$" }) })),
+    /**
+     * An MCP Apps view (`_meta.ui.resourceUri` of the MCP tool): the `ui://` resource of the same back-end that shows the
+     * call. `csp`: the origins the view's resource declares (`_meta.ui.csp`), read when the bundle was made, so the install
+     * review lists them; a person's grant covers only origins declared both here and in the live resource.
+     */
+    view: Type.Optional(
+      Closed({
+        resource_uri: Type.String({ minLength: 6, maxLength: 512, pattern: "^ui://[^\\s]+$" }),
+        csp: Type.Optional(Closed({ connect_domains: Type.Optional(ViewOrigins()), resource_domains: Type.Optional(ViewOrigins()) })),
+      }),
+    ),
   },
   { $id: schemaId("tool-descriptor.v1"), title: "Tool descriptor v1" },
 );

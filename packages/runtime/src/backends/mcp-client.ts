@@ -23,6 +23,8 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode as McpErrorC
 import { ERROR_CODES, LineUpError, isErrorCode, type JsonValue, isRecord } from "@lineup/protocol";
 import type { Clock } from "../core/ports.js";
 import { MAX_BACKEND_MESSAGE_BYTES, type BackendHostCalls } from "./runner.js";
+import { mcpToolViewUri } from "./mcp-manifest.js";
+import { mcpViewOrigins, type McpViewOrigins } from "./mcp-view.js";
 
 export const MCP_CLIENT_INFO = { name: "lineup", version: "1.0.0" } as const;
 
@@ -170,9 +172,14 @@ export interface McpServerDescription {
   readonly instructions?: string;
   readonly tools: readonly Record<string, unknown>[];
   readonly resources: readonly Record<string, unknown>[];
+  /** Each `ui://` view a tool names, read (`resources/read`): the origins its `_meta.ui.csp` declares. */
+  readonly views: Readonly<Record<string, McpViewOrigins>>;
 }
 
-/** Connects over `transport`, reads `tools/list` and `resources/list` to their last page, and closes. */
+/**
+ * Connects over `transport`, reads `tools/list` and `resources/list` to their last page and each tool's `ui://` view
+ * (which must be one MCP App page, or the description fails `invalid_result`), and closes.
+ */
 export async function describeMcpServer(transport: Transport, timeoutMs = 30_000): Promise<McpServerDescription> {
   const client = new Client(MCP_CLIENT_INFO);
   try {
@@ -193,9 +200,16 @@ export async function describeMcpServer(transport: Transport, timeoutMs = 30_000
         cursor = page.nextCursor;
       } while (cursor !== undefined && resources.length < 1_000);
     }
+    const views: Record<string, McpViewOrigins> = {};
+    for (const tool of tools) {
+      const uri = mcpToolViewUri(isRecord(tool["_meta"]) ? (tool["_meta"] as Record<string, JsonValue>) : undefined);
+      if (uri === undefined || Object.prototype.hasOwnProperty.call(views, uri)) continue;
+      const read = await client.readResource({ uri }, { timeout: timeoutMs });
+      views[uri] = mcpViewOrigins(uri, { contents: read.contents } as unknown as JsonValue);
+    }
     const info = client.getServerVersion();
     const instructions = client.getInstructions();
-    return { server: { name: info?.name ?? "MCP server", version: info?.version ?? "0.0.0", ...(info?.title === undefined ? {} : { title: info.title }) }, ...(instructions === undefined ? {} : { instructions }), tools, resources };
+    return { server: { name: info?.name ?? "MCP server", version: info?.version ?? "0.0.0", ...(info?.title === undefined ? {} : { title: info.title }) }, ...(instructions === undefined ? {} : { instructions }), tools, resources, views };
   } catch (error) {
     throw mcpErrorToLineUp(error, "the MCP server");
   } finally {

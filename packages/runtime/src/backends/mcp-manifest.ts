@@ -8,9 +8,14 @@
  * - `readOnlyHint` makes it a `query`, otherwise a `command`;
  * - `input_schema` is its `inputSchema`; `output_schema` is the shape of a LineUp result of an MCP tool,
  *   `{content, structuredContent?}`, with its `outputSchema` (when it has one) as `structuredContent`'s schema;
- * - `_meta.ui.resourceUri` (or the older `_meta["ui/resourceUri"]`) naming a `ui://` resource is its `view`.
+ * - `_meta.ui.resourceUri` (or the older `_meta["ui/resourceUri"]`) naming a `ui://` resource is its `view`, with the
+ *   origins that resource's `_meta.ui.csp` declares (`views`, read by `describeMcpServer`) as the view's `csp`.
+ *
+ * A server with a view declares `link.open`: a view's `ui/open-link` is the app's use of it, through the Capability
+ * Gateway (audited, policy-checked, confirmed by the person as `link.open` is).
  */
 import type { AppManifest, AppScope, BackendDeclaration, JsonObject, JsonValue, ToolDescriptor } from "@lineup/protocol";
+import type { McpViewOrigins } from "./mcp-view.js";
 
 /** An MCP tool as `tools/list` gives it (the fields this reads). */
 export interface McpToolInfo {
@@ -29,11 +34,27 @@ export interface McpManifestRequest {
   readonly name?: string;
   readonly description?: string;
   readonly tools: readonly McpToolInfo[];
+  /** The origins each `ui://` view declares (`McpServerDescription.views`); a view not here declares none. */
+  readonly views?: Readonly<Record<string, McpViewOrigins>>;
   /** The server's program in the bundle and its arguments (`mcp-stdio`). */
   readonly entry: string;
   readonly args?: readonly string[];
   readonly memory_mb?: number;
   readonly call_timeout_ms?: number;
+}
+
+/** Why a generated app with views declares `link.open` (shown in the install review and the confirmation). */
+export const MCP_VIEW_LINK_PURPOSE = "Its views may ask to open a link in your browser.";
+
+/** A view's declared origins as its tool's `view.csp`: only the directives that name any. */
+function viewCsp(origins: McpViewOrigins | undefined): { connect_domains?: string[]; resource_domains?: string[] } | undefined {
+  if (origins === undefined) return undefined;
+  // What a manifest can hold (`view.csp`'s schema); anything else could never be granted either.
+  const kept = (list: readonly string[]): string[] => [...new Set(list.filter((o) => o.length <= 256 && /^[^\s;,']+$/.test(o)))].slice(0, 32);
+  const connect = kept(origins.connect_domains);
+  const resource = kept(origins.resource_domains);
+  if (connect.length + resource.length === 0) return undefined;
+  return { ...(connect.length === 0 ? {} : { connect_domains: connect }), ...(resource.length === 0 ? {} : { resource_domains: resource }) };
 }
 
 /** The back-end id every generated manifest gives its MCP server. */
@@ -70,6 +91,10 @@ export function mcpOutputSchema(outputSchema: JsonObject | undefined): JsonObjec
 
 export function manifestFromMcp(request: McpManifestRequest): AppManifest {
   const prefix = snake(request.app_scope);
+  const viewOf = (uri: string): NonNullable<ToolDescriptor["view"]> => {
+    const csp = viewCsp(request.views?.[uri]);
+    return { resource_uri: uri, ...(csp === undefined ? {} : { csp }) };
+  };
   const taken = new Set<string>();
   const tools = request.tools.slice(0, MAX_TOOLS).map((tool): ToolDescriptor => {
     const base = `${prefix}.${snake(tool.name)}`.slice(0, 120);
@@ -87,9 +112,10 @@ export function manifestFromMcp(request: McpManifestRequest): AppManifest {
       output_schema: mcpOutputSchema(tool.outputSchema),
       call_model: tool.annotations?.readOnlyHint === true ? "query" : "command",
       backend: { id: MCP_BACKEND_ID, method: tool.name },
-      ...(view === undefined ? {} : { view: { resource_uri: view } }),
+      ...(view === undefined ? {} : { view: viewOf(view) }),
     };
   });
+  const hasViews = tools.some((tool) => tool.view !== undefined);
   const backend: BackendDeclaration = {
     id: MCP_BACKEND_ID,
     ...(request.name === undefined ? {} : { title: request.name.slice(0, 120) }),
@@ -113,10 +139,11 @@ export function manifestFromMcp(request: McpManifestRequest): AppManifest {
     version: request.version,
     ...(request.name === undefined ? {} : { name: request.name.slice(0, 80) }),
     ...(request.description === undefined ? {} : { description: request.description.slice(0, 2_000) }),
-    runtime_sdk: { api_version: "1", required_features: ["app.tools.v1", "app.backend.v1"] },
+    runtime_sdk: { api_version: "1", required_features: ["app.tools.v1", "app.backend.v1", ...(hasViews ? ["capability.request.v1"] : [])] },
     // Its tools need no page (the server answers them); a view shows in a surface of its own, not at an entrypoint.
     entrypoints: [{ id: "main", kind: "background" }],
     tools,
+    ...(hasViews ? { capabilities: [{ name: "link.open", purpose: MCP_VIEW_LINK_PURPOSE }] } : {}),
     backends: [backend],
   };
 }

@@ -28,8 +28,11 @@ export interface LocalBackendSocket {
 export interface LocalBackendsOptions {
   /** The service's `ws://` URL (the config's `local_backends.url`). */
   readonly url: string;
-  /** The per-start secret (the config's `local_backends.secret`). */
-  readonly secret: string;
+  /**
+   * The service's per-start secret, for a client that holds it (a host in the service's own process). A page has none:
+   * the host server in front of the service adds it to the page's connection after its own checks.
+   */
+  readonly secret?: string;
   /** The page's profile: the service keeps each profile's files and programs apart. */
   readonly profile: string;
   /** Default: the global `WebSocket`. */
@@ -66,7 +69,7 @@ export function createLocalBackendsClient(options: LocalBackendsOptions): LocalB
     if (current !== undefined) return current;
     const attempt = new Promise<Connection>((resolve, reject) => {
       const url = `${options.url}${options.url.includes("?") ? "&" : "?"}profile=${encodeURIComponent(options.profile)}`;
-      const protocols = [LOCAL_BACKENDS_SUBPROTOCOL, `${LOCAL_BACKENDS_SECRET_PREFIX}${options.secret}`];
+      const protocols = [LOCAL_BACKENDS_SUBPROTOCOL, ...(options.secret === undefined ? [] : [`${LOCAL_BACKENDS_SECRET_PREFIX}${options.secret}`])];
       const socket = options.socket?.(url, protocols) ?? (new WebSocket(url, protocols) as unknown as LocalBackendSocket);
       let opened = false;
       const timer = setTimeout(() => {

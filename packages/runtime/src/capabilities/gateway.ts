@@ -51,6 +51,11 @@ export interface CapabilityRequest {
   readonly request_id: string;
   readonly app_scope: string;
   readonly instance_id: string;
+  /**
+   * The `ui://` MCP Apps view of one of the app's tools that asks, shown by the host on screen (a card in the chat):
+   * it stands in the foreground for itself, as the instance in front does.
+   */
+  readonly view?: string;
   readonly capability: string;
   readonly purpose: string;
   readonly input: JsonValue;
@@ -83,7 +88,7 @@ export function standingCapabilityRefusal(state: CapabilityGatewayState, request
   const { capability, app_scope } = request;
   if (!context.appEnabled(app_scope)) return refuseCapability(state, request, "permission_denied", `${app_scope} is not enabled`, "app_disabled");
   if (!context.hostSupports(capability)) return refuseCapability(state, request, "unsupported_on_host", `this host cannot provide ${capability}`);
-  if (CAPABILITIES[capability].requires_foreground && context.foregroundInstanceId !== request.instance_id) {
+  if (CAPABILITIES[capability].requires_foreground && request.view === undefined && context.foregroundInstanceId !== request.instance_id) {
     return refuseCapability(state, request, "permission_denied", `${capability} needs the app in the foreground`, "foreground_required");
   }
   const { policy } = context;
@@ -153,6 +158,7 @@ export function decideCapabilityRequest(state: CapabilityGatewayState, request: 
     request_id: request.request_id,
     app_scope: request.app_scope,
     instance_id: request.instance_id,
+    ...(request.view === undefined ? {} : { view: request.view }),
     capability: request.capability,
     purpose: request.purpose,
     input: request.input,

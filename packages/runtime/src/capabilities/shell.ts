@@ -31,6 +31,11 @@ export interface AppCapabilityRequest {
   readonly input: JsonValue;
   /** The asking instance; without it, the app's instance in the foreground (if any). */
   readonly instance_id?: string;
+  /**
+   * Set by the host, never by an app: the `ui://` MCP Apps view of one of the app's tools that asks, which the host
+   * shows on screen (the view is no instance: `ui/open-link` is its `link.open`).
+   */
+  readonly view?: string;
 }
 
 export interface CapabilityShellOptions {
@@ -113,6 +118,7 @@ export function createCapabilityShell(options: CapabilityShellOptions): Capabili
               purpose: request.purpose,
               input: request.input,
               ...(request.instance_id === undefined ? {} : { instance_id: request.instance_id }),
+              ...(request.view === undefined ? {} : { view: request.view }),
             },
             host: snapshot(request.capability),
           })

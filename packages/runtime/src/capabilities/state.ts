@@ -15,6 +15,8 @@ export interface PendingCapabilityRequest {
   readonly request_id: string;
   readonly app_scope: string;
   readonly instance_id: string;
+  /** The MCP Apps view that asks (`CapabilityRequest.view`), if a view asks rather than an instance. */
+  readonly view?: string;
   readonly capability: CapabilityName;
   readonly purpose: string;
   readonly input: JsonValue;

@@ -135,6 +135,8 @@ export interface CapabilityRequestInput {
   readonly app_scope: string;
   /** The asking instance; without it, the app's instance in the foreground (if any) asks. */
   readonly instance_id?: string;
+  /** The app's MCP Apps view that asks, instead of an instance (`AppCapabilityRequest.view`). */
+  readonly view?: string;
   readonly capability: string;
   readonly purpose: string;
   readonly input: JsonValue;

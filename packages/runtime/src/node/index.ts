@@ -10,5 +10,5 @@ export { createMcpStdioRunner, MCP_FLOOD_BURST, MCP_FLOOD_PER_SECOND, type McpSt
 // The MCP SDK's client (it compiles validators at run time, which the web host's CSP forbids): Node only.
 export { connectMcp, describeMcpServer, mcpErrorToLineUp, MCP_CLIENT_INFO, type McpConnection, type McpConnectOptions, type McpServerDescription } from "../backends/mcp-client.js";
 export { createMcpHttpRunner } from "../backends/mcp-http.js";
-export { LOCAL_BACKENDS_PATH } from "../backends/local-service-wire.js";
+export { LOCAL_BACKENDS_PATH, LOCAL_BACKENDS_SECRET_PREFIX } from "../backends/local-service-wire.js";
 export { createLocalBackendService, nodeLocalRunners, type LocalBackendService, type LocalBackendServiceOptions } from "./local-backend-service.js";

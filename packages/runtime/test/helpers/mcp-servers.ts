@@ -24,7 +24,7 @@ export function npmServerFiles(pkg: string): Record<string, string> {
 export async function npmServerManifest(pkg: string, appScope: string): Promise<{ manifest: AppManifest; tools: McpToolInfo[] }> {
   const described = await describeMcpServer(new StdioClientTransport({ command: process.execPath, args: [join(npmServerDist(pkg), "index.js"), "--stdio"], stderr: "ignore" }));
   const tools = described.tools as unknown as McpToolInfo[];
-  return { manifest: manifestFromMcp({ app_scope: appScope as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", args: ["--stdio"], tools }), tools };
+  return { manifest: manifestFromMcp({ app_scope: appScope as AppScope, version: "1.0.0", name: described.server.name, entry: "server/index.js", args: ["--stdio"], tools, views: described.views }), tools };
 }
 
 /** A hand-written MCP server that misbehaves on request: one tool per fault. */

@@ -1,7 +1,8 @@
 /**
  * A manifest projection as a person reads it before approving an install or update (spec 003): name,
  * version, what it is, its overall risk, the tools agents may call (title, call model, risk), the
- * device capabilities it may request (name, the app's purpose, what the capability does, risk), the
+ * device capabilities it may request (name, the app's purpose, what the capability does, risk), each tool's MCP Apps
+ * view and the origins it may ask to reach (the manifest's `view.csp`), the
  * messages it listens to, and how much it may store.
  */
 import type { ManifestProjection, ProjectedBackend, ProjectedCapability, ProjectedTool } from "@lineup/protocol";
@@ -35,7 +36,15 @@ export function ToolList({ tools }: { tools: readonly ProjectedTool[] }) {
             <div class="muted" data-view={tool.view}>
               {t("projection.toolView")}
               <code>{tool.view}</code>
-              {t("projection.toolViewNetwork")}
+              {tool.view_origins === undefined ? (
+                t("projection.toolViewNetwork")
+              ) : (
+                <>
+                  {t("projection.toolViewOrigins")}
+                  <code class="view-origins">{tool.view_origins.join(", ")}</code>
+                  {t("projection.toolViewOriginsEnd")}
+                </>
+              )}
             </div>
           )}
         </li>

@@ -83,7 +83,15 @@ export function onCapabilityRequest(state: RuntimeState, input: Extract<RuntimeI
   const context = contextOf(state, env, host);
   return decideOn(state, env, host.policy, (gateway) => {
     let instanceId = request.instance_id;
-    if (instanceId !== undefined) {
+    if (request.view !== undefined) {
+      // A view speaks only for its own app: one of the app's tools names it.
+      const app = getManagedApp(state.apps, request.app_scope);
+      const manifest = app === undefined ? undefined : activeManifest(app);
+      if (manifest !== undefined && !(manifest.tools ?? []).some((tool) => tool.view?.resource_uri === request.view)) {
+        return refuseCapability(gateway, request, "permission_denied", `${request.view} is not a view of ${request.app_scope}`, "not_owner");
+      }
+      instanceId = "";
+    } else if (instanceId !== undefined) {
       // An app speaks only for its own instances (it may not borrow another app's place in front).
       if (getInstance(state.instances, instanceId)?.app_scope !== request.app_scope) {
         return refuseCapability(gateway, request, "permission_denied", `${instanceId} is not an instance of ${request.app_scope}`, "not_owner");
