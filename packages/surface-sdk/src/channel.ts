@@ -236,7 +236,7 @@ export class BridgeChannel {
       case "response": {
         const pending = this.#pending.get(message.id);
         if (pending === undefined || pending.method !== message.method) {
-          this.#diagnostics({ kind: "unexpected_response", id: message.id });
+          this.#diagnostics({ kind: "unexpected_response", message: `a response to no pending request (id ${message.id})`, id: message.id });
           return;
         }
         this.#take(message.id);
