@@ -4,7 +4,7 @@
  * A subscription returns its own `Disposable`; whoever subscribes owns it. A listener that throws
  * never breaks the emitter or the other listeners: its error goes to the diagnostics sink.
  */
-import { Emitter as ProtocolEmitter, errorField, type Logger } from "@lineup/protocol";
+import { Emitter as ProtocolEmitter, logDiagnostic, type Diagnostic as LogShapedDiagnostic, type Logger } from "@lineup/protocol";
 
 /** What a subscription returns; the SDK's Subscriptions are also callable and `Symbol.dispose`-able. */
 export interface Disposable {
@@ -14,21 +14,19 @@ export interface Disposable {
 /** Where the SDK reports what it cannot throw to anyone: listener errors, dropped frames, retries. */
 export type DiagnosticsSink = (event: Diagnostic) => void;
 
-export interface Diagnostic {
-  readonly kind:
-    | "listener_error"
-    | "frame_invalid"
-    | "event_invalid"
-    | "seq_gap"
-    | "duplicate_terminal"
-    | "late_terminal"
-    | "reconnect"
-    | "request_retry"
-    | "session_error"
-    | "agent_error";
-  readonly message: string;
-  readonly error?: unknown;
-}
+/** The protocol's one diagnostic shape, with the agent SDK's kinds. */
+export type Diagnostic = LogShapedDiagnostic<
+  | "listener_error"
+  | "frame_invalid"
+  | "event_invalid"
+  | "seq_gap"
+  | "duplicate_terminal"
+  | "late_terminal"
+  | "reconnect"
+  | "request_retry"
+  | "session_error"
+  | "agent_error"
+>;
 
 export const silentDiagnostics: DiagnosticsSink = () => undefined;
 
@@ -40,11 +38,7 @@ const NOTABLE: ReadonlySet<Diagnostic["kind"]> = new Set(["agent_error", "sessio
  * at `warn`, the rest at `debug`, with `kind` and pino's `err` field (type, message, code; never a stack).
  */
 export function logDiagnostics(logger: Logger): DiagnosticsSink {
-  return (diagnostic) => {
-    const level = NOTABLE.has(diagnostic.kind) ? "warn" : "debug";
-    if (!logger.enabled(level)) return;
-    logger[level](diagnostic.message, { kind: diagnostic.kind, ...(diagnostic.error === undefined ? {} : { err: errorField(diagnostic.error) }) });
-  };
+  return (diagnostic) => logDiagnostic(logger, NOTABLE.has(diagnostic.kind) ? "warn" : "debug", diagnostic);
 }
 
 /**

@@ -2,6 +2,7 @@
  * An in-memory `Transport` for tests: each `connect` makes a connected pair and hands the server
  * side to `accept`. Frames are delivered asynchronously and in order, like a socket's.
  */
+import { Emitter, throwLater } from "@lineup/protocol";
 import type { CloseInfo, Connection, Transport } from "./transport.js";
 
 interface Side extends Connection {
@@ -10,8 +11,8 @@ interface Side extends Connection {
 }
 
 function side(peer: () => Side | undefined): Side {
-  const messages = new Set<(text: string) => void>();
-  const closes = new Set<(info: CloseInfo) => void>();
+  const messages = new Emitter<string>(throwLater);
+  const closes = new Emitter<CloseInfo>(throwLater);
   let closed = false;
   const self: Side = {
     send(text) {
@@ -19,8 +20,8 @@ function side(peer: () => Side | undefined): Side {
       const other = peer();
       queueMicrotask(() => other?.deliver(text));
     },
-    onMessage: (listener) => (messages.add(listener), { dispose: () => void messages.delete(listener) }),
-    onClose: (listener) => (closes.add(listener), { dispose: () => void closes.delete(listener) }),
+    onMessage: (listener) => messages.on(listener),
+    onClose: (listener) => closes.on(listener),
     close(code = 1000, reason = "") {
       if (closed) return;
       const info = { code, reason };
@@ -30,12 +31,12 @@ function side(peer: () => Side | undefined): Side {
     },
     deliver(text) {
       if (closed) return;
-      for (const listener of [...messages]) listener(text);
+      messages.fire(text);
     },
     end(info) {
       if (closed) return;
       closed = true;
-      for (const listener of [...closes]) listener(info);
+      closes.fire(info);
     },
   };
   return self;

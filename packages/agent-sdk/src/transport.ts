@@ -5,6 +5,7 @@
  * Adapters: `webSocketTransport` (any WHATWG `WebSocket`, e.g. a browser's), the Node adapter in
  * `@lineup/agent-sdk/node`, and `memoryTransport` for tests.
  */
+import { Emitter, throwLater } from "@lineup/protocol";
 import type { Disposable } from "./lifecycle.js";
 
 export interface Connection {
@@ -48,15 +49,15 @@ export function webSocketTransport(ctor?: WebSocketConstructor): Transport {
       if (Ctor === undefined) return Promise.reject(new Error("no global WebSocket: pass a transport (e.g. nodeWebSocketTransport() from @lineup/agent-sdk/node)"));
       return new Promise<Connection>((resolve, reject) => {
         const socket = new Ctor(url);
-        const messages = new Set<(text: string) => void>();
-        const closes = new Set<(info: CloseInfo) => void>();
+        const messages = new Emitter<string>(throwLater);
+        const closes = new Emitter<CloseInfo>(throwLater);
         let opened = false;
         let closed = false;
         const finish = (info: CloseInfo): void => {
           if (closed) return;
           closed = true;
           if (!opened) reject(new Error(`could not connect to ${url} (${info.code} ${info.reason})`));
-          for (const listener of [...closes]) listener(info);
+          closes.fire(info);
         };
         socket.addEventListener("open", () => {
           opened = true;
@@ -64,13 +65,13 @@ export function webSocketTransport(ctor?: WebSocketConstructor): Transport {
             send: (text) => {
               if (!closed && socket.readyState === 1) socket.send(text);
             },
-            onMessage: (listener) => (messages.add(listener), { dispose: () => void messages.delete(listener) }),
-            onClose: (listener) => (closes.add(listener), { dispose: () => void closes.delete(listener) }),
+            onMessage: (listener) => messages.on(listener),
+            onClose: (listener) => closes.on(listener),
             close: (code, reason) => socket.close(code ?? 1000, reason ?? ""),
           });
         });
         socket.addEventListener("message", (event) => {
-          if (typeof event.data === "string") for (const listener of [...messages]) listener(event.data);
+          if (typeof event.data === "string") messages.fire(event.data);
         });
         socket.addEventListener("close", (event) => finish({ code: event.code ?? 1006, reason: event.reason ?? "" }));
         socket.addEventListener("error", () => {

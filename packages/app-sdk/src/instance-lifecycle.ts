@@ -5,6 +5,7 @@
  * `subscribeInstanceChanges`): every step the Runtime made, in order, after the commit that made it —
  * a surface that comes back in one commit (suspended → restoring → active) is reported as both steps.
  */
+import { Emitter } from "@lineup/protocol";
 import type { AppInstance, AppPort, InstanceStatus } from "@lineup/runtime";
 import type { Diagnostics } from "./diagnostics.js";
 import type { AppInstanceLifecycleAPI, AppInstancePhase, Unsubscribe } from "./types.js";
@@ -23,30 +24,16 @@ export const PHASE_OF_STATUS: Readonly<Record<InstanceStatus, AppInstancePhase>>
 
 /** Binds to `instance` (already checked to be one of the port's app's) and follows it until it ends. */
 export function createInstanceLifecycle(port: AppPort, instance: AppInstance, diagnostics: Diagnostics): AppInstanceLifecycleAPI {
-  const listeners = new Set<(phase: AppInstancePhase) => void>();
+  const changes = new Emitter<AppInstancePhase>((error) => diagnostics.report("instance lifecycle listener threw", error));
   let status: InstanceStatus = instance.status;
   // Held until the instance ends (the port then drops it): the SDK sees a `closed` even with no listener yet.
   port.subscribeInstanceChanges(instance.instance_id, (change) => {
     status = change.to;
-    const phase = PHASE_OF_STATUS[change.to];
-    for (const listener of [...listeners]) {
-      try {
-        listener(phase);
-      } catch (error) {
-        diagnostics.report("instance lifecycle listener threw", error);
-      }
-    }
+    changes.fire(PHASE_OF_STATUS[change.to]);
   });
   return {
     instance_id: instance.instance_id,
     current: () => PHASE_OF_STATUS[status],
-    onChange(listener): Unsubscribe {
-      // Wrapped so the same function added twice gets two independent subscriptions.
-      const entry = (phase: AppInstancePhase): void => listener(phase);
-      listeners.add(entry);
-      return () => {
-        listeners.delete(entry);
-      };
-    },
+    onChange: (listener): Unsubscribe => changes.on(listener),
   };
 }

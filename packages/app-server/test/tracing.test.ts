@@ -25,7 +25,7 @@ const CLIENT = 2;
 const ERROR = 2;
 
 describe("OpenTelemetry spans", () => {
-  it("trace an agent tool call at both ends: request spans with the call id, the commit as the server span's child, the error codes", () => {
+  it("trace an agent tool call at both ends: request spans with the call id, the commit as the server span's child, the error codes, the Runtime's commits", () => {
     const scenario = join(import.meta.dirname, "support", "tracing-scenario.ts");
     const run = spawnSync(process.execPath, ["--conditions=source", "--import", "tsx", scenario], { cwd: resolve(import.meta.dirname, "..", "..", ".."), encoding: "utf8", timeout: 120_000 });
     expect(run.stderr).toBe("");
@@ -65,5 +65,14 @@ describe("OpenTelemetry spans", () => {
     expect(toolCall(runtime.ok)).toEqual([expect.objectContaining({ status: 0, attributes: { "lineup.call_id": runtime.ok, "lineup.app_scope": "notes", "lineup.tool": "notes.count" } })]);
     expect(runtime.refusedCode).toBe("handler_failed");
     expect(toolCall(runtime.refused)).toEqual([expect.objectContaining({ status: ERROR, attributes: expect.objectContaining({ "lineup.tool": "notes.do", "lineup.error_code": "handler_failed" }) as unknown })]);
+
+    // The Runtime's own store commits: each group commit of its loop is a span counting its inputs and writes.
+    const commits = spans.filter((s) => s.name === "runtime.commit");
+    expect(commits.length).toBeGreaterThanOrEqual(2);
+    for (const span of commits) {
+      expect(span.status).not.toBe(ERROR);
+      expect(span.attributes["lineup.inputs"]).toBeGreaterThanOrEqual(1);
+      expect(span.attributes["lineup.writes"]).toBeGreaterThanOrEqual(1);
+    }
   }, 150_000);
 });

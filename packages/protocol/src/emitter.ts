@@ -34,6 +34,16 @@ export function subscription(stop: () => void): Subscription {
 
 const ignoreListenerError = (): void => undefined;
 
+/**
+ * An emitter's `onListenerError` where no diagnostics sink is at hand (a transport adapter, an app's own
+ * store): the error is thrown again from a microtask, so it reaches the platform's uncaught-error handling
+ * after the other listeners ran, never silently dropped.
+ */
+export const throwLater = (error: unknown): void =>
+  queueMicrotask(() => {
+    throw error;
+  });
+
 export class Emitter<T> {
   readonly #listeners = new Set<(value: T) => void>();
   readonly #onListenerError: (error: unknown) => void;

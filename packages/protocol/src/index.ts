@@ -23,5 +23,6 @@ export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./token-bucket.js";
 export * from "./emitter.js";
+export * from "./pending-requests.js";
 export * from "./log.js";
 export * from "./tracing.js";

@@ -82,3 +82,22 @@ export function errorField(error: unknown): { readonly type: string; readonly me
   const code = (error as { code?: unknown }).code;
   return typeof code === "string" ? { type, message, code } : { type, message };
 }
+
+/**
+ * The one diagnostic shape of LineUp's packages: what a package reports that it cannot throw to anyone (a
+ * throwing listener, a dropped frame, a failed background write). `kind` is a stable snake_case word the
+ * package documents, `message` one line for a person, `error` what was thrown, if anything. The agent SDK's
+ * and the surface SDK's diagnostics are this shape; the Runtime's `(error, context)` sink becomes it through
+ * its `logRuntimeDiagnostics`.
+ */
+export interface Diagnostic<Kind extends string = string> {
+  readonly kind: Kind;
+  readonly message: string;
+  readonly error?: unknown;
+}
+
+/** Writes one diagnostic as one log line: `msg` is its message, then `kind` and pino's `err` field (never a stack). */
+export function logDiagnostic(logger: Logger, level: Exclude<LogLevel, "silent">, diagnostic: Diagnostic): void {
+  if (!logger.enabled(level)) return;
+  logger[level](diagnostic.message, { kind: diagnostic.kind, ...(diagnostic.error === undefined ? {} : { err: errorField(diagnostic.error) }) });
+}

@@ -11,7 +11,8 @@
  * A request carrying an envelope adds `lineup.envelope_type`, and `lineup.call_id` when it belongs to a tool
  * call (`lineup.tool_error_code` for the call's terminal error). The Runtime's `lineup.tool_call` span runs
  * from handing a call to its app to the app's terminal report; the AppServer's `store.commit` span is one
- * write transaction, a child of the first write's request and linked to the others.
+ * write transaction, a child of the first write's request and linked to the others; the Runtime's
+ * `runtime.commit` span is one group commit of its loop (`lineup.inputs`, `lineup.writes`).
  */
 import { isRecord } from "./json.js";
 

@@ -170,7 +170,7 @@ describe("patterns that backtrack catastrophically", () => {
   });
 
   it("leave ordinary patterns accepted, and those run in linear time on long hostile input", { timeout: 10_000 }, () => {
-    const patterns = ["^[a-z0-9_-]{1,64}$", "^\\p{L}+$", "^[^\\s@]+@[^\\s@]+$", "^#[0-9a-fA-F]{6}$", "^https?://", "(?<year>\\d{4})-\\d{2}", "^(?!tmp)[a-z]+$"];
+    const patterns = ["^[a-z0-9_-]{1,64}$", "^\\p{L}+$", "^[^\\s@]+@[^\\s@]+$", "^#[0-9a-fA-F]{6}$", "^https?://", "(?<year>\\d{4})-\\d{2}"];
     for (const pattern of patterns) {
       const created = createToolSchemaValidator({ type: "object", properties: { a: { type: "string", pattern } } }, { code: "invalid_arguments" });
       expect(created.ok, pattern).toBe(true);
@@ -178,6 +178,63 @@ describe("patterns that backtrack catastrophically", () => {
       // Each check of 100 000 characters answers (the test's timeout is the bound; a catastrophic pattern would never return).
       created.value({ a: `${"a".repeat(100_000)}!` });
       created.value({ a: attack });
+    }
+  });
+});
+
+describe("patterns that backtrack polynomially", () => {
+  // Star height 1 and no ambiguous alternation, yet a backtracking search is quadratic or worse: `\s+$` in
+  // 200 000 spaces and an x takes minutes, `a*a*a*b` in 5 000 a's far longer. The Runtime runs them in linear time.
+  const cases: Array<[string, string]> = [
+    ["\\s+$", `${" ".repeat(200_000)}x`],
+    ["\\s*\\s*\\s*!", `${" ".repeat(100_000)}x`],
+    ["a*a*a*b", "a".repeat(5_000)],
+    [",*[,;]*x", ",".repeat(100_000)],
+    ["\\d+x", "1".repeat(200_000)],
+  ];
+
+  it("install, and answer hostile agent input at once through the Runtime's validator", { timeout: 20_000 }, () => {
+    for (const [pattern, attack] of cases) {
+      expect(checkJsonSchema({ type: "object", properties: { a: { type: "string", pattern } } }).ok, pattern).toBe(true);
+      const validate = validatorFor({ type: "object", properties: { a: { type: "string", pattern } } });
+      expect(refusal(validate({ a: attack })), pattern).toMatchObject({ code: "invalid_arguments", path: "/a" });
+    }
+  });
+
+  it("run as patternProperties keys in linear time too, against an agent's property names", { timeout: 20_000 }, () => {
+    const validate = validatorFor({ type: "object", patternProperties: { "\\s+$": { type: "number" } } });
+    // The long key does not match, so its value is not checked as a number; a key that ends in a space is.
+    expect(validate({ [`${" ".repeat(200_000)}x`]: "text" }).ok).toBe(true);
+    expect(refusal(validate({ "a ": "text" }))).toMatchObject({ code: "invalid_arguments", path: "/a " });
+  });
+
+  it("keep ECMAScript's meaning: anchors, classes, Unicode properties and spaces, counted repeats, named groups", () => {
+    const matches = (pattern: string, text: string): boolean => validatorFor({ type: "object", properties: { a: { type: "string", pattern } } })({ a: text }).ok;
+    expect(matches("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "2026-12-06")).toBe(true);
+    expect(matches("^[0-9]{4}-[0-9]{2}-[0-9]{2}$", "2026-12-6")).toBe(false);
+    expect(matches("^\\p{L}+$", "日本語")).toBe(true);
+    expect(matches("^\\p{L}+$", "日本1")).toBe(false);
+    expect(matches("b", "abc")).toBe(true);
+    expect(matches("^b", "abc")).toBe(false);
+    expect(matches("(?<y>\\d{4})-(a|b)", "x2026-b")).toBe(true);
+    expect(matches("^\\u00e9$", "é")).toBe(true);
+    expect(matches("^.$", "😀")).toBe(true);
+    // Where RE2's own sets differ, ECMAScript's hold: `\s` takes Unicode spaces, `.` stops at any line terminator.
+    expect(matches("^\\s$", "\u00a0")).toBe(true);
+    expect(matches("^\\S$", "\u3000")).toBe(false);
+    expect(matches("^[\\s,]+$", "\ufeff,")).toBe(true);
+    expect(matches("^.$", "\r")).toBe(false);
+    expect(matches("^[\\s\\S]$", "\r")).toBe(true);
+    expect(matches("^[^]$", "\n")).toBe(true);
+    expect(matches("a[]", "a")).toBe(false);
+    expect(matches("^[[:a]+$", "[:a")).toBe(true);
+  });
+
+  it("are refused at install when the linear-time engine cannot run them (lookaround, back-references)", () => {
+    for (const pattern of ["^(?!tmp)[a-z]+$", "(?=a)a", "(?<!x)y", "^(a)\\1$", "^(?<q>a)\\k<q>$", "[\\S,]"]) {
+      const checked = checkJsonSchema({ type: "object", properties: { a: { type: "string", pattern } } });
+      expect(checked.ok, pattern).toBe(false);
+      if (!checked.ok) expect(checked.error, pattern).toMatchObject({ code: "manifest_invalid_tool_schema", path: "/properties/a/pattern" });
     }
   });
 });

@@ -29,7 +29,7 @@ export { withFaults, type FaultPlan, type FaultyStore, type InjectedFaultCode } 
 export { createRuntime, toView, type LineUpRuntime, type RuntimeOptions, type AppPort, type RuntimeView, type ConversationSummary, type ConversationStatus, type FailedAction } from "./runtime.js";
 export type { Clock, IdSource } from "./core/ports.js";
 export { systemClock, createSystemIds } from "./core/system.js";
-export { Emitter, ignoreDiagnostics, type Unsubscribe, type DiagnosticsSink } from "./core/emitter.js";
+export { Emitter, ignoreDiagnostics, logRuntimeDiagnostics, type Unsubscribe, type DiagnosticsSink } from "./core/emitter.js";
 export type { Transport, TransportConnection, TransportClose } from "./communication/transport.js";
 export { createRpcClient, type RpcClient, type RpcClientOptions, type RequestOptions } from "./communication/rpc-client.js";
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./communication/backoff.js";

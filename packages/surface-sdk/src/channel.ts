@@ -5,9 +5,8 @@
  * else looks at it; requests are
  * correlated by id, time out, and are all rejected when the channel closes (house style 8).
  *
- * Timeouts share one timer, armed for the earliest pending deadline: a request arms it only when
- * it is due before the armed time, and a settled request leaves it alone (when it fires it rejects
- * what is due and re-arms for the next deadline), so a call costs no timer work of its own.
+ * Waiting requests are the protocol's one `PendingRequests` table: timeouts share one timer, armed for
+ * the earliest deadline, so a call costs no timer work of its own.
  *
  * Per docs/protocol.md, a value that fails the protocol, version or nonce checks is dropped
  * unanswered (and reported to diagnostics); a host → app request that fails a later check is
@@ -19,6 +18,7 @@ import {
   bridgeResult,
   decodeBridgeMessageInApp,
   LineUpError,
+  PendingRequests,
   type BridgeEventData,
   type BridgeEventName,
   type BridgeMethodName,
@@ -56,36 +56,27 @@ export interface ResponseHandle {
 /** Answers one host → app request: resolve with the result, or reject (a `LineUpError` keeps its code). */
 export type HostRequestHandler<M extends HandledMethod> = (params: BridgeParams<M>, response: ResponseHandle) => Promise<BridgeResult<M>>;
 
-interface Pending {
-  readonly method: BridgeMethodName;
-  /** When it times out, on the `performance.now()` clock. */
-  readonly deadline: number;
-  readonly timeoutMs: number;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: (() => void) | undefined;
-}
-
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-/** The longest delay `setTimeout` honours; a later deadline is reached in steps. */
-const MAX_TIMER_DELAY_MS = 2_147_483_647;
+/** The page's clock and timer for request deadlines. */
+const PAGE_TIMER = {
+  now: () => performance.now(),
+  setTimer: (ms: number, fn: () => void): (() => void) => {
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  },
+};
 
 export class BridgeChannel {
   readonly nonce: string;
   readonly #port: BridgePort;
   readonly #diagnostics: DiagnosticsSink;
   readonly #timeoutMs: number;
-  readonly #pending = new Map<number, Pending>();
+  readonly #pending = new PendingRequests<unknown>(PAGE_TIMER);
   readonly #events = new Map<string, Emitter<unknown>>();
   readonly #closed: Emitter<LineUpError>;
   #handler: HostRequestHandler<HandledMethod> | undefined;
-  #nextId = 1;
   #closeReason: LineUpError | undefined;
-  /** The shared deadline timer and the time its firing stands for. */
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #timerAt = 0;
 
   readonly #onMessage = (event: { readonly data: unknown }): void => this.#receive(event.data);
   readonly #onClose = (): void => this.close(new LineUpError("request_cancelled", "the host closed the bridge port"));
@@ -109,17 +100,16 @@ export class BridgeChannel {
   request<M extends AppToHostMethod>(method: M, params: BridgeParams<M>, options: RequestOptions = {}): Promise<BridgeResult<M>> {
     if (this.#closeReason !== undefined) return Promise.reject(this.#closeReason);
     if (options.signal?.aborted === true) return Promise.reject(new LineUpError("request_cancelled", `${method} was cancelled before it was sent`));
-    const id = this.#nextId++;
     return new Promise<BridgeResult<M>>((resolve, reject) => {
       const requested = options.timeoutMs ?? this.#timeoutMs;
-      // As `setTimeout` reads it: NaN is no wait at all.
-      const timeoutMs = Number.isNaN(requested) ? 0 : requested;
-      const deadline = performance.now() + timeoutMs;
-      const signal = options.signal;
-      const onAbort = signal === undefined ? undefined : (): void => this.#fail(id, new LineUpError("request_cancelled", `${method} was cancelled`));
-      this.#pending.set(id, { method, deadline, timeoutMs, resolve: resolve as (value: unknown) => void, reject, signal, onAbort });
-      if (signal !== undefined && onAbort !== undefined) signal.addEventListener("abort", onAbort, { once: true });
-      this.#arm(deadline);
+      const id = this.#pending.open({
+        method,
+        // As `setTimeout` reads it: NaN is no wait at all.
+        timeoutMs: Number.isNaN(requested) ? 0 : requested,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        signal: options.signal,
+      });
       this.#send(bridgeRequest(this.nonce, id, method, params));
     });
   }
@@ -152,9 +142,7 @@ export class BridgeChannel {
   close(reason: LineUpError = new LineUpError("request_cancelled", "the bridge was closed")): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    for (const id of [...this.#pending.keys()]) this.#fail(id, reason);
+    this.#pending.rejectAll(() => reason);
     this.#port.removeEventListener("message", this.#onMessage);
     this.#port.removeEventListener("close", this.#onClose);
     try {
@@ -167,50 +155,9 @@ export class BridgeChannel {
     for (const emitter of this.#events.values()) emitter.clear();
   }
 
-  /** Removes a pending request and stops watching its signal; undefined when it already settled. */
-  #take(id: number): Pending | undefined {
-    const pending = this.#pending.get(id);
-    if (pending === undefined) return undefined;
-    this.#pending.delete(id);
-    if (pending.onAbort !== undefined) pending.signal?.removeEventListener("abort", pending.onAbort);
-    return pending;
-  }
-
   #fail(id: number, error: LineUpError): void {
-    this.#take(id)?.reject(error);
+    this.#pending.take(id)?.reject(error);
   }
-
-  /** Makes sure the shared timer fires no later than `deadline`. */
-  #arm(deadline: number): void {
-    if (this.#timer !== undefined) {
-      if (this.#timerAt <= deadline) return;
-      clearTimeout(this.#timer);
-    }
-    const now = performance.now();
-    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, deadline - now));
-    // A clamped delay proves only that the clamped time has passed.
-    this.#timerAt = delay === MAX_TIMER_DELAY_MS ? now + delay : deadline;
-    this.#timer = setTimeout(this.#onTimer, delay);
-  }
-
-  /** Rejects every request due by now (in deadline order), then re-arms for the earliest left. */
-  readonly #onTimer = (): void => {
-    this.#timer = undefined;
-    // The timer firing means its time has passed, even if the clock reads a hair earlier.
-    const reached = Math.max(this.#timerAt, performance.now());
-    const due: [number, Pending][] = [];
-    let next = Infinity;
-    for (const entry of this.#pending) {
-      const deadline = entry[1].deadline;
-      if (deadline <= reached) due.push(entry);
-      else if (deadline < next) next = deadline;
-    }
-    due.sort((a, b) => a[1].deadline - b[1].deadline);
-    for (const [id, pending] of due) {
-      this.#fail(id, new LineUpError("request_timeout", `no response to ${pending.method} within ${pending.timeoutMs} ms`));
-    }
-    if (next !== Infinity && this.#closeReason === undefined) this.#arm(next);
-  };
 
   #send(message: unknown): void {
     try {
@@ -236,10 +183,10 @@ export class BridgeChannel {
       case "response": {
         const pending = this.#pending.get(message.id);
         if (pending === undefined || pending.method !== message.method) {
-          this.#diagnostics({ kind: "unexpected_response", id: message.id });
+          this.#diagnostics({ kind: "unexpected_response", message: `a response to no pending request (id ${message.id})`, id: message.id });
           return;
         }
-        this.#take(message.id);
+        this.#pending.take(message.id);
         if (message.error !== undefined) {
           const { code, message: text, path } = message.error as ProtocolError;
           pending.reject(new LineUpError(code, text, path === undefined ? undefined : { path }));

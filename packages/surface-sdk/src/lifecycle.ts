@@ -6,7 +6,7 @@
  */
 import { LineUpError, type BRIDGE_LIFECYCLE_STATES } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
-import { Emitter, listenerThrew, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, requestFailed, threw, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
 export type LifecycleState = (typeof BRIDGE_LIFECYCLE_STATES)[number];
 
@@ -106,7 +106,7 @@ export class Lifecycle implements AppLifecycleAPI {
       try {
         await listener(notice);
       } catch (error) {
-        this.#diagnostics({ kind: "listener_threw", event: "lifecycle.closing", error });
+        this.#diagnostics(threw("lifecycle.closing", error));
       }
     });
     await Promise.race([Promise.all(flushes), deadline]);
@@ -115,7 +115,7 @@ export class Lifecycle implements AppLifecycleAPI {
       try {
         await this.#channel.request("lifecycle.closing_done", {}, { timeoutMs: Math.max(1, budget) });
       } catch (error) {
-        this.#diagnostics({ kind: "request_failed", what: "lifecycle.closing_done", error });
+        this.#diagnostics(requestFailed("lifecycle.closing_done", error));
       }
     }
     this.#channel.close(new LineUpError("request_cancelled", "the app closed"));

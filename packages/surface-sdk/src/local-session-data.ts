@@ -4,12 +4,12 @@
  * subscription frame is the snapshot at registration; a stale `expected_revision` is `revision_conflict`.
  */
 import { LineUpError, nextSessionDataRevision, type JsonObject } from "@lineup/protocol";
-import type { Unsubscribe } from "./emitter.js";
+import { Emitter, throwLater, type Unsubscribe } from "./emitter.js";
 import type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 
 export class LocalSessionData implements MiniAppSessionDataAPI {
   #snapshot: SessionDataSnapshot = { data: null, revision: 0 };
-  readonly #listeners = new Set<(s: SessionDataSnapshot) => void>();
+  readonly #changes = new Emitter<SessionDataSnapshot>(throwLater);
 
   get current(): SessionDataSnapshot {
     return this.#snapshot;
@@ -24,14 +24,14 @@ export class LocalSessionData implements MiniAppSessionDataAPI {
     if (!revision.ok) throw new LineUpError(revision.error.code, revision.error.message, { data: revision.error.data });
     this.#snapshot = { data: structuredClone(request.data), revision: revision.value };
     const snapshot = this.#snapshot;
-    queueMicrotask(() => this.#listeners.forEach((l) => l(snapshot)));
+    queueMicrotask(() => this.#changes.fire(snapshot));
     return { revision: snapshot.revision };
   }
 
   subscribe(listener: (snapshot: SessionDataSnapshot) => void): Unsubscribe {
-    this.#listeners.add(listener);
+    const subscribed = this.#changes.on(listener);
     const snapshot = this.#snapshot;
     queueMicrotask(() => listener(snapshot));
-    return () => void this.#listeners.delete(listener);
+    return subscribed;
   }
 }

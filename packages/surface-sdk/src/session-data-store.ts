@@ -6,6 +6,7 @@
  * the screen.
  */
 import type { JsonObject } from "@lineup/protocol";
+import { Emitter, throwLater, type Unsubscribe } from "./emitter.js";
 import type { MiniAppSessionDataAPI, SessionDataSnapshot } from "./session-data.js";
 
 /**
@@ -40,7 +41,7 @@ export async function replaceWithRetry<Data extends JsonObject>(
  */
 export abstract class SessionDataStore<Data extends JsonObject = JsonObject> {
   readonly #sessionData: MiniAppSessionDataAPI<Data>;
-  readonly #listeners = new Set<() => void>();
+  readonly #changes = new Emitter<void>(throwLater);
   #unsubscribe: (() => void) | undefined;
 
   protected constructor(sessionData: MiniAppSessionDataAPI<Data>) {
@@ -58,13 +59,12 @@ export abstract class SessionDataStore<Data extends JsonObject = JsonObject> {
     this.#unsubscribe = undefined;
   }
 
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
+  onChange(listener: () => void): Unsubscribe {
+    return this.#changes.on(listener);
   }
 
   protected notify(): void {
-    for (const listener of [...this.#listeners]) listener();
+    this.#changes.fire();
   }
 
   /** A snapshot read at `load`, pushed by the subscription, or read again after a conflict. */

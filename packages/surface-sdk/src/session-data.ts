@@ -15,7 +15,7 @@
  */
 import type { BridgeSessionDataSnapshot, JsonObject } from "@lineup/protocol";
 import type { BridgeChannel } from "./channel.js";
-import type { DiagnosticsSink, Unsubscribe } from "./emitter.js";
+import { requestFailed, threw, type DiagnosticsSink, type Unsubscribe } from "./emitter.js";
 
 export interface SessionDataSnapshot<Data extends JsonObject = JsonObject> {
   readonly data: Data | null;
@@ -102,7 +102,7 @@ export class SessionDataClient<Data extends JsonObject = JsonObject> implements 
     } catch (error) {
       if (generation !== this.#generation) return;
       this.#phase = this.#listeners.size > 0 && !this.#channel.isClosed ? "live" : "idle";
-      this.#diagnostics({ kind: "request_failed", what: `session_data ${phase}`, error });
+      this.#diagnostics(requestFailed(`session_data ${phase}`, error));
     }
   }
 
@@ -133,7 +133,7 @@ export class SessionDataClient<Data extends JsonObject = JsonObject> implements 
     try {
       entry.listener(snapshot);
     } catch (error) {
-      this.#diagnostics({ kind: "listener_threw", event: "session_data", error });
+      this.#diagnostics(threw("session_data", error));
     }
   }
 }

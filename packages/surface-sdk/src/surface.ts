@@ -22,7 +22,7 @@ import { AgentMessages, type AgentMessageAPI } from "./agent-messages.js";
 import { observeContentHeight } from "./auto-resize.js";
 import { forwardLauncherShortcut } from "./launcher-shortcut.js";
 import { BridgeChannel } from "./channel.js";
-import { Emitter, listenerThrew, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
+import { Emitter, listenerThrew, requestFailed, threw, type DiagnosticsSink, type SurfaceDiagnostic, type Unsubscribe } from "./emitter.js";
 import { waitForHandover, type HandoverSource } from "./handshake.js";
 import { Lifecycle, type AppLifecycleAPI } from "./lifecycle.js";
 import type { BridgePort } from "./port.js";
@@ -257,7 +257,7 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
     await channel.request("surface.resize", { height: Math.min(16_384, Math.max(0, Math.round(height))) });
   };
   const stopShortcut = forwardLauncherShortcut(() => {
-    channel.request("launcher.open", {}).catch((error: unknown) => diagnostics({ kind: "request_failed", what: "launcher.open", error }));
+    channel.request("launcher.open", {}).catch((error: unknown) => diagnostics(requestFailed("launcher.open", error)));
   });
   channel.onClosed(() => {
     sessionData.dispose();
@@ -267,7 +267,7 @@ function createSurface(channel: BridgeChannel, snapshot: BridgeHostSnapshot, opt
   const taskSource = bridgeTaskSource(channel);
   const taskHandle = (task: AgentTask): AgentTaskHandle =>
     new TaskFollower(task, taskSource, ({ kind, error }) =>
-      diagnostics(kind === "listener_threw" ? { kind: "listener_threw", event: "agent.task_event", error } : { kind: "request_failed", what: "agent.task_events", error }),
+      diagnostics(kind === "listener_threw" ? threw("agent.task_event", error) : requestFailed("agent.task_events", error)),
     );
 
   return {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { createLogger, logDiagnostic } from "@lineup/protocol";
 import { connectSurface, defineAgentTools, type SurfaceDiagnostic } from "../src/index.js";
 import { eventually, FakeHost, NONCE, tick } from "./fake-host.js";
 
@@ -59,6 +60,12 @@ describe("bridge fuzz (app side)", () => {
     expect(seen).toEqual(["session 0"]);
     expect(diagnostics.filter((d) => d.kind === "listener_threw")).toEqual([]);
     expect(diagnostics.filter((d) => d.kind === "frame_dropped").length).toBeGreaterThan(2_500);
+    // Each is the one diagnostic shape, written as one log line with its kind and one-line message.
+    const lines: string[] = [];
+    const logger = createLogger({ write: (line) => lines.push(line) });
+    for (const diagnostic of diagnostics) logDiagnostic(logger, "warn", diagnostic);
+    expect(lines.map((line) => JSON.parse(line) as { kind: string; msg: string })).toEqual(diagnostics.map((d) => expect.objectContaining({ kind: d.kind, msg: d.message }) as unknown));
+    expect(diagnostics.every((d) => d.message.length > 0)).toBe(true);
     surface.disconnect();
     host.close();
   }, 60_000);

@@ -5,7 +5,7 @@
  * connection silent through a whole interval (1006, "heartbeat timeout"), so a half-open one is
  * noticed and the client reconnects.
  */
-import { startHeartbeat, type Heartbeat } from "@lineup/protocol";
+import { Emitter, startHeartbeat, throwLater, type Heartbeat } from "@lineup/protocol";
 import WebSocket from "ws";
 import type { CloseInfo, Connection, Transport } from "../transport.js";
 
@@ -29,8 +29,8 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
           handshakeTimeout: options.handshakeTimeoutMs ?? 10_000,
           ...(options.headers === undefined ? {} : { headers: { ...options.headers } }),
         });
-        const messages = new Set<(text: string) => void>();
-        const closes = new Set<(info: CloseInfo) => void>();
+        const messages = new Emitter<string>(throwLater);
+        const closes = new Emitter<CloseInfo>(throwLater);
         let opened = false;
         let closed = false;
         let heartbeat: Heartbeat | undefined;
@@ -38,7 +38,7 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
           if (closed) return;
           closed = true;
           heartbeat?.stop();
-          for (const listener of [...closes]) listener(info);
+          closes.fire(info);
         };
         socket.on("open", () => {
           opened = true;
@@ -54,8 +54,8 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
             send: (text) => {
               if (!closed && socket.readyState === WebSocket.OPEN) socket.send(text);
             },
-            onMessage: (listener) => (messages.add(listener), { dispose: () => void messages.delete(listener) }),
-            onClose: (listener) => (closes.add(listener), { dispose: () => void closes.delete(listener) }),
+            onMessage: (listener) => messages.on(listener),
+            onClose: (listener) => closes.on(listener),
             close: (code = 1000, reason = "") => {
               if (socket.readyState === WebSocket.CONNECTING || socket.readyState === WebSocket.OPEN) socket.close(code, reason);
               // Do not wait for the peer's close frame to tell our listeners.
@@ -68,7 +68,7 @@ export function nodeWebSocketTransport(options: NodeWebSocketTransportOptions = 
         socket.on("message", (data, isBinary) => {
           heartbeat?.heard();
           const text = isBinary || typeof data !== "string" ? Buffer.from(data as Buffer).toString("utf8") : data;
-          for (const listener of [...messages]) listener(text);
+          messages.fire(text);
         });
         socket.on("close", (code, reason) => finish({ code, reason: reason.toString("utf8") }));
         socket.on("error", (error) => {

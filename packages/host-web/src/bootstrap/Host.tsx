@@ -1,3 +1,5 @@
+import { createLogger } from "@lineup/protocol";
+import { logRuntimeDiagnostics } from "@lineup/runtime";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { Shell } from "../shell/Shell.js";
 import { createNotifications } from "../shell/notifications.js";
@@ -12,6 +14,9 @@ import type { JSX } from "preact";
 import { t } from "../i18n/index.js";
 import { reasonText } from "../i18n/reasons.js";
 import { useUiLanguage } from "../i18n/use-language.js";
+
+/** What the Runtime cannot throw to anyone, as lines of the one log shape on the console. */
+const runtimeDiagnostics = logRuntimeDiagnostics(createLogger({ write: (line) => console.warn(line.trimEnd()), bindings: { name: "lineup-host-web" } }));
 
 type Phase =
   | { readonly kind: "loading" }
@@ -88,7 +93,7 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     const start = () => {
       if (starting !== undefined) return; // already started (or starting)
       setRuntimePhase({ kind: "starting" });
-      starting = startBrowserRuntime(config, (error, context) => console.warn(`[lineup] ${context}`, error)).then(
+      starting = startBrowserRuntime(config, runtimeDiagnostics).then(
         (r) => {
           running = r;
           setRuntimePhase({ kind: "running", running: r });

@@ -7,6 +7,7 @@
  *
  * Platform objects come in as small ports, so the logic is tested without a browser.
  */
+import { Emitter } from "@lineup/protocol";
 
 /** The subset of `navigator.locks` used here. */
 export interface LockPort {
@@ -54,20 +55,15 @@ const RELEASE_REQUEST = "lineup.profile.release-request";
 
 export function claimProfileLock(options: ProfileLockOptions): ProfileLock {
   let current: ProfileLockState = { status: "acquiring" };
-  const listeners = new Set<(state: ProfileLockState) => void>();
+  // A throwing listener must not stop the others (STYLE 11); the shell reports its own errors.
+  const changes = new Emitter<ProfileLockState>((error) => console.error("[lineup] a profile lock listener failed", error));
   const aborter = new AbortController();
   let release: (() => void) | undefined;
 
   const set = (next: ProfileLockState): void => {
     if (current.status === "disposed") return;
     current = next;
-    for (const listener of [...listeners]) {
-      try {
-        listener(next);
-      } catch {
-        // A throwing listener must not stop the others (STYLE 11); the shell reports its own errors.
-      }
-    }
+    changes.fire(next);
   };
 
   const hold = (): Promise<void> => {
@@ -121,10 +117,7 @@ export function claimProfileLock(options: ProfileLockOptions): ProfileLock {
 
   return {
     state: () => current,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => changes.on(listener),
     useHere() {
       if (current.status !== "elsewhere") return;
       set({ status: "elsewhere", requested: true });
@@ -133,7 +126,7 @@ export function claimProfileLock(options: ProfileLockOptions): ProfileLock {
     dispose() {
       if (current.status === "disposed") return;
       current = { status: "disposed" };
-      listeners.clear();
+      changes.clear();
       aborter.abort();
       release?.();
       options.channel.close();

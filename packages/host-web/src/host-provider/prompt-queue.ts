@@ -5,7 +5,7 @@
  * order asked; the shell's `CapabilityPromptDialog` renders the head. Framework-free, so it is tested
  * in Node and shared by the provider and the shell.
  */
-import type { JsonObject } from "@lineup/protocol";
+import { Emitter, type JsonObject } from "@lineup/protocol";
 import type { CapabilityConfirmation, CapabilityPrompt, ElicitationAnswer, ElicitationPrompt } from "@lineup/runtime";
 
 /** A prompt whose only purpose is a user gesture: the browser opens a picker only from one. */
@@ -62,11 +62,8 @@ interface Entry {
 export function createPromptQueue(): PromptQueue {
   let entries: readonly Entry[] = [];
   let nextId = 1;
-  const listeners = new Set<(current: QueuedPrompt | undefined) => void>();
-  const emit = (): void => {
-    const head = entries[0]?.queued;
-    for (const listener of [...listeners]) listener(head);
-  };
+  const changes = new Emitter<QueuedPrompt | undefined>((error) => console.error("[lineup] a prompt queue listener failed", error));
+  const emit = (): void => changes.fire(entries[0]?.queued);
   const settle = (keep: (entry: Entry) => boolean, answer: Settlement): void => {
     const headBefore = entries[0];
     const gone = entries.filter((entry) => !keep(entry));
@@ -121,8 +118,7 @@ export function createPromptQueue(): PromptQueue {
       settle((entry) => entry.queued.prompt.request_id !== request_id, "dismiss");
     },
     subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      return changes.on(listener);
     },
   };
 }

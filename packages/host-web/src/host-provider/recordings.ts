@@ -6,6 +6,7 @@
  * recording here once its recorder has started and ends it on every path. Framework-free, so it is
  * tested in Node and shared by the provider and the shell.
  */
+import { Emitter } from "@lineup/protocol";
 
 export interface LiveRecording {
   /** The capability request that started it (one recording per request). */
@@ -60,10 +61,10 @@ export function createRecordingStore(options: RecordingStoreOptions = {}): Recor
   const now = options.now ?? (() => performance.now());
   let entries: readonly Entry[] = [];
   let snapshot: readonly LiveRecording[] = [];
-  const listeners = new Set<(recordings: readonly LiveRecording[]) => void>();
+  const changes = new Emitter<readonly LiveRecording[]>((error) => console.error("[lineup] a recordings listener failed", error));
   const changed = (): void => {
     snapshot = entries.map((entry) => entry.recording);
-    for (const listener of [...listeners]) listener(snapshot);
+    changes.fire(snapshot);
   };
   const remove = (entry: Entry): boolean => {
     if (!entries.includes(entry)) return false;
@@ -92,10 +93,7 @@ export function createRecordingStore(options: RecordingStoreOptions = {}): Recor
     stop: (request_id) => press(request_id, "stop"),
     discard: (request_id) => press(request_id, "discard"),
     now,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => changes.on(listener),
   };
 }
 

@@ -2,6 +2,8 @@
  * The shell's notifications (toasts): any part of the host pushes one; the shell shows the latest few and
  * drops each after its time. Framework-free, so core apps and the bootstrap share it.
  */
+import { Emitter } from "@lineup/protocol";
+
 export interface ToastAction {
   /** The button's text ("Reload"). */
   readonly label: string;
@@ -34,10 +36,8 @@ export function createNotifications(options: { max?: number; timeoutMs?: number;
   const setTimer = options.setTimer ?? ((ms, fn) => void setTimeout(fn, ms));
   let toasts: readonly Toast[] = [];
   let nextId = 1;
-  const listeners = new Set<(toasts: readonly Toast[]) => void>();
-  const emit = (): void => {
-    for (const listener of [...listeners]) listener(toasts);
-  };
+  const changes = new Emitter<readonly Toast[]>((error) => console.error("[lineup] a notifications listener failed", error));
+  const emit = (): void => changes.fire(toasts);
   const api: Notifications = {
     push(text, tone = "info", action) {
       const id = nextId++;
@@ -52,10 +52,7 @@ export function createNotifications(options: { max?: number; timeoutMs?: number;
       emit();
     },
     list: () => toasts,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => changes.on(listener),
   };
   return api;
 }

@@ -7,14 +7,12 @@
  */
 import { ERROR_CODES, LineUpError, isErrorCode, type ErrorCode } from "../errors.js";
 import type { JsonObject, JsonValue } from "../json.js";
+import { PendingRequests, type PendingTimer } from "../pending-requests.js";
 import { SpanKind, endSpan, rpcSpanAttributes, startSpan } from "../tracing.js";
 import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, type JsonRpcFailure, type JsonRpcItem, type JsonRpcLimits, type JsonRpcNotification, type JsonRpcResponse } from "./jsonrpc.js";
 
 /** Time for deadlines: `now()` in ms and a one-shot timer that returns its own cancel. */
-export interface RpcTimer {
-  now(): number;
-  setTimer(ms: number, fn: () => void): () => void;
-}
+export type RpcTimer = PendingTimer;
 
 export interface RpcRequestOptions {
   /** Rejects with `request_timeout` after this long; default the client's `defaultTimeoutMs`. */
@@ -86,52 +84,9 @@ function codeForRpcNumber(rpc: number): ErrorCode {
   return RPC_NUMBER_CODES.get(rpc) ?? "internal_error";
 }
 
-interface Pending {
-  readonly method: string;
-  readonly timeoutMs: number;
-  /** When it times out (the timer's ms). */
-  readonly deadline: number;
-  readonly resolve: (value: JsonValue) => void;
-  readonly reject: (error: LineUpError) => void;
-  /** Its abort signal and listener, removed when it settles. */
-  readonly signal?: AbortSignal;
-  readonly onAbort?: () => void;
-}
-
 export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): JsonRpcClientCore {
-  const pending = new Map<number, Pending>();
-  let nextId = 1;
+  const pending = new PendingRequests<JsonValue>(options.timer);
   let closedBy: RpcClose | undefined;
-
-  const settle = (id: number): Pending | undefined => {
-    const entry = pending.get(id);
-    if (entry === undefined) return undefined;
-    pending.delete(id);
-    if (entry.onAbort !== undefined) entry.signal?.removeEventListener("abort", entry.onAbort);
-    return entry;
-  };
-
-  // One timer for every pending request, armed for the earliest deadline (not a timer per request).
-  let timer: { readonly at: number; readonly cancel: () => void } | undefined;
-  const arm = (deadline: number): void => {
-    if (timer !== undefined && timer.at <= deadline) return;
-    timer?.cancel();
-    timer = { at: deadline, cancel: options.timer.setTimer(Math.max(0, deadline - options.timer.now()), expire) };
-  };
-  const expire = (): void => {
-    timer = undefined;
-    const now = options.timer.now();
-    let next: number | undefined;
-    for (const [id, entry] of [...pending]) {
-      if (entry.deadline > now) {
-        next = next === undefined ? entry.deadline : Math.min(next, entry.deadline);
-        continue;
-      }
-      settle(id);
-      entry.reject(new LineUpError("request_timeout", `${entry.method}: no response within ${entry.timeoutMs} ms`, { data: { retryable: true } }));
-    }
-    if (next !== undefined) arm(next);
-  };
 
   const answer = (response: JsonRpcResponse): void => {
     if (typeof response.id !== "number") {
@@ -139,7 +94,7 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
       if ("error" in response) options.onTrouble(`the peer refused a frame: ${response.error.message}`);
       return;
     }
-    const entry = settle(response.id);
+    const entry = pending.take(response.id);
     if (entry === undefined) return options.onTrouble(`a response to no pending request (id ${response.id}): it timed out or was cancelled`);
     if ("error" in response) entry.reject(errorFromRpcResponse(response, entry.method));
     else entry.resolve(response.result);
@@ -165,28 +120,23 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
       if (closedBy !== undefined) return Promise.reject(closedError(method, closedBy));
       const signal = requestOptions.signal;
       if (signal?.aborted === true) return Promise.reject(new LineUpError("request_cancelled", `${method}: cancelled before it was sent`));
-      const id = nextId++;
       const timeoutMs = requestOptions.timeoutMs ?? options.defaultTimeoutMs;
       return new Promise<JsonValue>((resolve, reject) => {
-        const deadline = options.timer.now() + timeoutMs;
-        const onAbort =
-          signal === undefined
-            ? undefined
-            : (): void => {
-                settle(id)?.reject(new LineUpError("request_cancelled", `${method}: cancelled`));
-              };
+        // The span needs the id, and the request settles only after both exist (never during `open`).
+        const id = pending.open({
+          method,
+          timeoutMs,
+          resolve: (value) => {
+            endSpan(span);
+            resolve(value);
+          },
+          reject: (error) => {
+            endSpan(span, { code: error.code, message: error.message, ...(typeof error.data?.["rpc"] === "number" ? { rpc: error.data["rpc"] } : {}) });
+            reject(error);
+          },
+          signal,
+        });
         const span = startSpan(method, { kind: SpanKind.CLIENT, attributes: () => rpcSpanAttributes(method, id, params) });
-        const settled = (value: JsonValue): void => {
-          endSpan(span);
-          resolve(value);
-        };
-        const failed = (error: LineUpError): void => {
-          endSpan(span, { code: error.code, message: error.message, ...(typeof error.data?.["rpc"] === "number" ? { rpc: error.data["rpc"] } : {}) });
-          reject(error);
-        };
-        pending.set(id, { method, timeoutMs, deadline, resolve: settled, reject: failed, ...(onAbort === undefined ? {} : { signal, onAbort }) });
-        arm(deadline);
-        if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
         options.send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
       });
     },
@@ -203,12 +153,7 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
     close(close) {
       if (closedBy !== undefined) return;
       closedBy = close;
-      timer?.cancel();
-      timer = undefined;
-      for (const id of [...pending.keys()]) {
-        const entry = settle(id);
-        entry?.reject(closedError(entry.method, close));
-      }
+      pending.rejectAll((request) => closedError(request.method, close));
     },
     get closed() {
       return closedBy !== undefined;

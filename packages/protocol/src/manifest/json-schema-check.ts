@@ -13,7 +13,9 @@
  *    cannot backtrack catastrophically: the interpreter runs it as a backtracking `RegExp` on
  *    agent-supplied text, so a quantifier nested in a quantified group (`(a+)+`, star height
  *    above 1, checked by `safe-regex2`) is refused, as is syntax that check cannot read (lookbehind),
- *    and so is a repeated alternation whose alternatives may begin alike (`(a|ab)*`, `regex-ambiguity.ts`);
+ *    and so is a repeated alternation whose alternatives may begin alike (`(a|ab)*`, `regex-ambiguity.ts`)
+ *    (an app's page runs its own schemas with its `RegExp`); and it must be one RE2 runs (no lookaround,
+ *    no back-reference), since the Runtime runs agent input through RE2 in linear time (`linear-pattern.ts`);
  * 5. it uses no keyword the interpreter would silently skip (`$dynamicRef`, `$dynamicAnchor`,
  *    `$recursiveRef`, `$recursiveAnchor`), declares `$id` only at the root, and `$schema`, if
  *    present, only at the root and only as draft 2020-12.
@@ -23,6 +25,7 @@ import type { JsonObject } from "../json.js";
 import { validators } from "../generated/json-schema.js";
 import { describeSchemaError } from "../validation.js";
 import safeRegex from "safe-regex2";
+import { linearPatternProblem } from "./linear-pattern.js";
 import { hasAmbiguousRepetition } from "./regex-ambiguity.js";
 
 export const JSON_SCHEMA_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
@@ -69,7 +72,7 @@ function patternProblem(pattern: string): string | undefined {
   if (hasAmbiguousRepetition(pattern)) {
     return "can backtrack catastrophically (a repeated alternation whose alternatives may begin with the same character; factor the common start out)";
   }
-  return undefined;
+  return linearPatternProblem(pattern);
 }
 
 const quoted = (pattern: string): string => JSON.stringify(pattern.length > 120 ? `${pattern.slice(0, 120)}…` : pattern);

@@ -9,12 +9,14 @@
  * which the browser host's strict CSP forbids and which would turn app-supplied text into code.
  * `@cfworker/json-schema` walks the schema as data instead (draft 2020-12, no code generation).
  * Each schema first passes `checkJsonSchema`, so only what that interpreter understands — local
- * references, bounded depth, valid patterns — ever reaches it.
+ * references, bounded depth, valid patterns — ever reaches it. Where the value is an agent's or
+ * another party's (`createToolSchemaValidator`), its patterns run in linear time (`linear-pattern.ts`).
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
 import { checkJsonValue, type JsonLimits, type JsonValue } from "../json.js";
 import { checkJsonSchema, type JsonSchemaCheckOptions } from "./json-schema-check.js";
+import { withLinearPatterns, type LinearPatternCache } from "./linear-pattern.js";
 
 /** Checks one value; refuses with the code chosen at creation and a JSON Pointer to the first problem. Never throws. */
 export type ToolValueValidator = (value: unknown) => Result<JsonValue>;
@@ -93,7 +95,8 @@ export function createToolSchemaValidator(schema: unknown, options: ToolSchemaVa
   if (!json.ok) return fail("manifest_invalid_tool_schema", `the schema is not plain JSON: ${json.error.message}`, json.error.path);
   const checked = checkJsonSchema(json.value, options);
   if (!checked.ok) return checked;
-  return interpretCheckedToolSchema(checked.value, options);
+  const patterns: LinearPatternCache = new Map();
+  return interpret(checked.value, options, (check) => withLinearPatterns(patterns, check));
 }
 
 /**
@@ -101,9 +104,15 @@ export function createToolSchemaValidator(schema: unknown, options: ToolSchemaVa
  * app's page interprets its own tools' input schemas, which its build and the Runtime's install
  * checked (and the Runtime checks every call's arguments with them before the page sees it), so
  * the page does not carry the schema check. A schema that did not pass it belongs in
- * `createToolSchemaValidator`.
+ * `createToolSchemaValidator`. Patterns run as the page's own `RegExp`s: the arguments already passed the
+ * Runtime's linear-time check, and the page does not carry the linear engine.
  */
 export function interpretCheckedToolSchema(schema: JsonValue, options: Pick<ToolSchemaValidatorOptions, "code" | "limits">): Result<ToolValueValidator> {
+  return interpret(schema, options, (check) => check());
+}
+
+/** `run` runs each check of the interpreter (the Runtime's: with linear-time patterns). */
+function interpret(schema: JsonValue, options: Pick<ToolSchemaValidatorOptions, "code" | "limits">, run: <T>(check: () => T) => T): Result<ToolValueValidator> {
   let validator: Validator;
   try {
     // The interpreter annotates the schema objects it is given, so it gets its own copy (plain JSON: the round trip is exact).
@@ -117,7 +126,7 @@ export function interpretCheckedToolSchema(schema: JsonValue, options: Pick<Tool
     if (!plain.ok) return fail(code, `not a JSON value: ${plain.error.message}`, plain.error.path);
     let errors: readonly OutputUnit[];
     try {
-      const result = validator.validate(plain.value);
+      const result = run(() => validator.validate(plain.value));
       if (result.valid) return ok(plain.value);
       errors = result.errors;
     } catch {

@@ -14,8 +14,11 @@
  * the turn computed on top of it is thrown away and its inputs run again from the committed state.
  * The reads of a turn are issued before the commit of the turn ahead of it, so a store that serves
  * requests in order answers them while that commit runs.
+ *
+ * Each commit is a `runtime.commit` OpenTelemetry span (a no-op without a provider), like the AppServer's
+ * `store.commit`: from issuing the turn's writes to their settling, with the turn's inputs and writes counted.
  */
-import { LineUpError, isErrorCode, type JsonValue } from "@lineup/protocol";
+import { LineUpError, SpanKind, endSpan, isErrorCode, isRecord, startSpan, type JsonValue } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { toKeyBounds, type KeyBounds } from "../persistence/key-range.js";
 import { compareKeys } from "../persistence/keys.js";
@@ -199,9 +202,14 @@ export function createRuntimeLoop(options: RuntimeLoopOptions): RuntimeLoop {
       turn.settled = true;
       return SETTLED;
     }
+    const span = startSpan("runtime.commit", { kind: SpanKind.INTERNAL, attributes: () => ({ "lineup.inputs": turn.batch.length, "lineup.writes": turn.writes.length }) });
     return options.store.commit(turn.writes).then(
-      () => settle(turn),
+      () => {
+        endSpan(span);
+        return settle(turn);
+      },
       (error: unknown) => {
+        endSpan(span, isRecord(error) ? error : {});
         turn.failure = error;
         return settle(turn);
       },

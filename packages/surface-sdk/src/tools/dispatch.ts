@@ -12,7 +12,7 @@
  */
 import { checkJsonValue, LineUpError, toolHandling, type BridgeAppToolOutcome, type BridgeParams, type JsonObject, type JsonValue } from "@lineup/protocol";
 import type { BridgeChannel, ResponseHandle } from "../channel.js";
-import type { DiagnosticsSink, Unsubscribe } from "../emitter.js";
+import { requestFailed, threw, type DiagnosticsSink, type Unsubscribe } from "../emitter.js";
 import { isTimedOperation, type AgentTool, type AgentTools, type ToolContext, type ToolProgress } from "./define.js";
 import { ToolFailure, type AppToolErrorCode } from "./failure.js";
 
@@ -136,7 +136,7 @@ export class ToolDispatcher {
         if (final.ok) await this.#channel.request("tool.complete", { call_id: params.call_id, result: final.result ?? null });
         else await this.#channel.request("tool.fail", { call_id: params.call_id, code: final.code ?? "handler_failed", ...(final.message === undefined ? {} : { message: final.message }) });
       } catch (error) {
-        this.#diagnostics({ kind: "request_failed", what: `terminal report of ${params.call_id}`, error });
+        this.#diagnostics(requestFailed(`terminal report of ${params.call_id}`, error));
       }
     });
     return outcome;
@@ -153,7 +153,7 @@ export class ToolDispatcher {
       return { ok: true, result: plain.value };
     } catch (error) {
       if (error instanceof ToolFailure) return { ok: false, code: error.code, message: clip(error.message) };
-      this.#diagnostics({ kind: "listener_threw", event: `tool ${tool.descriptor.method}`, error });
+      this.#diagnostics(threw(`tool ${tool.descriptor.method}`, error));
       const detail = error instanceof Error ? error.message : String(error);
       return { ok: false, code: "handler_failed", message: clip(`${tool.descriptor.method} failed: ${detail}`) };
     }
