@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { slack } from "./test/support/soak.js";
 
 // Tests import workspace packages through the "source" export condition, so they run
 // against TypeScript sources without a build step.
@@ -9,7 +10,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["source", "module", "node", "default"] } },
   test: {
     // Each project names its own files (a project extending this config would add to an include here).
-    testTimeout: 20_000,
+    // Longer under the soak by its one time factor (test/support/soak.ts), as are the tests' own waits.
+    testTimeout: slack(20_000),
+    hookTimeout: slack(10_000),
     pool: "forks",
     // Two files at a time: most of a file's time is waiting (Chromium, child processes, fsync), so two workers
     // fit 2 cores and keep the suite within its time budget (Vitest would run one worker there).

@@ -161,7 +161,9 @@ function idempotencyKeyProblems(files: ReadonlyMap<string, string>): string[] {
 }
 
 /** The pure decision code: handlers, the tools, App Manager and instance cores, the session-data rule, the Step and its folds. */
-const PURE = /^(coordination\/(handlers\/|transition\.ts|step\.ts|call-folding\.ts|instance-folding\.ts|tool-envelopes\.ts|inventories\.ts)|tools\/|apps\/manager\/|apps\/instances\/|session-data\/semantics\.ts)/;
+const PURE = /^(coordination\/(handlers\/|transition\.ts|step\.ts|call-folding\.ts|instance-folding\.ts|tool-envelopes\.ts|inventories\.ts)|tools\/|app-lifecycle\/manager\/|app-lifecycle\/instances\/|session-data\/semantics\.ts)/;
+/** Each place `PURE` names, which must hold a file: a rename that empties one fails the check instead of silently leaving it unchecked. */
+const PURE_PLACES = ["coordination/handlers/", "coordination/transition.ts", "coordination/step.ts", "coordination/call-folding.ts", "coordination/instance-folding.ts", "coordination/tool-envelopes.ts", "coordination/inventories.ts", "tools/", "app-lifecycle/manager/", "app-lifecycle/instances/", "session-data/semantics.ts"];
 
 /** Problems with pure code importing the loop or the connection shell. */
 function purityProblems(files: ReadonlyMap<string, string>): string[] {
@@ -169,7 +171,7 @@ function purityProblems(files: ReadonlyMap<string, string>): string[] {
   for (const [rel, text] of files) {
     if (!PURE.test(rel)) continue;
     for (const spec of importsOf(join(runtimeSrc, rel), text)) {
-      if (/(^|\/)(loop|sync-driver)\.js$/.test(spec)) problems.push(`${rel} imports "${spec}": a transition is pure; the loop runs it and the shell does the I/O`);
+      if (/(^|\/)(loop|sync-driver|runtime|runtime-parts|runtime-object)\.js$/.test(spec)) problems.push(`${rel} imports "${spec}": a transition is pure; the loop runs it, the shell does the I/O and the Runtime's composition wires them`);
     }
   }
   return problems;
@@ -190,6 +192,7 @@ describe("the Runtime's structure", () => {
 
   it("the transition's code imports neither the loop nor the sync driver", () => {
     expect([...files.keys()].filter((rel) => PURE.test(rel)).length).toBeGreaterThan(20);
+    expect(PURE_PLACES.filter((place) => ![...files.keys()].some((rel) => rel.startsWith(place) && PURE.test(rel)))).toEqual([]);
     expect(purityProblems(files)).toEqual([]);
   });
 
@@ -200,5 +203,7 @@ describe("the Runtime's structure", () => {
     expect(idempotencyKeyProblems(new Map([["coordination/handlers/ingest.ts", "idempotency_key: env.newId(\"idem\")"]]))).toHaveLength(1);
     expect(purityProblems(new Map([["coordination/handlers/tools.ts", 'import { toLineUpError } from "../loop.js";']]))).toHaveLength(1);
     expect(purityProblems(new Map([["capabilities/shell.ts", 'import { toLineUpError } from "../coordination/loop.js";']]))).toEqual([]);
+    expect(purityProblems(new Map([["app-lifecycle/manager/decide-state.ts", 'import type { RuntimeLoop } from "../../coordination/loop.js";']]))).toHaveLength(1);
+    expect(purityProblems(new Map([["app-lifecycle/instances/transitions.ts", 'import type { StartedParts } from "../../runtime-parts.js";']]))).toHaveLength(1);
   });
 });

@@ -2,10 +2,11 @@
 import type { AgentClient, ConnectAgentOptions } from "../src/index.js";
 import { connectAgent, sequentialIds } from "../src/index.js";
 import type { FakeAppServer } from "./fake-app-server.js";
+import { slack } from "../../../test/support/soak.js";
 
-/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
+/** Polls `condition` until it holds; fails with `what` after `timeoutMs` (longer under the soak: `slack`). */
 export async function waitFor(condition: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + slack(timeoutMs);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));

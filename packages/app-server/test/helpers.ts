@@ -12,6 +12,7 @@ import { afterAll, beforeAll, inject } from "vitest";
 import WebSocket from "ws";
 import { spawnAppServer } from "../../../test/support/app-server-process.js";
 import { createDatabase } from "../../../test/support/postgres.js";
+import { slack } from "../../../test/support/soak.js";
 import { silentLogger, startAppServer, type AppServerHandle } from "../src/index.js";
 import type { Clock } from "../src/clock.js";
 import pg from "pg";
@@ -244,7 +245,7 @@ export class TestClient {
     return response.error.data?.code;
   }
 
-  /** Resolves with the first frame (already received or future) matching `predicate`. */
+  /** Resolves with the first frame (already received or future) matching `predicate`, within `timeoutMs` (longer under the soak: `slack`). */
   waitFor(predicate: (frame: Frame) => boolean, timeoutMs = 10_000): Promise<Frame> {
     const found = this.frames.find(predicate);
     if (found !== undefined) return Promise.resolve(found);
@@ -252,7 +253,7 @@ export class TestClient {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w.timer !== timer);
         reject(new Error(`no matching frame within ${timeoutMs} ms`));
-      }, timeoutMs);
+      }, slack(timeoutMs));
       this.waiters.push({ predicate, resolve, reject, timer });
     });
   }
@@ -368,7 +369,7 @@ export async function spawnServer(dataDir: string, children: ChildProcess[], arg
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => child.once("exit", (code, signal) => resolveExit({ code, signal })));
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.slice(-2000)}`)), slack(20_000));
     const look = () => {
       const m = /listening on (ws:\/\/\S+)/.exec(stdout);
       if (m === null) return;

@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import WebSocket, { WebSocketServer } from "ws";
+import { slack } from "../../../test/support/soak.js";
 
 export const CLI_BIN = resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts");
 
@@ -51,7 +52,7 @@ export const NOTES: AppManifest = {
 };
 
 export async function until(predicate: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + slack(ms);
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

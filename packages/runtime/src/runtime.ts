@@ -1,65 +1,49 @@
 /**
  * `LineUpRuntime`: the one owner of the server connection, the store, sync, the outbox, the filter chain
- * and delivery to apps (spec 11, F1). This file wires the parts; each part lives in its own module:
+ * and delivery to apps (spec 11, F1). This file declares its API and composes it from named parts
+ * (`runtime-parts.ts`, the public object in `runtime-object.ts`); each part lives in its own module:
  * the loop and pure transition (`coordination/`), the connection shell and outbox (`communication/`),
- * the app directory (`apps/`), inbox and history (`persistence/`).
+ * the App Manager (`app-lifecycle/`), inbox and history (`persistence/`).
  */
-import { LineUpError, type ArtifactRef, RUNTIME_SDK_FEATURES, type AppManifest, type CapabilityName, type CatalogRelease, type CapabilityResult, type JsonValue, type TenantSettings } from "@lineup/protocol";
+import type { ArtifactRef, AppManifest, CapabilityName, CatalogRelease, CapabilityResult, JsonValue } from "@lineup/protocol";
 import type { InstancesView, RuntimeAppManager, RuntimeSettings } from "./app-lifecycle/app-manager-api.js";
-import type { AppInstance, InstanceChange } from "./app-lifecycle/instances/state.js";
-import { publicTask } from "./tasks/records.js";
+import type { AppInstance } from "./app-lifecycle/instances/state.js";
 import type { InstanceStatus } from "./app-lifecycle/instances/lifecycle.js";
 import type { AppDirectory, AppRecord } from "./app-lifecycle/core-app-registry.js";
-import { CORE_MANIFESTS } from "./app-lifecycle/core-manifests.js";
 import type { AppPolicy } from "./app-lifecycle/manager/pipeline.js";
-import { createAppRegistryState } from "./app-lifecycle/manager/records.js";
-import { createRuntimeApps } from "./app-lifecycle/runtime-apps.js";
-import { NO_HOST_CAPABILITIES, type HostProvider } from "./capabilities/host-provider.js";
+import type { HostProvider } from "./capabilities/host-provider.js";
 import type { CapabilityPolicy } from "./capabilities/gateway.js";
-import { createCapabilityShell, type AppCapabilityRequest } from "./capabilities/shell.js";
+import type { AppCapabilityRequest } from "./capabilities/shell.js";
 import { appDirectoryOf } from "./coordination/app-directory.js";
-import { ToolHub, type ToolCallHandler } from "./coordination/tool-hub.js";
+import type { ToolCallHandler } from "./coordination/tool-hub.js";
 import type { ToolReport } from "./coordination/inputs.js";
-import { SessionContextRegistry, type SessionContext } from "./session-data/context.js";
-import { createSessionDataService, type SessionDataListener } from "./session-data/service.js";
+import type { SessionDataListener } from "./session-data/service.js";
 import type { SessionDataError, SessionDataSnapshot } from "./session-data/semantics.js";
 import type { InventoryPolicy } from "./tools/inventory.js";
-import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
-import { releaseArtifacts, resumeReleases, type ArtifactAccessDeps, type ArtifactInfo, type ArtifactRead } from "./coordination/artifact-access.js";
-import { backoffDelay, type BackoffPolicy } from "./communication/backoff.js";
+import type { ArtifactInfo, ArtifactRead } from "./coordination/artifact-access.js";
+import type { BackoffPolicy } from "./communication/backoff.js";
 import type { CommandReceipt, OutboxEntry } from "./communication/outbox.js";
-import { SyncDriver } from "./communication/sync-driver.js";
 import { createRuntimeCatalog, type RuntimeCatalog } from "./communication/catalog.js";
 import { followDevReleases } from "./app-lifecycle/dev-releases.js";
 import type { Transport } from "./communication/transport.js";
-import { verifyAuditChain, type AuditVerdict } from "./coordination/audit.js";
-import { DeliveryHub, type MessageHandler, type SubscribeOptions } from "./coordination/delivery.js";
-import type { AppAction, Delivery, Effect, RuntimeInput, StartConversationRequest } from "./coordination/inputs.js";
-import { LifecycleCell, type Lifecycle, type LifecycleObservable } from "./coordination/lifecycle.js";
-import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "./coordination/loop.js";
-import { createAppPort, type AppPortParts } from "./app-port.js";
-import { createAppServices, type AppServices } from "./app-services.js";
-import { createHostFacts, type HostFactsCell } from "./host-facts.js";
-import { createDeadlineTimer } from "./coordination/deadline-timer.js";
-import { captureResultCard } from "./result-cards.js";
-import { activeManifest, getManagedApp } from "./app-lifecycle/manager/records.js";
-import { restoreState } from "./coordination/restore.js";
-import { isLiveFor, type Conversation, type RuntimeState } from "./coordination/state.js";
-import { createIdleTimer } from "./coordination/idle-timer.js";
+import type { AuditVerdict } from "./coordination/audit.js";
+import type { MessageHandler, SubscribeOptions } from "./coordination/delivery.js";
+import type { AppAction, StartConversationRequest } from "./coordination/inputs.js";
+import type { Lifecycle, LifecycleObservable } from "./coordination/lifecycle.js";
+import { createAppPort } from "./app-port.js";
+import { appPortParts, commitFollowers, createStartedParts, liveAppDirectory, openAppParts, openDelivery, openTimers, runtimeBasics } from "./runtime-parts.js";
+import { runtimeObject } from "./runtime-object.js";
+import type { Conversation, RuntimeState } from "./coordination/state.js";
 import { createHostIntents, type HostIntentOutcome } from "./app-lifecycle/host-intents.js";
-import { Emitter, ignoreDiagnostics, listenerErrorsTo, type DiagnosticsSink, type Unsubscribe } from "./core/emitter.js";
+import type { DiagnosticsSink, Unsubscribe } from "./core/emitter.js";
 import type { Clock, IdSource } from "./core/ports.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
-import { createSystemIds, systemClock } from "./core/system.js";
 import type { AppStorageHost } from "./app-storage/host.js";
 import type { AppStorageApi } from "./app-storage/service.js";
 import type { BackendRunners } from "./backends/service.js";
 import type { McpView } from "./backends/mcp-view.js";
 import type { ToolCallView } from "./tools/call-view.js";
-import { createWorkflowShell, type WorkflowShell } from "./workflows/shell.js";
-import { createWorkflowSteps } from "./workflows/steps.js";
 import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
-import type { BackendProtocol } from "@lineup/protocol";
 import type { AgentMessagePage, HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
 
@@ -127,16 +111,6 @@ export interface RuntimeOptions {
    * (`sampling/createMessage`): resolves with MCP's `CreateMessageResult`. Without it, sampling is `unsupported_on_host`.
    */
   readonly mcpSampler?: (request: { readonly app_scope: string; readonly params: JsonValue }, signal: AbortSignal | undefined) => Promise<JsonValue>;
-}
-
-/** Features that need a host part: offered only when the host gives the part. */
-function offeredFeatures(options: RuntimeOptions): string[] {
-  const all = options.hostFeatures ?? Object.keys(RUNTIME_SDK_FEATURES);
-  return all.filter((feature) => {
-    if (feature === "app.storage.v1") return options.appStorage !== undefined;
-    if (feature === "app.backend.v1") return Object.keys(options.backends ?? {}).length > 0;
-    return true;
-  });
 }
 
 export type ConversationStatus = "starting" | "offline" | "catching_up" | "live" | "unavailable";
@@ -456,432 +430,32 @@ export interface LineUpRuntime {
   hostIntent(intent: unknown): Promise<HostIntentOutcome>;
 }
 
-/** An app's active manifest, straight from the registry state. */
-function activeManifestOf(state: RuntimeState, appScope: string): AppManifest | undefined {
-  const app = getManagedApp(state.apps, appScope);
-  return app === undefined ? undefined : activeManifest(app);
-}
-
 export function createRuntime(options: RuntimeOptions): LineUpRuntime {
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? createSystemIds();
-  const coreManifests = options.coreManifests ?? CORE_MANIFESTS;
-  const initialApps = createAppRegistryState(coreManifests, clock.now());
-  const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
-  const hostFeatures = offeredFeatures(options);
-  const backendProtocols = Object.keys(options.backends ?? {}) as BackendProtocol[];
-  // The facts transitions read: replaced when the host's capabilities, the policy or the tenant change.
-  const host = createHostFacts({ host: hostProvider, features: hostFeatures, backendProtocols, appPolicy: options.appPolicy, capabilityPolicy: options.capabilityPolicy, inventoryPolicy: options.inventoryPolicy });
-  // A live view: the directory of whatever the App Manager's records are now.
-  const apps: AppDirectory = {
-    get: (appScope) => appDirectoryOf(loop?.state.apps ?? initialApps).get(appScope),
-    list: () => appDirectoryOf(loop?.state.apps ?? initialApps).list(),
-    defaultApp: () => appDirectoryOf(loop?.state.apps ?? initialApps).defaultApp(),
-  };
-  const diagnostics = options.diagnostics ?? ignoreDiagnostics;
-  const lifecycle = new LifecycleCell(diagnostics);
-  const views = new Emitter<RuntimeView>(listenerErrorsTo(diagnostics, "view listener"));
-  let loop: RuntimeLoop | undefined;
-  let driver: SyncDriver | undefined;
-  let lastViewState: RuntimeState | undefined;
-
-  const state = (): RuntimeState => {
-    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return loop.state;
-  };
-
-  const view = (): RuntimeView => toView(state());
-  const toolHub = new ToolHub(diagnostics, (call) => services.backendTools(call));
-  const contexts = new SessionContextRegistry();
-  const sessionData = createSessionDataService({
-    store: options.store,
-    collection: RUNTIME_COLLECTIONS.sessionData,
-    contexts,
-    post: (input) => requireLoop().post(input),
-    onListenerError: (error) => diagnostics(error, "session data listener"),
-  });
-  const contextFor = (appScope: string, appSessionId: string): SessionContext => contexts.contextOf(appScope, appSessionId);
-  const stopping = (): boolean => lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped";
-  /** A timer's tick: posted to the loop unless the Runtime is stopping. */
-  const tick = (input: Extract<RuntimeInput, { kind: "tools.tick" | "instances.tick" }>, what: string) => (): void => {
-    if (!stopping()) loop?.post(input).catch((error: unknown) => diagnostics(error, what));
-  };
-  const deadlines = createDeadlineTimer({ clock, fire: tick({ kind: "tools.tick" }, "tool deadlines") });
-
+  const basics = runtimeBasics(options);
+  const { diagnostics } = basics;
+  const started = createStartedParts();
+  const apps = liveAppDirectory(started, basics.initialApps);
+  // Called only once the parts below exist: app services and workflows reach an app through its port.
+  const appPort = (appScope: string): AppPort => createAppPort(portParts, appScope);
+  const timers = openTimers(options, basics, started);
+  const app = openAppParts(options, basics, started, appPort);
+  const delivery = openDelivery(options, basics, started, app, appPort);
+  const portParts = appPortParts(options, basics, started, app, delivery, apps);
   const hostIntents = createHostIntents({
-    post: (input) => requireLoop().post(input),
-    launch: (request) => runtimeApps.manager.launch(request),
-    closeInstance: (instanceId) => runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
-    liveInstances: () => runtimeApps.instances.snapshot().instances,
-    conversationApp: (conversationId) => state().conversations.get(conversationId)?.app_scope,
-    pauseIdle: (paused) => idleTimer.pause(paused, loop?.state),
-    reconnectNow: () => driver?.reconnectNow(),
+    post: started.post,
+    launch: (request) => app.runtimeApps.manager.launch(request),
+    closeInstance: (instanceId) => app.runtimeApps.manager.closeInstance(instanceId, { by: "user" }),
+    liveInstances: () => app.runtimeApps.instances.snapshot().instances,
+    conversationApp: (conversationId) => started.state().conversations.get(conversationId)?.app_scope,
+    pauseIdle: (paused) => timers.idle.pause(paused, started.started()),
+    reconnectNow: () => started.driver?.reconnectNow(),
   });
-  const idleTimer = createIdleTimer({ clock, idleMs: options.suspendIdleMs, fire: tick({ kind: "instances.tick" }, "idle instances") });
-  // --- Capability Gateway: runs the gateway's committed steps against the host provider, and its request timer.
-  const capabilityShell = createCapabilityShell({
-    host: hostProvider,
-    get policy() {
-      return host.capabilityPolicy();
-    },
-    clock,
-    ids,
-    diagnostics,
-    post: (input) => requireLoop().post(input),
-  });
-
-  const runtimeApps = createRuntimeApps({
-    post: (input) => requireLoop().post(input),
-    state,
-    store: options.store,
-    ids,
-    now: () => clock.now(),
-    host: { features: hostFeatures, backend_protocols: backendProtocols },
-    get policy() {
-      return host.appPolicy();
-    },
-    diagnostics,
-  });
-
-  const requireLoop = (): RuntimeLoop => {
-    if (loop === undefined) throw new LineUpError("invalid_state", "the Runtime is not started");
-    return loop;
-  };
-
-  const services = createAppServices({
-    appStorageHost: options.appStorage,
-    runners: options.backends,
-    hostProvider,
-    elicitationTimeoutMs: options.elicitationTimeoutMs,
-    mcpSampler: options.mcpSampler,
-    samplingApps: () => host.facts.appPolicy.mcp_sampling_apps,
-    started: () => loop?.state,
-    runtimeApps,
-    requestCapability: (appScope, request) => capabilityShell.request(appScope, request),
-    reportTool: (appScope, callId, report, instanceId) => runtime.appPort(appScope).reportTool(callId, report, instanceId),
-    ids,
-    now: () => clock.now(),
-    diagnostics,
-  });
-  const { activeVersion, storageFor, backends } = services;
-  const listeners = deliveryListeners(diagnostics);
-  const { instanceChanges, taskEvents, workflowEvents } = listeners;
-  const workflowShell = openWorkflows(options.store, {
-    loop: requireLoop,
-    started: () => loop?.state,
-    appPort: (appScope) => runtime.appPort(appScope),
-    backends,
-    driver: () => driver,
-    listeners,
-    clock,
-    diagnostics,
-  });
-
-  const artifactDeps: ArtifactAccessDeps = {
-    store: options.store,
-    state: () => state(),
-    post: (input) => requireLoop().post(input),
-    readServer(conversationId, artifactId, maxBytes) {
-      if (driver === undefined) throw new LineUpError("request_cancelled", "the Runtime is not started");
-      return driver.readServerArtifact(conversationId, artifactId, maxBytes);
-    },
-    requestCapability: (appScope, request) => capabilityShell.request(appScope, request),
-    diagnostics,
-  };
-
-  // Created with the Runtime, so apps may subscribe before start(); nothing is delivered before online.
-  const hub = new DeliveryHub({
-    store: options.store,
-    diagnostics,
-    isLive: (conversationId) => loop !== undefined && isLiveFor(loop.state, conversationId),
-    // Display messages are acknowledged on delivery; a failed commit is retried (with backoff), so a passing
-    // store fault does not leave them pending until the next restart.
-    acknowledgeDisplayed: (appScope, messageIds) =>
-      retried(() => requireLoop().post({ kind: "acknowledge", app_scope: appScope, message_ids: messageIds, displayed: true }), { clock, ids, backoff: options.backoff, stopping, onError: (error) => diagnostics(error, "auto-acknowledge") }),
-  });
-
-  /** After each commit: the lifecycle, the view, the apps' follow-ups and the timers see the new state. */
-  const publishState = (next: RuntimeState): void => {
-    lifecycle.publish(next.lifecycle);
-    const before = lastViewState;
-    if (lastViewState === undefined || viewChanged(lastViewState, next)) {
-      lastViewState = next;
-      // Built only for someone to see it (a headless Runtime has no view listener).
-      if (views.size > 0) views.fire(toView(next));
-    }
-    runtimeApps.changed(before, next);
-    services.follow(before, next);
-    deadlines.arm(next);
-    idleTimer.arm(next);
-    capabilityShell.changed(next.capabilities);
-  };
-  /** After each commit: deliveries go to their listeners and the hub, effects to the shell that runs them. */
-  const afterCommit = async (deliveries: readonly Delivery[], effects: readonly Effect[]): Promise<void> => {
-    toolHub.run(deliveries);
-    for (const delivery of deliveries) {
-      listeners.emit(delivery);
-      if (delivery.kind === "session_data.changed") sessionData.changed(delivery.app_scope, delivery.app_session_id, delivery.snapshot);
-      if (delivery.kind !== "app.removed") continue;
-      sessionData.removeApp(delivery.app_scope);
-      // Its artifacts kept to itself go with it; those shared with a conversation stay the conversation's.
-      void releaseArtifacts(artifactDeps, [delivery.app_scope]).catch((error: unknown) => diagnostics(error, "artifacts of a removed app"));
-    }
-    await hub.run(deliveries);
-    for (const effect of effects) {
-      if (effect.kind === "capability") capabilityShell.run(effect);
-      else if (effect.kind === "workflow.advance") workflowShell.advance(effect.run_id);
-      else driver?.run(effect);
-    }
-  };
-  /** A tenant's settings arrived with `initialize`: its policy applies, and installed apps outside its allowlist are disabled (the operation says why in the audit). */
-  const applyTenant = async (settings: TenantSettings | undefined): Promise<void> => {
-    host.setTenant(settings);
-    const allowed = settings?.app_allowlist;
-    if (allowed === undefined) return;
-    for (const app of runtimeApps.manager.listApps({ kind: "installed", enabled: true })) {
-      if (!allowed.includes(app.app_scope)) await runtimeApps.manager.disable(app.app_scope);
-    }
-  };
-
-
-  const portParts: AppPortParts = {
-    store: options.store,
-    ids,
-    apps,
-    state,
-    started: () => loop?.state,
-    post: (input) => requireLoop().post(input),
-    view,
-    views,
-    hub,
-    toolHub,
-    runtimeApps,
-    sessionData,
-    contextFor,
-    capabilityShell,
-    hostProvider,
-    capabilityPolicy: () => host.capabilityPolicy(),
-    artifacts: artifactDeps,
-    instanceChanges,
-    taskEvents,
-    workflowEvents,
-    storageFor,
-    backends,
-    activeVersion,
-    onResult: (appScope, callId) => void captureResultCard({ store: options.store, manager: runtimeApps.manager, activeManifest: (scope) => activeManifestOf(state(), scope), sessionData, contextFor, now: () => clock.now(), post: (input) => requireLoop().post(input) }, appScope, callId).catch((error: unknown) => diagnostics(error, "result card")),
-    serverEvidence: async (conversationId, idempotencyKey, taskId) => {
-      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer: evidence can be exported once online");
-      return driver.exportEvidence(conversationId, idempotencyKey, taskId);
-    },
-  };
-
-  const catalog = createRuntimeCatalog((method, params) => (driver === undefined ? Promise.reject(new LineUpError("request_cancelled", "the Runtime is not started")) : driver.catalogRequest(method, params)));
+  const catalog = createRuntimeCatalog(async (method, params) => started.requireDriver("the Runtime is not started").catalogRequest(method, params));
   // `lineup dev`'s releases of an app installed from one: updated to as they are published.
-  const devReleases = followDevReleases({ manager: runtimeApps.manager, catalog });
+  const devReleases = followDevReleases({ manager: app.runtimeApps.manager, catalog });
   const onCatalogRelease = (release: CatalogRelease): void => void devReleases.released(release).catch((error: unknown) => diagnostics(error, "dev release"));
-
-  const runtime: LineUpRuntime = {
-    async start() {
-      if (loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
-      lifecycle.publish({ status: "restoring" });
-      const restored = await restoreState(options.store, ids, { coreManifests, now: clock.now() });
-      loop = openLoop(options, restored, { host, clock, ids, diagnostics, onState: publishState, afterCommit });
-      lastViewState = restored.state;
-      driver = openConnection(options, { clock, ids, diagnostics, loop: requireLoop, onTenant: applyTenant, onCatalogRelease });
-      // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
-      await runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
-      // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
-      await loop.post({ kind: "apps.resume" });
-      // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
-      void resumeReleases(artifactDeps).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
-      driver.start();
-    },
-
-    async stop() {
-      if (loop === undefined || lifecycle.snapshot().status === "stopped") {
-        lifecycle.publish({ status: "stopped" });
-        return;
-      }
-      driver?.stop();
-      deadlines.stop();
-      idleTimer.stop();
-      capabilityShell.stop();
-      workflowShell.stop();
-      await services.stop();
-      await loop.post({ kind: "lifecycle", to: { status: "stopping" } }).catch(() => undefined);
-      await loop.close();
-      lifecycle.publish({ status: "stopped" });
-    },
-
-    lifecycle,
-
-    whenOnline: () => whenOnline(lifecycle),
-
-    conversations: {
-      list: () => view().conversations,
-      start: (request) => runtime.appPort("chat").startConversation(request),
-    },
-
-    apps,
-
-    appManager: runtimeApps.manager,
-    catalog,
-    instances: runtimeApps.instances,
-    settings: runtimeApps.settings,
-
-    appPort: (appScope) => createAppPort(portParts, appScope),
-
-    features: hostFeatures,
-
-    verifyAudit: () => verifyAuditChain(options.store),
-
-    reconnectNow() {
-      driver?.reconnectNow();
-    },
-    async hostCapabilitiesChanged() {
-      const changed = host.refreshCapabilities();
-      if (changed === undefined) return;
-      const { gained, lost, denied } = changed;
-      await requireLoop().post({
-        kind: "host.changed",
-        what: "capabilities",
-        detail: `gained: ${gained.join(", ") || "none"}; lost: ${lost.join(", ") || "none"}; denied by the system: ${denied.join(", ") || "none"}`,
-      });
-    },
-    hostIntent: (intent) => hostIntents(intent),
-    async setInventoryPolicy(policy) {
-      host.setInventoryPolicy(policy);
-      await requireLoop().post({ kind: "host.changed", what: "policy", detail: JSON.stringify(policy) });
-    },
-    dropConnection() {
-      driver?.dropConnection();
-    },
-  };
-  return runtime;
-}
-
-
-/** The loop over the restored state, its transitions reading the host's current facts. */
-function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<typeof restoreState>>, parts: { readonly host: HostFactsCell; readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink } & Pick<RuntimeLoopOptions, "onState" | "afterCommit">): RuntimeLoop {
-  const { host, clock, ids } = parts;
-  return createRuntimeLoop({
-    store: options.store,
-    state: restored.state,
-    auditHead: restored.auditHead,
-    diagnostics: parts.diagnostics,
-    ...(options.maxInputsPerTurn === undefined ? {} : { maxInputsPerTurn: options.maxInputsPerTurn }),
-    env: {
-      // Replaced when the host's capabilities or the policy change at run time: transitions read the current facts.
-      get host() {
-        return host.facts;
-      },
-      now: () => clock.now(),
-      newId: (prefix) => ids.next(prefix),
-      ...(options.maxPendingPerApp === undefined ? {} : { maxPendingPerApp: options.maxPendingPerApp }),
-      ...(options.maxLiveSurfaces === undefined ? {} : { maxLiveSurfaces: options.maxLiveSurfaces }),
-      ...(options.suspendIdleMs === undefined ? {} : { suspendIdleMs: options.suspendIdleMs }),
-      ...(options.keptArtifactBytes === undefined ? {} : { keptArtifactBytes: options.keptArtifactBytes }),
-    },
-    // Log chunks and unseen marks are written by turns only (restore prunes marks before the loop starts).
-    cachedCollections: [RUNTIME_COLLECTIONS.logChunks, RUNTIME_COLLECTIONS.inboxUnseen],
-    onState: parts.onState,
-    afterCommit: parts.afterCommit,
-  });
-}
-
-/** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
-function openConnection(
-  options: RuntimeOptions,
-  parts: { readonly clock: Clock; readonly ids: IdSource; readonly diagnostics: DiagnosticsSink; readonly loop: () => RuntimeLoop; readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void>; readonly onCatalogRelease: (release: CatalogRelease) => void },
-): SyncDriver {
-  return new SyncDriver({
-    transport: options.transport,
-    serverUrl: options.serverUrl,
-    token: options.token,
-    clock: parts.clock,
-    ids: parts.ids,
-    diagnostics: parts.diagnostics,
-    post: (input) => parts.loop().post(input),
-    state: () => parts.loop().state,
-    ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-    ...(options.relistIntervalMs === undefined ? {} : { relistIntervalMs: options.relistIntervalMs }),
-    ...(options.clientInfo === undefined ? {} : { clientInfo: options.clientInfo }),
-    onTenant: parts.onTenant,
-    onCatalogRelease: parts.onCatalogRelease,
-  });
-}
-
-/** Resolves once the lifecycle is `online`. */
-function whenOnline(lifecycle: LifecycleCell): Promise<void> {
-  if (lifecycle.snapshot().status === "online") return Promise.resolve();
-  return new Promise((resolve) => {
-    const off = lifecycle.subscribe((next) => {
-      if (next.status === "online") {
-        off();
-        resolve();
-      }
-    });
-  });
-}
-
-/** Apps' workflow runs: the shell that runs each step after its commit, through the step executor. */
-function openWorkflows(store: RuntimeStore, parts: { readonly loop: () => RuntimeLoop; readonly started: () => RuntimeState | undefined; readonly appPort: (appScope: string) => AppPort; readonly backends: AppServices["backends"]; readonly driver: () => SyncDriver | undefined; readonly listeners: ReturnType<typeof deliveryListeners>; readonly clock: Clock; readonly diagnostics: DiagnosticsSink }): WorkflowShell {
-  const execute = createWorkflowSteps({
-    store,
-    post: (input) => parts.loop().post(input),
-    appPort: parts.appPort,
-    backends: parts.backends,
-    serverEvidence: async (conversationId, idempotencyKey) => {
-      const driver = parts.driver();
-      if (driver === undefined) throw new LineUpError("request_cancelled", "not connected to the AppServer");
-      return (await driver.exportEvidence(conversationId, idempotencyKey)) as unknown as JsonValue;
-    },
-    toolSettlements: parts.listeners.toolSettlements,
-    taskEvents: parts.listeners.taskEvents,
-    task: (taskId) => {
-      const now = parts.loop().state.tasks.tasks.get(taskId);
-      return now === undefined ? undefined : publicTask(now);
-    },
-  });
-  return createWorkflowShell({ post: (appScope, op) => parts.loop().post({ kind: "workflow", app_scope: appScope, op }), state: parts.started, clock: parts.clock, execute, diagnostics: parts.diagnostics });
-}
-
-/** The listeners of committed deliveries beside the delivery hub's, each fed by `emit`. */
-function deliveryListeners(diagnostics: DiagnosticsSink) {
-  const listeners = {
-    /** Instance lifecycle steps (`instances.changed`), for `subscribeInstanceChanges`. */
-    instanceChanges: new Emitter<InstanceChange>(listenerErrorsTo(diagnostics, "instance changes")),
-    /** Apps' task events (`task.event`), for `subscribeTasks`. */
-    taskEvents: new Emitter<Extract<Delivery, { kind: "task.event" }>>(listenerErrorsTo(diagnostics, "task events")),
-    /** Apps' workflow runs as commits change them (`workflow.changed`), for `subscribeWorkflows`. */
-    workflowEvents: new Emitter<Extract<Delivery, { kind: "workflow.changed" }>>(listenerErrorsTo(diagnostics, "workflow events")),
-    /** The terminal outputs of workflows' tool calls (`tool.settled`), for the steps waiting on them. */
-    toolSettlements: new Emitter<Extract<Delivery, { kind: "tool.settled" }>>(listenerErrorsTo(diagnostics, "workflow tool calls")),
-    emit(delivery: Delivery): void {
-      if (delivery.kind === "instances.changed") for (const change of delivery.changes) listeners.instanceChanges.fire(change);
-      if (delivery.kind === "task.event") listeners.taskEvents.fire(delivery);
-      if (delivery.kind === "workflow.changed") listeners.workflowEvents.fire(delivery);
-      if (delivery.kind === "tool.settled") listeners.toolSettlements.fire(delivery);
-    },
-  };
-  return listeners;
-}
-
-/** Runs `attempt` until it succeeds, waiting the Runtime's backoff between tries, unless the Runtime is stopping. */
-function retried(attempt: () => Promise<unknown>, parts: { readonly clock: Clock; readonly ids: IdSource; readonly backoff: BackoffPolicy | undefined; readonly stopping: () => boolean; readonly onError: (error: unknown) => void }): void {
-  const run = (n: number): void => {
-    if (parts.stopping()) return;
-    attempt().catch((error: unknown) => {
-      parts.onError(error);
-      parts.clock.setTimer(backoffDelay(Math.min(n, 8), () => parts.ids.random(), parts.backoff) + 100, () => run(n + 1));
-    });
-  };
-  run(0);
-}
-
-function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
-  return before.lifecycle !== after.lifecycle || before.conversations !== after.conversations || before.outbox !== after.outbox || before.apps !== after.apps;
+  const followers = commitFollowers(basics, started, app, delivery, timers);
+  return runtimeObject({ options, basics, started, apps, app, delivery, timers, followers, catalog, onCatalogRelease, hostIntents, appPort });
 }
 
 function conversationStatus(state: RuntimeState, conversation: Conversation): ConversationStatus {

@@ -5,6 +5,7 @@ import { LineUpError, type AppManifest, type BackendDeclaration } from "@lineup/
 import { createMemoryAppStorageHost, createRemoteHttpRunner, remoteHttpRunners, systemClock, type BackendRunners } from "../src/index.js";
 import { publisherKey, signedBundle } from "./helpers/apps-harness.js";
 import { createFakeClock, createMemoryStoreData, FakeAppServer, startDevice, until, type Device } from "./helpers/runtime-harness.js";
+import { slack } from "../../../test/support/soak.js";
 
 // Issue 20 through the Runtime: an installed app's own storage follows its active version (install, update with a
 // migration, a migration that fails and puts the version before back, removal), and its declared back-ends are
@@ -27,7 +28,7 @@ function journal(version: string, storage: AppManifest["storage"], endpoint = "h
         protocol: "remote-http",
         endpoint: "sync",
         methods: [{ name: "push", params_schema: { type: "object", required: ["text"], properties: { text: { type: "string" } } }, result_schema: { type: "object", required: ["stored"] } }, { name: "slow" }],
-        limits: { call_timeout_ms: 300 },
+        limits: { call_timeout_ms: slack(300) },
       },
       { id: "search", plane: "client-local", protocol: "wasm", entry: "search.wasm", methods: [{ name: "search" }], optional: true },
     ],

@@ -32,7 +32,7 @@ import { whiteboardManifest, whiteboardWithClipboard } from "./apps-fixtures.js"
 import { publisherKey } from "./helpers/apps-harness.js";
 import { seededRandom } from "./store-test-helpers.js";
 import { noise } from "../../../test/support/noise.js";
-import { soakSized, timeLimitFor } from "../../../test/support/soak.js";
+import { slack, soakSized, timeLimitFor } from "../../../test/support/soak.js";
 
 const KILLS = soakSized(30, 300);
 const APP = "whiteboard";
@@ -70,7 +70,7 @@ beforeAll(async () => {
     v3: await writeBundle(whiteboardManifest("3.0.0"), "v3.zip"),
     v4: await writeBundle(whiteboardWithClipboard("4.0.0"), "v4.zip"),
   };
-}, 60_000);
+}, slack(60_000));
 
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
@@ -106,7 +106,7 @@ async function runChild(dataDir: string, killAfterMs: number | undefined, cycles
     if (killAfterMs !== undefined && timer === undefined && stdout.includes("\nS ")) timer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const guard = setTimeout(() => child.kill("SIGKILL"), slack(20_000));
   const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
   clearTimeout(timer);
   clearTimeout(guard);

@@ -8,6 +8,7 @@ import { LineUpError, type BackendDeclaration, type JsonValue } from "@lineup/pr
 import type { BackendRunner } from "../src/index.js";
 import { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "../src/node/index.js";
 import { LineSplitter, MAX_STDIO_LINE_BYTES, classifyStdioMessage, restartDelay } from "../src/node/stdio-backend.js";
+import { slack } from "../../../test/support/soak.js";
 
 // Issue 20 "Back-end runtime → stdio-jsonrpc" (RELIABILITY K1): the host starts an app's program as a child process
 // under its sandbox and supervises it. A hostile program — reading the Runtime's database or host files, opening a
@@ -73,7 +74,7 @@ function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}): Mad
     runtime: "node",
     entry: "backends/main.mjs",
     methods: [{ name: "x" }],
-    limits: { memory_mb: 64, call_timeout_ms: 1_000, max_concurrent_calls: 3 },
+    limits: { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 3 },
     restart: { policy: "on-failure", max_restarts: 10, backoff_ms: 10 },
     ...extra,
   } as BackendDeclaration;
@@ -108,7 +109,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; reaso
 }
 
 async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + slack(ms);
   while (!check()) {
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -321,7 +322,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     // Sent after the spinning call (its deadline later): it ends with the kill, not by its own time.
     const bystander = refusal(r.call("wait", null));
     expect((await spin).code).toBe("operation_expired");
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(slack(3_000));
     expect(await bystander).toMatchObject({ code: "handler_failed", reason: "crashed" });
     expect(await r.call("ok", null)).toBe("ok");
     for (const [method, reason] of [
@@ -336,14 +337,14 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
       expect(await r.call("ok", null)).toBe("ok");
     }
     expect(r.status()).toBe("running");
-  }, 20_000);
+  }, slack(20_000));
 
   it("fails only the call whose answer is too large, cancels without a kill, and is overloaded past its calls in flight", async () => {
     const { r } = runner(
       program(`
         on("big", () => "x".repeat(1024 * 1024 + 10));
         on("wait", (p) => new Promise((resolve) => setTimeout(() => resolve("done"), p.ms)));`),
-      { limits: { memory_mb: 64, call_timeout_ms: 1_000, max_concurrent_calls: 2 } },
+      { limits: { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 2 } },
     );
     const pid = await r.call("pid", null);
     expect((await refusal(r.call("big", null))).code).toBe("invalid_result");
@@ -409,7 +410,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     const second = r.stop();
     expect(await refusal(inFlight)).toMatchObject({ code: "handler_failed", reason: "stopped" });
     await Promise.all([first, second]);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(slack(3_000));
     expect(alive(pid)).toBe(false);
     expect(r.status()).toBe("stopped");
     expect(await refusal(r.call("pid", null))).toMatchObject({ code: "handler_failed", reason: "stopped" });
@@ -466,7 +467,7 @@ describe("a local-http back-end", () => {
   });
 
   it("fails a call past its time when the program never listens, kills one that answers garbage, and fails only the call of an HTTP error", async () => {
-    const silent = runner(httpProgram("", ""), { protocol: "local-http", limits: { memory_mb: 64, call_timeout_ms: 500, max_concurrent_calls: 3 } });
+    const silent = runner(httpProgram("", ""), { protocol: "local-http", limits: { memory_mb: 64, call_timeout_ms: slack(500), max_concurrent_calls: 3 } });
     expect((await refusal(silent.r.call("pid", null))).code).toBe("operation_expired");
 
     const { r } = runner(

@@ -6,6 +6,7 @@ import { createNodeWasmRunner } from "../src/node/index.js";
 import { checkWasmModule } from "../src/backends/wasm-abi.js";
 import { compileBackend } from "./helpers/assemblyscript.js";
 import { wasmFromText, watModule } from "./helpers/wat.js";
+import { slack } from "../../../test/support/soak.js";
 
 // Issue 20 "Back-end runtime → wasm" on the Node host: a module in a worker thread, JSON in and out, whose only
 // imports are the host's; every way it can misbehave ends that call with a typed error within its limit, and the
@@ -18,7 +19,7 @@ let search: Uint8Array;
 
 beforeAll(async () => {
   [hostile, forbidden, search] = await Promise.all([compileBackend(fixture("hostile.asc.ts"), 64), compileBackend(fixture("forbidden.asc.ts")), compileBackend(fileURLToPath(new URL("../../../apps/journal/backends/search.asc.ts", import.meta.url)), 256)]);
-}, 60_000);
+}, slack(60_000));
 
 const runners: BackendRunner[] = [];
 afterEach(async () => {
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}, diagnostics?: (error: unknown, context: string) => void): BackendRunner {
-  const declaration = { id: "b", plane: "client-local", protocol: "wasm", entry: "b.wasm", methods: [{ name: "echo" }], limits: { memory_mb: 4, call_timeout_ms: 400, max_concurrent_calls: 3 }, restart: { policy: "on-failure", backoff_ms: 20 }, ...extra } as BackendDeclaration;
+  const declaration = { id: "b", plane: "client-local", protocol: "wasm", entry: "b.wasm", methods: [{ name: "echo" }], limits: { memory_mb: 4, call_timeout_ms: slack(400), max_concurrent_calls: 3 }, restart: { policy: "on-failure", backoff_ms: 20 }, ...extra } as BackendDeclaration;
   const made = createNodeWasmRunner({ app_scope: "journal", declaration, entry, hostCalls: async () => null, ...(diagnostics === undefined ? {} : { diagnostics }) });
   runners.push(made);
   return made;
@@ -51,7 +52,7 @@ describe("a wasm back-end on the Node host", () => {
   });
 
   it("runs the journal's search module", async () => {
-    const r = runner(search, { limits: { memory_mb: 16, call_timeout_ms: 2_000 } });
+    const r = runner(search, { limits: { memory_mb: 16, call_timeout_ms: slack(2_000) } });
     const entries = [
       { key: "2026-12-01", text: "A quiet Monday, quite quiet" },
       { key: "2026-12-02", text: "Busy Tuesday" },
@@ -66,7 +67,7 @@ describe("a wasm back-end on the Node host", () => {
     const r = runner(hostile);
     const started = Date.now();
     expect(await refusal(r.call("spin", {}))).toEqual({ code: "operation_expired", reason: undefined });
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(slack(3_000));
     expect(await r.call("echo", 1)).toEqual({ params: 1, calls: 1 });
   });
 
@@ -91,7 +92,7 @@ describe("a wasm back-end on the Node host", () => {
   });
 
   it("is overloaded past its concurrent calls, cancels, stops, and with restart never stays failed", async () => {
-    const r = runner(hostile, { limits: { memory_mb: 4, call_timeout_ms: 400, max_concurrent_calls: 2 } });
+    const r = runner(hostile, { limits: { memory_mb: 4, call_timeout_ms: slack(400), max_concurrent_calls: 2 } });
     const first = r.call("spin", {});
     const second = r.call("echo", 2);
     expect((await refusal(r.call("echo", 3))).code).toBe("overloaded");
@@ -179,12 +180,12 @@ describe("the wasm ABI, with modules in WebAssembly text", () => {
   });
 
   it("ends a start function that never returns within the call's time: start_failed, for good", async () => {
-    const r = runner(await watModule("(memory 1)", "(func $forever (loop $l (br $l))) (start $forever)"), { limits: { memory_mb: 4, call_timeout_ms: 300 } });
+    const r = runner(await watModule("(memory 1)", "(func $forever (loop $l (br $l))) (start $forever)"), { limits: { memory_mb: 4, call_timeout_ms: slack(300) } });
     const started = Date.now();
     const error = await failure(r.call("echo", 1));
     expect([error.code, error.data?.["reason"]]).toEqual(["handler_failed", "start_failed"]);
-    expect(error.message).toMatch(/did not start within 300 ms/);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(error.message).toContain(`did not start within ${slack(300)} ms`);
+    expect(Date.now() - started).toBeLessThan(slack(5_000));
     expect((await failure(r.call("echo", 1))).data?.["reason"]).toBe("start_failed");
   });
 
@@ -216,7 +217,7 @@ describe("the wasm ABI, with modules in WebAssembly text", () => {
   });
 
   it("with restart never, refuses the calls queued behind the one that failed", async () => {
-    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: 300, max_concurrent_calls: 3 }, restart: { policy: "never" } });
+    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: slack(300), max_concurrent_calls: 3 }, restart: { policy: "never" } });
     const spin = r.call("spin", null);
     const queued = r.call("echo", 1);
     expect((await failure(spin)).code).toBe("operation_expired");
@@ -228,7 +229,7 @@ describe("the wasm ABI, with modules in WebAssembly text", () => {
   it("cancels a queued call at once, and a call aborted before it starts never runs", async () => {
     // A time limit far above a worker's start on a busy machine: the spinning call must end by its limit, not
     // because its worker took longer than the limit to load (handler_failed), which a loaded 2-core machine showed.
-    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: 2_000, max_concurrent_calls: 3 } });
+    const r = runner(await watModule(), { limits: { memory_mb: 4, call_timeout_ms: slack(2_000), max_concurrent_calls: 3 } });
     let spinDone = false;
     const spin = r.call("spin", null).finally(() => (spinDone = true));
     const controller = new AbortController();

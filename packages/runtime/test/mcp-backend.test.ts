@@ -12,6 +12,7 @@ import { manifestFromMcp } from "../src/index.js";
 import { createMcpHttpRunner, createMcpStdioRunner } from "../src/node/index.js";
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
+import { slack } from "../../../test/support/soak.js";
 import { HOSTILE, NOTE_TOOL, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
 
 // Issue 22 §2 and shared design RELIABILITY X1: an MCP server as an app's back-end. A real MCP server from npm
@@ -27,7 +28,7 @@ beforeAll(async () => {
   dataDir = realpathSync(mkdtempSync(join(tmpdir(), "lineup-mcp-")));
   clockFiles = npmServerFiles("@modelcontextprotocol/server-basic-preact");
   clockManifest = (await npmServerManifest("@modelcontextprotocol/server-basic-preact", "clock")).manifest;
-}, 60_000);
+}, slack(60_000));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe("MCP servers as LineUp apps", () => {
@@ -69,7 +70,7 @@ describe("MCP servers as LineUp apps", () => {
     const result = payload["result"] as { content: { type: string; text: string }[] };
     expect(result.content[0]!.type).toBe("text");
     expect(Number.isNaN(Date.parse(result.content[0]!.text))).toBe(false);
-  }, 60_000);
+  }, slack(60_000));
 
   it("a hostile MCP server gets typed errors, is killed and restarted per its policy, and the other app goes on", async () => {
     const { server, d: device } = await start();
@@ -118,7 +119,7 @@ describe("MCP servers as LineUp apps", () => {
     after = await pid();
     expect(after).not.toBe(before);
     await clockAnswers();
-  }, 120_000);
+  }, slack(120_000));
 
   it("a server whose policy is never is not started again after it broke the protocol", async () => {
     const manifest = hostileManifest();
@@ -129,7 +130,7 @@ describe("MCP servers as LineUp apps", () => {
     expect((await agentCall(server, "hostile", "hostile.garbage"))[0]).toBe("lineup.tool.error");
     const [type, payload] = await agentCall(server, "hostile", "hostile.ok");
     expect([type, payload["code"], String(payload["message"])]).toEqual(["lineup.tool.error", "handler_failed", expect.stringContaining("not restarted")]);
-  }, 60_000);
+  }, slack(60_000));
 
   it("reaches an MCP server over Streamable HTTP at the app's declared endpoint (mcp-http)", async () => {
     // A Streamable HTTP MCP server made with the SDK's own server, on 127.0.0.1; stateless, as the npm examples are.
@@ -170,5 +171,5 @@ describe("MCP servers as LineUp apps", () => {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     }
-  }, 60_000);
+  }, slack(60_000));
 });

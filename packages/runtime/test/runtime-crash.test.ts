@@ -26,7 +26,7 @@ import { openSqliteStore } from "../src/node/index.js";
 import { listPendingMessageIds } from "../src/persistence/inbox.js";
 import { RawAgent } from "./helpers/raw-agent.js";
 import { seededRandom } from "./store-test-helpers.js";
-import { SOAK } from "../../../test/support/soak.js";
+import { SOAK, slack } from "../../../test/support/soak.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/runtime-crash-child.ts", import.meta.url));
 const MESSAGES_PER_SESSION = 6;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   server = await startAppServer({ dataDir: join(work, "server"), port: 0, logger: silentLogger });
   port = Number(new URL(server.url).port);
   agentToken = server.devCredentials!.agent_token;
-}, 60_000);
+}, slack(60_000));
 
 afterAll(async () => {
   await server?.close();
@@ -66,7 +66,7 @@ async function runChild(config: Record<string, unknown>, killAfterMs?: number): 
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-  const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const guard = setTimeout(() => child.kill("SIGKILL"), slack(20_000));
   const code = await new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
   clearTimeout(timer);
   clearTimeout(guard);
@@ -221,5 +221,5 @@ describe("crash sweep: R1 inbound + R2 outbound (Node host, SQLite FULL, real Ap
     for (const [i, point] of points.entries()) await crashPoint(`p${i + 1}`, point, i % 4 === 3, tally);
     console.log(`R1/R2 crash sweep: ${points.length} points over ${boundaries} commit boundaries, ${tally.runs} child runs:`, JSON.stringify(tally));
     expect(tally).toMatchObject({ lost: 0, duplicated: 0, unexpected: 0, cursorRegressions: 0, integrityFailures: 0, outboxViolations: 0 });
-  }, SOAK ? 1_800_000 : 120_000);
+  }, slack(SOAK ? 450_000 : 120_000));
 });

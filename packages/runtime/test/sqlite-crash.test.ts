@@ -7,6 +7,7 @@ import { afterAll, describe, it } from "vitest";
 import { openSqliteStore } from "../src/node/index.js";
 import { expectAcknowledgedBatchesKept, killAfterFirstBatch } from "./sqlite-test-helpers.js";
 import { seededRandom } from "./store-test-helpers.js";
+import { slack } from "../../../test/support/soak.js";
 
 const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const CHILD = fileURLToPath(new URL("./fixtures/sqlite-crash-child.ts", import.meta.url));
@@ -36,5 +37,5 @@ describe("SQLite store under kill -9", () => {
 
       await expectAcknowledgedBatchesKept(await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] } }), acknowledgedByRun);
     }
-  }, 60_000);
+  }, slack(60_000));
 });

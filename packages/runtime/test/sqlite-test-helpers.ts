@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { afterEach, expect } from "vitest";
 import type { SqliteRuntimeStore } from "../src/node/index.js";
+import { slack } from "../../../test/support/soak.js";
 
 /**
  * For a `describe` block: a function giving a `store.db` path in a new directory from `tempDir` on each
@@ -40,7 +41,7 @@ export async function killAfterFirstBatch(child: CrashChild, delayMs: number): P
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child never acknowledged a batch; stderr:\n${stderr}`)), 8_000);
+    const timer = setTimeout(() => reject(new Error(`child never acknowledged a batch; stderr:\n${stderr}`)), slack(8_000));
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
       if (stdout.includes("\n")) {

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonValue, KeyRange, Migration, RangeQuery, RuntimeStore, StoreSchema, StoreValue, StoreWrite } from "../src/index.js";
 import { expectStoreError } from "./store-test-helpers.js";
+import { slack } from "../../../test/support/soak.js";
 
 /** Storage that outlives any one store opened on it: a file, a database name, a MemoryStoreData. */
 export interface StoreFixture {
@@ -602,7 +603,7 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         }),
         { numRuns: 100, seed: 20240601 },
       );
-    }, 60_000);
+    }, slack(60_000));
   });
 }
 

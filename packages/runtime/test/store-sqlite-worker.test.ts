@@ -15,6 +15,7 @@ import type { StoreSchema, StoreValue, StoreWrite } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
 import { expectAcknowledgedBatchesKept, freshDbPaths, killAfterFirstBatch, type CrashChild } from "./sqlite-test-helpers.js";
 import { expectStoreError, seededRandom } from "./store-test-helpers.js";
+import { slack } from "../../../test/support/soak.js";
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), "lineup-sqlite-worker-"));
@@ -170,7 +171,7 @@ describe("SQLite store on a worker thread, in a child process", () => {
       acknowledgedByRun.push(await runAndKill(path, run, Math.floor(random() * 120)));
       await expectAcknowledgedBatchesKept(await openSqliteStore({ path, schema: { collections: ["batches"], migrations: [] }, thread: "worker" }), acknowledgedByRun);
     }
-  }, 60_000);
+  }, slack(60_000));
 
   it("does not keep an idle process alive when the store is left open", async () => {
     const path = join(dir, "idle.db");
@@ -189,7 +190,7 @@ describe("SQLite store on a worker thread, in a child process", () => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
         reject(new Error("the child is still running with an idle store"));
-      }, 8_000);
+      }, slack(8_000));
       child.on("close", (code) => {
         clearTimeout(timer);
         resolve(code);

@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { AppManifest, AppScope } from "@lineup/protocol";
 import { manifestFromMcp, type McpToolInfo } from "../../src/index.js";
 import { describeMcpServer } from "../../src/node/index.js";
+import { slack } from "../../../../test/support/soak.js";
 
 const require = createRequire(import.meta.url);
 
@@ -56,7 +57,7 @@ export const BUDGET_ALLOCATOR = "@modelcontextprotocol/server-budget-allocator";
 /** A hostile server's call limit with room for a program's start on a loaded machine (its hang still ends there). */
 export const HOSTILE_LOADED_TIMEOUT_MS = 5_000;
 
-/** The hostile server as an app; `callTimeoutMs` bounds each call (its hang ends there). */
+/** The hostile server as an app; `callTimeoutMs` (longer under the soak: `slack`) bounds each call (its hang ends there). */
 export function hostileManifest(callTimeoutMs = 1_500): AppManifest {
   const output = { type: "object", required: ["pid"], properties: { pid: { type: "integer" } } };
   const generated = manifestFromMcp({
@@ -66,7 +67,7 @@ export function hostileManifest(callTimeoutMs = 1_500): AppManifest {
     entry: "server/index.mjs",
     tools: HOSTILE_TOOLS.map((name): McpToolInfo => ({ name, inputSchema: { type: "object" }, outputSchema: output })),
     memory_mb: 128,
-    call_timeout_ms: callTimeoutMs,
+    call_timeout_ms: slack(callTimeoutMs),
   });
   return { ...generated, backends: generated.backends!.map((b) => ({ ...b, restart: { policy: "on-failure", max_restarts: 20, backoff_ms: 10 } })) };
 }

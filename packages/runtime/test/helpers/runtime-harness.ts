@@ -1,10 +1,11 @@
 import { createMemoryStore, createMemoryStoreData, type MemoryStoreData } from "../../src/index.js";
 import { createRuntime, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AgentAppMessage, type AppPort, type LineUpRuntime, type RuntimeOptions, type RuntimeStore } from "../../src/index.js";
 import { createFakeClock, createSequentialIds, FakeAppServer, type FakeClock } from "../../src/testing/index.js";
+import { slack } from "../../../../test/support/soak.js";
 
-/** Waits (real macrotasks) until `predicate` holds; fails after `ms`. */
+/** Waits (real macrotasks) until `predicate` holds; fails after `ms` (longer under the soak: `slack`). */
 export async function until(predicate: () => boolean, ms = 3_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + slack(ms);
   while (!predicate()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setImmediate(resolve));
