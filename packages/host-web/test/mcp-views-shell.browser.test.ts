@@ -54,6 +54,27 @@ const consoleLines: string[] = [];
 const nameOf = (app: TestApp): string => app.manifest?.name ?? app.scope;
 const card = (app: string) => page.locator(`.mcp-view-card[data-app="${app}"]`).last();
 const viewOf = (app: string): FrameLocator => card(app).frameLocator("iframe");
+/**
+ * Clicks `button` once the log stands still around it. Scrolling it into view brings rows near the screen back
+ * into the windowed log; a view among them mounts again and the log settles a moment later, moving the rows
+ * around it. A click aimed before that lands where the button was.
+ */
+async function clickWhenSteady(button: ReturnType<FrameLocator["getByRole"]>): Promise<void> {
+  await button.scrollIntoViewIfNeeded();
+  let last = "";
+  await expect
+    .poll(
+      async () => {
+        const box = JSON.stringify(await button.boundingBox());
+        const steady = box === last && box !== "null";
+        last = box;
+        return steady;
+      },
+      { timeout: 15_000, intervals: [400] },
+    )
+    .toBe(true);
+  await button.click();
+}
 const userMessages = () => page.locator('[data-kind="message"][data-from="user"]').allTextContents();
 
 async function scene<T>(what: () => Promise<T>): Promise<T> {
@@ -198,7 +219,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
     try {
       await scene(async () => {
         const dialog = page.getByRole("dialog");
-        await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
+        await clickWhenSteady(viewOf("clock").getByRole("button", { name: "Open Link" }));
         await dialog.waitFor({ timeout: 30_000 });
         expect(await dialog.textContent()).toContain(LINK);
         expect(await dialog.textContent()).toContain("Basic MCP App Server");
@@ -208,7 +229,7 @@ describe("MCP Apps views of the agent's calls, in the shell's chat (Chromium, re
         await page.keyboard.press("Escape");
         await dialog.waitFor({ state: "hidden", timeout: 15_000 });
         expect(opened).toEqual([]);
-        await viewOf("clock").getByRole("button", { name: "Open Link" }).click();
+        await clickWhenSteady(viewOf("clock").getByRole("button", { name: "Open Link" }));
         await dialog.getByRole("button", { name: "Allow", exact: true }).click();
         await expect.poll(() => opened.length, { timeout: 15_000 }).toBe(1);
         // The audit log has each step as the app's use of link.open, the host's call after the person allowed it.

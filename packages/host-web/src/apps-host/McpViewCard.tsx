@@ -31,6 +31,19 @@ import { appLocale } from "./locale.js";
 import { t } from "../i18n/index.js";
 
 const MODES: readonly DisplayMode[] = ["inline_card", "foreground", "pip"];
+
+/**
+ * The height each call's view last reported, so a view mounted again — the windowed log unmounts rows far from
+ * the screen and brings them back — starts at it and the rows below stay where they are. Bounded: the oldest
+ * entries go first.
+ */
+const viewHeights = new Map<string, number>();
+const MAX_REMEMBERED_HEIGHTS = 500;
+function rememberHeight(callId: string, height: number): void {
+  viewHeights.delete(callId);
+  viewHeights.set(callId, height);
+  if (viewHeights.size > MAX_REMEMBERED_HEIGHTS) viewHeights.delete(viewHeights.keys().next().value!);
+}
 type CallToolResult = { content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
 /** The MCP `CallToolResult` the view is told: the tool's result as the Runtime recorded it, or the error as MCP words one. */
@@ -139,7 +152,15 @@ export function McpViewCard({ callId, phase, appName }: { callId: string; phase:
             return next;
           },
         },
-        { title: t("mcpView.title", { name: appName }), minHeight: 160, maxHeight: 900, storage, ...(granted === undefined ? {} : { grant: granted }) },
+        {
+          title: t("mcpView.title", { name: appName }),
+          minHeight: 160,
+          maxHeight: 900,
+          storage,
+          ...(granted === undefined ? {} : { grant: granted }),
+          ...(viewHeights.has(call.call_id) ? { initialHeight: viewHeights.get(call.call_id)! } : {}),
+          onHeight: (height) => rememberHeight(call.call_id, height),
+        },
       );
       mounted.current = view_;
       view_.ready.catch((error: unknown) => !gone && setFailure(error instanceof Error ? error.message : String(error)));

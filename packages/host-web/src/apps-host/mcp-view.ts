@@ -57,6 +57,13 @@ export interface McpViewOptions {
   readonly title?: string;
   readonly minHeight?: number;
   readonly maxHeight?: number;
+  /**
+   * The height the frame starts at (clamped), until the view reports its own: the height it last had, for a view
+   * mounted again (a windowed log brings its row back), so the rows below do not move when it loads.
+   */
+  readonly initialHeight?: number;
+  /** Each height the view reports, clamped (to remember for `initialHeight`). */
+  readonly onHeight?: (height: number) => void;
   /** How long the view has to load and send `ui/initialize`. Default 15 s. */
   readonly readyTimeoutMs?: number;
   /**
@@ -115,7 +122,7 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
   const frame = createSandboxedFrame(options.title ?? `View of ${context.tool.name}`);
   const storage = options.storage;
   let displayMode = context.display_mode;
-  let contentHeight = minHeight;
+  let contentHeight = Math.max(minHeight, Math.min(maxHeight, options.initialHeight ?? minHeight));
   const applyHeight = (): void => {
     frame.style.height = displayMode === "foreground" ? "100%" : `${contentHeight}px`;
   };
@@ -165,6 +172,7 @@ export function mountMcpView(container: HTMLElement, html: string, context: McpV
     if (typeof params.height !== "number" || !Number.isFinite(params.height)) return;
     contentHeight = Math.max(minHeight, Math.min(maxHeight, Math.ceil(params.height)));
     applyHeight();
+    options.onHeight?.(contentHeight);
   };
 
   let resolveReady!: () => void;
