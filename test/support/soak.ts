@@ -6,8 +6,11 @@
  * shared machine whose load changes under it.
  */
 
+/** The environment, where there is one: a contract suite bundled for Chromium (`runSuiteInChromium`) has none. */
+const env: Readonly<Record<string, string | undefined>> = typeof process === "undefined" ? {} : process.env;
+
 /** Whether this run is the soak. */
-export const SOAK = process.env["LINEUP_SOAK"] === "1";
+export const SOAK = env["LINEUP_SOAK"] === "1";
 
 /** `quick` in `npm test`, `soak` under LINEUP_SOAK=1. */
 export function soakSized<T>(quick: T, soak: T): T {
@@ -21,7 +24,7 @@ export function soakSized<T>(quick: T, soak: T): T {
  * machine and more than 400 s on another, against 11 s for its 1,000); `LINEUP_TIME_FACTOR` (a number ≥ 1)
  * replaces either, for a run on a machine known to be loaded. What a test asserts does not change with it.
  */
-export const TIME_FACTOR = timeFactor(process.env["LINEUP_TIME_FACTOR"]);
+export const TIME_FACTOR = timeFactor(env["LINEUP_TIME_FACTOR"]);
 
 function timeFactor(raw: string | undefined): number {
   if (raw === undefined || raw === "") return SOAK ? 4 : 1;
