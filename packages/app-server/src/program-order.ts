@@ -6,9 +6,11 @@
  *   write of any connection, committed or in the same transaction;
  * - a read runs — and a read runs only after every earlier write of its connection has committed (or
  *   failed), so it sees them.
- * A request that arrives while an earlier read is waiting waits behind it, so a read never sees a
- * later write of its own connection. Independent pipelined writes are never held back: they queue at
- * once and share group commits.
+ * A request that arrives while an earlier read is waiting waits behind it, and a write waits until every
+ * earlier read of its connection has finished (a read's query is asynchronous on PostgreSQL: run at once,
+ * a later write could commit before the query ran), so a read never sees a later write of its own
+ * connection. Independent pipelined writes are never held back: they queue at once and share group
+ * commits.
  *
  * Nothing here orders requests of different connections: between connections, a write is visible
  * to a read once it has been acknowledged.
@@ -25,6 +27,12 @@ export class ProgramOrder {
   private readonly waiting: Waiting[] = [];
   /** Writes of this connection queued and not yet settled. */
   private unsettledWrites = 0;
+  /** Asynchronous reads of this connection running and not yet settled. */
+  private unsettledReads = 0;
+  private readonly readSettled = (): void => {
+    this.unsettledReads--;
+    if (this.unsettledReads === 0) this.release();
+  };
   /** One function for every write's settlement (no closure per write). */
   private readonly writeSettled = (): void => {
     this.unsettledWrites--;
@@ -36,7 +44,7 @@ export class ProgramOrder {
    * otherwise later, with its outcome (or its throw) delivered through the returned promise.
    */
   run<T>(access: Access, fn: () => T | Promise<T>): T | Promise<T> {
-    if (this.waiting.length === 0 && (access === "write" || this.unsettledWrites === 0)) return this.execute(access, fn);
+    if (this.waiting.length === 0 && this.mayRun(access)) return this.execute(access, fn);
     return new Promise<T>((resolve, reject) => {
       this.waiting.push({
         access,
@@ -57,20 +65,30 @@ export class ProgramOrder {
     return this.waiting.length;
   }
 
+  /** A read waits for earlier writes to settle; a write for earlier reads. */
+  private mayRun(access: Access): boolean {
+    return access === "read" ? this.unsettledWrites === 0 : this.unsettledReads === 0;
+  }
+
   private execute<T>(access: Access, fn: () => T | Promise<T>): T | Promise<T> {
     const outcome = fn();
-    if (access === "write" && outcome instanceof Promise) {
-      this.unsettledWrites++;
-      outcome.then(this.writeSettled, this.writeSettled);
+    if (outcome instanceof Promise) {
+      if (access === "write") {
+        this.unsettledWrites++;
+        outcome.then(this.writeSettled, this.writeSettled);
+      } else {
+        this.unsettledReads++;
+        outcome.then(this.readSettled, this.readSettled);
+      }
     }
     return outcome;
   }
 
-  /** Lets waiting requests go, in order, up to the first read that still has writes to wait for. */
+  /** Lets waiting requests go, in order, up to the first that still has to wait (`mayRun`). */
   private release(): void {
     while (this.waiting.length > 0) {
       const next = this.waiting[0]!;
-      if (next.access === "read" && this.unsettledWrites > 0) return;
+      if (!this.mayRun(next.access)) return;
       this.waiting.shift();
       next.go();
     }

@@ -45,6 +45,22 @@ describe("ProgramOrder", () => {
     expect(order.backlog).toBe(0);
   });
 
+  it("holds a write until an earlier asynchronous read finished, so the read cannot see it", async () => {
+    const order = new ProgramOrder();
+    const ran: string[] = [];
+    const r1 = deferred<string>();
+    const read = order.run("read", () => (ran.push("r1"), r1.promise));
+    order.run("write", () => (ran.push("w1"), deferred().promise));
+    order.run("read", () => (ran.push("r2"), "second read"));
+    expect(ran).toEqual(["r1"]);
+    expect(order.backlog).toBe(2);
+    r1.resolve("first read");
+    await flushMicrotasks();
+    // The write runs once the read is done; the read after it waits for the write.
+    expect(ran).toEqual(["r1", "w1"]);
+    await expect(read).resolves.toBe("first read");
+  });
+
   it("runs a read at once when no write is unsettled, and a synchronous write counts as settled", () => {
     const order = new ProgramOrder();
     expect(order.run("write", () => 1)).toBe(1);
