@@ -4,7 +4,8 @@
  * migration puts the version before back), a disabled or replaced version's back-ends stop, and a removed
  * app's storage goes. A back-end asks the host through `hostCalls`, with the checks a surface gets.
  */
-import { LineUpError, createToolSchemaValidator, isRecord, type BackendDeclaration, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { LineUpError, isRecord, type BackendDeclaration, type CapabilityName, type CapabilityResult, type JsonValue } from "@lineup/protocol";
+import { createToolSchemaValidator, loadToolSchemaEngine } from "./tools/schema-engine.js";
 import type { RuntimeApps } from "./app-lifecycle/runtime-apps.js";
 import type { ElicitationAnswer, HostProvider } from "./capabilities/host-provider.js";
 import type { AppCapabilityRequest } from "./capabilities/shell.js";
@@ -98,6 +99,7 @@ export function createAppServices(options: AppServicesOptions): AppServices {
     if (p["mode"] !== undefined && p["mode"] !== "form") throw new LineUpError("invalid_params", `this host asks only in form mode, not ${String(p["mode"])}`, { path: "/mode" });
     const schema = p["requestedSchema"];
     if (typeof p["message"] !== "string" || !isRecord(schema)) throw new LineUpError("invalid_params", "an elicitation needs a message and a requestedSchema object");
+    await loadToolSchemaEngine();
     const check = createToolSchemaValidator(schema, { code: "invalid_params" });
     if (!check.ok) throw new LineUpError("invalid_params", `the requestedSchema is not a schema: ${check.error.message}`, { path: "/requestedSchema" });
     const timeoutMs = options.elicitationTimeoutMs ?? 120_000;

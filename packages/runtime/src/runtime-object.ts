@@ -12,6 +12,7 @@ import { restoreState } from "./coordination/restore.js";
 import type { RuntimeCatalog } from "./communication/catalog.js";
 import { openConnection, openLoop, type AppParts, type CommitFollowers, type DeliveryParts, type RuntimeBasics, type RuntimeTimers, type StartedParts } from "./runtime-parts.js";
 import { toView, type AppPort, type LineUpRuntime, type RuntimeOptions } from "./runtime.js";
+import { loadToolSchemaEngine } from "./tools/schema-engine.js";
 
 /** Everything the public object is made of: the parts, each built by its named function. */
 export interface RuntimeWiring {
@@ -78,7 +79,8 @@ async function startRuntime(wiring: RuntimeWiring): Promise<void> {
   const { lifecycle, diagnostics } = basics;
   if (started.loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
   lifecycle.publish({ status: "restoring" });
-  const restored = await restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() });
+  // App schemas are checked from the first restored app on: their engine loads while the store is read.
+  const [restored] = await Promise.all([restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() }), loadToolSchemaEngine()]);
   const loop = openLoop(options, restored, basics, wiring.followers);
   started.setLoop(loop);
   wiring.followers.restored(restored.state);

@@ -4,7 +4,7 @@
  * chat restored → disable (calls refused, instances closed, inventory republished) → remove
  * (bundle and data deleted) → the default app falls back to chat.
  */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   closeAppInstances,
   EMPTY_INSTANCES,
@@ -37,6 +37,7 @@ import {
   computeInventory,
   EMPTY_INVENTORY_REVISIONS,
   EMPTY_TOOL_CALLS,
+  loadToolSchemaEngine,
   publishInventory,
   receiveInvoke,
   refuseAppCalls,
@@ -56,6 +57,9 @@ function ok<T>(r: { ok: true; value: T } | { ok: false; error: { message: string
 }
 
 describe("F4 acceptance walk: install → call → focus → disable → remove", () => {
+  // The Runtime loads its app-schema engine at start; this walk drives the pure modules without one.
+  beforeAll(loadToolSchemaEngine);
+
   it("runs end to end across the pure modules", () => {
     let apps: AppRegistryState = coreRegistry();
     let instances: InstancesState = EMPTY_INSTANCES;

@@ -3,6 +3,7 @@ import { EMPTY_INSTANCES, type InstancesState } from "../src/app-lifecycle/insta
 import { decideInstall, getApp, type AppRegistryState } from "../src/app-lifecycle/manager/index.js";
 import {
   buildToolRegistry,
+  loadToolSchemaEngine,
   computeInventory,
   EMPTY_INVENTORY_REVISIONS,
   publishInventory,
@@ -12,6 +13,9 @@ import {
   type ToolRegistry,
 } from "../src/tools/index.js";
 import { candidate, coreRegistry, FULL_HOST, pomodoroManifest, T0, voiceManifest, whiteboardManifest } from "./apps-fixtures.js";
+
+// Worlds are built while tests are collected; the Runtime would have loaded its app-schema engine at start.
+await loadToolSchemaEngine();
 
 export const AGENT = "agent-1";
 export const CONV = "c1";

@@ -65,18 +65,6 @@ const MIGRATION_FIELDS: Record<StorageMigrationStep["op"], readonly (keyof Stora
 };
 const OPTIONAL_MIGRATION_FIELDS: readonly (keyof StorageMigrationStep)[] = ["to", "field", "to_field", "value"];
 
-/** Every collection a storage declaration names, now or in a migration: what the app's store may hold. */
-export function storageCollectionsOf(manifest: Pick<AppManifest, "storage">): string[] {
-  const names = new Set<string>((manifest.storage?.collections ?? []).map((c) => c.name));
-  for (const migration of manifest.storage?.migrations ?? []) {
-    for (const step of migration.steps) {
-      names.add(step.collection);
-      if (step.to !== undefined) names.add(step.to);
-    }
-  }
-  return [...names].sort();
-}
-
 function checkStorage(manifest: AppManifest): Refusal | undefined {
   const storage = manifest.storage;
   if (storage === undefined) return undefined;

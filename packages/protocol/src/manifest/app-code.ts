@@ -11,6 +11,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { AppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, StringEnum } from "../schema-kit.js";
 import { CAPABILITY_NAME_PATTERN, type CapabilityName } from "./capabilities.js";
+import type { AppManifest } from "./schemas.js";
 
 // --- Execution mode ---
 
@@ -232,3 +233,15 @@ export const WorkflowDeclarationSchema = Closed({
   output: Type.Optional(WorkflowTemplateSchema()),
 });
 export type WorkflowDeclaration = Static<typeof WorkflowDeclarationSchema>;
+
+/** Every collection a storage declaration names, now or in a migration: what the app's store may hold. */
+export function storageCollectionsOf(manifest: Pick<AppManifest, "storage">): string[] {
+  const names = new Set<string>((manifest.storage?.collections ?? []).map((c) => c.name));
+  for (const migration of manifest.storage?.migrations ?? []) {
+    for (const step of migration.steps) {
+      names.add(step.collection);
+      if (step.to !== undefined) names.add(step.to);
+    }
+  }
+  return [...names].sort();
+}

@@ -21,12 +21,12 @@
 import {
   DEFAULT_APP_STORAGE_QUOTA_BYTES,
   LineUpError,
-  createToolSchemaValidator,
   storageCollectionsOf,
   type AppManifest,
   type JsonValue,
   type StorageMigrationStep,
 } from "@lineup/protocol";
+import { createToolSchemaValidator, loadToolSchemaEngine } from "../tools/schema-engine.js";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { toTimestamp } from "../core/ports.js";
 import type { StoreSchema } from "../persistence/schema.js";
@@ -292,6 +292,7 @@ export function createAppStorageService(options: AppStorageServiceOptions): AppS
         meta = await readMeta(store);
       }
       const usage = meta.usage ?? (await recount(store, schema));
+      await loadToolSchemaEngine();
       const opened: OpenApp = { store, digest: active.bundle_digest, manifest, collections: new Set(storageCollectionsOf(manifest)), validators: validatorsOf(manifest), usage };
       open.set(appScope, opened);
       return opened;

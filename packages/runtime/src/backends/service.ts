@@ -6,7 +6,8 @@
  * disabled, removed or moves to another version. What a running back-end asks of the host comes back through
  * `hostCalls`, which answers with the same checks a surface gets.
  */
-import { LineUpError, MCP_BACKEND_PROTOCOLS, createToolSchemaValidator, type BackendDeclaration, type BackendProtocol, type JsonValue } from "@lineup/protocol";
+import { LineUpError, MCP_BACKEND_PROTOCOLS, type BackendDeclaration, type BackendProtocol, type JsonValue } from "@lineup/protocol";
+import { createToolSchemaValidator, loadToolSchemaEngine } from "../tools/schema-engine.js";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import type { ActiveAppVersion } from "../app-storage/service.js";
 import { createRemoteHttpRunner } from "./remote-http.js";
@@ -114,6 +115,7 @@ export function createBackendService(options: BackendServiceOptions): BackendSer
       const text = JSON.stringify(params ?? null);
       if (text.length > MAX_BACKEND_MESSAGE_BYTES) throw new LineUpError("message_too_large", `a back-end call's params are at most ${MAX_BACKEND_MESSAGE_BYTES} bytes of JSON`, { path: "/params" });
       const key = `${appScope}/${active.bundle_digest}/${backendId}/${method}`;
+      await loadToolSchemaEngine();
       const input = validatorFor(key, declaredMethod.params_schema, "invalid_params")?.(params);
       if (input !== undefined && !input.ok) throw new LineUpError("invalid_params", `${backendId}.${method}: ${input.error?.message ?? "the params fail params_schema"}`, { path: `/params${input.error?.path ?? ""}` });
       const runner = await runnerFor(appScope, active, declaration);

@@ -10,7 +10,8 @@
  * an event is stored, numbered and delivered once. Events are rows of their own (`task-events`,
  * `<task_id>/<index>`), read by apps in pages; the record (`tasks`) holds the count.
  */
-import { TERMINAL_TASK_STATUSES, createToolSchemaValidator, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
+import { TERMINAL_TASK_STATUSES, type JsonObject, type AgentTask, type AgentTaskEvent, type AgentTaskEventBody, type AgentTaskStatus, type ArtifactRef, type JsonValue, type Provenance } from "@lineup/protocol";
+import { createToolSchemaValidator } from "../tools/schema-engine.js";
 import { PersistentMap } from "../core/persistent-map.js";
 import { RUNTIME_COLLECTIONS as C, padNumber } from "../persistence/runtime-schema.js";
 import type { StoreWrite } from "../persistence/store.js";

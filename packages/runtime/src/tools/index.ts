@@ -10,3 +10,4 @@ export * from "./reports.js";
 export * from "./operations.js";
 export * from "./restart.js";
 export * from "./call-view.js";
+export { loadToolSchemaEngine } from "./schema-engine.js";

@@ -4,13 +4,13 @@
  * derived state: the loop rebuilds it from the App Manager's records when they change.
  */
 import {
-  createToolSchemaValidator,
   resolveToolDescriptor,
   type AppManifest,
   type ProtocolError,
   type ResolvedToolDescriptor,
   type ToolValueValidator,
 } from "@lineup/protocol";
+import { createToolSchemaValidator } from "./schema-engine.js";
 import { activeManifest, type AppRegistryState } from "../app-lifecycle/manager/records.js";
 
 /** What the registry and the inventory need to know about one app. */

@@ -7,7 +7,8 @@
  * everything else the device sends, so an event raised offline reaches the agent after reconnect.
  * A refusal is a typed error to the app and an audit record; nothing is sent.
  */
-import { createToolSchemaValidator, LineUpError, validateEnvelope, type AppManifest, type ErrorCode, type JsonValue, type ProtocolError, type ToolValueValidator } from "@lineup/protocol";
+import { LineUpError, validateEnvelope, type AppManifest, type ErrorCode, type JsonValue, type ProtocolError, type ToolValueValidator } from "@lineup/protocol";
+import { createToolSchemaValidator } from "../../tools/schema-engine.js";
 import { toTimestamp } from "../../core/ports.js";
 import { getInstance } from "../../app-lifecycle/instances/state.js";
 import { activeManifest } from "../../app-lifecycle/manager/records.js";

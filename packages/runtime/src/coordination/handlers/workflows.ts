@@ -9,7 +9,8 @@
  *
  * Every refusal is typed and writes nothing.
  */
-import { LineUpError, createToolSchemaValidator, type ErrorCode, type WorkflowDeclaration } from "@lineup/protocol";
+import { LineUpError, type ErrorCode, type WorkflowDeclaration } from "@lineup/protocol";
+import { createToolSchemaValidator } from "../../tools/schema-engine.js";
 import { getInstance } from "../../app-lifecycle/instances/state.js";
 import { activeManifest, getManagedApp } from "../../app-lifecycle/manager/records.js";
 import { sha256Hex } from "../../core/sha256.js";
