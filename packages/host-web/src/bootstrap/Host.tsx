@@ -6,7 +6,7 @@ import { createNotifications } from "../shell/notifications.js";
 import { ConfigForm } from "./ConfigForm.js";
 import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./config.js";
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
-import { startBrowserRuntime, type RunningRuntime } from "./start-runtime.js";
+import type { RunningRuntime } from "./start-runtime.js";
 import { onNativeShutdown } from "./native-host.js";
 import { reopenInstance } from "./recovery.js";
 import { localizedAppName } from "../i18n/app-text.js";
@@ -17,6 +17,12 @@ import { useUiLanguage } from "../i18n/use-language.js";
 
 /** What the Runtime cannot throw to anyone, as lines of the one log shape on the console. */
 const runtimeDiagnostics = logRuntimeDiagnostics(createLogger({ write: (line) => console.warn(line.trimEnd()), bindings: { name: "lineup-host-web" } }));
+
+/**
+ * The Runtime and its browser adapters are a chunk of their own: the first paint does not wait for them. The page
+ * starts fetching it on its first render, while it reads the sign-in config and claims the profile.
+ */
+const loadRuntime = () => import("./start-runtime.js");
 
 type Phase =
   | { readonly kind: "loading" }
@@ -30,6 +36,8 @@ type Phase =
 export function Host() {
   const [phase, setPhase] = useState<Phase>({ kind: "loading" });
   useEffect(() => {
+    // Fetched early; a failed fetch is reported when the profile starts the Runtime.
+    loadRuntime().catch(() => undefined);
     void loadHostConfig().then(
       (config) => setPhase(config === undefined ? { kind: "sign-in" } : { kind: "ready", config }),
       () => setPhase({ kind: "sign-in" }),
@@ -93,7 +101,7 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     const start = () => {
       if (starting !== undefined) return; // already started (or starting)
       setRuntimePhase({ kind: "starting" });
-      starting = startBrowserRuntime(config, runtimeDiagnostics).then(
+      starting = loadRuntime().then(({ startBrowserRuntime }) => startBrowserRuntime(config, runtimeDiagnostics)).then(
         (r) => {
           running = r;
           setRuntimePhase({ kind: "running", running: r });
