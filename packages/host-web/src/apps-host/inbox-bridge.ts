@@ -5,10 +5,11 @@
  * the frame the app may see — a state patch as `state.patch`, anything else as `agent.message` — a
  * projection that never carries the raw envelope.
  */
-import { ENVELOPE_TYPES, type BridgeEventData } from "@lineup/protocol";
+import type { BridgeEventData, EnvelopeType } from "@lineup/protocol";
 import type { AgentAppMessage } from "@lineup/runtime";
 
-const STATE_PATCH_TYPE = ENVELOPE_TYPES["lineup.app.state.patch"].type;
+// A name the type registry holds (checked by its type); the registry itself, with its schemas, stays out of the page.
+const STATE_PATCH_TYPE: EnvelopeType = "lineup.app.state.patch";
 
 export type SurfaceInboxFrame =
   | { readonly event: "state.patch"; readonly data: BridgeEventData<"state.patch"> }

@@ -10,9 +10,6 @@
  * test there holds both to the same strings.
  */
 import {
-  decodeHostChannelPush,
-  decodeHostChannelResponse,
-  encodeHostChannelRequest,
   fail,
   type HostChannelMethod,
   type HostChannelParams,
@@ -42,9 +39,13 @@ export interface NativeHost {
   onPush(listener: (push: HostChannelPush) => void): () => void;
 }
 
+/** The channel's codec, a chunk of its own (`host-channel-codec.ts`): loaded with the first request, not with the page. */
+const loadCodec = () => import("./host-channel-codec.js");
+type Codec = Awaited<ReturnType<typeof loadCodec>>;
+
 let nextId = 1;
 
-function request<M extends HostChannelMethod>(win: Window, method: M, params: HostChannelParams<M>, limitMs: number | undefined = REQUEST_LIMIT_MS): Promise<Result<HostChannelResult<M>>> {
+function request<M extends HostChannelMethod>(win: Window, codec: Codec, method: M, params: HostChannelParams<M>, limitMs: number | undefined = REQUEST_LIMIT_MS): Promise<Result<HostChannelResult<M>>> {
   const id = nextId++;
   return new Promise((resolve) => {
     const onAnswer = (event: MessageEvent) => {
@@ -59,7 +60,7 @@ function request<M extends HostChannelMethod>(win: Window, method: M, params: Ho
       }
       // Another request's answer; 0 answers a request the native side could not read at all.
       if (answered !== id && answered !== 0) return;
-      done(decodeHostChannelResponse(text, id, method));
+      done(codec.decodeHostChannelResponse(text, id, method));
     };
     const timer = limitMs === undefined ? undefined : setTimeout(() => done(fail("unsupported_on_host", `no native host answered ${method}`)), limitMs);
     const done = (answer: Result<HostChannelResult<M>>) => {
@@ -68,16 +69,16 @@ function request<M extends HostChannelMethod>(win: Window, method: M, params: Ho
       resolve(answer);
     };
     win.addEventListener("message", onAnswer);
-    win.postMessage({ [NATIVE_HOST_EVENTS.tag]: "request", text: encodeHostChannelRequest(id, method, params) }, "*");
+    win.postMessage({ [NATIVE_HOST_EVENTS.tag]: "request", text: codec.encodeHostChannelRequest(id, method, params) }, "*");
   });
 }
 
 /** The native side's pushes to `win`: push messages from this very window (the native side's isolated world), checked. */
-function listenForPushes(win: Window, listener: (push: HostChannelPush) => void): () => void {
+function listenForPushes(win: Window, codec: Codec, listener: (push: HostChannelPush) => void): () => void {
   const onPush = (event: MessageEvent) => {
     const data = event.data as Record<string, unknown> | null;
     if (event.source !== win || typeof data !== "object" || data === null || data[NATIVE_HOST_EVENTS.tag] !== "push") return;
-    const push = decodeHostChannelPush(data["text"]);
+    const push = codec.decodeHostChannelPush(data["text"]);
     if (push.ok) listener(push.value);
     else console.error(`[lineup] the native host's push was refused: ${push.error.code}: ${push.error.message}`);
   };
@@ -87,12 +88,13 @@ function listenForPushes(win: Window, listener: (push: HostChannelPush) => void)
 
 /** The native host around this page, or undefined in a plain browser. */
 export async function connectNativeHost(win: Window = window): Promise<NativeHost | undefined> {
-  const info = await request(win, "host.info", {});
+  const codec = await loadCodec();
+  const info = await request(win, codec, "host.info", {});
   if (!info.ok) return undefined;
   return {
     info: info.value,
-    request: (method, params) => request(win, method, params, WAITS_FOR_THE_PERSON.has(method) ? undefined : REQUEST_LIMIT_MS),
-    onPush: (listener) => listenForPushes(win, listener),
+    request: (method, params) => request(win, codec, method, params, WAITS_FOR_THE_PERSON.has(method) ? undefined : REQUEST_LIMIT_MS),
+    onPush: (listener) => listenForPushes(win, codec, listener),
   };
 }
 

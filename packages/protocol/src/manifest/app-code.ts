@@ -12,6 +12,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { AppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, StringEnum } from "../schema-kit.js";
 import { CAPABILITY_NAME_PATTERN, type CapabilityName } from "./capabilities.js";
 import type { AppManifest } from "./schemas.js";
+import { DEFAULT_APP_STORAGE_QUOTA_BYTES } from "./terms.js";
 
 // --- Execution mode ---
 
@@ -50,7 +51,7 @@ export type ExecutionDeclaration = Static<typeof ExecutionDeclarationSchema>;
 // --- App storage ---
 
 export const MAX_APP_STORAGE_QUOTA_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_APP_STORAGE_QUOTA_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_APP_STORAGE_QUOTA_BYTES };
 /** Collections an app names: lowercase, so the Runtime's own (`lineup.*`) never collide. */
 export const STORAGE_COLLECTION_PATTERN = "^[a-z][a-z0-9_-]*$";
 export const MAX_STORAGE_SCHEMA_VERSION = 10_000;

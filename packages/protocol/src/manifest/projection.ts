@@ -11,8 +11,9 @@
  */
 import { CAPABILITIES, isCapabilityName, maxRisk, riskRank, type CapabilityName, type RiskLevel } from "./capabilities.js";
 import type { AppManifest, CallModel, DisplayMode, EntrypointKind, LocalizedTexts, SubscriptionScope } from "./schemas.js";
-import { DEFAULT_APP_STORAGE_QUOTA_BYTES, type BackendPlane, type BackendProtocol, type ExecutionMode, type WorkflowStepKind } from "./app-code.js";
+import type { BackendPlane, BackendProtocol, ExecutionMode, WorkflowStepKind } from "./app-code.js";
 import { resolveToolDescriptor } from "./tool-defaults.js";
+import { DEFAULT_APP_STORAGE_QUOTA_BYTES } from "./terms.js";
 
 export interface ProjectedEntrypoint {
   readonly id: string;

@@ -16,6 +16,9 @@ import { AppScopeSchema, Closed, JsonObjectSchema, StringEnum, schemaId } from "
 import { CAPABILITY_NAME_PATTERN, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
 import { CapabilityResultSchema } from "./capability-result-schema.js";
 import { FEATURE_NAME_PATTERN } from "./features.js";
+import { ENTRYPOINT_ID_PATTERN, MANIFEST_LOCALE_PATTERN } from "./terms.js";
+
+export { ENTRYPOINT_ID_PATTERN, MANIFEST_LOCALE_PATTERN };
 import { BackendDeclarationSchema, ExecutionDeclarationSchema, MCP_TOOL_NAME_PATTERN, PART_ID_PATTERN, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
 
 export const MANIFEST_FORMAT = "lineup.app.v1";
@@ -30,7 +33,6 @@ export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 export const TOOL_DESCRIPTOR_METHOD_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$";
 /** A positive decimal integer without leading zeros: `1`, `12`. */
 export const CONTRACT_VERSION_PATTERN = "^[1-9][0-9]*$";
-export const ENTRYPOINT_ID_PATTERN = "^[a-z][a-z0-9_-]*$";
 /** App event names, as in `lineup.app.event` payloads: `stroke.added`. */
 export const EVENT_NAME_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
 /** A relative POSIX path inside the bundle to an HTML file; no segment may start with a dot. */
@@ -193,11 +195,6 @@ export const AgentTasksDeclarationSchema = Closed({ entries: Type.Array(AgentTas
 
 // --- The manifest (spec 9) ---
 
-/**
- * A language tag as a `localized` key, in its canonical case: language, optional script, optional region
- * (`zh-CN`, `zh-Hans`, `pt-BR`, `en`).
- */
-export const MANIFEST_LOCALE_PATTERN = "^[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|[0-9]{3}))?$";
 
 /** The app's name and description in other languages, by language tag; a host shows the one for its UI language. */
 export const LocalizedTextsSchema = Type.Record(
