@@ -67,6 +67,32 @@ describe("the built host page", () => {
     }
   });
 
+  it("loads the Runtime, the protocol's validators and schemas, TypeBox and the app-schema engine after its first paint, as chunks of their own", () => {
+    const html = readFileSync(join(distDir, "index.html"), "utf8");
+    // What the page loads before it paints: its entry and the modules it preloads (as the weight bench counts them).
+    const initial = new Set([...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!));
+    const later = readdirSync(join(distDir, "assets"))
+      .map((f) => `assets/${f}`)
+      .filter((f) => f.endsWith(".js") && !initial.has(f));
+    expect(initial.size).toBeGreaterThan(0);
+    const text = (files: Iterable<string>) => [...files].map((f) => readFileSync(join(distDir, f), "utf8")).join("\n");
+    const firstPaint = text(initial);
+    const lazy = text(later);
+    const markers: Record<string, string> = {
+      "the Runtime": "the Runtime was already started",
+      "generated validators and schema ids": "urn:lineup:",
+      TypeBox: "TypeBox.Kind",
+      "RE2 (re2js)": "RE2JS",
+      "@cfworker/json-schema": "github.com/cfworker",
+      "the JSON Schema meta-schema check": "json-schema.org/draft/2020-12/schema",
+    };
+    for (const [what, marker] of Object.entries(markers)) {
+      expect(firstPaint.includes(marker), `${what} is in the first-paint scripts`).toBe(false);
+      // The marker still stands for what it names: the build carries it, later.
+      expect(lazy.includes(marker), `${what} (${marker}) is in no chunk at all`).toBe(true);
+    }
+  });
+
   it("bundles no eval or new Function (validators are precompiled; CSP would refuse them anyway)", () => {
     const assets = readdirSync(join(distDir, "assets")).filter((f) => f.endsWith(".js"));
     expect(assets.length).toBeGreaterThan(0);
