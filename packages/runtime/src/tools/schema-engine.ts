@@ -10,7 +10,7 @@
  */
 import { LineUpError, type createToolSchemaValidator as CreateToolSchemaValidator } from "@lineup/protocol";
 
-let engine: typeof import("./schema-engine-chunk.js") | undefined;
+let engine: { readonly createToolSchemaValidator: typeof CreateToolSchemaValidator } | undefined;
 let loading: Promise<void> | undefined;
 
 /** Loads the schema engine once; later calls share the first load (a failed load is tried again). */
