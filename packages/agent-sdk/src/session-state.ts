@@ -14,7 +14,7 @@
  * process reading the log again) was handed to the process that followed then, or happened before this
  * agent, and is not handed over again; one replayed after a reconnect is new to this state, and is.
  */
-import { OPAQUE_ID_MAX_LENGTH, type Action, type ActionResponse, type Inventory, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
+import { OPAQUE_ID_MAX_LENGTH, dropOldest, type Action, type ActionResponse, type Inventory, type InventoryTool, type JsonObject, type JsonValue, type RuntimeEnvelope, type Session, type SessionEvent, type Turn } from "@lineup/protocol";
 import type { InteractionAnswer } from "./messages.js";
 import { taskDecisionOf, type TaskDecision } from "./task-turns.js";
 
@@ -291,7 +291,7 @@ export class SessionState {
         result.envelope = envelope;
         if (event.actor.role === "agent") {
           this.ownEnvelopes.set(envelope.id, event.seq);
-          if (this.ownEnvelopes.size > OWN_ENVELOPES_KEPT) this.ownEnvelopes.delete(this.ownEnvelopes.keys().next().value!);
+          dropOldest(this.ownEnvelopes, OWN_ENVELOPES_KEPT);
           if (envelope.type === "lineup.tool.invoke") this.recordCall(event.seq, envelope);
           else if (envelope.id.endsWith(END_SUFFIX)) {
             const call = this.ownCalls.get(envelope.id.slice(0, -END_SUFFIX.length));
@@ -337,7 +337,7 @@ export class SessionState {
   private handOverDecision(decision: TaskDecision): boolean {
     if (this.followedFrom === undefined || decision.seq <= this.followedFrom || this.decisionsHandedOver.has(decision.envelopeId)) return false;
     this.decisionsHandedOver.add(decision.envelopeId);
-    if (this.decisionsHandedOver.size > OWN_ENVELOPES_KEPT) this.decisionsHandedOver.delete(this.decisionsHandedOver.keys().next().value!);
+    dropOldest(this.decisionsHandedOver, OWN_ENVELOPES_KEPT);
     return true;
   }
 
@@ -370,7 +370,7 @@ export class SessionState {
       detached: false,
       endTold: false,
     });
-    if (this.ownCalls.size > OWN_ENVELOPES_KEPT) this.ownCalls.delete(this.ownCalls.keys().next().value!);
+    dropOldest(this.ownCalls, OWN_ENVELOPES_KEPT);
   }
 
   private recordOutput(envelope: RuntimeEnvelope): void {

@@ -5,7 +5,7 @@
  * A second terminal for the same call is ignored and counted; so is one that arrives after the
  * agent gave up locally (timeout, abort).
  */
-import { LineUpError, isErrorCode, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
+import { LineUpError, dropOldest, isErrorCode, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
 import { AsyncQueue } from "./async-queue.js";
 
 export type ToolCallUpdate =
@@ -159,7 +159,7 @@ export class ToolCallTracker {
     entry.settled = true;
     this.calls.delete(callId);
     this.ended.set(callId, how);
-    if (this.ended.size > 10_000) this.ended.delete(this.ended.keys().next().value as string);
+    dropOldest(this.ended, 10_000);
     entry.queue.end();
     finish(entry);
     for (const fn of entry.onSettle) fn();

@@ -169,8 +169,8 @@ describe("a dead surface is noticed within its bound (Chromium, host CSP)", () =
     expect(death).toMatchObject({ reason: "navigated", message: "Probe left its page" });
     // Noticed from the frame's load, not the heartbeat: well before a ping could have timed out.
     expect(afterMs).toBeLessThan(HEARTBEAT.timeoutMs);
-    expect(await call("invokeOutcome", "nav-refused")).toBe("Probe left its page");
-    expect(await call("requestNow", "nav-refused")).toBe("Probe left its page");
+    expect(await call("invokeOutcome", "nav-refused")).toBe("request_cancelled: Probe left its page");
+    expect(await call("requestNow", "nav-refused")).toBe("request_cancelled: Probe left its page");
     expect(page.frames().some((f) => f.url().startsWith("chrome-error://"))).toBe(true);
     await call("close", "nav-refused", 100);
   });
@@ -179,7 +179,7 @@ describe("a dead surface is noticed within its bound (Chromium, host CSP)", () =
     await mountProbe(page, "nav-allowed");
     const { death } = await killWith("nav-allowed", "probe.navigate", { to: `${origin}/elsewhere.html` }, 10_000);
     expect(death).toMatchObject({ reason: "navigated", message: "Probe left its page" });
-    expect(await call("invokeOutcome", "nav-allowed")).toBe("Probe left its page");
+    expect(await call("invokeOutcome", "nav-allowed")).toBe("request_cancelled: Probe left its page");
     await call("close", "nav-allowed", 100);
   });
 
@@ -188,7 +188,7 @@ describe("a dead surface is noticed within its bound (Chromium, host CSP)", () =
     const { death, afterMs } = await killWith("refresh", "probe.refresh", { to: REFUSED }, 10_000);
     expect(death).toMatchObject({ reason: "navigated", message: "Probe left its page" });
     expect(afterMs).toBeLessThan(HEARTBEAT.timeoutMs);
-    expect(await call("invokeOutcome", "refresh")).toBe("Probe left its page");
+    expect(await call("invokeOutcome", "refresh")).toBe("request_cancelled: Probe left its page");
     await call("close", "refresh", 100);
   });
 
@@ -244,8 +244,8 @@ describe("a dead surface is noticed within its bound (Chromium, host CSP)", () =
     expect(death).toMatchObject({ reason: "unresponsive", message: "Probe stopped responding" });
     // Not before a ping could have waited its whole timeout (the one in flight may have been sent up to an interval before).
     expect(afterMs).toBeGreaterThanOrEqual(HEARTBEAT.timeoutMs - HEARTBEAT.intervalMs);
-    expect(await call("invokeOutcome", "hang")).toBe("Probe stopped responding");
-    expect(await call("requestNow", "hang")).toBe("Probe stopped responding");
+    expect(await call("invokeOutcome", "hang")).toBe("request_cancelled: Probe stopped responding");
+    expect(await call("requestNow", "hang")).toBe("request_cancelled: Probe stopped responding");
     // The dead frame stays until its owner closes it; closing it releases the hung renderer, and the next app runs.
     expect(await call("frameCount")).toBe(1);
     await call("close", "hang", 100);
@@ -278,7 +278,7 @@ describe("a dead surface is noticed within its bound (Chromium, host CSP)", () =
         .toMatchObject({ reason: "unresponsive", message: "Probe stopped responding" });
       const death = (await evaluate<Death>(`window.__surfaces.death("crash")`))!;
       expect(death.at - sent).toBeGreaterThanOrEqual(HEARTBEAT.timeoutMs - HEARTBEAT.intervalMs);
-      expect(await evaluate(`window.__surfaces.invokeOutcome("crash")`)).toBe("Probe stopped responding");
+      expect(await evaluate(`window.__surfaces.invokeOutcome("crash")`)).toBe("request_cancelled: Probe stopped responding");
       // The host page itself still runs.
       expect(await evaluate(`1 + 1`)).toBe(2);
       await evaluate(`window.__surfaces.close("crash", 100)`);

@@ -161,11 +161,14 @@ describe("surface host (Chromium, host CSP)", () => {
     await call("mount", "stalled", STALLED_APP, { ...snapshot, app_scope: "stalled", instance_id: "stalled-1" }, "pip", 500);
     expect(await call("startup", "slow")).toBe("ready");
     expect(await call("startup", "stalled")).toBe("stalled did not become ready: it did not say it was ready after session_data.get within 500 ms");
+    // A call the stalled app never answers ends at its own deadline, with the protocol's timeout code.
+    await call("startInvoke", "stalled", { call_id: "c-timed", method: "board.create", arguments: {} }, 300);
+    await expect.poll(() => call("invokeOutcome", "stalled"), { timeout: 10_000 }).toBe("request_timeout: tool.invoke: no response within 300 ms");
     // A call waiting for the stalled app ends when its surface closes, not 30 s later and not never.
     await call("startInvoke", "stalled", { call_id: "c-stalled", method: "board.create", arguments: {} });
     await call("close", "slow", 100);
     await call("close", "stalled", 100);
-    expect(await call("invokeOutcome", "stalled")).toBe("the surface was closed");
+    expect(await call("invokeOutcome", "stalled")).toBe("request_cancelled: the surface was closed");
   });
 
   it("closes gracefully: the app hears closing and flushes before the deadline", async () => {

@@ -22,6 +22,7 @@ export { ALL_SCHEMAS } from "./schema-registry.js";
 export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./token-bucket.js";
+export * from "./collections.js";
 export * from "./emitter.js";
 export * from "./pending-requests.js";
 export * from "./log.js";

@@ -14,6 +14,15 @@ export interface PendingTimer {
   setTimer(ms: number, fn: () => void): () => void;
 }
 
+/** The platform's own clock and timer (`performance.now`, `setTimeout`), for owners with no injected clock. */
+export const platformTimer: PendingTimer = {
+  now: () => performance.now(),
+  setTimer(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 /** A request waiting for its answer. */
 export interface WaitingRequest<T> {
   readonly method: string;

@@ -19,6 +19,7 @@ import {
   decodeBridgeMessageInApp,
   LineUpError,
   PendingRequests,
+  platformTimer,
   type BridgeEventData,
   type BridgeEventName,
   type BridgeMethodName,
@@ -58,21 +59,12 @@ export type HostRequestHandler<M extends HandledMethod> = (params: BridgeParams<
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
-/** The page's clock and timer for request deadlines. */
-const PAGE_TIMER = {
-  now: () => performance.now(),
-  setTimer: (ms: number, fn: () => void): (() => void) => {
-    const timer = setTimeout(fn, ms);
-    return () => clearTimeout(timer);
-  },
-};
-
 export class BridgeChannel {
   readonly nonce: string;
   readonly #port: BridgePort;
   readonly #diagnostics: DiagnosticsSink;
   readonly #timeoutMs: number;
-  readonly #pending = new PendingRequests<unknown>(PAGE_TIMER);
+  readonly #pending = new PendingRequests<unknown>(platformTimer);
   readonly #events = new Map<string, Emitter<unknown>>();
   readonly #closed: Emitter<LineUpError>;
   #handler: HostRequestHandler<HandledMethod> | undefined;

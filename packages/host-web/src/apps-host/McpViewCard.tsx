@@ -21,7 +21,7 @@
  * when its app is disabled or removed.
  */
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
-import type { DisplayMode, JsonObject } from "@lineup/protocol";
+import { dropOldest, type DisplayMode, type JsonObject } from "@lineup/protocol";
 import type { LineUpRuntime, McpView, ToolCallView } from "@lineup/runtime";
 import { ResultCardContext } from "./ResultCard.js";
 import type { MountedMcpView } from "./mcp-view.js";
@@ -42,7 +42,7 @@ const MAX_REMEMBERED_HEIGHTS = 500;
 function rememberHeight(callId: string, height: number): void {
   viewHeights.delete(callId);
   viewHeights.set(callId, height);
-  if (viewHeights.size > MAX_REMEMBERED_HEIGHTS) viewHeights.delete(viewHeights.keys().next().value!);
+  dropOldest(viewHeights, MAX_REMEMBERED_HEIGHTS);
 }
 type CallToolResult = { content: unknown[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 

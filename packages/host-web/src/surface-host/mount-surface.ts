@@ -21,6 +21,9 @@ import {
   bridgeRequest,
   bridgeResult,
   createTokenBucket,
+  LineUpError,
+  PendingRequests,
+  platformTimer,
   type BridgeEventData,
   type BridgeEventName,
   type BridgeExpectation,
@@ -169,7 +172,8 @@ class SurfaceLink {
   /** The frame's end of the channel, handed over once. */
   readonly appPort = this.#channel.port2;
   readonly startup: StartupWatch;
-  readonly pending = new PendingRequests();
+  /** The host's requests to the app awaiting its response: settled by the response, their timeout, or the surface closing or dying. */
+  readonly pending = new PendingRequests<BridgeResponse>(platformTimer);
   readonly dead: Promise<SurfaceDeath>;
   closed = false;
   death: SurfaceDeath | undefined;
@@ -195,6 +199,13 @@ class SurfaceLink {
     if (!this.closed && this.death === undefined) this.port.postMessage(frameData);
   }
 
+  /** Settles the request `response` answers (same id and method); false when it answers none. */
+  settle(response: BridgeResponse): boolean {
+    if (this.pending.get(response.id)?.method !== response.method) return false;
+    this.pending.take(response.id)?.resolve(response);
+    return true;
+  }
+
   whenReady(send: () => void): void {
     if (this.startup.isReady()) send();
     else this.#queue.push(send);
@@ -214,7 +225,7 @@ class SurfaceLink {
     this.heartbeat?.stop();
     this.startup.halt();
     this.#queue.length = 0;
-    this.pending.failAll(new Error(death.message));
+    this.pending.rejectAll(() => new LineUpError("request_cancelled", death.message));
     this.stopHandover();
     this.port.onmessage = null;
     this.port.close();
@@ -228,7 +239,7 @@ class SurfaceLink {
     this.closed = true;
     this.heartbeat?.stop();
     this.startup.halt();
-    this.pending.failAll(new Error("the surface was closed"));
+    this.pending.rejectAll(() => new LineUpError("request_cancelled", "the surface was closed"));
     this.startup.fail(new Error("the surface was closed"));
     this.stopHandover();
     this.port.close();
@@ -289,7 +300,7 @@ function receiver(link: SurfaceLink, decodeBridgeMessage: Awaited<ReturnType<typ
     const message = decoded.value;
     // The answer to a request of the host's (a `tool.invoke`, a heartbeat `surface.ping`) is bounded by the host's
     // own requests: it takes no token, so an app over its rate still answers its calls and proves it is alive.
-    if (message.kind === "response" && link.pending.settle(message)) return;
+    if (message.kind === "response" && link.settle(message)) return;
     if (!bucket.take()) {
       handlers.onRefused?.(refusal("rate_limited", `${appScope} is sending too fast`));
       if (message.kind === "request") link.post(bridgeError(nonce, message.id, message.method, refusal("rate_limited", "too many messages; slow down")));
@@ -314,11 +325,12 @@ function surfaceApi(link: SurfaceLink, frame: HTMLIFrameElement, size: FrameSize
     ready: link.startup.ready,
     dead: link.dead,
     request(method, params, timeoutMs = 30_000) {
-      if (link.closed) return Promise.reject(new Error("the surface is closed"));
-      if (link.death !== undefined) return Promise.reject(new Error(link.death.message));
-      const { id, response } = link.pending.open(method, timeoutMs);
-      link.whenReady(() => link.post(bridgeRequest(nonce, id, method, params)));
-      return response as Promise<never>;
+      if (link.closed) return Promise.reject(new LineUpError("request_cancelled", "the surface is closed"));
+      if (link.death !== undefined) return Promise.reject(new LineUpError("request_cancelled", link.death.message));
+      return new Promise((resolve, reject) => {
+        const id = link.pending.open({ method, timeoutMs, resolve: resolve as (response: BridgeResponse) => void, reject });
+        link.whenReady(() => link.post(bridgeRequest(nonce, id, method, params)));
+      });
     },
     event(name, data) {
       link.whenReady(() => link.post(bridgeEvent(nonce, name, data)));
@@ -474,46 +486,4 @@ function watchNavigation(frame: HTMLIFrameElement, navigated: () => void): void 
     loads += 1;
     if (loads > 2) navigated();
   });
-}
-
-/** The host's requests to the app awaiting its response: settled by the response, their timeout, or the surface closing or dying. */
-class PendingRequests {
-  #nextId = 1;
-  readonly #waiting = new Map<number, { readonly method: BridgeMethodName; readonly settle: (response: BridgeResponse) => void; readonly fail: (error: Error) => void }>();
-
-  open(method: BridgeMethodName, timeoutMs: number): { readonly id: number; readonly response: Promise<BridgeResponse> } {
-    const id = this.#nextId++;
-    const response = new Promise<BridgeResponse>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiting.delete(id);
-        reject(new Error(`${method} timed out`));
-      }, timeoutMs);
-      this.#waiting.set(id, {
-        method,
-        settle: (answer) => {
-          clearTimeout(timer);
-          resolve(answer);
-        },
-        fail: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-    });
-    return { id, response };
-  }
-
-  /** Settles the request `response` answers (same id and method); false when it answers none. */
-  settle(response: BridgeResponse): boolean {
-    const waiting = this.#waiting.get(response.id);
-    if (waiting === undefined || waiting.method !== response.method) return false;
-    this.#waiting.delete(response.id);
-    waiting.settle(response);
-    return true;
-  }
-
-  failAll(error: Error): void {
-    for (const waiting of this.#waiting.values()) waiting.fail(error);
-    this.#waiting.clear();
-  }
 }

@@ -21,6 +21,9 @@ interface MountExtras {
 
 const harnesses = new Map<string, Harness>();
 
+/** How a refused request ended: the protocol's code (request_cancelled, request_timeout) before its message. */
+const outcome = (error: unknown): string => (error instanceof Error ? `${"code" in error ? `${String(error.code)}: ` : ""}${error.message}` : String(error));
+
 function layout(container: HTMLElement, mode: DisplayMode): void {
   const s = container.style;
   s.border = "1px solid #8887";
@@ -98,22 +101,16 @@ function mount(id: string, html: string, snapshot: BridgeHostSnapshot, mode: Dis
     return "error" in response && response.error !== undefined ? { error: response.error } : response.result;
   },
   /** Starts a tool call and keeps its promise, to see later how it ended; returns when it was sent (`performance.now()`). */
-  startInvoke: (id: string, params: { call_id: string; method: string; arguments: Record<string, unknown> }) => {
+  startInvoke: (id: string, params: { call_id: string; method: string; arguments: Record<string, unknown> }, timeoutMs?: number) => {
     const h = harnesses.get(id)! as Harness & { invoked?: Promise<string> };
     const at = performance.now();
-    h.invoked = h.surface.request("tool.invoke", params as never).then(
-      () => "answered",
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    );
+    h.invoked = h.surface.request("tool.invoke", params as never, timeoutMs).then(() => "answered", outcome);
     return at;
   },
   /** How the surface died (`{ reason, message, at }`), or null while it lives. */
   death: (id: string) => harnesses.get(id)!.death ?? null,
   /** Whether `request` is refused at once, and with what (a dead surface takes nothing more). */
-  requestNow: (id: string) => harnesses.get(id)!.surface.request("tool.invoke", { call_id: "late", method: "probe.echo", arguments: {} } as never).then(
-    () => "answered",
-    (error: unknown) => (error instanceof Error ? error.message : String(error)),
-  ),
+  requestNow: (id: string) => harnesses.get(id)!.surface.request("tool.invoke", { call_id: "late", method: "probe.echo", arguments: {} } as never).then(() => "answered", outcome),
   frameCount: () => document.querySelectorAll("iframe").length,
   invokeOutcome: (id: string) => (harnesses.get(id)! as Harness & { invoked?: Promise<string> }).invoked,
   setDisplayMode: (id: string, mode: DisplayMode) => {

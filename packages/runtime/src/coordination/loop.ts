@@ -18,7 +18,7 @@
  * Each commit is a `runtime.commit` OpenTelemetry span (a no-op without a provider), like the AppServer's
  * `store.commit`: from issuing the turn's writes to their settling, with the turn's inputs and writes counted.
  */
-import { LineUpError, SpanKind, endSpan, isErrorCode, isRecord, startSpan, type JsonValue } from "@lineup/protocol";
+import { LineUpError, SpanKind, dropOldest, endSpan, isErrorCode, isRecord, startSpan, type JsonValue } from "@lineup/protocol";
 import type { DiagnosticsSink } from "../core/emitter.js";
 import { toKeyBounds, type KeyBounds } from "../persistence/key-range.js";
 import { compareKeys } from "../persistence/keys.js";
@@ -101,7 +101,7 @@ export function createRuntimeLoop(options: RuntimeLoopOptions): RuntimeLoop {
   const remember = (id: string, value: StoreValue | undefined): void => {
     cache.delete(id);
     cache.set(id, value);
-    if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+    dropOldest(cache, CACHE_ENTRIES);
   };
   /** The cached value of `key` (whose read id is `id`), or UNSAID. */
   const cachedFind = (key: ReadKey, id: string): StoreValue | undefined | typeof UNSAID => {
