@@ -22,6 +22,7 @@
  * - bundle verification: the 5 MB bundle of the `bundles` suite (verifyBundle beside a WebCrypto
  *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
  */
+import { Session } from "node:inspector/promises";
 import { createToolSchemaValidator, decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject } from "@lineup/protocol";
 import { createMemoryStore, createRuntime, generatePublisherKey, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
@@ -287,12 +288,10 @@ export async function contractFloorCaller(): Promise<{ call: () => Promise<void>
 
 // --- ours: the Runtime ---------------------------------------------------------------------------
 
-/** Time spent inside the wrapped methods: wall ms always; CPU µs (process.cpuUsage, two calls each) only while `meterCpu`. */
+/** Wall time spent inside the wrapped methods. */
 interface MethodTime {
   ms: number;
   depth: number;
-  meterCpu: boolean;
-  cpuMicros: number;
 }
 
 /** Accumulates the time spent inside `object[name]` (an own-instance wrapper; the class is untouched). */
@@ -301,21 +300,57 @@ function timeMethod(object: object, name: string, total: MethodTime): void {
   Reflect.set(object, name, (...args: unknown[]) => {
     const outer = total.depth === 0;
     const start = outer ? performance.now() : 0;
-    const cpuStart = outer && total.meterCpu ? process.cpuUsage() : undefined;
     total.depth += 1;
     try {
       return original.apply(object, args);
     } finally {
       total.depth -= 1;
-      if (outer) {
-        total.ms += performance.now() - start;
-        if (cpuStart !== undefined) {
-          const used = process.cpuUsage(cpuStart);
-          total.cpuMicros += used.user + used.system;
-        }
-      }
+      if (outer) total.ms += performance.now() - start;
     }
   });
+}
+
+/**
+ * The fake server's share of the main thread's work while `call` runs for `rounds` rounds: V8's sampling
+ * profiler (every 100 µs) counts the samples with a frame of fake-app-server on their stack, over every
+ * sample that is neither idle nor the garbage collector. A share of samples, not of process CPU time:
+ * timing the server's spans with process.cpuUsage also counted the other threads (the collector's among
+ * them) busy during each span.
+ */
+async function fakeServerShare(call: () => Promise<void>, rounds: number): Promise<number> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 100 });
+    await session.post("Profiler.start");
+    for (let r = 0; r < rounds; r++) await round(call, ROUND_MS, []);
+    const { profile } = await session.post("Profiler.stop");
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    const parents = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+    const inServer = new Map<number, boolean>();
+    const serverAt = (id: number): boolean => {
+      const known = inServer.get(id);
+      if (known !== undefined) return known;
+      const node = nodes.get(id)!;
+      const parent = parents.get(id);
+      const found = node.callFrame.url.includes("fake-app-server") || (parent !== undefined && serverAt(parent));
+      inServer.set(id, found);
+      return found;
+    };
+    let server = 0;
+    let busy = 0;
+    for (const id of profile.samples ?? []) {
+      const name = nodes.get(id)!.callFrame.functionName;
+      if (name === "(idle)" || name === "(garbage collector)" || name === "(program)") continue;
+      busy += 1;
+      if (serverAt(id)) server += 1;
+    }
+    return busy === 0 ? 0 : server / busy;
+  } finally {
+    session.disconnect();
+  }
 }
 
 interface OursCaller {
@@ -374,7 +409,7 @@ export async function oursCaller(): Promise<OursCaller> {
     await new Promise((resolve) => setImmediate(resolve));
   }
 
-  const serverTime: MethodTime = { ms: 0, depth: 0, meterCpu: false, cpuMicros: 0 };
+  const serverTime: MethodTime = { ms: 0, depth: 0 };
   timeMethod(server, "handle", serverTime);
   timeMethod(server, "agentEnvelope", serverTime);
 
@@ -537,13 +572,10 @@ export async function run(): Promise<SuiteResult> {
   );
   const cpuPerCall = (meter: { micros: number; calls: number }) => Number((meter.micros / meter.calls).toFixed(1));
   const perCall = (count: number, meter: { calls: number }) => Number((count / meter.calls).toFixed(2));
-  // The fake server's CPU per call, in rounds of their own after the paired ones (metering it costs two
-  // process.cpuUsage calls per server entry, kept out of the rounds above).
-  direct.serverTime.meterCpu = true;
-  const serverStart = { micros: direct.serverTime.cpuMicros, calls: direct.calls() };
-  for (let r = 0; r < 3; r++) await round(direct.call, ROUND_MS, []);
-  direct.serverTime.meterCpu = false;
-  const serverUsPerCall = Number(((direct.serverTime.cpuMicros - serverStart.micros) / (direct.calls() - serverStart.calls)).toFixed(1));
+  // The fake server's CPU per call: its share of the main thread's samples in rounds of their own after the
+  // paired ones, applied to our CPU per call of the paired rounds.
+  const serverShareOfCpu = await fakeServerShare(direct.call, 3);
+  const serverUsPerCall = Number((serverShareOfCpu * cpuPerCall(cpu.ours)).toFixed(1));
   const oursBytes = await bytesAllocatedPerCall(direct.call);
   const floorBytes = await bytesAllocatedPerCall(floor.call);
   const contractBytes = await bytesAllocatedPerCall(contract.call);
@@ -596,7 +628,7 @@ export async function run(): Promise<SuiteResult> {
     notes:
       "The in_process_tool_call path on a new Runtime beside durable_floor_tool_call, in alternating rounds: the target of PERFORMANCE.md. " +
       "cpu_us_per_call: process CPU time (all threads) per call over the same rounds, ours and the floor's; cpu_ratio: the floor's over ours, the work ratio whatever the machine's load. " +
-      "fake_server_us_per_call: process CPU time per call spent inside the in-process FakeAppServer (its request handler and the agent's append: validation, idempotency record, evidence hash, log append, the frames it encodes), metered in 3 rounds of ours after the paired ones; the floor has no server; cpu_ratio_without_fake_server: the floor's CPU per call over ours less that. " +
+      "fake_server_us_per_call: the in-process FakeAppServer's part of cpu_us_per_call (its request handler and the agent's append: validation, idempotency record, evidence hash, log append, the frames it encodes): its share of the main thread's CPU profile samples (neither idle nor the garbage collector) over 3 rounds of ours after the paired ones, times cpu_us_per_call; the floor has no server; cpu_ratio_without_fake_server: the floor's CPU per call over ours less that. " +
       "commits_per_call / writes_per_call: store commits and rows written per call over the same rounds (the bench counts them on its store). " +
       "bytes_per_call: heap growth over 20 sequential calls with no garbage collection during them, after a full one, over 20 (median of 7 such batches; clean_batches how many were clean).",
   });
