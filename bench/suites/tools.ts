@@ -311,13 +311,13 @@ function timeMethod(object: object, name: string, total: MethodTime): void {
 }
 
 /**
- * The fake server's share of the main thread's work while `call` runs for `rounds` rounds: V8's sampling
- * profiler (every 100 µs) counts the samples with a frame of fake-app-server on their stack, over every
- * sample that is neither idle nor the garbage collector. A share of samples, not of process CPU time:
- * timing the server's spans with process.cpuUsage also counted the other threads (the collector's among
- * them) busy during each span.
+ * Where the main thread's work goes, by part, while `call` runs for `rounds` rounds: V8's sampling profiler
+ * (every 100 µs), each sample that is not idle given to the first part that matches a frame of its stack from
+ * the innermost out (any frame of the fake AppServer makes the sample the server's), as a share of all of them.
+ * Shares of samples, not of process CPU time: timing the server's spans with process.cpuUsage also counted the
+ * other threads (the collector's among them) busy during each span.
  */
-async function fakeServerShare(call: () => Promise<void>, rounds: number): Promise<number> {
+async function cpuParts(call: () => Promise<void>, rounds: number): Promise<Map<string, number>> {
   const session = new Session();
   session.connect();
   try {
@@ -329,29 +329,46 @@ async function fakeServerShare(call: () => Promise<void>, rounds: number): Promi
     const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
     const parents = new Map<number, number>();
     for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-    const inServer = new Map<number, boolean>();
-    const serverAt = (id: number): boolean => {
-      const known = inServer.get(id);
+    const partOf = new Map<number, string>();
+    const classify = (id: number): string => {
+      const known = partOf.get(id);
       if (known !== undefined) return known;
-      const node = nodes.get(id)!;
-      const parent = parents.get(id);
-      const found = node.callFrame.url.includes("fake-app-server") || (parent !== undefined && serverAt(parent));
-      inServer.set(id, found);
-      return found;
+      const urls: string[] = [];
+      for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) urls.push(nodes.get(at)!.callFrame.url);
+      const name = nodes.get(id)!.callFrame.functionName;
+      const part = name === "(garbage collector)" ? "garbage_collector" : urls.some((url) => url.includes("fake-app-server")) ? FAKE_SERVER_PART : (urls.flatMap((url) => CPU_PARTS.filter(([, pattern]) => pattern.test(url)).map(([part]) => part))[0] ?? "other");
+      partOf.set(id, part);
+      return part;
     };
-    let server = 0;
+    const counts = new Map<string, number>();
     let busy = 0;
     for (const id of profile.samples ?? []) {
-      const name = nodes.get(id)!.callFrame.functionName;
-      if (name === "(idle)" || name === "(garbage collector)" || name === "(program)") continue;
+      if (nodes.get(id)!.callFrame.functionName === "(idle)") continue;
       busy += 1;
-      if (serverAt(id)) server += 1;
+      const part = classify(id);
+      counts.set(part, (counts.get(part) ?? 0) + 1);
     }
-    return busy === 0 ? 0 : server / busy;
+    return new Map([...counts].sort((a, b) => b[1] - a[1]).map(([part, count]) => [part, count / Math.max(1, busy)]));
   } finally {
     session.disconnect();
   }
 }
+
+const FAKE_SERVER_PART = "fake_app_server";
+
+/** The parts of our call path, by the source file of a frame (first match from the innermost frame out). */
+const CPU_PARTS: readonly (readonly [string, RegExp])[] = [
+  ["store_commit", /persistence\/(prepared-batch|value-codec|memory-store|store-front|keys)\./],
+  ["audit_chain", /coordination\/audit\.|core\/sha256\.|app-server\/evidence\./],
+  ["tool_schemas", /manifest\/(tool-schema|linear-pattern)\.|@cfworker/],
+  ["protocol_validation", /generated\/|protocol\/(src|dist)\/validation\.|envelope\/decode\.|app-server\/(events|validate)\./],
+  ["json_rpc_frames", /app-server\/(jsonrpc|rpc-client)\.|protocol\/(src|dist)\/json\.|pending-requests\./],
+  ["sync_driver_outbox", /runtime\/(src|dist)\/communication\//],
+  ["loop", /coordination\/loop\./],
+  ["transitions", /runtime\/(src|dist)\/(coordination|tools|persistence|app-lifecycle|apps|capabilities|tasks)\//],
+  ["runtime_other", /runtime\/(src|dist)\//],
+  ["bench", /\/bench\//],
+];
 
 interface OursCaller {
   readonly call: () => Promise<void>;
@@ -572,10 +589,11 @@ export async function run(): Promise<SuiteResult> {
   );
   const cpuPerCall = (meter: { micros: number; calls: number }) => Number((meter.micros / meter.calls).toFixed(1));
   const perCall = (count: number, meter: { calls: number }) => Number((count / meter.calls).toFixed(2));
-  // The fake server's CPU per call: its share of the main thread's samples in rounds of their own after the
-  // paired ones, applied to our CPU per call of the paired rounds.
-  const serverShareOfCpu = await fakeServerShare(direct.call, 3);
-  const serverUsPerCall = Number((serverShareOfCpu * cpuPerCall(cpu.ours)).toFixed(1));
+  // Our CPU per call by part (the fake server's among them): their shares of the main thread's profile samples
+  // in rounds of their own after the paired ones, applied to our CPU per call of the paired rounds.
+  const parts = await cpuParts(direct.call, 3);
+  const serverUsPerCall = Number(((parts.get(FAKE_SERVER_PART) ?? 0) * cpuPerCall(cpu.ours)).toFixed(1));
+  const cpuPartsUsPerCall = Object.fromEntries([...parts].map(([part, share]) => [part, Number((share * cpuPerCall(cpu.ours)).toFixed(1))]));
   const oursBytes = await bytesAllocatedPerCall(direct.call);
   const floorBytes = await bytesAllocatedPerCall(floor.call);
   const contractBytes = await bytesAllocatedPerCall(contract.call);
@@ -617,6 +635,7 @@ export async function run(): Promise<SuiteResult> {
     cpu_ratio: Number((cpuPerCall(cpu.floor) / cpuPerCall(cpu.ours)).toFixed(3)),
     fake_server_us_per_call: serverUsPerCall,
     cpu_ratio_without_fake_server: Number((cpuPerCall(cpu.floor) / (cpuPerCall(cpu.ours) - serverUsPerCall)).toFixed(3)),
+    cpu_parts_us_per_call: cpuPartsUsPerCall,
     commits_per_call: perCall(cpu.ours.commits, cpu.ours),
     baseline_commits_per_call: perCall(cpu.floor.commits, cpu.floor),
     writes_per_call: perCall(cpu.ours.writes, cpu.ours),
@@ -628,7 +647,8 @@ export async function run(): Promise<SuiteResult> {
     notes:
       "The in_process_tool_call path on a new Runtime beside durable_floor_tool_call, in alternating rounds: the target of PERFORMANCE.md. " +
       "cpu_us_per_call: process CPU time (all threads) per call over the same rounds, ours and the floor's; cpu_ratio: the floor's over ours, the work ratio whatever the machine's load. " +
-      "fake_server_us_per_call: the in-process FakeAppServer's part of cpu_us_per_call (its request handler and the agent's append: validation, idempotency record, evidence hash, log append, the frames it encodes): its share of the main thread's CPU profile samples (neither idle nor the garbage collector) over 3 rounds of ours after the paired ones, times cpu_us_per_call; the floor has no server; cpu_ratio_without_fake_server: the floor's CPU per call over ours less that. " +
+      "cpu_parts_us_per_call: cpu_us_per_call split by the shares of the main thread's CPU profile samples (every 100 µs, idle left out) over 3 rounds of ours after the paired ones, each sample given to the first part whose source file is on its stack from the innermost frame out: store_commit (the store's validation, copy and apply), audit_chain, tool_schemas, protocol_validation (frames and envelopes), json_rpc_frames (encode, parse, pending requests), sync_driver_outbox, loop (turns, overlays, publish), transitions (filter chain, call lifecycle, inbox, state), runtime_other, garbage_collector (its main-thread part), bench, other (Node and V8). " +
+      "fake_server_us_per_call: the in-process FakeAppServer's part (any sample with its frame on the stack: its request handler and the agent's append, with validation, idempotency record, evidence hash, log append and the frames it encodes); the floor has no server; cpu_ratio_without_fake_server: the floor's CPU per call over ours less that. " +
       "commits_per_call / writes_per_call: store commits and rows written per call over the same rounds (the bench counts them on its store). " +
       "bytes_per_call: heap growth over 20 sequential calls with no garbage collection during them, after a full one, over 20 (median of 7 such batches; clean_batches how many were clean).",
   });
