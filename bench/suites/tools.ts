@@ -23,7 +23,7 @@
  *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
  */
 import { Session } from "node:inspector/promises";
-import { createToolSchemaValidator, decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject } from "@lineup/protocol";
+import { createToolSchemaValidator, decodeJsonRpc, DEFAULT_TIMEOUT_MS, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject } from "@lineup/protocol";
 import { createMemoryStore, createRuntime, generatePublisherKey, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -176,12 +176,14 @@ export async function floorCaller(): Promise<{ call: () => Promise<void>; commit
  *   accepted call and sent; the result likewise; each send's answer is decoded, and the entries it
  *   settles leave the outbox in the next call's first commit;
  * - one audit record per call, committed with the terminal record (7.3 and 12: results are checked,
- *   persisted and audited; 3.1: a minimal audit).
+ *   persisted and audited; 3.1: a minimal audit);
+ * - the call's time limit (the descriptor's timeout, 7.1; 10 s for a query): its deadline kept among the
+ *   calls in flight and checked when the result comes (one timer armed for the earliest deadline costs no
+ *   work per call while calls end before it).
  * Still two commits per call. Left out, as our design's choices rather than the contract's: the audit
  * records' hash chain (tamper evidence) and a second record at acceptance; receiving the Runtime's own
  * envelopes back through the session log (our AppServer protocol echoes a device's writes; a server could
- * skip the writer); the chat's inbox of the call's cards; the call's deadline timer (the bench's tool has
- * no time limit); and the AppServer's side, as in floorCaller.
+ * skip the writer); the chat's inbox of the call's cards; and the AppServer's side, as in floorCaller.
  */
 export async function contractFloorCaller(): Promise<{ call: () => Promise<void>; committed: CommitCount; close: () => Promise<void> }> {
   const store = await createMemoryStore(RUNTIME_SCHEMA);
@@ -191,6 +193,8 @@ export async function contractFloorCaller(): Promise<{ call: () => Promise<void>
   if (!checkArguments.ok || !checkResult.ok) throw new Error("the floor's tool schemas did not compile");
   const inventory = { revision: "1", tools: new Map([[`${APP}\u0000${METHOD}`, { title: METHOD }]]) };
   const agents = new Map([[SESSION, "agent-1"]]);
+  /** Deadlines of the calls in flight. */
+  const deadlines = new Map<string, number>();
   const handler = (): JsonObject => RESULT;
   let cursor = 0;
   let order = 0;
@@ -267,8 +271,11 @@ export async function contractFloorCaller(): Promise<{ call: () => Promise<void>
         { op: "put", collection: "outbox", key: receiptKey, value: { order: order + 1, method: "agentSession/envelope/send", params: { session_id: SESSION, envelope: receipt } } },
         ...removed.map((key) => ({ op: "delete" as const, collection: "outbox", key })),
       ]);
+      deadlines.set(callId, Date.now() + DEFAULT_TIMEOUT_MS.query);
       send(receiptKey, receipt);
       const result = checkResult.value(handler());
+      if (Date.now() > deadlines.get(callId)!) throw new Error("the floor's call passed its deadline");
+      deadlines.delete(callId);
       if (!result.ok) throw new Error(`the floor's result is invalid: ${result.error.message}`);
       const out = envelopeFor("lineup.tool.result", n, callId, { result: result.value });
       const resultKey = outboxKey();
@@ -678,8 +685,8 @@ export async function run(): Promise<SuiteResult> {
     baseline_clean_batches: contractBytes.clean_batches,
     notes:
       "The same Runtime as in_process_tool_call_over_durable_floor beside a second floor, in alternating rounds of their own: the durable floor plus the work the contract requires of every call (seed 000 5.3, 7.2, 7.3, 12), each the least way, on the same memory store (contractFloorCaller). " +
-      "It adds to durable_floor_tool_call: the filter chain (the event follows the cursor, its actor is the session's agent and sent the envelope, the envelope targets the app its scope names, the tool is in the current inventory and the call names its revision); one store read that the call id is new (one final result per call_id); the argument and result schema checks, with the validator the Runtime builds at install; the protocol receipt (accepted is a persisted, replayable fact per call_id) committed with the accepted call and sent; the server's answer to each send decoded and its outbox entry removed in the next commit; one audit record per call, committed with the terminal record (results are checked, persisted and audited). Still 2 commits per call. " +
-      "It leaves out our design's own choices: the audit records' hash chain and a second audit record at acceptance, the ingest of the Runtime's own envelopes echoed back through the session log (our AppServer protocol's choice; a server could skip the writer), the chat's inbox of call cards, the call's deadline timer (the bench's tool has none of its own), and the AppServer's side (fake_server_us_per_call is ours less that; cpu_ratio_without_fake_server uses it). " +
+      "It adds to durable_floor_tool_call: the filter chain (the event follows the cursor, its actor is the session's agent and sent the envelope, the envelope targets the app its scope names, the tool is in the current inventory and the call names its revision); one store read that the call id is new (one final result per call_id); the argument and result schema checks, with the validator the Runtime builds at install; the protocol receipt (accepted is a persisted, replayable fact per call_id) committed with the accepted call and sent; the server's answer to each send decoded and its outbox entry removed in the next commit; one audit record per call, committed with the terminal record (results are checked, persisted and audited); the call's deadline (a query's 10 s) kept among the calls in flight and checked at the result. Still 2 commits per call. " +
+      "It leaves out our design's own choices: the audit records' hash chain and a second audit record at acceptance, the ingest of the Runtime's own envelopes echoed back through the session log (our AppServer protocol's choice; a server could skip the writer), the chat's inbox of call cards, and the AppServer's side (fake_server_us_per_call is ours less that; cpu_ratio_without_fake_server uses it). " +
       "The issue's target stays on in_process_tool_call_over_durable_floor; this row's 0.5 is the same bar against the contract's work. bytes_per_call: ours as in the row above; baseline_bytes_per_call the same measure on this floor.",
   });
 
