@@ -23,7 +23,7 @@
  *   SHA-256 of the same bytes, target ≤ 1.5× the time) is run from that suite and repeated here.
  */
 import { Session } from "node:inspector/promises";
-import { createToolSchemaValidator, decodeJsonRpc, DEFAULT_TIMEOUT_MS, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject } from "@lineup/protocol";
+import { createToolSchemaValidator, decodeJsonRpc, DEFAULT_TIMEOUT_MS, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, validateEnvelope, validateSessionEvent, type JsonObject, type RuntimeEnvelope } from "@lineup/protocol";
 import { createMemoryStore, createRuntime, generatePublisherKey, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { FakeAppServer, type AppliedWrite } from "@lineup/runtime/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -97,6 +97,31 @@ function countCommits(store: { commit(writes: readonly unknown[]): Promise<void>
 // --- the durable floor ---------------------------------------------------------------------------
 
 /**
+ * What both floors do first: the agent's n-th invoke as the AppServer's event frame (JSON text), decoded, and the
+ * event and its envelope validated.
+ */
+function receiveInvoke(n: number, callId: string): { params: JsonObject; envelope: RuntimeEnvelope } {
+  const frame = encodeJsonRpc(
+    jsonRpcNotification("agentSession/event", {
+      session_id: SESSION,
+      seq: n,
+      kind: "envelope",
+      created_at: new Date().toISOString(),
+      actor: { role: "agent", id: "agent-1" },
+      data: { envelope: invokeEnvelope(n, callId, 1) },
+    }),
+  );
+  const decoded = decodeJsonRpc(frame);
+  if (decoded.kind !== "single" || decoded.item.kind !== "notification") throw new Error("the floor's frame did not decode");
+  const params = decoded.item.message.params as JsonObject;
+  const event = validateSessionEvent(params);
+  if (!event.ok) throw new Error(`the floor's event is invalid: ${event.error.message}`);
+  const checked = validateEnvelope((params["data"] as JsonObject)["envelope"]);
+  if (!checked.ok) throw new Error(`the floor's envelope is invalid: ${checked.error.message}`);
+  return { params, envelope: checked.value };
+}
+
+/**
  * The least a Runtime keeping this contract must do per call, and nothing else: decode the invoke's
  * event frame from the AppServer's wire (JSON text), validate the event and its envelope, commit the
  * accepted call (its record and the log cursor) before the handler runs, run the handler, commit the
@@ -115,24 +140,7 @@ export async function floorCaller(): Promise<{ call: () => Promise<void>; commit
     async call() {
       n += 1;
       const callId = `call-${n}`;
-      const frame = encodeJsonRpc(
-        jsonRpcNotification("agentSession/event", {
-          session_id: SESSION,
-          seq: n,
-          kind: "envelope",
-          created_at: new Date().toISOString(),
-          actor: { role: "agent", id: "agent-1" },
-          data: { envelope: invokeEnvelope(n, callId, 1) },
-        }),
-      );
-      const decoded = decodeJsonRpc(frame);
-      if (decoded.kind !== "single" || decoded.item.kind !== "notification") throw new Error("the floor's frame did not decode");
-      const params = decoded.item.message.params as JsonObject;
-      const event = validateSessionEvent(params);
-      if (!event.ok) throw new Error(`the floor's event is invalid: ${event.error.message}`);
-      const checked = validateEnvelope((params["data"] as JsonObject)["envelope"]);
-      if (!checked.ok) throw new Error(`the floor's envelope is invalid: ${checked.error.message}`);
-      const envelope = checked.value;
+      const { envelope } = receiveInvoke(n, callId);
       const record = { call_id: callId, agent_id: "agent-1", conversation_id: SESSION, app_scope: APP, method: METHOD, arguments: envelope.payload["arguments"] ?? {}, phase: "accepted" };
       await store.commit([
         { op: "put", collection: "tool-calls", key: callId, value: record },
@@ -227,24 +235,7 @@ export async function contractFloorCaller(): Promise<{ call: () => Promise<void>
     async call() {
       n += 1;
       const callId = `call-${n}`;
-      const frame = encodeJsonRpc(
-        jsonRpcNotification("agentSession/event", {
-          session_id: SESSION,
-          seq: n,
-          kind: "envelope",
-          created_at: new Date().toISOString(),
-          actor: { role: "agent", id: "agent-1" },
-          data: { envelope: invokeEnvelope(n, callId, 1) },
-        }),
-      );
-      const decoded = decodeJsonRpc(frame);
-      if (decoded.kind !== "single" || decoded.item.kind !== "notification") throw new Error("the floor's frame did not decode");
-      const params = decoded.item.message.params as JsonObject;
-      const event = validateSessionEvent(params);
-      if (!event.ok) throw new Error(`the floor's event is invalid: ${event.error.message}`);
-      const checked = validateEnvelope((params["data"] as JsonObject)["envelope"]);
-      if (!checked.ok) throw new Error(`the floor's envelope is invalid: ${checked.error.message}`);
-      const envelope = checked.value;
+      const { params, envelope } = receiveInvoke(n, callId);
       // The filter chain, the least way.
       const seq = params["seq"] as number;
       const actor = params["actor"] as { role: string; id: string };
