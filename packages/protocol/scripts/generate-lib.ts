@@ -11,7 +11,8 @@ import type { TSchema } from "@sinclair/typebox";
 import { APP_SERVER_CLIENT_SIDE_SCHEMA_IDS } from "../src/app-server/catalogue.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { SCHEMA_ID_PREFIX } from "../src/schema-kit.js";
-import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_EVENTS, BRIDGE_HOST_SIDE_SCHEMA_IDS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
+import { BRIDGE_APP_SIDE_SCHEMA_IDS, BRIDGE_HOST_SIDE_SCHEMA_IDS } from "../src/surface-bridge/catalogue.js";
+import { subsetModule } from "./generate-subset.js";
 
 const Ajv2020 = Ajv2020Module.default;
 const standaloneCode = standaloneModule.default;
@@ -174,7 +175,7 @@ function stringEnumIncludes(code: string): string {
   );
 }
 
-function renderModule(generated: string, members: Record<string, string>, extra: readonly string[] = []): string {
+function renderModule(generated: string, members: Record<string, string>): string {
   let code = generated.replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
     const helper = RUNTIME_HELPERS[module];
     if (helper === undefined) throw new Error(`generated validator needs an unknown runtime helper: ${module}`);
@@ -196,27 +197,8 @@ function renderModule(generated: string, members: Record<string, string>, extra:
     "export const validators: Readonly<Record<string, CompiledValidator>> = {",
     ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
     "};",
-    ...extra,
     "",
   ].join("\n");
-}
-
-/**
- * Which way each bridge method's request and each event flows, as plain data beside the app side's
- * validators: the app's decoder reads the catalogue's directions without the catalogue's schemas.
- */
-function bridgeDirections(): string[] {
-  const table = (entries: Record<string, { readonly direction: string }>): string[] => Object.entries(entries).map(([name, spec]) => `  ${JSON.stringify(name)}: ${JSON.stringify(spec.direction)},`);
-  return [
-    "/** Bridge method → the direction of its request (catalogue.ts's `BRIDGE_METHODS`). */",
-    'export const methodDirections: Readonly<Record<string, "to_host" | "to_app">> = {',
-    ...table(BRIDGE_METHODS),
-    "};",
-    "/** Bridge event → its direction (catalogue.ts's `BRIDGE_EVENTS`). */",
-    'export const eventDirections: Readonly<Record<string, "to_host" | "to_app">> = {',
-    ...table(BRIDGE_EVENTS),
-    "};",
-  ];
 }
 
 /** Keywords whose value is a subschema, or an array or map of subschemas (JSON Schema 2020-12 applicators). */
@@ -296,12 +278,14 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
   const names: Record<string, string> = {};
   const files = new Map<string, string>();
   const compiled: Record<string, unknown>[] = [];
+  const byId = new Map<string, Record<string, unknown>>();
   for (const schema of schemas) {
     const id = schema.$id;
     if (typeof id !== "string" || !id.startsWith(SCHEMA_ID_PREFIX)) throw new Error(`schema without a ${SCHEMA_ID_PREFIX} $id: ${JSON.stringify(schema).slice(0, 80)}`);
     if (names[validatorName(id)] !== undefined) throw new Error(`duplicate schema id ${id}`);
     const json = toJsonSchema(schema);
     compiled.push(toJsonSchema(schema));
+    byId.set(id, json);
     names[validatorName(id)] = id;
     files.set(`schemas/${schemaFileName(id)}`, `${JSON.stringify({ $schema: DRAFT_2020_12, ...json }, null, 2)}\n`);
   }
@@ -316,7 +300,8 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
   }
   for (const group of VALIDATOR_GROUPS) {
     const members = groups.get(group) ?? {};
-    files.set(`src/generated/${group}.ts`, renderModule(standaloneCode(ajv, members), members, group === "surface-bridge-app" ? bridgeDirections() : []));
+    // Every app's page carries the app side's validators: schema data for the small subset validator, not compiled code.
+    files.set(`src/generated/${group}.ts`, group === "surface-bridge-app" ? subsetModule(HEADER, byId, members) : renderModule(standaloneCode(ajv, members), members));
   }
   files.set("src/generated/error-codes.ts", errorCodesModule());
   files.set(

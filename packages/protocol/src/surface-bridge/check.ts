@@ -10,13 +10,25 @@ import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import type { BridgeEvent, BridgeExpectation, BridgeMessage, BridgeRequest, BridgeResponse } from "./decode.js";
 import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type BridgeDirection } from "./wire.js";
 
+/** A method's request direction and the validators of its bodies this receiver checks. */
+export interface BridgeMethodCheck {
+  readonly direction: BridgeDirection;
+  readonly params?: CompiledValidator;
+  readonly result?: CompiledValidator;
+}
+
 /** The validators one receiver checks with; a body whose validator is absent is not checked. */
 export interface BridgeChecks {
   readonly frames: Readonly<Record<"request" | "response" | "event", CompiledValidator>>;
   /** Every method of the catalogue, with the direction of its request. */
-  readonly methods: ReadonlyMap<string, { readonly direction: BridgeDirection; readonly params?: CompiledValidator; readonly result?: CompiledValidator }>;
+  readonly methods: ReadonlyMap<string, BridgeMethodCheck>;
   /** Every event of the catalogue, with its direction. */
   readonly events: ReadonlyMap<string, { readonly direction: BridgeDirection; readonly data?: CompiledValidator }>;
+}
+
+/** The catalogue's events by direction (generated beside the app side's validators) as `BridgeChecks.events`, no data checked. */
+export function eventsOf(byDirection: Readonly<Record<BridgeDirection, readonly string[]>>): BridgeChecks["events"] {
+  return new Map((["to_app", "to_host"] as const).flatMap((direction) => byDirection[direction].map((name) => [name, { direction }] as const)));
 }
 
 const opposite = (d: BridgeDirection): BridgeDirection => (d === "to_host" ? "to_app" : "to_host");

@@ -11,10 +11,10 @@
  * generated (`npm run gen`, src/generated/surface-bridge-app.ts).
  */
 import type { Result } from "../errors.js";
-import { eventDirections, methodDirections, validators } from "../generated/surface-bridge-app.js";
+import { eventsByDirection, methodsByDirection, validators } from "../generated/surface-bridge-app.js";
 import { schemaId } from "../schema-kit.js";
 import type { CompiledValidator } from "../validation.js";
-import { checkBridgeMessage, type BridgeChecks } from "./check.js";
+import { checkBridgeMessage, eventsOf, type BridgeChecks, type BridgeMethodCheck } from "./check.js";
 import type { BridgeExpectation, BridgeMessage } from "./decode.js";
 
 const id = (name: string): string => schemaId(`surface-bridge.${name}`);
@@ -28,10 +28,11 @@ function validator(name: string): CompiledValidator {
 
 const IN_APP: BridgeChecks = {
   frames: { request: validator("request.v1"), response: validator("response.v1"), event: validator("event.v1") },
-  methods: new Map(
-    Object.entries(methodDirections).map(([name, direction]) => [name, direction === "to_app" ? { direction, params: validator(`method.${name}.params`) } : { direction }]),
-  ),
-  events: new Map(Object.entries(eventDirections).map(([name, direction]) => [name, { direction }])),
+  methods: new Map<string, BridgeMethodCheck>([
+    ...methodsByDirection.to_app.map((name) => [name, { direction: "to_app", params: validator(`method.${name}.params`) }] as const),
+    ...methodsByDirection.to_host.map((name) => [name, { direction: "to_host" }] as const),
+  ]),
+  events: eventsOf(eventsByDirection),
 };
 
 /** Checks one message an app's page received from its host (direction `to_app`). Never throws. */
