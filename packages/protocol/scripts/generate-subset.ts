@@ -6,6 +6,7 @@
  */
 import { ERROR_CODES } from "../src/errors.js";
 import { BRIDGE_EVENTS, BRIDGE_METHODS } from "../src/surface-bridge/catalogue.js";
+import { BridgeEventFrameSchema, BridgeRequestFrameSchema, BridgeResponseFrameSchema } from "../src/surface-bridge/schemas.js";
 
 /** Keywords that say something about a value without constraining it: left out of the data. */
 const ANNOTATIONS = new Set(["$id", "$schema", "title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment"]);
@@ -93,9 +94,36 @@ export function subsetModule(header: string, schemas: ReadonlyMap<string, Record
     "export const validators: Readonly<Record<string, CompiledValidator>> = {",
     ...trees.map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
     "};",
-    ...bridgeDirections(),
+    ...appSideTables(trees.map(([name, id]) => [id, name])),
     "",
   ].join("\n");
+}
+
+/**
+ * What the app's decoder reads, by name rather than by schema $id (a page then carries no table of
+ * ids): the frame validators by kind, and the params validator of each host → app method.
+ */
+function appSideTables(names: ReadonlyArray<readonly [string, string]>): string[] {
+  const byId = new Map(names);
+  const name = (id: string | undefined): string => {
+    const found = id === undefined ? undefined : byId.get(id);
+    if (found === undefined) throw new Error(`the app side has no validator for ${id}`);
+    return found;
+  };
+  const toApp = Object.entries(BRIDGE_METHODS).filter(([, spec]) => spec.direction === "to_app");
+  return [
+    "/** The frame validators by kind. */",
+    "export const frameValidators = {",
+    `  request: ${name(BridgeRequestFrameSchema.$id)},`,
+    `  response: ${name(BridgeResponseFrameSchema.$id)},`,
+    `  event: ${name(BridgeEventFrameSchema.$id)},`,
+    "};",
+    "/** The params validator of each host → app method (catalogue.ts's `BRIDGE_METHODS`). */",
+    "export const toAppParams: Readonly<Record<string, CompiledValidator>> = {",
+    ...toApp.map(([method, spec]) => `  ${JSON.stringify(method)}: ${name(spec.params.$id)},`),
+    "};",
+    ...bridgeDirections(),
+  ];
 }
 
 /**

@@ -10,6 +10,7 @@
  * other keyword, so no constraint is ever skipped; test/subset-validator.test.ts compares the two.
  * No `eval`, nothing compiled at run time but the patterns.
  */
+import { escapePointerToken, isRecord } from "./json.js";
 import type { CompiledValidator, SchemaErrorObject } from "./validation.js";
 
 /** The keywords `subsetValidator` reads. A `const` or an `enum` value is a string, number, boolean or null. */
@@ -29,11 +30,10 @@ export interface SubsetSchema {
 
 type Check = (data: unknown, path: string) => SchemaErrorObject | undefined;
 
-const isObject = (d: unknown): d is Record<string, unknown> => typeof d === "object" && d !== null && !Array.isArray(d);
 const isNumber = (d: unknown): d is number => typeof d === "number" && isFinite(d);
 
 const TYPES: Readonly<Record<string, (d: unknown) => boolean>> = {
-  object: isObject,
+  object: isRecord,
   array: Array.isArray,
   string: (d) => typeof d === "string",
   number: isNumber,
@@ -43,17 +43,13 @@ const TYPES: Readonly<Record<string, (d: unknown) => boolean>> = {
 };
 
 /** Code points, as JSON Schema counts a string's length (a surrogate pair is one). */
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+const codePoints = (s: string): number => [...s].length;
 
 const error = (instancePath: string, keyword: string, params: Record<string, unknown>): SchemaErrorObject => ({ instancePath, keyword, params });
 
 function compile(s: SubsetSchema): Check {
   const pattern = s.pattern === undefined ? undefined : new RegExp(s.pattern);
-  const properties = Object.entries(s.properties ?? {}).map(([key, child]) => [key, `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, compile(child)] as const);
+  const properties = Object.entries(s.properties ?? {}).map(([key, child]) => [key, `/${escapePointerToken(key)}`, compile(child)] as const);
   const known = new Set(Object.keys(s.properties ?? {}));
   return (d, path) => {
     if (s.type !== undefined && !TYPES[s.type]!(d)) return error(path, "type", { type: s.type });
@@ -69,7 +65,7 @@ function compile(s: SubsetSchema): Check {
       if (s.minLength !== undefined && (d.length < s.minLength || codePoints(d) < s.minLength)) return error(path, "minLength", { limit: s.minLength });
       if (pattern !== undefined && !pattern.test(d)) return error(path, "pattern", { pattern: s.pattern });
     }
-    if (isObject(d)) {
+    if (isRecord(d)) {
       for (const key of s.required ?? []) if (d[key] === undefined) return error(path, "required", { missingProperty: key });
       if (s.additionalProperties === false) for (const key in d) if (!known.has(key)) return error(path, "additionalProperties", { additionalProperty: key });
       for (const [key, pointer, check] of properties) {

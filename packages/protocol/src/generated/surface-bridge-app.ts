@@ -23,6 +23,17 @@ export const validators: Readonly<Record<string, CompiledValidator>> = {
   "urn:lineup:surface-bridge.method.tool.invoke.params": validate_surface_bridge_method_tool_invoke_params,
   "urn:lineup:surface-bridge.method.surface.ping.params": validate_surface_bridge_method_surface_ping_params,
 };
+/** The frame validators by kind. */
+export const frameValidators = {
+  request: validate_surface_bridge_request_v1,
+  response: validate_surface_bridge_response_v1,
+  event: validate_surface_bridge_event_v1,
+};
+/** The params validator of each host → app method (catalogue.ts's `BRIDGE_METHODS`). */
+export const toAppParams: Readonly<Record<string, CompiledValidator>> = {
+  "tool.invoke": validate_surface_bridge_method_tool_invoke_params,
+  "surface.ping": validate_surface_bridge_method_surface_ping_params,
+};
 /** Bridge methods by the direction of their request (catalogue.ts's `BRIDGE_METHODS`). */
 export const methodsByDirection: Readonly<Record<"to_host" | "to_app", readonly string[]>> = {
   to_app: ["tool.invoke","surface.ping"],

@@ -7,29 +7,18 @@
  * decodes everything an app sends it in full), and those validators are most of the catalogue's
  * weight, which every app would otherwise parse before its first frame.
  *
- * Imports no schema builder and no schema: the validators and the catalogue's directions are
- * generated (`npm run gen`, src/generated/surface-bridge-app.ts).
+ * Imports no schema builder and no schema: the validators (schema data for `subsetValidator`) and
+ * the catalogue's directions are generated (`npm run gen`, src/generated/surface-bridge-app.ts).
  */
 import type { Result } from "../errors.js";
-import { eventsByDirection, methodsByDirection, validators } from "../generated/surface-bridge-app.js";
-import { schemaId } from "../schema-kit.js";
-import type { CompiledValidator } from "../validation.js";
+import { eventsByDirection, frameValidators, methodsByDirection, toAppParams } from "../generated/surface-bridge-app.js";
 import { checkBridgeMessage, eventsOf, type BridgeChecks, type BridgeMethodCheck } from "./check.js";
 import type { BridgeExpectation, BridgeMessage } from "./decode.js";
 
-const id = (name: string): string => schemaId(`surface-bridge.${name}`);
-
-function validator(name: string): CompiledValidator {
-  const v = validators[id(name)];
-  // A missing validator is a build mistake, found at module load, never at decode time.
-  if (v === undefined) throw new Error(`no generated validator for ${id(name)}: run npm run gen`);
-  return v;
-}
-
 const IN_APP: BridgeChecks = {
-  frames: { request: validator("request.v1"), response: validator("response.v1"), event: validator("event.v1") },
+  frames: frameValidators,
   methods: new Map<string, BridgeMethodCheck>([
-    ...methodsByDirection.to_app.map((name) => [name, { direction: "to_app", params: validator(`method.${name}.params`) }] as const),
+    ...Object.entries(toAppParams).map(([name, params]) => [name, { direction: "to_app", params }] as const),
     ...methodsByDirection.to_host.map((name) => [name, { direction: "to_host" }] as const),
   ]),
   events: eventsOf(eventsByDirection),

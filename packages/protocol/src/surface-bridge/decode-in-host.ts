@@ -5,7 +5,7 @@
  * validators of the bodies the host writes (its results and events) stay out of the host's bundle.
  */
 import { fail, type Result } from "../errors.js";
-import { eventsByDirection, methodsByDirection, validators as frames } from "../generated/surface-bridge-app.js";
+import { eventsByDirection, frameValidators, methodsByDirection } from "../generated/surface-bridge-app.js";
 import { validators } from "../generated/surface-bridge-host.js";
 import { schemaId } from "../schema-kit.js";
 import type { CompiledValidator } from "../validation.js";
@@ -21,7 +21,7 @@ function validator(table: Readonly<Record<string, CompiledValidator>>, name: str
 }
 
 const IN_HOST: BridgeChecks = {
-  frames: { request: validator(frames, "request.v1"), response: validator(frames, "response.v1"), event: validator(frames, "event.v1") },
+  frames: frameValidators,
   methods: new Map<string, BridgeMethodCheck>([
     ...methodsByDirection.to_host.map((name) => [name, { direction: "to_host", params: validator(validators, `method.${name}.params`) }] as const),
     ...methodsByDirection.to_app.map((name) => [name, { direction: "to_app", result: validator(validators, `method.${name}.result`) }] as const),
