@@ -28,7 +28,8 @@ export interface SubsetSchema {
   readonly properties?: Readonly<Record<string, SubsetSchema>>;
 }
 
-type Check = (data: unknown, path: string) => SchemaErrorObject | undefined;
+/** The first error for `data`, its `instancePath` relative to `data` (a parent prefixes its own on the way out). */
+type Check = (data: unknown) => SchemaErrorObject | undefined;
 
 const isNumber = (d: unknown): d is number => typeof d === "number" && isFinite(d);
 
@@ -45,32 +46,35 @@ const TYPES: Readonly<Record<string, (d: unknown) => boolean>> = {
 /** Code points, as JSON Schema counts a string's length (a surrogate pair is one). */
 const codePoints = (s: string): number => [...s].length;
 
-const error = (instancePath: string, keyword: string, params: Record<string, unknown>): SchemaErrorObject => ({ instancePath, keyword, params });
+const error = (keyword: string, params: Record<string, unknown>): SchemaErrorObject => ({ instancePath: "", keyword, params });
 
+// Everything a check reads is looked up once, here, and a path is built only for an error: a value that
+// passes costs no allocation.
 function compile(s: SubsetSchema): Check {
+  const { maximum, minimum, maxLength, minLength, required = [], enum: allowed, const: constant } = s;
+  const type = s.type === undefined ? undefined : TYPES[s.type];
+  const hasConst = "const" in s;
   const pattern = s.pattern === undefined ? undefined : new RegExp(s.pattern);
   const properties = Object.entries(s.properties ?? {}).map(([key, child]) => [key, `/${escapePointerToken(key)}`, compile(child)] as const);
-  const known = new Set(Object.keys(s.properties ?? {}));
-  return (d, path) => {
-    if (s.type !== undefined && !TYPES[s.type]!(d)) return error(path, "type", { type: s.type });
-    if ("const" in s && d !== s.const) return error(path, "const", { allowedValue: s.const });
-    if (s.enum !== undefined && !s.enum.includes(d as never)) return error(path, "enum", { allowedValues: s.enum });
+  const known = s.additionalProperties === false ? new Set(Object.keys(s.properties ?? {})) : undefined;
+  return (d) => {
+    if (type !== undefined && !type(d)) return error("type", { type: s.type });
+    if (hasConst && d !== constant) return error("const", { allowedValue: constant });
+    if (allowed !== undefined && !allowed.includes(d as never)) return error("enum", { allowedValues: allowed });
     if (isNumber(d)) {
-      if (s.maximum !== undefined && d > s.maximum) return error(path, "maximum", { comparison: "<=", limit: s.maximum });
-      if (s.minimum !== undefined && d < s.minimum) return error(path, "minimum", { comparison: ">=", limit: s.minimum });
-    }
-    if (typeof d === "string") {
+      if (maximum !== undefined && d > maximum) return error("maximum", { comparison: "<=", limit: maximum });
+      if (minimum !== undefined && d < minimum) return error("minimum", { comparison: ">=", limit: minimum });
+    } else if (typeof d === "string") {
       // The UTF-16 length bounds the count from above: most strings are settled without counting.
-      if (s.maxLength !== undefined && d.length > s.maxLength && codePoints(d) > s.maxLength) return error(path, "maxLength", { limit: s.maxLength });
-      if (s.minLength !== undefined && (d.length < s.minLength || codePoints(d) < s.minLength)) return error(path, "minLength", { limit: s.minLength });
-      if (pattern !== undefined && !pattern.test(d)) return error(path, "pattern", { pattern: s.pattern });
-    }
-    if (isRecord(d)) {
-      for (const key of s.required ?? []) if (d[key] === undefined) return error(path, "required", { missingProperty: key });
-      if (s.additionalProperties === false) for (const key in d) if (!known.has(key)) return error(path, "additionalProperties", { additionalProperty: key });
+      if (maxLength !== undefined && d.length > maxLength && codePoints(d) > maxLength) return error("maxLength", { limit: maxLength });
+      if (minLength !== undefined && (d.length < minLength || codePoints(d) < minLength)) return error("minLength", { limit: minLength });
+      if (pattern !== undefined && !pattern.test(d)) return error("pattern", { pattern: s.pattern });
+    } else if (isRecord(d)) {
+      for (const key of required) if (d[key] === undefined) return error("required", { missingProperty: key });
+      if (known !== undefined) for (const key in d) if (!known.has(key)) return error("additionalProperties", { additionalProperty: key });
       for (const [key, pointer, check] of properties) {
-        const found = d[key] === undefined ? undefined : check(d[key], path + pointer);
-        if (found !== undefined) return found;
+        const found = d[key] === undefined ? undefined : check(d[key]);
+        if (found !== undefined) return { ...found, instancePath: pointer + found.instancePath };
       }
     }
     return undefined;
@@ -81,7 +85,7 @@ function compile(s: SubsetSchema): Check {
 export function subsetValidator(schema: SubsetSchema): CompiledValidator {
   const check = compile(schema);
   const validate: CompiledValidator = (data) => {
-    const found = check(data, "");
+    const found = check(data);
     validate.errors = found === undefined ? null : [found];
     return found === undefined;
   };
