@@ -63,7 +63,7 @@ export function sizeWithinLimit(text: string, maxBytes: number): boolean {
   return utf8ByteLength(text) <= maxBytes;
 }
 
-function escapePointerToken(key: string): string {
+export function escapePointerToken(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

@@ -2,6 +2,7 @@
  * Turns a generated standalone validator (Ajv, compiled at build time) into LineUp's result shape.
  */
 import { fail, ok, type ErrorCode, type Result } from "./errors.js";
+import { escapePointerToken } from "./json.js";
 
 /** The shape of an Ajv error object, as much of it as we read. */
 export interface SchemaErrorObject {
@@ -19,7 +20,7 @@ export function describeSchemaError(error: SchemaErrorObject | undefined): { pat
   if (error === undefined) return { path: "", message: "does not match the schema" };
   let path = error.instancePath;
   if (error.keyword === "additionalProperties" && typeof error.params["additionalProperty"] === "string") {
-    path = `${path}/${error.params["additionalProperty"].replace(/~/g, "~0").replace(/\//g, "~1")}`;
+    path = `${path}/${escapePointerToken(error.params["additionalProperty"])}`;
     return { path, message: `${path} is not allowed here` };
   }
   if (error.keyword === "required" && typeof error.params["missingProperty"] === "string") {
@@ -29,64 +30,44 @@ export function describeSchemaError(error: SchemaErrorObject | undefined): { pat
   return { path, message: `${path === "" ? "value" : path} ${error.message ?? schemaErrorSentence(error)}` };
 }
 
-const LIMIT_NOUNS: Readonly<Record<string, string>> = {
-  minLength: "characters",
-  maxLength: "characters",
-  minItems: "items",
-  maxItems: "items",
-  minProperties: "properties",
-  maxProperties: "properties",
-};
+const FEWER = "must NOT have fewer than {limit}";
+const MORE = "must NOT have more than {limit}";
+const BOUND = "must be {comparison} {limit}";
 
 /**
- * The sentence Ajv would have written for an error: the generated validators leave messages out (see
- * scripts/generate-lib.ts), since the keyword and its params say everything.
+ * The sentence Ajv would have written for each keyword (the generated validators leave messages out,
+ * see scripts/generate-lib.ts, since the keyword and its params say everything); `{name}` is the
+ * error's param of that name. A table, not code per keyword: every app's page carries it.
  */
+const SENTENCES: Readonly<Record<string, string>> = {
+  type: "must be {type}",
+  const: "must be equal to constant",
+  enum: "must be equal to one of the allowed values",
+  pattern: 'must match pattern "{pattern}"',
+  format: 'must match format "{format}"',
+  minimum: BOUND,
+  maximum: BOUND,
+  exclusiveMinimum: BOUND,
+  exclusiveMaximum: BOUND,
+  multipleOf: "must be multiple of {multipleOf}",
+  minLength: `${FEWER} characters`,
+  minItems: `${FEWER} items`,
+  minProperties: `${FEWER} properties`,
+  maxLength: `${MORE} characters`,
+  maxItems: `${MORE} items`,
+  maxProperties: `${MORE} properties`,
+  uniqueItems: "must NOT have duplicate items (items ## {j} and {i} are identical)",
+  anyOf: "must match a schema in anyOf",
+  oneOf: "must match exactly one schema in oneOf",
+  not: "must NOT be valid",
+  propertyNames: "property name must be valid",
+  unevaluatedProperties: "must NOT have unevaluated properties",
+  "false schema": "boolean schema is false",
+};
+
 function schemaErrorSentence(error: SchemaErrorObject): string {
-  const params = error.params;
-  switch (error.keyword) {
-    case "type":
-      return `must be ${String(params["type"])}`;
-    case "const":
-      return "must be equal to constant";
-    case "enum":
-      return "must be equal to one of the allowed values";
-    case "pattern":
-      return `must match pattern "${String(params["pattern"])}"`;
-    case "format":
-      return `must match format "${String(params["format"])}"`;
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return `must be ${String(params["comparison"])} ${String(params["limit"])}`;
-    case "multipleOf":
-      return `must be multiple of ${String(params["multipleOf"])}`;
-    case "minLength":
-    case "minItems":
-    case "minProperties":
-      return `must NOT have fewer than ${String(params["limit"])} ${LIMIT_NOUNS[error.keyword]}`;
-    case "maxLength":
-    case "maxItems":
-    case "maxProperties":
-      return `must NOT have more than ${String(params["limit"])} ${LIMIT_NOUNS[error.keyword]}`;
-    case "uniqueItems":
-      return `must NOT have duplicate items (items ## ${String(params["j"])} and ${String(params["i"])} are identical)`;
-    case "anyOf":
-      return "must match a schema in anyOf";
-    case "oneOf":
-      return "must match exactly one schema in oneOf";
-    case "not":
-      return "must NOT be valid";
-    case "propertyNames":
-      return "property name must be valid";
-    case "unevaluatedProperties":
-      return "must NOT have unevaluated properties";
-    case "false schema":
-      return "boolean schema is false";
-    default:
-      return "does not match the schema";
-  }
+  const sentence = Object.prototype.hasOwnProperty.call(SENTENCES, error.keyword) ? SENTENCES[error.keyword]! : "does not match the schema";
+  return sentence.replace(/\{(\w+)\}/g, (_m, name: string) => String(error.params[name]));
 }
 
 /** Runs a validator and maps failure to `code` with the first error's path. */

@@ -2,7 +2,8 @@
  * Each end's decoder against the full one (`decodeBridgeMessage`), on every golden fixture of the
  * bridge: the host's (`decodeBridgeMessageInHost`) gives the same verdict on everything an app
  * sends; the app's (`decodeBridgeMessageInApp`) the same verdict on what the host sends, except that
- * a body the host writes (a result, an event's data) is not checked against its schema on the page.
+ * a body the host writes (a result, an event's data) is not checked against its schema on the page,
+ * and a response's method is matched by the page's pending requests rather than the catalogue.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -73,6 +74,16 @@ describe("decodeBridgeMessageInApp", () => {
     expect(decodeBridgeMessageInApp(bridgeRequest(nonce, 3, "session_data.get", {}), expectation)).toMatchObject({ ok: false, error: { code: "method_not_found" } });
     expect(decodeBridgeMessageInApp(bridgeResult(nonce, 4, "tool.invoke", { outcome: "pending" }), expectation)).toMatchObject({ ok: false, error: { code: "method_not_found" } });
     expect(decodeBridgeMessageInApp({ ...bridgeEvent(nonce, "theme.changed", {} as never), name: "not.an.event" }, expectation)).toMatchObject({ ok: false, error: { code: "method_not_found" } });
+  });
+
+  it("leaves a response's method to the app's pending requests: one outside the catalogue passes the page's decoder", () => {
+    const answer = bridgeResult(nonce, 6, "session_data.get", { data: null, revision: 0 });
+    const unknown = { ...answer, method: "not.a_method" };
+    expect(decodeBridgeMessage(unknown, expectation)).toMatchObject({ ok: false, error: { code: "method_not_found", path: "/method" } });
+    expect(decodeBridgeMessageInApp(unknown, expectation)).toEqual({ ok: true, value: unknown });
+    // The frame is still checked whole, and a request may still name only the host's own methods.
+    expect(decodeBridgeMessageInApp({ ...unknown, method: "Not A Method" }, expectation)).toMatchObject({ ok: false, error: { code: "bridge_frame_invalid", path: "/method" } });
+    expect(decodeBridgeMessageInApp(bridgeRequest(nonce, 7, "not.a_method" as never, {} as never), expectation)).toEqual(decodeBridgeMessage(bridgeRequest(nonce, 7, "not.a_method" as never, {} as never), expectation));
   });
 
   it("knows every method and event of the catalogue with its direction", () => {

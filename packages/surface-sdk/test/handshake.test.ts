@@ -177,4 +177,23 @@ describe("handover and nonce", () => {
     host.send({ ...bridgeResult(NONCE, request.id, "capability.request", { status: "completed" }), error: { code: "internal_error", message: "both" } });
     await expect(asking).rejects.toMatchObject({ code: "bridge_frame_invalid" });
   });
+
+  it("drops a response whose method is not the one its id asked (or none of the catalogue's): the request still waits for its own answer", async () => {
+    host = new FakeHost();
+    const diagnostics: SurfaceDiagnostic[] = [];
+    const connecting = connectSurface({ window: host.window, applyTheme: false, diagnostics: (d) => diagnostics.push(d) });
+    host.handover();
+    surface = await connecting;
+    host.on("artifact.get", () => new Promise(() => {}));
+    let settled = false;
+    const getting = surface.artifacts.get("a1").finally(() => (settled = true));
+    const request = await host.nextRequest("artifact.get");
+    host.send({ ...bridgeResult(NONCE, request.id, "artifact.get", {} as never), method: "not.a_method" });
+    host.send(bridgeResult(NONCE, request.id, "artifact.list", { artifacts: [] }));
+    await eventually(() => expect(diagnostics.map((d) => d.kind)).toEqual(["unexpected_response", "unexpected_response"]));
+    expect(settled).toBe(false);
+    const artifact = { artifact: { artifact_id: "a1" } };
+    host.send(bridgeResult(NONCE, request.id, "artifact.get", artifact as never));
+    await expect(getting).resolves.toEqual(artifact);
+  });
 });

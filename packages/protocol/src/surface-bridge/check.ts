@@ -10,13 +10,32 @@ import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import type { BridgeEvent, BridgeExpectation, BridgeMessage, BridgeRequest, BridgeResponse } from "./decode.js";
 import { BRIDGE_PROTOCOL, BRIDGE_VERSION, type BridgeDirection } from "./wire.js";
 
+/** A method's request direction and the validators of its bodies this receiver checks. */
+export interface BridgeMethodCheck {
+  readonly direction: BridgeDirection;
+  readonly params?: CompiledValidator;
+  readonly result?: CompiledValidator;
+}
+
 /** The validators one receiver checks with; a body whose validator is absent is not checked. */
 export interface BridgeChecks {
   readonly frames: Readonly<Record<"request" | "response" | "event", CompiledValidator>>;
-  /** Every method of the catalogue, with the direction of its request. */
-  readonly methods: ReadonlyMap<string, { readonly direction: BridgeDirection; readonly params?: CompiledValidator; readonly result?: CompiledValidator }>;
+  /** Every method of the catalogue, with the direction of its request (on an app's page: the host's methods only, see `unlisted`). */
+  readonly methods: ReadonlyMap<string, BridgeMethodCheck>;
+  /**
+   * What a method `methods` does not list is taken to be. An app's page lists only the host's methods
+   * and reads any other as the app's own (`{ direction: "to_host" }`): a request naming one is refused
+   * as ever, and a response naming one answers a request of the app's, which the page matches by id
+   * and method against what it sent (a method it never sent matches nothing and is dropped).
+   */
+  readonly unlisted?: BridgeMethodCheck;
   /** Every event of the catalogue, with its direction. */
   readonly events: ReadonlyMap<string, { readonly direction: BridgeDirection; readonly data?: CompiledValidator }>;
+}
+
+/** The catalogue's events by direction (generated beside the app side's validators) as `BridgeChecks.events`, no data checked. */
+export function eventsOf(byDirection: Readonly<Record<BridgeDirection, readonly string[]>>): BridgeChecks["events"] {
+  return new Map((["to_app", "to_host"] as const).flatMap((direction) => byDirection[direction].map((name) => [name, { direction }] as const)));
 }
 
 const opposite = (d: BridgeDirection): BridgeDirection => (d === "to_host" ? "to_app" : "to_host");
@@ -59,7 +78,7 @@ export function checkBridgeMessage(value: unknown, expect: BridgeExpectation, ch
   }
 
   const method = value["method"];
-  const spec = typeof method === "string" ? checks.methods.get(method) : undefined;
+  const spec = typeof method === "string" ? (checks.methods.get(method) ?? checks.unlisted) : undefined;
   // A request flows in its method's direction; a response to it flows back the other way.
   const wanted = kind === "request" ? expect.direction : opposite(expect.direction);
   if (spec === undefined || spec.direction !== wanted) {

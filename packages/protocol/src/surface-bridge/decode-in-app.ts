@@ -5,33 +5,23 @@
  * params of the host's requests (`tool.invoke`, `surface.ping`), which it acts on. It does not check
  * the host's results and event data against their schemas: the host is the party that checks (it
  * decodes everything an app sends it in full), and those validators are most of the catalogue's
- * weight, which every app would otherwise parse before its first frame.
+ * weight, which every app would otherwise parse before its first frame. Nor does it list the app's
+ * own methods: a response names one, and the page's pending requests are the list it is matched
+ * against (by id and method), which no catalogue name would make stricter.
  *
- * Imports no schema builder and no schema: the validators and the catalogue's directions are
- * generated (`npm run gen`, src/generated/surface-bridge-app.ts).
+ * Imports no schema builder and no schema: the validators (schema data for `subsetValidator`) and
+ * the catalogue's directions are generated (`npm run gen`, src/generated/surface-bridge-app.ts).
  */
 import type { Result } from "../errors.js";
-import { eventDirections, methodDirections, validators } from "../generated/surface-bridge-app.js";
-import { schemaId } from "../schema-kit.js";
-import type { CompiledValidator } from "../validation.js";
-import { checkBridgeMessage, type BridgeChecks } from "./check.js";
+import { eventsByDirection, frameValidators, toAppParams } from "../generated/surface-bridge-app.js";
+import { checkBridgeMessage, eventsOf, type BridgeChecks, type BridgeMethodCheck } from "./check.js";
 import type { BridgeExpectation, BridgeMessage } from "./decode.js";
 
-const id = (name: string): string => schemaId(`surface-bridge.${name}`);
-
-function validator(name: string): CompiledValidator {
-  const v = validators[id(name)];
-  // A missing validator is a build mistake, found at module load, never at decode time.
-  if (v === undefined) throw new Error(`no generated validator for ${id(name)}: run npm run gen`);
-  return v;
-}
-
 const IN_APP: BridgeChecks = {
-  frames: { request: validator("request.v1"), response: validator("response.v1"), event: validator("event.v1") },
-  methods: new Map(
-    Object.entries(methodDirections).map(([name, direction]) => [name, direction === "to_app" ? { direction, params: validator(`method.${name}.params`) } : { direction }]),
-  ),
-  events: new Map(Object.entries(eventDirections).map(([name, direction]) => [name, { direction }])),
+  frames: frameValidators,
+  methods: new Map<string, BridgeMethodCheck>(Object.entries(toAppParams).map(([name, params]) => [name, { direction: "to_app", params }])),
+  unlisted: { direction: "to_host" },
+  events: eventsOf(eventsByDirection),
 };
 
 /** Checks one message an app's page received from its host (direction `to_app`). Never throws. */

@@ -5,11 +5,11 @@
  * validators of the bodies the host writes (its results and events) stay out of the host's bundle.
  */
 import { fail, type Result } from "../errors.js";
-import { methodDirections, validators as frames, eventDirections } from "../generated/surface-bridge-app.js";
+import { eventsByDirection, frameValidators, methodsByDirection } from "../generated/surface-bridge-app.js";
 import { validators } from "../generated/surface-bridge-host.js";
 import { schemaId } from "../schema-kit.js";
 import type { CompiledValidator } from "../validation.js";
-import { checkBridgeMessage, type BridgeChecks } from "./check.js";
+import { checkBridgeMessage, eventsOf, type BridgeChecks, type BridgeMethodCheck } from "./check.js";
 import type { BridgeExpectation, BridgeMessage } from "./decode.js";
 
 function validator(table: Readonly<Record<string, CompiledValidator>>, name: string): CompiledValidator {
@@ -21,14 +21,12 @@ function validator(table: Readonly<Record<string, CompiledValidator>>, name: str
 }
 
 const IN_HOST: BridgeChecks = {
-  frames: { request: validator(frames, "request.v1"), response: validator(frames, "response.v1"), event: validator(frames, "event.v1") },
-  methods: new Map(
-    Object.entries(methodDirections).map(([name, direction]) => [
-      name,
-      direction === "to_host" ? { direction, params: validator(validators, `method.${name}.params`) } : { direction, result: validator(validators, `method.${name}.result`) },
-    ]),
-  ),
-  events: new Map(Object.entries(eventDirections).map(([name, direction]) => [name, { direction }])),
+  frames: frameValidators,
+  methods: new Map<string, BridgeMethodCheck>([
+    ...methodsByDirection.to_host.map((name) => [name, { direction: "to_host", params: validator(validators, `method.${name}.params`) }] as const),
+    ...methodsByDirection.to_app.map((name) => [name, { direction: "to_app", result: validator(validators, `method.${name}.result`) }] as const),
+  ]),
+  events: eventsOf(eventsByDirection),
 };
 
 /**
