@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { JSX } from "preact";
 import { isLive, launcherEntrypoint, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
@@ -8,9 +9,8 @@ import type { InstanceFailure } from "../apps-host/instance-bridge.js";
 import { ResultCardContext } from "../apps-host/ResultCard.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "../core-apps/chat/selection.js";
-import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
-import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
 import { AppBoundary } from "./AppBoundary.js";
+import { lazyModule, useLazyModule, type LazyModule } from "./lazy-module.js";
 import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { displayModesOf, pipCandidateOf } from "./placement.js";
@@ -324,9 +324,9 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
             {showing.app_scope === "chat" ? (
               <ChatApp sdk={chatSdk} config={config} notifications={notifications} appName={appName} />
             ) : showing.app_scope === "app-registry" ? (
-              <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />
+              <Deferred module={registryApp}>{({ RegistryApp }) => <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />}</Deferred>
             ) : (
-              <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />
+              <Deferred module={settingsApp}>{({ SettingsApp }) => <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />}</Deferred>
             )}
           </AppBoundary>
           </ResultCardContext.Provider>
@@ -355,6 +355,24 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
       <RecordingIndicator recordings={shellRecordings} />
     </div>
   );
+}
+
+// Chat is the first screen; Apps and Settings are chunks of their own, fetched when first opened.
+const registryApp = lazyModule("Apps", () => import("../core-apps/registry/RegistryApp.js"));
+const settingsApp = lazyModule("Settings", () => import("../core-apps/settings/SettingsApp.js"));
+
+/** A core app from its chunk: "Loading…" until it arrives; a failed fetch is the app's crash (its boundary takes the shell back to chat, and opening it again fetches again). */
+function Deferred<M>({ module, children }: { module: LazyModule<M>; children: (loaded: M) => JSX.Element }) {
+  const state = useLazyModule(module);
+  if (state.status === "failed") throw state.error;
+  if (state.status === "loading") {
+    return (
+      <div class="center-page" aria-busy="true">
+        <p class="muted">{t("host.loading")}</p>
+      </div>
+    );
+  }
+  return children(state.module);
 }
 
 /** The open link in the address (`#/open/…`), taken off it so that a reload does not follow it again. */
