@@ -1,9 +1,11 @@
 /**
- * The Markdown renderer (markdown-it and DOMPurify) is not in the host's first script: the built host in
- * Chromium, the real AppServer and demo agent, and the renderer's chunk held back by the test. The first
- * page load fetches no renderer; an agent message that arrives before the chunk shows its text as plain,
- * escaped text (raw HTML in it is never parsed into elements) and is rendered as Markdown once the chunk
- * arrives.
+ * What the host's first page load fetches, and the parts it fetches later: the built host in Chromium
+ * (English browser), the real AppServer and demo agent. The first load fetches none of the later chunks:
+ * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings and the surface
+ * host. With the renderer's chunk held back by the test, an agent message shows its text as plain, escaped
+ * text (raw HTML in it is never parsed into elements) and is rendered as Markdown once the chunk arrives.
+ * Chinese chosen in Settings turns the host Chinese without a reload once its catalogue arrives, and a
+ * reload then never shows the shell in English.
  */
 import type { Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +16,7 @@ let world: World;
 let browser: Awaited<ReturnType<typeof launchPersistentChromium>>;
 let page: Page;
 const pageErrors: string[] = [];
+const scripts: string[] = [];
 const rendererRequests: string[] = [];
 let releaseRenderer: () => void = () => undefined;
 
@@ -22,6 +25,10 @@ beforeAll(async () => {
   browser = await launchPersistentChromium();
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on("pageerror", (error) => pageErrors.push(String(error)));
+  page.on("request", (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.endsWith(".js")) scripts.push(path);
+  });
   const released = new Promise<void>((resolve) => (releaseRenderer = resolve));
   // The chunk is named after its module, `markdown.ts`.
   await page.route(/\/assets\/markdown-[\w-]+\.js$/, async (route: Route) => {
@@ -38,12 +45,17 @@ afterAll(async () => {
 });
 
 const agentMessage = (p: Page) => p.locator('[data-kind="message"][data-from="agent"]').first();
+/** The chunks a page load must not fetch until they are wanted, by the module each is named after. */
+const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|mount-surface)-[\w-]+\.js$/;
+const fetched = (chunk: string) => scripts.filter((path) => path.includes(`/assets/${chunk}-`)).length;
 
-describe("the Markdown renderer's chunk", () => {
-  it("is not fetched by the first page load", async () => {
+describe("the host's first load and its later parts", () => {
+  it("the first page load fetches none of the later chunks", async () => {
     await page.goto(world.host.url);
     await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 30_000 }).toBe("online");
     await expect.poll(() => page.getByRole("tab", { name: "Chat" }).getAttribute("aria-selected")).toBe("true");
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.filter((path) => LATER.test(path))).toEqual([]);
     expect(rendererRequests).toEqual([]);
   }, 60_000);
 
@@ -68,6 +80,37 @@ describe("the Markdown renderer's chunk", () => {
     expect(await message.locator("img, [onerror]").count()).toBe(0);
     expect(await message.locator("[data-markdown]").count()).toBe(0);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("Chinese chosen in Settings: the host speaks it once its catalogue arrives, without a reload", async () => {
+    let navigations = 0;
+    page.on("framenavigated", (frame) => frame === page.mainFrame() && navigations++);
+    await page.getByRole("tab", { name: "Settings" }).click();
+    await page.getByRole("combobox", { name: "Language" }).selectOption("zh-CN");
+    await expect.poll(() => page.getByRole("tab", { name: "设置" }).getAttribute("aria-selected"), { timeout: 20_000 }).toBe("true");
+    expect(await page.locator("html").getAttribute("lang")).toBe("zh-CN");
+    expect(await page.getByRole("combobox", { name: "语言" }).locator("option:checked").textContent()).toBe("简体中文");
+    expect(navigations).toBe(0);
+    expect(fetched("messages.zh-CN")).toBe(1);
+    expect(fetched("SettingsApp")).toBe(1);
+  }, 60_000);
+
+  it("a reload with Chinese chosen never shows the shell in English", async () => {
+    // Every text the app switcher's tabs ever show, from the first one rendered.
+    await page.addInitScript(() => {
+      const seen = new Set<string>();
+      (window as unknown as { __tabTexts: Set<string> }).__tabTexts = seen;
+      new MutationObserver(() => {
+        for (const tab of document.querySelectorAll('[role="tab"]')) seen.add(tab.textContent ?? "");
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
+    await page.reload();
+    await expect.poll(() => page.locator(".connection").getAttribute("data-lifecycle"), { timeout: 30_000 }).toBe("online");
+    await expect.poll(() => page.getByRole("tab", { name: "聊天" }).count(), { timeout: 20_000 }).toBe(1);
+    const texts = await page.evaluate(() => [...(window as unknown as { __tabTexts: Set<string> }).__tabTexts]);
+    expect(texts).toContain("聊天");
+    expect(texts.filter((text) => /Chat|Apps|Settings/.test(text))).toEqual([]);
     expect(pageErrors).toEqual([]);
   }, 60_000);
 });
