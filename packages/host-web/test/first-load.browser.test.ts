@@ -1,9 +1,10 @@
 /**
  * What the host's first page load fetches, and the parts it fetches later: the built host in Chromium
  * (English browser), the real AppServer and demo agent. The first load fetches none of the later chunks:
- * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings and the surface
- * host. With the renderer's chunk held back by the test, an agent message shows its text as plain, escaped
+ * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings, and the app
+ * bridge with the surface host. With the renderer's chunk held back by the test, an agent message shows its text as plain, escaped
  * text (raw HTML in it is never parsed into elements) and is rendered as Markdown once the chunk arrives.
+ * A chunk that cannot be fetched is the app's failure, and the next opening fetches it again.
  * Chinese chosen in Settings turns the host Chinese without a reload once its catalogue arrives, and a
  * reload then never shows the shell in English.
  */
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 const agentMessage = (p: Page) => p.locator('[data-kind="message"][data-from="agent"]').first();
 /** The chunks a page load must not fetch until they are wanted, by the module each is named after. */
-const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|mount-surface)-[\w-]+\.js$/;
+const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|instance-bridge|mount-surface)-[\w-]+\.js$/;
 const fetched = (chunk: string) => scripts.filter((path) => path.includes(`/assets/${chunk}-`)).length;
 
 describe("the host's first load and its later parts", () => {
@@ -81,6 +82,25 @@ describe("the host's first load and its later parts", () => {
     expect(await message.locator("[data-markdown]").count()).toBe(0);
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
     expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("Apps, its chunk refused: chat comes back with a notice, and opening Apps again fetches it again", async () => {
+    let refusing = true;
+    let refused = 0;
+    await page.route(/\/assets\/RegistryApp-[\w-]+\.js$/, async (route: Route) => {
+      if (!refusing) return route.continue();
+      refused++;
+      return route.abort("connectionrefused");
+    });
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await expect.poll(() => page.locator(".toasts").textContent(), { timeout: 20_000 }).toContain("stopped working; back to chat");
+    await expect.poll(() => page.getByRole("tab", { name: "Chat" }).getAttribute("aria-selected"), { timeout: 20_000 }).toBe("true");
+    expect(refused).toBeGreaterThan(0);
+    refusing = false;
+    await page.getByRole("tab", { name: "Apps" }).click();
+    await page.getByRole("heading", { name: "Apps" }).first().waitFor({ timeout: 20_000 });
+    expect(await page.getByRole("tab", { name: "Apps" }).getAttribute("aria-selected")).toBe("true");
+    await page.getByRole("tab", { name: "Chat" }).click();
   }, 60_000);
 
   it("Chinese chosen in Settings: the host speaks it once its catalogue arrives, without a reload", async () => {

@@ -28,7 +28,7 @@
  */
 import { AGENT_TASK_FEATURE, LineUpError, type AppManifest, type BridgeHostSnapshot, type BridgeParams, type DisplayMode, type JsonValue } from "@lineup/protocol";
 import type { AppInstance, AppPort, CapabilitySummary, LineUpRuntime, Unsubscribe } from "@lineup/runtime";
-import type { MountedSurface, SurfaceDeath } from "../surface-host/mount-surface.js";
+import { mountSurface, type MountedSurface, type SurfaceDeath } from "../surface-host/mount-surface.js";
 import { answerBridgeMethod, RECENT_DISPLAY_IDS, RecentIds, type BridgeSession } from "./bridge-methods.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 import { appLocale, hostTimeZone } from "./locale.js";
@@ -133,9 +133,7 @@ export function connectInstance(container: HTMLElement, runtime: LineUpRuntime, 
   };
 
   const surface = (async (): Promise<MountedSurface> => {
-    // The surface host, with the bridge's validators most of its weight, is a chunk of its own: fetched beside the
-    // first app's entry page, not with the host's first script.
-    const [entry, { mountSurface }] = await Promise.all([runtime.instances.entry(instance.instance_id), import("../surface-host/mount-surface.js")]);
+    const entry = await runtime.instances.entry(instance.instance_id);
     if (disposed) throw new LineUpError("request_cancelled", "the instance went away while loading");
     const agentTasks = declaresAgentTasks(entry.manifest);
     const summary = port.capabilitySummary();
