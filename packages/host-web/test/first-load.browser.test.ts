@@ -1,10 +1,11 @@
 /**
  * What the host's first page load fetches, and the parts it fetches later: the built host in Chromium
  * (English browser), the real AppServer and demo agent. The first load fetches none of the later chunks:
- * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings, and the app
- * bridge with the surface host. With the renderer's chunk held back by the test, an agent message shows its text as plain, escaped
- * text (raw HTML in it is never parsed into elements) and is rendered as Markdown once the chunk arrives.
- * A chunk that cannot be fetched is the app's failure, and the next opening fetches it again.
+ * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings, the launcher,
+ * and the app bridge with the surface host. With the renderer's chunk held back by the test, an agent
+ * message shows its text as plain, escaped text (raw HTML in it is never parsed into elements) and is
+ * rendered as Markdown once the chunk arrives. A core app or the launcher whose chunk cannot be fetched
+ * says so, and the next opening fetches it again.
  * Chinese chosen in Settings turns the host Chinese without a reload once its catalogue arrives, and a
  * reload then never shows the shell in English.
  */
@@ -47,7 +48,7 @@ afterAll(async () => {
 
 const agentMessage = (p: Page) => p.locator('[data-kind="message"][data-from="agent"]').first();
 /** The chunks a page load must not fetch until they are wanted, by the module each is named after. */
-const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|instance-bridge|mount-surface)-[\w-]+\.js$/;
+const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|Launcher|instance-bridge|mount-surface)-[\w-]+\.js$/;
 const fetched = (chunk: string) => scripts.filter((path) => path.includes(`/assets/${chunk}-`)).length;
 
 describe("the host's first load and its later parts", () => {
@@ -101,6 +102,19 @@ describe("the host's first load and its later parts", () => {
     await page.getByRole("heading", { name: "Apps" }).first().waitFor({ timeout: 20_000 });
     expect(await page.getByRole("tab", { name: "Apps" }).getAttribute("aria-selected")).toBe("true");
     await page.getByRole("tab", { name: "Chat" }).click();
+  }, 60_000);
+
+  it("the launcher, its chunk refused: a notice says it could not open, and Ctrl+K again opens it", async () => {
+    let refusing = true;
+    await page.route(/\/assets\/Launcher-[\w-]+\.js$/, async (route: Route) => (refusing ? route.abort("connectionrefused") : route.continue()));
+    await page.keyboard.press("Control+k");
+    await expect.poll(() => page.locator(".toasts").textContent(), { timeout: 20_000 }).toContain("Could not open the launcher");
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    refusing = false;
+    await page.keyboard.press("Control+k");
+    await page.getByRole("dialog").waitFor({ timeout: 20_000 });
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.getByRole("dialog").count()).toBe(0);
   }, 60_000);
 
   it("Chinese chosen in Settings: the host speaks it once its catalogue arrives, without a reload", async () => {

@@ -34,6 +34,7 @@ export const MESSAGES = {
   "shell.stoppedResponding": m<{ name: string }>((p) => `${p.name} stopped responding and was closed.`),
   "shell.reload": m("Reload"),
   "shell.couldNotClose": m<{ reason: string }>((p) => `Could not close the app: ${p.reason}`),
+  "shell.couldNotOpenLauncher": m<{ reason: string }>((p) => `Could not open the launcher: ${p.reason}`),
   "shell.appCrashedInline": m("This app stopped working."),
   "shell.dismiss": m("Dismiss notification"),
   "core.chat": m("Chat"),

@@ -20,6 +20,7 @@ export const ZH_CN: Translation = {
   "shell.stoppedResponding": (p) => `${p.name}停止响应，已关闭。`,
   "shell.reload": "重新加载",
   "shell.couldNotClose": (p) => `无法关闭应用：${p.reason}`,
+  "shell.couldNotOpenLauncher": (p) => `无法打开启动器：${p.reason}`,
   "shell.appCrashedInline": "此应用已停止工作。",
   "shell.dismiss": "关闭通知",
   "core.chat": "聊天",

@@ -15,7 +15,7 @@ import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { displayModesOf, pipCandidateOf } from "./placement.js";
 import { Toasts } from "./Toasts.js";
-import { Launcher, launcherShortcut } from "./Launcher.js";
+import type { LauncherProps } from "./Launcher.js";
 import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
 import { parseOpenLink, type OpenLink } from "./open-link.js";
 import { CORE_APPS, coreLabel, createOpener, type Showing } from "./opener.js";
@@ -342,7 +342,8 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           onLauncher={() => setLauncherOpen(true)}
         />
       </main>
-      <Launcher
+      <LazyLauncher
+        notifications={notifications}
         open={launcherOpen}
         onClose={() => setLauncherOpen(false)}
         contents={() => ({ apps: launcherApps(runtime), recent: recentInstances() })}
@@ -355,6 +356,29 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
       <RecordingIndicator recordings={shellRecordings} />
     </div>
   );
+}
+
+const isMac = (): boolean => /Mac|iPhone|iPad/.test(globalThis.navigator?.platform ?? "");
+/** How the launcher's shortcut reads on this device. */
+const launcherShortcut = (): string => (isMac() ? "⌘K" : "Ctrl+K");
+
+// The launcher is a chunk of its own, fetched when it is first opened.
+const launcherModule = lazyModule("launcher", () => import("./Launcher.js"));
+
+/** The launcher once it is wanted: a fetch that fails closes it again with a notice, and the next opening fetches again. */
+function LazyLauncher({ notifications, ...props }: LauncherProps & { readonly notifications: Notifications }) {
+  if (!props.open && launcherModule.current() === undefined) return null;
+  return <LoadedLauncher notifications={notifications} {...props} />;
+}
+
+function LoadedLauncher({ notifications, ...props }: LauncherProps & { readonly notifications: Notifications }) {
+  const state = useLazyModule(launcherModule);
+  useEffect(() => {
+    if (state.status !== "failed") return;
+    notifications.push(t("shell.couldNotOpenLauncher", { reason: state.error instanceof Error ? state.error.message : String(state.error) }), "error");
+    props.onClose();
+  }, [state.status]);
+  return state.status === "loaded" ? <state.module.Launcher {...props} /> : null;
 }
 
 // Chat is the first screen; Apps and Settings are chunks of their own, fetched when first opened.
