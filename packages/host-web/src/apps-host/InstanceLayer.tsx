@@ -16,6 +16,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { createFrameGenerations } from "./frame-generations.js";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
+import type * as InstanceBridgeModule from "./instance-bridge.js";
 import type { InstanceBridge, InstanceFailure } from "./instance-bridge.js";
 import { localizedAppName } from "../i18n/app-text.js";
 import { t } from "../i18n/index.js";
@@ -138,7 +139,7 @@ function InstanceSurface({
     const element = container.current;
     if (element === null) return;
     let gone = false;
-    const connect = ({ connectInstance }: typeof import("./instance-bridge.js")): void => {
+    const connect = ({ connectInstance }: typeof InstanceBridgeModule): void => {
       if (gone) return;
       bridge.current = connectInstance(element, runtime, instance, {
         displayMode: modeOf(placementNow.current),

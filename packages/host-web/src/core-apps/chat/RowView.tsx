@@ -1,6 +1,7 @@
 import type { InteractionAnswer } from "@lineup/runtime";
 import { AppTaskCard, InteractionCard } from "./Cards.js";
 import type { EchoEntry } from "./local-echo.js";
+import type * as Markdown from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
 import { McpViewCard } from "../../apps-host/McpViewCard.js";
@@ -12,7 +13,7 @@ import { lazyModule, useLazyModule } from "../../shell/lazy-module.js";
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
 
-type MarkdownRenderer = typeof import("./markdown.js");
+type MarkdownRenderer = typeof Markdown;
 // markdown-it and DOMPurify are a chunk of their own, fetched when the first Markdown message is shown.
 const markdownRenderer = lazyModule<MarkdownRenderer>("Markdown renderer", () => import("./markdown.js"));
 
