@@ -579,6 +579,7 @@ export const MESSAGES = {
   "elicit.accept": m("Accept"),
   "elicit.decline": m("Decline"),
   "elicit.choose": m("Choose…"),
+  "elicit.unavailable": m<{ reason: string }>((p) => `The question's form could not be loaded: ${p.reason}`),
 } as const;
 
 /** The catalogue in a UI language other than English: every key of `MESSAGES`, each reading the same parameters. */

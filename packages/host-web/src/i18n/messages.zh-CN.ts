@@ -565,4 +565,5 @@ export const ZH_CN: Translation = {
   "elicit.accept": "接受",
   "elicit.decline": "拒绝",
   "elicit.choose": "请选择…",
+  "elicit.unavailable": (p) => `无法加载此问题的表单：${p.reason}`,
 };
