@@ -2,7 +2,7 @@
  * What the host's first page load fetches, and the parts it fetches later: the built host in Chromium
  * (English browser), the real AppServer and demo agent. The first load fetches none of the later chunks:
  * the Markdown renderer (markdown-it and DOMPurify), the Chinese catalogue, Apps, Settings, the launcher,
- * an MCP server's question form, and the app bridge with the surface host. With the renderer's chunk held back by the test, an agent
+ * an MCP server's question form, an MCP Apps view's card, and the app bridge with the surface host. With the renderer's chunk held back by the test, an agent
  * message shows its text as plain, escaped text (raw HTML in it is never parsed into elements) and is
  * rendered as Markdown once the chunk arrives. A core app or the launcher whose chunk cannot be fetched
  * says so, and the next opening fetches it again.
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 const agentMessage = (p: Page) => p.locator('[data-kind="message"][data-from="agent"]').first();
 /** The chunks a page load must not fetch until they are wanted, by the module each is named after. */
-const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|Launcher|ElicitationForm|instance-bridge|mount-surface)-[\w-]+\.js$/;
+const LATER = /\/assets\/(markdown|messages\.zh-CN|RegistryApp|SettingsApp|Launcher|ElicitationForm|McpViewCard|instance-bridge|mount-surface)-[\w-]+\.js$/;
 const fetched = (chunk: string) => scripts.filter((path) => path.includes(`/assets/${chunk}-`)).length;
 
 describe("the host's first load and its later parts", () => {

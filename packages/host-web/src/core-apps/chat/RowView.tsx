@@ -4,7 +4,7 @@ import type { EchoEntry } from "./local-echo.js";
 import type * as Markdown from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
-import { McpViewCard } from "../../apps-host/McpViewCard.js";
+import { McpViewRow } from "../../apps-host/McpViewRow.js";
 import { formatBytes } from "../registry/format.js";
 import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
 import { t, type MessageKey } from "../../i18n/index.js";
@@ -168,7 +168,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
             {item.code === undefined || item.phase !== "failed" || cancelled ? null : <div class="error-text">{item.code}</div>}
             {item.interrupted?.reason === undefined ? null : <div class="muted">{item.interrupted.reason}</div>}
             {item.phase === "succeeded" ? <ToolResultCard callId={item.call_id} /> : null}
-            <McpViewCard callId={item.call_id} phase={item.phase} appName={handlers.appName?.(item.app_scope) ?? item.app_scope} />
+            <McpViewRow callId={item.call_id} phase={item.phase} appName={handlers.appName?.(item.app_scope) ?? item.app_scope} />
           </div>
         </div>
       );
