@@ -8,6 +8,7 @@ import type { LineUpRuntime, ToolCallView } from "@lineup/runtime";
 import { ResultCardContext } from "./ResultCard.js";
 import { lazyModule, useLazyModule } from "../shell/lazy-module.js";
 import { t } from "../i18n/index.js";
+import { reasonText } from "../i18n/reasons.js";
 
 const viewCard = lazyModule("MCP view card", () => import("./McpViewCard.js"));
 
@@ -39,5 +40,5 @@ function ViewCard({ call, appName }: { call: ToolCallView; appName: string }) {
   const state = useLazyModule(viewCard);
   if (state.status === "loaded") return <state.module.McpViewCard call={call} appName={appName} />;
   if (state.status === "loading") return null;
-  return <p class="result-card-gone">{t("mcpView.failed", { reason: state.error instanceof Error ? state.error.message : String(state.error) })}</p>;
+  return <p class="result-card-gone">{t("mcpView.failed", { reason: reasonText(state.error) })}</p>;
 }

@@ -9,6 +9,7 @@ import type { PromptQueue, QueuedPrompt } from "./prompt-queue.js";
 import "./capability-prompt.css";
 import { t } from "../i18n/index.js";
 import { capabilityDescription } from "../i18n/capabilities.js";
+import { reasonText } from "../i18n/reasons.js";
 import type { ElicitationForm } from "./ElicitationForm.js";
 import { lazyModule, useLazyModule } from "../shell/lazy-module.js";
 
@@ -24,7 +25,7 @@ function LazyElicitationForm(props: Parameters<typeof ElicitationForm>[0]) {
     <div class="capability-prompt-form">
       <h2 id="capability-prompt-title">{t("elicit.asks", { app: props.prompt.app_name })}</h2>
       <p id="capability-prompt-body" class="capability-prompt-body" role="alert">
-        {t("elicit.unavailable", { reason: state.error instanceof Error ? state.error.message : String(state.error) })}
+        {t("elicit.unavailable", { reason: reasonText(state.error) })}
       </p>
       <div class="capability-prompt-actions">
         <button type="button" class="secondary" autofocus onClick={props.onDecline}>

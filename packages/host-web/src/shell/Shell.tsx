@@ -375,7 +375,7 @@ function LoadedLauncher({ notifications, ...props }: LauncherProps & { readonly 
   const state = useLazyModule(launcherModule);
   useEffect(() => {
     if (state.status !== "failed") return;
-    notifications.push(t("shell.couldNotOpenLauncher", { reason: state.error instanceof Error ? state.error.message : String(state.error) }), "error");
+    notifications.push(t("shell.couldNotOpenLauncher", { reason: reasonText(state.error) }), "error");
     props.onClose();
   }, [state.status]);
   return state.status === "loaded" ? <state.module.Launcher {...props} /> : null;
