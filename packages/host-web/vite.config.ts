@@ -38,7 +38,8 @@ export default defineConfig({
     // The polyfill is an inline script; every browser we support has modulepreload.
     modulePreload: { polyfill: false },
     sourcemap: false,
-    // The Runtime and the precompiled protocol validators are most of it; splitting comes with the surface host.
+    // The Runtime and the precompiled protocol validators are most of the first script; the cold parts are chunks of
+    // their own (docs/architecture.md, "What loads when").
     chunkSizeWarningLimit: 1536,
   },
   logLevel: "warn",

@@ -1,10 +1,12 @@
 /**
  * The host UI's catalogue: every message in both languages, the same parameters read in each, Chinese
- * that is Chinese, plurals and numbers through `Intl`, and the language picked from the browser's list.
+ * that is Chinese, plurals and numbers through `Intl`, the Chinese catalogue used only once it has been
+ * fetched, and the language picked from the browser's list.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { setUiLanguage, t, tIn, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasUiLanguage, loadUiLanguage, setUiLanguage, t, tIn, uiLanguage, uiLanguageOf, type MessageKey } from "../src/i18n/index.js";
 import { MESSAGES } from "../src/i18n/messages.js";
+import { ZH_CN } from "../src/i18n/messages.zh-CN.js";
 import { createFormat } from "../src/i18n/format.js";
 import { CAPABILITIES, ERROR_CODES, LineUpError, type CapabilityName, type ErrorCode } from "@lineup/protocol";
 import { cannotOpenText, reasonText } from "../src/i18n/reasons.js";
@@ -19,13 +21,29 @@ function paramsRead(message: (params: unknown, format: ReturnType<typeof createF
   return { text: message(params, createFormat(language)), read: [...read].sort() };
 }
 
+describe("the Chinese catalogue, a chunk of its own", () => {
+  it("is refused until it has been fetched, and spoken after", async () => {
+    expect(hasUiLanguage("en")).toBe(true);
+    expect(hasUiLanguage("zh-CN")).toBe(false);
+    expect(() => setUiLanguage("zh-CN")).toThrow(/not loaded/);
+    expect(uiLanguage()).toBe("en");
+    expect(() => tIn("zh-CN", "core.settings")).toThrow(/not loaded/);
+    await loadUiLanguage("zh-CN");
+    expect(hasUiLanguage("zh-CN")).toBe(true);
+    expect(tIn("zh-CN", "core.settings")).toBe("设置");
+  });
+});
+
 describe("the host UI's catalogue", () => {
   const keys = Object.keys(MESSAGES) as MessageKey[];
+  beforeAll(() => loadUiLanguage("zh-CN"));
 
   it("has every message in English and Chinese, each reading the same parameters", () => {
     expect(keys.length).toBeGreaterThan(200);
+    expect(Object.keys(ZH_CN).sort()).toEqual([...keys].sort());
     for (const key of keys) {
-      const { en, "zh-CN": zh } = MESSAGES[key] as { en: unknown; "zh-CN": unknown };
+      const en: unknown = MESSAGES[key].en;
+      const zh: unknown = ZH_CN[key];
       expect(typeof zh, key).toBe(typeof en);
       if (typeof en === "string") {
         expect(en.trim(), key).not.toBe("");
@@ -42,7 +60,7 @@ describe("the host UI's catalogue", () => {
 
   it("has Chinese words in every Chinese message", () => {
     for (const key of keys) {
-      const zh = (MESSAGES[key] as { "zh-CN": unknown })["zh-CN"];
+      const zh: unknown = ZH_CN[key];
       const text = typeof zh === "string" ? zh : paramsRead(zh as never, "zh-CN").text;
       if (SAME_IN_BOTH.has(key)) continue;
       // Chinese words, or at least Chinese punctuation for a message that only puts parts together.

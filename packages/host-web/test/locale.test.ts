@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appLocale, hostLocale } from "../src/apps-host/locale.js";
-import { setUiLanguage } from "../src/i18n/index.js";
+import { loadUiLanguage, setUiLanguage } from "../src/i18n/index.js";
 
 describe("the locale the host hands apps", () => {
   it("is the browser's language when it is a language tag, else English", () => {
@@ -13,7 +13,8 @@ describe("the locale the host hands apps", () => {
 });
 
 describe("the locale apps are told", () => {
-  it("is the language chosen in Settings, else the browser's", () => {
+  it("is the language chosen in Settings, else the browser's", async () => {
+    await loadUiLanguage("zh-CN");
     setUiLanguage("zh-CN", "zh-CN");
     expect(appLocale()).toBe("zh-CN");
     setUiLanguage("en");

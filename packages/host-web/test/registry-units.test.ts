@@ -12,7 +12,7 @@ import { isGrantChoice, sortGrants, sortUsage } from "../src/core-apps/settings/
 import { parsePublisherKey } from "../src/core-apps/settings/publisher-key.js";
 import { refusalOf } from "../src/core-apps/settings/refusal.js";
 import { LineUpError } from "@lineup/protocol";
-import { setUiLanguage, tIn } from "../src/i18n/index.js";
+import { loadUiLanguage, setUiLanguage, tIn } from "../src/i18n/index.js";
 
 const KEY_ID = "d3948ed0".padEnd(60, "0") + "3004";
 const PUBLIC_KEY = btoa(String.fromCharCode(...Array.from({ length: 32 }, (_, i) => i)));
@@ -42,7 +42,8 @@ describe("shortKeyId and formatTime", () => {
     expect(shortKeyId(KEY_ID)).toBe("d3948ed0…3004");
     expect(shortKeyId("abc")).toBe("abc");
   });
-  it("formats RFC 3339 in UTC the UI language's way, with seconds on request, and leaves other text alone", () => {
+  it("formats RFC 3339 in UTC the UI language's way, with seconds on request, and leaves other text alone", async () => {
+    await loadUiLanguage("zh-CN");
     expect(formatTime("2026-11-30T09:00:05.123Z")).toBe("Nov 30, 2026, 09:00 UTC");
     expect(formatTime("2026-11-30T10:00:05+01:00", { seconds: true })).toBe("Nov 30, 2026, 09:00:05 UTC");
     setUiLanguage("zh-CN");

@@ -16,9 +16,14 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { createFrameGenerations } from "./frame-generations.js";
 import type { DisplayMode } from "@lineup/protocol";
 import type { AppInstance, LineUpRuntime } from "@lineup/runtime";
-import { connectInstance, type InstanceBridge, type InstanceFailure } from "./instance-bridge.js";
+import type * as InstanceBridgeModule from "./instance-bridge.js";
+import type { InstanceBridge, InstanceFailure } from "./instance-bridge.js";
 import { localizedAppName } from "../i18n/app-text.js";
 import { t } from "../i18n/index.js";
+import { lazyModule } from "../shell/lazy-module.js";
+
+// The bridge and the surface host are a chunk of their own, fetched when the first app's frame mounts.
+const instanceBridge = lazyModule("app bridge", () => import("./instance-bridge.js"));
 
 export type Placement = "foreground" | "pip" | "hidden";
 
@@ -126,16 +131,37 @@ function InstanceSurface({
   const container = useRef<HTMLDivElement>(null);
   const bridge = useRef<InstanceBridge | undefined>(undefined);
   const closing = useRef(false);
+  // The placement when the bridge connects, which may come after a move while its chunk was on its way.
+  const placementNow = useRef(placement);
+  placementNow.current = placement;
 
   useEffect(() => {
-    if (container.current === null) return;
-    bridge.current = connectInstance(container.current, runtime, instance, {
-      displayMode: modeOf(placement),
-      ...(frameUrl === undefined ? {} : { frameUrl }),
-      ...(onFailed === undefined ? {} : { onFailed }),
-      ...(onLauncher === undefined ? {} : { onLauncher }),
-    });
+    const element = container.current;
+    if (element === null) return;
+    let gone = false;
+    const connect = ({ connectInstance }: typeof InstanceBridgeModule): void => {
+      if (gone) return;
+      bridge.current = connectInstance(element, runtime, instance, {
+        displayMode: modeOf(placementNow.current),
+        ...(frameUrl === undefined ? {} : { frameUrl }),
+        ...(onFailed === undefined ? {} : { onFailed }),
+        ...(onLauncher === undefined ? {} : { onLauncher }),
+      });
+      if (closing.current) void bridge.current.close();
+    };
+    const loaded = instanceBridge.current();
+    if (loaded !== undefined) connect(loaded);
+    else {
+      instanceBridge.load().then(connect, (error: unknown) => {
+        if (gone) return;
+        // As a surface that fails to start: the Runtime is told, and the shell shows why.
+        const message = error instanceof Error ? error.message : String(error);
+        void runtime.instances.failed(instance.instance_id, message).catch(() => undefined);
+        onFailed?.({ kind: "start", message });
+      });
+    }
     return () => {
+      gone = true;
       if (!closing.current) bridge.current?.dispose();
       bridge.current = undefined;
     };

@@ -22,7 +22,7 @@
  */
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { dropOldest, type DisplayMode, type JsonObject } from "@lineup/protocol";
-import type { LineUpRuntime, McpView, ToolCallView } from "@lineup/runtime";
+import type { McpView, ToolCallView } from "@lineup/runtime";
 import { ResultCardContext } from "./ResultCard.js";
 import type { MountedMcpView } from "./mcp-view.js";
 import { sessionDataStorage } from "./mcp-view-storage.js";
@@ -57,27 +57,9 @@ function viewResultOf(call: ToolCallView): CallToolResult | undefined {
   return undefined;
 }
 
-function useCall(runtime: LineUpRuntime | undefined, callId: string, phase: string): ToolCallView | undefined {
-  const [call, setCall] = useState<ToolCallView | undefined>(undefined);
-  useEffect(() => {
-    if (runtime === undefined) return;
-    let live = true;
-    void runtime
-      .appPort("chat")
-      .toolCall(callId)
-      .then((found) => live && setCall(found), () => undefined);
-    return () => {
-      live = false;
-    };
-    // The row's phase moves as the Runtime's outputs arrive: read the call again each time.
-  }, [runtime, callId, phase]);
-  return call;
-}
-
-/** The view of the call `callId` (the chat row's), if its tool names one; nothing otherwise. */
-export function McpViewCard({ callId, phase, appName }: { callId: string; phase: string; appName: string }) {
+/** The view of `call` (the chat row's, as last read: `mcp-view-row.tsx` reads it and loads this card when its tool names a view). */
+export function McpViewCard({ call, appName }: { call: ToolCallView; appName: string }) {
   const runtime = useContext(ResultCardContext);
-  const call = useCall(runtime, callId, phase);
   const [view, setView] = useState<McpView | undefined>(undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
   const [mode, setMode] = useState<DisplayMode>("inline_card");

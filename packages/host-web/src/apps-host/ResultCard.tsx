@@ -11,7 +11,7 @@ import { createContext } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { projectManifest, type BridgeHostSnapshot, type BridgeMethodName } from "@lineup/protocol";
 import type { LineUpRuntime, ResultCard } from "@lineup/runtime";
-import { mountSurface, type MountedSurface } from "../surface-host/mount-surface.js";
+import type { MountedSurface } from "../surface-host/mount-surface.js";
 import { currentTheme } from "../surface-host/theme-tokens.js";
 import { appLocale, hostTimeZone } from "./locale.js";
 import { t } from "../i18n/index.js";
@@ -51,8 +51,9 @@ export function ToolResultCard({ callId }: { callId: string }) {
     if (runtime === undefined || card === undefined || container.current === null) return;
     let surface: MountedSurface | undefined;
     let gone = false;
-    void runtime.instances.appEntry(card.app_scope, card.entrypoint, card.app_version).then(
-      (entry) => {
+    // The surface host is a chunk of its own (an app's frame fetches it too), not in the host's first script.
+    void Promise.all([runtime.instances.appEntry(card.app_scope, card.entrypoint, card.app_version), import("../surface-host/mount-surface.js")]).then(
+      ([entry, { mountSurface }]) => {
         if (gone || container.current === null) return;
         const snapshot = {
           app_scope: card.app_scope,

@@ -11,7 +11,7 @@ import { onNativeShutdown } from "./native-host.js";
 import { reopenInstance } from "./recovery.js";
 import { localizedAppName } from "../i18n/app-text.js";
 import type { JSX } from "preact";
-import { t } from "../i18n/index.js";
+import { browserLanguages, loadUiLanguage, t, uiLanguageOf } from "../i18n/index.js";
 import { reasonText } from "../i18n/reasons.js";
 import { useUiLanguage } from "../i18n/use-language.js";
 
@@ -102,8 +102,10 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
       if (starting !== undefined) return; // already started (or starting)
       setRuntimePhase({ kind: "starting" });
       starting = loadRuntime().then(({ startBrowserRuntime }) => startBrowserRuntime(config, runtimeDiagnostics)).then(
-        (r) => {
+        async (r) => {
           running = r;
+          // The language chosen in Settings may not be the browser's: its catalogue first, so the shell starts in it.
+          await loadUiLanguage(uiLanguageOf([r.runtime.settings.language(), ...browserLanguages()])).catch(() => undefined);
           setRuntimePhase({ kind: "running", running: r });
           // The desktop host restarted the page after a hang or a crash: each app that was open was closed for it.
           for (const failed of r.recovered?.failed ?? []) {

@@ -9,7 +9,32 @@ import type { PromptQueue, QueuedPrompt } from "./prompt-queue.js";
 import "./capability-prompt.css";
 import { t } from "../i18n/index.js";
 import { capabilityDescription } from "../i18n/capabilities.js";
-import { ElicitationForm } from "./ElicitationForm.js";
+import { reasonText } from "../i18n/reasons.js";
+import type { ElicitationForm } from "./ElicitationForm.js";
+import { lazyModule, useLazyModule } from "../shell/lazy-module.js";
+
+// An MCP server's question is rare: its form is a chunk of its own, fetched when the first one is asked.
+const elicitationForm = lazyModule("question form", () => import("./ElicitationForm.js"));
+
+/** The question's form once its chunk is here; if it cannot be fetched, the person is told and can only decline. */
+function LazyElicitationForm(props: Parameters<typeof ElicitationForm>[0]) {
+  const state = useLazyModule(elicitationForm);
+  if (state.status === "loaded") return <state.module.ElicitationForm {...props} />;
+  if (state.status === "loading") return null;
+  return (
+    <div class="capability-prompt-form">
+      <h2 id="capability-prompt-title">{t("elicit.asks", { app: props.prompt.app_name })}</h2>
+      <p id="capability-prompt-body" class="capability-prompt-body" role="alert">
+        {t("elicit.unavailable", { reason: reasonText(state.error) })}
+      </p>
+      <div class="capability-prompt-actions">
+        <button type="button" class="secondary" autofocus onClick={props.onDecline}>
+          {t("elicit.decline")}
+        </button>
+      </div>
+    </div>
+  );
+}
 
 
 export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
@@ -72,7 +97,7 @@ export function CapabilityPromptDialog({ queue }: { queue: PromptQueue }) {
           </div>
         </div>
       ) : entry.kind === "elicit" ? (
-        <ElicitationForm prompt={entry.prompt} onSubmit={(content) => queue.submit(entry.id, content)} onDecline={() => answer(false)} />
+        <LazyElicitationForm prompt={entry.prompt} onSubmit={(content) => queue.submit(entry.id, content)} onDecline={() => answer(false)} />
       ) : (
         <div class="capability-prompt-form">
           <h2 id="capability-prompt-title">{entry.prompt.title}</h2>

@@ -22,10 +22,6 @@ export interface LauncherProps {
   readonly onSwitch: (instanceId: string) => void;
 }
 
-const isMac = (): boolean => /Mac|iPhone|iPad/.test(globalThis.navigator?.platform ?? "");
-/** How the shortcut reads on this device. */
-export const launcherShortcut = (): string => (isMac() ? "⌘K" : "Ctrl+K");
-
 export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch }: LauncherProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const search = useRef<HTMLInputElement>(null);

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { JSX } from "preact";
 import { isLive, launcherEntrypoint, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
 import type { HostConfig } from "../bootstrap/config.js";
@@ -8,14 +9,13 @@ import type { InstanceFailure } from "../apps-host/instance-bridge.js";
 import { ResultCardContext } from "../apps-host/ResultCard.js";
 import { ChatApp } from "../core-apps/chat/ChatApp.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "../core-apps/chat/selection.js";
-import { RegistryApp } from "../core-apps/registry/RegistryApp.js";
-import { SettingsApp } from "../core-apps/settings/SettingsApp.js";
 import { AppBoundary } from "./AppBoundary.js";
+import { lazyModule, useLazyModule, type LazyModule } from "./lazy-module.js";
 import { ConnectionIndicator } from "./ConnectionIndicator.js";
 import type { Notifications } from "./notifications.js";
 import { displayModesOf, pipCandidateOf } from "./placement.js";
 import { Toasts } from "./Toasts.js";
-import { Launcher, launcherShortcut } from "./Launcher.js";
+import type { LauncherProps } from "./Launcher.js";
 import type { LauncherApp, LauncherInstance } from "./launcher-items.js";
 import { parseOpenLink, type OpenLink } from "./open-link.js";
 import { CORE_APPS, coreLabel, createOpener, type Showing } from "./opener.js";
@@ -324,9 +324,9 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
             {showing.app_scope === "chat" ? (
               <ChatApp sdk={chatSdk} config={config} notifications={notifications} appName={appName} />
             ) : showing.app_scope === "app-registry" ? (
-              <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />
+              <Deferred module={registryApp}>{({ RegistryApp }) => <RegistryApp manager={runtime.appManager} available={available} catalog={runtime.catalog} />}</Deferred>
             ) : (
-              <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />
+              <Deferred module={settingsApp}>{({ SettingsApp }) => <SettingsApp config={config} onSignOut={onSignOut} settings={runtime.settings} appName={appName} />}</Deferred>
             )}
           </AppBoundary>
           </ResultCardContext.Provider>
@@ -342,7 +342,8 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
           onLauncher={() => setLauncherOpen(true)}
         />
       </main>
-      <Launcher
+      <LazyLauncher
+        notifications={notifications}
         open={launcherOpen}
         onClose={() => setLauncherOpen(false)}
         contents={() => ({ apps: launcherApps(runtime), recent: recentInstances() })}
@@ -355,6 +356,47 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
       <RecordingIndicator recordings={shellRecordings} />
     </div>
   );
+}
+
+const isMac = (): boolean => /Mac|iPhone|iPad/.test(globalThis.navigator?.platform ?? "");
+/** How the launcher's shortcut reads on this device. */
+const launcherShortcut = (): string => (isMac() ? "⌘K" : "Ctrl+K");
+
+// The launcher is a chunk of its own, fetched when it is first opened.
+const launcherModule = lazyModule("launcher", () => import("./Launcher.js"));
+
+/** The launcher once it is wanted: a fetch that fails closes it again with a notice, and the next opening fetches again. */
+function LazyLauncher({ notifications, ...props }: LauncherProps & { readonly notifications: Notifications }) {
+  if (!props.open && launcherModule.current() === undefined) return null;
+  return <LoadedLauncher notifications={notifications} {...props} />;
+}
+
+function LoadedLauncher({ notifications, ...props }: LauncherProps & { readonly notifications: Notifications }) {
+  const state = useLazyModule(launcherModule);
+  useEffect(() => {
+    if (state.status !== "failed") return;
+    notifications.push(t("shell.couldNotOpenLauncher", { reason: reasonText(state.error) }), "error");
+    props.onClose();
+  }, [state.status]);
+  return state.status === "loaded" ? <state.module.Launcher {...props} /> : null;
+}
+
+// Chat is the first screen; Apps and Settings are chunks of their own, fetched when first opened.
+const registryApp = lazyModule("Apps", () => import("../core-apps/registry/RegistryApp.js"));
+const settingsApp = lazyModule("Settings", () => import("../core-apps/settings/SettingsApp.js"));
+
+/** A core app from its chunk: "Loading…" until it arrives; a failed fetch is the app's crash (its boundary takes the shell back to chat, and opening it again fetches again). */
+function Deferred<M>({ module, children }: { module: LazyModule<M>; children: (loaded: M) => JSX.Element }) {
+  const state = useLazyModule(module);
+  if (state.status === "failed") throw state.error;
+  if (state.status === "loading") {
+    return (
+      <div class="center-page" aria-busy="true">
+        <p class="muted">{t("host.loading")}</p>
+      </div>
+    );
+  }
+  return children(state.module);
 }
 
 /** The open link in the address (`#/open/…`), taken off it so that a reload does not follow it again. */

@@ -6,8 +6,7 @@
  *   single-file HTML into itself. That document's CSP allows inline code only and no network at all.
  * - The handover happens once: a private `MessageChannel` port and a fresh per-instance nonce, sent with
  *   the `host.snapshot` first frame. After it the host never reads the frame's window messages again.
- * - Every message on the port is checked by `decodeBridgeMessageInHost` (schema, nonce, direction, size;
- *   loaded with the first surface, `bridge-decoder.ts`) and
+ * - Every message on the port is checked by `decodeBridgeMessage` (schema, nonce, direction, size) and
  *   by a token bucket; a refused request gets a bridge error, anything else refused is dropped.
  * - Nothing but the snapshot and answers to its own requests reach the app before `lifecycle.ready`.
  * - Display modes (foreground, picture-in-picture, inline result card), frame height from the app's
@@ -21,6 +20,7 @@ import {
   bridgeRequest,
   bridgeResult,
   createTokenBucket,
+  decodeBridgeMessageInHost as decodeBridgeMessage,
   LineUpError,
   PendingRequests,
   platformTimer,
@@ -37,7 +37,6 @@ import {
   type ProtocolError,
   type RateLimit,
 } from "@lineup/protocol";
-import { loadBridgeDecoder } from "./bridge-decoder.js";
 import { startHeartbeat, type Heartbeat, type HeartbeatOptions } from "./heartbeat.js";
 import { FRAME_ALLOW_ATTRIBUTE } from "./frame-policy.js";
 import { newBridgeNonce } from "./nonce.js";
@@ -148,13 +147,7 @@ export function mountSurface(container: HTMLElement, appHtml: string, snapshot: 
   link.stopHandover = handOver(frame, appHtml, () => bridgeEvent(link.nonce, "host.snapshot", snapshot), link.appPort, link.startup, snapshot.app_scope);
   const surface = surfaceApi(link, frame, size);
   const answer = ownAnswers(link, size, handlers, surface, options.heartbeat);
-  // The port is read once the decoder is here; what the app sends before then waits in the port, in order.
-  loadBridgeDecoder().then(
-    (decode) => {
-      if (!link.closed && link.death === undefined) link.port.onmessage = receiver(link, decode, snapshot.app_scope, handlers, answer, options);
-    },
-    (error: unknown) => link.startup.fail(new Error(`${snapshot.app_scope} could not be connected: ${error instanceof Error ? error.message : String(error)}`)),
-  );
+  link.port.onmessage = receiver(link, snapshot.app_scope, handlers, answer, options);
   watchNavigation(frame, () => link.die("navigated"));
   frame.src = options.frameUrl ?? "./surface-frame.html";
   container.append(frame);
@@ -286,7 +279,7 @@ function ownAnswers(link: SurfaceLink, size: FrameSize, handlers: SurfaceHandler
 }
 
 /** The port's one reader: every message is decoded (schema, nonce, direction, size) and rate limited before it is acted on. */
-function receiver(link: SurfaceLink, decodeBridgeMessage: Awaited<ReturnType<typeof loadBridgeDecoder>>, appScope: string, handlers: SurfaceHandlers, answer: ReturnType<typeof ownAnswers>, options: SurfaceOptions): (event: MessageEvent) => void {
+function receiver(link: SurfaceLink, appScope: string, handlers: SurfaceHandlers, answer: ReturnType<typeof ownAnswers>, options: SurfaceOptions): (event: MessageEvent) => void {
   const { nonce } = link;
   const bucket = createTokenBucket(options.rate ?? { perSecond: 100, burst: 200 }, () => performance.now());
   // Built once: every message is checked against the same expectation.

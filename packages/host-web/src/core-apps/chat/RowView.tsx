@@ -1,24 +1,29 @@
 import type { InteractionAnswer } from "@lineup/runtime";
 import { AppTaskCard, InteractionCard } from "./Cards.js";
 import type { EchoEntry } from "./local-echo.js";
-import { renderMarkdown } from "./markdown.js";
+import type * as Markdown from "./markdown.js";
 import type { TimelineRow } from "@lineup/app-sdk/chat";
 import { ToolResultCard } from "../../apps-host/ResultCard.js";
-import { McpViewCard } from "../../apps-host/McpViewCard.js";
+import { McpViewRow } from "../../apps-host/McpViewRow.js";
 import { formatBytes } from "../registry/format.js";
 import { ArtifactPreview, type ReadArtifact } from "./ArtifactPreview.js";
 import { t, type MessageKey } from "../../i18n/index.js";
+import { lazyModule, useLazyModule } from "../../shell/lazy-module.js";
 
 /** A timeline row or a local echo of a message being sent. */
 export type ChatItem = TimelineRow | ({ readonly kind: "echo"; readonly key: string } & EchoEntry);
 
+type MarkdownRenderer = typeof Markdown;
+// markdown-it and DOMPurify are a chunk of their own, fetched when the first Markdown message is shown.
+const markdownRenderer = lazyModule<MarkdownRenderer>("Markdown renderer", () => import("./markdown.js"));
+
 // Rendered Markdown per row key: a windowed list re-renders rows as they scroll into view. A draft the
 // agent is still writing keeps its key while its text grows, so the text is part of the entry.
 const markdownCache = new Map<string, { readonly text: string; readonly html: string }>();
-function markdownFor(key: string, text: string): string {
+function markdownFor(renderer: MarkdownRenderer, key: string, text: string): string {
   const cached = markdownCache.get(key);
   if (cached !== undefined && cached.text === text) return cached.html;
-  const html = renderMarkdown(text);
+  const html = renderer.renderMarkdown(text);
   if (markdownCache.size > 5_000) markdownCache.clear();
   markdownCache.set(key, { text, html });
   return html;
@@ -50,6 +55,17 @@ const phaseText = (phase: string): string => {
   return key === undefined ? phase : t(key);
 };
 
+/**
+ * An agent's Markdown as sanitised HTML. Until the renderer's chunk has arrived (the first such message
+ * of the page) the same text shows as plain text, escaped like any text node, and is rendered when it
+ * arrives; if the chunk cannot be fetched the text stays plain and the next row shown tries again.
+ */
+function MarkdownText({ rowKey, text }: { rowKey: string; text: string }) {
+  const renderer = useLazyModule(markdownRenderer);
+  if (renderer.status !== "loaded") return <div class="plain" data-markdown={renderer.status}>{text}</div>;
+  return <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownFor(renderer.module, rowKey, text) }} />;
+}
+
 export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandlers }) {
   switch (item.kind) {
     case "message":
@@ -66,7 +82,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
         >
           <div class={`bubble${item.streaming === true ? " bubble-streaming" : ""}`} aria-busy={item.streaming === true ? "true" : undefined}>
             {item.format === "markdown" && item.from !== "user" ? (
-              <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownFor(item.key, item.text) }} />
+              <MarkdownText rowKey={item.key} text={item.text} />
             ) : (
               <div class="plain">{item.text}</div>
             )}
@@ -152,7 +168,7 @@ export function RowView({ item, handlers }: { item: ChatItem; handlers: RowHandl
             {item.code === undefined || item.phase !== "failed" || cancelled ? null : <div class="error-text">{item.code}</div>}
             {item.interrupted?.reason === undefined ? null : <div class="muted">{item.interrupted.reason}</div>}
             {item.phase === "succeeded" ? <ToolResultCard callId={item.call_id} /> : null}
-            <McpViewCard callId={item.call_id} phase={item.phase} appName={handlers.appName?.(item.app_scope) ?? item.app_scope} />
+            <McpViewRow callId={item.call_id} phase={item.phase} appName={handlers.appName?.(item.app_scope) ?? item.app_scope} />
           </div>
         </div>
       );
