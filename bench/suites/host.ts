@@ -57,6 +57,18 @@ function floorPage(serverUrl: string, token: string): string {
   </script>`;
 }
 
+/**
+ * The JavaScript the page had fetched by the time it was online (every `.js` resource whose response ended by
+ * `__onlineAt`, decoded bytes as built, so comparable to the weight suite's `host_js_min`): the first-paint script
+ * is within its budget, and this says what the page still runs before the Runtime is online.
+ */
+const scriptsBeforeOnline = (page: Page): Promise<{ bytes: number; scripts: number }> =>
+  page.evaluate(() => {
+    const online = (window as { __onlineAt?: number }).__onlineAt ?? Infinity;
+    const scripts = performance.getEntriesByType("resource").filter((e): e is PerformanceResourceTiming => e.name.endsWith(".js") && (e as PerformanceResourceTiming).responseEnd <= online);
+    return { bytes: scripts.reduce((n, e) => n + e.decodedBodySize, 0), scripts: scripts.length };
+  });
+
 const onlineAt = async (page: Page): Promise<number> => (await page.waitForFunction(() => (window as { __onlineAt?: number }).__onlineAt, undefined, { timeout: 60_000, polling: 20 })).jsonValue() as Promise<number>;
 
 async function loadBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult[]> {
@@ -85,6 +97,7 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
       const floorTab = await browser.context.newPage();
       await host.goto(world.host.url);
       await onlineAt(host);
+      const js = await scriptsBeforeOnline(host);
       await floorTab.goto(floorUrl);
       await onlineAt(floorTab);
       const reload = async (page: Page): Promise<number> => {
@@ -102,7 +115,9 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
         target_ratio: 2,
         higher_is_better: false,
         loads,
-        notes,
+        js_bytes_before_online: js.bytes,
+        js_scripts_before_online: js.scripts,
+        notes: `${notes}; js_bytes_before_online: the JavaScript (decoded, as built) the page had fetched when it went online, in js_scripts_before_online scripts`,
       });
       return [
         row("load_to_online_warm", warm, WARM_LOADS, "a reload of a profile that has been online; navigation start → the connection indicator online, timed in the page"),
