@@ -41,7 +41,7 @@ const script: [app: string, method: string][][] = [
 beforeAll(async () => {
   const publisher = await generatePublisherKey();
   const budget = await npmServerManifest(BUDGET_ALLOCATOR, "budget");
-  budgetName = budget.manifest.name;
+  budgetName = budget.manifest.name!;
   const hostile = hostileManifest(HOSTILE_LOADED_TIMEOUT_MS);
   const bundles = new Map([
     ["budget.lineup", await signedBundle(budget.manifest, publisher, undefined, npmServerFiles(BUDGET_ALLOCATOR))],
@@ -54,7 +54,7 @@ beforeAll(async () => {
     publisherLabel: "Local back-ends test publisher",
     builtinApps: [
       { name: budgetName, file: "budget.lineup" },
-      { name: hostile.name, file: "hostile.lineup" },
+      { name: hostile.name!, file: "hostile.lineup" },
     ],
     bundles,
     localBackends: true,

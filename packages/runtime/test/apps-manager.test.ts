@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { AppScope } from "@lineup/protocol";
 import {
   decideDisable,
   decideEnable,
@@ -64,7 +65,7 @@ describe("install", () => {
       ["bad signature", { operation_id: "a", candidate: { manifest: whiteboardManifest(), bundle_digest: "d", verification: { ok: false, error: { code: "manifest_invalid", message: "signature does not verify" } } }, approved: true, now: T0 }, "verify", "manifest_invalid"],
       ["invalid manifest", { operation_id: "b", candidate: candidate({ ...whiteboardManifest(), version: "one" }), approved: true, now: T0 }, "verify", "manifest_invalid"],
       // The verifier refuses a reserved scope itself; the pipeline guards the core apps' scopes whatever it is handed.
-      ["core override", { operation_id: "c", candidate: { manifest: { ...whiteboardManifest(), app_scope: "chat" }, bundle_digest: "d", verification: { ok: true } }, approved: true, now: T0 }, "verify", "app_protected"],
+      ["core override", { operation_id: "c", candidate: { manifest: { ...whiteboardManifest(), app_scope: "chat" as AppScope }, bundle_digest: "d", verification: { ok: true } }, approved: true, now: T0 }, "verify", "app_protected"],
       ["user declined", { operation_id: "d", candidate: candidate(whiteboardManifest()), approved: false, now: T0 }, "authorization", "cancelled_by_user"],
     ];
     for (const [, request, step, code] of cases) {

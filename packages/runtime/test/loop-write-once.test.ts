@@ -35,7 +35,7 @@ describe("write-once rows in the loop", () => {
     const shipped = { key_id: "k-1", public_key: "AAAA", label: "dev" };
     await loop.post({ kind: "settings", change: { type: "shipped_publishers", keys: [shipped] } });
     expect(loop.state.trusted_publishers.map((k) => k.key_id)).toEqual(["k-1"]);
-    const trusting = commits.find((batch) => batch.some((w) => w.collection === C.settings && w.key === "trusted-publishers"));
+    const trusting = commits.find((batch) => batch.some((w) => w.op === "put" && w.collection === C.settings && w.key === "trusted-publishers"));
     expect(trusting?.some((w) => w.op === "put" && w.collection === C.meta && w.key === "shipped-publishers")).toBe(true);
     expect(await store.get(C.meta, "shipped-publishers")).toEqual(["k-1"]);
 

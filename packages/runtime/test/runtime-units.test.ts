@@ -263,7 +263,7 @@ describe("audit chain", () => {
     const second = await chainAudit(first.head, [{ type: "d" }, { type: "e" }], 1);
     const third = await chainAudit(second.head, [{ type: "f" }], 2);
     const writes = [...first.writes, ...second.writes, ...third.writes];
-    const records = writes.map((write) => (write as { value: AuditRecord }).value);
+    const records = writes.map((write) => (write as unknown as { value: AuditRecord }).value);
     const put = (record: AuditRecord): StoreWrite => ({ op: "put", collection: "audit", key: String(record.index).padStart(16, "0"), value: record as unknown as JsonValue });
     const verdict = async (edit: (records: AuditRecord[]) => AuditRecord[]) => {
       const store = await createMemoryStore(RUNTIME_SCHEMA);

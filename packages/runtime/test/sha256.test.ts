@@ -94,7 +94,7 @@ describe("the audit chain's hashes", () => {
     expect(chained.head).toEqual({ next: 2, hash });
     // A batch of one hashes as a per-record chain did, so chains stored before batching still verify.
     const single = chainAuditSync(chained.head, [{ type: "c" }], 1_700_000_000_001);
-    const [only] = single.writes as { value: AuditRecord }[];
+    const [only] = single.writes as unknown as { value: AuditRecord }[];
     const { hash: onlyHash, ...onlyRest } = only!.value;
     expect(onlyHash).toBe(nodeHex(hash + canonicalJson(onlyRest as unknown as JsonValue)));
     expect(await auditSha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
