@@ -9,6 +9,7 @@ import type { ErrorCode } from "@lineup/protocol";
 import { generatePublisherKey, packBundle, verifyBundle, type PublisherKey, type VerifyBundleOptions } from "../src/index.js";
 import { encodeFileList } from "../src/app-lifecycle/bundle/file-list.js";
 import { writeZip } from "../src/app-lifecycle/bundle/zip-write.js";
+import { slack } from "../../../test/support/soak.js";
 import {
   contentOf,
   deflated,
@@ -420,7 +421,8 @@ describe("bundle tamper matrix (RELIABILITY P1)", () => {
     }
     expect(stray).toEqual([]);
     expect(refused).toBeGreaterThan(2 * (bundle.bytes.length - ignored.size) - 1);
-  });
+    // Thousands of verifications: 15-20 s on 2 loaded cores, so more than the default 20 s.
+  }, slack(60_000));
 
   it("packBundle refuses the same unsafe inputs before writing anything", async () => {
     const manifest = sampleManifest();
