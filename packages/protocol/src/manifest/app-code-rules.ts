@@ -5,7 +5,7 @@
  * gives) with a JSON Pointer. Pure.
  */
 import { fail, type ProtocolError } from "../errors.js";
-import type { JsonValue } from "../json.js";
+import { escapePointerToken, type JsonValue } from "../json.js";
 import { checkJsonSchema } from "./json-schema-check.js";
 import { BACKEND_METHOD_PATTERN, ENDPOINT_URL_PATTERN, MCP_BACKEND_PROTOCOLS, type BackendDeclaration, type StorageMigrationStep, type WorkflowDeclaration } from "./app-code.js";
 import type { AppManifest } from "./schemas.js";
@@ -182,7 +182,7 @@ export function workflowTemplateRefs(template: JsonValue | undefined): { readonl
       refs.push({ pointer: typeof pointer === "string" ? pointer : "", at: `${at}/${FROM_KEY}` });
       return;
     }
-    for (const key of keys) walk(value[key], `${at}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, depth + 1);
+    for (const key of keys) walk(value[key], `${at}/${escapePointerToken(key)}`, depth + 1);
   };
   walk(template, "", 0);
   return refs;

@@ -21,7 +21,7 @@
  *    present, only at the root and only as draft 2020-12.
  */
 import { fail, ok, type Result } from "../errors.js";
-import type { JsonObject } from "../json.js";
+import { escapePointerToken, type JsonObject } from "../json.js";
 import { validators } from "../generated/json-schema.js";
 import { describeSchemaError } from "../validation.js";
 import safeRegex from "safe-regex2";
@@ -58,7 +58,6 @@ export interface JsonSchemaCheckOptions {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const token = (key: string): string => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** Quantifiers a pattern may hold in all; star height is the check that matters, this only bounds the walk. */
 const MAX_PATTERN_QUANTIFIERS = 100;
@@ -125,7 +124,7 @@ export function checkJsonSchema(schema: unknown, options: JsonSchemaCheckOptions
     schemaPointers.add(path);
     if (!isObject(node)) continue; // a boolean schema
     for (const keyword of UNSUPPORTED_KEYWORDS) {
-      if (keyword in node) return fail("manifest_invalid_tool_schema", `${keyword} is not supported in app schemas`, `${path}/${token(keyword)}`);
+      if (keyword in node) return fail("manifest_invalid_tool_schema", `${keyword} is not supported in app schemas`, `${path}/${escapePointerToken(keyword)}`);
     }
     if (path !== "" && "$id" in node) return fail("manifest_invalid_tool_schema", "$id is allowed only at the root of an app schema", `${path}/$id`);
     const dialect = node["$schema"];
@@ -149,7 +148,7 @@ export function checkJsonSchema(schema: unknown, options: JsonSchemaCheckOptions
     if (isObject(patternProperties)) {
       for (const key of Object.keys(patternProperties)) {
         const keyProblem = patternProblem(key);
-        if (keyProblem !== undefined) return fail("manifest_invalid_tool_schema", `patternProperties key ${quoted(key)} ${keyProblem}`, `${path}/patternProperties/${token(key)}`);
+        if (keyProblem !== undefined) return fail("manifest_invalid_tool_schema", `patternProperties key ${quoted(key)} ${keyProblem}`, `${path}/patternProperties/${escapePointerToken(key)}`);
       }
     }
 
@@ -164,7 +163,7 @@ export function checkJsonSchema(schema: unknown, options: JsonSchemaCheckOptions
       const map = node[keyword];
       if (!isObject(map)) continue;
       for (const [key, child] of Object.entries(map)) {
-        if (typeof child === "boolean" || isObject(child)) stack.push({ node: child, path: `${path}/${token(keyword)}/${token(key)}`, depth: depth + 1 });
+        if (typeof child === "boolean" || isObject(child)) stack.push({ node: child, path: `${path}/${escapePointerToken(keyword)}/${escapePointerToken(key)}`, depth: depth + 1 });
       }
     }
   }

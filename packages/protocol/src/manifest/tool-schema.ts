@@ -14,7 +14,7 @@
  */
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { fail, ok, type ErrorCode, type Result } from "../errors.js";
-import { checkJsonValue, type JsonLimits, type JsonValue } from "../json.js";
+import { checkJsonValue, escapePointerToken, type JsonLimits, type JsonValue } from "../json.js";
 import { checkJsonSchema, type JsonSchemaCheckOptions } from "./json-schema-check.js";
 import { withLinearPatterns, type LinearPatternCache } from "./linear-pattern.js";
 
@@ -78,7 +78,7 @@ function describe(unit: OutputUnit | undefined): { path: string; message: string
   if (unit.keyword === "required") {
     const missing = /required property "(.*)"\./.exec(unit.error)?.[1];
     if (missing !== undefined) {
-      const missingPath = `${path}/${missing.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      const missingPath = `${path}/${escapePointerToken(missing)}`;
       return { path: missingPath, message: `${missingPath} is required` };
     }
   }
