@@ -26,15 +26,19 @@ export interface Notifier {
   show(notification: WebKit.Notification): void;
 }
 
-function serviceRuns(bus: Gio.DBusConnection, name: string): boolean {
-  const ask = (method: string): unknown =>
-    bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, method === "NameHasOwner" ? new GLib.Variant("(s)", [name]) : null, null, Gio.DBusCallFlags.NONE, 2_000, null).deepUnpack();
+/** Which of `names` the bus daemon says have an owner now (`owned`) or can be started on demand (`startable`). */
+function servicesOnBus(bus: Gio.DBusConnection, names: readonly string[]): { owned: Set<string>; startable: Set<string> } {
+  const ask = (method: string, name?: string): unknown =>
+    bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, name === undefined ? null : new GLib.Variant("(s)", [name]), null, Gio.DBusCallFlags.NONE, 2_000, null).deepUnpack();
+  const owned = new Set<string>();
+  const startable = new Set<string>();
   try {
-    if ((ask("NameHasOwner") as [boolean])[0]) return true;
-    return (ask("ListActivatableNames") as [string[]])[0].includes(name);
+    for (const name of names) if ((ask("NameHasOwner", name) as [boolean])[0]) owned.add(name);
+    for (const name of (ask("ListActivatableNames") as [string[]])[0]) if (names.includes(name)) startable.add(name);
   } catch {
-    return false;
+    // A bus that does not answer has, for now, no service we know of; the watches below tell when one appears.
   }
+  return { owned, startable };
 }
 
 /** Where there is no session bus: nothing is shown, and the page's notification is closed at once. */
@@ -65,15 +69,20 @@ export function createNotifier(onClick: () => void, onChange: (available: boolea
   } catch {
     return UNAVAILABLE;
   }
-  let available = SERVICES.some((name) => serviceRuns(bus, name));
-  const recheck = () => {
-    const now = SERVICES.some((name) => serviceRuns(bus, name));
-    if (now === available) return;
-    available = now;
-    onChange(now);
+  // Asked once, at start; after that the watches say when a name gains or loses its owner. Nothing asks the bus
+  // again from a watch: a slow answer (a loaded machine) must not read as the service gone.
+  const { owned, startable } = servicesOnBus(bus, SERVICES);
+  const runs = (): boolean => owned.size > 0 || startable.size > 0;
+  let available = runs();
+  const watched = (name: string, hasOwner: boolean) => () => {
+    if (hasOwner) owned.add(name);
+    else owned.delete(name);
+    if (runs() === available) return;
+    available = runs();
+    onChange(available);
   };
-  // Each watch also reports the name's first state at once: `recheck` tells only a change.
-  for (const name of SERVICES) Gio.bus_watch_name_on_connection(bus, name, Gio.BusNameWatcherFlags.NONE, recheck, recheck);
+  // Each watch also reports the name's first state at once: only a change is told.
+  for (const name of SERVICES) Gio.bus_watch_name_on_connection(bus, name, Gio.BusNameWatcherFlags.NONE, watched(name, true), watched(name, false));
   return {
     get available() {
       return available;
