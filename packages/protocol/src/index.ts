@@ -23,6 +23,7 @@ export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./token-bucket.js";
 export * from "./collections.js";
+export * from "./lazy-import.js";
 export * from "./emitter.js";
 export * from "./pending-requests.js";
 export * from "./log.js";

@@ -3,37 +3,14 @@
  * dynamic `import()`), fetched the first time something wants it. Keeps the first paint's script small
  * (`npm run bench -- weight`); docs/architecture.md lists what loads when.
  */
+import { lazyImport, type LazyImport } from "@lineup/protocol";
 import { useEffect, useState } from "preact/hooks";
 
-export interface LazyModule<M> {
-  /** The module once it has arrived; undefined before (this does not start the fetch). */
-  current(): M | undefined;
-  /** Fetches the module once; after a failed fetch the next call tries again. */
-  load(): Promise<M>;
-}
+export type LazyModule<M> = LazyImport<M>;
 
 /** `importer` is the dynamic `import()` the bundler splits at; `name` says which part in the console when a fetch fails. */
 export function lazyModule<M>(name: string, importer: () => Promise<M>): LazyModule<M> {
-  let module: M | undefined;
-  let loading: Promise<M> | undefined;
-  return {
-    current: () => module,
-    load() {
-      if (module !== undefined) return Promise.resolve(module);
-      loading ??= importer().then(
-        (loaded) => {
-          module = loaded;
-          return loaded;
-        },
-        (error: unknown) => {
-          console.error(`[lineup] could not load the host's ${name} part`, error);
-          loading = undefined;
-          throw error;
-        },
-      );
-      return loading;
-    },
-  };
+  return lazyImport(importer, (error) => console.error(`[lineup] could not load the host's ${name} part`, error));
 }
 
 /** What a component reads of a lazy module: the module, or why it has not arrived. */

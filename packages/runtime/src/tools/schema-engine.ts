@@ -8,27 +8,18 @@
  * schema can reach a check, so a call never waits on the download. A validator asked for before that
  * throws `invalid_state`: a check is never skipped because the engine is not there yet.
  */
-import { LineUpError, type createToolSchemaValidator as CreateToolSchemaValidator } from "@lineup/protocol";
+import { LineUpError, lazyImport, type createToolSchemaValidator as CreateToolSchemaValidator } from "@lineup/protocol";
 
-let engine: { readonly createToolSchemaValidator: typeof CreateToolSchemaValidator } | undefined;
-let loading: Promise<void> | undefined;
+const engine = lazyImport(() => import("./schema-engine-chunk.js"));
 
 /** Loads the schema engine once; later calls share the first load (a failed load is tried again). */
-export function loadToolSchemaEngine(): Promise<void> {
-  loading ??= import("./schema-engine-chunk.js").then(
-    (module) => {
-      engine = module;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+export async function loadToolSchemaEngine(): Promise<void> {
+  await engine.load();
 }
 
 /** `createToolSchemaValidator` of `@lineup/protocol`, once `loadToolSchemaEngine()` has settled. */
 export const createToolSchemaValidator: typeof CreateToolSchemaValidator = (schema, options) => {
-  if (engine === undefined) throw new LineUpError("invalid_state", "app schemas are checked once the Runtime's schema engine is loaded (start() loads it)");
-  return engine.createToolSchemaValidator(schema, options);
+  const loaded = engine.current();
+  if (loaded === undefined) throw new LineUpError("invalid_state", "app schemas are checked once the Runtime's schema engine is loaded (start() loads it)");
+  return loaded.createToolSchemaValidator(schema, options);
 };
