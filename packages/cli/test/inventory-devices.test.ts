@@ -4,8 +4,8 @@
  * - Two devices of one user publish to one session: the revision counter is the session's, so the device that is
  *   behind is refused once, learns the server's revision and publishes above it; the agent sees the latest
  *   publication, whole, and only the device that made it answers the agent's calls (one answer per call).
- * - An AppServer that lost its inventories (restored from a backup taken before the publication) gets the device's
- *   inventory back when the device reconnects, without anything changing on the device.
+ * - An AppServer that lost its inventories (restored from a backup taken before the publication, or its inventory
+ *   table wiped) gets the device's inventory back when the device reconnects, without anything changing on the device.
  */
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -149,7 +149,12 @@ it("two devices of one user publish to one session: the agent sees the latest pu
   }
 }, 60_000);
 
-it("an AppServer restored from before the device's publication gets the inventory back when the device reconnects", async () => {
+it.each([
+  // A backup from before the publication: neither the inventory nor the session's revision.
+  { lost: "restored from before the publication", sessionsToo: true },
+  // The inventory table alone wiped: the session still claims the revision, until the server starts again.
+  { lost: "whose inventory table was wiped", sessionsToo: false },
+])("an AppServer $lost gets the device's inventory back when the device reconnects", async ({ sessionsToo }) => {
   const dataDir = temp("lineup-inv2-server-");
   let server = await startAppServer({ dataDir, port: 0, logger: silentLogger });
   const credentials = server.devCredentials!;
@@ -167,11 +172,11 @@ it("an AppServer restored from before the device's publication gets the inventor
     await agent.close();
     agent = undefined;
 
-    // The server goes down and comes back without the publication: its inventory and the session's revision are gone.
+    // The server goes down and comes back without the publication.
     await server.close();
     const db = new Database(join(dataDir, "app-server.sqlite"));
     db.prepare("DELETE FROM inventories WHERE session_id = ?").run(sessionId);
-    db.prepare("UPDATE sessions SET inventory_revision = 0 WHERE session_id = ?").run(sessionId);
+    if (sessionsToo) db.prepare("UPDATE sessions SET inventory_revision = 0 WHERE session_id = ?").run(sessionId);
     db.close();
     server = await startAppServer({ dataDir, port, logger: silentLogger });
 
