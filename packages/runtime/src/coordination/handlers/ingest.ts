@@ -91,7 +91,8 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     const step = new Step(withConversation(state, next));
     const own = chunkReads(conversation.conversation_id, event.seq).chunks[0]!;
     step.writes.push(...writes, chunkWrite(own.key, withEnvelope(asChunk(reads.get(readId(own))), outcome.envelope.id, event.seq)));
-    if (answersCallsIn(state, conversation.conversation_id)) onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
+    // A cancel goes to every device: only the one that holds the call has anything to stop.
+    if (outcome.envelope.type === "lineup.tool.cancel" || answersCallsIn(state, conversation.conversation_id)) onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
     else step.audit.push(elsewhereAudit(event, outcome.envelope));
     return step.result();
   }
