@@ -13,8 +13,8 @@ import { expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer, type AppServer } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, signBundle, type AppManifest, type PublisherKey } from "@lineup/runtime";
-import { createNodeRuntime, type NodeRuntime } from "@lineup/runtime/node";
+import { generatePublisherKey, packBundle, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, signBundle, type AppManifest, type PublisherKey } from "@lineup/runtime";
+import { createNodeRuntime, openSqliteStore, type NodeRuntime } from "@lineup/runtime/node";
 import { RawAgent } from "../../runtime/test/helpers/raw-agent.js";
 import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
@@ -68,10 +68,11 @@ it("two devices of one user publish to one session: the agent sees the latest pu
   const credentials = server.devCredentials!;
   const tabletToken = await server.admin.createDevice("dev-tablet", "dev-user");
   const key = await generatePublisherKey();
-  const device = (token: string): Promise<NodeRuntime> =>
-    createNodeRuntime({ serverUrl: server.url, token, dataDir: temp("lineup-inv2-device-"), trustedPublishers: [key.trustedKey], backoff: { baseMs: 20, capMs: 200 }, relistIntervalMs: 100 });
-  const laptop = await device(credentials.device_token);
-  const tablet = await device(tabletToken);
+  const tabletDir = temp("lineup-inv2-device-");
+  const device = (token: string, dataDir: string, serverUrl = server.url): Promise<NodeRuntime> =>
+    createNodeRuntime({ serverUrl, token, dataDir, trustedPublishers: [key.trustedKey], backoff: { baseMs: 20, capMs: 200 }, relistIntervalMs: 100 });
+  const laptop = await device(credentials.device_token, temp("lineup-inv2-device-"));
+  let tablet = await device(tabletToken, tabletDir);
   let agent: AgentClient | undefined;
   try {
     await laptop.start();
@@ -141,6 +142,35 @@ it("two devices of one user publish to one session: the agent sees the latest pu
     expect(refused).toHaveLength(1);
     expect(refused[0]!.actor.id).toBe("dev-device");
     expect(refused[0]!.data.envelope!.payload.code).toBe("stale_inventory_revision");
+
+    // The tablet, offline, installs an app: it queues revision 4, above the 3 it knows. Meanwhile the laptop publishes 4.
+    await tablet.stop();
+    tablet = await device(tabletToken, tabletDir, "ws://127.0.0.1:9/nothing-listens");
+    await tablet.start();
+    expect((await tablet.appManager.install(await signed(toolApp("sketch", "sketch.draw"), key), { approved: true })).status).toBe("succeeded");
+    await tablet.stop();
+    expect((await laptop.appManager.install(await signed(toolApp("timer", "timer.start"), key), { approved: true })).status).toBe("succeeded");
+    await until(() => seen()?.revision === 4, 15_000, "the laptop's revision 4");
+    // Back online, the tablet's revision 4 is refused as stale; it publishes again above the server's, unattended.
+    tablet = await device(tabletToken, tabletDir);
+    await tablet.start();
+    await until(() => seen()?.revision === 5, 15_000, "the tablet's publication after its stale one");
+    expect(methods()).toEqual(["memo.add", "sketch.draw"]);
+    expect((await logOf(server, credentials.device_token, sessionId)).filter((e) => e.kind === "inventory.published").map((e) => [e.actor.id, e.data.revision])).toEqual([
+      ["dev-device", 1],
+      ["dev-tablet", 2],
+      ["dev-device", 3],
+      ["dev-device", 4],
+      ["dev-tablet", 5],
+    ]);
+    await tablet.stop();
+    const store = await openSqliteStore({ path: join(tabletDir, "runtime.db"), schema: RUNTIME_SCHEMA });
+    const audit = (await store.range(RUNTIME_COLLECTIONS.audit, {})).map((row) => row.value as { type: string; detail?: string });
+    // Nothing of it is left failed in the outbox.
+    const outbox = await store.count(RUNTIME_COLLECTIONS.outbox);
+    await store.close();
+    expect(audit.filter((r) => r.type === "inventory.stale").map((r) => r.detail?.split(":")[0])).toContain("revision 4");
+    expect(outbox).toBe(0);
   } finally {
     await agent?.close();
     await laptop.stop();

@@ -11,7 +11,7 @@ import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
 import { applyCallDecision } from "../call-folding.js";
-import { Step } from "../step.js";
+import { Step, stepAfter } from "../step.js";
 import { endTurnCalls } from "../../tools/reports.js";
 import { withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
@@ -225,11 +225,7 @@ function endCancelledTurn(event: Extract<RuntimeInput, { kind: "event" }>["event
   const message = data.reason === "interrupted" ? "a newer message interrupted the agent's turn" : "the person stopped the agent's turn";
   const decision = endTurnCalls(result.state.tools, { conversation_id: event.session_id, turn_id: data.turn_id, message });
   if (decision === undefined) return result;
-  const step = new Step(result.state);
-  step.writes.push(...result.writes);
-  step.effects.push(...result.effects);
-  step.deliveries.push(...result.deliveries);
-  step.audit.push(...result.audit);
+  const step = stepAfter(result);
   applyCallDecision(step, env, decision);
   return step.result();
 }

@@ -18,18 +18,8 @@ import { answersToolCalls, inventoryLost, publishedRevisionOf, withServerReport 
 import { republishInventories, updateInventoryRecord } from "../inventories.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
 import type { RuntimeState } from "../state.js";
-import { Step } from "../step.js";
+import { stepAfter, type Step } from "../step.js";
 import type { TransitionEnv } from "./env.js";
-
-/** Continues `result` in a step (its writes, effects, deliveries and audit first). */
-function continued(result: TransitionResult): Step {
-  const step = new Step(result.state);
-  step.writes.push(...result.writes);
-  step.effects.push(...result.effects);
-  step.deliveries.push(...result.deliveries);
-  step.audit.push(...result.audit);
-  return step;
-}
 
 /**
  * The server's answer to one of this device's `inventory/publish` requests (`before` is the state the answer met,
@@ -41,7 +31,7 @@ export function settleInventoryPublication(before: RuntimeState, input: Extract<
   if (entry === undefined || entry.status !== "pending" || entry.method !== "inventory/publish") return result;
   const revision = (entry.params as JsonObject)["revision"];
   if (typeof revision !== "number") return result;
-  const step = continued(result);
+  const step = stepAfter(result);
   if (input.outcome.status === "applied") {
     updateInventoryRecord(step, env, entry.conversation_id, (record) => {
       const acknowledged = withServerReport(record, { revision });
@@ -56,12 +46,12 @@ export function settleInventoryPublication(before: RuntimeState, input: Extract<
   step.writes.push(deleteOutboxEntry(entry.order));
   step.audit.push({ type: "inventory.stale", code: input.outcome.code, conversation_id: entry.conversation_id, detail: `revision ${revision}: ${input.outcome.message}`.slice(0, 500) });
   // Only the latest publication matters: an earlier one refused after a later was queued changes nothing.
-  const record = publishedRevisionOf(step.state.inventory, step.state.conversations.get(entry.conversation_id)?.agent_id ?? "", entry.conversation_id);
-  if (record === undefined || record.revision !== revision) return step.result();
-  // The refusal says only that the server holds this revision or a higher one; a report (the log, the session list) says which.
+  const agentId = step.state.conversations.get(entry.conversation_id)?.agent_id;
+  if (agentId === undefined || publishedRevisionOf(step.state.inventory, agentId, entry.conversation_id)?.revision !== revision) return step.result();
+  // The refusal says only that the server holds this revision or a higher one; a report (the log, the session list)
+  // says which. One already known publishes again now; otherwise the session list is asked for.
   updateInventoryRecord(step, env, entry.conversation_id, (current) => ({ ...current, refused: true }));
-  // The log may not have brought the other device's publication yet; the session list says the server's revision.
-  if (publishedRevisionOf(step.state.inventory, step.state.conversations.get(entry.conversation_id)!.agent_id, entry.conversation_id)?.refused === true) step.effects.push({ kind: "relist" });
+  if (publishedRevisionOf(step.state.inventory, agentId, entry.conversation_id)?.refused === true) step.effects.push({ kind: "relist" });
   return step.result();
 }
 
@@ -72,7 +62,7 @@ export function followInventoryEvent(before: RuntimeState, event: SessionEvent, 
   if (result.state.conversations.get(event.session_id)?.cursor !== event.seq || before.conversations.get(event.session_id)?.cursor === event.seq) return result;
   const revision = (event.data as { revision?: unknown } | null)?.revision;
   if (typeof revision !== "number") return result;
-  const step = continued(result);
+  const step = stepAfter(result);
   updateInventoryRecord(step, env, event.session_id, (record) => withServerReport(record, { revision, publisher: event.actor.id }), true);
   return step.result();
 }
