@@ -184,6 +184,8 @@ describe("inventory (spec 7.2)", () => {
     expect(answersToolCalls(reported, "laptop")).toBe(false);
     expect(answersToolCalls(reported, undefined)).toBe(true);
     expect(answersToolCalls(acknowledged, "laptop")).toBe(true);
+    // A device paired again under a new id still answers for the latest revision it published.
+    expect(answersToolCalls({ ...acknowledged, server_revision: 1, publisher: "laptop-before" }, "laptop")).toBe(true);
   });
 });
 

@@ -260,10 +260,11 @@ export function inventoryLost(record: PublishedRevision | undefined, serverRevis
  * Whether this device answers an agent's tool call in the session now: the session's inventory is its latest
  * publication, whole, and only the device that made it answers calls made against it (or refuses a stale one), so
  * an agent gets one answer per call however many of the user's devices follow the session. A device that has not
- * seen any publication in the log, or does not know its own id, answers as a lone device does.
+ * seen any publication in the log, or does not know its own id, answers as a lone device does; so does one whose
+ * acknowledged revision is the session's latest, whatever id it published under (a device paired again keeps its store).
  */
 export function answersToolCalls(record: PublishedRevision | undefined, deviceId: string | undefined): boolean {
-  return record?.publisher === undefined || deviceId === undefined || record.publisher === deviceId;
+  return record?.publisher === undefined || deviceId === undefined || record.publisher === deviceId || (record.acknowledged !== undefined && record.acknowledged === record.server_revision);
 }
 
 export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {
