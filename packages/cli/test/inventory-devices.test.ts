@@ -13,8 +13,9 @@ import { expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer, type AppServer } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, signBundle, type AppManifest, type PublisherKey } from "@lineup/runtime";
+import { generatePublisherKey, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AppManifest } from "@lineup/runtime";
 import { createNodeRuntime, openSqliteStore, type NodeRuntime } from "@lineup/runtime/node";
+import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { RawAgent } from "../../runtime/test/helpers/raw-agent.js";
 import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
@@ -39,14 +40,6 @@ const toolApp = (app_scope: string, method: string): AppManifest =>
       },
     ],
   }) as AppManifest;
-
-async function signed(m: AppManifest, key: PublisherKey): Promise<Uint8Array> {
-  const packed = await packBundle({ manifest: m, files: new Map([["index.html", new TextEncoder().encode("<!doctype html><title>app</title>")]]) });
-  if (!packed.ok) throw new Error(packed.error.message);
-  const bundle = await signBundle(packed.value, key.privateKey);
-  if (!bundle.ok) throw new Error(bundle.error.message);
-  return bundle.value;
-}
 
 type LoggedEvent = { seq: number; kind: string; actor: { role: string; id: string }; data: { revision?: number; envelope?: { type: string; sender: { id: string }; correlation?: { call_id?: string }; payload: { code?: string } } } };
 
@@ -80,8 +73,8 @@ it("two devices of one user publish to one session: the agent sees the latest pu
     agent = await connectAgent({ url: server.url, token: credentials.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50 });
     await laptop.whenOnline();
     await tablet.whenOnline();
-    expect((await laptop.appManager.install(await signed(toolApp("notes", "notes.count"), key), { approved: true })).status).toBe("succeeded");
-    expect((await tablet.appManager.install(await signed(toolApp("memo", "memo.add"), key), { approved: true })).status).toBe("succeeded");
+    expect((await laptop.appManager.install(await signedBundle(toolApp("notes", "notes.count"), key), { approved: true })).status).toBe("succeeded");
+    expect((await tablet.appManager.install(await signedBundle(toolApp("memo", "memo.add"), key), { approved: true })).status).toBe("succeeded");
     const { conversation_id: sessionId } = await laptop.conversations.start({ agent_id: agent.agentId, workspace_id: "ws-1", title: "two devices" });
     const seen = () => agent!.inventory(sessionId);
     const methods = () => (seen()?.tools ?? []).map((t) => t.method);
@@ -108,7 +101,7 @@ it("two devices of one user publish to one session: the agent sees the latest pu
     expect(agent.stats().duplicateTerminals).toBe(0);
 
     // A later change on the laptop goes straight above the session's revision (it learned it from the log).
-    expect((await laptop.appManager.install(await signed(toolApp("todo", "todo.list"), key), { approved: true })).status).toBe("succeeded");
+    expect((await laptop.appManager.install(await signedBundle(toolApp("todo", "todo.list"), key), { approved: true })).status).toBe("succeeded");
     await until(() => seen()?.revision === 3, 15_000, "the laptop's next publication");
     expect(methods()).toEqual(["notes.count", "todo.list"]);
     const log = await logOf(server, credentials.device_token, sessionId);
@@ -147,9 +140,9 @@ it("two devices of one user publish to one session: the agent sees the latest pu
     await tablet.stop();
     tablet = await device(tabletToken, tabletDir, "ws://127.0.0.1:9/nothing-listens");
     await tablet.start();
-    expect((await tablet.appManager.install(await signed(toolApp("sketch", "sketch.draw"), key), { approved: true })).status).toBe("succeeded");
+    expect((await tablet.appManager.install(await signedBundle(toolApp("sketch", "sketch.draw"), key), { approved: true })).status).toBe("succeeded");
     await tablet.stop();
-    expect((await laptop.appManager.install(await signed(toolApp("timer", "timer.start"), key), { approved: true })).status).toBe("succeeded");
+    expect((await laptop.appManager.install(await signedBundle(toolApp("timer", "timer.start"), key), { approved: true })).status).toBe("succeeded");
     await until(() => seen()?.revision === 4, 15_000, "the laptop's revision 4");
     // Back online, the tablet's revision 4 is refused as stale; it publishes again above the server's, unattended.
     tablet = await device(tabletToken, tabletDir);
@@ -195,7 +188,7 @@ it.each([
   try {
     await runtime.start();
     await runtime.whenOnline();
-    expect((await runtime.appManager.install(await signed(toolApp("notes", "notes.count"), key), { approved: true })).status).toBe("succeeded");
+    expect((await runtime.appManager.install(await signedBundle(toolApp("notes", "notes.count"), key), { approved: true })).status).toBe("succeeded");
     agent = await connectAgent({ url: server.url, token: credentials.agent_token, transport: nodeWebSocketTransport(), sessionPollMs: 50 });
     const { conversation_id: sessionId } = await runtime.conversations.start({ agent_id: agent.agentId, workspace_id: "ws-1", title: "restored" });
     await until(() => agent!.inventory(sessionId)?.revision === 1, 10_000, "the first inventory");
