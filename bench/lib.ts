@@ -15,7 +15,12 @@ export interface BenchResult {
   readonly baseline: string;
   readonly baseline_value: number;
   readonly ratio: number;
-  readonly target_ratio: number;
+  /**
+   * The target from PERFORMANCE.md or the issue that owns the row. Absent on a row kept for information: a
+   * ratio against a floor whose target was replaced (issue 25: an in-memory call, raw ws round trips, a bare
+   * store insert cannot be met by any design that commits and serves), reported beside the row that holds the target.
+   */
+  readonly target_ratio?: number;
   readonly higher_is_better: boolean;
   readonly notes?: string;
   readonly [extra: string]: unknown;
@@ -112,10 +117,16 @@ export function printSuite(result: SuiteResult): void {
     value: `${fmt(r.value)} ${r.unit}`,
     baseline: `${r.baseline}: ${fmt(r.baseline_value)}`,
     ratio: r.ratio.toFixed(2),
-    target: `${r.higher_is_better ? "≥" : "≤"} ${r.target_ratio}`,
-    pass: (r.higher_is_better ? r.ratio >= r.target_ratio : r.ratio <= r.target_ratio) ? "yes" : "NO",
+    target: r.target_ratio === undefined ? "—" : `${r.higher_is_better ? "≥" : "≤"} ${r.target_ratio}`,
+    pass: r.target_ratio === undefined ? "—" : missesTarget(r) ? "NO" : "yes",
   }));
   console.table(rows);
+}
+
+/** Whether a row with a target misses it (a row without one never does). */
+export function missesTarget(r: BenchResult): boolean {
+  if (r.target_ratio === undefined) return false;
+  return r.higher_is_better ? r.ratio < r.target_ratio : r.ratio > r.target_ratio;
 }
 
 const fmt = (n: number): string => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(3));

@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { printSuite, type SuiteResult } from "./lib.js";
+import { missesTarget, printSuite, type SuiteResult } from "./lib.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const available = readdirSync(join(here, "suites"))
@@ -25,6 +25,6 @@ for (const suite of wanted.length > 0 ? wanted : available) {
   const result = await mod.run();
   printSuite(result);
   writeFileSync(join(here, "results", `${suite}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  failed ||= result.results.some((r) => (r.higher_is_better ? r.ratio < r.target_ratio : r.ratio > r.target_ratio));
+  failed ||= result.results.some(missesTarget);
 }
 if (failed) console.log("\nsome ratios miss their targets (see NO above)");

@@ -25,6 +25,7 @@ import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
 import { openStore, type Db } from "./store/database.js";
 import { PostgresNotifications, REVOKED_CHANNEL } from "./store/notifications.js";
 import { provisionAdminToken, type Revoked } from "./store/accounts.js";
+import { forgetMissingInventories } from "./store/inventories.js";
 import { findSession } from "./store/sessions.js";
 import { PostgresDb } from "./store/sql.js";
 import { ADMIN_TOKEN_FILE, createAgent, createDevice, createUser, provisionDevCredentials, writeDevCredentials, writeSecretFile, type DevCredentials } from "./store/principals.js";
@@ -149,6 +150,8 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   try {
     devCredentials = await writes.submit((w) => provisionDevCredentials(w.db));
     adminToken = await writes.submit((w) => provisionAdminToken(w.db));
+    const forgotten = await writes.submit((w) => forgetMissingInventories(w.db));
+    if (forgotten > 0) logger.warn("sessions without their stored inventory report revision 0; their devices publish again", { sessions: forgotten });
   } catch (error) {
     await writes.close();
     await store.close();

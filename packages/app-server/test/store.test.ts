@@ -137,6 +137,33 @@ describe("restart", () => {
   });
 });
 
+describe("restart after the inventories were lost", () => {
+  it("a session whose stored inventory is gone reports revision 0 again; one that keeps it is unchanged", async () => {
+    const { dataDir: dir, db, store } = await testStore();
+    const options = { dataDir: dir, logger: silentLogger, ...(db === undefined ? {} : { db }) };
+    const first = await startAppServer(options);
+    const creds = first.devCredentials!;
+    const device = await TestClient.open(first, creds.device_token);
+    for (const id of ["s-kept", "s-wiped"]) {
+      await device.call("agentSession/start", START(id));
+      await device.call("inventory/publish", { session_id: id, idempotency_key: `inv-${id}`, revision: 3, tools: [] });
+    }
+    await device.close();
+    await first.close();
+    await store.writer.run("DELETE FROM inventories WHERE session_id = ?", ["s-wiped"]);
+
+    const second = await startAppServer(options);
+    const again = await TestClient.open(second, creds.device_token);
+    expect((await again.call("agentSession/read", { session_id: "s-kept" })).session.inventory_revision).toBe(3);
+    expect((await again.call("agentSession/read", { session_id: "s-wiped" })).session.inventory_revision).toBe(0);
+    expect((await again.call("inventory/read", { session_id: "s-wiped" })).inventory).toBeNull();
+    // The device publishes again above its own last revision, and the server takes it.
+    expect(await again.call("inventory/publish", { session_id: "s-wiped", idempotency_key: "inv-again", revision: 4, tools: [] })).toMatchObject({ revision: 4 });
+    await again.close();
+    await second.close();
+  });
+});
+
 describe("the group-commit queue", () => {
   async function setup() {
     const o = await testStore();

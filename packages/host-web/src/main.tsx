@@ -1,15 +1,19 @@
 // The browser entry: the theme first (no flash of the wrong one), then the host, in the browser's language
 // (its catalogue fetched first when it is not English: the page never shows English while it waits).
 import { render } from "preact";
-import { Host } from "./bootstrap/Host.js";
+import { Host, preloadRuntime } from "./bootstrap/Host.js";
+import { loadHostConfig } from "./bootstrap/config.js";
 import { mirrorTitle, nativeHost } from "./bootstrap/native-host.js";
 import { browserLanguages, loadUiLanguage, uiLanguageOf } from "./i18n/index.js";
 import { applyTheme, loadTheme } from "./shell/theme.js";
 import "./styles.css";
 
 applyTheme(loadTheme());
+// The Runtime's chunks and the sign-in config are fetched from here on, while the page renders.
+preloadRuntime();
+const config = loadHostConfig();
 const root = document.getElementById("app");
 // A catalogue that cannot be fetched is logged by its loader; the page then starts in English.
-if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host />, root));
+if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host config={config} />, root));
 // Inside the desktop host's window, its title follows the page's (nothing answers in a plain browser).
 void nativeHost().then((host) => host !== undefined && mirrorTitle(host));

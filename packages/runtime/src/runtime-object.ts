@@ -79,12 +79,20 @@ async function startRuntime(wiring: RuntimeWiring): Promise<void> {
   const { lifecycle, diagnostics } = basics;
   if (started.loop !== undefined) throw new LineUpError("invalid_state", "the Runtime was already started");
   lifecycle.publish({ status: "restoring" });
-  // App schemas are checked from the first restored app on: their engine loads while the store is read.
-  const [restored] = await Promise.all([restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() }), loadToolSchemaEngine()]);
+  // The socket opens and `initialize` goes out while the store is read; nothing of it reaches the loop before it runs.
+  const driver = openConnection(options, basics, started, { onTenant: (tenant) => applyTenant(wiring, tenant), onCatalogRelease: wiring.onCatalogRelease });
+  driver.preconnect();
+  let restored: Awaited<ReturnType<typeof restoreState>>;
+  try {
+    // App schemas are checked from the first restored app on: their engine loads while the store is read.
+    [restored] = await Promise.all([restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() }), loadToolSchemaEngine()]);
+  } catch (error) {
+    driver.stop();
+    throw error;
+  }
   const loop = openLoop(options, restored, basics, wiring.followers);
   started.setLoop(loop);
   wiring.followers.restored(restored.state);
-  const driver = openConnection(options, basics, started, { onTenant: (tenant) => applyTenant(wiring, tenant), onCatalogRelease: wiring.onCatalogRelease });
   started.setDriver(driver);
   // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
   await app.runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);

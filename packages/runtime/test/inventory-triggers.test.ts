@@ -30,6 +30,45 @@ async function deviceWithBoardAndVoice(supported: CapabilityName[]) {
 }
 
 describe("inventory revisions at run time", () => {
+  it("another device of the user publishes: this device leaves the agent's calls to it, still stops a call it holds, and publishes above it", async () => {
+    const { server, d, latest } = await deviceWithBoardAndVoice(["microphone.record"]);
+    const own = latest()!.revision;
+    // A call this device accepts and its app has not answered yet.
+    const port = d.runtime.appPort("whiteboard");
+    const delivered: string[] = [];
+    port.registerToolHandler({ call: (call) => void delivered.push(call.call_id), cancel: () => undefined });
+    agentInvokes(server, "call-held", "whiteboard", "board.summary", {}, own);
+    await until(() => delivered.includes("call-held"), 5_000, "the call delivered");
+
+    // The tablet publishes the session's next revision: from then on the tablet answers the agent's calls.
+    server.append("s-1", "inventory.published", { role: "device", id: "tablet" }, { revision: own + 1, tools: [] });
+    agentInvokes(server, "call-tablet", "whiteboard", "board.summary", {}, own + 1);
+    agentInvokes(server, "call-old", "whiteboard", "board.summary", {}, own);
+    server.agentEnvelope("s-1", {
+      v: 1,
+      id: "cancel-held",
+      type: "lineup.tool.cancel",
+      timestamp: "2026-11-30T06:00:00.000Z",
+      sender: { kind: "agent", id: "agent-1" },
+      target: { kind: "app", app_scope: "whiteboard" },
+      scope: { app_scope: "whiteboard", conversation_id: "s-1" },
+      correlation: { call_id: "call-held" },
+      payload: { reason: "no longer needed" },
+    });
+    // The cancel of the call it holds is this device's to carry out; the two new calls are not its to answer.
+    await until(() => toolOutputs(server, "call-held").some(([type]) => type === "lineup.tool.error"), 5_000, "the held call cancelled");
+    expect(toolOutputs(server, "call-held").at(-1)).toEqual(["lineup.tool.error", expect.objectContaining({ code: "request_cancelled" })]);
+    expect(toolOutputs(server, "call-tablet")).toEqual([]);
+    expect(toolOutputs(server, "call-old")).toEqual([]);
+    expect(delivered).toEqual(["call-held"]);
+
+    // A change on this device goes above the tablet's revision at once, and its calls are this device's again.
+    await d.runtime.setInventoryPolicy({ blocked_tools: ["voice/voice.request_recording"] });
+    await until(() => latest()!.revision === own + 2, 5_000, "the next publication above the tablet's");
+    agentInvokes(server, "call-mine", "whiteboard", "board.summary", {}, own + 2);
+    await until(() => delivered.includes("call-mine"), 5_000, "the call delivered here again");
+  });
+
   it("the host loses the microphone: a new revision without the recording tool; a call on the old revision is refused; back again, a newer one with it", async () => {
     const supported: CapabilityName[] = ["microphone.record"];
     const { server, d, latest } = await deviceWithBoardAndVoice(supported);

@@ -4,6 +4,7 @@ import { EMPTY_INSTANCES, instancePolicyFor, launchInstance, markInstanceReady, 
 import { decideDisable, decideInstall, decideRemove, decideUpdate, getApp } from "../src/app-lifecycle/manager/index.js";
 import {
   activationSettled,
+  answersToolCalls,
   cancelCall,
   computeInventory,
   EMPTY_INVENTORY_REVISIONS,
@@ -11,7 +12,10 @@ import {
   expireDueCalls,
   instanceFailed,
   interruptOperations,
+  inventoryLost,
+  inventorySessionKey,
   nextDeadline,
+  publishedRevisionOf,
   publishInventory,
   receiveInvoke,
   refuseAppCalls,
@@ -21,6 +25,8 @@ import {
   routeToolCall,
   startOperation,
   toolSourcesFromRegistry,
+  withPublishedRevision,
+  withServerReport,
   type CallDecision,
   type ToolCallsState,
 } from "../src/tools/index.js";
@@ -149,6 +155,37 @@ describe("inventory (spec 7.2)", () => {
     expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-a")).toMatchObject({ revision: 2, changed: false });
     // An upgrade that publishes the same content in another form.
     expect(publishInventory(again.revisions, AGENT, CONV, content, "digest-b")).toMatchObject({ revision: 3, changed: true });
+  });
+
+  it("publishes above the session's revision the server reports; judges a lost publication and who answers calls", () => {
+    const key = inventorySessionKey(AGENT, CONV);
+    const first = publishInventory(EMPTY_INVENTORY_REVISIONS, AGENT, CONV, inv(), "digest-a");
+    // The server applied revision 1; another device of the user then published 4.
+    const acknowledged = { ...publishedRevisionOf(first.revisions, AGENT, CONV)!, acknowledged: 1 };
+    const reported = withServerReport(acknowledged, { revision: 4, publisher: "tablet" });
+    expect(reported).toMatchObject({ revision: 1, server_revision: 4, publisher: "tablet", acknowledged: 1 });
+    // A lower report never lowers what is known, and the same report is the same record.
+    expect(withServerReport(reported, { revision: 2 })).toBe(reported);
+    const revisions = withPublishedRevision(first.revisions, key, reported);
+    // The same content is not published again; a change goes above the server's revision.
+    expect(publishInventory(revisions, AGENT, CONV, inv(), "digest-a")).toMatchObject({ revision: 1, changed: false });
+    expect(publishInventory(revisions, AGENT, CONV, inv(undefined, []), "digest-b")).toMatchObject({ revision: 5, changed: true });
+    // Forced (refused or lost), the same content goes again, above both; the refusal mark is cleared.
+    const forced = publishInventory(withPublishedRevision(revisions, key, { ...reported, refused: true }), AGENT, CONV, inv(), "digest-a", true);
+    expect(forced).toMatchObject({ revision: 5, changed: true });
+    expect(publishedRevisionOf(forced.revisions, AGENT, CONV)).toEqual({ ...reported, revision: 5 });
+    // A server reporting less than this device's acknowledged revision lost it; one reporting more did not.
+    expect(inventoryLost(reported, 0)).toBe(true);
+    expect(inventoryLost(reported, 1)).toBe(false);
+    expect(inventoryLost(publishedRevisionOf(first.revisions, AGENT, CONV), 0)).toBe(false);
+    expect(inventoryLost(undefined, 0)).toBe(false);
+    // Only the device that published last answers calls; without a publisher seen or an own id, the device answers.
+    expect(answersToolCalls(reported, "tablet")).toBe(true);
+    expect(answersToolCalls(reported, "laptop")).toBe(false);
+    expect(answersToolCalls(reported, undefined)).toBe(true);
+    expect(answersToolCalls(acknowledged, "laptop")).toBe(true);
+    // A device paired again under a new id still answers for the latest revision it published.
+    expect(answersToolCalls({ ...acknowledged, server_revision: 1, publisher: "laptop-before" }, "laptop")).toBe(true);
   });
 });
 

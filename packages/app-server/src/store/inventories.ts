@@ -30,6 +30,16 @@ export async function saveInventory(db: Db, inventory: Inventory): Promise<void>
   );
 }
 
+/**
+ * Sessions that claim an inventory revision with no inventory stored (the inventory table was wiped or restored
+ * apart from the sessions) report revision 0 again, as before their first publication: a device that published to
+ * one then finds the server below its acknowledged revision when it connects, and publishes again. The number of
+ * sessions so set back.
+ */
+export async function forgetMissingInventories(db: Db): Promise<number> {
+  return (await db.run("UPDATE sessions SET inventory_revision = 0 WHERE inventory_revision > 0 AND NOT EXISTS (SELECT 1 FROM inventories WHERE inventories.session_id = sessions.session_id)", [])).changes;
+}
+
 /** Records that the envelope is in the log at `seq`; false (nothing written) when its id already is. */
 export async function recordEnvelope(db: Db, sessionId: string, envelopeId: string, seq: number): Promise<boolean> {
   return (await db.run("INSERT INTO envelopes (session_id, envelope_id, seq) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [sessionId, envelopeId, seq])).changes === 1;

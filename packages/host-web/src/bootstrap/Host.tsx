@@ -4,7 +4,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { Shell } from "../shell/Shell.js";
 import { createNotifications } from "../shell/notifications.js";
 import { ConfigForm } from "./ConfigForm.js";
-import { loadHostConfig, profileName, saveHostConfig, type HostConfig } from "./config.js";
+import { profileName, saveHostConfig, type HostConfig } from "./config.js";
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
 import type { RunningRuntime } from "./start-runtime.js";
 import { onNativeShutdown } from "./native-host.js";
@@ -20,9 +20,16 @@ const runtimeDiagnostics = logRuntimeDiagnostics(createLogger({ write: (line) =>
 
 /**
  * The Runtime and its browser adapters are a chunk of their own: the first paint does not wait for them. The page
- * starts fetching it on its first render, while it reads the sign-in config and claims the profile.
+ * starts fetching it, and the Runtime's schema engine beside it, as soon as its first script runs (`preloadRuntime`),
+ * while it renders, reads the sign-in config and claims the profile.
  */
 const loadRuntime = () => import("./start-runtime.js");
+
+/** Starts fetching the Runtime's chunks; a failed fetch is reported when the profile starts the Runtime (and tried again then). */
+export function preloadRuntime(): void {
+  import("./schema-engine-preload.js").catch(() => undefined);
+  loadRuntime().catch(() => undefined);
+}
 
 type Phase =
   | { readonly kind: "loading" }
@@ -33,16 +40,17 @@ type Phase =
  * The host's root (spec 10): load the sign-in config, claim the profile across tabs, then create the
  * Runtime through the browser adapters and hand it to the shell.
  */
-export function Host() {
+export function Host({ config }: { config: Promise<HostConfig | undefined> }) {
   const [phase, setPhase] = useState<Phase>({ kind: "loading" });
   useEffect(() => {
-    // Fetched early; a failed fetch is reported when the profile starts the Runtime.
-    loadRuntime().catch(() => undefined);
-    void loadHostConfig().then(
-      (config) => setPhase(config === undefined ? { kind: "sign-in" } : { kind: "ready", config }),
+    void config.then(
+      (loaded) => {
+        performance.mark("lineup:config-read");
+        setPhase(loaded === undefined ? { kind: "sign-in" } : { kind: "ready", config: loaded });
+      },
       () => setPhase({ kind: "sign-in" }),
     );
-  }, []);
+  }, [config]);
   if (phase.kind === "loading") return <BrowserLanguage>{() => <Splash text={t("host.loading")} />}</BrowserLanguage>;
   if (phase.kind === "sign-in") {
     return (
@@ -100,10 +108,12 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
     let starting: Promise<void> | undefined;
     const start = () => {
       if (starting !== undefined) return; // already started (or starting)
+      performance.mark("lineup:profile-claimed");
       setRuntimePhase({ kind: "starting" });
       starting = loadRuntime().then(({ startBrowserRuntime }) => startBrowserRuntime(config, runtimeDiagnostics)).then(
         async (r) => {
           running = r;
+          performance.mark("lineup:runtime-started");
           // The language chosen in Settings may not be the browser's: its catalogue first, so the shell starts in it.
           await loadUiLanguage(uiLanguageOf([r.runtime.settings.language(), ...browserLanguages()])).catch(() => undefined);
           setRuntimePhase({ kind: "running", running: r });

@@ -61,6 +61,12 @@ export interface SyncDriverOptions {
   readonly onCatalogRelease?: (release: CatalogRelease) => void;
 }
 
+/** A connection with its `initialize` sent: the answer is awaited by whoever takes it over. */
+interface Handshake {
+  readonly rpc: RpcClient;
+  readonly init: Promise<MethodResult<"initialize">>;
+}
+
 export class SyncDriver {
   private rpc: RpcClient | undefined;
   private stopped = false;
@@ -89,7 +95,25 @@ export class SyncDriver {
   private readonly subscribing = new Map<string, boolean>();
   private connecting = false;
 
+  /** The connection `preconnect()` opened, with its `initialize` under way, until `start()` takes it over. */
+  private early: Promise<Handshake> | undefined;
+  /** Notifications of that connection that arrived before `start()`: handled, in order, once it is taken over. */
+  private heldNotifications: (() => void)[] | undefined;
+
   constructor(private readonly options: SyncDriverOptions) {}
+
+  /**
+   * Opens the connection and sends `initialize` while the caller still restores the state, so that `start()` finds
+   * the handshake done or under way. Nothing reaches the loop before `start()`: notifications are held until then
+   * (and handled, each checked as always, when it takes the connection over); a connection that fails meanwhile is
+   * a failed first attempt of `start()`, which backs off and tries again as any other.
+   */
+  preconnect(): void {
+    if (this.stopped || this.early !== undefined) return;
+    this.heldNotifications = [];
+    this.early = this.handshake();
+    this.early.catch(() => undefined);
+  }
 
   start(): void {
     void this.connect();
@@ -105,6 +129,9 @@ export class SyncDriver {
     this.resyncs.clear();
     this.rpc?.close();
     this.rpc = undefined;
+    void this.early?.then(({ rpc }) => rpc.close(), () => undefined);
+    this.early = undefined;
+    this.heldNotifications = undefined;
   }
 
   /** Runs one effect of a committed turn. Never throws. */
@@ -187,37 +214,32 @@ export class SyncDriver {
     if (this.stopped || this.connecting) return;
     this.connecting = true;
     const attempt = this.failures;
+    const early = this.early;
+    this.early = undefined;
+    // The Runtime runs now: what came on the early connection meanwhile is handled first, in its order.
+    const held = this.heldNotifications ?? [];
+    this.heldNotifications = undefined;
+    for (const handle of held) handle();
     let rpc: RpcClient | undefined;
     try {
       await this.options.post({ kind: "lifecycle", to: { status: "authenticating", attempt } });
-      const connection = await this.options.transport.open(this.options.serverUrl);
+      const handshake = await (early ?? this.handshake());
       if (this.stopped) {
-        connection.close(1000, "runtime stopping");
+        handshake.rpc.close();
         return;
       }
-      rpc = createRpcClient(connection, {
-        clock: this.options.clock,
-        diagnostics: this.options.diagnostics,
-        ...(this.options.requestTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.requestTimeoutMs }),
-        notifications: {
-          "agentSession/event": (params) => this.onEvent(params),
-          "agentSession/caughtUp": (params) => this.onCaughtUp(params),
-          "agentSession/presence": (params) => this.onPresence(params),
-          "catalog/released": (params) => this.onCatalogReleased(params),
-        },
-      });
+      rpc = handshake.rpc;
       this.rpc = rpc;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
-      const init = await rpc.request("initialize", {
-        protocol_version: APP_SERVER_PROTOCOL_VERSION,
-        client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
-        token: this.options.token,
-      });
+      const init = await handshake.init;
       if (init.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${init.role} role; the Runtime needs a device token`);
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
       rpc.notify("initialized", {});
+      // The session list is asked for while the tenant's settings apply and `synchronizing` commits; it is posted after.
+      const listing = this.listSessions(rpc);
+      listing.catch(() => undefined);
       await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -227,7 +249,7 @@ export class SyncDriver {
       this.failures = 0;
       this.connecting = false;
       this.subscribing.clear();
-      await this.relist();
+      await this.relist(listing);
     } catch (error) {
       this.connecting = false;
       const failure = toLineUpError(error);
@@ -239,6 +261,36 @@ export class SyncDriver {
         this.scheduleReconnect(failure.code);
       }
     }
+  }
+
+  /** Opens a connection and sends `initialize` on it; the caller takes the connection over and awaits the answer. */
+  private async handshake(): Promise<Handshake> {
+    const connection = await this.options.transport.open(this.options.serverUrl);
+    const rpc = createRpcClient(connection, {
+      clock: this.options.clock,
+      diagnostics: this.options.diagnostics,
+      ...(this.options.requestTimeoutMs === undefined ? {} : { defaultTimeoutMs: this.options.requestTimeoutMs }),
+      notifications: {
+        "agentSession/event": (params) => this.notified(() => this.onEvent(params)),
+        "agentSession/caughtUp": (params) => this.notified(() => this.onCaughtUp(params)),
+        "agentSession/presence": (params) => this.notified(() => this.onPresence(params)),
+        "catalog/released": (params) => this.notified(() => this.onCatalogReleased(params)),
+      },
+    });
+    const init = rpc.request("initialize", {
+      protocol_version: APP_SERVER_PROTOCOL_VERSION,
+      client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
+      token: this.options.token,
+    });
+    // Awaited by whoever takes the connection over; a failure meanwhile is theirs to handle.
+    init.catch(() => undefined);
+    return { rpc, init };
+  }
+
+  /** A notification is handled at once, or held while a `preconnect()`ed connection waits for `start()`. */
+  private notified(handle: () => void): void {
+    if (this.heldNotifications === undefined) return handle();
+    this.heldNotifications.push(handle);
   }
 
   private lastError: ErrorCode | undefined;
@@ -283,17 +335,24 @@ export class SyncDriver {
     this.cancelRelist = this.options.clock.setTimer(interval, tick);
   }
 
-  private async relist(): Promise<void> {
+  /** Every session the AppServer lists for this device, page by page. */
+  private async listSessions(rpc: RpcClient): Promise<Session[]> {
+    const sessions: Session[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await rpc.request("agentSession/list", { limit: 200, ...(cursor === undefined ? {} : { cursor }) });
+      sessions.push(...(page.sessions as Session[]));
+      cursor = page.next_cursor;
+    } while (cursor !== undefined);
+    return sessions;
+  }
+
+  /** Lists the sessions (or takes the list `listing` asked for on this connection) and posts it to the loop. */
+  private async relist(listing?: Promise<Session[]>): Promise<void> {
     const rpc = this.rpc;
     if (rpc === undefined) return;
     try {
-      const sessions: Session[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await rpc.request("agentSession/list", { limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-        sessions.push(...(page.sessions as Session[]));
-        cursor = page.next_cursor;
-      } while (cursor !== undefined);
+      const sessions = await (listing ?? this.listSessions(rpc));
       await this.options.post({ kind: "sessions.listed", sessions });
     } catch (error) {
       this.options.diagnostics(error, "agentSession/list");

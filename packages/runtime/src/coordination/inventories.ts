@@ -7,7 +7,18 @@ import { canonicalJson, type InventoryTool as WireInventoryTool, type JsonValue 
 import { appProvenance, publisherTrusted } from "../app-lifecycle/manager/records.js";
 import { sha256Hex } from "../core/sha256.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
-import { computeInventory, currentInventoryRevision, inventorySessionKey, publishInventory, type Inventory, type InventoryTool } from "../tools/inventory.js";
+import type { StoreWrite } from "../persistence/store.js";
+import {
+  computeInventory,
+  currentInventoryRevision,
+  inventorySessionKey,
+  publishedRevisionOf,
+  publishInventory,
+  withPublishedRevision,
+  type Inventory,
+  type InventoryTool,
+  type PublishedRevision,
+} from "../tools/inventory.js";
 import { buildToolRegistry, toolSourcesFromRegistry, type ToolRegistry } from "../tools/registry.js";
 import type { RuntimeState } from "./state.js";
 import type { TransitionEnv } from "./handlers/env.js";
@@ -113,8 +124,10 @@ function publicationOf(inventory: Inventory, apps: RuntimeState["apps"]): { read
  * Recomputes the inventory of every conversation the server knows and publishes the ones whose
  * visible content changed (spec 7.2: enable, disable, update, remove, host capability, policy), or whose
  * published form differs from what was sent last (at start after an upgrade, through `apps.resume`).
+ * The conversations in `force` are published whatever their content: the AppServer refused their last
+ * publication as stale, or no longer holds it.
  */
-export function republishInventories(step: Step, env: TransitionEnv, only?: ReadonlySet<string>): void {
+export function republishInventories(step: Step, env: TransitionEnv, only?: ReadonlySet<string>, force?: ReadonlySet<string>): void {
   for (const conversation of step.state.conversations.values()) {
     if (only !== undefined && !only.has(conversation.conversation_id)) continue;
     const inventory = inventoryFor(step.state, env, conversation.agent_id, conversation.conversation_id);
@@ -122,15 +135,10 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
     // core apps alone are the host's own screens and are published with the first tool or installed app).
     if (inventory.tools.length === 0 && inventory.apps.every((app) => app.kind === "core") && currentInventoryRevision(step.state.inventory, conversation.agent_id, conversation.conversation_id) === 0) continue;
     const publication = publicationOf(inventory, step.state.apps);
-    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory, publication.digest);
+    const published = publishInventory(step.state.inventory, conversation.agent_id, conversation.conversation_id, inventory, publication.digest, force?.has(conversation.conversation_id) === true);
     if (!published.changed) continue;
     step.state = { ...step.state, inventory: published.revisions };
-    step.writes.push({
-      op: "put",
-      collection: C.inventory,
-      key: conversation.conversation_id,
-      value: { agent_id: conversation.agent_id, revision: published.revision, fingerprint: inventory.fingerprint, publication: publication.digest },
-    });
+    step.writes.push(inventoryRecordWrite(conversation.conversation_id, conversation.agent_id, publishedRevisionOf(published.revisions, conversation.agent_id, conversation.conversation_id)!));
     step.enqueue(env, {
       conversation_id: conversation.conversation_id,
       app_scope: "runtime",
@@ -144,4 +152,31 @@ export function republishInventories(step: Step, env: TransitionEnv, only?: Read
       detail: `revision ${published.revision}, ${inventory.apps.length} apps, ${inventory.tools.length} tools, ${inventory.capabilities.length} capabilities`,
     });
   }
+}
+
+/** The stored record of one conversation's inventory (`restore.ts` reads it back). */
+export function inventoryRecordWrite(conversationId: string, agentId: string, record: PublishedRevision): StoreWrite {
+  return { op: "put", collection: C.inventory, key: conversationId, value: { agent_id: agentId, ...record } };
+}
+
+/** The record of a conversation this device has published nothing to yet: what the server reports is kept in it. */
+const UNPUBLISHED: PublishedRevision = { revision: 0, fingerprint: "" };
+
+/**
+ * Replaces one conversation's inventory record after something the AppServer said of it (a report, an
+ * acknowledgement, a refusal), and publishes the inventory again when a refused publication can now go above
+ * the server's revision. A record that did not change writes nothing. With `seed`, a conversation without a
+ * record gets one (the server's report about a session this device has not published to).
+ */
+export function updateInventoryRecord(step: Step, env: TransitionEnv, conversationId: string, update: (record: PublishedRevision) => PublishedRevision, seed = false): void {
+  const conversation = step.state.conversations.get(conversationId);
+  if (conversation === undefined) return;
+  const record = publishedRevisionOf(step.state.inventory, conversation.agent_id, conversationId) ?? (seed ? UNPUBLISHED : undefined);
+  if (record === undefined) return;
+  const next = update(record);
+  if (next === record) return;
+  step.state = { ...step.state, inventory: withPublishedRevision(step.state.inventory, inventorySessionKey(conversation.agent_id, conversationId), next) };
+  step.writes.push(inventoryRecordWrite(conversationId, conversation.agent_id, next));
+  // The server holds a revision at least as high as the refused one: publish again, above it.
+  if (next.refused === true && (next.server_revision ?? 0) >= next.revision) republishInventories(step, env, new Set([conversationId]), new Set([conversationId]));
 }

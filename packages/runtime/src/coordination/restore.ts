@@ -119,8 +119,8 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
 
   const sessions: Record<string, PublishedRevision> = {};
   for (const { key, value } of await store.range(C.inventory)) {
-    const v = value as { agent_id: string; revision: number; fingerprint: string; publication?: string };
-    sessions[inventorySessionKey(v.agent_id, key)] = { revision: v.revision, fingerprint: v.fingerprint, ...(v.publication === undefined ? {} : { publication: v.publication }) };
+    const { agent_id: agentId, ...record } = value as unknown as PublishedRevision & { agent_id: string };
+    sessions[inventorySessionKey(agentId, key)] = record;
   }
   // Apps' agent tasks: every record (their events stay in the store, read in pages).
   const tasks = tasksStateOf((await store.range(C.tasks)).map(({ value }) => value as unknown as TaskRecord));

@@ -46,6 +46,16 @@ export class Step {
   }
 }
 
+/** A step that continues `result`: its state, and its writes, effects, deliveries and audit before the step's own. */
+export function stepAfter(result: TransitionResult): Step {
+  const step = new Step(result.state);
+  step.writes.push(...result.writes);
+  step.effects.push(...result.effects);
+  step.deliveries.push(...result.deliveries);
+  step.audit.push(...result.audit);
+  return step;
+}
+
 /** Folds a task draft into the step: the state, the rows, and each event for its app after the commit. */
 export function commitTaskDraft(step: Step, draft: TaskDraft): void {
   const folded = withTaskChange({ state: step.state, writes: [], deliveries: [] as Delivery[] }, draft.done());

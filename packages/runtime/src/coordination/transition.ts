@@ -10,6 +10,7 @@ import type { TransitionEnv } from "./handlers/env.js";
 import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
 import { onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled, settleEchoedEntry } from "./handlers/outbox-settled.js";
+import { followInventoryEvent, settleInventoryPublication } from "./handlers/inventory-sync.js";
 import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
 import { onAppRequest } from "./handlers/apps.js";
 import { onAppEvent } from "./handlers/app-events.js";
@@ -69,7 +70,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "session.subscribe_failed":
       return onSubscribeFailed(state, input, env);
     case "event":
-      return settleEchoedEntry(state, input.event, foldTaskEvent(state, input.event, onEvent(state, input, reads, env), env));
+      return followInventoryEvent(state, input.event, settleEchoedEntry(state, input.event, foldTaskEvent(state, input.event, onEvent(state, input, reads, env), env)), env);
     case "event.malformed":
       return onMalformedEvent(state, input);
     case "caught_up":
@@ -93,7 +94,7 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
     case "acknowledge":
       return onAcknowledge(state, input, reads);
     case "outbox.settled":
-      return onOutboxSettled(state, input, toTimestamp(env.now()));
+      return settleInventoryPublication(state, input, onOutboxSettled(state, input, toTimestamp(env.now())), env);
     case "apps.resume": {
       const step = new Step(state);
       resumeTools(step, env);

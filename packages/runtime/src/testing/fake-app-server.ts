@@ -511,6 +511,7 @@ export class FakeAppServer {
         const revision = Number(params["revision"]);
         if (revision <= (stored.inventory?.revision ?? 0)) throw new Refusal("stale_inventory_revision", `revision ${revision} is not newer than ${stored.inventory?.revision ?? 0}`);
         stored.inventory = { revision, tools: params["tools"] ?? [] };
+        stored.session = { ...stored.session, inventory_revision: revision };
         const contents: JsonObject = {};
         for (const k of ["apps", "components", "surfaces", "capabilities"] as const) if (params[k] !== undefined) contents[k] = params[k];
         const event = this.append(sessionId, "inventory.published", device, { revision, tools: params["tools"] ?? [], ...contents });

@@ -173,6 +173,17 @@ export interface PublishedRevision {
    * of a Runtime from before it was kept: what that Runtime sent is unknown, so it is published again.
    */
   readonly publication?: string;
+  /**
+   * The session's revision as the AppServer last reported it (its log's `inventory.published` records, its session
+   * reads): the revision counter is the session's, shared by every device of its user, so this device publishes above it.
+   */
+  readonly server_revision?: number;
+  /** The device whose publication is the latest in the session's log so far (`actor.id` of its `inventory.published`). */
+  readonly publisher?: string;
+  /** The latest revision of this device's that the AppServer applied. */
+  readonly acknowledged?: number;
+  /** The AppServer refused `revision` as stale: it is published again above the server's revision once that is known. */
+  readonly refused?: true;
 }
 
 export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: {} };
@@ -193,16 +204,67 @@ export interface PublishedInventory {
  * Records a freshly computed inventory; the revision rises only when the content differs. The first revision is 1.
  * With `publication` (the digest of what would be sent), it rises too when that differs from what was sent with the
  * current revision: a Runtime upgraded to one that publishes the same inventory in another form publishes it again.
+ * With `force`, it rises whatever the content (the AppServer refused or lost the current one). A new revision is
+ * above both this device's last one and the session's revision the server reported, since other devices of the
+ * user publish to the same session.
  */
-export function publishInventory(revisions: InventoryRevisions, agentId: string, conversationId: string, inventory: Pick<Inventory, "fingerprint">, publication?: string): PublishedInventory {
+export function publishInventory(
+  revisions: InventoryRevisions,
+  agentId: string,
+  conversationId: string,
+  inventory: Pick<Inventory, "fingerprint">,
+  publication?: string,
+  force = false,
+): PublishedInventory {
   const k = inventorySessionKey(agentId, conversationId);
   const current = own(revisions.sessions, k);
-  if (current !== undefined && current.fingerprint === inventory.fingerprint && (publication === undefined || current.publication === publication)) {
+  if (!force && current !== undefined && current.fingerprint === inventory.fingerprint && (publication === undefined || current.publication === publication)) {
     return { revisions, revision: current.revision, changed: false };
   }
-  const revision = (current?.revision ?? 0) + 1;
-  const next: PublishedRevision = { revision, fingerprint: inventory.fingerprint, ...(publication === undefined ? {} : { publication }) };
-  return { revisions: { sessions: { ...revisions.sessions, [k]: next } }, revision, changed: true };
+  const revision = Math.max(current?.revision ?? 0, current?.server_revision ?? 0) + 1;
+  const { refused: _refused, publication: _publication, ...kept } = current ?? { revision, fingerprint: inventory.fingerprint };
+  const next: PublishedRevision = { ...kept, revision, fingerprint: inventory.fingerprint, ...(publication === undefined ? {} : { publication }) };
+  return { revisions: withPublishedRevision(revisions, k, next), revision, changed: true };
+}
+
+/** The record of one agent session, or undefined before its first publication. */
+export function publishedRevisionOf(revisions: InventoryRevisions, agentId: string, conversationId: string): PublishedRevision | undefined {
+  return own(revisions.sessions, inventorySessionKey(agentId, conversationId));
+}
+
+export function withPublishedRevision(revisions: InventoryRevisions, key: string, record: PublishedRevision): InventoryRevisions {
+  return { sessions: { ...revisions.sessions, [key]: record } };
+}
+
+/**
+ * What the AppServer reported of a session's inventory: its revision (from a session read or the log) and, from
+ * the log, the device that published it. The server's revision only rises here: a lower one is a report of a
+ * server that lost publications, which `inventoryLost` judges.
+ */
+export function withServerReport(record: PublishedRevision, report: { readonly revision: number; readonly publisher?: string }): PublishedRevision {
+  const server = Math.max(record.server_revision ?? 0, report.revision);
+  if (server === record.server_revision && (report.publisher === undefined || report.publisher === record.publisher)) return record;
+  return { ...record, server_revision: server, ...(report.publisher === undefined ? {} : { publisher: report.publisher }) };
+}
+
+/**
+ * Whether a session's revision as the AppServer reports it at connect says the server no longer holds this device's
+ * last acknowledged publication (a restored backup, a new server with the same sessions, a wiped inventory): it is
+ * below that publication's revision, which it once applied and never goes below.
+ */
+export function inventoryLost(record: PublishedRevision | undefined, serverRevision: number): boolean {
+  return record?.acknowledged !== undefined && serverRevision < record.acknowledged;
+}
+
+/**
+ * Whether this device answers an agent's tool call in the session now: the session's inventory is its latest
+ * publication, whole, and only the device that made it answers calls made against it (or refuses a stale one), so
+ * an agent gets one answer per call however many of the user's devices follow the session. A device that has not
+ * seen any publication in the log, or does not know its own id, answers as a lone device does; so does one whose
+ * acknowledged revision is the session's latest, whatever id it published under (a device paired again keeps its store).
+ */
+export function answersToolCalls(record: PublishedRevision | undefined, deviceId: string | undefined): boolean {
+  return record?.publisher === undefined || deviceId === undefined || record.publisher === deviceId || (record.acknowledged !== undefined && record.acknowledged === record.server_revision);
 }
 
 export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {

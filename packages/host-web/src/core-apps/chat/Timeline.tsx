@@ -34,6 +34,12 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
   const pinned = useRef(true);
   /** The scroll position at the last scroll event or programmatic scroll: only a move up unpins. */
   const lastTop = useRef(0);
+  /**
+   * The row at the top of the screen and its distance below the viewport's top, as the person last saw it:
+   * whatever changes above it (rows mounted again at another height and growing, rows measured for the
+   * first time, older history prepended) the log scrolls so that this row stays where it was. Taken again
+   * after each scroll and each settled render.
+   */
   const anchor = useRef<{ key: string; offset: number } | undefined>(undefined);
   // Rows that change height after they rendered (an image or a preview loading, a card opening) are
   // measured again, so the log stays pinned to the bottom and the spacers stay true.
@@ -41,7 +47,18 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
   const observed = useRef(new Set<HTMLElement>());
 
   const sums = useMemo(() => prefixSums(items.length, (i) => heights.current.get(items[i]!.key) ?? estimate), [items, measureVersion, estimate]);
-  const slice = sliceWindow(sums, viewport.top, viewport.height, OVERSCAN_PX);
+  // Older rows prepended: the window is cut where the anchor row will be scrolled to, not where the old
+  // scroll position now points, so the rows on screen stay mounted (a view mounted again would start small).
+  const firstKey = items[0]?.key;
+  const previousFirst = useRef(firstKey);
+  let sliceTop = viewport.top;
+  if (previousFirst.current !== firstKey && anchor.current !== undefined && !pinned.current) {
+    const held = anchor.current;
+    const index = items.findIndex((item) => item.key === held.key);
+    if (index >= 0) sliceTop = Math.max(0, sums[index]! - held.offset);
+  }
+  previousFirst.current = firstKey;
+  const slice = sliceWindow(sums, sliceTop, viewport.height, OVERSCAN_PX);
 
   const pinnedFor = useRef(pinKey);
   if (pinnedFor.current !== pinKey) {
@@ -49,20 +66,30 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
     pinned.current = true;
   }
 
-  // Before the items change, remember which row is at the top, so prepending older rows does not jump.
-  const firstKey = items[0]?.key;
-  const previousFirst = useRef(firstKey);
-  if (previousFirst.current !== firstKey && scroller.current !== null && anchor.current === undefined) {
-    const old = scroller.current;
-    const rows = old.querySelectorAll<HTMLElement>("[data-row-key]");
-    for (const row of rows) {
-      if (row.offsetTop + row.offsetHeight > old.scrollTop) {
-        anchor.current = { key: row.dataset["rowKey"]!, offset: row.offsetTop - old.scrollTop };
-        break;
-      }
+  /**
+   * Scrolls so that the anchor row is where the person last saw it (not while pinned to the bottom). False
+   * when the row is not rendered and was placed by the model's heights: the next render settles it.
+   */
+  const holdAnchor = (el: HTMLElement): boolean => {
+    const held = anchor.current;
+    if (held === undefined || pinned.current) return true;
+    const row = rowElement(el, held.key);
+    if (row !== undefined) {
+      const drift = topWithin(el, row) - held.offset;
+      if (Math.abs(drift) >= 0.5) el.scrollTop += drift;
+      return true;
     }
-  }
-  previousFirst.current = firstKey;
+    // Not rendered (older rows were prepended above it): placed by the measured and estimated heights,
+    // then exactly once the render at that position has it.
+    const index = items.findIndex((item) => item.key === held.key);
+    const spacer = el.firstElementChild;
+    if (index < 0 || spacer === null) return true;
+    el.scrollTop = topWithin(el, spacer) + el.scrollTop + sums[index]! - held.offset;
+    return false;
+  };
+  /** This render's holdAnchor, for the row observer set up at mount. */
+  const latestHold = useRef(holdAnchor);
+  latestHold.current = holdAnchor;
 
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -74,7 +101,10 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
         const row = entry.target as HTMLElement;
         return row.isConnected && heights.current.get(row.dataset["rowKey"]!) !== row.offsetHeight;
       });
-      if (grown) setMeasureVersion((v) => v + 1);
+      if (!grown) return;
+      // Before the next paint: a row that grew above the screen must not push the rows on it down.
+      latestHold.current(el);
+      setMeasureVersion((v) => v + 1);
     });
     rowObserver.current = rows;
     const watched = observed.current;
@@ -114,19 +144,15 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
         }
       }
     }
+    let held = true;
+    if (pinned.current) el.scrollTop = el.scrollHeight;
+    else held = holdAnchor(el);
+    lastTop.current = el.scrollTop;
     if (changed) {
       setMeasureVersion((v) => v + 1);
       return;
     }
-    if (anchor.current !== undefined) {
-      const { key, offset } = anchor.current;
-      anchor.current = undefined;
-      const index = items.findIndex((item) => item.key === key);
-      if (index >= 0) el.scrollTop = sums[index]! - offset;
-    } else if (pinned.current) {
-      el.scrollTop = el.scrollHeight;
-    }
-    lastTop.current = el.scrollTop;
+    if (held) anchor.current = anchorOf(el);
     if (el.scrollTop !== viewport.top || el.clientHeight !== viewport.height) setViewport({ top: el.scrollTop, height: el.clientHeight });
   });
 
@@ -138,6 +164,7 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
     if (isPinnedToBottom(el.scrollTop, el.clientHeight, el.scrollHeight)) pinned.current = true;
     else if (el.scrollTop < lastTop.current) pinned.current = false;
     lastTop.current = el.scrollTop;
+    anchor.current = anchorOf(el);
     setViewport({ top: el.scrollTop, height: el.clientHeight });
     if (el.scrollTop < NEAR_TOP_PX) onNearTop?.();
   }, [onNearTop]);
@@ -163,4 +190,32 @@ export function Timeline<T extends TimelineItem>({ items, render, onNearTop, lab
       <div style={{ height: `${slice.padBottom}px` }} aria-hidden="true" />
     </div>
   );
+}
+
+/** The top of `element` relative to the top of the log's viewport, in px. */
+function topWithin(log: HTMLElement, element: Element): number {
+  return element.getBoundingClientRect().top - log.getBoundingClientRect().top;
+}
+
+/** The rendered row of `key`, if it is in the window. */
+function rowElement(log: HTMLElement, key: string): HTMLElement | undefined {
+  for (const row of log.querySelectorAll<HTMLElement>("[data-row-key]")) if (row.dataset["rowKey"] === key) return row;
+  return undefined;
+}
+
+/**
+ * The first row wholly on screen (else the first one partly on screen), and where its top is: a row cut by
+ * the viewport's top may still change height (a view growing) without moving the rows fully seen.
+ */
+function anchorOf(log: HTMLElement): { key: string; offset: number } | undefined {
+  const top = log.getBoundingClientRect().top;
+  let partly: { key: string; offset: number } | undefined;
+  for (const row of log.querySelectorAll<HTMLElement>("[data-row-key]")) {
+    const box = row.getBoundingClientRect();
+    if (box.bottom <= top) continue;
+    const seen = { key: row.dataset["rowKey"]!, offset: box.top - top };
+    if (box.top >= top - 0.5) return seen;
+    partly ??= seen;
+  }
+  return partly;
 }

@@ -11,13 +11,14 @@ import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
 import { appDirectoryOf } from "../app-directory.js";
 import { applyCallDecision } from "../call-folding.js";
-import { Step } from "../step.js";
+import { Step, stepAfter } from "../step.js";
 import { endTurnCalls } from "../../tools/reports.js";
 import { withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
 import { echoedHere } from "./outbox-settled.js";
+import { answersCallsIn } from "./inventory-sync.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -26,6 +27,14 @@ import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.
 import { noticeMessage, takeNotice } from "./notices.js";
 import { decisionsOf } from "../../capabilities/loop-state.js";
 import { decisionKey } from "../../capabilities/state.js";
+
+/** A tool call left to the device whose inventory is the session's latest (handlers/inventory-sync.ts): it answers, this one does not. */
+const elsewhereAudit = (event: Extract<RuntimeInput, { kind: "event" }>["event"], envelope: RuntimeEnvelope): AuditDraft => ({
+  type: "tool.elsewhere",
+  conversation_id: event.session_id,
+  subject: envelope.correlation?.call_id ?? envelope.id,
+  detail: `${envelope.type} at seq ${event.seq}: the session's inventory is another device's, which answers it`,
+});
 
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
@@ -82,7 +91,9 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     const step = new Step(withConversation(state, next));
     const own = chunkReads(conversation.conversation_id, event.seq).chunks[0]!;
     step.writes.push(...writes, chunkWrite(own.key, withEnvelope(asChunk(reads.get(readId(own))), outcome.envelope.id, event.seq)));
-    onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
+    // A cancel goes to every device: only the one that holds the call has anything to stop.
+    if (outcome.envelope.type === "lineup.tool.cancel" || answersCallsIn(state, conversation.conversation_id)) onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
+    else step.audit.push(elsewhereAudit(event, outcome.envelope));
     return step.result();
   }
 
@@ -90,7 +101,9 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     writes.push(...answerWrites(conversation.conversation_id, event.actor.role, outcome));
     const refused = outcome.envelope;
     const records: AuditDraft[] = [refusedAudit(event, outcome)];
-    if (refused?.type === "lineup.tool.invoke") {
+    if (refused?.type === "lineup.tool.invoke" && !answersCallsIn(state, conversation.conversation_id)) {
+      records.push(elsewhereAudit(event, refused));
+    } else if (refused?.type === "lineup.tool.invoke") {
       const reply = toolErrorReply(state, refused, outcome.refusal, env);
       if (reply !== undefined) {
         nextState = queueReply(state, reply, writes, effects);
@@ -212,11 +225,7 @@ function endCancelledTurn(event: Extract<RuntimeInput, { kind: "event" }>["event
   const message = data.reason === "interrupted" ? "a newer message interrupted the agent's turn" : "the person stopped the agent's turn";
   const decision = endTurnCalls(result.state.tools, { conversation_id: event.session_id, turn_id: data.turn_id, message });
   if (decision === undefined) return result;
-  const step = new Step(result.state);
-  step.writes.push(...result.writes);
-  step.effects.push(...result.effects);
-  step.deliveries.push(...result.deliveries);
-  step.audit.push(...result.audit);
+  const step = stepAfter(result);
   applyCallDecision(step, env, decision);
   return step.result();
 }

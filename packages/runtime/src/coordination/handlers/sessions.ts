@@ -5,6 +5,7 @@ import { conversationFromSession, withConversation, type Conversation, type Runt
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { republishInventories } from "../inventories.js";
+import { reconcileListedInventories } from "./inventory-sync.js";
 import { Step } from "../step.js";
 
 /** The stored form of a conversation: what survives a restart besides its cursor. */
@@ -41,6 +42,9 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
   // theirs when they were new, after every app change, and once at start).
   const step = new Step({ ...state, conversations });
   const fresh = new Set(input.sessions.map((session) => session.session_id).filter((id) => !state.conversations.has(id)));
+  // What the server reports of each session's inventory revision, kept first so a new publication goes above it:
+  // a refused publication goes again above it, a lost one again.
+  reconcileListedInventories(step, env, input.sessions, state.lifecycle.status === "synchronizing");
   if (fresh.size > 0) republishInventories(step, env, fresh);
   const online = goOnlineIfReady(step.state, env.now());
   return { state: online.state, writes: [...writes, ...step.writes], effects: [...effects, ...step.effects, ...online.effects], deliveries: online.deliveries, audit: step.audit };

@@ -1,0 +1,120 @@
+/**
+ * `start()` opens the connection and sends `initialize` while the store is read (sync-driver `preconnect`):
+ * the handshake overlaps the restore, and nothing of it reaches the loop, or is left open, before `start()` runs.
+ */
+import { describe, expect, it } from "vitest";
+import { StoreError, type RuntimeStore, type Transport, type TransportConnection } from "../src/index.js";
+import { createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
+
+/** A gate the test opens (or fails) by hand. */
+function gate(): { readonly passed: Promise<void>; open(): void; fail(error: Error): void } {
+  let open!: () => void;
+  let fail!: (error: Error) => void;
+  const passed = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { passed, open, fail };
+}
+
+/** `store` whose reads wait for `passed`: the Runtime's restore is held there. */
+function readsAfter(store: RuntimeStore, passed: Promise<void>): RuntimeStore {
+  return new Proxy(store, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== "function") return value;
+      if (key !== "get" && key !== "range") return (value as (...args: unknown[]) => unknown).bind(target);
+      return async (...args: unknown[]) => {
+        await passed;
+        return (value as (...args: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** The server's transport, with a way to put frames of the test's own on the client's connection. */
+function injectable(transport: Transport): { readonly transport: Transport; inject(text: string): void } {
+  const listeners = new Set<(text: string) => void>();
+  return {
+    transport: {
+      async open(url) {
+        const connection = await transport.open(url);
+        const wrapped: TransportConnection = {
+          send: (text) => connection.send(text),
+          onMessage(listener) {
+            listeners.add(listener);
+            const off = connection.onMessage(listener);
+            return () => {
+              listeners.delete(listener);
+              off();
+            };
+          },
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+        return wrapped;
+      },
+    },
+    inject(text) {
+      for (const listener of listeners) listener(text);
+    },
+  };
+}
+
+describe("start(): the handshake while the store is read", () => {
+  it("sends initialize before the restore ends, asks nothing more until the Runtime runs, then goes online", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const restore = gate();
+    const statuses: string[] = [];
+    const starting = startDevice(server, createMemoryStoreData(), {
+      wrapStore: (store) => readsAfter(store, restore.passed),
+      beforeStart: (runtime) => void runtime.lifecycle.subscribe((l) => statuses.push(l.status)),
+    });
+    await until(() => server.requests.some((r) => r.method === "initialize"), 3_000, "initialize while restoring");
+    await settle();
+    expect(statuses).toEqual(["restoring"]);
+    expect(server.requests.map((r) => r.method)).toEqual(["initialize"]);
+    restore.open();
+    const device = await starting;
+    await device.runtime.whenOnline();
+    expect(statuses.filter((s, i) => s !== statuses[i - 1])).toEqual(["restoring", "authenticating", "synchronizing", "online"]);
+    expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
+    await device.stop();
+  }, 20_000);
+
+  it("still refuses bad frames that arrive before the Runtime runs: a broken frame at once, a bad notification when it takes the connection over", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    const wire = injectable(server.transport);
+    const restore = gate();
+    const errors: { error: unknown; context: string }[] = [];
+    const starting = startDevice(server, createMemoryStoreData(), {
+      wrapStore: (store) => readsAfter(store, restore.passed),
+      extra: { transport: wire.transport, diagnostics: (error, context) => void errors.push({ error, context }) },
+    });
+    await until(() => server.requests.some((r) => r.method === "initialize"), 3_000, "initialize while restoring");
+    await settle();
+    wire.inject("{ not json");
+    wire.inject(JSON.stringify({ jsonrpc: "2.0", method: "catalog/released", params: { release: { app_scope: 42 } } }));
+    await settle();
+    // The broken frame is refused by the decoder as it arrives; the notification waits for the Runtime to run.
+    expect(errors.map((e) => e.context)).toEqual(["rpc inbound"]);
+    restore.open();
+    const device = await starting;
+    await device.runtime.whenOnline();
+    const refused = errors.find((e) => e.context === "catalog/released");
+    expect(refused, "the early catalog/released was never checked").toBeDefined();
+    expect((refused!.error as { code?: string }).code).toBe("invalid_params");
+    await device.stop();
+  }, 20_000);
+
+  it("closes the connection it opened when the restore fails, and start() rejects with the store's error", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    const restore = gate();
+    const starting = startDevice(server, createMemoryStoreData(), { wrapStore: (store) => readsAfter(store, restore.passed) });
+    await until(() => server.requests.some((r) => r.method === "initialize") && server.openConnections === 1, 3_000, "the early connection");
+    restore.fail(new StoreError("store_read_failed", "the disk went away"));
+    await expect(starting).rejects.toMatchObject({ code: "store_read_failed" });
+    await until(() => server.openConnections === 0, 3_000, "the early connection closed");
+  }, 20_000);
+});
