@@ -115,6 +115,113 @@ function shareRejections(code: string): string {
   );
 }
 
+/**
+ * The end (exclusive) of the JSON literal that starts at `start`: brackets are matched outside strings.
+ */
+function jsonLiteralEnd(code: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"') {
+      for (i++; code[i] !== '"'; i++) if (code[i] === "\\") i++;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  throw new Error("generated validator holds an unterminated schema literal");
+}
+
+/**
+ * Ajv carries a validator's whole schema (titles and descriptions too) as a literal whenever its code
+ * reads a part of it: a property list for `additionalProperties`, an enum's values. Each part read
+ * becomes a constant of its own, one per distinct value; a property list becomes a `Set` of its
+ * names, asked with `has` instead of `hasOwnProperty` on the schema's `properties`. The schema
+ * literal then has no reader left and is dropped.
+ */
+function shareSchemaParts(code: string): string {
+  const literals = new Map<string, { text: string; value: unknown }>();
+  for (const found of code.matchAll(/const (schema\d+) = (?=\{)/g)) {
+    const start = found.index + found[0].length;
+    const text = code.slice(found.index, jsonLiteralEnd(code, start) + 1);
+    if (!text.endsWith(";")) throw new Error(`schema literal ${found[1]} is not a plain statement`);
+    literals.set(found[1]!, { text, value: JSON.parse(text.slice(found[0].length, -1)) });
+  }
+  const hasOwn = /const (func\d+) = Object\.prototype\.hasOwnProperty;/.exec(code)?.[1];
+  const constants = new Map<string, string>();
+  const constant = (kind: string, init: string): string => {
+    const key = `${kind} ${init}`;
+    let name = constants.get(key);
+    if (name === undefined) {
+      name = `${kind}${constants.size}_`;
+      constants.set(key, name);
+    }
+    return name;
+  };
+  /** The part of a schema literal a read names, and the rest of the read (a method of that part: `.includes`). */
+  const partOf = (name: string, path: string): [unknown, string] => {
+    let value = literals.get(name)?.value;
+    if (value === undefined) throw new Error(`generated validator reads ${name}, which it does not define`);
+    for (const step of path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)) {
+      const key = step[1] ?? step[2]!;
+      if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return [value, path.slice(step.index)];
+      value = (value as Record<string, unknown>)[key];
+    }
+    return [value, ""];
+  };
+  const part = String.raw`(schema\d+)((?:\.[A-Za-z_$][\w$]*|\[\d+\])+)`;
+  // The literals are set aside while their reads are replaced, so a string inside one is never read as code.
+  let out = code;
+  for (const [index, { text }] of [...literals.values()].entries()) out = out.replace(text, `\0${index}\0`);
+  if (hasOwn !== undefined) {
+    out = out.replace(new RegExp(String.raw`${hasOwn}\.call\(${part}, (key\d+)\)`, "g"), (_m, name: string, path: string, key: string) => {
+      const [properties, rest] = partOf(name, path);
+      if (rest !== "" || typeof properties !== "object" || properties === null) throw new Error(`generated validator asks for own properties of ${name}${path}`);
+      const names = Object.keys(properties);
+      return `${constant("names", `new Set(${JSON.stringify(names)})`)}.has(${key})`;
+    });
+  }
+  out = out.replace(new RegExp(part, "g"), (_m, name: string, path: string) => {
+    const [value, rest] = partOf(name, path);
+    if (typeof value !== "object" || value === null) throw new Error(`generated validator reads ${name}${path}, not a part of its schema`);
+    return constant("part", JSON.stringify(value)) + rest;
+  });
+  for (const [index, [name, { text }]] of [...literals].entries()) {
+    out = out.replace(`\0${index}\0`, new RegExp(String.raw`\b${name}\b`).test(out) ? text : "");
+  }
+  if (hasOwn !== undefined && out.split(new RegExp(String.raw`\b${hasOwn}\b`)).length === 2) out = out.replace(`const ${hasOwn} = Object.prototype.hasOwnProperty;`, "");
+  if (/\b(?:names|part)\d+_\b/.test(code)) throw new Error("generated validator already uses a name of the form names0_ or part0_");
+  if ([...constants.keys()].some((key) => key.includes('"__proto__"'))) throw new Error("a schema part read by a validator has a __proto__ key");
+  const declarations = [...constants].map(([key, name]) => `const ${name} = ${key.slice(key.indexOf(" ") + 1)};`);
+  return declarations.join("") + out;
+}
+
+/**
+ * A validator that calls another passes it the parent, the property, the root and the dynamic anchors
+ * (`$dynamicRef`), and each validator takes them: when no code of the module reads any of them, only
+ * the instance path is passed and taken. Where a call fails, or a branch of `anyOf` records an error,
+ * the same statements that grow the error list become calls of two shared functions.
+ */
+const ERROR_LIST_HELPERS = [
+  "const concat_ = (list, more) => list === null ? more : list.concat(more);",
+  "const push_ = (list, error) => { if (list === null) return [error]; list.push(error); return list; };",
+];
+
+function passOnlyThePath(code: string): string {
+  const header = /\{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}/g;
+  const call = /,parentData:[\w$.[\]]+,parentDataProperty:(?:"(?:[^"\\]|\\.)*"|[\w$]+),rootData,dynamicAnchors\}/g;
+  const out = code.replace(header, '{instancePath=""}={}').replace(call, "}");
+  return /\b(?:parentData|parentDataProperty|rootData|dynamicAnchors)\b/.test(out) ? code : out;
+}
+
+function shareErrorListUpdates(code: string): string {
+  if (/\b(?:concat_|push_)\b/.test(code)) throw new Error("generated validator already uses the name concat_ or push_");
+  return code
+    .replace(/vErrors = vErrors === null \? (validate\d+)\.errors : vErrors\.concat\(\1\.errors\);/g, (_m, v: string) => `vErrors = concat_(vErrors,${v}.errors);`)
+    .replace(/if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}/g, (_m, e: string) => `vErrors = push_(vErrors,${e});`);
+}
+
 const HEADER = "// Generated by `npm run gen` from src/schema-registry.ts. Do not edit: edit the schemas and regenerate.";
 
 /** The codes of src/errors.ts's table, without what else the table says of them. */
@@ -188,7 +295,7 @@ function renderModule(generated: string, members: Record<string, string>): strin
     return `(${helper})`;
   });
   if (/\brequire\(/.test(code)) throw new Error("generated validator still contains require()");
-  const shared = shareErrorCodeList(stringEnumIncludes(dropStaticEvaluated(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code))))));
+  const shared = shareErrorCodeList(shareSchemaParts(shareErrorListUpdates(passOnlyThePath(stringEnumIncludes(dropStaticEvaluated(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code)))))))));
   code = shared.code;
   return [
     "// @ts-nocheck",
@@ -196,6 +303,7 @@ function renderModule(generated: string, members: Record<string, string>): strin
     HEADER,
     ...shared.imports,
     REJECT,
+    ...ERROR_LIST_HELPERS,
     code.replace(/^"use strict";/, ""),
     "",
     'import type { CompiledValidator } from "../validation.js";',
