@@ -116,9 +116,10 @@ function shareRejections(code: string): string {
 }
 
 /**
- * The end (exclusive) of the JSON literal that starts at `start`: brackets are matched outside strings.
+ * The end (exclusive) of the JSON literal or code block that starts at `start`: brackets are matched
+ * outside double-quoted strings (the generated code quotes every string so).
  */
-function jsonLiteralEnd(code: string, start: number): number {
+function bracketEnd(code: string, start: number): number {
   let depth = 0;
   for (let i = start; i < code.length; i++) {
     const c = code[i];
@@ -144,7 +145,7 @@ function shareSchemaParts(code: string): string {
   const literals = new Map<string, { text: string; value: unknown }>();
   for (const found of code.matchAll(/const (schema\d+) = (?=\{)/g)) {
     const start = found.index + found[0].length;
-    const text = code.slice(found.index, jsonLiteralEnd(code, start) + 1);
+    const text = code.slice(found.index, bracketEnd(code, start) + 1);
     if (!text.endsWith(";")) throw new Error(`schema literal ${found[1]} is not a plain statement`);
     literals.set(found[1]!, { text, value: JSON.parse(text.slice(found[0].length, -1)) });
   }
@@ -288,8 +289,41 @@ function stringEnumIncludes(code: string): string {
   );
 }
 
+/**
+ * The contracts the Runtime carries together (its web chunk holds all four): a validator more than one
+ * of them needs (the envelope inside an AppServer event, a task's turn options inside a record) is
+ * defined once, in `shared.ts`, and imported by each, not compiled into every module.
+ */
+export const SHARING_GROUPS: readonly ValidatorGroup[] = ["envelope", "app-server-client", "legacy", "app-records"];
+
+/** The validator functions a standalone module defines, by name. */
+const definedFunctions = (code: string): string[] => [...code.matchAll(/function (validate\d+)\(/g)].map((m) => m[1]!);
+
+/**
+ * The standalone module without the definitions of `names` (each function and its `evaluated` record),
+ * which it imports from shared.ts instead; the regular expressions only they used go with them.
+ */
+function importShared(code: string, names: readonly string[]): string {
+  let out = code;
+  for (const name of names) {
+    const start = out.indexOf(`function ${name}(`);
+    if (start < 0) throw new Error(`generated module does not define ${name}`);
+    const open = out.indexOf('){/*# sourceURL="', start) + 1;
+    let end = bracketEnd(out, open);
+    const evaluated = `${name}.evaluated = `;
+    if (out.startsWith(evaluated, end)) end = bracketEnd(out, end + evaluated.length) + 1;
+    out = out.slice(0, start) + out.slice(end);
+  }
+  for (const found of [...out.matchAll(/const (pattern\d+) = new RegExp\("(?:[^"\\]|\\.)*", "\w*"\);/g)]) {
+    if (out.split(new RegExp(String.raw`\b${found[1]}\b`)).length === 2) out = out.replace(found[0], "");
+  }
+  if (names.length === 0) return out;
+  return `import { ${names.map((n) => `shared_${n} as ${n}`).join(", ")} } from "./shared.js";\n${out}`;
+}
+
 function renderModule(generated: string, members: Record<string, string>): string {
-  let code = generated.replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
+  const sharedImport = /^import \{[^}]*\} from "\.\/shared\.js";\n/.exec(generated)?.[0];
+  let code = generated.slice(sharedImport?.length ?? 0).replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
     const helper = RUNTIME_HELPERS[module];
     if (helper === undefined) throw new Error(`generated validator needs an unknown runtime helper: ${module}`);
     return `(${helper})`;
@@ -301,16 +335,21 @@ function renderModule(generated: string, members: Record<string, string>): strin
     "// @ts-nocheck",
     "/* eslint-disable */",
     HEADER,
+    ...(sharedImport === undefined ? [] : [sharedImport.trimEnd()]),
     ...shared.imports,
     REJECT,
     ...ERROR_LIST_HELPERS,
     code.replace(/^"use strict";/, ""),
     "",
-    'import type { CompiledValidator } from "../validation.js";',
-    "/** This contract's generated validators, keyed by schema $id. */",
-    "export const validators: Readonly<Record<string, CompiledValidator>> = {",
-    ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
-    "};",
+    ...(Object.keys(members).length === 0
+      ? []
+      : [
+          'import type { CompiledValidator } from "../validation.js";',
+          "/** This contract's generated validators, keyed by schema $id. */",
+          "export const validators: Readonly<Record<string, CompiledValidator>> = {",
+          ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
+          "};",
+        ]),
     "",
   ].join("\n");
 }
@@ -412,10 +451,28 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
     const group = validatorGroup(id);
     groups.set(group, { ...groups.get(group), [name]: id });
   }
+  const standalone = new Map<ValidatorGroup, string>();
+  for (const group of VALIDATOR_GROUPS) if (group !== "surface-bridge-app") standalone.set(group, standaloneCode(ajv, groups.get(group) ?? {}));
+  const uses = new Map<string, number>();
+  for (const group of SHARING_GROUPS) for (const name of definedFunctions(standalone.get(group)!)) uses.set(name, (uses.get(name) ?? 0) + 1);
+  const sharedNames = [...uses].filter(([, n]) => n > 1).map(([name]) => name);
+  const sharedIds: Record<string, string> = {};
+  for (const name of sharedNames) {
+    const code = SHARING_GROUPS.map((g) => standalone.get(g)!).find((c) => c.includes(`function ${name}(`))!;
+    const id = /^function validate\d+\([^)]*\)\{\/\*# sourceURL="([^"]+)" \*\//.exec(code.slice(code.indexOf(`function ${name}(`)))?.[1];
+    if (id === undefined) throw new Error(`no schema id for the shared validator ${name}`);
+    sharedIds[`shared_${name}`] = id;
+  }
+  const sharedModule = renderModule(standaloneCode(ajv, sharedIds), {});
+  if (JSON.stringify(definedFunctions(sharedModule).sort()) !== JSON.stringify([...sharedNames].sort())) throw new Error("shared.ts would define other validators than the shared ones");
+  // A module that imports a validator passes it only the instance path (see passOnlyThePath).
+  if (sharedModule.includes("dynamicAnchors")) throw new Error("a shared validator reads more of its call than the instance path");
+  files.set("src/generated/shared.ts", sharedModule);
   for (const group of VALIDATOR_GROUPS) {
     const members = groups.get(group) ?? {};
     // Every app's page carries the app side's validators: schema data for the small subset validator, not compiled code.
-    files.set(`src/generated/${group}.ts`, group === "surface-bridge-app" ? subsetModule(HEADER, byId, members) : renderModule(standaloneCode(ajv, members), members));
+    const code = group === "surface-bridge-app" ? "" : standalone.get(group)!;
+    files.set(`src/generated/${group}.ts`, group === "surface-bridge-app" ? subsetModule(HEADER, byId, members) : renderModule(SHARING_GROUPS.includes(group) ? importShared(code, sharedNames.filter((n) => definedFunctions(code).includes(n))) : code, members));
   }
   files.set("src/generated/error-codes.ts", errorCodesModule());
   files.set(
