@@ -64,6 +64,12 @@ interface Made {
   readonly hostCalls: { method: string; params: JsonValue }[];
 }
 
+/**
+ * Limits for tests of what a program may reach, not of its time: a first call also starts the program under
+ * the sandbox, which a loaded machine can hold past the default second.
+ */
+const ROOMY_LIMITS = { memory_mb: 64, call_timeout_ms: slack(10_000), max_concurrent_calls: 3 };
+
 let made = 0;
 function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}): Made {
   const id = `b${made++}`;
@@ -252,6 +258,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
           s.on("connect", () => { s.destroy(); resolve("connected"); });
           s.on("error", (e) => resolve("refused:" + e.code));
         })));`),
+      { limits: ROOMY_LIMITS },
     );
     for (const method of ["exec", "spawn", "fork", "worker"]) expect(await r.call(method, null)).toMatch(/^refused:ERR_ACCESS_DENIED/);
     expect(await r.call("addon", null)).toMatch(/^refused:ERR_(DLOPEN_DISABLED|ACCESS_DENIED)/);
@@ -287,6 +294,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
             s.on("error", (e) => resolve("refused:" + e.code));
           })));
           on("cwd", () => process.cwd());`),
+        { limits: ROOMY_LIMITS },
       );
       const viewed = fileSystemViewAvailable();
       // A Node whose permission model has --allow-net refuses every socket (the runner grants no network).
@@ -476,7 +484,7 @@ describe("a local-http back-end", () => {
         on("other", (params, request, res) => { res.writeHead(200); res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id + 1, result: 1 })); });
         on("status", (params, request, res) => { res.writeHead(503); res.end(); });
         on("wait", () => new Promise(() => {}));`),
-      { protocol: "local-http" },
+      { protocol: "local-http", limits: ROOMY_LIMITS },
     );
     const first = await r.call("pid", null);
     expect(await refusal(r.call("garbage", null))).toMatchObject({ code: "handler_failed", reason: "protocol_violation" });
