@@ -37,7 +37,7 @@ const WindowShown = (options: { description?: string } = {}) => StringEnum(["sho
 export const HOST_CHANNEL_METHODS = ["host.info", "window.set_title", "window.present", "window.minimize", "clipboard.write_text", "file.pick", "file.save"] as const;
 export type HostChannelMethod = (typeof HOST_CHANNEL_METHODS)[number];
 
-const METHODS = {
+const METHODS = /* @__PURE__ */ declared(() => ({
   /** What this host is: the page reads it to know what the desktop offers (notifications, where the token rests) and sends it nowhere else. */
   "host.info": {
     params: /* @__PURE__ */ Empty(),
@@ -93,24 +93,24 @@ const METHODS = {
     }),
     result: /* @__PURE__ */ Closed({ saved: /* @__PURE__ */ Type.Boolean() }),
   },
-} as const satisfies Record<HostChannelMethod, { readonly params: TSchema; readonly result: TSchema }>;
+}) as const satisfies Record<HostChannelMethod, { readonly params: TSchema; readonly result: TSchema }>);
 
 export type HostChannelParams<M extends HostChannelMethod> = Static<(typeof METHODS)[M]["params"]>;
 export type HostChannelResult<M extends HostChannelMethod> = Static<(typeof METHODS)[M]["result"]>;
 
 const METHOD_NAMES: ReadonlySet<string> = new Set(HOST_CHANNEL_METHODS);
 const isMethod = (name: string): name is HostChannelMethod => METHOD_NAMES.has(name);
-const REQUEST_ID = schemaId("host-channel.request.v1");
-const RESPONSE_ID = schemaId("host-channel.response.v1");
-const PUSH_ID = schemaId("host-channel.push.v1");
+const REQUEST_ID = /* @__PURE__ */ schemaId("host-channel.request.v1");
+const RESPONSE_ID = /* @__PURE__ */ schemaId("host-channel.response.v1");
+const PUSH_ID = /* @__PURE__ */ schemaId("host-channel.push.v1");
 const paramsId = (method: string) => schemaId(`host-channel.method.${method}.params`);
 const resultId = (method: string) => schemaId(`host-channel.method.${method}.result`);
 
-const Head = {
+const Head = /* @__PURE__ */ declared(() => ({
   channel: /* @__PURE__ */ Type.Literal(HOST_CHANNEL),
   v: /* @__PURE__ */ Type.Literal(HOST_CHANNEL_VERSION),
   id: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-};
+}));
 export const HostChannelRequestSchema = /* @__PURE__ */ declared(() =>
   /* @__PURE__ */ Closed(
     { ...Head, method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), params: /* @__PURE__ */ Type.Object({}) },

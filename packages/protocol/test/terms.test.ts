@@ -22,7 +22,7 @@ import {
 import { EVIDENCE_PACK_SCHEMA_ID, JSONRPC_FAILURE_SCHEMA_ID, JSONRPC_NOTIFICATION_SCHEMA_ID, JSONRPC_REQUEST_SCHEMA_ID, JSONRPC_SUCCESS_SCHEMA_ID, SERVER_NOTIFICATION_PARAMS_SCHEMA_IDS, SESSION_EVENT_SCHEMA_ID, sessionEventDataSchemaId } from "../src/app-server/terms.js";
 import { EvidencePackSchema } from "../src/app-server/evidence.js";
 import { JsonRpcFailureSchema, JsonRpcNotificationSchema, JsonRpcRequestSchema, JsonRpcSuccessSchema } from "../src/app-server/jsonrpc.js";
-import { APP_MANIFEST_SCHEMA_ID } from "../src/manifest/terms.js";
+import { APP_MANIFEST_SCHEMA_ID } from "../src/manifest/validate.js";
 import { LEGACY_FRAME_SCHEMA_ID, LEGACY_TYPES, legacyPayloadSchemaId } from "../src/legacy/terms.js";
 
 describe("run-time terms", () => {

@@ -19,6 +19,7 @@ import {
   StringEnum,
   TimestampSchema,
   ToolCallIdSchema,
+  declared,
 } from "../schema-kit.js";
 
 export const SENDER_KINDS = ["agent", "runtime", "app", "user", "host"] as const;
@@ -44,12 +45,14 @@ export const EnvelopeScopeSchema = /* @__PURE__ */ Closed({
   operation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OperationIdSchema()),
 });
 
-export const EnvelopeCorrelationSchema = /* @__PURE__ */ Closed({
-  reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  call_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ToolCallIdSchema()),
-  inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
-  sequence: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-});
+export const EnvelopeCorrelationSchema = /* @__PURE__ */ declared(() =>
+  /* @__PURE__ */ Closed({
+    reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
+    call_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ToolCallIdSchema()),
+    inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
+    sequence: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  }),
+);
 
 export const RuntimeEnvelopeSchema = /* @__PURE__ */ Closed(
   {

@@ -7,7 +7,7 @@ import { schemaId } from "../schema-id.js";
 import type { SenderKind, TargetKind } from "./schemas.js";
 
 /** The id of the RuntimeEnvelope v1 frame schema. */
-export const RUNTIME_ENVELOPE_SCHEMA_ID = schemaId("runtime-envelope.v1");
+export const RUNTIME_ENVELOPE_SCHEMA_ID = /* @__PURE__ */ schemaId("runtime-envelope.v1");
 
 export interface EnvelopeTypeTerms {
   readonly type: string;

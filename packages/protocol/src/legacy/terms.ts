@@ -30,5 +30,5 @@ export function isLegacyType(value: unknown): value is LegacyType {
   return typeof value === "string" && LEGACY_TYPE_SET.has(value);
 }
 
-export const LEGACY_FRAME_SCHEMA_ID = schemaId("legacy.lineup.v1.frame");
+export const LEGACY_FRAME_SCHEMA_ID = /* @__PURE__ */ schemaId("legacy.lineup.v1.frame");
 export const legacyPayloadSchemaId = (type: string): string => schemaId(`legacy.payload.${type}`);

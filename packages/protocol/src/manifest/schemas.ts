@@ -16,7 +16,7 @@ import { AppScopeSchema, Closed, JsonObjectSchema, StringEnum, schemaId, declare
 import { CAPABILITY_NAME_PATTERN, RISK_LEVELS, type CapabilityName } from "./capabilities.js";
 import { CapabilityResultSchema } from "./capability-result-schema.js";
 import { FEATURE_NAME_PATTERN } from "./features.js";
-import { APP_MANIFEST_SCHEMA_ID, ENTRYPOINT_ID_PATTERN, MANIFEST_LOCALE_PATTERN } from "./terms.js";
+import { ENTRYPOINT_ID_PATTERN, MANIFEST_LOCALE_PATTERN } from "./terms.js";
 
 export { ENTRYPOINT_ID_PATTERN, MANIFEST_LOCALE_PATTERN };
 import { BackendDeclarationSchema, ExecutionDeclarationSchema, MCP_TOOL_NAME_PATTERN, PART_ID_PATTERN, StorageRequestSchema, WorkflowDeclarationSchema } from "./app-code.js";
@@ -226,7 +226,7 @@ export const AppManifestSchema = /* @__PURE__ */ Closed(
     backends: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(BackendDeclarationSchema, { maxItems: 16 })),
     workflows: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(WorkflowDeclarationSchema, { maxItems: 32 })),
   },
-  { $id: APP_MANIFEST_SCHEMA_ID, title: "App manifest lineup.app.v1" },
+  { $id: /* @__PURE__ */ schemaId("app-manifest.v1"), title: "App manifest lineup.app.v1" },
 );
 export type AppManifest = Static<typeof AppManifestSchema>;
 

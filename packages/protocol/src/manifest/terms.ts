@@ -2,10 +2,7 @@
  * Manifest terms a running host reads (patterns it matches itself, a default it shows), as plain values: the
  * schema modules that use them build TypeBox schemas when loaded, and a host page carries none of that.
  */
-import { schemaId } from "../schema-id.js";
 
-/** The id of the app manifest's schema, under which its generated validator is found. */
-export const APP_MANIFEST_SCHEMA_ID = schemaId("app-manifest.v1");
 export const ENTRYPOINT_ID_PATTERN = "^[a-z][a-z0-9_-]*$";
 /**
  * A language tag as a `localized` key, in its canonical case: language, optional script, optional region

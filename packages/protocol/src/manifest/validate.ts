@@ -17,7 +17,7 @@ import { checkWith } from "../validation.js";
 import { isCapabilityName } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
 import { checkAppCode } from "./app-code-rules.js";
-import { APP_MANIFEST_SCHEMA_ID } from "./terms.js";
+import { schemaId } from "../schema-id.js";
 import {
   MANIFEST_FORMAT,
   type AppManifest,
@@ -26,6 +26,8 @@ import {
 } from "./schemas.js";
 import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
 
+/** The id of the manifest's schema (`AppManifestSchema`), under which its generated validator is found. */
+export const APP_MANIFEST_SCHEMA_ID = schemaId("app-manifest.v1");
 const validateManifestShape = validators[APP_MANIFEST_SCHEMA_ID];
 
 function checkScope(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {

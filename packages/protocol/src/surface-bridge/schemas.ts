@@ -174,10 +174,12 @@ export const BridgeLocaleChangedEventSchema = /* @__PURE__ */ Closed({ locale: /
 export const BridgeDisplayModeChangedEventSchema = /* @__PURE__ */ Closed({ display_mode: /* @__PURE__ */ DisplayMode() });
 
 /** Session data as the SDK sees it (spec 6.3): empty is `{ data: null, revision: 0 }`. */
-export const BridgeSessionDataSnapshotSchema = /* @__PURE__ */ Closed({
-  data: /* @__PURE__ */ Type.Union([/* @__PURE__ */ JsonObjectSchema(), /* @__PURE__ */ Type.Null()]),
-  revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-});
+export const BridgeSessionDataSnapshotSchema = /* @__PURE__ */ declared(() =>
+  /* @__PURE__ */ Closed({
+    data: /* @__PURE__ */ Type.Union([/* @__PURE__ */ JsonObjectSchema(), /* @__PURE__ */ Type.Null()]),
+    revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  }),
+);
 export type BridgeSessionDataSnapshot = Static<typeof BridgeSessionDataSnapshotSchema>;
 
 /** A state patch for this instance; it needs an explicit `agent_message.ack` (spec 5.4). */
@@ -241,11 +243,13 @@ export const BridgeLifecycleReadyParamsSchema = /* @__PURE__ */ Closed({
   heartbeat: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Literal(true, { description: "The app's SDK answers `surface.ping`; the host pings it only then." })),
 });
 
-export const BridgeSessionDataReplaceParamsSchema = /* @__PURE__ */ Closed({
-  data: /* @__PURE__ */ JsonObjectSchema(),
-  expected_revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-});
-export const BridgeSessionDataReplaceResultSchema = /* @__PURE__ */ Closed({ revision: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const BridgeSessionDataReplaceParamsSchema = /* @__PURE__ */ declared(() =>
+  /* @__PURE__ */ Closed({
+    data: /* @__PURE__ */ JsonObjectSchema(),
+    expected_revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  }),
+);
+export const BridgeSessionDataReplaceResultSchema = /* @__PURE__ */ declared(() => /* @__PURE__ */ Closed({ revision: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }));
 
 export const BridgeAgentMessageSubscribeParamsSchema = /* @__PURE__ */ Closed({
   /** Envelope types wanted; absent means every type the manifest subscribes to. */
@@ -309,7 +313,7 @@ const ArtifactRefRef = () => Type.Unsafe<ArtifactRef>(Type.Ref(schemaId("artifac
 
 export const BridgeArtifactCreateParamsSchema = /* @__PURE__ */ Closed({ name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }), mime_type: /* @__PURE__ */ MimeType(), content: /* @__PURE__ */ ArtifactContent() });
 export const BridgeArtifactCreateResultSchema = /* @__PURE__ */ Closed({ artifact: /* @__PURE__ */ ArtifactRefRef() });
-export const BridgeArtifactReadParamsSchema = /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema(), max_bytes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) });
+export const BridgeArtifactReadParamsSchema = /* @__PURE__ */ declared(() => /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema(), max_bytes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) }));
 export const BridgeArtifactReadResultSchema = /* @__PURE__ */ Closed({ artifact: /* @__PURE__ */ ArtifactRefRef(), content: /* @__PURE__ */ ArtifactContent(), truncated: /* @__PURE__ */ Type.Boolean() });
 /** An artifact without its bytes: what it is, who made it, whether its bytes are on the device. */
 export const BridgeArtifactInfoSchema = /* @__PURE__ */ Closed({
