@@ -196,7 +196,7 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
         request.onerror = () => reject(new Error("no database"));
         request.onsuccess = () => {
           const db = request.result;
-          const socket = new WebSocket(floorUrl);
+          const socket = new globalThis.WebSocket(floorUrl);
           socket.onmessage = (event) => {
             const marker = String(event.data);
             const tx = db.transaction("messages", "readwrite", { durability: "strict" });

@@ -100,7 +100,7 @@ function countCommits(store: { commit(writes: readonly unknown[]): Promise<void>
  * What both floors do first: the agent's n-th invoke as the AppServer's event frame (JSON text), decoded, and the
  * event and its envelope validated.
  */
-function receiveInvoke(n: number, callId: string): { params: JsonObject; envelope: RuntimeEnvelope } {
+function receiveInvoke(n: number, callId: string): { params: JsonObject; envelope: RuntimeEnvelope<JsonObject> } {
   const frame = encodeJsonRpc(
     jsonRpcNotification("agentSession/event", {
       session_id: SESSION,
@@ -118,7 +118,8 @@ function receiveInvoke(n: number, callId: string): { params: JsonObject; envelop
   if (!event.ok) throw new Error(`the floor's event is invalid: ${event.error.message}`);
   const checked = validateEnvelope((params["data"] as JsonObject)["envelope"]);
   if (!checked.ok) throw new Error(`the floor's envelope is invalid: ${checked.error.message}`);
-  return { params, envelope: checked.value };
+  // validateEnvelope checked the payload against the invoke's payload schema, an object.
+  return { params, envelope: checked.value as RuntimeEnvelope<JsonObject> };
 }
 
 /**
@@ -243,7 +244,7 @@ export async function contractFloorCaller(): Promise<{ call: () => Promise<void>
       if (actor.role !== "agent" || agents.get(SESSION) !== actor.id || envelope.sender.id !== actor.id) throw new Error("the floor's event is not from the session's agent");
       const appScope = envelope.scope.app_scope;
       if (envelope.type !== "lineup.tool.invoke" || envelope.target.kind !== "app" || envelope.target.app_scope !== appScope) throw new Error("the floor's envelope is not an invoke of its app");
-      const method = envelope.payload["method"];
+      const method = String(envelope.payload["method"]);
       const tool = inventory.tools.get(`${appScope}\u0000${String(method)}`);
       if (tool === undefined || envelope.correlation?.inventory_revision !== inventory.revision) throw new Error("the floor's call is not in the current inventory");
       const callIdSent = envelope.correlation.call_id;
@@ -551,7 +552,7 @@ export async function run(): Promise<SuiteResult> {
   // Process CPU time (all threads) per call over the same rounds: the work each path does, whatever the machine's load.
   const meter = () => ({ micros: 0, calls: 0, commits: 0, writes: 0 });
   const cpu = { ours: meter(), floor: meter(), oursBesideContract: meter(), contract: meter() };
-  const metered = async (caller: { call: () => Promise<void>; committed: CommitCount }, meter: ReturnType<typeof meter>): Promise<number> => {
+  const metered = async (caller: { call: () => Promise<void>; committed: CommitCount }, meter: typeof cpu.ours): Promise<number> => {
     const { call } = caller;
     const { commits, writes } = caller.committed;
     const start = process.cpuUsage();

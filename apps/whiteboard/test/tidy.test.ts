@@ -6,14 +6,14 @@
 import { LocalSessionData } from "@lineup/surface-sdk";
 import type { AgentTask, AgentTaskEvent, AgentTaskEventBody, AgentTaskRequest } from "@lineup/protocol";
 import { describe, expect, it } from "vitest";
-import { emptyBoard, type Board, type Item } from "../src/model/document.js";
+import { emptyBoard, type Board, type BoxItem, type Item } from "../src/model/document.js";
 import { itemBounds } from "../src/model/geometry.js";
 import { contextFits, itemLabel, layoutOperation, previewLayout, readTidyResult, TIDY_OUTPUT_SCHEMA, tidyContext } from "../src/model/tidy.js";
 import { BoardStore } from "../src/store.js";
 import { BoardSync } from "../src/sync.js";
 import { TidyTask, type TidyHandle, type TidyPort } from "../src/tidy-task.js";
 
-const rect = (id: string, x: number, y: number, label?: string): Item => ({ id, type: "rect", x, y, w: 100, h: 50, color: "ink", fill: null, width: 2, ...(label === undefined ? {} : { label }) });
+const rect = (id: string, x: number, y: number, label?: string): BoxItem => ({ id, type: "rect", x, y, w: 100, h: 50, color: "ink", fill: null, width: 2, ...(label === undefined ? {} : { label }) });
 const board = (...items: Item[]): Board => ({ ...emptyBoard("Plan"), items });
 const stroke: Item = { id: "s", type: "stroke", color: "ink", width: 4, points: [10, 10, 0.5, 50, 30, 0.5] };
 const arrow: Item = { id: "a", type: "arrow", x1: 300, y1: 100, x2: 200, y2: 40, color: "blue", width: 2, label: "next" };

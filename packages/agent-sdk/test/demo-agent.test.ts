@@ -48,9 +48,12 @@ function deviceAnswers(server: FakeAppServer, script: (invoke: RuntimeEnvelope, 
   return invokes;
 }
 
+/** What a started pomodoro reports: its operation and when it started and ends. */
+type PomodoroStarted = { operation_id: string; started_at: string; ends_at: string };
+
 /** Plays the device for a pomodoro: each call accepted and its 25-minute timer started; its end is the test's to send. */
-function pomodoroDevice(server: FakeAppServer): { started: JsonObject; invokes: RuntimeEnvelope[] } {
-  const started = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
+function pomodoroDevice(server: FakeAppServer): { started: PomodoroStarted; invokes: RuntimeEnvelope[] } {
+  const started: PomodoroStarted = { operation_id: "op-1", started_at: "2026-11-30T09:00:00.000Z", ends_at: "2026-11-30T09:25:00.000Z" };
   const invokes = deviceAnswers(server, () => [
     { type: "lineup.tool.receipt", payload: { status: "accepted" } },
     { type: "lineup.tool.progress", payload: { stage: "started", data: started } },

@@ -244,7 +244,8 @@ describe("an appended envelope reuses the fingerprint's text", () => {
   it("stores and reads back the envelope the write was given, byte for byte as canonical JSON", async () => {
     const { db, queue } = await setup();
     const envelope = { v: 1, id: "e-1", type: "lineup.message", payload: { text: 'a "quoted" \\ line\n', list: [3, { z: 1, a: null }], "10": "ten", "\u00e9": "é" }, sender: { kind: "user", id: "u" } };
-    bodyFingerprint("agentSession/envelope/send", { session_id: "s", idempotency_key: "k", envelope });
+    const params = { session_id: "s", idempotency_key: "k", envelope };
+    bodyFingerprint("agentSession/envelope/send", params);
     const event = await queue.submit((c) => c.append("s", "envelope", { role: "device", id: "d" }, { envelope, note: undefined, n: 2 } as unknown as JsonObject));
     const [stored] = await readEvents(db, "s", event.seq - 1, 1);
     expect(stored).toEqual({ ...event, data: { envelope, n: 2 } });

@@ -73,7 +73,8 @@ describe("renderRow", () => {
       '  result: {"summary":"ok"}',
       "  whiteboard rejected it: too tight",
     ]);
-    expect(renderRow({ ...base, title: undefined, attempt: 1, state: "failed", error: { code: "invalid_result", message: "no layout" } })).toEqual([
+    const { title: _title, ...untitled } = base;
+    expect(renderRow({ ...untitled, attempt: 1, state: "failed", error: { code: "invalid_result", message: "no layout" } })).toEqual([
       "whiteboard asked the agent: tidy_board — failed",
       "  invalid_result: no layout",
     ]);

@@ -12,8 +12,9 @@ import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
-import { silentLogger, startAppServer, type AppServer } from "@lineup/app-server";
-import { generatePublisherKey, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type AppManifest } from "@lineup/runtime";
+import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import type { AppManifest, AppScope } from "@lineup/protocol";
+import { generatePublisherKey, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA } from "@lineup/runtime";
 import { createNodeRuntime, openSqliteStore, type NodeRuntime } from "@lineup/runtime/node";
 import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { RawAgent } from "../../runtime/test/helpers/raw-agent.js";
@@ -24,7 +25,7 @@ const temp = tempDirs();
 const toolApp = (app_scope: string, method: string): AppManifest =>
   ({
     format: "lineup.app.v1",
-    app_scope,
+    app_scope: app_scope as AppScope,
     version: "1.0.0",
     runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
     entrypoints: [{ id: "main", kind: "primary" }],
@@ -44,7 +45,7 @@ const toolApp = (app_scope: string, method: string): AppManifest =>
 type LoggedEvent = { seq: number; kind: string; actor: { role: string; id: string }; data: { revision?: number; envelope?: { type: string; sender: { id: string }; correlation?: { call_id?: string }; payload: { code?: string } } } };
 
 /** The session's whole log as a device reads it. */
-async function logOf(server: AppServer, token: string, sessionId: string): Promise<LoggedEvent[]> {
+async function logOf(server: AppServerHandle, token: string, sessionId: string): Promise<LoggedEvent[]> {
   const reader = await RawAgent.connect(server.url, token);
   try {
     return (await reader.call<{ events: LoggedEvent[] }>("agentSession/events/read", { session_id: sessionId, after_seq: 0 })).events;

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
 import { silentLogger, startAppServer } from "@lineup/app-server";
-import { generatePublisherKey, packBundle, signBundle, type AppManifest } from "@lineup/runtime";
+import type { AppManifest, AppScope } from "@lineup/protocol";
+import { generatePublisherKey, packBundle, signBundle } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
 import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
@@ -16,7 +17,7 @@ const temp = tempDirs();
 
 const notes: AppManifest = {
   format: "lineup.app.v1",
-  app_scope: "notes",
+  app_scope: "notes" as AppScope,
   version: "1.0.0",
   name: "Notes",
   runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1"] },
@@ -32,7 +33,7 @@ const notes: AppManifest = {
       activation_requirement: "activation_not_required",
     },
   ],
-} as AppManifest;
+};
 
 describe("tool call end to end (AppServer + Node Runtime + agent SDK)", () => {
   it("publishes the inventory, routes the agent's call to the app, and returns one result", async () => {

@@ -95,6 +95,7 @@ describe("the host channel, native end against the page's end", () => {
     "window.minimize": () => {
       throw new Error("no window yet");
     },
+    "clipboard.write_text": () => ({}),
     "file.pick": async () => ({ files: [], over_limit: false }),
     "file.save": async ({ name }) => {
       await new Promise((r) => setTimeout(r, 10));

@@ -115,6 +115,114 @@ function shareRejections(code: string): string {
   );
 }
 
+/**
+ * The end (exclusive) of the JSON literal or code block that starts at `start`: brackets are matched
+ * outside double-quoted strings (the generated code quotes every string so).
+ */
+function bracketEnd(code: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"') {
+      for (i++; code[i] !== '"'; i++) if (code[i] === "\\") i++;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  throw new Error("generated validator holds an unterminated schema literal");
+}
+
+/**
+ * Ajv carries a validator's whole schema (titles and descriptions too) as a literal whenever its code
+ * reads a part of it: a property list for `additionalProperties`, an enum's values. Each part read
+ * becomes a constant of its own, one per distinct value; a property list becomes a `Set` of its
+ * names, asked with `has` instead of `hasOwnProperty` on the schema's `properties`. The schema
+ * literal then has no reader left and is dropped.
+ */
+function shareSchemaParts(code: string): string {
+  const literals = new Map<string, { text: string; value: unknown }>();
+  for (const found of code.matchAll(/const (schema\d+) = (?=\{)/g)) {
+    const start = found.index + found[0].length;
+    const text = code.slice(found.index, bracketEnd(code, start) + 1);
+    if (!text.endsWith(";")) throw new Error(`schema literal ${found[1]} is not a plain statement`);
+    literals.set(found[1]!, { text, value: JSON.parse(text.slice(found[0].length, -1)) });
+  }
+  const hasOwn = /const (func\d+) = Object\.prototype\.hasOwnProperty;/.exec(code)?.[1];
+  const constants = new Map<string, string>();
+  const constant = (kind: string, init: string): string => {
+    const key = `${kind} ${init}`;
+    let name = constants.get(key);
+    if (name === undefined) {
+      name = `${kind}${constants.size}_`;
+      constants.set(key, name);
+    }
+    return name;
+  };
+  /** The part of a schema literal a read names, and the rest of the read (a method of that part: `.includes`). */
+  const partOf = (name: string, path: string): [unknown, string] => {
+    let value = literals.get(name)?.value;
+    if (value === undefined) throw new Error(`generated validator reads ${name}, which it does not define`);
+    for (const step of path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)) {
+      const key = step[1] ?? step[2]!;
+      if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return [value, path.slice(step.index)];
+      value = (value as Record<string, unknown>)[key];
+    }
+    return [value, ""];
+  };
+  const part = String.raw`(schema\d+)((?:\.[A-Za-z_$][\w$]*|\[\d+\])+)`;
+  // The literals are set aside while their reads are replaced, so a string inside one is never read as code.
+  let out = code;
+  for (const [index, { text }] of [...literals.values()].entries()) out = out.replace(text, `\0${index}\0`);
+  if (hasOwn !== undefined) {
+    out = out.replace(new RegExp(String.raw`${hasOwn}\.call\(${part}, (key\d+)\)`, "g"), (_m, name: string, path: string, key: string) => {
+      const [properties, rest] = partOf(name, path);
+      if (rest !== "" || typeof properties !== "object" || properties === null) throw new Error(`generated validator asks for own properties of ${name}${path}`);
+      const names = Object.keys(properties);
+      return `${constant("names", `new Set(${JSON.stringify(names)})`)}.has(${key})`;
+    });
+  }
+  out = out.replace(new RegExp(part, "g"), (_m, name: string, path: string) => {
+    const [value, rest] = partOf(name, path);
+    if (typeof value !== "object" || value === null) throw new Error(`generated validator reads ${name}${path}, not a part of its schema`);
+    return constant("part", JSON.stringify(value)) + rest;
+  });
+  for (const [index, [name, { text }]] of [...literals].entries()) {
+    out = out.replace(`\0${index}\0`, new RegExp(String.raw`\b${name}\b`).test(out) ? text : "");
+  }
+  if (hasOwn !== undefined && out.split(new RegExp(String.raw`\b${hasOwn}\b`)).length === 2) out = out.replace(`const ${hasOwn} = Object.prototype.hasOwnProperty;`, "");
+  if (/\b(?:names|part)\d+_\b/.test(code)) throw new Error("generated validator already uses a name of the form names0_ or part0_");
+  if ([...constants.keys()].some((key) => key.includes('"__proto__"'))) throw new Error("a schema part read by a validator has a __proto__ key");
+  const declarations = [...constants].map(([key, name]) => `const ${name} = ${key.slice(key.indexOf(" ") + 1)};`);
+  return declarations.join("") + out;
+}
+
+/**
+ * A validator that calls another passes it the parent, the property, the root and the dynamic anchors
+ * (`$dynamicRef`), and each validator takes them: when no code of the module reads any of them, only
+ * the instance path is passed and taken. Where a call fails, or a branch of `anyOf` records an error,
+ * the same statements that grow the error list become calls of two shared functions.
+ */
+const ERROR_LIST_HELPERS = [
+  "const concat_ = (list, more) => list === null ? more : list.concat(more);",
+  "const push_ = (list, error) => { if (list === null) return [error]; list.push(error); return list; };",
+];
+
+function passOnlyThePath(code: string): string {
+  const header = /\{instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors=\{\}\}=\{\}/g;
+  const call = /,parentData:[\w$.[\]]+,parentDataProperty:(?:"(?:[^"\\]|\\.)*"|[\w$]+),rootData,dynamicAnchors\}/g;
+  const out = code.replace(header, '{instancePath=""}={}').replace(call, "}");
+  return /\b(?:parentData|parentDataProperty|rootData|dynamicAnchors)\b/.test(out) ? code : out;
+}
+
+function shareErrorListUpdates(code: string): string {
+  if (/\b(?:concat_|push_)\b/.test(code)) throw new Error("generated validator already uses the name concat_ or push_");
+  return code
+    .replace(/vErrors = vErrors === null \? (validate\d+)\.errors : vErrors\.concat\(\1\.errors\);/g, (_m, v: string) => `vErrors = concat_(vErrors,${v}.errors);`)
+    .replace(/if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}/g, (_m, e: string) => `vErrors = push_(vErrors,${e});`);
+}
+
 const HEADER = "// Generated by `npm run gen` from src/schema-registry.ts. Do not edit: edit the schemas and regenerate.";
 
 /** The codes of src/errors.ts's table, without what else the table says of them. */
@@ -181,28 +289,67 @@ function stringEnumIncludes(code: string): string {
   );
 }
 
+/**
+ * The contracts the Runtime carries together (its web chunk holds all four): a validator more than one
+ * of them needs (the envelope inside an AppServer event, a task's turn options inside a record) is
+ * defined once, in `shared.ts`, and imported by each, not compiled into every module.
+ */
+export const SHARING_GROUPS: readonly ValidatorGroup[] = ["envelope", "app-server-client", "legacy", "app-records"];
+
+/** The validator functions a standalone module defines, by name. */
+const definedFunctions = (code: string): string[] => [...code.matchAll(/function (validate\d+)\(/g)].map((m) => m[1]!);
+
+/**
+ * The standalone module without the definitions of `names` (each function and its `evaluated` record),
+ * which it imports from shared.ts instead; the regular expressions only they used go with them.
+ */
+function importShared(code: string, names: readonly string[]): string {
+  let out = code;
+  for (const name of names) {
+    const start = out.indexOf(`function ${name}(`);
+    if (start < 0) throw new Error(`generated module does not define ${name}`);
+    const open = out.indexOf('){/*# sourceURL="', start) + 1;
+    let end = bracketEnd(out, open);
+    const evaluated = `${name}.evaluated = `;
+    if (out.startsWith(evaluated, end)) end = bracketEnd(out, end + evaluated.length) + 1;
+    out = out.slice(0, start) + out.slice(end);
+  }
+  for (const found of [...out.matchAll(/const (pattern\d+) = new RegExp\("(?:[^"\\]|\\.)*", "\w*"\);/g)]) {
+    if (out.split(new RegExp(String.raw`\b${found[1]}\b`)).length === 2) out = out.replace(found[0], "");
+  }
+  if (names.length === 0) return out;
+  return `import { ${names.map((n) => `shared_${n} as ${n}`).join(", ")} } from "./shared.js";\n${out}`;
+}
+
 function renderModule(generated: string, members: Record<string, string>): string {
-  let code = generated.replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
+  const sharedImport = /^import \{[^}]*\} from "\.\/shared\.js";\n/.exec(generated)?.[0];
+  let code = generated.slice(sharedImport?.length ?? 0).replace(/require\("([^"]+)"\)\.default/g, (_match, module: string) => {
     const helper = RUNTIME_HELPERS[module];
     if (helper === undefined) throw new Error(`generated validator needs an unknown runtime helper: ${module}`);
     return `(${helper})`;
   });
   if (/\brequire\(/.test(code)) throw new Error("generated validator still contains require()");
-  const shared = shareErrorCodeList(stringEnumIncludes(dropStaticEvaluated(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code))))));
+  const shared = shareErrorCodeList(shareSchemaParts(shareErrorListUpdates(passOnlyThePath(stringEnumIncludes(dropStaticEvaluated(shareRejections(dropSchemaPaths(shortCircuitLengthChecks(code)))))))));
   code = shared.code;
   return [
     "// @ts-nocheck",
     "/* eslint-disable */",
     HEADER,
+    ...(sharedImport === undefined ? [] : [sharedImport.trimEnd()]),
     ...shared.imports,
     REJECT,
+    ...ERROR_LIST_HELPERS,
     code.replace(/^"use strict";/, ""),
     "",
-    'import type { CompiledValidator } from "../validation.js";',
-    "/** This contract's generated validators, keyed by schema $id. */",
-    "export const validators: Readonly<Record<string, CompiledValidator>> = {",
-    ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
-    "};",
+    ...(Object.keys(members).length === 0
+      ? []
+      : [
+          'import type { CompiledValidator } from "../validation.js";',
+          "/** This contract's generated validators, keyed by schema $id. */",
+          "export const validators: Readonly<Record<string, CompiledValidator>> = {",
+          ...Object.entries(members).map(([name, id]) => `  ${JSON.stringify(id)}: ${name},`),
+          "};",
+        ]),
     "",
   ].join("\n");
 }
@@ -304,10 +451,28 @@ export function generate(schemas: readonly TSchema[]): GeneratedFiles {
     const group = validatorGroup(id);
     groups.set(group, { ...groups.get(group), [name]: id });
   }
+  const standalone = new Map<ValidatorGroup, string>();
+  for (const group of VALIDATOR_GROUPS) if (group !== "surface-bridge-app") standalone.set(group, standaloneCode(ajv, groups.get(group) ?? {}));
+  const uses = new Map<string, number>();
+  for (const group of SHARING_GROUPS) for (const name of definedFunctions(standalone.get(group)!)) uses.set(name, (uses.get(name) ?? 0) + 1);
+  const sharedNames = [...uses].filter(([, n]) => n > 1).map(([name]) => name);
+  const sharedIds: Record<string, string> = {};
+  for (const name of sharedNames) {
+    const code = SHARING_GROUPS.map((g) => standalone.get(g)!).find((c) => c.includes(`function ${name}(`))!;
+    const id = /^function validate\d+\([^)]*\)\{\/\*# sourceURL="([^"]+)" \*\//.exec(code.slice(code.indexOf(`function ${name}(`)))?.[1];
+    if (id === undefined) throw new Error(`no schema id for the shared validator ${name}`);
+    sharedIds[`shared_${name}`] = id;
+  }
+  const sharedModule = renderModule(standaloneCode(ajv, sharedIds), {});
+  if (JSON.stringify(definedFunctions(sharedModule).sort()) !== JSON.stringify([...sharedNames].sort())) throw new Error("shared.ts would define other validators than the shared ones");
+  // A module that imports a validator passes it only the instance path (see passOnlyThePath).
+  if (sharedModule.includes("dynamicAnchors")) throw new Error("a shared validator reads more of its call than the instance path");
+  files.set("src/generated/shared.ts", sharedModule);
   for (const group of VALIDATOR_GROUPS) {
     const members = groups.get(group) ?? {};
     // Every app's page carries the app side's validators: schema data for the small subset validator, not compiled code.
-    files.set(`src/generated/${group}.ts`, group === "surface-bridge-app" ? subsetModule(HEADER, byId, members) : renderModule(standaloneCode(ajv, members), members));
+    const code = group === "surface-bridge-app" ? "" : standalone.get(group)!;
+    files.set(`src/generated/${group}.ts`, group === "surface-bridge-app" ? subsetModule(HEADER, byId, members) : renderModule(SHARING_GROUPS.includes(group) ? importShared(code, sharedNames.filter((n) => definedFunctions(code).includes(n))) : code, members));
   }
   files.set("src/generated/error-codes.ts", errorCodesModule());
   files.set(

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { resolveToolDescriptor, validateManifest, type AppManifest } from "../src/index.js";
+import { resolveToolDescriptor, validateManifest, type AppManifest, type AppScope } from "../src/index.js";
 
 // Issue 22 §2: a manifest may declare an MCP server as a back-end and tools it serves; the rules hold at install.
 
 function mcpApp(): AppManifest {
   return {
     format: "lineup.app.v1",
-    app_scope: "clock",
+    app_scope: "clock" as AppScope,
     version: "1.0.0",
     runtime_sdk: { api_version: "1", required_features: ["app.tools.v1", "app.backend.v1"] },
     entrypoints: [{ id: "main", kind: "primary" }],
@@ -21,7 +21,7 @@ function mcpApp(): AppManifest {
       },
     ],
     backends: [{ id: "mcp", plane: "client-local", protocol: "mcp-stdio", runtime: "node", entry: "server/index.js", args: ["--stdio"], methods: [{ name: "get-time" }] }],
-  } as AppManifest;
+  };
 }
 
 const refusal = (manifest: unknown) => {

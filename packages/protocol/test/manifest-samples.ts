@@ -1,10 +1,10 @@
 /** Manifests the manifest tests start from; each test changes one thing. */
-import type { AppManifest, ToolDescriptor } from "@lineup/protocol";
+import type { AppManifest, AppScope, ToolDescriptor } from "@lineup/protocol";
 
 /** The spec 9 example, verbatim. */
 export const SPEC_9_EXAMPLE = {
   format: "lineup.app.v1",
-  app_scope: "whiteboard",
+  app_scope: "whiteboard" as AppScope,
   version: "1.0.0",
   runtime_sdk: {
     api_version: "1",
@@ -45,7 +45,7 @@ export const recordTool: ToolDescriptor = {
 export function voiceManifest(): AppManifest {
   return {
     format: "lineup.app.v1",
-    app_scope: "voice",
+    app_scope: "voice" as AppScope,
     version: "1.0.0",
     name: "Voice",
     runtime_sdk: { api_version: "1", required_features: ["app.lifecycle.v1", "app.tools.v1", "capability.request.v1"] },

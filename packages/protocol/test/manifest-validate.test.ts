@@ -49,8 +49,8 @@ describe("validateManifest", () => {
     expect(validateCoreManifest(chat).ok).toBe(true);
     expect(errorOf(validateCoreManifest({ ...chat, app_scope: "runtime" })).code).toBe("manifest_reserved_scope");
     // A core manifest's tools default to in-process delivery; an installed one's to the sandboxed SDK.
-    const undeclared = { ...chat, tools: [{ ...copy(SPEC_9_EXAMPLE.tools[0]), delivery: undefined }] };
-    delete (undeclared.tools[0] as { delivery?: string }).delivery;
+    const { delivery: _delivery, ...toolWithoutDelivery } = copy(SPEC_9_EXAMPLE.tools[0]);
+    const undeclared = { ...chat, tools: [toolWithoutDelivery] };
     expect(validateCoreManifest(undeclared).ok).toBe(true);
     expect(resolveToolDescriptor(undeclared.tools[0]!, "core").delivery).toBe("app_sdk");
     expect(resolveToolDescriptor(undeclared.tools[0]!).delivery).toBe("miniapp_sdk");

@@ -172,6 +172,17 @@ describe("transitions", () => {
     expect(result.state).toBe(state);
   });
 
+  it("writes the identity a connect reports only when it changed", () => {
+    const known = base({ lifecycle: { status: "authenticating", attempt: 0 }, identity: { user_id: "u-1", device_id: "d-1" } });
+    const same = transition(known, { kind: "lifecycle", to: { status: "synchronizing" }, identity: { user_id: "u-1", device_id: "d-1" } }, new Map(), env);
+    expect(same.error).toBeUndefined();
+    expect(same.writes).toEqual([]);
+    expect(same.state.lifecycle.status).toBe("synchronizing");
+    const moved = transition(known, { kind: "lifecycle", to: { status: "synchronizing" }, identity: { user_id: "u-1", device_id: "d-2" } }, new Map(), env);
+    expect(moved.writes).toEqual([{ op: "put", collection: "meta", key: "identity", value: { user_id: "u-1", device_id: "d-2" } }]);
+    expect(moved.state.identity).toEqual({ user_id: "u-1", device_id: "d-2" });
+  });
+
   it("a gap resubscribes from the cursor and does not move it", () => {
     const result = transition(base(), { kind: "event", event: envelopeEvent(9, message()) }, new Map(), env);
     expect(result.effects).toEqual([{ kind: "subscribe", session_id: "s-1", after_seq: 3 }]);

@@ -4,7 +4,7 @@
  * `agent.task_events` pages with the host's `agent.task_event` pushes (each index once, in order), controls,
  * and the host's refusals as typed `LineUpError`s.
  */
-import { bridgeResult, LineUpError, type AgentTask, type AgentTaskEvent, type AgentTaskRequest, type BridgeRequest } from "@lineup/protocol";
+import { bridgeResult, LineUpError, type AgentTask, type AgentTaskEvent, type AgentTaskRequest, type BridgeRequest, type ConversationID } from "@lineup/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectSurface, type Surface, type SurfaceDiagnostic } from "../src/index.js";
 import { eventually, FakeHost, NONCE } from "./fake-host.js";
@@ -203,7 +203,7 @@ describe("a task handle over the bridge", () => {
 });
 
 describe("surface.evidence.export", () => {
-  const EXPORTED = { export_id: "exp-1", conversation_id: "conv-1", through_seq: 42, artifact: { artifact_id: "art-9", name: "evidence.json", mime_type: "application/json", size: 100, sha256: "b".repeat(64) }, pack_digest: "c".repeat(64) };
+  const EXPORTED = { export_id: "exp-1", conversation_id: "conv-1" as ConversationID, through_seq: 42, artifact: { artifact_id: "art-9", name: "evidence.json", mime_type: "application/json", size: 100, sha256: "b".repeat(64) }, pack_digest: "c".repeat(64) };
 
   it("names a task, or nothing for the instance's conversation, and resolves with the stored pack", async () => {
     host.on("evidence.export", () => EXPORTED);

@@ -3,12 +3,12 @@
  * conversation (the host stops the instance's own), resolves with the host's receipt, and rejects with the
  * host's refusal as a typed `LineUpError`.
  */
-import { bridgeResult, LineUpError } from "@lineup/protocol";
+import { bridgeResult, LineUpError, type ConversationID } from "@lineup/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { connectSurface, type Surface } from "../src/index.js";
 import { FakeHost } from "./fake-host.js";
 
-const RECEIPT = { receipt_id: "rcpt-1", conversation_id: "conv-1", accepted_at: "2026-12-02T09:30:00.000Z", status: "queued" } as const;
+const RECEIPT = { receipt_id: "rcpt-1", conversation_id: "conv-1" as ConversationID, accepted_at: "2026-12-02T09:30:00.000Z", status: "queued" } as const;
 
 let host: FakeHost;
 let surface: Surface;

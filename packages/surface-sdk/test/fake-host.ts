@@ -22,6 +22,7 @@ import {
   type BridgeParams,
   type BridgeRequest,
   type JsonObject,
+  type ToolCallID,
 } from "@lineup/protocol";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import type { BridgePort, HandoverSource } from "../src/index.js";
@@ -30,7 +31,7 @@ export const NONCE = "nonce-0123456789abcdef";
 
 export function sampleSnapshot(overrides: Partial<BridgeHostSnapshot> = {}): BridgeHostSnapshot {
   return {
-    app_scope: "whiteboard",
+    app_scope: "whiteboard" as BridgeHostSnapshot["app_scope"],
     app_version: "1.0.0",
     instance_id: "inst-1" as BridgeHostSnapshot["instance_id"],
     entrypoint: "canvas",
@@ -98,12 +99,12 @@ export class FakeHost {
     this.send(bridgeEvent(this.nonce, name, data));
   }
 
-  /** Calls `tool.invoke` on the app and resolves with the outcome (or rejects with the app's error response). */
-  invoke(params: BridgeParams<"tool.invoke">): Promise<BridgeAppToolOutcome> {
+  /** Calls `tool.invoke` on the app (the test names the call) and resolves with the outcome (or rejects with the app's error response). */
+  invoke(params: Omit<BridgeParams<"tool.invoke">, "call_id"> & { call_id: string }): Promise<BridgeAppToolOutcome> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pendingInvokes.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.send(bridgeRequest(this.nonce, id, "tool.invoke", params));
+      this.send(bridgeRequest(this.nonce, id, "tool.invoke", { ...params, call_id: params.call_id as ToolCallID }));
     });
   }
 

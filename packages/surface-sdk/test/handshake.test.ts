@@ -1,4 +1,4 @@
-import { bridgeEvent, bridgeRequest, bridgeResult, LineUpError } from "@lineup/protocol";
+import { bridgeEvent, bridgeRequest, bridgeResult, LineUpError, type ToolCallID } from "@lineup/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { connectSurface, defineAgentTools, type Surface, type SurfaceDiagnostic } from "../src/index.js";
 import { eventually, FakeHost, NONCE, sampleSnapshot, tick } from "./fake-host.js";
@@ -83,7 +83,7 @@ describe("handover and nonce", () => {
     const seen: string[] = [];
     surface.onLocaleChange(({ locale }) => seen.push(locale));
     host.send(bridgeEvent("wrong-nonce-0123456789", "locale.changed", { locale: "fr", timezone: "UTC" }));
-    host.send(bridgeRequest("wrong-nonce-0123456789", 5, "tool.invoke", { call_id: "c1", method: "board.create", arguments: {} }));
+    host.send(bridgeRequest("wrong-nonce-0123456789", 5, "tool.invoke", { call_id: "c1" as ToolCallID, method: "board.create", arguments: {} }));
     host.send({ bridge: "lineup.surface", v: 2, nonce: NONCE, kind: "event", name: "locale.changed", data: {} });
     host.event("locale.changed", { locale: "de", timezone: "Europe/Berlin" });
     await eventually(() => expect(seen).toEqual(["de"]));
@@ -174,7 +174,7 @@ describe("handover and nonce", () => {
     host.on("capability.request", () => new Promise(() => {}));
     const asking = surface.capabilities.request({ capability: "clipboard.write", purpose: "copy", input: { text: "x" } });
     const request = await host.nextRequest("capability.request");
-    host.send({ ...bridgeResult(NONCE, request.id, "capability.request", { status: "completed" }), error: { code: "internal_error", message: "both" } });
+    host.send({ ...bridgeResult(NONCE, request.id, "capability.request", { status: "completed", value: null }), error: { code: "internal_error", message: "both" } });
     await expect(asking).rejects.toMatchObject({ code: "bridge_frame_invalid" });
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LineUpError } from "@lineup/protocol";
+import { LineUpError, type AppScope, type ConversationID } from "@lineup/protocol";
 import { connectSurface, type Surface } from "../src/index.js";
 import { eventually, FakeHost, sampleSnapshot, tick } from "./fake-host.js";
 
@@ -136,7 +136,7 @@ describe("requests to the host", () => {
     });
     const artifact = await surface.artifacts.create({ name: "b.png", mime_type: "image/png", content: { encoding: "base64", data: "AAAA" } });
     expect(artifact.artifact_id).toBe("art-1");
-    expect(await surface.apps.launch({ app_scope: "pomodoro" })).toEqual({ app_scope: "pomodoro", instance_id: "inst-9" });
+    expect(await surface.apps.launch({ app_scope: "pomodoro" as AppScope })).toEqual({ app_scope: "pomodoro", instance_id: "inst-9" });
     await surface.apps.close();
     await surface.surface.resize(240.6);
     expect(host.requestsOf("surface.resize")[0]!.params).toEqual({ height: 241 });
@@ -173,7 +173,7 @@ describe("agent messages and state patches", () => {
     host.event("agent.message", {
       message_id: "m1",
       type: "lineup.message",
-      conversation_id: "conv-1",
+      conversation_id: "conv-1" as ConversationID,
       sender: { kind: "agent", id: "agent-1" },
       timestamp: "2026-08-06T08:00:00Z",
       payload: { text: "hi" },

@@ -1,4 +1,4 @@
-import { createToolSchemaValidator } from "@lineup/protocol";
+import { createToolSchemaValidator, type ToolCallID } from "@lineup/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkAgentTools, connectSurface, defineAgentTools, lateBound, timedOperation, toolDescriptors, ToolFailure, type Surface } from "../src/index.js";
 import { eventually, FakeHost } from "./fake-host.js";
@@ -178,7 +178,7 @@ describe("tool.invoke dispatch", () => {
 
   it("after tool.cancelled the handler is aborted and nothing more is sent for the call", async () => {
     const pendingCall = host.invoke({ call_id: "c11", method: "board.wait", arguments: {} });
-    host.event("tool.cancelled", { call_id: "c11", reason: "user changed their mind" });
+    host.event("tool.cancelled", { call_id: "c11" as ToolCallID, reason: "user changed their mind" });
     expect(await pendingCall).toMatchObject({ outcome: "failed", code: "cancelled_by_user" });
     await eventually(() => expect(host.requestsOf("tool.fail")).toHaveLength(0));
     expect(host.requestsOf("tool.complete")).toHaveLength(0);

@@ -3,7 +3,7 @@ import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLegalTransition } from "../lifecycle.js";
-import type { Conversation, RuntimeState } from "../state.js";
+import type { Conversation, Identity, RuntimeState } from "../state.js";
 
 /**
  * A lifecycle fact from the connection shell. Illegal moves are refused (`invalid_state`) and change
@@ -18,7 +18,9 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
   }
   let next: RuntimeState = { ...state, lifecycle: input.to };
   const writes: StoreWrite[] = [];
-  if (input.identity !== undefined) {
+  // The identity the server reports at each connect is written only when it changed: a reconnect as the same
+  // user and device commits nothing (a strict IndexedDB commit saved at every page load).
+  if (input.identity !== undefined && !sameIdentity(state.identity, input.identity)) {
     next = { ...next, identity: input.identity };
     writes.push({ op: "put", collection: C.meta, key: "identity", value: { ...input.identity } });
   }
@@ -36,3 +38,5 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
   }
   return { state: next, writes, effects: [{ kind: "lifecycle.changed", lifecycle: input.to }], deliveries: [], audit: [] };
 }
+
+const sameIdentity = (a: Identity, b: Identity): boolean => a.user_id === b.user_id && a.device_id === b.device_id;
