@@ -67,7 +67,7 @@ describe("the built host page", () => {
     }
   });
 
-  it("loads the Runtime, the protocol's validators and schemas, TypeBox and the app-schema engine after its first paint, as chunks of their own", () => {
+  it("loads the Runtime, the protocol's validators and schema ids and the app-schema engine after its first paint, as chunks of their own", () => {
     const html = readFileSync(join(distDir, "index.html"), "utf8");
     // What the page loads before it paints: its entry and the modules it preloads (as the weight bench counts them).
     const initial = new Set([...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!));
@@ -81,7 +81,6 @@ describe("the built host page", () => {
     const markers: Record<string, string> = {
       "the Runtime": "the Runtime was already started",
       "generated validators and schema ids": "urn:lineup:",
-      TypeBox: "TypeBox.Kind",
       "RE2 (re2js)": "RE2JS",
       "@cfworker/json-schema": "github.com/cfworker",
       "the JSON Schema meta-schema check": "json-schema.org/draft/2020-12/schema",
@@ -91,6 +90,35 @@ describe("the built host page", () => {
       // The marker still stands for what it names: the build carries it, later.
       expect(lazy.includes(marker), `${what} (${marker}) is in no chunk at all`).toBe(true);
     }
+  });
+
+  it("holds no schema builder: no script loaded before the Runtime is online, no chunk of the Runtime, holds TypeBox", () => {
+    const html = readFileSync(join(distDir, "index.html"), "utf8");
+    const assets = readdirSync(join(distDir, "assets")).filter((f) => f.endsWith(".js"));
+    const read = (file: string) => readFileSync(join(distDir, "assets", file), "utf8");
+    // A chunk with the chunks it imports statically: what loads when it does.
+    const closure = (roots: readonly string[]): Set<string> => {
+      const seen = new Set<string>();
+      const queue = [...roots];
+      while (queue.length > 0) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const m of read(file).matchAll(/(?:\bimport|\bfrom)\s*["']\.\/([^"']+\.js)["']/g)) queue.push(m[1]!);
+      }
+      return seen;
+    };
+    const entry = [...html.matchAll(/(?:src|href)="\.\/assets\/([^"]+\.js)"/g)].map((m) => m[1]!);
+    // The Runtime's chunk and the app-schema engine it loads beside it (bootstrap/start-runtime.ts, schema-engine-preload.ts).
+    const runtime = assets.filter((f) => /^(?:start-runtime|schema-engine-(?:preload|chunk))-/.test(f));
+    expect(entry.length).toBeGreaterThan(0);
+    expect(runtime.filter((f) => f.startsWith("start-runtime-"))).toHaveLength(1);
+    const beforeOnline = closure([...entry, ...runtime]);
+    // The generated validators are what the Runtime checks with: they are there, the schemas they came from are not.
+    expect([...beforeOnline].some((f) => read(f).includes("urn:lineup:runtime-envelope.v1"))).toBe(true);
+    for (const file of beforeOnline) expect(read(file).includes("TypeBox.Kind"), `${file} holds TypeBox`).toBe(false);
+    // Nor does any later chunk: every check at run time reads generated validators by id.
+    for (const file of assets) expect(read(file).includes("TypeBox.Kind"), `${file} holds TypeBox`).toBe(false);
   });
 
   it("bundles no eval or new Function (validators are precompiled; CSP would refuse them anyway)", () => {

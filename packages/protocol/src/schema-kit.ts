@@ -3,6 +3,11 @@
  * truth, the TypeScript type is derived from it with `Static`, and the build generates a
  * standalone validator from it (see scripts/generate.ts), so no schema is ever compiled with
  * `eval` at run time.
+ *
+ * Schemas are for the generator and for types: run-time code reads schema ids and terms as plain values (the
+ * `terms.ts` modules), and every call that builds a schema at module load is marked `@__PURE__`, so Vite and esbuild
+ * drop the declarations and TypeBox from what a page, an app or the Runtime loads (protocol's run-time-bundle test,
+ * host-web's build-and-serve test).
  */
 import { Type, type TSchema, type TUnsafe, type SchemaOptions } from "@sinclair/typebox";
 import {
@@ -19,10 +24,9 @@ import {
   type ToolCallID,
 } from "./ids.js";
 import type { JsonObject, JsonValue } from "./json.js";
+import { SCHEMA_ID_PREFIX, schemaId } from "./schema-id.js";
 
-/** Every schema id lives under this URN prefix: `urn:lineup:<name>`. */
-export const SCHEMA_ID_PREFIX = "urn:lineup:";
-export const schemaId = (name: string): string => `${SCHEMA_ID_PREFIX}${name}`;
+export { SCHEMA_ID_PREFIX, schemaId };
 
 /** A string enum as `{ "type": "string", "enum": [...] }` (TypeBox's unions of literals read worse on the wire). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
@@ -51,5 +55,11 @@ export const TimestampSchema = (options: SchemaOptions = {}): TUnsafe<string> =>
 /** A closed object: unknown keys are refused. */
 export const Closed = <T extends Parameters<typeof Type.Object>[0]>(properties: T, options: SchemaOptions = {}) =>
   Type.Object(properties, { ...options, additionalProperties: false });
+
+/**
+ * A value computed from schemas at load (a generator's list of schemas, a set of schema ids), in a call marked
+ * `@__PURE__` as every schema-building call at load is, so the bundlers drop it when nothing at run time reads it.
+ */
+export const declared = <T>(build: () => T): T => build();
 
 export type { TSchema };

@@ -13,6 +13,7 @@ import { SESSION_EVENT_SCHEMAS, SessionEventSchema } from "./events.js";
 import { JSONRPC_SCHEMAS } from "./jsonrpc.js";
 import * as S from "./schemas.js";
 import * as C from "./catalog.js";
+import { declared } from "../schema-kit.js";
 
 export interface MethodSpec {
   readonly method: string;
@@ -45,7 +46,7 @@ const BOTH: readonly AppServerRole[] = ["device", "agent"];
 const DEVICE: readonly AppServerRole[] = ["device"];
 const AGENT: readonly AppServerRole[] = ["agent"];
 /** What `catalog/publish` refuses a bundle with: the verifier's codes (docs/bundle.md §5), in its order. */
-const BUNDLE_ERRORS = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle");
+const BUNDLE_ERRORS = /* @__PURE__ */ (/* @__PURE__ */ Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle");
 
 
 export const APP_SERVER_METHODS = {
@@ -367,11 +368,14 @@ export type AppServerNotification = keyof typeof APP_SERVER_NOTIFICATIONS;
  * `decodeServerNotification`). `npm run gen` puts their validators in their own module, so a
  * client's bundle (the web host) carries none of the params of the requests it only sends.
  */
-export const APP_SERVER_CLIENT_SIDE_SCHEMA_IDS: ReadonlySet<string> = new Set([
-  ...JSONRPC_SCHEMAS.map((s) => s.$id!),
-  ...SESSION_EVENT_SCHEMAS.map((s) => s.$id!),
-  ...(Object.values(APP_SERVER_NOTIFICATIONS) as NotificationSpec[]).filter((n) => n.direction === "server_to_client").map((n) => n.params.$id!),
-]);
+export const APP_SERVER_CLIENT_SIDE_SCHEMA_IDS: ReadonlySet<string> = /* @__PURE__ */ declared(
+  () =>
+    new Set([
+      ...JSONRPC_SCHEMAS.map((s) => s.$id!),
+      ...SESSION_EVENT_SCHEMAS.map((s) => s.$id!),
+      ...(Object.values(APP_SERVER_NOTIFICATIONS) as NotificationSpec[]).filter((n) => n.direction === "server_to_client").map((n) => n.params.$id!),
+    ]),
+);
 
 /** Features announced by capability/list. */
 export const SERVER_FEATURES = [

@@ -24,6 +24,7 @@ import { RUNTIME_GLOBAL_CONVERSATION } from "../ids.js";
 import { APP_SERVER_METHODS, APP_SERVER_NOTIFICATIONS, isAppServerMethod, type AppServerMethod, type MethodParams, type MethodSpec } from "./catalogue.js";
 import { decodeJsonRpc, type DecodedJsonRpc, type JsonRpcLimits, type JsonRpcNotification } from "./jsonrpc.js";
 import { DEFAULT_SERVER_LIMITS, type AppServerRole, type ServerLimits } from "./records.js";
+import { SERVER_NOTIFICATION_PARAMS_SCHEMA_IDS } from "./terms.js";
 import { isRecord } from "../json.js";
 
 /** A validated call: the method narrows the params. */
@@ -221,12 +222,10 @@ export function decodeServerNotification(input: string | Uint8Array, limits: Jso
 
 /** The params of a server → client notification, checked against the catalogue's schema for `method`. Never throws. */
 export function checkServerNotificationParams(method: string, params: unknown): Result<JsonObject> {
-  const spec = Object.prototype.hasOwnProperty.call(APP_SERVER_NOTIFICATIONS, method)
-    ? APP_SERVER_NOTIFICATIONS[method as keyof typeof APP_SERVER_NOTIFICATIONS]
-    : undefined;
-  if (spec === undefined || spec.direction !== "server_to_client") return fail("method_not_found", `server notification "${method.slice(0, 128)}" does not exist`);
+  const id = Object.prototype.hasOwnProperty.call(SERVER_NOTIFICATION_PARAMS_SCHEMA_IDS, method) ? SERVER_NOTIFICATION_PARAMS_SCHEMA_IDS[method] : undefined;
+  if (id === undefined) return fail("method_not_found", `server notification "${method.slice(0, 128)}" does not exist`);
   if (!isRecord(params)) return fail("invalid_params", "params must be an object (by-name)", "");
-  const validator = spec.params.$id === undefined ? undefined : clientSide[spec.params.$id];
+  const validator = clientSide[id];
   if (validator === undefined) return fail("internal_error", `no generated validator for ${method}: run npm run gen`);
   return checkWith<JsonObject>(validator, params, "invalid_params");
 }

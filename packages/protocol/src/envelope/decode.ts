@@ -10,8 +10,8 @@ import { isAppScope, isConversationId, reservedScopeViolation, RUNTIME_SCOPE } f
 import { decodeJson, type JsonLimits, isRecord } from "../json.js";
 import { validators } from "../generated/envelope.js";
 import { checkWith, type CompiledValidator } from "../validation.js";
-import { RuntimeEnvelopeSchema, type RuntimeEnvelope } from "./schemas.js";
-import { ENVELOPE_TYPES, isEnvelopeType, type EnvelopeTypeSpec } from "./types.js";
+import type { RuntimeEnvelope } from "./schemas.js";
+import { ENVELOPE_TYPE_TERMS, RUNTIME_ENVELOPE_SCHEMA_ID, envelopePayloadSchemaId, isEnvelopeType, type EnvelopeTypeTerms } from "./terms.js";
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; error: ProtocolError };
 
@@ -21,9 +21,9 @@ function validatorFor(id: string | undefined): CompiledValidator {
   return v;
 }
 
-const validateFrame = validatorFor(RuntimeEnvelopeSchema.$id);
+const validateFrame = validatorFor(RUNTIME_ENVELOPE_SCHEMA_ID);
 const payloadValidators = new Map<string, CompiledValidator>(
-  Object.values(ENVELOPE_TYPES).map((spec: EnvelopeTypeSpec) => [spec.type, validatorFor(spec.payload.$id)]),
+  Object.values(ENVELOPE_TYPE_TERMS).map((spec: EnvelopeTypeTerms) => [spec.type, validatorFor(envelopePayloadSchemaId(spec.type))]),
 );
 
 /** Scope presence, grammar and reserved names; returns undefined when the scope is fine. */
@@ -66,7 +66,7 @@ export function validateEnvelope(value: unknown): DecodeResult<RuntimeEnvelope> 
   const envelope = framed.value;
   const reserved = reservedScopeViolation(envelope.scope.app_scope, envelope.scope.conversation_id);
   if (reserved !== undefined) return fail("scope_invalid", reserved, "/scope/conversation_id");
-  const spec: EnvelopeTypeSpec = ENVELOPE_TYPES[type];
+  const spec: EnvelopeTypeTerms = ENVELOPE_TYPE_TERMS[type];
 
   const { target, scope, sender } = envelope;
   if (target.kind === "runtime" ? target.app_scope !== RUNTIME_SCOPE : target.app_scope === RUNTIME_SCOPE) {

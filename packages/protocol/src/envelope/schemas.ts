@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { ENVELOPE_TYPE_PATTERN } from "../ids.js";
+import { RUNTIME_ENVELOPE_SCHEMA_ID } from "./terms.js";
 import type { JsonValue } from "../json.js";
 import {
   AppScopeSchema,
@@ -18,7 +19,7 @@ import {
   StringEnum,
   TimestampSchema,
   ToolCallIdSchema,
-  schemaId,
+  declared,
 } from "../schema-kit.js";
 
 export const SENDER_KINDS = ["agent", "runtime", "app", "user", "host"] as const;
@@ -26,44 +27,46 @@ export type SenderKind = (typeof SENDER_KINDS)[number];
 export const TARGET_KINDS = ["runtime", "app"] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
-export const EnvelopeSenderSchema = Closed({
-  kind: StringEnum(SENDER_KINDS),
-  id: OpaqueIdSchema(),
+export const EnvelopeSenderSchema = /* @__PURE__ */ Closed({
+  kind: /* @__PURE__ */ StringEnum(SENDER_KINDS),
+  id: /* @__PURE__ */ OpaqueIdSchema(),
 });
 
-export const EnvelopeTargetSchema = Closed({
-  kind: StringEnum(TARGET_KINDS),
-  app_scope: AppScopeSchema(),
-  instance_id: Type.Optional(InstanceIdSchema()),
+export const EnvelopeTargetSchema = /* @__PURE__ */ Closed({
+  kind: /* @__PURE__ */ StringEnum(TARGET_KINDS),
+  app_scope: /* @__PURE__ */ AppScopeSchema(),
+  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
 });
 
-export const EnvelopeScopeSchema = Closed({
-  app_scope: AppScopeSchema(),
-  conversation_id: ConversationIdSchema(),
-  instance_id: Type.Optional(InstanceIdSchema()),
-  operation_id: Type.Optional(OperationIdSchema()),
+export const EnvelopeScopeSchema = /* @__PURE__ */ Closed({
+  app_scope: /* @__PURE__ */ AppScopeSchema(),
+  conversation_id: /* @__PURE__ */ ConversationIdSchema(),
+  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
+  operation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OperationIdSchema()),
 });
 
-export const EnvelopeCorrelationSchema = Closed({
-  reply_to: Type.Optional(OpaqueIdSchema()),
-  call_id: Type.Optional(ToolCallIdSchema()),
-  inventory_revision: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
-  sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-});
+export const EnvelopeCorrelationSchema = /* @__PURE__ */ declared(() =>
+  /* @__PURE__ */ Closed({
+    reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
+    call_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ToolCallIdSchema()),
+    inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
+    sequence: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  }),
+);
 
-export const RuntimeEnvelopeSchema = Closed(
+export const RuntimeEnvelopeSchema = /* @__PURE__ */ Closed(
   {
-    v: Type.Literal(1),
-    id: OpaqueIdSchema(),
-    type: Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
-    timestamp: TimestampSchema(),
+    v: /* @__PURE__ */ Type.Literal(1),
+    id: /* @__PURE__ */ OpaqueIdSchema(),
+    type: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
+    timestamp: /* @__PURE__ */ TimestampSchema(),
     sender: EnvelopeSenderSchema,
     target: EnvelopeTargetSchema,
     scope: EnvelopeScopeSchema,
-    correlation: Type.Optional(EnvelopeCorrelationSchema),
-    payload: JsonValueSchema(),
+    correlation: /* @__PURE__ */ Type.Optional(EnvelopeCorrelationSchema),
+    payload: /* @__PURE__ */ JsonValueSchema(),
   },
-  { $id: schemaId("runtime-envelope.v1"), title: "RuntimeEnvelope v1" },
+  { $id: RUNTIME_ENVELOPE_SCHEMA_ID, title: "RuntimeEnvelope v1" },
 );
 
 type EnvelopeFrame = Static<typeof RuntimeEnvelopeSchema>;

@@ -22,7 +22,8 @@ import {
   LEGACY_ROLE_TO_SENDER,
   type LegacyMapping,
 } from "./mapping.js";
-import { LEGACY_TYPE_PREFIX, isLegacyType, type LegacyInstant, type LegacyMessage, type LegacyPayload, type LegacyType } from "./schemas.js";
+import type { LegacyInstant, LegacyMessage, LegacyPayload } from "./schemas.js";
+import { LEGACY_TYPE_PREFIX, isLegacyType, type LegacyType } from "./terms.js";
 import { legacyPayloadValidators, validateLegacyFrame } from "./validators.js";
 
 /** What the Runtime knows when it adapts a legacy message. Everything is optional; what is missing is never guessed. */

@@ -9,7 +9,7 @@
  */
 import type { ErrorCode } from "../errors.js";
 import type { SenderKind, TargetKind } from "../envelope/schemas.js";
-import type { EnvelopeType } from "../envelope/types.js";
+import type { EnvelopeType } from "../envelope/terms.js";
 import type { LegacyRole, LegacyType } from "./schemas.js";
 
 /** How `sender` is filled: from the legacy `from` (role through `LEGACY_ROLE_TO_SENDER`), or as the app itself. */

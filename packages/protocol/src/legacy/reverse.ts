@@ -10,7 +10,8 @@
  * itself (`system`, id = app scope), because in the envelope the app is the sender.
  */
 import type { RuntimeEnvelope } from "../envelope/schemas.js";
-import type { ArtifactRef, EnvelopeType } from "../envelope/types.js";
+import type { ArtifactRef } from "../envelope/types.js";
+import type { EnvelopeType } from "../envelope/terms.js";
 import { fail, ok, type Result } from "../errors.js";
 import type { JsonObject, JsonValue } from "../json.js";
 import { checkWith } from "../validation.js";

@@ -29,10 +29,11 @@ import {
   OpaqueIdSchema,
   StringEnum,
   ToolCallIdSchema,
-  schemaId,
+  declared,
 } from "../schema-kit.js";
+import { LEGACY_FRAME_SCHEMA_ID, LEGACY_TYPE_PREFIX, isLegacyType, legacyPayloadSchemaId, type LegacyType } from "./terms.js";
 
-export const LEGACY_TYPE_PREFIX = "lineup.v1.";
+export { LEGACY_TYPE_PREFIX };
 
 export const LEGACY_ROLES = ["agent", "user", "system"] as const;
 export type LegacyRole = (typeof LEGACY_ROLES)[number];
@@ -49,21 +50,23 @@ const LegacyInstant = () =>
 export type LegacyInstant = number | string;
 
 /** The old vendor-ish app identity carried inside surface payloads. Not an app scope. */
-export const LegacyAppRefSchema = Closed({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+export const LegacyAppRefSchema = /* @__PURE__ */ Closed({ id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 }) });
 
-export const LegacyFrameSchema = Closed(
-  {
-    type: Type.String({ minLength: LEGACY_TYPE_PREFIX.length + 1, maxLength: 96, pattern: "^lineup\\.v1\\.[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
-    id: OpaqueIdSchema(),
-    ts: Type.Optional(LegacyInstant()),
-    conversation_id: Type.Optional(ConversationIdSchema()),
-    app_scope: Type.Optional(AppScopeSchema()),
-    reply_to: Type.Optional(OpaqueIdSchema()),
-    seq: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-    from: Closed({ role: StringEnum(LEGACY_ROLES), id: OpaqueIdSchema() }),
-    payload: JsonObjectSchema(),
-  },
-  { $id: schemaId("legacy.lineup.v1.frame"), title: "Legacy lineup.v1 message frame" },
+export const LegacyFrameSchema = /* @__PURE__ */ declared(() =>
+  /* @__PURE__ */ Closed(
+    {
+      type: /* @__PURE__ */ Type.String({ minLength: LEGACY_TYPE_PREFIX.length + 1, maxLength: 96, pattern: "^lineup\\.v1\\.[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
+      id: /* @__PURE__ */ OpaqueIdSchema(),
+      ts: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
+      conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
+      app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()),
+      reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
+      seq: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+      from: /* @__PURE__ */ Closed({ role: /* @__PURE__ */ StringEnum(LEGACY_ROLES), id: /* @__PURE__ */ OpaqueIdSchema() }),
+      payload: /* @__PURE__ */ JsonObjectSchema(),
+    },
+    { $id: LEGACY_FRAME_SCHEMA_ID, title: "Legacy lineup.v1 message frame" },
+  ),
 );
 
 /** A legacy message with a valid frame; its payload is checked per type. */
@@ -74,117 +77,117 @@ const Label = () => Type.String({ minLength: 1, maxLength: 200 });
 const App = () => Type.Optional(LegacyAppRefSchema);
 
 const legacyPayload = <T extends Parameters<typeof Closed>[0]>(type: string, properties: T) =>
-  Closed(properties, { $id: schemaId(`legacy.payload.${type}`), title: `legacy ${type} payload` });
+  Closed(properties, { $id: legacyPayloadSchemaId(type), title: `legacy ${type} payload` });
 
-export const LegacyMessagePayloadSchema = legacyPayload("lineup.v1.message", {
+export const LegacyMessagePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.message", {
   /** M0 messages were plain text and carried no format. */
-  format: Type.Optional(StringEnum(["text", "markdown"] as const)),
-  text: Text(65_536),
-  app: App(),
+  format: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(["text", "markdown"] as const)),
+  text: /* @__PURE__ */ Text(65_536),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyStatusPayloadSchema = legacyPayload("lineup.v1.status", {
-  state: StringEnum(["idle", "thinking", "working", "waiting"] as const),
-  text: Type.Optional(Text(200)),
-  app: App(),
+export const LegacyStatusPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.status", {
+  state: /* @__PURE__ */ StringEnum(["idle", "thinking", "working", "waiting"] as const),
+  text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyTaskProgressPayloadSchema = legacyPayload("lineup.v1.task.progress", {
-  task_id: OpaqueIdSchema(),
-  title: Type.Optional(Label()),
-  status: StringEnum(["running", "done", "failed", "cancelled"] as const),
+export const LegacyTaskProgressPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.task.progress", {
+  task_id: /* @__PURE__ */ OpaqueIdSchema(),
+  title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
+  status: /* @__PURE__ */ StringEnum(["running", "done", "failed", "cancelled"] as const),
   /** Percent, 0–100 (the envelope uses a 0–1 fraction). */
-  percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
-  detail: Type.Optional(Text(2_000)),
-  app: App(),
+  percent: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 100 })),
+  detail: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
+  app: /* @__PURE__ */ App(),
 });
 
-const LegacyChoiceOption = Closed({ id: OpaqueIdSchema(), label: Label(), description: Type.Optional(Text(500)) });
+const LegacyChoiceOption = /* @__PURE__ */ Closed({ id: /* @__PURE__ */ OpaqueIdSchema(), label: /* @__PURE__ */ Label(), description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(500)) });
 
-export const LegacyChoicePayloadSchema = legacyPayload("lineup.v1.choice", {
-  interaction_id: OpaqueIdSchema(),
-  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
-  options: Type.Array(LegacyChoiceOption, { minItems: 1, maxItems: 20 }),
-  multiple: Type.Optional(Type.Boolean()),
-  expires_at: Type.Optional(LegacyInstant()),
-  app: App(),
+export const LegacyChoicePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.choice", {
+  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
+  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
+  options: /* @__PURE__ */ Type.Array(LegacyChoiceOption, { minItems: 1, maxItems: 20 }),
+  multiple: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
+  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyConfirmPayloadSchema = legacyPayload("lineup.v1.confirm", {
-  interaction_id: OpaqueIdSchema(),
-  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
-  confirm_label: Type.Optional(Label()),
-  cancel_label: Type.Optional(Label()),
-  expires_at: Type.Optional(LegacyInstant()),
-  app: App(),
+export const LegacyConfirmPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.confirm", {
+  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
+  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
+  confirm_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
+  cancel_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
+  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyInputPayloadSchema = legacyPayload("lineup.v1.input", {
-  interaction_id: OpaqueIdSchema(),
-  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
-  placeholder: Type.Optional(Text(200)),
-  multiline: Type.Optional(Type.Boolean()),
-  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
-  expires_at: Type.Optional(LegacyInstant()),
-  app: App(),
+export const LegacyInputPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.input", {
+  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
+  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
+  placeholder: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
+  multiline: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
+  max_length: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 65_536 })),
+  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyInteractionResponsePayloadSchema = legacyPayload("lineup.v1.interaction.response", {
-  interaction_id: OpaqueIdSchema(),
+export const LegacyInteractionResponsePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.interaction.response", {
+  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
   /** Choice ids for a choice, a boolean for a confirm, the text for an input. Absent when cancelled. */
-  value: Type.Optional(Type.Union([Type.Array(OpaqueIdSchema(), { maxItems: 20 }), Type.Boolean(), Text(65_536)])),
-  cancelled: Type.Optional(Type.Boolean()),
-  app: App(),
+  value: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Union([/* @__PURE__ */ Type.Array(/* @__PURE__ */ OpaqueIdSchema(), { maxItems: 20 }), /* @__PURE__ */ Type.Boolean(), /* @__PURE__ */ Text(65_536)])),
+  cancelled: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyToolCallPayloadSchema = legacyPayload("lineup.v1.tool.call", {
-  call_id: ToolCallIdSchema(),
-  name: Type.String({ minLength: 1, maxLength: 128 }),
-  arguments: JsonObjectSchema(),
+export const LegacyToolCallPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.call", {
+  call_id: /* @__PURE__ */ ToolCallIdSchema(),
+  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }),
+  arguments: /* @__PURE__ */ JsonObjectSchema(),
   /** Only M3+ peers send it; a call without it is refused (spec 7.2: calls must carry the revision). */
-  inventory_revision: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
-  instance_id: Type.Optional(InstanceIdSchema()),
-  app: App(),
+  inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 })),
+  timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyToolResultPayloadSchema = legacyPayload("lineup.v1.tool.result", {
-  call_id: ToolCallIdSchema(),
-  result: JsonValueSchema(),
-  app: App(),
+export const LegacyToolResultPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.result", {
+  call_id: /* @__PURE__ */ ToolCallIdSchema(),
+  result: /* @__PURE__ */ JsonValueSchema(),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacyToolErrorPayloadSchema = legacyPayload("lineup.v1.tool.error", {
-  call_id: ToolCallIdSchema(),
-  code: StringEnum(Object.keys(ERROR_CODES) as [string, ...string[]]),
-  message: Text(2_000),
-  app: App(),
+export const LegacyToolErrorPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.error", {
+  call_id: /* @__PURE__ */ ToolCallIdSchema(),
+  code: /* @__PURE__ */ StringEnum(/* @__PURE__ */ Object.keys(ERROR_CODES) as [string, ...string[]]),
+  message: /* @__PURE__ */ Text(2_000),
+  app: /* @__PURE__ */ App(),
 });
 
-export const LegacySurfaceStatePayloadSchema = legacyPayload("lineup.v1.surface.state", {
+export const LegacySurfaceStatePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.surface.state", {
   app: LegacyAppRefSchema,
-  instance_id: Type.Optional(InstanceIdSchema()),
-  patch: JsonObjectSchema(),
-  revision: Type.Optional(Type.Integer({ minimum: 0 })),
+  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
+  patch: /* @__PURE__ */ JsonObjectSchema(),
+  revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0 })),
 });
 
-export const LegacySurfaceEventPayloadSchema = legacyPayload("lineup.v1.surface.event", {
+export const LegacySurfaceEventPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.surface.event", {
   app: LegacyAppRefSchema,
-  instance_id: Type.Optional(InstanceIdSchema()),
-  name: Type.String({ minLength: 1, maxLength: 96 }),
-  data: Type.Optional(JsonValueSchema()),
+  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
+  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96 }),
+  data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
 });
 
-export const LegacyArtifactPayloadSchema = legacyPayload("lineup.v1.artifact", {
-  artifact: Closed({
-    id: OpaqueIdSchema(),
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    mime: Type.String({ minLength: 3, maxLength: 127 }),
-    size: Type.Integer({ minimum: 0 }),
-    sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+export const LegacyArtifactPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.artifact", {
+  artifact: /* @__PURE__ */ Closed({
+    id: /* @__PURE__ */ OpaqueIdSchema(),
+    name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }),
+    mime: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 127 }),
+    size: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
+    sha256: /* @__PURE__ */ Type.String({ pattern: "^[0-9a-f]{64}$" }),
   }),
-  caption: Type.Optional(Text(2_000)),
-  app: App(),
+  caption: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
+  app: /* @__PURE__ */ App(),
 });
 
 /** Legacy type → its payload schema. The mapping table (`mapping.ts`) has one row per key. */
@@ -202,14 +205,10 @@ export const LEGACY_PAYLOAD_SCHEMAS = {
   "lineup.v1.surface.state": LegacySurfaceStatePayloadSchema,
   "lineup.v1.surface.event": LegacySurfaceEventPayloadSchema,
   "lineup.v1.artifact": LegacyArtifactPayloadSchema,
-} as const satisfies Record<string, TSchema>;
+} as const satisfies Record<LegacyType, TSchema>;
 
-export type LegacyType = keyof typeof LEGACY_PAYLOAD_SCHEMAS;
 export type LegacyPayload<T extends LegacyType> = Static<(typeof LEGACY_PAYLOAD_SCHEMAS)[T]>;
-
-export function isLegacyType(value: unknown): value is LegacyType {
-  return typeof value === "string" && Object.prototype.hasOwnProperty.call(LEGACY_PAYLOAD_SCHEMAS, value);
-}
+export { isLegacyType, type LegacyType };
 
 /** Every schema this module declares, for the validator generator. */
-export const LEGACY_SCHEMAS: readonly TSchema[] = [LegacyFrameSchema, ...Object.values(LEGACY_PAYLOAD_SCHEMAS)];
+export const LEGACY_SCHEMAS: readonly TSchema[] = /* @__PURE__ */ declared(() => [LegacyFrameSchema, ...Object.values(LEGACY_PAYLOAD_SCHEMAS)]);

@@ -1,19 +1,17 @@
 /** The generated validators of the legacy shapes, looked up once by schema `$id`. */
-import type { TSchema } from "@sinclair/typebox";
 import { validators } from "../generated/legacy.js";
 import type { CompiledValidator } from "../validation.js";
-import { LEGACY_PAYLOAD_SCHEMAS, LegacyFrameSchema, type LegacyType } from "./schemas.js";
+import { LEGACY_FRAME_SCHEMA_ID, LEGACY_TYPES, legacyPayloadSchemaId, type LegacyType } from "./terms.js";
 
-function validatorFor(schema: TSchema): CompiledValidator {
-  const id = schema.$id;
-  const v = id === undefined ? undefined : validators[id];
+function validatorFor(id: string): CompiledValidator {
+  const v = validators[id];
   // A missing validator is a build mistake, found at module load, never at decode time.
-  if (v === undefined) throw new Error(`no generated validator for ${String(id)}: run npm run gen`);
+  if (v === undefined) throw new Error(`no generated validator for ${id}: run npm run gen`);
   return v;
 }
 
-export const validateLegacyFrame: CompiledValidator = validatorFor(LegacyFrameSchema);
+export const validateLegacyFrame: CompiledValidator = validatorFor(LEGACY_FRAME_SCHEMA_ID);
 
 export const legacyPayloadValidators: Readonly<Record<LegacyType, CompiledValidator>> = Object.fromEntries(
-  Object.entries(LEGACY_PAYLOAD_SCHEMAS).map(([type, schema]) => [type, validatorFor(schema)]),
+  LEGACY_TYPES.map((type) => [type, validatorFor(legacyPayloadSchemaId(type))]),
 ) as Record<LegacyType, CompiledValidator>;

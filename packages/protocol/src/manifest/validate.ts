@@ -17,8 +17,8 @@ import { checkWith } from "../validation.js";
 import { isCapabilityName } from "./capabilities.js";
 import { isRuntimeSdkFeature, isSupportedApiVersion, RUNTIME_SDK_API_VERSIONS } from "./features.js";
 import { checkAppCode } from "./app-code-rules.js";
+import { schemaId } from "../schema-id.js";
 import {
-  AppManifestSchema,
   MANIFEST_FORMAT,
   type AppManifest,
   type Entrypoint,
@@ -26,7 +26,9 @@ import {
 } from "./schemas.js";
 import { checkEmbeddedSchema, checkToolRules, notGenerated, under, type Refusal } from "./validate-tool.js";
 
-const validateManifestShape = AppManifestSchema.$id === undefined ? undefined : validators[AppManifestSchema.$id];
+/** The id of the manifest's schema (`AppManifestSchema`), under which its generated validator is found. */
+export const APP_MANIFEST_SCHEMA_ID = schemaId("app-manifest.v1");
+const validateManifestShape = validators[APP_MANIFEST_SCHEMA_ID];
 
 function checkScope(manifest: AppManifest, kind: ManifestKind): Refusal | undefined {
   const scope = manifest.app_scope;

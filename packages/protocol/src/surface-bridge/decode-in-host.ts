@@ -7,7 +7,7 @@
 import { fail, type Result } from "../errors.js";
 import { eventsByDirection, frameValidators, methodsByDirection } from "../generated/surface-bridge-app.js";
 import { validators } from "../generated/surface-bridge-host.js";
-import { schemaId } from "../schema-kit.js";
+import { schemaId } from "../schema-id.js";
 import type { CompiledValidator } from "../validation.js";
 import { checkBridgeMessage, eventsOf, type BridgeChecks, type BridgeMethodCheck } from "./check.js";
 import type { BridgeExpectation, BridgeMessage } from "./decode.js";

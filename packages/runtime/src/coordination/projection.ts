@@ -4,7 +4,7 @@
  * and evidence facts). Envelopes keep their type and payload; turn and action events get `lineup.turn.*`
  * and `lineup.action.*` types so chat needs no knowledge of the App Server protocol.
  */
-import { ENVELOPE_TYPES, isEnvelopeType, taskOptionsOf, type Action, type JsonValue, type RuntimeEnvelope, type SessionEvent, type Turn } from "@lineup/protocol";
+import { ENVELOPE_TYPE_TERMS, isEnvelopeType, taskOptionsOf, type Action, type JsonValue, type RuntimeEnvelope, type SessionEvent, type Turn } from "@lineup/protocol";
 
 type TurnData = { turn_id: string; [key: string]: JsonValue };
 
@@ -95,7 +95,7 @@ export function projectEnvelope(envelope: RuntimeEnvelope): MessageDraft {
   const type = envelope.type;
   return {
     type,
-    delivery: isEnvelopeType(type) ? ENVELOPE_TYPES[type].delivery : "explicit_ack",
+    delivery: isEnvelopeType(type) ? ENVELOPE_TYPE_TERMS[type].delivery : "explicit_ack",
     sender: envelope.sender,
     payload: envelope.payload,
     envelope,
