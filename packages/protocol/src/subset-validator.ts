@@ -65,9 +65,10 @@ function compile(s: SubsetSchema): Check {
       if (maximum !== undefined && d > maximum) return error("maximum", { comparison: "<=", limit: maximum });
       if (minimum !== undefined && d < minimum) return error("minimum", { comparison: ">=", limit: minimum });
     } else if (typeof d === "string") {
-      // The UTF-16 length bounds the count from above: most strings are settled without counting.
+      // The UTF-16 length bounds the count from above and half of it from below: most strings are settled
+      // without counting (counting builds an array of the string's characters).
       if (maxLength !== undefined && d.length > maxLength && codePoints(d) > maxLength) return error("maxLength", { limit: maxLength });
-      if (minLength !== undefined && (d.length < minLength || codePoints(d) < minLength)) return error("minLength", { limit: minLength });
+      if (minLength !== undefined && d.length < 2 * minLength && (d.length < minLength || codePoints(d) < minLength)) return error("minLength", { limit: minLength });
       if (pattern !== undefined && !pattern.test(d)) return error("pattern", { pattern: s.pattern });
     } else if (isRecord(d)) {
       for (const key of required) if (d[key] === undefined) return error("required", { missingProperty: key });

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import Ajv2020Module from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ALL_SCHEMAS, BRIDGE_APP_SIDE_SCHEMA_IDS, validators, type SchemaErrorObject } from "@lineup/protocol";
+import { subsetValidator } from "../src/subset-validator.js";
 import { toJsonSchema } from "../scripts/generate-lib.js";
 import { subsetSchema } from "../scripts/generate-subset.js";
 
@@ -102,6 +103,17 @@ describe("the app side's bridge validators (subset validator)", () => {
     expect(failures).toBeGreaterThan(100);
     expect(failures).toBeLessThan(2_900);
   }, 60_000);
+
+  it("counts string lengths in code points, as Ajv does, around each bound", () => {
+    const bounded = { type: "string", minLength: 2, maxLength: 3 } as const;
+    const subset = subsetValidator(bounded);
+    const reference = ajv.compile(bounded);
+    // A surrogate pair is one code point: a string's UTF-16 length can be twice its length in code points.
+    for (const value of ["a", "ab", "abc", "abcd", "\u{1F600}", "\u{1F600}\u{1F600}", "a\u{1F600}", "\u{1F600}\u{1F600}\u{1F600}", "\u{1F600}\u{1F600}\u{1F600}\u{1F600}", "\u{1F600}ab"]) {
+      expect([value, subset(value)]).toEqual([value, reference(value)]);
+      if (!reference(value)) expect(firstError(subset.errors)).toEqual(firstError(reference.errors as SchemaErrorObject[]));
+    }
+  });
 
   it("refuses, at generation, a schema with a keyword the subset does not check", () => {
     expect(() => subsetSchema({ type: "object", properties: { a: { oneOf: [{ type: "string" }] } } }, "urn:x")).toThrow(/urn:x\/properties\/a: oneOf/);
