@@ -28,73 +28,73 @@ const Text = (maxLength: number) => Type.String({ maxLength });
 const AppScopeSchema = () => Type.Unsafe<string>(BrandedAppScopeSchema());
 
 /** A tool the agent may use for the task; `app_scope` absent means the asking app's own. */
-export const RequestedToolSchema = /* @__PURE__ */ Closed({ app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()), method: /* @__PURE__ */ MethodSchema() });
+export const RequestedToolSchema = /* @__PURE__ */ declared(() => Closed({ app_scope: Type.Optional(AppScopeSchema()), method: MethodSchema() }));
 export type RequestedTool = Static<typeof RequestedToolSchema>;
 
 /** An artifact the app names: only its id; the Runtime resolves it (and refuses one the app may not see). */
-export const ArtifactIdRefSchema = /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema() });
+export const ArtifactIdRefSchema = /* @__PURE__ */ declared(() => Closed({ artifact_id: OpaqueIdSchema() }));
 
 export const TaskInputSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
-      text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(AGENT_TASK_LIMITS.text)),
-      attachments: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ArtifactIdRefSchema, { maxItems: AGENT_TASK_LIMITS.refs })),
+      text: Type.Optional(Text(AGENT_TASK_LIMITS.text)),
+      attachments: Type.Optional(Type.Array(ArtifactIdRefSchema, { maxItems: AGENT_TASK_LIMITS.refs })),
     },
-    { $id: /* @__PURE__ */ schemaId("agent-task.input"), title: "An agent task's input: text and attachments" },
+    { $id: schemaId("agent-task.input"), title: "An agent task's input: text and attachments" },
   ),
 );
 export type AgentTaskInput = Static<typeof TaskInputSchema>;
 
 export const AgentTaskRequestSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
-      entry: /* @__PURE__ */ EntryKeySchema(),
+      entry: EntryKeySchema(),
       /** Same key and same request: the same task; same key, other request: `idempotency_conflict`. */
-      idempotency_key: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
+      idempotency_key: Type.Optional(OpaqueIdSchema()),
       /** What the chat's card says the app asked ("Whiteboard asked the agent: …"). */
-      title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 })),
+      title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       input: TaskInputSchema,
-      context: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-      business_object_ref: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ type: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 256 }) })),
-      requested_tools: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(RequestedToolSchema, { maxItems: AGENT_TASK_LIMITS.tools })),
-      knowledge: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ArtifactIdRefSchema, { maxItems: AGENT_TASK_LIMITS.refs })),
-      output_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-      queue: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(["enqueue", "interrupt"] as const)),
+      context: Type.Optional(JsonObjectSchema()),
+      business_object_ref: Type.Optional(Closed({ type: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 256 }) })),
+      requested_tools: Type.Optional(Type.Array(RequestedToolSchema, { maxItems: AGENT_TASK_LIMITS.tools })),
+      knowledge: Type.Optional(Type.Array(ArtifactIdRefSchema, { maxItems: AGENT_TASK_LIMITS.refs })),
+      output_schema: Type.Optional(JsonObjectSchema()),
+      queue: Type.Optional(StringEnum(["enqueue", "interrupt"] as const)),
     },
-    { $id: /* @__PURE__ */ schemaId("agent-task.request"), title: "An app's agent task request (sdk.agent.startTask)" },
+    { $id: schemaId("agent-task.request"), title: "An app's agent task request (sdk.agent.startTask)" },
   ),
 );
 export type AgentTaskRequest = Static<typeof AgentTaskRequestSchema>;
 
 /** Who made a thing an app produced: the app, its version and its bundle's digest (absent for a core app). */
-export const ProvenanceSchema = /* @__PURE__ */ Closed(
+export const ProvenanceSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    app_scope: /* @__PURE__ */ AppScopeSchema(),
-    app_version: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }),
-    bundle_digest: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ pattern: "^sha256:[0-9a-f]{64}$" })),
+    app_scope: AppScopeSchema(),
+    app_version: Type.String({ minLength: 1, maxLength: 64 }),
+    bundle_digest: Type.Optional(Type.String({ pattern: "^sha256:[0-9a-f]{64}$" })),
   },
-  { $id: /* @__PURE__ */ schemaId("agent-task.provenance"), title: "Package provenance" },
-);
+  { $id: schemaId("agent-task.provenance"), title: "Package provenance" },
+));
 export type Provenance = Static<typeof ProvenanceSchema>;
 
 /** `options.lineup_task` of a task's `agentSession/turn/start`: what the agent is told about the task. */
 export const TaskTurnOptionsSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
-      task_id: /* @__PURE__ */ OpaqueIdSchema(),
-      attempt: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 1000 }),
-      entry: /* @__PURE__ */ EntryKeySchema(),
-      title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 })),
+      task_id: OpaqueIdSchema(),
+      attempt: Type.Integer({ minimum: 1, maximum: 1000 }),
+      entry: EntryKeySchema(),
+      title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       provenance: ProvenanceSchema,
-      instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-      context: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-      business_object_ref: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ type: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 256 }) })),
+      instance_id: Type.Optional(OpaqueIdSchema()),
+      context: Type.Optional(JsonObjectSchema()),
+      business_object_ref: Type.Optional(Closed({ type: Type.String({ minLength: 1, maxLength: 64 }), id: Type.String({ minLength: 1, maxLength: 256 }) })),
       /** The only tools the agent may call while working on the task; empty: none. */
-      requested_tools: /* @__PURE__ */ Type.Array(/* @__PURE__ */ Closed({ app_scope: /* @__PURE__ */ AppScopeSchema(), method: /* @__PURE__ */ MethodSchema() }), { maxItems: AGENT_TASK_LIMITS.tools }),
-      knowledge: /* @__PURE__ */ Type.Array(ArtifactRefSchema, { maxItems: AGENT_TASK_LIMITS.refs }),
-      trace_id: /* @__PURE__ */ OpaqueIdSchema(),
+      requested_tools: Type.Array(Closed({ app_scope: AppScopeSchema(), method: MethodSchema() }), { maxItems: AGENT_TASK_LIMITS.tools }),
+      knowledge: Type.Array(ArtifactRefSchema, { maxItems: AGENT_TASK_LIMITS.refs }),
+      trace_id: OpaqueIdSchema(),
     },
-    { $id: /* @__PURE__ */ schemaId("agent-task.turn-options"), title: "options.lineup_task of a task's turn" },
+    { $id: schemaId("agent-task.turn-options"), title: "options.lineup_task of a task's turn" },
   ),
 );
 export type TaskTurnOptions = Static<typeof TaskTurnOptionsSchema>;
@@ -169,60 +169,60 @@ export type AgentTaskControl =
   | { readonly op: "reject"; readonly reason?: string };
 
 export const AgentTaskControlSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Type.Union(
+  Type.Union(
     [
-      /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("cancel"), reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(AGENT_TASK_LIMITS.reason)) }),
-      /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("retry") }),
-      /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("resubmit"), input: TaskInputSchema }),
-      /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("accept") }),
-      /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("reject"), reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(AGENT_TASK_LIMITS.reason)) }),
+      Closed({ op: Type.Literal("cancel"), reason: Type.Optional(Text(AGENT_TASK_LIMITS.reason)) }),
+      Closed({ op: Type.Literal("retry") }),
+      Closed({ op: Type.Literal("resubmit"), input: TaskInputSchema }),
+      Closed({ op: Type.Literal("accept") }),
+      Closed({ op: Type.Literal("reject"), reason: Type.Optional(Text(AGENT_TASK_LIMITS.reason)) }),
     ],
-    { $id: /* @__PURE__ */ schemaId("agent-task.control"), title: "An app's control of its task" },
+    { $id: schemaId("agent-task.control"), title: "An app's control of its task" },
   ),
 );
 
 /** A task record on the wire (the Surface Bridge): the fields of `AgentTask`, checked at the edge. */
 export const AgentTaskSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
-      task_id: /* @__PURE__ */ OpaqueIdSchema(),
-      app_scope: /* @__PURE__ */ AppScopeSchema(),
-      instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-      conversation_id: /* @__PURE__ */ OpaqueIdSchema(),
-      entry: /* @__PURE__ */ EntryKeySchema(),
-      title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 })),
-      idempotency_key: /* @__PURE__ */ OpaqueIdSchema(),
-      request_hash: /* @__PURE__ */ Type.String({ pattern: "^[0-9a-f]{64}$" }),
+      task_id: OpaqueIdSchema(),
+      app_scope: AppScopeSchema(),
+      instance_id: Type.Optional(OpaqueIdSchema()),
+      conversation_id: OpaqueIdSchema(),
+      entry: EntryKeySchema(),
+      title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      idempotency_key: OpaqueIdSchema(),
+      request_hash: Type.String({ pattern: "^[0-9a-f]{64}$" }),
       /** The request as the app made it (checked when the task started; not checked again on the way back). */
-      request: /* @__PURE__ */ Type.Unsafe<AgentTaskRequest>(/* @__PURE__ */ JsonObjectSchema()),
-      status: /* @__PURE__ */ StringEnum(AGENT_TASK_STATUSES),
-      attempt: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 1000 }),
-      turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-      trace_id: /* @__PURE__ */ OpaqueIdSchema(),
-      created_at: /* @__PURE__ */ Type.String({ maxLength: 40 }),
-      updated_at: /* @__PURE__ */ Type.String({ maxLength: 40 }),
-      event_count: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-      result: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ output: /* @__PURE__ */ JsonValueSchema(), text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)) })),
-      error: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ code: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), message: /* @__PURE__ */ Text(2_000) })),
-      decision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ decision: /* @__PURE__ */ StringEnum(["accepted", "rejected"] as const), reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(AGENT_TASK_LIMITS.reason)), at: /* @__PURE__ */ Type.String({ maxLength: 40 }) })),
+      request: Type.Unsafe<AgentTaskRequest>(JsonObjectSchema()),
+      status: StringEnum(AGENT_TASK_STATUSES),
+      attempt: Type.Integer({ minimum: 1, maximum: 1000 }),
+      turn_id: OpaqueIdSchema(),
+      trace_id: OpaqueIdSchema(),
+      created_at: Type.String({ maxLength: 40 }),
+      updated_at: Type.String({ maxLength: 40 }),
+      event_count: Type.Integer({ minimum: 0 }),
+      result: Type.Optional(Closed({ output: JsonValueSchema(), text: Type.Optional(Text(65_536)) })),
+      error: Type.Optional(Closed({ code: Type.String({ minLength: 1, maxLength: 64 }), message: Text(2_000) })),
+      decision: Type.Optional(Closed({ decision: StringEnum(["accepted", "rejected"] as const), reason: Type.Optional(Text(AGENT_TASK_LIMITS.reason)), at: Type.String({ maxLength: 40 }) })),
     },
-    { $id: /* @__PURE__ */ schemaId("agent-task.task"), title: "An agent task as apps see it" },
+    { $id: schemaId("agent-task.task"), title: "An agent task as apps see it" },
   ),
 );
 
 export const AGENT_TASK_EVENT_KINDS = ["status", "progress", "text", "tool_call", "tool_result", "blocked", "knowledge", "artifact", "action", "result", "error", "decision"] as const;
 
 /** A task event on the wire: its frame is checked; the members of each kind are as `AgentTaskEventBody` says. */
-export const AgentTaskEventSchema = /* @__PURE__ */ Type.Object(
+export const AgentTaskEventSchema = /* @__PURE__ */ declared(() => Type.Object(
   {
-    task_id: /* @__PURE__ */ OpaqueIdSchema(),
-    index: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
-    attempt: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 1000 }),
-    at: /* @__PURE__ */ Type.String({ maxLength: 40 }),
-    kind: /* @__PURE__ */ StringEnum(AGENT_TASK_EVENT_KINDS),
+    task_id: OpaqueIdSchema(),
+    index: Type.Integer({ minimum: 1 }),
+    attempt: Type.Integer({ minimum: 1, maximum: 1000 }),
+    at: Type.String({ maxLength: 40 }),
+    kind: StringEnum(AGENT_TASK_EVENT_KINDS),
   },
-  { $id: /* @__PURE__ */ schemaId("agent-task.event"), title: "An agent task's event" },
-);
+  { $id: schemaId("agent-task.event"), title: "An agent task's event" },
+));
 
 
 /** The `options` key of a task's turn. */

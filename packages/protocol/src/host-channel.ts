@@ -26,7 +26,7 @@ export const HOST_CHANNEL_MAX_FILE_BYTES = 16 * 1_048_576;
  * The largest message either side accepts, in UTF-8 bytes: room for the largest file `file.save` carries, in
  * base64 (4 characters for 3 bytes), and its envelope — more than the clipboard's largest text (1 Mi characters, escaped).
  */
-export const HOST_CHANNEL_MAX_BYTES = /* @__PURE__ */ Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4 + 64 * 1024;
+export const HOST_CHANNEL_MAX_BYTES = /* @__PURE__ */ declared(() => Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4 + 64 * 1024);
 
 const Empty = () => Closed({});
 /** The native window as a person sees it: shown, hidden (unmapped, or hidden by the program), or minimized. */
@@ -40,27 +40,27 @@ export type HostChannelMethod = (typeof HOST_CHANNEL_METHODS)[number];
 const METHODS = /* @__PURE__ */ declared(() => ({
   /** What this host is: the page reads it to know what the desktop offers (notifications, where the token rests) and sends it nowhere else. */
   "host.info": {
-    params: /* @__PURE__ */ Empty(),
-    result: /* @__PURE__ */ Closed({
-      host: /* @__PURE__ */ StringEnum(["desktop"] as const),
-      platform: /* @__PURE__ */ Type.String({ maxLength: 64 }),
-      toolkit: /* @__PURE__ */ Type.String({ maxLength: 128, description: "The GUI toolkit and webview, with versions." }),
-      data_dir: /* @__PURE__ */ Type.String({ maxLength: 4096 }),
-      notifications: /* @__PURE__ */ Type.Boolean({ description: "Whether the desktop has a notification service: without one, notification.show is unsupported here." }),
-      token_storage: /* @__PURE__ */ StringEnum(["keyring", "file", "none"] as const, { description: "Where the device token rests: the desktop's keyring, the config file readable by this user alone (no keyring runs), or nowhere (no token)." }),
-      window_state: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WindowShown({ description: "The native window now, as the window.state push later says it." })),
+    params: Empty(),
+    result: Closed({
+      host: StringEnum(["desktop"] as const),
+      platform: Type.String({ maxLength: 64 }),
+      toolkit: Type.String({ maxLength: 128, description: "The GUI toolkit and webview, with versions." }),
+      data_dir: Type.String({ maxLength: 4096 }),
+      notifications: Type.Boolean({ description: "Whether the desktop has a notification service: without one, notification.show is unsupported here." }),
+      token_storage: StringEnum(["keyring", "file", "none"] as const, { description: "Where the device token rests: the desktop's keyring, the config file readable by this user alone (no keyring runs), or nowhere (no token)." }),
+      window_state: Type.Optional(WindowShown({ description: "The native window now, as the window.state push later says it." })),
     }),
   },
   /** The native window's title (the page's own title, as a person reads it in the task bar). */
-  "window.set_title": { params: /* @__PURE__ */ Closed({ title: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 }) }), result: /* @__PURE__ */ Empty() },
+  "window.set_title": { params: Closed({ title: Type.String({ minLength: 1, maxLength: 200 }) }), result: Empty() },
   /** Brings the window to the front (a notification's click, a deep link): GTK's present. */
-  "window.present": { params: /* @__PURE__ */ Empty(), result: /* @__PURE__ */ Empty() },
-  "window.minimize": { params: /* @__PURE__ */ Empty(), result: /* @__PURE__ */ Empty() },
+  "window.present": { params: Empty(), result: Empty() },
+  "window.minimize": { params: Empty(), result: Empty() },
   /**
    * Puts text on the person's clipboard: the Capability Gateway's `clipboard.write`, carried out natively (a
    * webview's own clipboard API wants a gesture in the page, and an app's click is in its frame).
    */
-  "clipboard.write_text": { params: /* @__PURE__ */ Closed({ text: /* @__PURE__ */ Type.String({ maxLength: 1_048_576 }) }), result: /* @__PURE__ */ Empty() },
+  "clipboard.write_text": { params: Closed({ text: Type.String({ maxLength: 1_048_576 }) }), result: Empty() },
   /**
    * Opens the desktop's own file chooser: the Capability Gateway's `file.pick`, carried out natively (a webview
    * opens its file input only from a click in the page itself, and an app's click is in its frame). `accept` holds
@@ -68,17 +68,17 @@ const METHODS = /* @__PURE__ */ declared(() => ({
    * without choosing, or when what they chose is over `max_bytes` together (then `over_limit`: nothing is read past it).
    */
   "file.pick": {
-    params: /* @__PURE__ */ Closed({
-      multiple: /* @__PURE__ */ Type.Boolean(),
-      accept: /* @__PURE__ */ Type.Array(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 127 }), { maxItems: 32 }),
-      max_bytes: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: HOST_CHANNEL_MAX_FILE_BYTES }),
+    params: Closed({
+      multiple: Type.Boolean(),
+      accept: Type.Array(Type.String({ minLength: 1, maxLength: 127 }), { maxItems: 32 }),
+      max_bytes: Type.Integer({ minimum: 1, maximum: HOST_CHANNEL_MAX_FILE_BYTES }),
     }),
-    result: /* @__PURE__ */ Closed({
-      files: /* @__PURE__ */ Type.Array(
-        /* @__PURE__ */ Closed({ name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }), mime_type: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }), data: /* @__PURE__ */ Type.String({ maxLength: /* @__PURE__ */ Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }) }),
+    result: Closed({
+      files: Type.Array(
+        Closed({ name: Type.String({ minLength: 1, maxLength: 255 }), mime_type: Type.String({ minLength: 1, maxLength: 255 }), data: Type.String({ maxLength: Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }) }),
         { maxItems: 64 },
       ),
-      over_limit: /* @__PURE__ */ Type.Boolean(),
+      over_limit: Type.Boolean(),
     }),
   },
   /**
@@ -86,12 +86,12 @@ const METHODS = /* @__PURE__ */ declared(() => ({
    * carried out natively. `saved: false` when the person closed the dialog without choosing.
    */
   "file.save": {
-    params: /* @__PURE__ */ Closed({
-      name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }),
-      mime_type: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }),
-      data: /* @__PURE__ */ Type.String({ maxLength: /* @__PURE__ */ Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }),
+    params: Closed({
+      name: Type.String({ minLength: 1, maxLength: 255 }),
+      mime_type: Type.String({ minLength: 1, maxLength: 255 }),
+      data: Type.String({ maxLength: Math.ceil(HOST_CHANNEL_MAX_FILE_BYTES / 3) * 4, description: "The file's bytes, base64." }),
     }),
-    result: /* @__PURE__ */ Closed({ saved: /* @__PURE__ */ Type.Boolean() }),
+    result: Closed({ saved: Type.Boolean() }),
   },
 }) as const satisfies Record<HostChannelMethod, { readonly params: TSchema; readonly result: TSchema }>);
 
@@ -100,30 +100,30 @@ export type HostChannelResult<M extends HostChannelMethod> = Static<(typeof METH
 
 const METHOD_NAMES: ReadonlySet<string> = new Set(HOST_CHANNEL_METHODS);
 const isMethod = (name: string): name is HostChannelMethod => METHOD_NAMES.has(name);
-const REQUEST_ID = /* @__PURE__ */ schemaId("host-channel.request.v1");
-const RESPONSE_ID = /* @__PURE__ */ schemaId("host-channel.response.v1");
-const PUSH_ID = /* @__PURE__ */ schemaId("host-channel.push.v1");
+const REQUEST_ID = /* @__PURE__ */ declared(() => schemaId("host-channel.request.v1"));
+const RESPONSE_ID = /* @__PURE__ */ declared(() => schemaId("host-channel.response.v1"));
+const PUSH_ID = /* @__PURE__ */ declared(() => schemaId("host-channel.push.v1"));
 const paramsId = (method: string) => schemaId(`host-channel.method.${method}.params`);
 const resultId = (method: string) => schemaId(`host-channel.method.${method}.result`);
 
 const Head = /* @__PURE__ */ declared(() => ({
-  channel: /* @__PURE__ */ Type.Literal(HOST_CHANNEL),
-  v: /* @__PURE__ */ Type.Literal(HOST_CHANNEL_VERSION),
-  id: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  channel: Type.Literal(HOST_CHANNEL),
+  v: Type.Literal(HOST_CHANNEL_VERSION),
+  id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
 }));
 export const HostChannelRequestSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
-    { ...Head, method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), params: /* @__PURE__ */ Type.Object({}) },
+  Closed(
+    { ...Head, method: Type.String({ minLength: 1, maxLength: 64 }), params: Type.Object({}) },
     { $id: REQUEST_ID, title: "Native host channel v1 request" },
   ),
 );
 // An answer's id is 0 when it refuses a request too broken to have one.
-const AnswerHead = /* @__PURE__ */ declared(() => ({ ...Head, id: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }));
+const AnswerHead = /* @__PURE__ */ declared(() => ({ ...Head, id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }));
 export const HostChannelResponseSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Type.Union(
+  Type.Union(
     [
-      /* @__PURE__ */ Closed({ ...AnswerHead, result: /* @__PURE__ */ Type.Object({}) }),
-      /* @__PURE__ */ Closed({ ...AnswerHead, error: /* @__PURE__ */ Closed({ code: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), message: /* @__PURE__ */ Type.String({ maxLength: 2000 }) }) }),
+      Closed({ ...AnswerHead, result: Type.Object({}) }),
+      Closed({ ...AnswerHead, error: Closed({ code: Type.String({ minLength: 1, maxLength: 64 }), message: Type.String({ maxLength: 2000 }) }) }),
     ],
     { $id: RESPONSE_ID, title: "Native host channel v1 response" },
   ),
@@ -138,24 +138,24 @@ const PUSH_NAMES = ["window.state", "host.notifications"] as const;
 export type HostChannelPushName = (typeof PUSH_NAMES)[number];
 const PUSH_NAME_SET: ReadonlySet<string> = new Set(PUSH_NAMES);
 
-const PUSHES = {
+const PUSHES = /* @__PURE__ */ declared(() => ({
   /**
    * The native window as a person sees it: `shown`, `hidden` (unmapped, or hidden by the program) or `minimized`
    * (the toplevel's state). Sent when it changes; the page tells the Runtime window_hidden or window_shown.
    */
-  "window.state": { params: /* @__PURE__ */ Closed({ state: /* @__PURE__ */ WindowShown() }) },
+  "window.state": { params: Closed({ state: WindowShown() }) },
   /** The desktop's notification service came or went (`host.info`'s `notifications` is no longer true). */
-  "host.notifications": { params: /* @__PURE__ */ Closed({ available: /* @__PURE__ */ Type.Boolean() }) },
-} as const satisfies Record<HostChannelPushName, { readonly params: TSchema }>;
+  "host.notifications": { params: Closed({ available: Type.Boolean() }) },
+} as const satisfies Record<HostChannelPushName, { readonly params: TSchema }>));
 
 export type HostChannelPushParams<P extends HostChannelPushName> = Static<(typeof PUSHES)[P]["params"]>;
 export type HostChannelPush = { [P in HostChannelPushName]: { readonly push: P; readonly params: HostChannelPushParams<P> } }[HostChannelPushName];
 
 const pushId = (push: string) => schemaId(`host-channel.push.${push}.params`);
-export const HostChannelPushSchema = /* @__PURE__ */ Closed(
-  { channel: /* @__PURE__ */ Type.Literal(HOST_CHANNEL), v: /* @__PURE__ */ Type.Literal(HOST_CHANNEL_VERSION), push: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), params: /* @__PURE__ */ Type.Object({}) },
+export const HostChannelPushSchema = /* @__PURE__ */ declared(() => Closed(
+  { channel: Type.Literal(HOST_CHANNEL), v: Type.Literal(HOST_CHANNEL_VERSION), push: Type.String({ minLength: 1, maxLength: 64 }), params: Type.Object({}) },
   { $id: PUSH_ID, title: "Native host channel v1 push" },
-);
+));
 
 export const HOST_CHANNEL_SCHEMAS: readonly TSchema[] = /* @__PURE__ */ declared(() => [
   HostChannelRequestSchema,

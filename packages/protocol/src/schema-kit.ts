@@ -5,9 +5,9 @@
  * `eval` at run time.
  *
  * Schemas are for the generator and for types: run-time code reads schema ids and terms as plain values (the
- * `terms.ts` modules), and every call that builds a schema at module load is marked `@__PURE__`, so Vite and esbuild
- * drop the declarations and TypeBox from what a page, an app or the Runtime loads (protocol's run-time-bundle test,
- * host-web's build-and-serve test).
+ * `terms.ts` modules), and each schema declared at module load is built in one `declared(() => …)` call marked
+ * `@__PURE__`, so Vite and esbuild drop the declarations and TypeBox from what a page, an app or the Runtime loads
+ * (protocol's run-time-bundle test, host-web's build-and-serve test).
  */
 import { Type, type TSchema, type TUnsafe, type SchemaOptions } from "@sinclair/typebox";
 import {
@@ -57,8 +57,11 @@ export const Closed = <T extends Parameters<typeof Type.Object>[0]>(properties: 
   Type.Object(properties, { ...options, additionalProperties: false });
 
 /**
- * A value computed from schemas at load (a generator's list of schemas, a set of schema ids), in a call marked
- * `@__PURE__` as every schema-building call at load is, so the bundlers drop it when nothing at run time reads it.
+ * A schema, or a value computed from schemas (a registry, a list of ids), declared at module load: written
+ * `export const X = declared(() => …)` with a `@__PURE__` mark before `declared`, one mark per declaration, so a
+ * bundle that reads nothing of it drops the whole thunk (the calls inside it never run) and, when no declaration is
+ * read, TypeBox with it.
+ * esbuild honours a mark only at the call site, not on an imported function, hence the mark at each declaration.
  */
 export const declared = <T>(build: () => T): T => build();
 

@@ -46,7 +46,7 @@ const BOTH: readonly AppServerRole[] = ["device", "agent"];
 const DEVICE: readonly AppServerRole[] = ["device"];
 const AGENT: readonly AppServerRole[] = ["agent"];
 /** What `catalog/publish` refuses a bundle with: the verifier's codes (docs/bundle.md §5), in its order. */
-const BUNDLE_ERRORS = /* @__PURE__ */ (/* @__PURE__ */ Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle");
+const BUNDLE_ERRORS = /* @__PURE__ */ declared(() => (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => ERROR_CODES[code].area === "bundle"));
 
 
 export const APP_SERVER_METHODS = {

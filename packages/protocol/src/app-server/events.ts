@@ -38,86 +38,86 @@ import {
 const eventData = <T extends Parameters<typeof Closed>[0]>(kind: string, properties: T) =>
   Closed(properties, { $id: sessionEventDataSchemaId(kind), title: `${kind} event data` });
 
-export const SessionStartedDataSchema = /* @__PURE__ */ eventData("session.started", {
-  session: /* @__PURE__ */ RecordRef<Session>("app-server.session"),
-});
+export const SessionStartedDataSchema = /* @__PURE__ */ declared(() => eventData("session.started", {
+  session: RecordRef<Session>("app-server.session"),
+}));
 
-export const TurnStartedDataSchema = /* @__PURE__ */ eventData("turn.started", {
+export const TurnStartedDataSchema = /* @__PURE__ */ declared(() => eventData("turn.started", {
   /** The turn as created: `queued` behind an open turn, or `running`. */
-  turn: /* @__PURE__ */ RecordRef<Turn>("app-server.turn"),
-});
+  turn: RecordRef<Turn>("app-server.turn"),
+}));
 
-export const TurnActivatedDataSchema = /* @__PURE__ */ eventData("turn.activated", {
+export const TurnActivatedDataSchema = /* @__PURE__ */ declared(() => eventData("turn.activated", {
   /** A queued turn became the running turn (the one before it ended). */
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-});
+  turn_id: OpaqueIdSchema(),
+}));
 
-export const TurnUpdatedDataSchema = /* @__PURE__ */ eventData("turn.updated", {
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-  status: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(AGENT_STATUSES)),
-  label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 200 })),
+export const TurnUpdatedDataSchema = /* @__PURE__ */ declared(() => eventData("turn.updated", {
+  turn_id: OpaqueIdSchema(),
+  status: Type.Optional(StringEnum(AGENT_STATUSES)),
+  label: Type.Optional(Type.String({ maxLength: 200 })),
   /** Streamed text to append to the turn's answer. */
-  text_delta: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 65_536 })),
-  progress: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 1 })),
-  data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-});
+  text_delta: Type.Optional(Type.String({ maxLength: 65_536 })),
+  progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  data: Type.Optional(JsonValueSchema()),
+}));
 
-export const TurnCompletedDataSchema = /* @__PURE__ */ eventData("turn.completed", {
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-  output: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-  text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 65_536 })),
-});
+export const TurnCompletedDataSchema = /* @__PURE__ */ declared(() => eventData("turn.completed", {
+  turn_id: OpaqueIdSchema(),
+  output: Type.Optional(JsonValueSchema()),
+  text: Type.Optional(Type.String({ maxLength: 65_536 })),
+}));
 
-export const TurnFailedDataSchema = /* @__PURE__ */ eventData("turn.failed", {
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
+export const TurnFailedDataSchema = /* @__PURE__ */ declared(() => eventData("turn.failed", {
+  turn_id: OpaqueIdSchema(),
   error: ErrorInfoSchema,
-});
+}));
 
-export const TurnCancelledDataSchema = /* @__PURE__ */ eventData("turn.cancelled", {
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-  reason: /* @__PURE__ */ StringEnum(TURN_CANCEL_REASONS),
+export const TurnCancelledDataSchema = /* @__PURE__ */ declared(() => eventData("turn.cancelled", {
+  turn_id: OpaqueIdSchema(),
+  reason: StringEnum(TURN_CANCEL_REASONS),
   /** For `interrupted`: the turn that replaced it. */
-  by_turn_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  note: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 2_000 })),
-});
+  by_turn_id: Type.Optional(OpaqueIdSchema()),
+  note: Type.Optional(Type.String({ maxLength: 2_000 })),
+}));
 
-export const ActionRequiredDataSchema = /* @__PURE__ */ eventData("action.required", {
-  action: /* @__PURE__ */ RecordRef<Action>("app-server.action"),
-});
+export const ActionRequiredDataSchema = /* @__PURE__ */ declared(() => eventData("action.required", {
+  action: RecordRef<Action>("app-server.action"),
+}));
 
-export const ActionRespondedDataSchema = /* @__PURE__ */ eventData("action.responded", {
-  action_id: /* @__PURE__ */ OpaqueIdSchema(),
-  response: /* @__PURE__ */ RecordRef<ActionResponse>("app-server.action-response"),
-});
+export const ActionRespondedDataSchema = /* @__PURE__ */ declared(() => eventData("action.responded", {
+  action_id: OpaqueIdSchema(),
+  response: RecordRef<ActionResponse>("app-server.action-response"),
+}));
 
-export const EnvelopeDataSchema = /* @__PURE__ */ eventData("envelope", {
+export const EnvelopeDataSchema = /* @__PURE__ */ declared(() => eventData("envelope", {
   /** A RuntimeEnvelope v1 that passed `validateEnvelope`, with `scope.conversation_id` = the session. */
-  envelope: /* @__PURE__ */ RecordRef<RuntimeEnvelope>("runtime-envelope.v1"),
-});
+  envelope: RecordRef<RuntimeEnvelope>("runtime-envelope.v1"),
+}));
 
 export const InventoryPublishedDataSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ eventData("inventory.published", {
-    revision: /* @__PURE__ */ SeqSchema(),
-    tools: /* @__PURE__ */ Type.Array(/* @__PURE__ */ RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+  eventData("inventory.published", {
+    revision: SeqSchema(),
+    tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
     ...InventoryContentsProperties,
   }),
 );
 
-export const ArtifactAddedDataSchema = /* @__PURE__ */ eventData("artifact.added", {
-  artifact: /* @__PURE__ */ ArtifactRefRef(),
+export const ArtifactAddedDataSchema = /* @__PURE__ */ declared(() => eventData("artifact.added", {
+  artifact: ArtifactRefRef(),
   /** The app that produced it, when the device uploaded it with provenance. */
-  provenance: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ProvenanceRef()),
-});
+  provenance: Type.Optional(ProvenanceRef()),
+}));
 
-export const EvidenceExportedDataSchema = /* @__PURE__ */ eventData("evidence.exported", {
-  export_id: /* @__PURE__ */ OpaqueIdSchema(),
+export const EvidenceExportedDataSchema = /* @__PURE__ */ declared(() => eventData("evidence.exported", {
+  export_id: OpaqueIdSchema(),
   /** The pack covers events 1 … through_seq; this event itself is not in it. */
-  through_seq: /* @__PURE__ */ SeqSchema(),
+  through_seq: SeqSchema(),
   /** For a task-scoped export: the task. */
-  task_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  artifact: /* @__PURE__ */ ArtifactRefRef(),
-  pack_digest: /* @__PURE__ */ Sha256HexSchema(),
-});
+  task_id: Type.Optional(OpaqueIdSchema()),
+  artifact: ArtifactRefRef(),
+  pack_digest: Sha256HexSchema(),
+}));
 
 export interface SessionEventKindSpec {
   readonly kind: string;
@@ -129,24 +129,24 @@ export interface SessionEventKindSpec {
 
 const kind = (s: SessionEventKindSpec): SessionEventKindSpec => s;
 
-export const SESSION_EVENT_KINDS = {
-  "session.started": /* @__PURE__ */ kind({ kind: "session.started", description: "The session was bound (always seq 1).", written_by: ["device"], data: SessionStartedDataSchema }),
-  "turn.started": /* @__PURE__ */ kind({ kind: "turn.started", description: "A turn was started, running or queued behind the open turn.", written_by: ["device"], data: TurnStartedDataSchema }),
-  "turn.activated": /* @__PURE__ */ kind({ kind: "turn.activated", description: "A queued turn became the running turn after the one before it ended.", written_by: ["server"], data: TurnActivatedDataSchema }),
-  "turn.updated": /* @__PURE__ */ kind({ kind: "turn.updated", description: "The agent reported status, progress or streamed text of the running turn.", written_by: ["agent"], data: TurnUpdatedDataSchema }),
-  "turn.completed": /* @__PURE__ */ kind({ kind: "turn.completed", description: "The agent completed the turn with its output.", written_by: ["agent"], data: TurnCompletedDataSchema }),
-  "turn.failed": /* @__PURE__ */ kind({ kind: "turn.failed", description: "The agent ended the turn with an error.", written_by: ["agent"], data: TurnFailedDataSchema }),
-  "turn.cancelled": /* @__PURE__ */ kind({ kind: "turn.cancelled", description: "The device cancelled the turn, or an interrupting turn replaced it.", written_by: ["device"], data: TurnCancelledDataSchema }),
-  "action.required": /* @__PURE__ */ kind({ kind: "action.required", description: "The agent asks the user for an approval, a choice or input.", written_by: ["agent"], data: ActionRequiredDataSchema }),
-  "action.responded": /* @__PURE__ */ kind({ kind: "action.responded", description: "The device answered an action.required.", written_by: ["device"], data: ActionRespondedDataSchema }),
-  envelope: /* @__PURE__ */ kind({ kind: "envelope", description: "A RuntimeEnvelope (tool invocation, receipt, progress, result, message, …) carried in the session log.", written_by: ["device", "agent"], data: EnvelopeDataSchema }),
-  "inventory.published": /* @__PURE__ */ kind({ kind: "inventory.published", description: "The device published a new revision of the session's tool inventory.", written_by: ["device"], data: InventoryPublishedDataSchema }),
-  "artifact.added": /* @__PURE__ */ kind({ kind: "artifact.added", description: "An artifact upload completed and its SHA-256 was verified.", written_by: ["device", "agent"], data: ArtifactAddedDataSchema }),
-  "evidence.exported": /* @__PURE__ */ kind({ kind: "evidence.exported", description: "An evidence pack of the session was exported as an artifact.", written_by: ["device", "agent"], data: EvidenceExportedDataSchema }),
-} as const satisfies Record<string, SessionEventKindSpec>;
+export const SESSION_EVENT_KINDS = /* @__PURE__ */ declared(() => ({
+  "session.started": kind({ kind: "session.started", description: "The session was bound (always seq 1).", written_by: ["device"], data: SessionStartedDataSchema }),
+  "turn.started": kind({ kind: "turn.started", description: "A turn was started, running or queued behind the open turn.", written_by: ["device"], data: TurnStartedDataSchema }),
+  "turn.activated": kind({ kind: "turn.activated", description: "A queued turn became the running turn after the one before it ended.", written_by: ["server"], data: TurnActivatedDataSchema }),
+  "turn.updated": kind({ kind: "turn.updated", description: "The agent reported status, progress or streamed text of the running turn.", written_by: ["agent"], data: TurnUpdatedDataSchema }),
+  "turn.completed": kind({ kind: "turn.completed", description: "The agent completed the turn with its output.", written_by: ["agent"], data: TurnCompletedDataSchema }),
+  "turn.failed": kind({ kind: "turn.failed", description: "The agent ended the turn with an error.", written_by: ["agent"], data: TurnFailedDataSchema }),
+  "turn.cancelled": kind({ kind: "turn.cancelled", description: "The device cancelled the turn, or an interrupting turn replaced it.", written_by: ["device"], data: TurnCancelledDataSchema }),
+  "action.required": kind({ kind: "action.required", description: "The agent asks the user for an approval, a choice or input.", written_by: ["agent"], data: ActionRequiredDataSchema }),
+  "action.responded": kind({ kind: "action.responded", description: "The device answered an action.required.", written_by: ["device"], data: ActionRespondedDataSchema }),
+  envelope: kind({ kind: "envelope", description: "A RuntimeEnvelope (tool invocation, receipt, progress, result, message, …) carried in the session log.", written_by: ["device", "agent"], data: EnvelopeDataSchema }),
+  "inventory.published": kind({ kind: "inventory.published", description: "The device published a new revision of the session's tool inventory.", written_by: ["device"], data: InventoryPublishedDataSchema }),
+  "artifact.added": kind({ kind: "artifact.added", description: "An artifact upload completed and its SHA-256 was verified.", written_by: ["device", "agent"], data: ArtifactAddedDataSchema }),
+  "evidence.exported": kind({ kind: "evidence.exported", description: "An evidence pack of the session was exported as an artifact.", written_by: ["device", "agent"], data: EvidenceExportedDataSchema }),
+} as const satisfies Record<string, SessionEventKindSpec>));
 
 export type SessionEventKind = keyof typeof SESSION_EVENT_KINDS;
-export const SESSION_EVENT_KIND_NAMES = /* @__PURE__ */ Object.keys(SESSION_EVENT_KINDS) as [SessionEventKind, ...SessionEventKind[]];
+export const SESSION_EVENT_KIND_NAMES = /* @__PURE__ */ declared(() => Object.keys(SESSION_EVENT_KINDS) as [SessionEventKind, ...SessionEventKind[]]);
 
 export function isSessionEventKind(value: unknown): value is SessionEventKind {
   return typeof value === "string" && Object.prototype.hasOwnProperty.call(SESSION_EVENT_KINDS, value);
@@ -155,17 +155,17 @@ export function isSessionEventKind(value: unknown): value is SessionEventKind {
 /** The data type of each event kind. */
 export type SessionEventData<K extends SessionEventKind> = Static<(typeof SESSION_EVENT_KINDS)[K]["data"]>;
 
-export const SessionEventSchema = /* @__PURE__ */ Closed(
+export const SessionEventSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    session_id: /* @__PURE__ */ SessionIdSchema(),
-    seq: /* @__PURE__ */ SeqSchema(),
-    kind: /* @__PURE__ */ StringEnum(SESSION_EVENT_KIND_NAMES),
-    created_at: /* @__PURE__ */ TimestampSchema(),
+    session_id: SessionIdSchema(),
+    seq: SeqSchema(),
+    kind: StringEnum(SESSION_EVENT_KIND_NAMES),
+    created_at: TimestampSchema(),
     actor: ActorSchema,
-    data: /* @__PURE__ */ JsonObjectSchema(),
+    data: JsonObjectSchema(),
   },
   { $id: SESSION_EVENT_SCHEMA_ID, title: "A session event (the params of the agentSession/event notification)" },
-);
+));
 
 /** A session event; `K` narrows `data` once the kind is known. */
 export type SessionEvent<K extends SessionEventKind = SessionEventKind> = K extends SessionEventKind

@@ -14,7 +14,7 @@
 import type { Static } from "@sinclair/typebox";
 import { taskOptionsOf, type Provenance } from "../agent-task.js";
 import type { JsonValue } from "../json.js";
-import { Closed, OpaqueIdSchema, StringEnum } from "../schema-kit.js";
+import { Closed, OpaqueIdSchema, StringEnum, declared } from "../schema-kit.js";
 import type { SessionEvent } from "./events.js";
 import { ProvenanceRef, SeqSchema } from "./records.js";
 
@@ -22,14 +22,14 @@ export const EVIDENCE_PROVENANCE_KINDS = ["task", "tool_result", "artifact"] as 
 export type EvidenceProvenanceKind = (typeof EVIDENCE_PROVENANCE_KINDS)[number];
 
 /** One entry of a pack's `provenance` list: the event, what it is about, and who made it. */
-export const EvidenceProvenanceEntrySchema = /* @__PURE__ */ Closed({
+export const EvidenceProvenanceEntrySchema = /* @__PURE__ */ declared(() => Closed({
   /** The event: a task's `turn.started`, a device's tool result or error `envelope`, a device's `artifact.added`. */
-  seq: /* @__PURE__ */ SeqSchema(),
-  kind: /* @__PURE__ */ StringEnum(EVIDENCE_PROVENANCE_KINDS),
+  seq: SeqSchema(),
+  kind: StringEnum(EVIDENCE_PROVENANCE_KINDS),
   /** The task_id, call_id or artifact_id. */
-  subject: /* @__PURE__ */ OpaqueIdSchema(),
-  provenance: /* @__PURE__ */ ProvenanceRef(),
-});
+  subject: OpaqueIdSchema(),
+  provenance: ProvenanceRef(),
+}));
 export type EvidenceProvenanceEntry = Static<typeof EvidenceProvenanceEntrySchema>;
 
 type Fields = { readonly [key: string]: JsonValue | undefined };
@@ -37,7 +37,7 @@ const fields = (value: unknown): Fields | undefined => (typeof value === "object
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 const TOOL_INVOKE = "lineup.tool.invoke";
-const TOOL_TERMINAL: ReadonlySet<string> = /* @__PURE__ */ new Set(["lineup.tool.result", "lineup.tool.error"]);
+const TOOL_TERMINAL: ReadonlySet<string> = /* @__PURE__ */ declared(() => new Set(["lineup.tool.result", "lineup.tool.error"]));
 const TASK_DECISION = "lineup.task.decision";
 
 interface EnvelopeView {

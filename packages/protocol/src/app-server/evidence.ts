@@ -21,7 +21,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { fail, ok, type Result } from "../errors.js";
 import { validators } from "../generated/app-server.js";
 import type { JsonValue } from "../json.js";
-import { Closed, OpaqueIdSchema, TimestampSchema } from "../schema-kit.js";
+import { Closed, OpaqueIdSchema, TimestampSchema, declared } from "../schema-kit.js";
 import { EVIDENCE_PACK_SCHEMA_ID } from "./terms.js";
 import { checkWith } from "../validation.js";
 import type { ArtifactRef } from "../envelope/types.js";
@@ -32,45 +32,45 @@ import { EvidenceProvenanceEntrySchema, evidenceProvenance, taskEventsOf, type E
 
 export const EVIDENCE_FORMAT = "lineup.evidence.v1";
 export const EVIDENCE_MIME_TYPE = "application/vnd.lineup.evidence+json";
-export const GENESIS_CHAIN = /* @__PURE__ */ "0".repeat(64);
+export const GENESIS_CHAIN = /* @__PURE__ */ declared(() => "0".repeat(64));
 
-export const EvidencePackSchema = /* @__PURE__ */ Closed(
+export const EvidencePackSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    format: /* @__PURE__ */ Type.Literal(EVIDENCE_FORMAT),
-    export_id: /* @__PURE__ */ OpaqueIdSchema(),
-    exported_at: /* @__PURE__ */ TimestampSchema(),
+    format: Type.Literal(EVIDENCE_FORMAT),
+    export_id: OpaqueIdSchema(),
+    exported_at: TimestampSchema(),
     exported_by: ActorSchema,
-    session: /* @__PURE__ */ RecordRef<Session>("app-server.session"),
+    session: RecordRef<Session>("app-server.session"),
     /** Absent: the session's events 1…through_seq. Present: one agent task's, ending at its last event. */
-    scope: /* @__PURE__ */ Type.Optional(
-      /* @__PURE__ */ Closed({
-        task_id: /* @__PURE__ */ OpaqueIdSchema(),
+    scope: Type.Optional(
+      Closed({
+        task_id: OpaqueIdSchema(),
         /** The task's turns in the events (one per attempt), in the order they started. */
-        turn_ids: /* @__PURE__ */ Type.Array(/* @__PURE__ */ OpaqueIdSchema(), { minItems: 1, maxItems: 1000 }),
+        turn_ids: Type.Array(OpaqueIdSchema(), { minItems: 1, maxItems: 1000 }),
       }),
     ),
-    through_seq: /* @__PURE__ */ CursorSchema(),
-    events: /* @__PURE__ */ Type.Array(
-      /* @__PURE__ */ Closed({
-        event: /* @__PURE__ */ RecordRef<SessionEvent>("app-server.event"),
-        sha256: /* @__PURE__ */ Sha256HexSchema(),
-        chain: /* @__PURE__ */ Sha256HexSchema(),
+    through_seq: CursorSchema(),
+    events: Type.Array(
+      Closed({
+        event: RecordRef<SessionEvent>("app-server.event"),
+        sha256: Sha256HexSchema(),
+        chain: Sha256HexSchema(),
       }),
     ),
-    head_chain: /* @__PURE__ */ Sha256HexSchema(),
-    artifacts: /* @__PURE__ */ Type.Array(
-      /* @__PURE__ */ Closed({
-        artifact: /* @__PURE__ */ ArtifactRefRef(),
+    head_chain: Sha256HexSchema(),
+    artifacts: Type.Array(
+      Closed({
+        artifact: ArtifactRefRef(),
         /** The content, base64; absent when exported without data. */
-        data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ pattern: BASE64_PATTERN })),
+        data: Type.Optional(Type.String({ pattern: BASE64_PATTERN })),
       }),
     ),
     /** Who made what: computed from the events (`evidenceProvenance`), in seq order. */
-    provenance: /* @__PURE__ */ Type.Array(EvidenceProvenanceEntrySchema),
-    digest: /* @__PURE__ */ Sha256HexSchema(),
+    provenance: Type.Array(EvidenceProvenanceEntrySchema),
+    digest: Sha256HexSchema(),
   },
   { $id: EVIDENCE_PACK_SCHEMA_ID, title: "Evidence pack lineup.evidence.v1" },
-);
+));
 export type EvidencePack = Static<typeof EvidencePackSchema>;
 export type EvidenceScope = NonNullable<EvidencePack["scope"]>;
 

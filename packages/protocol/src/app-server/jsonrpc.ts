@@ -16,38 +16,38 @@ import { Type } from "@sinclair/typebox";
 import { ERROR_CODES, type ProtocolError } from "../errors.js";
 import { validators } from "../generated/app-server-client.js";
 import { decodeJson, utf8ByteLength, DEFAULT_MAX_DEPTH, type JsonLimits, type JsonObject, type JsonValue, isRecord } from "../json.js";
-import { Closed, JsonValueSchema, schemaId } from "../schema-kit.js";
+import { Closed, JsonValueSchema, schemaId, declared } from "../schema-kit.js";
 import { JSONRPC_FAILURE_SCHEMA_ID, JSONRPC_NOTIFICATION_SCHEMA_ID, JSONRPC_REQUEST_SCHEMA_ID, JSONRPC_SUCCESS_SCHEMA_ID } from "./terms.js";
 import { describeSchemaError, type CompiledValidator } from "../validation.js";
 import { DEFAULT_SERVER_LIMITS } from "./records.js";
 
 export const JSONRPC_VERSION = "2.0";
 
-export const JsonRpcIdSchema = /* @__PURE__ */ Type.Union([/* @__PURE__ */ Type.String(), /* @__PURE__ */ Type.Number(), /* @__PURE__ */ Type.Null()]);
+export const JsonRpcIdSchema = /* @__PURE__ */ declared(() => Type.Union([Type.String(), Type.Number(), Type.Null()]));
 export type JsonRpcId = string | number | null;
 
-const StructuredParams = /* @__PURE__ */ Type.Union([/* @__PURE__ */ Type.Object({}), /* @__PURE__ */ Type.Array(/* @__PURE__ */ Type.Unknown())]);
+const StructuredParams = /* @__PURE__ */ declared(() => Type.Union([Type.Object({}), Type.Array(Type.Unknown())]));
 
-export const JsonRpcRequestSchema = /* @__PURE__ */ Closed(
-  { jsonrpc: /* @__PURE__ */ Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, method: /* @__PURE__ */ Type.String(), params: /* @__PURE__ */ Type.Optional(StructuredParams) },
+export const JsonRpcRequestSchema = /* @__PURE__ */ declared(() => Closed(
+  { jsonrpc: Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, method: Type.String(), params: Type.Optional(StructuredParams) },
   { $id: JSONRPC_REQUEST_SCHEMA_ID, title: "JSON-RPC 2.0 request" },
-);
-export const JsonRpcNotificationSchema = /* @__PURE__ */ Closed(
-  { jsonrpc: /* @__PURE__ */ Type.Literal(JSONRPC_VERSION), method: /* @__PURE__ */ Type.String(), params: /* @__PURE__ */ Type.Optional(StructuredParams) },
+));
+export const JsonRpcNotificationSchema = /* @__PURE__ */ declared(() => Closed(
+  { jsonrpc: Type.Literal(JSONRPC_VERSION), method: Type.String(), params: Type.Optional(StructuredParams) },
   { $id: JSONRPC_NOTIFICATION_SCHEMA_ID, title: "JSON-RPC 2.0 notification" },
-);
-export const JsonRpcErrorObjectSchema = /* @__PURE__ */ Closed(
-  { code: /* @__PURE__ */ Type.Integer(), message: /* @__PURE__ */ Type.String(), data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()) },
-  { $id: /* @__PURE__ */ schemaId("jsonrpc.error-object"), title: "JSON-RPC 2.0 error object" },
-);
-export const JsonRpcSuccessSchema = /* @__PURE__ */ Closed(
-  { jsonrpc: /* @__PURE__ */ Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, result: /* @__PURE__ */ JsonValueSchema() },
+));
+export const JsonRpcErrorObjectSchema = /* @__PURE__ */ declared(() => Closed(
+  { code: Type.Integer(), message: Type.String(), data: Type.Optional(JsonValueSchema()) },
+  { $id: schemaId("jsonrpc.error-object"), title: "JSON-RPC 2.0 error object" },
+));
+export const JsonRpcSuccessSchema = /* @__PURE__ */ declared(() => Closed(
+  { jsonrpc: Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, result: JsonValueSchema() },
   { $id: JSONRPC_SUCCESS_SCHEMA_ID, title: "JSON-RPC 2.0 success response" },
-);
-export const JsonRpcFailureSchema = /* @__PURE__ */ Closed(
-  { jsonrpc: /* @__PURE__ */ Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, error: /* @__PURE__ */ Type.Unsafe<JsonRpcErrorObject>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("jsonrpc.error-object"))) },
+));
+export const JsonRpcFailureSchema = /* @__PURE__ */ declared(() => Closed(
+  { jsonrpc: Type.Literal(JSONRPC_VERSION), id: JsonRpcIdSchema, error: Type.Unsafe<JsonRpcErrorObject>(Type.Ref(schemaId("jsonrpc.error-object"))) },
   { $id: JSONRPC_FAILURE_SCHEMA_ID, title: "JSON-RPC 2.0 error response" },
-);
+));
 
 export const JSONRPC_SCHEMAS = [JsonRpcRequestSchema, JsonRpcNotificationSchema, JsonRpcErrorObjectSchema, JsonRpcSuccessSchema, JsonRpcFailureSchema] as const;
 

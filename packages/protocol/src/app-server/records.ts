@@ -72,144 +72,144 @@ export const ProvenanceRef = () => RecordRef<Provenance>("agent-task.provenance"
 export const TurnOptionsSchema = () =>
   Type.Unsafe<JsonObject & { lineup_task?: TaskTurnOptions }>({ type: "object", properties: { lineup_task: Type.Ref(schemaId("agent-task.turn-options")) } });
 
-export const ActorSchema = /* @__PURE__ */ Closed({ role: /* @__PURE__ */ StringEnum(ACTOR_ROLES), id: /* @__PURE__ */ OpaqueIdSchema() });
+export const ActorSchema = /* @__PURE__ */ declared(() => Closed({ role: StringEnum(ACTOR_ROLES), id: OpaqueIdSchema() }));
 export type Actor = Static<typeof ActorSchema>;
 
 /** A LineUp error as data inside a record (a failed turn). */
-export const ErrorInfoSchema = /* @__PURE__ */ Closed({ code: /* @__PURE__ */ ErrorCodeSchema(), message: /* @__PURE__ */ Text(2_000) });
+export const ErrorInfoSchema = /* @__PURE__ */ declared(() => Closed({ code: ErrorCodeSchema(), message: Text(2_000) }));
 export type ErrorInfo = Static<typeof ErrorInfoSchema>;
 
-export const BusinessObjectRefSchema = /* @__PURE__ */ Closed({
-  type: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }),
-  id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 256 }),
-});
+export const BusinessObjectRefSchema = /* @__PURE__ */ declared(() => Closed({
+  type: Type.String({ minLength: 1, maxLength: 64 }),
+  id: Type.String({ minLength: 1, maxLength: 256 }),
+}));
 
 export const SESSION_STATES = ["active", "closed"] as const;
 
-export const SessionSchema = /* @__PURE__ */ Closed(
+export const SessionSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    session_id: /* @__PURE__ */ SessionIdSchema(),
-    app_scope: /* @__PURE__ */ AppScopeStringSchema(),
-    workspace_id: /* @__PURE__ */ OpaqueIdSchema(),
-    owner_user_id: /* @__PURE__ */ OpaqueIdSchema(),
-    agent_id: /* @__PURE__ */ OpaqueIdSchema(),
-    title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
-    business_object_ref: /* @__PURE__ */ Type.Optional(BusinessObjectRefSchema),
-    state: /* @__PURE__ */ StringEnum(SESSION_STATES),
-    created_at: /* @__PURE__ */ TimestampSchema(),
+    session_id: SessionIdSchema(),
+    app_scope: AppScopeStringSchema(),
+    workspace_id: OpaqueIdSchema(),
+    owner_user_id: OpaqueIdSchema(),
+    agent_id: OpaqueIdSchema(),
+    title: Type.Optional(Text(200)),
+    business_object_ref: Type.Optional(BusinessObjectRefSchema),
+    state: StringEnum(SESSION_STATES),
+    created_at: TimestampSchema(),
     /** The seq of the newest event; the session's head. */
-    last_seq: /* @__PURE__ */ CursorSchema(),
+    last_seq: CursorSchema(),
     /** The latest published inventory revision; 0 before the first publication. */
-    inventory_revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: MAX_SEQ }),
+    inventory_revision: Type.Integer({ minimum: 0, maximum: MAX_SEQ }),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.session"), title: "App Server session (a conversation)" },
-);
+  { $id: schemaId("app-server.session"), title: "App Server session (a conversation)" },
+));
 export type Session = Static<typeof SessionSchema>;
 
-export const TurnInputSchema = /* @__PURE__ */ Closed(
+export const TurnInputSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)),
+    text: Type.Optional(Text(65_536)),
     /** Structured input (business context) for the agent. */
-    content: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-    attachments: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ ArtifactRefRef(), { maxItems: 32 })),
+    content: Type.Optional(JsonValueSchema()),
+    attachments: Type.Optional(Type.Array(ArtifactRefRef(), { maxItems: 32 })),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.turn-input"), title: "Turn input: text and/or structured content, attachments as artifact refs", minProperties: 1 },
-);
+  { $id: schemaId("app-server.turn-input"), title: "Turn input: text and/or structured content, attachments as artifact refs", minProperties: 1 },
+));
 export type TurnInput = { text?: string; content?: JsonValue; attachments?: ArtifactRef[] };
 
 export const TURN_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
 export type TurnState = (typeof TURN_STATES)[number];
-export const TERMINAL_TURN_STATES: ReadonlySet<TurnState> = /* @__PURE__ */ new Set(["completed", "failed", "cancelled"]);
+export const TERMINAL_TURN_STATES: ReadonlySet<TurnState> = /* @__PURE__ */ declared(() => new Set(["completed", "failed", "cancelled"]));
 export const TURN_QUEUE_POLICIES = ["enqueue", "interrupt"] as const;
 export type TurnQueuePolicy = (typeof TURN_QUEUE_POLICIES)[number];
 /** Why a turn was cancelled: the device asked, or a later turn with `queue: "interrupt"` replaced it. */
 export const TURN_CANCEL_REASONS = ["cancelled", "interrupted"] as const;
 export const AGENT_STATUSES = ["thinking", "working", "waiting_for_user"] as const;
 
-export const TurnSchema = /* @__PURE__ */ Closed(
+export const TurnSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-    session_id: /* @__PURE__ */ SessionIdSchema(),
-    state: /* @__PURE__ */ StringEnum(TURN_STATES),
-    queue: /* @__PURE__ */ StringEnum(TURN_QUEUE_POLICIES),
-    input: /* @__PURE__ */ RecordRef<TurnInput>("app-server.turn-input"),
-    output_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-    capability_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-    options: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ TurnOptionsSchema()),
-    created_at: /* @__PURE__ */ TimestampSchema(),
-    updated_at: /* @__PURE__ */ TimestampSchema(),
+    turn_id: OpaqueIdSchema(),
+    session_id: SessionIdSchema(),
+    state: StringEnum(TURN_STATES),
+    queue: StringEnum(TURN_QUEUE_POLICIES),
+    input: RecordRef<TurnInput>("app-server.turn-input"),
+    output_schema: Type.Optional(JsonObjectSchema()),
+    capability_id: Type.Optional(OpaqueIdSchema()),
+    options: Type.Optional(TurnOptionsSchema()),
+    created_at: TimestampSchema(),
+    updated_at: TimestampSchema(),
     /** The seq of the `turn.started` event. */
-    started_seq: /* @__PURE__ */ SeqSchema(),
-    output: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-    text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)),
-    error: /* @__PURE__ */ Type.Optional(ErrorInfoSchema),
-    cancel_reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(TURN_CANCEL_REASONS)),
+    started_seq: SeqSchema(),
+    output: Type.Optional(JsonValueSchema()),
+    text: Type.Optional(Text(65_536)),
+    error: Type.Optional(ErrorInfoSchema),
+    cancel_reason: Type.Optional(StringEnum(TURN_CANCEL_REASONS)),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.turn"), title: "A turn of an agent session" },
-);
+  { $id: schemaId("app-server.turn"), title: "A turn of an agent session" },
+));
 export type Turn = Static<typeof TurnSchema>;
 
 export const ACTION_KINDS = ["approval", "choice", "input"] as const;
 export const ACTION_STATES = ["pending", "responded"] as const;
 export const ACTION_OUTCOMES = ["approved", "rejected", "answered", "cancelled"] as const;
 
-export const ActionOptionSchema = /* @__PURE__ */ Closed({ id: /* @__PURE__ */ OpaqueIdSchema(), label: /* @__PURE__ */ Label(), description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(500)) });
+export const ActionOptionSchema = /* @__PURE__ */ declared(() => Closed({ id: OpaqueIdSchema(), label: Label(), description: Type.Optional(Text(500)) }));
 
-export const ActionResponseSchema = /* @__PURE__ */ Closed(
+export const ActionResponseSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    outcome: /* @__PURE__ */ StringEnum(ACTION_OUTCOMES),
-    choice_ids: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ OpaqueIdSchema(), { maxItems: 20 })),
-    text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)),
-    data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
+    outcome: StringEnum(ACTION_OUTCOMES),
+    choice_ids: Type.Optional(Type.Array(OpaqueIdSchema(), { maxItems: 20 })),
+    text: Type.Optional(Text(65_536)),
+    data: Type.Optional(JsonValueSchema()),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.action-response"), title: "The device's answer to action.required" },
-);
+  { $id: schemaId("app-server.action-response"), title: "The device's answer to action.required" },
+));
 export type ActionResponse = Static<typeof ActionResponseSchema>;
 
-export const ActionSchema = /* @__PURE__ */ Closed(
+export const ActionSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    action_id: /* @__PURE__ */ OpaqueIdSchema(),
-    session_id: /* @__PURE__ */ SessionIdSchema(),
-    turn_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-    kind: /* @__PURE__ */ StringEnum(ACTION_KINDS),
-    prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
-    detail: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)),
-    options: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ActionOptionSchema, { minItems: 1, maxItems: 20 })),
-    multiple: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    input_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-    expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ TimestampSchema()),
-    state: /* @__PURE__ */ StringEnum(ACTION_STATES),
-    requested_at: /* @__PURE__ */ TimestampSchema(),
-    response: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ RecordRef<ActionResponse>("app-server.action-response")),
-    responded_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ TimestampSchema()),
+    action_id: OpaqueIdSchema(),
+    session_id: SessionIdSchema(),
+    turn_id: Type.Optional(OpaqueIdSchema()),
+    kind: StringEnum(ACTION_KINDS),
+    prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+    detail: Type.Optional(Text(65_536)),
+    options: Type.Optional(Type.Array(ActionOptionSchema, { minItems: 1, maxItems: 20 })),
+    multiple: Type.Optional(Type.Boolean()),
+    input_schema: Type.Optional(JsonObjectSchema()),
+    expires_at: Type.Optional(TimestampSchema()),
+    state: StringEnum(ACTION_STATES),
+    requested_at: TimestampSchema(),
+    response: Type.Optional(RecordRef<ActionResponse>("app-server.action-response")),
+    responded_at: Type.Optional(TimestampSchema()),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.action"), title: "An action.required raised by the agent (approval or human input)" },
-);
+  { $id: schemaId("app-server.action"), title: "An action.required raised by the agent (approval or human input)" },
+));
 export type Action = Static<typeof ActionSchema>;
 
 /** Call models, risk levels and activation requirements as the manifest's tool descriptor spells them (spec 7.1, 7.3). */
 export const INVENTORY_TOOL_METHOD_PATTERN = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$";
 
 /** One tool of a published inventory: the public, non-executable summary of a manifest tool descriptor. */
-export const InventoryToolSchema = /* @__PURE__ */ Closed(
+export const InventoryToolSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    app_scope: /* @__PURE__ */ AppScopeStringSchema(),
-    method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128, pattern: INVENTORY_TOOL_METHOD_PATTERN }),
-    contract_version: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 16, pattern: "^[0-9]+$" }),
-    title: /* @__PURE__ */ Label(),
-    description: /* @__PURE__ */ Text(4_000),
-    input_schema: /* @__PURE__ */ JsonObjectSchema(),
-    output_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-    call_model: /* @__PURE__ */ StringEnum(CALL_MODELS),
-    timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 86_400_000 })),
-    requires_foreground: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    risk_level: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(RISK_LEVELS)),
-    activation_requirement: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(ACTIVATION_REQUIREMENTS)),
+    app_scope: AppScopeStringSchema(),
+    method: Type.String({ minLength: 1, maxLength: 128, pattern: INVENTORY_TOOL_METHOD_PATTERN }),
+    contract_version: Type.String({ minLength: 1, maxLength: 16, pattern: "^[0-9]+$" }),
+    title: Label(),
+    description: Text(4_000),
+    input_schema: JsonObjectSchema(),
+    output_schema: Type.Optional(JsonObjectSchema()),
+    call_model: StringEnum(CALL_MODELS),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+    requires_foreground: Type.Optional(Type.Boolean()),
+    risk_level: Type.Optional(StringEnum(RISK_LEVELS)),
+    activation_requirement: Type.Optional(StringEnum(ACTIVATION_REQUIREMENTS)),
     /** The app that provides the tool, as installed: its version and bundle digest; `app_scope` must be the tool's. */
-    provenance: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ProvenanceRef()),
+    provenance: Type.Optional(ProvenanceRef()),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.inventory-tool"), title: "A tool summary in a published inventory" },
-);
+  { $id: schemaId("app-server.inventory-tool"), title: "A tool summary in a published inventory" },
+));
 export type InventoryTool = Static<typeof InventoryToolSchema>;
 export const MAX_INVENTORY_TOOLS = 512;
 
@@ -223,28 +223,28 @@ export type StandardComponent = (typeof STANDARD_COMPONENTS)[number];
 
 /** One entrypoint of an inventory app: what a person or the agent can open, and how its surface may be shown. */
 export const InventoryEntrypointSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed({
-    id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
-    kind: /* @__PURE__ */ StringEnum(ENTRYPOINT_KINDS),
-    title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 })),
+  Closed({
+    id: Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
+    kind: StringEnum(ENTRYPOINT_KINDS),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     /** The surface's display modes this host can show it in (the manifest's, narrowed to the inventory's `surfaces`). */
-    display_modes: /* @__PURE__ */ Type.Array(/* @__PURE__ */ StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length }),
+    display_modes: Type.Array(StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length }),
   }));
   export type InventoryEntrypoint = Static<typeof InventoryEntrypointSchema>;
 
   /** One enabled app of a published inventory: its names as the manifest gives them and its entrypoints; never its bundle or files. */
-  export const InventoryAppSchema = /* @__PURE__ */ Closed(
+  export const InventoryAppSchema = /* @__PURE__ */ declared(() => Closed(
     {
-      app_scope: /* @__PURE__ */ AppScopeStringSchema(),
-      version: /* @__PURE__ */ Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
-      kind: /* @__PURE__ */ StringEnum(["core", "installed"] as const),
-      name: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 80 })),
-      description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-      localized: /* @__PURE__ */ Type.Optional(LocalizedTextsSchema),
-      entrypoints: /* @__PURE__ */ Type.Array(InventoryEntrypointSchema, { maxItems: 32 }),
+      app_scope: AppScopeStringSchema(),
+      version: Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
+      kind: StringEnum(["core", "installed"] as const),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+      description: Type.Optional(Text(2_000)),
+      localized: Type.Optional(LocalizedTextsSchema),
+      entrypoints: Type.Array(InventoryEntrypointSchema, { maxItems: 32 }),
     },
-    { $id: /* @__PURE__ */ schemaId("app-server.inventory-app"), title: "An enabled app in a published inventory" },
-  );
+    { $id: schemaId("app-server.inventory-app"), title: "An enabled app in a published inventory" },
+  ));
   export type InventoryApp = Static<typeof InventoryAppSchema>;
   export const MAX_INVENTORY_APPS = 256;
 
@@ -254,54 +254,54 @@ export const InventoryEntrypointSchema = /* @__PURE__ */ declared(() =>
    */
   export const InventoryContentsProperties = /* @__PURE__ */ declared(() => ({
     /** The standard components the host renders (`STANDARD_COMPONENTS`). */
-    components: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ StringEnum(STANDARD_COMPONENTS), { uniqueItems: true, maxItems: STANDARD_COMPONENTS.length })),
+    components: Type.Optional(Type.Array(StringEnum(STANDARD_COMPONENTS), { uniqueItems: true, maxItems: STANDARD_COMPONENTS.length })),
     /** The enabled apps the agent may use in this session, sorted by app_scope. */
-    apps: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ RecordRef<InventoryApp>("app-server.inventory-app"), { maxItems: MAX_INVENTORY_APPS })),
+    apps: Type.Optional(Type.Array(RecordRef<InventoryApp>("app-server.inventory-app"), { maxItems: MAX_INVENTORY_APPS })),
     /** The display modes in which this host shows an app's surface. */
-    surfaces: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length })),
+    surfaces: Type.Optional(Type.Array(StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length })),
     /** The capabilities the host can carry out now and policy allows, sorted. */
-    capabilities: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ Type.String({ minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN }), { uniqueItems: true, maxItems: 128 })),
+    capabilities: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN }), { uniqueItems: true, maxItems: 128 })),
   }));
   export const InventorySchema = /* @__PURE__ */ declared(() =>
-    /* @__PURE__ */ Closed(
+    Closed(
     {
-      session_id: /* @__PURE__ */ SessionIdSchema(),
+      session_id: SessionIdSchema(),
       /** Strictly increasing per session; envelopes carry it as `correlation.inventory_revision` (its decimal string). */
-      revision: /* @__PURE__ */ SeqSchema(),
-      tools: /* @__PURE__ */ Type.Array(/* @__PURE__ */ RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
+      revision: SeqSchema(),
+      tools: Type.Array(RecordRef<InventoryTool>("app-server.inventory-tool"), { maxItems: MAX_INVENTORY_TOOLS }),
       ...InventoryContentsProperties,
-      published_at: /* @__PURE__ */ TimestampSchema(),
+      published_at: TimestampSchema(),
       /** The seq of the `inventory.published` event. */
-      seq: /* @__PURE__ */ SeqSchema(),
+      seq: SeqSchema(),
     },
-    { $id: /* @__PURE__ */ schemaId("app-server.inventory"), title: "The latest inventory of a session: tools, apps, standard components, surfaces, capabilities" },
+    { $id: schemaId("app-server.inventory"), title: "The latest inventory of a session: tools, apps, standard components, surfaces, capabilities" },
   ),
 );
 export type Inventory = Static<typeof InventorySchema>;
 
-export const ServerLimitsSchema = /* @__PURE__ */ Closed(
+export const ServerLimitsSchema = /* @__PURE__ */ declared(() => Closed(
   {
     /** Largest accepted frame, UTF-8 bytes. Larger frames get `message_too_large`; frames over twice this close the socket (1009). */
-    max_message_bytes: /* @__PURE__ */ Type.Integer({ minimum: 1024 }),
+    max_message_bytes: Type.Integer({ minimum: 1024 }),
     /** Deepest accepted JSON nesting of a frame. */
-    max_json_depth: /* @__PURE__ */ Type.Integer({ minimum: 8 }),
+    max_json_depth: Type.Integer({ minimum: 8 }),
     /** Most messages in one batch. */
-    max_batch: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
+    max_batch: Type.Integer({ minimum: 1 }),
     /** Frames the server holds for a connection (queued + in the socket buffer) before it refuses requests with -32001. */
-    send_queue_limit_frames: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
+    send_queue_limit_frames: Type.Integer({ minimum: 1 }),
     /** Bytes the server holds for a connection before it refuses requests with -32001. */
-    send_queue_limit_bytes: /* @__PURE__ */ Type.Integer({ minimum: 1024 }),
+    send_queue_limit_bytes: Type.Integer({ minimum: 1024 }),
     /** A connection that stays saturated this long is closed (4008); it resumes by seq. */
-    slow_consumer_timeout_ms: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
+    slow_consumer_timeout_ms: Type.Integer({ minimum: 1 }),
     /** Most events in one `agentSession/events/read` page and in one catch-up read. */
-    max_page_events: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
+    max_page_events: Type.Integer({ minimum: 1 }),
     /** Largest decoded chunk in `artifact/put` and `artifact/read`. */
-    max_chunk_bytes: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
+    max_chunk_bytes: Type.Integer({ minimum: 1 }),
     /** Largest artifact. */
-    max_artifact_bytes: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
+    max_artifact_bytes: Type.Integer({ minimum: 0 }),
   },
-  { $id: /* @__PURE__ */ schemaId("app-server.limits"), title: "Limits the server announces in the initialize result" },
-);
+  { $id: schemaId("app-server.limits"), title: "Limits the server announces in the initialize result" },
+));
 export type ServerLimits = Static<typeof ServerLimitsSchema>;
 
 /** The defaults of the reference server. */

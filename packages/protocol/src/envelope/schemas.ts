@@ -27,47 +27,47 @@ export type SenderKind = (typeof SENDER_KINDS)[number];
 export const TARGET_KINDS = ["runtime", "app"] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
-export const EnvelopeSenderSchema = /* @__PURE__ */ Closed({
-  kind: /* @__PURE__ */ StringEnum(SENDER_KINDS),
-  id: /* @__PURE__ */ OpaqueIdSchema(),
-});
+export const EnvelopeSenderSchema = /* @__PURE__ */ declared(() => Closed({
+  kind: StringEnum(SENDER_KINDS),
+  id: OpaqueIdSchema(),
+}));
 
-export const EnvelopeTargetSchema = /* @__PURE__ */ Closed({
-  kind: /* @__PURE__ */ StringEnum(TARGET_KINDS),
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-});
+export const EnvelopeTargetSchema = /* @__PURE__ */ declared(() => Closed({
+  kind: StringEnum(TARGET_KINDS),
+  app_scope: AppScopeSchema(),
+  instance_id: Type.Optional(InstanceIdSchema()),
+}));
 
-export const EnvelopeScopeSchema = /* @__PURE__ */ Closed({
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  conversation_id: /* @__PURE__ */ ConversationIdSchema(),
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-  operation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OperationIdSchema()),
-});
+export const EnvelopeScopeSchema = /* @__PURE__ */ declared(() => Closed({
+  app_scope: AppScopeSchema(),
+  conversation_id: ConversationIdSchema(),
+  instance_id: Type.Optional(InstanceIdSchema()),
+  operation_id: Type.Optional(OperationIdSchema()),
+}));
 
 export const EnvelopeCorrelationSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed({
-    reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-    call_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ToolCallIdSchema()),
-    inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
-    sequence: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  Closed({
+    reply_to: Type.Optional(OpaqueIdSchema()),
+    call_id: Type.Optional(ToolCallIdSchema()),
+    inventory_revision: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._:-]+$" })),
+    sequence: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   }),
 );
 
-export const RuntimeEnvelopeSchema = /* @__PURE__ */ Closed(
+export const RuntimeEnvelopeSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    v: /* @__PURE__ */ Type.Literal(1),
-    id: /* @__PURE__ */ OpaqueIdSchema(),
-    type: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
-    timestamp: /* @__PURE__ */ TimestampSchema(),
+    v: Type.Literal(1),
+    id: OpaqueIdSchema(),
+    type: Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
+    timestamp: TimestampSchema(),
     sender: EnvelopeSenderSchema,
     target: EnvelopeTargetSchema,
     scope: EnvelopeScopeSchema,
-    correlation: /* @__PURE__ */ Type.Optional(EnvelopeCorrelationSchema),
-    payload: /* @__PURE__ */ JsonValueSchema(),
+    correlation: Type.Optional(EnvelopeCorrelationSchema),
+    payload: JsonValueSchema(),
   },
   { $id: RUNTIME_ENVELOPE_SCHEMA_ID, title: "RuntimeEnvelope v1" },
-);
+));
 
 type EnvelopeFrame = Static<typeof RuntimeEnvelopeSchema>;
 export type EnvelopeSender = Static<typeof EnvelopeSenderSchema>;

@@ -26,142 +26,142 @@ const Text = (maxLength: number) => Type.String({ maxLength });
 const Label = () => Type.String({ minLength: 1, maxLength: 200 });
 const ErrorCodeSchema = () => StringEnum(Object.keys(ERROR_CODES) as [string, ...string[]]);
 
-export const ArtifactRefSchema = /* @__PURE__ */ Closed(
+export const ArtifactRefSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    artifact_id: /* @__PURE__ */ OpaqueIdSchema(),
-    name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }),
-    mime_type: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 127, pattern: "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$" }),
-    size: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-    sha256: /* @__PURE__ */ Type.String({ pattern: "^[0-9a-f]{64}$" }),
+    artifact_id: OpaqueIdSchema(),
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    mime_type: Type.String({ minLength: 3, maxLength: 127, pattern: "^[a-z0-9!#$&^_.+-]+/[a-z0-9!#$&^_.+-]+$" }),
+    size: Type.Integer({ minimum: 0 }),
+    sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
   },
-  { $id: /* @__PURE__ */ schemaId("artifact-ref.v1") },
-);
+  { $id: schemaId("artifact-ref.v1") },
+));
 export type ArtifactRef = Static<typeof ArtifactRefSchema>;
-const ArtifactRefRef = /* @__PURE__ */ Type.Unsafe<ArtifactRef>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("artifact-ref.v1")));
+const ArtifactRefRef = /* @__PURE__ */ declared(() => Type.Unsafe<ArtifactRef>(Type.Ref(schemaId("artifact-ref.v1"))));
 
 const payload = <T extends Parameters<typeof Closed>[0]>(type: string, properties: T) =>
   Closed(properties, { $id: envelopePayloadSchemaId(type), title: `${type} payload` });
 
-export const MessagePayloadSchema = /* @__PURE__ */ payload("lineup.message", {
-  format: /* @__PURE__ */ StringEnum(["text", "markdown"] as const),
-  text: /* @__PURE__ */ Text(65_536),
-  attachments: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ArtifactRefRef, { maxItems: 32 })),
-});
+export const MessagePayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.message", {
+  format: StringEnum(["text", "markdown"] as const),
+  text: Text(65_536),
+  attachments: Type.Optional(Type.Array(ArtifactRefRef, { maxItems: 32 })),
+}));
 
-export const StatusPayloadSchema = /* @__PURE__ */ payload("lineup.status", {
-  state: /* @__PURE__ */ StringEnum(["idle", "thinking", "working", "waiting_for_user"] as const),
-  label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
-});
+export const StatusPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.status", {
+  state: StringEnum(["idle", "thinking", "working", "waiting_for_user"] as const),
+  label: Type.Optional(Text(200)),
+}));
 
-export const TaskProgressPayloadSchema = /* @__PURE__ */ payload("lineup.task.progress", {
-  task_id: /* @__PURE__ */ OpaqueIdSchema(),
-  title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  state: /* @__PURE__ */ StringEnum(["running", "completed", "failed", "cancelled"] as const),
-  progress: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 1 })),
-  detail: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-});
+export const TaskProgressPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.task.progress", {
+  task_id: OpaqueIdSchema(),
+  title: Type.Optional(Label()),
+  state: StringEnum(["running", "completed", "failed", "cancelled"] as const),
+  progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  detail: Type.Optional(Text(2_000)),
+}));
 
-const ChoiceOption = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ OpaqueIdSchema(),
-  label: /* @__PURE__ */ Label(),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(500)),
-});
+const ChoiceOption = /* @__PURE__ */ declared(() => Closed({
+  id: OpaqueIdSchema(),
+  label: Label(),
+  description: Type.Optional(Text(500)),
+}));
 
 /** The standard interaction primitives of spec 8.1: choice, confirm, input. */
-export const InteractionRequestPayloadSchema = /* @__PURE__ */ payload("lineup.interaction.request", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
-  kind: /* @__PURE__ */ StringEnum(["choice", "confirm", "input"] as const),
-  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
-  options: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ChoiceOption, { minItems: 1, maxItems: 20 })),
-  multiple: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  confirm_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  cancel_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  placeholder: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
-  multiline: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  max_length: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 65_536 })),
-  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ TimestampSchema()),
-});
+export const InteractionRequestPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.interaction.request", {
+  interaction_id: OpaqueIdSchema(),
+  kind: StringEnum(["choice", "confirm", "input"] as const),
+  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+  options: Type.Optional(Type.Array(ChoiceOption, { minItems: 1, maxItems: 20 })),
+  multiple: Type.Optional(Type.Boolean()),
+  confirm_label: Type.Optional(Label()),
+  cancel_label: Type.Optional(Label()),
+  placeholder: Type.Optional(Text(200)),
+  multiline: Type.Optional(Type.Boolean()),
+  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+  expires_at: Type.Optional(TimestampSchema()),
+}));
 
-export const InteractionResponsePayloadSchema = /* @__PURE__ */ payload("lineup.interaction.response", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
-  outcome: /* @__PURE__ */ StringEnum(["answered", "cancelled"] as const),
-  choice_ids: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ OpaqueIdSchema(), { maxItems: 20 })),
-  confirmed: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(65_536)),
-});
+export const InteractionResponsePayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.interaction.response", {
+  interaction_id: OpaqueIdSchema(),
+  outcome: StringEnum(["answered", "cancelled"] as const),
+  choice_ids: Type.Optional(Type.Array(OpaqueIdSchema(), { maxItems: 20 })),
+  confirmed: Type.Optional(Type.Boolean()),
+  text: Type.Optional(Text(65_536)),
+}));
 
-export const ToolInvokePayloadSchema = /* @__PURE__ */ payload("lineup.tool.invoke", {
-  method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128, pattern: "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
-  contract_version: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 16, pattern: "^[0-9]+$" })),
-  arguments: /* @__PURE__ */ JsonObjectSchema(),
-  timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 86_400_000 })),
-});
+export const ToolInvokePayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.invoke", {
+  method: Type.String({ minLength: 1, maxLength: 128, pattern: "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
+  contract_version: Type.Optional(Type.String({ minLength: 1, maxLength: 16, pattern: "^[0-9]+$" })),
+  arguments: JsonObjectSchema(),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+}));
 
 export const TOOL_RECEIPT_STATUSES = ["accepted", "starting", "activation_ready", "activation_failed", "activation_cancelled"] as const;
-export const ToolReceiptPayloadSchema = /* @__PURE__ */ payload("lineup.tool.receipt", {
-  status: /* @__PURE__ */ StringEnum(TOOL_RECEIPT_STATUSES),
-  code: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ErrorCodeSchema()),
-  message: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
+export const ToolReceiptPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.receipt", {
+  status: StringEnum(TOOL_RECEIPT_STATUSES),
+  code: Type.Optional(ErrorCodeSchema()),
+  message: Type.Optional(Text(2_000)),
   /** On `accepted`: the tool that was called, by the app's own name for it (what a chat card can title the call with). */
-  tool: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }), title: /* @__PURE__ */ Text(200) })),
-});
+  tool: Type.Optional(Closed({ method: Type.String({ minLength: 1, maxLength: 128 }), title: Text(200) })),
+}));
 
-export const ToolProgressPayloadSchema = /* @__PURE__ */ payload("lineup.tool.progress", {
-  stage: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 })),
-  progress: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 1 })),
-  message: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-  data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-});
+export const ToolProgressPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.progress", {
+  stage: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  message: Type.Optional(Text(2_000)),
+  data: Type.Optional(JsonValueSchema()),
+}));
 
-export const ToolResultPayloadSchema = /* @__PURE__ */ payload("lineup.tool.result", {
-  result: /* @__PURE__ */ JsonValueSchema(),
-});
+export const ToolResultPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.result", {
+  result: JsonValueSchema(),
+}));
 
-export const ToolErrorPayloadSchema = /* @__PURE__ */ payload("lineup.tool.error", {
-  code: /* @__PURE__ */ ErrorCodeSchema(),
-  message: /* @__PURE__ */ Text(2_000),
-});
+export const ToolErrorPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.error", {
+  code: ErrorCodeSchema(),
+  message: Text(2_000),
+}));
 
-export const ToolCancelPayloadSchema = /* @__PURE__ */ payload("lineup.tool.cancel", {
-  reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-});
+export const ToolCancelPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.tool.cancel", {
+  reason: Type.Optional(Text(2_000)),
+}));
 
-export const AppStatePatchPayloadSchema = /* @__PURE__ */ payload("lineup.app.state.patch", {
-  patch: /* @__PURE__ */ JsonObjectSchema(),
-  base_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0 })),
-});
+export const AppStatePatchPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.app.state.patch", {
+  patch: JsonObjectSchema(),
+  base_revision: Type.Optional(Type.Integer({ minimum: 0 })),
+}));
 
-export const AppEventPayloadSchema = /* @__PURE__ */ payload("lineup.app.event", {
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
-  data: /* @__PURE__ */ JsonValueSchema(),
-});
+export const AppEventPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.app.event", {
+  name: Type.String({ minLength: 1, maxLength: 96, pattern: "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
+  data: JsonValueSchema(),
+}));
 
 /** An app accepted or rejected the structured result of its agent task (docs/protocol.md "In-app agent tasks"); the agent reads it in the log. */
-export const TaskDecisionPayloadSchema = /* @__PURE__ */ payload("lineup.task.decision", {
-  task_id: /* @__PURE__ */ OpaqueIdSchema(),
-  turn_id: /* @__PURE__ */ OpaqueIdSchema(),
-  decision: /* @__PURE__ */ StringEnum(["accepted", "rejected"] as const),
-  reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-});
+export const TaskDecisionPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.task.decision", {
+  task_id: OpaqueIdSchema(),
+  turn_id: OpaqueIdSchema(),
+  decision: StringEnum(["accepted", "rejected"] as const),
+  reason: Type.Optional(Text(2_000)),
+}));
 
-export const ArtifactPayloadSchema = /* @__PURE__ */ payload("lineup.artifact", {
+export const ArtifactPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.artifact", {
   artifact: ArtifactRefRef,
-  caption: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-});
+  caption: Type.Optional(Text(2_000)),
+}));
 
-export const RuntimeNoticePayloadSchema = /* @__PURE__ */ payload("lineup.runtime.notice", {
-  level: /* @__PURE__ */ StringEnum(["info", "warning", "error"] as const),
-  message: /* @__PURE__ */ Text(2_000),
-  code: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ErrorCodeSchema()),
-});
+export const RuntimeNoticePayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.runtime.notice", {
+  level: StringEnum(["info", "warning", "error"] as const),
+  message: Text(2_000),
+  code: Type.Optional(ErrorCodeSchema()),
+}));
 
-export const HostIntentPayloadSchema = /* @__PURE__ */ payload("lineup.host.intent", {
+export const HostIntentPayloadSchema = /* @__PURE__ */ declared(() => payload("lineup.host.intent", {
   /** `suspend` / `resume`: the device sleeps and wakes; `window_hidden` / `window_shown`: the host's window; `memory_pressure`: the system asks for memory back. */
-  intent: /* @__PURE__ */ StringEnum(["open_app", "open_conversation", "close_app", "suspend", "resume", "window_hidden", "window_shown", "memory_pressure"] as const),
-  app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()),
-  conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
-  entrypoint: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-});
+  intent: StringEnum(["open_app", "open_conversation", "close_app", "suspend", "resume", "window_hidden", "window_shown", "memory_pressure"] as const),
+  app_scope: Type.Optional(AppScopeSchema()),
+  conversation_id: Type.Optional(ConversationIdSchema()),
+  entrypoint: Type.Optional(OpaqueIdSchema()),
+}));
 
 export interface EnvelopeTypeSpec extends EnvelopeTypeTerms {
   readonly payload: TSchema;
@@ -189,7 +189,7 @@ const ENVELOPE_PAYLOAD_SCHEMA_OF = {
 } as const satisfies Record<EnvelopeType, TSchema>;
 
 /** Each type's terms with its payload schema: for the generator, the docs and `EnvelopePayload`. */
-export const ENVELOPE_TYPES = /* @__PURE__ */ withPayloads(ENVELOPE_TYPE_TERMS, ENVELOPE_PAYLOAD_SCHEMA_OF);
+export const ENVELOPE_TYPES = /* @__PURE__ */ declared(() => withPayloads(ENVELOPE_TYPE_TERMS, ENVELOPE_PAYLOAD_SCHEMA_OF));
 
 function withPayloads<T extends Record<EnvelopeType, EnvelopeTypeTerms>, P extends Record<EnvelopeType, TSchema>>(terms: T, payloads: P): { readonly [K in EnvelopeType]: T[K] & { readonly payload: P[K] } } {
   return Object.fromEntries(Object.entries(terms).map(([type, spec]) => [type, { ...spec, payload: payloads[type as EnvelopeType] }])) as never;

@@ -50,20 +50,20 @@ const LegacyInstant = () =>
 export type LegacyInstant = number | string;
 
 /** The old vendor-ish app identity carried inside surface payloads. Not an app scope. */
-export const LegacyAppRefSchema = /* @__PURE__ */ Closed({ id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 }) });
+export const LegacyAppRefSchema = /* @__PURE__ */ declared(() => Closed({ id: Type.String({ minLength: 1, maxLength: 200 }) }));
 
 export const LegacyFrameSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
-      type: /* @__PURE__ */ Type.String({ minLength: LEGACY_TYPE_PREFIX.length + 1, maxLength: 96, pattern: "^lineup\\.v1\\.[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
-      id: /* @__PURE__ */ OpaqueIdSchema(),
-      ts: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
-      conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
-      app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()),
-      reply_to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-      seq: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-      from: /* @__PURE__ */ Closed({ role: /* @__PURE__ */ StringEnum(LEGACY_ROLES), id: /* @__PURE__ */ OpaqueIdSchema() }),
-      payload: /* @__PURE__ */ JsonObjectSchema(),
+      type: Type.String({ minLength: LEGACY_TYPE_PREFIX.length + 1, maxLength: 96, pattern: "^lineup\\.v1\\.[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)*$" }),
+      id: OpaqueIdSchema(),
+      ts: Type.Optional(LegacyInstant()),
+      conversation_id: Type.Optional(ConversationIdSchema()),
+      app_scope: Type.Optional(AppScopeSchema()),
+      reply_to: Type.Optional(OpaqueIdSchema()),
+      seq: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+      from: Closed({ role: StringEnum(LEGACY_ROLES), id: OpaqueIdSchema() }),
+      payload: JsonObjectSchema(),
     },
     { $id: LEGACY_FRAME_SCHEMA_ID, title: "Legacy lineup.v1 message frame" },
   ),
@@ -79,116 +79,116 @@ const App = () => Type.Optional(LegacyAppRefSchema);
 const legacyPayload = <T extends Parameters<typeof Closed>[0]>(type: string, properties: T) =>
   Closed(properties, { $id: legacyPayloadSchemaId(type), title: `legacy ${type} payload` });
 
-export const LegacyMessagePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.message", {
+export const LegacyMessagePayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.message", {
   /** M0 messages were plain text and carried no format. */
-  format: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(["text", "markdown"] as const)),
-  text: /* @__PURE__ */ Text(65_536),
-  app: /* @__PURE__ */ App(),
-});
+  format: Type.Optional(StringEnum(["text", "markdown"] as const)),
+  text: Text(65_536),
+  app: App(),
+}));
 
-export const LegacyStatusPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.status", {
-  state: /* @__PURE__ */ StringEnum(["idle", "thinking", "working", "waiting"] as const),
-  text: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyStatusPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.status", {
+  state: StringEnum(["idle", "thinking", "working", "waiting"] as const),
+  text: Type.Optional(Text(200)),
+  app: App(),
+}));
 
-export const LegacyTaskProgressPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.task.progress", {
-  task_id: /* @__PURE__ */ OpaqueIdSchema(),
-  title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  status: /* @__PURE__ */ StringEnum(["running", "done", "failed", "cancelled"] as const),
+export const LegacyTaskProgressPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.task.progress", {
+  task_id: OpaqueIdSchema(),
+  title: Type.Optional(Label()),
+  status: StringEnum(["running", "done", "failed", "cancelled"] as const),
   /** Percent, 0–100 (the envelope uses a 0–1 fraction). */
-  percent: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 100 })),
-  detail: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-  app: /* @__PURE__ */ App(),
-});
+  percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  detail: Type.Optional(Text(2_000)),
+  app: App(),
+}));
 
-const LegacyChoiceOption = /* @__PURE__ */ Closed({ id: /* @__PURE__ */ OpaqueIdSchema(), label: /* @__PURE__ */ Label(), description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(500)) });
+const LegacyChoiceOption = /* @__PURE__ */ declared(() => Closed({ id: OpaqueIdSchema(), label: Label(), description: Type.Optional(Text(500)) }));
 
-export const LegacyChoicePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.choice", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
-  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
-  options: /* @__PURE__ */ Type.Array(LegacyChoiceOption, { minItems: 1, maxItems: 20 }),
-  multiple: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyChoicePayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.choice", {
+  interaction_id: OpaqueIdSchema(),
+  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+  options: Type.Array(LegacyChoiceOption, { minItems: 1, maxItems: 20 }),
+  multiple: Type.Optional(Type.Boolean()),
+  expires_at: Type.Optional(LegacyInstant()),
+  app: App(),
+}));
 
-export const LegacyConfirmPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.confirm", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
-  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
-  confirm_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  cancel_label: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Label()),
-  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyConfirmPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.confirm", {
+  interaction_id: OpaqueIdSchema(),
+  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+  confirm_label: Type.Optional(Label()),
+  cancel_label: Type.Optional(Label()),
+  expires_at: Type.Optional(LegacyInstant()),
+  app: App(),
+}));
 
-export const LegacyInputPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.input", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
-  prompt: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 4_000 }),
-  placeholder: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)),
-  multiline: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  max_length: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 65_536 })),
-  expires_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ LegacyInstant()),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyInputPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.input", {
+  interaction_id: OpaqueIdSchema(),
+  prompt: Type.String({ minLength: 1, maxLength: 4_000 }),
+  placeholder: Type.Optional(Text(200)),
+  multiline: Type.Optional(Type.Boolean()),
+  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_536 })),
+  expires_at: Type.Optional(LegacyInstant()),
+  app: App(),
+}));
 
-export const LegacyInteractionResponsePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.interaction.response", {
-  interaction_id: /* @__PURE__ */ OpaqueIdSchema(),
+export const LegacyInteractionResponsePayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.interaction.response", {
+  interaction_id: OpaqueIdSchema(),
   /** Choice ids for a choice, a boolean for a confirm, the text for an input. Absent when cancelled. */
-  value: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Union([/* @__PURE__ */ Type.Array(/* @__PURE__ */ OpaqueIdSchema(), { maxItems: 20 }), /* @__PURE__ */ Type.Boolean(), /* @__PURE__ */ Text(65_536)])),
-  cancelled: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  app: /* @__PURE__ */ App(),
-});
+  value: Type.Optional(Type.Union([Type.Array(OpaqueIdSchema(), { maxItems: 20 }), Type.Boolean(), Text(65_536)])),
+  cancelled: Type.Optional(Type.Boolean()),
+  app: App(),
+}));
 
-export const LegacyToolCallPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.call", {
-  call_id: /* @__PURE__ */ ToolCallIdSchema(),
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }),
-  arguments: /* @__PURE__ */ JsonObjectSchema(),
+export const LegacyToolCallPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.tool.call", {
+  call_id: ToolCallIdSchema(),
+  name: Type.String({ minLength: 1, maxLength: 128 }),
+  arguments: JsonObjectSchema(),
   /** Only M3+ peers send it; a call without it is refused (spec 7.2: calls must carry the revision). */
-  inventory_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 })),
-  timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 86_400_000 })),
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-  app: /* @__PURE__ */ App(),
-});
+  inventory_revision: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+  instance_id: Type.Optional(InstanceIdSchema()),
+  app: App(),
+}));
 
-export const LegacyToolResultPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.result", {
-  call_id: /* @__PURE__ */ ToolCallIdSchema(),
-  result: /* @__PURE__ */ JsonValueSchema(),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyToolResultPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.tool.result", {
+  call_id: ToolCallIdSchema(),
+  result: JsonValueSchema(),
+  app: App(),
+}));
 
-export const LegacyToolErrorPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.tool.error", {
-  call_id: /* @__PURE__ */ ToolCallIdSchema(),
-  code: /* @__PURE__ */ StringEnum(/* @__PURE__ */ Object.keys(ERROR_CODES) as [string, ...string[]]),
-  message: /* @__PURE__ */ Text(2_000),
-  app: /* @__PURE__ */ App(),
-});
+export const LegacyToolErrorPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.tool.error", {
+  call_id: ToolCallIdSchema(),
+  code: StringEnum(Object.keys(ERROR_CODES) as [string, ...string[]]),
+  message: Text(2_000),
+  app: App(),
+}));
 
-export const LegacySurfaceStatePayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.surface.state", {
+export const LegacySurfaceStatePayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.surface.state", {
   app: LegacyAppRefSchema,
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-  patch: /* @__PURE__ */ JsonObjectSchema(),
-  revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0 })),
-});
+  instance_id: Type.Optional(InstanceIdSchema()),
+  patch: JsonObjectSchema(),
+  revision: Type.Optional(Type.Integer({ minimum: 0 })),
+}));
 
-export const LegacySurfaceEventPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.surface.event", {
+export const LegacySurfaceEventPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.surface.event", {
   app: LegacyAppRefSchema,
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96 }),
-  data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-});
+  instance_id: Type.Optional(InstanceIdSchema()),
+  name: Type.String({ minLength: 1, maxLength: 96 }),
+  data: Type.Optional(JsonValueSchema()),
+}));
 
-export const LegacyArtifactPayloadSchema = /* @__PURE__ */ legacyPayload("lineup.v1.artifact", {
-  artifact: /* @__PURE__ */ Closed({
-    id: /* @__PURE__ */ OpaqueIdSchema(),
-    name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }),
-    mime: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 127 }),
-    size: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-    sha256: /* @__PURE__ */ Type.String({ pattern: "^[0-9a-f]{64}$" }),
+export const LegacyArtifactPayloadSchema = /* @__PURE__ */ declared(() => legacyPayload("lineup.v1.artifact", {
+  artifact: Closed({
+    id: OpaqueIdSchema(),
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    mime: Type.String({ minLength: 3, maxLength: 127 }),
+    size: Type.Integer({ minimum: 0 }),
+    sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
   }),
-  caption: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-  app: /* @__PURE__ */ App(),
-});
+  caption: Type.Optional(Text(2_000)),
+  app: App(),
+}));
 
 /** Legacy type → its payload schema. The mapping table (`mapping.ts`) has one row per key. */
 export const LEGACY_PAYLOAD_SCHEMAS = {

@@ -9,7 +9,7 @@
  * order of migrations, step inputs that name earlier steps) is checked by `app-code-rules.ts`.
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { AppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, StringEnum } from "../schema-kit.js";
+import { AppScopeSchema, Closed, JsonObjectSchema, JsonValueSchema, StringEnum, declared } from "../schema-kit.js";
 import { CAPABILITY_NAME_PATTERN, type CapabilityName } from "./capabilities.js";
 import type { AppManifest } from "./schemas.js";
 import { DEFAULT_APP_STORAGE_QUOTA_BYTES } from "./terms.js";
@@ -30,22 +30,22 @@ export const ENDPOINT_URL_PATTERN = "^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-
 const PartId = () => Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN });
 const Words = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 
-export const ExecutionEndpointSchema = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ PartId(),
+export const ExecutionEndpointSchema = /* @__PURE__ */ declared(() => Closed({
+  id: PartId(),
   /** An https URL (a test host may allow `http://127.0.0.1`); the Runtime calls it, never the app. */
-  url: /* @__PURE__ */ Type.String({ minLength: 9, maxLength: 512 }),
+  url: Type.String({ minLength: 9, maxLength: 512 }),
   /** Why the app sends data there, in the author's words, shown in the install review. */
-  purpose: /* @__PURE__ */ Words(300),
-});
+  purpose: Words(300),
+}));
 export type ExecutionEndpoint = Static<typeof ExecutionEndpointSchema>;
 
-export const ExecutionDeclarationSchema = /* @__PURE__ */ Closed({
-  mode: /* @__PURE__ */ StringEnum(EXECUTION_MODES),
+export const ExecutionDeclarationSchema = /* @__PURE__ */ declared(() => Closed({
+  mode: StringEnum(EXECUTION_MODES),
   /** `server-assisted` only: every server the Runtime may call for the app. */
-  endpoints: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ExecutionEndpointSchema, { minItems: 1, maxItems: 8 })),
+  endpoints: Type.Optional(Type.Array(ExecutionEndpointSchema, { minItems: 1, maxItems: 8 })),
   /** `server-assisted` only: what data leaves the device and what stays, in the author's words. */
-  data_boundary: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(1_000)),
-});
+  data_boundary: Type.Optional(Words(1_000)),
+}));
 export type ExecutionDeclaration = Static<typeof ExecutionDeclarationSchema>;
 
 // --- App storage ---
@@ -60,50 +60,50 @@ const CollectionName = () => Type.String({ minLength: 1, maxLength: 64, pattern:
 /** A JSON Pointer into a record's value (RFC 6901), not the whole value: `/title`, `/tags/0`. */
 const FieldPointer = () => Type.String({ minLength: 2, maxLength: 256, pattern: "^(?:/(?:[^~/]|~[01])*)+$" });
 
-export const StorageCollectionSchema = /* @__PURE__ */ Closed({
-  name: /* @__PURE__ */ CollectionName(),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(500)),
+export const StorageCollectionSchema = /* @__PURE__ */ declared(() => Closed({
+  name: CollectionName(),
+  description: Type.Optional(Words(500)),
   /** JSON Schema (draft 2020-12) every value written to the collection must pass. */
-  value_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-});
+  value_schema: Type.Optional(JsonObjectSchema()),
+}));
 export type StorageCollection = Static<typeof StorageCollectionSchema>;
 
 /** What a migration step does to the stored records; each migration runs in one transaction. */
 export const STORAGE_MIGRATION_OPS = ["create_collection", "drop_collection", "rename_collection", "set_field", "remove_field", "rename_field"] as const;
 export type StorageMigrationOp = (typeof STORAGE_MIGRATION_OPS)[number];
 
-export const StorageMigrationStepSchema = /* @__PURE__ */ Closed({
-  op: /* @__PURE__ */ StringEnum(STORAGE_MIGRATION_OPS),
-  collection: /* @__PURE__ */ CollectionName(),
+export const StorageMigrationStepSchema = /* @__PURE__ */ declared(() => Closed({
+  op: StringEnum(STORAGE_MIGRATION_OPS),
+  collection: CollectionName(),
   /** `rename_collection`: the new name. */
-  to: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ CollectionName()),
+  to: Type.Optional(CollectionName()),
   /** `set_field`, `remove_field`: the field; `rename_field`: its old place. */
-  field: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ FieldPointer()),
+  field: Type.Optional(FieldPointer()),
   /** `rename_field`: the new place. */
-  to_field: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ FieldPointer()),
+  to_field: Type.Optional(FieldPointer()),
   /** `set_field`: the value given to records that lack the field. */
-  value: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-});
+  value: Type.Optional(JsonValueSchema()),
+}));
 export type StorageMigrationStep = Static<typeof StorageMigrationStepSchema>;
 
-export const StorageMigrationSchema = /* @__PURE__ */ Closed({
+export const StorageMigrationSchema = /* @__PURE__ */ declared(() => Closed({
   /** The schema version this migration brings the data to (from the one before). */
-  to_version: /* @__PURE__ */ Type.Integer({ minimum: 2, maximum: MAX_STORAGE_SCHEMA_VERSION }),
-  steps: /* @__PURE__ */ Type.Array(StorageMigrationStepSchema, { minItems: 1, maxItems: 64 }),
-});
+  to_version: Type.Integer({ minimum: 2, maximum: MAX_STORAGE_SCHEMA_VERSION }),
+  steps: Type.Array(StorageMigrationStepSchema, { minItems: 1, maxItems: 64 }),
+}));
 export type StorageMigration = Static<typeof StorageMigrationSchema>;
 
 export const MAX_SESSION_DATA_QUOTA_BYTES = 64 * 1024 * 1024;
 
-export const StorageRequestSchema = /* @__PURE__ */ Closed({
-  session_data_quota_bytes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: MAX_SESSION_DATA_QUOTA_BYTES })),
+export const StorageRequestSchema = /* @__PURE__ */ declared(() => Closed({
+  session_data_quota_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_SESSION_DATA_QUOTA_BYTES })),
   /** Bytes the app's own storage may hold (keys and values); default 10 MiB. */
-  quota_bytes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1_024, maximum: MAX_APP_STORAGE_QUOTA_BYTES })),
+  quota_bytes: Type.Optional(Type.Integer({ minimum: 1_024, maximum: MAX_APP_STORAGE_QUOTA_BYTES })),
   /** The version of the collections below; migrations bring older data up to it. */
-  schema_version: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: MAX_STORAGE_SCHEMA_VERSION })),
-  collections: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(StorageCollectionSchema, { minItems: 1, maxItems: 64 })),
-  migrations: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(StorageMigrationSchema, { maxItems: 256 })),
-});
+  schema_version: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_STORAGE_SCHEMA_VERSION })),
+  collections: Type.Optional(Type.Array(StorageCollectionSchema, { minItems: 1, maxItems: 64 })),
+  migrations: Type.Optional(Type.Array(StorageMigrationSchema, { maxItems: 256 })),
+}));
 export type StorageRequest = Static<typeof StorageRequestSchema>;
 
 // --- Back-ends ---
@@ -122,59 +122,59 @@ export const MCP_TOOL_NAME_PATTERN = "^[A-Za-z0-9_][A-Za-z0-9_.-]*$";
 /** The MCP back-end protocols: `mcp-stdio` (a program on this device), `mcp-http` (Streamable HTTP, a remote endpoint). */
 export const MCP_BACKEND_PROTOCOLS: readonly BackendProtocol[] = ["mcp-stdio", "mcp-http"];
 
-export const BackendLimitsSchema = /* @__PURE__ */ Closed({
+export const BackendLimitsSchema = /* @__PURE__ */ declared(() => Closed({
   /** Memory the back-end may hold (a wasm module's linear memory; a process's resident memory). Default 64. */
-  memory_mb: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 2_048 })),
+  memory_mb: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_048 })),
   /** Wall time one call may take before it is killed and answered `operation_expired`. Default 10,000. */
-  call_timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 10, maximum: 600_000 })),
+  call_timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 600_000 })),
   /** Calls in flight at once; more are refused `overloaded`. Default 4. */
-  max_concurrent_calls: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 64 })),
-});
+  max_concurrent_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+}));
 export type BackendLimits = Static<typeof BackendLimitsSchema>;
 
-export const BackendRestartSchema = /* @__PURE__ */ Closed({
-  policy: /* @__PURE__ */ StringEnum(RESTART_POLICIES),
+export const BackendRestartSchema = /* @__PURE__ */ declared(() => Closed({
+  policy: StringEnum(RESTART_POLICIES),
   /** Restarts within one run of the Runtime before the back-end is left stopped. Default 5. */
-  max_restarts: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: 100 })),
+  max_restarts: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   /** The first wait before a restart; it doubles each time, up to a minute. Default 500. */
-  backoff_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 10, maximum: 60_000 })),
-});
+  backoff_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
+}));
 
-export const BackendMethodSchema = /* @__PURE__ */ Closed({
+export const BackendMethodSchema = /* @__PURE__ */ declared(() => Closed({
   /** `^[a-z][a-z0-9_]*(\.…)*$`; an MCP back-end's may be any MCP tool name (the rules check which applies). */
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(500)),
-  params_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-  result_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-});
+  name: Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }),
+  description: Type.Optional(Words(500)),
+  params_schema: Type.Optional(JsonObjectSchema()),
+  result_schema: Type.Optional(JsonObjectSchema()),
+}));
 export type BackendMethod = Static<typeof BackendMethodSchema>;
 
 const CapabilityNameSchema = () => Type.Unsafe<CapabilityName>({ type: "string", minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN });
 
-export const BackendDeclarationSchema = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ PartId(),
-  title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(120)),
-  plane: /* @__PURE__ */ StringEnum(BACKEND_PLANES),
-  protocol: /* @__PURE__ */ StringEnum(BACKEND_PROTOCOLS),
+export const BackendDeclarationSchema = /* @__PURE__ */ declared(() => Closed({
+  id: PartId(),
+  title: Type.Optional(Words(120)),
+  plane: StringEnum(BACKEND_PLANES),
+  protocol: StringEnum(BACKEND_PROTOCOLS),
   /** `wasm`: the module (`.wasm`); `stdio-jsonrpc`: the program (`.js`/`.mjs` for `node`). A file of the bundle. */
-  entry: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255, pattern: BUNDLE_FILE_PATTERN })),
+  entry: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: BUNDLE_FILE_PATTERN })),
   /** `stdio-jsonrpc`: what runs `entry`. */
-  runtime: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(BACKEND_RUNTIMES)),
+  runtime: Type.Optional(StringEnum(BACKEND_RUNTIMES)),
   /** `mcp-stdio`: the arguments its program gets after `entry` (`--stdio`). */
-  args: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 32 })),
+  args: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 32 })),
   /** `remote-http`: the id of one of `execution.endpoints`. */
-  endpoint: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ PartId()),
+  endpoint: Type.Optional(PartId()),
   /** The methods a surface or a workflow may call; any other is `method_not_found`. */
-  methods: /* @__PURE__ */ Type.Array(BackendMethodSchema, { minItems: 1, maxItems: 64 }),
-  limits: /* @__PURE__ */ Type.Optional(BackendLimitsSchema),
-  restart: /* @__PURE__ */ Type.Optional(BackendRestartSchema),
+  methods: Type.Array(BackendMethodSchema, { minItems: 1, maxItems: 64 }),
+  limits: Type.Optional(BackendLimitsSchema),
+  restart: Type.Optional(BackendRestartSchema),
   /** Device capabilities it may request (declared in `capabilities`), through the same gateway as a surface. */
-  capabilities: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
+  capabilities: Type.Optional(Type.Array(CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
   /** Whether it may read and write the app's storage. */
-  storage: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
+  storage: Type.Optional(Type.Boolean()),
   /** A host without its protocol still installs the app; calls to it are `unsupported_on_host`. */
-  optional: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-});
+  optional: Type.Optional(Type.Boolean()),
+}));
 export type BackendDeclaration = Static<typeof BackendDeclarationSchema>;
 
 // --- Workflows ---
@@ -200,39 +200,39 @@ export type WorkflowStepKind = (typeof WORKFLOW_STEP_KINDS)[number];
  */
 export const WorkflowTemplateSchema = () => JsonValueSchema();
 
-export const WorkflowStepSchema = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ PartId(),
-  kind: /* @__PURE__ */ StringEnum(WORKFLOW_STEP_KINDS),
-  title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(120)),
+export const WorkflowStepSchema = /* @__PURE__ */ declared(() => Closed({
+  id: PartId(),
+  kind: StringEnum(WORKFLOW_STEP_KINDS),
+  title: Type.Optional(Words(120)),
   /** `tool`: the tool (`app_scope` absent: the app's own). */
-  tool: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()), method: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 128 }) })),
+  tool: Type.Optional(Closed({ app_scope: Type.Optional(AppScopeSchema()), method: Type.String({ minLength: 3, maxLength: 128 }) })),
   /** `agent.task`: the `agent_tasks` entry. */
-  entry: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 })),
+  entry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   /** `storage.*`: the collection. */
-  collection: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ CollectionName()),
+  collection: Type.Optional(CollectionName()),
   /** `backend.call`: the back-end and its method. */
-  backend: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ PartId()),
-  method: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN })),
+  backend: Type.Optional(PartId()),
+  method: Type.Optional(Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN })),
   /** `agent.task`: the result's JSON Schema. */
-  output_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
+  output_schema: Type.Optional(JsonObjectSchema()),
   /** The step's input (see the template rule above); what each kind reads from it is in docs/manifest.md. */
-  input: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WorkflowTemplateSchema()),
-  retry: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ max_attempts: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 10 }), backoff_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0, maximum: 600_000 })) })),
-  timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 10, maximum: 86_400_000 })),
+  input: Type.Optional(WorkflowTemplateSchema()),
+  retry: Type.Optional(Closed({ max_attempts: Type.Integer({ minimum: 1, maximum: 10 }), backoff_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000 })) })),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400_000 })),
   /** What a failure after the last attempt does: end the run (`fail`, default), go on with a null output (`continue`), or go to a later step. */
-  on_error: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Union([/* @__PURE__ */ StringEnum(["fail", "continue"] as const), /* @__PURE__ */ Closed({ goto: /* @__PURE__ */ PartId() })])),
-});
+  on_error: Type.Optional(Type.Union([StringEnum(["fail", "continue"] as const), Closed({ goto: PartId() })])),
+}));
 export type WorkflowStep = Static<typeof WorkflowStepSchema>;
 
-export const WorkflowDeclarationSchema = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ PartId(),
-  title: /* @__PURE__ */ Words(120),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Words(1_000)),
-  input_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-  steps: /* @__PURE__ */ Type.Array(WorkflowStepSchema, { minItems: 1, maxItems: 64 }),
+export const WorkflowDeclarationSchema = /* @__PURE__ */ declared(() => Closed({
+  id: PartId(),
+  title: Words(120),
+  description: Type.Optional(Words(1_000)),
+  input_schema: Type.Optional(JsonObjectSchema()),
+  steps: Type.Array(WorkflowStepSchema, { minItems: 1, maxItems: 64 }),
   /** The run's output, a template over the run like a step's input. Default: the last step's output. */
-  output: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WorkflowTemplateSchema()),
-});
+  output: Type.Optional(WorkflowTemplateSchema()),
+}));
 export type WorkflowDeclaration = Static<typeof WorkflowDeclarationSchema>;
 
 /** Every collection a storage declaration names, now or in a migration: what the app's store may hold. */

@@ -4,7 +4,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { ERROR_CODES, type ErrorCode } from "../errors.js";
-import { Closed, JsonValueSchema, StringEnum, schemaId } from "../schema-kit.js";
+import { Closed, JsonValueSchema, StringEnum, schemaId, declared } from "../schema-kit.js";
 import { CAPABILITY_REFUSAL_STATUSES } from "./capabilities.js";
 
 const ErrorCodeSchema = () => StringEnum(Object.keys(ERROR_CODES) as ErrorCode[]);
@@ -15,15 +15,15 @@ const ErrorCodeSchema = () => StringEnum(Object.keys(ERROR_CODES) as ErrorCode[]
  * `permission_denied` with `capability_not_declared`, or `policy_denied` with `rate_limited`).
  * The message is for people; it never carries paths, tokens or native error text.
  */
-export const CapabilityResultSchema = /* @__PURE__ */ Type.Union(
+export const CapabilityResultSchema = /* @__PURE__ */ declared(() => Type.Union(
   [
-    /* @__PURE__ */ Closed({ status: /* @__PURE__ */ Type.Literal("completed"), value: /* @__PURE__ */ JsonValueSchema() }),
-    /* @__PURE__ */ Closed({
-      status: /* @__PURE__ */ StringEnum(CAPABILITY_REFUSAL_STATUSES),
-      code: /* @__PURE__ */ ErrorCodeSchema(),
-      message: /* @__PURE__ */ Type.String({ maxLength: 2_000 }),
+    Closed({ status: Type.Literal("completed"), value: JsonValueSchema() }),
+    Closed({
+      status: StringEnum(CAPABILITY_REFUSAL_STATUSES),
+      code: ErrorCodeSchema(),
+      message: Type.String({ maxLength: 2_000 }),
     }),
   ],
-  { $id: /* @__PURE__ */ schemaId("capability-result.v1"), title: "Capability result v1" },
-);
+  { $id: schemaId("capability-result.v1"), title: "Capability result v1" },
+));
 

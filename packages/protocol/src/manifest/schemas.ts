@@ -75,9 +75,9 @@ export const SUBSCRIPTION_SCOPES = ["instance", "conversation", "app"] as const;
 export type SubscriptionScope = (typeof SUBSCRIPTION_SCOPES)[number];
 
 /** Envelope types an app can receive: those whose registry entry allows an app target. */
-export const SUBSCRIBABLE_ENVELOPE_TYPES: readonly EnvelopeType[] = /* @__PURE__ */ Object.values(ENVELOPE_TYPE_TERMS)
+export const SUBSCRIBABLE_ENVELOPE_TYPES: readonly EnvelopeType[] = /* @__PURE__ */ declared(() => Object.values(ENVELOPE_TYPE_TERMS)
   .filter((spec) => (spec.targets as readonly string[]).includes("app"))
-  .map((spec) => spec.type as EnvelopeType);
+  .map((spec) => spec.type as EnvelopeType));
 
 // --- Limits ---
 
@@ -96,138 +96,138 @@ const Description = () => Type.String({ maxLength: 4_000 });
 /** The origins an MCP Apps view declares for one CSP directive (`connectDomains`, `resourceDomains`). */
 const ViewOrigins = () => Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: "^[^\\s;,']+$" }), { maxItems: 32, uniqueItems: true });
 
-export const ToolDescriptorSchema = /* @__PURE__ */ Closed(
+export const ToolDescriptorSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    method: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }),
-    contract_version: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 9, pattern: CONTRACT_VERSION_PATTERN }),
-    title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Title()),
-    description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Description()),
-    input_schema: /* @__PURE__ */ JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the call's arguments; describes an object." }),
-    output_schema: /* @__PURE__ */ JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the call's one terminal result." }),
-    call_model: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(CALL_MODELS)),
-    handling: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(TOOL_HANDLINGS)),
-    delivery: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(TOOL_DELIVERIES)),
-    activation_requirement: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(ACTIVATION_REQUIREMENTS)),
-    launch_policy: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(LAUNCH_POLICIES)),
-    entrypoint: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ EntrypointIdSchema()),
-    requires_foreground: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    restore_focus: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    timeout_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: MAX_TOOL_TIMEOUT_MS })),
-    idempotent: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    risk_level: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StringEnum(RISK_LEVELS)),
-    capabilities: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
+    method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }),
+    contract_version: Type.String({ minLength: 1, maxLength: 9, pattern: CONTRACT_VERSION_PATTERN }),
+    title: Type.Optional(Title()),
+    description: Type.Optional(Description()),
+    input_schema: JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the call's arguments; describes an object." }),
+    output_schema: JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the call's one terminal result." }),
+    call_model: Type.Optional(StringEnum(CALL_MODELS)),
+    handling: Type.Optional(StringEnum(TOOL_HANDLINGS)),
+    delivery: Type.Optional(StringEnum(TOOL_DELIVERIES)),
+    activation_requirement: Type.Optional(StringEnum(ACTIVATION_REQUIREMENTS)),
+    launch_policy: Type.Optional(StringEnum(LAUNCH_POLICIES)),
+    entrypoint: Type.Optional(EntrypointIdSchema()),
+    requires_foreground: Type.Optional(Type.Boolean()),
+    restore_focus: Type.Optional(Type.Boolean()),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOOL_TIMEOUT_MS })),
+    idempotent: Type.Optional(Type.Boolean()),
+    risk_level: Type.Optional(StringEnum(RISK_LEVELS)),
+    capabilities: Type.Optional(Type.Array(CapabilityNameSchema(), { uniqueItems: true, maxItems: 16 })),
     /** Served by a tool of one of the app's MCP back-ends (`backends[]`), not by a surface: that back-end's `id` and the MCP tool's name. */
-    backend: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }), method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }) })),
+    backend: Type.Optional(Closed({ id: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }), method: Type.String({ minLength: 1, maxLength: 96, pattern: MCP_TOOL_NAME_PATTERN }) })),
     /**
      * An MCP Apps view (`_meta.ui.resourceUri` of the MCP tool): the `ui://` resource of the same back-end that shows the
      * call. `csp`: the origins the view's resource declares (`_meta.ui.csp`), read when the bundle was made, so the install
      * review lists them; a person's grant covers only origins declared both here and in the live resource.
      */
-    view: /* @__PURE__ */ Type.Optional(
-      /* @__PURE__ */ Closed({
-        resource_uri: /* @__PURE__ */ Type.String({ minLength: 6, maxLength: 512, pattern: "^ui://[^\\s]+$" }),
-        csp: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Closed({ connect_domains: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ViewOrigins()), resource_domains: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ViewOrigins()) })),
+    view: Type.Optional(
+      Closed({
+        resource_uri: Type.String({ minLength: 6, maxLength: 512, pattern: "^ui://[^\\s]+$" }),
+        csp: Type.Optional(Closed({ connect_domains: Type.Optional(ViewOrigins()), resource_domains: Type.Optional(ViewOrigins()) })),
       }),
     ),
   },
-  { $id: /* @__PURE__ */ schemaId("tool-descriptor.v1"), title: "Tool descriptor v1" },
-);
+  { $id: schemaId("tool-descriptor.v1"), title: "Tool descriptor v1" },
+));
 export type ToolDescriptor = Static<typeof ToolDescriptorSchema>;
-const ToolDescriptorRef = /* @__PURE__ */ Type.Unsafe<ToolDescriptor>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("tool-descriptor.v1")));
+const ToolDescriptorRef = /* @__PURE__ */ declared(() => Type.Unsafe<ToolDescriptor>(Type.Ref(schemaId("tool-descriptor.v1"))));
 
 // --- Manifest parts ---
 
 export const EntrypointSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed({
-    id: /* @__PURE__ */ EntrypointIdSchema(),
-    kind: /* @__PURE__ */ StringEnum(ENTRYPOINT_KINDS),
-    default_eligible: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-    display_modes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length })),
-    path: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 6, maxLength: 255, pattern: ENTRYPOINT_PATH_PATTERN })),
-    title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Title()),
+  Closed({
+    id: EntrypointIdSchema(),
+    kind: StringEnum(ENTRYPOINT_KINDS),
+    default_eligible: Type.Optional(Type.Boolean()),
+    display_modes: Type.Optional(Type.Array(StringEnum(DISPLAY_MODES), { uniqueItems: true, maxItems: DISPLAY_MODES.length })),
+    path: Type.Optional(Type.String({ minLength: 6, maxLength: 255, pattern: ENTRYPOINT_PATH_PATTERN })),
+    title: Type.Optional(Title()),
   }),
 );
 export type Entrypoint = Static<typeof EntrypointSchema>;
 
-export const AgentSubscriptionSchema = /* @__PURE__ */ Closed({
-  type: /* @__PURE__ */ StringEnum(SUBSCRIBABLE_ENVELOPE_TYPES),
-  scope: /* @__PURE__ */ StringEnum(SUBSCRIPTION_SCOPES),
+export const AgentSubscriptionSchema = /* @__PURE__ */ declared(() => Closed({
+  type: StringEnum(SUBSCRIBABLE_ENVELOPE_TYPES),
+  scope: StringEnum(SUBSCRIPTION_SCOPES),
   /** A capability the app declares: messages of this subscription reach it only while the person has granted it that capability. */
-  capability: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ CapabilityNameSchema()),
-});
+  capability: Type.Optional(CapabilityNameSchema()),
+}));
 export type AgentSubscription = Static<typeof AgentSubscriptionSchema>;
 
-export const CapabilityDeclarationSchema = /* @__PURE__ */ Closed({
-  name: /* @__PURE__ */ CapabilityNameSchema(),
-  purpose: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 500 }),
-});
+export const CapabilityDeclarationSchema = /* @__PURE__ */ declared(() => Closed({
+  name: CapabilityNameSchema(),
+  purpose: Type.String({ minLength: 1, maxLength: 500 }),
+}));
 export type CapabilityDeclaration = Static<typeof CapabilityDeclarationSchema>;
 
-export const EventDeclarationSchema = /* @__PURE__ */ Closed({
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Description()),
-  data_schema: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the event's data." })),
-});
+export const EventDeclarationSchema = /* @__PURE__ */ declared(() => Closed({
+  name: Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }),
+  description: Type.Optional(Description()),
+  data_schema: Type.Optional(JsonObjectSchema({ description: "JSON Schema (draft 2020-12) of the event's data." })),
+}));
 export type EventDeclaration = Static<typeof EventDeclarationSchema>;
 
-export const RuntimeSdkRequirementSchema = /* @__PURE__ */ Closed({
-  api_version: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 9, pattern: "^[1-9][0-9]*$" }),
-  required_features: /* @__PURE__ */ Type.Array(/* @__PURE__ */ FeatureNameSchema(), { uniqueItems: true, maxItems: 64 }),
-  optional_features: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ FeatureNameSchema(), { uniqueItems: true, maxItems: 64 })),
-});
+export const RuntimeSdkRequirementSchema = /* @__PURE__ */ declared(() => Closed({
+  api_version: Type.String({ minLength: 1, maxLength: 9, pattern: "^[1-9][0-9]*$" }),
+  required_features: Type.Array(FeatureNameSchema(), { uniqueItems: true, maxItems: 64 }),
+  optional_features: Type.Optional(Type.Array(FeatureNameSchema(), { uniqueItems: true, maxItems: 64 })),
+}));
 export type RuntimeSdkRequirement = Static<typeof RuntimeSdkRequirementSchema>;
 
 /**
  * The agent tasks an app may start (feature `app.agent-task.v1`, docs/manifest.md): each entry is one thing
  * its UI asks of the agent, with the tools the agent may be given for it (`app_scope` absent: the app's own).
  */
-export const AgentTaskEntrySchema = /* @__PURE__ */ Closed({
-  id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_.-]*$" }),
-  title: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 120 }),
-  description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Description()),
-  tools: /* @__PURE__ */ Type.Optional(
-    /* @__PURE__ */ Type.Array(
-      /* @__PURE__ */ Closed({ app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()), method: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }) }),
+export const AgentTaskEntrySchema = /* @__PURE__ */ declared(() => Closed({
+  id: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-z][a-z0-9_.-]*$" }),
+  title: Type.String({ minLength: 1, maxLength: 120 }),
+  description: Type.Optional(Description()),
+  tools: Type.Optional(
+    Type.Array(
+      Closed({ app_scope: Type.Optional(AppScopeSchema()), method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_DESCRIPTOR_METHOD_PATTERN }) }),
       { maxItems: 64 },
     ),
   ),
-});
+}));
 export type AgentTaskEntry = Static<typeof AgentTaskEntrySchema>;
-export const AgentTasksDeclarationSchema = /* @__PURE__ */ Closed({ entries: /* @__PURE__ */ Type.Array(AgentTaskEntrySchema, { minItems: 1, maxItems: 32 }) });
+export const AgentTasksDeclarationSchema = /* @__PURE__ */ declared(() => Closed({ entries: Type.Array(AgentTaskEntrySchema, { minItems: 1, maxItems: 32 }) }));
 
 // --- The manifest (spec 9) ---
 
 
 /** The app's name and description in other languages, by language tag; a host shows the one for its UI language. */
-export const LocalizedTextsSchema = /* @__PURE__ */ Type.Record(
-  /* @__PURE__ */ Type.String({ pattern: MANIFEST_LOCALE_PATTERN }),
-  /* @__PURE__ */ Closed({ name: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 80 })), description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 2_000 })) }, { minProperties: 1 }),
+export const LocalizedTextsSchema = /* @__PURE__ */ declared(() => Type.Record(
+  Type.String({ pattern: MANIFEST_LOCALE_PATTERN }),
+  Closed({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })), description: Type.Optional(Type.String({ maxLength: 2_000 })) }, { minProperties: 1 }),
   { maxProperties: 32, additionalProperties: false },
-);
+));
 export type LocalizedTexts = Static<typeof LocalizedTextsSchema>;
 
-export const AppManifestSchema = /* @__PURE__ */ Closed(
+export const AppManifestSchema = /* @__PURE__ */ declared(() => Closed(
   {
-    format: /* @__PURE__ */ Type.Literal(MANIFEST_FORMAT),
-    app_scope: /* @__PURE__ */ AppScopeSchema(),
-    version: /* @__PURE__ */ Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
-    name: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 80 })),
-    description: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 2_000 })),
-    localized: /* @__PURE__ */ Type.Optional(LocalizedTextsSchema),
+    format: Type.Literal(MANIFEST_FORMAT),
+    app_scope: AppScopeSchema(),
+    version: Type.String({ maxLength: 64, pattern: SEMVER_PATTERN }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+    description: Type.Optional(Type.String({ maxLength: 2_000 })),
+    localized: Type.Optional(LocalizedTextsSchema),
     runtime_sdk: RuntimeSdkRequirementSchema,
-    entrypoints: /* @__PURE__ */ Type.Array(EntrypointSchema, { minItems: 1, maxItems: 32 }),
-    agent_subscriptions: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(AgentSubscriptionSchema, { maxItems: 64 })),
-    tools: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(ToolDescriptorRef, { maxItems: 128 })),
-    capabilities: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(CapabilityDeclarationSchema, { maxItems: 32 })),
-    events: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(EventDeclarationSchema, { maxItems: 128 })),
-    storage: /* @__PURE__ */ Type.Optional(StorageRequestSchema),
-    agent_tasks: /* @__PURE__ */ Type.Optional(AgentTasksDeclarationSchema),
-    execution: /* @__PURE__ */ Type.Optional(ExecutionDeclarationSchema),
-    backends: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(BackendDeclarationSchema, { maxItems: 16 })),
-    workflows: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(WorkflowDeclarationSchema, { maxItems: 32 })),
+    entrypoints: Type.Array(EntrypointSchema, { minItems: 1, maxItems: 32 }),
+    agent_subscriptions: Type.Optional(Type.Array(AgentSubscriptionSchema, { maxItems: 64 })),
+    tools: Type.Optional(Type.Array(ToolDescriptorRef, { maxItems: 128 })),
+    capabilities: Type.Optional(Type.Array(CapabilityDeclarationSchema, { maxItems: 32 })),
+    events: Type.Optional(Type.Array(EventDeclarationSchema, { maxItems: 128 })),
+    storage: Type.Optional(StorageRequestSchema),
+    agent_tasks: Type.Optional(AgentTasksDeclarationSchema),
+    execution: Type.Optional(ExecutionDeclarationSchema),
+    backends: Type.Optional(Type.Array(BackendDeclarationSchema, { maxItems: 16 })),
+    workflows: Type.Optional(Type.Array(WorkflowDeclarationSchema, { maxItems: 32 })),
   },
-  { $id: /* @__PURE__ */ schemaId("app-manifest.v1"), title: "App manifest lineup.app.v1" },
-);
+  { $id: schemaId("app-manifest.v1"), title: "App manifest lineup.app.v1" },
+));
 export type AppManifest = Static<typeof AppManifestSchema>;
 
 /** Every schema with an `$id` this module declares, for the validator generator. */

@@ -48,44 +48,44 @@ const Nonce = () => Type.String({ minLength: 16, maxLength: 128, pattern: BRIDGE
 const Name = () => Type.String({ minLength: 1, maxLength: 64, pattern: BRIDGE_NAME_PATTERN });
 const RequestId = () => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 const Text = (maxLength: number) => Type.String({ maxLength });
-const FrameBase = {
-  bridge: /* @__PURE__ */ Type.Literal(BRIDGE_PROTOCOL),
-  v: /* @__PURE__ */ Type.Literal(BRIDGE_VERSION),
-  nonce: /* @__PURE__ */ Nonce(),
-};
+const FrameBase = /* @__PURE__ */ declared(() => ({
+  bridge: Type.Literal(BRIDGE_PROTOCOL),
+  v: Type.Literal(BRIDGE_VERSION),
+  nonce: Nonce(),
+}));
 
 /** The error body of a response: a LineUp refusal as data. */
-export const BridgeErrorSchema = /* @__PURE__ */ Closed({
-  code: /* @__PURE__ */ StringEnum(/* @__PURE__ */ Object.keys(ERROR_CODES) as [string, ...string[]]),
-  message: /* @__PURE__ */ Text(2_000),
-  path: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(1_024)),
-});
+export const BridgeErrorSchema = /* @__PURE__ */ declared(() => Closed({
+  code: StringEnum(Object.keys(ERROR_CODES) as [string, ...string[]]),
+  message: Text(2_000),
+  path: Type.Optional(Text(1_024)),
+}));
 export type BridgeError = Static<typeof BridgeErrorSchema>;
 
 export const BridgeRequestFrameSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
-    { ...FrameBase, kind: /* @__PURE__ */ Type.Literal("request"), id: /* @__PURE__ */ RequestId(), method: /* @__PURE__ */ Name(), params: /* @__PURE__ */ JsonValueSchema() },
-    { $id: /* @__PURE__ */ schemaId("surface-bridge.request.v1"), title: "Surface Bridge v1 request frame" },
+  Closed(
+    { ...FrameBase, kind: Type.Literal("request"), id: RequestId(), method: Name(), params: JsonValueSchema() },
+    { $id: schemaId("surface-bridge.request.v1"), title: "Surface Bridge v1 request frame" },
   ),
 );
 export const BridgeResponseFrameSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
+  Closed(
     {
       ...FrameBase,
-      kind: /* @__PURE__ */ Type.Literal("response"),
-      id: /* @__PURE__ */ RequestId(),
-      method: /* @__PURE__ */ Name(),
+      kind: Type.Literal("response"),
+      id: RequestId(),
+      method: Name(),
       /** Exactly one of `result` and `error` (checked by the decoder: a schema cannot say it and stay readable). */
-      result: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-      error: /* @__PURE__ */ Type.Optional(BridgeErrorSchema),
+      result: Type.Optional(JsonValueSchema()),
+      error: Type.Optional(BridgeErrorSchema),
     },
-    { $id: /* @__PURE__ */ schemaId("surface-bridge.response.v1"), title: "Surface Bridge v1 response frame" },
+    { $id: schemaId("surface-bridge.response.v1"), title: "Surface Bridge v1 response frame" },
   ),
 );
 export const BridgeEventFrameSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed(
-    { ...FrameBase, kind: /* @__PURE__ */ Type.Literal("event"), name: /* @__PURE__ */ Name(), data: /* @__PURE__ */ JsonValueSchema() },
-    { $id: /* @__PURE__ */ schemaId("surface-bridge.event.v1"), title: "Surface Bridge v1 event frame" },
+  Closed(
+    { ...FrameBase, kind: Type.Literal("event"), name: Name(), data: JsonValueSchema() },
+    { $id: schemaId("surface-bridge.event.v1"), title: "Surface Bridge v1 event frame" },
   ),
 );
 
@@ -101,57 +101,57 @@ const TimeZone = () => Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-
 /** Capability and permission names, in the manifest's grammar (`microphone.record`). */
 const CapabilityName = () => Type.String({ minLength: 3, maxLength: 64, pattern: CAPABILITY_NAME_PATTERN });
 
-export const BridgeThemeSchema = /* @__PURE__ */ Closed({
-  mode: /* @__PURE__ */ StringEnum(["light", "dark", "system"] as const),
-  effective_mode: /* @__PURE__ */ StringEnum(["light", "dark"] as const),
-  color_scheme_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._-]+$" }),
+export const BridgeThemeSchema = /* @__PURE__ */ declared(() => Closed({
+  mode: StringEnum(["light", "dark", "system"] as const),
+  effective_mode: StringEnum(["light", "dark"] as const),
+  color_scheme_id: Type.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._-]+$" }),
   /** Theme tokens as CSS custom properties (`--lineup-color-accent`), values as CSS text. */
-  css_variables: /* @__PURE__ */ Type.Record(/* @__PURE__ */ Type.String({ pattern: "^--[A-Za-z0-9_-]{1,126}$" }), /* @__PURE__ */ Text(512), { maxProperties: 512 }),
-});
+  css_variables: Type.Record(Type.String({ pattern: "^--[A-Za-z0-9_-]{1,126}$" }), Text(512), { maxProperties: 512 }),
+}));
 export type BridgeTheme = Static<typeof BridgeThemeSchema>;
 
 /** Why a capability is unavailable to this entry: refusal codes of the capability gateway. */
 export const BRIDGE_CAPABILITY_BLOCKED_REASONS = ["capability_not_declared", "unsupported_on_host", "policy_denied", "permission_denied", "foreground_required"] as const;
 
-export const BridgeCapabilitySummarySchema = /* @__PURE__ */ Type.Union([
-  /* @__PURE__ */ Closed({ capability: /* @__PURE__ */ CapabilityName(), available: /* @__PURE__ */ Type.Literal(true) }),
-  /* @__PURE__ */ Closed({ capability: /* @__PURE__ */ CapabilityName(), available: /* @__PURE__ */ Type.Literal(false), blocked_reason: /* @__PURE__ */ StringEnum(BRIDGE_CAPABILITY_BLOCKED_REASONS) }),
-]);
+export const BridgeCapabilitySummarySchema = /* @__PURE__ */ declared(() => Type.Union([
+  Closed({ capability: CapabilityName(), available: Type.Literal(true) }),
+  Closed({ capability: CapabilityName(), available: Type.Literal(false), blocked_reason: StringEnum(BRIDGE_CAPABILITY_BLOCKED_REASONS) }),
+]));
 
 /** The non-sensitive workspace summary of spec 003: ids and a label, never tokens or paths. */
-export const BridgeWorkspaceSummarySchema = /* @__PURE__ */ Closed({
-  workspace_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  tenant_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  display_name: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 200 })),
-});
+export const BridgeWorkspaceSummarySchema = /* @__PURE__ */ declared(() => Closed({
+  workspace_id: Type.Optional(OpaqueIdSchema()),
+  tenant_id: Type.Optional(OpaqueIdSchema()),
+  display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+}));
 
 const SemVer = () => Type.String({ minLength: 5, maxLength: 64, pattern: SEMVER_PATTERN });
 const FeatureName = () => Type.String({ minLength: 4, maxLength: 64, pattern: FEATURE_NAME_PATTERN });
 
 /** The first frame: the Host Bridge snapshot (spec 003) joined with the SDK's AppContext (spec 6.1). */
-export const BridgeHostSnapshotSchema = /* @__PURE__ */ Closed({
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  app_version: /* @__PURE__ */ SemVer(),
-  instance_id: /* @__PURE__ */ InstanceIdSchema(),
-  entrypoint: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
+export const BridgeHostSnapshotSchema = /* @__PURE__ */ declared(() => Closed({
+  app_scope: AppScopeSchema(),
+  app_version: SemVer(),
+  instance_id: InstanceIdSchema(),
+  entrypoint: Type.String({ minLength: 1, maxLength: 64, pattern: ENTRYPOINT_ID_PATTERN }),
   /** The in-app route the entry opens at, always starting with `/`. */
-  route: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 2_048, pattern: "^/[^\\s]*$" }),
+  route: Type.String({ minLength: 1, maxLength: 2_048, pattern: "^/[^\\s]*$" }),
   /** The origin the host speaks from (`null` for an opaque origin); spec 003's runtime origin. */
-  runtime_origin: /* @__PURE__ */ Type.String({ minLength: 4, maxLength: 256, pattern: "^(?:null|[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?::[0-9]{1,5})?)$" }),
-  scope: /* @__PURE__ */ Closed({
-    conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
-    operation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OperationIdSchema()),
-    parent_instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
+  runtime_origin: Type.String({ minLength: 4, maxLength: 256, pattern: "^(?:null|[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(?::[0-9]{1,5})?)$" }),
+  scope: Closed({
+    conversation_id: Type.Optional(ConversationIdSchema()),
+    operation_id: Type.Optional(OperationIdSchema()),
+    parent_instance_id: Type.Optional(InstanceIdSchema()),
   }),
   theme: BridgeThemeSchema,
-  locale: /* @__PURE__ */ Locale(),
-  timezone: /* @__PURE__ */ TimeZone(),
+  locale: Locale(),
+  timezone: TimeZone(),
   workspace: BridgeWorkspaceSummarySchema,
-  display_mode: /* @__PURE__ */ DisplayMode(),
-  capabilities: /* @__PURE__ */ Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
-  granted_permissions: /* @__PURE__ */ Type.Array(/* @__PURE__ */ CapabilityName(), { maxItems: 128 }),
-  sdk: /* @__PURE__ */ Closed({ api_version: /* @__PURE__ */ Type.Literal("1"), features: /* @__PURE__ */ Type.Array(/* @__PURE__ */ FeatureName(), { maxItems: 64 }) }),
-});
+  display_mode: DisplayMode(),
+  capabilities: Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
+  granted_permissions: Type.Array(CapabilityName(), { maxItems: 128 }),
+  sdk: Closed({ api_version: Type.Literal("1"), features: Type.Array(FeatureName(), { maxItems: 64 }) }),
+}));
 export type BridgeHostSnapshot = Static<typeof BridgeHostSnapshotSchema>;
 
 // --- Host → app events ---------------------------------------------------------------------------
@@ -159,64 +159,64 @@ export type BridgeHostSnapshot = Static<typeof BridgeHostSnapshotSchema>;
 export const BRIDGE_LIFECYCLE_STATES = ["start", "foreground", "background", "suspend", "restore", "closing"] as const;
 
 /** `closing` carries the time the app has to flush (answer `lifecycle.closing_done`) before it is torn down. */
-export const BridgeLifecycleEventSchema = /* @__PURE__ */ Type.Union([
-  /* @__PURE__ */ Closed({ state: /* @__PURE__ */ StringEnum(["start", "foreground", "background", "suspend", "restore"] as const) }),
-  /* @__PURE__ */ Closed({ state: /* @__PURE__ */ Type.Literal("closing"), flush_deadline_ms: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 60_000 }) }),
-]);
+export const BridgeLifecycleEventSchema = /* @__PURE__ */ declared(() => Type.Union([
+  Closed({ state: StringEnum(["start", "foreground", "background", "suspend", "restore"] as const) }),
+  Closed({ state: Type.Literal("closing"), flush_deadline_ms: Type.Integer({ minimum: 1, maximum: 60_000 }) }),
+]));
 
-export const BridgeThemeChangedEventSchema = /* @__PURE__ */ Closed({ theme: BridgeThemeSchema });
+export const BridgeThemeChangedEventSchema = /* @__PURE__ */ declared(() => Closed({ theme: BridgeThemeSchema }));
 /** What the snapshot's capability summary says now: a remembered decision, the host or policy changed. */
-export const BridgeCapabilitiesChangedEventSchema = /* @__PURE__ */ Closed({
-  capabilities: /* @__PURE__ */ Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
-  granted_permissions: /* @__PURE__ */ Type.Array(/* @__PURE__ */ CapabilityName(), { maxItems: 128 }),
-});
-export const BridgeLocaleChangedEventSchema = /* @__PURE__ */ Closed({ locale: /* @__PURE__ */ Locale(), timezone: /* @__PURE__ */ TimeZone() });
-export const BridgeDisplayModeChangedEventSchema = /* @__PURE__ */ Closed({ display_mode: /* @__PURE__ */ DisplayMode() });
+export const BridgeCapabilitiesChangedEventSchema = /* @__PURE__ */ declared(() => Closed({
+  capabilities: Type.Array(BridgeCapabilitySummarySchema, { maxItems: 128 }),
+  granted_permissions: Type.Array(CapabilityName(), { maxItems: 128 }),
+}));
+export const BridgeLocaleChangedEventSchema = /* @__PURE__ */ declared(() => Closed({ locale: Locale(), timezone: TimeZone() }));
+export const BridgeDisplayModeChangedEventSchema = /* @__PURE__ */ declared(() => Closed({ display_mode: DisplayMode() }));
 
 /** Session data as the SDK sees it (spec 6.3): empty is `{ data: null, revision: 0 }`. */
 export const BridgeSessionDataSnapshotSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed({
-    data: /* @__PURE__ */ Type.Union([/* @__PURE__ */ JsonObjectSchema(), /* @__PURE__ */ Type.Null()]),
-    revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  Closed({
+    data: Type.Union([JsonObjectSchema(), Type.Null()]),
+    revision: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   }),
 );
 export type BridgeSessionDataSnapshot = Static<typeof BridgeSessionDataSnapshotSchema>;
 
 /** A state patch for this instance; it needs an explicit `agent_message.ack` (spec 5.4). */
-export const BridgeStatePatchEventSchema = /* @__PURE__ */ Closed({
-  message_id: /* @__PURE__ */ OpaqueIdSchema(),
-  patch: /* @__PURE__ */ JsonObjectSchema(),
-  base_revision: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 0 })),
-});
+export const BridgeStatePatchEventSchema = /* @__PURE__ */ declared(() => Closed({
+  message_id: OpaqueIdSchema(),
+  patch: JsonObjectSchema(),
+  base_revision: Type.Optional(Type.Integer({ minimum: 0 })),
+}));
 
 /** A projected agent message the app subscribed to: never the raw envelope (spec 5.3, 5.4). */
-export const BridgeAgentMessageEventSchema = /* @__PURE__ */ Closed({
-  message_id: /* @__PURE__ */ OpaqueIdSchema(),
-  type: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
-  conversation_id: /* @__PURE__ */ ConversationIdSchema(),
-  instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()),
-  sender: /* @__PURE__ */ Closed({ kind: /* @__PURE__ */ StringEnum(["agent", "runtime", "user"] as const), id: /* @__PURE__ */ OpaqueIdSchema() }),
-  timestamp: /* @__PURE__ */ TimestampSchema(),
-  payload: /* @__PURE__ */ JsonValueSchema(),
+export const BridgeAgentMessageEventSchema = /* @__PURE__ */ declared(() => Closed({
+  message_id: OpaqueIdSchema(),
+  type: Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }),
+  conversation_id: ConversationIdSchema(),
+  instance_id: Type.Optional(InstanceIdSchema()),
+  sender: Closed({ kind: StringEnum(["agent", "runtime", "user"] as const), id: OpaqueIdSchema() }),
+  timestamp: TimestampSchema(),
+  payload: JsonValueSchema(),
   /** Display messages are acknowledged on delivery; the rest wait for `agent_message.ack`. */
-  requires_ack: /* @__PURE__ */ Type.Boolean(),
-});
+  requires_ack: Type.Boolean(),
+}));
 
-export const BridgeToolCancelledEventSchema = /* @__PURE__ */ Closed({ call_id: /* @__PURE__ */ ToolCallIdSchema(), reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)) });
+export const BridgeToolCancelledEventSchema = /* @__PURE__ */ declared(() => Closed({ call_id: ToolCallIdSchema(), reason: Type.Optional(Text(2_000)) }));
 
 // --- Host → app request: tool.invoke -------------------------------------------------------------
 
 /** A declared tool method, as the manifest spells it: at least two dotted parts (`board.create`). */
 const TOOL_METHOD = "^[a-z][a-z0-9_]*(?:\\.[a-z][a-z0-9_]*)+$";
 
-export const BridgeToolInvokeParamsSchema = /* @__PURE__ */ Closed({
-  call_id: /* @__PURE__ */ ToolCallIdSchema(),
-  method: /* @__PURE__ */ Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_METHOD }),
-  contract_version: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 16, pattern: CONTRACT_VERSION_PATTERN })),
-  arguments: /* @__PURE__ */ JsonObjectSchema(),
+export const BridgeToolInvokeParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  call_id: ToolCallIdSchema(),
+  method: Type.String({ minLength: 3, maxLength: 128, pattern: TOOL_METHOD }),
+  contract_version: Type.Optional(Type.String({ minLength: 1, maxLength: 16, pattern: CONTRACT_VERSION_PATTERN })),
+  arguments: JsonObjectSchema(),
   /** Milliseconds the app has before the Runtime fails the call with `operation_expired`. */
-  deadline_ms: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 86_400_000 })),
-});
+  deadline_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+}));
 
 /** Codes an app may end a tool call with (spec 7.3). Everything else is the Runtime's to say. */
 export const BRIDGE_APP_TOOL_ERROR_CODES = ["invalid_arguments", "cancelled_by_user", "permission_denied", "foreground_required", "operation_expired", "handler_failed"] as const;
@@ -226,11 +226,11 @@ const AppToolErrorCode = () => StringEnum(BRIDGE_APP_TOOL_ERROR_CODES);
  * The app's outcome for `tool.invoke`: done now (`completed` / `failed`), or `pending` — the app
  * reports later through `tool.progress` then exactly one `tool.complete` or `tool.fail`.
  */
-export const BridgeAppToolOutcomeSchema = /* @__PURE__ */ Type.Union([
-  /* @__PURE__ */ Closed({ outcome: /* @__PURE__ */ Type.Literal("completed"), result: /* @__PURE__ */ JsonValueSchema() }),
-  /* @__PURE__ */ Closed({ outcome: /* @__PURE__ */ Type.Literal("failed"), code: /* @__PURE__ */ AppToolErrorCode(), message: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)) }),
-  /* @__PURE__ */ Closed({ outcome: /* @__PURE__ */ Type.Literal("pending") }),
-]);
+export const BridgeAppToolOutcomeSchema = /* @__PURE__ */ declared(() => Type.Union([
+  Closed({ outcome: Type.Literal("completed"), result: JsonValueSchema() }),
+  Closed({ outcome: Type.Literal("failed"), code: AppToolErrorCode(), message: Type.Optional(Text(2_000)) }),
+  Closed({ outcome: Type.Literal("pending") }),
+]));
 export type BridgeAppToolOutcome = Static<typeof BridgeAppToolOutcomeSchema>;
 
 // --- App → host request bodies -------------------------------------------------------------------
@@ -239,25 +239,25 @@ export type BridgeAppToolOutcome = Static<typeof BridgeAppToolOutcomeSchema>;
 export const emptyBridgeBody = () => Closed({});
 
 /** `lifecycle.ready`: an SDK that answers the `surface.ping` heartbeat says so; one built before it sends `{}` and is not pinged. */
-export const BridgeLifecycleReadyParamsSchema = /* @__PURE__ */ Closed({
-  heartbeat: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Literal(true, { description: "The app's SDK answers `surface.ping`; the host pings it only then." })),
-});
+export const BridgeLifecycleReadyParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  heartbeat: Type.Optional(Type.Literal(true, { description: "The app's SDK answers `surface.ping`; the host pings it only then." })),
+}));
 
 export const BridgeSessionDataReplaceParamsSchema = /* @__PURE__ */ declared(() =>
-  /* @__PURE__ */ Closed({
-    data: /* @__PURE__ */ JsonObjectSchema(),
-    expected_revision: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+  Closed({
+    data: JsonObjectSchema(),
+    expected_revision: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   }),
 );
-export const BridgeSessionDataReplaceResultSchema = /* @__PURE__ */ declared(() => /* @__PURE__ */ Closed({ revision: /* @__PURE__ */ Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }));
+export const BridgeSessionDataReplaceResultSchema = /* @__PURE__ */ declared(() => Closed({ revision: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }));
 
-export const BridgeAgentMessageSubscribeParamsSchema = /* @__PURE__ */ Closed({
+export const BridgeAgentMessageSubscribeParamsSchema = /* @__PURE__ */ declared(() => Closed({
   /** Envelope types wanted; absent means every type the manifest subscribes to. */
-  types: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }), { minItems: 1, maxItems: 32 })),
+  types: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 96, pattern: ENVELOPE_TYPE_PATTERN }), { minItems: 1, maxItems: 32 })),
   /** Also deliver messages already waiting in the app's inbox. */
-  include_pending: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-});
-export const BridgeAgentMessageAckParamsSchema = /* @__PURE__ */ Closed({ message_id: /* @__PURE__ */ OpaqueIdSchema() });
+  include_pending: Type.Optional(Type.Boolean()),
+}));
+export const BridgeAgentMessageAckParamsSchema = /* @__PURE__ */ declared(() => Closed({ message_id: OpaqueIdSchema() }));
 
 /** An inbox cursor, as a page gives it (`next_cursor`, `prev_cursor`). */
 const InboxCursor = () => Type.String({ minLength: 1, maxLength: 512 });
@@ -266,40 +266,40 @@ const InboxCursor = () => Type.String({ minLength: 1, maxLength: 512 });
  * `agent_message.list` (spec 5.4 `list()`): one page of the messages this instance may see — in its
  * conversation, addressed to it or to no instance — oldest first. `after`, `before` and `latest` are exclusive.
  */
-export const BridgeAgentMessageListParamsSchema = /* @__PURE__ */ Closed({
-  after: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InboxCursor()),
-  before: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InboxCursor()),
-  latest: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-  limit: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 200 })),
-});
-export const BridgeAgentMessageListResultSchema = /* @__PURE__ */ Closed({
+export const BridgeAgentMessageListParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  after: Type.Optional(InboxCursor()),
+  before: Type.Optional(InboxCursor()),
+  latest: Type.Optional(Type.Boolean()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+}));
+export const BridgeAgentMessageListResultSchema = /* @__PURE__ */ declared(() => Closed({
   /** Each as `agent.message` carries it (a state patch too, with its type). */
-  messages: /* @__PURE__ */ Type.Array(BridgeAgentMessageEventSchema, { maxItems: 200 }),
-  next_cursor: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InboxCursor()),
-  prev_cursor: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InboxCursor()),
-});
+  messages: Type.Array(BridgeAgentMessageEventSchema, { maxItems: 200 }),
+  next_cursor: Type.Optional(InboxCursor()),
+  prev_cursor: Type.Optional(InboxCursor()),
+}));
 
-export const BridgeToolProgressParamsSchema = /* @__PURE__ */ Closed({
-  call_id: /* @__PURE__ */ ToolCallIdSchema(),
-  progress: /* @__PURE__ */ Closed({
-    stage: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 })),
-    progress: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number({ minimum: 0, maximum: 1 })),
-    message: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)),
-    data: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
+export const BridgeToolProgressParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  call_id: ToolCallIdSchema(),
+  progress: Closed({
+    stage: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    message: Type.Optional(Text(2_000)),
+    data: Type.Optional(JsonValueSchema()),
   }),
-});
-export const BridgeToolCompleteParamsSchema = /* @__PURE__ */ Closed({ call_id: /* @__PURE__ */ ToolCallIdSchema(), result: /* @__PURE__ */ JsonValueSchema() });
-export const BridgeToolFailParamsSchema = /* @__PURE__ */ Closed({ call_id: /* @__PURE__ */ ToolCallIdSchema(), code: /* @__PURE__ */ AppToolErrorCode(), message: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(2_000)) });
+}));
+export const BridgeToolCompleteParamsSchema = /* @__PURE__ */ declared(() => Closed({ call_id: ToolCallIdSchema(), result: JsonValueSchema() }));
+export const BridgeToolFailParamsSchema = /* @__PURE__ */ declared(() => Closed({ call_id: ToolCallIdSchema(), code: AppToolErrorCode(), message: Type.Optional(Text(2_000)) }));
 
-export const BridgeCapabilityRequestParamsSchema = /* @__PURE__ */ Closed({
-  capability: /* @__PURE__ */ CapabilityName(),
+export const BridgeCapabilityRequestParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  capability: CapabilityName(),
   /** Shown to the user when the Runtime asks for confirmation. */
-  purpose: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 500 }),
-  input: /* @__PURE__ */ JsonValueSchema(),
-});
+  purpose: Type.String({ minLength: 1, maxLength: 500 }),
+  input: JsonValueSchema(),
+}));
 
 /** The capability result of the manifest's registry (schema `capability-result.v1`): `completed` or a controlled refusal. */
-export const BridgeCapabilityResultSchema = /* @__PURE__ */ Type.Unsafe<CapabilityResult>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("capability-result.v1")));
+export const BridgeCapabilityResultSchema = /* @__PURE__ */ declared(() => Type.Unsafe<CapabilityResult>(Type.Ref(schemaId("capability-result.v1"))));
 
 const ArtifactContent = () =>
   Closed({
@@ -311,142 +311,142 @@ const MimeType = () => Type.String({ minLength: 3, maxLength: 127, pattern: "^[a
 /** The envelope's artifact reference (schema `artifact-ref.v1`). */
 const ArtifactRefRef = () => Type.Unsafe<ArtifactRef>(Type.Ref(schemaId("artifact-ref.v1")));
 
-export const BridgeArtifactCreateParamsSchema = /* @__PURE__ */ Closed({ name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 255 }), mime_type: /* @__PURE__ */ MimeType(), content: /* @__PURE__ */ ArtifactContent() });
-export const BridgeArtifactCreateResultSchema = /* @__PURE__ */ Closed({ artifact: /* @__PURE__ */ ArtifactRefRef() });
-export const BridgeArtifactReadParamsSchema = /* @__PURE__ */ declared(() => /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema(), max_bytes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) }));
-export const BridgeArtifactReadResultSchema = /* @__PURE__ */ Closed({ artifact: /* @__PURE__ */ ArtifactRefRef(), content: /* @__PURE__ */ ArtifactContent(), truncated: /* @__PURE__ */ Type.Boolean() });
+export const BridgeArtifactCreateParamsSchema = /* @__PURE__ */ declared(() => Closed({ name: Type.String({ minLength: 1, maxLength: 255 }), mime_type: MimeType(), content: ArtifactContent() }));
+export const BridgeArtifactCreateResultSchema = /* @__PURE__ */ declared(() => Closed({ artifact: ArtifactRefRef() }));
+export const BridgeArtifactReadParamsSchema = /* @__PURE__ */ declared(() => Closed({ artifact_id: OpaqueIdSchema(), max_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 16 * 1024 * 1024 })) }));
+export const BridgeArtifactReadResultSchema = /* @__PURE__ */ declared(() => Closed({ artifact: ArtifactRefRef(), content: ArtifactContent(), truncated: Type.Boolean() }));
 /** An artifact without its bytes: what it is, who made it, whether its bytes are on the device. */
-export const BridgeArtifactInfoSchema = /* @__PURE__ */ Closed({
-  artifact: /* @__PURE__ */ ArtifactRefRef(),
-  conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
+export const BridgeArtifactInfoSchema = /* @__PURE__ */ declared(() => Closed({
+  artifact: ArtifactRefRef(),
+  conversation_id: Type.Optional(ConversationIdSchema()),
   /** An app on the device (`app_scope` names it), the conversation's agent, or another of the user's devices. */
-  origin: /* @__PURE__ */ StringEnum(["app", "agent", "device"] as const),
-  app_scope: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ AppScopeSchema()),
-  created_at: /* @__PURE__ */ TimestampSchema(),
-  on_device: /* @__PURE__ */ Type.Boolean(),
-});
-export const BridgeArtifactGetParamsSchema = /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema() });
-export const BridgeArtifactListParamsSchema = /* @__PURE__ */ Closed({ limit: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 1000 })) });
-export const BridgeArtifactListResultSchema = /* @__PURE__ */ Closed({ artifacts: /* @__PURE__ */ Type.Array(BridgeArtifactInfoSchema, { maxItems: 1000 }) });
-export const BridgeArtifactSaveParamsSchema = /* @__PURE__ */ Closed({ artifact_id: /* @__PURE__ */ OpaqueIdSchema() });
+  origin: StringEnum(["app", "agent", "device"] as const),
+  app_scope: Type.Optional(AppScopeSchema()),
+  created_at: TimestampSchema(),
+  on_device: Type.Boolean(),
+}));
+export const BridgeArtifactGetParamsSchema = /* @__PURE__ */ declared(() => Closed({ artifact_id: OpaqueIdSchema() }));
+export const BridgeArtifactListParamsSchema = /* @__PURE__ */ declared(() => Closed({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }));
+export const BridgeArtifactListResultSchema = /* @__PURE__ */ declared(() => Closed({ artifacts: Type.Array(BridgeArtifactInfoSchema, { maxItems: 1000 }) }));
+export const BridgeArtifactSaveParamsSchema = /* @__PURE__ */ declared(() => Closed({ artifact_id: OpaqueIdSchema() }));
 
-export const BridgeEventEmitParamsSchema = /* @__PURE__ */ Closed({ name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }), data: /* @__PURE__ */ JsonValueSchema() });
+export const BridgeEventEmitParamsSchema = /* @__PURE__ */ declared(() => Closed({ name: Type.String({ minLength: 1, maxLength: 96, pattern: EVENT_NAME_PATTERN }), data: JsonValueSchema() }));
 
-export const BridgeAppLaunchParamsSchema = /* @__PURE__ */ Closed({
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  entrypoint: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-  display_mode: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ DisplayMode()),
-  input: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonObjectSchema()),
-});
-export const BridgeAppLaunchResultSchema = /* @__PURE__ */ Closed({ app_scope: /* @__PURE__ */ AppScopeSchema(), instance_id: /* @__PURE__ */ InstanceIdSchema() });
+export const BridgeAppLaunchParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  app_scope: AppScopeSchema(),
+  entrypoint: Type.Optional(OpaqueIdSchema()),
+  display_mode: Type.Optional(DisplayMode()),
+  input: Type.Optional(JsonObjectSchema()),
+}));
+export const BridgeAppLaunchResultSchema = /* @__PURE__ */ declared(() => Closed({ app_scope: AppScopeSchema(), instance_id: InstanceIdSchema() }));
 /** Without `instance_id` the app closes itself. */
-export const BridgeAppCloseParamsSchema = /* @__PURE__ */ Closed({ instance_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ InstanceIdSchema()) });
-export const BridgeAppFocusParamsSchema = /* @__PURE__ */ Closed({ instance_id: /* @__PURE__ */ InstanceIdSchema() });
+export const BridgeAppCloseParamsSchema = /* @__PURE__ */ declared(() => Closed({ instance_id: Type.Optional(InstanceIdSchema()) }));
+export const BridgeAppFocusParamsSchema = /* @__PURE__ */ declared(() => Closed({ instance_id: InstanceIdSchema() }));
 /** An app a person could open (spec 6.2 `AppSummary`). */
-export const BridgeAppSummarySchema = /* @__PURE__ */ Closed({
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  name: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 120 }),
-  kind: /* @__PURE__ */ StringEnum(["core", "installed"] as const),
-  version: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }),
-  is_default: /* @__PURE__ */ Type.Boolean(),
-  entrypoints: /* @__PURE__ */ Type.Array(
-    /* @__PURE__ */ Closed({ id: /* @__PURE__ */ OpaqueIdSchema(), kind: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 32 }), title: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 120 })), display_modes: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Array(/* @__PURE__ */ DisplayMode(), { maxItems: 8 })) }),
+export const BridgeAppSummarySchema = /* @__PURE__ */ declared(() => Closed({
+  app_scope: AppScopeSchema(),
+  name: Type.String({ minLength: 1, maxLength: 120 }),
+  kind: StringEnum(["core", "installed"] as const),
+  version: Type.String({ minLength: 1, maxLength: 64 }),
+  is_default: Type.Boolean(),
+  entrypoints: Type.Array(
+    Closed({ id: OpaqueIdSchema(), kind: Type.String({ minLength: 1, maxLength: 32 }), title: Type.Optional(Type.String({ maxLength: 120 })), display_modes: Type.Optional(Type.Array(DisplayMode(), { maxItems: 8 })) }),
     { maxItems: 32 },
   ),
-});
-export const BridgeAppListResultSchema = /* @__PURE__ */ Closed({ apps: /* @__PURE__ */ Type.Array(BridgeAppSummarySchema, { maxItems: 512 }) });
-export const BridgeAppOpenDefaultResultSchema = /* @__PURE__ */ Closed({ instance_id: /* @__PURE__ */ InstanceIdSchema() });
+}));
+export const BridgeAppListResultSchema = /* @__PURE__ */ declared(() => Closed({ apps: Type.Array(BridgeAppSummarySchema, { maxItems: 512 }) }));
+export const BridgeAppOpenDefaultResultSchema = /* @__PURE__ */ declared(() => Closed({ instance_id: InstanceIdSchema() }));
 
 /** Ends this app's Runtime-owned operations in its conversation (the user stopped the timer); each gets its `interrupted` result. */
-export const BridgeOperationInterruptParamsSchema = /* @__PURE__ */ Closed({ reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Text(200)) });
+export const BridgeOperationInterruptParamsSchema = /* @__PURE__ */ declared(() => Closed({ reason: Type.Optional(Text(200)) }));
 
 /**
  * `agent.cancel_turn`'s receipt: the person's Stop, made in the app, is stored and will be sent to the
  * AppServer in order with everything else the device sends (offline too). A second Stop before the first was
  * sent is the same Stop: the same receipt. What the cancel ends follows from the session log.
  */
-export const BridgeAgentCancelTurnResultSchema = /* @__PURE__ */ Closed({
-  receipt_id: /* @__PURE__ */ OpaqueIdSchema(),
-  conversation_id: /* @__PURE__ */ ConversationIdSchema(),
-  accepted_at: /* @__PURE__ */ TimestampSchema(),
-  status: /* @__PURE__ */ Type.Literal("queued"),
-});
+export const BridgeAgentCancelTurnResultSchema = /* @__PURE__ */ declared(() => Closed({
+  receipt_id: OpaqueIdSchema(),
+  conversation_id: ConversationIdSchema(),
+  accepted_at: TimestampSchema(),
+  status: Type.Literal("queued"),
+}));
 export type BridgeAgentCancelTurnResult = Static<typeof BridgeAgentCancelTurnResultSchema>;
 
 /** `agent.tasks`: the app's tasks, newest first; `agent.task_events`: one task's events after `after`, at most `limit`. */
-const AgentTaskSchema = /* @__PURE__ */ Type.Unsafe<AgentTask>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("agent-task.task")));
-const AgentTaskEventSchema = /* @__PURE__ */ Type.Unsafe<AgentTaskEvent>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("agent-task.event")));
-const AgentTaskControlSchema = /* @__PURE__ */ Type.Unsafe<AgentTaskControl>(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("agent-task.control")));
-export const BridgeAgentStartTaskParamsSchema = /* @__PURE__ */ Closed({ request: /* @__PURE__ */ Type.Unsafe(/* @__PURE__ */ Type.Ref(/* @__PURE__ */ schemaId("agent-task.request"))) });
-export const BridgeAgentTaskResultSchema = /* @__PURE__ */ Closed({ task: AgentTaskSchema });
-export const BridgeAgentTasksResultSchema = /* @__PURE__ */ Closed({ tasks: /* @__PURE__ */ Type.Array(AgentTaskSchema, { maxItems: 500 }) });
-export const BridgeAgentTaskEventsParamsSchema = /* @__PURE__ */ Closed({ task_id: /* @__PURE__ */ OpaqueIdSchema(), after: /* @__PURE__ */ Type.Integer({ minimum: 0 }), limit: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 500 })) });
-export const BridgeAgentTaskEventsResultSchema = /* @__PURE__ */ Closed({ task: AgentTaskSchema, events: /* @__PURE__ */ Type.Array(AgentTaskEventSchema, { maxItems: 500 }) });
-export const BridgeAgentTaskControlParamsSchema = /* @__PURE__ */ Closed({ task_id: /* @__PURE__ */ OpaqueIdSchema(), control: AgentTaskControlSchema });
+const AgentTaskSchema = /* @__PURE__ */ declared(() => Type.Unsafe<AgentTask>(Type.Ref(schemaId("agent-task.task"))));
+const AgentTaskEventSchema = /* @__PURE__ */ declared(() => Type.Unsafe<AgentTaskEvent>(Type.Ref(schemaId("agent-task.event"))));
+const AgentTaskControlSchema = /* @__PURE__ */ declared(() => Type.Unsafe<AgentTaskControl>(Type.Ref(schemaId("agent-task.control"))));
+export const BridgeAgentStartTaskParamsSchema = /* @__PURE__ */ declared(() => Closed({ request: Type.Unsafe(Type.Ref(schemaId("agent-task.request"))) }));
+export const BridgeAgentTaskResultSchema = /* @__PURE__ */ declared(() => Closed({ task: AgentTaskSchema }));
+export const BridgeAgentTasksResultSchema = /* @__PURE__ */ declared(() => Closed({ tasks: Type.Array(AgentTaskSchema, { maxItems: 500 }) }));
+export const BridgeAgentTaskEventsParamsSchema = /* @__PURE__ */ declared(() => Closed({ task_id: OpaqueIdSchema(), after: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }));
+export const BridgeAgentTaskEventsResultSchema = /* @__PURE__ */ declared(() => Closed({ task: AgentTaskSchema, events: Type.Array(AgentTaskEventSchema, { maxItems: 500 }) }));
+export const BridgeAgentTaskControlParamsSchema = /* @__PURE__ */ declared(() => Closed({ task_id: OpaqueIdSchema(), control: AgentTaskControlSchema }));
 /** `agent.task_event`: a new event of one of the app's tasks (after it, the task as it now is). */
-export const BridgeAgentTaskEventSchema = /* @__PURE__ */ Closed({ event: AgentTaskEventSchema, task: AgentTaskSchema });
+export const BridgeAgentTaskEventSchema = /* @__PURE__ */ declared(() => Closed({ event: AgentTaskEventSchema, task: AgentTaskSchema }));
 
 /** `evidence.export`: the evidence pack of one of the app's tasks, or (no `task_id`) of the instance's conversation. */
-export const BridgeEvidenceExportParamsSchema = /* @__PURE__ */ Closed({ task_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()) });
-export const BridgeEvidenceExportResultSchema = /* @__PURE__ */ Closed({
-  export_id: /* @__PURE__ */ OpaqueIdSchema(),
-  conversation_id: /* @__PURE__ */ ConversationIdSchema(),
+export const BridgeEvidenceExportParamsSchema = /* @__PURE__ */ declared(() => Closed({ task_id: Type.Optional(OpaqueIdSchema()) }));
+export const BridgeEvidenceExportResultSchema = /* @__PURE__ */ declared(() => Closed({
+  export_id: OpaqueIdSchema(),
+  conversation_id: ConversationIdSchema(),
   /** The last seq of the session the pack covers. */
-  through_seq: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
+  through_seq: Type.Integer({ minimum: 0 }),
   /** The pack, stored as an artifact of the conversation. */
-  artifact: /* @__PURE__ */ ArtifactRefRef(),
+  artifact: ArtifactRefRef(),
   /** The pack's `digest` (SHA-256, lowercase hex). */
-  pack_digest: /* @__PURE__ */ Type.String({ minLength: 64, maxLength: 64, pattern: "^[0-9a-f]{64}$" }),
-});
+  pack_digest: Type.String({ minLength: 64, maxLength: 64, pattern: "^[0-9a-f]{64}$" }),
+}));
 export type BridgeEvidenceExportResult = Static<typeof BridgeEvidenceExportResultSchema>;
 
 /** The height the app's content wants, in CSS pixels (inline cards and picture-in-picture size to it). */
-export const BridgeSurfaceResizeParamsSchema = /* @__PURE__ */ Closed({ height: /* @__PURE__ */ Type.Integer({ minimum: 0, maximum: 16_384 }) });
+export const BridgeSurfaceResizeParamsSchema = /* @__PURE__ */ declared(() => Closed({ height: Type.Integer({ minimum: 0, maximum: 16_384 }) }));
 
 // --- App storage and back-ends (docs/protocol.md "App storage", "Back-ends") ---
 
 const StorageCollectionNameSchema = () => Type.String({ minLength: 1, maxLength: 64, pattern: STORAGE_COLLECTION_PATTERN });
 const StorageKeySchema = () => Type.String({ minLength: 1, maxLength: 256, pattern: "^[\\x20-\\x7E]+$" });
 
-export const BridgeStorageRecordSchema = /* @__PURE__ */ Closed({
-  collection: /* @__PURE__ */ StorageCollectionNameSchema(),
-  key: /* @__PURE__ */ StorageKeySchema(),
-  value: /* @__PURE__ */ JsonValueSchema(),
+export const BridgeStorageRecordSchema = /* @__PURE__ */ declared(() => Closed({
+  collection: StorageCollectionNameSchema(),
+  key: StorageKeySchema(),
+  value: JsonValueSchema(),
   /** Who wrote it: the app version and bundle digest, and when. */
-  provenance: /* @__PURE__ */ Closed({ app_version: /* @__PURE__ */ Type.String({ maxLength: 64 }), bundle_digest: /* @__PURE__ */ Type.String({ maxLength: 128 }), written_at: /* @__PURE__ */ Type.String({ maxLength: 40 }) }),
-});
-export const BridgeStorageUsageSchema = /* @__PURE__ */ Closed({
-  bytes: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-  records: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-  quota_bytes: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-  schema_version: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
-});
-export const BridgeStorageKeyParamsSchema = /* @__PURE__ */ Closed({ collection: /* @__PURE__ */ StorageCollectionNameSchema(), key: /* @__PURE__ */ StorageKeySchema() });
-export const BridgeStorageGetResultSchema = /* @__PURE__ */ Closed({ record: /* @__PURE__ */ Type.Union([BridgeStorageRecordSchema, /* @__PURE__ */ Type.Null()]) });
-export const BridgeStoragePutParamsSchema = /* @__PURE__ */ Closed({ collection: /* @__PURE__ */ StorageCollectionNameSchema(), key: /* @__PURE__ */ StorageKeySchema(), value: /* @__PURE__ */ JsonValueSchema() });
-export const BridgeStorageListParamsSchema = /* @__PURE__ */ Closed({
-  collection: /* @__PURE__ */ StorageCollectionNameSchema(),
-  prefix: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StorageKeySchema()),
-  gt: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StorageKeySchema()),
-  gte: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StorageKeySchema()),
-  lt: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StorageKeySchema()),
-  lte: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ StorageKeySchema()),
-  limit: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 1000 })),
-  reverse: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Boolean()),
-});
-export const BridgeStorageListResultSchema = /* @__PURE__ */ Closed({ records: /* @__PURE__ */ Type.Array(BridgeStorageRecordSchema, { maxItems: 1000 }) });
-export const BridgeStorageBatchParamsSchema = /* @__PURE__ */ Closed({
-  writes: /* @__PURE__ */ Type.Array(
-    /* @__PURE__ */ Closed({ op: /* @__PURE__ */ StringEnum(["put", "delete"] as const), collection: /* @__PURE__ */ StorageCollectionNameSchema(), key: /* @__PURE__ */ StorageKeySchema(), value: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()) }),
+  provenance: Closed({ app_version: Type.String({ maxLength: 64 }), bundle_digest: Type.String({ maxLength: 128 }), written_at: Type.String({ maxLength: 40 }) }),
+}));
+export const BridgeStorageUsageSchema = /* @__PURE__ */ declared(() => Closed({
+  bytes: Type.Integer({ minimum: 0 }),
+  records: Type.Integer({ minimum: 0 }),
+  quota_bytes: Type.Integer({ minimum: 0 }),
+  schema_version: Type.Integer({ minimum: 1 }),
+}));
+export const BridgeStorageKeyParamsSchema = /* @__PURE__ */ declared(() => Closed({ collection: StorageCollectionNameSchema(), key: StorageKeySchema() }));
+export const BridgeStorageGetResultSchema = /* @__PURE__ */ declared(() => Closed({ record: Type.Union([BridgeStorageRecordSchema, Type.Null()]) }));
+export const BridgeStoragePutParamsSchema = /* @__PURE__ */ declared(() => Closed({ collection: StorageCollectionNameSchema(), key: StorageKeySchema(), value: JsonValueSchema() }));
+export const BridgeStorageListParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  collection: StorageCollectionNameSchema(),
+  prefix: Type.Optional(StorageKeySchema()),
+  gt: Type.Optional(StorageKeySchema()),
+  gte: Type.Optional(StorageKeySchema()),
+  lt: Type.Optional(StorageKeySchema()),
+  lte: Type.Optional(StorageKeySchema()),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  reverse: Type.Optional(Type.Boolean()),
+}));
+export const BridgeStorageListResultSchema = /* @__PURE__ */ declared(() => Closed({ records: Type.Array(BridgeStorageRecordSchema, { maxItems: 1000 }) }));
+export const BridgeStorageBatchParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  writes: Type.Array(
+    Closed({ op: StringEnum(["put", "delete"] as const), collection: StorageCollectionNameSchema(), key: StorageKeySchema(), value: Type.Optional(JsonValueSchema()) }),
     { minItems: 1, maxItems: 500 },
   ),
-});
-export const BridgeBackendCallParamsSchema = /* @__PURE__ */ Closed({
-  backend: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
-  method: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN }),
-  params: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-});
-export const BridgeBackendCallResultSchema = /* @__PURE__ */ Closed({ result: /* @__PURE__ */ JsonValueSchema() });
+}));
+export const BridgeBackendCallParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  backend: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
+  method: Type.String({ minLength: 1, maxLength: 96, pattern: BACKEND_METHOD_PATTERN }),
+  params: Type.Optional(JsonValueSchema()),
+}));
+export const BridgeBackendCallResultSchema = /* @__PURE__ */ declared(() => Closed({ result: JsonValueSchema() }));
 
 // --- Workflows (docs/protocol.md "Workflows"; feature app.workflow.v1) ---
 
@@ -454,70 +454,70 @@ const WorkflowErrorSchema = () => Closed({ code: Type.String({ minLength: 1, max
 const Hash = () => Type.String({ pattern: "^[0-9a-f]{64}$" });
 const Time = () => Type.String({ maxLength: 40 });
 
-export const BridgeWorkflowStepRecordSchema = /* @__PURE__ */ Closed({
-  step_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }),
-  status: /* @__PURE__ */ StringEnum(["pending", "running", "waiting", "succeeded", "failed", "skipped"] as const),
-  attempt: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
-  idempotency_key: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 256 }),
-  input_hash: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Hash()),
-  output_hash: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Hash()),
-  output: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-  started_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Time()),
-  ended_at: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Time()),
-  error: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WorkflowErrorSchema()),
-  not_before: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Number()),
-});
-export const BridgeWorkflowRunSchema = /* @__PURE__ */ Closed(
+export const BridgeWorkflowStepRecordSchema = /* @__PURE__ */ declared(() => Closed({
+  step_id: Type.String({ minLength: 1, maxLength: 64 }),
+  status: StringEnum(["pending", "running", "waiting", "succeeded", "failed", "skipped"] as const),
+  attempt: Type.Integer({ minimum: 1 }),
+  idempotency_key: Type.String({ minLength: 1, maxLength: 256 }),
+  input_hash: Type.Optional(Hash()),
+  output_hash: Type.Optional(Hash()),
+  output: Type.Optional(JsonValueSchema()),
+  started_at: Type.Optional(Time()),
+  ended_at: Type.Optional(Time()),
+  error: Type.Optional(WorkflowErrorSchema()),
+  not_before: Type.Optional(Type.Number()),
+}));
+export const BridgeWorkflowRunSchema = /* @__PURE__ */ declared(() => Closed(
   {
-  run_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }),
-  app_scope: /* @__PURE__ */ AppScopeSchema(),
-  app_version: /* @__PURE__ */ SemVer(),
-  workflow_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }),
-  conversation_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ ConversationIdSchema()),
-  input: /* @__PURE__ */ JsonValueSchema(),
-  status: /* @__PURE__ */ StringEnum(["running", "waiting_for_user", "completed", "failed", "cancelled"] as const),
-  created_at: /* @__PURE__ */ Time(),
-  updated_at: /* @__PURE__ */ Time(),
-  current: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
-  steps: /* @__PURE__ */ Type.Record(/* @__PURE__ */ Type.String(), BridgeWorkflowStepRecordSchema),
-  output: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-  error: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WorkflowErrorSchema()),
-  trace_count: /* @__PURE__ */ Type.Integer({ minimum: 0 }),
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  app_scope: AppScopeSchema(),
+  app_version: SemVer(),
+  workflow_id: Type.String({ minLength: 1, maxLength: 64 }),
+  conversation_id: Type.Optional(ConversationIdSchema()),
+  input: JsonValueSchema(),
+  status: StringEnum(["running", "waiting_for_user", "completed", "failed", "cancelled"] as const),
+  created_at: Time(),
+  updated_at: Time(),
+  current: Type.Integer({ minimum: 0 }),
+  steps: Type.Record(Type.String(), BridgeWorkflowStepRecordSchema),
+  output: Type.Optional(JsonValueSchema()),
+  error: Type.Optional(WorkflowErrorSchema()),
+  trace_count: Type.Integer({ minimum: 0 }),
   },
-  { $id: /* @__PURE__ */ schemaId("workflow-run.v1"), title: "A workflow run" },
-);
-export const BridgeWorkflowTraceEntrySchema = /* @__PURE__ */ Closed(
+  { $id: schemaId("workflow-run.v1"), title: "A workflow run" },
+));
+export const BridgeWorkflowTraceEntrySchema = /* @__PURE__ */ declared(() => Closed(
   {
-  index: /* @__PURE__ */ Type.Integer({ minimum: 1 }),
-  run_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }),
-  step_id: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 64 })),
-  at: /* @__PURE__ */ Time(),
-  kind: /* @__PURE__ */ StringEnum(["run.started", "step.started", "step.succeeded", "step.failed", "step.retry_scheduled", "step.waiting", "run.completed", "run.failed", "run.cancelled"] as const),
-  attempt: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1 })),
-  input_hash: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Hash()),
-  output_hash: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Hash()),
-  error: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ WorkflowErrorSchema()),
+  index: Type.Integer({ minimum: 1 }),
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  step_id: Type.Optional(Type.String({ maxLength: 64 })),
+  at: Time(),
+  kind: StringEnum(["run.started", "step.started", "step.succeeded", "step.failed", "step.retry_scheduled", "step.waiting", "run.completed", "run.failed", "run.cancelled"] as const),
+  attempt: Type.Optional(Type.Integer({ minimum: 1 })),
+  input_hash: Type.Optional(Hash()),
+  output_hash: Type.Optional(Hash()),
+  error: Type.Optional(WorkflowErrorSchema()),
   },
-  { $id: /* @__PURE__ */ schemaId("workflow-trace-entry.v1"), title: "One entry of a workflow run's trace" },
-);
+  { $id: schemaId("workflow-trace-entry.v1"), title: "One entry of a workflow run's trace" },
+));
 const WorkflowRunRef = () => Type.Unsafe<Static<typeof BridgeWorkflowRunSchema>>(Type.Ref(schemaId("workflow-run.v1")));
 const TraceEntryRef = () => Type.Unsafe<Static<typeof BridgeWorkflowTraceEntrySchema>>(Type.Ref(schemaId("workflow-trace-entry.v1")));
-export const BridgeWorkflowStartParamsSchema = /* @__PURE__ */ Closed({
-  workflow_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
-  input: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ JsonValueSchema()),
-  idempotency_key: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ OpaqueIdSchema()),
-});
-export const BridgeWorkflowRunResultSchema = /* @__PURE__ */ Closed({ run: /* @__PURE__ */ WorkflowRunRef() });
-export const BridgeWorkflowRunsResultSchema = /* @__PURE__ */ Closed({ runs: /* @__PURE__ */ Type.Array(/* @__PURE__ */ WorkflowRunRef(), { maxItems: 100 }) });
-export const BridgeWorkflowTraceParamsSchema = /* @__PURE__ */ Closed({ run_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }), after: /* @__PURE__ */ Type.Integer({ minimum: 0 }), limit: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.Integer({ minimum: 1, maximum: 500 })) });
-export const BridgeWorkflowTraceResultSchema = /* @__PURE__ */ Closed({ run: /* @__PURE__ */ WorkflowRunRef(), trace: /* @__PURE__ */ Type.Array(/* @__PURE__ */ TraceEntryRef(), { maxItems: 500 }) });
-export const BridgeWorkflowControlParamsSchema = /* @__PURE__ */ Closed({
-  run_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }),
-  control: /* @__PURE__ */ Type.Union([
-    /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("cancel"), reason: /* @__PURE__ */ Type.Optional(/* @__PURE__ */ Type.String({ maxLength: 500 })) }),
-    /* @__PURE__ */ Closed({ op: /* @__PURE__ */ Type.Literal("confirm"), step_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 64 }), confirmed: /* @__PURE__ */ Type.Boolean() }),
+export const BridgeWorkflowStartParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  workflow_id: Type.String({ minLength: 1, maxLength: 64, pattern: PART_ID_PATTERN }),
+  input: Type.Optional(JsonValueSchema()),
+  idempotency_key: Type.Optional(OpaqueIdSchema()),
+}));
+export const BridgeWorkflowRunResultSchema = /* @__PURE__ */ declared(() => Closed({ run: WorkflowRunRef() }));
+export const BridgeWorkflowRunsResultSchema = /* @__PURE__ */ declared(() => Closed({ runs: Type.Array(WorkflowRunRef(), { maxItems: 100 }) }));
+export const BridgeWorkflowTraceParamsSchema = /* @__PURE__ */ declared(() => Closed({ run_id: Type.String({ minLength: 1, maxLength: 128 }), after: Type.Integer({ minimum: 0 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }));
+export const BridgeWorkflowTraceResultSchema = /* @__PURE__ */ declared(() => Closed({ run: WorkflowRunRef(), trace: Type.Array(TraceEntryRef(), { maxItems: 500 }) }));
+export const BridgeWorkflowControlParamsSchema = /* @__PURE__ */ declared(() => Closed({
+  run_id: Type.String({ minLength: 1, maxLength: 128 }),
+  control: Type.Union([
+    Closed({ op: Type.Literal("cancel"), reason: Type.Optional(Type.String({ maxLength: 500 })) }),
+    Closed({ op: Type.Literal("confirm"), step_id: Type.String({ minLength: 1, maxLength: 64 }), confirmed: Type.Boolean() }),
   ]),
-});
-export const BridgeWorkflowEvidenceParamsSchema = /* @__PURE__ */ Closed({ run_id: /* @__PURE__ */ Type.String({ minLength: 1, maxLength: 128 }) });
-export const BridgeWorkflowEvidenceResultSchema = /* @__PURE__ */ Closed({ artifact: /* @__PURE__ */ ArtifactRefRef(), pack_digest: /* @__PURE__ */ Hash(), ended: /* @__PURE__ */ Type.Boolean() });
-export const BridgeWorkflowChangedEventSchema = /* @__PURE__ */ Closed({ run: /* @__PURE__ */ WorkflowRunRef(), trace: /* @__PURE__ */ Type.Array(/* @__PURE__ */ TraceEntryRef(), { maxItems: 64 }) });
+}));
+export const BridgeWorkflowEvidenceParamsSchema = /* @__PURE__ */ declared(() => Closed({ run_id: Type.String({ minLength: 1, maxLength: 128 }) }));
+export const BridgeWorkflowEvidenceResultSchema = /* @__PURE__ */ declared(() => Closed({ artifact: ArtifactRefRef(), pack_digest: Hash(), ended: Type.Boolean() }));
+export const BridgeWorkflowChangedEventSchema = /* @__PURE__ */ declared(() => Closed({ run: WorkflowRunRef(), trace: Type.Array(TraceEntryRef(), { maxItems: 64 }) }));
