@@ -246,7 +246,11 @@ export async function installInWindow(window: DesktopWindow, name: string, revie
  */
 export async function installAsDefaultInWindow(window: DesktopWindow, name: string, appScope: string, review?: (text: string) => void): Promise<void> {
   await installInWindow(window, name, review);
-  await clickWhenThere(window, "button", `Make ${name} the default app`);
+  const makeDefault = `Make ${name} the default app`;
+  await clickWhenThere(window, "button", makeDefault);
+  // The choice is committed once the card no longer offers it; a reload before that would start with the old default.
+  const offered = `return [...document.querySelectorAll("button")].some((e) => e.getAttribute("aria-label") === ${JSON.stringify(makeDefault)})`;
+  await expect.poll(() => window.evaluate<boolean>(offered), { timeout: 15_000, message: `"${makeDefault}" still offered` }).toBe(false);
   await window.evaluate("location.reload(); return true");
   await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
 }
