@@ -268,5 +268,5 @@ export function answersToolCalls(record: PublishedRevision | undefined, deviceId
 }
 
 export function currentInventoryRevision(revisions: InventoryRevisions, agentId: string, conversationId: string): number {
-  return own(revisions.sessions, inventorySessionKey(agentId, conversationId))?.revision ?? 0;
+  return publishedRevisionOf(revisions, agentId, conversationId)?.revision ?? 0;
 }

@@ -13,7 +13,6 @@
  *   restored backup, a new server with the same sessions, a wiped inventory): the inventory is published again.
  */
 import type { JsonObject, Session, SessionEvent } from "@lineup/protocol";
-import { deleteOutboxEntry } from "../../communication/outbox.js";
 import { answersToolCalls, inventoryLost, publishedRevisionOf, withServerReport } from "../../tools/inventory.js";
 import { republishInventories, updateInventoryRecord } from "../inventories.js";
 import type { RuntimeInput, TransitionResult } from "../inputs.js";
@@ -23,8 +22,8 @@ import type { TransitionEnv } from "./env.js";
 
 /**
  * The server's answer to one of this device's `inventory/publish` requests (`before` is the state the answer met,
- * `result` what the outbox made of it): applied, the revision is acknowledged; refused as stale, the entry is
- * dropped (a new publication replaces it) and the inventory goes again above the server's revision.
+ * `result` what the outbox made of it): applied, the revision is acknowledged; refused as stale (the outbox has
+ * dropped the entry: a new publication replaces it), the inventory goes again above the server's revision.
  */
 export function settleInventoryPublication(before: RuntimeState, input: Extract<RuntimeInput, { kind: "outbox.settled" }>, result: TransitionResult, env: TransitionEnv): TransitionResult {
   const entry = before.outbox.get(input.order);
@@ -39,12 +38,8 @@ export function settleInventoryPublication(before: RuntimeState, input: Extract<
     });
     return step.result();
   }
+  // Refused as stale, the entry is gone already (onOutboxSettled: a new publication supersedes it).
   if (input.outcome.code !== "stale_inventory_revision") return result;
-  const outbox = new Map(step.state.outbox);
-  outbox.delete(entry.order);
-  step.state = { ...step.state, outbox };
-  step.writes.push(deleteOutboxEntry(entry.order));
-  step.audit.push({ type: "inventory.stale", code: input.outcome.code, conversation_id: entry.conversation_id, detail: `revision ${revision}: ${input.outcome.message}`.slice(0, 500) });
   // Only the latest publication matters: an earlier one refused after a later was queued changes nothing.
   const agentId = step.state.conversations.get(entry.conversation_id)?.agent_id;
   if (agentId === undefined || publishedRevisionOf(step.state.inventory, agentId, entry.conversation_id)?.revision !== revision) return step.result();

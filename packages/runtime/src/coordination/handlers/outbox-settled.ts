@@ -1,17 +1,16 @@
 import type { ErrorCode, JsonValue, SessionEvent } from "@lineup/protocol";
 import { isTerminal, TaskDraft, withTaskChange } from "../../tasks/records.js";
-import { deleteOutboxEntry, putOutboxEntry } from "../../communication/outbox.js";
-import type { Effect, RuntimeInput, TransitionResult } from "../inputs.js";
+import { deleteOutboxEntry, putOutboxEntry, type OutboxEntry } from "../../communication/outbox.js";
+import type { AuditDraft, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
 import { withConversation, type RuntimeState } from "../state.js";
 import { sessionRecordWrite } from "./sessions.js";
 
 /**
  * The server decided an outbox entry. Applied: the entry is removed (a started conversation becomes a
  * server conversation and is followed). Failed permanently: the entry is kept as `failed` so the app can
- * show it, and audited — except a turn cancel the server refused because the turn is already over
- * (`invalid_state`) or never started (`not_found`): what the person asked for holds, so it is removed like
- * an applied one (and audited), not shown as a failure. Transient failures never get here: the shell
- * retries them with the same key.
+ * show it, and audited — except a refusal something else supersedes (`supersededRefusal`), removed like an
+ * applied one with its own audit record. Transient failures never get here: the shell retries them with the
+ * same key.
  */
 export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput, { kind: "outbox.settled" }>, now: string): TransitionResult {
   const entry = state.outbox.get(input.order);
@@ -19,15 +18,10 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   if (entry === undefined || entry.status !== "pending") return { state, writes: [], effects: [{ kind: "outbox.flush" }], deliveries: [], audit: [] };
   const outbox = new Map(state.outbox);
   const effects: Effect[] = [{ kind: "outbox.flush" }];
-  if (input.outcome.status === "failed" && entry.method === "agentSession/turn/cancel" && MOOT_CANCEL.has(input.outcome.code)) {
+  const superseded = input.outcome.status === "failed" ? supersededRefusal(entry, input.outcome.code, input.outcome.message) : undefined;
+  if (superseded !== undefined) {
     outbox.delete(entry.order);
-    return {
-      state: { ...state, outbox },
-      writes: [deleteOutboxEntry(entry.order)],
-      effects,
-      deliveries: [],
-      audit: [{ type: "turn.cancel.moot", code: input.outcome.code, conversation_id: entry.conversation_id, subject: entry.receipt_id, detail: `turn ${String(entry.params["turn_id"])}: ${input.outcome.message}` }],
-    };
+    return { state: { ...state, outbox }, writes: [deleteOutboxEntry(entry.order)], effects, deliveries: [], audit: [superseded] };
   }
   if (input.outcome.status === "failed") {
     const failed = { ...entry, status: "failed" as const, error: { code: input.outcome.code, message: input.outcome.message.slice(0, 2000) } };
@@ -97,3 +91,18 @@ function failTaskAttempt(result: TransitionResult, turnId: JsonValue | undefined
 
 /** Why the server may refuse a turn cancel that has nothing left to do: the turn ended first, or was never started. */
 const MOOT_CANCEL: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_state", "not_found"]);
+
+/**
+ * The audit record of a refusal that leaves nothing to show, or undefined: a turn cancel whose turn is already
+ * over or never started (what the person asked for holds), and an inventory publication refused as stale because
+ * another device of the user published meanwhile (a new one replaces it: handlers/inventory-sync.ts).
+ */
+function supersededRefusal(entry: OutboxEntry, code: ErrorCode, message: string): AuditDraft | undefined {
+  if (entry.method === "agentSession/turn/cancel" && MOOT_CANCEL.has(code)) {
+    return { type: "turn.cancel.moot", code, conversation_id: entry.conversation_id, subject: entry.receipt_id, detail: `turn ${String(entry.params["turn_id"])}: ${message}` };
+  }
+  if (entry.method === "inventory/publish" && code === "stale_inventory_revision") {
+    return { type: "inventory.stale", code, conversation_id: entry.conversation_id, detail: `revision ${String(entry.params["revision"])}: ${message}`.slice(0, 500) };
+  }
+  return undefined;
+}
