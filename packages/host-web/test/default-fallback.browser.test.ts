@@ -140,7 +140,7 @@ async function restartAndExpectChat(notice: RegExp): Promise<void> {
   await page.reload();
   await online();
   await expect.poll(toasts, { timeout: 15_000, message: "the notice" }).toContainEqual(expect.stringMatching(notice));
-  expect(await shown()).toBe("chat");
+  await expect.poll(shown, { timeout: 5_000, message: "chat in front" }).toBe("chat");
   expect(await tab("Chat").getAttribute("aria-selected")).toBe("true");
   await page.getByRole("button", { name: "New conversation with the demo agent" }).waitFor({ timeout: 5_000 });
   await expect.poll(() => page.locator(".instance-surface").count(), { timeout: 5_000 }).toBe(0);

@@ -84,6 +84,22 @@ describe("opening and switching apps without the agent (Chromium, whole product)
       await launcher().waitFor({ state: "hidden" });
       expect(await composer.evaluate((el) => el === document.activeElement)).toBe(true);
       expect(await shown()).toBe("chat");
+      // Escape and Ctrl+K pressed at once: the launcher closes and opens again, whatever order the dialog's own
+      // close event arrives in.
+      for (let i = 0; i < 5; i++) {
+        await the.page.keyboard.press("Control+k");
+        await launcher().waitFor();
+        await the.page.keyboard.press("Escape");
+        await the.page.keyboard.press("Control+k");
+        await launcher().waitFor({ timeout: 5_000 });
+        // The first closing's late close event neither closes this opening nor takes its focus.
+        await the.page.waitForTimeout(100);
+        expect(await launcher().isVisible()).toBe(true);
+        expect(await search().evaluate((el) => el === document.activeElement)).toBe(true);
+        await the.page.keyboard.press("Escape");
+        await launcher().waitFor({ state: "hidden" });
+      }
+      expect(await composer.evaluate((el) => el === document.activeElement)).toBe(true);
 
       await the.page.keyboard.press("Control+k");
       await the.page.keyboard.type("draw");

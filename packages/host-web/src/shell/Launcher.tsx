@@ -70,7 +70,14 @@ export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch
       event.preventDefault();
     }
   };
+  // Escape closes the dialog at once but its close event comes a task later, and the next key (Ctrl+K again) may
+  // come first: the shell learns of the closing from the cancel event, in the same task as the Escape.
+  const onDialogCancel = () => {
+    if (open) onClose();
+  };
   const onDialogClose = () => {
+    // The close event of an earlier closing, arriving after the launcher was opened again: not this opening's.
+    if (dialog.current?.open === true) return;
     if (open) onClose();
     // Back where the person was (the switcher's button, the chat's composer).
     if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
@@ -79,7 +86,7 @@ export function Launcher({ open, onClose, contents, current, onOpenApp, onSwitch
   const activeItem = items[active];
   const row = (item: LauncherItem, index: number) => <Row key={item.key} item={item} active={index === active} onPick={() => choose(item, false)} onHover={() => setActive(index)} />;
   return (
-    <dialog ref={dialog} class="launcher" aria-labelledby="launcher-title" onClose={onDialogClose} onClick={(e) => e.target === dialog.current && onClose()}>
+    <dialog ref={dialog} class="launcher" aria-labelledby="launcher-title" onCancel={onDialogCancel} onClose={onDialogClose} onClick={(e) => e.target === dialog.current && onClose()}>
       {!open ? null : (
         <div class="launcher-body">
           <h2 id="launcher-title" class="sr-only">

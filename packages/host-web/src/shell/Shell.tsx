@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import { isLive, launcherEntrypoint, type AppInstance, type InstancesSnapshotView, type LineUpRuntime } from "@lineup/runtime";
 import { createAppSdk } from "@lineup/app-sdk";
@@ -153,8 +153,9 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
     return () => globalThis.removeEventListener("keydown", onKey);
   }, []);
 
-  // The instance shown went away (closed, failed, removed): back to what it displaced, else chat.
-  useEffect(() => {
+  // The instance shown went away (closed, failed, removed): back to what it displaced, else chat. Before paint, so
+  // the person never sees an empty app area in between.
+  useLayoutEffect(() => {
     if (showing.kind !== "instance") return;
     const shown = instances.instances.find((i) => i.instance_id === showing.instance_id);
     if (shown !== undefined && shown.status !== "closing" && shown.status !== "failed" && shown.status !== "closed") return;
