@@ -15,7 +15,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildDesktop, desktopEntry, launcherScript, startDesktopBackends } from "@lineup/host-desktop/node";
-import { ensureHostBuilt } from "@lineup/host-web/node";
+import { configInPage, ensureHostBuilt } from "@lineup/host-web/node";
 
 const root = resolve(import.meta.dirname, "..");
 const fail = (message: string): never => {
@@ -41,11 +41,12 @@ const webUrl = process.env["LINEUP_WEB_URL"] ?? "http://127.0.0.1:8788/";
 const profile = join(resolve(root, process.env["LINEUP_DATA_DIR"] ?? ".lineup-data"), "desktop");
 mkdirSync(join(profile, "bundles"), { recursive: true, mode: 0o700 });
 
-const configResponse = await fetch(new URL("lineup-config.json", webUrl)).catch(() => undefined);
-if (configResponse === undefined || !configResponse.ok) fail(`LineUp is not running at ${webUrl}: start it first with npm start (in another terminal)`);
-const configText = await configResponse!.text();
+// The config the web host writes into its page.
+const webPage = await fetch(webUrl).catch(() => undefined);
+const pageConfig = webPage?.ok === true ? configInPage(await webPage.text()) : undefined;
+if (pageConfig === undefined) fail(`LineUp is not running at ${webUrl}: start it first with npm start (in another terminal)`);
 // The web host's local back-end service answers only its own page's origin: the desktop's page gets a service of its own.
-const { local_backends: _webBackends, ...served } = JSON.parse(configText) as { builtin_apps?: { file: string }[]; local_backends?: unknown };
+const { local_backends: _webBackends, ...served } = pageConfig as { builtin_apps?: { file: string }[]; local_backends?: unknown };
 const backends = await startDesktopBackends(join(profile, "backends"), (error, context) => console.error(`npm run desktop: ${context}: ${error instanceof Error ? error.message : String(error)}`));
 const config = { ...served, local_backends: backends.config };
 const bundles: { file: string; path: string }[] = [];

@@ -5,7 +5,7 @@
 export interface DesktopOptions {
   /** The built web host (`packages/host-web/dist`), served over `lineup://app/`. */
   readonly dist: string;
-  /** A JSON file with the sign-in config (`lineup-config.json`); without it the page shows its sign-in form. */
+  /** A JSON file with the sign-in config (what the web host writes into its page); without it the page shows its sign-in form. */
   readonly config?: string;
   /** The profile: the webview's IndexedDB and cache, the window's size, the instance lock. */
   readonly dataDir: string;

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectAgent, type AgentClient } from "@lineup/agent-sdk";
 import { nodeWebSocketTransport } from "@lineup/agent-sdk/node";
-import { startWorld, type World } from "../../host-web/test/support.js";
+import { servedConfig, startWorld, type World } from "../../host-web/test/support.js";
 import { clickWhenThere, DESKTOP_SCREENSHOTS, inFrames, installInWindow, launchDesktop, realClick, requireDesktopTools, screenCenter, waitInWindow, xdotool, type DesktopWindow } from "./harness.js";
 
 let world: World;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   world = await startWorld({ builtinApps: true });
   root = mkdtempSync(join(tmpdir(), "lineup-desktop-f4-"));
   // The window takes the same sign-in config and bundles as `npm run desktop` does: from the web host's server.
-  const config = await (await fetch(new URL("lineup-config.json", world.host.url))).text();
+  const config = JSON.stringify(await servedConfig(world.host.url));
   const configFile = join(root, "config.json");
   writeFileSync(configFile, config);
   mkdirSync(join(root, "bundles"));

@@ -2,16 +2,17 @@
 // (its catalogue fetched first when it is not English: the page never shows English while it waits).
 import { render } from "preact";
 import { Host, preloadRuntime } from "./bootstrap/Host.js";
-import { loadHostConfig } from "./bootstrap/config.js";
+import { readHostConfig } from "./bootstrap/config.js";
 import { mirrorTitle, nativeHost } from "./bootstrap/native-host.js";
 import { browserLanguages, loadUiLanguage, uiLanguageOf } from "./i18n/index.js";
 import { applyTheme, loadTheme } from "./shell/theme.js";
 import "./styles.css";
 
 applyTheme(loadTheme());
-// The Runtime's chunks and the sign-in config are fetched from here on, while the page renders.
+// The Runtime's chunks are fetched from here on, while the page renders; the sign-in config is in the page.
 preloadRuntime();
-const config = loadHostConfig();
+const config = readHostConfig();
+performance.mark("lineup:config-read");
 const root = document.getElementById("app");
 // A catalogue that cannot be fetched is logged by its loader; the page then starts in English.
 if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host config={config} />, root));

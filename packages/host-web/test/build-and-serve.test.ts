@@ -7,7 +7,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CONFIG_ELEMENT_ID } from "../src/bootstrap/config.js";
 import { policyFor, startHostServer, type HostServer } from "../src/node/serve.js";
+import { configInPage, createSite } from "../src/serving/site.js";
 import { buildOnce } from "./support.js";
 
 let distDir: string;
@@ -145,13 +147,24 @@ describe("the host's static server", () => {
     expect(res.headers["x-content-type-options"]).toBe("nosniff");
   });
 
-  it("serves the sign-in config, uncached, only to the loopback host", async () => {
-    const res = await get("/lineup-config.json");
+  it("writes the sign-in config into the page, which the browser may not store, only for the loopback host", async () => {
+    const res = await get("/");
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual(CONFIG);
+    expect(configInPage(res.body)).toEqual(CONFIG);
     expect(res.headers["cache-control"]).toBe("no-store");
-    expect((await get("/lineup-config.json", "attacker.example:80")).status).toBe(421);
-    expect((await get("/lineup-config.json", `localhost:${server.port}`)).status).toBe(200);
+    // The page asks for it nowhere else.
+    expect((await get("/lineup-config.json")).status).toBe(404);
+    expect((await get("/", "attacker.example:80")).status).toBe(421);
+    expect(configInPage((await get("/", `localhost:${server.port}`)).body)).toEqual(CONFIG);
+  });
+
+  it("keeps any text in the config inside its data block", async () => {
+    const label = '</script><script>alert(1)</script><!-- </SCRIPT x>';
+    const config = { ...CONFIG, trusted_publishers: [{ key_id: "k", public_key: "p", label }] };
+    const site = createSite({ indexHtml: readFileSync(join(distDir, "index.html"), "utf8"), frameHtml: readFileSync(join(distDir, "surface-frame.html"), "utf8"), readFile: () => Promise.resolve(undefined), config });
+    const html = new TextDecoder().decode((await site("/")).body);
+    expect(html.match(/<script/gi)?.length).toBe(readFileSync(join(distDir, "index.html"), "utf8").match(/<script/gi)!.length + 1);
+    expect(configInPage(html)).toEqual(config);
   });
 
   it("serves assets and nothing outside dist/", async () => {
@@ -187,18 +200,22 @@ describe("the host's static server", () => {
     expect(res.headers["x-dns-prefetch-control"]).toBe("off");
   });
 
-  it("without a config: no /lineup-config.json, and connect-src allows loopback only (for the sign-in form)", async () => {
+  it("without a config: no config in the page, and connect-src allows loopback only (for the sign-in form)", async () => {
     const bare = await startHostServer({ distDir });
     try {
-      const res = await new Promise<number>((resolve, reject) => {
-        request({ host: "127.0.0.1", port: bare.port, path: "/lineup-config.json" }, (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
+      const res = await new Promise<{ status: number; caching: string | undefined; body: string }>((resolve, reject) => {
+        request({ host: "127.0.0.1", port: bare.port, path: "/" }, (r) => {
+          let body = "";
+          r.setEncoding("utf8");
+          r.on("data", (chunk: string) => (body += chunk));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, caching: r.headers["cache-control"], body }));
         })
           .on("error", reject)
           .end();
       });
-      expect(res).toBe(404);
+      expect(res.status).toBe(200);
+      expect(res.body).not.toContain(`id="${CONFIG_ELEMENT_ID}"`);
+      expect(res.caching).toBe("no-cache");
     } finally {
       await bare.close();
     }

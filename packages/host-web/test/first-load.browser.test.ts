@@ -149,28 +149,22 @@ describe("the host's first load and its later parts", () => {
   }, 60_000);
 });
 
-describe("what the start fetches while it reads the config", () => {
-  it("fetches the Runtime chunk and the schema engine from the first script on, before the sign-in config has arrived", async () => {
+describe("what the start asks the host's server for", () => {
+  it("nothing but the page and its assets: the sign-in config is in the page, and the Runtime chunk and the schema engine are fetched from the first script on", async () => {
     const fresh = await launchPersistentChromium();
     try {
       const tab = fresh.context.pages()[0] ?? (await fresh.context.newPage());
       const requested: string[] = [];
-      tab.on("request", (request) => void requested.push(new URL(request.url()).pathname));
-      let releaseConfig: () => void = () => undefined;
-      const configHeld = new Promise<void>((resolve) => (releaseConfig = resolve));
-      let configAnswered = false;
-      await tab.route(/\/lineup-config\.json$/, async (route: Route) => {
-        await configHeld;
-        configAnswered = true;
-        await route.continue();
+      tab.on("request", (request) => {
+        const url = new URL(request.url());
+        if (url.origin === new URL(world.host.url).origin) requested.push(url.pathname);
       });
       await tab.goto(world.host.url);
-      // The Runtime (`start-runtime.ts`) and the app-schema engine (@cfworker/json-schema in `json-schema-check.ts`)
-      // are both asked for while the config is still on its way.
-      await expect.poll(() => requested.filter((path) => /\/assets\/(start-runtime|json-schema-check)-[\w-]+\.js$/.test(path)).length, { timeout: 30_000 }).toBe(2);
-      expect(configAnswered).toBe(false);
-      releaseConfig();
       await expect.poll(() => tab.locator(".connection").getAttribute("data-lifecycle"), { timeout: 30_000 }).toBe("online");
+      const beforeOnline = [...requested];
+      expect(beforeOnline.filter((path) => !(path === "/" || path === "/favicon.svg" || /^\/assets\/[\w.-]+\.(js|css)$/.test(path)))).toEqual([]);
+      // The Runtime (`start-runtime.ts`) and the app-schema engine (@cfworker/json-schema in `json-schema-check.ts`).
+      expect(beforeOnline.filter((path) => /\/assets\/(start-runtime|json-schema-check)-[\w-]+\.js$/.test(path))).toHaveLength(2);
     } finally {
       await fresh.close();
     }

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { loopbackPeerUid } from "../src/node/loopback-peer.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { configInPage } from "../src/serving/site.js";
 
 /** The service's subprotocol (`LOCAL_BACKENDS_SUBPROTOCOL`), as the page offers it. */
 const LOCAL_BACKENDS_SUBPROTOCOL = "lineup.local-backends.v1";
@@ -50,12 +51,12 @@ function connect(server: HostServer, protocols: string[] = [LOCAL_BACKENDS_SUBPR
 }
 
 describe("the host server in front of the local back-end service", () => {
-  it("serves the service's URL in /lineup-config.json and no secret", async () => {
+  it("writes the service's URL into the page's config and no secret", async () => {
     const server = await host();
     try {
-      const text = await (await fetch(new URL("lineup-config.json", server.url))).text();
-      expect(JSON.parse(text)).toEqual({ ...CONFIG, local_backends: { url: `ws://127.0.0.1:${server.port}/local-backends` } });
-      expect(text).not.toMatch(/secret|[0-9a-f]{32}/);
+      const page = await (await fetch(server.url)).text();
+      expect(configInPage(page)).toEqual({ ...CONFIG, local_backends: { url: `ws://127.0.0.1:${server.port}/local-backends` } });
+      expect(page).not.toMatch(/secret|[0-9a-f]{32}/);
     } finally {
       await server.close();
     }

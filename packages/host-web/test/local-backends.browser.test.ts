@@ -18,7 +18,7 @@ import { signedBundle } from "../../runtime/test/helpers/apps-harness.js";
 import { BUDGET_ALLOCATOR, HOSTILE, HOSTILE_LOADED_TIMEOUT_MS, hostileManifest, npmServerFiles, npmServerManifest } from "../../runtime/test/helpers/mcp-servers.js";
 import { installFromApps, startSignedAppHost, type SignedAppHost } from "./signed-app.js";
 import { slack } from "../../../test/support/soak.js";
-import { buildOnce, say } from "./support.js";
+import { buildOnce, say, servedConfig } from "./support.js";
 
 
 let world: SignedAppHost;
@@ -122,7 +122,7 @@ describe("MCP back-ends of a web host's apps run in the host's local back-end se
   }, 120_000);
 
   it("the page's config holds no secret, and a page of another origin cannot open the service", async () => {
-    const config = (await (await fetch(new URL("lineup-config.json", world.host.url))).json()) as { local_backends: { url: string } };
+    const config = (await servedConfig(world.host.url)) as { local_backends: { url: string } };
     expect(config.local_backends).toEqual({ url: `ws://127.0.0.1:${world.host.port}/local-backends` });
     const stranger: Server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>elsewhere</title>"));
     await new Promise<void>((resolve) => stranger.listen(0, "127.0.0.1", resolve));

@@ -193,7 +193,7 @@ onHandover(async () => {
   attempt("parent.postMessage spoof", () => { parent.postMessage(spoof, "*"); const ch = new MessageChannel(); parent.postMessage(spoof, "*", [ch.port2]); ch.port1.postMessage(spoof); top.postMessage(spoof, "*"); return "posted"; });
   await Promise.all([
     outcome("fetch", (finish) => fetch(B + "/fetch").then(() => finish("RESOLVED"), (e) => finish("rejected " + e.name))),
-    outcome("fetch the host's token", (finish) => fetch(SAME + "/lineup-config.json").then((r) => r.text()).then((t) => finish("READ " + t), (e) => finish("rejected " + e.name))),
+    outcome("fetch the host's token", (finish) => fetch(SAME + "/").then((r) => r.text()).then((t) => finish("READ " + t), (e) => finish("rejected " + e.name))),
     outcome("XMLHttpRequest", (finish) => { const x = new XMLHttpRequest(); x.open("GET", B + "/xhr"); x.onload = () => finish("LOADED"); x.onerror = () => finish("error event"); x.send(); }),
     outcome("WebSocket", (finish) => { const ws = new WebSocket(B.replace("http:", "ws:") + "/ws"); ws.onopen = () => finish("OPEN"); ws.onerror = () => finish("error event"); }),
     element("image beacon", "img", { src: B + "/img.png" }),
@@ -282,10 +282,10 @@ beforeAll(async () => {
     // Served as the host's own server serves it: the frame's CSP, permissions and DNS-prefetch headers.
     if (path === "/surface-frame.html") return void res.writeHead(200, { "content-type": "text/html", ...surfaceFrameHeaders(frameHtml) }).end(frameHtml);
     if (path === "/attacker.html") return void res.writeHead(200, { "content-type": "text/html" }).end(ATTACKER_PAGE);
-    if (path === "/lineup-config.json") return void res.writeHead(200, { "content-type": "application/json" }).end('{"device_token":"secret"}');
     if (path !== "/") return void res.writeHead(404).end();
     res.writeHead(200, { "content-type": "text/html", "content-security-policy": HOST_CSP });
-    res.end('<!doctype html><html><head><meta charset="utf-8"><title>LineUp host</title></head><body style="margin:0;font:13px sans-serif"><script type="module" src="/harness.js"></script></body></html>');
+    // Like the host's page, this one carries the device token in its config (site.ts).
+    res.end('<!doctype html><html><head><meta charset="utf-8"><title>LineUp host</title><script type="application/json" id="lineup-config">{"device_token":"secret"}</script></head><body style="margin:0;font:13px sans-serif"><script type="module" src="/harness.js"></script></body></html>');
   });
   await new Promise<void>((r) => pageServer.listen(0, "127.0.0.1", r));
   await new Promise<void>((r) => beaconServer.listen(0, "127.0.0.1", r));

@@ -10,6 +10,7 @@ import { DATABASE_FILE, DEV_CREDENTIALS_FILE, silentLogger, startAppServer, type
 import { startAgentCli, type RunningAgent } from "@lineup/agent-sdk/node";
 import { buildHost } from "../src/node/build.js";
 import { startHostServer, type HostServer } from "../src/node/serve.js";
+import { configInPage } from "../src/serving/site.js";
 import { prepareBuiltinApps } from "../../../scripts/builtin-apps.js";
 import Database from "better-sqlite3";
 import { createServer } from "node:http";
@@ -323,4 +324,10 @@ export async function auditRecords(page: Page, type?: string): Promise<{ readonl
     }
     return found;
   }, type ?? null);
+}
+
+
+/** The sign-in config the host server at `url` serves in its page. */
+export async function servedConfig(url: string): Promise<unknown> {
+  return configInPage(await (await fetch(new URL("/", url))).text());
 }

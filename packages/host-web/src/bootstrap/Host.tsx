@@ -1,6 +1,6 @@
 import { createLogger } from "@lineup/protocol";
 import { logRuntimeDiagnostics } from "@lineup/runtime";
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { Shell } from "../shell/Shell.js";
 import { createNotifications } from "../shell/notifications.js";
 import { ConfigForm } from "./ConfigForm.js";
@@ -31,27 +31,14 @@ export function preloadRuntime(): void {
   loadRuntime().catch(() => undefined);
 }
 
-type Phase =
-  | { readonly kind: "loading" }
-  | { readonly kind: "sign-in"; readonly error?: string }
-  | { readonly kind: "ready"; readonly config: HostConfig };
+type Phase = { readonly kind: "sign-in"; readonly error?: string } | { readonly kind: "ready"; readonly config: HostConfig };
 
 /**
- * The host's root (spec 10): load the sign-in config, claim the profile across tabs, then create the
- * Runtime through the browser adapters and hand it to the shell.
+ * The host's root (spec 10): the sign-in config (read before the first render, `readHostConfig`), the profile
+ * claimed across tabs, then the Runtime created through the browser adapters and handed to the shell.
  */
-export function Host({ config }: { config: Promise<HostConfig | undefined> }) {
-  const [phase, setPhase] = useState<Phase>({ kind: "loading" });
-  useEffect(() => {
-    void config.then(
-      (loaded) => {
-        performance.mark("lineup:config-read");
-        setPhase(loaded === undefined ? { kind: "sign-in" } : { kind: "ready", config: loaded });
-      },
-      () => setPhase({ kind: "sign-in" }),
-    );
-  }, [config]);
-  if (phase.kind === "loading") return <BrowserLanguage>{() => <Splash text={t("host.loading")} />}</BrowserLanguage>;
+export function Host({ config }: { config: HostConfig | undefined }) {
+  const [phase, setPhase] = useState<Phase>(config === undefined ? { kind: "sign-in" } : { kind: "ready", config });
   if (phase.kind === "sign-in") {
     return (
       <BrowserLanguage>
@@ -102,7 +89,8 @@ function Profile({ config, onSignOut }: { config: HostConfig; onSignOut: () => v
   // The person's choice in Settings once the Runtime runs, else the browser's languages.
   useUiLanguage(runtimePhase.kind === "running" ? runtimePhase.running.runtime.settings : undefined);
 
-  useEffect(() => {
+  // Claimed in the render that first shows the profile, not a frame later: the Runtime's start waits on it.
+  useLayoutEffect(() => {
     const name = profileName(config);
     let running: RunningRuntime | undefined;
     let starting: Promise<void> | undefined;

@@ -1,7 +1,7 @@
 /**
- * The host's sign-in config: which AppServer to talk to and the device token to present. `npm start`
- * serves it at `/lineup-config.json` from the dev credentials; without it the shell shows a form and keeps
- * what the person typed in this browser's localStorage.
+ * The host's sign-in config: which AppServer to talk to and the device token to present. The host's site
+ * (`serving/site.ts`) writes it into the page (`npm start` from its dev credentials, the desktop host from its
+ * config file); without it the shell shows a form and keeps what the person typed in this browser's localStorage.
  */
 import { decodeJson, fail, MANIFEST_LOCALE_PATTERN, ok, type LocalizedTexts, type ProtocolError, type Result } from "@lineup/protocol";
 
@@ -32,7 +32,8 @@ export interface HostConfig {
   readonly suspend_idle_seconds?: number;
 }
 
-export const CONFIG_PATH = "/lineup-config.json";
+/** The id of the page's config element: `<script type="application/json" id="lineup-config">`. */
+export const CONFIG_ELEMENT_ID = "lineup-config";
 export const DEFAULT_AGENT_ID = "demo-agent";
 export const DEFAULT_WORKSPACE_ID = "default";
 const STORAGE_KEY = "lineup.host.config";
@@ -115,18 +116,16 @@ export function decodeHostConfig(text: string): Result<HostConfig> {
 }
 
 /**
- * The config to sign in with: the served one first (it follows the dev credentials of this `npm start`),
- * then one saved from the form. `undefined` when there is neither: the shell shows the form.
+ * The config to sign in with: the one the site wrote into the page first (it follows the dev credentials of this
+ * `npm start`), then one saved from the form. `undefined` when there is neither: the shell shows the form. Read
+ * at once, with no request: the Runtime's start does not wait on the network for it.
  */
-export async function loadHostConfig(fetcher: typeof fetch = fetch, storage: Storage | undefined = globalThis.localStorage): Promise<HostConfig | undefined> {
-  try {
-    const response = await fetcher(CONFIG_PATH, { cache: "no-store", credentials: "same-origin" });
-    if (response.ok) {
-      const served = decodeHostConfig(await response.text());
-      if (served.ok) return served.value;
-    }
-  } catch {
-    // No config served (a plain static server, or offline): fall back to the saved one.
+export function readHostConfig(doc: Pick<Document, "getElementById"> | undefined = globalThis.document, storage: Storage | undefined = globalThis.localStorage): HostConfig | undefined {
+  const served = doc?.getElementById(CONFIG_ELEMENT_ID)?.textContent;
+  if (typeof served === "string") {
+    const decoded = decodeHostConfig(served);
+    if (decoded.ok) return decoded.value;
+    console.error(`[lineup] the config written into the page was refused: ${decoded.error.message}`);
   }
   const saved = storage?.getItem(STORAGE_KEY);
   if (saved === null || saved === undefined) return undefined;

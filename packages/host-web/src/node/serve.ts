@@ -1,12 +1,12 @@
 /**
  * The host's static server for `npm start` and the browser tests: serves the built `dist/` on 127.0.0.1
  * through the host's site (`serving/site.ts`: the page's CSP cut to the configured AppServer, the frame
- * page's headers, `/lineup-config.json`, the built-in bundles). Only GET and HEAD; only the loopback Host
+ * page's headers, the sign-in config written into the page, the built-in bundles). Only GET and HEAD; only the loopback Host
  * header (a DNS-rebinding page cannot read the token). With `localBackends` it also runs the local back-end service
  * (`@lineup/runtime/node`'s `createLocalBackendService`) on the same port, and the served config names its URL. The
  * service's secret stays in this process: the server passes on an upgrade only from this server's own origin and from
  * a socket owned by this server's own OS user (`loopback-peer.ts`), and adds the secret itself. So a page or a process
- * that reads `/lineup-config.json` learns no secret, and another account on the machine cannot drive the service.
+ * that reads the page's config learns no secret, and another account on the machine cannot drive the service.
  */
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -22,7 +22,7 @@ export { grantedFramePage, policyFor, surfaceFrameHeaders, type ServedConfig } f
 export interface HostServerOptions {
   /** The built host (`packages/host-web/dist`). */
   readonly distDir: string;
-  /** Served at `/lineup-config.json`; without it the page shows its sign-in form. */
+  /** Written into the page (`serving/site.ts`); without it the page shows its sign-in form. */
   readonly config?: ServedConfig;
   /** Default 0 (any free port). */
   readonly port?: number;

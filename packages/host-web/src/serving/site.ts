@@ -3,9 +3,10 @@
  * (`node/serve.ts`) and the desktop host's `lineup://` scheme (`@lineup/host-desktop`). One function from
  * a path to a response, so both hosts send the same bytes under the same headers: the page with its CSP
  * (`connect-src` cut to the configured AppServer), the frame page every installed app is written into with
- * its own CSP and Permissions-Policy, the sign-in config, the built-in bundles, the assets. No I/O here: the
- * adapter reads files and speaks its transport.
+ * its own CSP and Permissions-Policy, the sign-in config (inside the page), the built-in bundles, the assets. No I/O
+ * here: the adapter reads files and speaks its transport.
  */
+import { CONFIG_ELEMENT_ID } from "../bootstrap/config.js";
 import { FRAME_PERMISSIONS_POLICY } from "../surface-host/frame-policy.js";
 import { grantOfFramePath, grantedFramePolicy } from "../surface-host/view-csp.js";
 
@@ -28,7 +29,11 @@ export interface SiteOptions {
   readonly frameHtml: string;
   /** The bytes of a file under the built host (`path` starts with `/`, checked: no `..`, no NUL), or undefined. */
   readFile(path: string): Promise<Uint8Array | undefined>;
-  /** Served at `/lineup-config.json`; without it the page shows its sign-in form. */
+  /**
+   * Written into the page (`<script type="application/json" id="lineup-config">`), which then starts with it
+   * without a request of its own, and is never stored by the browser's cache; without it the page shows its
+   * sign-in form.
+   */
   readonly config?: ServedConfig;
   /** Signed bundles served at `/apps/<file>` (the built-in apps the App Registry offers). */
   readonly bundles?: ReadonlyMap<string, Uint8Array>;
@@ -115,6 +120,23 @@ export function webSocketOrigin(serverUrl: string): string | undefined {
   return `${match[1]!.toLowerCase()}://${match[2]!.toLowerCase()}`;
 }
 
+/**
+ * The page with its config as a JSON data block at the end of its head: not a script the page's CSP would have to
+ * allow, and read before the first script runs. Every `<` is escaped, so no text in the config ends the block.
+ */
+function withInlineConfig(html: string, config: ServedConfig): string {
+  const json = JSON.stringify(config).replace(/</g, "\\u003c");
+  const at = html.search(/<\/head>/i);
+  if (at < 0) throw new Error("index.html has no </head>: rebuild the host");
+  return `${html.slice(0, at)}<script type="application/json" id="${CONFIG_ELEMENT_ID}">${json}</script>\n${html.slice(at)}`;
+}
+
+/** The config `withInlineConfig` wrote into a page's HTML, parsed (unchecked); undefined when the page has none. */
+export function configInPage(html: string): unknown {
+  const text = new RegExp(`<script type="application/json" id="${CONFIG_ELEMENT_ID}">([^<]*)</script>`).exec(html)?.[1];
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
 const encoder = new TextEncoder();
 const extension = (path: string): string => /\.[a-z0-9]+$/i.exec(path)?.[0]?.toLowerCase() ?? "";
 
@@ -123,10 +145,12 @@ export function createSite(options: SiteOptions): (path: string) => Promise<Site
   const baseMatch = CSP_META.exec(options.indexHtml);
   if (baseMatch === null) throw new Error("index.html has no Content-Security-Policy meta: rebuild the host");
   const policy = policyFor(baseMatch[2]!, options.config?.server_url, options.config?.local_backends?.url);
-  const indexHtml = encoder.encode(options.indexHtml.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`));
+  const withPolicy = options.indexHtml.replace(CSP_META, (_m, a: string, _b: string, c: string) => `${a}${policy}${c}`);
+  const indexHtml = encoder.encode(options.config === undefined ? withPolicy : withInlineConfig(withPolicy, options.config));
+  // The page carries the device token: the browser keeps no copy of it in its cache.
+  const indexCaching = options.config === undefined ? "no-cache" : "no-store";
   const frameHtml = encoder.encode(options.frameHtml);
   const frameHeaders = surfaceFrameHeaders(options.frameHtml);
-  const configBody = options.config === undefined ? undefined : encoder.encode(JSON.stringify(options.config));
   const respond = (status: number, type: string, body: Uint8Array | string, extra: Record<string, string> = {}): SiteResponse => ({
     status,
     headers: { "content-type": type, ...BASE_HEADERS, ...extra },
@@ -135,15 +159,12 @@ export function createSite(options: SiteOptions): (path: string) => Promise<Site
   const notFound = () => respond(404, "text/plain; charset=utf-8", "not found");
 
   return async (path) => {
-    if (path === "/lineup-config.json") {
-      return configBody === undefined ? respond(404, "text/plain; charset=utf-8", "no config") : respond(200, CONTENT_TYPES[".json"]!, configBody, { "cache-control": "no-store" });
-    }
     if (path.startsWith("/apps/")) {
       const bundle = options.bundles?.get(path.slice("/apps/".length));
       return bundle === undefined ? notFound() : respond(200, "application/zip", bundle, { "cache-control": "no-cache" });
     }
     if (path === "/" || path === "/index.html") {
-      return respond(200, CONTENT_TYPES[".html"]!, indexHtml, { "cache-control": "no-cache", "content-security-policy": `${policy}; frame-ancestors 'none'` });
+      return respond(200, CONTENT_TYPES[".html"]!, indexHtml, { "cache-control": indexCaching, "content-security-policy": `${policy}; frame-ancestors 'none'` });
     }
     if (path === "/surface-frame.html") return respond(200, CONTENT_TYPES[".html"]!, frameHtml, { "cache-control": "no-cache", ...frameHeaders });
     const granted = grantedFramePage(options.frameHtml, path);
