@@ -2,7 +2,7 @@
  * The client's end of the heartbeat, for both Node clients (the Runtime's and the agent SDK's): over a
  * real WebSocket to a server that stops answering — it never pongs and never sends, while its TCP
  * connection stays open — the client closes the connection (1006, "heartbeat timeout"); against a
- * server that answers pings, the connection stays open through many intervals.
+ * server that answers pings, the connection stays open through six intervals.
  *
  * And the browser's, which cannot send ping frames: the Runtime's browser transport in real Chromium
  * sends `connection/ping` notifications; a silent server is given up on the same way, and the reference
@@ -23,6 +23,11 @@ import { serveHarnessPage, type HarnessPage } from "../packages/host-web/test/ha
 import { launchChromium } from "./support/chromium.js";
 
 const INTERVAL_MS = 100;
+/**
+ * The interval where the server does answer: long enough that a busy test machine (a full run beside Chromium)
+ * does not leave the server's answer a whole interval late, which is the heartbeat's own rule for a dead one.
+ */
+const ANSWERED_INTERVAL_MS = 500;
 
 /** What both transports give: a close report, and a way to end. */
 interface Opened {
@@ -30,13 +35,13 @@ interface Opened {
   close(): void;
 }
 
-const CLIENTS: Record<string, (url: string) => Promise<Opened>> = {
-  runtime: async (url) => {
-    const connection = await createWsTransport({ heartbeatIntervalMs: INTERVAL_MS }).open(url);
+const CLIENTS: Record<string, (url: string, intervalMs: number) => Promise<Opened>> = {
+  runtime: async (url, intervalMs) => {
+    const connection = await createWsTransport({ heartbeatIntervalMs: intervalMs }).open(url);
     return { closed: new Promise((resolve) => connection.onClose(resolve)), close: () => connection.close(1000, "done") };
   },
-  "agent SDK": async (url) => {
-    const connection = await nodeWebSocketTransport({ heartbeatIntervalMs: INTERVAL_MS }).connect(url);
+  "agent SDK": async (url, intervalMs) => {
+    const connection = await nodeWebSocketTransport({ heartbeatIntervalMs: intervalMs }).connect(url);
     return { closed: new Promise((resolve) => connection.onClose(resolve)), close: () => connection.close(1000, "done") };
   },
 };
@@ -62,13 +67,13 @@ const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
 
 describe.each(Object.entries(CLIENTS))("the %s client's heartbeat", (_, open) => {
   it("closes a connection whose server stopped answering", async () => {
-    const client = await open(await serve(false));
+    const client = await open(await serve(false), INTERVAL_MS);
     expect(await within(client.closed, 10_000, "the close")).toEqual({ code: 1006, reason: "heartbeat timeout" });
   });
 
   it("keeps a connection whose server answers pings open", async () => {
-    const client = await open(await serve(true));
-    const outcome = await Promise.race([client.closed, new Promise((resolve) => setTimeout(() => resolve("still open"), 10 * INTERVAL_MS))]);
+    const client = await open(await serve(true), ANSWERED_INTERVAL_MS);
+    const outcome = await Promise.race([client.closed, new Promise((resolve) => setTimeout(() => resolve("still open"), 6 * ANSWERED_INTERVAL_MS))]);
     expect(outcome).toBe("still open");
     client.close();
     expect((await client.closed).code).toBe(1000);
@@ -119,7 +124,7 @@ describe("the browser client's heartbeat", () => {
   it("stays open to the AppServer, which answers every ping with a pong the Runtime never sees", async () => {
     const outcome = await page.evaluate(async ({ url, interval }) => {
       const opened = await window.openLineUpTransport(url, interval);
-      await new Promise((r) => setTimeout(r, 10 * interval));
+      await new Promise((r) => setTimeout(r, 6 * interval));
       const closedEarly = opened.closed;
       // A request still gets its answer: the transport passes everything but the pongs.
       opened.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "capability/list", params: {} }));
@@ -127,7 +132,7 @@ describe("the browser client's heartbeat", () => {
       while (opened.messages.length === 0 && Date.now() - started < 5_000) await new Promise((r) => setTimeout(r, 20));
       opened.close();
       return { closedEarly, messages: opened.messages };
-    }, { url: server.url, interval: INTERVAL_MS });
+    }, { url: server.url, interval: ANSWERED_INTERVAL_MS });
     expect(outcome.closedEarly).toBeUndefined();
     expect(outcome.messages).toHaveLength(1);
     expect(JSON.parse(outcome.messages[0]!)).toMatchObject({ jsonrpc: "2.0", id: 1 });
