@@ -274,6 +274,7 @@ export class SyncDriver {
         "agentSession/event": (params) => this.notified(() => this.onEvent(params)),
         "agentSession/caughtUp": (params) => this.notified(() => this.onCaughtUp(params)),
         "agentSession/presence": (params) => this.notified(() => this.onPresence(params)),
+        "agentSession/bound": (params) => this.notified(() => this.onBound(params)),
         "catalog/released": (params) => this.notified(() => this.onCatalogReleased(params)),
       },
     });
@@ -461,6 +462,18 @@ export class SyncDriver {
     const checked = checkServerNotificationParams("catalog/released", params);
     if (!checked.ok) return this.options.diagnostics(new LineUpError(checked.error.code, checked.error.message), "catalog/released");
     this.options.onCatalogRelease?.(checked.value["release"] as unknown as CatalogRelease);
+  }
+
+  /**
+   * `agentSession/bound`: another device of this user started a session. A hint (the list is the truth): a
+   * session this device does not know yet is learned from a list asked for now, not at the next relist.
+   */
+  private onBound(params: JsonObject): void {
+    const checked = checkServerNotificationParams("agentSession/bound", params);
+    if (!checked.ok) return this.options.diagnostics(new LineUpError(checked.error.code, checked.error.message), "agentSession/bound");
+    const sessionId = (checked.value["session"] as { session_id: string }).session_id;
+    if (this.options.state().conversations.has(sessionId)) return;
+    void this.relist();
   }
 
   private onPresence(params: JsonObject): void {
