@@ -173,11 +173,12 @@ export function Shell({ runtime, config, notifications, onSignOut, openAtStart =
   );
 
   const showCore = (appScope: string) => {
-    // Leaving an app for the shell keeps its place: it goes to the background, not away. One still loading
-    // cannot go to the background yet: it stays behind when it is ready (the subscription above).
+    // Leaving an app for the shell keeps its place: it goes to the background, not away. One not in front yet
+    // (launching, restoring, or still suspended in this render's snapshot while its restore is under way) cannot go
+    // to the background yet: it stays behind when it is ready (the subscription above).
     if (instances.foreground !== undefined) void runtime.instances.background(instances.foreground).catch(() => undefined);
     const shown = showing.kind === "instance" ? instances.instances.find((i) => i.instance_id === showing.instance_id) : undefined;
-    if (shown !== undefined && (shown.status === "launching" || shown.status === "restoring")) leftWhileLoading.current.add(shown.instance_id);
+    if (shown !== undefined && shown.status !== "active") leftWhileLoading.current.add(shown.instance_id);
     const next: Showing = { kind: "core", app_scope: appScope };
     // Before the Runtime answers: its background is the person's own move, not one to follow back to chat.
     showingRef.current = next;
