@@ -9,12 +9,12 @@ const PAIRED_DEVICE_NAME = "LineUp web host";
  * Sign-in when no config is served: the AppServer URL and a device token (`npm start` prints both), or a
  * pairing code (`lineup admin device pair USER`) that the form exchanges for a new device's token.
  */
-export function ConfigForm({ onSubmit, error }: { onSubmit: (config: HostConfig) => void; error?: string | undefined }) {
+export function ConfigForm({ onSubmit }: { onSubmit: (config: HostConfig) => void }) {
   const [serverUrl, setServerUrl] = useState("ws://127.0.0.1:8787/rpc");
   const [token, setToken] = useState("");
   const [code, setCode] = useState("");
   const [pairing, setPairing] = useState(false);
-  const [problem, setProblem] = useState<string | undefined>(error);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
   const submit = async () => {
     const url = serverUrl.trim();
     let deviceToken = token.trim();

@@ -4,7 +4,7 @@ import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { Shell } from "../shell/Shell.js";
 import { createNotifications } from "../shell/notifications.js";
 import { ConfigForm } from "./ConfigForm.js";
-import { profileName, saveHostConfig, type HostConfig } from "./config.js";
+import { forgetHostConfig, profileName, saveHostConfig, type HostConfig } from "./config.js";
 import { claimProfileLock, type LockPort, type ProfileLock, type ProfileLockState } from "./profile-lock.js";
 import type { RunningRuntime } from "./start-runtime.js";
 import { onNativeShutdown } from "./native-host.js";
@@ -31,23 +31,21 @@ export function preloadRuntime(): void {
   loadRuntime().catch(() => undefined);
 }
 
-type Phase = { readonly kind: "sign-in"; readonly error?: string } | { readonly kind: "ready"; readonly config: HostConfig };
-
 /**
  * The host's root (spec 10): the sign-in config (read before the first render, `readHostConfig`), the profile
  * claimed across tabs, then the Runtime created through the browser adapters and handed to the shell.
  */
 export function Host({ config }: { config: HostConfig | undefined }) {
-  const [phase, setPhase] = useState<Phase>(config === undefined ? { kind: "sign-in" } : { kind: "ready", config });
-  if (phase.kind === "sign-in") {
+  // The config signed in with; without one the person signs in with the form.
+  const [signedIn, setSignedIn] = useState(config);
+  if (signedIn === undefined) {
     return (
       <BrowserLanguage>
         {() => (
           <ConfigForm
-            error={phase.error}
             onSubmit={(config) => {
               saveHostConfig(config);
-              setPhase({ kind: "ready", config });
+              setSignedIn(config);
             }}
           />
         )}
@@ -56,10 +54,10 @@ export function Host({ config }: { config: HostConfig | undefined }) {
   }
   return (
     <Profile
-      config={phase.config}
+      config={signedIn}
       onSignOut={() => {
-        globalThis.localStorage?.removeItem("lineup.host.config");
-        setPhase({ kind: "sign-in" });
+        forgetHostConfig();
+        setSignedIn(undefined);
       }}
     />
   );

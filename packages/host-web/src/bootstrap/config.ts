@@ -171,6 +171,11 @@ export function saveHostConfig(config: HostConfig, storage: Storage | undefined 
   storage?.setItem(STORAGE_KEY, JSON.stringify(config));
 }
 
+/** Forgets the config saved from the form (signing out). */
+export function forgetHostConfig(storage: Storage | undefined = globalThis.localStorage): void {
+  storage?.removeItem(STORAGE_KEY);
+}
+
 /**
  * One IndexedDB database (and one Web Lock) per profile: the server and the device it signs in as. The
  * token enters only as a short non-cryptographic digest — a fresh dev data directory means a fresh
