@@ -31,8 +31,16 @@ const WARM_LOADS = 9;
 const FRESH_LOADS = 5;
 const CHAT_ROUNDS = Number(process.env["LINEUP_BENCH_CHAT_ROUNDS"] ?? 60);
 
-/** In every page of a context: `window.__onlineAt` is `performance.now()` when the connection indicator first says online. */
+/**
+ * In every page of a context: `window.__onlineAt` is `performance.now()` when the connection indicator first says
+ * online (the floor page sets it itself), and the page says so on its console. The bench hears that line
+ * (`loadedOnline`) rather than waiting in the page: Playwright's waiting functions inject a script of its own,
+ * whose parse (about 10 ms of the page's main thread) would land in the start being timed.
+ */
+const ONLINE_LINE = "lineup-bench:online ";
 const ONLINE_WATCH = `(() => {
+  let at;
+  Object.defineProperty(window, "__onlineAt", { configurable: true, get: () => at, set: (value) => { if (at === undefined) { at = value; console.debug(${JSON.stringify(ONLINE_LINE)} + value); } } });
   const seen = () => { if (window.__onlineAt === undefined && document.querySelector('.connection[data-lifecycle="online"]')) window.__onlineAt = performance.now(); };
   new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lifecycle"] });
 })();`;
@@ -69,7 +77,12 @@ const scriptsBeforeOnline = (page: Page): Promise<{ bytes: number; scripts: numb
     return { bytes: scripts.reduce((n, e) => n + e.decodedBodySize, 0), scripts: scripts.length };
   });
 
-const onlineAt = async (page: Page): Promise<number> => (await page.waitForFunction(() => (window as { __onlineAt?: number }).__onlineAt, undefined, { timeout: 60_000, polling: 20 })).jsonValue() as Promise<number>;
+/** Loads a page (`load`: a goto or a reload) and resolves with its `__onlineAt`, as its console line says it. */
+const loadedOnline = async (page: Page, load: () => Promise<unknown>): Promise<number> => {
+  const online = page.waitForEvent("console", { predicate: (message) => message.text().startsWith(ONLINE_LINE), timeout: 60_000 });
+  await load();
+  return Number((await online).text().slice(ONLINE_LINE.length));
+};
 
 async function loadBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult[]> {
   const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, world.server.devCredentials!.device_token) } });
@@ -81,8 +94,7 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
       try {
         await browser.context.addInitScript(ONLINE_WATCH);
         const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-        await page.goto(url);
-        return await onlineAt(page);
+        return await loadedOnline(page, () => page.goto(url));
       } finally {
         await browser.close();
       }
@@ -95,15 +107,10 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer }): 
       await browser.context.addInitScript(ONLINE_WATCH);
       const host = browser.context.pages()[0] ?? (await browser.context.newPage());
       const floorTab = await browser.context.newPage();
-      await host.goto(world.host.url);
-      await onlineAt(host);
+      await loadedOnline(host, () => host.goto(world.host.url));
       const js = await scriptsBeforeOnline(host);
-      await floorTab.goto(floorUrl);
-      await onlineAt(floorTab);
-      const reload = async (page: Page): Promise<number> => {
-        await page.reload();
-        return onlineAt(page);
-      };
+      await loadedOnline(floorTab, () => floorTab.goto(floorUrl));
+      const reload = (page: Page): Promise<number> => loadedOnline(page, () => page.reload());
       const warm = await pairedAsync(() => reload(host), () => reload(floorTab), WARM_LOADS);
       const row = (metric: string, paired: typeof warm, loads: number, notes: string): BenchResult => ({
         metric,
@@ -152,8 +159,7 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
     const context: BrowserContext = browser.context;
     await context.addInitScript(ONLINE_WATCH);
     const page = context.pages()[0] ?? (await context.newPage());
-    await page.goto(world.host.url);
-    await onlineAt(page);
+    await loadedOnline(page, () => page.goto(world.host.url));
     // A conversation with the agent: opened as a person does, and the person's first message starts a turn.
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();

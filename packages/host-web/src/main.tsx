@@ -4,6 +4,7 @@ import { render } from "preact";
 import { Host, preloadRuntime } from "./bootstrap/Host.js";
 import { readHostConfig } from "./bootstrap/config.js";
 import { mirrorTitle, nativeHost } from "./bootstrap/native-host.js";
+import { openProfileDatabaseEarly } from "./bootstrap/profile-database.js";
 import { browserLanguages, loadUiLanguage, uiLanguageOf } from "./i18n/index.js";
 import { applyTheme, loadTheme } from "./shell/theme.js";
 import "./styles.css";
@@ -13,6 +14,8 @@ applyTheme(loadTheme());
 preloadRuntime();
 const config = readHostConfig();
 performance.mark("lineup:config-read");
+// The profile's database opens while the page renders and the Runtime's code loads.
+if (config !== undefined) openProfileDatabaseEarly(config);
 const root = document.getElementById("app");
 // A catalogue that cannot be fetched is logged by its loader; the page then starts in English.
 if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host config={config} />, root));

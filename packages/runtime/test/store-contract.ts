@@ -518,6 +518,23 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         expect(await keysOf(fixed)).toEqual(["a", "b"]);
       });
 
+      it("a step failing after steps that wrote nothing leaves those recorded: they do not run again", async () => {
+        const log: string[] = [];
+        const quiet = [step(log, "one"), step(log, "two")];
+        await expectStoreError(fixture.open({ collections: ["items"], migrations: [...quiet, step(log, "three", [put("c", 3)], "fail")] }), "store_migration_failed");
+        expect(log).toEqual(["one", "two", "three"]);
+        const atTwo = await open({ collections: ["items"], migrations: quiet });
+        expect(log).toEqual(["one", "two", "three"]);
+        expect(await atTwo.count("items")).toBe(0);
+        await atTwo.close();
+        const fixed = await open({ collections: ["items"], migrations: [...quiet, step(log, "three", [put("c", 3)]), step(log, "four")] });
+        expect(log).toEqual(["one", "two", "three", "three", "four"]);
+        expect(await fixed.get("items", "c")).toBe(3);
+        await fixed.close();
+        await (await open({ collections: ["items"], migrations: [...quiet, step(log, "three"), step(log, "four")] })).close();
+        expect(log).toEqual(["one", "two", "three", "three", "four"]);
+      });
+
       it("a step staging bad input fails with store_migration_failed, caused by the input error", async () => {
         const bad: Migration = {
           name: "bad",

@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange, IDBObjectStore, IDBDatabase } from "fake-indexeddb";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { openIndexedDbStore } from "../src/browser/index.js";
-import type { StoreSchema } from "../src/index.js";
+import { openIndexedDbDatabase, openIndexedDbStore } from "../src/browser/index.js";
+import { RUNTIME_SCHEMA, type StoreSchema } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
 import { expectStoreError } from "./store-test-helpers.js";
 
@@ -28,6 +28,49 @@ describe("IndexedDB store specifics", () => {
     expect(transaction).toHaveBeenCalledTimes(1);
     expect(transaction.mock.calls[0]?.slice(1)).toEqual(["readwrite", { durability: "strict" }]);
     await store.close();
+  });
+
+  it("creates a new store of the Runtime's schema in one commit, its steps that change no data recorded together", async () => {
+    const transaction = vi.spyOn(IDBDatabase.prototype, "transaction");
+    const indexedDB = new IDBFactory();
+    const store = await openIndexedDbStore({ name: "new-profile", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
+    // Each readwrite transaction is a flush to disk on a real browser.
+    expect(transaction.mock.calls.filter((call) => call[1] === "readwrite")).toHaveLength(1);
+    await store.close();
+    transaction.mockClear();
+    const again = await openIndexedDbStore({ name: "new-profile", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
+    expect(transaction.mock.calls.filter((call) => call[1] === "readwrite")).toHaveLength(0);
+    await again.close();
+  });
+
+  it("takes a database whose opening began before the store (openIndexedDbDatabase), and its failure as its own", async () => {
+    const indexedDB = new IDBFactory();
+    const database = openIndexedDbDatabase("early", indexedDB);
+    const store = await openIndexedDbStore({ name: "early", schema, indexedDB, IDBKeyRange, database });
+    await store.commit([{ op: "put", collection: "items", key: "a", value: 1 }]);
+    await store.close();
+    const reopened = await openIndexedDbStore({ name: "early", schema, indexedDB, IDBKeyRange, database: openIndexedDbDatabase("early", indexedDB) });
+    expect(await reopened.get("items", "a")).toBe(1);
+    await reopened.close();
+
+    const refused = Promise.reject(new DOMException("the profile is gone", "UnknownError"));
+    const error = await expectStoreError(openIndexedDbStore({ name: "early", schema, indexedDB, IDBKeyRange, database: refused }), "store_write_failed");
+    expect(error.message).toContain("early");
+  });
+
+  it("closes a database opened for it when the store refuses its schema", async () => {
+    const indexedDB = new IDBFactory();
+    const database = openIndexedDbDatabase("refused", indexedDB);
+    const close = vi.spyOn(IDBDatabase.prototype, "close");
+    await expectStoreError(openIndexedDbStore({ name: "refused", schema: { collections: ["$meta"], migrations: [] }, indexedDB, IDBKeyRange, database }), "store_invalid_value");
+    await vi.waitFor(() => expect(close).toHaveBeenCalledTimes(1));
+    // Nothing holds the database open: deleting it is not blocked.
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.deleteDatabase("refused");
+      request.onsuccess = () => resolve();
+      request.onblocked = () => reject(new Error("blocked by an open connection"));
+      request.onerror = () => reject(request.error);
+    });
   });
 
   it("maps QuotaExceededError to store_quota_exceeded and rolls back the writes already queued", async () => {

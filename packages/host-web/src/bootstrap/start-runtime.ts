@@ -5,6 +5,7 @@
 import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, type LineUpRuntime, type RuntimeStore } from "@lineup/runtime";
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createLocalBackendsClient, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
+import { takeProfileDatabase } from "./profile-database.js";
 import { createBrowserHostProvider, type BrowserHostProvider } from "../host-provider/index.js";
 import { watchPageLifecycle } from "./page-lifecycle.js";
 import { formatOpenLink } from "../shell/open-link.js";
@@ -25,11 +26,13 @@ export interface RunningRuntime {
 
 export async function startBrowserRuntime(config: HostConfig, diagnostics: DiagnosticsSink): Promise<RunningRuntime> {
   // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
-  const store: RuntimeStore = await openIndexedDbStore({ name: profileName(config), schema: RUNTIME_SCHEMA });
+  // Its database may be open already: the page started that when it read its config (profile-database.ts).
+  const name = profileName(config);
+  const store: RuntimeStore = await openIndexedDbStore({ name, schema: RUNTIME_SCHEMA, database: takeProfileDatabase(name) });
   const late: { runtime?: LineUpRuntime } = {};
   // The host's Node process runs the back-ends a page cannot (MCP servers, stdio and local-http programs) when it
   // serves a local back-end service; without one they are unsupported_on_host.
-  const local = config.local_backends === undefined ? undefined : createLocalBackendsClient({ ...config.local_backends, profile: profileName(config) });
+  const local = config.local_backends === undefined ? undefined : createLocalBackendsClient({ ...config.local_backends, profile: name });
   let hostProvider: BrowserHostProvider;
   const runtime = createRuntime({
     store,
@@ -40,7 +43,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     clientInfo: { name: "lineup-host-web", version: "0.1.0" },
     trustedPublishers: config.trusted_publishers,
     // Each app's own storage: one IndexedDB database per app, beside the profile's.
-    appStorage: createIndexedDbAppStorageHost({ prefix: profileName(config) }),
+    appStorage: createIndexedDbAppStorageHost({ prefix: name }),
     // At most three app frames at once (the Runtime's default bound); one left in the background for ten minutes (or
     // the config's time) is suspended too, and loads again from its session data when brought back (spec 4.4).
     suspendIdleMs: (config.suspend_idle_seconds ?? DEFAULT_SUSPEND_IDLE_SECONDS) * 1_000,

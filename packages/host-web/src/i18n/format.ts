@@ -13,18 +13,23 @@ export interface Format {
   list(items: readonly string[]): string;
 }
 
+/**
+ * The formatters are made on first use: the first `Intl` object of a process loads the locale's data, tens
+ * of milliseconds on a fresh start, and most screens the page shows first format no number or date.
+ */
 export function createFormat(locale: string): Format {
-  const rules = new Intl.PluralRules(locale);
-  const numbers = new Intl.NumberFormat(locale);
-  const lists = new Intl.ListFormat(locale, { style: "long", type: "conjunction" });
+  let rules: Intl.PluralRules | undefined;
+  let numbers: Intl.NumberFormat | undefined;
+  let lists: Intl.ListFormat | undefined;
+  const number = (n: number): string => (numbers ??= new Intl.NumberFormat(locale)).format(n);
   return {
     locale,
     plural(n, forms) {
-      const form = forms[rules.select(n)] ?? forms.other;
-      return form.replace(/#/g, numbers.format(n));
+      const form = forms[(rules ??= new Intl.PluralRules(locale)).select(n)] ?? forms.other;
+      return form.replace(/#/g, number(n));
     },
-    number: (n, options) => (options === undefined ? numbers : new Intl.NumberFormat(locale, options)).format(n),
+    number: (n, options) => (options === undefined ? number(n) : new Intl.NumberFormat(locale, options).format(n)),
     date: (at, options) => new Intl.DateTimeFormat(locale, options ?? { dateStyle: "medium", timeStyle: "short" }).format(at),
-    list: (items) => lists.format(items),
+    list: (items) => (lists ??= new Intl.ListFormat(locale, { style: "long", type: "conjunction" })).format(items),
   };
 }

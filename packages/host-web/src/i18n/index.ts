@@ -38,7 +38,8 @@ let current: UiLanguage = "en";
 let chosen: string | undefined;
 const changed = new Emitter<void>((error) => console.error("[lineup] a UI language listener failed", error));
 let currentFormat: Format = createFormat(current);
-let collator = new Intl.Collator(current, { sensitivity: "base", numeric: true });
+/** Made on first use, as the formatters are (`createFormat`). */
+let collator: Intl.Collator | undefined;
 
 export function uiLanguage(): UiLanguage {
   return current;
@@ -65,7 +66,7 @@ export function setUiLanguage(language: UiLanguage, choice?: string): void {
   chosen = choice;
   current = language;
   currentFormat = createFormat(language);
-  collator = new Intl.Collator(language, { sensitivity: "base", numeric: true });
+  collator = undefined;
   if (globalThis.document !== undefined) document.documentElement.lang = language;
   if (`${current} ${chosen}` !== before) changed.fire(undefined);
 }
@@ -98,5 +99,5 @@ export function format(): Format {
 
 /** Sorts text as people of the current UI language expect (case-insensitive, numbers by value). */
 export function compareText(a: string, b: string): number {
-  return collator.compare(a, b);
+  return (collator ??= new Intl.Collator(current, { sensitivity: "base", numeric: true })).compare(a, b);
 }

@@ -6,6 +6,7 @@ import { StoreError } from "../persistence/store-error.js";
 import type { RuntimeStore } from "../persistence/store.js";
 import type { EncodedValue } from "../persistence/value-codec.js";
 import { toStoreErrorFromIndexedDb } from "./indexeddb-errors.js";
+import { OBJECT_STORE, openIndexedDbDatabase } from "./indexeddb-open.js";
 
 export interface IndexedDbStoreOptions {
   /** The IndexedDB database name. */
@@ -18,18 +19,12 @@ export interface IndexedDbStoreOptions {
    * factory accepts only its own key ranges — the same pair of options Dexie takes.
    */
   IDBKeyRange?: Pick<typeof IDBKeyRange, "bound">;
+  /**
+   * The database `name`, already being opened by `openIndexedDbDatabase` (a host starts that before the
+   * Runtime's code has loaded); without it the store opens it. Its failure is the store's.
+   */
+  database?: Promise<IDBDatabase> | undefined;
 }
-
-/**
- * Design: ONE object store, keyed by the compound key [collection, key], rather than one object store per
- * collection. Object stores can only be created in a `versionchange` upgrade, which waits for every other
- * open tab to close; a single store means a later schema adds collections with no upgrade at all, a batch
- * across collections is always one transaction over one store, and the migration records live beside the
- * data. Array keys compare element-wise, so [collection, key] orders by collection, then by key in plain
- * string order — the order every adapter uses.
- */
-const OBJECT_STORE = "entries";
-const DATABASE_VERSION = 1;
 
 /**
  * Opens (creating if needed) a store in an IndexedDB database. Every commit is one `readwrite` transaction
@@ -44,8 +39,14 @@ export async function openIndexedDbStore(options: IndexedDbStoreOptions): Promis
   if (typeof options.name !== "string" || options.name === "") {
     throw new StoreError("store_invalid_value", "openIndexedDbStore needs a database name");
   }
-  const { store } = await openStore(options.schema, () => IndexedDbEngine.open(factory, options.name, keyRange));
-  return store;
+  try {
+    const { store } = await openStore(options.schema, () => IndexedDbEngine.open(options.database ?? openIndexedDbDatabase(options.name, factory), options.name, keyRange));
+    return store;
+  } catch (error) {
+    // A database opened for this store (a schema refused before the engine took it) is not left open.
+    options.database?.then((db) => db.close(), () => undefined);
+    throw error;
+  }
 }
 
 class IndexedDbEngine implements StorageEngine {
@@ -60,16 +61,12 @@ class IndexedDbEngine implements StorageEngine {
     db.onversionchange = () => db.close();
   }
 
-  static open(factory: IDBFactory, name: string, keyRange: Pick<typeof IDBKeyRange, "bound">): Promise<IndexedDbEngine> {
-    return new Promise((resolve, reject) => {
-      const request = factory.open(name, DATABASE_VERSION);
-      request.onupgradeneeded = () => {
-        const db = request.result;
-        if (!db.objectStoreNames.contains(OBJECT_STORE)) db.createObjectStore(OBJECT_STORE);
-      };
-      request.onsuccess = () => resolve(new IndexedDbEngine(request.result, keyRange));
-      request.onerror = () => reject(toStoreErrorFromIndexedDb(request.error, "store_write_failed", `could not open ${name}`));
-    });
+  static async open(database: Promise<IDBDatabase>, name: string, keyRange: Pick<typeof IDBKeyRange, "bound">): Promise<IndexedDbEngine> {
+    try {
+      return new IndexedDbEngine(await database, keyRange);
+    } catch (error) {
+      throw toStoreErrorFromIndexedDb(error, "store_write_failed", `could not open ${name}`);
+    }
   }
 
   apply(writes: readonly PreparedWrite[]): Promise<void> {

@@ -14,8 +14,12 @@ export function migrationRecordKey(index: number): string {
 /**
  * Brings the store up to `schema`: checks that the steps already recorded are a prefix of the schema's
  * steps, then runs each missing step and commits its staged writes together with its record in one
- * transaction. The first failing step throws `store_migration_failed` and leaves the store at the step
- * before it; a store recorded by an unknown (newer or diverging) schema is refused the same way.
+ * transaction. A step that stages nothing changes no data, so its record waits and goes with the next
+ * commit: a new store records all its steps in one transaction, not one each (each is a durable commit,
+ * a disk flush on IndexedDB and SQLite). The steps still see the store as it was after the step before
+ * them, since records are invisible to them. The first failing step throws `store_migration_failed`
+ * and leaves the store at the step before it (the waiting records are committed first); a store
+ * recorded by an unknown (newer or diverging) schema is refused the same way.
  */
 export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<void> {
   const applied = await readAppliedMigrations(engine);
@@ -30,6 +34,14 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
   });
 
   const reader = createStoreReader(engine, collections);
+  // Records of the steps that staged nothing, committed with the next step's writes (or at the end).
+  let waiting: PreparedWrite[] = [];
+  const commitWaiting = async (): Promise<void> => {
+    if (waiting.length === 0) return;
+    const records = waiting;
+    waiting = [];
+    await engine.apply(records);
+  };
   for (let index = applied.length; index < steps.length; index++) {
     const step = steps[index]!;
     const staged: PreparedWrite[] = [];
@@ -46,21 +58,34 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
     try {
       result = await step.run(ctx);
     } catch (error) {
+      await commitWaiting().catch(() => undefined);
       throw new StoreError("store_migration_failed", `migration "${step.name}" threw: ${describe(error)}`, { cause: error });
     } finally {
       running = false;
     }
     if (result?.ok !== true) {
+      await commitWaiting().catch(() => undefined);
       const reason = result?.ok === false ? result.reason : "it returned no { ok } result";
       throw new StoreError("store_migration_failed", `migration "${step.name}" failed: ${reason}`);
     }
 
-    staged.push({ op: "put", collection: META_COLLECTION, key: migrationRecordKey(index), value: encodeValue({ name: step.name }) });
+    const record: PreparedWrite = { op: "put", collection: META_COLLECTION, key: migrationRecordKey(index), value: encodeValue({ name: step.name }) };
+    if (staged.length === 0) {
+      waiting.push(record);
+      continue;
+    }
+    const batch = [...waiting, ...staged, record];
+    waiting = [];
     try {
-      await engine.apply(staged);
+      await engine.apply(batch);
     } catch (error) {
       throw new StoreError("store_migration_failed", `migration "${step.name}" could not be committed: ${describe(error)}`, { cause: error });
     }
+  }
+  try {
+    await commitWaiting();
+  } catch (error) {
+    throw new StoreError("store_migration_failed", `the migration records could not be committed: ${describe(error)}`, { cause: error });
   }
 }
 
