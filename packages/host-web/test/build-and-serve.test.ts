@@ -94,7 +94,8 @@ describe("the built host page", () => {
     }
   });
 
-  it("holds no schema builder: no script loaded before the Runtime is online, no chunk of the Runtime, holds TypeBox", () => {
+  /** The scripts that load before the Runtime is online: the entry, its preloads, the Runtime's chunks and the chunks they import. */
+  const scriptsBeforeOnline = () => {
     const html = readFileSync(join(distDir, "index.html"), "utf8");
     const assets = readdirSync(join(distDir, "assets")).filter((f) => f.endsWith(".js"));
     const read = (file: string) => readFileSync(join(distDir, "assets", file), "utf8");
@@ -116,11 +117,24 @@ describe("the built host page", () => {
     expect(entry.length).toBeGreaterThan(0);
     expect(runtime.filter((f) => f.startsWith("start-runtime-"))).toHaveLength(1);
     const beforeOnline = closure([...entry, ...runtime]);
+    return { assets, read, beforeOnline };
+  };
+
+  it("holds no schema builder: no script loaded before the Runtime is online, no chunk of the Runtime, holds TypeBox", () => {
+    const { assets, read, beforeOnline } = scriptsBeforeOnline();
     // The generated validators are what the Runtime checks with: they are there, the schemas they came from are not.
     expect([...beforeOnline].some((f) => read(f).includes("urn:lineup:runtime-envelope.v1"))).toBe(true);
     for (const file of beforeOnline) expect(read(file).includes("TypeBox.Kind"), `${file} holds TypeBox`).toBe(false);
     // Nor does any later chunk: every check at run time reads generated validators by id.
     for (const file of assets) expect(read(file).includes("TypeBox.Kind"), `${file} holds TypeBox`).toBe(false);
+  });
+
+  it("loads fflate (bundle archives) only when a bundle is read or written: no script loaded before the Runtime is online holds it", () => {
+    const { assets, read, beforeOnline } = scriptsBeforeOnline();
+    // One of fflate's error messages, kept by the minifier.
+    const marker = "invalid length/literal";
+    for (const file of beforeOnline) expect(read(file).includes(marker), `${file} holds fflate`).toBe(false);
+    expect(assets.some((file) => read(file).includes(marker))).toBe(true);
   });
 
   it("bundles no eval or new Function (validators are precompiled; CSP would refuse them anyway)", () => {

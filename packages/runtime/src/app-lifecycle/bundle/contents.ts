@@ -7,7 +7,7 @@
  */
 import { fail, ok, type ProtocolError, type Result } from "@lineup/protocol";
 import { sha256Hex } from "./digest.js";
-import { readEntry } from "./entries.js";
+import { loadFflate, readEntry } from "./entries.js";
 import type { BundleFileEntry } from "./file-list.js";
 import { FILE_LIST_PATH, METHOD_STORED, SIGNATURE_PATH } from "./format.js";
 import type { ZipEntry } from "./zip-read.js";
@@ -62,6 +62,7 @@ export async function hashListedFiles(
   }
   if (matched.some((entry) => entry.method !== METHOD_STORED)) {
     if (!(await inflateWhen)) return fail("internal_error", "inflation was not allowed");
+    await loadFflate();
     for (const [i, entry] of matched.entries()) {
       if (entry.method === METHOD_STORED) continue;
       const read = readEntry(archive, entry);

@@ -4,11 +4,28 @@
  * is inflated into a buffer of exactly its declared size, and inflation stops as soon as the data
  * would produce more, so a lying entry costs at most one input chunk's worth of output.
  */
-import { Inflate } from "fflate";
-import { fail, ok, type Result } from "@lineup/protocol";
+import { fail, lazyImport, LineUpError, ok, type Result } from "@lineup/protocol";
 import { METHOD_STORED } from "./format.js";
 import { pathCollisionKey, unsafePathReason } from "./paths.js";
 import type { ZipEntry } from "./zip-read.js";
+
+/**
+ * fflate, loaded by `import()`: its module builds its Huffman tables when it is evaluated (a few milliseconds, and
+ * arrays for the collector), which a start of the Runtime that reads no bundle need not pay, and a page keeps it
+ * in a chunk of its own. Whoever reads or writes deflated entries loads it first (`loadFflate`).
+ */
+const fflate = lazyImport(() => import("fflate"));
+
+/** Loads fflate once (a failed load is tried again); `readEntry` of a deflated entry and `packBundle` need it. */
+export async function loadFflate(): Promise<typeof import("fflate")> {
+  return fflate.load();
+}
+
+/** True when an entry is deflated, so reading the entries needs fflate (`loadFflate`). */
+export function anyDeflated(entries: Iterable<ZipEntry>): boolean {
+  for (const entry of entries) if (entry.method !== METHOD_STORED) return true;
+  return false;
+}
 
 /** Checks every entry's kind and path, then uniqueness, then the declared total (zip bomb guard). */
 export function checkEntries(entries: readonly ZipEntry[], maxUnpackedBytes: number): Result<ReadonlyMap<string, ZipEntry>> {
@@ -54,10 +71,12 @@ const MAX_INFLATE_CHUNK = 64 * 1024;
 export function readEntry(archive: Uint8Array, entry: ZipEntry): Result<Uint8Array> {
   const data = archive.subarray(entry.dataOffset, entry.dataOffset + entry.compressedSize);
   if (entry.method === METHOD_STORED) return ok(data);
+  const loaded = fflate.current();
+  if (loaded === undefined) throw new LineUpError("invalid_state", `entry "${entry.path}" is deflated: load fflate first (loadFflate)`);
   const out = new Uint8Array(entry.size);
   let written = 0;
   let overflow = false;
-  const inflater = new Inflate((chunk) => {
+  const inflater = new loaded.Inflate((chunk) => {
     if (overflow) return;
     if (written + chunk.length > out.length) {
       overflow = true;

@@ -9,7 +9,6 @@
  * (HTTP `Content-Encoding`), which also compresses across files. `compression: "deflate"` deflates
  * the files that shrink by at least an eighth and are not already compressed formats.
  */
-import { deflateSync } from "fflate";
 import { fail, ok, type Result } from "@lineup/protocol";
 import { crc32 } from "./crc32.js";
 import { sha256Hex } from "./digest.js";
@@ -23,6 +22,7 @@ import {
   METHOD_STORED,
   SIGNATURE_PATH,
 } from "./format.js";
+import { loadFflate } from "./entries.js";
 import { comparePaths, pathCollisionKey, unsafePathReason } from "./paths.js";
 import { writeZip, type ZipEntryToWrite } from "./zip-write.js";
 
@@ -46,11 +46,12 @@ function extensionOf(path: string): string {
   return dot < 0 ? "" : name.slice(dot + 1);
 }
 
-function prepareEntry(path: string, bytes: Uint8Array, compression: "store" | "deflate"): ZipEntryToWrite {
+/** `deflateSync` is fflate's, loaded when the files are to be deflated; without it every entry is stored. */
+function prepareEntry(path: string, bytes: Uint8Array, deflateSync: typeof import("fflate").deflateSync | undefined): ZipEntryToWrite {
   const base = { path, crc32: crc32(bytes), size: bytes.length };
   const extension = extensionOf(path);
   const last = extension.slice(extension.lastIndexOf(".") + 1);
-  if (compression === "deflate" && bytes.length >= MIN_DEFLATE_SIZE && !COMPRESSED_EXTENSIONS.has(extension) && !COMPRESSED_EXTENSIONS.has(last)) {
+  if (deflateSync !== undefined && bytes.length >= MIN_DEFLATE_SIZE && !COMPRESSED_EXTENSIONS.has(extension) && !COMPRESSED_EXTENSIONS.has(last)) {
     const deflated = deflateSync(bytes, { level: 6 });
     if (deflated.length <= bytes.length - bytes.length / 8) return { ...base, method: METHOD_DEFLATE, data: deflated };
   }
@@ -92,7 +93,8 @@ export async function packBundle(input: PackBundleInput): Promise<Result<Uint8Ar
   const list: BundleFileEntry[] = paths.map((path, i) => ({ path, size: all.get(path)!.length, sha256: hashes[i]! }));
   const listBytes = encodeFileList(list);
   const compression = input.compression ?? "store";
-  const entries = paths.map((path) => prepareEntry(path, all.get(path)!, compression));
+  const deflateSync = compression === "deflate" ? (await loadFflate()).deflateSync : undefined;
+  const entries = paths.map((path) => prepareEntry(path, all.get(path)!, deflateSync));
   entries.push({ path: FILE_LIST_PATH, method: METHOD_STORED, crc32: crc32(listBytes), size: listBytes.length, data: listBytes });
   return ok(writeZip(entries));
 }

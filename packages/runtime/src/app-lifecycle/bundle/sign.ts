@@ -8,7 +8,7 @@ import { fail, ok, type Result } from "@lineup/protocol";
 import { hashListedFiles, matchFileList } from "./contents.js";
 import { crc32 } from "./crc32.js";
 import { ownedBytes } from "./digest.js";
-import { checkEntries, readEntry } from "./entries.js";
+import { anyDeflated, checkEntries, loadFflate, readEntry } from "./entries.js";
 import { decodeFileList } from "./file-list.js";
 import { DEFAULT_MAX_FILES, DEFAULT_MAX_UNPACKED_BYTES, FILE_LIST_PATH, MAX_FILE_LIST_BYTES, METHOD_STORED, SIGNATURE_PATH } from "./format.js";
 import { encodeSignatureFile, importSigningKey, signBytes } from "./signature.js";
@@ -30,6 +30,7 @@ export async function signBundle(bundle: Uint8Array, privateKey: Uint8Array): Pr
   const listEntry = checked.value.get(FILE_LIST_PATH);
   if (listEntry === undefined) return fail("bundle_missing_file_list", `the archive has no ${FILE_LIST_PATH}`);
   if (listEntry.size > MAX_FILE_LIST_BYTES) return fail("bundle_file_list_malformed", `${FILE_LIST_PATH} is larger than ${MAX_FILE_LIST_BYTES} bytes`);
+  if (anyDeflated(checked.value.values())) await loadFflate();
   const listBytes = readEntry(archive, listEntry);
   if (!listBytes.ok) return listBytes;
   const list = decodeFileList(listBytes.value, MAX_FILE_LIST_BYTES);

@@ -11,7 +11,7 @@
 import { fail, ok, type AppManifest, type ProtocolError, type Result } from "@lineup/protocol";
 import { hashListedFiles, matchFileList } from "./contents.js";
 import { ownedBytes, sha256Hex } from "./digest.js";
-import { checkEntries, readEntry } from "./entries.js";
+import { anyDeflated, checkEntries, loadFflate, readEntry } from "./entries.js";
 import { checkBundleManifest } from "./manifest-check.js";
 import { decodeFileList, type BundleFileEntry } from "./file-list.js";
 import {
@@ -101,6 +101,7 @@ async function verify(input: Uint8Array, options: VerifyBundleOptions): Promise<
   const checked = checkEntries(zip.value, options.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES);
   if (!checked.ok) return checked;
   const entries = checked.value;
+  if (anyDeflated(entries.values())) await loadFflate();
 
   const listEntry = entries.get(FILE_LIST_PATH);
   if (listEntry === undefined) return fail("bundle_missing_file_list", `the archive has no ${FILE_LIST_PATH}`);
