@@ -4,6 +4,7 @@
  * is inflated into a buffer of exactly its declared size, and inflation stops as soon as the data
  * would produce more, so a lying entry costs at most one input chunk's worth of output.
  */
+import type * as Fflate from "fflate";
 import { fail, lazyImport, LineUpError, ok, type Result } from "@lineup/protocol";
 import { METHOD_STORED } from "./format.js";
 import { pathCollisionKey, unsafePathReason } from "./paths.js";
@@ -17,7 +18,7 @@ import type { ZipEntry } from "./zip-read.js";
 const fflate = lazyImport(() => import("fflate"));
 
 /** Loads fflate once (a failed load is tried again); `readEntry` of a deflated entry and `packBundle` need it. */
-export async function loadFflate(): Promise<typeof import("fflate")> {
+export async function loadFflate(): Promise<typeof Fflate> {
   return fflate.load();
 }
 

@@ -9,6 +9,7 @@
  * (HTTP `Content-Encoding`), which also compresses across files. `compression: "deflate"` deflates
  * the files that shrink by at least an eighth and are not already compressed formats.
  */
+import type * as Fflate from "fflate";
 import { fail, ok, type Result } from "@lineup/protocol";
 import { crc32 } from "./crc32.js";
 import { sha256Hex } from "./digest.js";
@@ -47,7 +48,7 @@ function extensionOf(path: string): string {
 }
 
 /** `deflateSync` is fflate's, loaded when the files are to be deflated; without it every entry is stored. */
-function prepareEntry(path: string, bytes: Uint8Array, deflateSync: typeof import("fflate").deflateSync | undefined): ZipEntryToWrite {
+function prepareEntry(path: string, bytes: Uint8Array, deflateSync: typeof Fflate.deflateSync | undefined): ZipEntryToWrite {
   const base = { path, crc32: crc32(bytes), size: bytes.length };
   const extension = extensionOf(path);
   const last = extension.slice(extension.lastIndexOf(".") + 1);
