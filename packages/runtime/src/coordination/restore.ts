@@ -36,16 +36,50 @@ export interface RestoreOptions {
 }
 
 export async function restoreState(store: RuntimeStore, ids: IdSource, options: RestoreOptions): Promise<{ state: RuntimeState; auditHead: AuditHead }> {
-  let runtimeId = ((await store.get(C.meta, "runtime")) as { runtime_id?: string } | undefined)?.runtime_id;
+  // No read depends on another and nothing else writes yet: they all go out at once, so a store whose reads
+  // are round trips (IndexedDB: a transaction and an IPC each) answers them in about the time of one.
+  const [
+    [storedRuntime, storedIdentity, storedDefaultApp, storedActivations],
+    [storedTrusted, storedGrants, language],
+    outboxRows,
+    appRows,
+    snapshot,
+    unseenRows,
+    pendingRows,
+    sessionRows,
+    cursorRows,
+    callRows,
+    inventoryRows,
+    taskRows,
+    workflowRows,
+    auditHead,
+  ] = await Promise.all([
+    store.getMany(["runtime", "identity", "default-app", "tool-activations"].map((key) => ({ collection: C.meta, key }))),
+    store.getMany(["trusted-publishers", "grants", "language"].map((key) => ({ collection: C.settings, key }))),
+    store.range(C.outbox),
+    store.range(C.apps),
+    store.get(C.instances, "snapshot") as Promise<InstancesSnapshot | undefined>,
+    store.range(C.inboxUnseen),
+    store.range(C.inboxPending),
+    store.range(C.sessions),
+    store.range(C.cursors),
+    store.range(C.toolCalls),
+    store.range(C.inventory),
+    store.range(C.tasks),
+    store.range(C.workflowRuns),
+    readAuditHead(store),
+  ]);
+  // What restoring writes (a new store's id, marks of removed apps, expired calls) is one commit.
+  const writes: StoreWrite[] = [];
+  let runtimeId = (storedRuntime as { runtime_id?: string } | undefined)?.runtime_id;
   if (runtimeId === undefined) {
     runtimeId = ids.next("rt");
-    await store.commit([{ op: "put", collection: C.meta, key: "runtime", value: { runtime_id: runtimeId } }]);
+    writes.push({ op: "put", collection: C.meta, key: "runtime", value: { runtime_id: runtimeId } });
   }
-  const identity = ((await store.get(C.meta, "identity")) as Identity | undefined) ?? {};
-
+  const identity = (storedIdentity as Identity | undefined) ?? {};
 
   const outbox = new Map<number, OutboxEntry>();
-  for (const { value } of await store.range(C.outbox)) {
+  for (const { value } of outboxRows) {
     const entry = value as unknown as OutboxEntry;
     outbox.set(entry.order, entry);
   }
@@ -54,44 +88,42 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   // The App Manager's records: the core apps as shipped, then every stored app over them.
   const core = createAppRegistryState(options.coreManifests, options.now);
   const stored: Record<string, ManagedApp> = {};
-  for (const { key, value } of await store.range(C.apps)) stored[key] = value as unknown as ManagedApp;
-  const defaultApp = ((await store.get(C.meta, "default-app")) as { app_scope?: string } | undefined)?.app_scope;
+  for (const { key, value } of appRows) stored[key] = value as unknown as ManagedApp;
+  const defaultApp = (storedDefaultApp as { app_scope?: string } | undefined)?.app_scope;
   const apps: AppRegistryState = {
     apps: { ...core.apps, ...Object.fromEntries(Object.entries(stored).filter(([scope]) => core.apps[scope] === undefined || stored[scope]!.record.kind === "core")) },
     default_app: defaultApp ?? core.default_app,
   };
-  const snapshot = (await store.get(C.instances, "snapshot")) as InstancesSnapshot | undefined;
   const directory = appDirectoryOf(apps);
   const instances = snapshot === undefined ? EMPTY_INSTANCES : restoreInstances(snapshot, options.now, (i) => directory.get(i.app_scope)?.enabled === true).state;
 
   // Chat's unread count per conversation: its explicit-ack rows plus its unseen display marks. Marks of an
   // app that is no longer installed (removed since they were written) go now.
   const unseenChat = new Map<string, number>();
-  const pruned: StoreWrite[] = [];
   // Only chunks with a mark have a row: this reads what is pending, not the history.
-  for (const { key, value } of await store.range(C.inboxUnseen)) {
+  for (const { key, value } of unseenRows) {
     const parsed = parseChunkKey(key);
     if (parsed === undefined) continue;
     const marks = asMarks(value);
     const kept = marksOf(marks, (scope) => apps.apps[scope] !== undefined);
-    if (kept !== marks) pruned.push(marksWrite(key, kept));
+    if (kept !== marks) writes.push(marksWrite(key, kept));
     unseenChat.set(parsed.conversation_id, (unseenChat.get(parsed.conversation_id) ?? 0) + unseenOf(marks, CHAT_APP_SCOPE).length);
   }
-  if (pruned.length > 0) await store.commit(pruned);
   // Each app's backlog of explicit-ack messages per conversation (backlog.ts): one read of the pending
   // rows, which that bound keeps small. Keys are `<app>/<conversation>/<seq>`.
   const pending = new Map<string, Record<string, number>>();
-  for (const { key } of await store.range(C.inboxPending)) {
+  for (const { key } of pendingRows) {
     const parsed = parseInboxKey(key);
     if (parsed === undefined) continue;
     const counts = pending.get(parsed.conversation_id) ?? (Object.create(null) as Record<string, number>);
     counts[parsed.app_scope] = (counts[parsed.app_scope] ?? 0) + 1;
     pending.set(parsed.conversation_id, counts);
   }
+  const cursors = new Map(cursorRows.map(({ key, value }) => [key, value as { seq?: number; open_turns?: Conversation["open_turns"] }]));
   const conversations = new Map<string, Conversation>();
-  for (const { key, value } of await store.range(C.sessions)) {
+  for (const { key, value } of sessionRows) {
     const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending" | "open_turns">;
-    const at = (await store.get(C.cursors, key)) as { seq?: number; open_turns?: Conversation["open_turns"] } | undefined;
+    const at = cursors.get(key);
     const cursor = at?.seq ?? 0;
     const counts = pending.get(key);
     const unread = (counts?.[CHAT_APP_SCOPE] ?? 0) + (unseenChat.get(key) ?? 0);
@@ -108,25 +140,23 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
   const calls: Record<string, CallRecord> = {};
   // Finished calls stay in the store (the replay log) for TOOL_CALL_RETENTION_MS, then go; only unfinished
   // ones come back into the state.
-  const expired: string[] = [];
-  for (const { key, value } of await store.range(C.toolCalls)) {
+  for (const { key, value } of callRows) {
     const call = value as unknown as CallRecord;
     if (call.phase !== "terminal") calls[key] = call;
-    else if (call.received_at < options.now - TOOL_CALL_RETENTION_MS) expired.push(key);
+    else if (call.received_at < options.now - TOOL_CALL_RETENTION_MS) writes.push({ op: "delete", collection: C.toolCalls, key });
   }
-  if (expired.length > 0) await store.commit(expired.map((key) => ({ op: "delete" as const, collection: C.toolCalls, key })));
-  const activations = ((await store.get(C.meta, "tool-activations")) ?? {}) as unknown as ToolCallsState["activations"];
+  if (writes.length > 0) await store.commit(writes);
+  const activations = (storedActivations ?? {}) as unknown as ToolCallsState["activations"];
 
   const sessions: Record<string, PublishedRevision> = {};
-  for (const { key, value } of await store.range(C.inventory)) {
+  for (const { key, value } of inventoryRows) {
     const { agent_id: agentId, ...record } = value as unknown as PublishedRevision & { agent_id: string };
     sessions[inventorySessionKey(agentId, key)] = record;
   }
   // Apps' agent tasks: every record (their events stay in the store, read in pages).
-  const tasks = tasksStateOf((await store.range(C.tasks)).map(({ value }) => value as unknown as TaskRecord));
-  const trusted = ((await store.get(C.settings, "trusted-publishers")) ?? []) as unknown as TrustedPublisher[];
-  const grants = ((await store.get(C.settings, "grants")) ?? []) as unknown as CapabilityGrant[];
-  const language = await store.get(C.settings, "language");
+  const tasks = tasksStateOf(taskRows.map(({ value }) => value as unknown as TaskRecord));
+  const trusted = (storedTrusted ?? []) as unknown as TrustedPublisher[];
+  const grants = (storedGrants ?? []) as unknown as CapabilityGrant[];
 
   return {
     state: {
@@ -148,8 +178,8 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       operations: [],
       tasks,
       // Workflow runs: every record (their traces stay in the store, read in pages); `apps.resume` resumes the ones not ended.
-      workflows: new Map((await store.range(C.workflowRuns)).map(({ key, value }) => [key, value as unknown as WorkflowRun])),
+      workflows: new Map(workflowRows.map(({ key, value }) => [key, value as unknown as WorkflowRun])),
     },
-    auditHead: await readAuditHead(store),
+    auditHead,
   };
 }
