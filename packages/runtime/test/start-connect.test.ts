@@ -62,7 +62,7 @@ function injectable(transport: Transport): { readonly transport: Transport; inje
 }
 
 describe("start(): the handshake while the store is read", () => {
-  it("sends initialize before the restore ends, asks nothing more until the Runtime runs, then goes online", async () => {
+  it("sends initialize and asks for the session list before the restore ends, asks nothing more until the Runtime runs, then goes online", async () => {
     const server = new FakeAppServer({ recordRequests: true });
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     const restore = gate();
@@ -71,10 +71,11 @@ describe("start(): the handshake while the store is read", () => {
       wrapStore: (store) => readsAfter(store, restore.passed),
       beforeStart: (runtime) => void runtime.lifecycle.subscribe((l) => statuses.push(l.status)),
     });
-    await until(() => server.requests.some((r) => r.method === "initialize"), 3_000, "initialize while restoring");
+    await until(() => server.requests.some((r) => r.method === "agentSession/list"), 3_000, "the session list asked for while restoring");
     await settle();
     expect(statuses).toEqual(["restoring"]);
-    expect(server.requests.map((r) => r.method)).toEqual(["initialize"]);
+    // The list's answer waits for the Runtime: nothing is subscribed to before it runs.
+    expect(server.requests.map((r) => r.method)).toEqual(["initialize", "agentSession/list"]);
     restore.open();
     const device = await starting;
     await device.runtime.whenOnline();

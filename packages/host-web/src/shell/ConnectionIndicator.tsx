@@ -1,11 +1,13 @@
-import { useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 import type { Lifecycle, LifecycleObservable } from "@lineup/runtime";
 import { describeLifecycle } from "./lifecycle-label.js";
 
 /** The global connection state (spec 4.3): the Runtime's lifecycle, always visible in the shell's bar. */
 export function ConnectionIndicator({ lifecycle }: { lifecycle: LifecycleObservable }) {
   const [current, setCurrent] = useState<Lifecycle>(lifecycle.snapshot());
-  useEffect(() => {
+  // Subscribed before the browser paints, not after: a change between the render and the paint (the Runtime going
+  // online as the shell first shows) is on screen at once rather than a frame or more later.
+  useLayoutEffect(() => {
     setCurrent(lifecycle.snapshot());
     return lifecycle.subscribe(setCurrent);
   }, [lifecycle]);

@@ -64,7 +64,11 @@ export interface SyncDriverOptions {
 /** A connection with its `initialize` sent: the answer is awaited by whoever takes it over. */
 interface Handshake {
   readonly rpc: RpcClient;
-  readonly init: Promise<MethodResult<"initialize">>;
+  /**
+   * `initialize`'s answer, checked (a device token), with the session list asked for as soon as it came: on a
+   * `preconnect()`ed connection the list's round trip overlaps the restore rather than following it.
+   */
+  readonly ready: Promise<{ readonly init: MethodResult<"initialize">; readonly listing: Promise<Session[]> }>;
 }
 
 export class SyncDriver {
@@ -232,14 +236,10 @@ export class SyncDriver {
       this.rpc = rpc;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
-      const init = await handshake.init;
-      if (init.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${init.role} role; the Runtime needs a device token`);
+      // The session list was asked for with `initialized`; it is posted after the tenant's settings apply and `synchronizing` commits.
+      const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
-      rpc.notify("initialized", {});
-      // The session list is asked for while the tenant's settings apply and `synchronizing` commits; it is posted after.
-      const listing = this.listSessions(rpc);
-      listing.catch(() => undefined);
       await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -283,9 +283,16 @@ export class SyncDriver {
       client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
       token: this.options.token,
     });
+    const ready = init.then((answer) => {
+      if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
+      rpc.notify("initialized", {});
+      const listing = this.listSessions(rpc);
+      listing.catch(() => undefined);
+      return { init: answer, listing };
+    });
     // Awaited by whoever takes the connection over; a failure meanwhile is theirs to handle.
-    init.catch(() => undefined);
-    return { rpc, init };
+    ready.catch(() => undefined);
+    return { rpc, ready };
   }
 
   /** A notification is handled at once, or held while a `preconnect()`ed connection waits for `start()`. */
