@@ -5,6 +5,7 @@ import { Host, preloadRuntime } from "./bootstrap/Host.js";
 import { readHostConfig } from "./bootstrap/config.js";
 import { mirrorTitle, nativeHost } from "./bootstrap/native-host.js";
 import { openProfileDatabaseEarly } from "./bootstrap/profile-database.js";
+import { openConnectionEarly } from "./bootstrap/early-connection.js";
 import { browserLanguages, loadUiLanguage, uiLanguageOf } from "./i18n/index.js";
 import { applyTheme, loadTheme } from "./shell/theme.js";
 import "./styles.css";
@@ -14,8 +15,11 @@ applyTheme(loadTheme());
 preloadRuntime();
 const config = readHostConfig();
 performance.mark("lineup:config-read");
-// The profile's database opens while the page renders and the Runtime's code loads.
-if (config !== undefined) openProfileDatabaseEarly(config);
+// The profile's database opens, and the AppServer's socket connects, while the page renders and the Runtime's code loads.
+if (config !== undefined) {
+  openProfileDatabaseEarly(config);
+  openConnectionEarly(config);
+}
 const root = document.getElementById("app");
 // A catalogue that cannot be fetched is logged by its loader; the page then starts in English.
 if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host config={config} />, root));

@@ -6,6 +6,7 @@ import { createRuntime, RUNTIME_SCHEMA, type AppInstance, type DiagnosticsSink, 
 import { createBrowserWasmRunner, createIndexedDbAppStorageHost, createLocalBackendsClient, createWebSocketTransport, openIndexedDbStore } from "@lineup/runtime/browser";
 import { profileName, type HostConfig } from "./config.js";
 import { takeProfileDatabase } from "./profile-database.js";
+import { takeEarlyConnection } from "./early-connection.js";
 import { createBrowserHostProvider, type BrowserHostProvider } from "../host-provider/index.js";
 import { watchPageLifecycle } from "./page-lifecycle.js";
 import { formatOpenLink } from "../shell/open-link.js";
@@ -36,7 +37,8 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
   let hostProvider: BrowserHostProvider;
   const runtime = createRuntime({
     store,
-    transport: createWebSocketTransport(),
+    // Its first connection may be open already: the page started it when it read its config (early-connection.ts).
+    transport: createWebSocketTransport({ early: takeEarlyConnection() }),
     serverUrl: config.server_url,
     token: config.device_token,
     diagnostics,

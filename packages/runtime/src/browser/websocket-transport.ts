@@ -16,16 +16,35 @@ import { socketConnection } from "../communication/socket-connection.js";
 export interface WebSocketTransportOptions {
   /** Ping the server this often; a server silent through a whole interval is given up on. Default 15 000 ms. */
   readonly heartbeatIntervalMs?: number;
+  /**
+   * A socket the host opened already, before the Runtime's code had loaded, so that its connection is made
+   * meanwhile. The first `open` of the same URL takes it while it is connecting or open; otherwise (closed, or
+   * another URL) it is closed and `open` makes its own. The server speaks only when spoken to (`initialize`
+   * first), so the socket has heard nothing before it is taken.
+   */
+  readonly early?: { readonly url: string; readonly socket: WebSocket } | undefined;
 }
 
 const PING_FRAME = encodeJsonRpc(jsonRpcNotification("connection/ping", {}));
 const PONG_FRAME = encodeJsonRpc(jsonRpcNotification("connection/pong", {}));
 
 export function createWebSocketTransport(options: WebSocketTransportOptions = {}): Transport {
+  let early = options.early;
+  /** The early socket for `url` when it can still be used (once); else a new one. */
+  const socketFor = (url: string): WebSocket => {
+    const offered = early;
+    early = undefined;
+    if (offered !== undefined) {
+      const usable = offered.url === url && (offered.socket.readyState === WebSocket.CONNECTING || offered.socket.readyState === WebSocket.OPEN);
+      if (usable) return offered.socket;
+      offered.socket.close();
+    }
+    return new WebSocket(url);
+  };
   return {
     open(url) {
       return new Promise<TransportConnection>((resolve, reject) => {
-        const socket = new WebSocket(url);
+        const socket = socketFor(url);
         let opened = false;
         let ended = false;
         let heartbeat: Heartbeat | undefined;
@@ -57,7 +76,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
           if (!opened) reject(new Error(`could not connect to ${url} (${event.code})`));
           end(event.code, event.reason);
         });
-        socket.addEventListener("open", () => {
+        const onOpen = (): void => {
           opened = true;
           heartbeat = startHeartbeat({
             ...(options.heartbeatIntervalMs === undefined ? {} : { intervalMs: options.heartbeatIntervalMs }),
@@ -69,7 +88,10 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
             },
           });
           resolve(connection);
-        });
+        };
+        // An early socket may be open already.
+        if (socket.readyState === WebSocket.OPEN) onOpen();
+        else socket.addEventListener("open", onOpen);
       });
     },
   };
