@@ -4,8 +4,8 @@
  * and 107 ms to online within the hour). Both builds are served at once against one AppServer (each on its own
  * origin, so its own IndexedDB and cache); fresh loads alternate which goes first, each on a new Chromium profile,
  * and warm reloads alternate in one browser, a tab each. Prints the median time to online of each, read in the page
- * as the host suite reads it (the connection indicator says online) and heard on the console, so no waiting
- * function runs in the page.
+ * as the host suite reads it (its ONLINE_WATCH and loadedOnline: the connection indicator says online, heard on the
+ * console, so no waiting function runs in the page).
  *
  *   (cd packages/host-web && npx vite build --outDir /tmp/before)   # then change, and build into /tmp/after
  *   node --conditions=source --import tsx bench/probes/host-ab.ts /tmp/before /tmp/after [warm reloads] [fresh loads]
@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { startHostServer } from "@lineup/host-web/node";
 import type { Page } from "playwright-core";
+import { loadedOnline, ONLINE_WATCH } from "../suites/host.js";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { median } from "../lib.js";
 
@@ -23,20 +24,6 @@ const [distA, distB] = [process.argv[2], process.argv[3]];
 if (distA === undefined || distB === undefined) throw new Error("usage: host-ab.ts DIST_A DIST_B [warm reloads] [fresh loads]");
 const WARM = Number(process.argv[4] ?? 15);
 const FRESH = Number(process.argv[5] ?? 8);
-const LINE = "host-ab:online ";
-const WATCH = `(() => {
-  let done = false;
-  const seen = () => { if (!done && document.querySelector('.connection[data-lifecycle="online"]')) { done = true; console.debug(${JSON.stringify(LINE)} + performance.now()); } };
-  new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lifecycle"] });
-})();`;
-
-/** Loads a page (`load`: a goto or a reload) and resolves with the page's time to online. */
-const loadedOnline = async (page: Page, load: () => Promise<unknown>): Promise<number> => {
-  const online = page.waitForEvent("console", { predicate: (message) => message.text().startsWith(LINE), timeout: 60_000 });
-  await load();
-  return Number((await online).text().slice(LINE.length));
-};
-
 const root = mkdtempSync(join(tmpdir(), "lineup-host-ab-"));
 const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
 const config = { server_url: server.url, device_token: server.devCredentials!.device_token };
@@ -53,7 +40,7 @@ try {
     for (const [url, out] of order) {
       const browser = await launchPersistentChromium();
       try {
-        await browser.context.addInitScript(WATCH);
+        await browser.context.addInitScript(ONLINE_WATCH);
         const page = browser.context.pages()[0] ?? (await browser.context.newPage());
         out.push(await loadedOnline(page, () => page.goto(url)));
       } finally {
@@ -64,7 +51,7 @@ try {
   const warm = { a: [] as number[], b: [] as number[] };
   const browser = await launchPersistentChromium();
   try {
-    await browser.context.addInitScript(WATCH);
+    await browser.context.addInitScript(ONLINE_WATCH);
     const pageA = browser.context.pages()[0] ?? (await browser.context.newPage());
     const pageB = await browser.context.newPage();
     await loadedOnline(pageA, () => pageA.goto(hostA.url));

@@ -38,7 +38,7 @@ const CHAT_ROUNDS = Number(process.env["LINEUP_BENCH_CHAT_ROUNDS"] ?? 60);
  * whose parse (about 10 ms of the page's main thread) would land in the start being timed.
  */
 const ONLINE_LINE = "lineup-bench:online ";
-const ONLINE_WATCH = `(() => {
+export const ONLINE_WATCH = `(() => {
   let at;
   Object.defineProperty(window, "__onlineAt", { configurable: true, get: () => at, set: (value) => { if (at === undefined) { at = value; console.debug(${JSON.stringify(ONLINE_LINE)} + value); } } });
   const seen = () => { if (window.__onlineAt === undefined && document.querySelector('.connection[data-lifecycle="online"]')) window.__onlineAt = performance.now(); };
@@ -78,7 +78,7 @@ const scriptsBeforeOnline = (page: Page): Promise<{ bytes: number; scripts: numb
   });
 
 /** Loads a page (`load`: a goto or a reload) and resolves with its `__onlineAt`, as its console line says it. */
-const loadedOnline = async (page: Page, load: () => Promise<unknown>): Promise<number> => {
+export const loadedOnline = async (page: Page, load: () => Promise<unknown>): Promise<number> => {
   const online = page.waitForEvent("console", { predicate: (message) => message.text().startsWith(ONLINE_LINE), timeout: 60_000 });
   await load();
   return Number((await online).text().slice(ONLINE_LINE.length));
