@@ -46,7 +46,9 @@ function writer(client: TestClient, name: string, attempts: Attempt[]) {
       const p = client
         .call("agentSession/envelope/send", { session_id: sessionId, idempotency_key: attempt.key, envelope: agentEnvelope(sessionId, attempt.envelopeId, "writer") }, 10_000)
         .then((r: Frame) => void (attempt.acked = r.seq as number))
-        .catch(() => void (stopped = true));
+        // A call that failed on a live connection (a timeout or a refusal on a loaded machine) stays unacknowledged
+        // and is sent again with its key at the end, as the killed process's are; only a lost connection stops the writer.
+        .catch(() => void (stopped ||= client.ws.readyState !== client.ws.OPEN));
       inFlight.add(p);
       void p.then(() => inFlight.delete(p));
       if (inFlight.size >= 4) await Promise.race(inFlight);
