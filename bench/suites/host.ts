@@ -8,13 +8,16 @@
  *   (a new persistent context) each load. Floor: a minimal page, same browser and server, that opens an
  *   IndexedDB database on disk, opens the same WebSocket and waits for the `initialize` result with the
  *   same device token. Target ≤ 2× the time.
+ * - load_to_online_fresh_over_same_bytes (for information, no target): the fresh load against a floor that does
+ *   the minimal page's work and also fetches and compiles (modulepreload, not run) the very scripts the host page
+ *   fetched before it was online, the same files: how much of a fresh start is compiling the code at all.
  * - chat_agent_message_p50: an agent's text message (agent SDK `send`, outside a turn) → its text in the
  *   chat's log and one animation frame after. Times are epoch-based on both sides (`performance.timeOrigin
  *   + performance.now()` in Node and in the page, one machine). Floor, a second tab of the same browser (the
  *   host page's policy lets its page reach the AppServer alone): a frame from a WebSocket server in the bench
  *   → one strict IndexedDB put → one animation frame. Rounds alternate; p50 and p99 reported. Target ≤ 2×.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,8 +27,8 @@ import { ensureHostBuilt, startHostServer, type HostServer } from "@lineup/host-
 import type { BrowserContext, Page } from "playwright-core";
 import { WebSocketServer, type WebSocket } from "ws";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
-import { servePages } from "../browser-pages.js";
-import { machine, median, pairedAsync, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { servePages, type ServedFile } from "../browser-pages.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type PairedRates, type SuiteResult } from "../lib.js";
 
 const WARM_LOADS = 9;
 const FRESH_LOADS = 5;
@@ -45,8 +48,13 @@ export const ONLINE_WATCH = `(() => {
   new MutationObserver(seen).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-lifecycle"] });
 })();`;
 
-/** The floor page: IndexedDB on disk, the same WebSocket, `initialize` with the same token; then `__onlineAt`. */
-function floorPage(serverUrl: string, token: string): string {
+/**
+ * The floor page: IndexedDB on disk, the same WebSocket, `initialize` with the same token; then `__onlineAt`. With
+ * `scripts` (the same-bytes floor of a fresh load), it also fetches and compiles those module scripts, the ones the
+ * host page fetched before it was online, as `<link rel="modulepreload">` does (fetched, parsed and compiled, not
+ * run), and is online once they are compiled too.
+ */
+function floorPage(serverUrl: string, token: string, scripts: readonly string[] = []): string {
   const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: "lineup.app-server.v1", client_info: { name: "bench-floor" }, token } });
   return `<!doctype html><meta charset="utf-8"><title>floor</title><script>
   const db = new Promise((resolve, reject) => {
@@ -61,7 +69,15 @@ function floorPage(serverUrl: string, token: string): string {
     socket.onmessage = (event) => { if (JSON.parse(event.data).id === 1) resolve(socket); };
     socket.onerror = () => reject(new Error("no connection"));
   });
-  Promise.all([db, initialized]).then(() => { window.__onlineAt = performance.now(); });
+  const compiled = Promise.all(${JSON.stringify(scripts)}.map((href) => new Promise((resolve, reject) => {
+    const link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.href = href;
+    link.onload = resolve;
+    link.onerror = () => reject(new Error(href));
+    document.head.append(link);
+  })));
+  Promise.all([db, initialized, compiled]).then(() => { window.__onlineAt = performance.now(); });
   </script>`;
 }
 
@@ -70,11 +86,11 @@ function floorPage(serverUrl: string, token: string): string {
  * `__onlineAt`, decoded bytes as built, so comparable to the weight suite's `host_js_min`): the first-paint script
  * is within its budget, and this says what the page still runs before the Runtime is online.
  */
-const scriptsBeforeOnline = (page: Page): Promise<{ bytes: number; scripts: number }> =>
+const scriptsBeforeOnline = (page: Page): Promise<{ bytes: number; scripts: number; paths: string[] }> =>
   page.evaluate(() => {
     const online = (window as { __onlineAt?: number }).__onlineAt ?? Infinity;
     const scripts = performance.getEntriesByType("resource").filter((e): e is PerformanceResourceTiming => e.name.endsWith(".js") && (e as PerformanceResourceTiming).responseEnd <= online);
-    return { bytes: scripts.reduce((n, e) => n + e.decodedBodySize, 0), scripts: scripts.length };
+    return { bytes: scripts.reduce((n, e) => n + e.decodedBodySize, 0), scripts: scripts.length, paths: scripts.map((e) => new URL(e.name).pathname) };
   });
 
 /** Loads a page (`load`: a goto or a reload) and resolves with its `__onlineAt`, as its console line says it. */
@@ -84,57 +100,78 @@ export const loadedOnline = async (page: Page, load: () => Promise<unknown>): Pr
   return Number((await online).text().slice(ONLINE_LINE.length));
 };
 
-async function loadBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult[]> {
-  const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, world.server.devCredentials!.device_token) } });
+async function loadBench(world: { server: AppServerHandle; host: HostServer; distDir: string }): Promise<BenchResult[]> {
+  const token = world.server.devCredentials!.device_token;
+  const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, token) } });
   const floorUrl = `${floorSite.origin}/`;
+  let sameBytesSite: Awaited<ReturnType<typeof servePages>> | undefined;
   try {
-    // Fresh: a new profile for each load, of the host and of the floor.
-    const freshLoad = async (url: string): Promise<number> => {
-      const browser = await launchPersistentChromium();
-      try {
-        await browser.context.addInitScript(ONLINE_WATCH);
-        const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-        return await loadedOnline(page, () => page.goto(url));
-      } finally {
-        await browser.close();
-      }
-    };
-    const fresh = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(floorUrl), FRESH_LOADS);
-
     // Warm: one profile, each page reloaded after it has been online.
     const browser = await launchPersistentChromium();
+    let warm: PairedRates;
+    let js: Awaited<ReturnType<typeof scriptsBeforeOnline>>;
     try {
       await browser.context.addInitScript(ONLINE_WATCH);
       const host = browser.context.pages()[0] ?? (await browser.context.newPage());
       const floorTab = await browser.context.newPage();
       await loadedOnline(host, () => host.goto(world.host.url));
-      const js = await scriptsBeforeOnline(host);
+      js = await scriptsBeforeOnline(host);
       await loadedOnline(floorTab, () => floorTab.goto(floorUrl));
       const reload = (page: Page): Promise<number> => loadedOnline(page, () => page.reload());
-      const warm = await pairedAsync(() => reload(host), () => reload(floorTab), WARM_LOADS);
-      const row = (metric: string, paired: typeof warm, loads: number, notes: string): BenchResult => ({
-        metric,
-        unit: "ms",
-        value: Math.round(paired.ours),
-        baseline: "minimal_page_indexeddb_open_ws_initialize",
-        baseline_value: Math.round(paired.baseline),
-        ratio: Number(paired.ratio.toFixed(3)),
-        target_ratio: 2,
-        higher_is_better: false,
-        loads,
-        js_bytes_before_online: js.bytes,
-        js_scripts_before_online: js.scripts,
-        notes: `${notes}; js_bytes_before_online: the JavaScript (decoded, as built) the page had fetched when it went online, in js_scripts_before_online scripts`,
-      });
-      return [
-        row("load_to_online_warm", warm, WARM_LOADS, "a reload of a profile that has been online; navigation start → the connection indicator online, timed in the page"),
-        row("load_to_online_fresh", fresh, FRESH_LOADS, "a new Chromium profile on disk for each load (first start of the Runtime: its store created, first sync); timed in the page"),
-      ];
+      warm = await pairedAsync(() => reload(host), () => reload(floorTab), WARM_LOADS);
     } finally {
       await browser.close();
     }
+
+    // The same-bytes floor: the floor, and the very scripts the host page fetched before it was online, served by
+    // path from the same build, fetched and compiled but not run.
+    const scripts: Record<string, ServedFile> = {};
+    for (const path of js.paths) scripts[path] = { type: "text/javascript", body: readFileSync(join(world.distDir, path), "utf8") };
+    sameBytesSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, token, js.paths) }, ...scripts });
+    const sameBytesUrl = `${sameBytesSite.origin}/`;
+
+    // Fresh: a new profile for each load, of the host and of each floor.
+    const freshLoad = async (url: string): Promise<number> => {
+      const fresh = await launchPersistentChromium();
+      try {
+        await fresh.context.addInitScript(ONLINE_WATCH);
+        const page = fresh.context.pages()[0] ?? (await fresh.context.newPage());
+        return await loadedOnline(page, () => page.goto(url));
+      } finally {
+        await fresh.close();
+      }
+    };
+    const fresh = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(floorUrl), FRESH_LOADS);
+    const freshSameBytes = await pairedAsync(() => freshLoad(world.host.url), () => freshLoad(sameBytesUrl), FRESH_LOADS);
+
+    const row = (metric: string, paired: typeof warm, loads: number, notes: string, floor = { name: "minimal_page_indexeddb_open_ws_initialize", target: 2 as number | undefined }): BenchResult => ({
+      metric,
+      unit: "ms",
+      value: Math.round(paired.ours),
+      baseline: floor.name,
+      baseline_value: Math.round(paired.baseline),
+      ratio: Number(paired.ratio.toFixed(3)),
+      ...(floor.target === undefined ? {} : { target_ratio: floor.target }),
+      higher_is_better: false,
+      loads,
+      js_bytes_before_online: js.bytes,
+      js_scripts_before_online: js.scripts,
+      notes: `${notes}; js_bytes_before_online: the JavaScript (decoded, as built) the page had fetched when it went online, in js_scripts_before_online scripts`,
+    });
+    return [
+      row("load_to_online_warm", warm, WARM_LOADS, "a reload of a profile that has been online; navigation start → the connection indicator online, timed in the page"),
+      row("load_to_online_fresh", fresh, FRESH_LOADS, "a new Chromium profile on disk for each load (first start of the Runtime: its store created, first sync); timed in the page"),
+      row(
+        "load_to_online_fresh_over_same_bytes",
+        freshSameBytes,
+        FRESH_LOADS,
+        "For information, no target: load_to_online_fresh against a floor that also fetches and compiles (modulepreload: fetched, parsed and compiled, not run) the js_scripts_before_online scripts the host page fetched before it was online, the same files served by path. On a new profile no code cache helps, so a page that runs this Runtime compiles about as much as it fetches; this row says how much of the fresh start is that compiling and how much is running it",
+        { name: "same_bytes_page_modulepreload_indexeddb_open_ws_initialize", target: undefined },
+      ),
+    ];
   } finally {
     await floorSite.close();
+    await sameBytesSite?.close();
   }
 }
 
@@ -281,7 +318,7 @@ export async function run(): Promise<SuiteResult> {
   const { distDir } = await ensureHostBuilt();
   const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
   try {
-    const world = { server, host };
+    const world = { server, host, distDir };
     const results = [...(await loadBench(world)), await chatBench(world)];
     return { suite: "host", machine: machine(), results };
   } finally {
