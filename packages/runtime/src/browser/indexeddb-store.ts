@@ -21,7 +21,8 @@ export interface IndexedDbStoreOptions {
   IDBKeyRange?: Pick<typeof IDBKeyRange, "bound">;
   /**
    * The database `name`, already being opened by `openIndexedDbDatabase` (a host starts that before the
-   * Runtime's code has loaded); without it the store opens it. Its failure is the store's.
+   * Runtime's code has loaded; only that opener, which steps aside for an upgrade); without it the store
+   * opens it. Its failure is the store's.
    */
   database?: Promise<IDBDatabase> | undefined;
 }
@@ -52,14 +53,11 @@ export async function openIndexedDbStore(options: IndexedDbStoreOptions): Promis
 class IndexedDbEngine implements StorageEngine {
   private readonly inFlight = new Set<Promise<unknown>>();
 
+  /** `db` comes from `openIndexedDbDatabase`, which already steps aside for an upgrade (calls after it reject with `store_closed`). */
   private constructor(
     private readonly db: IDBDatabase,
     private readonly keyRange: Pick<typeof IDBKeyRange, "bound">,
-  ) {
-    // A newer version of the app wants to upgrade: step aside instead of blocking it. Calls after this
-    // reject with `store_closed`.
-    db.onversionchange = () => db.close();
-  }
+  ) {}
 
   static async open(database: Promise<IDBDatabase>, name: string, keyRange: Pick<typeof IDBKeyRange, "bound">): Promise<IndexedDbEngine> {
     try {
