@@ -172,15 +172,21 @@ describe("transitions", () => {
     expect(result.state).toBe(state);
   });
 
-  it("writes the identity a connect reports only when it changed", () => {
+  it("holds the identity a connect reports at once and says when it changed; identity.save writes it", () => {
     const known = base({ lifecycle: { status: "authenticating", attempt: 0 }, identity: { user_id: "u-1", device_id: "d-1" } });
     const same = transition(known, { kind: "lifecycle", to: { status: "synchronizing" }, identity: { user_id: "u-1", device_id: "d-1" } }, new Map(), env);
     expect(same.error).toBeUndefined();
     expect(same.writes).toEqual([]);
+    expect(same.reply).toBeUndefined();
     expect(same.state.lifecycle.status).toBe("synchronizing");
+    // A changed identity holds from this turn on; this turn writes nothing, so going online never waits on its commit.
     const moved = transition(known, { kind: "lifecycle", to: { status: "synchronizing" }, identity: { user_id: "u-1", device_id: "d-2" } }, new Map(), env);
-    expect(moved.writes).toEqual([{ op: "put", collection: "meta", key: "identity", value: { user_id: "u-1", device_id: "d-2" } }]);
+    expect(moved.writes).toEqual([]);
+    expect(moved.reply).toEqual({ identity_changed: true });
     expect(moved.state.identity).toEqual({ user_id: "u-1", device_id: "d-2" });
+    const saved = transition(moved.state, { kind: "identity.save" }, new Map(), env);
+    expect(saved.writes).toEqual([{ op: "put", collection: "meta", key: "identity", value: { user_id: "u-1", device_id: "d-2" } }]);
+    expect(saved.state).toBe(moved.state);
   });
 
   it("a gap resubscribes from the cursor and does not move it", () => {

@@ -13,6 +13,7 @@ import {
   APP_SERVER_PROTOCOL_VERSION,
   base64ToBytes,
   checkServerNotificationParams,
+  isRecord,
   LineUpError,
   validateSessionEvent,
   validateSessionEventFrame,
@@ -245,11 +246,13 @@ export class SyncDriver {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
         ...(init.identity.device_id === undefined ? {} : { device_id: init.identity.device_id }),
       };
-      await this.options.post({ kind: "lifecycle", to: { status: "synchronizing" }, identity });
+      const synchronizing = await this.options.post({ kind: "lifecycle", to: { status: "synchronizing" }, identity });
       this.failures = 0;
       this.connecting = false;
       this.subscribing.clear();
       await this.relist(listing);
+      // A new identity is written after the list, so that going online never waits on its commit (handlers/lifecycle.ts).
+      if (isRecord(synchronizing) && synchronizing["identity_changed"] === true) await this.saveIdentity();
     } catch (error) {
       this.connecting = false;
       const failure = toLineUpError(error);
@@ -260,6 +263,15 @@ export class SyncDriver {
       } else {
         this.scheduleReconnect(failure.code);
       }
+    }
+  }
+
+  /** Writes the identity the connect reported. Stopped meanwhile, it is not written: the next start's connect reports it again. */
+  private async saveIdentity(): Promise<void> {
+    try {
+      await this.options.post({ kind: "identity.save" });
+    } catch (error) {
+      if (!this.stopped) this.options.diagnostics(error, "saving the identity");
     }
   }
 

@@ -47,6 +47,8 @@ export interface StartConversationRequest {
 
 export type RuntimeInput =
   | { readonly kind: "lifecycle"; readonly to: Lifecycle; readonly identity?: Identity }
+  /** Writes the identity the Runtime holds: posted once a connect that reported a new one has synchronized (handlers/lifecycle.ts). */
+  | { readonly kind: "identity.save" }
   | { readonly kind: "sessions.listed"; readonly sessions: readonly Session[] }
   | { readonly kind: "session.subscribe_failed"; readonly session_id: string; readonly code: ErrorCode; readonly message: string }
   | { readonly kind: "event"; readonly event: SessionEvent }

@@ -8,7 +8,7 @@ import { acknowledgeReads, onAcknowledge } from "./handlers/acknowledge.js";
 import { dispatchReads, onDispatch, onStartConversation } from "./handlers/app-actions.js";
 import type { TransitionEnv } from "./handlers/env.js";
 import { foldTaskEvent, onCaughtUp, onEvent, onMalformedEvent } from "./handlers/ingest.js";
-import { onLifecycle } from "./handlers/lifecycle.js";
+import { onIdentitySave, onLifecycle } from "./handlers/lifecycle.js";
 import { onOutboxSettled, settleEchoedEntry } from "./handlers/outbox-settled.js";
 import { followInventoryEvent, settleInventoryPublication } from "./handlers/inventory-sync.js";
 import { onAgentPresence, onSessionsListed, onSubscribeFailed } from "./handlers/sessions.js";
@@ -65,6 +65,8 @@ export function transition(state: RuntimeState, input: RuntimeInput, reads: Read
   switch (input.kind) {
     case "lifecycle":
       return onLifecycle(state, input);
+    case "identity.save":
+      return onIdentitySave(state);
     case "sessions.listed":
       return onSessionsListed(state, input, env);
     case "session.subscribe_failed":

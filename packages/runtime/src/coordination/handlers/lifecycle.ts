@@ -17,12 +17,15 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
     return unchanged(state, { error: new LineUpError("invalid_state", `the lifecycle cannot go from ${from} to ${to}`) });
   }
   let next: RuntimeState = { ...state, lifecycle: input.to };
-  const writes: StoreWrite[] = [];
-  // The identity the server reports at each connect is written only when it changed: a reconnect as the same
-  // user and device commits nothing (a strict IndexedDB commit saved at every page load).
+  // The identity the server reports at each connect holds from this turn on. A changed one is not written here but in
+  // a turn of its own once the connection is synchronized (`identity.save`, which the connection shell posts when this
+  // turn answers `identity_changed`): a new device's first start does not wait on that commit (a strict IndexedDB
+  // commit, 15-50 ms on a new profile) to go online. Until it is written, a restart restores the identity stored
+  // before, and the next connect reports the change again. A reconnect as the same user and device changes nothing.
+  let reply: { identity_changed: true } | undefined;
   if (input.identity !== undefined && !sameIdentity(state.identity, input.identity)) {
     next = { ...next, identity: input.identity };
-    writes.push({ op: "put", collection: C.meta, key: "identity", value: { ...input.identity } });
+    reply = { identity_changed: true };
   }
   if (to !== "online") {
     const conversations = new Map<string, Conversation>();
@@ -36,7 +39,12 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
     }
     next = { ...next, conversations };
   }
-  return { state: next, writes, effects: [{ kind: "lifecycle.changed", lifecycle: input.to }], deliveries: [], audit: [] };
+  return { state: next, writes: [], effects: [{ kind: "lifecycle.changed", lifecycle: input.to }], deliveries: [], audit: [], ...(reply === undefined ? {} : { reply }) };
+}
+
+/** Writes the identity the Runtime holds (`identity.save`: the one its last connect reported, when it had changed). */
+export function onIdentitySave(state: RuntimeState): TransitionResult {
+  return { state, writes: [{ op: "put", collection: C.meta, key: "identity", value: { ...state.identity } }], effects: [], deliveries: [], audit: [] };
 }
 
 const sameIdentity = (a: Identity, b: Identity): boolean => a.user_id === b.user_id && a.device_id === b.device_id;
