@@ -17,10 +17,14 @@ function gate(): { readonly passed: Promise<void>; open(): void; fail(error: Err
   return { passed, open, fail };
 }
 
-/** `store` whose reads wait for `passed`: the Runtime's restore is held there. */
+/**
+ * `store` whose reads wait for `passed`: the Runtime's restore is held there. It does not say whether it is new (a
+ * new store's restore would read nothing), so the restore reads it.
+ */
 function readsAfter(store: RuntimeStore, passed: Promise<void>): RuntimeStore {
   return new Proxy(store, {
     get(target, key) {
+      if (key === "isNew") return undefined;
       const value = Reflect.get(target, key, target) as unknown;
       if (typeof value !== "function") return value;
       if (key !== "get" && key !== "range") return (value as (...args: unknown[]) => unknown).bind(target);

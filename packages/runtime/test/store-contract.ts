@@ -442,6 +442,45 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
       });
     });
 
+    describe("a new store", () => {
+      it("says it is new until something is committed, and reads find nothing meanwhile; opened again over data, it is not", async () => {
+        const store = await open();
+        expect(store.isNew?.()).toBe(true);
+        expect(await store.get("items", "a")).toBeUndefined();
+        expect(await store.range("items")).toEqual([]);
+        await store.commit([]);
+        expect(store.isNew?.()).toBe(true);
+        await store.commit([put("a", 1)]);
+        expect(store.isNew?.()).toBe(false);
+        expect(await store.get("items", "a")).toBe(1);
+        await store.close();
+
+        const again = await open();
+        expect(again.isNew?.()).toBe(false);
+        expect(await again.get("items", "a")).toBe(1);
+        await again.commit([del("a")]);
+        await again.close();
+        // Emptied by deletes, it holds nothing again.
+        expect((await open()).isNew?.()).toBe(true);
+      });
+
+      it("a step reads nothing on a new store until a step before it wrote", async () => {
+        const seen: JsonValue[] = [];
+        const look = (name: string): Migration => ({
+          name,
+          async run(ctx) {
+            seen.push((await ctx.get("items", "a")) ?? null, await ctx.count("items"), (await ctx.range("items")).length);
+            return { ok: true };
+          },
+        });
+        const writing: Migration = { name: "write", run: (ctx) => (ctx.write([put("a", 1)]), { ok: true }) };
+        const store = await open({ collections: ["items"], migrations: [look("first"), writing, look("after")] });
+        expect(seen).toEqual([null, 0, 0, 1, 1, 1]);
+        // Its steps wrote data: it is not new.
+        expect(store.isNew?.()).toBe(false);
+      });
+    });
+
     describe("migrations", () => {
       /** A step that logs its name and stages `writes`. */
       const step = (log: string[], name: string, writes: StoreWrite[] = [], outcome: "ok" | "fail" | "throw" = "ok"): Migration => ({
@@ -533,6 +572,24 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         await fixed.close();
         await (await open({ collections: ["items"], migrations: [...quiet, step(log, "three"), step(log, "four")] })).close();
         expect(log).toEqual(["one", "two", "three", "three", "four"]);
+      });
+
+      it("data a schema with no steps wrote is read by the step a later schema adds", async () => {
+        const before = await open({ collections: ["items"], migrations: [] });
+        await before.commit([put("a", 1), put("b", 2)]);
+        await before.close();
+        const seen: JsonValue[] = [];
+        const reading: Migration = {
+          name: "read-all",
+          async run(ctx) {
+            for (const entry of await ctx.range("items")) seen.push(entry.value as JsonValue);
+            seen.push(await ctx.count("items"));
+            return { ok: true };
+          },
+        };
+        const after = await open({ collections: ["items"], migrations: [reading] });
+        expect(seen).toEqual([1, 2, 2]);
+        expect(after.isNew?.()).toBe(false);
       });
 
       it("a step staging bad input fails with store_migration_failed, caused by the input error", async () => {

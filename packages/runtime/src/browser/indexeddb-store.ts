@@ -152,6 +152,14 @@ class IndexedDbEngine implements StorageEngine {
     return this.keyRange.bound([collection, bounds.lower], [collection, bounds.upper], bounds.lowerOpen, bounds.upperOpen);
   }
 
+  /** One readonly transaction: is there a first record at all (of any collection, migration records included)? */
+  isEmpty(): Promise<boolean> {
+    return this.read<boolean>((store, finish) => {
+      const request = store.openKeyCursor();
+      request.onsuccess = () => finish(request.result === null);
+    });
+  }
+
   /**
    * One readonly transaction. `run` issues requests and calls `finish` from their success handlers (which
    * only collect, so that nothing throws inside an IndexedDB callback); the promise settles when the

@@ -108,7 +108,7 @@ function recordBody(draft: AuditDraft, index: number, at: string, prev: string):
 }
 
 /** The head after the last stored record. */
-export async function readAuditHead(store: RuntimeStore): Promise<AuditHead> {
+export async function readAuditHead(store: Pick<RuntimeStore, "range">): Promise<AuditHead> {
   const [last] = await store.range(C.audit, { reverse: true, limit: 1 });
   if (last === undefined) return EMPTY_AUDIT_HEAD;
   const record = last.value as unknown as AuditRecord;

@@ -35,7 +35,16 @@ export interface RestoreOptions {
   readonly now: number;
 }
 
+/** The reads of a store that holds nothing (`RuntimeStore.isNew`), answered without asking it. */
+const NOTHING_STORED: Pick<RuntimeStore, "get" | "getMany" | "range"> = {
+  get: () => Promise.resolve(undefined),
+  getMany: (keys) => Promise.resolve(keys.map(() => undefined)),
+  range: () => Promise.resolve([]),
+};
+
 export async function restoreState(store: RuntimeStore, ids: IdSource, options: RestoreOptions): Promise<{ state: RuntimeState; auditHead: AuditHead }> {
+  // A new store (a new profile's first start) holds nothing: its reads are not made.
+  const reads = store.isNew?.() === true ? NOTHING_STORED : store;
   // No read depends on another and nothing else writes yet: they all go out at once, so a store whose reads
   // are round trips (IndexedDB: a transaction and an IPC each) answers them in about the time of one.
   const [
@@ -54,20 +63,20 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     workflowRows,
     auditHead,
   ] = await Promise.all([
-    store.getMany(["runtime", "identity", "default-app", "tool-activations"].map((key) => ({ collection: C.meta, key }))),
-    store.getMany(["trusted-publishers", "grants", "language"].map((key) => ({ collection: C.settings, key }))),
-    store.range(C.outbox),
-    store.range(C.apps),
-    store.get(C.instances, "snapshot") as Promise<InstancesSnapshot | undefined>,
-    store.range(C.inboxUnseen),
-    store.range(C.inboxPending),
-    store.range(C.sessions),
-    store.range(C.cursors),
-    store.range(C.toolCalls),
-    store.range(C.inventory),
-    store.range(C.tasks),
-    store.range(C.workflowRuns),
-    readAuditHead(store),
+    reads.getMany(["runtime", "identity", "default-app", "tool-activations"].map((key) => ({ collection: C.meta, key }))),
+    reads.getMany(["trusted-publishers", "grants", "language"].map((key) => ({ collection: C.settings, key }))),
+    reads.range(C.outbox),
+    reads.range(C.apps),
+    reads.get(C.instances, "snapshot") as Promise<InstancesSnapshot | undefined>,
+    reads.range(C.inboxUnseen),
+    reads.range(C.inboxPending),
+    reads.range(C.sessions),
+    reads.range(C.cursors),
+    reads.range(C.toolCalls),
+    reads.range(C.inventory),
+    reads.range(C.tasks),
+    reads.range(C.workflowRuns),
+    readAuditHead(reads),
   ]);
   // What restoring writes (a new store's id, marks of removed apps, expired calls) is one commit.
   const writes: StoreWrite[] = [];

@@ -22,6 +22,9 @@ export const CREATE_TABLE_SQL = `
 
 export const GET_SQL = "SELECT kind, value FROM entries WHERE collection = ? AND key = ?";
 
+/** Any row at all, of any collection (migration records included): the store is empty when there is none. */
+export const ANY_ROW_SQL = "SELECT 1 FROM entries LIMIT 1";
+
 export const PUT_SQL = `INSERT INTO entries (collection, key, kind, value) VALUES (?, ?, ?, ?)
   ON CONFLICT (collection, key) DO UPDATE SET kind = excluded.kind, value = excluded.value`;
 

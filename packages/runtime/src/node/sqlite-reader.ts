@@ -10,7 +10,7 @@ import type { EncodedEntry, EncodedKeyRef, RangeOptions } from "../persistence/e
 import type { KeyBounds } from "../persistence/key-range.js";
 import type { EncodedValue } from "../persistence/value-codec.js";
 import { toStoreErrorFromSqlite } from "./sqlite-errors.js";
-import { GET_SQL, countSql, decodeRow, rangeSql } from "./sqlite-layout.js";
+import { ANY_ROW_SQL, GET_SQL, countSql, decodeRow, rangeSql } from "./sqlite-layout.js";
 
 interface StoredRow {
   kind: string;
@@ -48,6 +48,11 @@ export class SqliteReader {
   count(collection: string, bounds: KeyBounds): number {
     const statement = this.statement(countSql(bounds));
     return this.read(() => statement.pluck().get(collection, bounds.lower, bounds.upper)) as number;
+  }
+
+  /** Whether the store holds no row at all (migration records included). */
+  isEmpty(): boolean {
+    return this.read(() => this.statement(ANY_ROW_SQL).get()) === undefined;
   }
 
   /** Statements are prepared once per shape (the SQL text is the cache key). */

@@ -112,6 +112,10 @@ class SqliteEngine implements StorageEngine {
     return this.reader.count(collection, bounds);
   }
 
+  async isEmpty(): Promise<boolean> {
+    return this.reader.isEmpty();
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }

@@ -243,6 +243,10 @@ export class SqliteWorkerEngine implements StorageEngine {
     return this.readable().count(collection, bounds);
   }
 
+  async isEmpty(): Promise<boolean> {
+    return this.readable().isEmpty();
+  }
+
   /** The reader, unless the store is closing or its worker has stopped (then reads fail as writes do). */
   private readable(): SqliteReader {
     if (this.closing !== undefined) throw new StoreError("store_closed", "the store is closed");

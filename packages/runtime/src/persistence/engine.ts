@@ -15,6 +15,11 @@ export interface StorageEngine {
   getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]>;
   range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]>;
   count(collection: string, bounds: KeyBounds): Promise<number>;
+  /**
+   * Whether the engine holds nothing at all (no entry of any collection, no migration record), in one read. An
+   * engine that cannot tell in one read leaves it out; opening then reads the store as it always does.
+   */
+  isEmpty?(): Promise<boolean>;
   /** Called once; lets transactions already started finish. */
   close(): Promise<void>;
 }

@@ -69,6 +69,11 @@ class MemoryEngine implements StorageEngine {
     return this.entries(collection, false)?.count(bounds) ?? 0;
   }
 
+  async isEmpty(): Promise<boolean> {
+    for (const entries of this.collections.values()) if (entries.size > 0) return false;
+    return true;
+  }
+
   async close(): Promise<void> {}
 
   private entries(collection: string, create: boolean): SortedEntries | undefined {
@@ -90,6 +95,10 @@ class SortedEntries {
   private readonly sorted: string[] = [];
   private pending: string[] = [];
   private readonly values = new Map<string, EncodedValue>();
+
+  get size(): number {
+    return this.values.size;
+  }
 
   get(key: string): EncodedValue | undefined {
     return this.values.get(key);

@@ -19,10 +19,15 @@ export function migrationRecordKey(index: number): string {
  * a disk flush on IndexedDB and SQLite). The steps still see the store as it was after the step before
  * them, since records are invisible to them. The first failing step throws `store_migration_failed`
  * and leaves the store at the step before it (the waiting records are committed first); a store
- * recorded by an unknown (newer or diverging) schema is refused the same way.
+ * recorded by an unknown (newer or diverging) schema is refused the same way. Resolves with whether the
+ * store still holds no data (it was empty, and no step wrote any).
  */
-export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<void> {
+export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<{ readonly empty: boolean }> {
   const applied = await readAppliedMigrations(engine);
+  // A store with no step recorded may hold nothing at all (a store this open created; one opened with no steps may
+  // hold data): when the engine says so in one read, the steps find nothing until one of them writes, and their
+  // reads are answered without asking it. A store with steps recorded is not asked.
+  let empty = applied.length === 0 && (await engine.isEmpty?.()) === true;
   const steps = schema.migrations;
   applied.forEach((name, index) => {
     if (steps[index]?.name !== name) {
@@ -33,7 +38,7 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
     }
   });
 
-  const reader = createStoreReader(engine, collections);
+  const reader = createStoreReader(empty ? readsWhileEmpty(engine, () => empty) : engine, collections);
   // Records of the steps that staged nothing, committed with the next step's writes (or at the end).
   let waiting: PreparedWrite[] = [];
   const commitWaiting = async (): Promise<void> => {
@@ -76,6 +81,7 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
     }
     const batch = [...waiting, ...staged, record];
     waiting = [];
+    empty = false;
     try {
       await engine.apply(batch);
     } catch (error) {
@@ -87,6 +93,19 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
   } catch (error) {
     throw new StoreError("store_migration_failed", `the migration records could not be committed: ${describe(error)}`, { cause: error });
   }
+  return { empty };
+}
+
+/** `engine`, whose reads answer "nothing" while `empty()` holds (no data was written to it). */
+function readsWhileEmpty(engine: StorageEngine, empty: () => boolean): StorageEngine {
+  return {
+    apply: (writes) => engine.apply(writes),
+    get: (collection, key) => (empty() ? Promise.resolve(undefined) : engine.get(collection, key)),
+    getMany: (keys) => (empty() ? Promise.resolve(keys.map(() => undefined)) : engine.getMany(keys)),
+    range: (collection, bounds, options) => (empty() ? Promise.resolve([]) : engine.range(collection, bounds, options)),
+    count: (collection, bounds) => (empty() ? Promise.resolve(0) : engine.count(collection, bounds)),
+    close: () => engine.close(),
+  };
 }
 
 /** The names of the recorded steps, in order. */

@@ -18,11 +18,12 @@ export async function openStore<Engine extends StorageEngine>(
     throw toStoreError(error, "store_write_failed", "could not open the store");
   });
   const collections = new Set(schema.collections);
+  let migrated: { readonly empty: boolean };
   try {
-    await runMigrations(engine, schema, collections);
+    migrated = await runMigrations(engine, schema, collections);
   } catch (error) {
     await engine.close().catch(() => undefined);
     throw toStoreError(error, "store_migration_failed", "could not migrate the store");
   }
-  return { store: createStoreFront(engine, collections), engine };
+  return { store: createStoreFront(engine, collections, migrated), engine };
 }

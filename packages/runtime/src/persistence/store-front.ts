@@ -54,19 +54,23 @@ export function createStoreReader(engine: StorageEngine, collections: ReadonlySe
  * The one implementation of `RuntimeStore` in front of every engine: validates every call, copies values
  * in and out, maps failures to StoreError and enforces `store_closed`.
  */
-export function createStoreFront(engine: StorageEngine, collections: ReadonlySet<string>): RuntimeStore {
+export function createStoreFront(engine: StorageEngine, collections: ReadonlySet<string>, opened: { readonly empty: boolean } = { empty: false }): RuntimeStore {
   let closing: Promise<void> | undefined;
+  // Holds no data until the first commit is called (what opening found: migrations.ts).
+  let untouched = opened.empty;
   const assertOpen = (): void => {
     if (closing !== undefined) throw new StoreError("store_closed", "the store is closed");
   };
   return {
     ...createStoreReader(engine, collections, assertOpen),
+    isNew: () => untouched,
     async commit(batch) {
       assertOpen();
       // Validation and copying happen before the first await: the batch is captured as it is now, and the
       // engine sees batches in the order commit was called.
       const writes = prepareBatch(batch, collections);
       if (writes.length === 0) return;
+      untouched = false;
       await engine.apply(writes).catch((error: unknown) => {
         throw toStoreError(error, "store_write_failed", "commit failed");
       });

@@ -69,4 +69,10 @@ export interface RuntimeStore {
   count(collection: string, range?: KeyRange): Promise<number>;
   /** Waits for in-flight commits, then releases the engine. Idempotent; every later call rejects `store_closed`. */
   close(): Promise<void>;
+  /**
+   * True while the store holds no data: opening it found it empty (a store this open created) and nothing has been
+   * committed since. A reader may then take every read's answer as "nothing" without asking. A store that cannot
+   * tell leaves it out.
+   */
+  isNew?(): boolean;
 }
