@@ -469,7 +469,7 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         const look = (name: string): Migration => ({
           name,
           async run(ctx) {
-            seen.push((await ctx.get("items", "a")) ?? null, await ctx.count("items"), (await ctx.range("items")).length);
+            seen.push(((await ctx.get("items", "a")) as JsonValue | undefined) ?? null, await ctx.count("items"), (await ctx.range("items")).length);
             return { ok: true };
           },
         });

@@ -1,6 +1,5 @@
 import { LineUpError } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
-import type { StoreWrite } from "../../persistence/store.js";
 import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLegalTransition } from "../lifecycle.js";
 import type { Conversation, Identity, RuntimeState } from "../state.js";
