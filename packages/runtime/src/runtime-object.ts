@@ -12,7 +12,7 @@ import { restoreState } from "./coordination/restore.js";
 import type { RuntimeCatalog } from "./communication/catalog.js";
 import { openConnection, openLoop, type AppParts, type CommitFollowers, type DeliveryParts, type RuntimeBasics, type RuntimeTimers, type StartedParts } from "./runtime-parts.js";
 import { toView, type AppPort, type LineUpRuntime, type RuntimeOptions } from "./runtime.js";
-import { loadToolSchemaEngine } from "./tools/schema-engine.js";
+import { declaresNoAppSchema, loadToolSchemaEngine } from "./tools/schema-engine.js";
 
 /** Everything the public object is made of: the parts, each built by its named function. */
 export interface RuntimeWiring {
@@ -84,8 +84,10 @@ async function startRuntime(wiring: RuntimeWiring): Promise<void> {
   driver.preconnect();
   let restored: Awaited<ReturnType<typeof restoreState>>;
   try {
-    // App schemas are checked from the first restored app on: their engine loads while the store is read.
-    [restored] = await Promise.all([restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() }), loadToolSchemaEngine()]);
+    // App schemas are checked from the first restored app on: their engine loads while the store is read. A new
+    // store holds no app but the core ones, so when they declare no schema the engine waits for the first install.
+    const schemas = options.store.isNew?.() === true && basics.coreManifests.every(declaresNoAppSchema) ? undefined : loadToolSchemaEngine();
+    [restored] = await Promise.all([restoreState(options.store, basics.ids, { coreManifests: basics.coreManifests, now: basics.clock.now() }), schemas]);
   } catch (error) {
     driver.stop();
     throw error;

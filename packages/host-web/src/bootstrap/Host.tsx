@@ -20,14 +20,14 @@ const runtimeDiagnostics = logRuntimeDiagnostics(createLogger({ write: (line) =>
 
 /**
  * The Runtime and its browser adapters are a chunk of their own: the first paint does not wait for them. The page
- * starts fetching it, and the Runtime's schema engine beside it, as soon as its first script runs (`preloadRuntime`),
- * while it renders, reads the sign-in config and claims the profile.
+ * starts fetching it as soon as its first script runs (`preloadRuntime`), while it renders, reads the sign-in config
+ * and claims the profile. The Runtime loads its app-schema engine itself, while it reads a profile that holds data
+ * or when the first app is installed.
  */
 const loadRuntime = () => import("./start-runtime.js");
 
-/** Starts fetching the Runtime's chunks; a failed fetch is reported when the profile starts the Runtime (and tried again then). */
+/** Starts fetching the Runtime's chunk; a failed fetch is reported when the profile starts the Runtime (and tried again then). */
 export function preloadRuntime(): void {
-  import("./schema-engine-preload.js").catch(() => undefined);
   loadRuntime().catch(() => undefined);
 }
 

@@ -23,6 +23,7 @@ import { decideInstall } from "./manager/decide-install.js";
 import { isDefaultEligible } from "./manager/decide-state.js";
 import { cannotOpen } from "./manager/openable.js";
 import { resolveStartupTarget } from "./instances/startup.js";
+import { loadToolSchemaEngine } from "../tools/schema-engine.js";
 
 import { operationSteps, type AppOperation } from "./manager/operation.js";
 import { PIPELINE_STEPS, type AppPolicy, type BundleCandidate, type HostEnvironment } from "./manager/pipeline.js";
@@ -81,6 +82,12 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
     return { manifest: verified.value.manifest, bundle_digest: verified.value.fileListSha256, publisher_key_id: verified.value.keyId, verification: { ok: true } };
   };
 
+  /**
+   * A candidate that may enter the state: its app-schema engine is loaded while the bundle is verified, so every
+   * schema its manifest declares can be checked from the deciding turn on (a new profile's start does not load it).
+   */
+  const candidateOfNewVersion = async (bundle: Uint8Array): Promise<BundleCandidate> => (await Promise.all([candidateOf(bundle), loadToolSchemaEngine()]))[0];
+
   const busyOf = (state: RuntimeState): readonly string[] => [...busyInstances(state.tools)].sort();
   const instancesView = (state: RuntimeState): InstancesSnapshotView => {
     const foreground = foregroundInstance(state.instances)?.instance_id;
@@ -122,7 +129,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       return { ...decision.operation, status: "awaiting_approval", steps: operationSteps(PIPELINE_STEPS, "authorization", "waiting") };
     },
     async install(bundle, installOptions) {
-      const candidate = await candidateOf(bundle);
+      const candidate = await candidateOfNewVersion(bundle);
       return decide({ type: "install", operation_id: options.ids.next("op"), candidate, bundle, approved: installOptions.approved, ...(installOptions.enable === undefined ? {} : { enable: installOptions.enable }) });
     },
     enable: (appScope) => decide({ type: "enable", operation_id: options.ids.next("op"), app_scope: appScope }),
@@ -131,7 +138,7 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       const target = targetVersion === undefined ? {} : { target_version: targetVersion };
       const bundle = updateOptions?.bundle;
       if (bundle === undefined) return decide({ type: "update_retained", operation_id: options.ids.next("op"), app_scope: appScope, ...target });
-      const candidate = await candidateOf(bundle);
+      const candidate = await candidateOfNewVersion(bundle);
       return decide({ type: "update", operation_id: options.ids.next("op"), app_scope: appScope, candidate, bundle, ...target });
     },
     resolveUpdate(appScope, approved) {
