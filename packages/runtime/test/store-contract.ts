@@ -479,6 +479,25 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
         // Its steps wrote data: it is not new.
         expect(store.isNew?.()).toBe(false);
       });
+
+      it("its steps' records go with its first commit: closed before one, it opens as new and its steps run again on nothing", async () => {
+        const log: string[] = [];
+        const quiet = (name: string): Migration => ({ name, run: () => (log.push(name), { ok: true }) });
+        const schema: StoreSchema = { collections: ["items"], migrations: [quiet("one"), quiet("two")] };
+        await (await open(schema)).close();
+        const again = await open(schema);
+        expect(log).toEqual(["one", "two", "one", "two"]);
+        expect(again.isNew?.()).toBe(true);
+        // Two commits in flight at once: the records are on disk with the first.
+        await Promise.all([again.commit([put("a", 1)]), again.commit([put("b", 2)])]);
+        await again.close();
+        const recorded = await open(schema);
+        expect(log).toEqual(["one", "two", "one", "two"]);
+        expect(await keysOf(recorded)).toEqual(["a", "b"]);
+        await recorded.close();
+        // Recorded as these steps: a schema naming others is refused.
+        await expectStoreError(fixture.open({ collections: ["items"], migrations: [quiet("one"), quiet("other")] }), "store_migration_failed");
+      });
     });
 
     describe("migrations", () => {
@@ -608,7 +627,10 @@ export function runStoreContract(name: string, createFixture: () => Promise<Stor
 
       it("refuses a store whose recorded steps the schema does not list in the same order", async () => {
         const log: string[] = [];
-        await (await open({ collections: ["items"], migrations: [step(log, "one"), step(log, "two")] })).close();
+        const first = await open({ collections: ["items"], migrations: [step(log, "one"), step(log, "two")] });
+        // A new store's records go with its first commit.
+        await first.commit([put("a", 1)]);
+        await first.close();
         await expectStoreError(fixture.open({ collections: ["items"], migrations: [step(log, "one"), step(log, "other")] }), "store_migration_failed");
         await expectStoreError(fixture.open({ collections: ["items"], migrations: [step(log, "two"), step(log, "one")] }), "store_migration_failed");
         expect(log).toEqual(["one", "two"]);

@@ -30,16 +30,21 @@ describe("IndexedDB store specifics", () => {
     await store.close();
   });
 
-  it("creates a new store of the Runtime's schema in one commit, its steps that change no data recorded together", async () => {
+  it("creates a new store of the Runtime's schema with no commit of its own: its steps' records go with its first commit", async () => {
     const transaction = vi.spyOn(IDBDatabase.prototype, "transaction");
+    const readwrite = () => transaction.mock.calls.filter((call) => call[1] === "readwrite").length;
     const indexedDB = new IDBFactory();
     const store = await openIndexedDbStore({ name: "new-profile", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
     // Each readwrite transaction is a flush to disk on a real browser.
-    expect(transaction.mock.calls.filter((call) => call[1] === "readwrite")).toHaveLength(1);
+    expect(readwrite()).toBe(0);
+    await store.commit([{ op: "put", collection: RUNTIME_SCHEMA.collections[0]!, key: "a", value: 1 }]);
+    expect(readwrite()).toBe(1);
     await store.close();
     transaction.mockClear();
     const again = await openIndexedDbStore({ name: "new-profile", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
-    expect(transaction.mock.calls.filter((call) => call[1] === "readwrite")).toHaveLength(0);
+    // Its steps are recorded: none runs again, nothing is written.
+    expect(readwrite()).toBe(0);
+    expect(again.isNew?.()).toBe(false);
     await again.close();
   });
 

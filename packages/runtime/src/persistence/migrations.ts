@@ -20,9 +20,12 @@ export function migrationRecordKey(index: number): string {
  * them, since records are invisible to them. The first failing step throws `store_migration_failed`
  * and leaves the store at the step before it (the waiting records are committed first); a store
  * recorded by an unknown (newer or diverging) schema is refused the same way. Resolves with whether the
- * store still holds no data (it was empty, and no step wrote any).
+ * store still holds no data (it was empty, and no step wrote any). Such a store's records are not committed
+ * here but handed back (`records`): the store front writes them with its first commit (`createStoreFront`),
+ * so a new store's first start makes one durable commit fewer. Until then the store holds nothing at all,
+ * and opening it again runs the steps again, on nothing, as they ran now.
  */
-export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<{ readonly empty: boolean }> {
+export async function runMigrations(engine: StorageEngine, schema: StoreSchema, collections: ReadonlySet<string>): Promise<MigratedStore> {
   const applied = await readAppliedMigrations(engine);
   // A store with no step recorded may hold nothing at all (a store this open created; one opened with no steps may
   // hold data): when the engine says so in one read, the steps find nothing until one of them writes, and their
@@ -88,12 +91,19 @@ export async function runMigrations(engine: StorageEngine, schema: StoreSchema, 
       throw new StoreError("store_migration_failed", `migration "${step.name}" could not be committed: ${describe(error)}`, { cause: error });
     }
   }
+  if (empty) return { empty, records: waiting };
   try {
     await commitWaiting();
   } catch (error) {
     throw new StoreError("store_migration_failed", `the migration records could not be committed: ${describe(error)}`, { cause: error });
   }
   return { empty };
+}
+
+/** What opening found: `empty`, the store holds no data; `records`, the steps' records its first commit must carry. */
+export interface MigratedStore {
+  readonly empty: boolean;
+  readonly records?: readonly PreparedWrite[];
 }
 
 /** `engine`, whose reads answer "nothing" while `empty()` holds (no data was written to it). */

@@ -1,5 +1,5 @@
 import type { StorageEngine } from "./engine.js";
-import { runMigrations } from "./migrations.js";
+import { runMigrations, type MigratedStore } from "./migrations.js";
 import { assertValidSchema, type StoreSchema } from "./schema.js";
 import { toStoreError } from "./store-error.js";
 import { createStoreFront } from "./store-front.js";
@@ -18,7 +18,7 @@ export async function openStore<Engine extends StorageEngine>(
     throw toStoreError(error, "store_write_failed", "could not open the store");
   });
   const collections = new Set(schema.collections);
-  let migrated: { readonly empty: boolean };
+  let migrated: MigratedStore;
   try {
     migrated = await runMigrations(engine, schema, collections);
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { StorageEngine } from "./engine.js";
+import type { MigratedStore } from "./migrations.js";
 import { parseRangeQuery, toKeyBounds } from "./key-range.js";
 import { assertValidKey } from "./keys.js";
 import { assertKnownCollection, prepareBatch } from "./prepared-batch.js";
@@ -52,12 +53,15 @@ export function createStoreReader(engine: StorageEngine, collections: ReadonlySe
 
 /**
  * The one implementation of `RuntimeStore` in front of every engine: validates every call, copies values
- * in and out, maps failures to StoreError and enforces `store_closed`.
+ * in and out, maps failures to StoreError and enforces `store_closed`. A new store's migration records
+ * (`opened.records`) go with its first commit: every commit carries them until one that did has succeeded,
+ * so no data reaches the engine without them (putting them twice writes the same rows).
  */
-export function createStoreFront(engine: StorageEngine, collections: ReadonlySet<string>, opened: { readonly empty: boolean } = { empty: false }): RuntimeStore {
+export function createStoreFront(engine: StorageEngine, collections: ReadonlySet<string>, opened: MigratedStore = { empty: false }): RuntimeStore {
   let closing: Promise<void> | undefined;
   // Holds no data until the first commit is called (what opening found: migrations.ts).
   let untouched = opened.empty;
+  let unrecorded = opened.records !== undefined && opened.records.length > 0 ? opened.records : undefined;
   const assertOpen = (): void => {
     if (closing !== undefined) throw new StoreError("store_closed", "the store is closed");
   };
@@ -71,9 +75,11 @@ export function createStoreFront(engine: StorageEngine, collections: ReadonlySet
       const writes = prepareBatch(batch, collections);
       if (writes.length === 0) return;
       untouched = false;
-      await engine.apply(writes).catch((error: unknown) => {
+      const records = unrecorded;
+      await engine.apply(records === undefined ? writes : [...records, ...writes]).catch((error: unknown) => {
         throw toStoreError(error, "store_write_failed", "commit failed");
       });
+      if (unrecorded === records) unrecorded = undefined;
     },
     close() {
       closing ??= engine.close().catch((error: unknown) => {
