@@ -167,6 +167,22 @@ describe("what the start asks the host's server for", () => {
       // a new profile holds no app but the core ones, which declare no schema.
       expect(beforeOnline.filter((path) => /\/assets\/start-runtime-[\w-]+\.js$/.test(path))).toHaveLength(1);
       expect(beforeOnline.filter((path) => /\/assets\/json-schema-check-[\w-]+\.js$/.test(path))).toEqual([]);
+      // The page's policy is its header alone (no meta policy, which would hold back the preload scanner), and it is enforced.
+      const policy = await tab.evaluate(async () => {
+        const refused = new Set<string>();
+        addEventListener("securitypolicyviolation", (e) => refused.add(e.effectiveDirective));
+        const inline = document.createElement("script");
+        inline.textContent = "window.__inlineRan = true";
+        document.head.append(inline);
+        try {
+          new WebSocket("ws://127.0.0.1:9/");
+        } catch {
+          refused.add("connect-src");
+        }
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { meta: document.querySelector('meta[http-equiv="Content-Security-Policy"]') !== null, inlineRan: (window as { __inlineRan?: boolean }).__inlineRan === true, refused: [...refused].sort() };
+      });
+      expect(policy).toEqual({ meta: false, inlineRan: false, refused: ["connect-src", "script-src-elem"] });
     } finally {
       await fresh.close();
     }
