@@ -5,7 +5,7 @@
 import { LineUpError, type CatalogRelease, type TenantSettings } from "@lineup/protocol";
 import type { AppDirectory } from "./app-lifecycle/core-app-registry.js";
 import type { HostIntentOutcome } from "./app-lifecycle/host-intents.js";
-import { resumeReleases } from "./coordination/artifact-access.js";
+import { releaseArtifacts } from "./coordination/artifact-access.js";
 import { verifyAuditChain } from "./coordination/audit.js";
 import type { LifecycleCell } from "./coordination/lifecycle.js";
 import { restoreState } from "./coordination/restore.js";
@@ -97,11 +97,11 @@ async function startRuntime(wiring: RuntimeWiring): Promise<void> {
   wiring.followers.restored(restored.state);
   started.setDriver(driver);
   // Keys the host ships with are trusted once, when this store first sees them; a key the user removed in settings stays removed.
-  await app.runtimeApps.trustShippedKeys(options.trustedPublishers ?? []);
+  await app.runtimeApps.trustShippedKeys(options.trustedPublishers ?? [], restored.shippedPublishers);
   // Calls, activations and instances of the previous run: resumed or ended before anything new arrives.
   await loop.post({ kind: "apps.resume" });
-  // Artifacts of an app removed before a crash let its removal finish: released now, in the background.
-  void resumeReleases(app.artifacts).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
+  // Artifacts of an app removed before a crash (its marker, read by the restore) let its removal finish: released now, in the background.
+  void releaseArtifacts(app.artifacts, restored.releasing).catch((error: unknown) => diagnostics(error, "artifacts of removed apps"));
   driver.start();
 }
 

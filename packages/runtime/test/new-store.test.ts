@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMemoryStore, RUNTIME_COLLECTIONS, RUNTIME_SCHEMA, type MemoryStoreData, type RuntimeStore } from "../src/index.js";
+import { publisherKey } from "./helpers/apps-harness.js";
 import { createMemoryStoreData, FakeAppServer, startDevice, storedValues, until } from "./helpers/runtime-harness.js";
 
 /** `store`, counting the reads made through it before its first commit; with `hideNew`, it does not say whether it is new. */
@@ -51,6 +52,44 @@ describe("a new store's first start", () => {
     expect(asRead!.reads).toBeGreaterThan(10);
     expect(await everything(asNew!.data)).toEqual(await everything(asRead!.data));
     expect((await everything(asNew!.data))[RUNTIME_COLLECTIONS.meta]!.length).toBeGreaterThan(0);
+  });
+
+  it("a store that holds data is read in one round: every read of the start is asked before the first is answered", async () => {
+    const data = createMemoryStoreData();
+    // A host that ships a publisher key: the first start trusts it, the second has seen it.
+    const extra = { trustedPublishers: [(await publisherKey()).trustedKey] };
+    const first = await startDevice(new FakeAppServer(), data, { extra });
+    await until(() => first.runtime.lifecycle.snapshot().status === "online", 3_000, "online");
+    await first.stop();
+    // Reads asked by start() after one of its reads was answered: a second round trip on a store whose reads are IPCs.
+    let answered = false;
+    let started = false;
+    const late: string[] = [];
+    const device = await startDevice(new FakeAppServer(), data, {
+      run: "r1",
+      extra,
+      beforeStart: (runtime) => {
+        const start = runtime.start.bind(runtime);
+        runtime.start = () => start().finally(() => (started = true));
+      },
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property) {
+            const value = Reflect.get(target, property, target) as unknown;
+            if (typeof value !== "function") return value;
+            const bound = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
+            if (property !== "get" && property !== "getMany" && property !== "range" && property !== "count") return bound;
+            return (...args: unknown[]) => {
+              if (answered && !started) late.push(`${String(property)} ${JSON.stringify(args)}`);
+              return bound(...args).finally(() => (answered = true));
+            };
+          },
+        }),
+    });
+    expect(started).toBe(true);
+    expect(late).toEqual([]);
+    await device.stop();
+    expect(device.errors).toEqual([]);
   });
 
   it("a store that holds data is restored from what it holds", async () => {

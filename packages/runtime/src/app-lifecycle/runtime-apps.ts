@@ -54,8 +54,11 @@ export interface RuntimeApps {
   bundleFile(appScope: string, path: string): Promise<Uint8Array>;
   /** Every file of the active version's verified bundle under `folder` (`""`: all), by its path relative to it. */
   bundleFolder(appScope: string, folder: string): Promise<ReadonlyMap<string, Uint8Array>>;
-  /** The publisher keys the host ships with: those this store has not seen, checked like `addTrustedPublisher`'s, are trusted once (settings change `shipped_publishers`). */
-  trustShippedKeys(keys: readonly PublisherKeyEntry[]): Promise<void>;
+  /**
+   * The publisher keys the host ships with: those this store has not seen (`seen`, the ids the restore read), checked
+   * like `addTrustedPublisher`'s, are trusted once (settings change `shipped_publishers`).
+   */
+  trustShippedKeys(keys: readonly PublisherKeyEntry[], seen: readonly string[]): Promise<void>;
 }
 
 type PublisherKeyEntry = Parameters<RuntimeSettings["addTrustedPublisher"]>[0];
@@ -279,9 +282,8 @@ export function createRuntimeApps(options: RuntimeAppsOptions): RuntimeApps {
       const prefix = folder === "" ? "" : `${folder}/`;
       return new Map([...bundle.files].filter(([path]) => path.startsWith(prefix)).map(([path, bytes]) => [path.slice(prefix.length), bytes] as const));
     },
-    async trustShippedKeys(keys) {
+    async trustShippedKeys(keys, seen) {
       // Most starts have seen every key: they post nothing. The loop decides again against the row it reads.
-      const seen = ((await options.store.get(C.meta, "shipped-publishers")) as string[] | undefined) ?? [];
       const fresh = keys.filter((k) => !seen.includes(k.key_id));
       if (fresh.length === 0) return;
       for (const key of fresh) await checkPublisherKey(key);

@@ -14,7 +14,7 @@ import type { DiagnosticsSink } from "../core/emitter.js";
 import { asConversationArtifact, compareConversationArtifacts, conversationArtifactKey, type ConversationArtifact } from "../persistence/conversation-artifacts.js";
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore } from "../persistence/store.js";
-import { MAX_ARTIFACT_BYTES, RELEASE_MARKER_PREFIX, type StoredArtifact } from "./handlers/artifacts.js";
+import { MAX_ARTIFACT_BYTES, type StoredArtifact } from "./handlers/artifacts.js";
 import type { RuntimeInput } from "./inputs.js";
 import type { RuntimeState } from "./state.js";
 
@@ -178,11 +178,3 @@ export async function releaseArtifacts(deps: Pick<ArtifactAccessDeps, "store" | 
   }
 }
 
-/** At start: the removals whose release a crash interrupted (their markers), released now. Nothing is read when there are none. */
-export async function resumeReleases(deps: Pick<ArtifactAccessDeps, "store" | "post">): Promise<void> {
-  const markers = await deps.store.range(C.meta, { prefix: RELEASE_MARKER_PREFIX });
-  await releaseArtifacts(
-    deps,
-    markers.map(({ key }) => key.slice(RELEASE_MARKER_PREFIX.length)),
-  );
-}

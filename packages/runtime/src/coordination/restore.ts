@@ -24,6 +24,7 @@ import { EMPTY_CAPABILITIES } from "../capabilities/loop-state.js";
 import type { Conversation, Identity, RuntimeState } from "./state.js";
 import { tasksStateOf, type TaskRecord } from "../tasks/records.js";
 import type { WorkflowRun } from "../workflows/run.js";
+import { RELEASE_MARKER_PREFIX } from "./handlers/artifacts.js";
 
 /** How long a finished call's record is kept to answer a repeated call_id with its stored outputs. */
 export const TOOL_CALL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -42,13 +43,22 @@ const NOTHING_STORED: Pick<RuntimeStore, "get" | "getMany" | "range"> = {
   range: () => Promise.resolve([]),
 };
 
-export async function restoreState(store: RuntimeStore, ids: IdSource, options: RestoreOptions): Promise<{ state: RuntimeState; auditHead: AuditHead }> {
+/**
+ * The state the Runtime starts from, read from `store` in one round. `shippedPublishers`: the ids of the publisher
+ * keys the host shipped that this store has seen (`RuntimeApps.trustShippedKeys` compares the host's keys with them).
+ * `releasing`: the apps whose removal a crash interrupted before their artifacts were released (their markers).
+ */
+export async function restoreState(
+  store: RuntimeStore,
+  ids: IdSource,
+  options: RestoreOptions,
+): Promise<{ state: RuntimeState; auditHead: AuditHead; shippedPublishers: readonly string[]; releasing: readonly string[] }> {
   // A new store (a new profile's first start) holds nothing: its reads are not made.
   const reads = store.isNew?.() === true ? NOTHING_STORED : store;
   // No read depends on another and nothing else writes yet: they all go out at once, so a store whose reads
   // are round trips (IndexedDB: a transaction and an IPC each) answers them in about the time of one.
   const [
-    [storedRuntime, storedIdentity, storedDefaultApp, storedActivations],
+    [storedRuntime, storedIdentity, storedDefaultApp, storedActivations, storedShipped],
     [storedTrusted, storedGrants, language],
     outboxRows,
     appRows,
@@ -61,9 +71,10 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     inventoryRows,
     taskRows,
     workflowRows,
+    releaseMarkers,
     auditHead,
   ] = await Promise.all([
-    reads.getMany(["runtime", "identity", "default-app", "tool-activations"].map((key) => ({ collection: C.meta, key }))),
+    reads.getMany(["runtime", "identity", "default-app", "tool-activations", "shipped-publishers"].map((key) => ({ collection: C.meta, key }))),
     reads.getMany(["trusted-publishers", "grants", "language"].map((key) => ({ collection: C.settings, key }))),
     reads.range(C.outbox),
     reads.range(C.apps),
@@ -76,6 +87,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
     reads.range(C.inventory),
     reads.range(C.tasks),
     reads.range(C.workflowRuns),
+    reads.range(C.meta, { prefix: RELEASE_MARKER_PREFIX }),
     readAuditHead(reads),
   ]);
   // What restoring writes (a new store's id, marks of removed apps, expired calls) is one commit.
@@ -190,5 +202,7 @@ export async function restoreState(store: RuntimeStore, ids: IdSource, options: 
       workflows: new Map(workflowRows.map(({ key, value }) => [key, value as unknown as WorkflowRun])),
     },
     auditHead,
+    shippedPublishers: Array.isArray(storedShipped) ? storedShipped.filter((id): id is string => typeof id === "string") : [],
+    releasing: releaseMarkers.map(({ key }) => key.slice(RELEASE_MARKER_PREFIX.length)),
   };
 }
