@@ -202,7 +202,7 @@ export async function restoreState(
       workflows: new Map(workflowRows.map(({ key, value }) => [key, value as unknown as WorkflowRun])),
     },
     auditHead,
-    shippedPublishers: Array.isArray(storedShipped) ? storedShipped.filter((id): id is string => typeof id === "string") : [],
+    shippedPublishers: (storedShipped as string[] | undefined) ?? [],
     releasing: releaseMarkers.map(({ key }) => key.slice(RELEASE_MARKER_PREFIX.length)),
   };
 }
