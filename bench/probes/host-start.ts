@@ -7,7 +7,9 @@
  * `nav.unloadEventStart` on a reload), each script's fetch (`js>` its start, `js:` its end) and `online`.
  *
  * With LINEUP_PROBE_IDB=1 it also marks each IndexedDB open (`idbopen:<name>`, then `:upgrade` and `:done`) and
- * transaction (`idb:<n>:<db>:<mode>` when created, `idb:<n>:done` when complete), to see which of them the start waits on.
+ * transaction (`idb:<n>:<db>:<mode>` when created, `idb:<n>:done` when complete), to see which of them the start waits on,
+ * and the WebSocket's steps: `ws:new`, `ws:open`, each frame sent (`ws>` its method and id) and received (`ws<` its
+ * method, or `answer:` and its id); a mark named twice keeps its first time.
  *
  *   node --conditions=source --import tsx bench/probes/host-start.ts [loads]
  */
@@ -42,6 +44,29 @@ const IDB_TRACE = `(() => {
     request.addEventListener("success", () => performance.mark(label + ":done"));
     return request;
   };
+  const Socket = WebSocket;
+  window.WebSocket = function (url, protocols) {
+    const socket = new Socket(url, protocols);
+    performance.mark("ws:new");
+    socket.addEventListener("open", () => performance.mark("ws:open"));
+    socket.addEventListener("message", (event) => {
+      try {
+        const frame = JSON.parse(event.data);
+        performance.mark("ws<" + (frame.method ?? "answer:" + frame.id));
+      } catch {}
+    });
+    const send = socket.send;
+    socket.send = function (data) {
+      try {
+        const frame = JSON.parse(data);
+        performance.mark("ws>" + (frame.method ?? "answer") + ":" + (frame.id ?? ""));
+      } catch {}
+      return send.call(this, data);
+    };
+    return socket;
+  };
+  window.WebSocket.prototype = Socket.prototype;
+  Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
 })();`;
 
 const NAVIGATION_STEPS = ["fetchStart", "requestStart", "responseStart", "responseEnd", "unloadEventStart", "unloadEventEnd", "domInteractive", "domContentLoadedEventEnd"] as const;
