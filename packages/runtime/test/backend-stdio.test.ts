@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, 
 import { createServer, type AddressInfo, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { LineUpError, type BackendDeclaration, type JsonValue } from "@lineup/protocol";
 import type { BackendRunner } from "../src/index.js";
 import { createStdioRunner, fileSystemViewAvailable, networkNamespaceAvailable } from "../src/node/index.js";
@@ -65,10 +65,12 @@ interface Made {
 }
 
 /**
- * Limits for tests of what a program may reach, not of its time: a first call also starts the program under
- * the sandbox, which a loaded machine can hold past the default second.
+ * The limits of a program whose test is not about its time (the default): a first call also starts the program
+ * under the sandbox, which a loaded machine can hold past a second.
  */
 const ROOMY_LIMITS = { memory_mb: 64, call_timeout_ms: slack(10_000), max_concurrent_calls: 3 };
+/** The limits of a program whose test is about a call's time: a call past a second kills it. */
+const SHORT_LIMITS = { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 3 };
 
 let made = 0;
 function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}): Made {
@@ -80,7 +82,7 @@ function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}): Mad
     runtime: "node",
     entry: "backends/main.mjs",
     methods: [{ name: "x" }],
-    limits: { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 3 },
+    limits: ROOMY_LIMITS,
     restart: { policy: "on-failure", max_restarts: 10, backoff_ms: 10 },
     ...extra,
   } as BackendDeclaration;
@@ -199,9 +201,10 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
   });
 
   it("gives the program none of the host's environment, and no file outside its own folders", async () => {
-    process.env["LINEUP_SECRET"] = "s3cret";
-    process.env["OPENAI_API_KEY"] = "sk-test";
-    process.env["NODE_OPTIONS"] = "--max-http-header-size=16384";
+    // Stubbed, and set back as they were after: other files may share this process (vitest.config.ts).
+    vi.stubEnv("LINEUP_SECRET", "s3cret");
+    vi.stubEnv("OPENAI_API_KEY", "sk-test");
+    vi.stubEnv("NODE_OPTIONS", "--max-http-header-size=16384");
     try {
       const entry = program(`
         import * as fs from "node:fs";
@@ -236,9 +239,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
       expect(await r.call("read", { path: "./own-file.txt" })).toBe("x");
       expect(readFileSync(join(workDir, "own-file.txt"), "utf8")).toBe("x");
     } finally {
-      delete process.env["LINEUP_SECRET"];
-      delete process.env["OPENAI_API_KEY"];
-      delete process.env["NODE_OPTIONS"];
+      vi.unstubAllEnvs();
     }
   });
 
@@ -258,7 +259,6 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
           s.on("connect", () => { s.destroy(); resolve("connected"); });
           s.on("error", (e) => resolve("refused:" + e.code));
         })));`),
-      { limits: ROOMY_LIMITS },
     );
     for (const method of ["exec", "spawn", "fork", "worker"]) expect(await r.call(method, null)).toMatch(/^refused:ERR_ACCESS_DENIED/);
     expect(await r.call("addon", null)).toMatch(/^refused:ERR_(DLOPEN_DISABLED|ACCESS_DENIED)/);
@@ -294,7 +294,6 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
             s.on("error", (e) => resolve("refused:" + e.code));
           })));
           on("cwd", () => process.cwd());`),
-        { limits: ROOMY_LIMITS },
       );
       const viewed = fileSystemViewAvailable();
       // A Node whose permission model has --allow-net refuses every socket (the runner grants no network).
@@ -323,6 +322,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
         on("json", () => { process.stdout.write(JSON.stringify({ hello: "world" }) + "\\n"); return new Promise(() => {}); });
         on("flood", () => { process.stdout.write("x".repeat(${MAX_STDIO_LINE_BYTES + 1024})); return new Promise(() => {}); });
         on("exit", () => process.exit(3));`),
+      { limits: SHORT_LIMITS },
     );
     expect(await r.call("ok", null)).toBe("ok");
     const started = Date.now();
@@ -352,7 +352,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
       program(`
         on("big", () => "x".repeat(1024 * 1024 + 10));
         on("wait", (p) => new Promise((resolve) => setTimeout(() => resolve("done"), p.ms)));`),
-      { limits: { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 2 } },
+      { limits: { ...SHORT_LIMITS, max_concurrent_calls: 2 } },
     );
     const pid = await r.call("pid", null);
     expect((await refusal(r.call("big", null))).code).toBe("invalid_result");
@@ -484,7 +484,7 @@ describe("a local-http back-end", () => {
         on("other", (params, request, res) => { res.writeHead(200); res.end(JSON.stringify({ jsonrpc: "2.0", id: request.id + 1, result: 1 })); });
         on("status", (params, request, res) => { res.writeHead(503); res.end(); });
         on("wait", () => new Promise(() => {}));`),
-      { protocol: "local-http", limits: ROOMY_LIMITS },
+      { protocol: "local-http" },
     );
     const first = await r.call("pid", null);
     expect(await refusal(r.call("garbage", null))).toMatchObject({ code: "handler_failed", reason: "protocol_violation" });

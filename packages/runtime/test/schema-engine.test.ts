@@ -3,14 +3,16 @@
  * schema is checked loosely: asking for a validator throws `invalid_state`. Once loaded, a schema's patterns run
  * on the linear-time engine with ECMAScript's meaning.
  */
-import { describe, expect, it } from "vitest";
-import { LineUpError } from "@lineup/protocol";
-import { createToolSchemaValidator, loadToolSchemaEngine } from "../src/tools/schema-engine.js";
+import { describe, expect, it, vi } from "vitest";
 
 const schema = { type: "object", properties: { name: { type: "string", pattern: "^\\s*[a-z]+\\s*$" } }, required: ["name"] };
 
 describe("the app-schema engine", () => {
   it("refuses to make a validator before it is loaded, then checks patterns once it is", { timeout: 30_000 }, async () => {
+    // A copy of its own: another file in this process may have loaded the engine (vitest.config.ts).
+    vi.resetModules();
+    const { LineUpError } = await import("@lineup/protocol");
+    const { createToolSchemaValidator, loadToolSchemaEngine } = await import("../src/tools/schema-engine.js");
     let refusal: unknown;
     try {
       createToolSchemaValidator(schema, { code: "invalid_arguments" });
