@@ -20,7 +20,7 @@ describe("the app-schema engine", () => {
       refusal = error;
     }
     expect(refusal).toBeInstanceOf(LineUpError);
-    expect((refusal as LineUpError).code).toBe("invalid_state");
+    expect((refusal as InstanceType<typeof LineUpError>).code).toBe("invalid_state");
 
     // Two callers share one load.
     await Promise.all([loadToolSchemaEngine(), loadToolSchemaEngine()]);
