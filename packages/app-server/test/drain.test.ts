@@ -26,18 +26,22 @@ describe("SIGTERM", () => {
     await device.call("agentSession/start", START("s-drain"));
     const agent = await TestClient.open({ url: server.url }, creds.agent_token);
 
-    // 300 writes sent without waiting; SIGTERM once the first is acknowledged, the rest still in flight.
+    // 300 writes sent without waiting; SIGTERM as the first is acknowledged, the rest still in flight. Sent from the
+    // acknowledgement itself: a poll could find them all answered on a busy machine, with none left to drain.
     const acked = new Map<string, number>();
     const refused: string[] = [];
+    let ackedAtSignal: number | undefined;
     const outcomes = Array.from({ length: 300 }, (_, i) =>
       agent.call("agentSession/envelope/send", { session_id: "s-drain", idempotency_key: `drain-${i}`, envelope: agentEnvelope("s-drain", `e-${i}`) }, 20_000).then(
-        (result: Frame) => void acked.set(`e-${i}`, result.seq as number),
+        (result: Frame) => {
+          acked.set(`e-${i}`, result.seq as number);
+          if (ackedAtSignal !== undefined) return;
+          ackedAtSignal = acked.size;
+          server.child.kill("SIGTERM");
+        },
         (error: unknown) => void (error instanceof RpcError ? refused.push(`e-${i}`) : undefined),
       ),
     );
-    while (acked.size === 0) await new Promise((r) => setTimeout(r, 1));
-    server.child.kill("SIGTERM");
-    const ackedAtSignal = acked.size;
 
     const [agentClosed, deviceClosed, exit] = await Promise.all([agent.closed, device.closed, server.exited]);
     expect(agentClosed.code).toBe(1001);
@@ -47,7 +51,7 @@ describe("SIGTERM", () => {
     await Promise.race([Promise.all(outcomes), new Promise((r) => setTimeout(r, 1_000))]);
     expect(acked.size).toBeGreaterThan(0);
     // Writes in flight at the signal were committed and answered during the drain.
-    expect(acked.size).toBeGreaterThan(ackedAtSignal);
+    expect(acked.size).toBeGreaterThan(ackedAtSignal!);
 
     const lines = server.stderr().trim().split("\n").map((l) => JSON.parse(l) as { level: number; time: number; msg: string; connection?: number; request_id?: unknown });
     for (const line of lines) {
