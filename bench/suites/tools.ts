@@ -38,6 +38,8 @@ const ROUND_MS = Number(process.env["LINEUP_BENCH_TOOLS_ROUND_MS"] ?? 300);
 const ROUNDS = Number(process.env["LINEUP_BENCH_TOOLS_ROUNDS"] ?? 15);
 const WARMUP_MS = Number(process.env["LINEUP_BENCH_TOOLS_WARMUP_MS"] ?? 2_000);
 const SESSION = "s-bench";
+/** in_process_tool_call_with_1000_conversations: the conversations the crowded Runtime follows besides the called one. */
+const OTHER_CONVERSATIONS = 1_000;
 const RESULT = { shapes: 3, title: "Plan" };
 
 // --- MCP: the floor ----------------------------------------------------------------------------
@@ -378,9 +380,11 @@ interface OursCaller {
   close(): Promise<void>;
 }
 
-export async function oursCaller(): Promise<OursCaller> {
+/** `otherConversations`: that many more sessions of the same user, each followed by the Runtime, before the one the calls go to. */
+export async function oursCaller(options: { readonly otherConversations?: number } = {}): Promise<OursCaller> {
   const key = await generatePublisherKey();
   const server = new FakeAppServer();
+  for (let i = 0; i < (options.otherConversations ?? 0); i++) server.createSession({ session_id: `other-${i}`, agent_id: "agent-1" });
   server.createSession({ session_id: SESSION, agent_id: "agent-1" });
   const store = await createMemoryStore(RUNTIME_SCHEMA);
   const committed = countCommits(store);
@@ -593,6 +597,18 @@ export async function run(): Promise<SuiteResult> {
   const oursBytes = await bytesAllocatedPerCall(direct.call);
   const floorBytes = await bytesAllocatedPerCall(floor.call);
   const contractBytes = await bytesAllocatedPerCall(contract.call);
+  // The same Runtime's call beside one on a Runtime that follows OTHER_CONVERSATIONS more conversations, in
+  // alternating rounds: what a call costs a person who has talked with agents for a while.
+  const crowded = await oursCaller({ otherConversations: OTHER_CONVERSATIONS });
+  await round(crowded.call, WARMUP_MS, []);
+  const crowdedCpu = meter();
+  const uncrowdedCpu = meter();
+  const overCrowded = await pairedAsync(
+    () => metered(crowded, crowdedCpu),
+    () => metered(direct, uncrowdedCpu),
+    ROUNDS,
+  );
+  await crowded.close();
   await direct.close();
   await floor.close();
   await contract.close();
@@ -676,6 +692,27 @@ export async function run(): Promise<SuiteResult> {
       "It adds to durable_floor_tool_call: the filter chain (the event follows the cursor, its actor is the session's agent and sent the envelope, the envelope targets the app its scope names, the tool is in the current inventory and the call names its revision); one store read that the call id is new (one final result per call_id); the argument and result schema checks, with the validator the Runtime builds at install; the protocol receipt (accepted is a persisted, replayable fact per call_id) committed with the accepted call and sent; the server's answer to each send decoded and its outbox entry removed in the next commit; one audit record per call, committed with the terminal record (results are checked, persisted and audited); the call's deadline (a query's 10 s) kept among the calls in flight and checked at the result. Still 2 commits per call. " +
       "It leaves out our design's own choices: the audit records' hash chain and a second audit record at acceptance, the ingest of the Runtime's own envelopes echoed back through the session log (our AppServer protocol's choice; a server could skip the writer), the chat's inbox of call cards, and the AppServer's side (fake_server_us_per_call is ours less that; cpu_ratio_without_fake_server uses it). " +
       "The issue's target stays on in_process_tool_call_over_durable_floor; this row's 0.5 is the same bar against the contract's work. bytes_per_call: ours as in the row above; baseline_bytes_per_call the same measure on this floor.",
+  });
+
+  results.push({
+    metric: "in_process_tool_call_with_1000_conversations",
+    unit: "calls/s",
+    value: Math.round(overCrowded.ours),
+    baseline: "in_process_tool_call_one_conversation",
+    baseline_value: Math.round(overCrowded.baseline),
+    ratio: Number(overCrowded.ratio.toFixed(3)),
+    target_ratio: 0.8,
+    higher_is_better: true,
+    rounds: overCrowded.rounds,
+    round_ms: ROUND_MS,
+    other_conversations: OTHER_CONVERSATIONS,
+    cpu_us_per_call: cpuPerCall(crowdedCpu),
+    baseline_cpu_us_per_call: cpuPerCall(uncrowdedCpu),
+    cpu_ratio: Number((cpuPerCall(uncrowdedCpu) / cpuPerCall(crowdedCpu)).toFixed(3)),
+    notes:
+      "The in_process_tool_call_over_durable_floor path on a Runtime that also follows other_conversations conversations of the same user (each a session of the fake server, listed and subscribed at start), beside the same path on a Runtime that follows only the called one, in alternating rounds. " +
+      "A call changes the conversation's cursor and the outbox several times; the Runtime's state keeps both in persistent maps (core/persistent-map.ts), so a change copies a part, not every conversation. " +
+      "The target is the Runtime's own (not PERFORMANCE.md's): a call costs about the same however many conversations the person has. cpu_ratio: the one-conversation CPU per call over this one's.",
   });
 
   // Bundle verification: the bundles suite measures the 5 MB bundle; its rows are repeated here.

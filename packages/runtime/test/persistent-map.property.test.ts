@@ -1,28 +1,41 @@
 /**
- * The persistent map the Runtime's task state is kept in, model-checked against a `Map`: after any sequence of
- * sets and deletes (enough to grow the bucket table several times) it holds what the `Map` holds, and every
+ * The persistent map the Runtime's state is kept in (conversations, outbox, workflow runs, tasks), model-checked
+ * against a `Map`: after any sequence of sets and deletes (enough to grow the bucket table several times, and to
+ * lay the order out again after many deletes) it holds what the `Map` holds in the `Map`'s order, and every
  * earlier version still holds what it held when it was made.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PersistentMap } from "../src/core/persistent-map.js";
 
-type Op = { readonly kind: "set"; readonly key: string; readonly value: number } | { readonly kind: "delete"; readonly key: string };
+type Key = string | number;
+type Op = { readonly kind: "set"; readonly key: Key; readonly value: number } | { readonly kind: "delete"; readonly key: Key };
 
-/** Few distinct keys next to many: both replacing and growing happen. */
-const key = fc.oneof(fc.constantFrom("a", "b", "task-1", "task-2"), fc.string({ maxLength: 6 }), fc.nat(2_000).map((n) => `turn-${n}`));
+/** Few distinct keys next to many, strings and numbers (`1` and `"1"` are different keys): both replacing and growing happen. */
+const key: fc.Arbitrary<Key> = fc.oneof(
+  fc.constantFrom<Key>("a", "b", "1", 1, "task-1", "task-2"),
+  fc.string({ maxLength: 6 }),
+  fc.nat(2_000).map((n) => `turn-${n}`),
+  fc.integer({ min: -50, max: 3_000 }),
+  fc.constantFrom(0.5, -0, Number.NaN, 2 ** 40),
+);
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("set" as const), key, value: fc.integer() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), key }) },
 );
 
-const sorted = (entries: Iterable<readonly [string, number]>): [string, number][] => [...entries].map(([k, v]): [string, number] => [k, v]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-
-function expectSame(map: PersistentMap<number>, model: ReadonlyMap<string, number>): void {
+function expectSame(map: PersistentMap<Key, number>, model: ReadonlyMap<Key, number>): void {
   expect(map.size).toBe(model.size);
-  expect(sorted(map.entries())).toEqual(sorted(model.entries()));
-  expect([...map.keys()].sort()).toEqual([...model.keys()].sort());
-  expect([...map.values()].sort()).toEqual([...model.values()].sort());
+  expect([...map.entries()]).toEqual([...model.entries()]);
+  expect([...map]).toEqual([...model]);
+  expect([...map.keys()]).toEqual([...model.keys()]);
+  expect([...map.values()]).toEqual([...model.values()]);
+  const visited: [Key, number][] = [];
+  map.forEach((value, k, whole) => {
+    expect(whole).toBe(map);
+    visited.push([k, value]);
+  });
+  expect(visited).toEqual([...model]);
   for (const [k, value] of model) {
     expect(map.has(k)).toBe(true);
     expect(map.get(k)).toBe(value);
@@ -33,9 +46,9 @@ describe("PersistentMap (model-based)", () => {
   it("holds what a Map holds after the same sets and deletes, and every earlier version is unchanged", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 600 }), fc.array(fc.tuple(key, fc.integer()), { maxLength: 40 }), (ops, initial) => {
-        let map = PersistentMap.of(initial);
+        let map = PersistentMap.of<Key, number>(initial);
         const model = new Map(initial);
-        const versions: { map: PersistentMap<number>; model: Map<string, number> }[] = [{ map, model: new Map(model) }];
+        const versions: { map: PersistentMap<Key, number>; model: Map<Key, number> }[] = [{ map, model: new Map(model) }];
         for (const each of ops) {
           if (each.kind === "set") {
             map = map.with(each.key, each.value);
@@ -56,9 +69,25 @@ describe("PersistentMap (model-based)", () => {
   });
 
   it("gives back the same map for a change that changes nothing", () => {
-    const map = PersistentMap.empty<number>().with("a", 1);
+    const map = PersistentMap.empty<string, number>().with("a", 1);
     expect(map.with("a", 1)).toBe(map);
     expect(map.without("b")).toBe(map);
-    expect(PersistentMap.empty<number>().get("a")).toBeUndefined();
+    expect(PersistentMap.empty<string, number>().get("a")).toBeUndefined();
+  });
+
+  it("keeps the order of a Map through thousands of appends and deletes at the front, as an outbox makes them", () => {
+    let map = PersistentMap.empty<number, string>();
+    const model = new Map<number, string>();
+    for (let order = 0; order < 5_000; order++) {
+      map = map.with(order, `entry-${order}`);
+      model.set(order, `entry-${order}`);
+      // Settled a few behind the newest, oldest first.
+      if (order >= 3) {
+        map = map.without(order - 3);
+        model.delete(order - 3);
+      }
+    }
+    expectSame(map as PersistentMap<Key, string> as unknown as PersistentMap<Key, number>, model as unknown as Map<Key, number>);
+    expect([...map.keys()]).toEqual([4_997, 4_998, 4_999]);
   });
 });

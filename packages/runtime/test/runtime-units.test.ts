@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { LineUpError, RUNTIME_SDK_FEATURES, type JsonValue, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/app-lifecycle/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
+import { PersistentMap } from "../src/core/persistent-map.js";
 import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys, withEnvelope } from "../src/persistence/log-chunks.js";
 import {
   backoffDelay,
@@ -140,8 +141,8 @@ const base = (over: Partial<RuntimeState> = {}): RuntimeState => ({
   lifecycle: { status: "synchronizing" },
   runtime_id: "rt-1",
   identity: {},
-  conversations: new Map([["s-1", { ...conversation, following: { status: "catching_up" } }]]),
-  outbox: new Map(),
+  conversations: PersistentMap.of([["s-1", { ...conversation, following: { status: "catching_up" } }]]),
+  outbox: PersistentMap.empty(),
   next_outbox_order: 0,
   ...freshAppsState(CORE_MANIFESTS, 0),
   ...over,

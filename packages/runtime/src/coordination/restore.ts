@@ -10,6 +10,7 @@ import { asMarks, marksOf, marksWrite, parseChunkKey, unseenOf } from "../persis
 import { RUNTIME_COLLECTIONS as C } from "../persistence/runtime-schema.js";
 import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
+import { PersistentMap } from "../core/persistent-map.js";
 import { readAuditHead, type AuditHead } from "./audit.js";
 import type { AppManifest } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../app-lifecycle/app-manager-api.js";
@@ -184,8 +185,8 @@ export async function restoreState(
       lifecycle: { status: "restoring" },
       runtime_id: runtimeId,
       identity,
-      conversations,
-      outbox,
+      conversations: PersistentMap.of(conversations),
+      outbox: PersistentMap.of(outbox),
       next_outbox_order: lastOrder + 1,
       apps,
       instances: pruneFinishedInstances(instances),
@@ -199,7 +200,7 @@ export async function restoreState(
       operations: [],
       tasks,
       // Workflow runs: every record (their traces stay in the store, read in pages); `apps.resume` resumes the ones not ended.
-      workflows: new Map(workflowRows.map(({ key, value }) => [key, value as unknown as WorkflowRun])),
+      workflows: PersistentMap.of(workflowRows.map(({ key, value }) => [key, value as unknown as WorkflowRun])),
     },
     auditHead,
     shippedPublishers: (storedShipped as string[] | undefined) ?? [],

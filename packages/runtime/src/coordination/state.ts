@@ -4,6 +4,7 @@
  * replaced (never mutated) by transitions. Messages are not here: they live in the store (inbox, history).
  */
 import type { AppManifest, Session } from "@lineup/protocol";
+import { PersistentMap } from "../core/persistent-map.js";
 import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
 import { createAppRegistryState } from "../app-lifecycle/manager/records.js";
 import { EMPTY_TOOL_CALLS } from "../tools/call-state.js";
@@ -83,8 +84,9 @@ export interface RuntimeState {
   /** This Runtime's own id, made once per store: the sender id of what it sends as `runtime`. */
   readonly runtime_id: string;
   readonly identity: Identity;
-  readonly conversations: ReadonlyMap<string, Conversation>;
-  readonly outbox: ReadonlyMap<number, OutboxEntry>;
+  /** Persistent maps (core/persistent-map.ts), as `workflows` and the tasks: a step that changes one copies a part, not all. */
+  readonly conversations: PersistentMap<string, Conversation>;
+  readonly outbox: PersistentMap<number, OutboxEntry>;
   readonly next_outbox_order: number;
   /** The App Manager's records: installed apps, retained versions, pending updates, the default app. */
   readonly apps: AppRegistryState;
@@ -110,7 +112,7 @@ export interface RuntimeState {
   /** Apps' agent tasks (`tasks/records.ts`); stored, each event a row of its own. */
   readonly tasks: TasksState;
   /** Apps' workflow runs (`workflows/run.ts`), by run id; stored, each trace entry a row of its own. */
-  readonly workflows: ReadonlyMap<string, WorkflowRun>;
+  readonly workflows: PersistentMap<string, WorkflowRun>;
 }
 
 /** The apps part of a fresh Runtime's state: the core apps installed and enabled, nothing else. */
@@ -126,7 +128,7 @@ export function freshAppsState(coreManifests: readonly AppManifest[], now: numbe
     capabilities: EMPTY_CAPABILITIES,
     operations: [],
     tasks: EMPTY_TASKS,
-    workflows: new Map(),
+    workflows: PersistentMap.empty(),
   };
 }
 
@@ -148,9 +150,7 @@ export function conversationFromSession(session: Session, previous: Conversation
 }
 
 export function withConversation(state: RuntimeState, conversation: Conversation): RuntimeState {
-  const conversations = new Map(state.conversations);
-  conversations.set(conversation.conversation_id, conversation);
-  return { ...state, conversations };
+  return { ...state, conversations: state.conversations.with(conversation.conversation_id, conversation) };
 }
 
 /** True when every followed conversation has passed its seam (or cannot be followed). */

@@ -30,9 +30,7 @@ export class Step {
    */
   enqueue(env: TransitionEnv, fields: { conversation_id: string; app_scope: string; action_type: string; method: OutboxMethod; params: JsonObject; idempotency_key?: string }): OutboxEntry {
     const entry = newOutboxEntry(this.state.next_outbox_order, (prefix) => env.newId(prefix), toTimestamp(env.now()), fields);
-    const outbox = new Map(this.state.outbox);
-    outbox.set(entry.order, entry);
-    this.state = { ...this.state, outbox, next_outbox_order: entry.order + 1 };
+    this.state = { ...this.state, outbox: this.state.outbox.with(entry.order, entry), next_outbox_order: entry.order + 1 };
     this.writes.push(putOutboxEntry(entry));
     if (!this.flushing) {
       this.effects.push({ kind: "outbox.flush" });

@@ -1,102 +1,171 @@
 /**
- * An immutable map from strings that a change copies only in part. `with` and `without` return a new map
- * that shares every bucket with the old one except the bucket the key falls in; the bucket table itself
- * (an eighth as long as the map) is copied. For state a pure step changes a few entries of while it holds
- * hundreds — the Runtime's tasks — where copying a whole `Map` on every change made each step cost the
- * size of the state.
+ * An immutable map that a change copies only in part, for state a pure step changes a few entries of while it
+ * holds hundreds or thousands: the Runtime's conversations, outbox, workflow runs and tasks. Copying a whole `Map`
+ * on every change made each step cost the size of the state (a tool call took three times as long with a thousand
+ * conversations followed as with one).
  *
- * It iterates in bucket order, not in insertion order: callers that need an order sort.
+ * `with` and `without` return a new map and leave this one as it was. The new map shares every entry with the
+ * old one; what it copies is one bucket and the bucket table (an eighth as long as the map), and one chunk of the
+ * order and the chunk table (a thirty-second as long). So a change costs a copy of pointers proportional to the
+ * size over eight, far below a `Map`'s rehash of every entry, and a version kept by a turn computed ahead (loop.ts)
+ * stays whole.
+ *
+ * It iterates in insertion order, as a `Map` does: a key set again keeps its place, a key deleted and set again
+ * goes last. Keys are strings or numbers, compared as a `Map` compares them (`1` and `"1"` differ, `-0` is `0`).
  */
-interface Entry<V> {
-  readonly key: string;
+interface Entry<K, V> {
+  readonly key: K;
   readonly value: V;
+  /** Its place in the order: the chunk `slot >> CHUNK_BITS`, the index `slot & CHUNK_MASK` in it. */
+  readonly slot: number;
 }
 
-type Bucket<V> = readonly Entry<V>[];
+type Bucket<K, V> = readonly Entry<K, V>[];
+/** The order, in chunks of CHUNK_SIZE slots; a deleted entry leaves its slot empty until the map is rebuilt. */
+type Chunk<K, V> = readonly (Entry<K, V> | undefined)[];
 
 /** Entries per bucket, on average, before the table doubles. */
 const LOAD = 8;
 const MIN_BUCKETS = 16;
+const CHUNK_BITS = 5;
+const CHUNK_SIZE = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_SIZE - 1;
 
-export class PersistentMap<V> {
+export type PersistentMapKey = string | number;
+
+export class PersistentMap<K extends PersistentMapKey, V> implements ReadonlyMap<K, V> {
   private constructor(
-    private readonly buckets: readonly (Bucket<V> | undefined)[],
+    private readonly buckets: readonly (Bucket<K, V> | undefined)[],
+    private readonly chunks: readonly Chunk<K, V>[],
+    /** Slots used so far, the empty ones included: the next entry's slot. */
+    private readonly used: number,
     readonly size: number,
   ) {}
 
-  static empty<V>(): PersistentMap<V> {
-    return new PersistentMap<V>(new Array<undefined>(MIN_BUCKETS).fill(undefined), 0);
+  static empty<K extends PersistentMapKey, V>(): PersistentMap<K, V> {
+    return new PersistentMap<K, V>(new Array<undefined>(MIN_BUCKETS).fill(undefined), [], 0, 0);
   }
 
-  /** A map holding `entries` (a later entry of a key wins). */
-  static of<V>(entries: Iterable<readonly [string, V]>): PersistentMap<V> {
-    const table: Entry<V>[][] = [];
-    const all = new Map<string, V>();
+  /** A map holding `entries` in their order; a key given twice keeps its first place and its last value, as `Map` does. */
+  static of<K extends PersistentMapKey, V>(entries: Iterable<readonly [K, V]>): PersistentMap<K, V> {
+    const all = new Map<K, V>();
     for (const [key, value] of entries) all.set(key, value);
     const count = tableSize(all.size);
+    const table: Entry<K, V>[][] = [];
     for (let index = 0; index < count; index++) table.push([]);
-    for (const [key, value] of all) table[hash(key) & (count - 1)]!.push({ key, value });
-    return new PersistentMap<V>(table.map((bucket) => (bucket.length === 0 ? undefined : bucket)), all.size);
+    const chunks: (Entry<K, V> | undefined)[][] = [];
+    let slot = 0;
+    for (const [key, value] of all) {
+      const entry: Entry<K, V> = { key, value, slot };
+      table[hashOf(key) & (count - 1)]!.push(entry);
+      if ((slot & CHUNK_MASK) === 0) chunks.push([]);
+      chunks[chunks.length - 1]!.push(entry);
+      slot += 1;
+    }
+    return new PersistentMap<K, V>(
+      table.map((bucket) => (bucket.length === 0 ? undefined : bucket)),
+      chunks,
+      slot,
+      all.size,
+    );
   }
 
-  get(key: string): V | undefined {
-    const bucket = this.buckets[hash(key) & (this.buckets.length - 1)];
-    if (bucket !== undefined) for (const entry of bucket) if (entry.key === key) return entry.value;
-    return undefined;
+  get(key: K): V | undefined {
+    return this.entry(key)?.value;
   }
 
-  has(key: string): boolean {
-    const bucket = this.buckets[hash(key) & (this.buckets.length - 1)];
-    return bucket !== undefined && bucket.some((entry) => entry.key === key);
+  has(key: K): boolean {
+    return this.entry(key) !== undefined;
   }
 
-  /** The map with `key` set to `value`; this one is unchanged. */
-  with(key: string, value: V): PersistentMap<V> {
-    const index = hash(key) & (this.buckets.length - 1);
-    const bucket = this.buckets[index] ?? [];
-    const at = bucket.findIndex((entry) => entry.key === key);
-    if (at >= 0 && bucket[at]!.value === value) return this;
-    const next = at >= 0 ? bucket.map((entry, i) => (i === at ? { key, value } : entry)) : [...bucket, { key, value }];
-    const size = at >= 0 ? this.size : this.size + 1;
-    if (size > this.buckets.length * LOAD) return PersistentMap.of([...this.entries(), [key, value]]);
+  /** The map with `key` set to `value` (in its place if it is there, else last); this one is unchanged. */
+  with(given: K, value: V): PersistentMap<K, V> {
+    // A `Map` keeps -0 as 0.
+    const key = (given === 0 ? 0 : given) as K;
+    const index = hashOf(key) & (this.buckets.length - 1);
+    const bucket = this.buckets[index];
+    const at = bucket === undefined ? -1 : bucket.findIndex((entry) => sameKey(entry.key, key));
+    if (at >= 0) {
+      const old = bucket![at]!;
+      if (old.value === value) return this;
+      const entry = { key, value, slot: old.slot };
+      const buckets = this.buckets.slice();
+      buckets[index] = bucket!.map((each, i) => (i === at ? entry : each));
+      return new PersistentMap(buckets, this.placed(old.slot, entry), this.used, this.size);
+    }
+    if (this.size + 1 > this.buckets.length * LOAD) return PersistentMap.of([...this.entries(), [key, value]]);
+    const entry = { key, value, slot: this.used };
     const buckets = this.buckets.slice();
-    buckets[index] = next;
-    return new PersistentMap(buckets, size);
+    buckets[index] = bucket === undefined ? [entry] : [...bucket, entry];
+    return new PersistentMap(buckets, this.placed(entry.slot, entry), this.used + 1, this.size + 1);
   }
 
   /** The map without `key`; this one is unchanged. */
-  without(key: string): PersistentMap<V> {
-    const index = hash(key) & (this.buckets.length - 1);
+  without(key: K): PersistentMap<K, V> {
+    const index = hashOf(key) & (this.buckets.length - 1);
     const bucket = this.buckets[index];
-    if (bucket === undefined || !bucket.some((entry) => entry.key === key)) return this;
-    const rest = bucket.filter((entry) => entry.key !== key);
+    const old = bucket?.find((entry) => sameKey(entry.key, key));
+    if (old === undefined) return this;
+    const size = this.size - 1;
+    // Mostly empty slots (many deleted): the order is laid out again, so iterating stays proportional to the size.
+    if (this.used - size > CHUNK_SIZE && (this.used - size) * 2 > this.used) return PersistentMap.of([...this.entries()].filter(([k]) => !sameKey(k, key)));
+    const rest = bucket!.filter((entry) => entry !== old);
     const buckets = this.buckets.slice();
     buckets[index] = rest.length === 0 ? undefined : rest;
-    return new PersistentMap(buckets, this.size - 1);
+    return new PersistentMap(buckets, this.placed(old.slot, undefined), this.used, size);
   }
 
-  *entries(): IterableIterator<[string, V]> {
-    for (const bucket of this.buckets) if (bucket !== undefined) for (const entry of bucket) yield [entry.key, entry.value];
+  *entries(): MapIterator<[K, V]> {
+    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield [entry.key, entry.value];
   }
 
-  *keys(): IterableIterator<string> {
-    for (const bucket of this.buckets) if (bucket !== undefined) for (const entry of bucket) yield entry.key;
+  *keys(): MapIterator<K> {
+    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield entry.key;
   }
 
-  *values(): IterableIterator<V> {
-    for (const bucket of this.buckets) if (bucket !== undefined) for (const entry of bucket) yield entry.value;
+  *values(): MapIterator<V> {
+    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield entry.value;
   }
 
-  [Symbol.iterator](): IterableIterator<[string, V]> {
+  [Symbol.iterator](): MapIterator<[K, V]> {
     return this.entries();
   }
+
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
+    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) callback.call(thisArg, entry.value, entry.key, this);
+  }
+
+  private entry(key: K): Entry<K, V> | undefined {
+    const bucket = this.buckets[hashOf(key) & (this.buckets.length - 1)];
+    if (bucket !== undefined) for (const entry of bucket) if (sameKey(entry.key, key)) return entry;
+    return undefined;
+  }
+
+  /** The chunks with `slot` holding `put` (undefined: empty): one chunk and the chunk table copied. */
+  private placed(slot: number, put: Entry<K, V> | undefined): readonly Chunk<K, V>[] {
+    const chunks = this.chunks.slice();
+    const at = slot >> CHUNK_BITS;
+    const chunk = at < chunks.length ? chunks[at]!.slice() : [];
+    chunk[slot & CHUNK_MASK] = put;
+    chunks[at] = chunk;
+    return chunks;
+  }
 }
+
+/** A `Map`'s key equality (SameValueZero): `===`, and NaN is NaN. */
+const sameKey = (a: PersistentMapKey, b: PersistentMapKey): boolean => a === b || (a !== a && b !== b);
 
 /** The bucket count for `size` entries: a power of two, at least MIN_BUCKETS. */
 function tableSize(size: number): number {
   let count = MIN_BUCKETS;
   while (size > count * LOAD) count *= 2;
   return count;
+}
+
+/** A small integer mixed (the outbox's orders are consecutive); any other key by its text. */
+function hashOf(key: PersistentMapKey): number {
+  if (typeof key === "number") return Number.isInteger(key) && Math.abs(key) <= 0x7fffffff ? Math.imul(key ^ (key >>> 16), 0x45d9f3b) >>> 0 : hash(String(key));
+  return hash(key);
 }
 
 /** FNV-1a over the UTF-16 code units. */

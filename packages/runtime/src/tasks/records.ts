@@ -33,11 +33,11 @@ export interface TaskRecord extends AgentTask {
 
 /** Persistent maps: a step that changes one task copies a bucket of each, not every task the apps keep. */
 export interface TasksState {
-  readonly tasks: PersistentMap<TaskRecord>;
+  readonly tasks: PersistentMap<string, TaskRecord>;
   /** Every turn of every task → its task id. */
-  readonly by_turn: PersistentMap<string>;
+  readonly by_turn: PersistentMap<string, string>;
   /** Each app's task ids, oldest first (by creation, then id): its list and the task to drop, read without a sort. */
-  readonly by_app: PersistentMap<readonly string[]>;
+  readonly by_app: PersistentMap<string, readonly string[]>;
 }
 
 export const EMPTY_TASKS: TasksState = { tasks: PersistentMap.empty(), by_turn: PersistentMap.empty(), by_app: PersistentMap.empty() };

@@ -4,6 +4,7 @@
  */
 import { RUNTIME_SDK_FEATURES, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../../src/app-lifecycle/core-manifests.js";
+import { PersistentMap } from "../../src/core/persistent-map.js";
 import { EMPTY_AUDIT_HEAD } from "../../src/coordination/audit.js";
 import type { RuntimeInput } from "../../src/coordination/inputs.js";
 import { createRuntimeLoop, type RuntimeLoop, type RuntimeLoopOptions } from "../../src/coordination/loop.js";
@@ -23,10 +24,8 @@ export const state: RuntimeState = {
   lifecycle: { status: "synchronizing" },
   runtime_id: "rt-1",
   identity: {},
-  conversations: new Map([
-    ["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }],
-  ]),
-  outbox: new Map(),
+  conversations: PersistentMap.of([["s-1", { conversation_id: "s-1", app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "catching_up" }, unread: 0 }]]),
+  outbox: PersistentMap.empty(),
   next_outbox_order: 0,
   ...freshAppsState(CORE_MANIFESTS, 0),
 };

@@ -31,7 +31,7 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
   const writes: StoreWrite[] = [];
   const acknowledged: string[] = [];
   const seen = new Set<string>();
-  const conversations = new Map(state.conversations);
+  let conversations = state.conversations;
   // Per chunk: the app's display marks still set (read once) and the ones this acknowledgement clears.
   const chunks = new Map<string, { marks: UnseenMarks; unseen: Set<number>; cleared: Set<number> }>();
   const chunkAt = (key: string) => {
@@ -59,13 +59,13 @@ export function onAcknowledge(state: RuntimeState, input: AcknowledgeInput, read
       if (key === undefined || reads.get(readId({ collection: C.inboxPending, key })) === undefined) continue;
       writes.push(...acknowledgeWrites(key));
       const conversation = conversations.get(parsed.conversation_id);
-      if (conversation !== undefined) conversations.set(parsed.conversation_id, withPending(conversation, input.app_scope, -1));
+      if (conversation !== undefined) conversations = conversations.with(parsed.conversation_id, withPending(conversation, input.app_scope, -1));
     }
     seen.add(id);
     acknowledged.push(id);
     const conversation: Conversation | undefined = conversations.get(parsed.conversation_id);
     if (conversation !== undefined && input.app_scope === CHAT_APP_SCOPE) {
-      conversations.set(parsed.conversation_id, { ...conversation, unread: Math.max(0, conversation.unread - 1) });
+      conversations = conversations.with(parsed.conversation_id, { ...conversation, unread: Math.max(0, conversation.unread - 1) });
     }
   }
   for (const [at, { marks, cleared }] of chunks) if (cleared.size > 0) writes.push(marksWrite(at, withoutUnseen(marks, input.app_scope, cleared)));

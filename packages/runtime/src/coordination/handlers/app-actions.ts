@@ -37,9 +37,7 @@ function newEntry(state: RuntimeState, env: TransitionEnv, fields: { conversatio
 
 /** Stores `entry` (and `extra` writes) in the commit that accepts the action; replies with its receipt. */
 function accept(state: RuntimeState, entry: OutboxEntry, extra: { writes?: StoreWrite[]; conversation?: Conversation; acknowledged?: string } = {}): TransitionResult {
-  const outbox = new Map(state.outbox);
-  outbox.set(entry.order, entry);
-  let next: RuntimeState = { ...state, outbox, next_outbox_order: entry.order + 1 };
+  let next: RuntimeState = { ...state, outbox: state.outbox.with(entry.order, entry), next_outbox_order: entry.order + 1 };
   if (extra.conversation !== undefined) next = withConversation(next, extra.conversation);
   return {
     state: next,

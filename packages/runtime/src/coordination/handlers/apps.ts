@@ -29,7 +29,7 @@ import { closeInstancesOf } from "../instance-folding.js";
 import { republishInventories } from "../inventories.js";
 import { Step, writeApp } from "../step.js";
 import type { AppManagerRequest, RuntimeInput, TransitionResult } from "../inputs.js";
-import type { Conversation, RuntimeState } from "../state.js";
+import type { RuntimeState } from "../state.js";
 import { pendingOf, withPending } from "../backlog.js";
 import type { TransitionEnv } from "./env.js";
 import { viewGrantKey } from "./settings.js";
@@ -120,14 +120,12 @@ function runAppEffect(step: Step, env: TransitionEnv, effect: AppEffect, referen
         { op: "put", collection: C.meta, key: releaseMarkerKey(effect.app_scope), value: { app_scope: effect.app_scope } },
       );
       // Its inbox is gone, and with it its backlog.
-      let conversations: Map<string, Conversation> | undefined;
+      let conversations = step.state.conversations;
       for (const conversation of step.state.conversations.values()) {
         const waiting = pendingOf(conversation, effect.app_scope);
-        if (waiting === 0) continue;
-        conversations ??= new Map(step.state.conversations);
-        conversations.set(conversation.conversation_id, withPending(conversation, effect.app_scope, -waiting));
+        if (waiting !== 0) conversations = conversations.with(conversation.conversation_id, withPending(conversation, effect.app_scope, -waiting));
       }
-      if (conversations !== undefined) step.state = { ...step.state, conversations };
+      if (conversations !== step.state.conversations) step.state = { ...step.state, conversations };
       step.deliveries.push({ kind: "app.removed", app_scope: effect.app_scope });
       return;
     }

@@ -353,10 +353,8 @@ function replyEntry(state: RuntimeState, to: ReplyTo, actionType: string, reply:
 /** Puts `entry` in the outbox (state, its write, a flush); returns the state with it. */
 function queueReply(state: RuntimeState, entry: OutboxEntry, writes: StoreWrite[], effects: Effect[]): RuntimeState {
   writes.push(putOutboxEntry(entry));
-  const outbox = new Map(state.outbox);
-  outbox.set(entry.order, entry);
   effects.push({ kind: "outbox.flush" });
-  return { ...state, outbox, next_outbox_order: entry.order + 1 };
+  return { ...state, outbox: state.outbox.with(entry.order, entry), next_outbox_order: entry.order + 1 };
 }
 
 /** The seam of one session: everything stored when it was subscribed has been applied. */

@@ -2,7 +2,7 @@ import { LineUpError } from "@lineup/protocol";
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import { unchanged, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLegalTransition } from "../lifecycle.js";
-import type { Conversation, Identity, RuntimeState } from "../state.js";
+import type { Identity, RuntimeState } from "../state.js";
 
 /**
  * A lifecycle fact from the connection shell. Illegal moves are refused (`invalid_state`) and change
@@ -27,14 +27,11 @@ export function onLifecycle(state: RuntimeState, input: Extract<RuntimeInput, { 
     reply = { identity_changed: true };
   }
   if (to !== "online") {
-    const conversations = new Map<string, Conversation>();
+    let conversations = next.conversations;
     for (const [id, conversation] of next.conversations) {
-      if (conversation.following.status === "idle" && conversation.agent_connected === undefined) {
-        conversations.set(id, conversation);
-        continue;
-      }
+      if (conversation.following.status === "idle" && conversation.agent_connected === undefined) continue;
       const { agent_connected: _unknown, ...rest } = conversation;
-      conversations.set(id, { ...rest, following: { status: "idle" } });
+      conversations = conversations.with(id, { ...rest, following: { status: "idle" } });
     }
     next = { ...next, conversations };
   }

@@ -16,18 +16,16 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   const entry = state.outbox.get(input.order);
   // Already settled (a duplicate answer): nothing to record, but the outbox must keep moving.
   if (entry === undefined || entry.status !== "pending") return { state, writes: [], effects: [{ kind: "outbox.flush" }], deliveries: [], audit: [] };
-  const outbox = new Map(state.outbox);
+  const outbox = state.outbox;
   const effects: Effect[] = [{ kind: "outbox.flush" }];
   const superseded = input.outcome.status === "failed" ? supersededRefusal(entry, input.outcome.code, input.outcome.message) : undefined;
   if (superseded !== undefined) {
-    outbox.delete(entry.order);
-    return { state: { ...state, outbox }, writes: [deleteOutboxEntry(entry.order)], effects, deliveries: [], audit: [superseded] };
+    return { state: { ...state, outbox: outbox.without(entry.order) }, writes: [deleteOutboxEntry(entry.order)], effects, deliveries: [], audit: [superseded] };
   }
   if (input.outcome.status === "failed") {
     const failed = { ...entry, status: "failed" as const, error: { code: input.outcome.code, message: input.outcome.message.slice(0, 2000) } };
-    outbox.set(entry.order, failed);
     const result: TransitionResult = {
-      state: { ...state, outbox },
+      state: { ...state, outbox: outbox.with(entry.order, failed) },
       writes: [putOutboxEntry(failed)],
       effects,
       deliveries: [],
@@ -35,8 +33,7 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
     };
     return entry.method === "agentSession/turn/start" ? failTaskAttempt(result, entry.params["turn_id"], input.outcome.code, input.outcome.message, now) : result;
   }
-  outbox.delete(entry.order);
-  let next: RuntimeState = { ...state, outbox };
+  let next: RuntimeState = { ...state, outbox: outbox.without(entry.order) };
   const writes = [deleteOutboxEntry(entry.order)];
   const conversation = state.conversations.get(entry.conversation_id);
   if (entry.method === "agentSession/start" && conversation !== undefined && conversation.origin === "local") {
@@ -71,9 +68,7 @@ export function settleEchoedEntry(before: RuntimeState, event: SessionEvent, aft
   for (const entry of after.state.outbox.values()) {
     if (entry.status !== "pending" || entry.method !== "agentSession/envelope/send" || entry.conversation_id !== event.session_id) continue;
     if ((entry.params["envelope"] as { id?: unknown } | undefined)?.id !== envelopeId) continue;
-    const outbox = new Map(after.state.outbox);
-    outbox.delete(entry.order);
-    return { ...after, state: { ...after.state, outbox }, writes: [...after.writes, deleteOutboxEntry(entry.order)] };
+    return { ...after, state: { ...after.state, outbox: after.state.outbox.without(entry.order) }, writes: [...after.writes, deleteOutboxEntry(entry.order)] };
   }
   return after;
 }

@@ -19,7 +19,7 @@ export function sessionRecordWrite(conversation: Conversation): StoreWrite {
  * stored cursor (re-listing on each connect is how sessions started on other devices are found).
  */
 export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInput, { kind: "sessions.listed" }>, env: TransitionEnv): TransitionResult {
-  const conversations = new Map(state.conversations);
+  let conversations = state.conversations;
   const writes: StoreWrite[] = [];
   const effects: Effect[] = [];
   for (const session of input.sessions) {
@@ -28,13 +28,13 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
     if (previous === undefined || previous.origin !== "server" || previous.title !== next.title || previous.agent_id !== next.agent_id) {
       writes.push(sessionRecordWrite(next));
     }
-    conversations.set(session.session_id, next);
+    conversations = conversations.with(session.session_id, next);
   }
   const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
   if (connected) {
     for (const [id, conversation] of conversations) {
       if (conversation.origin !== "server" || conversation.following.status !== "idle") continue;
-      conversations.set(id, { ...conversation, following: { status: "catching_up" } });
+      conversations = conversations.with(id, { ...conversation, following: { status: "catching_up" } });
       effects.push({ kind: "subscribe", session_id: id, after_seq: conversation.cursor });
     }
   }
@@ -54,9 +54,8 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
 export function onSubscribeFailed(state: RuntimeState, input: Extract<RuntimeInput, { kind: "session.subscribe_failed" }>, env: TransitionEnv): TransitionResult {
   const conversation = state.conversations.get(input.session_id);
   if (conversation === undefined) return { state, writes: [], effects: [], deliveries: [], audit: [] };
-  const conversations = new Map(state.conversations);
   // The cursor is kept as it is: an impossible cursor is refused, never rewound (RELIABILITY R6).
-  conversations.set(input.session_id, { ...conversation, following: { status: "unavailable", code: input.code } });
+  const conversations = state.conversations.with(input.session_id, { ...conversation, following: { status: "unavailable", code: input.code } });
   const audit: AuditDraft[] = [{ type: "sync.subscribe_refused", code: input.code, conversation_id: input.session_id, detail: input.message }];
   const online = goOnlineIfReady({ ...state, conversations }, env.now());
   const deliveries: Delivery[] = online.deliveries;

@@ -60,8 +60,7 @@ export const runIdFor = (appScope: string, key: string): string => `wfr-${sha256
 
 /** One committed change of a run: its record, its new trace rows, the delivery, and a look at what comes next. */
 function changed(state: RuntimeState, change: RunChange, extra: { readonly writes?: readonly StoreWrite[]; readonly advance?: boolean } = {}): { state: RuntimeState; writes: StoreWrite[]; effects: Effect[]; deliveries: Delivery[] } {
-  const runs = new Map(state.workflows);
-  runs.set(change.run.run_id, change.run);
+  const runs = state.workflows.with(change.run.run_id, change.run);
   const writes: StoreWrite[] = [
     ...(extra.writes ?? []),
     { op: "put", collection: C.workflowRuns, key: change.run.run_id, value: change.run as never },
@@ -160,7 +159,7 @@ function onStart(state: RuntimeState, input: WorkflowInput, op: Extract<Workflow
   const version = app.record.installed_version;
   const change = startRun(decl, { run_id: runId, app_scope: input.app_scope, app_version: version, input: op.input ?? null, ...(conversationId === undefined ? {} : { conversation_id: conversationId }), now: env.now() });
   const evicted = evictions(state, input.app_scope);
-  const pruned = evicted.length === 0 ? state : { ...state, workflows: new Map([...state.workflows].filter(([id]) => !evicted.includes(id))) };
+  const pruned = evicted.length === 0 ? state : { ...state, workflows: evicted.reduce((runs, id) => runs.without(id), state.workflows) };
   const done = changed(pruned, change, { writes: evicted.flatMap(dropRunWrites) });
   return { ...done, audit: [{ type: "workflow.started", subject: input.app_scope, detail: `${decl.id} ${runId}` }], reply: change.run as never };
 }
@@ -215,9 +214,7 @@ export function afterAppRequestWorkflows(result: TransitionResult, env: Transiti
   for (const run of [...state.workflows.values()]) {
     const app = getManagedApp(state.apps, run.app_scope);
     if (app === undefined) {
-      const runs = new Map(state.workflows);
-      runs.delete(run.run_id);
-      state = { ...state, workflows: runs };
+      state = { ...state, workflows: state.workflows.without(run.run_id) };
       writes.push(...dropRunWrites(run.run_id));
       continue;
     }
