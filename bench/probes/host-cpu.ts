@@ -6,7 +6,10 @@
  * its hash) and by function. `(program)` is the browser's own work on that thread (parsing and compiling
  * scripts, style, layout, IndexedDB and IPC), `(idle)` its waiting; what is left is our JavaScript.
  *
- *   node --conditions=source --import tsx bench/probes/host-cpu.ts [loads]
+ * With `fresh` as the second argument, each load is instead a first start on a new profile (a new browser each time,
+ * the profiler started on its blank page before the navigation).
+ *
+ *   node --conditions=source --import tsx bench/probes/host-cpu.ts [loads] [fresh]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +20,7 @@ import type { Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 
 const LOADS = Number(process.argv[2] ?? 6);
+const FRESH = process.argv[3] === "fresh";
 
 interface ProfileNode {
   readonly id: number;
@@ -34,7 +38,7 @@ const scriptOf = (frame: ProfileNode["callFrame"]): string => frame.url.split("/
 
 const add = (totals: Map<string, number>, key: string, ms: number) => totals.set(key, (totals.get(key) ?? 0) + ms);
 const report = (label: string, totals: Map<string, number>, rows: number): void => {
-  console.log(`\n${label} (ms per reload, mean of ${LOADS})`);
+  console.log(`\n${label} (ms per ${FRESH ? "fresh load" : "reload"}, mean of ${LOADS})`);
   for (const [name, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, rows)) console.log(`${(ms / LOADS).toFixed(1).padStart(8)}  ${name}`);
 };
 
@@ -42,40 +46,57 @@ const root = mkdtempSync(join(tmpdir(), "lineup-probe-cpu-"));
 const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
 const { distDir } = await ensureHostBuilt();
 const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
-const browser = await launchPersistentChromium();
-try {
-  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  await page.goto(host.url);
+const byScript = new Map<string, number>();
+const byFunction = new Map<string, number>();
+/** One load profiled: `load` navigates and waits until online. */
+const profiled = async (page: Page, load: () => Promise<unknown>): Promise<void> => {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
+  await cdp.send("Profiler.start");
+  await load();
   await online(page);
-  for (let i = 0; i < 3; i++) {
-    await page.reload();
-    await online(page);
+  const { profile } = (await cdp.send("Profiler.stop")) as unknown as { profile: Profile };
+  await cdp.detach();
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  // A sample's time is the delta to the next one.
+  for (let s = 0; s < profile.samples.length - 1; s++) {
+    const frame = nodes.get(profile.samples[s]!)!.callFrame;
+    const ms = profile.timeDeltas[s + 1]! / 1000;
+    const script = scriptOf(frame);
+    add(byScript, script, ms);
+    add(byFunction, `${frame.functionName || "(anonymous)"} ${script}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`, ms);
   }
-  const byScript = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  for (let i = 0; i < LOADS; i++) {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send("Profiler.enable");
-    await cdp.send("Profiler.setSamplingInterval", { interval: 100 });
-    await cdp.send("Profiler.start");
-    await page.reload();
-    await online(page);
-    const { profile } = (await cdp.send("Profiler.stop")) as unknown as { profile: Profile };
-    await cdp.detach();
-    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-    // A sample's time is the delta to the next one.
-    for (let s = 0; s < profile.samples.length - 1; s++) {
-      const frame = nodes.get(profile.samples[s]!)!.callFrame;
-      const ms = profile.timeDeltas[s + 1]! / 1000;
-      const script = scriptOf(frame);
-      add(byScript, script, ms);
-      add(byFunction, `${frame.functionName || "(anonymous)"} ${script}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`, ms);
+};
+try {
+  if (FRESH) {
+    for (let i = 0; i < LOADS; i++) {
+      const browser = await launchPersistentChromium();
+      try {
+        const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+        await profiled(page, () => page.goto(host.url));
+      } finally {
+        await browser.close();
+      }
+    }
+  } else {
+    const browser = await launchPersistentChromium();
+    try {
+      const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+      await page.goto(host.url);
+      await online(page);
+      for (let i = 0; i < 3; i++) {
+        await page.reload();
+        await online(page);
+      }
+      for (let i = 0; i < LOADS; i++) await profiled(page, () => page.reload());
+    } finally {
+      await browser.close();
     }
   }
   report("by script", byScript, 20);
   report("by function", byFunction, 30);
 } finally {
-  await browser.close();
   await host.close();
   await server.close();
   rmSync(root, { recursive: true, force: true });
