@@ -219,7 +219,8 @@ function safeLifecycle(port: AppPort): Lifecycle | undefined {
 function diff(before: RuntimeView, after: RuntimeView): AppStateChange {
   return {
     lifecycle: before.lifecycle !== after.lifecycle,
-    conversations: JSON.stringify(before.conversations) !== JSON.stringify(after.conversations),
+    // The Runtime gives the same list again when no conversation's summary changed (most commits move a cursor only).
+    conversations: before.conversations !== after.conversations && JSON.stringify(before.conversations) !== JSON.stringify(after.conversations),
     actions: before.queued_actions !== after.queued_actions || before.failed_actions.length !== after.failed_actions.length,
   };
 }

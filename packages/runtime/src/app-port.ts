@@ -83,7 +83,8 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
     if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
   };
   // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
-  const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : appView(full, state(), appScope));
+  let lastScoped: RuntimeView | undefined;
+  const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : (lastScoped = appView(full, state(), appScope, lastScoped)));
   const port: AppPort = {
     app_scope: appScope,
     record,

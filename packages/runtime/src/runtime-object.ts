@@ -11,7 +11,7 @@ import type { LifecycleCell } from "./coordination/lifecycle.js";
 import { restoreState } from "./coordination/restore.js";
 import type { RuntimeCatalog } from "./communication/catalog.js";
 import { openConnection, openLoop, type AppParts, type CommitFollowers, type DeliveryParts, type RuntimeBasics, type RuntimeTimers, type StartedParts } from "./runtime-parts.js";
-import { toView, type AppPort, type LineUpRuntime, type RuntimeOptions } from "./runtime.js";
+import { type AppPort, type LineUpRuntime, type RuntimeOptions } from "./runtime.js";
 import { declaresNoAppSchema, loadToolSchemaEngine } from "./tools/schema-engine.js";
 
 /** Everything the public object is made of: the parts, each built by its named function. */
@@ -39,7 +39,7 @@ export function runtimeObject(wiring: RuntimeWiring): LineUpRuntime {
     lifecycle: basics.lifecycle,
     whenOnline: () => whenOnline(basics.lifecycle),
     conversations: {
-      list: () => toView(started.state()).conversations,
+      list: () => basics.viewOf(started.state()).conversations,
       start: (request) => appPort("chat").startConversation(request),
     },
     apps: wiring.apps,

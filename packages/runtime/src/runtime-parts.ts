@@ -38,7 +38,7 @@ import { createSessionDataService, type SessionDataService } from "./session-dat
 import { publicTask } from "./tasks/records.js";
 import { createWorkflowShell, type WorkflowShell } from "./workflows/shell.js";
 import { createWorkflowSteps } from "./workflows/steps.js";
-import { toView, type AppPort, type RuntimeOptions, type RuntimeView } from "./runtime.js";
+import { viewsOf, type AppPort, type RuntimeOptions, type RuntimeView } from "./runtime.js";
 
 /** What every part is built with: the injected clock and ids, the diagnostics sink, the host's facts, the lifecycle and view. */
 export interface RuntimeBasics {
@@ -56,6 +56,8 @@ export interface RuntimeBasics {
   readonly initialApps: AppRegistryState;
   readonly lifecycle: LifecycleCell;
   readonly views: Emitter<RuntimeView>;
+  /** The view of a state (`viewsOf`): each made on the one before, so unchanged conversations keep their objects. */
+  readonly viewOf: (state: RuntimeState) => RuntimeView;
   /** True once `stop()` has begun. */
   stopping(): boolean;
 }
@@ -80,6 +82,7 @@ export function runtimeBasics(options: RuntimeOptions): RuntimeBasics {
     initialApps: createAppRegistryState(coreManifests, clock.now()),
     lifecycle,
     views: new Emitter<RuntimeView>(listenerErrorsTo(diagnostics, "view listener")),
+    viewOf: viewsOf(),
     stopping: () => lifecycle.snapshot().status === "stopping" || lifecycle.snapshot().status === "stopped",
   };
 }
@@ -280,7 +283,7 @@ export function commitFollowers(basics: RuntimeBasics, started: StartedParts, ap
       if (lastViewState === undefined || viewChanged(lastViewState, next)) {
         lastViewState = next;
         // Built only for someone to see it (a headless Runtime has no view listener).
-        if (views.size > 0) views.fire(toView(next));
+        if (views.size > 0) views.fire(basics.viewOf(next));
       }
       runtimeApps.changed(before, next);
       services.follow(before, next);
@@ -328,7 +331,7 @@ export function appPortParts(options: RuntimeOptions, basics: RuntimeBasics, sta
     state: started.state,
     started: started.started,
     post: started.post,
-    view: () => toView(started.state()),
+    view: () => basics.viewOf(started.state()),
     views: basics.views,
     hub: delivery.hub,
     toolHub: app.toolHub,

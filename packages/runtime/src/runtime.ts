@@ -472,7 +472,12 @@ function conversationStatus(state: RuntimeState, conversation: Conversation): Co
   }
 }
 
-export function toView(state: RuntimeState): RuntimeView {
+/**
+ * The view of `state`. With `previous` (the view of an earlier state), a conversation whose summary did not change
+ * keeps its object, and the list keeps its array when none changed: most commits only move a cursor, and a listener
+ * then finds the same `conversations` (compared by reference, not by content, however many there are).
+ */
+export function toView(state: RuntimeState, previous?: RuntimeView): RuntimeView {
   const failed: FailedAction[] = [];
   let queued = 0;
   for (const entry of state.outbox.values() as Iterable<OutboxEntry>) {
@@ -483,19 +488,63 @@ export function toView(state: RuntimeState): RuntimeView {
   return {
     lifecycle: state.lifecycle,
     connection: status === "online" ? "online" : status === "authenticating" || status === "synchronizing" ? "connecting" : "offline",
-    conversations: [...state.conversations.values()].map((c) => ({
+    conversations: conversationSummaries(state, previous?.conversations),
+    failed_actions: failed,
+    queued_actions: queued,
+    default_app: appDirectoryOf(state.apps).defaultApp(),
+  };
+}
+
+/** The conversations' summaries, reusing those of `previous` (the same conversations in the same order, mostly) that are unchanged. */
+function conversationSummaries(state: RuntimeState, previous: readonly ConversationSummary[] = []): readonly ConversationSummary[] {
+  const summaries: ConversationSummary[] = [];
+  let same = state.conversations.size === previous.length;
+  for (const c of state.conversations.values()) {
+    const status = conversationStatus(state, c);
+    const before = previous[summaries.length];
+    const unchanged =
+      before !== undefined &&
+      before.conversation_id === c.conversation_id &&
+      before.app_scope === c.app_scope &&
+      before.agent_id === c.agent_id &&
+      before.workspace_id === c.workspace_id &&
+      before.title === c.title &&
+      before.status === status &&
+      before.unread === c.unread &&
+      before.agent_connected === c.agent_connected;
+    if (unchanged) {
+      summaries.push(before);
+      continue;
+    }
+    same = false;
+    summaries.push({
       conversation_id: c.conversation_id,
       app_scope: c.app_scope,
       agent_id: c.agent_id,
       workspace_id: c.workspace_id,
       ...(c.title === undefined ? {} : { title: c.title }),
-      status: conversationStatus(state, c),
+      status,
       unread: c.unread,
       ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),
-    })),
-    failed_actions: failed,
-    queued_actions: queued,
-    default_app: appDirectoryOf(state.apps).defaultApp(),
+    });
+  }
+  return same ? previous : summaries;
+}
+
+/** `previous` when it holds the same items in the same order as `items`, else `items`. */
+function sameItems<T>(items: readonly T[], previous: readonly T[] | undefined): readonly T[] {
+  return previous !== undefined && previous.length === items.length && items.every((item, i) => item === previous[i]) ? previous : items;
+}
+
+/**
+ * One Runtime's views: the view of the state asked for last is given again, and each new one is made on the last
+ * (`toView` with `previous`), so its unchanged conversations are the same objects in the same array.
+ */
+export function viewsOf(): (state: RuntimeState) => RuntimeView {
+  let last: { state: RuntimeState; view: RuntimeView } | undefined;
+  return (state) => {
+    if (last?.state !== state) last = { state, view: toView(state, last?.view) };
+    return last.view;
   };
 }
 
@@ -503,9 +552,10 @@ export function toView(state: RuntimeState): RuntimeView {
  * What an installed app reads of the Runtime's state (spec 6.1: a view model cut to its scope, never the
  * whole state): the conversations it serves — started for it, or where it has a live instance — the failed
  * actions it dispatched, and the count of its own actions waiting to be sent. Connection, lifecycle and the
- * default app are the same for everyone. `full` is `toView(state)`, already made for the core apps.
+ * default app are the same for everyone. `full` is `toView(state)`, already made for the core apps. With `previous`
+ * (this app's view before), an unchanged list of conversations is the same array, as `toView` gives it.
  */
-export function appView(full: RuntimeView, state: RuntimeState, appScope: string): RuntimeView {
+export function appView(full: RuntimeView, state: RuntimeState, appScope: string, previous?: RuntimeView): RuntimeView {
   const served = new Set<string>();
   for (const instance of Object.values(state.instances.instances)) {
     if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);
@@ -514,7 +564,7 @@ export function appView(full: RuntimeView, state: RuntimeState, appScope: string
   for (const entry of state.outbox.values() as Iterable<OutboxEntry>) if (entry.status === "pending" && entry.app_scope === appScope) queued += 1;
   return {
     ...full,
-    conversations: full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)),
+    conversations: sameItems(full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)), previous?.conversations),
     failed_actions: full.failed_actions.filter((a) => a.app_scope === appScope),
     queued_actions: queued,
   };

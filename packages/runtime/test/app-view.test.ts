@@ -1,8 +1,13 @@
 /**
  * Spec 6.1: an installed app reads a view model cut to its scope — the conversations it serves (where it
- * has a live instance) — never the whole Runtime state; a core app (chat) reads everything.
+ * has a live instance) — never the whole Runtime state; a core app (chat) reads everything. A view made after a
+ * commit that changed no conversation's summary gives the same list, so a listener can tell by reference.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { withConversation, type Conversation, type RuntimeState } from "../src/coordination/state.js";
+import { PersistentMap } from "../src/core/persistent-map.js";
+import { toView } from "../src/runtime.js";
+import { state } from "./helpers/loop-fixtures.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { device, signedBundle } from "./helpers/apps-harness.js";
 import { FakeAppServer, until, type Device } from "./helpers/runtime-harness.js";
@@ -37,5 +42,30 @@ describe("an app's view of the Runtime state", () => {
     await d.runtime.instances.closed(instance.instance_id);
     await until(() => ids("whiteboard").length === 0, 5_000, "the conversation gone from the board's view");
     off();
+  });
+
+  it("gives the same list after a change that only moved a cursor, and keeps the unchanged summaries when one changes", () => {
+    const online: RuntimeState = { ...state, lifecycle: { status: "online", since: 0 } };
+    const live = (id: string): Conversation => ({ conversation_id: id, app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "live" }, unread: 0 });
+    const three: RuntimeState = { ...online, conversations: PersistentMap.of(["s-1", "s-2", "s-3"].map((id) => [id, live(id)] as const)) };
+    const first = toView(three);
+    const moved = withConversation(three, { ...three.conversations.get("s-1")!, cursor: 9 });
+    expect(toView(moved, first).conversations).toBe(first.conversations);
+
+    const told = withConversation(moved, { ...moved.conversations.get("s-2")!, unread: 1 });
+    const after = toView(told, first).conversations;
+    expect(after).not.toBe(first.conversations);
+    expect(after.map((c) => c.conversation_id)).toEqual(["s-1", "s-2", "s-3"]);
+    expect(after[0]).toBe(first.conversations[0]);
+    expect(after[1]).toMatchObject({ conversation_id: "s-2", unread: 1, status: "live" });
+    expect(after[2]).toBe(first.conversations[2]);
+
+    // Offline, every summary says so: none is kept.
+    const offline = toView({ ...told, lifecycle: { status: "idle" } }, toView(told, first));
+    expect(offline.conversations.map((c) => c.status)).toEqual(["catching_up", "catching_up", "catching_up"]);
+    // A conversation added goes last, the others kept.
+    const four = toView(withConversation(told, live("s-4")), toView(told, first));
+    expect(four.conversations.map((c) => c.conversation_id)).toEqual(["s-1", "s-2", "s-3", "s-4"]);
+    expect(four.conversations[0]).toBe(after[0]);
   });
 });
