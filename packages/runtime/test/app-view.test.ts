@@ -61,7 +61,7 @@ describe("an app's view of the Runtime state", () => {
     expect(after[2]).toBe(first.conversations[2]);
 
     // Offline, every summary says so: none is kept.
-    const offline = toView({ ...told, lifecycle: { status: "idle" } }, toView(told, first));
+    const offline = toView({ ...told, lifecycle: { status: "reconnecting", attempt: 1, since: 0 } }, toView(told, first));
     expect(offline.conversations.map((c) => c.status)).toEqual(["catching_up", "catching_up", "catching_up"]);
     // A conversation added goes last, the others kept.
     const four = toView(withConversation(told, live("s-4")), toView(told, first));

@@ -99,6 +99,42 @@ describe("outbox send schedule (property)", () => {
     );
   });
 
+  it("picks the same from entries given oldest first, as the Runtime's outbox gives them, read once", () => {
+    fc.assert(
+      fc.property(arbitrary, (g) => {
+        const once = (function* () {
+          yield* [...g.entries].sort((x, y) => x.order - y.order);
+        })();
+        const picked = nextSendable(once, { inFlight: g.inFlight, settling: g.settling, held: (e) => g.held.has(e.order), depth: g.depth, limit: g.limit, oldestFirst: true }).map((e) => e.order);
+        expect(picked).toEqual(model(g));
+      }),
+      { numRuns: 2_000, seed: 79 },
+    );
+  });
+
+  it("sorts them all when entries said to come oldest first do not, as far as it reads", () => {
+    const entry = (order: number): OutboxEntry => ({ order, conversation_id: "a", app_scope: "chat", receipt_id: `r${order}`, action_type: "x", accepted_at: "", method: "agentSession/turn/start", params: {}, status: "pending" });
+    const once = (function* () {
+      yield* [entry(1), entry(0), entry(2)];
+    })();
+    expect(nextSendable(once, { inFlight: new Map(), depth: 1, limit: 2, oldestFirst: true }).map((e) => e.order)).toEqual([0]);
+  });
+
+  it("reads no further than it needs when the entries come oldest first", () => {
+    const entries = Array.from({ length: 5_000 }, (_, order): OutboxEntry => ({ order, conversation_id: `c${order}`, app_scope: "chat", receipt_id: `r${order}`, action_type: "x", accepted_at: "", method: "inventory/publish", params: {}, status: "pending" }));
+    let read = 0;
+    const counted = (function* () {
+      for (const entry of entries) {
+        read += 1;
+        yield entry;
+      }
+    })();
+    const inFlight = new Map(entries.slice(0, OUTBOX_MAX_IN_FLIGHT - 1).map((e) => [e.conversation_id, new Set([e.order])] as const));
+    const picked = nextSendable(counted, { inFlight, depth: 1, oldestFirst: true });
+    expect(picked.map((e) => e.order)).toEqual([OUTBOX_MAX_IN_FLIGHT - 1]);
+    expect(read).toBe(OUTBOX_MAX_IN_FLIGHT);
+  });
+
   it("never exceeds the depth or the limit, never sends an entry twice or past an unsent or held one, sends an upload chunk alone", () => {
     fc.assert(
       fc.property(arbitrary, (g) => {

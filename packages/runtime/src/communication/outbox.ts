@@ -114,6 +114,11 @@ export interface SendState {
   readonly depth?: number;
   /** Entries all conversations together may have in flight (default OUTBOX_MAX_IN_FLIGHT): the oldest go first. */
   readonly limit?: number;
+  /**
+   * The entries come oldest first (the Runtime's outbox, a persistent map, iterates in acceptance order): the scan
+   * stops once the room is filled, so a send costs what is in flight, not the whole outbox. Otherwise all are sorted.
+   */
+  readonly oldestFirst?: boolean;
 }
 
 /**
@@ -125,43 +130,61 @@ export interface SendState {
  * in flight: the oldest go (a cut keeps each conversation's entries a prefix).
  */
 export function nextSendable(entries: Iterable<OutboxEntry>, state: SendState): OutboxEntry[] {
-  const settling = state.settling ?? NONE;
-  const depth = state.depth ?? 1;
-  // Each conversation's pending entries; an outbox holds few, so each list is sorted as it is.
-  let byConversation: Map<string, OutboxEntry[]> | undefined;
-  for (const entry of entries) {
-    if (entry.status !== "pending" || settling.has(entry.order)) continue;
-    const list = (byConversation ??= new Map()).get(entry.conversation_id);
-    if (list === undefined) byConversation.set(entry.conversation_id, [entry]);
-    else list.push(entry);
-  }
-  const sendable: OutboxEntry[] = [];
-  if (byConversation === undefined) return sendable;
   let room = state.limit ?? OUTBOX_MAX_IN_FLIGHT;
   for (const sent of state.inFlight.values()) room -= sent.size;
-  if (room <= 0) return sendable;
-  for (const [conversationId, list] of byConversation) {
-    if (list.length > 1) list.sort((a, b) => a.order - b.order);
-    const sent = state.inFlight.get(conversationId);
-    let inFlight = sent?.size ?? 0;
-    for (const entry of list) {
+  if (room <= 0) return [];
+  const sorted = (all: Iterable<OutboxEntry>): OutboxEntry[] => {
+    const schedule = scheduler(state, room);
+    for (const entry of [...all].sort((x, y) => x.order - y.order)) if (schedule.offer(entry)) break;
+    return schedule.sendable;
+  };
+  if (state.oldestFirst !== true) return sorted(entries);
+  // Oldest first: each entry is scheduled as it comes, and the scan stops once the room is filled (the ones after are
+  // younger). An app change queues an inventory publication per conversation, so an outbox can hold thousands.
+  const schedule = scheduler(state, room);
+  const scanned: OutboxEntry[] = [];
+  const iterator = entries[Symbol.iterator]();
+  for (let next = iterator.next(); next.done !== true; next = iterator.next()) {
+    // Not oldest first after all: every entry (those scanned, this one and the rest), sorted.
+    if (scanned.length > 0 && next.value.order < scanned[scanned.length - 1]!.order) return sorted([...scanned, next.value, ...{ [Symbol.iterator]: () => iterator }]);
+    scanned.push(next.value);
+    if (schedule.offer(next.value)) break;
+  }
+  return schedule.sendable;
+}
+
+/** `nextSendable`'s rules over entries offered oldest first; `offer` is true once `room` entries are picked. */
+function scheduler(state: SendState, room: number): { readonly sendable: OutboxEntry[]; offer(entry: OutboxEntry): boolean } {
+  const settling = state.settling ?? NONE;
+  const depth = state.depth ?? 1;
+  // Per conversation: its entries in flight with the ones picked, and whether nothing more of it may go now.
+  const conversations = new Map<string, { inFlight: number; blocked: boolean }>();
+  const sendable: OutboxEntry[] = [];
+  return {
+    sendable,
+    offer(entry) {
+      if (entry.status !== "pending" || settling.has(entry.order)) return false;
+      const sent = state.inFlight.get(entry.conversation_id);
+      let conversation = conversations.get(entry.conversation_id);
+      if (conversation === undefined) conversations.set(entry.conversation_id, (conversation = { inFlight: sent?.size ?? 0, blocked: false }));
+      if (conversation.blocked) return false;
       if (sent?.has(entry.order) === true) {
         // Nothing goes behind an upload chunk in flight.
-        if (entry.method === "artifact/put") break;
-        continue;
+        if (entry.method === "artifact/put") conversation.blocked = true;
+        return false;
       }
-      if (inFlight >= depth || state.held?.(entry) === true) break;
-      // An upload chunk (up to the server's chunk size) goes alone: pipelined chunks would queue megabytes
-      // on the connection ahead of other conversations' small writes.
-      if (entry.method === "artifact/put" && inFlight > 0) break;
+      // An upload chunk (up to the server's chunk size) goes alone: pipelined chunks would queue megabytes on the
+      // connection ahead of other conversations' small writes.
+      if (conversation.inFlight >= depth || state.held?.(entry) === true || (entry.method === "artifact/put" && conversation.inFlight > 0)) {
+        conversation.blocked = true;
+        return false;
+      }
       sendable.push(entry);
-      inFlight += 1;
-      if (entry.method === "artifact/put") break;
-    }
-  }
-  if (sendable.length > 1) sendable.sort((a, b) => a.order - b.order);
-  if (sendable.length > room) sendable.length = room;
-  return sendable;
+      conversation.inFlight += 1;
+      if (entry.method === "artifact/put") conversation.blocked = true;
+      return sendable.length >= room;
+    },
+  };
 }
 
 const NONE: ReadonlySet<number> = new Set();

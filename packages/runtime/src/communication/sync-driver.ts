@@ -523,7 +523,7 @@ export class SyncDriver {
     const rpc = this.rpc;
     const state = this.options.state();
     if (rpc === undefined || (state.lifecycle.status !== "synchronizing" && state.lifecycle.status !== "online")) return;
-    for (const entry of nextSendable(state.outbox.values(), { inFlight: this.inFlight, settling: this.settling, held: this.held, depth: this.depth })) {
+    for (const entry of nextSendable(state.outbox.values(), { inFlight: this.inFlight, settling: this.settling, held: this.held, depth: this.depth, oldestFirst: true })) {
       // Without ordered writes, a conversation started here sends nothing else before the server applied its
       // start. With them, its first entries follow the start in the same round trip, chained to it.
       if (this.depth === 1 && state.conversations.get(entry.conversation_id)?.origin === "local" && entry.method !== "agentSession/start") continue;

@@ -170,11 +170,12 @@ export async function restoreState(
   if (writes.length > 0) await store.commit(writes);
   const activations = (storedActivations ?? {}) as unknown as ToolCallsState["activations"];
 
-  const sessions: Record<string, PublishedRevision> = {};
-  for (const { key, value } of inventoryRows) {
-    const { agent_id: agentId, ...record } = value as unknown as PublishedRevision & { agent_id: string };
-    sessions[inventorySessionKey(agentId, key)] = record;
-  }
+  const sessions = PersistentMap.of(
+    inventoryRows.map(({ key, value }) => {
+      const { agent_id: agentId, ...record } = value as unknown as PublishedRevision & { agent_id: string };
+      return [inventorySessionKey(agentId, key), record as PublishedRevision] as const;
+    }),
+  );
   // Apps' agent tasks: every record (their events stay in the store, read in pages).
   const tasks = tasksStateOf(taskRows.map(({ value }) => value as unknown as TaskRecord));
   const trusted = (storedTrusted ?? []) as unknown as TrustedPublisher[];

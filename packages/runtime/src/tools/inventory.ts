@@ -9,6 +9,7 @@
  * exactly when the visible content changes — an enable, disable, update, removal, host capability
  * change or tighter policy that changes nothing this agent sees does not bump it.
  */
+import { PersistentMap } from "../core/persistent-map.js";
 import {
   canonicalJson,
   DISPLAY_MODES,
@@ -161,7 +162,8 @@ function inventoryApp(app: ToolSourceApp, surfaces: readonly DisplayMode[]): Inv
 
 /** The revision state of every agent session's inventory. */
 export interface InventoryRevisions {
-  readonly sessions: Readonly<Record<string, PublishedRevision>>;
+  /** By `inventorySessionKey`; a persistent map, as an app change republishes to every conversation. */
+  readonly sessions: PersistentMap<string, PublishedRevision>;
 }
 
 /** What was published last in one agent session. */
@@ -186,7 +188,7 @@ export interface PublishedRevision {
   readonly refused?: true;
 }
 
-export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: {} };
+export const EMPTY_INVENTORY_REVISIONS: InventoryRevisions = { sessions: PersistentMap.empty() };
 
 export function inventorySessionKey(agentId: string, conversationId: string): string {
   return `${agentId}\u0000${conversationId}`;
@@ -217,7 +219,7 @@ export function publishInventory(
   force = false,
 ): PublishedInventory {
   const k = inventorySessionKey(agentId, conversationId);
-  const current = own(revisions.sessions, k);
+  const current = revisions.sessions.get(k);
   if (!force && current !== undefined && current.fingerprint === inventory.fingerprint && (publication === undefined || current.publication === publication)) {
     return { revisions, revision: current.revision, changed: false };
   }
@@ -229,11 +231,11 @@ export function publishInventory(
 
 /** The record of one agent session, or undefined before its first publication. */
 export function publishedRevisionOf(revisions: InventoryRevisions, agentId: string, conversationId: string): PublishedRevision | undefined {
-  return own(revisions.sessions, inventorySessionKey(agentId, conversationId));
+  return revisions.sessions.get(inventorySessionKey(agentId, conversationId));
 }
 
 export function withPublishedRevision(revisions: InventoryRevisions, key: string, record: PublishedRevision): InventoryRevisions {
-  return { sessions: { ...revisions.sessions, [key]: record } };
+  return { sessions: revisions.sessions.with(key, record) };
 }
 
 /**
