@@ -39,6 +39,9 @@ import { toLineUpError } from "../coordination/loop.js";
 import { echoedHere } from "../coordination/handlers/outbox-settled.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
+
+/** Sessions whose catch-up may run at once on one connection (`SyncDriver.catchingUp`). */
+export const SUBSCRIPTIONS_CATCHING_UP = 16;
 import { createRpcClient, type RpcClient } from "./rpc-client.js";
 import type { Transport } from "./transport.js";
 
@@ -98,6 +101,14 @@ export class SyncDriver {
   private readonly held = (entry: OutboxEntry): boolean =>
     this.retrying.has(entry.order) || (this.awaitingPredecessor.has(entry.order) && this.earlierInFlight(entry) !== undefined);
   private readonly subscribing = new Map<string, boolean>();
+  /**
+   * Sessions subscribed on this connection whose catch-up has not ended (no `caughtUp` yet), at most
+   * SUBSCRIPTIONS_CATCHING_UP; the others wait in `waitingToSubscribe`, oldest first. A device following many
+   * conversations would otherwise start every catch-up at once and fill the connection's send queue on the server,
+   * which refuses the subscriptions past it as `overloaded`.
+   */
+  private readonly catchingUp = new Set<string>();
+  private readonly waitingToSubscribe = new Set<string>();
   private connecting = false;
 
   /** The connection `preconnect()` opened, with its `initialize` under way, until `start()` takes it over. */
@@ -250,6 +261,8 @@ export class SyncDriver {
       this.failures = 0;
       this.connecting = false;
       this.subscribing.clear();
+      this.catchingUp.clear();
+      this.waitingToSubscribe.clear();
       await this.relist(listing);
       // A new identity is written after the list, so that going online never waits on its commit (handlers/lifecycle.ts).
       if (isRecord(synchronizing) && synchronizing["identity_changed"] === true) await this.saveIdentity();
@@ -321,6 +334,9 @@ export class SyncDriver {
     this.inFlight.clear();
     this.retrying.clear();
     this.awaitingPredecessor.clear();
+    // The next connection subscribes every session again.
+    this.catchingUp.clear();
+    this.waitingToSubscribe.clear();
     this.cancelRelist();
     if (this.stopped) return;
     const code = this.lastError ?? "request_cancelled";
@@ -381,7 +397,10 @@ export class SyncDriver {
     }
   }
 
-  /** One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest cursor. */
+  /**
+   * One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest
+   * cursor. At most SUBSCRIPTIONS_CATCHING_UP sessions catch up at once; the next waits for one's `caughtUp`.
+   */
   private subscribe(sessionId: string): void {
     if (this.subscribing.has(sessionId)) {
       this.subscribing.set(sessionId, true);
@@ -389,14 +408,26 @@ export class SyncDriver {
     }
     const rpc = this.rpc;
     if (rpc === undefined) return;
+    if (!this.catchingUp.has(sessionId) && this.catchingUp.size >= SUBSCRIPTIONS_CATCHING_UP) {
+      this.waitingToSubscribe.add(sessionId);
+      return;
+    }
+    this.waitingToSubscribe.delete(sessionId);
+    this.catchingUp.add(sessionId);
     this.subscribing.set(sessionId, false);
     const afterSeq = this.options.state().conversations.get(sessionId)?.cursor ?? 0;
     rpc
       .request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq })
       .catch(async (error: unknown) => {
         const failure = toLineUpError(error);
+        // No catch-up follows a refusal: the next waiting session may go.
+        if (this.rpc === rpc) this.caughtUpOrRefused(sessionId);
         if (failure.code === "cursor_invalid" || failure.code === "session_not_found" || failure.code === "forbidden") {
           await this.options.post({ kind: "session.subscribe_failed", session_id: sessionId, code: failure.code, message: failure.message });
+        } else if (failure.code === "overloaded") {
+          // The server answered: nothing was subscribed, and it asks for a pause. Subscribe again after one.
+          this.options.diagnostics(failure, `subscribe ${sessionId}`);
+          this.resyncLater(sessionId);
         } else {
           // No answer (a lost request or response): the connection is not to be trusted with the seam.
           // Reconnecting resubscribes every session from its stored cursor.
@@ -503,10 +534,18 @@ export class SyncDriver {
     this.options.post({ kind: "agent.presence", session_id: sessionId, agent_id: agentId, connected }).catch((error: unknown) => this.options.diagnostics(error, "agentSession/presence"));
   }
 
+  /** `sessionId`'s catch-up on this connection ended (or was refused): the oldest waiting session subscribes. */
+  private caughtUpOrRefused(sessionId: string): void {
+    if (!this.catchingUp.delete(sessionId)) return;
+    const next = this.waitingToSubscribe.values().next();
+    if (next.done !== true) this.subscribe(next.value);
+  }
+
   private onCaughtUp(params: JsonObject): void {
     const sessionId = params["session_id"];
     const seq = params["seq"];
     if (typeof sessionId !== "string" || typeof seq !== "number") return this.options.diagnostics(new Error("malformed caughtUp"), "agentSession/caughtUp");
+    this.caughtUpOrRefused(sessionId);
     this.options
       .post({ kind: "caught_up", session_id: sessionId, seq })
       .then(() => {
