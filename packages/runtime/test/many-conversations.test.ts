@@ -17,7 +17,7 @@ import { SUBSCRIPTIONS_CATCHING_UP } from "../src/communication/sync-driver.js";
 import { tempDirs, until } from "../../../test/support/temp-dirs.js";
 
 const temp = tempDirs();
-const CONVERSATIONS = 60;
+const CONVERSATIONS = 2 * SUBSCRIPTIONS_CATCHING_UP + 10;
 /** Subscriptions the proxy refuses as `overloaded`, each the first try of its session. */
 const REFUSED = 10;
 

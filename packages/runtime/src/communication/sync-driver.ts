@@ -41,7 +41,7 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js"
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
 
 /** Sessions whose catch-up may run at once on one connection (`SyncDriver.catchingUp`). */
-export const SUBSCRIPTIONS_CATCHING_UP = 16;
+export const SUBSCRIPTIONS_CATCHING_UP = 64;
 import { createRpcClient, type RpcClient } from "./rpc-client.js";
 import type { Transport } from "./transport.js";
 
