@@ -80,7 +80,8 @@ describe("MCP servers as LineUp apps", () => {
 
     const pid = async (): Promise<number> => {
       const [type, payload] = await agentCall(server, "hostile", "hostile.ok");
-      expect(type).toBe("lineup.tool.result");
+      // The payload is in the message when it is an error.
+      expect([type, type === "lineup.tool.result" ? {} : payload]).toEqual(["lineup.tool.result", {}]);
       return ((payload["result"] as { structuredContent: { pid: number } }).structuredContent).pid;
     };
     const clockAnswers = async () => expect((await agentCall(server, "clock", "clock.get_time"))[0]).toBe("lineup.tool.result");
