@@ -69,8 +69,11 @@ interface Made {
  * under the sandbox, which a loaded machine can hold past a second.
  */
 const ROOMY_LIMITS = { memory_mb: 64, call_timeout_ms: slack(10_000), max_concurrent_calls: 3 };
-/** The limits of a program whose test is about a call's time: a call past a second kills it. */
-const SHORT_LIMITS = { memory_mb: 64, call_timeout_ms: slack(1_000), max_concurrent_calls: 3 };
+/**
+ * The limits of a program whose test is about a call's time: a call past two seconds kills it. A program's start is
+ * its first call's, and on 2 cores busy with the rest of the suite a start took more than a second.
+ */
+const SHORT_LIMITS = { memory_mb: 64, call_timeout_ms: slack(2_000), max_concurrent_calls: 3 };
 
 let made = 0;
 function runner(entry: Uint8Array, extra: Partial<BackendDeclaration> = {}): Made {
@@ -330,7 +333,7 @@ describe("a stdio-jsonrpc back-end on the Node host", () => {
     // Sent after the spinning call (its deadline later): it ends with the kill, not by its own time.
     const bystander = refusal(r.call("wait", null));
     expect((await spin).code).toBe("operation_expired");
-    expect(Date.now() - started).toBeLessThan(slack(3_000));
+    expect(Date.now() - started).toBeLessThan(slack(4_000));
     expect(await bystander).toMatchObject({ code: "handler_failed", reason: "crashed" });
     expect(await r.call("ok", null)).toBe("ok");
     for (const [method, reason] of [

@@ -13,7 +13,7 @@ import { createMcpHttpRunner, createMcpStdioRunner } from "../src/node/index.js"
 import { agentInvokes, onlineDevice, publishedInventories, signedBundle, toolOutputs } from "./helpers/apps-harness.js";
 import { until, type Device } from "./helpers/runtime-harness.js";
 import { slack } from "../../../test/support/soak.js";
-import { HOSTILE, NOTE_TOOL, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
+import { HOSTILE, HOSTILE_LOADED_TIMEOUT_MS, NOTE_TOOL, hostileManifest, npmServerFiles, npmServerManifest } from "./helpers/mcp-servers.js";
 
 // Issue 22 §2 and shared design RELIABILITY X1: an MCP server as an app's back-end. A real MCP server from npm
 // (`@modelcontextprotocol/server-basic-preact`, which nobody here wrote) is installed as a LineUp app, its tools join
@@ -75,7 +75,7 @@ describe("MCP servers as LineUp apps", () => {
   it("a hostile MCP server gets typed errors, is killed and restarted per its policy, and the other app goes on", async () => {
     const { server, d: device } = await start();
     await install(device, clockManifest, clockFiles);
-    await install(device, hostileManifest(), { "server/index.mjs": HOSTILE });
+    await install(device, hostileManifest(HOSTILE_LOADED_TIMEOUT_MS), { "server/index.mjs": HOSTILE });
     await until(() => publishedInventories(server).some((i) => i.methods.includes("hostile/hostile.hang")), 5_000, "the inventory");
 
     const pid = async (): Promise<number> => {
@@ -123,7 +123,7 @@ describe("MCP servers as LineUp apps", () => {
   }, slack(120_000));
 
   it("a server whose policy is never is not started again after it broke the protocol", async () => {
-    const manifest = hostileManifest();
+    const manifest = hostileManifest(HOSTILE_LOADED_TIMEOUT_MS);
     const { server, d: device } = await start();
     await install(device, { ...manifest, version: "1.0.0", backends: manifest.backends!.map((b) => ({ ...b, restart: { policy: "never" } })) }, { "server/index.mjs": HOSTILE });
     await until(() => publishedInventories(server).some((i) => i.methods.includes("hostile/hostile.ok")), 5_000, "the inventory");

@@ -39,11 +39,11 @@ import { toLineUpError } from "../coordination/loop.js";
 import { echoedHere } from "../coordination/handlers/outbox-settled.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
+import { createRpcClient, type RpcClient } from "./rpc-client.js";
+import type { Transport } from "./transport.js";
 
 /** Sessions whose catch-up may run at once on one connection (`SyncDriver.catchingUp`). */
 export const SUBSCRIPTIONS_CATCHING_UP = 64;
-import { createRpcClient, type RpcClient } from "./rpc-client.js";
-import type { Transport } from "./transport.js";
 
 export interface SyncDriverOptions {
   readonly transport: Transport;
