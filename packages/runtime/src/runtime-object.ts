@@ -11,7 +11,7 @@ import type { LifecycleCell } from "./coordination/lifecycle.js";
 import { restoreState } from "./coordination/restore.js";
 import type { RuntimeCatalog } from "./communication/catalog.js";
 import { openConnection, openLoop, type AppParts, type CommitFollowers, type DeliveryParts, type RuntimeBasics, type RuntimeTimers, type StartedParts } from "./runtime-parts.js";
-import { type AppPort, type LineUpRuntime, type RuntimeOptions } from "./runtime.js";
+import type { AppPort, LineUpRuntime, RuntimeOptions } from "./runtime.js";
 import { declaresNoAppSchema, loadToolSchemaEngine } from "./tools/schema-engine.js";
 
 /** Everything the public object is made of: the parts, each built by its named function. */

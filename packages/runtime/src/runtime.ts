@@ -498,7 +498,6 @@ export function toView(state: RuntimeState, previous?: RuntimeView): RuntimeView
 /** The conversations' summaries, reusing those of `previous` (the same conversations in the same order, mostly) that are unchanged. */
 function conversationSummaries(state: RuntimeState, previous: readonly ConversationSummary[] = []): readonly ConversationSummary[] {
   const summaries: ConversationSummary[] = [];
-  let same = state.conversations.size === previous.length;
   for (const c of state.conversations.values()) {
     const status = conversationStatus(state, c);
     const before = previous[summaries.length];
@@ -516,7 +515,6 @@ function conversationSummaries(state: RuntimeState, previous: readonly Conversat
       summaries.push(before);
       continue;
     }
-    same = false;
     summaries.push({
       conversation_id: c.conversation_id,
       app_scope: c.app_scope,
@@ -528,7 +526,7 @@ function conversationSummaries(state: RuntimeState, previous: readonly Conversat
       ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),
     });
   }
-  return same ? previous : summaries;
+  return sameItems(summaries, previous);
 }
 
 /** `previous` when it holds the same items in the same order as `items`, else `items`. */

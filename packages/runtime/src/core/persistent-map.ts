@@ -1,7 +1,7 @@
 /**
  * An immutable map that a change copies only in part, for state a pure step changes a few entries of while it
  * holds hundreds or thousands: the Runtime's conversations, outbox, workflow runs and tasks. Copying a whole `Map`
- * on every change made each step cost the size of the state (a tool call took three times as long with a thousand
+ * on every change made each step cost the size of the state (a tool call took twice the CPU with a thousand
  * conversations followed as with one).
  *
  * `with` and `without` return a new map and leave this one as it was. The new map shares every entry with the

@@ -16,16 +16,15 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
   const entry = state.outbox.get(input.order);
   // Already settled (a duplicate answer): nothing to record, but the outbox must keep moving.
   if (entry === undefined || entry.status !== "pending") return { state, writes: [], effects: [{ kind: "outbox.flush" }], deliveries: [], audit: [] };
-  const outbox = state.outbox;
   const effects: Effect[] = [{ kind: "outbox.flush" }];
   const superseded = input.outcome.status === "failed" ? supersededRefusal(entry, input.outcome.code, input.outcome.message) : undefined;
   if (superseded !== undefined) {
-    return { state: { ...state, outbox: outbox.without(entry.order) }, writes: [deleteOutboxEntry(entry.order)], effects, deliveries: [], audit: [superseded] };
+    return { state: { ...state, outbox: state.outbox.without(entry.order) }, writes: [deleteOutboxEntry(entry.order)], effects, deliveries: [], audit: [superseded] };
   }
   if (input.outcome.status === "failed") {
     const failed = { ...entry, status: "failed" as const, error: { code: input.outcome.code, message: input.outcome.message.slice(0, 2000) } };
     const result: TransitionResult = {
-      state: { ...state, outbox: outbox.with(entry.order, failed) },
+      state: { ...state, outbox: state.outbox.with(entry.order, failed) },
       writes: [putOutboxEntry(failed)],
       effects,
       deliveries: [],
@@ -33,7 +32,7 @@ export function onOutboxSettled(state: RuntimeState, input: Extract<RuntimeInput
     };
     return entry.method === "agentSession/turn/start" ? failTaskAttempt(result, entry.params["turn_id"], input.outcome.code, input.outcome.message, now) : result;
   }
-  let next: RuntimeState = { ...state, outbox: outbox.without(entry.order) };
+  let next: RuntimeState = { ...state, outbox: state.outbox.without(entry.order) };
   const writes = [deleteOutboxEntry(entry.order)];
   const conversation = state.conversations.get(entry.conversation_id);
   if (entry.method === "agentSession/start" && conversation !== undefined && conversation.origin === "local") {
