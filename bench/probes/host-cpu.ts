@@ -9,6 +9,9 @@
  * With `fresh` as the second argument, each load is instead a first start on a new profile (a new browser each time,
  * the profiler started on its blank page before the navigation).
  *
+ * With LINEUP_PROBE_CONVERSATIONS=N, the device has N sessions on the AppServer before the first load (the host
+ * suite's `seedConversations`), which the Runtime lists and follows.
+ *
  *   node --conditions=source --import tsx bench/probes/host-cpu.ts [loads] [fresh]
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +21,7 @@ import { silentLogger, startAppServer } from "@lineup/app-server";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
 import type { Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
+import { seedConversations } from "../suites/host.js";
 
 const LOADS = Number(process.argv[2] ?? 6);
 const FRESH = process.argv[3] === "fresh";
@@ -46,6 +50,7 @@ const root = mkdtempSync(join(tmpdir(), "lineup-probe-cpu-"));
 const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
 const { distDir } = await ensureHostBuilt();
 const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
+await seedConversations(server, Number(process.env["LINEUP_PROBE_CONVERSATIONS"] ?? 0));
 const byScript = new Map<string, number>();
 const byFunction = new Map<string, number>();
 /** One load profiled: `load` navigates and waits until online. */

@@ -16,6 +16,12 @@
  *   + performance.now()` in Node and in the page, one machine). Floor, a second tab of the same browser (the
  *   host page's policy lets its page reach the AppServer alone): a frame from a WebSocket server in the bench
  *   → one strict IndexedDB put → one animation frame. Rounds alternate; p50 and p99 reported. Target ≤ 2×.
+ * - The same person after a while: the device then has 1,000 more conversations on the AppServer
+ *   (LINEUP_BENCH_MANY_CONVERSATIONS), which the Runtime lists and follows.
+ *   load_to_online_warm_with_1000_conversations: a warm reload beside a floor page that also lists every session and
+ *   subscribes each at its head (the Runtime's window of subscriptions catching up), online at the last caughtUp;
+ *   target ≤ 2×. chat_agent_message_p50_with_1000_conversations: the chat row on a new profile that follows them
+ *   all (online_ms: its first start); target ≤ 2×.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -28,6 +34,8 @@ import type { BrowserContext, Page } from "playwright-core";
 import { WebSocketServer, type WebSocket } from "ws";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { servePages, type ServedFile } from "../browser-pages.js";
+import { Client, key } from "../load/client.js";
+import { SUBSCRIPTIONS_CATCHING_UP } from "@lineup/runtime";
 import { machine, median, pairedAsync, percentile, type BenchResult, type PairedRates, type SuiteResult } from "../lib.js";
 
 const WARM_LOADS = 9;
@@ -54,9 +62,42 @@ export const ONLINE_WATCH = `(() => {
  * host page fetched before it was online, as `<link rel="modulepreload">` does (fetched, parsed and compiled, not
  * run), and is online once they are compiled too.
  */
-function floorPage(serverUrl: string, token: string, scripts: readonly string[] = []): string {
+function floorPage(serverUrl: string, token: string, scripts: readonly string[] = [], follow = false): string {
   const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: "lineup.app-server.v1", client_info: { name: "bench-floor" }, token } });
   return `<!doctype html><meta charset="utf-8"><title>floor</title><script>
+  // With follow: every session the device has, listed page by page, then each subscribed at its head, at most
+  // ${SUBSCRIPTIONS_CATCHING_UP} waiting for their caughtUp at once, as the Runtime does.
+  const follow = (socket) => new Promise((resolve, reject) => {
+    let id = 1;
+    const answers = new Map();
+    const call = (method, params) => new Promise((done) => { answers.set(++id, done); socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params })); });
+    const waiting = new Map();
+    socket.onmessage = (event) => {
+      const frame = JSON.parse(event.data);
+      if (frame.error) return reject(new Error(frame.error.message));
+      if (frame.id !== undefined) { const done = answers.get(frame.id); answers.delete(frame.id); done?.(frame.result); }
+      else if (frame.method === "agentSession/caughtUp") { const done = waiting.get(frame.params.session_id); waiting.delete(frame.params.session_id); done?.(); }
+    };
+    (async () => {
+      const sessions = [];
+      let cursor;
+      do {
+        const page = await call("agentSession/list", cursor === undefined ? { limit: 200 } : { limit: 200, cursor });
+        sessions.push(...page.sessions);
+        cursor = page.next_cursor;
+      } while (cursor !== undefined);
+      let next = 0;
+      const lane = async () => {
+        while (next < sessions.length) {
+          const session = sessions[next++];
+          const caughtUp = new Promise((done) => waiting.set(session.session_id, done));
+          await call("agentSession/subscribe", { session_id: session.session_id, after_seq: session.last_seq });
+          await caughtUp;
+        }
+      };
+      await Promise.all(Array.from({ length: ${SUBSCRIPTIONS_CATCHING_UP} }, lane));
+    })().then(resolve, reject);
+  });
   const db = new Promise((resolve, reject) => {
     const request = indexedDB.open("floor", 1);
     request.onupgradeneeded = () => request.result.createObjectStore("records");
@@ -68,7 +109,7 @@ function floorPage(serverUrl: string, token: string, scripts: readonly string[] 
     socket.onopen = () => socket.send(${JSON.stringify(initialize)});
     socket.onmessage = (event) => { if (JSON.parse(event.data).id === 1) resolve(socket); };
     socket.onerror = () => reject(new Error("no connection"));
-  });
+  }).then((socket) => (${follow} ? follow(socket) : socket));
   const compiled = Promise.all(${JSON.stringify(scripts)}.map((href) => new Promise((resolve, reject) => {
     const link = document.createElement("link");
     link.rel = "modulepreload";
@@ -178,7 +219,34 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer; dis
 /** Epoch time with sub-millisecond resolution, comparable between Node and the page on one machine. */
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
-async function chatBench(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult> {
+/** What one chat measurement gives: the two sides' times, and the page's start. */
+interface ChatTimes {
+  readonly ours: number[];
+  readonly floor: number[];
+  /** Navigation start → online of the page, ms (a new profile). */
+  readonly onlineMs: number;
+}
+
+/**
+ * The device's sessions on the AppServer before the page's first start, besides the one the bench talks in: a
+ * person who has used LineUp for a while. The Runtime lists them when it goes online and follows each.
+ */
+export async function seedConversations(server: AppServerHandle, count: number): Promise<void> {
+  const device = await Client.open(server.url, server.devCredentials!.device_token);
+  try {
+    for (let start = 0; start < count; start += 100) {
+      await Promise.all(
+        Array.from({ length: Math.min(100, count - start) }, (_, i) =>
+          device.call("agentSession/start", { idempotency_key: key(), session_id: `bench-earlier-${start + i}`, app_scope: "chat", workspace_id: "w", agent_id: "demo-agent", title: `Earlier conversation ${start + i + 1}` }),
+        ),
+      );
+    }
+  } finally {
+    device.close();
+  }
+}
+
+export async function chatTimes(world: { server: AppServerHandle; host: HostServer }, rounds = CHAT_ROUNDS): Promise<ChatTimes> {
   const agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50 });
   let sessionId: string | undefined;
   agent.onTurn((turn) => {
@@ -196,7 +264,7 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
     const context: BrowserContext = browser.context;
     await context.addInitScript(ONLINE_WATCH);
     const page = context.pages()[0] ?? (await context.newPage());
-    await loadedOnline(page, () => page.goto(world.host.url));
+    const onlineMs = await loadedOnline(page, () => page.goto(world.host.url));
     // A conversation with the agent: opened as a person does, and the person's first message starts a turn.
     await page.getByRole("button", { name: "New conversation with the demo agent" }).click();
     await page.getByRole("log").waitFor();
@@ -286,29 +354,77 @@ async function chatBench(world: { server: AppServerHandle; host: HostServer }): 
         floorTimes.push(t);
         return t;
       },
-      CHAT_ROUNDS,
+      rounds,
     );
     await floorPageServer.close();
-    const p50 = median(oursTimes);
-    const floorP50 = median(floorTimes);
-    return {
-      metric: "chat_agent_message_p50",
-      unit: "ms",
-      value: Number(p50.toFixed(2)),
-      baseline: "ws_frame_strict_indexeddb_put_animation_frame_same_page",
-      baseline_value: Number(floorP50.toFixed(2)),
-      ratio: Number((p50 / floorP50).toFixed(3)),
-      target_ratio: 2,
-      higher_is_better: false,
-      p99_ms: Number(percentile(oursTimes, 99).toFixed(2)),
-      baseline_p99_ms: Number(percentile(floorTimes, 99).toFixed(2)),
-      rounds: CHAT_ROUNDS,
-      notes: "agent SDK send (text, outside a turn) → AppServer → the Runtime commits it to IndexedDB (strict) → the chat renders it, plus one animation frame; epoch times in Node and the page",
-    };
+    return { ours: oursTimes, floor: floorTimes, onlineMs };
   } finally {
     await browser.close();
     await agent.close();
     await new Promise((r) => floorWss.close(r));
+  }
+}
+
+const CHAT_NOTES = "agent SDK send (text, outside a turn) → AppServer → the Runtime commits it to IndexedDB (strict) → the chat renders it, plus one animation frame; epoch times in Node and the page";
+
+/** The chat row: our p50 beside the floor's, measured in the same rounds. */
+function chatRow(metric: string, times: ChatTimes, notes: string, extra: Record<string, number> = {}): BenchResult {
+  const p50 = median(times.ours);
+  const floorP50 = median(times.floor);
+  return {
+    metric,
+    unit: "ms",
+    value: Number(p50.toFixed(2)),
+    baseline: "ws_frame_strict_indexeddb_put_animation_frame_same_page",
+    baseline_value: Number(floorP50.toFixed(2)),
+    ratio: Number((p50 / floorP50).toFixed(3)),
+    target_ratio: 2,
+    higher_is_better: false,
+    p99_ms: Number(percentile(times.ours, 99).toFixed(2)),
+    baseline_p99_ms: Number(percentile(times.floor, 99).toFixed(2)),
+    rounds: times.ours.length,
+    ...extra,
+    notes,
+  };
+}
+
+/** Conversations the device has in the "with many conversations" rows: a person who has used LineUp for a while. */
+const MANY_CONVERSATIONS = Number(process.env["LINEUP_BENCH_MANY_CONVERSATIONS"] ?? 1000);
+
+/**
+ * A warm start with MANY_CONVERSATIONS: the host page reloaded on a profile that has been online with them, beside a
+ * floor page that does the least a device must do to be online with them (open IndexedDB, initialize, list every
+ * session, subscribe each at its head with the Runtime's window of subscriptions catching up, wait for every caughtUp).
+ */
+export async function manyConversationsWarm(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult> {
+  const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, world.server.devCredentials!.device_token, [], true) } });
+  const browser = await launchPersistentChromium();
+  try {
+    await browser.context.addInitScript(ONLINE_WATCH);
+    const host = browser.context.pages()[0] ?? (await browser.context.newPage());
+    const floorTab = await browser.context.newPage();
+    await loadedOnline(host, () => host.goto(world.host.url));
+    await loadedOnline(floorTab, () => floorTab.goto(`${floorSite.origin}/`));
+    const reload = (page: Page): Promise<number> => loadedOnline(page, () => page.reload());
+    const warm = await pairedAsync(() => reload(host), () => reload(floorTab), WARM_LOADS);
+    return {
+      metric: `load_to_online_warm_with_${MANY_CONVERSATIONS}_conversations`,
+      unit: "ms",
+      value: Math.round(warm.ours),
+      baseline: `minimal_page_indexeddb_open_ws_initialize_list_and_subscribe_${MANY_CONVERSATIONS}_sessions`,
+      baseline_value: Math.round(warm.baseline),
+      ratio: Number(warm.ratio.toFixed(3)),
+      target_ratio: 2,
+      higher_is_better: false,
+      loads: WARM_LOADS,
+      conversations: MANY_CONVERSATIONS,
+      notes:
+        `load_to_online_warm for a device with ${MANY_CONVERSATIONS} conversations on the AppServer (started by the bench through the device's token, listed and followed by the Runtime on its first start): a reload of a profile that has been online with them, navigation start → online. ` +
+        `Floor, a second tab of the same browser: the minimal page, which also lists every session (pages of 200) and subscribes each at its head, at most SUBSCRIPTIONS_CATCHING_UP (${SUBSCRIPTIONS_CATCHING_UP}) waiting for their caughtUp at once, as the Runtime does; online at the last caughtUp. The target is the host row's, for a person who has used LineUp for a while.`,
+    };
+  } finally {
+    await browser.close();
+    await floorSite.close();
   }
 }
 
@@ -319,7 +435,17 @@ export async function run(): Promise<SuiteResult> {
   const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
   try {
     const world = { server, host, distDir };
-    const results = [...(await loadBench(world)), await chatBench(world)];
+    const results = [...(await loadBench(world)), chatRow("chat_agent_message_p50", await chatTimes(world), CHAT_NOTES)];
+    // The same person after a while: the device has MANY_CONVERSATIONS more on the AppServer.
+    await seedConversations(server, MANY_CONVERSATIONS);
+    results.push(await manyConversationsWarm(world));
+    const many = await chatTimes(world);
+    results.push(
+      chatRow(`chat_agent_message_p50_with_${MANY_CONVERSATIONS}_conversations`, many, `${CHAT_NOTES}; the device also follows ${MANY_CONVERSATIONS} other conversations (a new profile lists and follows them first); online_ms: that first start, navigation → online`, {
+        conversations: MANY_CONVERSATIONS,
+        online_ms: Math.round(many.onlineMs),
+      }),
+    );
     return { suite: "host", machine: machine(), results };
   } finally {
     await host.close();

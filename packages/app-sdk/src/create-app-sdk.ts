@@ -216,11 +216,25 @@ function safeLifecycle(port: AppPort): Lifecycle | undefined {
   }
 }
 
+/**
+ * Whether two lists of conversation summaries say the same. The Runtime gives the same list again when no summary
+ * changed (most commits move a cursor only), and keeps each unchanged summary's object in a new list; only the
+ * summaries that are new objects are compared by their JSON, so a person with a thousand conversations does not cost
+ * two serializations of all of them per change.
+ */
+function sameSummaries(before: RuntimeView["conversations"], after: RuntimeView["conversations"]): boolean {
+  if (before === after) return true;
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    if (before[i] !== after[i] && JSON.stringify(before[i]) !== JSON.stringify(after[i])) return false;
+  }
+  return true;
+}
+
 function diff(before: RuntimeView, after: RuntimeView): AppStateChange {
   return {
     lifecycle: before.lifecycle !== after.lifecycle,
-    // The Runtime gives the same list again when no conversation's summary changed (most commits move a cursor only).
-    conversations: before.conversations !== after.conversations && JSON.stringify(before.conversations) !== JSON.stringify(after.conversations),
+    conversations: !sameSummaries(before.conversations, after.conversations),
     actions: before.queued_actions !== after.queued_actions || before.failed_actions.length !== after.failed_actions.length,
   };
 }

@@ -35,6 +35,7 @@ export { createRpcClient, type RpcClient, type RpcClientOptions, type RequestOpt
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./communication/backoff.js";
 export { createRuntimeCatalog, type RuntimeCatalog, type CatalogRequest } from "./communication/catalog.js";
 export { nextSendable, OUTBOX_MAX_IN_FLIGHT, OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, type SendState, type OutboxEntry, type OutboxMethod, type CommandReceipt } from "./communication/outbox.js";
+export { SUBSCRIPTIONS_CATCHING_UP } from "./communication/sync-driver.js";
 export { LIFECYCLE_TRANSITIONS, isLegalTransition, type Lifecycle, type LifecycleStatus, type LifecycleObservable } from "./coordination/lifecycle.js";
 export { filterEvent, type FilterOutcome, type FilterContext } from "./coordination/filter-chain.js";
 export { transition, readsFor, type TransitionEnv } from "./coordination/transition.js";

@@ -37,6 +37,7 @@ import type { Conversation, RuntimeState } from "./coordination/state.js";
 import { createHostIntents, type HostIntentOutcome } from "./app-lifecycle/host-intents.js";
 import type { DiagnosticsSink, Unsubscribe } from "./core/emitter.js";
 import type { Clock, IdSource } from "./core/ports.js";
+import type { OrderedMapping } from "./core/persistent-map.js";
 import type { AgentTask, AgentTaskControl, AgentTaskEvent, AgentTaskRequest, Result } from "@lineup/protocol";
 import type { AppStorageHost } from "./app-storage/host.js";
 import type { AppStorageApi } from "./app-storage/service.js";
@@ -458,13 +459,14 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   return runtimeObject({ options, basics, started, apps, app, delivery, timers, followers, catalog, onCatalogRelease, hostIntents, appPort });
 }
 
-function conversationStatus(state: RuntimeState, conversation: Conversation): ConversationStatus {
+/** A conversation's status for the views; `online`: the Runtime's lifecycle is online. */
+function conversationStatus(conversation: Conversation, online: boolean): ConversationStatus {
   if (conversation.origin === "local") return "starting";
   switch (conversation.following.status) {
     case "unavailable":
       return "unavailable";
     case "live":
-      return state.lifecycle.status === "online" ? "live" : "catching_up";
+      return online ? "live" : "catching_up";
     case "catching_up":
       return "catching_up";
     case "idle":
@@ -495,38 +497,52 @@ export function toView(state: RuntimeState, previous?: RuntimeView): RuntimeView
   };
 }
 
-/** The conversations' summaries, reusing those of `previous` (the same conversations in the same order, mostly) that are unchanged. */
-function conversationSummaries(state: RuntimeState, previous: readonly ConversationSummary[] = []): readonly ConversationSummary[] {
-  const summaries: ConversationSummary[] = [];
-  for (const c of state.conversations.values()) {
-    const status = conversationStatus(state, c);
-    const before = previous[summaries.length];
-    const unchanged =
-      before !== undefined &&
-      before.conversation_id === c.conversation_id &&
-      before.app_scope === c.app_scope &&
-      before.agent_id === c.agent_id &&
-      before.workspace_id === c.workspace_id &&
-      before.title === c.title &&
-      before.status === status &&
-      before.unread === c.unread &&
-      before.agent_connected === c.agent_connected;
-    if (unchanged) {
-      summaries.push(before);
-      continue;
-    }
-    summaries.push({
-      conversation_id: c.conversation_id,
-      app_scope: c.app_scope,
-      agent_id: c.agent_id,
-      workspace_id: c.workspace_id,
-      ...(c.title === undefined ? {} : { title: c.title }),
-      status,
-      unread: c.unread,
-      ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),
-    });
+/**
+ * What each view's list of conversations was made from (the conversations' mapping, and whether the lifecycle was
+ * online): the next view's list is made on it.
+ */
+const summaryMappings = new WeakMap<readonly ConversationSummary[], { readonly mapping: OrderedMapping<ConversationSummary>; readonly online: boolean }>();
+
+/**
+ * The conversations' summaries, made on `previous` (an earlier view's list): a conversation whose record is the same
+ * object keeps its summary without a look, and one whose record changed keeps it when the summary would say the same.
+ * So a commit that changes one of a thousand conversations costs one summary and a copy of the list, not a thousand.
+ */
+function conversationSummaries(state: RuntimeState, previous: readonly ConversationSummary[] | undefined): readonly ConversationSummary[] {
+  const online = state.lifecycle.status === "online";
+  const before = previous === undefined ? undefined : summaryMappings.get(previous);
+  const mapping = state.conversations.mapInOrder((c: Conversation, was: ConversationSummary | undefined) => summaryOf(c, online, was), before?.mapping, before !== undefined && before.online !== online);
+  const list = sameItems(mapping.items, previous);
+  summaryMappings.set(list, { mapping, online });
+  return list;
+}
+
+/** `conversation`'s summary: `was` (its summary before) when it says the same. */
+function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | undefined): ConversationSummary {
+  const status = conversationStatus(c, online);
+  if (
+    was !== undefined &&
+    was.conversation_id === c.conversation_id &&
+    was.app_scope === c.app_scope &&
+    was.agent_id === c.agent_id &&
+    was.workspace_id === c.workspace_id &&
+    was.title === c.title &&
+    was.status === status &&
+    was.unread === c.unread &&
+    was.agent_connected === c.agent_connected
+  ) {
+    return was;
   }
-  return sameItems(summaries, previous);
+  return {
+    conversation_id: c.conversation_id,
+    app_scope: c.app_scope,
+    agent_id: c.agent_id,
+    workspace_id: c.workspace_id,
+    ...(c.title === undefined ? {} : { title: c.title }),
+    status,
+    unread: c.unread,
+    ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),
+  };
 }
 
 /** `previous` when it holds the same items in the same order as `items`, else `items`. */

@@ -68,6 +68,58 @@ describe("PersistentMap (model-based)", () => {
     );
   });
 
+  it("maps its values in order on an earlier version's mapping, after any sets and deletes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
+        let map = PersistentMap.empty<Key, { readonly n: number }>();
+        // A result says which value it was made of; given back while the value is the same.
+        const fn = (value: { readonly n: number }, before: { readonly of: { readonly n: number } } | undefined) => (before?.of === value ? before : { of: value });
+        let mapping = map.mapInOrder(fn);
+        for (const each of ops) {
+          map = each.kind === "set" ? map.with(each.key, { n: each.value }) : map.without(each.key);
+          mapping = map.mapInOrder(fn, mapping);
+          expect(mapping.items.map((item) => item.of)).toEqual([...map.values()]);
+        }
+        // Recomputed: every value asked again, each result given back.
+        const again = map.mapInOrder(fn, mapping, true);
+        expect(again.items).toEqual(mapping.items);
+        again.items.forEach((item, i) => expect(item).toBe(mapping.items[i]));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("asks for the one changed value of a thousand and keeps the other results", () => {
+    let map = PersistentMap.empty<string, number>();
+    for (let i = 0; i < 1_000; i++) map = map.with(`c-${i}`, i);
+    let calls = 0;
+    const fn = (value: number, before: { readonly value: number } | undefined) => {
+      calls += 1;
+      return before?.value === value ? before : { value };
+    };
+    const first = map.mapInOrder(fn);
+    expect(calls).toBe(1_000);
+    calls = 0;
+    expect(map.mapInOrder(fn, first)).toBe(first);
+    const changed = map.with("c-500", -1);
+    const second = changed.mapInOrder(fn, first);
+    expect(calls).toBe(1);
+    expect(second.items.map((item) => item.value)).toEqual([...changed.values()]);
+    second.items.forEach((item, i) => (i === 500 ? expect(item).not.toBe(first.items[i]) : expect(item).toBe(first.items[i])));
+    // Set again to the same value: asked once more, and it gives back its result before.
+    calls = 0;
+    const third = changed.with("c-500", -1 + 0).mapInOrder(fn, second);
+    expect(calls).toBe(0);
+    expect(third.items[500]).toBe(second.items[500]);
+    const fourth = changed.with("c-7", 7.5).with("c-7", 7).mapInOrder(fn, second);
+    expect(calls).toBe(1);
+    expect(fourth.items[7]).toBe(second.items[7]);
+    calls = 0;
+    const recomputed = changed.mapInOrder(fn, second, true);
+    expect(calls).toBe(1_000);
+    recomputed.items.forEach((item, i) => expect(item).toBe(second.items[i]));
+  });
+
   it("gives back the same map for a change that changes nothing", () => {
     const map = PersistentMap.empty<string, number>().with("a", 1);
     expect(map.with("a", 1)).toBe(map);

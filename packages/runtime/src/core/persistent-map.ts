@@ -33,6 +33,14 @@ const CHUNK_MASK = CHUNK_SIZE - 1;
 
 export type PersistentMapKey = string | number;
 
+/** What `mapInOrder` gave for one version of a map: its results in order, and what the next version's are made on. */
+export interface OrderedMapping<R> {
+  readonly items: readonly R[];
+  /** The version's chunks of entries (opaque), and each chunk's results by slot (undefined where it holds no entry). */
+  readonly chunks: readonly unknown[];
+  readonly parts: readonly (readonly (R | undefined)[])[];
+}
+
 export class PersistentMap<K extends PersistentMapKey, V> implements ReadonlyMap<K, V> {
   private constructor(
     private readonly buckets: readonly (Bucket<K, V> | undefined)[],
@@ -115,20 +123,59 @@ export class PersistentMap<K extends PersistentMapKey, V> implements ReadonlyMap
     return new PersistentMap(buckets, this.placed(old.slot, undefined), this.used, size);
   }
 
-  *entries(): MapIterator<[K, V]> {
-    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield [entry.key, entry.value];
+  entries(): MapIterator<[K, V]> {
+    return new OrderIterator<K, V, [K, V]>(this.chunks, ENTRIES) as unknown as MapIterator<[K, V]>;
   }
 
-  *keys(): MapIterator<K> {
-    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield entry.key;
+  keys(): MapIterator<K> {
+    return new OrderIterator<K, V, K>(this.chunks, KEYS) as unknown as MapIterator<K>;
   }
 
-  *values(): MapIterator<V> {
-    for (const chunk of this.chunks) for (const entry of chunk) if (entry !== undefined) yield entry.value;
+  values(): MapIterator<V> {
+    return new OrderIterator<K, V, V>(this.chunks, VALUES) as unknown as MapIterator<V>;
   }
 
   [Symbol.iterator](): MapIterator<[K, V]> {
     return this.entries();
+  }
+
+  /**
+   * `fn` of every value, in order, made on what an earlier version of this map gave (`previous`, made with the same
+   * `fn`): an entry both versions hold unchanged keeps its result without a call, so a map of a thousand entries with
+   * one changed calls `fn` once and copies the other results. `fn` is given the result of the slot's entry before (the
+   * same key), to give it back when nothing it reads has changed. With `recompute` (what `fn` reads besides the value
+   * changed), `fn` runs for every entry, still given each slot's result before.
+   */
+  mapInOrder<R>(fn: (value: V, before: R | undefined) => R, previous?: OrderedMapping<R>, recompute = false): OrderedMapping<R> {
+    if (previous !== undefined && !recompute && previous.chunks === this.chunks) return previous;
+    const oldChunks = previous?.chunks as readonly Chunk<K, V>[] | undefined;
+    const parts: (readonly (R | undefined)[])[] = [];
+    const items: R[] = [];
+    for (let c = 0; c < this.chunks.length; c++) {
+      const chunk = this.chunks[c]!;
+      const oldChunk = oldChunks?.[c];
+      const oldPart = previous?.parts[c];
+      if (!recompute && oldChunk === chunk && oldPart !== undefined) {
+        parts.push(oldPart);
+        for (const item of oldPart) if (item !== undefined) items.push(item);
+        continue;
+      }
+      const part: (R | undefined)[] = [];
+      for (let i = 0; i < chunk.length; i++) {
+        const entry = chunk[i];
+        if (entry === undefined) {
+          part.push(undefined);
+          continue;
+        }
+        const oldEntry = oldChunk?.[i];
+        const before = oldEntry !== undefined && sameKey(oldEntry.key, entry.key) ? oldPart?.[i] : undefined;
+        const result = !recompute && oldEntry === entry && before !== undefined ? before : fn(entry.value, before);
+        part.push(result);
+        items.push(result);
+      }
+      parts.push(part);
+    }
+    return { items, chunks: this.chunks, parts };
   }
 
   forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void, thisArg?: unknown): void {
@@ -174,3 +221,41 @@ function hash(key: string): number {
   for (let index = 0; index < key.length; index++) h = Math.imul(h ^ key.charCodeAt(index), 0x01000193);
   return h >>> 0;
 }
+
+const ENTRIES = 0;
+const KEYS = 1;
+const VALUES = 2;
+type IteratorKind = typeof ENTRIES | typeof KEYS | typeof VALUES;
+
+/**
+ * The map's entries, keys or values in order. Written out rather than a generator: a view of the Runtime's state
+ * walks every conversation on each commit, and a generator's resumption cost five times this loop's per entry.
+ * It inherits from the engine's iterator prototype, as a `Map`'s iterators do (its `Symbol.iterator`, and the iterator
+ * helpers where the engine has them), hence the casts to `MapIterator` above.
+ */
+class OrderIterator<K, V, T> {
+  private chunk = 0;
+  private index = 0;
+
+  constructor(
+    private readonly chunks: readonly Chunk<K, V>[],
+    private readonly kind: IteratorKind,
+  ) {}
+
+  next(): IteratorResult<T, undefined> {
+    const chunks = this.chunks;
+    while (this.chunk < chunks.length) {
+      const chunk = chunks[this.chunk]!;
+      while (this.index < chunk.length) {
+        const entry = chunk[this.index++];
+        if (entry === undefined) continue;
+        const value = this.kind === VALUES ? entry.value : this.kind === KEYS ? entry.key : [entry.key, entry.value];
+        return { done: false, value: value as T };
+      }
+      this.chunk++;
+      this.index = 0;
+    }
+    return { done: true, value: undefined };
+  }
+}
+Object.setPrototypeOf(OrderIterator.prototype, Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())) as object);

@@ -1,5 +1,7 @@
-import { useEffect, useState } from "preact/hooks";
-import type { LineUpAppRuntimeSDK, RuntimeView } from "@lineup/app-sdk";
+import { Component } from "preact";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import type { LineUpAppRuntimeSDK } from "@lineup/app-sdk";
+import type { ConversationSummary } from "@lineup/runtime";
 import type { HostConfig } from "../../bootstrap/config.js";
 import type { Notifications } from "../../shell/notifications.js";
 import { Composer } from "./Composer.js";
@@ -7,7 +9,7 @@ import { ConversationView } from "./ConversationView.js";
 import { Timeline } from "./Timeline.js";
 import { conversationTitle } from "./title.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "./selection.js";
-import { t } from "../../i18n/index.js";
+import { t, uiLanguage, type UiLanguage } from "../../i18n/index.js";
 import { reasonText } from "../../i18n/reasons.js";
 
 /**
@@ -19,7 +21,7 @@ import { reasonText } from "../../i18n/reasons.js";
  */
 /** `appName`: an installed app's name for people, as the shell's tabs show it; undefined when it is not installed. */
 export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAppRuntimeSDK; config: HostConfig; notifications: Notifications; appName?: (appScope: string) => string | undefined }) {
-  const [view, setView] = useState<RuntimeView>(sdk.state.snapshot());
+  const [, rendered] = useState(0);
   const [selected, setSelected] = useState<string | undefined>(rememberedConversation);
   const [starting, setStarting] = useState(false);
   /** An empty conversation on screen, not started until its first message. */
@@ -27,21 +29,21 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   /** The first message of a conversation just started from the draft, for its view to send (with its echo). */
   const [first, setFirst] = useState<{ readonly conversation_id: string; readonly text: string } | undefined>(undefined);
 
-  useEffect(() => {
-    setView(sdk.state.snapshot());
-    return sdk.state.subscribe((next, change) => {
-      if (change.conversations || change.lifecycle || change.actions) setView(next);
-    });
-  }, [sdk]);
+  useEffect(() => followView(sdk, () => rendered((n) => n + 1)), [sdk]);
 
+  // Read at each render, so a render for another reason (a conversation just started and selected) never shows
+  // an older list than the Runtime has.
+  const view = sdk.state.snapshot();
   const conversations = chatConversations(view.conversations);
   const current = shownConversation(conversations, selected);
 
-  const select = (id: string) => {
+  // Stable, so that a list item whose summary did not change is not rendered again.
+  const select = useCallback((id: string) => {
     setDraft(false);
     setSelected(id);
     rememberConversation(id);
-  };
+  }, []);
+  const onFirstSent = useCallback(() => setFirst(undefined), []);
 
   const startWith = async (text: string): Promise<boolean> => {
     setStarting(true);
@@ -58,6 +60,31 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
     }
   };
 
+  // Read in the list's and the open conversation's renders: a switch renders them again.
+  const language = uiLanguage();
+  // The open conversation is rendered again only when what it is given changes, not when another conversation's
+  // summary does: a person may have a thousand, and a message in any of them changes the list.
+  const currentId = current?.conversation_id;
+  const title = current === undefined ? undefined : conversationLabel(current);
+  const agentConnected = current?.agent_connected;
+  const firstMessage = first !== undefined && first.conversation_id === currentId ? first.text : undefined;
+  const conversationView = useMemo(
+    () =>
+      currentId === undefined || title === undefined ? null : (
+        <ConversationView
+          key={currentId}
+          sdk={sdk}
+          conversation_id={currentId}
+          title={title}
+          notifications={notifications}
+          {...(appName === undefined ? {} : { appName })}
+          {...(agentConnected === undefined ? {} : { agentConnected })}
+          {...(firstMessage === undefined ? {} : { firstMessage, onFirstSent })}
+        />
+      ),
+    [sdk, notifications, appName, onFirstSent, currentId, title, agentConnected, firstMessage, language],
+  );
+
   return (
     <div class="chat">
       <aside class="conversations" aria-label={t("chat.conversations")}>
@@ -65,55 +92,129 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
           {t("chat.newConversationButton")}
         </button>
         <ul class="conversation-list">
-          {conversations.map((c) => (
-            <li key={c.conversation_id}>
-              <button
-                type="button"
-                class={!draft && c.conversation_id === current?.conversation_id ? "conversation-item active" : "conversation-item"}
-                aria-current={!draft && c.conversation_id === current?.conversation_id ? "true" : undefined}
-                onClick={() => select(c.conversation_id)}
-              >
-                <span class="conversation-title">{conversationLabel(c)}</span>
-                <span class="muted conversation-meta">
-                  {c.status === "live" ? "" : t(`conversation.${c.status}`)}
-                  {c.unread === 0 ? null : c.conversation_id === current?.conversation_id ? (
-                    // On screen, what is left counted is what waits for an answer (a card), not unread text.
-                    <span class="badge waiting" aria-label={t("chat.waitingForAnswer", { count: c.unread })} title={t("chat.waitingForAnswerTitle")}>
-                      {c.unread}
-                    </span>
-                  ) : (
-                    <span class="badge" aria-label={t("chat.unread", { count: c.unread })}>
-                      {c.unread}
-                    </span>
-                  )}
-                </span>
-              </button>
-            </li>
+          {chunksOf(conversations).map((items, index) => (
+            <ConversationChunk key={index} items={items} activeId={draft ? undefined : items.find((c) => c.conversation_id === currentId)?.conversation_id} onSelect={select} language={language} />
           ))}
         </ul>
         {view.queued_actions > 0 ? <p class="muted queued">{t("chat.queued", { count: view.queued_actions })}</p> : null}
       </aside>
       {draft ? (
         <NewConversation onSend={startWith} disabled={starting} />
-      ) : current === undefined ? (
+      ) : conversationView === null ? (
         <div class="empty-chat">
           <h1>{t("chat.welcome")}</h1>
           <p>{t("chat.welcomeHint")}</p>
         </div>
       ) : (
-        <ConversationView
-          key={current.conversation_id}
-          sdk={sdk}
-          conversation_id={current.conversation_id}
-          title={conversationLabel(current)}
-          notifications={notifications}
-          {...(appName === undefined ? {} : { appName })}
-          {...(current.agent_connected === undefined ? {} : { agentConnected: current.agent_connected })}
-          {...(first?.conversation_id === current.conversation_id ? { firstMessage: first.text, onFirstSent: () => setFirst(undefined) } : {})}
-        />
+        conversationView
       )}
     </div>
   );
+}
+
+/**
+ * The least time between two renders of the list for the Runtime's changes, ms. A start that follows a thousand
+ * conversations changes their summaries a thousand times in a second or two (each subscribed, each agent's
+ * presence); the list shows the latest at most this often. A change after a quiet moment is shown at once.
+ */
+const LIST_RENDER_INTERVAL_MS = 50;
+
+/** Calls `render` for each change of the view the chat shows, at most once per LIST_RENDER_INTERVAL_MS; returns the unsubscribe. */
+function followView(sdk: LineUpAppRuntimeSDK, render: () => void): () => void {
+  let last = -Infinity;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const now = () => performance.now();
+  const fire = () => {
+    timer = undefined;
+    last = now();
+    render();
+  };
+  render();
+  const off = sdk.state.subscribe((_next, change) => {
+    if (!(change.conversations || change.lifecycle || change.actions) || timer !== undefined) return;
+    const wait = last + LIST_RENDER_INTERVAL_MS - now();
+    if (wait <= 0) fire();
+    else timer = setTimeout(fire, wait);
+  });
+  return () => {
+    off();
+    clearTimeout(timer);
+  };
+}
+
+/** Rows of the list rendered together: a change in one of a thousand conversations renders its chunk's rows again, not all. */
+const LIST_CHUNK = 50;
+
+/** `conversations` in runs of LIST_CHUNK, in order. The Runtime adds conversations last, so earlier runs keep their rows. */
+function chunksOf(conversations: readonly ConversationSummary[]): (readonly ConversationSummary[])[] {
+  const chunks: (readonly ConversationSummary[])[] = [];
+  for (let start = 0; start < conversations.length; start += LIST_CHUNK) chunks.push(conversations.slice(start, start + LIST_CHUNK));
+  return chunks;
+}
+
+interface ConversationChunkProps {
+  readonly items: readonly ConversationSummary[];
+  /** The conversation on screen when it is one of these. */
+  readonly activeId: string | undefined;
+  readonly onSelect: (conversationId: string) => void;
+  readonly language: UiLanguage;
+}
+
+/** A run of the list's rows, rendered again only when one of its summaries is another object or what it is given changed. */
+class ConversationChunk extends Component<ConversationChunkProps> {
+  override shouldComponentUpdate(next: ConversationChunkProps): boolean {
+    const { items, activeId, onSelect, language } = this.props;
+    return next.activeId !== activeId || next.onSelect !== onSelect || next.language !== language || next.items.length !== items.length || next.items.some((item, i) => item !== items[i]);
+  }
+
+  override render() {
+    const { items, activeId, onSelect, language } = this.props;
+    return items.map((c) => <ConversationItem key={c.conversation_id} summary={c} active={c.conversation_id === activeId} onSelect={onSelect} language={language} />);
+  }
+}
+
+interface ConversationItemProps {
+  readonly summary: ConversationSummary;
+  /** The conversation on screen. */
+  readonly active: boolean;
+  readonly onSelect: (conversationId: string) => void;
+  /** The UI language its words are in. */
+  readonly language: UiLanguage;
+}
+
+/**
+ * One conversation in the list. Rendered again only when its summary is another object (the Runtime keeps an
+ * unchanged summary's object from one view to the next), it becomes or stops being the one on screen, or the UI
+ * language changes.
+ */
+class ConversationItem extends Component<ConversationItemProps> {
+  override shouldComponentUpdate(next: ConversationItemProps): boolean {
+    return next.summary !== this.props.summary || next.active !== this.props.active || next.onSelect !== this.props.onSelect || next.language !== this.props.language;
+  }
+
+  override render() {
+    const { summary: c, active, onSelect } = this.props;
+    return (
+      <li>
+        <button type="button" class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
+          <span class="conversation-title">{conversationLabel(c)}</span>
+          <span class="muted conversation-meta">
+            {c.status === "live" ? "" : t(`conversation.${c.status}`)}
+            {c.unread === 0 ? null : active ? (
+              // On screen, what is left counted is what waits for an answer (a card), not unread text.
+              <span class="badge waiting" aria-label={t("chat.waitingForAnswer", { count: c.unread })} title={t("chat.waitingForAnswerTitle")}>
+                {c.unread}
+              </span>
+            ) : (
+              <span class="badge" aria-label={t("chat.unread", { count: c.unread })}>
+                {c.unread}
+              </span>
+            )}
+          </span>
+        </button>
+      </li>
+    );
+  }
 }
 
 /** A conversation not started yet: an empty log and the composer; its first message starts it. */
