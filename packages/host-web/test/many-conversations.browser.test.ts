@@ -1,7 +1,8 @@
 /**
  * A person who has used LineUp for a while: 200 conversations, started on another device of theirs (a Node
  * Runtime with the same device token), listed and followed by the web host on its first start (Chromium, the
- * real AppServer and demo agent).
+ * real AppServer and demo agent). They are listed the most recently started first, as on the device that started
+ * them, and in the same order after a reload.
  *
  * The chat renders a conversation's row again only when its summary changed, keeps the open conversation as it
  * is while others change, and follows a burst of changes at most every LIST_RENDER_INTERVAL_MS: this checks that
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { AgentClient } from "@lineup/agent-sdk";
 import { connectAgent } from "@lineup/agent-sdk/node";
+import { compareSessionStarts } from "@lineup/protocol";
 import { createNodeRuntime } from "@lineup/runtime/node";
 import { launchPersistentChromium } from "../../../test/support/chromium.js";
 import { tempDirs } from "../../../test/support/temp-dirs.js";
@@ -28,9 +30,13 @@ let agent: AgentClient;
 /** Session id by title ("Conversation 1" … "Conversation 200"). */
 const sessions = new Map<string, string>();
 
+/** The titles the list should show, top to bottom: the most recently started first, by the AppServer's start times. */
+let newestFirst: string[] = [];
+
 beforeAll(async () => {
   world = await startWorld();
-  const other = await createNodeRuntime({ serverUrl: world.server.url, token: world.server.devCredentials!.device_token, dataDir: temp("lineup-host-many-"), relistIntervalMs: 0 });
+  const device = { serverUrl: world.server.url, token: world.server.devCredentials!.device_token, dataDir: temp("lineup-host-many-"), relistIntervalMs: 0 };
+  const other = await createNodeRuntime(device);
   try {
     await other.start();
     await other.whenOnline();
@@ -45,6 +51,16 @@ beforeAll(async () => {
   } finally {
     await other.stop();
   }
+  // Started again, that device holds each conversation's start time as the AppServer listed it.
+  const listed = await createNodeRuntime(device);
+  try {
+    await listed.start();
+    await listed.whenOnline();
+    newestFirst = [...listed.conversations.list()].sort((a, b) => compareSessionStarts(b.created_at, b.conversation_id, a.created_at, a.conversation_id)).map((c) => c.title!);
+  } finally {
+    await listed.stop();
+  }
+  expect(newestFirst).toHaveLength(CONVERSATIONS);
   agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50 });
   browser = await launchPersistentChromium();
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -63,9 +79,14 @@ const list = () => page.getByRole("complementary", { name: "Conversations" }).ge
 const item = (title: string) => list().getByRole("button", { name: new RegExp(`^${title}( |$)`) });
 
 describe("the chat with 200 conversations (Chromium, the real AppServer)", () => {
-  it("lists every conversation the device follows", async () => {
+  /** The titles in the list, top to bottom. */
+  const titles = () => list().locator(".conversation-title").allTextContents();
+
+  it("lists every conversation the device follows, the most recently started first", async () => {
     await expect.poll(() => list().getByRole("listitem").count(), { timeout: 30_000 }).toBe(CONVERSATIONS);
-    for (const title of ["Conversation 1", "Conversation 100", "Conversation 200"]) expect(await item(title).count()).toBe(1);
+    expect(await titles()).toEqual(newestFirst);
+    // Started one after the other: the last ones started are near the top, the first ones near the bottom.
+    expect(newestFirst.indexOf("Conversation 200")).toBeLessThan(newestFirst.indexOf("Conversation 1"));
   });
 
   it("shows a badge on each conversation a burst of messages arrived in, and keeps the open one as it was", async () => {
@@ -92,5 +113,14 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     await page.getByRole("log").getByText("news for Conversation 3").waitFor({ timeout: 15_000 });
     await expect.poll(() => item("Conversation 3").getByLabel("1 unread").count(), { timeout: 15_000 }).toBe(0);
     expect(await list().getByLabel("1 unread").count()).toBe(19);
+  });
+
+  it("keeps the order and what is unread after a reload", async () => {
+    await page.reload();
+    await page.locator('.connection[data-lifecycle="online"]').waitFor({ timeout: 60_000 });
+    await expect.poll(() => list().getByRole("listitem").count(), { timeout: 30_000 }).toBe(CONVERSATIONS);
+    expect(await titles()).toEqual(newestFirst);
+    await expect.poll(() => list().getByLabel("1 unread").count(), { timeout: 15_000 }).toBe(19);
+    expect(await item("Conversation 3").getAttribute("aria-current")).toBe("true");
   });
 });

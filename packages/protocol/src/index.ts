@@ -25,6 +25,7 @@ export * from "./locale.js";
 export * from "./backoff.js";
 export * from "./token-bucket.js";
 export * from "./collections.js";
+export * from "./session-order.js";
 export * from "./lazy-import.js";
 export * from "./emitter.js";
 export * from "./pending-requests.js";

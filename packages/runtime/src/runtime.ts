@@ -122,6 +122,8 @@ export interface ConversationSummary {
   readonly agent_id: string;
   readonly workspace_id: string;
   readonly title?: string;
+  /** When it was started (ISO 8601); absent for a conversation stored before the Runtime kept it. */
+  readonly created_at?: string;
   readonly status: ConversationStatus;
   readonly unread: number;
   /** Whether the agent is connected to the AppServer now; absent when unknown (offline, not yet followed, an older server). */
@@ -527,6 +529,7 @@ function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | 
     was.agent_id === c.agent_id &&
     was.workspace_id === c.workspace_id &&
     was.title === c.title &&
+    was.created_at === c.created_at &&
     was.status === status &&
     was.unread === c.unread &&
     was.agent_connected === c.agent_connected
@@ -539,6 +542,7 @@ function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | 
     agent_id: c.agent_id,
     workspace_id: c.workspace_id,
     ...(c.title === undefined ? {} : { title: c.title }),
+    ...(c.created_at === undefined ? {} : { created_at: c.created_at }),
     status,
     unread: c.unread,
     ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),

@@ -12,7 +12,7 @@ import type { RuntimeStore, StoreWrite } from "../persistence/store.js";
 import type { OutboxEntry } from "../communication/outbox.js";
 import { PersistentMap } from "../core/persistent-map.js";
 import { readAuditHead, type AuditHead } from "./audit.js";
-import type { AppManifest } from "@lineup/protocol";
+import { compareSessionStarts, type AppManifest } from "@lineup/protocol";
 import type { CapabilityGrant, TrustedPublisher } from "../app-lifecycle/app-manager-api.js";
 import { restoreInstances, type InstancesSnapshot } from "../app-lifecycle/instances/snapshot.js";
 import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
@@ -143,7 +143,10 @@ export async function restoreState(
   }
   const cursors = new Map(cursorRows.map(({ key, value }) => [key, value as { seq?: number; open_turns?: Conversation["open_turns"] }]));
   const conversations = new Map<string, Conversation>();
-  for (const { key, value } of sessionRows) {
+  // In the order they were started (the store gives them by key), as a listing adds them.
+  const started = (row: (typeof sessionRows)[number]): string | undefined => (row.value as { created_at?: string }).created_at;
+  const byStart = [...sessionRows].sort((a, b) => compareSessionStarts(started(a), a.key, started(b), b.key));
+  for (const { key, value } of byStart) {
     const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending" | "open_turns">;
     const at = cursors.get(key);
     const cursor = at?.seq ?? 0;

@@ -38,6 +38,11 @@ export interface Conversation {
   readonly agent_id: string;
   readonly workspace_id: string;
   readonly title?: string;
+  /**
+   * When the conversation was started: the AppServer's time for one it lists, this device's clock for one it starts
+   * (until the server lists it); absent in records stored before it was kept.
+   */
+  readonly created_at?: string;
   /** `local` until this device's `agentSession/start` is applied by the server. */
   readonly origin: "server" | "local";
   /** The last applied seq of the session log (0 = none). Never moves back. */
@@ -139,6 +144,7 @@ export function conversationFromSession(session: Session, previous: Conversation
     agent_id: session.agent_id,
     workspace_id: session.workspace_id,
     ...(session.title === undefined ? {} : { title: session.title }),
+    created_at: session.created_at,
     origin: "server",
     cursor: previous?.cursor ?? 0,
     following: previous?.following ?? { status: "idle" },

@@ -34,7 +34,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   // Read at each render, so a render for another reason (a conversation just started and selected) never shows
   // an older list than the Runtime has.
   const view = sdk.state.snapshot();
-  const conversations = chatConversations(view.conversations);
+  const conversations = useMemo(() => chatConversations(view.conversations), [view.conversations]);
   const current = shownConversation(conversations, selected);
 
   // Stable, so that a list item whose summary did not change is not rendered again.
@@ -92,8 +92,8 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
           {t("chat.newConversationButton")}
         </button>
         <ul class="conversation-list">
-          {chunksOf(conversations).map((items, index) => (
-            <ConversationChunk key={index} items={items} activeId={draft ? undefined : items.find((c) => c.conversation_id === currentId)?.conversation_id} onSelect={select} language={language} />
+          {chunksOf(conversations).map((items) => (
+            <ConversationChunk key={items.at(-1)!.conversation_id} items={items} activeId={draft ? undefined : items.find((c) => c.conversation_id === currentId)?.conversation_id} onSelect={select} language={language} />
           ))}
         </ul>
         {view.queued_actions > 0 ? <p class="muted queued">{t("chat.queued", { count: view.queued_actions })}</p> : null}
@@ -145,10 +145,14 @@ function followView(sdk: LineUpAppRuntimeSDK, render: () => void): () => void {
 /** Rows of the list rendered together: a change in one of a thousand conversations renders its chunk's rows again, not all. */
 const LIST_CHUNK = 50;
 
-/** `conversations` in runs of LIST_CHUNK, in order. The Runtime adds conversations last, so earlier runs keep their rows. */
+/**
+ * `conversations` (newest first) in runs of LIST_CHUNK, in order, counted from the oldest: a conversation started
+ * now joins the first run, and the runs below keep their rows (each run is known by its oldest conversation).
+ */
 function chunksOf(conversations: readonly ConversationSummary[]): (readonly ConversationSummary[])[] {
   const chunks: (readonly ConversationSummary[])[] = [];
-  for (let start = 0; start < conversations.length; start += LIST_CHUNK) chunks.push(conversations.slice(start, start + LIST_CHUNK));
+  const first = conversations.length % LIST_CHUNK || LIST_CHUNK;
+  for (let start = 0, end = first; start < conversations.length; start = end, end += LIST_CHUNK) chunks.push(conversations.slice(start, end));
   return chunks;
 }
 

@@ -2,6 +2,7 @@
  * Which of the chat's conversations is on screen, remembered across reloads: the chat shows it, and the
  * shell's launcher opens apps in it ("this conversation"). Framework-free, so the shell reads it too.
  */
+import { compareSessionStarts } from "@lineup/protocol";
 import type { ConversationSummary } from "@lineup/runtime";
 import { t } from "../../i18n/index.js";
 
@@ -17,9 +18,12 @@ export function rememberConversation(conversationId: string): void {
   globalThis.localStorage?.setItem(SELECTED_KEY, conversationId);
 }
 
-/** The chat's conversations (those started in chat), in the Runtime's order. */
+/**
+ * The chat's conversations (those started in chat), the most recently started first (`compareSessionStarts`
+ * reversed): the same on every device of the person and after a restart, wherever the Runtime learned of each.
+ */
 export function chatConversations(all: readonly ConversationSummary[]): readonly ConversationSummary[] {
-  return all.filter((c) => c.app_scope === "chat");
+  return all.filter((c) => c.app_scope === "chat").sort((a, b) => compareSessionStarts(b.created_at, b.conversation_id, a.created_at, a.conversation_id));
 }
 
 /** The conversation the chat shows: the selected one while it exists, else the first; undefined when there is none. */

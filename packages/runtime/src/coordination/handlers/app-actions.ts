@@ -160,6 +160,7 @@ export function onStartConversation(state: RuntimeState, input: Extract<RuntimeI
     agent_id: request.agent_id,
     workspace_id: request.workspace_id,
     ...(request.title === undefined ? {} : { title: request.title }),
+    created_at: toTimestamp(env.now()),
     origin: "local",
     cursor: 0,
     following: { status: "idle" },

@@ -1,6 +1,7 @@
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
+import { compareSessionStarts, type Session } from "@lineup/protocol";
 import { conversationFromSession, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
@@ -14,6 +15,11 @@ export function sessionRecordWrite(conversation: Conversation): StoreWrite {
   return { op: "put", collection: C.sessions, key: conversation.conversation_id, value: { ...record } };
 }
 
+/** `sessions` oldest first (`compareSessionStarts`). */
+function byCreation(sessions: readonly Session[]): Session[] {
+  return [...sessions].sort((a, b) => compareSessionStarts(a.created_at, a.session_id, b.created_at, b.session_id));
+}
+
 /**
  * The server's list of visible sessions: new ones are followed, every idle one is subscribed after its
  * stored cursor (re-listing on each connect is how sessions started on other devices are found).
@@ -22,10 +28,12 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
   let conversations = state.conversations;
   const writes: StoreWrite[] = [];
   const effects: Effect[] = [];
-  for (const session of input.sessions) {
+  // Oldest first (the server lists newest first): a conversation this device did not know goes after those it knew,
+  // in the order they were started, as one it starts itself does.
+  for (const session of byCreation(input.sessions)) {
     const previous = conversations.get(session.session_id);
     const next = conversationFromSession(session, previous);
-    if (previous === undefined || previous.origin !== "server" || previous.title !== next.title || previous.agent_id !== next.agent_id) {
+    if (previous === undefined || previous.origin !== "server" || previous.title !== next.title || previous.agent_id !== next.agent_id || previous.created_at !== next.created_at) {
       writes.push(sessionRecordWrite(next));
     }
     conversations = conversations.with(session.session_id, next);
