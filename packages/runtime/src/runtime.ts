@@ -551,7 +551,7 @@ function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | 
 
 /** `previous` when it holds the same items in the same order as `items`, else `items`. */
 function sameItems<T>(items: readonly T[], previous: readonly T[] | undefined): readonly T[] {
-  return previous !== undefined && previous.length === items.length && items.every((item, i) => item === previous[i]) ? previous : items;
+  return previous !== undefined && (items === previous || (previous.length === items.length && items.every((item, i) => item === previous[i]))) ? previous : items;
 }
 
 /**

@@ -114,6 +114,8 @@ describe("PersistentMap (model-based)", () => {
     const fourth = changed.with("c-7", 7.5).with("c-7", 7).mapInOrder(fn, second);
     expect(calls).toBe(1);
     expect(fourth.items[7]).toBe(second.items[7]);
+    // Every result as before: the same list, not a copy.
+    expect(fourth.items).toBe(second.items);
     calls = 0;
     const recomputed = changed.mapInOrder(fn, second, true);
     expect(calls).toBe(1_000);

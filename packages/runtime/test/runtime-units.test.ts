@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { LineUpError, RUNTIME_SDK_FEATURES, type JsonValue, type SessionEvent } from "@lineup/protocol";
 import { CORE_MANIFESTS } from "../src/app-lifecycle/core-manifests.js";
 import { freshAppsState } from "../src/coordination/state.js";
+import { inventoryFor } from "../src/coordination/inventories.js";
 import { PersistentMap } from "../src/core/persistent-map.js";
 import { CHUNK_SEQS, chunkKey, chunkOf, DEDUP_CHUNKS, dedupChunkKeys, withEnvelope } from "../src/persistence/log-chunks.js";
 import {
@@ -461,5 +462,30 @@ describe("ids", () => {
     const a = createSequentialIds({ seed: 7 });
     const b = createSequentialIds({ seed: 7 });
     expect([a.random(), a.random(), a.next("x")]).toEqual([b.random(), b.random(), b.next("x")]);
+  });
+});
+
+describe("the inventory an agent sees in a conversation", () => {
+  it("is computed once for the conversations the policy says nothing of, and apart for one it names", () => {
+    const named: TransitionEnv = { ...env, host: { ...env.host, inventoryPolicy: { conversations: { "s-2": { allowed_apps: [] } } } } };
+    const state = base();
+    const first = inventoryFor(state, named, "agent-1", "s-1");
+    expect(inventoryFor(state, named, "agent-1", "s-3")).toBe(first);
+    const narrowed = inventoryFor(state, named, "agent-1", "s-2");
+    expect(narrowed).not.toBe(first);
+    expect(narrowed.apps.length).toBeLessThan(first.apps.length);
+    // Another agent: its own.
+    expect(inventoryFor(state, named, "agent-2", "s-1")).not.toBe(first);
+  });
+});
+
+describe("a listing of sessions", () => {
+  it("adds the ones this device did not know oldest first, and subscribes the most recently started first", () => {
+    const session = (id: string, minute: number) => ({ session_id: id, app_scope: "chat", workspace_id: "w-1", owner_user_id: "u-1", agent_id: "agent-1", state: "active", created_at: `2026-12-07T09:${String(minute).padStart(2, "0")}:00.000Z`, last_seq: 1, inventory_revision: 0 }) as const;
+    const state = base({ conversations: PersistentMap.empty() });
+    // The server lists newest first.
+    const result = transition(state, { kind: "sessions.listed", sessions: [session("s-c", 3), session("s-b", 2), session("s-a", 1)] }, new Map(), env);
+    expect([...result.state.conversations.keys()]).toEqual(["s-a", "s-b", "s-c"]);
+    expect(result.effects.filter((e) => e.kind === "subscribe").map((e) => (e as { session_id: string }).session_id)).toEqual(["s-c", "s-b", "s-a"]);
   });
 });

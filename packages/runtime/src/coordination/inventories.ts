@@ -46,7 +46,10 @@ export function inventoryFor(state: RuntimeState, env: TransitionEnv, agentId: s
   if (cached === undefined || cached.host !== env.host || cached.trusted !== state.trusted_publishers) {
     inventoryCache.set(state.apps, (cached = { host: env.host, trusted: state.trusted_publishers, byAgent: new Map() }));
   }
-  const key = inventorySessionKey(agentId, conversationId);
+  // The conversation matters only when the policy says something of it: otherwise every conversation of the agent
+  // sees the same (a person with a thousand conversations gets one inventory computed, not a thousand).
+  const policy = env.host.inventoryPolicy.conversations;
+  const key = policy !== undefined && Object.prototype.hasOwnProperty.call(policy, conversationId) ? inventorySessionKey(agentId, conversationId) : `${agentId}\u0001`;
   let inventory = cached.byAgent.get(key);
   if (inventory === undefined) {
     inventory = computeInventory({

@@ -150,31 +150,31 @@ export class PersistentMap<K extends PersistentMapKey, V> implements ReadonlyMap
     if (previous !== undefined && !recompute && previous.chunks === this.chunks) return previous;
     const oldChunks = previous?.chunks as readonly Chunk<K, V>[] | undefined;
     const parts: (readonly (R | undefined)[])[] = [];
-    const items: R[] = [];
+    // Whether every slot holds what it held in `previous`: then its list of results is given again, not copied.
+    let same = previous !== undefined && oldChunks!.length === this.chunks.length;
     for (let c = 0; c < this.chunks.length; c++) {
       const chunk = this.chunks[c]!;
       const oldChunk = oldChunks?.[c];
       const oldPart = previous?.parts[c];
       if (!recompute && oldChunk === chunk && oldPart !== undefined) {
         parts.push(oldPart);
-        for (const item of oldPart) if (item !== undefined) items.push(item);
         continue;
       }
       const part: (R | undefined)[] = [];
+      same &&= oldPart !== undefined && oldPart.length === chunk.length;
       for (let i = 0; i < chunk.length; i++) {
         const entry = chunk[i];
-        if (entry === undefined) {
-          part.push(undefined);
-          continue;
-        }
         const oldEntry = oldChunk?.[i];
-        const before = oldEntry !== undefined && sameKey(oldEntry.key, entry.key) ? oldPart?.[i] : undefined;
-        const result = !recompute && oldEntry === entry && before !== undefined ? before : fn(entry.value, before);
+        const before = entry !== undefined && oldEntry !== undefined && sameKey(oldEntry.key, entry.key) ? oldPart?.[i] : undefined;
+        const result = entry === undefined ? undefined : !recompute && oldEntry === entry && before !== undefined ? before : fn(entry.value, before);
+        same &&= result === oldPart?.[i];
         part.push(result);
-        items.push(result);
       }
       parts.push(part);
     }
+    if (same) return { items: previous!.items, chunks: this.chunks, parts };
+    const items: R[] = [];
+    for (const part of parts) for (const item of part) if (item !== undefined) items.push(item);
     return { items, chunks: this.chunks, parts };
   }
 

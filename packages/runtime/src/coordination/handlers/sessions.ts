@@ -40,10 +40,12 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
   }
   const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
   if (connected) {
-    for (const [id, conversation] of conversations) {
+    // The most recently started first: those a person is likeliest to look at are live first (and the scan for the
+    // last one caught up, `allCaughtUp`, meets a conversation still catching up at once).
+    for (const conversation of [...conversations.values()].reverse()) {
       if (conversation.origin !== "server" || conversation.following.status !== "idle") continue;
-      conversations = conversations.with(id, { ...conversation, following: { status: "catching_up" } });
-      effects.push({ kind: "subscribe", session_id: id, after_seq: conversation.cursor });
+      conversations = conversations.with(conversation.conversation_id, { ...conversation, following: { status: "catching_up" } });
+      effects.push({ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor });
     }
   }
   // Conversations this device did not know yet get the inventory their agent may call (the others got
