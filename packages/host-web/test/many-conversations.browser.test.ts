@@ -115,6 +115,22 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     expect(await list().getByLabel("1 unread").count()).toBe(19);
   });
 
+  it("finds a conversation by its title, and shows them all again on Escape", async () => {
+    const find = page.getByRole("searchbox", { name: "Find a conversation" });
+    await find.fill("conversation 15");
+    await expect.poll(() => titles()).toEqual(newestFirst.filter((title) => /^Conversation 15\d?$/.test(title)));
+    expect(await titles()).toHaveLength(11);
+    await page.screenshot({ path: join(SCREENSHOTS, "many-conversations-find.png") });
+    await find.fill("no such title");
+    await page.getByText("No conversation is called “no such title”").waitFor();
+    expect(await list().getByRole("listitem").count()).toBe(0);
+    await find.press("Escape");
+    await expect.poll(() => list().getByRole("listitem").count()).toBe(CONVERSATIONS);
+    expect(await find.inputValue()).toBe("");
+    // The conversation on screen stayed.
+    expect(await item("Conversation 3").getAttribute("aria-current")).toBe("true");
+  });
+
   it("keeps the order and what is unread after a reload", async () => {
     await page.reload();
     await page.locator('.connection[data-lifecycle="online"]').waitFor({ timeout: 60_000 });

@@ -149,6 +149,8 @@ export const MESSAGES = {
   // Chat
   "chat.conversations": m("Conversations"),
   "chat.newConversationButton": m("New conversation with the demo agent"),
+  "chat.findConversation": m("Find a conversation"),
+  "chat.noConversationFound": m<{ query: string }>((p) => `No conversation is called “${p.query}”`),
   "chat.waitingForAnswer": m<{ count: number }>((p) => `${p.count} waiting for your answer`),
   "chat.waitingForAnswerTitle": m("Waiting for your answer"),
   "chat.unread": m<{ count: number }>((p) => `${p.count} unread`),

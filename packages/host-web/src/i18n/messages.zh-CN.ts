@@ -135,6 +135,8 @@ export const ZH_CN: Translation = {
   // Chat
   "chat.conversations": "对话",
   "chat.newConversationButton": "与演示智能体开始新对话",
+  "chat.findConversation": "查找对话",
+  "chat.noConversationFound": (p) => `没有名为“${p.query}”的对话`,
   "chat.waitingForAnswer": (p, f) => `${f.number(p.count)} 条等待你回答`,
   "chat.waitingForAnswerTitle": "等待你回答",
   "chat.unread": (p, f) => `${f.number(p.count)} 条未读`,

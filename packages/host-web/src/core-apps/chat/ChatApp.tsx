@@ -35,6 +35,9 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   // an older list than the Runtime has.
   const view = sdk.state.snapshot();
   const conversations = useMemo(() => chatConversations(view.conversations), [view.conversations]);
+  /** What the person typed to find a conversation by its title. */
+  const [query, setQuery] = useState("");
+  const found = useMemo(() => conversationsCalled(conversations, query), [conversations, query]);
   const current = shownConversation(conversations, selected);
 
   // Stable, so that a list item whose summary did not change is not rendered again.
@@ -88,11 +91,28 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   return (
     <div class="chat">
       <aside class="conversations" aria-label={t("chat.conversations")}>
-        <button type="button" class="primary new-conversation" disabled={starting} aria-pressed={draft} onClick={() => setDraft(true)}>
+        <button type="button" class="primary new-conversation" disabled={starting} aria-pressed={draft} onClick={() => (setDraft(true), setQuery(""))}>
           {t("chat.newConversationButton")}
         </button>
+        {conversations.length >= FIND_FROM || query !== "" ? (
+          <input
+            type="search"
+            class="conversation-search"
+            aria-label={t("chat.findConversation")}
+            placeholder={t("chat.findConversation")}
+            value={query}
+            onInput={(event) => setQuery((event.target as HTMLInputElement).value)}
+            onKeyDown={(event) => {
+              if (event.key === "Escape" && query !== "") {
+                event.stopPropagation();
+                setQuery("");
+              }
+            }}
+          />
+        ) : null}
+        {found.length === 0 && query.trim() !== "" ? <p class="muted">{t("chat.noConversationFound", { query: query.trim() })}</p> : null}
         <ul class="conversation-list">
-          {chunksOf(conversations).map((items) => (
+          {chunksOf(found).map((items) => (
             <ConversationChunk key={items.at(-1)!.conversation_id} items={items} activeId={draft ? undefined : items.find((c) => c.conversation_id === currentId)?.conversation_id} onSelect={select} language={language} />
           ))}
         </ul>
@@ -140,6 +160,15 @@ function followView(sdk: LineUpAppRuntimeSDK, render: () => void): () => void {
     off();
     clearTimeout(timer);
   };
+}
+
+/** With this many conversations, the list offers to find one by its title. */
+const FIND_FROM = 8;
+
+/** The conversations whose title (as the list shows it) holds `query`, whatever the case; all when it is blank. */
+function conversationsCalled(conversations: readonly ConversationSummary[], query: string): readonly ConversationSummary[] {
+  const wanted = query.trim().toLocaleLowerCase();
+  return wanted === "" ? conversations : conversations.filter((c) => conversationLabel(c).toLocaleLowerCase().includes(wanted));
 }
 
 /** Rows of the list rendered together: a change in one of a thousand conversations renders its chunk's rows again, not all. */
