@@ -6,6 +6,7 @@ import { confirmEchoes, failEchoes, updateEcho, type EchoEntry } from "../src/co
 import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title.js";
 import { newestFiles, sharedBy, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
 import { statusLine } from "../src/core-apps/chat/ConversationView.js";
+import { chatConversations } from "../src/core-apps/chat/selection.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -247,5 +248,20 @@ describe("the chat's status line", () => {
     // The agent's own word wins: it is working on something (a reply already on its way, say).
     expect(statusLine({ state: "thinking" }, false)).toBe("Thinking…");
     expect(statusLine({ state: "working", label: "Using Whiteboard" }, true)).toBe("Using Whiteboard");
+  });
+});
+
+describe("the chat's list of conversations", () => {
+  const summary = (id: string, created_at: string | undefined, app_scope = "chat") => ({ conversation_id: id, app_scope, agent_id: "a", workspace_id: "w", status: "live" as const, unread: 0, ...(created_at === undefined ? {} : { created_at }) });
+  const ids = (list: readonly { conversation_id: string }[]) => list.map((c) => c.conversation_id);
+
+  it("lists chat's conversations the most recently started first, those started together by id, undated ones last", () => {
+    // As the Runtime keeps them: oldest first.
+    const inOrder = [summary("old", undefined), summary("b", "2026-12-07T09:00:00.000Z"), summary("app", "2026-12-07T09:30:00.000Z", "whiteboard"), summary("c", "2026-12-07T10:00:00.000Z"), summary("d", "2026-12-07T10:00:00.000Z")];
+    expect(ids(chatConversations(inOrder))).toEqual(["d", "c", "b", "old"]);
+    // One out of place (a device clock out of step): sorted all the same.
+    const misplaced = [inOrder[3]!, inOrder[0]!, inOrder[4]!, inOrder[1]!];
+    expect(ids(chatConversations(misplaced))).toEqual(["d", "c", "b", "old"]);
+    expect(ids(inOrder)).toEqual(["old", "b", "app", "c", "d"]);
   });
 });

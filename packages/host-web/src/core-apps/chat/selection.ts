@@ -23,7 +23,11 @@ export function rememberConversation(conversationId: string): void {
  * reversed): the same on every device of the person and after a restart, wherever the Runtime learned of each.
  */
 export function chatConversations(all: readonly ConversationSummary[]): readonly ConversationSummary[] {
-  return all.filter((c) => c.app_scope === "chat").sort((a, b) => compareSessionStarts(b.created_at, b.conversation_id, a.created_at, a.conversation_id));
+  const chat = all.filter((c) => c.app_scope === "chat").reverse();
+  const newerFirst = (a: ConversationSummary, b: ConversationSummary): number => compareSessionStarts(b.created_at, b.conversation_id, a.created_at, a.conversation_id);
+  // The Runtime keeps them oldest first almost always (a clock out of step can misplace one): then the reverse is it.
+  for (let i = 1; i < chat.length; i++) if (newerFirst(chat[i - 1]!, chat[i]!) > 0) return chat.sort(newerFirst);
+  return chat;
 }
 
 /** The conversation the chat shows: the selected one while it exists, else the first; undefined when there is none. */
