@@ -246,7 +246,7 @@ export async function seedConversations(server: AppServerHandle, count: number):
   }
 }
 
-export async function chatTimes(world: { server: AppServerHandle; host: HostServer }, rounds = CHAT_ROUNDS): Promise<ChatTimes> {
+async function chatTimes(world: { server: AppServerHandle; host: HostServer }, rounds = CHAT_ROUNDS): Promise<ChatTimes> {
   const agent = await connectAgent({ url: world.server.url, token: world.server.devCredentials!.agent_token, sessionPollMs: 50 });
   let sessionId: string | undefined;
   agent.onTurn((turn) => {
@@ -396,7 +396,7 @@ const MANY_CONVERSATIONS = Number(process.env["LINEUP_BENCH_MANY_CONVERSATIONS"]
  * floor page that does the least a device must do to be online with them (open IndexedDB, initialize, list every
  * session, subscribe each at its head with the Runtime's window of subscriptions catching up, wait for every caughtUp).
  */
-export async function manyConversationsWarm(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult> {
+async function manyConversationsWarm(world: { server: AppServerHandle; host: HostServer }): Promise<BenchResult> {
   const floorSite = await servePages({ "/": { type: "text/html", body: floorPage(world.server.url, world.server.devCredentials!.device_token, [], true) } });
   const browser = await launchPersistentChromium();
   try {

@@ -515,7 +515,8 @@ function conversationSummaries(state: RuntimeState, previous: readonly Conversat
   const before = previous === undefined ? undefined : summaryMappings.get(previous);
   const mapping = state.conversations.mapInOrder((c: Conversation, was: ConversationSummary | undefined) => summaryOf(c, online, was), before?.mapping, before !== undefined && before.online !== online);
   const list = sameItems(mapping.items, previous);
-  summaryMappings.set(list, { mapping, online });
+  // Kept with the list it gave, so that the next view whose summaries are all the same gets this very list back.
+  summaryMappings.set(list, { mapping: list === mapping.items ? mapping : { ...mapping, items: list }, online });
   return list;
 }
 

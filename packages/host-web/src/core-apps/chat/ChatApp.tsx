@@ -28,6 +28,8 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   const [draft, setDraft] = useState(false);
   /** The first message of a conversation just started from the draft, for its view to send (with its echo). */
   const [first, setFirst] = useState<{ readonly conversation_id: string; readonly text: string } | undefined>(undefined);
+  /** What the person typed to find a conversation by its title. */
+  const [query, setQuery] = useState("");
 
   useEffect(() => followView(sdk, () => rendered((n) => n + 1)), [sdk]);
 
@@ -35,8 +37,6 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   // an older list than the Runtime has.
   const view = sdk.state.snapshot();
   const conversations = useMemo(() => chatConversations(view.conversations), [view.conversations]);
-  /** What the person typed to find a conversation by its title. */
-  const [query, setQuery] = useState("");
   const found = useMemo(() => conversationsCalled(conversations, query), [conversations, query]);
   const current = shownConversation(conversations, selected);
 
@@ -113,7 +113,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
         {found.length === 0 && query.trim() !== "" ? <p class="muted">{t("chat.noConversationFound", { query: query.trim() })}</p> : null}
         <ul class="conversation-list">
           {chunksOf(found).map((items) => (
-            <ConversationChunk key={items.at(-1)!.conversation_id} items={items} activeId={draft ? undefined : items.find((c) => c.conversation_id === currentId)?.conversation_id} onSelect={select} language={language} />
+            <ConversationChunk key={items.at(-1)!.conversation_id} items={items} activeId={draft ? undefined : currentId} onSelect={select} language={language} />
           ))}
         </ul>
         {view.queued_actions > 0 ? <p class="muted queued">{t("chat.queued", { count: view.queued_actions })}</p> : null}
@@ -187,7 +187,7 @@ function chunksOf(conversations: readonly ConversationSummary[]): (readonly Conv
 
 interface ConversationChunkProps {
   readonly items: readonly ConversationSummary[];
-  /** The conversation on screen when it is one of these. */
+  /** The conversation on screen (undefined while a new one is drafted). */
   readonly activeId: string | undefined;
   readonly onSelect: (conversationId: string) => void;
   readonly language: UiLanguage;
