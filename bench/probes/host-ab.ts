@@ -8,6 +8,9 @@
  * console, so no waiting function runs in the page).
  *
  *   (cd packages/host-web && npx vite build --outDir /tmp/before)   # then change, and build into /tmp/after
+ * With LINEUP_PROBE_CONVERSATIONS=N, the device has N sessions on the AppServer before the first load (the host
+ * suite's `seedConversations`), which both builds list and follow.
+ *
  *   node --conditions=source --import tsx bench/probes/host-ab.ts /tmp/before /tmp/after [warm reloads] [fresh loads]
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +19,7 @@ import { join } from "node:path";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { startHostServer } from "@lineup/host-web/node";
 import type { Page } from "playwright-core";
-import { loadedOnline, ONLINE_WATCH } from "../suites/host.js";
+import { loadedOnline, ONLINE_WATCH, seedConversations } from "../suites/host.js";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { median } from "../lib.js";
 
@@ -29,6 +32,7 @@ const server = await startAppServer({ dataDir: join(root, "server"), port: 0, lo
 const config = { server_url: server.url, device_token: server.devCredentials!.device_token };
 const hostA = await startHostServer({ distDir: distA, config });
 const hostB = await startHostServer({ distDir: distB, config });
+await seedConversations(server, Number(process.env["LINEUP_PROBE_CONVERSATIONS"] ?? 0));
 try {
   const fresh = { a: [] as number[], b: [] as number[] };
   for (let i = 0; i < FRESH; i++) {

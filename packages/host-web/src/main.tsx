@@ -10,16 +10,17 @@ import { browserLanguages, loadUiLanguage, uiLanguageOf } from "./i18n/index.js"
 import { applyTheme, loadTheme } from "./shell/theme.js";
 import "./styles.css";
 
-applyTheme(loadTheme());
-// The Runtime's chunks are fetched from here on, while the page renders; the sign-in config is in the page.
-preloadRuntime();
+// The sign-in config is in the page. The profile's database opens, and the AppServer's socket connects, first:
+// that is work of the browser's own threads, which goes on while this one renders and loads the Runtime's code.
 const config = readHostConfig();
 performance.mark("lineup:config-read");
-// The profile's database opens, and the AppServer's socket connects, while the page renders and the Runtime's code loads.
 if (config !== undefined) {
   openProfileDatabaseEarly(config);
   openConnectionEarly(config);
 }
+applyTheme(loadTheme());
+// The Runtime's chunks are fetched from here on, while the page renders.
+preloadRuntime();
 const root = document.getElementById("app");
 // A catalogue that cannot be fetched is logged by its loader; the page then starts in English.
 if (root !== null) void loadUiLanguage(uiLanguageOf(browserLanguages())).catch(() => undefined).then(() => render(<Host config={config} />, root));

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { openIndexedDbDatabase, openIndexedDbStore } from "../src/browser/index.js";
 import { RUNTIME_SCHEMA, type StoreSchema } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
+import { runIndexedDbReadCases } from "./store-indexeddb-reads.js";
 import { expectStoreError } from "./store-test-helpers.js";
 
 runStoreContract("indexeddb", async () => {
@@ -13,6 +14,8 @@ runStoreContract("indexeddb", async () => {
     cleanup: async () => {},
   };
 });
+
+runIndexedDbReadCases("fake-indexeddb", (schema) => openIndexedDbStore({ name: "reads", schema, indexedDB: new IDBFactory(), IDBKeyRange }), IDBDatabase.prototype);
 
 describe("IndexedDB store specifics", () => {
   const schema: StoreSchema = { collections: ["items"], migrations: [] };

@@ -2,6 +2,7 @@
 // `vitest` aliased to ./vitest-shim.ts). Each case gets a fresh database, deleted afterwards.
 import { openIndexedDbStore } from "@lineup/runtime/browser";
 import { runStoreContract } from "../../../runtime/test/store-contract.js";
+import { runIndexedDbReadCases } from "../../../runtime/test/store-indexeddb-reads.js";
 import { runRegistered } from "./vitest-shim.js";
 
 let next = 0;
@@ -16,5 +17,7 @@ runStoreContract("indexeddb in Chromium", async () => {
       }),
   };
 });
+
+runIndexedDbReadCases("Chromium", (schema) => openIndexedDbStore({ name: `lineup-reads-${Date.now()}-${next++}`, schema }), IDBDatabase.prototype);
 
 (window as unknown as { runStoreContract: typeof runRegistered }).runStoreContract = runRegistered;

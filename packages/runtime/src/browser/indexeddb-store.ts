@@ -52,6 +52,13 @@ export async function openIndexedDbStore(options: IndexedDbStoreOptions): Promis
 
 class IndexedDbEngine implements StorageEngine {
   private readonly inFlight = new Set<Promise<unknown>>();
+  /**
+   * The readonly transaction the reads of this synchronous turn share (a restore's fifteen reads are one transaction,
+   * not fifteen, each of which costs the page a round trip to the browser's storage). It is forgotten at the turn's
+   * first microtask, while still active, and when a commit is called: a read asked for after a commit gets a
+   * transaction created after that commit's, so it sees its writes, as a read of its own always did.
+   */
+  private sharedRead: IDBTransaction | undefined;
 
   /** `db` comes from `openIndexedDbDatabase`, which already steps aside for an upgrade (calls after it reject with `store_closed`). */
   private constructor(
@@ -68,6 +75,7 @@ class IndexedDbEngine implements StorageEngine {
   }
 
   apply(writes: readonly PreparedWrite[]): Promise<void> {
+    this.sharedRead = undefined;
     // The transaction is created synchronously, in the caller's turn: IndexedDB orders overlapping
     // readwrite transactions by creation, which keeps batches in commit-call order.
     return this.track(
@@ -122,8 +130,18 @@ class IndexedDbEngine implements StorageEngine {
 
   async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
     const records = await this.read<Array<{ key: string; record: unknown }>>((store, finish) => {
+      const range = this.keyRangeFor(collection, bounds);
+      if (!reverse) {
+        // Two requests, whatever the number of records: a cursor costs a trip to storage per record (fewer once the
+        // browser prefetches). Both read the transaction's one snapshot in key order, so they pair up index by index,
+        // and the keys' request, asked second, succeeds second.
+        const values = store.getAll(range, limit);
+        const keys = store.getAllKeys(range, limit);
+        keys.onsuccess = () => finish(keys.result.map((key, index) => ({ key: (key as [string, string])[1], record: values.result[index] })));
+        return;
+      }
       const found: Array<{ key: string; record: unknown }> = [];
-      const request = store.openCursor(this.keyRangeFor(collection, bounds), reverse ? "prev" : "next");
+      const request = store.openCursor(range, "prev");
       request.onsuccess = () => {
         const cursor = request.result;
         if (cursor === null || found.length === limit) return finish(found);
@@ -161,24 +179,35 @@ class IndexedDbEngine implements StorageEngine {
   }
 
   /**
-   * One readonly transaction. `run` issues requests and calls `finish` from their success handlers (which
-   * only collect, so that nothing throws inside an IndexedDB callback); the promise settles when the
-   * transaction completes or aborts.
+   * A read in the turn's readonly transaction (`sharedRead`). `run` issues requests and calls `finish` from their
+   * success handlers (which only collect, so that nothing throws inside an IndexedDB callback); the promise settles
+   * when the transaction completes or aborts.
    */
   private read<T>(run: (store: IDBObjectStore, finish: (value: T) => void) => void): Promise<T> {
     return this.track(
       new Promise<T>((resolve, reject) => {
-        const transaction = this.db.transaction(OBJECT_STORE, "readonly");
+        const transaction = this.readTransaction();
         let result: { value: T } | undefined;
-        transaction.oncomplete = () =>
-          result ? resolve(result.value) : reject(new StoreError("store_read_failed", "the read finished without a result"));
-        transaction.onabort = () => reject(toStoreErrorFromIndexedDb(transaction.error, "store_read_failed", "read failed"));
+        transaction.addEventListener("complete", () =>
+          result ? resolve(result.value) : reject(new StoreError("store_read_failed", "the read finished without a result")),
+        );
+        transaction.addEventListener("abort", () => reject(toStoreErrorFromIndexedDb(transaction.error, "store_read_failed", "read failed")));
         run(transaction.objectStore(OBJECT_STORE), (value) => {
           result = { value };
         });
       }),
       "store_read_failed",
     );
+  }
+
+  private readTransaction(): IDBTransaction {
+    if (this.sharedRead !== undefined) return this.sharedRead;
+    const transaction = this.db.transaction(OBJECT_STORE, "readonly");
+    this.sharedRead = transaction;
+    queueMicrotask(() => {
+      if (this.sharedRead === transaction) this.sharedRead = undefined;
+    });
+    return transaction;
   }
 
   /** Maps failures and remembers the operation until it settles, so close() can wait for it. */
