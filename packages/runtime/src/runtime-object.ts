@@ -11,12 +11,14 @@ import type { LifecycleCell } from "./coordination/lifecycle.js";
 import { restoreState } from "./coordination/restore.js";
 import type { RuntimeCatalog } from "./communication/catalog.js";
 import { openConnection, openLoop, type AppParts, type CommitFollowers, type DeliveryParts, type RuntimeBasics, type RuntimeTimers, type StartedParts } from "./runtime-parts.js";
-import type { AppPort, LineUpRuntime, RuntimeOptions } from "./runtime.js";
+import type { AppPort, LineUpRuntime, OpenedRuntimeOptions } from "./runtime.js";
 import { declaresNoAppSchema, loadToolSchemaEngine } from "./tools/schema-engine.js";
 
 /** Everything the public object is made of: the parts, each built by its named function. */
 export interface RuntimeWiring {
-  readonly options: RuntimeOptions;
+  readonly options: OpenedRuntimeOptions;
+  /** Settles once the store has opened, or failed to (RuntimeOptions `store` may be one still opening). */
+  readonly storeOpened: Promise<void>;
   readonly basics: RuntimeBasics;
   readonly started: StartedParts;
   readonly apps: AppDirectory;
@@ -84,6 +86,7 @@ async function startRuntime(wiring: RuntimeWiring): Promise<void> {
   driver.preconnect();
   let restored: Awaited<ReturnType<typeof restoreState>>;
   try {
+    await wiring.storeOpened;
     // App schemas are checked from the first restored app on: their engine loads while the store is read. A new
     // store holds no app but the core ones, so when they declare no schema the engine waits for the first install.
     const schemas = options.store.isNew?.() === true && basics.coreManifests.every(declaresNoAppSchema) ? undefined : loadToolSchemaEngine();

@@ -38,7 +38,7 @@ import { createSessionDataService, type SessionDataService } from "./session-dat
 import { publicTask } from "./tasks/records.js";
 import { createWorkflowShell, type WorkflowShell } from "./workflows/shell.js";
 import { createWorkflowSteps } from "./workflows/steps.js";
-import { viewsOf, type AppPort, type RuntimeOptions, type RuntimeView } from "./runtime.js";
+import { viewsOf, type AppPort, type OpenedRuntimeOptions, type RuntimeView } from "./runtime.js";
 
 /** What every part is built with: the injected clock and ids, the diagnostics sink, the host's facts, the lifecycle and view. */
 export interface RuntimeBasics {
@@ -62,7 +62,7 @@ export interface RuntimeBasics {
   stopping(): boolean;
 }
 
-export function runtimeBasics(options: RuntimeOptions): RuntimeBasics {
+export function runtimeBasics(options: OpenedRuntimeOptions): RuntimeBasics {
   const clock = options.clock ?? systemClock;
   const hostProvider = options.host ?? NO_HOST_CAPABILITIES;
   const features = offeredFeatures(options);
@@ -88,7 +88,7 @@ export function runtimeBasics(options: RuntimeOptions): RuntimeBasics {
 }
 
 /** Features that need a host part: offered only when the host gives the part. */
-function offeredFeatures(options: RuntimeOptions): string[] {
+function offeredFeatures(options: OpenedRuntimeOptions): string[] {
   const all = options.hostFeatures ?? Object.keys(RUNTIME_SDK_FEATURES);
   return all.filter((feature) => {
     if (feature === "app.storage.v1") return options.appStorage !== undefined;
@@ -161,7 +161,7 @@ export interface RuntimeTimers {
   readonly idle: ReturnType<typeof createIdleTimer>;
 }
 
-export function openTimers(options: RuntimeOptions, basics: RuntimeBasics, started: StartedParts): RuntimeTimers {
+export function openTimers(options: OpenedRuntimeOptions, basics: RuntimeBasics, started: StartedParts): RuntimeTimers {
   const { clock, diagnostics } = basics;
   /** A timer's tick: posted to the loop unless the Runtime is stopping. */
   const tick = (input: Extract<RuntimeInput, { kind: "tools.tick" | "instances.tick" }>, what: string) => (): void => {
@@ -185,7 +185,7 @@ export interface AppParts {
   readonly artifacts: ArtifactAccessDeps;
 }
 
-export function openAppParts(options: RuntimeOptions, basics: RuntimeBasics, started: StartedParts, appPort: (appScope: string) => AppPort): AppParts {
+export function openAppParts(options: OpenedRuntimeOptions, basics: RuntimeBasics, started: StartedParts, appPort: (appScope: string) => AppPort): AppParts {
   const { clock, ids, diagnostics, host, hostProvider } = basics;
   const post = started.post;
   const contexts = new SessionContextRegistry();
@@ -246,7 +246,7 @@ export interface DeliveryParts {
   readonly workflowShell: WorkflowShell;
 }
 
-export function openDelivery(options: RuntimeOptions, basics: RuntimeBasics, started: StartedParts, app: AppParts, appPort: (appScope: string) => AppPort): DeliveryParts {
+export function openDelivery(options: OpenedRuntimeOptions, basics: RuntimeBasics, started: StartedParts, app: AppParts, appPort: (appScope: string) => AppPort): DeliveryParts {
   const { clock, ids, diagnostics } = basics;
   const listeners = deliveryListeners(diagnostics);
   // Created with the Runtime, so apps may subscribe before start(); nothing is delivered before online.
@@ -316,7 +316,7 @@ function viewChanged(before: RuntimeState, after: RuntimeState): boolean {
 }
 
 /** What an app's port is built from (`createAppPort`). */
-export function appPortParts(options: RuntimeOptions, basics: RuntimeBasics, started: StartedParts, app: AppParts, delivery: DeliveryParts, apps: AppDirectory): AppPortParts {
+export function appPortParts(options: OpenedRuntimeOptions, basics: RuntimeBasics, started: StartedParts, app: AppParts, delivery: DeliveryParts, apps: AppDirectory): AppPortParts {
   const { clock, ids, diagnostics, host } = basics;
   const { runtimeApps, sessionData, contextFor } = app;
   const { instanceChanges, taskEvents, workflowEvents } = delivery.listeners;
@@ -355,7 +355,7 @@ export function appPortParts(options: RuntimeOptions, basics: RuntimeBasics, sta
 }
 
 /** The loop over the restored state, its transitions reading the host's current facts. */
-export function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<typeof restoreState>>, basics: RuntimeBasics, followers: CommitFollowers): RuntimeLoop {
+export function openLoop(options: OpenedRuntimeOptions, restored: Awaited<ReturnType<typeof restoreState>>, basics: RuntimeBasics, followers: CommitFollowers): RuntimeLoop {
   const { host, clock, ids } = basics;
   return createRuntimeLoop({
     store: options.store,
@@ -384,7 +384,7 @@ export function openLoop(options: RuntimeOptions, restored: Awaited<ReturnType<t
 
 /** The sync driver: the connection to the AppServer, posting what it hears to the loop. */
 export function openConnection(
-  options: RuntimeOptions,
+  options: OpenedRuntimeOptions,
   basics: RuntimeBasics,
   started: StartedParts,
   parts: { readonly onTenant: (tenant: TenantSettings | undefined) => Promise<void>; readonly onCatalogRelease: (release: CatalogRelease) => void },

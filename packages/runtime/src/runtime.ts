@@ -47,10 +47,15 @@ import type { ToolCallView } from "./tools/call-view.js";
 import type { TraceEntry, WorkflowRun } from "./workflows/run.js";
 import type { AgentMessagePage, HistoryRequest } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
+import { storeWhenOpen } from "./persistence/opening-store.js";
 
 export interface RuntimeOptions {
-  /** A store opened with `RUNTIME_SCHEMA`. The caller owns it (and closes it after `stop()`). */
-  readonly store: RuntimeStore;
+  /**
+   * A store opened with `RUNTIME_SCHEMA`, or the promise of one still opening: `start()` then connects to the AppServer
+   * while it opens, and reads it once it has (a failure to open is `start()`'s). The caller owns it (and closes it after
+   * `stop()`).
+   */
+  readonly store: RuntimeStore | Promise<RuntimeStore>;
   readonly transport: Transport;
   readonly serverUrl: string;
   /** A device token of the AppServer. */
@@ -433,7 +438,12 @@ export interface LineUpRuntime {
   hostIntent(intent: unknown): Promise<HostIntentOutcome>;
 }
 
-export function createRuntime(options: RuntimeOptions): LineUpRuntime {
+/** The options as the Runtime's parts read them: a store they can call, whether or not it has opened yet (`storeWhenOpen`). */
+export type OpenedRuntimeOptions = Omit<RuntimeOptions, "store"> & { readonly store: RuntimeStore };
+
+export function createRuntime(given: RuntimeOptions): LineUpRuntime {
+  const { store, opened: storeOpened } = storeWhenOpen(given.store);
+  const options: OpenedRuntimeOptions = { ...given, store };
   const basics = runtimeBasics(options);
   const { diagnostics } = basics;
   const started = createStartedParts();
@@ -458,7 +468,7 @@ export function createRuntime(options: RuntimeOptions): LineUpRuntime {
   const devReleases = followDevReleases({ manager: app.runtimeApps.manager, catalog });
   const onCatalogRelease = (release: CatalogRelease): void => void devReleases.released(release).catch((error: unknown) => diagnostics(error, "dev release"));
   const followers = commitFollowers(basics, started, app, delivery, timers);
-  return runtimeObject({ options, basics, started, apps, app, delivery, timers, followers, catalog, onCatalogRelease, hostIntents, appPort });
+  return runtimeObject({ options, storeOpened, basics, started, apps, app, delivery, timers, followers, catalog, onCatalogRelease, hostIntents, appPort });
 }
 
 /** A conversation's status for the views; `online`: the Runtime's lifecycle is online. */

@@ -122,4 +122,29 @@ describe("start(): the handshake while the store is read", () => {
     await expect(starting).rejects.toMatchObject({ code: "store_read_failed" });
     await until(() => server.openConnections === 0, 3_000, "the early connection closed");
   }, 20_000);
+
+  it("connects while a store given still opening opens: initialize and the session list go out before it has opened, and it is read once it has", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    const opening = gate();
+    const starting = startDevice(server, createMemoryStoreData(), { wrapStore: async (store) => (await opening.passed, store) });
+    await until(() => server.requests.some((r) => r.method === "agentSession/list"), 3_000, "the session list asked for while the store opens");
+    await settle();
+    expect(server.requests.map((r) => r.method)).toEqual(["initialize", "agentSession/list"]);
+    opening.open();
+    const device = await starting;
+    await device.runtime.whenOnline();
+    expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
+    await device.stop();
+  }, 20_000);
+
+  it("closes the connection it opened when the store given still opening fails to open, and start() rejects with that failure", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    const opening = gate();
+    const starting = startDevice(server, createMemoryStoreData(), { wrapStore: async () => (await opening.passed, Promise.reject(new StoreError("store_migration_failed", "a newer layout"))) });
+    await until(() => server.requests.some((r) => r.method === "initialize") && server.openConnections === 1, 3_000, "the early connection");
+    opening.open();
+    await expect(starting).rejects.toMatchObject({ code: "store_migration_failed" });
+    await until(() => server.openConnections === 0, 3_000, "the early connection closed");
+  }, 20_000);
 });

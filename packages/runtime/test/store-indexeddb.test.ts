@@ -1,4 +1,6 @@
 import { IDBFactory, IDBKeyRange, IDBObjectStore, IDBDatabase } from "fake-indexeddb";
+import { restoreState } from "../src/coordination/restore.js";
+import { createSystemIds } from "../src/core/system.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openIndexedDbDatabase, openIndexedDbStore } from "../src/browser/index.js";
 import { RUNTIME_SCHEMA, type StoreSchema } from "../src/index.js";
@@ -49,6 +51,50 @@ describe("IndexedDB store specifics", () => {
     expect(readwrite()).toBe(0);
     expect(again.isNew?.()).toBe(false);
     await again.close();
+  });
+
+  it("answers the restore's reads from the collections it read ahead with the migration records, until its first commit", async () => {
+    const indexedDB = new IDBFactory();
+    const first = await openIndexedDbStore({ name: "ahead", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
+    await first.commit([
+      { op: "put", collection: "sessions", key: "conv-1", value: { session_id: "conv-1", agent_id: "agent-1", title: "one" } },
+      { op: "put", collection: "cursors", key: "conv-1", value: { seq: 3 } },
+      { op: "put", collection: "meta", key: "runtime", value: { runtime_id: "rt-1" } },
+      { op: "put", collection: "settings", key: "language", value: "zh-CN" },
+    ]);
+    await first.close();
+
+    // Every request made of the object store, by the collection it reads.
+    const asked: string[] = [];
+    const collectionOf = (query: unknown): string => {
+      const bound = query instanceof IDBKeyRange ? query.lower : query;
+      return Array.isArray(bound) ? String(bound[0]) : String(bound);
+    };
+    for (const method of ["get", "getAll", "getAllKeys", "openCursor", "count"] as const) {
+      const original = IDBObjectStore.prototype[method] as (...args: unknown[]) => unknown;
+      vi.spyOn(IDBObjectStore.prototype, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
+        asked.push(`${method}:${collectionOf(args[0])}`);
+        return original.apply(this, args);
+      } as never);
+    }
+    const transaction = vi.spyOn(IDBDatabase.prototype, "transaction");
+    const store = await openIndexedDbStore({ name: "ahead", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
+    // Opening: the migration records and every collection read ahead, in one transaction.
+    expect(transaction).toHaveBeenCalledTimes(1);
+    expect(new Set(asked)).toEqual(new Set(["getAll:$meta", "getAllKeys:$meta", ...RUNTIME_SCHEMA.readAhead!.flatMap((c) => [`getAll:${c}`, `getAllKeys:${c}`])]));
+    asked.length = 0;
+    const restored = await restoreState(store, createSystemIds(), { coreManifests: [], now: 0 });
+    // Of the restore's reads only the audit chain's last record goes to the database.
+    expect(asked).toEqual(["openCursor:audit"]);
+    expect(restored.state.runtime_id).toBe("rt-1");
+    expect(restored.state.language).toBe("zh-CN");
+    expect([...restored.state.conversations.keys()]).toEqual(["conv-1"]);
+    // A commit ends the read ahead: what is read after it is read anew, and sees it.
+    asked.length = 0;
+    await store.commit([{ op: "put", collection: "sessions", key: "conv-2", value: { session_id: "conv-2", agent_id: "agent-1" } }]);
+    expect((await store.range("sessions")).map((entry) => entry.key)).toEqual(["conv-1", "conv-2"]);
+    expect(asked).toEqual(["getAll:sessions", "getAllKeys:sessions"]);
+    await store.close();
   });
 
   it("takes a database whose opening began before the store (openIndexedDbDatabase), and its failure as its own", async () => {

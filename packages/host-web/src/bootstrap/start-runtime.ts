@@ -28,8 +28,10 @@ export interface RunningRuntime {
 export async function startBrowserRuntime(config: HostConfig, diagnostics: DiagnosticsSink): Promise<RunningRuntime> {
   // Every commit of this store is a `durability: "strict"` transaction (see openIndexedDbStore).
   // Its database may be open already: the page started that when it read its config (profile-database.ts).
+  // The Runtime is created, and connects, while the store opens: it reads the store once it has.
   const name = profileName(config);
-  const store: RuntimeStore = await openIndexedDbStore({ name, schema: RUNTIME_SCHEMA, database: takeProfileDatabase(name) });
+  const store: Promise<RuntimeStore> = openIndexedDbStore({ name, schema: RUNTIME_SCHEMA, database: takeProfileDatabase(name) });
+  const closeStore = (): Promise<void> => store.then((opened) => opened.close(), () => undefined);
   const late: { runtime?: LineUpRuntime } = {};
   // The host's Node process runs the back-ends a page cannot (MCP servers, stdio and local-http programs) when it
   // serves a local back-end service; without one they are unsupported_on_host.
@@ -68,7 +70,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
     await runtime.start();
   } catch (error) {
     local?.close();
-    await store.close();
+    await closeStore();
     throw error;
   }
   // Before the shell restores anything: after a restart for a hang or a crash, nothing that was live comes back.
@@ -95,7 +97,7 @@ export async function startBrowserRuntime(config: HostConfig, diagnostics: Diagn
           await runtime.stop();
         } finally {
           local?.close();
-          await store.close();
+          await closeStore();
         }
       })();
       return stopping;

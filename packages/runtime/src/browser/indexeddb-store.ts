@@ -1,5 +1,5 @@
 import type { EncodedEntry, EncodedKeyRef, PreparedWrite, RangeOptions, StorageEngine } from "../persistence/engine.js";
-import type { KeyBounds } from "../persistence/key-range.js";
+import { ALL_KEYS, isWithin, type KeyBounds } from "../persistence/key-range.js";
 import { openStore } from "../persistence/open-store.js";
 import type { StoreSchema } from "../persistence/schema.js";
 import { StoreError } from "../persistence/store-error.js";
@@ -59,6 +59,8 @@ class IndexedDbEngine implements StorageEngine {
    * transaction created after that commit's, so it sees its writes, as a read of its own always did.
    */
   private sharedRead: IDBTransaction | undefined;
+  /** The collections read ahead (`readAhead`), whole and in key order, until the first commit. */
+  private ahead: Map<string, Promise<EncodedEntry[]>> | undefined;
 
   /** `db` comes from `openIndexedDbDatabase`, which already steps aside for an upgrade (calls after it reject with `store_closed`). */
   private constructor(
@@ -76,6 +78,7 @@ class IndexedDbEngine implements StorageEngine {
 
   apply(writes: readonly PreparedWrite[]): Promise<void> {
     this.sharedRead = undefined;
+    this.ahead = undefined;
     // The transaction is created synchronously, in the caller's turn: IndexedDB orders overlapping
     // readwrite transactions by creation, which keeps batches in commit-call order.
     return this.track(
@@ -103,7 +106,20 @@ class IndexedDbEngine implements StorageEngine {
     );
   }
 
+  readAhead(collections: readonly string[]): void {
+    const ahead = new Map<string, Promise<EncodedEntry[]>>();
+    for (const collection of collections) {
+      const entries = this.readRange(collection, ALL_KEYS, { limit: undefined, reverse: false });
+      // A failure is the failure of the reads it answers; until one asks, it is nobody's.
+      entries.catch(() => undefined);
+      ahead.set(collection, entries);
+    }
+    this.ahead = ahead;
+  }
+
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
+    const ahead = this.ahead?.get(collection);
+    if (ahead !== undefined) return (await ahead).find((entry) => entry.key === key)?.value;
     const record = await this.read<unknown>((store, finish) => {
       const request = store.get([collection, key]);
       request.onsuccess = () => finish(request.result);
@@ -113,6 +129,10 @@ class IndexedDbEngine implements StorageEngine {
 
   /** One readonly transaction for every key: its requests are queued together, so one trip to storage. */
   async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
+    const ahead = this.ahead;
+    if (ahead !== undefined && keys.every(({ collection }) => ahead.has(collection))) {
+      return Promise.all(keys.map(async ({ collection, key }) => (await ahead.get(collection)!).find((entry) => entry.key === key)?.value));
+    }
     const records = await this.read<unknown[]>((store, finish) => {
       const found = new Array<unknown>(keys.length);
       let pending = keys.length;
@@ -128,7 +148,15 @@ class IndexedDbEngine implements StorageEngine {
     return records.map((record) => (record === undefined ? undefined : asEncodedValue(record)));
   }
 
-  async range(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
+  async range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]> {
+    const ahead = this.ahead?.get(collection);
+    if (ahead === undefined) return this.readRange(collection, bounds, options);
+    const within = (await ahead).filter((entry) => isWithin(bounds, entry.key));
+    if (options.reverse) within.reverse();
+    return options.limit === undefined ? within : within.slice(0, options.limit);
+  }
+
+  private async readRange(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
     const records = await this.read<Array<{ key: string; record: unknown }>>((store, finish) => {
       const range = this.keyRangeFor(collection, bounds);
       if (!reverse) {
@@ -152,7 +180,9 @@ class IndexedDbEngine implements StorageEngine {
     return records.map(({ key, record }) => ({ key, value: asEncodedValue(record) }));
   }
 
-  count(collection: string, bounds: KeyBounds): Promise<number> {
+  async count(collection: string, bounds: KeyBounds): Promise<number> {
+    const ahead = this.ahead?.get(collection);
+    if (ahead !== undefined) return (await ahead).filter((entry) => isWithin(bounds, entry.key)).length;
     return this.read<number>((store, finish) => {
       const request = store.count(this.keyRangeFor(collection, bounds));
       request.onsuccess = () => finish(request.result);
@@ -162,6 +192,7 @@ class IndexedDbEngine implements StorageEngine {
   async close(): Promise<void> {
     // db.close() lets running transactions finish, but the port promises they have finished when close
     // resolves.
+    this.ahead = undefined;
     await Promise.allSettled(this.inFlight);
     this.db.close();
   }

@@ -20,6 +20,12 @@ export interface StorageEngine {
    * engine that cannot tell in one read leaves it out; opening then reads the store as it always does.
    */
   isEmpty?(): Promise<boolean>;
+  /**
+   * Starts reading `collections` whole, with the read that follows in the same turn (opening the store: the migration
+   * records), in one trip to storage, and answers their reads from what it read until the first `apply` (StoreSchema
+   * `readAhead`). An engine whose reads cost no trip leaves it out.
+   */
+  readAhead?(collections: readonly string[]): void;
   /** Called once; lets transactions already started finish. */
   close(): Promise<void>;
 }

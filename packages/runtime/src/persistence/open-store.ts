@@ -20,6 +20,8 @@ export async function openStore<Engine extends StorageEngine>(
   const collections = new Set(schema.collections);
   let migrated: MigratedStore;
   try {
+    // In the turn that reads the migration records, so that an engine can read both at once.
+    if (schema.readAhead !== undefined && schema.readAhead.length > 0) engine.readAhead?.(schema.readAhead);
     migrated = await runMigrations(engine, schema, collections);
   } catch (error) {
     await engine.close().catch(() => undefined);

@@ -89,6 +89,23 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     // Apps' workflow runs and their traces: new collections, no data change.
     { name: "0007-workflows", run: () => ({ ok: true }) },
   ],
+  // What the restore (coordination/restore.ts) reads whole, or by a few keys, as the Runtime starts; not the audit
+  // chain, of which it reads the last record only.
+  readAhead: [
+    RUNTIME_COLLECTIONS.meta,
+    RUNTIME_COLLECTIONS.settings,
+    RUNTIME_COLLECTIONS.outbox,
+    RUNTIME_COLLECTIONS.apps,
+    RUNTIME_COLLECTIONS.instances,
+    RUNTIME_COLLECTIONS.inboxUnseen,
+    RUNTIME_COLLECTIONS.inboxPending,
+    RUNTIME_COLLECTIONS.sessions,
+    RUNTIME_COLLECTIONS.cursors,
+    RUNTIME_COLLECTIONS.toolCalls,
+    RUNTIME_COLLECTIONS.inventory,
+    RUNTIME_COLLECTIONS.tasks,
+    RUNTIME_COLLECTIONS.workflowRuns,
+  ],
 };
 
 export { padNumber } from "./keys.js";

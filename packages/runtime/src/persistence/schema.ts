@@ -10,6 +10,12 @@ export interface StoreSchema {
   readonly collections: readonly string[];
   /** Named, ordered steps; each runs once per store, in order, at open. */
   readonly migrations: readonly Migration[];
+  /**
+   * Collections the store's owner reads whole as soon as it has opened it (the Runtime's restore). An engine whose
+   * reads are round trips (IndexedDB) reads them ahead, in the one transaction that checks the migrations, and answers
+   * their reads from that until the store's first commit (`StorageEngine.readAhead`); other engines ignore it.
+   */
+  readonly readAhead?: readonly string[];
 }
 
 export interface Migration {
@@ -64,5 +70,9 @@ export function assertValidSchema(schema: StoreSchema): void {
     if (typeof migration.run !== "function") fail(`migration ${JSON.stringify(migration.name)} has no run()`);
     if (migrations.has(migration.name)) fail(`migration ${JSON.stringify(migration.name)} is declared twice`);
     migrations.add(migration.name);
+  }
+  if (schema.readAhead !== undefined) {
+    if (!Array.isArray(schema.readAhead)) fail("readAhead must be an array");
+    for (const name of schema.readAhead) if (!collections.has(name)) fail(`readAhead names ${JSON.stringify(name)}, which is no collection of it`);
   }
 }

@@ -47,7 +47,7 @@ export interface Device {
 export async function startDevice(
   server: FakeAppServer,
   data: MemoryStoreData,
-  options: { clock?: FakeClock; run?: string; subscribe?: boolean; include_pending?: boolean; extra?: Partial<RuntimeOptions>; beforeStart?: (runtime: LineUpRuntime) => void; wrapStore?: (store: RuntimeStore) => RuntimeStore } = {},
+  options: { clock?: FakeClock; run?: string; subscribe?: boolean; include_pending?: boolean; extra?: Partial<RuntimeOptions>; beforeStart?: (runtime: LineUpRuntime) => void; wrapStore?: (store: RuntimeStore) => RuntimeStore | Promise<RuntimeStore> } = {},
 ): Promise<Device> {
   const opened = await createMemoryStore(RUNTIME_SCHEMA, { data });
   const store = options.wrapStore?.(opened) ?? opened;
@@ -75,7 +75,7 @@ export async function startDevice(
     errors,
     async stop() {
       await runtime.stop();
-      await store.close();
+      await (await store).close();
     },
   };
 }
