@@ -61,6 +61,8 @@ class IndexedDbEngine implements StorageEngine {
   private sharedRead: IDBTransaction | undefined;
   /** The collections read ahead (`readAhead`), whole and in key order, until the first commit. */
   private ahead: Map<string, Promise<EncodedEntry[]>> | undefined;
+  /** The last record of each `lastOf` collection read ahead, until the first commit. */
+  private aheadLast: Map<string, Promise<EncodedEntry[]>> | undefined;
 
   /** `db` comes from `openIndexedDbDatabase`, which already steps aside for an upgrade (calls after it reject with `store_closed`). */
   private constructor(
@@ -79,6 +81,7 @@ class IndexedDbEngine implements StorageEngine {
   apply(writes: readonly PreparedWrite[]): Promise<void> {
     this.sharedRead = undefined;
     this.ahead = undefined;
+    this.aheadLast = undefined;
     // The transaction is created synchronously, in the caller's turn: IndexedDB orders overlapping
     // readwrite transactions by creation, which keeps batches in commit-call order.
     return this.track(
@@ -106,15 +109,18 @@ class IndexedDbEngine implements StorageEngine {
     );
   }
 
-  readAhead(collections: readonly string[]): void {
-    const ahead = new Map<string, Promise<EncodedEntry[]>>();
-    for (const collection of collections) {
-      const entries = this.readRange(collection, ALL_KEYS, { limit: undefined, reverse: false });
-      // A failure is the failure of the reads it answers; until one asks, it is nobody's.
-      entries.catch(() => undefined);
-      ahead.set(collection, entries);
-    }
-    this.ahead = ahead;
+  readAhead(collections: readonly string[], lastOf: readonly string[]): void {
+    const read = (names: readonly string[], options: RangeOptions): Map<string, Promise<EncodedEntry[]>> =>
+      new Map(
+        names.map((collection) => {
+          const entries = this.readRange(collection, ALL_KEYS, options);
+          // A failure is the failure of the reads it answers; until one asks, it is nobody's.
+          entries.catch(() => undefined);
+          return [collection, entries];
+        }),
+      );
+    this.ahead = read(collections, { limit: undefined, reverse: false });
+    this.aheadLast = read(lastOf, { limit: 1, reverse: true });
   }
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
@@ -149,6 +155,8 @@ class IndexedDbEngine implements StorageEngine {
   }
 
   async range(collection: string, bounds: KeyBounds, options: RangeOptions): Promise<EncodedEntry[]> {
+    const last = this.aheadLast?.get(collection);
+    if (last !== undefined && options.reverse && options.limit === 1 && isWholeCollection(bounds)) return last;
     const ahead = this.ahead?.get(collection);
     if (ahead === undefined) return this.readRange(collection, bounds, options);
     const within = (await ahead).filter((entry) => isWithin(bounds, entry.key));
@@ -193,6 +201,7 @@ class IndexedDbEngine implements StorageEngine {
     // db.close() lets running transactions finish, but the port promises they have finished when close
     // resolves.
     this.ahead = undefined;
+    this.aheadLast = undefined;
     await Promise.allSettled(this.inFlight);
     this.db.close();
   }
@@ -252,6 +261,9 @@ class IndexedDbEngine implements StorageEngine {
     return promise;
   }
 }
+
+const isWholeCollection = (bounds: KeyBounds): boolean =>
+  bounds.lower === ALL_KEYS.lower && bounds.lowerOpen === ALL_KEYS.lowerOpen && bounds.upper === ALL_KEYS.upper && bounds.upperOpen === ALL_KEYS.upperOpen;
 
 /** Records are the encoded values themselves; anything else was not written by this adapter. */
 function asEncodedValue(record: unknown): EncodedValue {

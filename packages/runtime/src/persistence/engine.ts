@@ -23,9 +23,10 @@ export interface StorageEngine {
   /**
    * Starts reading `collections` whole, with the read that follows in the same turn (opening the store: the migration
    * records), in one trip to storage, and answers their reads from what it read until the first `apply` (StoreSchema
-   * `readAhead`). An engine whose reads cost no trip leaves it out.
+   * `readAhead`); of the `lastOf` collections it reads the last record, and answers a read of that alone (`readAheadLast`).
+   * An engine whose reads cost no trip leaves it out.
    */
-  readAhead?(collections: readonly string[]): void;
+  readAhead?(collections: readonly string[], lastOf: readonly string[]): void;
   /** Called once; lets transactions already started finish. */
   close(): Promise<void>;
 }

@@ -21,7 +21,7 @@ export async function openStore<Engine extends StorageEngine>(
   let migrated: MigratedStore;
   try {
     // In the turn that reads the migration records, so that an engine can read both at once.
-    if (schema.readAhead !== undefined && schema.readAhead.length > 0) engine.readAhead?.(schema.readAhead);
+    if (schema.readAhead !== undefined || schema.readAheadLast !== undefined) engine.readAhead?.(schema.readAhead ?? [], schema.readAheadLast ?? []);
     migrated = await runMigrations(engine, schema, collections);
   } catch (error) {
     await engine.close().catch(() => undefined);

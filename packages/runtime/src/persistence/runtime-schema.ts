@@ -89,8 +89,8 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     // Apps' workflow runs and their traces: new collections, no data change.
     { name: "0007-workflows", run: () => ({ ok: true }) },
   ],
-  // What the restore (coordination/restore.ts) reads whole, or by a few keys, as the Runtime starts; not the audit
-  // chain, of which it reads the last record only.
+  // What the restore (coordination/restore.ts) reads whole, or by a few keys, as the Runtime starts; of the audit chain
+  // it reads the last record only.
   readAhead: [
     RUNTIME_COLLECTIONS.meta,
     RUNTIME_COLLECTIONS.settings,
@@ -106,6 +106,7 @@ export const RUNTIME_SCHEMA: StoreSchema = {
     RUNTIME_COLLECTIONS.tasks,
     RUNTIME_COLLECTIONS.workflowRuns,
   ],
+  readAheadLast: [RUNTIME_COLLECTIONS.audit],
 };
 
 export { padNumber } from "./keys.js";

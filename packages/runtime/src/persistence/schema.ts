@@ -16,6 +16,8 @@ export interface StoreSchema {
    * their reads from that until the store's first commit (`StorageEngine.readAhead`); other engines ignore it.
    */
   readonly readAhead?: readonly string[];
+  /** Collections of which the store's owner reads the last record as it starts (the audit chain's head): read ahead as `readAhead`. */
+  readonly readAheadLast?: readonly string[];
 }
 
 export interface Migration {
@@ -71,8 +73,10 @@ export function assertValidSchema(schema: StoreSchema): void {
     if (migrations.has(migration.name)) fail(`migration ${JSON.stringify(migration.name)} is declared twice`);
     migrations.add(migration.name);
   }
-  if (schema.readAhead !== undefined) {
-    if (!Array.isArray(schema.readAhead)) fail("readAhead must be an array");
-    for (const name of schema.readAhead) if (!collections.has(name)) fail(`readAhead names ${JSON.stringify(name)}, which is no collection of it`);
+  for (const member of ["readAhead", "readAheadLast"] as const) {
+    const names = schema[member];
+    if (names === undefined) continue;
+    if (!Array.isArray(names)) fail(`${member} must be an array`);
+    for (const name of names) if (!collections.has(name)) fail(`${member} names ${JSON.stringify(name)}, which is no collection of it`);
   }
 }
