@@ -7,6 +7,7 @@ import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title
 import { newestFiles, sharedBy, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
 import { statusLine } from "../src/core-apps/chat/ConversationView.js";
 import { chatConversations } from "../src/core-apps/chat/selection.js";
+import { rowsInView } from "../src/core-apps/chat/ConversationList.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -263,5 +264,15 @@ describe("the chat's list of conversations", () => {
     const misplaced = [inOrder[3]!, inOrder[0]!, inOrder[4]!, inOrder[1]!];
     expect(ids(chatConversations(misplaced))).toEqual(["d", "c", "b", "old"]);
     expect(ids(inOrder)).toEqual(["old", "b", "app", "c", "d"]);
+  });
+});
+
+describe("rowsInView (the windowed conversation list)", () => {
+  it("is the rows a screen shows and twenty either side, within the list", () => {
+    // 1,000 rows 44 px apart, the list 100 px into its column, a 440 px screen.
+    expect(rowsInView(1000, 44, 100, 0, 440)).toEqual({ first: 0, last: 28 });
+    expect(rowsInView(1000, 44, 100, 100 + 44 * 500, 440)).toEqual({ first: 480, last: 530 });
+    expect(rowsInView(1000, 44, 100, 100 + 44 * 1000 - 440, 440)).toEqual({ first: 970, last: 1000 });
+    expect(rowsInView(0, 44, 100, 0, 440)).toEqual({ first: 0, last: 0 });
   });
 });

@@ -5,9 +5,10 @@
  * them, and in the same order after a reload.
  *
  * The chat renders a conversation's row again only when its summary changed, keeps the open conversation as it
- * is while others change, and follows a burst of changes at most every LIST_RENDER_INTERVAL_MS: this checks that
- * what a person sees is still the whole and latest list — every conversation, each badge where a message arrived,
- * the one they opened staying open and answering.
+ * is while others change, follows a burst of changes at most every LIST_RENDER_INTERVAL_MS, and renders only the
+ * rows in view of a list this long (ConversationList's WINDOW_FROM): this checks, scrolling the list through, that
+ * what a person sees is still the whole and latest list — every conversation in its place, each badge where a
+ * message arrived, the one they opened staying open and answering.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -75,33 +76,96 @@ afterAll(async () => {
   await world?.close();
 });
 
-const list = () => page.getByRole("complementary", { name: "Conversations" }).getByRole("list");
+const column = () => page.getByRole("complementary", { name: "Conversations" });
+const list = () => column().getByRole("list");
 const item = (title: string) => list().getByRole("button", { name: new RegExp(`^${title}( |$)`) });
+
+interface Row {
+  readonly title: string;
+  /** Its badge's count, "" without one. */
+  readonly unread: string;
+  readonly current: boolean;
+}
+
+/**
+ * Every row of the list, top to bottom, read as a person would see them: the list's column scrolled from top to bottom
+ * a screen at a time, the rows rendered at each step placed by their aria-posinset. Fails on a row missing, placed twice
+ * differently, or a list whose rendered rows are not a window of it. Leaves the column scrolled to the top.
+ */
+async function allRows(): Promise<{ readonly rows: Row[]; readonly mostRendered: number }> {
+  return column().evaluate(async (el) => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    const seen = new Map<number, { title: string; unread: string; current: boolean }>();
+    let size = 0;
+    let mostRendered = 0;
+    for (let top = 0; ; top += el.clientHeight / 2) {
+      el.scrollTop = top;
+      await frame();
+      const items = [...el.querySelectorAll<HTMLLIElement>(".conversation-list > li")];
+      mostRendered = Math.max(mostRendered, items.length);
+      items.forEach((li, i) => {
+        const position = Number(li.getAttribute("aria-posinset") ?? i + 1);
+        size = Number(li.getAttribute("aria-setsize") ?? items.length);
+        const row = { title: li.querySelector(".conversation-title")!.textContent!, unread: li.querySelector(".badge")?.textContent ?? "", current: li.querySelector("[aria-current=true]") !== null };
+        const was = seen.get(position);
+        if (was !== undefined && JSON.stringify(was) !== JSON.stringify(row)) throw new Error(`row ${position} read as ${JSON.stringify(was)} and ${JSON.stringify(row)}`);
+        seen.set(position, row);
+      });
+      if (el.scrollTop + el.clientHeight >= el.scrollHeight - 1) break;
+    }
+    el.scrollTop = 0;
+    await frame();
+    const rows = Array.from({ length: size }, (_, i) => {
+      const row = seen.get(i + 1);
+      if (row === undefined) throw new Error(`row ${i + 1} of ${size} was never rendered`);
+      return row;
+    });
+    return { rows, mostRendered };
+  });
+}
+
+/** Scrolls the list's column until the row titled `title` is rendered (it is `index` in newestFirst). */
+async function showRow(title: string): Promise<void> {
+  const index = newestFirst.indexOf(title);
+  await column().evaluate(async (el, index) => {
+    const rows = el.querySelectorAll<HTMLElement>(".conversation-list > li");
+    const pitch = rows.length >= 2 ? rows[1]!.getBoundingClientRect().top - rows[0]!.getBoundingClientRect().top : 44;
+    const list = el.querySelector<HTMLElement>(".conversation-list")!;
+    const listTop = list.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop;
+    el.scrollTop = listTop + index * pitch - el.clientHeight / 2;
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  }, index);
+  await item(title).waitFor();
+}
 
 describe("the chat with 200 conversations (Chromium, the real AppServer)", () => {
   /** The titles in the list, top to bottom. */
   const titles = () => list().locator(".conversation-title").allTextContents();
 
-  it("lists every conversation the device follows, the most recently started first", async () => {
-    await expect.poll(() => list().getByRole("listitem").count(), { timeout: 30_000 }).toBe(CONVERSATIONS);
-    expect(await titles()).toEqual(newestFirst);
+  it("lists every conversation the device follows, the most recently started first, rendering only the rows in view", async () => {
+    await expect.poll(async () => (await allRows()).rows.length, { timeout: 30_000 }).toBe(CONVERSATIONS);
+    const { rows, mostRendered } = await allRows();
+    expect(rows.map((row) => row.title)).toEqual(newestFirst);
+    // A screen of rows and the ones either side of it, not all two hundred.
+    expect(mostRendered).toBeLessThan(80);
+    expect(await list().getByRole("listitem").first().getAttribute("aria-setsize")).toBe(String(CONVERSATIONS));
     // Started one after the other: the last ones started are near the top, the first ones near the bottom.
     expect(newestFirst.indexOf("Conversation 200")).toBeLessThan(newestFirst.indexOf("Conversation 1"));
   });
 
   it("shows a badge on each conversation a burst of messages arrived in, and keeps the open one as it was", async () => {
+    await showRow("Conversation 150");
     await item("Conversation 150").click();
     await expect.poll(() => item("Conversation 150").getAttribute("aria-current")).toBe("true");
     await expect.poll(() => page.getByRole("log").getAttribute("aria-label")).toContain("Conversation 150");
     // Twenty conversations hear from the agent at once: more changes than the list renders for one by one.
     const told = Array.from({ length: 20 }, (_, i) => `Conversation ${i * 7 + 3}`);
     await Promise.all(told.map((title) => agent.send(sessions.get(title)!, { kind: "text", text: `news for ${title}` })));
-    for (const title of told) {
-      await expect.poll(() => item(title).getByLabel("1 unread").count(), { timeout: 15_000 }).toBe(1);
-    }
-    expect(await list().getByLabel("1 unread").count()).toBe(told.length);
+    const unread = async () => (await allRows()).rows.filter((row) => row.unread === "1").map((row) => row.title);
+    await expect.poll(unread, { timeout: 15_000 }).toEqual(newestFirst.filter((title) => told.includes(title)));
     // The open conversation is still the one on screen, and still answers.
-    expect(await item("Conversation 150").getAttribute("aria-current")).toBe("true");
+    expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 150"]);
+    await showRow("Conversation 150");
     await say(page, "hello from a busy person");
     await page.getByRole("log").getByText("hello from a busy person").waitFor();
     await page.getByRole("log").locator(".bubble-row.from-agent").first().waitFor({ timeout: 30_000 });
@@ -109,10 +173,11 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
   });
 
   it("opening a conversation with news shows its message and clears its badge", async () => {
+    await showRow("Conversation 3");
     await item("Conversation 3").click();
     await page.getByRole("log").getByText("news for Conversation 3").waitFor({ timeout: 15_000 });
     await expect.poll(() => item("Conversation 3").getByLabel("1 unread").count(), { timeout: 15_000 }).toBe(0);
-    expect(await list().getByLabel("1 unread").count()).toBe(19);
+    expect((await allRows()).rows.filter((row) => row.unread === "1")).toHaveLength(19);
   });
 
   it("finds a conversation by its title, and shows them all again on Escape", async () => {
@@ -125,18 +190,17 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     await page.getByText("No conversation is called “no such title”").waitFor();
     expect(await list().getByRole("listitem").count()).toBe(0);
     await find.press("Escape");
-    await expect.poll(() => list().getByRole("listitem").count()).toBe(CONVERSATIONS);
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title)).toEqual(newestFirst);
     expect(await find.inputValue()).toBe("");
     // The conversation on screen stayed.
-    expect(await item("Conversation 3").getAttribute("aria-current")).toBe("true");
+    expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 3"]);
   });
 
   it("keeps the order and what is unread after a reload", async () => {
     await page.reload();
     await page.locator('.connection[data-lifecycle="online"]').waitFor({ timeout: 60_000 });
-    await expect.poll(() => list().getByRole("listitem").count(), { timeout: 30_000 }).toBe(CONVERSATIONS);
-    expect(await titles()).toEqual(newestFirst);
-    await expect.poll(() => list().getByLabel("1 unread").count(), { timeout: 15_000 }).toBe(19);
-    expect(await item("Conversation 3").getAttribute("aria-current")).toBe("true");
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title), { timeout: 30_000 }).toEqual(newestFirst);
+    await expect.poll(async () => (await allRows()).rows.filter((row) => row.unread === "1").length, { timeout: 15_000 }).toBe(19);
+    expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 3"]);
   });
 });

@@ -1,15 +1,15 @@
-import { Component } from "preact";
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { LineUpAppRuntimeSDK } from "@lineup/app-sdk";
 import type { ConversationSummary } from "@lineup/runtime";
 import type { HostConfig } from "../../bootstrap/config.js";
 import type { Notifications } from "../../shell/notifications.js";
 import { Composer } from "./Composer.js";
+import { ConversationList } from "./ConversationList.js";
 import { ConversationView } from "./ConversationView.js";
 import { Timeline } from "./Timeline.js";
 import { conversationTitle } from "./title.js";
 import { chatConversations, conversationLabel, rememberConversation, rememberedConversation, shownConversation } from "./selection.js";
-import { t, uiLanguage, type UiLanguage } from "../../i18n/index.js";
+import { t, uiLanguage } from "../../i18n/index.js";
 import { reasonText } from "../../i18n/reasons.js";
 
 /**
@@ -30,6 +30,8 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
   const [first, setFirst] = useState<{ readonly conversation_id: string; readonly text: string } | undefined>(undefined);
   /** What the person typed to find a conversation by its title. */
   const [query, setQuery] = useState("");
+  /** The column the list of conversations scrolls in. */
+  const column = useRef<HTMLElement>(null);
 
   useEffect(() => followView(sdk, () => rendered((n) => n + 1)), [sdk]);
 
@@ -90,7 +92,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
 
   return (
     <div class="chat">
-      <aside class="conversations" aria-label={t("chat.conversations")}>
+      <aside class="conversations" aria-label={t("chat.conversations")} ref={column}>
         <button type="button" class="primary new-conversation" disabled={starting} aria-pressed={draft} onClick={() => (setDraft(true), setQuery(""))}>
           {t("chat.newConversationButton")}
         </button>
@@ -111,11 +113,7 @@ export function ChatApp({ sdk, config, notifications, appName }: { sdk: LineUpAp
           />
         ) : null}
         {found.length === 0 && query.trim() !== "" ? <p class="muted">{t("chat.noConversationFound", { query: query.trim() })}</p> : null}
-        <ul class="conversation-list">
-          {chunksOf(found).map((items) => (
-            <ConversationChunk key={items.at(-1)!.conversation_id} items={items} activeId={draft ? undefined : currentId} onSelect={select} language={language} />
-          ))}
-        </ul>
+        <ConversationList conversations={found} activeId={draft ? undefined : currentId} onSelect={select} language={language} scroller={column} />
         {view.queued_actions > 0 ? <p class="muted queued">{t("chat.queued", { count: view.queued_actions })}</p> : null}
       </aside>
       {draft ? (
@@ -169,85 +167,6 @@ const FIND_FROM = 8;
 function conversationsCalled(conversations: readonly ConversationSummary[], query: string): readonly ConversationSummary[] {
   const wanted = query.trim().toLocaleLowerCase();
   return wanted === "" ? conversations : conversations.filter((c) => conversationLabel(c).toLocaleLowerCase().includes(wanted));
-}
-
-/** Rows of the list rendered together: a change in one of a thousand conversations renders its chunk's rows again, not all. */
-const LIST_CHUNK = 50;
-
-/**
- * `conversations` (newest first) in runs of LIST_CHUNK, in order, counted from the oldest: a conversation started
- * now joins the first run, and the runs below keep their rows (each run is known by its oldest conversation).
- */
-function chunksOf(conversations: readonly ConversationSummary[]): (readonly ConversationSummary[])[] {
-  const chunks: (readonly ConversationSummary[])[] = [];
-  const first = conversations.length % LIST_CHUNK || LIST_CHUNK;
-  for (let start = 0, end = first; start < conversations.length; start = end, end += LIST_CHUNK) chunks.push(conversations.slice(start, end));
-  return chunks;
-}
-
-interface ConversationChunkProps {
-  readonly items: readonly ConversationSummary[];
-  /** The conversation on screen (undefined while a new one is drafted). */
-  readonly activeId: string | undefined;
-  readonly onSelect: (conversationId: string) => void;
-  readonly language: UiLanguage;
-}
-
-/** A run of the list's rows, rendered again only when one of its summaries is another object or what it is given changed. */
-class ConversationChunk extends Component<ConversationChunkProps> {
-  override shouldComponentUpdate(next: ConversationChunkProps): boolean {
-    const { items, activeId, onSelect, language } = this.props;
-    return next.activeId !== activeId || next.onSelect !== onSelect || next.language !== language || next.items.length !== items.length || next.items.some((item, i) => item !== items[i]);
-  }
-
-  override render() {
-    const { items, activeId, onSelect, language } = this.props;
-    return items.map((c) => <ConversationItem key={c.conversation_id} summary={c} active={c.conversation_id === activeId} onSelect={onSelect} language={language} />);
-  }
-}
-
-interface ConversationItemProps {
-  readonly summary: ConversationSummary;
-  /** The conversation on screen. */
-  readonly active: boolean;
-  readonly onSelect: (conversationId: string) => void;
-  /** The UI language its words are in. */
-  readonly language: UiLanguage;
-}
-
-/**
- * One conversation in the list. Rendered again only when its summary is another object (the Runtime keeps an
- * unchanged summary's object from one view to the next), it becomes or stops being the one on screen, or the UI
- * language changes.
- */
-class ConversationItem extends Component<ConversationItemProps> {
-  override shouldComponentUpdate(next: ConversationItemProps): boolean {
-    return next.summary !== this.props.summary || next.active !== this.props.active || next.onSelect !== this.props.onSelect || next.language !== this.props.language;
-  }
-
-  override render() {
-    const { summary: c, active, onSelect } = this.props;
-    return (
-      <li>
-        <button type="button" class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
-          <span class="conversation-title">{conversationLabel(c)}</span>
-          <span class="muted conversation-meta">
-            {c.status === "live" ? "" : t(`conversation.${c.status}`)}
-            {c.unread === 0 ? null : active ? (
-              // On screen, what is left counted is what waits for an answer (a card), not unread text.
-              <span class="badge waiting" aria-label={t("chat.waitingForAnswer", { count: c.unread })} title={t("chat.waitingForAnswerTitle")}>
-                {c.unread}
-              </span>
-            ) : (
-              <span class="badge" aria-label={t("chat.unread", { count: c.unread })}>
-                {c.unread}
-              </span>
-            )}
-          </span>
-        </button>
-      </li>
-    );
-  }
 }
 
 /** A conversation not started yet: an empty log and the composer; its first message starts it. */

@@ -1,0 +1,148 @@
+import { Component, type RefObject } from "preact";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { ConversationSummary } from "@lineup/runtime";
+import { conversationLabel } from "./selection.js";
+import { t, type UiLanguage } from "../../i18n/index.js";
+
+/**
+ * From this many conversations the list renders only the rows in view and OVERSCAN rows either side of them, with
+ * the rest of the list's height as padding: a person with a thousand conversations gets some sixty rows built, laid
+ * out and kept up to date, not a thousand. Every row is one line (its title cut with an ellipsis), so each takes the
+ * same height, measured on the rows rendered. A shorter list renders every row.
+ */
+export const WINDOW_FROM = 100;
+const OVERSCAN = 20;
+/** A row's height and the space after it before one is measured: 2.5rem and 0.25rem at 16px. */
+const ESTIMATED_PITCH = 44;
+
+interface ConversationListProps {
+  /** Newest first, as the list shows them. */
+  readonly conversations: readonly ConversationSummary[];
+  /** The conversation on screen (undefined while a new one is drafted). */
+  readonly activeId: string | undefined;
+  readonly onSelect: (conversationId: string) => void;
+  readonly language: UiLanguage;
+  /** The element the list scrolls in (the chat's column of conversations). */
+  readonly scroller: RefObject<HTMLElement>;
+}
+
+/** The rows of `count` in view of a list `listTop` below the top of a scroller at `scrollTop`, `height` high. */
+export function rowsInView(count: number, pitch: number, listTop: number, scrollTop: number, height: number): { readonly first: number; readonly last: number } {
+  const top = scrollTop - listTop;
+  const first = Math.max(0, Math.min(count, Math.floor(top / pitch) - OVERSCAN));
+  const last = Math.max(first, Math.min(count, Math.ceil((top + height) / pitch) + OVERSCAN));
+  return { first, last };
+}
+
+export function ConversationList({ conversations, activeId, onSelect, language, scroller }: ConversationListProps) {
+  const list = useRef<HTMLUListElement>(null);
+  const windowed = conversations.length >= WINDOW_FROM;
+  /** Where the list is in its scroller and how much of it shows: read on scroll and resize, a frame at most apart. */
+  const [view, setView] = useState({ listTop: 0, scrollTop: 0, height: 0, pitch: ESTIMATED_PITCH });
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    const ul = list.current;
+    if (!windowed || el === null || ul === null) return;
+    let frame: number | undefined;
+    const measure = (): void => {
+      frame = undefined;
+      const rows = ul.children;
+      // The distance between two rows' tops is a row and the space after it.
+      const pitch = rows.length >= 2 ? rows[1]!.getBoundingClientRect().top - rows[0]!.getBoundingClientRect().top : 0;
+      const listTop = ul.getBoundingClientRect().top - el.getBoundingClientRect().top + el.scrollTop;
+      setView((was) => {
+        const next = { listTop, scrollTop: el.scrollTop, height: el.clientHeight, pitch: pitch > 0 ? pitch : was.pitch };
+        return next.listTop === was.listTop && next.scrollTop === was.scrollTop && next.height === was.height && next.pitch === was.pitch ? was : next;
+      });
+    };
+    const later = (): void => {
+      frame ??= requestAnimationFrame(measure);
+    };
+    measure();
+    el.addEventListener("scroll", later, { passive: true });
+    const resized = new ResizeObserver(later);
+    resized.observe(el);
+    return () => {
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      el.removeEventListener("scroll", later);
+      resized.disconnect();
+    };
+  }, [windowed, scroller]);
+
+  const { first, last } = windowed ? rowsInView(conversations.length, view.pitch, view.listTop, view.scrollTop, view.height) : { first: 0, last: conversations.length };
+  const style = windowed ? { paddingTop: `${first * view.pitch}px`, paddingBottom: `${(conversations.length - last) * view.pitch}px` } : undefined;
+  const rows: preact.JSX.Element[] = [];
+  for (let index = first; index < last; index++) {
+    const c = conversations[index]!;
+    rows.push(
+      <ConversationItem
+        key={c.conversation_id}
+        summary={c}
+        active={c.conversation_id === activeId}
+        onSelect={onSelect}
+        language={language}
+        position={windowed ? { index: index + 1, of: conversations.length } : undefined}
+      />,
+    );
+  }
+  return (
+    <ul class="conversation-list" ref={list} style={style}>
+      {rows}
+    </ul>
+  );
+}
+
+interface ConversationItemProps {
+  readonly summary: ConversationSummary;
+  /** The conversation on screen. */
+  readonly active: boolean;
+  readonly onSelect: (conversationId: string) => void;
+  /** The UI language its words are in. */
+  readonly language: UiLanguage;
+  /** In a windowed list, where the row is in the whole list (said to assistive technology, which sees only the rows rendered). */
+  readonly position: { readonly index: number; readonly of: number } | undefined;
+}
+
+/**
+ * One conversation in the list. Rendered again only when its summary is another object (the Runtime keeps an
+ * unchanged summary's object from one view to the next), it becomes or stops being the one on screen, its place in a
+ * windowed list changes, or the UI language does.
+ */
+class ConversationItem extends Component<ConversationItemProps> {
+  override shouldComponentUpdate(next: ConversationItemProps): boolean {
+    const { summary, active, onSelect, language, position } = this.props;
+    return (
+      next.summary !== summary ||
+      next.active !== active ||
+      next.onSelect !== onSelect ||
+      next.language !== language ||
+      next.position?.index !== position?.index ||
+      next.position?.of !== position?.of
+    );
+  }
+
+  override render() {
+    const { summary: c, active, onSelect, position } = this.props;
+    return (
+      <li {...(position === undefined ? {} : { "aria-setsize": position.of, "aria-posinset": position.index })}>
+        <button type="button" class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
+          <span class="conversation-title">{conversationLabel(c)}</span>
+          <span class="muted conversation-meta">
+            {c.status === "live" ? "" : t(`conversation.${c.status}`)}
+            {c.unread === 0 ? null : active ? (
+              // On screen, what is left counted is what waits for an answer (a card), not unread text.
+              <span class="badge waiting" aria-label={t("chat.waitingForAnswer", { count: c.unread })} title={t("chat.waitingForAnswerTitle")}>
+                {c.unread}
+              </span>
+            ) : (
+              <span class="badge" aria-label={t("chat.unread", { count: c.unread })}>
+                {c.unread}
+              </span>
+            )}
+          </span>
+        </button>
+      </li>
+    );
+  }
+}
