@@ -232,9 +232,14 @@ function sameSummaries(before: RuntimeView["conversations"], after: RuntimeView[
 }
 
 function diff(before: RuntimeView, after: RuntimeView): AppStateChange {
+  let conversations: boolean | undefined;
   return {
     lifecycle: before.lifecycle !== after.lifecycle,
-    conversations: !sameSummaries(before.conversations, after.conversations),
+    // Compared when read, once: a listener that waits out a burst of changes (the chat renders at most every 50 ms)
+    // does not pay a comparison of a thousand summaries for each change it lets pass.
+    get conversations() {
+      return (conversations ??= !sameSummaries(before.conversations, after.conversations));
+    },
     actions: before.queued_actions !== after.queued_actions || before.failed_actions.length !== after.failed_actions.length,
   };
 }

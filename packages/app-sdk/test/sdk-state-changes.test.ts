@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AppPort, ConversationSummary, RuntimeView } from "@lineup/runtime";
 import { createAppSdk, type AppStateChange } from "../src/index.js";
 
@@ -66,5 +66,26 @@ describe("the SDK's view changes with a thousand conversations", () => {
 
     expect(changes.map((change) => change.conversations)).toEqual([false, false, false, true, true, true, true]);
     expect(changes.every((change) => !change.lifecycle && !change.actions)).toBe(true);
+  });
+
+  it("compares the conversations only when a listener reads that flag, and once", () => {
+    const first = viewWith(Array.from({ length: 1000 }, (_, n) => summary(n)));
+    const { port, push } = portOf(first);
+    const sdk = createAppSdk(port);
+    const changes: AppStateChange[] = [];
+    sdk.state.subscribe((_view, change) => changes.push(change));
+    // Every summary a new object that says the same: telling needs their content.
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      push(viewWith(first.conversations.map((c) => ({ ...c })), first));
+      expect(stringify).not.toHaveBeenCalled();
+      expect(changes[0]!.conversations).toBe(false);
+      const calls = stringify.mock.calls.length;
+      expect(calls).toBeGreaterThan(0);
+      expect(changes[0]!.conversations).toBe(false);
+      expect(stringify.mock.calls.length).toBe(calls);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });

@@ -524,7 +524,9 @@ function conversationSummaries(state: RuntimeState, previous: readonly Conversat
   const online = state.lifecycle.status === "online";
   const before = previous === undefined ? undefined : summaryMappings.get(previous);
   const mapping = state.conversations.mapInOrder((c: Conversation, was: ConversationSummary | undefined) => summaryOf(c, online, was), before?.mapping, before !== undefined && before.online !== online);
-  const list = sameItems(mapping.items, previous);
+  // Made on the mapping of `previous`, the list is `previous` itself when every summary is the same: a new list says
+  // something changed, without a walk of a thousand summaries to find out again.
+  const list = before !== undefined ? mapping.items : sameItems(mapping.items, previous);
   // Kept with the list it gave, so that the next view whose summaries are all the same gets this very list back.
   summaryMappings.set(list, { mapping: list === mapping.items ? mapping : { ...mapping, items: list }, online });
   return list;

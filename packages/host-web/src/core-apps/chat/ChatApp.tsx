@@ -149,7 +149,8 @@ function followView(sdk: LineUpAppRuntimeSDK, render: () => void): () => void {
   };
   render();
   const off = sdk.state.subscribe((_next, change) => {
-    if (!(change.conversations || change.lifecycle || change.actions) || timer !== undefined) return;
+    // A render is due already: what changed is not even looked at (the render reads the view as it is then).
+    if (timer !== undefined || !(change.lifecycle || change.actions || change.conversations)) return;
     const wait = last + LIST_RENDER_INTERVAL_MS - now();
     if (wait <= 0) fire();
     else timer = setTimeout(fire, wait);
