@@ -492,6 +492,15 @@ function conversationStatus(conversation: Conversation, online: boolean): Conver
  * then finds the same `conversations` (compared by reference, not by content, however many there are).
  */
 export function toView(state: RuntimeState, previous?: RuntimeView): RuntimeView {
+  return viewOn(state, () => previous?.conversations);
+}
+
+/**
+ * The view of `state`, its `conversations` made when first read, on the list `base()` gives then (`made` is told the
+ * list): a commit nobody looks at the conversations of (most commits of a start that follows a thousand conversations,
+ * while the chat renders at most every 50 ms) costs no list of a thousand summaries.
+ */
+function viewOn(state: RuntimeState, base: () => readonly ConversationSummary[] | undefined, made?: (list: readonly ConversationSummary[]) => void): RuntimeView {
   const failed: FailedAction[] = [];
   let queued = 0;
   for (const entry of state.outbox.values() as Iterable<OutboxEntry>) {
@@ -499,10 +508,17 @@ export function toView(state: RuntimeState, previous?: RuntimeView): RuntimeView
     else if (entry.error !== undefined) failed.push({ receipt_id: entry.receipt_id, app_scope: entry.app_scope, conversation_id: entry.conversation_id, action_type: entry.action_type, code: entry.error.code, message: entry.error.message });
   }
   const status = state.lifecycle.status;
+  let conversations: readonly ConversationSummary[] | undefined;
   return {
     lifecycle: state.lifecycle,
     connection: status === "online" ? "online" : status === "authenticating" || status === "synchronizing" ? "connecting" : "offline",
-    conversations: conversationSummaries(state, previous?.conversations),
+    get conversations() {
+      if (conversations === undefined) {
+        conversations = conversationSummaries(state, base());
+        made?.(conversations);
+      }
+      return conversations;
+    },
     failed_actions: failed,
     queued_actions: queued,
     default_app: appDirectoryOf(state.apps).defaultApp(),
@@ -568,13 +584,19 @@ function sameItems<T>(items: readonly T[], previous: readonly T[] | undefined): 
 }
 
 /**
- * One Runtime's views: the view of the state asked for last is given again, and each new one is made on the last
- * (`toView` with `previous`), so its unchanged conversations are the same objects in the same array.
+ * One Runtime's views: the view of the state asked for last is given again, and each new one's conversations are made
+ * on the list made last, whichever view it was read from, so its unchanged conversations are the same objects in the
+ * same array (a view is never made on one not read: no chain of views waits to be made, or is kept).
  */
 export function viewsOf(): (state: RuntimeState) => RuntimeView {
   let last: { state: RuntimeState; view: RuntimeView } | undefined;
+  let list: readonly ConversationSummary[] | undefined;
+  const base = () => list;
+  const made = (conversations: readonly ConversationSummary[]): void => {
+    list = conversations;
+  };
   return (state) => {
-    if (last?.state !== state) last = { state, view: toView(state, last?.view) };
+    if (last?.state !== state) last = { state, view: viewOn(state, base, made) };
     return last.view;
   };
 }

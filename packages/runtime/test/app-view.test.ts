@@ -3,10 +3,11 @@
  * has a live instance) — never the whole Runtime state; a core app (chat) reads everything. A view made after a
  * commit that changed no conversation's summary gives the same list, so a listener can tell by reference.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { withConversation, type Conversation, type RuntimeState } from "../src/coordination/state.js";
+import type { RuntimeView } from "../src/runtime.js";
 import { PersistentMap } from "../src/core/persistent-map.js";
-import { toView } from "../src/runtime.js";
+import { toView, viewsOf } from "../src/runtime.js";
 import { state } from "./helpers/loop-fixtures.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { device, signedBundle } from "./helpers/apps-harness.js";
@@ -67,5 +68,32 @@ describe("an app's view of the Runtime state", () => {
     const four = toView(withConversation(told, live("s-4")), toView(told, first));
     expect(four.conversations.map((c) => c.conversation_id)).toEqual(["s-1", "s-2", "s-3", "s-4"]);
     expect(four.conversations[0]).toBe(after[0]);
+  });
+
+  it("makes a view's conversations when they are read, on the list read last: the views nobody reads cost nothing and hold nothing up", () => {
+    const online: RuntimeState = { ...state, lifecycle: { status: "online", since: 0 } };
+    const live = (id: string): Conversation => ({ conversation_id: id, app_scope: "chat", agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "live" }, unread: 0 });
+    const viewOf = viewsOf();
+    let next: RuntimeState = { ...online, conversations: PersistentMap.of(Array.from({ length: 1000 }, (_, i) => [`s-${i}`, live(`s-${i}`)] as const)) };
+    const first = viewOf(next).conversations;
+    // A thousand commits, each telling one conversation something, whose views nobody reads.
+    const unread: RuntimeView[] = [];
+    const made = vi.spyOn(PersistentMap.prototype, "mapInOrder");
+    for (let i = 0; i < 1000; i++) {
+      next = withConversation(next, { ...next.conversations.get(`s-${i}`)!, unread: 1 });
+      unread.push(viewOf(next));
+      expect(unread.at(-1)!.lifecycle.status).toBe("online");
+    }
+    expect(made).not.toHaveBeenCalled();
+    made.mockRestore();
+    const last = viewOf(next).conversations;
+    expect(last.every((c) => c.unread === 1)).toBe(true);
+    // Read late, a view says what its state said, and keeps the summaries that did not change since the list read last.
+    const middle = unread[499]!.conversations;
+    expect(middle.filter((c) => c.unread === 1)).toHaveLength(500);
+    expect(middle[999]).toEqual(first[999]);
+    expect(middle[0]).toBe(last[0]);
+    // The same state gives the same view.
+    expect(viewOf(next).conversations).toBe(last);
   });
 });
