@@ -203,4 +203,20 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     await expect.poll(async () => (await allRows()).rows.filter((row) => row.unread === "1").length, { timeout: 15_000 }).toBe(19);
     expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 3"]);
   });
+
+  it("moves between all the conversations with the arrow keys, Home and End, bringing each row it reaches into view, and Enter opens it", async () => {
+    const focused = () => page.evaluate(() => document.activeElement?.querySelector(".conversation-title")?.textContent ?? null);
+    await showRow(newestFirst[0]!);
+    await item(newestFirst[0]!).focus();
+    await page.keyboard.press("End");
+    await expect.poll(focused).toBe(newestFirst.at(-1));
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(focused).toBe(newestFirst.at(-2));
+    await page.keyboard.press("Home");
+    await expect.poll(focused).toBe(newestFirst[0]);
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(focused).toBe(newestFirst[1]);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => item(newestFirst[1]!).getAttribute("aria-current")).toBe("true");
+  });
 });

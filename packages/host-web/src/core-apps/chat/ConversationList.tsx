@@ -8,7 +8,8 @@ import { t, type UiLanguage } from "../../i18n/index.js";
  * From this many conversations the list renders only the rows in view and OVERSCAN rows either side of them, with
  * the rest of the list's height as padding: a person with a thousand conversations gets some sixty rows built, laid
  * out and kept up to date, not a thousand. Every row is one line (its title cut with an ellipsis), so each takes the
- * same height, measured on the rows rendered. A shorter list renders every row.
+ * same height, measured on the rows rendered. A shorter list renders every row. In either, the arrow keys, Home and
+ * End move between all the conversations.
  */
 export const WINDOW_FROM = 100;
 const OVERSCAN = 20;
@@ -71,6 +72,32 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
   }, [windowed, scroller]);
 
   const { first, last } = windowed ? rowsInView(conversations.length, view.pitch, view.listTop, view.scrollTop, view.height) : { first: 0, last: conversations.length };
+
+  // The arrow keys, Home and End move between the conversations, whether or not their rows are rendered (Tab leaves the
+  // list after the rows that are): a row moved to is brought into the window, and focused once it is rendered.
+  const focusing = useRef<number | undefined>(undefined);
+  const [, moved] = useState(0);
+  useLayoutEffect(() => {
+    const index = focusing.current;
+    const ul = list.current;
+    if (index === undefined || ul === null || index < first || index >= last) return;
+    focusing.current = undefined;
+    ul.children[index - first]?.querySelector("button")?.focus();
+  });
+  const onKeyDown = (event: KeyboardEvent): void => {
+    const ul = list.current;
+    const row = (event.target as Element | null)?.closest?.("li");
+    if (ul === null || row === null || row === undefined || row.parentElement !== ul || conversations.length === 0) return;
+    const at = first + Array.prototype.indexOf.call(ul.children, row);
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: conversations.length - 1 }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    const next = Math.max(0, Math.min(conversations.length - 1, to));
+    focusing.current = next;
+    const el = scroller.current;
+    if (windowed && el !== null && (next < first || next >= last)) el.scrollTop = view.listTop + next * view.pitch - el.clientHeight / 2;
+    moved((n) => n + 1);
+  };
   const style = windowed ? { paddingTop: `${first * view.pitch}px`, paddingBottom: `${(conversations.length - last) * view.pitch}px` } : undefined;
   const rows: preact.JSX.Element[] = [];
   for (let index = first; index < last; index++) {
@@ -87,7 +114,7 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
     );
   }
   return (
-    <ul class="conversation-list" ref={list} style={style}>
+    <ul class="conversation-list" ref={list} style={style} onKeyDown={onKeyDown}>
       {rows}
     </ul>
   );
