@@ -125,7 +125,7 @@ class IndexedDbEngine implements StorageEngine {
 
   async get(collection: string, key: string): Promise<EncodedValue | undefined> {
     const ahead = this.ahead?.get(collection);
-    if (ahead !== undefined) return (await ahead).find((entry) => entry.key === key)?.value;
+    if (ahead !== undefined) return valueIn(await ahead, key);
     const record = await this.read<unknown>((store, finish) => {
       const request = store.get([collection, key]);
       request.onsuccess = () => finish(request.result);
@@ -137,7 +137,7 @@ class IndexedDbEngine implements StorageEngine {
   async getMany(keys: readonly EncodedKeyRef[]): Promise<(EncodedValue | undefined)[]> {
     const ahead = this.ahead;
     if (ahead !== undefined && keys.every(({ collection }) => ahead.has(collection))) {
-      return Promise.all(keys.map(async ({ collection, key }) => (await ahead.get(collection)!).find((entry) => entry.key === key)?.value));
+      return Promise.all(keys.map(async ({ collection, key }) => valueIn(await ahead.get(collection)!, key)));
     }
     const records = await this.read<unknown[]>((store, finish) => {
       const found = new Array<unknown>(keys.length);
@@ -159,7 +159,7 @@ class IndexedDbEngine implements StorageEngine {
     if (last !== undefined && options.reverse && options.limit === 1 && isWholeCollection(bounds)) return last;
     const ahead = this.ahead?.get(collection);
     if (ahead === undefined) return this.readRange(collection, bounds, options);
-    const within = (await ahead).filter((entry) => isWithin(bounds, entry.key));
+    const within = entriesWithin(await ahead, bounds);
     if (options.reverse) within.reverse();
     return options.limit === undefined ? within : within.slice(0, options.limit);
   }
@@ -190,7 +190,7 @@ class IndexedDbEngine implements StorageEngine {
 
   async count(collection: string, bounds: KeyBounds): Promise<number> {
     const ahead = this.ahead?.get(collection);
-    if (ahead !== undefined) return (await ahead).filter((entry) => isWithin(bounds, entry.key)).length;
+    if (ahead !== undefined) return entriesWithin(await ahead, bounds).length;
     return this.read<number>((store, finish) => {
       const request = store.count(this.keyRangeFor(collection, bounds));
       request.onsuccess = () => finish(request.result);
@@ -261,6 +261,10 @@ class IndexedDbEngine implements StorageEngine {
     return promise;
   }
 }
+
+/** Of a collection read ahead (in key order), the entries within `bounds`, and the value under `key`. */
+const entriesWithin = (entries: readonly EncodedEntry[], bounds: KeyBounds): EncodedEntry[] => entries.filter((entry) => isWithin(bounds, entry.key));
+const valueIn = (entries: readonly EncodedEntry[], key: string): EncodedValue | undefined => entries.find((entry) => entry.key === key)?.value;
 
 const isWholeCollection = (bounds: KeyBounds): boolean =>
   bounds.lower === ALL_KEYS.lower && bounds.lowerOpen === ALL_KEYS.lowerOpen && bounds.upper === ALL_KEYS.upper && bounds.upperOpen === ALL_KEYS.upperOpen;

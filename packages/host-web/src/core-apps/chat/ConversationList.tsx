@@ -109,7 +109,7 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
         active={c.conversation_id === activeId}
         onSelect={onSelect}
         language={language}
-        position={windowed ? { index: index + 1, of: conversations.length } : undefined}
+        {...(windowed ? { position: index + 1, of: conversations.length } : {})}
       />,
     );
   }
@@ -127,8 +127,9 @@ interface ConversationItemProps {
   readonly onSelect: (conversationId: string) => void;
   /** The UI language its words are in. */
   readonly language: UiLanguage;
-  /** In a windowed list, where the row is in the whole list (said to assistive technology, which sees only the rows rendered). */
-  readonly position: { readonly index: number; readonly of: number } | undefined;
+  /** In a windowed list, where the row is in the whole list, from 1, and of how many (said to assistive technology, which sees only the rows rendered). */
+  readonly position?: number;
+  readonly of?: number;
 }
 
 /**
@@ -138,21 +139,14 @@ interface ConversationItemProps {
  */
 class ConversationItem extends Component<ConversationItemProps> {
   override shouldComponentUpdate(next: ConversationItemProps): boolean {
-    const { summary, active, onSelect, language, position } = this.props;
-    return (
-      next.summary !== summary ||
-      next.active !== active ||
-      next.onSelect !== onSelect ||
-      next.language !== language ||
-      next.position?.index !== position?.index ||
-      next.position?.of !== position?.of
-    );
+    const { summary, active, onSelect, language, position, of } = this.props;
+    return next.summary !== summary || next.active !== active || next.onSelect !== onSelect || next.language !== language || next.position !== position || next.of !== of;
   }
 
   override render() {
-    const { summary: c, active, onSelect, position } = this.props;
+    const { summary: c, active, onSelect, position, of } = this.props;
     return (
-      <li {...(position === undefined ? {} : { "aria-setsize": position.of, "aria-posinset": position.index })}>
+      <li aria-posinset={position} aria-setsize={of}>
         <button type="button" class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
           <span class="conversation-title">{conversationLabel(c)}</span>
           <span class="muted conversation-meta">
