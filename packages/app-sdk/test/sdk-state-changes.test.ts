@@ -35,13 +35,18 @@ function portOf(first: RuntimeView): { port: AppPort; push(view: RuntimeView): v
   };
 }
 
+/** An SDK over a port whose view lists 1,000 conversations, with a listener keeping every change it is told. */
+function subscribedToThousand(): { first: RuntimeView; push(view: RuntimeView): void; changes: AppStateChange[] } {
+  const first = viewWith(Array.from({ length: 1000 }, (_, n) => summary(n)));
+  const { port, push } = portOf(first);
+  const changes: AppStateChange[] = [];
+  createAppSdk(port).state.subscribe((_view, change) => changes.push(change));
+  return { first, push, changes };
+}
+
 describe("the SDK's view changes with a thousand conversations", () => {
   it("says the conversations changed exactly when one summary says something else", () => {
-    const first = viewWith(Array.from({ length: 1000 }, (_, n) => summary(n)));
-    const { port, push } = portOf(first);
-    const sdk = createAppSdk(port);
-    const changes: AppStateChange[] = [];
-    sdk.state.subscribe((_view, change) => changes.push(change));
+    const { first, push, changes } = subscribedToThousand();
 
     // The same list (a commit that moved a cursor only).
     push(viewWith(first.conversations, first));
@@ -69,11 +74,7 @@ describe("the SDK's view changes with a thousand conversations", () => {
   });
 
   it("compares the conversations only when a listener reads that flag, and once", () => {
-    const first = viewWith(Array.from({ length: 1000 }, (_, n) => summary(n)));
-    const { port, push } = portOf(first);
-    const sdk = createAppSdk(port);
-    const changes: AppStateChange[] = [];
-    sdk.state.subscribe((_view, change) => changes.push(change));
+    const { first, push, changes } = subscribedToThousand();
     // Every summary a new object that says the same: telling needs their content.
     const stringify = vi.spyOn(JSON, "stringify");
     try {
