@@ -1,4 +1,5 @@
 import type { AgentAppMessage, AgentMessagePage } from "@lineup/app-sdk";
+import type { ConversationSummary } from "@lineup/runtime";
 import { describe, expect, it } from "vitest";
 import { decodeHostConfig, parseHostConfig, profileName, redeemPairingCode } from "../src/bootstrap/config.js";
 import { HistoryPager, type HistorySource } from "../src/core-apps/chat/history-pager.js";
@@ -7,7 +8,7 @@ import { conversationTitle, MAX_TITLE_LENGTH } from "../src/core-apps/chat/title
 import { newestFiles, sharedBy, SHOWN_FILES } from "../src/core-apps/chat/ConversationFiles.js";
 import { statusLine } from "../src/core-apps/chat/ConversationView.js";
 import { chatConversations } from "../src/core-apps/chat/selection.js";
-import { rowsInView } from "../src/core-apps/chat/ConversationList.js";
+import { indexOfCurrent, rowsInView } from "../src/core-apps/chat/ConversationList.js";
 import { createNotifications } from "../src/shell/notifications.js";
 import { describeLifecycle } from "../src/shell/lifecycle-label.js";
 
@@ -274,5 +275,19 @@ describe("rowsInView (the windowed conversation list)", () => {
     expect(rowsInView(1000, 44, 100, 100 + 44 * 500, 440)).toEqual({ first: 480, last: 530 });
     expect(rowsInView(1000, 44, 100, 100 + 44 * 1000 - 440, 440)).toEqual({ first: 970, last: 1000 });
     expect(rowsInView(0, 44, 100, 0, 440)).toEqual({ first: 0, last: 0 });
+  });
+});
+
+describe("indexOfCurrent (the conversation list's stop of the Tab key)", () => {
+  const list = ["a", "b", "c"].map((id) => ({ conversation_id: id }) as ConversationSummary);
+  it("is the row last focused, else the conversation on screen, else the newest", () => {
+    expect(indexOfCurrent(list, "c", "b")).toBe(2);
+    expect(indexOfCurrent(list, undefined, "b")).toBe(1);
+    expect(indexOfCurrent(list, undefined, undefined)).toBe(0);
+  });
+  it("passes over a conversation no longer listed, and is -1 for an empty list", () => {
+    expect(indexOfCurrent(list, "gone", "b")).toBe(1);
+    expect(indexOfCurrent(list, "gone", "also gone")).toBe(0);
+    expect(indexOfCurrent([], "a", "b")).toBe(-1);
   });
 });

@@ -219,4 +219,32 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     await page.keyboard.press("Enter");
     await expect.poll(() => item(newestFirst[1]!).getAttribute("aria-current")).toBe("true");
   });
+
+  it("keeps the focus on a row scrolled far out of view, and is one stop of the Tab key that comes back to it", async () => {
+    const focused = () => page.evaluate(() => document.activeElement?.closest(".conversation-list") ? document.activeElement.querySelector(".conversation-title")?.textContent ?? null : null);
+    const scrollColumn = (to: "top" | "bottom") =>
+      column().evaluate(async (el, to) => {
+        el.scrollTop = to === "top" ? 0 : el.scrollHeight;
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      }, to);
+    await showRow(newestFirst[10]!);
+    await item(newestFirst[10]!).focus();
+    // Scrolled with the mouse to the far end, the row focused stays focused, and the keys go on from it.
+    await scrollColumn("bottom");
+    expect(await focused()).toBe(newestFirst[10]);
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(focused).toBe(newestFirst[11]);
+    await expect.poll(() => item(newestFirst[11]!).isVisible()).toBe(true);
+    // One Tab leaves the list; Shift+Tab comes back to the row last focused, even scrolled far out of view.
+    await page.keyboard.press("End");
+    await expect.poll(focused).toBe(newestFirst.at(-1));
+    await page.keyboard.press("Tab");
+    await expect.poll(focused).toBe(null);
+    expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+    await scrollColumn("top");
+    await page.keyboard.press("Shift+Tab");
+    await expect.poll(focused).toBe(newestFirst.at(-1));
+    // Every row but that one is out of the Tab order.
+    expect(await list().locator('button[tabindex="0"]').count()).toBe(1);
+  });
 });

@@ -8,8 +8,12 @@ import { t, type UiLanguage } from "../../i18n/index.js";
  * From this many conversations the list renders only the rows in view and OVERSCAN rows either side of them, with
  * the rest of the list's height as padding: a person with a thousand conversations gets some sixty rows built, laid
  * out and kept up to date, not a thousand. Every row is one line (its title cut with an ellipsis), so each takes the
- * same height, measured on the rows rendered. A shorter list renders every row. In either, the arrow keys, Home and
- * End move between all the conversations.
+ * same height, measured on the rows rendered. A shorter list renders every row.
+ *
+ * The list is one stop of the Tab key, its current row: the one last focused in it, else the conversation on screen,
+ * else the newest. The arrow keys, Home and End move between all the conversations. The current row is always
+ * rendered, in or out of the window, so the focus stays on it when the list is scrolled far away, and Tab still
+ * finds the list.
  */
 export const WINDOW_FROM = 100;
 const OVERSCAN = 20;
@@ -33,6 +37,16 @@ export function rowsInView(count: number, pitch: number, listTop: number, scroll
   const first = Math.max(0, Math.min(count, Math.floor(top / pitch) - OVERSCAN));
   const last = Math.max(first, Math.min(count, Math.ceil((top + height) / pitch) + OVERSCAN));
   return { first, last };
+}
+
+/** The index of the list's current row (see above), or -1 for an empty list. */
+export function indexOfCurrent(conversations: readonly ConversationSummary[], focusedId: string | undefined, activeId: string | undefined): number {
+  for (const id of [focusedId, activeId]) {
+    if (id === undefined) continue;
+    const index = conversations.findIndex((c) => c.conversation_id === id);
+    if (index >= 0) return index;
+  }
+  return conversations.length === 0 ? -1 : 0;
 }
 
 export function ConversationList({ conversations, activeId, onSelect, language, scroller }: ConversationListProps) {
@@ -73,48 +87,77 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
 
   const { first, last } = windowed ? rowsInView(conversations.length, view.pitch, view.listTop, view.scrollTop, view.height) : { first: 0, last: conversations.length };
 
-  // The arrow keys, Home and End move between the conversations, whether or not their rows are rendered (Tab leaves the
-  // list after the rows that are): a row moved to is brought into the window, and focused once it is rendered.
+  // The current row: where Tab enters the list. A row focused becomes it; when another conversation comes on screen
+  // while the focus is elsewhere, the list's stop follows it.
+  const [focusedId, setFocusedId] = useState<string | undefined>(undefined);
+  useLayoutEffect(() => {
+    const ul = list.current;
+    if (ul !== null && !ul.contains(document.activeElement)) setFocusedId(undefined);
+  }, [activeId]);
+  const currentIndex = indexOfCurrent(conversations, focusedId, activeId);
+  const currentAbove = currentIndex >= 0 && currentIndex < first;
+  const currentBelow = currentIndex >= last && currentIndex >= 0;
+
+  // A row moved to with the keyboard is brought into the window, and focused once it is rendered.
   const focusing = useRef<number | undefined>(undefined);
   const [, moved] = useState(0);
   useLayoutEffect(() => {
     const index = focusing.current;
     const ul = list.current;
-    if (index === undefined || ul === null || index < first || index >= last) return;
+    if (index === undefined || ul === null) return;
+    const button = ul.querySelector<HTMLButtonElement>(`li[data-index="${index}"] > button`);
+    if (button === null) return;
     focusing.current = undefined;
-    ul.children[index - first]?.querySelector("button")?.focus();
+    button.focus();
   });
-  const onKeyDown = (event: KeyboardEvent): void => {
+  const rowIndex = (target: EventTarget | null): number | undefined => {
+    const row = (target as Element | null)?.closest?.("li");
     const ul = list.current;
-    const row = (event.target as Element | null)?.closest?.("li");
-    if (ul === null || row === null || row === undefined || row.parentElement !== ul || conversations.length === 0) return;
-    const at = first + Array.prototype.indexOf.call(ul.children, row);
+    if (ul === null || row === null || row === undefined || row.parentElement !== ul) return undefined;
+    return Number(row.dataset["index"]);
+  };
+  const onFocusIn = (event: FocusEvent): void => {
+    const at = rowIndex(event.target);
+    const id = at === undefined ? undefined : conversations[at]?.conversation_id;
+    if (id !== undefined && id !== focusedId) setFocusedId(id);
+  };
+  const onKeyDown = (event: KeyboardEvent): void => {
+    const at = rowIndex(event.target);
+    if (at === undefined || conversations.length === 0) return;
     const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: conversations.length - 1 }[event.key];
     if (to === undefined) return;
     event.preventDefault();
     const next = Math.max(0, Math.min(conversations.length - 1, to));
     focusing.current = next;
+    setFocusedId(conversations[next]!.conversation_id);
     const el = scroller.current;
     if (windowed && el !== null && (next < first || next >= last)) el.scrollTop = view.listTop + next * view.pitch - el.clientHeight / 2;
     moved((n) => n + 1);
   };
-  const style = windowed ? { paddingTop: `${first * view.pitch}px`, paddingBottom: `${(conversations.length - last) * view.pitch}px` } : undefined;
-  const rows: preact.JSX.Element[] = [];
-  for (let index = first; index < last; index++) {
+  // The current row out of the window takes the place of one row of padding on its side: the rows in the window stay
+  // where they belong, and it stays rendered, out of sight.
+  const style = windowed ? { paddingTop: `${(first - (currentAbove ? 1 : 0)) * view.pitch}px`, paddingBottom: `${(conversations.length - last - (currentBelow ? 1 : 0)) * view.pitch}px` } : undefined;
+  const row = (index: number): preact.JSX.Element => {
     const c = conversations[index]!;
-    rows.push(
+    return (
       <ConversationItem
         key={c.conversation_id}
         summary={c}
         active={c.conversation_id === activeId}
         onSelect={onSelect}
         language={language}
+        index={index}
+        current={index === currentIndex}
         {...(windowed ? { position: index + 1, of: conversations.length } : {})}
-      />,
+      />
     );
-  }
+  };
+  const rows: preact.JSX.Element[] = [];
+  if (currentAbove) rows.push(row(currentIndex));
+  for (let index = first; index < last; index++) rows.push(row(index));
+  if (currentBelow) rows.push(row(currentIndex));
   return (
-    <ul class="conversation-list" ref={list} style={style} onKeyDown={onKeyDown}>
+    <ul class="conversation-list" ref={list} style={style} onKeyDown={onKeyDown} onFocusIn={onFocusIn}>
       {rows}
     </ul>
   );
@@ -127,6 +170,10 @@ interface ConversationItemProps {
   readonly onSelect: (conversationId: string) => void;
   /** The UI language its words are in. */
   readonly language: UiLanguage;
+  /** Where the row is in the list, from 0. */
+  readonly index: number;
+  /** The list's one stop of the Tab key. */
+  readonly current: boolean;
   /** In a windowed list, where the row is in the whole list, from 1, and of how many (said to assistive technology, which sees only the rows rendered). */
   readonly position?: number;
   readonly of?: number;
@@ -135,19 +182,21 @@ interface ConversationItemProps {
 /**
  * One conversation in the list. Rendered again only when its summary is another object (the Runtime keeps an
  * unchanged summary's object from one view to the next), it becomes or stops being the one on screen, its place in a
- * windowed list changes, or the UI language does.
+ * windowed list changes, it becomes or stops being the list's stop of the Tab key, or the UI language does.
  */
 class ConversationItem extends Component<ConversationItemProps> {
   override shouldComponentUpdate(next: ConversationItemProps): boolean {
-    const { summary, active, onSelect, language, position, of } = this.props;
-    return next.summary !== summary || next.active !== active || next.onSelect !== onSelect || next.language !== language || next.position !== position || next.of !== of;
+    const { summary, active, onSelect, language, index, current, position, of } = this.props;
+    return (
+      next.summary !== summary || next.active !== active || next.onSelect !== onSelect || next.language !== language || next.index !== index || next.current !== current || next.position !== position || next.of !== of
+    );
   }
 
   override render() {
-    const { summary: c, active, onSelect, position, of } = this.props;
+    const { summary: c, active, onSelect, index, current, position, of } = this.props;
     return (
-      <li aria-posinset={position} aria-setsize={of}>
-        <button type="button" class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
+      <li data-index={index} aria-posinset={position} aria-setsize={of}>
+        <button type="button" tabIndex={current ? 0 : -1} class={active ? "conversation-item active" : "conversation-item"} aria-current={active ? "true" : undefined} onClick={() => onSelect(c.conversation_id)}>
           <span class="conversation-title">{conversationLabel(c)}</span>
           <span class="muted conversation-meta">
             {c.status === "live" ? "" : t(`conversation.${c.status}`)}
