@@ -605,21 +605,41 @@ export function viewsOf(): (state: RuntimeState) => RuntimeView {
  * What an installed app reads of the Runtime's state (spec 6.1: a view model cut to its scope, never the
  * whole state): the conversations it serves — started for it, or where it has a live instance — the failed
  * actions it dispatched, and the count of its own actions waiting to be sent. Connection, lifecycle and the
- * default app are the same for everyone. `full` is `toView(state)`, already made for the core apps. With `previous`
- * (this app's view before), an unchanged list of conversations is the same array, as `toView` gives it.
+ * default app are the same for everyone. `full` is the view of `state`, as the core apps read it.
+ *
+ * The conversations and the count are made when first read, as `viewsOf` makes the full view's: a listener that reads
+ * only the lifecycle costs no walk of a thousand conversations per commit. The list is made on `base()` (the app's list
+ * read last, told to `made`): an unchanged list of conversations is that same array.
  */
-export function appView(full: RuntimeView, state: RuntimeState, appScope: string, previous?: RuntimeView): RuntimeView {
-  const served = new Set<string>();
-  for (const instance of Object.values(state.instances.instances)) {
-    if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);
-  }
-  let queued = 0;
-  for (const entry of state.outbox.values() as Iterable<OutboxEntry>) if (entry.status === "pending" && entry.app_scope === appScope) queued += 1;
+export function appView(full: RuntimeView, state: RuntimeState, appScope: string, base?: () => readonly ConversationSummary[] | undefined, made?: (list: readonly ConversationSummary[]) => void): RuntimeView {
+  let conversations: readonly ConversationSummary[] | undefined;
+  let queued: number | undefined;
   return {
-    ...full,
-    conversations: sameItems(full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)), previous?.conversations),
+    lifecycle: full.lifecycle,
+    connection: full.connection,
+    get conversations() {
+      if (conversations === undefined) {
+        const served = new Set<string>();
+        for (const instance of Object.values(state.instances.instances)) {
+          if (instance.app_scope === appScope && instance.conversation_id !== undefined && instance.status !== "closed" && instance.status !== "failed") served.add(instance.conversation_id);
+        }
+        conversations = sameItems(
+          full.conversations.filter((c) => c.app_scope === appScope || served.has(c.conversation_id)),
+          base?.(),
+        );
+        made?.(conversations);
+      }
+      return conversations;
+    },
     failed_actions: full.failed_actions.filter((a) => a.app_scope === appScope),
-    queued_actions: queued,
+    get queued_actions() {
+      if (queued === undefined) {
+        queued = 0;
+        for (const entry of state.outbox.values() as Iterable<OutboxEntry>) if (entry.status === "pending" && entry.app_scope === appScope) queued += 1;
+      }
+      return queued;
+    },
+    default_app: full.default_app,
   };
 }
 

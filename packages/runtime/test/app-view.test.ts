@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { withConversation, type Conversation, type RuntimeState } from "../src/coordination/state.js";
 import type { RuntimeView } from "../src/runtime.js";
 import { PersistentMap } from "../src/core/persistent-map.js";
-import { toView, viewsOf } from "../src/runtime.js";
+import { appView, toView, viewsOf, type ConversationSummary } from "../src/runtime.js";
 import { state } from "./helpers/loop-fixtures.js";
 import { whiteboardManifest } from "./apps-fixtures.js";
 import { device, signedBundle } from "./helpers/apps-harness.js";
@@ -95,5 +95,38 @@ describe("an app's view of the Runtime state", () => {
     expect(middle[0]).toBe(last[0]);
     // The same state gives the same view.
     expect(viewOf(next).conversations).toBe(last);
+  });
+
+  it("makes an installed app's conversations and queued count when they are read: a listener of its lifecycle alone walks no list", () => {
+    const online: RuntimeState = { ...state, lifecycle: { status: "online", since: 0 } };
+    const live = (id: string, appScope: string): Conversation => ({ conversation_id: id, app_scope: appScope, agent_id: "agent-1", workspace_id: "w-1", origin: "server", cursor: 3, following: { status: "live" }, unread: 0 });
+    const viewOf = viewsOf();
+    let next: RuntimeState = { ...online, conversations: PersistentMap.of(Array.from({ length: 1000 }, (_, i) => [`s-${i}`, live(`s-${i}`, i % 100 === 0 ? "whiteboard" : "chat")] as const)) };
+    let list: readonly ConversationSummary[] | undefined;
+    const cut = (s: RuntimeState) => appView(viewOf(s), s, "whiteboard", () => list, (made) => (list = made));
+    const first = cut(next).conversations;
+    expect(first.map((c) => c.conversation_id)).toEqual(Array.from({ length: 10 }, (_, i) => `s-${i * 100}`));
+    const made = vi.spyOn(PersistentMap.prototype, "mapInOrder");
+    const walked = vi.spyOn(next.outbox, "values");
+    const views: RuntimeView[] = [];
+    for (let i = 0; i < 1000; i++) {
+      next = withConversation(next, { ...next.conversations.get(`s-${i}`)!, cursor: 4 });
+      views.push(cut(next));
+      expect(views.at(-1)!.lifecycle.status).toBe("online");
+    }
+    expect(made).not.toHaveBeenCalled();
+    // Once per commit, the full view's own walk for its failed actions; none of the app's for its queued count.
+    expect(walked).toHaveBeenCalledTimes(1000);
+    made.mockRestore();
+    walked.mockRestore();
+    // Read late, a view says what its state said; only cursors moved, so the list is the one read before.
+    expect(views[500]!.conversations).toBe(first);
+    expect(views[500]!.queued_actions).toBe(0);
+    // One of its conversations told something: a new list, its other summaries kept.
+    next = withConversation(next, { ...next.conversations.get("s-200")!, unread: 2 });
+    const after = cut(next).conversations;
+    expect(after).not.toBe(first);
+    expect(after[2]).toMatchObject({ conversation_id: "s-200", unread: 2 });
+    expect(after[0]).toBe(first[0]);
   });
 });
