@@ -266,6 +266,22 @@ describe("the chat's list of conversations", () => {
     expect(ids(chatConversations(misplaced))).toEqual(["d", "c", "b", "old"]);
     expect(ids(inOrder)).toEqual(["old", "b", "app", "c", "d"]);
   });
+
+  it("lists first the conversations where something was said last, by when, then the others by when they were started", () => {
+    const said = (id: string, created_at: string, active_at: string) => ({ ...summary(id, created_at), active_at });
+    // As the Runtime keeps them: oldest started first.
+    const kept = [
+      said("first", "2026-12-07T08:00:00.000Z", "2026-12-07T11:00:00.000Z"),
+      summary("quiet", "2026-12-07T09:00:00.000Z"),
+      said("talked", "2026-12-07T09:30:00.000Z", "2026-12-07T09:45:00.000Z"),
+      summary("new", "2026-12-07T10:00:00.000Z"),
+      said("same-a", "2026-12-07T10:10:00.000Z", "2026-12-07T10:30:00.000Z"),
+      said("same-b", "2026-12-07T10:20:00.000Z", "2026-12-07T10:30:00.000Z"),
+    ];
+    // Said in the same instant: by id, as conversations started together.
+    expect(ids(chatConversations(kept))).toEqual(["first", "same-b", "same-a", "new", "talked", "quiet"]);
+    expect(ids(kept)).toEqual(["first", "quiet", "talked", "new", "same-a", "same-b"]);
+  });
 });
 
 describe("rowsInView (the windowed conversation list)", () => {

@@ -1,8 +1,9 @@
 /**
  * A person who has used LineUp for a while: 200 conversations, started on another device of theirs (a Node
  * Runtime with the same device token), listed and followed by the web host on its first start (Chromium, the
- * real AppServer and demo agent). They are listed the most recently started first, as on the device that started
- * them, and in the same order after a reload.
+ * real AppServer and demo agent). They are listed the one where something was said last first, the others the most
+ * recently started first, as on the device that started them, and in the same order after a reload: what the list
+ * should say is read from the AppServer's database (`listedTitles`).
  *
  * The chat renders a conversation's row again only when its summary changed, keeps the open conversation as it
  * is while others change, follows a burst of changes at most every LIST_RENDER_INTERVAL_MS, and renders only the
@@ -31,7 +32,7 @@ let agent: AgentClient;
 /** Session id by title ("Conversation 1" … "Conversation 200"). */
 const sessions = new Map<string, string>();
 
-/** The titles the list should show, top to bottom: the most recently started first, by the AppServer's start times. */
+/** The titles the list should show at first (nothing said yet), top to bottom: the most recently started first, by the AppServer's start times. */
 let newestFirst: string[] = [];
 
 beforeAll(async () => {
@@ -124,9 +125,9 @@ async function allRows(): Promise<{ readonly rows: Row[]; readonly mostRendered:
   });
 }
 
-/** Scrolls the list's column until the row titled `title` is rendered (it is `index` in newestFirst). */
+/** Scrolls the list's column until the row titled `title` is rendered (where the AppServer's log puts it). */
 async function showRow(title: string): Promise<void> {
-  const index = newestFirst.indexOf(title);
+  const index = world.listedTitles().indexOf(title);
   await column().evaluate(async (el, index) => {
     const rows = el.querySelectorAll<HTMLElement>(".conversation-list > li");
     const pitch = rows.length >= 2 ? rows[1]!.getBoundingClientRect().top - rows[0]!.getBoundingClientRect().top : 44;
@@ -146,6 +147,7 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     await expect.poll(async () => (await allRows()).rows.length, { timeout: 30_000 }).toBe(CONVERSATIONS);
     const { rows, mostRendered } = await allRows();
     expect(rows.map((row) => row.title)).toEqual(newestFirst);
+    expect(world.listedTitles()).toEqual(newestFirst);
     // A screen of rows and the ones either side of it, not all two hundred.
     expect(mostRendered).toBeLessThan(80);
     expect(await list().getByRole("listitem").first().getAttribute("aria-setsize")).toBe(String(CONVERSATIONS));
@@ -153,7 +155,7 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     expect(newestFirst.indexOf("Conversation 200")).toBeLessThan(newestFirst.indexOf("Conversation 1"));
   });
 
-  it("shows a badge on each conversation a burst of messages arrived in, and keeps the open one as it was", async () => {
+  it("brings up each conversation a burst of messages arrived in, with a badge, and keeps the open one as it was", async () => {
     await showRow("Conversation 150");
     await item("Conversation 150").click();
     await expect.poll(() => item("Conversation 150").getAttribute("aria-current")).toBe("true");
@@ -162,13 +164,20 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     const told = Array.from({ length: 20 }, (_, i) => `Conversation ${i * 7 + 3}`);
     await Promise.all(told.map((title) => agent.send(sessions.get(title)!, { kind: "text", text: `news for ${title}` })));
     const unread = async () => (await allRows()).rows.filter((row) => row.unread === "1").map((row) => row.title);
-    await expect.poll(unread, { timeout: 15_000 }).toEqual(newestFirst.filter((title) => told.includes(title)));
+    await expect.poll(unread, { timeout: 15_000 }).toEqual(world.listedTitles().filter((title) => told.includes(title)));
+    // They come first, the one the agent spoke in last at the top; the rest stay in the order they were started.
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title), { timeout: 15_000 }).toEqual(world.listedTitles());
+    expect(new Set(world.listedTitles().slice(0, 20))).toEqual(new Set(told));
+    expect(world.listedTitles().slice(20)).toEqual(newestFirst.filter((title) => !told.includes(title)));
     // The open conversation is still the one on screen, and still answers.
     expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 150"]);
     await showRow("Conversation 150");
     await say(page, "hello from a busy person");
     await page.getByRole("log").getByText("hello from a busy person").waitFor();
     await page.getByRole("log").locator(".bubble-row.from-agent").first().waitFor({ timeout: 30_000 });
+    // Spoken in last, it is at the top now.
+    await expect.poll(async () => (await allRows()).rows[0]!.title, { timeout: 15_000 }).toBe("Conversation 150");
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title), { timeout: 15_000 }).toEqual(world.listedTitles());
     await page.screenshot({ path: join(SCREENSHOTS, "many-conversations.png") });
   });
 
@@ -183,14 +192,14 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
   it("finds a conversation by its title, and shows them all again on Escape", async () => {
     const find = page.getByRole("searchbox", { name: "Find a conversation" });
     await find.fill("conversation 15");
-    await expect.poll(() => titles()).toEqual(newestFirst.filter((title) => /^Conversation 15\d?$/.test(title)));
+    await expect.poll(() => titles()).toEqual(world.listedTitles().filter((title) => /^Conversation 15\d?$/.test(title)));
     expect(await titles()).toHaveLength(11);
     await page.screenshot({ path: join(SCREENSHOTS, "many-conversations-find.png") });
     await find.fill("no such title");
     await page.getByText("No conversation is called “no such title”").waitFor();
     expect(await list().getByRole("listitem").count()).toBe(0);
     await find.press("Escape");
-    await expect.poll(async () => (await allRows()).rows.map((row) => row.title)).toEqual(newestFirst);
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title)).toEqual(world.listedTitles());
     expect(await find.inputValue()).toBe("");
     // The conversation on screen stayed.
     expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 3"]);
@@ -199,25 +208,26 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
   it("keeps the order and what is unread after a reload", async () => {
     await page.reload();
     await page.locator('.connection[data-lifecycle="online"]').waitFor({ timeout: 60_000 });
-    await expect.poll(async () => (await allRows()).rows.map((row) => row.title), { timeout: 30_000 }).toEqual(newestFirst);
+    await expect.poll(async () => (await allRows()).rows.map((row) => row.title), { timeout: 30_000 }).toEqual(world.listedTitles());
     await expect.poll(async () => (await allRows()).rows.filter((row) => row.unread === "1").length, { timeout: 15_000 }).toBe(19);
     expect((await allRows()).rows.filter((row) => row.current).map((row) => row.title)).toEqual(["Conversation 3"]);
   });
 
   it("moves between all the conversations with the arrow keys, Home and End, bringing each row it reaches into view, and Enter opens it", async () => {
     const focused = () => page.evaluate(() => document.activeElement?.querySelector(".conversation-title")?.textContent ?? null);
-    await showRow(newestFirst[0]!);
-    await item(newestFirst[0]!).focus();
+    const order = world.listedTitles();
+    await showRow(order[0]!);
+    await item(order[0]!).focus();
     await page.keyboard.press("End");
-    await expect.poll(focused).toBe(newestFirst.at(-1));
+    await expect.poll(focused).toBe(order.at(-1));
     await page.keyboard.press("ArrowUp");
-    await expect.poll(focused).toBe(newestFirst.at(-2));
+    await expect.poll(focused).toBe(order.at(-2));
     await page.keyboard.press("Home");
-    await expect.poll(focused).toBe(newestFirst[0]);
+    await expect.poll(focused).toBe(order[0]);
     await page.keyboard.press("ArrowDown");
-    await expect.poll(focused).toBe(newestFirst[1]);
+    await expect.poll(focused).toBe(order[1]);
     await page.keyboard.press("Enter");
-    await expect.poll(() => item(newestFirst[1]!).getAttribute("aria-current")).toBe("true");
+    await expect.poll(() => item(order[1]!).getAttribute("aria-current")).toBe("true");
   });
 
   it("keeps the focus on a row scrolled far out of view, and is one stop of the Tab key that comes back to it", async () => {
@@ -227,23 +237,24 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
         el.scrollTop = to === "top" ? 0 : el.scrollHeight;
         await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
       }, to);
-    await showRow(newestFirst[10]!);
-    await item(newestFirst[10]!).focus();
+    const order = world.listedTitles();
+    await showRow(order[10]!);
+    await item(order[10]!).focus();
     // Scrolled with the mouse to the far end, the row focused stays focused, and the keys go on from it.
     await scrollColumn("bottom");
-    expect(await focused()).toBe(newestFirst[10]);
+    expect(await focused()).toBe(order[10]);
     await page.keyboard.press("ArrowDown");
-    await expect.poll(focused).toBe(newestFirst[11]);
-    await expect.poll(() => item(newestFirst[11]!).isVisible()).toBe(true);
+    await expect.poll(focused).toBe(order[11]);
+    await expect.poll(() => item(order[11]!).isVisible()).toBe(true);
     // One Tab leaves the list; Shift+Tab comes back to the row last focused, even scrolled far out of view.
     await page.keyboard.press("End");
-    await expect.poll(focused).toBe(newestFirst.at(-1));
+    await expect.poll(focused).toBe(order.at(-1));
     await page.keyboard.press("Tab");
     await expect.poll(focused).toBe(null);
     expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
     await scrollColumn("top");
     await page.keyboard.press("Shift+Tab");
-    await expect.poll(focused).toBe(newestFirst.at(-1));
+    await expect.poll(focused).toBe(order.at(-1));
     // Every row but that one is out of the Tab order.
     expect(await list().locator('button[tabindex="0"]').count()).toBe(1);
   });

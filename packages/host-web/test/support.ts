@@ -37,6 +37,12 @@ export interface World {
   readonly agentLog: readonly string[];
   /** The AppServer's stored events, newest last: `seq kind body` per line, each body whole. */
   serverEvents(limit?: number): string[];
+  /**
+   * The titles of the chat's conversations as the person should see them listed, read from the AppServer's database:
+   * by the time of the newest event in which something was said (a turn or an action asked for or answered, a
+   * `lineup.message`), or the start for one where nothing was, newer first; the same instant by id, greater first.
+   */
+  listedTitles(): string[];
   close(): Promise<void>;
 }
 
@@ -100,6 +106,26 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       try {
         const rows = db.prepare("SELECT session_id, seq, kind, body FROM events ORDER BY created_at DESC, seq DESC LIMIT ?").all(limit) as { session_id: string; seq: number; kind: string; body: string }[];
         return rows.reverse().map((r) => `${r.session_id.slice(0, 12)} #${r.seq} ${r.kind} ${r.body}`);
+      } finally {
+        db.close();
+      }
+    },
+    listedTitles() {
+      const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true, fileMustExist: true });
+      try {
+        const rows = db
+          .prepare(
+            `SELECT s.title AS title FROM sessions s LEFT JOIN (
+               SELECT session_id, MAX(created_at) AS said FROM events
+               WHERE kind IN ('turn.started', 'turn.completed', 'turn.failed', 'action.required', 'action.responded')
+                  OR (kind = 'envelope' AND json_extract(body, '$.data.envelope.type') = 'lineup.message')
+               GROUP BY session_id
+             ) a ON a.session_id = s.session_id
+             WHERE s.app_scope = 'chat'
+             ORDER BY COALESCE(a.said, s.created_at) DESC, s.session_id DESC`,
+          )
+          .all() as { title: string }[];
+        return rows.map((r) => r.title);
       } finally {
         db.close();
       }

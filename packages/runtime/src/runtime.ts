@@ -129,6 +129,11 @@ export interface ConversationSummary {
   readonly title?: string;
   /** When it was started (ISO 8601); absent for a conversation stored before the Runtime kept it. */
   readonly created_at?: string;
+  /**
+   * When the person or the agent last said something in it (ISO 8601, the AppServer's time: a message, a turn asked
+   * for or answered, an action asked for or answered); absent before anything was said, or while its log is not applied.
+   */
+  readonly active_at?: string;
   readonly status: ConversationStatus;
   readonly unread: number;
   /** Whether the agent is connected to the AppServer now; absent when unknown (offline, not yet followed, an older server). */
@@ -559,6 +564,7 @@ function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | 
     was.workspace_id === c.workspace_id &&
     was.title === c.title &&
     was.created_at === c.created_at &&
+    was.active_at === c.active_at &&
     was.status === status &&
     was.unread === c.unread &&
     was.agent_connected === c.agent_connected
@@ -572,6 +578,7 @@ function summaryOf(c: Conversation, online: boolean, was: ConversationSummary | 
     workspace_id: c.workspace_id,
     ...(c.title === undefined ? {} : { title: c.title }),
     ...(c.created_at === undefined ? {} : { created_at: c.created_at }),
+    ...(c.active_at === undefined ? {} : { active_at: c.active_at }),
     status,
     unread: c.unread,
     ...(c.agent_connected === undefined ? {} : { agent_connected: c.agent_connected }),

@@ -58,7 +58,8 @@ describe("bad events are consumed, not fatal", () => {
     expect(texts(d.received)).toEqual(["after the bad one"]);
     await d.stop();
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
-    expect(await store.get(C.cursors, "s-1")).toEqual({ seq: 3 }); // session.started, the bad one, the good one
+    // session.started, the bad one, the good one: only the good one was said
+    expect(await store.get(C.cursors, "s-1")).toEqual({ seq: 3, active_at: server.sessions.get("s-1")!.events[2]!.created_at });
     const refused = (await store.range(C.audit)).map(({ value }) => value as { type: string; code?: string }).filter((r) => r.type === "ingress.agent.refused");
     expect(refused.map((r) => r.code)).toEqual([code]);
     // Kept out of every app's inbox and history, too.
@@ -82,7 +83,8 @@ describe("bad events are consumed, not fatal", () => {
     expect(texts(d.received)).toEqual(["first", "second"]);
     await d.stop();
     const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
-    expect(await store.get(C.cursors, "s-1")).toEqual({ seq: 4 }); // session.started and three envelopes
+    // session.started and three envelopes, the duplicate not said
+    expect(await store.get(C.cursors, "s-1")).toEqual({ seq: 4, active_at: server.sessions.get("s-1")!.events[3]!.created_at });
     const codes = (await store.range(C.audit)).map(({ value }) => (value as { code?: string }).code).filter((c) => c !== undefined);
     expect(codes).toEqual(["duplicate_message"]);
     await store.close();

@@ -84,7 +84,7 @@ describe("loop pipeline", () => {
     // What a reader of the store observes: both messages stored, s-1:4 acknowledged, s-1:5 still pending.
     expect(await gated.inner.get(C.inbox, inboxKey("chat", "s-1", 4))).toMatchObject({ message_id: "s-1:4" });
     expect(await listPendingMessageIds(gated.inner)).toEqual(["s-1:5"]);
-    expect(await gated.inner.get(C.cursors, "s-1")).toEqual({ seq: 5 });
+    expect(await gated.inner.get(C.cursors, "s-1")).toEqual({ seq: 5, active_at: "2026-11-30T06:00:00.000Z" });
     await loop.close();
   });
 

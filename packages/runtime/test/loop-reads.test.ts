@@ -72,7 +72,7 @@ describe("loop reads", () => {
     expect(await listPendingMessageIds(recording.store)).toEqual([]);
     expect(await recording.store.get(C.inbox, inboxKey("chat", "s-1", 5))).toBeUndefined();
     // The duplicate is consumed (the cursor moves past it, so the log keeps flowing) and its refusal audited.
-    expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 5 });
+    expect(await recording.store.get(C.cursors, "s-1")).toEqual({ seq: 5, active_at: "2026-11-30T06:00:00.000Z" });
     expect(loop.state.conversations.get("s-1")?.cursor).toBe(5);
     expect((await recording.store.range(C.audit)).map(({ value }) => (value as { code?: string }).code)).toEqual(["duplicate_message"]);
     await loop.close();

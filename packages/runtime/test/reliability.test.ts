@@ -97,7 +97,7 @@ describe("R6: the cursor never moves back", () => {
     expect(second.runtime.conversations.list().find((c) => c.conversation_id === "s-2")?.status).toBe("live");
     await second.stop();
     const reader = await createMemoryStore(RUNTIME_SCHEMA, { data });
-    expect(await reader.get("cursors", "s-1")).toEqual({ seq: 5 });
+    expect(await reader.get("cursors", "s-1")).toEqual({ seq: 5, active_at: server.sessions.get("s-1")!.events[4]!.created_at });
     const audit = (await reader.range("audit")).map((e) => e.value as { type: string; code?: string });
     expect(audit).toContainEqual(expect.objectContaining({ type: "sync.subscribe_refused", code: "cursor_invalid" }));
     await reader.close();
@@ -121,7 +121,7 @@ describe("R6: the cursor never moves back", () => {
     server.agentSays("s-1", "three");
     await until(() => device.received.length === 3);
     const reader = await createMemoryStore(RUNTIME_SCHEMA, { data });
-    expect(await reader.get("cursors", "s-1")).toEqual({ seq: 4 });
+    expect(await reader.get("cursors", "s-1")).toEqual({ seq: 4, active_at: server.sessions.get("s-1")!.events[3]!.created_at });
     expect(await reader.count("inbox", { prefix: "chat/s-1/" })).toBe(3);
     const codes = (await reader.range("audit")).map((e) => (e.value as { code?: string }).code);
     expect(codes).toEqual(expect.arrayContaining(["duplicate_message", "out_of_order"]));

@@ -141,13 +141,13 @@ export async function restoreState(
     counts[parsed.app_scope] = (counts[parsed.app_scope] ?? 0) + 1;
     pending.set(parsed.conversation_id, counts);
   }
-  const cursors = new Map(cursorRows.map(({ key, value }) => [key, value as { seq?: number; open_turns?: Conversation["open_turns"] }]));
+  const cursors = new Map(cursorRows.map(({ key, value }) => [key, value as { seq?: number; open_turns?: Conversation["open_turns"]; active_at?: unknown }]));
   const conversations = new Map<string, Conversation>();
   // In the order they were started (the store gives them by key), as a listing adds them.
   const started = (row: (typeof sessionRows)[number]): string | undefined => (row.value as { created_at?: string }).created_at;
   const byStart = [...sessionRows].sort((a, b) => compareSessionStarts(started(a), a.key, started(b), b.key));
   for (const { key, value } of byStart) {
-    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending" | "open_turns">;
+    const record = value as unknown as Omit<Conversation, "cursor" | "following" | "unread" | "pending" | "open_turns" | "active_at">;
     const at = cursors.get(key);
     const cursor = at?.seq ?? 0;
     const counts = pending.get(key);
@@ -159,6 +159,7 @@ export async function restoreState(
       unread,
       ...(counts === undefined ? {} : { pending: counts }),
       ...(at?.open_turns === undefined || at.open_turns.length === 0 ? {} : { open_turns: at.open_turns }),
+      ...(typeof at?.active_at === "string" ? { active_at: at.active_at } : {}),
     });
   }
 

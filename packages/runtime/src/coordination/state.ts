@@ -47,6 +47,11 @@ export interface Conversation {
   readonly origin: "server" | "local";
   /** The last applied seq of the session log (0 = none). Never moves back. */
   readonly cursor: number;
+  /**
+   * When something was last said in it: the AppServer's time of the newest applied event in which the person or the
+   * agent spoke (`isActivity`); absent before any. Stored with the cursor. The same on every device that applied the log.
+   */
+  readonly active_at?: string;
   readonly following: Following;
   /** Pending (unacknowledged) messages in chat's inbox. */
   readonly unread: number;
@@ -152,6 +157,7 @@ export function conversationFromSession(session: Session, previous: Conversation
     ...(previous?.pending === undefined ? {} : { pending: previous.pending }),
     ...(previous?.agent_connected === undefined ? {} : { agent_connected: previous.agent_connected }),
     ...(previous?.open_turns === undefined ? {} : { open_turns: previous.open_turns }),
+    ...(previous?.active_at === undefined ? {} : { active_at: previous.active_at }),
   };
 }
 

@@ -21,7 +21,7 @@ const OVERSCAN = 20;
 const ESTIMATED_PITCH = 44;
 
 interface ConversationListProps {
-  /** Newest first, as the list shows them. */
+  /** In the order the list shows them (`chatConversations`: where something was said last first). */
   readonly conversations: readonly ConversationSummary[];
   /** The conversation on screen (undefined while a new one is drafted). */
   readonly activeId: string | undefined;

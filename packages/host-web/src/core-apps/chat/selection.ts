@@ -19,15 +19,17 @@ export function rememberConversation(conversationId: string): void {
 }
 
 /**
- * The chat's conversations (those started in chat), the most recently started first (`compareSessionStarts`
- * reversed): the same on every device of the person and after a restart, wherever the Runtime learned of each.
+ * The chat's conversations (those started in chat), the one where something was last said first: by `active_at`, or
+ * `created_at` for one where nothing was said yet, newer first (`compareSessionStarts` reversed, so the same instant
+ * goes by id). Both are the AppServer's times, so the order is the same on every device of the person and after a
+ * restart, once each device has applied the logs.
  */
 export function chatConversations(all: readonly ConversationSummary[]): readonly ConversationSummary[] {
-  const chat = all.filter((c) => c.app_scope === "chat").reverse();
-  const newerFirst = (a: ConversationSummary, b: ConversationSummary): number => compareSessionStarts(b.created_at, b.conversation_id, a.created_at, a.conversation_id);
-  // The Runtime keeps them oldest first almost always (a clock out of step can misplace one): then the reverse is it.
-  for (let i = 1; i < chat.length; i++) if (newerFirst(chat[i - 1]!, chat[i]!) > 0) return chat.sort(newerFirst);
-  return chat;
+  const chat = all.filter((c) => c.app_scope === "chat");
+  // The Runtime keeps them oldest started first: reversed, those where nothing was said are in order already, and the
+  // sort (stable, and quick on runs in order) moves the rest.
+  chat.reverse();
+  return chat.sort((a, b) => compareSessionStarts(b.active_at ?? b.created_at, b.conversation_id, a.active_at ?? a.created_at, a.conversation_id));
 }
 
 /** The conversation the chat shows: the selected one while it exists, else the first; undefined when there is none. */

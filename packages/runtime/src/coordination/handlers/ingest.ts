@@ -13,7 +13,7 @@ import { appDirectoryOf } from "../app-directory.js";
 import { applyCallDecision } from "../call-folding.js";
 import { Step, stepAfter } from "../step.js";
 import { endTurnCalls } from "../../tools/reports.js";
-import { withTurnEvent } from "../turns.js";
+import { withActivity, withTurnEvent } from "../turns.js";
 import { foldLogEvent, TASK_LOG_KINDS, TaskDraft, withTaskChange } from "../../tasks/records.js";
 import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
@@ -39,12 +39,16 @@ const elsewhereAudit = (event: Extract<RuntimeInput, { kind: "event" }>["event"]
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
 
-/** The conversation's cursor row: how far its log was applied, and the turns open at that point. */
+/** The conversation's cursor row: how far its log was applied, the turns open at that point and when something was last said. */
 const cursorWrite = (conversation: Conversation): StoreWrite => ({
   op: "put",
   collection: C.cursors,
   key: conversation.conversation_id,
-  value: conversation.open_turns === undefined ? { seq: conversation.cursor } : { seq: conversation.cursor, open_turns: conversation.open_turns as unknown as JsonValue },
+  value: {
+    seq: conversation.cursor,
+    ...(conversation.open_turns === undefined ? {} : { open_turns: conversation.open_turns as unknown as JsonValue }),
+    ...(conversation.active_at === undefined ? {} : { active_at: conversation.active_at }),
+  },
 });
 
 /**
@@ -79,7 +83,9 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
   if (conversation === undefined || outcome.kind === "gap") return { state, writes: [], effects: [], deliveries: [], audit: [] };
 
   // The log's turns move with its cursor, whatever apps see of the event (coordination/turns.ts).
-  let next: Conversation = withTurnEvent({ ...conversation, cursor: event.seq }, event);
+  // Something said counts only when accepted: a refused message was not said to anyone here.
+  const moved: Conversation = withTurnEvent({ ...conversation, cursor: event.seq }, event);
+  let next: Conversation = outcome.kind === "accepted" ? withActivity(moved, event) : moved;
   const writes: StoreWrite[] = [cursorWrite(next)];
   const shared = sharedArtifact(conversation.conversation_id, event);
   if (shared !== undefined) writes.push(conversationArtifactWrite(shared));

@@ -11,7 +11,7 @@ import { Step } from "../step.js";
 
 /** The stored form of a conversation: what survives a restart besides its cursor. */
 export function sessionRecordWrite(conversation: Conversation): StoreWrite {
-  const { following: _following, cursor: _cursor, unread: _unread, pending: _pending, notices: _notices, agent_connected: _agent, open_turns: _turns, ...record } = conversation;
+  const { following: _following, cursor: _cursor, unread: _unread, pending: _pending, notices: _notices, agent_connected: _agent, open_turns: _turns, active_at: _active, ...record } = conversation;
   return { op: "put", collection: C.sessions, key: conversation.conversation_id, value: { ...record } };
 }
 
