@@ -52,6 +52,23 @@ describe("authentication", () => {
     await client.close();
   });
 
+  it("holds a request sent behind initialize until it is answered, then answers it for the role it set, or not_initialized", async () => {
+    const init = (token: string) => ({ protocol_version: "lineup.app-server.v1", client_info: { name: "t" }, token });
+    const client = await TestClient.connect(server.url);
+    // Both sent before either is answered: the read waits for the handshake, then is answered as the device's.
+    const [answered, read] = await Promise.all([client.request("initialize", init(server.devCredentials!.device_token)), client.request("agentSession/read", { session_id: "s-a" })]);
+    expect(answered.result).toMatchObject({ role: "device" });
+    expect(read.error).toBeUndefined();
+    expect(read.result).toMatchObject({ session: { session_id: "s-a" } });
+    await client.close();
+    // Behind a refused initialize, the same read is refused as before any handshake, and reveals nothing.
+    const refused = await TestClient.connect(server.url);
+    const [wrong, denied] = await Promise.all([refused.request("initialize", init("not-a-token")), refused.request("agentSession/read", { session_id: "s-a" })]);
+    expect(wrong.error).toMatchObject({ data: { code: "unauthorized" } });
+    expect(denied.error).toMatchObject({ data: { code: "not_initialized" } });
+    await refused.close();
+  });
+
   it("stores tokens only as SHA-256", async () => {
     const rows = await probe.reader.all<{ token_sha256: string }>("SELECT token_sha256 FROM tokens");
     expect(rows.length).toBeGreaterThanOrEqual(4);

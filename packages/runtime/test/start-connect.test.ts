@@ -147,4 +147,36 @@ describe("start(): the handshake while the store is read", () => {
     await expect(starting).rejects.toMatchObject({ code: "store_migration_failed" });
     await until(() => server.openConnections === 0, 3_000, "the early connection closed");
   }, 20_000);
+
+  it("sends the session list right behind initialize, before it hears the answer, and goes online on both answers", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    // The client's side of the connection: what it sends, and what it hears only when the test lets it.
+    const sent: string[] = [];
+    const heard = gate();
+    const transport: Transport = {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        return {
+          send(text) {
+            sent.push((JSON.parse(text) as { method?: string }).method ?? "(answer)");
+            connection.send(text);
+          },
+          onMessage: (listener) => connection.onMessage((text) => void heard.passed.then(() => listener(text))),
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    };
+    const starting = startDevice(server, createMemoryStoreData(), { extra: { transport } });
+    await until(() => sent.length >= 2, 3_000, "the first frames sent");
+    await settle();
+    expect(sent).toEqual(["initialize", "agentSession/list"]);
+    heard.open();
+    const device = await starting;
+    await device.runtime.whenOnline();
+    expect(sent.slice(0, 3)).toEqual(["initialize", "agentSession/list", "initialized"]);
+    expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
+    await device.stop();
+  }, 20_000);
 });

@@ -308,11 +308,14 @@ export class SyncDriver {
       client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
       token: this.options.token,
     });
+    // The list goes right behind `initialize`, not after its answer: the server holds it until the handshake is
+    // answered, then answers it for the role the token set (not_initialized if it was refused). A start saves a
+    // round trip; a list answered for another role is never used.
+    const listing = this.listSessions(rpc);
+    listing.catch(() => undefined);
     const ready = init.then((answer) => {
       if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
       rpc.notify("initialized", {});
-      const listing = this.listSessions(rpc);
-      listing.catch(() => undefined);
       return { init: answer, listing };
     });
     // Awaited by whoever takes the connection over; a failure meanwhile is theirs to handle.
