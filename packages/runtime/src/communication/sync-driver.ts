@@ -248,7 +248,7 @@ export class SyncDriver {
       this.rpc = rpc;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
-      // The session list was asked for with `initialized`; it is posted after the tenant's settings apply and `synchronizing` commits.
+      // The session list was asked for right behind `initialize`; it is posted after the tenant's settings apply and `synchronizing` commits.
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
