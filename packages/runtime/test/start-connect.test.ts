@@ -179,4 +179,45 @@ describe("start(): the handshake while the store is read", () => {
     expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
     await device.stop();
   }, 20_000);
+
+  it("asks for the list again after the handshake when a stricter server refused the early one with not_initialized", async () => {
+    const server = new FakeAppServer({ recordRequests: true });
+    server.createSession({ session_id: "s-1", agent_id: "agent-1" });
+    // A server that refuses every request before initialize is answered: the early list is refused, not held.
+    let answered = false;
+    const transport: Transport = {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        const listeners = new Set<(text: string) => void>();
+        connection.onMessage((text) => {
+          if ((JSON.parse(text) as { result?: { role?: string } }).result?.role !== undefined) answered = true;
+          for (const listener of listeners) listener(text);
+        });
+        return {
+          send(text) {
+            const request = JSON.parse(text) as { id?: number; method?: string };
+            if (!answered && request.id !== undefined && request.method !== "initialize") {
+              const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
+              queueMicrotask(() => listeners.forEach((listener) => listener(JSON.stringify(refusal))));
+              return;
+            }
+            connection.send(text);
+          },
+          onMessage(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          },
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    };
+    const device = await startDevice(server, createMemoryStoreData(), { extra: { transport } });
+    await device.runtime.whenOnline();
+    expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
+    // The server saw the handshake, then the list asked again: once, and nothing went wrong on the way.
+    expect(server.requests.map((r) => r.method).slice(0, 2)).toEqual(["initialize", "agentSession/list"]);
+    expect(device.errors).toEqual([]);
+    await device.stop();
+  }, 20_000);
 });

@@ -316,7 +316,13 @@ export class SyncDriver {
     const ready = init.then((answer) => {
       if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
       rpc.notify("initialized", {});
-      return { init: answer, listing };
+      // A server that answers nothing before its handshake refused the early list (not_initialized): asked again now.
+      const listed = listing.catch((error: unknown) => {
+        if (toLineUpError(error).code === "not_initialized") return this.listSessions(rpc);
+        throw error;
+      });
+      listed.catch(() => undefined);
+      return { init: answer, listing: listed };
     });
     // Awaited by whoever takes the connection over; a failure meanwhile is theirs to handle.
     ready.catch(() => undefined);
