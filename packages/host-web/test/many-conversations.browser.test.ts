@@ -258,4 +258,19 @@ describe("the chat with 200 conversations (Chromium, the real AppServer)", () =>
     // Every row but that one is out of the Tab order.
     expect(await list().locator('button[tabindex="0"]').count()).toBe(1);
   });
+
+  it("keeps the focus on a row whose conversation moves to the top when something is said in it", async () => {
+    const focused = () => page.evaluate(() => (document.activeElement?.closest(".conversation-list") ? (document.activeElement.querySelector(".conversation-title")?.textContent ?? null) : null));
+    // A conversation low in the list, where nothing was said yet.
+    const quiet = world.listedTitles().at(-5)!;
+    await showRow(quiet);
+    await item(quiet).focus();
+    await agent.send(sessions.get(quiet)!, { kind: "text", text: `news for ${quiet}` });
+    await expect.poll(() => world.listedTitles()[0]).toBe(quiet);
+    await expect.poll(async () => (await allRows()).rows[0]!.title, { timeout: 15_000 }).toBe(quiet);
+    expect(await focused()).toBe(quiet);
+    // The keys go on from where it is now.
+    await page.keyboard.press("ArrowDown");
+    await expect.poll(focused).toBe(world.listedTitles()[1]);
+  });
 });

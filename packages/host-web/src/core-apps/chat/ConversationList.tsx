@@ -13,7 +13,7 @@ import { t, type UiLanguage } from "../../i18n/index.js";
  * The list is one stop of the Tab key, its current row: the one last focused in it, else the conversation on screen,
  * else the newest. The arrow keys, Home and End move between all the conversations. The current row is always
  * rendered, in or out of the window, so the focus stays on it when the list is scrolled far away, and Tab still
- * finds the list.
+ * finds the list; a focused row whose conversation moves in the list keeps the focus too.
  */
 export const WINDOW_FROM = 100;
 const OVERSCAN = 20;
@@ -97,6 +97,16 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
   const currentIndex = indexOfCurrent(conversations, focusedId, activeId);
   const currentAbove = currentIndex >= 0 && currentIndex < first;
   const currentBelow = currentIndex >= last && currentIndex >= 0;
+
+  // A focused row whose conversation moves in the list (something was said in it) is moved in the page, which takes the
+  // focus away from it: whether the list held the focus is read as it renders, and the row focused again after.
+  const heldFocus = useRef(false);
+  heldFocus.current = list.current?.contains(document.activeElement) === true;
+  useLayoutEffect(() => {
+    const ul = list.current;
+    if (!heldFocus.current || ul === null || (document.activeElement !== null && document.activeElement !== document.body)) return;
+    ul.querySelector<HTMLButtonElement>(`li[data-index="${currentIndex}"] > button`)?.focus({ preventScroll: true });
+  });
 
   // A row moved to with the keyboard is brought into the window, and focused once it is rendered.
   const focusing = useRef<number | undefined>(undefined);
