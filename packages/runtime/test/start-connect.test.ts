@@ -221,3 +221,164 @@ describe("start(): the handshake while the store is read", () => {
     await device.stop();
   }, 20_000);
 });
+
+/** The client's side of each connection: the requests it sends (method and session), and the frames it hears only once the test lets it. */
+function watched(server: FakeAppServer): { readonly transport: Transport; readonly sent: string[]; hold(): void; release(): void } {
+  const sent: string[] = [];
+  let held: (() => void)[] | undefined;
+  return {
+    sent,
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const deliver of waiting) deliver();
+    },
+    transport: {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        return {
+          send(text) {
+            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
+            if (request.method !== undefined) sent.push(request.params?.session_id === undefined ? request.method : `${request.method} ${request.params.session_id}`);
+            connection.send(text);
+          },
+          onMessage: (listener) =>
+            connection.onMessage((text) => {
+              if (held === undefined) listener(text);
+              else held.push(() => listener(text));
+            }),
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    },
+  };
+}
+
+describe("start() and reconnects: the conversations it follows subscribed right behind the handshake", () => {
+  it("subscribes the conversations it restored with initialize and the list, before it hears anything, once each, and goes online with what they missed", async () => {
+    const server = new FakeAppServer();
+    for (const id of ["s-1", "s-2"]) server.createSession({ session_id: id, agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const first = await startDevice(server, data);
+    await first.runtime.whenOnline();
+    server.agentSays("s-1", "before the restart");
+    await until(() => first.received.length === 1, 3_000, "the first message");
+    await first.stop();
+    // Said while this device was off: the restart's subscriptions bring it.
+    server.agentSays("s-2", "while it was off");
+
+    const link = watched(server);
+    link.hold();
+    const starting = startDevice(server, data, { run: "r1", extra: { transport: link.transport } });
+    await until(() => link.sent.length >= 4, 3_000, "the first requests");
+    await settle();
+    // The most recently started first, after their stored cursors; nothing heard yet.
+    expect(link.sent).toEqual(["initialize", "agentSession/list", "agentSession/subscribe s-2", "agentSession/subscribe s-1"]);
+    link.release();
+    const again = await starting;
+    await again.runtime.whenOnline();
+    await until(() => again.received.some((m) => JSON.stringify(m).includes("while it was off")), 3_000, "the message it missed");
+    await settle();
+    expect(again.received.filter((m) => JSON.stringify(m).includes("while it was off"))).toHaveLength(1);
+    // Each subscribed once on the connection: the list's turn took the early requests over.
+    expect(link.sent.filter((request) => request.startsWith("agentSession/subscribe"))).toEqual(["agentSession/subscribe s-2", "agentSession/subscribe s-1"]);
+    expect(again.errors).toEqual([]);
+
+    // A reconnect does the same, and what was said meanwhile arrives once.
+    link.sent.length = 0;
+    link.hold();
+    again.runtime.dropConnection();
+    await until(() => again.runtime.lifecycle.snapshot().status !== "online", 3_000, "offline");
+    server.agentSays("s-1", "during the reconnect");
+    again.runtime.reconnectNow();
+    await until(() => link.sent.length >= 4, 3_000, "the reconnect's first requests");
+    await settle();
+    expect(link.sent).toEqual(["initialize", "agentSession/list", "agentSession/subscribe s-2", "agentSession/subscribe s-1"]);
+    link.release();
+    await again.runtime.whenOnline();
+    await until(() => again.received.some((m) => JSON.stringify(m).includes("during the reconnect")), 3_000, "the message said during the reconnect");
+    await settle();
+    expect(again.received.filter((m) => JSON.stringify(m).includes("during the reconnect"))).toHaveLength(1);
+    expect(link.sent.filter((request) => request.startsWith("agentSession/subscribe"))).toHaveLength(2);
+    expect(again.errors).toEqual([]);
+    await again.stop();
+  }, 20_000);
+
+  it("subscribes again after the handshake what a stricter server refused with not_initialized, and goes online", async () => {
+    const server = new FakeAppServer();
+    for (const id of ["s-1", "s-2"]) server.createSession({ session_id: id, agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const first = await startDevice(server, data);
+    await first.runtime.whenOnline();
+    await first.stop();
+    server.agentSays("s-1", "while it was off");
+    // Every request before initialize's answer is refused, as a server that holds nothing would; the answer is heard
+    // once the Runtime has asked for both subscriptions (it sends them as soon as it runs).
+    const asked: string[] = [];
+    let answered = false;
+    const transport: Transport = {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        const listeners = new Set<(text: string) => void>();
+        const heard: string[] = [];
+        const deliver = (text: string): void => {
+          if ((JSON.parse(text) as { result?: { role?: string } }).result?.role !== undefined) answered = true;
+          for (const listener of listeners) listener(text);
+        };
+        connection.onMessage((text) => {
+          if (answered || asked.length >= 2) deliver(text);
+          else heard.push(text);
+        });
+        return {
+          send(text) {
+            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
+            if (request.method === "agentSession/subscribe") asked.push(`${answered ? "after" : "before"} ${request.params?.session_id}`);
+            if (asked.length === 2 && !answered) queueMicrotask(() => heard.splice(0).forEach(deliver));
+            if (!answered && request.id !== undefined && request.method !== "initialize") {
+              const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
+              queueMicrotask(() => listeners.forEach((listener) => listener(JSON.stringify(refusal))));
+              return;
+            }
+            connection.send(text);
+          },
+          onMessage(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          },
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    };
+    const again = await startDevice(server, data, { run: "r1", extra: { transport } });
+    await again.runtime.whenOnline();
+    await until(() => again.received.some((m) => JSON.stringify(m).includes("while it was off")), 3_000, "the message it missed");
+    expect(asked).toEqual(["before s-2", "before s-1", "after s-2", "after s-1"]);
+    expect(again.errors).toEqual([]);
+    await again.stop();
+  }, 20_000);
+
+  it("with more conversations than may catch up at once and new ones listed, subscribes each once on the connection", async () => {
+    const server = new FakeAppServer();
+    for (let i = 0; i < 80; i++) server.createSession({ session_id: `s-${String(i).padStart(2, "0")}`, agent_id: "agent-1" });
+    const data = createMemoryStoreData();
+    const first = await startDevice(server, data);
+    await first.runtime.whenOnline();
+    await first.stop();
+    // Ten more started on another device while this one was off: the list brings them, and they go first.
+    for (let i = 80; i < 90; i++) server.createSession({ session_id: `s-${i}`, agent_id: "agent-1" });
+    const link = watched(server);
+    const again = await startDevice(server, data, { run: "r1", extra: { transport: link.transport } });
+    await again.runtime.whenOnline();
+    const subscribes = link.sent.filter((request) => request.startsWith("agentSession/subscribe"));
+    expect(subscribes).toHaveLength(90);
+    expect(new Set(subscribes).size).toBe(90);
+    expect(again.runtime.conversations.list()).toHaveLength(90);
+    expect(again.errors).toEqual([]);
+    await again.stop();
+  }, 20_000);
+});

@@ -115,6 +115,12 @@ export class SyncDriver {
   private early: Promise<Handshake> | undefined;
   /** Notifications of that connection that arrived before `start()`: handled, in order, once it is taken over. */
   private heldNotifications: (() => void)[] | undefined;
+  /**
+   * The subscriptions asked for right behind the handshake on this connection (`subscribeEarly`), by session, with the
+   * cursor each was asked after: the session list's turn then subscribes those sessions as always, and takes these
+   * requests over instead of sending them again.
+   */
+  private readonly earlySubscriptions = new Map<string, { readonly afterSeq: number; readonly answer: Promise<unknown> }>();
 
   constructor(private readonly options: SyncDriverOptions) {}
 
@@ -248,6 +254,7 @@ export class SyncDriver {
       this.rpc = rpc;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
+      this.subscribeEarly(rpc);
       // The session list was asked for right behind `initialize`; it is posted after the tenant's settings apply and `synchronizing` commits.
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
@@ -264,10 +271,12 @@ export class SyncDriver {
       this.catchingUp.clear();
       this.waitingToSubscribe.clear();
       await this.relist(listing);
+      this.releaseEarly(rpc);
       // A new identity is written after the list, so that going online never waits on its commit (handlers/lifecycle.ts).
       if (isRecord(synchronizing) && synchronizing["identity_changed"] === true) await this.saveIdentity();
     } catch (error) {
       this.connecting = false;
+      if (rpc !== undefined) this.releaseEarly(rpc);
       const failure = toLineUpError(error);
       if (rpc !== undefined && this.rpc === rpc) {
         // onClosed schedules the retry.
@@ -343,6 +352,7 @@ export class SyncDriver {
     this.inFlight.clear();
     this.retrying.clear();
     this.awaitingPredecessor.clear();
+    this.earlySubscriptions.clear();
     // The next connection subscribes every session again.
     this.catchingUp.clear();
     this.waitingToSubscribe.clear();
@@ -410,6 +420,41 @@ export class SyncDriver {
    * One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest
    * cursor. At most SUBSCRIPTIONS_CATCHING_UP sessions catch up at once; the next waits for one's `caughtUp`.
    */
+  /**
+   * Right behind the handshake, the sessions the Runtime already follows (as the restore or the last connection left
+   * them) are subscribed after their cursors, the most recently started first and as many as may catch up at once, as
+   * the session list's turn would subscribe them once it has the list: a start or a reconnect does not wait a round trip
+   * for the list first. The server holds them until the handshake is answered. What they bring is held until that turn
+   * has committed (`releaseEarly`), so the loop sees the same inputs in the same order as without them; that turn's
+   * subscriptions take these requests over (`subscribe`).
+   */
+  private subscribeEarly(rpc: RpcClient): void {
+    const state = this.options.state();
+    const sessions: { readonly id: string; readonly afterSeq: number }[] = [];
+    for (const conversation of state.conversations.values()) {
+      if (conversation.origin === "server" && conversation.following.status === "idle") sessions.push({ id: conversation.conversation_id, afterSeq: conversation.cursor });
+    }
+    if (sessions.length === 0) return;
+    this.heldNotifications ??= [];
+    for (const { id, afterSeq } of sessions.reverse().slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
+      const answer = rpc.request("agentSession/subscribe", { session_id: id, after_seq: afterSeq });
+      answer.catch(() => undefined);
+      this.earlySubscriptions.set(id, { afterSeq, answer });
+    }
+  }
+
+  /** After the session list's turn (or a failed connect): what the early subscriptions brought is handled, in order. */
+  private releaseEarly(rpc: RpcClient): void {
+    // A session the list's turn did not subscribe is not followed: what comes of its early subscription is checked
+    // by the loop like any event of a conversation it does not follow.
+    this.earlySubscriptions.clear();
+    const held = this.heldNotifications;
+    if (held === undefined || this.early !== undefined) return;
+    this.heldNotifications = undefined;
+    if (this.rpc !== rpc) return;
+    for (const handle of held) handle();
+  }
+
   private subscribe(sessionId: string): void {
     if (this.subscribing.has(sessionId)) {
       this.subscribing.set(sessionId, true);
@@ -417,7 +462,8 @@ export class SyncDriver {
     }
     const rpc = this.rpc;
     if (rpc === undefined) return;
-    if (!this.catchingUp.has(sessionId) && this.catchingUp.size >= SUBSCRIPTIONS_CATCHING_UP) {
+    // One asked for behind the handshake is under way already: it is taken over whatever the count.
+    if (!this.catchingUp.has(sessionId) && !this.earlySubscriptions.has(sessionId) && this.catchingUp.size >= SUBSCRIPTIONS_CATCHING_UP) {
       this.waitingToSubscribe.add(sessionId);
       return;
     }
@@ -425,8 +471,19 @@ export class SyncDriver {
     this.catchingUp.add(sessionId);
     this.subscribing.set(sessionId, false);
     const afterSeq = this.options.state().conversations.get(sessionId)?.cursor ?? 0;
-    rpc
-      .request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq })
+    const early = this.earlySubscriptions.get(sessionId);
+    this.earlySubscriptions.delete(sessionId);
+    const ask = () => rpc.request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq });
+    // Asked for behind the handshake after the same cursor: that request is this one. A server that answers nothing
+    // before its handshake refused it (not_initialized): asked again now.
+    const answer =
+      early !== undefined && early.afterSeq === afterSeq
+        ? early.answer.catch((error: unknown) => {
+            if (toLineUpError(error).code === "not_initialized") return ask();
+            throw error;
+          })
+        : ask();
+    answer
       .catch(async (error: unknown) => {
         const failure = toLineUpError(error);
         // No catch-up follows a refusal: the next waiting session may go.
