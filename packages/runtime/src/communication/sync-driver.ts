@@ -276,7 +276,9 @@ export class SyncDriver {
       if (isRecord(synchronizing) && synchronizing["identity_changed"] === true) await this.saveIdentity();
     } catch (error) {
       this.connecting = false;
-      if (rpc !== undefined) this.releaseEarly(rpc);
+      // The connection is given up: what its early subscriptions brought is not for the loop.
+      this.earlySubscriptions.clear();
+      this.heldNotifications = undefined;
       const failure = toLineUpError(error);
       if (rpc !== undefined && this.rpc === rpc) {
         // onClosed schedules the retry.
@@ -443,13 +445,13 @@ export class SyncDriver {
     }
   }
 
-  /** After the session list's turn (or a failed connect): what the early subscriptions brought is handled, in order. */
+  /** After the session list's turn: what the early subscriptions brought is handled, in order. */
   private releaseEarly(rpc: RpcClient): void {
     // A session the list's turn did not subscribe is not followed: what comes of its early subscription is checked
     // by the loop like any event of a conversation it does not follow.
     this.earlySubscriptions.clear();
     const held = this.heldNotifications;
-    if (held === undefined || this.early !== undefined) return;
+    if (held === undefined) return;
     this.heldNotifications = undefined;
     if (this.rpc !== rpc) return;
     for (const handle of held) handle();
