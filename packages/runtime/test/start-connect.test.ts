@@ -65,6 +65,53 @@ function injectable(transport: Transport): { readonly transport: Transport; inje
   };
 }
 
+/**
+ * A stricter server's transport: every request before `initialize` is answered is refused `not_initialized` (the
+ * reference AppServer holds it instead). `asked` records each subscription as asked before or after that answer. With
+ * `holdUntilAsked`, nothing is heard until that many subscriptions were asked (the Runtime sends them once it runs).
+ */
+function strictServer(server: FakeAppServer, holdUntilAsked = 0): { readonly transport: Transport; readonly asked: string[] } {
+  const asked: string[] = [];
+  let answered = false;
+  return {
+    asked,
+    transport: {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        const listeners = new Set<(text: string) => void>();
+        const heard: string[] = [];
+        const deliver = (text: string): void => {
+          if ((JSON.parse(text) as { result?: { role?: string } }).result?.role !== undefined) answered = true;
+          for (const listener of listeners) listener(text);
+        };
+        connection.onMessage((text) => {
+          if (answered || asked.length >= holdUntilAsked) deliver(text);
+          else heard.push(text);
+        });
+        return {
+          send(text) {
+            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
+            if (request.method === "agentSession/subscribe") asked.push(`${answered ? "after" : "before"} ${request.params?.session_id}`);
+            if (holdUntilAsked > 0 && asked.length === holdUntilAsked && !answered) queueMicrotask(() => heard.splice(0).forEach(deliver));
+            if (!answered && request.id !== undefined && request.method !== "initialize") {
+              const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
+              queueMicrotask(() => listeners.forEach((listener) => listener(JSON.stringify(refusal))));
+              return;
+            }
+            connection.send(text);
+          },
+          onMessage(listener) {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          },
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    },
+  };
+}
+
 describe("start(): the handshake while the store is read", () => {
   it("sends initialize and asks for the session list before the restore ends, asks nothing more until the Runtime runs, then goes online", async () => {
     const server = new FakeAppServer({ recordRequests: true });
@@ -184,34 +231,7 @@ describe("start(): the handshake while the store is read", () => {
     const server = new FakeAppServer({ recordRequests: true });
     server.createSession({ session_id: "s-1", agent_id: "agent-1" });
     // A server that refuses every request before initialize is answered: the early list is refused, not held.
-    let answered = false;
-    const transport: Transport = {
-      async open(url) {
-        const connection = await server.transport.open(url);
-        const listeners = new Set<(text: string) => void>();
-        connection.onMessage((text) => {
-          if ((JSON.parse(text) as { result?: { role?: string } }).result?.role !== undefined) answered = true;
-          for (const listener of listeners) listener(text);
-        });
-        return {
-          send(text) {
-            const request = JSON.parse(text) as { id?: number; method?: string };
-            if (!answered && request.id !== undefined && request.method !== "initialize") {
-              const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
-              queueMicrotask(() => listeners.forEach((listener) => listener(JSON.stringify(refusal))));
-              return;
-            }
-            connection.send(text);
-          },
-          onMessage(listener) {
-            listeners.add(listener);
-            return () => listeners.delete(listener);
-          },
-          onClose: (listener) => connection.onClose(listener),
-          close: (code, reason) => connection.close(code, reason),
-        };
-      },
-    };
+    const { transport } = strictServer(server);
     const device = await startDevice(server, createMemoryStoreData(), { extra: { transport } });
     await device.runtime.whenOnline();
     expect(device.runtime.conversations.list().map((c) => c.conversation_id)).toEqual(["s-1"]);
@@ -258,16 +278,24 @@ function watched(server: FakeAppServer): { readonly transport: Transport; readon
   };
 }
 
+/** A server with `sessions`, and the data of a device that followed them all once and stopped (`online` runs before it stops). */
+async function followedOnce(sessions: readonly string[], online?: (server: FakeAppServer, device: Awaited<ReturnType<typeof startDevice>>) => Promise<void>) {
+  const server = new FakeAppServer();
+  for (const id of sessions) server.createSession({ session_id: id, agent_id: "agent-1" });
+  const data = createMemoryStoreData();
+  const first = await startDevice(server, data);
+  await first.runtime.whenOnline();
+  await online?.(server, first);
+  await first.stop();
+  return { server, data };
+}
+
 describe("start() and reconnects: the conversations it follows subscribed right behind the handshake", () => {
   it("subscribes the conversations it restored with initialize and the list, before it hears anything, once each, and goes online with what they missed", async () => {
-    const server = new FakeAppServer();
-    for (const id of ["s-1", "s-2"]) server.createSession({ session_id: id, agent_id: "agent-1" });
-    const data = createMemoryStoreData();
-    const first = await startDevice(server, data);
-    await first.runtime.whenOnline();
-    server.agentSays("s-1", "before the restart");
-    await until(() => first.received.length === 1, 3_000, "the first message");
-    await first.stop();
+    const { server, data } = await followedOnce(["s-1", "s-2"], async (server, first) => {
+      server.agentSays("s-1", "before the restart");
+      await until(() => first.received.length === 1, 3_000, "the first message");
+    });
     // Said while this device was off: the restart's subscriptions bring it.
     server.agentSays("s-2", "while it was off");
 
@@ -309,51 +337,10 @@ describe("start() and reconnects: the conversations it follows subscribed right 
   }, 20_000);
 
   it("subscribes again after the handshake what a stricter server refused with not_initialized, and goes online", async () => {
-    const server = new FakeAppServer();
-    for (const id of ["s-1", "s-2"]) server.createSession({ session_id: id, agent_id: "agent-1" });
-    const data = createMemoryStoreData();
-    const first = await startDevice(server, data);
-    await first.runtime.whenOnline();
-    await first.stop();
+    const { server, data } = await followedOnce(["s-1", "s-2"]);
     server.agentSays("s-1", "while it was off");
-    // Every request before initialize's answer is refused, as a server that holds nothing would; the answer is heard
-    // once the Runtime has asked for both subscriptions (it sends them as soon as it runs).
-    const asked: string[] = [];
-    let answered = false;
-    const transport: Transport = {
-      async open(url) {
-        const connection = await server.transport.open(url);
-        const listeners = new Set<(text: string) => void>();
-        const heard: string[] = [];
-        const deliver = (text: string): void => {
-          if ((JSON.parse(text) as { result?: { role?: string } }).result?.role !== undefined) answered = true;
-          for (const listener of listeners) listener(text);
-        };
-        connection.onMessage((text) => {
-          if (answered || asked.length >= 2) deliver(text);
-          else heard.push(text);
-        });
-        return {
-          send(text) {
-            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
-            if (request.method === "agentSession/subscribe") asked.push(`${answered ? "after" : "before"} ${request.params?.session_id}`);
-            if (asked.length === 2 && !answered) queueMicrotask(() => heard.splice(0).forEach(deliver));
-            if (!answered && request.id !== undefined && request.method !== "initialize") {
-              const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
-              queueMicrotask(() => listeners.forEach((listener) => listener(JSON.stringify(refusal))));
-              return;
-            }
-            connection.send(text);
-          },
-          onMessage(listener) {
-            listeners.add(listener);
-            return () => listeners.delete(listener);
-          },
-          onClose: (listener) => connection.onClose(listener),
-          close: (code, reason) => connection.close(code, reason),
-        };
-      },
-    };
+    // Every request before initialize's answer is refused; the answer is heard once both subscriptions were asked.
+    const { transport, asked } = strictServer(server, 2);
     const again = await startDevice(server, data, { run: "r1", extra: { transport } });
     await again.runtime.whenOnline();
     await until(() => again.received.some((m) => JSON.stringify(m).includes("while it was off")), 3_000, "the message it missed");
@@ -363,12 +350,7 @@ describe("start() and reconnects: the conversations it follows subscribed right 
   }, 20_000);
 
   it("with more conversations than may catch up at once and new ones listed, subscribes each once on the connection", async () => {
-    const server = new FakeAppServer();
-    for (let i = 0; i < 80; i++) server.createSession({ session_id: `s-${String(i).padStart(2, "0")}`, agent_id: "agent-1" });
-    const data = createMemoryStoreData();
-    const first = await startDevice(server, data);
-    await first.runtime.whenOnline();
-    await first.stop();
+    const { server, data } = await followedOnce(Array.from({ length: 80 }, (_, i) => `s-${String(i).padStart(2, "0")}`));
     // Ten more started on another device while this one was off: the list brings them, and they go first.
     for (let i = 80; i < 90; i++) server.createSession({ session_id: `s-${i}`, agent_id: "agent-1" });
     const link = watched(server);
