@@ -419,10 +419,6 @@ export class SyncDriver {
   }
 
   /**
-   * One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest
-   * cursor. At most SUBSCRIPTIONS_CATCHING_UP sessions catch up at once; the next waits for one's `caughtUp`.
-   */
-  /**
    * Right behind the handshake, the sessions the Runtime already follows (as the restore or the last connection left
    * them) are subscribed after their cursors, the most recently started first and as many as may catch up at once, as
    * the session list's turn would subscribe them once it has the list: a start or a reconnect does not wait a round trip
@@ -457,6 +453,10 @@ export class SyncDriver {
     for (const handle of held) handle();
   }
 
+  /**
+   * One subscribe per session at a time; a request made meanwhile is coalesced into one more after it, from the latest
+   * cursor. At most SUBSCRIPTIONS_CATCHING_UP sessions catch up at once; the next waits for one's `caughtUp`.
+   */
   private subscribe(sessionId: string): void {
     if (this.subscribing.has(sessionId)) {
       this.subscribing.set(sessionId, true);
