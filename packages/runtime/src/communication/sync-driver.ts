@@ -443,8 +443,8 @@ export class SyncDriver {
 
   /** After the session list's turn: what the early subscriptions brought is handled, in order. */
   private releaseEarly(rpc: RpcClient): void {
-    // A session the list's turn did not subscribe is not followed: what comes of its early subscription is checked
-    // by the loop like any event of a conversation it does not follow.
+    // That turn subscribes every idle conversation of the server's, so it took every early request over; one it did
+    // not would still have its events applied in order after its cursor, as any event of a known conversation.
     this.earlySubscriptions.clear();
     const held = this.heldNotifications;
     if (held === undefined) return;
