@@ -118,7 +118,7 @@ describe("Draw and Guess through the whole product", () => {
             }
             return surface.count();
           },
-          { timeout: 30_000, intervals: [2_000] },
+          { timeout: 30_000, interval: 2_000 },
         )
         .toBe(0);
       if (presses > 1) console.warn(`Delete on the game's tab was pressed ${presses} times before the game closed`);
