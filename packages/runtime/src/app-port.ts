@@ -34,7 +34,7 @@ import { isRunEnded, traceKey, type TraceEntry, type WorkflowRun } from "./workf
 import { RUNTIME_COLLECTIONS } from "./persistence/runtime-schema.js";
 import { listHistory } from "./persistence/history.js";
 import type { RuntimeStore } from "./persistence/store.js";
-import { appView, type AppPort, type AppSummary, type CapabilitySummary, type ConversationSummary, type EvidenceExport, type ResultCard, type RuntimeView } from "./runtime.js";
+import { appViewsOf, type AppPort, type AppSummary, type CapabilitySummary, type EvidenceExport, type ResultCard, type RuntimeView } from "./runtime.js";
 
 /** What an app's port is built from: the Runtime's parts, each named. */
 export interface AppPortParts {
@@ -83,18 +83,8 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
     if (!current.enabled) throw new LineUpError("app_disabled", `app ${appScope} is disabled`);
   };
   // Spec 6.1: an installed app reads a view cut to its scope; core apps are the Runtime's own faces.
-  // The same full view (the same state) gives the same cut one; each is made on the list of conversations read last.
-  let cut: { readonly full: RuntimeView; readonly view: RuntimeView } | undefined;
-  let list: readonly ConversationSummary[] | undefined;
-  const base = () => list;
-  const made = (conversations: readonly ConversationSummary[]): void => {
-    list = conversations;
-  };
-  const scoped = (full: RuntimeView): RuntimeView => {
-    if (record.kind === "core") return full;
-    if (cut?.full !== full) cut = { full, view: appView(full, state(), appScope, base, made) };
-    return cut.view;
-  };
+  const cutView = appViewsOf(appScope);
+  const scoped = (full: RuntimeView): RuntimeView => (record.kind === "core" ? full : cutView(full, state()));
   const port: AppPort = {
     app_scope: appScope,
     record,

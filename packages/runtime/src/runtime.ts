@@ -597,14 +597,31 @@ function sameItems<T>(items: readonly T[], previous: readonly T[] | undefined): 
  */
 export function viewsOf(): (state: RuntimeState) => RuntimeView {
   let last: { state: RuntimeState; view: RuntimeView } | undefined;
-  let list: readonly ConversationSummary[] | undefined;
-  const base = () => list;
-  const made = (conversations: readonly ConversationSummary[]): void => {
-    list = conversations;
-  };
+  const read = lastRead();
   return (state) => {
-    if (last?.state !== state) last = { state, view: viewOn(state, base, made) };
+    if (last?.state !== state) last = { state, view: viewOn(state, read.base, read.made) };
     return last.view;
+  };
+}
+
+/** One installed app's cut views (`appView`), as `viewsOf` gives the full ones: the same full view gives the same cut one, each made on the app's list read last. */
+export function appViewsOf(appScope: string): (full: RuntimeView, state: RuntimeState) => RuntimeView {
+  let last: { full: RuntimeView; view: RuntimeView } | undefined;
+  const read = lastRead();
+  return (full, state) => {
+    if (last?.full !== full) last = { full, view: appView(full, state, appScope, read.base, read.made) };
+    return last.view;
+  };
+}
+
+/** The list of conversations read last from a run of views (`base`), which each view's list, once made, becomes (`made`). */
+function lastRead(): { readonly base: () => readonly ConversationSummary[] | undefined; readonly made: (list: readonly ConversationSummary[]) => void } {
+  let list: readonly ConversationSummary[] | undefined;
+  return {
+    base: () => list,
+    made: (conversations) => {
+      list = conversations;
+    },
   };
 }
 

@@ -34,7 +34,7 @@ import { sha256Hex } from "../app-lifecycle/bundle/digest.js";
 import type { Clock, IdSource } from "../core/ports.js";
 import type { Effect, RuntimeInput } from "../coordination/inputs.js";
 import type { Lifecycle } from "../coordination/lifecycle.js";
-import type { RuntimeState } from "../coordination/state.js";
+import { conversationsToFollow, type RuntimeState } from "../coordination/state.js";
 import { toLineUpError } from "../coordination/loop.js";
 import { echoedHere } from "../coordination/handlers/outbox-settled.js";
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js";
@@ -427,14 +427,10 @@ export class SyncDriver {
    * subscriptions take these requests over (`subscribe`).
    */
   private subscribeEarly(rpc: RpcClient): void {
-    const state = this.options.state();
-    const sessions: { readonly id: string; readonly afterSeq: number }[] = [];
-    for (const conversation of state.conversations.values()) {
-      if (conversation.origin === "server" && conversation.following.status === "idle") sessions.push({ id: conversation.conversation_id, afterSeq: conversation.cursor });
-    }
-    if (sessions.length === 0) return;
+    const toFollow = conversationsToFollow(this.options.state().conversations.values());
+    if (toFollow.length === 0) return;
     this.heldNotifications ??= [];
-    for (const { id, afterSeq } of sessions.reverse().slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
+    for (const { conversation_id: id, cursor: afterSeq } of toFollow.slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
       const answer = rpc.request("agentSession/subscribe", { session_id: id, after_seq: afterSeq });
       answer.catch(() => undefined);
       this.earlySubscriptions.set(id, { afterSeq, answer });
@@ -443,8 +439,8 @@ export class SyncDriver {
 
   /** After the session list's turn: what the early subscriptions brought is handled, in order. */
   private releaseEarly(rpc: RpcClient): void {
-    // That turn subscribes every idle conversation of the server's, so it took every early request over; one it did
-    // not would still have its events applied in order after its cursor, as any event of a known conversation.
+    // That turn subscribes the same conversations (`conversationsToFollow`), so it took every early request over; one
+    // it did not would still have its events applied in order after its cursor, as any event of a known conversation.
     this.earlySubscriptions.clear();
     const held = this.heldNotifications;
     if (held === undefined) return;

@@ -161,6 +161,15 @@ export function conversationFromSession(session: Session, previous: Conversation
   };
 }
 
+/**
+ * The conversations a connection subscribes to: the server's ones it does not follow yet, the most recently started
+ * first (those a person is likeliest to look at are live first). The session list's turn subscribes these, and the
+ * sync driver the same ones right behind the handshake.
+ */
+export function conversationsToFollow(conversations: Iterable<Conversation>): Conversation[] {
+  return [...conversations].filter((c) => c.origin === "server" && c.following.status === "idle").reverse();
+}
+
 export function withConversation(state: RuntimeState, conversation: Conversation): RuntimeState {
   return { ...state, conversations: state.conversations.with(conversation.conversation_id, conversation) };
 }

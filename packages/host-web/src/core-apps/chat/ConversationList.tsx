@@ -39,6 +39,9 @@ export function rowsInView(count: number, pitch: number, listTop: number, scroll
   return { first, last };
 }
 
+/** The button of the row at `index` in the list, if it is rendered. */
+const rowButton = (ul: HTMLUListElement, index: number): HTMLButtonElement | null => ul.querySelector<HTMLButtonElement>(`li[data-index="${index}"] > button`);
+
 /** The index of the list's current row (see above), or -1 for an empty list. */
 export function indexOfCurrent(conversations: readonly ConversationSummary[], focusedId: string | undefined, activeId: string | undefined): number {
   for (const id of [focusedId, activeId]) {
@@ -96,7 +99,7 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
   }, [activeId]);
   const currentIndex = indexOfCurrent(conversations, focusedId, activeId);
   const currentAbove = currentIndex >= 0 && currentIndex < first;
-  const currentBelow = currentIndex >= last && currentIndex >= 0;
+  const currentBelow = currentIndex >= last;
 
   // A focused row whose conversation moves in the list (something was said in it) is moved in the page, which takes the
   // focus away from it: whether the list held the focus is read as it renders, and the row focused again after.
@@ -105,7 +108,7 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
   useLayoutEffect(() => {
     const ul = list.current;
     if (!heldFocus.current || ul === null || (document.activeElement !== null && document.activeElement !== document.body)) return;
-    ul.querySelector<HTMLButtonElement>(`li[data-index="${currentIndex}"] > button`)?.focus({ preventScroll: true });
+    rowButton(ul, currentIndex)?.focus({ preventScroll: true });
   });
 
   // A row moved to with the keyboard is brought into the window, and focused once it is rendered.
@@ -115,7 +118,7 @@ export function ConversationList({ conversations, activeId, onSelect, language, 
     const index = focusing.current;
     const ul = list.current;
     if (index === undefined || ul === null) return;
-    const button = ul.querySelector<HTMLButtonElement>(`li[data-index="${index}"] > button`);
+    const button = rowButton(ul, index);
     if (button === null) return;
     focusing.current = undefined;
     button.focus();

@@ -2,7 +2,7 @@ import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
 import { compareSessionStarts, type Session } from "@lineup/protocol";
-import { conversationFromSession, withConversation, type Conversation, type RuntimeState } from "../state.js";
+import { conversationFromSession, conversationsToFollow, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { republishInventories } from "../inventories.js";
@@ -40,10 +40,9 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
   }
   const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
   if (connected) {
-    // The most recently started first: those a person is likeliest to look at are live first (and the scan for the
-    // last one caught up, `allCaughtUp`, meets a conversation still catching up at once).
-    for (const conversation of [...conversations.values()].reverse()) {
-      if (conversation.origin !== "server" || conversation.following.status !== "idle") continue;
+    // The most recently started first (and the scan for the last one caught up, `allCaughtUp`, meets a conversation
+    // still catching up at once).
+    for (const conversation of conversationsToFollow(conversations.values())) {
       conversations = conversations.with(conversation.conversation_id, { ...conversation, following: { status: "catching_up" } });
       effects.push({ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor });
     }
