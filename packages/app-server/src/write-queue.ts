@@ -24,7 +24,7 @@
 import { LineUpError, SpanKind, endSpan, recordingSpan, startSpan, type JsonObject, type SessionEvent, type SessionEventKind, type Span } from "@lineup/protocol";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import { appendEvent, deferEventInserts, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor } from "./store/log.js";
+import { appendEvent, deferEventInserts, dropHeads, pendingHead, setPendingHead, writeHeads, type Actor, type PendingHead } from "./store/log.js";
 import { sessionBindingsCommitted, sessionBindingsRolledBack } from "./store/sessions.js";
 import type { Db } from "./store/sql.js";
 
@@ -78,7 +78,7 @@ interface Frame {
 
 /** A savepoint level of the safe mode: also the session heads it moved, with their values before. */
 interface SafeFrame extends Frame {
-  readonly heads: Array<readonly [string, number | undefined]>;
+  readonly heads: Array<readonly [string, PendingHead | undefined]>;
 }
 
 const newFrame = (): SafeFrame => ({ events: [], hooks: [], heads: [] });

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateSessionEvent, verifyEvidencePack, type SessionEvent } from "@lineup/protocol";
-import { connectDevAndAgent, key, START, type TestClient, type Frame, type TestServer } from "./helpers.js";
+import { agentEnvelope, connectDevAndAgent, key, START, type TestClient, type Frame, type TestServer } from "./helpers.js";
 
 const sha256 = (b: string | Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -45,6 +45,41 @@ describe("sessions", () => {
     expect(await device.refusal("agentSession/list", { cursor: "bogus" })).toBe("invalid_params");
     const w2 = await device.call("agentSession/list", { workspace_id: "w-2" });
     expect(w2.sessions.map((s: Frame) => s.session_id)).toEqual([generated.session.session_id]);
+  });
+});
+
+describe("when something was last said", () => {
+  it("each listed session carries the time of its newest turn, action or message; tool traffic, an inventory and a turn's progress leave it", async () => {
+    const activeAt = async (sessionId: string) => ((await device.call("agentSession/list", {})).sessions as Frame[]).find((s) => s.session_id === sessionId)!.active_at as string | undefined;
+    // Each step a few milliseconds after the one before, so that each has a time of its own.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
+    const timeOf = async (sessionId: string, seq: number) => ((await device.call("agentSession/events/read", { session_id: sessionId, after_seq: seq - 1 })).events as SessionEvent[])[0]!.created_at;
+    await device.call("agentSession/start", START("s-said"));
+    expect(await activeAt("s-said")).toBeUndefined();
+    const turn = await device.call("agentSession/turn/start", { session_id: "s-said", idempotency_key: key(), turn_id: "t-said", input: { text: "hello" } });
+    const asked = await timeOf("s-said", turn.seq);
+    expect(await activeAt("s-said")).toBe(asked);
+    // A turn's progress, an inventory and a tool's envelope are not something said.
+    await tick();
+    await agent.call("agentSession/turn/update", { session_id: "s-said", turn_id: "t-said", idempotency_key: key(), text_delta: "Hel" });
+    await device.call("inventory/publish", { session_id: "s-said", idempotency_key: key(), revision: 1, tools: [] });
+    const status = { ...agentEnvelope("s-said", "env-status"), type: "lineup.status", payload: { state: "working" } };
+    await agent.call("agentSession/envelope/send", { session_id: "s-said", idempotency_key: key(), envelope: status });
+    expect(await activeAt("s-said")).toBe(asked);
+    // The agent's message and its answer are; read alone too (agentSession/read) and by the agent.
+    await tick();
+    const message = await agent.call("agentSession/envelope/send", { session_id: "s-said", idempotency_key: key(), envelope: agentEnvelope("s-said", "env-said") });
+    const said = await timeOf("s-said", message.seq);
+    expect(said > asked).toBe(true);
+    expect(await activeAt("s-said")).toBe(said);
+    await tick();
+    const done = await agent.call("agentSession/turn/complete", { session_id: "s-said", turn_id: "t-said", idempotency_key: key(), outcome: "completed", text: "Hello" });
+    const answered = (await device.call("agentSession/events/read", { session_id: "s-said", after_seq: 0 })).events.find((e: SessionEvent) => e.kind === "turn.completed").created_at;
+    expect(done).toBeDefined();
+    expect(answered > said).toBe(true);
+    expect(await activeAt("s-said")).toBe(answered);
+    expect((await device.call("agentSession/read", { session_id: "s-said" })).session.active_at).toBe(answered);
+    expect((await agent.call("agentSession/read", { session_id: "s-said" })).session.active_at).toBe(answered);
   });
 });
 

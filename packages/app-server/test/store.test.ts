@@ -115,6 +115,38 @@ describe("migrations", () => {
     expect(db.prepare("SELECT artifact_id, provenance FROM artifacts").all()).toEqual([{ artifact_id: "a-old", provenance: null }]);
   });
 
+  it(`0012 reads when something was last said in each session from its log (${TEST_STORE})`, async () => {
+    const { store } = await testStore();
+    const db = store.writer;
+    await db.run("INSERT INTO users (user_id, display_name, created_at) VALUES ('u-12', 'U', 't')");
+    await db.run("INSERT INTO agents (agent_id, name, created_at) VALUES ('a-12', 'A', 't')");
+    for (const id of ["s-message", "s-turn-then-tools", "s-quiet"]) {
+      await db.run("INSERT INTO sessions (session_id, app_scope, workspace_id, owner_user_id, agent_id, state, created_at, last_seq, inventory_revision) VALUES (?, 'chat', 'w', 'u-12', 'a-12', 'active', '2026-12-01T00:00:00.000Z', 0, 0)", [id]);
+    }
+    const event = (sessionId: string, seq: number, kind: string, at: string, data: Record<string, unknown> = {}) =>
+      db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, JSON.stringify({ session_id: sessionId, seq, kind, created_at: at, actor: { role: "agent", id: "a-12" }, data }), at]);
+    const envelope = (type: string) => ({ envelope: { v: 1, id: `e-${type}`, type } });
+    await event("s-message", 1, "session.started", "2026-12-01T00:00:00.000Z");
+    await event("s-message", 2, "turn.started", "2026-12-01T01:00:00.000Z");
+    await event("s-message", 3, "envelope", "2026-12-01T02:00:00.000Z", envelope("lineup.message"));
+    await event("s-turn-then-tools", 1, "session.started", "2026-12-01T00:00:00.000Z");
+    await event("s-turn-then-tools", 2, "turn.completed", "2026-12-01T03:00:00.000Z");
+    await event("s-turn-then-tools", 3, "envelope", "2026-12-01T04:00:00.000Z", envelope("lineup.tool.result"));
+    await event("s-turn-then-tools", 4, "inventory.published", "2026-12-01T05:00:00.000Z");
+    await event("s-turn-then-tools", 5, "turn.updated", "2026-12-01T06:00:00.000Z");
+    await event("s-quiet", 1, "session.started", "2026-12-01T00:00:00.000Z");
+    await event("s-quiet", 2, "envelope", "2026-12-01T07:00:00.000Z", envelope("lineup.tool.invoke"));
+    // The store as it was before the step.
+    await db.run("ALTER TABLE sessions DROP COLUMN active_at");
+    await db.run("DELETE FROM schema_migrations WHERE name = '0012_session_active_at'");
+    expect(await runMigrations(db)).toEqual({ ok: true, applied: ["0012_session_active_at"] });
+    expect(await db.all("SELECT session_id, active_at FROM sessions WHERE owner_user_id = 'u-12' ORDER BY session_id")).toEqual([
+      { session_id: "s-message", active_at: "2026-12-01T02:00:00.000Z" },
+      { session_id: "s-quiet", active_at: null },
+      { session_id: "s-turn-then-tools", active_at: "2026-12-01T03:00:00.000Z" },
+    ]);
+  });
+
 });
 
 describe("restart", () => {

@@ -9,3 +9,18 @@ export function compareSessionStarts(aStarted: string | undefined, aId: string, 
   if (a !== b) return a < b ? -1 : 1;
   return aId < bId ? -1 : aId > bId ? 1 : 0;
 }
+
+/**
+ * The log's events in which the person or the agent said something: a turn asked for or answered, an action asked
+ * for or answered, a message (an `envelope` event carrying `lineup.message`). Not the tools' traffic, an inventory
+ * published by an app install, artifacts or the session's start (its `created_at` stands for it). The newest such
+ * event's `created_at` is when something was last said in a conversation (`Session.active_at`, the Runtime's
+ * `active_at`): conversations are listed by it, newest first.
+ */
+export const ACTIVITY_EVENT_KINDS = ["turn.started", "turn.completed", "turn.failed", "action.required", "action.responded"] as const;
+const ACTIVITY_KINDS: ReadonlySet<string> = /* @__PURE__ */ new Set(ACTIVITY_EVENT_KINDS);
+
+export function isActivityEvent(kind: string, data: unknown): boolean {
+  if (ACTIVITY_KINDS.has(kind)) return true;
+  return kind === "envelope" && (data as { envelope?: { type?: unknown } } | null)?.envelope?.type === "lineup.message";
+}

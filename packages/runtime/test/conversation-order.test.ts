@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest";
 import { createMemoryStore, createMemoryStoreData, createRuntime, RUNTIME_SCHEMA } from "../src/index.js";
 import { createFakeClock, createSequentialIds, FakeAppServer } from "../src/testing/index.js";
 import { until } from "../../../test/support/temp-dirs.js";
-import type { JsonObject, SessionEvent } from "@lineup/protocol";
+import { isActivityEvent, type JsonObject, type SessionEvent } from "@lineup/protocol";
 import type { Conversation } from "../src/coordination/state.js";
-import { isActivity, withActivity } from "../src/coordination/turns.js";
+import type { Transport } from "../src/index.js";
+import { withActivity } from "../src/coordination/turns.js";
 
 describe("the order of conversations", () => {
   it("is the order they were started in: listed from the server, started here, and after a restart", async () => {
@@ -86,9 +87,58 @@ describe("the order of conversations", () => {
     await again.stop();
   });
 
+  it("on a new device, is the session list's before any log is read: stored with the cursor, kept offline, the same once the logs are applied", async () => {
+    let serverNow = Date.UTC(2026, 10, 30, 6, 0, 0);
+    const server = new FakeAppServer({ now: () => new Date((serverNow += 1000)).toISOString() });
+    for (const id of ["busy", "quiet"]) server.createSession({ session_id: id, agent_id: "agent-1", title: id });
+    // Started first, spoken in last.
+    const said = server.agentSays("busy", "still here");
+    expect(server.sessions.get("busy")!.session.active_at).toBe(said.created_at);
+    // A connection on which no subscription reaches the server: the list is all this device hears.
+    const listOnly: Transport = {
+      async open(url) {
+        const connection = await server.transport.open(url);
+        return {
+          send: (text) => void ((JSON.parse(text) as { method?: string }).method === "agentSession/subscribe" || connection.send(text)),
+          onMessage: (listener) => connection.onMessage(listener),
+          onClose: (listener) => connection.onClose(listener),
+          close: (code, reason) => connection.close(code, reason),
+        };
+      },
+    };
+    const data = createMemoryStoreData();
+    const options = { serverUrl: "mem://", token: server.deviceToken, clock: createFakeClock(Date.UTC(2026, 11, 1)), relistIntervalMs: 0 };
+    const store = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    const fresh = createRuntime({ ...options, store, transport: listOnly, ids: createSequentialIds() });
+    await fresh.start();
+    await until(() => fresh.conversations.list().length === 2, 3_000, "the list");
+    const seen = (runtime: typeof fresh) => Object.fromEntries(runtime.conversations.list().map((c) => [c.conversation_id, c.active_at]));
+    expect(seen(fresh)).toEqual({ busy: said.created_at, quiet: undefined });
+    expect(await store.get("cursors", "busy")).toEqual({ seq: 0, active_at: said.created_at });
+    expect(await store.get("cursors", "quiet")).toBeUndefined();
+    await fresh.stop();
+
+    // Restarted with no network: what the list said is still known.
+    const offline: Transport = { open: () => Promise.reject(new Error("no network")) };
+    const restarted = createRuntime({ ...options, store: await createMemoryStore(RUNTIME_SCHEMA, { data }), transport: offline, ids: createSequentialIds({ run: "offline" }) });
+    await restarted.start();
+    expect(seen(restarted)).toEqual({ busy: said.created_at, quiet: undefined });
+    await restarted.stop();
+
+    // Online at last: the logs applied say the same.
+    const online = createRuntime({ ...options, store: await createMemoryStore(RUNTIME_SCHEMA, { data }), transport: server.transport, ids: createSequentialIds({ run: "online" }) });
+    await online.start();
+    await online.whenOnline();
+    expect(seen(online)).toEqual({ busy: said.created_at, quiet: undefined });
+    await online.stop();
+    const stored = await createMemoryStore(RUNTIME_SCHEMA, { data });
+    expect([await stored.get("cursors", "busy"), await stored.get("cursors", "quiet")]).toEqual([{ seq: said.seq, active_at: said.created_at }, { seq: 1 }]);
+  });
+
   it("counts a turn or an action asked for or answered and a message; an earlier time never moves it back", () => {
     const conversation: Conversation = { conversation_id: "c", app_scope: "chat", agent_id: "a", workspace_id: "w", origin: "server", cursor: 0, following: { status: "live" }, unread: 0 };
     const event = (kind: SessionEvent["kind"], created_at: string, data: JsonObject = {}) => ({ session_id: "c", seq: 1, kind, created_at, actor: { role: "agent", id: "a" }, data }) as SessionEvent;
+    const isActivity = (e: SessionEvent) => isActivityEvent(e.kind, e.data);
     for (const kind of ["turn.started", "turn.completed", "turn.failed", "action.required", "action.responded"] as const) expect(isActivity(event(kind, "2026-12-07T10:00:00.000Z"))).toBe(true);
     for (const kind of ["session.started", "turn.activated", "turn.updated", "turn.cancelled", "inventory.published", "artifact.added", "evidence.exported"] as const) expect(isActivity(event(kind, "2026-12-07T10:00:00.000Z"))).toBe(false);
     expect(isActivity(event("envelope", "t", { envelope: { type: "lineup.message" } }))).toBe(true);

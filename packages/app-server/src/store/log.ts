@@ -4,7 +4,8 @@
  * no trace.
  *
  * The head (`sessions.last_seq`) is read once per session and transaction and then kept here, as
- * the transaction's pending head; `writeHeads` stores every pending head in the same transaction,
+ * the transaction's pending head, with the time of the newest event appended in it in which something was said
+ * (`isActivityEvent`: `sessions.active_at`); `writeHeads` stores every pending head in the same transaction,
  * right before COMMIT (one UPDATE per session and batch instead of one per event). Inside a
  * transaction, read the head through `headSeq` or `pendingHead` (as `findSession` does), never
  * from the column directly. On PostgreSQL, where other server processes append to the same
@@ -12,7 +13,7 @@
  * commits: a writer elsewhere waits, then reads the head this one stored. The write queue undoes pending heads with the savepoints that assigned
  * them (`setPendingHead`) and drops them when the transaction ends (`dropHeads`).
  */
-import type { ActorRole, JsonObject, SessionEvent, SessionEventKind } from "@lineup/protocol";
+import { isActivityEvent, type ActorRole, type JsonObject, type SessionEvent, type SessionEventKind } from "@lineup/protocol";
 import { eventFrameFromBody, rememberEventFrame } from "../event-frames.js";
 import { jsonWithRememberedMembers } from "../json-text.js";
 import { LOG_CHANNEL, logPayload } from "./notifications.js";
@@ -23,7 +24,13 @@ export interface Actor {
   readonly id: string;
 }
 
-const pendingHeads = new WeakMap<Db, Map<string, number>>();
+/** A session's head in the open transaction: its newest seq, and `active_at` when an event appended in it says something. */
+export interface PendingHead {
+  readonly seq: number;
+  readonly active_at?: string;
+}
+
+const pendingHeads = new WeakMap<Db, Map<string, PendingHead>>();
 
 /**
  * PostgreSQL, a batch without savepoints (the write queue's fast mode): events are inserted together,
@@ -54,21 +61,21 @@ export async function flushEvents(db: Db): Promise<void> {
 }
 
 /** The head assigned to the session in the open transaction, if it appended to it. */
-export function pendingHead(db: Db, sessionId: string): number | undefined {
+export function pendingHead(db: Db, sessionId: string): PendingHead | undefined {
   return pendingHeads.get(db)?.get(sessionId);
 }
 
 /** Puts a pending head back (undefined: the transaction had not appended to the session). */
-export function setPendingHead(db: Db, sessionId: string, head: number | undefined): void {
+export function setPendingHead(db: Db, sessionId: string, head: PendingHead | undefined): void {
   const heads = pendingHeads.get(db);
   if (head !== undefined) heads?.set(sessionId, head);
   else heads?.delete(sessionId);
 }
 
 /**
- * Stores every pending head in `sessions.last_seq`; runs inside the transaction, before COMMIT. On
- * PostgreSQL one statement stores them all, and one more announces them to the other server
- * processes (`lineup_log`, delivered when the transaction commits; store/notifications.ts).
+ * Stores every pending head in `sessions.last_seq` (and `active_at`, when something was said); runs inside the
+ * transaction, before COMMIT. On PostgreSQL one statement stores them all, and one more announces them to the other
+ * server processes (`lineup_log`, delivered when the transaction commits; store/notifications.ts).
  */
 export async function writeHeads(db: Db): Promise<void> {
   await flushEvents(db);
@@ -76,11 +83,15 @@ export async function writeHeads(db: Db): Promise<void> {
   if (heads === undefined || heads.size === 0) return;
   if (db instanceof PostgresDb) {
     const sessions = [...heads.keys()];
-    const seqs = [...heads.values()];
-    await db.run("UPDATE sessions SET last_seq = h.seq FROM unnest(?::text[], ?::int[]) AS h(session_id, seq) WHERE sessions.session_id = h.session_id", [sessions, seqs]);
+    const seqs = [...heads.values()].map((h) => h.seq);
+    const activeAt = [...heads.values()].map((h) => h.active_at ?? null);
+    await db.run("UPDATE sessions SET last_seq = h.seq, active_at = coalesce(h.active_at, sessions.active_at) FROM unnest(?::text[], ?::int[], ?::text[]) AS h(session_id, seq, active_at) WHERE sessions.session_id = h.session_id", [sessions, seqs, activeAt]);
     await db.run(`SELECT pg_notify('${LOG_CHANNEL}', p) FROM unnest(?::text[]) AS p`, [sessions.map((s, i) => logPayload(db.origin, s, seqs[i]!))]);
   } else {
-    for (const [sessionId, head] of heads) await db.run("UPDATE sessions SET last_seq = ? WHERE session_id = ?", [head, sessionId]);
+    for (const [sessionId, head] of heads) {
+      if (head.active_at === undefined) await db.run("UPDATE sessions SET last_seq = ? WHERE session_id = ?", [head.seq, sessionId]);
+      else await db.run("UPDATE sessions SET last_seq = ?, active_at = ? WHERE session_id = ?", [head.seq, head.active_at, sessionId]);
+    }
   }
   heads.clear();
 }
@@ -94,7 +105,7 @@ export function dropHeads(db: Db): void {
 
 export async function headSeq(db: Db, sessionId: string): Promise<number | undefined> {
   const pending = pendingHead(db, sessionId);
-  if (pending !== undefined) return pending;
+  if (pending !== undefined) return pending.seq;
   const locking = db.dialect === "postgres" && db.inTransaction;
   const row = await db.get<{ last_seq: number }>(locking ? "SELECT last_seq FROM sessions WHERE session_id = ? FOR UPDATE" : "SELECT last_seq FROM sessions WHERE session_id = ?", [sessionId]);
   return row?.last_seq;
@@ -103,7 +114,8 @@ export async function headSeq(db: Db, sessionId: string): Promise<number | undef
 export async function appendEvent(db: Db, sessionId: string, kind: SessionEventKind, actor: Actor, data: JsonObject, createdAt: string): Promise<SessionEvent> {
   let heads = pendingHeads.get(db);
   if (heads === undefined) pendingHeads.set(db, (heads = new Map()));
-  const head = heads.get(sessionId) ?? (await headSeq(db, sessionId));
+  const pending = heads.get(sessionId);
+  const head = pending?.seq ?? (await headSeq(db, sessionId));
   if (head === undefined) throw new Error(`appendEvent: no session ${sessionId}`);
   const seq = head + 1;
   const event = { session_id: sessionId, seq, kind, created_at: createdAt, actor: { role: actor.role, id: actor.id }, data } as SessionEvent;
@@ -112,7 +124,9 @@ export async function appendEvent(db: Db, sessionId: string, kind: SessionEventK
   const deferred = deferredEvents.get(db);
   if (deferred !== undefined) deferred.push([sessionId, seq, kind, body, createdAt]);
   else await db.run("INSERT INTO events (session_id, seq, kind, body, created_at) VALUES (?, ?, ?, ?, ?)", [sessionId, seq, kind, body, createdAt]);
-  heads.set(sessionId, seq);
+  // The time of the newest such event in the log's order (the session's `active_at`).
+  const activeAt = isActivityEvent(kind, data) ? createdAt : pending?.active_at;
+  heads.set(sessionId, activeAt === undefined ? { seq } : { seq, active_at: activeAt });
   rememberEventFrame(event, body);
   return event;
 }

@@ -6,7 +6,11 @@
  * that records a step this code does not know (a newer server, a diverging branch) is refused rather
  * than misread. On PostgreSQL, servers starting together on one database take turns (an advisory lock).
  */
+import { ACTIVITY_EVENT_KINDS } from "@lineup/protocol";
 import type { Db } from "./sql.js";
+
+/** `e.kind` is one of the kinds in which something is said (`isActivityEvent`), as SQL. */
+const ACTIVITY_KINDS_SQL = `e.kind IN (${ACTIVITY_EVENT_KINDS.map((kind) => `'${kind}'`).join(", ")})`;
 
 export interface Migration {
   readonly name: string;
@@ -312,6 +316,27 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "0011_inventory_contents",
     sql: `
         ALTER TABLE inventories ADD COLUMN contents TEXT;
+      `,
+  },
+  {
+    // When something was last said in each session (`Session.active_at`, `isActivityEvent`): the time of its newest
+    // such event, kept with its head from now on, and read here from the log for the sessions there are.
+    name: "0012_session_active_at",
+    sql: `
+        ALTER TABLE sessions ADD COLUMN active_at TEXT;
+        UPDATE sessions SET active_at = (
+          SELECT e.created_at FROM events e WHERE e.session_id = sessions.session_id AND (${ACTIVITY_KINDS_SQL}
+            OR (e.kind = 'envelope' AND json_extract(e.body, '$.data.envelope.type') = 'lineup.message'))
+          ORDER BY e.seq DESC LIMIT 1
+        );
+      `,
+    postgres: `
+        ALTER TABLE sessions ADD COLUMN active_at TEXT;
+        UPDATE sessions SET active_at = (
+          SELECT e.created_at FROM events e WHERE e.session_id = sessions.session_id AND (${ACTIVITY_KINDS_SQL}
+            OR (e.kind = 'envelope' AND e.body::jsonb #>> '{data,envelope,type}' = 'lineup.message'))
+          ORDER BY e.seq DESC LIMIT 1
+        );
       `,
   },
 ];

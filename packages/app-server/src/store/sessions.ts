@@ -17,6 +17,7 @@ interface SessionRow {
   created_at: string;
   last_seq: number;
   inventory_revision: number;
+  active_at: string | null;
 }
 
 function toSession(row: SessionRow): Session {
@@ -32,6 +33,7 @@ function toSession(row: SessionRow): Session {
     inventory_revision: row.inventory_revision,
   };
   if (row.title !== null) session.title = row.title;
+  if (row.active_at !== null) session.active_at = row.active_at;
   if (row.business_object_ref !== null) session.business_object_ref = JSON.parse(row.business_object_ref) as NonNullable<Session["business_object_ref"]>;
   return session;
 }
@@ -46,7 +48,10 @@ export async function findSession(db: Db, sessionId: string): Promise<Session | 
   if (row === undefined) return undefined;
   // Inside a write transaction the head may be pending (store/log.ts).
   const head = pendingHead(db, sessionId);
-  if (head !== undefined) row.last_seq = head;
+  if (head !== undefined) {
+    row.last_seq = head.seq;
+    if (head.active_at !== undefined) row.active_at = head.active_at;
+  }
   return toSession(row);
 }
 

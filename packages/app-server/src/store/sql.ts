@@ -13,7 +13,7 @@ import type pg from "pg";
 export type Dialect = "sqlite" | "postgres";
 export type Awaitable<T> = T | Promise<T>;
 /** Arrays only for PostgreSQL (`unnest(?::text[])`). */
-export type SqlValue = string | number | bigint | Buffer | null | readonly string[] | readonly number[];
+export type SqlValue = string | number | bigint | Buffer | null | readonly (string | null)[] | readonly number[];
 
 export interface RunResult {
   readonly changes: number;

@@ -101,6 +101,11 @@ export const SessionSchema = /* @__PURE__ */ declared(() => Closed(
     last_seq: CursorSchema(),
     /** The latest published inventory revision; 0 before the first publication. */
     inventory_revision: Type.Integer({ minimum: 0, maximum: MAX_SEQ }),
+    /**
+     * The `created_at` of the newest event in which the person or the agent said something (`isActivityEvent`);
+     * absent before any. In the session list, so that a device orders the conversations before it has read their logs.
+     */
+    active_at: Type.Optional(TimestampSchema()),
   },
   { $id: schemaId("app-server.session"), title: "App Server session (a conversation)" },
 ));

@@ -48,8 +48,9 @@ export interface Conversation {
   /** The last applied seq of the session log (0 = none). Never moves back. */
   readonly cursor: number;
   /**
-   * When something was last said in it: the AppServer's time of the newest applied event in which the person or the
-   * agent spoke (`isActivity`); absent before any. Stored with the cursor. The same on every device that applied the log.
+   * When something was last said in it: the AppServer's time of the newest event in which the person or the agent
+   * spoke (`isActivityEvent`), applied here or named by the server's session list (`Session.active_at`), whichever is
+   * later; absent before any. Never moves back. Stored with the cursor. The same on every device that applied the log.
    */
   readonly active_at?: string;
   readonly following: Following;
@@ -157,8 +158,14 @@ export function conversationFromSession(session: Session, previous: Conversation
     ...(previous?.pending === undefined ? {} : { pending: previous.pending }),
     ...(previous?.agent_connected === undefined ? {} : { agent_connected: previous.agent_connected }),
     ...(previous?.open_turns === undefined ? {} : { open_turns: previous.open_turns }),
-    ...(previous?.active_at === undefined ? {} : { active_at: previous.active_at }),
+    ...activeAt(previous?.active_at, session.active_at),
   };
+}
+
+/** The later of two times something was last said (ISO 8601 in UTC, so text order is time order), as a member. */
+function activeAt(known: string | undefined, listed: string | undefined): { active_at?: string } {
+  const later = known === undefined || (listed !== undefined && listed > known) ? listed : known;
+  return later === undefined ? {} : { active_at: later };
 }
 
 /**

@@ -8,7 +8,7 @@
  *   order, and the server runs one turn at a time), so a cancelled turn can end the calls it made;
  * - `turn.cancel` knows which turn to stop, and refuses when there is none.
  */
-import type { SessionEvent } from "@lineup/protocol";
+import { isActivityEvent, type SessionEvent } from "@lineup/protocol";
 import type { OutboxEntry } from "../communication/outbox.js";
 import type { Conversation, OpenTurn } from "./state.js";
 
@@ -84,20 +84,8 @@ export function pendingCancel(conversationId: string, turnId: string, outbox: It
   return undefined;
 }
 
-/**
- * The log's events in which the person or the agent said something: a turn asked for or answered, an action asked
- * for or answered, a message (`lineup.message`). Not the tools' traffic, an inventory published by an app install,
- * artifacts or the session's start (its `created_at` stands for it).
- */
-const ACTIVITY_KINDS: ReadonlySet<string> = new Set(["turn.started", "turn.completed", "turn.failed", "action.required", "action.responded"]);
-
-export function isActivity(event: SessionEvent): boolean {
-  if (ACTIVITY_KINDS.has(event.kind)) return true;
-  return event.kind === "envelope" && (event.data as { envelope?: { type?: unknown } } | null)?.envelope?.type === "lineup.message";
-}
-
 /** The conversation after `event` as to when something was last said in it (the same object when nothing was). */
 export function withActivity(conversation: Conversation, event: SessionEvent): Conversation {
-  if (!isActivity(event) || (conversation.active_at !== undefined && conversation.active_at >= event.created_at)) return conversation;
+  if (!isActivityEvent(event.kind, event.data) || (conversation.active_at !== undefined && conversation.active_at >= event.created_at)) return conversation;
   return { ...conversation, active_at: event.created_at };
 }

@@ -7,7 +7,7 @@
  * | ---             | ---                                  | ---   |
  * | `meta`          | `runtime` / `identity`               | the Runtime's own id; the last identity the server gave |
  * | `sessions`      | `<conversation_id>`                  | a followed conversation (server Session record or a local start) |
- * | `cursors`       | `<conversation_id>`                  | `{ seq, open_turns?, active_at? }`: the last applied event of the session's log, the turns open at it, and the time of its newest event in which something was said |
+ * | `cursors`       | `<conversation_id>`                  | `{ seq, open_turns?, active_at? }`: the last applied event of the session's log, the turns open at it, and when something was last said in it (the log's or the session list's time, the later) |
  * | `envelope-ids`  | `<conversation_id>/<envelope id>`    | layout 0002 only: emptied into `log-chunks` by 0003 |
  * | `log-chunks`    | `<conversation_id>/<chunk>`          | a LogChunk (`log-chunks.ts`): the envelope ids applied at 64 seqs |
  * | `inbox-unseen`  | `<conversation_id>/<chunk>`          | UnseenMarks: per app, its display messages of those 64 seqs not yet delivered (only rows with a mark) |

@@ -13,6 +13,7 @@ import {
   bytesToBase64,
   canonicalJson,
   decodeJsonRpc,
+  isActivityEvent,
   encodeJsonRpc,
   jsonRpcFailure,
   jsonRpcNotification,
@@ -171,7 +172,8 @@ export class FakeAppServer {
     this.counter += 1;
     const event = { session_id: sessionId, seq: stored.events.length + 1, kind, created_at: this.now(), actor, data } as unknown as SessionEvent;
     stored.events.push(event);
-    stored.session = { ...stored.session, last_seq: event.seq };
+    // As the AppServer keeps it: the head, and when something was last said (`Session.active_at`).
+    stored.session = { ...stored.session, last_seq: event.seq, ...(isActivityEvent(kind, data) ? { active_at: event.created_at } : {}) };
     for (const connection of this.connections) {
       const cursor = connection.subs.get(sessionId);
       if (cursor === event.seq - 1) {

@@ -5,7 +5,7 @@ import { answerKey, answerWrite, cardAnswerOf, inboxKey, messageIdFor, storeMess
 import { conversationArtifactWrite, isArtifactRef, type ConversationArtifact } from "../../persistence/conversation-artifacts.js";
 import { messageCursor } from "../../persistence/history.js";
 import { asChunk, asMarks, chunkWrite, marksWrite, withEnvelope, withUnseen } from "../../persistence/log-chunks.js";
-import { RUNTIME_COLLECTIONS as C, padNumber } from "../../persistence/runtime-schema.js";
+import { padNumber } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import { CHAT_APP_SCOPE } from "../../app-lifecycle/core-app-registry.js";
 import { chunkReads, filterEvent, type FilterOutcome } from "../filter-chain.js";
@@ -22,6 +22,7 @@ import { answersCallsIn } from "./inventory-sync.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
+import { cursorWrite } from "./sessions.js";
 import { goOnlineIfReady } from "./go-online.js";
 import { DEFAULT_MAX_PENDING_PER_APP, pendingOf, withPending } from "../backlog.js";
 import { noticeMessage, takeNotice } from "./notices.js";
@@ -38,18 +39,6 @@ const elsewhereAudit = (event: Extract<RuntimeInput, { kind: "event" }>["event"]
 
 /** The instance an envelope is about or addressed to (the filter chain has checked it belongs to the conversation). */
 const instanceOf = (envelope: RuntimeEnvelope | undefined): string | undefined => envelope?.scope.instance_id ?? envelope?.target.instance_id;
-
-/** The conversation's cursor row: how far its log was applied, the turns open at that point and when something was last said. */
-const cursorWrite = (conversation: Conversation): StoreWrite => ({
-  op: "put",
-  collection: C.cursors,
-  key: conversation.conversation_id,
-  value: {
-    seq: conversation.cursor,
-    ...(conversation.open_turns === undefined ? {} : { open_turns: conversation.open_turns as unknown as JsonValue }),
-    ...(conversation.active_at === undefined ? {} : { active_at: conversation.active_at }),
-  },
-});
 
 /**
  * One inbound session event: the filter chain decides; the inbox rows, the envelope-id record, the

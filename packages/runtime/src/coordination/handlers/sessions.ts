@@ -1,7 +1,7 @@
 import { RUNTIME_COLLECTIONS as C } from "../../persistence/runtime-schema.js";
 import type { StoreWrite } from "../../persistence/store.js";
 import type { AuditDraft, Delivery, Effect, RuntimeInput, TransitionResult } from "../inputs.js";
-import { compareSessionStarts, type Session } from "@lineup/protocol";
+import { compareSessionStarts, type JsonValue, type Session } from "@lineup/protocol";
 import { conversationFromSession, conversationsToFollow, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { goOnlineIfReady } from "./go-online.js";
@@ -14,6 +14,21 @@ export function sessionRecordWrite(conversation: Conversation): StoreWrite {
   const { following: _following, cursor: _cursor, unread: _unread, pending: _pending, notices: _notices, agent_connected: _agent, open_turns: _turns, active_at: _active, ...record } = conversation;
   return { op: "put", collection: C.sessions, key: conversation.conversation_id, value: { ...record } };
 }
+
+/**
+ * The conversation's cursor row: how far its log was applied, the turns open at that point and when something was
+ * last said (the later of its applied log's and the AppServer's session list's time).
+ */
+export const cursorWrite = (conversation: Conversation): StoreWrite => ({
+  op: "put",
+  collection: C.cursors,
+  key: conversation.conversation_id,
+  value: {
+    seq: conversation.cursor,
+    ...(conversation.open_turns === undefined ? {} : { open_turns: conversation.open_turns as unknown as JsonValue }),
+    ...(conversation.active_at === undefined ? {} : { active_at: conversation.active_at }),
+  },
+});
 
 /** `sessions` oldest first (`compareSessionStarts`). */
 function byCreation(sessions: readonly Session[]): Session[] {
@@ -36,6 +51,9 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
     if (previous === undefined || previous.origin !== "server" || previous.title !== next.title || previous.agent_id !== next.agent_id || previous.created_at !== next.created_at) {
       writes.push(sessionRecordWrite(next));
     }
+    // Something was said in it that this device has not applied yet (or it is new here): its place in the list is kept
+    // across a restart, before its log is read.
+    if (next.active_at !== previous?.active_at) writes.push(cursorWrite(next));
     conversations = conversations.with(session.session_id, next);
   }
   const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
