@@ -11,6 +11,15 @@ export function compareSessionStarts(aStarted: string | undefined, aId: string, 
 }
 
 /**
+ * The order a person's conversations are listed in: the one where something was last said first (`active_at`, or the
+ * start for one where nothing was said yet), newer first, the same instant by id (`compareSessionStarts` reversed).
+ * Both are the AppServer's times, so the order is the same on every device of the person and after a restart.
+ */
+export function compareLastActivity(a: { readonly conversation_id: string; readonly active_at?: string; readonly created_at?: string }, b: { readonly conversation_id: string; readonly active_at?: string; readonly created_at?: string }): number {
+  return compareSessionStarts(b.active_at ?? b.created_at, b.conversation_id, a.active_at ?? a.created_at, a.conversation_id);
+}
+
+/**
  * The log's events in which the person or the agent said something: a turn asked for or answered, an action asked
  * for or answered, a message (an `envelope` event carrying `lineup.message`). Not the tools' traffic, an inventory
  * published by an app install, artifacts or the session's start (its `created_at` stands for it). The newest such

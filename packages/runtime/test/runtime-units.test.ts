@@ -488,4 +488,12 @@ describe("a listing of sessions", () => {
     expect([...result.state.conversations.keys()]).toEqual(["s-a", "s-b", "s-c"]);
     expect(result.effects.filter((e) => e.kind === "subscribe").map((e) => (e as { session_id: string }).session_id)).toEqual(["s-c", "s-b", "s-a"]);
   });
+
+  it("subscribes the one where something was last said first, as the chat lists them", () => {
+    const session = (id: string, minute: number, activeMinute?: number) => ({ session_id: id, app_scope: "chat", workspace_id: "w-1", owner_user_id: "u-1", agent_id: "agent-1", state: "active", created_at: `2026-12-07T09:${String(minute).padStart(2, "0")}:00.000Z`, ...(activeMinute === undefined ? {} : { active_at: `2026-12-07T10:${String(activeMinute).padStart(2, "0")}:00.000Z` }), last_seq: 1, inventory_revision: 0 }) as const;
+    const state = base({ conversations: PersistentMap.empty() });
+    // s-a, the oldest, was spoken in last; s-c after s-b; s-d, started last, is quiet (its start is before both).
+    const result = transition(state, { kind: "sessions.listed", sessions: [session("s-d", 4), session("s-c", 3, 20), session("s-b", 2, 10), session("s-a", 1, 30)] }, new Map(), env);
+    expect(result.effects.filter((e) => e.kind === "subscribe").map((e) => (e as { session_id: string }).session_id)).toEqual(["s-a", "s-c", "s-b", "s-d"]);
+  });
 });

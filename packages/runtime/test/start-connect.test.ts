@@ -304,8 +304,9 @@ describe("start() and reconnects: the conversations it follows subscribed right 
     const starting = startDevice(server, data, { run: "r1", extra: { transport: link.transport } });
     await until(() => link.sent.length >= 4, 3_000, "the first requests");
     await settle();
-    // The most recently started first, after their stored cursors; nothing heard yet.
-    expect(link.sent).toEqual(["initialize", "agentSession/list", "agentSession/subscribe s-2", "agentSession/subscribe s-1"]);
+    // After their stored cursors, the one where something was last said as far as this device knows first (s-1: s-2's
+    // message came while it was off, and s-2 was started after it); nothing heard yet.
+    expect(link.sent).toEqual(["initialize", "agentSession/list", "agentSession/subscribe s-1", "agentSession/subscribe s-2"]);
     link.release();
     const again = await starting;
     await again.runtime.whenOnline();
@@ -313,7 +314,7 @@ describe("start() and reconnects: the conversations it follows subscribed right 
     await settle();
     expect(again.received.filter((m) => JSON.stringify(m).includes("while it was off"))).toHaveLength(1);
     // Each subscribed once on the connection: the list's turn took the early requests over.
-    expect(link.sent.filter((request) => request.startsWith("agentSession/subscribe"))).toEqual(["agentSession/subscribe s-2", "agentSession/subscribe s-1"]);
+    expect(link.sent.filter((request) => request.startsWith("agentSession/subscribe"))).toEqual(["agentSession/subscribe s-1", "agentSession/subscribe s-2"]);
     expect(again.errors).toEqual([]);
 
     // A reconnect does the same, and what was said meanwhile arrives once.
@@ -344,7 +345,9 @@ describe("start() and reconnects: the conversations it follows subscribed right 
     const again = await startDevice(server, data, { run: "r1", extra: { transport } });
     await again.runtime.whenOnline();
     await until(() => again.received.some((m) => JSON.stringify(m).includes("while it was off")), 3_000, "the message it missed");
-    expect(asked).toEqual(["before s-2", "before s-1", "after s-2", "after s-1"]);
+    // Before the list, in the order this device knows (nothing said in either: the newer first); after it, in the list's
+    // (something was said in s-1 while it was off).
+    expect(asked).toEqual(["before s-2", "before s-1", "after s-1", "after s-2"]);
     expect(again.errors).toEqual([]);
     await again.stop();
   }, 20_000);

@@ -420,7 +420,7 @@ export class SyncDriver {
 
   /**
    * Right behind the handshake, the sessions the Runtime already follows (as the restore or the last connection left
-   * them) are subscribed after their cursors, the most recently started first and as many as may catch up at once, as
+   * them) are subscribed after their cursors, the one where something was last said first and as many as may catch up at once, as
    * the session list's turn would subscribe them once it has the list: a start or a reconnect does not wait a round trip
    * for the list first. The server holds them until the handshake is answered. What they bring is held until that turn
    * has committed (`releaseEarly`), so the loop sees the same inputs in the same order as without them; that turn's

@@ -3,7 +3,7 @@
  * the server gave, the followed conversations with their sync cursors, and the outbox. Plain data,
  * replaced (never mutated) by transitions. Messages are not here: they live in the store (inbox, history).
  */
-import type { AppManifest, Session } from "@lineup/protocol";
+import { compareLastActivity, type AppManifest, type Session } from "@lineup/protocol";
 import { PersistentMap } from "../core/persistent-map.js";
 import { EMPTY_INSTANCES } from "../app-lifecycle/instances/state.js";
 import { createAppRegistryState } from "../app-lifecycle/manager/records.js";
@@ -169,12 +169,12 @@ function activeAt(known: string | undefined, listed: string | undefined): { acti
 }
 
 /**
- * The conversations a connection subscribes to: the server's ones it does not follow yet, the most recently started
- * first (those a person is likeliest to look at are live first). The session list's turn subscribes these, and the
- * sync driver the same ones right behind the handshake.
+ * The conversations a connection subscribes to: the server's ones it does not follow yet, in the order they are listed
+ * (`compareLastActivity`: the one where something was last said first), so those a person is likeliest to look at are
+ * live first. The session list's turn subscribes these, and the sync driver the same ones right behind the handshake.
  */
 export function conversationsToFollow(conversations: Iterable<Conversation>): Conversation[] {
-  return [...conversations].filter((c) => c.origin === "server" && c.following.status === "idle").reverse();
+  return [...conversations].filter((c) => c.origin === "server" && c.following.status === "idle").sort(compareLastActivity);
 }
 
 export function withConversation(state: RuntimeState, conversation: Conversation): RuntimeState {

@@ -2,7 +2,7 @@
  * Which of the chat's conversations is on screen, remembered across reloads: the chat shows it, and the
  * shell's launcher opens apps in it ("this conversation"). Framework-free, so the shell reads it too.
  */
-import { compareSessionStarts } from "@lineup/protocol";
+import { compareLastActivity } from "@lineup/protocol";
 import type { ConversationSummary } from "@lineup/runtime";
 import { t } from "../../i18n/index.js";
 
@@ -18,18 +18,13 @@ export function rememberConversation(conversationId: string): void {
   globalThis.localStorage?.setItem(SELECTED_KEY, conversationId);
 }
 
-/**
- * The chat's conversations (those started in chat), the one where something was last said first: by `active_at`, or
- * `created_at` for one where nothing was said yet, newer first (`compareSessionStarts` reversed, so the same instant
- * goes by id). Both are the AppServer's times, so the order is the same on every device of the person and after a
- * restart, once each device has applied the logs.
- */
+/** The chat's conversations (those started in chat), the one where something was last said first (`compareLastActivity`). */
 export function chatConversations(all: readonly ConversationSummary[]): readonly ConversationSummary[] {
   const chat = all.filter((c) => c.app_scope === "chat");
   // The Runtime keeps them oldest started first: reversed, those where nothing was said are in order already, and the
   // sort (stable, and quick on runs in order) moves the rest.
   chat.reverse();
-  return chat.sort((a, b) => compareSessionStarts(b.active_at ?? b.created_at, b.conversation_id, a.active_at ?? a.created_at, a.conversation_id));
+  return chat.sort(compareLastActivity);
 }
 
 /** The conversation the chat shows: the selected one while it exists, else the first; undefined when there is none. */

@@ -58,8 +58,8 @@ export function onSessionsListed(state: RuntimeState, input: Extract<RuntimeInpu
   }
   const connected = state.lifecycle.status === "synchronizing" || state.lifecycle.status === "online";
   if (connected) {
-    // The most recently started first (and the scan for the last one caught up, `allCaughtUp`, meets a conversation
-    // still catching up at once).
+    // The one where something was last said first; the quiet and the old ones last, which the scan for the last one
+    // caught up (`allCaughtUp`, the oldest started first) meets early while they catch up.
     for (const conversation of conversationsToFollow(conversations.values())) {
       conversations = conversations.with(conversation.conversation_id, { ...conversation, following: { status: "catching_up" } });
       effects.push({ kind: "subscribe", session_id: conversation.conversation_id, after_seq: conversation.cursor });
