@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateSessionEvent, verifyEvidencePack, type SessionEvent } from "@lineup/protocol";
-import { agentEnvelope, connectDevAndAgent, key, START, type TestClient, type Frame, type TestServer } from "./helpers.js";
+import { agentEnvelope, connectDevAndAgent, key, START, TestClient, type Frame, type TestServer } from "./helpers.js";
 
 const sha256 = (b: string | Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -80,6 +80,35 @@ describe("when something was last said", () => {
     expect(await activeAt("s-said")).toBe(answered);
     expect((await device.call("agentSession/read", { session_id: "s-said" })).session.active_at).toBe(answered);
     expect((await agent.call("agentSession/read", { session_id: "s-said" })).session.active_at).toBe(answered);
+  });
+});
+
+describe("subscriptions in one batch", () => {
+  it("are answered in one frame, before any event, caughtUp or presence of any of them; then each catches up in order", async () => {
+    const ids = ["s-batch-1", "s-batch-2", "s-batch-3"];
+    for (const id of ids) {
+      await device.call("agentSession/start", START(id));
+      await agent.call("agentSession/envelope/send", { session_id: id, idempotency_key: key(), envelope: agentEnvelope(id, `env-agent-${id}`) });
+    }
+    const reader = await TestClient.open(server, server.devCredentials!.device_token);
+    try {
+      const requests = ids.map((id, i) => ({ jsonrpc: "2.0", id: 100 + i, method: "agentSession/subscribe", params: { session_id: id, after_seq: 0 } }));
+      const since = reader.frames.length;
+      reader.sendRaw(JSON.stringify(requests));
+      await reader.waitFor((f) => f.method === "agentSession/caughtUp" && f.params.session_id === ids[2]);
+      const frames = reader.frames.slice(since);
+      // The first frame is the reply: one array, each request answered.
+      expect(Array.isArray(frames[0])).toBe(true);
+      expect((frames[0] as Frame[]).map((answer) => [answer.id, answer.result.session_id, answer.result.head_seq])).toEqual(ids.map((id, i) => [100 + i, id, 2]));
+      // Nothing of the subscriptions came before it, and each session's events came in order, then its caughtUp.
+      expect(frames.slice(1).every((f) => !Array.isArray(f))).toBe(true);
+      for (const id of ids) {
+        const own = frames.slice(1).filter((f) => f.params?.session_id === id && f.method !== "agentSession/presence");
+        expect(own.map((f) => (f.method === "agentSession/event" ? f.params.seq : f.method))).toEqual([1, 2, "agentSession/caughtUp"]);
+      }
+    } finally {
+      await reader.close();
+    }
   });
 });
 

@@ -49,6 +49,32 @@ describe("createJsonRpcClientCore", () => {
     expect(trouble[2]).toMatch(/^json_malformed/);
   });
 
+  it("sends what a batch asks for together, as JSON-RPC batches of at most maxBatch, and settles each request from an answering array", async () => {
+    const { core, sent } = setup();
+    const answers = core.batch(() => {
+      const asked = ["s-1", "s-2", "s-3"].map((id) => core.request("agentSession/subscribe", { session_id: id, after_seq: 0 }));
+      core.notify("initialized", {});
+      // Nested: still one batch.
+      asked.push(core.batch(() => core.request("agentSession/subscribe", { session_id: "s-4", after_seq: 0 }), 3));
+      expect(sent).toEqual([]);
+      return asked;
+    }, 3);
+    // Five messages, at most three to a frame, in the order asked.
+    expect(sent.map((frame) => JSON.parse(frame) as unknown)).toEqual([
+      [1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, method: "agentSession/subscribe", params: { session_id: `s-${id}`, after_seq: 0 } })),
+      [{ jsonrpc: "2.0", method: "initialized", params: {} }, { jsonrpc: "2.0", id: 4, method: "agentSession/subscribe", params: { session_id: "s-4", after_seq: 0 } }],
+    ]);
+    // The peer answers a batch with one array, in any order.
+    core.receive(JSON.stringify([{ jsonrpc: "2.0", id: 2, result: { n: 2 } }, { jsonrpc: "2.0", id: 1, result: { n: 1 } }, { jsonrpc: "2.0", id: 3, error: { code: -32001, message: "busy", data: { code: "overloaded", message: "busy", retryable: true } } }]));
+    core.receive(JSON.stringify([{ jsonrpc: "2.0", id: 4, result: { n: 4 } }]));
+    const settled = await Promise.allSettled(answers);
+    expect(settled.map((s) => (s.status === "fulfilled" ? s.value : (s.reason as { code: string }).code))).toEqual([{ n: 1 }, { n: 2 }, "overloaded", { n: 4 }]);
+    // A batch of one is the message itself; after the batch, each request is a frame again.
+    void core.batch(() => core.request("agentSession/list", {}), 3);
+    void core.request("agentSession/list", {});
+    expect(sent.slice(2).map((frame) => JSON.parse(frame) as { id: number })).toMatchObject([{ id: 5 }, { id: 6 }]);
+  });
+
   it("rejects pending and later requests once closed, with the close code, and sends nothing more", async () => {
     const { core, sent } = setup();
     const pending = core.request("agentSession/list", {});

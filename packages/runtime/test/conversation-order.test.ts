@@ -99,7 +99,12 @@ describe("the order of conversations", () => {
       async open(url) {
         const connection = await server.transport.open(url);
         return {
-          send: (text) => void ((JSON.parse(text) as { method?: string }).method === "agentSession/subscribe" || connection.send(text)),
+          send(text) {
+            // One request, or a batch of them: the subscriptions are left out.
+            const parsed = JSON.parse(text) as { method?: string } | { method?: string }[];
+            const onward = (Array.isArray(parsed) ? parsed : [parsed]).filter((request) => request.method !== "agentSession/subscribe");
+            if (onward.length > 0) connection.send(Array.isArray(parsed) ? JSON.stringify(onward) : text);
+          },
           onMessage: (listener) => connection.onMessage(listener),
           onClose: (listener) => connection.onClose(listener),
           close: (code, reason) => connection.close(code, reason),

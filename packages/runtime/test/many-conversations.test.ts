@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import { encodeJsonRpc, jsonRpcFailure, type JsonRpcId } from "@lineup/protocol";
+import { encodeJsonRpc, jsonRpcFailure, type JsonRpcId, type JsonRpcResponse } from "@lineup/protocol";
 import { silentLogger, startAppServer } from "@lineup/app-server";
 import { createNodeRuntime } from "../src/node/index.js";
 import { SUBSCRIPTIONS_CATCHING_UP } from "../src/communication/sync-driver.js";
@@ -23,7 +23,7 @@ const REFUSED = 10;
 
 /** A WebSocket proxy to `target` that counts connections and subscriptions, and refuses the first REFUSED subscriptions. */
 async function subscriptionProxy(target: string) {
-  const seen = { connections: 0, refused: new Set<string>(), subscribed: 0, outstanding: 0, maxOutstanding: 0 };
+  const seen = { connections: 0, refused: new Set<string>(), subscribed: 0, subscribeFrames: 0, outstanding: 0, maxOutstanding: 0 };
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
   wss.on("connection", (client) => {
@@ -35,20 +35,33 @@ async function subscriptionProxy(target: string) {
     });
     client.on("message", (data) => {
       const text = String(data);
-      const frame = JSON.parse(text) as { id?: JsonRpcId; method?: string; params?: { session_id?: string } };
-      if (frame.method === "agentSession/subscribe" && frame.id !== undefined) {
-        const sessionId = String(frame.params?.session_id);
-        if (seen.refused.size < REFUSED && !seen.refused.has(sessionId)) {
-          seen.refused.add(sessionId);
-          client.send(encodeJsonRpc(jsonRpcFailure(frame.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" })));
-          return;
+      // One request, or a JSON-RPC batch of them: the refused ones are answered here (in a batch of their own), the
+      // others go on (in one).
+      type Frame = { id?: JsonRpcId; method?: string; params?: { session_id?: string } };
+      const parsed = JSON.parse(text) as Frame | Frame[];
+      const frames = Array.isArray(parsed) ? parsed : [parsed];
+      const refusals: JsonRpcResponse[] = [];
+      const onward: Frame[] = [];
+      if (frames.some((frame) => frame.method === "agentSession/subscribe")) seen.subscribeFrames += 1;
+      for (const frame of frames) {
+        if (frame.method === "agentSession/subscribe" && frame.id !== undefined) {
+          const sessionId = String(frame.params?.session_id);
+          if (seen.refused.size < REFUSED && !seen.refused.has(sessionId)) {
+            seen.refused.add(sessionId);
+            refusals.push(jsonRpcFailure(frame.id, { code: "overloaded", message: "the connection's send queue is full: read what the server sent, then retry" }));
+            continue;
+          }
+          seen.subscribed += 1;
+          seen.outstanding += 1;
+          seen.maxOutstanding = Math.max(seen.maxOutstanding, seen.outstanding);
         }
-        seen.subscribed += 1;
-        seen.outstanding += 1;
-        seen.maxOutstanding = Math.max(seen.maxOutstanding, seen.outstanding);
+        onward.push(frame);
       }
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
-      else pending.push(text);
+      if (refusals.length > 0) client.send(encodeJsonRpc(Array.isArray(parsed) ? refusals : refusals[0]!));
+      if (onward.length === 0) return;
+      const out = Array.isArray(parsed) ? JSON.stringify(onward) : text;
+      if (upstream.readyState === WebSocket.OPEN) upstream.send(out);
+      else pending.push(out);
     });
     upstream.on("message", (data) => {
       const text = String(data);
@@ -88,6 +101,10 @@ describe("a device with many conversations", () => {
         expect(proxy.seen.connections).toBe(1);
         expect(proxy.seen.subscribed).toBe(CONVERSATIONS);
         expect(proxy.seen.maxOutstanding).toBeLessThanOrEqual(SUBSCRIPTIONS_CATCHING_UP);
+        // Past those asked right behind the handshake (a frame each: the server's batch limit is not known yet), the
+        // subscriptions went in batches (JSON-RPC arrays), several to a frame; without them, one each.
+        const afterHandshake = { subscriptions: CONVERSATIONS + REFUSED - SUBSCRIPTIONS_CATCHING_UP, frames: proxy.seen.subscribeFrames - SUBSCRIPTIONS_CATCHING_UP };
+        expect(afterHandshake.subscriptions / afterHandshake.frames).toBeGreaterThanOrEqual(4);
         expect(proxy.seen.outstanding).toBe(0);
         // What was said of it: the refusals, and nothing else.
         expect(problems).toHaveLength(REFUSED);

@@ -70,6 +70,12 @@ function injectable(transport: Transport): { readonly transport: Transport; inje
  * reference AppServer holds it instead). `asked` records each subscription as asked before or after that answer. With
  * `holdUntilAsked`, nothing is heard until that many subscriptions were asked (the Runtime sends them once it runs).
  */
+/** The requests a frame holds: one, or a JSON-RPC batch of them. */
+function requestsIn(text: string): { id?: number; method?: string; params?: { session_id?: string } }[] {
+  const parsed = JSON.parse(text) as ReturnType<typeof requestsIn>[number] | ReturnType<typeof requestsIn>;
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
 function strictServer(server: FakeAppServer, holdUntilAsked = 0): { readonly transport: Transport; readonly asked: string[] } {
   const asked: string[] = [];
   let answered = false;
@@ -90,8 +96,11 @@ function strictServer(server: FakeAppServer, holdUntilAsked = 0): { readonly tra
         });
         return {
           send(text) {
-            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
-            if (request.method === "agentSession/subscribe") asked.push(`${answered ? "after" : "before"} ${request.params?.session_id}`);
+            const requests = requestsIn(text);
+            for (const request of requests) if (request.method === "agentSession/subscribe") asked.push(`${answered ? "after" : "before"} ${request.params?.session_id}`);
+            // Nothing is batched before the handshake is answered (the server's batch limit is not known yet).
+            if (requests.length > 1) expect(answered).toBe(true);
+            const request = requests[0]!;
             if (holdUntilAsked > 0 && asked.length === holdUntilAsked && !answered) queueMicrotask(() => heard.splice(0).forEach(deliver));
             if (!answered && request.id !== undefined && request.method !== "initialize") {
               const refusal = { jsonrpc: "2.0", id: request.id, error: { code: -32006, message: "call initialize first", data: { code: "not_initialized", message: "call initialize first", retryable: false } } };
@@ -261,8 +270,9 @@ function watched(server: FakeAppServer): { readonly transport: Transport; readon
         const connection = await server.transport.open(url);
         return {
           send(text) {
-            const request = JSON.parse(text) as { id?: number; method?: string; params?: { session_id?: string } };
-            if (request.method !== undefined) sent.push(request.params?.session_id === undefined ? request.method : `${request.method} ${request.params.session_id}`);
+            for (const request of requestsIn(text)) {
+              if (request.method !== undefined) sent.push(request.params?.session_id === undefined ? request.method : `${request.method} ${request.params.session_id}`);
+            }
             connection.send(text);
           },
           onMessage: (listener) =>

@@ -44,6 +44,12 @@ export interface JsonRpcClientCore {
   request(method: string, params: JsonObject, options?: RpcRequestOptions): Promise<JsonValue>;
   /** Sends a notification unless closed. */
   notify(method: string, params?: JsonObject): void;
+  /**
+   * Runs `fn`; the requests and notifications it sends leave when it returns, together: as JSON-RPC batches of at most
+   * `maxBatch` messages, one frame each (a lone message as itself). The peer answers a batch with one frame once every
+   * request in it is answered, so only requests answered alike belong in one.
+   */
+  batch<T>(fn: () => T, maxBatch: number): T;
   /** Hands one received frame to the client. */
   receive(text: string): void;
   /** Rejects every pending request with `request_cancelled` (`data.connection_closed`), and every later one. Idempotent. */
@@ -87,6 +93,12 @@ function codeForRpcNumber(rpc: number): ErrorCode {
 export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): JsonRpcClientCore {
   const pending = new PendingRequests<JsonValue>(options.timer);
   let closedBy: RpcClose | undefined;
+  /** Inside `batch`: the frames held until it returns. */
+  let held: string[] | undefined;
+  const send = (text: string): void => {
+    if (held !== undefined) held.push(text);
+    else options.send(text);
+  };
 
   const answer = (response: JsonRpcResponse): void => {
     if (typeof response.id !== "number") {
@@ -137,11 +149,25 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
           signal,
         });
         const span = startSpan(method, { kind: SpanKind.CLIENT, attributes: () => rpcSpanAttributes(method, id, params) });
-        options.send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
+        send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
       });
     },
     notify(method, params) {
-      if (closedBy === undefined) options.send(encodeJsonRpc(jsonRpcNotification(method, params)));
+      if (closedBy === undefined) send(encodeJsonRpc(jsonRpcNotification(method, params)));
+    },
+    batch(fn, maxBatch) {
+      if (held !== undefined) return fn();
+      const frames: string[] = (held = []);
+      try {
+        return fn();
+      } finally {
+        held = undefined;
+        // Each message's text is already JSON: a batch is their array.
+        for (let start = 0; start < frames.length && closedBy === undefined; start += maxBatch) {
+          const chunk = frames.slice(start, start + maxBatch);
+          options.send(chunk.length === 1 ? chunk[0]! : `[${chunk.join(",")}]`);
+        }
+      }
     },
     receive(text) {
       if (closedBy !== undefined) return;

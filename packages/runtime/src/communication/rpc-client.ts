@@ -25,6 +25,8 @@ export interface RpcClient {
   /** Sends a request; resolves with its result or rejects with a LineUpError (`request_timeout`, `request_cancelled`, or the peer's code). */
   request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options?: RequestOptions): Promise<MethodResult<M>>;
   notify(method: string, params?: JsonObject): void;
+  /** Runs `fn`; what it sends leaves together when it returns, as batches of at most `maxBatch` (`JsonRpcClientCore.batch`). */
+  batch<T>(fn: () => T, maxBatch: number): T;
   /** Rejects every pending request with `request_cancelled` and closes the connection. Idempotent. */
   close(): void;
   readonly closed: boolean;
@@ -73,6 +75,7 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
   return {
     request: (method, params, requestOptions) => core.request(method, params as unknown as JsonObject, requestOptions) as Promise<MethodResult<typeof method>>,
     notify: (method, params) => core.notify(method, params),
+    batch: (fn, maxBatch) => core.batch(fn, maxBatch),
     close() {
       offMessage();
       core.close({ code: 1000, reason: "the client closed the connection" });

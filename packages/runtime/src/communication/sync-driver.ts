@@ -109,6 +109,13 @@ export class SyncDriver {
    */
   private readonly catchingUp = new Set<string>();
   private readonly waitingToSubscribe = new Set<string>();
+  /**
+   * The most requests one frame carries on this connection: the server's `limits.max_batch` (at most
+   * SUBSCRIPTIONS_CATCHING_UP), 1 until its handshake is answered (nothing batched).
+   */
+  private maxBatch = 1;
+  /** The subscriptions asked for in this turn of the event loop, sent together when it ends (`askSoon`). */
+  private asking: (() => void)[] | undefined;
   private connecting = false;
 
   /** The connection `preconnect()` opened, with its `initialize` under way, until `start()` takes it over. */
@@ -252,6 +259,7 @@ export class SyncDriver {
       }
       rpc = handshake.rpc;
       this.rpc = rpc;
+      this.maxBatch = 1;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
       this.subscribeEarly(rpc);
@@ -259,6 +267,7 @@ export class SyncDriver {
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
+      this.maxBatch = Math.max(1, Math.min(SUBSCRIPTIONS_CATCHING_UP, init.limits?.max_batch ?? 1));
       await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -471,7 +480,7 @@ export class SyncDriver {
     const afterSeq = this.options.state().conversations.get(sessionId)?.cursor ?? 0;
     const early = this.earlySubscriptions.get(sessionId);
     this.earlySubscriptions.delete(sessionId);
-    const ask = () => rpc.request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq });
+    const ask = () => this.askSoon(rpc, () => rpc.request("agentSession/subscribe", { session_id: sessionId, after_seq: afterSeq }));
     // Asked for behind the handshake after the same cursor: that request is this one. A server that answers nothing
     // before its handshake refused it (not_initialized): asked again now.
     const answer =
@@ -599,10 +608,35 @@ export class SyncDriver {
   }
 
   /** `sessionId`'s catch-up on this connection ended (or was refused): the oldest waiting session subscribes. */
+  /**
+   * A catch-up ended: the sessions waiting take the free places. With batches, once half the places are free, so that
+   * they go together in one frame (and are answered in one) rather than one frame each.
+   */
   private caughtUpOrRefused(sessionId: string): void {
     if (!this.catchingUp.delete(sessionId)) return;
-    const next = this.waitingToSubscribe.values().next();
-    if (next.done !== true) this.subscribe(next.value);
+    if (this.maxBatch > 1 && this.catchingUp.size > SUBSCRIPTIONS_CATCHING_UP / 2) return;
+    for (const next of this.waitingToSubscribe) {
+      if (this.catchingUp.size >= SUBSCRIPTIONS_CATCHING_UP) break;
+      this.subscribe(next);
+    }
+  }
+
+  /**
+   * `ask` is sent when this turn of the event loop ends, together with the other subscriptions asked for in it: one
+   * JSON-RPC batch (`maxBatch` at most; the server answers it in one frame, then sends each catch-up), not a frame each.
+   */
+  private askSoon<T>(rpc: RpcClient, ask: () => Promise<T>): Promise<T> {
+    if (this.maxBatch <= 1) return ask();
+    return new Promise<T>((resolve, reject) => {
+      if (this.asking === undefined) {
+        const asks: (() => void)[] = (this.asking = []);
+        void Promise.resolve().then(() => {
+          this.asking = undefined;
+          rpc.batch(() => asks.forEach((send) => send()), this.maxBatch);
+        });
+      }
+      this.asking.push(() => void ask().then(resolve, reject));
+    });
   }
 
   private onCaughtUp(params: JsonObject): void {

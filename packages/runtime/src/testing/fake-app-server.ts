@@ -297,7 +297,7 @@ export class FakeAppServer {
   // --- the device face over the wire ------------------------------------------------------
 
   private accept(conn: TransportConnection): void {
-    const connection = { conn, subs: new Map<string, number>(), initialized: false };
+    const connection: { conn: TransportConnection; subs: Map<string, number>; initialized: boolean } = { conn, subs: new Map<string, number>(), initialized: false };
     this.connections.add(connection);
     conn.onClose(() => this.connections.delete(connection));
     conn.onMessage((text) => {
@@ -305,11 +305,8 @@ export class FakeAppServer {
         this.dropRequests -= 1;
         return;
       }
-      const decoded = decodeJsonRpc(text);
-      if (decoded.kind !== "single") return;
-      const item = decoded.item;
-      if (item.kind === "invalid") return conn.send(encodeJsonRpc(item.response));
-      if (item.kind !== "request") return;
+      const decoded = decodeJsonRpc(text, { maxBatch: DEFAULT_SERVER_LIMITS.max_batch });
+      if (decoded.kind === "invalid") return conn.send(encodeJsonRpc(decoded.response));
       const reply = (message: string): void => {
         if (this.dropResponses > 0) {
           this.dropResponses -= 1;
@@ -317,7 +314,27 @@ export class FakeAppServer {
         }
         conn.send(message);
       };
-      this.handle(connection, item.message, reply);
+      if (decoded.kind === "single") {
+        const item = decoded.item;
+        if (item.kind === "invalid") return conn.send(encodeJsonRpc(item.response));
+        if (item.kind === "request") this.handle(connection, item.message, reply);
+        return;
+      }
+      // A batch, as the AppServer answers one: every answer in one frame, in order, then what the requests send
+      // besides (a subscription's catch-up). Each request is handled at once here, so all are answered together.
+      const answers: string[] = [];
+      const after: string[] = [];
+      connection.conn = { send: (frame) => void after.push(frame), onMessage: (listener) => conn.onMessage(listener), onClose: (listener) => conn.onClose(listener), close: (code, reason) => conn.close(code, reason) };
+      try {
+        for (const item of decoded.items) {
+          if (item.kind === "invalid") answers.push(encodeJsonRpc(item.response));
+          else if (item.kind === "request") this.handle(connection, item.message, (answer) => void answers.push(answer));
+        }
+      } finally {
+        connection.conn = conn;
+      }
+      if (answers.length > 0) reply(`[${answers.join(",")}]`);
+      for (const frame of after) conn.send(frame);
     });
   }
 
