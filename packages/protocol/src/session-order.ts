@@ -19,16 +19,17 @@ export function compareLastActivity(a: { readonly conversation_id: string; reado
   return compareSessionStarts(b.active_at ?? b.created_at, b.conversation_id, a.active_at ?? a.created_at, a.conversation_id);
 }
 
-/**
- * The log's events in which the person or the agent said something: a turn asked for or answered, an action asked
- * for or answered, a message (an `envelope` event carrying `lineup.message`). Not the tools' traffic, an inventory
- * published by an app install, artifacts or the session's start (its `created_at` stands for it). The newest such
- * event's `created_at` is when something was last said in a conversation (`Session.active_at`, the Runtime's
- * `active_at`): conversations are listed by it, newest first.
- */
+/** The event kinds in which the person or the agent says something (`isActivityEvent`; also the AppServer's SQL). */
 export const ACTIVITY_EVENT_KINDS = ["turn.started", "turn.completed", "turn.failed", "action.required", "action.responded"] as const;
 const ACTIVITY_KINDS: ReadonlySet<string> = /* @__PURE__ */ new Set(ACTIVITY_EVENT_KINDS);
 
+/**
+ * Whether a log event of `kind` with `data` is one in which the person or the agent said something: a turn asked for
+ * or answered, an action asked for or answered, a message (an `envelope` event carrying `lineup.message`). Not the
+ * tools' traffic, an inventory published by an app install, artifacts or the session's start (its `created_at` stands
+ * for it). The newest such event's `created_at` is when something was last said in a conversation (`Session.active_at`,
+ * the Runtime's `active_at`): conversations are listed by it, newest first (`compareLastActivity`).
+ */
 export function isActivityEvent(kind: string, data: unknown): boolean {
   if (ACTIVITY_KINDS.has(kind)) return true;
   return kind === "envelope" && (data as { envelope?: { type?: unknown } } | null)?.envelope?.type === "lineup.message";
