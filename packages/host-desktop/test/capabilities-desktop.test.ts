@@ -7,27 +7,25 @@
  * forward; `microphone.record` — WebKit's MediaRecorder over GStreamer in the host page, WebKit's mock microphone
  * standing in for the machine's (`--mock-capture`), kept when the person presses Stop.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServerHandle } from "@lineup/app-server";
 import { generatePublisherKey } from "@lineup/runtime";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { CAPS_APP, CAPS_MANIFEST } from "./capabilities-app.js";
-import { clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow } from "./harness.js";
+import { clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow, type ShownNotification } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
 let window: DesktopWindow;
 let bus: { readonly address: string; stop(): void };
-let notifications: ChildProcess;
+let notifications: Awaited<ReturnType<typeof startNotificationService>>;
 let keyringHome: string;
 let configFile: string;
-const notified: { id: number; summary: string; body: string; actions: string[] }[] = [];
+let notified: readonly ShownNotification[] = [];
 
 const FRAME = `.instance-surface[data-app="${CAPS_APP.app_scope}"] iframe`;
 const logLines = async (): Promise<string[]> => (await inFrames<{ text: string }[]>(window, { op: "query", selector: "#log li", attributes: [] })).flatMap((f) => f.result.map((line) => line.text));
@@ -39,15 +37,8 @@ beforeAll(async () => {
   bus = await startSessionBus(root);
   keyringHome = join(root, "home");
   await startKeyring(bus.address, keyringHome);
-  notifications = spawn("gjs", ["-m", join(import.meta.dirname, "fixtures", "fake-notifications.js")], { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus.address }, stdio: ["pipe", "pipe", "inherit"] });
-  const ready = new Promise<void>((resolve) =>
-    createInterface({ input: notifications.stdout! }).on("line", (line) => {
-      const message = JSON.parse(line) as { ready?: boolean; notify?: (typeof notified)[number] };
-      if (message.ready === true) resolve();
-      if (message.notify !== undefined) notified.push(message.notify);
-    }),
-  );
-  await ready;
+  notifications = await startNotificationService(bus.address);
+  notified = notifications.shown;
   const dialogs = join(root, "dialogs");
   mkdirSync(join(dialogs, "pick"), { recursive: true });
   writeFileSync(join(dialogs, "pick", "hello.txt"), "hello from the desktop");
@@ -64,7 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   window?.kill();
   await server?.close();
-  notifications?.kill();
+  notifications?.stop();
   bus?.stop();
   if (root !== undefined) rmSync(root, { recursive: true, force: true });
 });
@@ -134,7 +125,7 @@ describe("issue 23: the desktop's own dialogs and notifications, through the gat
     // The person goes to the chat, then clicks the notification: the app it came from is in front again.
     await clickWhenThere(window, '[role="tab"]', "Chat");
     await waitInWindow(window, inFront, "chat");
-    notifications.stdin!.write(`click ${notified[0]!.id}\n`);
+    notifications.click(notified[0]!.id);
     await waitInWindow(window, inFront, CAPS_APP.app_scope, 15_000);
   }, 60_000);
 

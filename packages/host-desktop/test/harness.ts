@@ -319,3 +319,29 @@ export async function startKeyring(address: string, home: string): Promise<void>
   const start = spawnSync("gnome-keyring-daemon", ["--start", "--components=secrets"], { env, encoding: "utf8", timeout: 10_000 });
   if (login.status !== 0 || start.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${login.stderr}${start.stderr}`);
 }
+
+/** A notification the test's notification service was asked to show. */
+export interface ShownNotification {
+  readonly id: number;
+  readonly summary: string;
+  readonly body: string;
+  readonly actions: string[];
+}
+
+/**
+ * A notification service of the test's own on the session bus at `address` (`fixtures/fake-notifications.js`): what
+ * it was asked to show, in order, and `click(id)` to click one as a person would.
+ */
+export async function startNotificationService(address: string): Promise<{ readonly shown: readonly ShownNotification[]; click(id: number): void; stop(): void }> {
+  const service = spawn("gjs", ["-m", join(import.meta.dirname, "fixtures", "fake-notifications.js")], { env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: address }, stdio: ["pipe", "pipe", "inherit"] });
+  const shown: ShownNotification[] = [];
+  await new Promise<void>((resolve, reject) => {
+    service.once("exit", (code) => reject(new Error(`the notification service exited (${code})`)));
+    createInterface({ input: service.stdout! }).on("line", (line) => {
+      const message = JSON.parse(line) as { ready?: boolean; notify?: ShownNotification };
+      if (message.ready === true) resolve();
+      if (message.notify !== undefined) shown.push(message.notify);
+    });
+  });
+  return { shown, click: (id) => void service.stdin!.write(`click ${id}\n`), stop: () => void service.kill() };
+}

@@ -18,7 +18,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "../../host-web/test/sandbox-product.app.js";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick as realClickOn, requireDesktopTools, startServerAndConfig, waitInWindow, xdotool as xdotoolOn, type DesktopWindow } from "./harness.js";
+import { DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick as realClickOn, requireDesktopTools, startKeyring, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, xdotool as xdotoolOn, type DesktopWindow } from "./harness.js";
 
 const APP = HOSTILE_APP;
 const nonce = Math.random().toString(36).slice(2, 10);
@@ -26,6 +26,8 @@ const USERNAME = `exfil-${nonce}`;
 
 let root: string;
 let server: AppServerHandle;
+let bus: { readonly address: string; stop(): void };
+let notifications: Awaited<ReturnType<typeof startNotificationService>>;
 let window: DesktopWindow;
 let udp: UdpSocket;
 let tcp: Server;
@@ -59,6 +61,12 @@ async function outcomes(): Promise<Record<string, string>> {
 beforeAll(async () => {
   requireDesktopTools();
   root = mkdtempSync(join(tmpdir(), "lineup-desktop-sandbox-"));
+  // A session of the test's own with a notification service, so that the host page may show notifications (the
+  // gateway's notification.show) and an app's own Notification would have somewhere to go.
+  bus = await startSessionBus(root);
+  const home = join(root, "home");
+  await startKeyring(bus.address, home);
+  notifications = await startNotificationService(bus.address);
   udp = createSocket("udp4");
   udp.on("message", (m) => datagrams.push(m));
   await new Promise<void>((r) => udp.bind(0, "127.0.0.1", r));
@@ -83,12 +91,15 @@ beforeAll(async () => {
   const started = await startServerAndConfig(root, { trusted_publishers: [{ ...publisher.trustedKey, label: "Sandbox test publisher" }], builtin_apps: [{ name: APP.name, file: APP.file }] });
   server = started.server;
   const configFile = started.configFile;
-  window = await launchDesktop({ dist, config: configFile, dataDir: join(root, "profile"), bundles: [{ file: APP.file, path: bundlePath }] });
+  // WebKit's mock microphone and camera: a device the app's frame would get if WebKit let it ask.
+  window = await launchDesktop({ dist, config: configFile, dataDir: join(root, "profile"), bundles: [{ file: APP.file, path: bundlePath }], args: ["--mock-capture"], env: { DBUS_SESSION_BUS_ADDRESS: bus.address, HOME: home } });
 }, 180_000);
 
 afterAll(async () => {
   window?.kill();
   await server?.close();
+  notifications?.stop();
+  bus?.stop();
   for (const socket of connections) socket.destroy();
   tcp?.close();
   udp?.close();
@@ -112,7 +123,15 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
     expect(table["nested realms that ran"]).toBe("none");
     // The native host channel's handler is in the host's isolated world: the app's frame has no window.webkit.
     expect(table["window.webkit (native message handlers)"]).toBe("undefined");
-    for (const [name, outcome] of Object.entries(table)) expect(outcome, name).not.toMatch(/^(?:WORKER RAN|RESOLVED|gathering)/);
+    for (const [name, outcome] of Object.entries(table)) expect(outcome, name).not.toMatch(/^(?:WORKER RAN|RESOLVED|gathering|GRANTED|SHOWN)/);
+    // The machine's devices, asked for directly by the app (a mock microphone and camera are there): refused.
+    expect(table["getUserMedia (microphone)"]).toMatch(/^(?:rejected|absent)/);
+    expect(table["getUserMedia (camera)"]).toMatch(/^(?:rejected|absent)/);
+    expect(table["geolocation"]).toMatch(/^(?:error 1$|absent)/);
+    expect(table["new Notification"]).not.toBe("SHOWN");
+    // The host page may show notifications here (a service is on the bus); none of the app's own reached it.
+    expect(await window.evaluate("return Notification.permission")).toBe("granted");
+    expect(notifications.shown).toEqual([]);
     // Late arrivals (a retransmit, a preconnect) have time to come.
     await new Promise((r) => setTimeout(r, 2_000));
     expect(seen()).toEqual({ datagrams: 0, connections: 0 });

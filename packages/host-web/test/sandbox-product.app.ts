@@ -5,7 +5,8 @@
  * element can be made, preconnect and DNS prefetch to the test's TCP listener, workers, beacons. Each outcome
  * is shown in the app's own page (`#report`, one row per attempt). Its buttons copy to the clipboard by
  * script and through the Capability Gateway, preconnect, tamper with the page's prototypes and retry, and
- * navigate the frame away.
+ * navigate the frame away. It also asks for the machine's devices directly (microphone, camera, location,
+ * notifications), which only the Capability Gateway may give it.
  *
  * The same script runs in any nested frame it manages to make (the frame's `srcdoc` is this very script, so
  * the app's own hash-only CSP lets it run there): in a nested frame it opens the peer connections at once and
@@ -139,7 +140,7 @@ async function main(config: HostileAppConfig, ownScript: string): Promise<void> 
     });
     cells[1]!.dataset["outcome"] = outcome;
     // Green: refused. Grey: no error, and the test's listeners say whether anything left. Red: it got out.
-    cells[1]!.style.color = /^(?:threw|rejected|removed|absent|error event|false$|none$|undefined$)/.test(outcome) ? "#116611" : /^(?:appended|true)$/.test(outcome) ? "#555555" : "#bb0000";
+    cells[1]!.style.color = /^(?:threw|rejected|removed|absent|error event|error \d|denied$|false$|none$|undefined$)/.test(outcome) ? "#116611" : /^(?:appended|true|granted)$/.test(outcome) ? "#555555" : "#bb0000";
   };
   const attempt = async (name: string, fn: () => unknown): Promise<void> => {
     try {
@@ -268,6 +269,41 @@ async function main(config: HostileAppConfig, ownScript: string): Promise<void> 
     // A native webview's message handlers (WebKit's window.webkit.messageHandlers): the desktop host keeps its
     // own in an isolated world, so an app's frame must not see any.
     await attempt("window.webkit (native message handlers)", () => typeof (window as unknown as { webkit?: unknown }).webkit);
+
+    // 5. The machine's devices, asked for directly (an app gets them only through the Capability Gateway, which asks
+    // the person): each must be refused without asking anyone, whatever the browser would grant its host page.
+    const settled = <T>(promise: Promise<T>): Promise<T | "no outcome"> => Promise.race([promise, sleep(3_000).then(() => "no outcome" as const)]);
+    const media = (constraints: MediaStreamConstraints) =>
+      navigator.mediaDevices?.getUserMedia === undefined
+        ? "absent"
+        : settled(
+            navigator.mediaDevices.getUserMedia(constraints).then(
+              (stream) => {
+                stream.getTracks().forEach((track) => track.stop());
+                return `GRANTED (${stream.getTracks().length} tracks)`;
+              },
+              (error: unknown) => `rejected ${errorName(error)}`,
+            ),
+          );
+    await attempt("getUserMedia (microphone)", () => media({ audio: true }));
+    await attempt("getUserMedia (camera)", () => media({ video: true }));
+    await attempt("geolocation", () =>
+      navigator.geolocation === undefined
+        ? "absent"
+        : settled(new Promise<string>((resolve) => navigator.geolocation.getCurrentPosition(() => resolve("GRANTED"), (error) => resolve(`error ${error.code}`), { timeout: 2_000 }))),
+    );
+    await attempt("Notification.requestPermission", () => (typeof Notification === "undefined" ? "absent" : settled(Notification.requestPermission())));
+    await attempt("new Notification", () =>
+      typeof Notification === "undefined"
+        ? "absent"
+        : settled(
+            new Promise<string>((resolve) => {
+              const shown = new Notification("From the hostile app", { body: "shown without the Capability Gateway" });
+              shown.onshow = () => resolve("SHOWN");
+              shown.onerror = () => resolve("error event");
+            }),
+          ),
+    );
     report("nested realms that ran", nestedRan.map((ran) => ran.route).join(", ") || "none");
   };
 

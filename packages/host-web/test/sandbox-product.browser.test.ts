@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_APP, HOSTILE_MANIFEST, HOSTILE_PURPOSE, type HostileAppConfig } from "./sandbox-product.app.js";
 import { installAsDefaultApp, startOneAppHost, type SignedAppHost } from "./signed-app.js";
 import { auditRecords, SCREENSHOTS } from "./support.js";
+import { FAKE_MEDIA_ARGS } from "../../../test/support/chromium.js";
 
 const APP = HOSTILE_APP;
 const PURPOSE = HOSTILE_PURPOSE;
@@ -100,6 +101,14 @@ const EXPECTED: Record<string, string> = {
   "navigator.sendBeacon": "true",
   fetch: "rejected TypeError",
   "window.webkit (native message handlers)": "undefined",
+  // The machine's devices, though Chromium grants them to the host page without asking: the frame's `allow` and
+  // Permissions-Policy refuse them. Chromium answers the host origin's notification permission to the frame, but
+  // shows none of its notifications.
+  "getUserMedia (microphone)": "rejected SecurityError",
+  "getUserMedia (camera)": "rejected SecurityError",
+  geolocation: "error 1",
+  "Notification.requestPermission": "granted",
+  "new Notification": "error event",
   "nested realms that ran": "none",
 };
 
@@ -159,12 +168,15 @@ beforeAll(async () => {
     purpose: PURPOSE,
   };
   const script = `import { run } from "./sandbox-product.app.js";\nrun(${JSON.stringify(config)});\n`;
-  world = await startOneAppHost(APP, MANIFEST, script, { dataDirPrefix: "lineup-sandbox-product-", publisherLabel: "Sandbox test publisher" });
+  // A microphone and a camera (fake ones) that Chromium grants without asking: the app's frame must be refused
+  // them anyway.
+  world = await startOneAppHost(APP, MANIFEST, script, { dataDirPrefix: "lineup-sandbox-product-", publisherLabel: "Sandbox test publisher", chromiumArgs: FAKE_MEDIA_ARGS });
   page = world.page;
   hostOrigin = new URL(world.host.url).origin;
-  // The host page may use the clipboard (the gateway's clipboard.write runs there, as the host); the app's
-  // frame gets nothing of it (its Permissions-Policy and `allow` deny clipboard-read and clipboard-write).
-  await world.browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: hostOrigin });
+  // The host page may use the clipboard (the gateway's clipboard.write runs there, as the host), and the location
+  // and notifications are granted to it too; the app's frame gets nothing of them (its Permissions-Policy and
+  // `allow` deny them).
+  await world.browser.context.grantPermissions(["clipboard-read", "clipboard-write", "geolocation", "notifications"], { origin: hostOrigin });
 }, 120_000);
 
 afterAll(async () => {

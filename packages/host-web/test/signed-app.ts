@@ -74,6 +74,8 @@ export interface SignedAppHostOptions {
   readonly localBackends?: boolean;
   /** The served config's `suspend_idle_seconds` (the page's default otherwise). */
   readonly suspendIdleSeconds?: number;
+  /** Added to Chromium's flags (`launchPersistentChromium`'s `extraArgs`): a fake microphone and camera, say. */
+  readonly chromiumArgs?: readonly string[];
 }
 
 export interface SignedAppHost {
@@ -116,7 +118,7 @@ export async function startSignedAppHost(options: SignedAppHostOptions): Promise
       ...(options.localBackends === true ? { localBackends: { dataDir: join(dataDir, "local-backends") } } : {}),
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await launchPersistentChromium();
+    browser = await launchPersistentChromium(options.chromiumArgs ?? []);
     const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.setViewportSize({ width: 1000, height: 700 });
     const pageErrors: string[] = [];
@@ -137,7 +139,7 @@ export async function startOneAppHost(
   app: { readonly name: string; readonly file: string },
   manifest: { readonly app_scope: string },
   script: string,
-  options: { readonly dataDirPrefix: string; readonly publisherLabel: string; readonly suspendIdleSeconds?: number },
+  options: { readonly dataDirPrefix: string; readonly publisherLabel: string; readonly suspendIdleSeconds?: number; readonly chromiumArgs?: readonly string[] },
 ): Promise<SignedAppHost> {
   const [distDir, publisher, html] = await Promise.all([buildOnce(), generatePublisherKey(), appPage(script, app.name)]);
   const bundle = await signedBundle(manifest, html, publisher);
