@@ -55,10 +55,10 @@ describe("createJsonRpcClientCore", () => {
       const asked = ["s-1", "s-2", "s-3"].map((id) => core.request("agentSession/subscribe", { session_id: id, after_seq: 0 }));
       core.notify("initialized", {});
       // Nested: still one batch.
-      asked.push(core.batch(() => core.request("agentSession/subscribe", { session_id: "s-4", after_seq: 0 }), 3));
+      asked.push(core.batch(() => core.request("agentSession/subscribe", { session_id: "s-4", after_seq: 0 }), { maxBatch: 1, maxBytes: 10 }));
       expect(sent).toEqual([]);
       return asked;
-    }, 3);
+    }, { maxBatch: 3, maxBytes: 1_000_000 });
     // Five messages, at most three to a frame, in the order asked.
     expect(sent.map((frame) => JSON.parse(frame) as unknown)).toEqual([
       [1, 2, 3].map((id) => ({ jsonrpc: "2.0", id, method: "agentSession/subscribe", params: { session_id: `s-${id}`, after_seq: 0 } })),
@@ -70,9 +70,19 @@ describe("createJsonRpcClientCore", () => {
     const settled = await Promise.allSettled(answers);
     expect(settled.map((s) => (s.status === "fulfilled" ? s.value : (s.reason as { code: string }).code))).toEqual([{ n: 1 }, { n: 2 }, "overloaded", { n: 4 }]);
     // A batch of one is the message itself; after the batch, each request is a frame again.
-    void core.batch(() => core.request("agentSession/list", {}), 3);
+    void core.batch(() => core.request("agentSession/list", {}), { maxBatch: 3, maxBytes: 1_000_000 });
     void core.request("agentSession/list", {});
     expect(sent.slice(2).map((frame) => JSON.parse(frame) as { id: number })).toMatchObject([{ id: 5 }, { id: 6 }]);
+    // A frame never holds more bytes than the peer takes: with room for two of these requests (and the brackets and
+    // comma), three go as two frames; one too big alone still goes, as itself.
+    const one = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "agentSession/subscribe", params: { session_id: "s-é", after_seq: 0 } });
+    const roomForTwo = 2 * new TextEncoder().encode(one).length + 3;
+    core.batch(() => ["s-é", "s-é", "s-é"].forEach((id) => void core.request("agentSession/subscribe", { session_id: id, after_seq: 0 })), { maxBatch: 64, maxBytes: roomForTwo });
+    const frames = sent.slice(4);
+    expect(frames.map((frame) => (Array.isArray(JSON.parse(frame)) ? (JSON.parse(frame) as unknown[]).length : 1))).toEqual([2, 1]);
+    expect(frames.every((frame) => new TextEncoder().encode(frame).length <= roomForTwo)).toBe(true);
+    core.batch(() => void core.request("agentSession/subscribe", { session_id: "s-big", after_seq: 0 }), { maxBatch: 64, maxBytes: 10 });
+    expect(JSON.parse(sent.at(-1)!)).toMatchObject({ id: 10, params: { session_id: "s-big" } });
   });
 
   it("rejects pending and later requests once closed, with the close code, and sends nothing more", async () => {

@@ -117,4 +117,31 @@ describe("a device with many conversations", () => {
       await server.close();
     }
   }, 90_000);
+
+  it("keeps each batch of subscriptions within the frame size the server takes", async () => {
+    // A server that takes frames of at most 2 KiB: a batch of 64 subscriptions (about 6 KB) would be refused whole,
+    // and its requests never answered.
+    const server = await startAppServer({ dataDir: temp("lineup-small-frames-server-"), port: 0, logger: silentLogger, limits: { max_message_bytes: 2_048 } });
+    try {
+      const options = { token: server.devCredentials!.device_token, serverUrl: server.url, dataDir: temp("lineup-small-frames-device-"), relistIntervalMs: 0, backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 5_000 };
+      const first = await createNodeRuntime(options);
+      await first.start();
+      await first.whenOnline();
+      await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => first.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: `conversation ${i}` })));
+      await until(() => first.conversations.list().filter((c) => c.status === "live").length === CONVERSATIONS, 30_000, "every conversation started and live");
+      await first.stop();
+      const problems: string[] = [];
+      const again = await createNodeRuntime({ ...options, diagnostics: (error, where) => problems.push(`${where ?? ""}: ${String(error)}`) });
+      try {
+        await again.start();
+        await until(() => again.conversations.list().filter((c) => c.status === "live").length === CONVERSATIONS, 30_000, "every conversation live again");
+        expect(again.lifecycle.snapshot().status).toBe("online");
+        expect(problems).toEqual([]);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -6,7 +6,7 @@
  * dispatches the notifications it reports.
  */
 import { ERROR_CODES, LineUpError, isErrorCode, type ErrorCode } from "../errors.js";
-import type { JsonObject, JsonValue } from "../json.js";
+import { utf8ByteLength, type JsonObject, type JsonValue } from "../json.js";
 import { PendingRequests, type PendingTimer } from "../pending-requests.js";
 import { SpanKind, endSpan, rpcSpanAttributes, startSpan } from "../tracing.js";
 import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, type JsonRpcFailure, type JsonRpcItem, type JsonRpcLimits, type JsonRpcNotification, type JsonRpcResponse } from "./jsonrpc.js";
@@ -39,17 +39,24 @@ export interface JsonRpcClientCoreOptions {
   readonly onTrouble: (message: string) => void;
 }
 
+/** What one batch frame may hold: the peer's `limits.max_batch` and `limits.max_message_bytes`. */
+export interface BatchLimits {
+  readonly maxBatch: number;
+  readonly maxBytes: number;
+}
+
 export interface JsonRpcClientCore {
   /** Resolves with the result or rejects with a LineUpError (`request_timeout`, `request_cancelled`, or the peer's code). */
   request(method: string, params: JsonObject, options?: RpcRequestOptions): Promise<JsonValue>;
   /** Sends a notification unless closed. */
   notify(method: string, params?: JsonObject): void;
   /**
-   * Runs `fn`; the requests and notifications it sends leave when it returns, together: as JSON-RPC batches of at most
-   * `maxBatch` messages, one frame each (a lone message as itself). The peer answers a batch with one frame once every
-   * request in it is answered, so only requests answered alike belong in one.
+   * Runs `fn`; the requests and notifications it sends leave when it returns, together: as JSON-RPC batches within the
+   * peer's limits (at most `maxBatch` messages and `maxBytes` UTF-8 bytes a frame, as its `initialize` says), one frame
+   * each, in order (a lone message as itself). The peer answers a batch with one frame once every request in it is
+   * answered, so only requests answered alike belong in one.
    */
-  batch<T>(fn: () => T, maxBatch: number): T;
+  batch<T>(fn: () => T, limits: BatchLimits): T;
   /** Hands one received frame to the client. */
   receive(text: string): void;
   /** Rejects every pending request with `request_cancelled` (`data.connection_closed`), and every later one. Idempotent. */
@@ -155,18 +162,28 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
     notify(method, params) {
       if (closedBy === undefined) send(encodeJsonRpc(jsonRpcNotification(method, params)));
     },
-    batch(fn, maxBatch) {
+    batch(fn, limits) {
       if (held !== undefined) return fn();
-      const frames: string[] = (held = []);
+      const messages: string[] = (held = []);
       try {
         return fn();
       } finally {
         held = undefined;
-        // Each message's text is already JSON: a batch is their array.
-        for (let start = 0; start < frames.length && closedBy === undefined; start += maxBatch) {
-          const chunk = frames.slice(start, start + maxBatch);
-          options.send(chunk.length === 1 ? chunk[0]! : `[${chunk.join(",")}]`);
+        // Each message's text is already JSON: a batch is their array, "[a,b]", filled while the limits allow.
+        let chunk: string[] = [];
+        let bytes = 1;
+        const flush = () => {
+          if (chunk.length > 0 && closedBy === undefined) options.send(chunk.length === 1 ? chunk[0]! : `[${chunk.join(",")}]`);
+          chunk = [];
+          bytes = 1;
+        };
+        for (const message of messages) {
+          const size = utf8ByteLength(message) + 1;
+          if (chunk.length > 0 && (chunk.length >= limits.maxBatch || bytes + size > limits.maxBytes)) flush();
+          chunk.push(message);
+          bytes += size;
         }
+        flush();
       }
     },
     receive(text) {

@@ -7,6 +7,7 @@
 import {
   createJsonRpcClientCore,
   type AppServerMethod,
+  type BatchLimits,
   type JsonObject,
   type RpcRequestOptions,
   type JsonRpcNotification,
@@ -25,8 +26,8 @@ export interface RpcClient {
   /** Sends a request; resolves with its result or rejects with a LineUpError (`request_timeout`, `request_cancelled`, or the peer's code). */
   request<M extends AppServerMethod>(method: M, params: MethodParams<M>, options?: RequestOptions): Promise<MethodResult<M>>;
   notify(method: string, params?: JsonObject): void;
-  /** Runs `fn`; what it sends leaves together when it returns, as batches of at most `maxBatch` (`JsonRpcClientCore.batch`). */
-  batch<T>(fn: () => T, maxBatch: number): T;
+  /** Runs `fn`; what it sends leaves together when it returns, in batches within `limits` (`JsonRpcClientCore.batch`). */
+  batch<T>(fn: () => T, limits: BatchLimits): T;
   /** Rejects every pending request with `request_cancelled` and closes the connection. Idempotent. */
   close(): void;
   readonly closed: boolean;
@@ -75,7 +76,7 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
   return {
     request: (method, params, requestOptions) => core.request(method, params as unknown as JsonObject, requestOptions) as Promise<MethodResult<typeof method>>,
     notify: (method, params) => core.notify(method, params),
-    batch: (fn, maxBatch) => core.batch(fn, maxBatch),
+    batch: (fn, limits) => core.batch(fn, limits),
     close() {
       offMessage();
       core.close({ code: 1000, reason: "the client closed the connection" });

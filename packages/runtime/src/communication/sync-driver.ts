@@ -18,6 +18,7 @@ import {
   validateSessionEvent,
   validateSessionEventFrame,
   type ArtifactRef,
+  type BatchLimits,
   type CatalogRelease,
   type SessionEvent,
   type ErrorCode,
@@ -41,6 +42,9 @@ import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.js"
 import { OUTBOX_PIPELINE_DEPTH, TRANSIENT_CODES, nextSendable, type OutboxEntry } from "./outbox.js";
 import { createRpcClient, type RpcClient } from "./rpc-client.js";
 import type { Transport } from "./transport.js";
+
+/** One message a frame: before a server's limits are known. */
+const NO_BATCH: BatchLimits = { maxBatch: 1, maxBytes: Number.POSITIVE_INFINITY };
 
 /** Sessions whose catch-up may run at once on one connection (`SyncDriver.catchingUp`). */
 export const SUBSCRIPTIONS_CATCHING_UP = 64;
@@ -110,10 +114,10 @@ export class SyncDriver {
   private readonly catchingUp = new Set<string>();
   private readonly waitingToSubscribe = new Set<string>();
   /**
-   * The most requests one frame carries on this connection: the server's `limits.max_batch` (at most
-   * SUBSCRIPTIONS_CATCHING_UP), 1 until its handshake is answered (nothing batched).
+   * What one frame may carry on this connection: the server's `limits.max_batch` (at most SUBSCRIPTIONS_CATCHING_UP)
+   * and `max_message_bytes`; one message until its handshake is answered (nothing batched).
    */
-  private maxBatch = 1;
+  private batchLimits: BatchLimits = NO_BATCH;
   /** The subscriptions asked for in this turn of the event loop, sent together when it ends (`askSoon`). */
   private asking: (() => void)[] | undefined;
   private connecting = false;
@@ -259,7 +263,7 @@ export class SyncDriver {
       }
       rpc = handshake.rpc;
       this.rpc = rpc;
-      this.maxBatch = 1;
+      this.batchLimits = NO_BATCH;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
       this.subscribeEarly(rpc);
@@ -267,7 +271,7 @@ export class SyncDriver {
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
-      this.maxBatch = Math.max(1, Math.min(SUBSCRIPTIONS_CATCHING_UP, init.limits?.max_batch ?? 1));
+      this.batchLimits = init.limits === undefined ? NO_BATCH : { maxBatch: Math.max(1, Math.min(SUBSCRIPTIONS_CATCHING_UP, init.limits.max_batch)), maxBytes: init.limits.max_message_bytes };
       await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -614,7 +618,7 @@ export class SyncDriver {
    */
   private caughtUpOrRefused(sessionId: string): void {
     if (!this.catchingUp.delete(sessionId)) return;
-    if (this.maxBatch > 1 && this.catchingUp.size > SUBSCRIPTIONS_CATCHING_UP / 2) return;
+    if (this.batchLimits.maxBatch > 1 && this.catchingUp.size > SUBSCRIPTIONS_CATCHING_UP / 2) return;
     for (const next of this.waitingToSubscribe) {
       if (this.catchingUp.size >= SUBSCRIPTIONS_CATCHING_UP) break;
       this.subscribe(next);
@@ -623,16 +627,16 @@ export class SyncDriver {
 
   /**
    * `ask` is sent when this turn of the event loop ends, together with the other subscriptions asked for in it: one
-   * JSON-RPC batch (`maxBatch` at most; the server answers it in one frame, then sends each catch-up), not a frame each.
+   * JSON-RPC batch (within the server's limits; it answers it in one frame, then sends each catch-up), not a frame each.
    */
   private askSoon<T>(rpc: RpcClient, ask: () => Promise<T>): Promise<T> {
-    if (this.maxBatch <= 1) return ask();
+    if (this.batchLimits.maxBatch <= 1) return ask();
     return new Promise<T>((resolve, reject) => {
       if (this.asking === undefined) {
         const asks: (() => void)[] = (this.asking = []);
         void Promise.resolve().then(() => {
           this.asking = undefined;
-          rpc.batch(() => asks.forEach((send) => send()), this.maxBatch);
+          rpc.batch(() => asks.forEach((send) => send()), this.batchLimits);
         });
       }
       this.asking.push(() => void ask().then(resolve, reject));
