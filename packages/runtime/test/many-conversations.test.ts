@@ -75,6 +75,16 @@ async function subscriptionProxy(target: string) {
   return { url: `ws://127.0.0.1:${port}`, seen, close: () => new Promise<void>((resolve) => wss.close(() => resolve())) };
 }
 
+/** A device (its data in `options.dataDir`) that starts CONVERSATIONS conversations, sees each live, and stops. */
+async function startConversations(options: Parameters<typeof createNodeRuntime>[0]): Promise<void> {
+  const first = await createNodeRuntime(options);
+  await first.start();
+  await first.whenOnline();
+  await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => first.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: `conversation ${i}` })));
+  await until(() => first.conversations.list().filter((c) => c.status === "live").length === CONVERSATIONS, 30_000, "every conversation started and live");
+  await first.stop();
+}
+
 describe("a device with many conversations", () => {
   it("goes online with every conversation live, catching up a few at a time and subscribing a refused one again", async () => {
     const server = await startAppServer({ dataDir: temp("lineup-many-server-"), port: 0, logger: silentLogger });
@@ -82,12 +92,7 @@ describe("a device with many conversations", () => {
     try {
       const dataDir = temp("lineup-many-device-");
       const options = { token: server.devCredentials!.device_token, dataDir, relistIntervalMs: 0, backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 5_000 };
-      const first = await createNodeRuntime({ ...options, serverUrl: server.url });
-      await first.start();
-      await first.whenOnline();
-      await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => first.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: `conversation ${i}` })));
-      await until(() => first.conversations.list().filter((c) => c.status === "live").length === CONVERSATIONS, 30_000, "every conversation started and live");
-      await first.stop();
+      await startConversations({ ...options, serverUrl: server.url });
 
       // The same device starts again, through the proxy: every conversation is subscribed from its stored cursor.
       const problems: string[] = [];
@@ -124,12 +129,7 @@ describe("a device with many conversations", () => {
     const server = await startAppServer({ dataDir: temp("lineup-small-frames-server-"), port: 0, logger: silentLogger, limits: { max_message_bytes: 2_048 } });
     try {
       const options = { token: server.devCredentials!.device_token, serverUrl: server.url, dataDir: temp("lineup-small-frames-device-"), relistIntervalMs: 0, backoff: { baseMs: 20, capMs: 200 }, requestTimeoutMs: 5_000 };
-      const first = await createNodeRuntime(options);
-      await first.start();
-      await first.whenOnline();
-      await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => first.conversations.start({ agent_id: "demo-agent", workspace_id: "w-1", title: `conversation ${i}` })));
-      await until(() => first.conversations.list().filter((c) => c.status === "live").length === CONVERSATIONS, 30_000, "every conversation started and live");
-      await first.stop();
+      await startConversations(options);
       const problems: string[] = [];
       const again = await createNodeRuntime({ ...options, diagnostics: (error, where) => problems.push(`${where ?? ""}: ${String(error)}`) });
       try {
