@@ -611,10 +611,9 @@ export class SyncDriver {
     this.options.post({ kind: "agent.presence", session_id: sessionId, agent_id: agentId, connected }).catch((error: unknown) => this.options.diagnostics(error, "agentSession/presence"));
   }
 
-  /** `sessionId`'s catch-up on this connection ended (or was refused): the oldest waiting session subscribes. */
   /**
-   * A catch-up ended: the sessions waiting take the free places. With batches, once half the places are free, so that
-   * they go together in one frame (and are answered in one) rather than one frame each.
+   * `sessionId`'s catch-up on this connection ended (or was refused): the sessions waiting take the free places. With
+   * batches, once half the places are free, so that they go together in one frame (and are answered in one).
    */
   private caughtUpOrRefused(sessionId: string): void {
     if (!this.catchingUp.delete(sessionId)) return;

@@ -88,6 +88,13 @@ export interface AppliedWrite {
   readonly params: JsonObject;
 }
 
+/** A device's connection to the fake server: its transport (held back while a batch is answered), what it follows, its handshake. */
+interface DeviceConnection {
+  conn: TransportConnection;
+  readonly subs: Map<string, number>;
+  initialized: boolean;
+}
+
 export class FakeAppServer {
   readonly transport: MemoryTransport;
   readonly sessions = new Map<string, StoredSession>();
@@ -96,7 +103,7 @@ export class FakeAppServer {
   /** Every request the server saw, in order, when `recordRequests` is on. */
   readonly requests: SeenRequest[] = [];
   private readonly idempotency = new Map<string, { body: string; response: { result?: JsonValue; error?: { code: ErrorCode; message: string } } }>();
-  private readonly connections = new Set<{ conn: TransportConnection; subs: Map<string, number>; initialized: boolean }>();
+  private readonly connections = new Set<DeviceConnection>();
   private dropRequests = 0;
   private dropResponses = 0;
   private refuseRequests = 0;
@@ -297,7 +304,7 @@ export class FakeAppServer {
   // --- the device face over the wire ------------------------------------------------------
 
   private accept(conn: TransportConnection): void {
-    const connection: { conn: TransportConnection; subs: Map<string, number>; initialized: boolean } = { conn, subs: new Map<string, number>(), initialized: false };
+    const connection: DeviceConnection = { conn, subs: new Map<string, number>(), initialized: false };
     this.connections.add(connection);
     conn.onClose(() => this.connections.delete(connection));
     conn.onMessage((text) => {
@@ -338,7 +345,7 @@ export class FakeAppServer {
     });
   }
 
-  private handle(connection: { conn: TransportConnection; subs: Map<string, number>; initialized: boolean }, request: JsonRpcRequest, reply: (text: string) => void): void {
+  private handle(connection: DeviceConnection, request: JsonRpcRequest, reply: (text: string) => void): void {
     const role = connection.initialized ? "device" : undefined;
     const params = (request.params ?? {}) as JsonObject;
     const seen: SeenRequest | undefined = this.options.recordRequests === true ? { method: request.method, params } : undefined;
