@@ -23,14 +23,16 @@ import Database from "better-sqlite3";
 import WebSocket, { WebSocketServer } from "ws";
 import { Client, key, messageEnvelope } from "../load/client.js";
 import { startDurableRelay } from "../load/durable-relay.js";
-import { silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
-import { machine, median, percentile, type BenchResult, type SuiteResult } from "../lib.js";
+import { DATABASE_FILE, silentLogger, startAppServer, type AppServerHandle } from "@lineup/app-server";
+import { machine, median, percentile, round as callFor, type BenchResult, type SuiteResult } from "../lib.js";
 
-async function withServer<T>(fn: (server: AppServerHandle) => Promise<T>): Promise<T> {
+const WARMUP_MS = Number(process.env["LINEUP_BENCH_APP_SERVER_WARMUP_MS"] ?? 2_000);
+
+async function withServer<T>(fn: (server: AppServerHandle, dataDir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-"));
   const server = await startAppServer({ dataDir: dir, logger: silentLogger });
   try {
-    return await fn(server);
+    return await fn(server, dir);
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -140,6 +142,30 @@ async function roundTrips(server: AppServerHandle, count: number): Promise<numbe
   return times;
 }
 
+/** Frames (pages) in a SQLite database's WAL: a passive checkpoint's count (it leaves the WAL's frames where they are). */
+function walFrames(db: Database.Database): number {
+  return (db.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number }>)[0]!.log;
+}
+
+/** WAL frames per commit of each durable floor round. */
+const floorFrames: number[] = [];
+
+/**
+ * WAL frames (pages) our server's commits write per transaction during `count` round trips: the WAL is
+ * emptied first from a second connection, while the server is idle, and its frames counted after.
+ */
+async function ourFramesPerCommit(server: AppServerHandle, dataDir: string, count: number): Promise<number> {
+  const side = new Database(join(dataDir, DATABASE_FILE));
+  try {
+    side.pragma("wal_checkpoint(TRUNCATE)");
+    const before = server.stats().writes.transactions;
+    await roundTrips(server, count);
+    return walFrames(side) / (server.stats().writes.transactions - before);
+  } finally {
+    side.close();
+  }
+}
+
 /** Two sequential round trips to a ws echo server, optionally committing each message (FULL). */
 async function wsFloor(count: number, durable: boolean): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-ws-"));
@@ -170,6 +196,8 @@ async function wsFloor(count: number, durable: boolean): Promise<number[]> {
   }
   ws.close();
   await new Promise((r) => wss.close(r));
+  // A new database that never reached its checkpoint: the WAL holds every frame the commits wrote.
+  if (durable) floorFrames.push(walFrames(db) / (2 * count));
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return times;
@@ -270,13 +298,22 @@ export async function run(): Promise<SuiteResult> {
   const rt: number[] = [];
   const raw: number[] = [];
   const durable: number[] = [];
-  await withServer(async (server) => {
-    await roundTrips(server, 100);
+  let firstRound: number[] = [];
+  let ourFrames = 0;
+  await withServer(async (server, dataDir) => {
+    // Each path runs for WARMUP_MS first, as in the tools suite, so the medians are of warm code: our
+    // path runs much more of it than the floor's, and took about 1,500 round trips to settle.
+    firstRound = await roundTrips(server, 200);
+    await callFor(async () => void (await roundTrips(server, 200)), WARMUP_MS, []);
+    await callFor(async () => void (await wsFloor(200, false)), WARMUP_MS, []);
+    await callFor(async () => void (await wsFloor(200, true)), WARMUP_MS, []);
     for (let round = 0; round < 5; round++) {
       rt.push(...(await roundTrips(server, 200)));
       raw.push(...(await wsFloor(200, false)));
       durable.push(...(await wsFloor(200, true)));
     }
+    // 40 round trips (80 commits) stay under the WAL's 1,000-page checkpoint.
+    ourFrames = await ourFramesPerCommit(server, dataDir, 40);
   });
   const p = (xs: number[], q: number) => Number(percentile(xs, q).toFixed(3));
   results.push({
@@ -304,7 +341,14 @@ export async function run(): Promise<SuiteResult> {
     p99_ms: p(rt, 99),
     baseline_p99_ms: p(durable, 99),
     samples: rt.length,
-    notes: "our path commits twice with synchronous=FULL; this floor makes the same two durable commits",
+    first_round_p50_ms: p(firstRound, 50),
+    wal_frames_per_commit: Number(ourFrames.toFixed(2)),
+    baseline_wal_frames_per_commit: Number(median(floorFrames).toFixed(2)),
+    notes:
+      "our path commits twice with synchronous=FULL; this floor makes the same two durable commits. " +
+      "Each path ran for LINEUP_BENCH_APP_SERVER_WARMUP_MS (2 s) before the measured rounds, which alternate: 200 round trips of ours on a new session, then 200 of each floor. " +
+      "first_round_p50_ms: the first 200 round trips on this server (after the fan-out rows ran on another), before the warm-up. " +
+      "wal_frames_per_commit: the 4 KiB pages each of our commits writes to the WAL (counted over 40 more round trips after the measured ones), beside the floor's: ours appends the event (table and key index), its envelope id, the idempotency record (table and key index) and the session's head, each another B-tree.",
   });
   return { suite: "app-server", machine: machine(), results };
 }
