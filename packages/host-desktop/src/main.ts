@@ -21,6 +21,7 @@ import { secretService, writePrivateFile } from "./keyring.js";
 import { settleToken, type TokenStorage } from "./token-store.js";
 import { HOME } from "./confinement.js";
 import { emit, startDriver } from "./driver.js";
+import { createExpectedAsks } from "./expected-asks.js";
 import { takeInstanceLock } from "./instance-lock.js";
 import { askToPresent, listenForPresent } from "./present.js";
 import { join, readBytes, readText, writeLine, writeText } from "./io.js";
@@ -167,7 +168,8 @@ function main(): void {
   );
   // The host page's notification permission is settled before it loads (granted where there is a service), so a
   // notification never races a permission still on its way to the web process. Without a service it is left
-  // undecided: a service that comes later is asked (`webview.ts` permission-request) and allows it then.
+  // undecided: a service that comes later is asked (`webview.ts` permission-request), and allows it when the page
+  // said the ask was coming.
   context.connect("initialize-notification-permissions", () => {
     context.initialize_notification_permissions(notifier.available ? [WebKit.SecurityOrigin.new_for_uri(HOME)] : [], []);
   });
@@ -186,10 +188,12 @@ function main(): void {
   for (const signal of ["map", "unmap", "notify::visible"] as const) window.connect(signal, checkWindow);
   // Each realize makes a new surface: its toplevel state says minimized.
   window.connect("realize", () => window.get_surface()?.connect("notify::state", checkWindow));
+  const expected = createExpectedAsks();
   createConfinedView({
     context,
     dialogs,
     notifier,
+    expected,
     mockCapture: options.mockCapture,
     dataDir: options.dataDir,
     serverOrigin: config === undefined ? undefined : webSocketOrigin(config.server_url),
@@ -246,6 +250,7 @@ function main(): void {
           if (options.driver) emit({ event: "file-saved", path });
           return { saved: true };
         },
+        "permission.expect": ({ permission }) => (expected.expect(permission), {}),
       });
       confined.manager.connect(`script-message-with-reply-received::${HOST_WORLD}`, (_manager, value, reply) => {
         // Answered when the method is done (a dialog waits for the person): WebKit keeps the reply until then.

@@ -9,6 +9,7 @@ import { DRIVER_WORLD, frameDriver, HOST_EVENTS, HOST_WORLD, hostRelay } from ".
 import type { Dialogs } from "./dialogs.js";
 import { join } from "./io.js";
 import type { Notifier } from "./notifications.js";
+import type { ExpectedAsks } from "./expected-asks.js";
 
 export interface WebViewEvents {
   /** A navigation the confinement refused (the page or an app tried to leave LineUp's pages). */
@@ -36,6 +37,8 @@ export function createConfinedView(options: {
   /** The file dialogs a pick opens (the host page's `<input type=file>`: the gateway's `file.pick`). */
   readonly dialogs: Dialogs;
   readonly notifier: Notifier;
+  /** The asks the host page said were coming: the only ones allowed. */
+  readonly expected: ExpectedAsks;
   /** Under the test driver only: WebKit's mock microphone instead of the machine's (`--mock-capture`). */
   readonly mockCapture: boolean;
   readonly ready: (view: ConfinedView) => void;
@@ -75,14 +78,19 @@ export function createConfinedView(options: {
   });
   view.connect("create", () => null);
   // Nothing is granted to web content directly: devices go through the Runtime's gateway, which has asked the
-  // person before the page asks WebKit. Notifications: the page asks only for the gateway's notification.show, and
-  // is allowed where the desktop has a notification service. Apps' frames have no Notification API to ask with
-  // (sandboxed, opaque origins), so only the host page is ever answered yes.
+  // person before the page asks WebKit. WebKit does not say which frame asks, so an ask is allowed only when the host
+  // page told the native side it was coming (host channel `permission.expect`, `expected-asks.ts`), one told ask for
+  // one ask: the gateway's notification.show (where the desktop has a notification service) and its
+  // microphone.record (audio alone, never a camera or the screen). Every other ask is refused, whatever WebKit let
+  // through: apps' frames (sandboxed, opaque origins) are refused by WebKit before they get here.
   view.connect("permission-request", (_view, request) => {
-    if (request instanceof WebKit.NotificationPermissionRequest && options.notifier.available) request.allow();
-    // The gateway's microphone.record: audio alone (never a camera or the screen), asked for by the host page.
-    else if (request instanceof WebKit.UserMediaPermissionRequest && request.is_for_audio_device && !request.is_for_video_device && !request.is_for_display_device) request.allow();
-    else request.deny();
+    if (request instanceof WebKit.NotificationPermissionRequest) {
+      if (options.notifier.available && options.expected.take("notifications")) request.allow();
+      else request.deny();
+    } else if (request instanceof WebKit.UserMediaPermissionRequest && request.is_for_audio_device && !request.is_for_video_device && !request.is_for_display_device) {
+      if (options.expected.take("microphone")) request.allow();
+      else request.deny();
+    } else request.deny();
     return true;
   });
   view.connect("show-notification", (_view, notification) => {

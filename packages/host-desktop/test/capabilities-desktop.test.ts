@@ -16,7 +16,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { CAPS_APP, CAPS_MANIFEST } from "./capabilities-app.js";
-import { clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow, type ShownNotification } from "./harness.js";
+import { channelFromPage, clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow, type ShownNotification } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
@@ -82,6 +82,24 @@ async function answerPrompts(label: string, action?: string): Promise<string> {
 }
 
 describe("issue 23: the desktop's own dialogs and notifications, through the gateway", () => {
+  it("the native side allows the window's microphone only when the host page said the ask was coming", async () => {
+    // First of the window's asks: WebKit keeps a grant for the page, across loads too. A refused ask may be kept until
+    // the page loads again, so the told ask starts on a fresh load.
+    const reload = async () => {
+      await window.evaluate("location.reload(); return true");
+      await waitInWindow(window, LIFECYCLE, "online", 30_000);
+    };
+    const ask = `return await navigator.mediaDevices.getUserMedia({ audio: true }).then((s) => (s.getTracks().forEach((t) => t.stop()), "granted"), (e) => e.name);`;
+    // Asked by the page itself, untold: WebKit has the mock microphone and would allow it; the native side refuses.
+    await reload();
+    expect(await window.evaluate<string>(ask)).toBe("NotAllowedError");
+    // Told over the host channel first, as the gateway does before microphone.record: allowed.
+    await reload();
+    const told = JSON.parse(await window.evaluate<string>(channelFromPage(JSON.stringify({ channel: "lineup.host", v: 1, id: 901, method: "permission.expect", params: { permission: "microphone" } }), 901))) as { result?: object };
+    expect(told.result).toEqual({});
+    expect(await window.evaluate<string>(ask)).toBe("granted");
+  }, 90_000);
+
   it("keeps the device token in the keyring: the config file no longer holds it, and the window signs in with it", async () => {
     await waitInWindow(window, LIFECYCLE, "online");
     const saved = JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>;

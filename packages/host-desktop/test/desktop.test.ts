@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppServerHandle } from "@lineup/app-server";
 import { buildOnce } from "../../host-web/test/support.js";
-import { DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, spawnDesktop, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
+import { channelFromPage, DESKTOP_SCREENSHOTS, launchDesktop, LIFECYCLE, requireDesktopTools, spawnDesktop, startServerAndConfig, waitInWindow, type DesktopWindow } from "./harness.js";
 
 let server: AppServerHandle;
 let root: string;
@@ -25,13 +25,6 @@ let tcp: Server;
 let udp: UdpSocket;
 const connections: string[] = [];
 const datagrams: Buffer[] = [];
-
-/** Sends one host-channel request from the host page's own world, as its bootstrap does, and returns the raw answer to `id`. */
-const channelFromPage = (text: string, id: number) => `return await new Promise((resolve) => {
-  addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === ${id} && resolve(e.data.text));
-  postMessage({ "lineup-host": "request", text: ${JSON.stringify(text)} }, "*");
-  setTimeout(() => resolve("no answer"), 3000);
-});`;
 
 /** In the page: whether it holds a meta policy, and what its policy does to an inline script. */
 const POLICY_PROBE = `return await new Promise((resolve) => {

@@ -201,6 +201,13 @@ export async function waitInWindow<T>(window: DesktopWindow, body: string, expec
   throw new Error(`waited ${timeoutMs} ms for ${body} to be ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
 }
 
+/** Sends one host-channel request from the host page's own world, as its bootstrap does, and returns the raw answer to `id`. */
+export const channelFromPage = (text: string, id: number) => `return await new Promise((resolve) => {
+  addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === ${id} && resolve(e.data.text));
+  postMessage({ "lineup-host": "request", text: ${JSON.stringify(text)} }, "*");
+  setTimeout(() => resolve("no answer"), 3000);
+});`;
+
 /** The connection indicator's lifecycle ("online" once the Runtime reached the AppServer). */
 export const LIFECYCLE = `return document.querySelector(".connection")?.getAttribute("data-lifecycle") ?? null`;
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { decodeHostChannelPush, decodeHostChannelResponse, encodeHostChannelPush, encodeHostChannelRequest, HOST_CHANNEL_MAX_BYTES } from "@lineup/protocol";
 import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js";
 import { createChannel, type HostChannelHandlers } from "../src/channel.js";
+import { createExpectedAsks } from "../src/expected-asks.js";
 import { contentRules, mayNavigate } from "../src/confinement.js";
 import { parseOptions } from "../src/options.js";
 import { settleToken, type Keyring } from "../src/token-store.js";
@@ -97,6 +98,7 @@ describe("the host channel, native end against the page's end", () => {
     },
     "clipboard.write_text": () => ({}),
     "file.pick": async () => ({ files: [], over_limit: false }),
+    "permission.expect": () => ({}),
     "file.save": async ({ name }) => {
       await new Promise((r) => setTimeout(r, 10));
       if (name === "broken.txt") throw new Error("the disk is full");
@@ -218,5 +220,26 @@ describe("where the device token rests", () => {
     expect(settled).toMatchObject({ config, storage: "file", notice: expect.stringContaining("no keyring answers here") });
     expect(written).toEqual(["/p/config.json"]);
     expect(settleToken({ server_url: config.server_url }, "/p/config.json", keyring(false), () => expect.fail("nothing to write"))).toEqual({ config: { server_url: config.server_url }, storage: "none" });
+  });
+});
+
+describe("the webview's permission asks (expected-asks.ts)", () => {
+  it("allows one ask per ask the page told of, of its kind, until it expires; nothing untold", () => {
+    let now = 1_000;
+    const asks = createExpectedAsks(() => now, 10_000);
+    expect(asks.take("microphone")).toBe(false);
+    asks.expect("microphone");
+    expect(asks.take("notifications")).toBe(false);
+    expect(asks.take("microphone")).toBe(true);
+    expect(asks.take("microphone")).toBe(false);
+    asks.expect("microphone");
+    asks.expect("microphone");
+    expect([asks.take("microphone"), asks.take("microphone"), asks.take("microphone")]).toEqual([true, true, false]);
+    asks.expect("notifications");
+    now += 10_000;
+    expect(asks.take("notifications")).toBe(false);
+    asks.expect("notifications");
+    now += 9_999;
+    expect(asks.take("notifications")).toBe(true);
   });
 });

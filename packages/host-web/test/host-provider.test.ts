@@ -139,11 +139,19 @@ describe("the permission cache", () => {
 describe("notification.show over the Notification API", () => {
   const invocation = (input: HostInvocation["input"]): HostInvocation => ({ request_id: "r1", app_scope: "notes", capability: "notification.show", input, signal: new AbortController().signal });
 
+  /** What the page told the native side before each ask, in order with the asks themselves. */
+  const said: string[] = [];
+  const announce = (permission: string) => {
+    said.push(`told ${permission}`);
+    return Promise.resolve();
+  };
+
   function fakeApi(permission: string, answer = "granted") {
     const shown: { title: string; options: NotificationOptions | undefined; target: EventTarget; closed: boolean }[] = [];
     const api = class extends EventTarget {
       static permission = permission;
       static requestPermission = () => {
+        said.push("asked");
         api.permission = answer;
         return Promise.resolve(answer);
       };
@@ -161,21 +169,25 @@ describe("notification.show over the Notification API", () => {
   it("shows it, and a click hands the app's scope to the shell", async () => {
     const { api, shown } = fakeApi("granted");
     const clicks: string[] = [];
-    expect(await showNotification(invocation({ title: "Done", body: "All green" }), api, (scope) => clicks.push(scope))).toEqual({ status: "completed", value: { shown: true } });
+    expect(await showNotification(invocation({ title: "Done", body: "All green" }), api, (scope) => clicks.push(scope), announce)).toEqual({ status: "completed", value: { shown: true } });
     expect(shown).toMatchObject([{ title: "Done", options: { body: "All green", tag: "r1" } }]);
     shown[0]!.target.dispatchEvent(new Event("click"));
     expect(clicks).toEqual(["notes"]);
     expect(shown[0]!.closed).toBe(true);
   });
 
-  it("asks when the permission is open, and is permission_denied when refused", async () => {
+  it("asks when the permission is open, telling the native side first, and is permission_denied when refused", async () => {
+    said.length = 0;
     const granted = fakeApi("default", "granted");
-    expect((await showNotification(invocation({ title: "Hi" }), granted.api, () => undefined)).status).toBe("completed");
+    expect((await showNotification(invocation({ title: "Hi" }), granted.api, () => undefined, announce)).status).toBe("completed");
     const refused = fakeApi("default", "denied");
-    expect(await showNotification(invocation({ title: "Hi" }), refused.api, () => undefined)).toMatchObject({ status: "permission_denied", code: "permission_denied" });
+    expect(await showNotification(invocation({ title: "Hi" }), refused.api, () => undefined, announce)).toMatchObject({ status: "permission_denied", code: "permission_denied" });
     expect(refused.shown).toEqual([]);
-    expect((await showNotification(invocation({ title: "Hi" }), fakeApi("denied").api, () => undefined)).status).toBe("permission_denied");
-    expect((await showNotification(invocation({ title: "Hi" }), undefined, () => undefined)).status).toBe("unsupported_on_host");
+    expect(said).toEqual(["told notifications", "asked", "told notifications", "asked"]);
+    // Settled already: nothing is asked, so nothing is told.
+    expect((await showNotification(invocation({ title: "Hi" }), fakeApi("denied").api, () => undefined, announce)).status).toBe("permission_denied");
+    expect((await showNotification(invocation({ title: "Hi" }), undefined, () => undefined, announce)).status).toBe("unsupported_on_host");
+    expect(said).toHaveLength(4);
   });
 });
 

@@ -20,6 +20,8 @@ import { describeSchemaError, type CompiledValidator } from "./validation.js";
 
 export const HOST_CHANNEL = "lineup.host";
 export const HOST_CHANNEL_VERSION = 1;
+/** How long the native side holds a `permission.expect` for the webview's ask that follows it. */
+export const HOST_CHANNEL_EXPECTED_ASK_MS = 10_000;
 /** The largest file `file.save` carries: the web host's bound on one capability's artifacts (16 MiB). */
 export const HOST_CHANNEL_MAX_FILE_BYTES = 16 * 1_048_576;
 /**
@@ -34,7 +36,7 @@ const WindowShown = (options: { description?: string } = {}) => StringEnum(["sho
 
 /** Every method the native side answers, with its params and result. */
 /** The method names, as plain values: what run-time checks read (`METHODS` holds their schemas, for the generator and types). */
-export const HOST_CHANNEL_METHODS = ["host.info", "window.set_title", "window.present", "window.minimize", "clipboard.write_text", "file.pick", "file.save"] as const;
+export const HOST_CHANNEL_METHODS = ["host.info", "window.set_title", "window.present", "window.minimize", "clipboard.write_text", "file.pick", "file.save", "permission.expect"] as const;
 export type HostChannelMethod = (typeof HOST_CHANNEL_METHODS)[number];
 
 const METHODS = /* @__PURE__ */ declared(() => ({
@@ -93,6 +95,13 @@ const METHODS = /* @__PURE__ */ declared(() => ({
     }),
     result: Closed({ saved: Type.Boolean() }),
   },
+  /**
+   * The host page is about to ask the webview for `permission` (the gateway's `microphone.record`, or its
+   * `notification.show`), after the person allowed the app in the shell. The native side answers the next such ask
+   * of the webview yes within `HOST_CHANNEL_EXPECTED_ASK_MS` and refuses every ask it was not told of: the webview's ask does not
+   * say which frame it came from, so an ask that reached it from an app's frame is refused whatever WebKit let through.
+   */
+  "permission.expect": { params: Closed({ permission: StringEnum(["microphone", "notifications"] as const) }), result: Empty() },
 }) as const satisfies Record<HostChannelMethod, { readonly params: TSchema; readonly result: TSchema }>);
 
 export type HostChannelParams<M extends HostChannelMethod> = Static<(typeof METHODS)[M]["params"]>;

@@ -7,7 +7,7 @@
  */
 import { capabilityRefused, type CapabilityName, type CapabilityResult } from "@lineup/protocol";
 import { Emitter, type CapabilityPrompt, type HostInvocation, type HostProvider, type SystemPermission, type Unsubscribe } from "@lineup/runtime";
-import type { ProviderContext } from "./context.js";
+import type { AnnounceAsk, ProviderContext } from "./context.js";
 import { pickFiles, saveFile } from "./files.js";
 import { DEFAULT_MAX_ARTIFACT_BYTES } from "./inputs.js";
 import { microphoneSupported, recordMicrophone, requestMicrophone } from "./microphone.js";
@@ -66,12 +66,18 @@ function detectSupport(): Set<CapabilityName> {
 
 export function createBrowserHostProvider(deps: BrowserHostProviderDeps): BrowserHostProvider {
   const prompts = deps.prompts ?? shellPromptQueue;
+  const announceAsk: AnnounceAsk = async (permission) => {
+    const host = await deps.native;
+    // Not heard (an older window, a broken channel): the ask goes on, and the native side refuses it.
+    if (host !== undefined) await host.request("permission.expect", { permission });
+  };
   const context: ProviderContext = {
     prompts,
     recordings: deps.recordings ?? shellRecordings,
     maxArtifactBytes: deps.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES,
     appName: deps.appName ?? ((appScope) => appScope),
     hasUserActivation: userActivationActive,
+    announceAsk,
   };
   const supported = detectSupport();
   const changes = new Emitter<void>((error) => console.error("[lineup] a host capabilities listener failed", error));
@@ -103,7 +109,7 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
       case "microphone.record":
         return recordMicrophone(invocation, context);
       case "notification.show":
-        return showNotification(invocation, notificationApi(), deps.onNotificationClick);
+        return showNotification(invocation, notificationApi(), deps.onNotificationClick, announceAsk);
       case "clipboard.write":
         return writeClipboard(invocation, deps.native);
       case "link.open":
@@ -130,12 +136,12 @@ export function createBrowserHostProvider(deps: BrowserHostProviderDeps): Browse
     async requestSystemPermission(capability) {
       if (!supported.has(capability)) return "denied";
       if (capability === "microphone.record") {
-        const answer = await requestMicrophone();
+        const answer = await requestMicrophone(announceAsk);
         permissions.set("microphone", answer);
         return answer;
       }
       if (capability === "notification.show") {
-        const answer = await requestNotificationPermission(notificationApi());
+        const answer = await requestNotificationPermission(notificationApi(), announceAsk);
         permissions.set("notifications", answer);
         return answer;
       }

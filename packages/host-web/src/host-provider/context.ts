@@ -14,7 +14,15 @@ export interface ProviderContext {
   readonly appName: (appScope: string) => string;
   /** True while the page has transient user activation (pickers need it). */
   readonly hasUserActivation: () => boolean;
+  /**
+   * Called right before the page asks the browser for a system permission: inside the desktop's window it tells the
+   * native side the ask is coming (host channel `permission.expect`), which refuses every ask it was not told of.
+   */
+  readonly announceAsk: AnnounceAsk;
 }
+
+/** See `ProviderContext.announceAsk`; settles once the native side has heard it, or at once where there is none. */
+export type AnnounceAsk = (permission: "microphone" | "notifications") => Promise<void>;
 
 /**
  * Makes sure the page holds a user gesture before a picker opens: when it does not, the shell shows a

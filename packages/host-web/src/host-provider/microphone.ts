@@ -9,7 +9,7 @@
  */
 import { bytesToBase64, capabilityCompleted, capabilityRefused, type CapabilityResult } from "@lineup/protocol";
 import type { HostInvocation } from "@lineup/runtime";
-import type { ProviderContext } from "./context.js";
+import type { AnnounceAsk, ProviderContext } from "./context.js";
 import { checkMicrophoneInput } from "./inputs.js";
 import { artifactJson, baseMimeType, cancelledByUser, hostFailed, nativeFailure, recordingName, tooLarge } from "./outcomes.js";
 import type { RecordingHandle } from "./recordings.js";
@@ -27,9 +27,10 @@ function stopTracks(stream: MediaStream): void {
 }
 
 /** The system prompt: opening the microphone once asks; the tracks are stopped at once. */
-export async function requestMicrophone(): Promise<"granted" | "denied"> {
+export async function requestMicrophone(announceAsk: AnnounceAsk): Promise<"granted" | "denied"> {
   if (!microphoneSupported()) return "denied";
   try {
+    await announceAsk("microphone");
     stopTracks(await navigator.mediaDevices.getUserMedia({ audio: true }));
     return "granted";
   } catch {
@@ -52,6 +53,7 @@ export async function recordMicrophone(invocation: HostInvocation, context: Prov
   if (signal.aborted) return cancelledByUser("microphone.record");
   let stream: MediaStream;
   try {
+    await context.announceAsk("microphone");
     stream = await navigator.mediaDevices.getUserMedia({ audio: true });
   } catch (error) {
     return nativeFailure("microphone.record", error);

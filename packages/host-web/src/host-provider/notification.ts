@@ -5,6 +5,7 @@
  */
 import { capabilityCompleted, capabilityRefused, type CapabilityResult } from "@lineup/protocol";
 import type { HostInvocation, SystemPermission } from "@lineup/runtime";
+import type { AnnounceAsk } from "./context.js";
 import { checkNotificationInput } from "./inputs.js";
 import { nativeFailure, systemPermissionFromState } from "./outcomes.js";
 
@@ -23,20 +24,21 @@ export function notificationPermission(api: NotificationApi | undefined): System
   return api === undefined ? "not_applicable" : systemPermissionFromState(api.permission === "default" ? "prompt" : api.permission);
 }
 
-export async function requestNotificationPermission(api: NotificationApi | undefined): Promise<"granted" | "denied"> {
+export async function requestNotificationPermission(api: NotificationApi | undefined, announceAsk: AnnounceAsk): Promise<"granted" | "denied"> {
   if (api === undefined) return "denied";
   try {
+    await announceAsk("notifications");
     return (await api.requestPermission()) === "granted" ? "granted" : "denied";
   } catch {
     return "denied";
   }
 }
 
-export async function showNotification(invocation: HostInvocation, api: NotificationApi | undefined, onClick: (appScope: string) => void): Promise<CapabilityResult> {
+export async function showNotification(invocation: HostInvocation, api: NotificationApi | undefined, onClick: (appScope: string) => void, announceAsk: AnnounceAsk): Promise<CapabilityResult> {
   const checked = checkNotificationInput(invocation.input);
   if (!checked.ok) return checked.refusal;
   if (api === undefined) return capabilityRefused("unsupported_on_host", "this browser cannot show notifications");
-  if (notificationPermission(api) === "prompt" && (await requestNotificationPermission(api)) !== "granted") {
+  if (notificationPermission(api) === "prompt" && (await requestNotificationPermission(api, announceAsk)) !== "granted") {
     return capabilityRefused("permission_denied", "notifications are not allowed in this browser");
   }
   if (api.permission !== "granted") return capabilityRefused("permission_denied", "notifications are not allowed in this browser");
