@@ -129,6 +129,11 @@ describe("issue 27 on the desktop host: a hostile app in the real window (WebKit
     expect(table["getUserMedia (camera)"]).toMatch(/^(?:rejected|absent)/);
     expect(table["geolocation"]).toMatch(/^(?:error 1$|absent)/);
     expect(table["new Notification"]).not.toBe("SHOWN");
+    // The host page and storage: the frame's origin is opaque.
+    expect(table["parent.document (host DOM)"]).toBe("threw SecurityError");
+    expect(table["top.location.href"]).toBe("threw SecurityError");
+    expect(table["localStorage"]).toBe("threw SecurityError");
+    expect(table["document.cookie"]).toBe("empty");
     // The host page may show notifications here (a service is on the bus); none of the app's own reached it.
     expect(await window.evaluate("return Notification.permission")).toBe("granted");
     expect(notifications.shown).toEqual([]);

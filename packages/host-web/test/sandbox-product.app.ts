@@ -304,6 +304,13 @@ async function main(config: HostileAppConfig, ownScript: string): Promise<void> 
             }),
           ),
     );
+
+    // 6. The host page and what it keeps: its DOM (and the token in it), its address, and the storage of an origin.
+    // The frame's origin is opaque, so each must be refused; the frame's own storage would be its opaque origin's alone.
+    await attempt("parent.document (host DOM)", () => window.parent.document.title);
+    await attempt("top.location.href", () => window.top?.location.href);
+    await attempt("localStorage", () => String(localStorage.length));
+    await attempt("document.cookie", () => (document.cookie === "" ? "empty" : `READ ${document.cookie}`));
     report("nested realms that ran", nestedRan.map((ran) => ran.route).join(", ") || "none");
   };
 

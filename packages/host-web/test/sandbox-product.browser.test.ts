@@ -109,6 +109,11 @@ const EXPECTED: Record<string, string> = {
   geolocation: "error 1",
   "Notification.requestPermission": "granted",
   "new Notification": "error event",
+  // The host page and storage: the frame's origin is opaque.
+  "parent.document (host DOM)": "threw SecurityError",
+  "top.location.href": "threw SecurityError",
+  localStorage: "threw SecurityError",
+  "document.cookie": "threw SecurityError",
   "nested realms that ran": "none",
 };
 
