@@ -430,6 +430,8 @@ class Client implements AgentClient {
           protocol_version: APP_SERVER_PROTOCOL_VERSION,
           client_info: { name: this.options.clientInfo?.name ?? "lineup-agent-sdk", version: this.options.clientInfo?.version ?? "0.1.0" },
           token: this.options.token,
+          // The server's bursts (a catch-up, a commit's fan-out) come in as few frames as this allows.
+          receive_batches: live.receives,
         })) as unknown as AppServerInitializeResult;
         if (init.role !== "agent" || init.identity.agent_id === undefined) {
           throw new LineUpError("forbidden", `this token belongs to a ${init.role}, not an agent`);

@@ -52,6 +52,8 @@ export class RpcClient {
   private closeInfo: CloseInfo | undefined;
   /** Resolves once, when the connection has closed and every pending request has been rejected. */
   readonly closed: Promise<CloseInfo>;
+  /** What this client takes in one frame: its `receive_batches` in `initialize`. */
+  readonly receives: { readonly max_batch: number; readonly max_message_bytes: number };
 
   constructor(
     private readonly connection: Connection,
@@ -60,6 +62,9 @@ export class RpcClient {
     const clock = options.clock ?? systemClock;
     const diagnostics = options.diagnostics ?? silentDiagnostics;
     this.notifications = new Emitter(diagnostics);
+    const maxBytes = options.maxBytes ?? 32 * 1_048_576;
+    // The protocol's most per batch frame; this client's decoder would take more.
+    this.receives = { max_batch: 1024, max_message_bytes: maxBytes };
     this.core = createJsonRpcClientCore({
       send: (text) => connection.send(text),
       timer: {
@@ -70,7 +75,7 @@ export class RpcClient {
         },
       },
       defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
-      limits: { maxBytes: options.maxBytes ?? 32 * 1_048_576, maxDepth: options.maxDepth ?? 128, maxBatch: 10_000 },
+      limits: { maxBytes, maxDepth: options.maxDepth ?? 128, maxBatch: 10_000 },
       onNotification: (notification) => this.notifications.fire(notification),
       onTrouble: (message) => diagnostics({ kind: "frame_invalid", message }),
     });

@@ -49,9 +49,13 @@ class FaultTransport implements Transport {
     let cut = false;
     const deliver = (text: string): void => {
       if (cut) return;
-      const frame = JSON.parse(text) as { id?: unknown; error?: { data?: { code?: string } } };
-      if (frame.id !== undefined) this.answers++;
-      if (frame.error?.data?.code !== undefined) this.refusals.push(frame.error.data.code);
+      // The client takes batch frames (initialize's receive_batches): a frame may hold several messages.
+      type Message = { id?: unknown; error?: { data?: { code?: string } } };
+      const parsed = JSON.parse(text) as Message | Message[];
+      for (const frame of Array.isArray(parsed) ? parsed : [parsed]) {
+        if (frame.id !== undefined) this.answers++;
+        if (frame.error?.data?.code !== undefined) this.refusals.push(frame.error.data.code);
+      }
       for (const listener of [...listeners]) listener(text);
     };
     connection.onMessage(deliver);

@@ -20,6 +20,12 @@ import type { Subscription } from "./subscriptions.js";
 
 let nextConnectionId = 1;
 
+/** A frame of the current burst waiting to leave in a batch, and how many messages it holds. */
+interface HeldFrame {
+  readonly frame: string;
+  readonly items: number;
+}
+
 /** The socket under the WebSocket: held (corked) while a burst of frames is written. */
 export interface Corkable {
   cork(): void;
@@ -65,8 +71,13 @@ export class Connection {
   private corked = false;
   private readonly uncork = () => {
     this.corked = false;
+    if (this.held.length > 0) this.sendHeld();
     this.socket.uncork();
   };
+  /** The client's `receive_batches`, within the server's own limits: a burst's messages then leave as batch frames. */
+  private batches: { readonly maxBatch: number; readonly maxBytes: number } | undefined;
+  /** The current burst's frames, held until it ends, when the client takes batches. */
+  private held: HeldFrame[] = [];
 
   constructor(
     private readonly ws: WebSocket,
@@ -114,11 +125,20 @@ export class Connection {
   }
 
   send(message: JsonRpcMessage | readonly JsonRpcMessage[]): void {
-    this.sendEncoded(encodeJsonRpc(message));
+    this.sendEncoded(encodeJsonRpc(message), Array.isArray(message) ? message.length : 1);
   }
 
-  /** Sends a frame already encoded (a notification encoded once for many connections). */
-  sendEncoded(frame: string): void {
+  /**
+   * From the client's `receive_batches` (initialize): the messages of each burst leave as batch frames within its
+   * limits and the server's own `max_batch` and `max_message_bytes`.
+   */
+  receiveBatches(limits: { readonly max_batch: number; readonly max_message_bytes: number }): void {
+    const maxBatch = Math.min(limits.max_batch, this.limits.max_batch);
+    this.batches = maxBatch < 2 ? undefined : { maxBatch, maxBytes: Math.min(limits.max_message_bytes, this.limits.max_message_bytes) };
+  }
+
+  /** Sends a frame already encoded (a notification encoded once for many connections); `items`: the messages in it. */
+  sendEncoded(frame: string, items = 1): void {
     if (!this.open) return;
     // A commit answers many requests and fans out many events at once: the socket is corked until
     // the promise jobs of this turn have run (a microtask that queues a tick runs after all of them),
@@ -129,8 +149,45 @@ export class Connection {
       queueMicrotask(() => process.nextTick(this.uncork));
     }
     this.framesInFlight++;
-    this.ws.send(frame, this.frameWritten);
+    // A client that takes batches gets the burst's messages in as few frames as its limits allow: a browser
+    // hands each frame to the page on its own, at a cost per frame.
+    if (this.batches !== undefined) this.held.push({ frame, items });
+    else this.ws.send(frame, this.frameWritten);
     if (this.saturated) this.startSlowTimer();
+  }
+
+  /** The held burst as batch frames, in order: consecutive frames joined while the limits allow, a frame past them alone. */
+  private sendHeld(): void {
+    const frames = this.held;
+    this.held = [];
+    if (!this.open) return;
+    const { maxBatch, maxBytes } = this.batches!;
+    let group: HeldFrame[] = [];
+    let items = 0;
+    let bytes = 2;
+    const flush = (): void => {
+      if (group.length === 1) this.ws.send(group[0]!.frame, this.frameWritten);
+      else if (group.length > 1) {
+        // A frame that is itself a batch (the answer to a batch request) gives its messages, not its brackets.
+        const text = `[${group.map(({ frame }) => (frame.startsWith("[") ? frame.slice(1, -1) : frame)).join(",")}]`;
+        const joined = group.length;
+        this.ws.send(text, (error) => {
+          this.framesInFlight -= joined - 1;
+          this.frameWritten(error);
+        });
+      }
+      group = [];
+      items = 0;
+      bytes = 2;
+    };
+    for (const held of frames) {
+      const size = Buffer.byteLength(held.frame) + 1;
+      if (group.length > 0 && (items + held.items > maxBatch || bytes + size > maxBytes)) flush();
+      group.push(held);
+      items += held.items;
+      bytes += size;
+    }
+    flush();
   }
 
   /** Sends a session event's frame (counted as fanned out). */
@@ -146,6 +203,8 @@ export class Connection {
 
   close(code: number, reason: string): void {
     if (this.closing) return;
+    // What this burst already sent goes before the close frame.
+    if (this.held.length > 0) this.sendHeld();
     this.closing = true;
     this.stopSlowTimer();
     this.ws.close(code, reason);

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLOSE_CODES } from "@lineup/protocol";
-import { startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
+import { agentEnvelope, key, START, startTestServer, TestClient, type Frame, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 let deviceToken: string;
@@ -185,5 +185,64 @@ describe("HTTP", () => {
     const ready = await fetch(`${server.httpUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect((await fetch(`${server.httpUrl}/nope`)).status).toBe(404);
+  });
+});
+
+describe("batch frames to a client that takes them (initialize receive_batches)", () => {
+  /** Every message in `frames`, in order: a batch frame gives its items. */
+  const messages = (frames: readonly Frame[]): Frame[] => frames.flatMap((frame) => (Array.isArray(frame) ? frame : [frame]));
+
+  /** A device connection; with `batches`, it declares them. Subscribes to `sessionId` and waits for its catch-up's end. */
+  async function caughtUpFrames(sessionId: string, batches?: { max_batch: number; max_message_bytes: number }): Promise<Frame[]> {
+    const client = await TestClient.connect(server.url);
+    await client.call("initialize", { protocol_version: "lineup.app-server.v1", client_info: { name: "t" }, token: deviceToken, ...(batches === undefined ? {} : { receive_batches: batches }) });
+    client.notify("initialized");
+    const from = client.frames.length;
+    client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 500, method: "agentSession/subscribe", params: { session_id: sessionId, after_seq: 0 } }));
+    await client.waitFor((frame) => messages([frame]).some((m) => m.method === "agentSession/caughtUp"));
+    const frames = client.frames.slice(from);
+    await client.close();
+    return frames;
+  }
+
+  it("a catch-up leaves in batch frames within both sides' limits, every message once and in order; a client that did not ask gets a frame each", async () => {
+    const device = await TestClient.open(server, deviceToken);
+    const agent = await TestClient.open(server, server.devCredentials!.agent_token);
+    const sessionId = key("batched");
+    await device.call("agentSession/start", START(sessionId));
+    await device.close();
+    for (let i = 0; i < 30; i++) {
+      const envelope = agentEnvelope(sessionId, `m-${i}`);
+      // Two messages near half the server's frame limit: no batch holds them together.
+      if (i === 10 || i === 11) (envelope["payload"] as { text: string }).text = "x".repeat(7_000);
+      await agent.call("agentSession/envelope/send", { session_id: sessionId, idempotency_key: key("send"), envelope });
+    }
+    await agent.close();
+
+    const plain = await caughtUpFrames(sessionId);
+    const wide = await caughtUpFrames(sessionId, { max_batch: 1024, max_message_bytes: 4 * 1024 * 1024 });
+    const narrow = await caughtUpFrames(sessionId, { max_batch: 2, max_message_bytes: 4_096 });
+
+    // The same messages in the same order (the subscription's answer, 31 events by seq, the caught-up notice); the
+    // agent's presence comes whenever its connection changes, so it is left out.
+    const sequence = (frames: readonly Frame[]) => messages(frames).filter((m) => m.method !== "agentSession/presence").map((m) => (m.id === 500 ? "answer" : m.method === "agentSession/event" ? m.params.seq : m.method));
+    const expected = sequence(plain);
+    expect(expected.filter((m) => typeof m === "number")).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    expect(expected).toContain("answer");
+    expect(expected.at(-1)).toBe("agentSession/caughtUp");
+    expect(sequence(wide)).toEqual(expected);
+    expect(sequence(narrow)).toEqual(expected);
+
+    // Without receive_batches: one message per frame.
+    expect(plain.every((frame) => !Array.isArray(frame))).toBe(true);
+    // Within the server's limits (8 messages, 16 KiB) for the client that takes more, and the client's own for the other.
+    const within = (frames: readonly Frame[], maxBatch: number, maxBytes: number) =>
+      frames.every((frame) => !Array.isArray(frame) || (frame.length <= maxBatch && Buffer.byteLength(JSON.stringify(frame)) <= maxBytes));
+    expect(within(wide, 8, 16_384)).toBe(true);
+    expect(within(narrow, 2, 4_096)).toBe(true);
+    expect(wide.length).toBeLessThanOrEqual(Math.ceil(expected.length / 8) + 4);
+    expect(narrow.some((frame) => Array.isArray(frame) && frame.length === 2)).toBe(true);
+    // A message larger than the client's bound still comes, alone.
+    expect(narrow.filter((frame) => !Array.isArray(frame) && JSON.stringify(frame).length > 4_096)).toHaveLength(2);
   });
 });

@@ -23,7 +23,7 @@ const REFUSED = 10;
 
 /** A WebSocket proxy to `target` that counts connections and subscriptions, and refuses the first REFUSED subscriptions. */
 async function subscriptionProxy(target: string) {
-  const seen = { connections: 0, refused: new Set<string>(), subscribed: 0, subscribeFrames: 0, outstanding: 0, maxOutstanding: 0 };
+  const seen = { connections: 0, refused: new Set<string>(), subscribed: 0, subscribeFrames: 0, outstanding: 0, maxOutstanding: 0, batchFrames: 0 };
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
   await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
   wss.on("connection", (client) => {
@@ -65,7 +65,11 @@ async function subscriptionProxy(target: string) {
     });
     upstream.on("message", (data) => {
       const text = String(data);
-      if ((JSON.parse(text) as { method?: string }).method === "agentSession/caughtUp") seen.outstanding -= 1;
+      // The Runtime takes batch frames (initialize's receive_batches): a frame may hold several messages.
+      const parsed = JSON.parse(text) as { method?: string } | { method?: string }[];
+      const messages = Array.isArray(parsed) ? parsed : [parsed];
+      seen.outstanding -= messages.filter((message) => message.method === "agentSession/caughtUp").length;
+      if (Array.isArray(parsed)) seen.batchFrames += 1;
       client.send(text);
     });
     client.on("close", () => upstream.close());
@@ -111,6 +115,8 @@ describe("a device with many conversations", () => {
         const afterHandshake = { subscriptions: CONVERSATIONS + REFUSED - SUBSCRIPTIONS_CATCHING_UP, frames: proxy.seen.subscribeFrames - SUBSCRIPTIONS_CATCHING_UP };
         expect(afterHandshake.subscriptions / afterHandshake.frames).toBeGreaterThanOrEqual(4);
         expect(proxy.seen.outstanding).toBe(0);
+        // The server's side came in batch frames too (catch-ups, caught-up notices, presence).
+        expect(proxy.seen.batchFrames).toBeGreaterThan(0);
         // What was said of it: the refusals, and nothing else.
         expect(problems).toHaveLength(REFUSED);
         expect(problems.filter((p) => !p.includes("overloaded"))).toEqual([]);

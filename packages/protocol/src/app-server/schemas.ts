@@ -58,6 +58,13 @@ export const AppServerInitializeParamsSchema = /* @__PURE__ */ declared(() => pa
     client_info: Closed({ name: Name(128), version: Type.Optional(Name(64)) }),
     /** A device or agent token. Absent or unknown → `unauthorized`. */
     token: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    /**
+     * The client takes batch frames from the server: the messages the server sends it in one burst (a commit's
+     * answers and events, a catch-up, presence) may come as one JSON array, in the order they were sent, within
+     * these limits and the server's own `max_batch` and `max_message_bytes`. Absent: one message (or the answer to a
+     * batch) per frame.
+     */
+    receive_batches: Type.Optional(Closed({ max_batch: Type.Integer({ minimum: 2, maximum: 1024 }), max_message_bytes: Type.Integer({ minimum: 1024 }) })),
   },
   "Opens the connection: names the protocol version and presents the token that fixes the role.",
 ));

@@ -331,6 +331,9 @@ export class SyncDriver {
       protocol_version: APP_SERVER_PROTOCOL_VERSION,
       client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
       token: this.options.token,
+      // A catch-up, its caught-up notice and presence come in as few frames as this allows: a browser hands the page
+      // each frame on its own.
+      receive_batches: rpc.receives,
     });
     // The list goes right behind `initialize`, not after its answer: the server holds it until the handshake is
     // answered, then answers it for the role the token set (not_initialized if it was refused). A start saves a
