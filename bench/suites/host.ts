@@ -64,39 +64,55 @@ export const ONLINE_WATCH = `(() => {
  */
 function floorPage(serverUrl: string, token: string, scripts: readonly string[] = [], follow = false): string {
   const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocol_version: "lineup.app-server.v1", client_info: { name: "bench-floor" }, token } });
+  // Following many sessions, the floor takes the server's bursts as batch frames, as the Runtime does.
+  const initialized = JSON.stringify({ jsonrpc: "2.0", method: "initialized", params: { receive_batches: { max_batch: 1024, max_message_bytes: 4 * 1024 * 1024 } } });
   return `<!doctype html><meta charset="utf-8"><title>floor</title><script>
   // With follow: every session the device has, listed page by page, then each subscribed at its head, at most
-  // ${SUBSCRIPTIONS_CATCHING_UP} waiting for their caughtUp at once, as the Runtime does.
-  const follow = (socket) => new Promise((resolve, reject) => {
+  // ${SUBSCRIPTIONS_CATCHING_UP} waiting for their caughtUp at once, as the Runtime does: the subscriptions go as JSON-RPC
+  // batches within the server's max_batch, refilled after each frame that ended catch-ups.
+  const follow = (socket, limits) => new Promise((resolve, reject) => {
     let id = 1;
     const answers = new Map();
-    const call = (method, params) => new Promise((done) => { answers.set(++id, done); socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params })); });
-    const waiting = new Map();
+    const send = (messages) => socket.send(JSON.stringify(messages.length === 1 ? messages[0] : messages));
+    const call = (method, params) => new Promise((done) => { answers.set(++id, done); send([{ jsonrpc: "2.0", id, method, params }]); });
+    let sessions;
+    let next = 0;
+    let waiting = 0;
+    let caughtUp = 0;
+    const fill = () => {
+      while (waiting < ${SUBSCRIPTIONS_CATCHING_UP} && next < sessions.length) {
+        const batch = [];
+        while (waiting < ${SUBSCRIPTIONS_CATCHING_UP} && next < sessions.length && batch.length < limits.max_batch) {
+          const session = sessions[next++];
+          waiting++;
+          batch.push({ jsonrpc: "2.0", id: ++id, method: "agentSession/subscribe", params: { session_id: session.session_id, after_seq: session.last_seq } });
+        }
+        send(batch);
+      }
+    };
     socket.onmessage = (event) => {
-      const frame = JSON.parse(event.data);
-      if (frame.error) return reject(new Error(frame.error.message));
-      if (frame.id !== undefined) { const done = answers.get(frame.id); answers.delete(frame.id); done?.(frame.result); }
-      else if (frame.method === "agentSession/caughtUp") { const done = waiting.get(frame.params.session_id); waiting.delete(frame.params.session_id); done?.(); }
+      const parsed = JSON.parse(event.data);
+      for (const frame of Array.isArray(parsed) ? parsed : [parsed]) {
+        if (frame.error) return reject(new Error(frame.error.message));
+        if (frame.id !== undefined) { const done = answers.get(frame.id); answers.delete(frame.id); done?.(frame.result); }
+        else if (frame.method === "agentSession/caughtUp") { waiting--; caughtUp++; }
+      }
+      if (sessions === undefined) return;
+      if (caughtUp === sessions.length) resolve();
+      else fill();
     };
     (async () => {
-      const sessions = [];
+      const listed = [];
       let cursor;
       do {
         const page = await call("agentSession/list", cursor === undefined ? { limit: 200 } : { limit: 200, cursor });
-        sessions.push(...page.sessions);
+        listed.push(...page.sessions);
         cursor = page.next_cursor;
       } while (cursor !== undefined);
-      let next = 0;
-      const lane = async () => {
-        while (next < sessions.length) {
-          const session = sessions[next++];
-          const caughtUp = new Promise((done) => waiting.set(session.session_id, done));
-          await call("agentSession/subscribe", { session_id: session.session_id, after_seq: session.last_seq });
-          await caughtUp;
-        }
-      };
-      await Promise.all(Array.from({ length: ${SUBSCRIPTIONS_CATCHING_UP} }, lane));
-    })().then(resolve, reject);
+      sessions = listed;
+      if (sessions.length === 0) resolve();
+      else fill();
+    })().catch(reject);
   });
   const db = new Promise((resolve, reject) => {
     const request = indexedDB.open("floor", 1);
@@ -107,9 +123,13 @@ function floorPage(serverUrl: string, token: string, scripts: readonly string[] 
   const initialized = new Promise((resolve, reject) => {
     const socket = new WebSocket(${JSON.stringify(serverUrl)});
     socket.onopen = () => socket.send(${JSON.stringify(initialize)});
-    socket.onmessage = (event) => { if (JSON.parse(event.data).id === 1) resolve(socket); };
+    socket.onmessage = (event) => { const answer = JSON.parse(event.data); if (answer.id === 1) resolve({ socket, limits: answer.result.limits }); };
     socket.onerror = () => reject(new Error("no connection"));
-  }).then((socket) => (${follow} ? follow(socket) : socket));
+  }).then(({ socket, limits }) => {
+    if (!${follow}) return socket;
+    socket.send(${JSON.stringify(initialized)});
+    return follow(socket, limits);
+  });
   const compiled = Promise.all(${JSON.stringify(scripts)}.map((href) => new Promise((resolve, reject) => {
     const link = document.createElement("link");
     link.rel = "modulepreload";
@@ -420,7 +440,7 @@ async function manyConversationsWarm(world: { server: AppServerHandle; host: Hos
       conversations: MANY_CONVERSATIONS,
       notes:
         `load_to_online_warm for a device with ${MANY_CONVERSATIONS} conversations on the AppServer (started by the bench through the device's token, listed and followed by the Runtime on its first start): a reload of a profile that has been online with them, navigation start → online. ` +
-        `Floor, a second tab of the same browser: the minimal page, which also lists every session (pages of 200) and subscribes each at its head, at most SUBSCRIPTIONS_CATCHING_UP (${SUBSCRIPTIONS_CATCHING_UP}) waiting for their caughtUp at once, as the Runtime does; online at the last caughtUp. The target is the host row's, for a person who has used LineUp for a while.`,
+        `Floor, a second tab of the same browser: the minimal page, which also lists every session (pages of 200) and subscribes each at its head, at most SUBSCRIPTIONS_CATCHING_UP (${SUBSCRIPTIONS_CATCHING_UP}) waiting for their caughtUp at once, as the Runtime does, its subscriptions in JSON-RPC batches within the server's max_batch (refilled after each frame that ended catch-ups) and the server's bursts taken as batch frames (receive_batches in initialized); online at the last caughtUp. The target is the host row's, for a person who has used LineUp for a while.`,
     };
   } finally {
     await browser.close();

@@ -430,13 +430,12 @@ class Client implements AgentClient {
           protocol_version: APP_SERVER_PROTOCOL_VERSION,
           client_info: { name: this.options.clientInfo?.name ?? "lineup-agent-sdk", version: this.options.clientInfo?.version ?? "0.1.0" },
           token: this.options.token,
-          // The server's bursts (a catch-up, a commit's fan-out) come in as few frames as this allows.
-          receive_batches: live.receives,
         })) as unknown as AppServerInitializeResult;
         if (init.role !== "agent" || init.identity.agent_id === undefined) {
           throw new LineUpError("forbidden", `this token belongs to a ${init.role}, not an agent`);
         }
-        rpc.notify("initialized", {});
+        // Where the server can, its bursts (a catch-up, a commit's fan-out) come in as few frames as this client takes.
+        rpc.notify("initialized", init.features?.includes("batch-frames") === true ? { receive_batches: live.receives } : {});
         this.agentId = init.identity.agent_id;
         // Known before the first write goes out on this connection: whether it may carry `after_key`.
         this.features = new Set(init.features ?? []);

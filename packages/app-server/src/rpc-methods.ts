@@ -14,6 +14,7 @@ import {
   startSpan,
   validateRequestParams,
   withSpan,
+  type AppServerInitializedParams,
   type AppServerMethod,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -154,6 +155,9 @@ export function onNotification(services: Services, connection: Connection, notif
     services.logger.warn("dropped a notification", { connection: connection.id, method: notification.method.slice(0, 64), code: checked.error.code });
     return;
   }
-  if (checked.value.method === "initialized" && connection.principal !== undefined) connection.handshakeComplete = true;
-  else if (checked.value.method === "connection/ping") connection.notify("connection/pong", {});
+  if (checked.value.method === "initialized" && connection.principal !== undefined) {
+    connection.handshakeComplete = true;
+    const batches = (checked.value.params as AppServerInitializedParams).receive_batches;
+    if (batches !== undefined) connection.receiveBatches(batches);
+  } else if (checked.value.method === "connection/ping") connection.notify("connection/pong", {});
 }

@@ -188,15 +188,16 @@ describe("HTTP", () => {
   });
 });
 
-describe("batch frames to a client that takes them (initialize receive_batches)", () => {
+describe("batch frames to a client that takes them (receive_batches in initialized)", () => {
   /** Every message in `frames`, in order: a batch frame gives its items. */
   const messages = (frames: readonly Frame[]): Frame[] => frames.flatMap((frame) => (Array.isArray(frame) ? frame : [frame]));
 
   /** A device connection; with `batches`, it declares them. Subscribes to `sessionId` and waits for its catch-up's end. */
   async function caughtUpFrames(sessionId: string, batches?: { max_batch: number; max_message_bytes: number }): Promise<Frame[]> {
     const client = await TestClient.connect(server.url);
-    await client.call("initialize", { protocol_version: "lineup.app-server.v1", client_info: { name: "t" }, token: deviceToken, ...(batches === undefined ? {} : { receive_batches: batches }) });
-    client.notify("initialized");
+    const init = await client.call("initialize", { protocol_version: "lineup.app-server.v1", client_info: { name: "t" }, token: deviceToken });
+    expect(init.features).toContain("batch-frames");
+    client.notify("initialized", batches === undefined ? {} : { receive_batches: batches });
     const from = client.frames.length;
     client.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 500, method: "agentSession/subscribe", params: { session_id: sessionId, after_seq: 0 } }));
     await client.waitFor((frame) => messages([frame]).some((m) => m.method === "agentSession/caughtUp"));

@@ -16,7 +16,6 @@ export async function initialize(services: Services, connection: Connection, par
   const tenant = principal.role === "device" ? await tenantOfUser(services.db, principal.user_id) : undefined;
   connection.principal = principal;
   connection.clientName = params.client_info.name;
-  if (params.receive_batches !== undefined) connection.receiveBatches(params.receive_batches);
   services.directory.add(connection);
   services.logger.info("connection initialized", { connection: connection.id, principal: principal.key, client: params.client_info.name });
   return {

@@ -394,4 +394,5 @@ export const SERVER_FEATURES = [
   { name: "ordered-writes", version: "1", description: "after_key on a write: applied only once the caller's write with that idempotency key has a stored outcome, else refused with predecessor_pending (nothing stored)" },
   { name: "catalog", version: "1", description: "A catalog of signed releases: catalog/publish (signature verified on upload), catalog/list with each app's version history, catalog/read" },
   { name: "evidence.tasks", version: "1", description: "Evidence packs list the package provenance of tasks, tool results and artifacts; evidence/export with task_id scopes a pack to one agent task" },
+  { name: "batch-frames", version: "1", description: "receive_batches in initialized: the server's bursts to that connection (answers, events, catch-ups, presence) come as batch frames, in order, within its limits and the server's" },
 ] as const;

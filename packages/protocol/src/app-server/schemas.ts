@@ -58,13 +58,6 @@ export const AppServerInitializeParamsSchema = /* @__PURE__ */ declared(() => pa
     client_info: Closed({ name: Name(128), version: Type.Optional(Name(64)) }),
     /** A device or agent token. Absent or unknown → `unauthorized`. */
     token: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-    /**
-     * The client takes batch frames from the server: the messages the server sends it in one burst (a commit's
-     * answers and events, a catch-up, presence) may come as one JSON array, in the order they were sent, within
-     * these limits and the server's own `max_batch` and `max_message_bytes`. Absent: one message (or the answer to a
-     * batch) per frame.
-     */
-    receive_batches: Type.Optional(Closed({ max_batch: Type.Integer({ minimum: 2, maximum: 1024 }), max_message_bytes: Type.Integer({ minimum: 1024 }) })),
   },
   "Opens the connection: names the protocol version and presents the token that fixes the role.",
 ));
@@ -111,7 +104,20 @@ export const AppServerInitializeResultSchema = /* @__PURE__ */ declared(() => re
 }));
 
 /** Notification client → server after the `initialize` result. */
-export const AppServerInitializedParamsSchema = /* @__PURE__ */ declared(() => Closed({}, { $id: schemaId("app-server.initialized.params"), title: "initialized params" }));
+export const AppServerInitializedParamsSchema = /* @__PURE__ */ declared(() =>
+  Closed(
+    {
+      /**
+       * To a server that announces the `batch-frames` feature: the client takes batch frames. What the server sends
+       * it in one burst (a commit's answers and events, a page of a catch-up with its caught-up notice, presence) may
+       * then come as one JSON array, the messages in the order they were sent, within these limits and the server's
+       * own `max_batch` and `max_message_bytes`. Absent: one message (or the answer to a batch) per frame.
+       */
+      receive_batches: Type.Optional(Closed({ max_batch: Type.Integer({ minimum: 2, maximum: 1024 }), max_message_bytes: Type.Integer({ minimum: 1024 }) })),
+    },
+    { $id: schemaId("app-server.initialized.params"), title: "initialized params" },
+  ),
+);
 
 /** Notification client → server: the heartbeat of a client that cannot send WebSocket pings (a browser). */
 export const ConnectionPingParamsSchema = /* @__PURE__ */ declared(() => Closed({}, { $id: schemaId("app-server.connection.ping.params"), title: "connection/ping params" }));
@@ -558,6 +564,7 @@ export const METHOD_SCHEMAS: readonly TSchema[] = [
 
 export type AppServerInitializeParams = Static<typeof AppServerInitializeParamsSchema>;
 export type AppServerInitializeResult = Static<typeof AppServerInitializeResultSchema>;
+export type AppServerInitializedParams = Static<typeof AppServerInitializedParamsSchema>;
 export type AgentSessionCaughtUpParams = Static<typeof AgentSessionCaughtUpParamsSchema>;
 export type AgentSessionBoundParams = Static<typeof AgentSessionBoundParamsSchema>;
 export type AgentSessionPresenceParams = Static<typeof AgentSessionPresenceParamsSchema>;

@@ -331,9 +331,6 @@ export class SyncDriver {
       protocol_version: APP_SERVER_PROTOCOL_VERSION,
       client_info: { name: this.options.clientInfo?.name ?? "lineup-runtime", version: this.options.clientInfo?.version ?? "0.1.0" },
       token: this.options.token,
-      // A catch-up, its caught-up notice and presence come in as few frames as this allows: a browser hands the page
-      // each frame on its own.
-      receive_batches: rpc.receives,
     });
     // The list goes right behind `initialize`, not after its answer: the server holds it until the handshake is
     // answered, then answers it for the role the token set (not_initialized if it was refused). A start saves a
@@ -342,7 +339,9 @@ export class SyncDriver {
     listing.catch(() => undefined);
     const ready = init.then((answer) => {
       if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
-      rpc.notify("initialized", {});
+      // Where the server can, its bursts (a catch-up page with its caught-up notice, presence) come in as few frames as
+      // this client takes: a browser hands the page each frame on its own.
+      rpc.notify("initialized", answer.features?.includes("batch-frames") === true ? { receive_batches: rpc.receives } : {});
       // A server that answers nothing before its handshake refused the early list (not_initialized): asked again now.
       const listed = listing.catch((error: unknown) => {
         if (toLineUpError(error).code === "not_initialized") return this.listSessions(rpc);
