@@ -52,7 +52,7 @@ export class RpcClient {
   private closeInfo: CloseInfo | undefined;
   /** Resolves once, when the connection has closed and every pending request has been rejected. */
   readonly closed: Promise<CloseInfo>;
-  /** What this client takes in one frame: its `receive_batches` in `initialize`. */
+  /** What this client takes in one frame: its `receive_batches` in `initialized`, where the server announces `batch-frames`. */
   readonly receives: { readonly max_batch: number; readonly max_message_bytes: number };
 
   constructor(

@@ -49,7 +49,7 @@ class FaultTransport implements Transport {
     let cut = false;
     const deliver = (text: string): void => {
       if (cut) return;
-      // The client takes batch frames (initialize's receive_batches): a frame may hold several messages.
+      // The client takes batch frames (receive_batches in initialized): a frame may hold several messages.
       type Message = { id?: unknown; error?: { data?: { code?: string } } };
       const parsed = JSON.parse(text) as Message | Message[];
       for (const frame of Array.isArray(parsed) ? parsed : [parsed]) {

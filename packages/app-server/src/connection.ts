@@ -129,7 +129,7 @@ export class Connection {
   }
 
   /**
-   * From the client's `receive_batches` (initialize): the messages of each burst leave as batch frames within its
+   * From the client's `receive_batches` (in `initialized`): the messages of each burst leave as batch frames within its
    * limits and the server's own `max_batch` and `max_message_bytes`.
    */
   receiveBatches(limits: { readonly max_batch: number; readonly max_message_bytes: number }): void {

@@ -65,7 +65,7 @@ async function subscriptionProxy(target: string) {
     });
     upstream.on("message", (data) => {
       const text = String(data);
-      // The Runtime takes batch frames (initialize's receive_batches): a frame may hold several messages.
+      // The Runtime takes batch frames (receive_batches in initialized): a frame may hold several messages.
       const parsed = JSON.parse(text) as { method?: string } | { method?: string }[];
       const messages = Array.isArray(parsed) ? parsed : [parsed];
       seen.outstanding -= messages.filter((message) => message.method === "agentSession/caughtUp").length;

@@ -28,7 +28,7 @@ export interface RpcClient {
   notify(method: string, params?: JsonObject): void;
   /** Runs `fn`; what it sends leaves together when it returns, in batches within `limits` (`JsonRpcClientCore.batch`). */
   batch<T>(fn: () => T, limits: BatchLimits): T;
-  /** What this client takes in one frame: its `receive_batches` in `initialize`. */
+  /** What this client takes in one frame: its `receive_batches` in `initialized`, where the server announces `batch-frames`. */
   readonly receives: { readonly max_batch: number; readonly max_message_bytes: number };
   /** Rejects every pending request with `request_cancelled` and closes the connection. Idempotent. */
   close(): void;
