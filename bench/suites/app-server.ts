@@ -147,9 +147,6 @@ function walFrames(db: Database.Database): number {
   return (db.pragma("wal_checkpoint(PASSIVE)") as Array<{ log: number }>)[0]!.log;
 }
 
-/** WAL frames per commit of each durable floor round. */
-const floorFrames: number[] = [];
-
 /**
  * WAL frames (pages) our server's commits write per transaction during `count` round trips: the WAL is
  * emptied first from a second connection, while the server is idle, and its frames counted after.
@@ -166,8 +163,11 @@ async function ourFramesPerCommit(server: AppServerHandle, dataDir: string, coun
   }
 }
 
-/** Two sequential round trips to a ws echo server, optionally committing each message (FULL). */
-async function wsFloor(count: number, durable: boolean): Promise<number[]> {
+/**
+ * Two sequential round trips to a ws echo server, optionally committing each message (FULL): the time of each pair,
+ * and with `durable` the WAL frames each commit wrote.
+ */
+async function wsFloor(count: number, durable: boolean): Promise<{ times: number[]; framesPerCommit: number | undefined }> {
   const dir = mkdtempSync(join(tmpdir(), "lineup-bench-ws-"));
   const db = new Database(join(dir, "ws.db"));
   db.pragma("journal_mode = WAL");
@@ -197,10 +197,10 @@ async function wsFloor(count: number, durable: boolean): Promise<number[]> {
   ws.close();
   await new Promise((r) => wss.close(r));
   // A new database that never reached its checkpoint: the WAL holds every frame the commits wrote.
-  if (durable) floorFrames.push(walFrames(db) / (2 * count));
+  const framesPerCommit = durable ? walFrames(db) / (2 * count) : undefined;
   db.close();
   rmSync(dir, { recursive: true, force: true });
-  return times;
+  return { times, framesPerCommit };
 }
 
 export async function run(): Promise<SuiteResult> {
@@ -300,6 +300,7 @@ export async function run(): Promise<SuiteResult> {
   const durable: number[] = [];
   let firstRound: number[] = [];
   let ourFrames = 0;
+  const floorFrames: number[] = [];
   await withServer(async (server, dataDir) => {
     // Each path runs for WARMUP_MS first, as in the tools suite, so the medians are of warm code: our
     // path runs much more of it than the floor's, and took about 1,500 round trips to settle.
@@ -309,8 +310,10 @@ export async function run(): Promise<SuiteResult> {
     await callFor(async () => void (await wsFloor(200, true)), WARMUP_MS, []);
     for (let round = 0; round < 5; round++) {
       rt.push(...(await roundTrips(server, 200)));
-      raw.push(...(await wsFloor(200, false)));
-      durable.push(...(await wsFloor(200, true)));
+      raw.push(...(await wsFloor(200, false)).times);
+      const floor = await wsFloor(200, true);
+      durable.push(...floor.times);
+      floorFrames.push(floor.framesPerCommit!);
     }
     // 40 round trips (80 commits) stay under the WAL's 1,000-page checkpoint.
     ourFrames = await ourFramesPerCommit(server, dataDir, 40);

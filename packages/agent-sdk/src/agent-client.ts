@@ -435,7 +435,7 @@ class Client implements AgentClient {
           throw new LineUpError("forbidden", `this token belongs to a ${init.role}, not an agent`);
         }
         // Where the server can, its bursts (a catch-up, a commit's fan-out) come in as few frames as this client takes.
-        rpc.notify("initialized", init.features?.includes("batch-frames") === true ? { receive_batches: live.receives } : {});
+        rpc.initialized(init.features);
         this.agentId = init.identity.agent_id;
         // Known before the first write goes out on this connection: whether it may carry `after_key`.
         this.features = new Set(init.features ?? []);

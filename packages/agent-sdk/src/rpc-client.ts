@@ -52,8 +52,6 @@ export class RpcClient {
   private closeInfo: CloseInfo | undefined;
   /** Resolves once, when the connection has closed and every pending request has been rejected. */
   readonly closed: Promise<CloseInfo>;
-  /** What this client takes in one frame: its `receive_batches` in `initialized`, where the server announces `batch-frames`. */
-  readonly receives: { readonly max_batch: number; readonly max_message_bytes: number };
 
   constructor(
     private readonly connection: Connection,
@@ -62,9 +60,6 @@ export class RpcClient {
     const clock = options.clock ?? systemClock;
     const diagnostics = options.diagnostics ?? silentDiagnostics;
     this.notifications = new Emitter(diagnostics);
-    const maxBytes = options.maxBytes ?? 32 * 1_048_576;
-    // The protocol's most per batch frame; this client's decoder would take more.
-    this.receives = { max_batch: 1024, max_message_bytes: maxBytes };
     this.core = createJsonRpcClientCore({
       send: (text) => connection.send(text),
       timer: {
@@ -75,7 +70,7 @@ export class RpcClient {
         },
       },
       defaultTimeoutMs: options.defaultTimeoutMs ?? 30_000,
-      limits: { maxBytes, maxDepth: options.maxDepth ?? 128, maxBatch: 10_000 },
+      limits: { maxBytes: options.maxBytes ?? 32 * 1_048_576, maxDepth: options.maxDepth ?? 128, maxBatch: 10_000 },
       onNotification: (notification) => this.notifications.fire(notification),
       onTrouble: (message) => diagnostics({ kind: "frame_invalid", message }),
     });
@@ -103,6 +98,11 @@ export class RpcClient {
 
   notify(method: string, params?: JsonObject): void {
     this.core.notify(method, params);
+  }
+
+  /** `initialized`, with `receive_batches` where the server announces `batch-frames` (`JsonRpcClientCore.initialized`). */
+  initialized(features: readonly string[] | undefined): void {
+    this.core.initialized(features);
   }
 
   onNotification(listener: (notification: JsonRpcNotification) => void): Disposable {

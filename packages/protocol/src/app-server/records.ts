@@ -309,6 +309,9 @@ export const ServerLimitsSchema = /* @__PURE__ */ declared(() => Closed(
 ));
 export type ServerLimits = Static<typeof ServerLimitsSchema>;
 
+/** The most messages a client may ask for in one batch frame (`initialized`'s `receive_batches.max_batch`). */
+export const MAX_RECEIVE_BATCH = 1024;
+
 /** The defaults of the reference server. */
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   max_message_bytes: 1_048_576,

@@ -9,6 +9,7 @@ import { ERROR_CODES, LineUpError, isErrorCode, type ErrorCode } from "../errors
 import { utf8ByteLength, type JsonObject, type JsonValue } from "../json.js";
 import { PendingRequests, type PendingTimer } from "../pending-requests.js";
 import { SpanKind, endSpan, rpcSpanAttributes, startSpan } from "../tracing.js";
+import { DEFAULT_SERVER_LIMITS, MAX_RECEIVE_BATCH } from "./records.js";
 import { decodeJsonRpc, encodeJsonRpc, jsonRpcNotification, jsonRpcRequest, type JsonRpcFailure, type JsonRpcItem, type JsonRpcLimits, type JsonRpcNotification, type JsonRpcResponse } from "./jsonrpc.js";
 
 /** Time for deadlines: `now()` in ms and a one-shot timer that returns its own cancel. */
@@ -57,6 +58,11 @@ export interface JsonRpcClientCore {
    * answered, so only requests answered alike belong in one.
    */
   batch<T>(fn: () => T, limits: BatchLimits): T;
+  /**
+   * Completes the handshake with `initialized`. Where the server's `features` name `batch-frames`, it carries
+   * `receive_batches` from this client's own decode limits: the server's bursts then come as batch frames.
+   */
+  initialized(features: readonly string[] | undefined): void;
   /** Hands one received frame to the client. */
   receive(text: string): void;
   /** Rejects every pending request with `request_cancelled` (`data.connection_closed`), and every later one. Idempotent. */
@@ -105,6 +111,10 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
   const send = (text: string): void => {
     if (held !== undefined) held.push(text);
     else options.send(text);
+  };
+
+  const notify = (method: string, params?: JsonObject): void => {
+    if (closedBy === undefined) send(encodeJsonRpc(jsonRpcNotification(method, params)));
   };
 
   const answer = (response: JsonRpcResponse): void => {
@@ -159,9 +169,7 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
         send(encodeJsonRpc(jsonRpcRequest(id, method, params)));
       });
     },
-    notify(method, params) {
-      if (closedBy === undefined) send(encodeJsonRpc(jsonRpcNotification(method, params)));
-    },
+    notify,
     batch(fn, limits) {
       if (held !== undefined) return fn();
       const messages: string[] = (held = []);
@@ -185,6 +193,13 @@ export function createJsonRpcClientCore(options: JsonRpcClientCoreOptions): Json
         }
         flush();
       }
+    },
+    initialized(features) {
+      const receive_batches = {
+        max_batch: Math.min(MAX_RECEIVE_BATCH, options.limits.maxBatch ?? DEFAULT_SERVER_LIMITS.max_batch),
+        max_message_bytes: options.limits.maxBytes ?? DEFAULT_SERVER_LIMITS.max_message_bytes,
+      };
+      notify("initialized", features?.includes("batch-frames") === true ? { receive_batches } : {});
     },
     receive(text) {
       if (closedBy !== undefined) return;

@@ -37,6 +37,7 @@ import {
   type Session,
   type Turn,
   type TurnInput,
+  MAX_RECEIVE_BATCH,
 } from "./records.js";
 import { Base64, params, result } from "./method-schema.js";
 import type { SessionEvent } from "./events.js";
@@ -113,7 +114,7 @@ export const AppServerInitializedParamsSchema = /* @__PURE__ */ declared(() =>
        * then come as one JSON array, the messages in the order they were sent, within these limits and the server's
        * own `max_batch` and `max_message_bytes`. Absent: one message (or the answer to a batch) per frame.
        */
-      receive_batches: Type.Optional(Closed({ max_batch: Type.Integer({ minimum: 2, maximum: 1024 }), max_message_bytes: Type.Integer({ minimum: 1024 }) })),
+      receive_batches: Type.Optional(Closed({ max_batch: Type.Integer({ minimum: 2, maximum: MAX_RECEIVE_BATCH }), max_message_bytes: Type.Integer({ minimum: 1024 }) })),
     },
     { $id: schemaId("app-server.initialized.params"), title: "initialized params" },
   ),

@@ -28,8 +28,8 @@ export interface RpcClient {
   notify(method: string, params?: JsonObject): void;
   /** Runs `fn`; what it sends leaves together when it returns, in batches within `limits` (`JsonRpcClientCore.batch`). */
   batch<T>(fn: () => T, limits: BatchLimits): T;
-  /** What this client takes in one frame: its `receive_batches` in `initialized`, where the server announces `batch-frames`. */
-  readonly receives: { readonly max_batch: number; readonly max_message_bytes: number };
+  /** `initialized`, with `receive_batches` where the server announces `batch-frames` (`JsonRpcClientCore.initialized`). */
+  initialized(features: readonly string[] | undefined): void;
   /** Rejects every pending request with `request_cancelled` and closes the connection. Idempotent. */
   close(): void;
   readonly closed: boolean;
@@ -61,12 +61,11 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
     }
   };
 
-  const receives = { max_batch: 1024, max_message_bytes: options.maxFrameBytes ?? 4 * 1024 * 1024 };
   const core = createJsonRpcClientCore({
     send: (text) => connection.send(text),
     timer: { now: () => options.clock.now(), setTimer: (ms, fn) => options.clock.setTimer(ms, fn) },
     defaultTimeoutMs: options.defaultTimeoutMs ?? 15_000,
-    limits: { maxBytes: receives.max_message_bytes, maxBatch: receives.max_batch },
+    limits: { maxBytes: options.maxFrameBytes ?? 4 * 1024 * 1024, maxBatch: 1024 },
     onNotification: dispatch,
     onTrouble: (message) => options.diagnostics(new Error(message), "rpc inbound"),
   });
@@ -80,7 +79,7 @@ export function createRpcClient(connection: TransportConnection, options: RpcCli
     request: (method, params, requestOptions) => core.request(method, params as unknown as JsonObject, requestOptions) as Promise<MethodResult<typeof method>>,
     notify: (method, params) => core.notify(method, params),
     batch: (fn, limits) => core.batch(fn, limits),
-    receives,
+    initialized: (features) => core.initialized(features),
     close() {
       offMessage();
       core.close({ code: 1000, reason: "the client closed the connection" });

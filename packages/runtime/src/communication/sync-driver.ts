@@ -341,7 +341,7 @@ export class SyncDriver {
       if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
       // Where the server can, its bursts (a catch-up page with its caught-up notice, presence) come in as few frames as
       // this client takes: a browser hands the page each frame on its own.
-      rpc.notify("initialized", answer.features?.includes("batch-frames") === true ? { receive_batches: rpc.receives } : {});
+      rpc.initialized(answer.features);
       // A server that answers nothing before its handshake refused the early list (not_initialized): asked again now.
       const listed = listing.catch((error: unknown) => {
         if (toLineUpError(error).code === "not_initialized") return this.listSessions(rpc);
