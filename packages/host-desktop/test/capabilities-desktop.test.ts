@@ -16,7 +16,7 @@ import { generatePublisherKey } from "@lineup/runtime";
 import { appPage, signedBundle } from "../../host-web/test/signed-app.js";
 import { buildOnce } from "../../host-web/test/support.js";
 import { CAPS_APP, CAPS_MANIFEST } from "./capabilities-app.js";
-import { channelFromPage, clickWhenThere, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow, type ShownNotification } from "./harness.js";
+import { channelFromPage, clickWhenThere, reloadWindow, startKeyring, DESKTOP_SCREENSHOTS, inFrames, installAsDefaultInWindow, launchDesktop, LIFECYCLE, realClick, requireDesktopTools, startNotificationService, startServerAndConfig, startSessionBus, waitInWindow, type DesktopWindow, type ShownNotification } from "./harness.js";
 
 let root: string;
 let server: AppServerHandle;
@@ -86,7 +86,7 @@ describe("issue 23: the desktop's own dialogs and notifications, through the gat
     // First of the window's asks: WebKit keeps a grant for the page, across loads too. A refused ask may be kept until
     // the page loads again, so the told ask starts on a fresh load.
     const reload = async () => {
-      await window.evaluate("location.reload(); return true");
+      await reloadWindow(window);
       await waitInWindow(window, LIFECYCLE, "online", 30_000);
     };
     const ask = `return await navigator.mediaDevices.getUserMedia({ audio: true }).then((s) => (s.getTracks().forEach((t) => t.stop()), "granted"), (e) => e.name);`;

@@ -201,6 +201,16 @@ export async function waitInWindow<T>(window: DesktopWindow, body: string, expec
   throw new Error(`waited ${timeoutMs} ms for ${body} to be ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
 }
 
+/**
+ * Reloads the window's page and waits for the new document: the reload is scheduled after the evaluation answers
+ * (reloading inside it can leave its answer unreachable), and the old document is marked, so a wait that follows
+ * never reads it.
+ */
+export async function reloadWindow(window: DesktopWindow): Promise<void> {
+  await window.evaluate("window.__lineupOldDocument = true; setTimeout(() => location.reload(), 0); return true");
+  await waitInWindow(window, `return window.__lineupOldDocument !== true && document.readyState === "complete"`, true);
+}
+
 /** Sends one host-channel request from the host page's own world, as its bootstrap does, and returns the raw answer to `id`. */
 export const channelFromPage = (text: string, id: number) => `return await new Promise((resolve) => {
   addEventListener("message", (e) => e.source === window && e.data?.["lineup-host"] === "answer" && JSON.parse(e.data.text).id === ${id} && resolve(e.data.text));
@@ -258,7 +268,7 @@ export async function installAsDefaultInWindow(window: DesktopWindow, name: stri
   // The choice is committed once the card no longer offers it; a reload before that would start with the old default.
   const offered = `return [...document.querySelectorAll("button")].some((e) => e.getAttribute("aria-label") === ${JSON.stringify(makeDefault)})`;
   await expect.poll(() => window.evaluate<boolean>(offered), { timeout: 15_000, message: `"${makeDefault}" still offered` }).toBe(false);
-  await window.evaluate("location.reload(); return true");
+  await reloadWindow(window);
   await waitInWindow(window, `return document.querySelector("#app-area")?.getAttribute("data-app") ?? null`, appScope);
 }
 
