@@ -3,7 +3,9 @@
  * metric is always measured beside its floor in the same run, in alternating rounds, and the
  * reported ratio is the median of the per-round ratios (each pair ran seconds apart).
  */
+import { readFileSync } from "node:fs";
 import { cpus, platform, release } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { PerformanceObserver } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -56,6 +58,41 @@ export function rateSync(fn: () => void, ms: number): number {
     now = performance.now();
   }
   return (ops * 1000) / (now - start);
+}
+
+/** The machine's CPU time so far, busy and in all, from /proc/stat (Linux); undefined elsewhere. */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    return { busy: total - fields[3]! - fields[4]!, total };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits until the machine is quiet: three 100 ms windows in a row with under 20% of its CPU busy, at most `maxMs`
+ * (then it goes on). A browser just launched on a new profile keeps both cores of this machine about 85% busy
+ * for its first second (its own pages, such as the omnibox's, start in a second renderer); a page loaded
+ * then measures that, not itself. Without /proc/stat it waits `maxMs / 4`. Returns how long it waited.
+ */
+export async function untilQuiet(maxMs = 5_000): Promise<number> {
+  const start = performance.now();
+  let previous = cpuTimes();
+  if (previous === undefined) {
+    await sleep(maxMs / 4);
+    return performance.now() - start;
+  }
+  let quiet = 0;
+  while (quiet < 3 && performance.now() - start < maxMs) {
+    await sleep(100);
+    const now = cpuTimes()!;
+    const busy = (now.busy - previous.busy) / Math.max(1, now.total - previous.total);
+    quiet = busy < 0.2 ? quiet + 1 : 0;
+    previous = now;
+  }
+  return performance.now() - start;
 }
 
 export interface PairedRates {

@@ -2,7 +2,7 @@
  * Probe (not a suite): two builds of the web host side by side, to tell whether a change to the start helps when the
  * machine's own speed drifts more than the change (it does on a shared 2-core machine: the same build measured 61 ms
  * and 107 ms to online within the hour). Both builds are served at once against one AppServer (each on its own
- * origin, so its own IndexedDB and cache); fresh loads alternate which goes first, each on a new Chromium profile,
+ * origin, so its own IndexedDB and cache); fresh loads alternate which goes first, each on a new Chromium profile (loaded once the browser is quiet, as the suite does),
  * and warm reloads alternate in one browser, a tab each. Prints the median time to online of each, read in the page
  * as the host suite reads it (its ONLINE_WATCH and loadedOnline: the connection indicator says online, heard on the
  * console, so no waiting function runs in the page).
@@ -21,7 +21,7 @@ import { startHostServer } from "@lineup/host-web/node";
 import type { Page } from "playwright-core";
 import { loadedOnline, ONLINE_WATCH, seedConversations } from "../suites/host.js";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
-import { median } from "../lib.js";
+import { median, untilQuiet } from "../lib.js";
 
 const [distA, distB] = [process.argv[2], process.argv[3]];
 if (distA === undefined || distB === undefined) throw new Error("usage: host-ab.ts DIST_A DIST_B [warm reloads] [fresh loads]");
@@ -46,6 +46,7 @@ try {
       try {
         await browser.context.addInitScript(ONLINE_WATCH);
         const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+        await untilQuiet();
         out.push(await loadedOnline(page, () => page.goto(url)));
       } finally {
         await browser.close();

@@ -11,6 +11,9 @@
  * and the WebSocket's steps: `ws:new`, `ws:open`, each frame sent (`ws>` its method and id) and received (`ws<` its
  * method, or `answer:` and its id); a mark named twice keeps its first time.
  *
+ * With LINEUP_PROBE_CONVERSATIONS=N, the device has N sessions on the AppServer before the first load (the host
+ * suite's `seedConversations`), which the Runtime lists and follows.
+ *
  *   node --conditions=source --import tsx bench/probes/host-start.ts [loads]
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -20,8 +23,8 @@ import { silentLogger, startAppServer } from "@lineup/app-server";
 import { ensureHostBuilt, startHostServer } from "@lineup/host-web/node";
 import type { BrowserContext, Page } from "playwright-core";
 import { launchPersistentChromium } from "../../test/support/chromium.js";
-import { median } from "../lib.js";
-import { loadedOnline, ONLINE_WATCH } from "../suites/host.js";
+import { median, untilQuiet } from "../lib.js";
+import { loadedOnline, ONLINE_WATCH, seedConversations } from "../suites/host.js";
 
 const LOADS = Number(process.argv[2] ?? 5);
 /** IndexedDB opens and transactions as marks (LINEUP_PROBE_IDB=1). */
@@ -108,6 +111,7 @@ const watch = async (context: BrowserContext): Promise<void> => {
 const root = mkdtempSync(join(tmpdir(), "lineup-probe-host-"));
 const server = await startAppServer({ dataDir: join(root, "server"), port: 0, logger: silentLogger });
 const { distDir } = await ensureHostBuilt();
+await seedConversations(server, Number(process.env["LINEUP_PROBE_CONVERSATIONS"] ?? 0));
 const host = await startHostServer({ distDir, config: { server_url: server.url, device_token: server.devCredentials!.device_token } });
 try {
   const fresh: Timeline[] = [];
@@ -116,6 +120,7 @@ try {
     try {
       await watch(browser.context);
       const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+      await untilQuiet();
       fresh.push(await timeline(page, () => page.goto(host.url)));
     } finally {
       await browser.close();

@@ -36,7 +36,7 @@ import { launchPersistentChromium } from "../../test/support/chromium.js";
 import { servePages, type ServedFile } from "../browser-pages.js";
 import { Client, key } from "../load/client.js";
 import { SUBSCRIPTIONS_CATCHING_UP } from "@lineup/runtime";
-import { machine, median, pairedAsync, percentile, type BenchResult, type PairedRates, type SuiteResult } from "../lib.js";
+import { machine, median, pairedAsync, percentile, type BenchResult, type PairedRates, type SuiteResult, untilQuiet } from "../lib.js";
 
 const WARM_LOADS = 9;
 const FRESH_LOADS = 5;
@@ -197,6 +197,8 @@ async function loadBench(world: { server: AppServerHandle; host: HostServer; dis
       try {
         await fresh.context.addInitScript(ONLINE_WATCH);
         const page = fresh.context.pages()[0] ?? (await fresh.context.newPage());
+        // The browser's own first second on a new profile is not the page's (untilQuiet).
+        await untilQuiet();
         return await loadedOnline(page, () => page.goto(url));
       } finally {
         await fresh.close();
