@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { StoreError, type RuntimeStore, type Transport, type TransportConnection } from "../src/index.js";
+import { SUBSCRIPTIONS_CATCHING_UP } from "../src/communication/sync-driver.js";
 import { createMemoryStoreData, FakeAppServer, settle, startDevice, until } from "./helpers/runtime-harness.js";
 
 /** A gate the test opens (or fails) by hand. */
@@ -252,11 +253,14 @@ describe("start(): the handshake while the store is read", () => {
 });
 
 /** The client's side of each connection: the requests it sends (method and session), and the frames it hears only once the test lets it. */
-function watched(server: FakeAppServer): { readonly transport: Transport; readonly sent: string[]; hold(): void; release(): void } {
+/** The server's transport, recording each request the device sent (`sent`) and how many subscriptions each frame held (`frames`); `hold` holds what the device hears until `release`. */
+function watched(server: FakeAppServer): { readonly transport: Transport; readonly sent: string[]; readonly frames: number[]; hold(): void; release(): void } {
   const sent: string[] = [];
+  const frames: number[] = [];
   let held: (() => void)[] | undefined;
   return {
     sent,
+    frames,
     hold() {
       held ??= [];
     },
@@ -270,7 +274,9 @@ function watched(server: FakeAppServer): { readonly transport: Transport; readon
         const connection = await server.transport.open(url);
         return {
           send(text) {
-            for (const request of requestsIn(text)) {
+            const requests = requestsIn(text);
+            frames.push(requests.filter((request) => request.method === "agentSession/subscribe").length);
+            for (const request of requests) {
               if (request.method !== undefined) sent.push(request.params?.session_id === undefined ? request.method : `${request.method} ${request.params.session_id}`);
             }
             connection.send(text);
@@ -360,6 +366,46 @@ describe("start() and reconnects: the conversations it follows subscribed right 
     expect(asked).toEqual(["before s-2", "before s-1", "after s-1", "after s-2"]);
     expect(again.errors).toEqual([]);
     await again.stop();
+  }, 20_000);
+
+  it("sends them as one batch frame when the handshake was answered before the restore ended, and each in a frame of its own when it was not", async () => {
+    const sessions = Array.from({ length: 80 }, (_, i) => `s-${String(i).padStart(2, "0")}`);
+    const subscribed = (device: Awaited<ReturnType<typeof startDevice>>) => device.runtime.conversations.list().filter((c) => c.status === "live").length;
+
+    // The store is read only once initialize's answer has come: the early subscriptions know the server's limits.
+    const answeredFirst = await followedOnce(sessions);
+    const slowStore = watched(answeredFirst.server);
+    const restore = gate();
+    const starting = startDevice(answeredFirst.server, answeredFirst.data, { run: "r1", extra: { transport: slowStore.transport }, wrapStore: (store) => readsAfter(store, restore.passed) });
+    await until(() => slowStore.sent.includes("initialized"), 3_000, "initialize's answer heard");
+    await settle();
+    restore.open();
+    const first = await starting;
+    await first.runtime.whenOnline();
+    // initialize, the list, initialized (sent on the answer), then the first SUBSCRIPTIONS_CATCHING_UP (64, the server's
+    // max_batch too) in one frame.
+    expect(slowStore.sent.slice(0, 3)).toEqual(["initialize", "agentSession/list", "initialized"]);
+    expect(slowStore.frames.slice(0, 4)).toEqual([0, 0, 0, SUBSCRIPTIONS_CATCHING_UP]);
+    expect(slowStore.frames.reduce((a, b) => a + b, 0)).toBe(sessions.length);
+    await until(() => subscribed(first) === sessions.length, 3_000, "every conversation live");
+    expect(first.errors).toEqual([]);
+    await first.stop();
+
+    // Taken over before the answer was heard: the limits are not known, so one subscription per frame right behind the handshake.
+    const notAnswered = await followedOnce(sessions);
+    const link = watched(notAnswered.server);
+    link.hold();
+    const again = startDevice(notAnswered.server, notAnswered.data, { run: "r1", extra: { transport: link.transport } });
+    await until(() => link.frames.length >= 2 + SUBSCRIPTIONS_CATCHING_UP, 3_000, "the early subscriptions");
+    await settle();
+    expect(link.frames).toEqual([0, 0, ...Array.from({ length: SUBSCRIPTIONS_CATCHING_UP }, () => 1)]);
+    link.release();
+    const second = await again;
+    await second.runtime.whenOnline();
+    expect(link.frames.reduce((a, b) => a + b, 0)).toBe(sessions.length);
+    await until(() => subscribed(second) === sessions.length, 3_000, "every conversation live");
+    expect(second.errors).toEqual([]);
+    await second.stop();
   }, 20_000);
 
   it("with more conversations than may catch up at once and new ones listed, subscribes each once on the connection", async () => {

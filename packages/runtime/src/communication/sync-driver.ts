@@ -77,6 +77,13 @@ interface Handshake {
    * `preconnect()`ed connection the list's round trip overlaps the restore rather than following it.
    */
   readonly ready: Promise<{ readonly init: MethodResult<"initialize">; readonly listing: Promise<Session[]> }>;
+  /** `initialize`'s answer once it came (checked as `ready` checks it): a connection taken over later knows its limits at once. */
+  readonly answered: { init?: MethodResult<"initialize"> };
+}
+
+/** The batches a connection's requests may go in: the server's limits, at most one window of subscriptions per frame. */
+function batchLimitsOf(init: MethodResult<"initialize">): BatchLimits {
+  return init.limits === undefined ? NO_BATCH : { maxBatch: Math.max(1, Math.min(SUBSCRIPTIONS_CATCHING_UP, init.limits.max_batch)), maxBytes: init.limits.max_message_bytes };
 }
 
 export class SyncDriver {
@@ -266,12 +273,12 @@ export class SyncDriver {
       this.batchLimits = NO_BATCH;
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
-      this.subscribeEarly(rpc);
+      this.subscribeEarly(rpc, handshake.answered.init);
       // The session list was asked for right behind `initialize`; it is posted after the tenant's settings apply and `synchronizing` commits.
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
       this.depth = init.features?.includes("ordered-writes") === true ? OUTBOX_PIPELINE_DEPTH : 1;
-      this.batchLimits = init.limits === undefined ? NO_BATCH : { maxBatch: Math.max(1, Math.min(SUBSCRIPTIONS_CATCHING_UP, init.limits.max_batch)), maxBytes: init.limits.max_message_bytes };
+      this.batchLimits = batchLimitsOf(init);
       await this.options.onTenant?.(init.tenant);
       const identity = {
         ...(init.identity.user_id === undefined ? {} : { user_id: init.identity.user_id }),
@@ -337,8 +344,10 @@ export class SyncDriver {
     // round trip; a list answered for another role is never used.
     const listing = this.listSessions(rpc);
     listing.catch(() => undefined);
+    const answered: Handshake["answered"] = {};
     const ready = init.then((answer) => {
       if (answer.role !== "device") throw new LineUpError("unauthorized", `the token is for the ${answer.role} role; the Runtime needs a device token`);
+      answered.init = answer;
       // Where the server can, its bursts (a catch-up page with its caught-up notice, presence) come in as few frames as
       // this client takes: a browser hands the page each frame on its own.
       rpc.initialized(answer.features);
@@ -352,7 +361,7 @@ export class SyncDriver {
     });
     // Awaited by whoever takes the connection over; a failure meanwhile is theirs to handle.
     ready.catch(() => undefined);
-    return { rpc, ready };
+    return { rpc, ready, answered };
   }
 
   /** A notification is handled at once, or held while a `preconnect()`ed connection waits for `start()`. */
@@ -440,16 +449,24 @@ export class SyncDriver {
    * for the list first. The server holds them until the handshake is answered. What they bring is held until that turn
    * has committed (`releaseEarly`), so the loop sees the same inputs in the same order as without them; that turn's
    * subscriptions take these requests over (`subscribe`).
+   *
+   * When the handshake was answered before the connection was taken over (`init`: a start whose store took longer to
+   * read than the server to answer), they go as batches within the server's limits; otherwise those are not known
+   * yet, and each goes in a frame of its own.
    */
-  private subscribeEarly(rpc: RpcClient): void {
+  private subscribeEarly(rpc: RpcClient, init: MethodResult<"initialize"> | undefined): void {
     const toFollow = conversationsToFollow(this.options.state().conversations.values());
     if (toFollow.length === 0) return;
     this.heldNotifications ??= [];
-    for (const { conversation_id: id, cursor: afterSeq } of toFollow.slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
-      const answer = rpc.request("agentSession/subscribe", { session_id: id, after_seq: afterSeq });
-      answer.catch(() => undefined);
-      this.earlySubscriptions.set(id, { afterSeq, answer });
-    }
+    const ask = () => {
+      for (const { conversation_id: id, cursor: afterSeq } of toFollow.slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
+        const answer = rpc.request("agentSession/subscribe", { session_id: id, after_seq: afterSeq });
+        answer.catch(() => undefined);
+        this.earlySubscriptions.set(id, { afterSeq, answer });
+      }
+    };
+    if (init === undefined) ask();
+    else rpc.batch(ask, batchLimitsOf(init));
   }
 
   /** After the session list's turn: what the early subscriptions brought is handled, in order. */
