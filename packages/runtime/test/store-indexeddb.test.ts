@@ -1,7 +1,7 @@
 import { IDBFactory, IDBKeyRange, IDBObjectStore, IDBDatabase } from "fake-indexeddb";
 import { restoreState } from "../src/coordination/restore.js";
 import { createSystemIds } from "../src/core/system.js";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openIndexedDbDatabase, openIndexedDbStore } from "../src/browser/index.js";
 import { RUNTIME_SCHEMA, type StoreSchema } from "../src/index.js";
 import { runStoreContract } from "./store-contract.js";
@@ -18,6 +18,25 @@ runStoreContract("indexeddb", async () => {
 });
 
 runIndexedDbReadCases("fake-indexeddb", (schema) => openIndexedDbStore({ name: "reads", schema, indexedDB: new IDBFactory(), IDBKeyRange }), IDBDatabase.prototype);
+
+/** An object store without `getAllRecords`, as in engines older than IndexedDB 3.0, while `run` runs. */
+function withoutGetAllRecords(run: () => void): void {
+  const getAllRecords = Object.getOwnPropertyDescriptor(IDBObjectStore.prototype, "getAllRecords")!;
+  beforeAll(() => void delete (IDBObjectStore.prototype as { getAllRecords?: unknown }).getAllRecords);
+  afterAll(() => Object.defineProperty(IDBObjectStore.prototype, "getAllRecords", getAllRecords));
+  run();
+}
+
+describe("an engine without getAllRecords: ranges read with getAll and getAllKeys, backwards with a cursor", () => {
+  withoutGetAllRecords(() => {
+    it("has no getAllRecords here", () => expect("getAllRecords" in IDBObjectStore.prototype).toBe(false));
+    runStoreContract("indexeddb without getAllRecords", async () => {
+      const indexedDB = new IDBFactory();
+      return { open: (schema) => openIndexedDbStore({ name: "lineup-test", schema, indexedDB, IDBKeyRange }), cleanup: async () => {} };
+    });
+    runIndexedDbReadCases("fake-indexeddb without getAllRecords", (schema) => openIndexedDbStore({ name: "reads", schema, indexedDB: new IDBFactory(), IDBKeyRange }), IDBDatabase.prototype);
+  });
+});
 
 describe("IndexedDB store specifics", () => {
   const schema: StoreSchema = { collections: ["items"], migrations: [] };
@@ -53,7 +72,26 @@ describe("IndexedDB store specifics", () => {
     await again.close();
   });
 
-  it("answers the restore's reads from the collections it read ahead with the migration records, until its first commit", async () => {
+  /** Every request made of the object store while `run` runs, by method and the collection it reads. */
+  const requestsOf = (methods: readonly string[]): string[] => {
+    const asked: string[] = [];
+    const collectionOf = (query: unknown): string => {
+      const bound = query instanceof IDBKeyRange ? query.lower : query;
+      return Array.isArray(bound) ? String(bound[0]) : String(bound);
+    };
+    for (const method of methods) {
+      const original = (IDBObjectStore.prototype as unknown as Record<string, (...args: unknown[]) => unknown>)[method]!;
+      vi.spyOn(IDBObjectStore.prototype as unknown as Record<string, (...args: unknown[]) => unknown>, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
+        // getAllRecords takes its range as `query` in an options object.
+        const query = method === "getAllRecords" ? (args[0] as { query?: unknown } | undefined)?.query : args[0];
+        asked.push(`${method}:${collectionOf(query)}`);
+        return original.apply(this, args);
+      } as never);
+    }
+    return asked;
+  };
+
+  const readsAheadCase = async (requests: { readonly opening: (collection: string) => string[]; readonly last: string; readonly range: string[] }, methods: readonly string[]) => {
     const indexedDB = new IDBFactory();
     const first = await openIndexedDbStore({ name: "ahead", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
     await first.commit([
@@ -66,24 +104,12 @@ describe("IndexedDB store specifics", () => {
     ]);
     await first.close();
 
-    // Every request made of the object store, by the collection it reads.
-    const asked: string[] = [];
-    const collectionOf = (query: unknown): string => {
-      const bound = query instanceof IDBKeyRange ? query.lower : query;
-      return Array.isArray(bound) ? String(bound[0]) : String(bound);
-    };
-    for (const method of ["get", "getAll", "getAllKeys", "openCursor", "count"] as const) {
-      const original = IDBObjectStore.prototype[method] as (...args: unknown[]) => unknown;
-      vi.spyOn(IDBObjectStore.prototype, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
-        asked.push(`${method}:${collectionOf(args[0])}`);
-        return original.apply(this, args);
-      } as never);
-    }
+    const asked = requestsOf(methods);
     const transaction = vi.spyOn(IDBDatabase.prototype, "transaction");
     const store = await openIndexedDbStore({ name: "ahead", schema: RUNTIME_SCHEMA, indexedDB, IDBKeyRange });
     // Opening: the migration records and every collection read ahead, in one transaction.
     expect(transaction).toHaveBeenCalledTimes(1);
-    expect(new Set(asked)).toEqual(new Set(["getAll:$meta", "getAllKeys:$meta", ...RUNTIME_SCHEMA.readAhead!.flatMap((c) => [`getAll:${c}`, `getAllKeys:${c}`]), "openCursor:audit"]));
+    expect(new Set(asked)).toEqual(new Set([...requests.opening("$meta"), ...RUNTIME_SCHEMA.readAhead!.flatMap(requests.opening), requests.last]));
     asked.length = 0;
     const restored = await restoreState(store, createSystemIds(), { coreManifests: [], now: 0 });
     // None of the restore's reads goes to the database.
@@ -96,8 +122,20 @@ describe("IndexedDB store specifics", () => {
     asked.length = 0;
     await store.commit([{ op: "put", collection: "sessions", key: "conv-2", value: { session_id: "conv-2", agent_id: "agent-1" } }]);
     expect((await store.range("sessions")).map((entry) => entry.key)).toEqual(["conv-1", "conv-2"]);
-    expect(asked).toEqual(["getAll:sessions", "getAllKeys:sessions"]);
+    expect(asked).toEqual(requests.range);
     await store.close();
+  };
+
+  it("answers the restore's reads from the collections it read ahead with the migration records, until its first commit: one getAllRecords each", async () => {
+    await readsAheadCase({ opening: (c) => [`getAllRecords:${c}`], last: "getAllRecords:audit", range: ["getAllRecords:sessions"] }, ["get", "getAll", "getAllKeys", "getAllRecords", "openCursor", "count"]);
+  });
+
+  describe("without getAllRecords", () => {
+    withoutGetAllRecords(() => {
+      it("answers the restore's reads from the collections it read ahead: getAll and getAllKeys each, the last audit record by a cursor", async () => {
+        await readsAheadCase({ opening: (c) => [`getAll:${c}`, `getAllKeys:${c}`], last: "openCursor:audit", range: ["getAll:sessions", "getAllKeys:sessions"] }, ["get", "getAll", "getAllKeys", "openCursor", "count"]);
+      });
+    });
   });
 
   it("takes a database whose opening began before the store (openIndexedDbDatabase), and its failure as its own", async () => {

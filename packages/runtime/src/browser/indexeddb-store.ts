@@ -167,6 +167,14 @@ class IndexedDbEngine implements StorageEngine {
   private async readRange(collection: string, bounds: KeyBounds, { limit, reverse }: RangeOptions): Promise<EncodedEntry[]> {
     const records = await this.read<Array<{ key: string; record: unknown }>>((store, finish) => {
       const range = this.keyRangeFor(collection, bounds);
+      const withRecords = store as RecordsStore;
+      if (typeof withRecords.getAllRecords === "function") {
+        // Keys and values in one request, in either direction (Chromium 141+): one trip to storage, and one read
+        // of the records rather than two.
+        const request = withRecords.getAllRecords({ query: range, count: limit, direction: reverse ? "prev" : "next" });
+        request.onsuccess = () => finish(request.result.map((found) => ({ key: (found.primaryKey as [string, string])[1], record: found.value })));
+        return;
+      }
       if (!reverse) {
         // Two requests, whatever the number of records: a cursor costs a trip to storage per record (fewer once the
         // browser prefetches). Both read the transaction's one snapshot in key order, so they pair up index by index,
@@ -260,6 +268,11 @@ class IndexedDbEngine implements StorageEngine {
     promise.then(forget, forget);
     return promise;
   }
+}
+
+/** An object store with `getAllRecords` (IndexedDB 3.0; not in every engine, nor yet in TypeScript's DOM types). */
+interface RecordsStore extends IDBObjectStore {
+  getAllRecords?(options: { query?: IDBKeyRange; count?: number; direction?: "next" | "prev" }): IDBRequest<{ primaryKey: IDBValidKey; value: unknown }[]>;
 }
 
 /** Of a collection read ahead (in key order), the entries within `bounds`, and the value under `key`. */
