@@ -171,7 +171,7 @@ class IndexedDbEngine implements StorageEngine {
       if (typeof withRecords.getAllRecords === "function") {
         // Keys and values in one request, in either direction (Chromium 141+): one trip to storage, and one read
         // of the records rather than two.
-        const request = withRecords.getAllRecords({ query: range, count: limit, direction: reverse ? "prev" : "next" });
+        const request = withRecords.getAllRecords({ query: range, direction: reverse ? "prev" : "next", ...(limit === undefined ? {} : { count: limit }) });
         request.onsuccess = () => finish(request.result.map((found) => ({ key: (found.primaryKey as [string, string])[1], record: found.value })));
         return;
       }
