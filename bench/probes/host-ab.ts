@@ -2,8 +2,9 @@
  * Probe (not a suite): two builds of the web host side by side, to tell whether a change to the start helps when the
  * machine's own speed drifts more than the change (it does on a shared 2-core machine: the same build measured 61 ms
  * and 107 ms to online within the hour). Both builds are served at once against one AppServer (each on its own
- * origin, so its own IndexedDB and cache); fresh loads alternate which goes first, each on a new Chromium profile (loaded once the browser is quiet, as the suite does),
- * and warm reloads alternate in one browser, a tab each. Prints the median time to online of each, read in the page
+ * origin, so its own IndexedDB and cache); fresh loads alternate which goes first, each on a new Chromium profile
+ * loaded once the new browser is quiet (`untilQuiet`, as the suite does), and warm reloads alternate in one browser,
+ * a tab each. Prints the median time to online of each, read in the page
  * as the host suite reads it (its ONLINE_WATCH and loadedOnline: the connection indicator says online, heard on the
  * console, so no waiting function runs in the page).
  *
