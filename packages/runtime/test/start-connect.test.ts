@@ -252,8 +252,10 @@ describe("start(): the handshake while the store is read", () => {
   }, 20_000);
 });
 
-/** The client's side of each connection: the requests it sends (method and session), and the frames it hears only once the test lets it. */
-/** The server's transport, recording each request the device sent (`sent`) and how many subscriptions each frame held (`frames`); `hold` holds what the device hears until `release`. */
+/**
+ * The client's side of each connection: the requests it sends (method and session), how many subscriptions each frame it
+ * sends holds, and the frames it hears only once the test lets it.
+ */
 function watched(server: FakeAppServer): { readonly transport: Transport; readonly sent: string[]; readonly frames: number[]; hold(): void; release(): void } {
   const sent: string[] = [];
   const frames: number[] = [];

@@ -270,10 +270,11 @@ export class SyncDriver {
       }
       rpc = handshake.rpc;
       this.rpc = rpc;
-      this.batchLimits = NO_BATCH;
+      // Known already when the handshake was answered before this takeover (a restore that took longer than the answer).
+      this.batchLimits = handshake.answered.init === undefined ? NO_BATCH : batchLimitsOf(handshake.answered.init);
       const current = rpc;
       rpc.onClose(() => this.onClosed(current));
-      this.subscribeEarly(rpc, handshake.answered.init);
+      this.subscribeEarly(rpc);
       // The session list was asked for right behind `initialize`; it is posted after the tenant's settings apply and `synchronizing` commits.
       const { init, listing } = await handshake.ready;
       // Pipelining keeps a conversation's order only with the server's ordered writes (after_key).
@@ -450,23 +451,20 @@ export class SyncDriver {
    * has committed (`releaseEarly`), so the loop sees the same inputs in the same order as without them; that turn's
    * subscriptions take these requests over (`subscribe`).
    *
-   * When the handshake was answered before the connection was taken over (`init`: a start whose store took longer to
-   * read than the server to answer), they go as batches within the server's limits; otherwise those are not known
-   * yet, and each goes in a frame of its own.
+   * They go as batches within the connection's limits (`batchLimits`): known when the handshake was answered before the
+   * connection was taken over; otherwise not yet, and each goes in a frame of its own.
    */
-  private subscribeEarly(rpc: RpcClient, init: MethodResult<"initialize"> | undefined): void {
+  private subscribeEarly(rpc: RpcClient): void {
     const toFollow = conversationsToFollow(this.options.state().conversations.values());
     if (toFollow.length === 0) return;
     this.heldNotifications ??= [];
-    const ask = () => {
+    rpc.batch(() => {
       for (const { conversation_id: id, cursor: afterSeq } of toFollow.slice(0, SUBSCRIPTIONS_CATCHING_UP)) {
         const answer = rpc.request("agentSession/subscribe", { session_id: id, after_seq: afterSeq });
         answer.catch(() => undefined);
         this.earlySubscriptions.set(id, { afterSeq, answer });
       }
-    };
-    if (init === undefined) ask();
-    else rpc.batch(ask, batchLimitsOf(init));
+    }, this.batchLimits);
   }
 
   /** After the session list's turn: what the early subscriptions brought is handled, in order. */
