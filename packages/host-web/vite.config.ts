@@ -23,6 +23,9 @@ function zodWithoutEval(): Plugin {
   };
 }
 
+/** A code-splitting group's test: any of these module path patterns. */
+const modules = (...patterns: string[]): RegExp => new RegExp(patterns.join("|"));
+
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   base: "./",
@@ -41,6 +44,29 @@ export default defineConfig({
     // The Runtime and the precompiled protocol validators are most of the first script; the cold parts are chunks of
     // their own (docs/architecture.md, "What loads when").
     chunkSizeWarningLimit: 1536,
+    rollupOptions: {
+      output: {
+        // Small modules that several chunks share. Left to automatic splitting, each set of chunks sharing some of
+        // them became a chunk of its own (seven, 28 B to 22 KB), so the Runtime's start fetched eleven scripts before
+        // it was online; on a new profile each request costs the browser some CPU (docs/architecture.md, "What loads when").
+        // Two chunks instead: what the first paint shares with later chunks, and what the Runtime's chunk shares with
+        // later chunks (the schema ids stay out of the first paint). test/build-and-serve.test.ts holds the count.
+        codeSplitting: {
+          groups: [
+            { name: "shared", test: modules(String.raw`protocol[\\/]src[\\/](generated[\\/]error-codes|errors|manifest[\\/]capabilities)\.ts$`) },
+            {
+              name: "runtime-shared",
+              // Their own dependencies (JSON limits, ids) stay where the first paint has them already.
+              includeDependenciesRecursively: false,
+              test: modules(
+                String.raw`protocol[\\/]src[\\/](schema-kit|validation|schema-id|collections|pending-requests)\.ts$`,
+                String.raw`runtime[\\/]src[\\/]app-lifecycle[\\/]manager[\\/]versions\.ts$`,
+              ),
+            },
+          ],
+        },
+      },
+    },
   },
   logLevel: "warn",
 });

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { decodeHostChannelPush, decodeHostChannelResponse, encodeHostChannelPush, encodeHostChannelRequest, HOST_CHANNEL_MAX_BYTES } from "@lineup/protocol";
-import { NATIVE_HOST_EVENTS } from "../../host-web/src/bootstrap/native-host.js";
+import { NATIVE_HOST_EVENTS, NATIVE_HOST_PROTOCOL } from "../../host-web/src/bootstrap/native-host.js";
 import { createChannel, type HostChannelHandlers } from "../src/channel.js";
 import { createExpectedAsks } from "../src/expected-asks.js";
-import { contentRules, mayNavigate } from "../src/confinement.js";
+import { contentRules, HOME, mayNavigate } from "../src/confinement.js";
 import { parseOptions } from "../src/options.js";
 import { settleToken, type Keyring } from "../src/token-store.js";
 import { HOST_EVENTS } from "../src/page-scripts.js";
@@ -146,6 +146,10 @@ describe("the host channel, native end against the page's end", () => {
 
   it("the page and the native side name the same DOM events", () => {
     expect(NATIVE_HOST_EVENTS).toEqual(HOST_EVENTS);
+  });
+
+  it("the page looks for its native host only under the scheme the native side serves it from", () => {
+    expect(new URL(HOME).protocol).toBe(NATIVE_HOST_PROTOCOL);
   });
 });
 

@@ -129,6 +129,14 @@ describe("the built host page", () => {
     for (const file of assets) expect(read(file).includes("TypeBox.Kind"), `${file} holds TypeBox`).toBe(false);
   });
 
+  it("fetches six scripts before the Runtime is online: the small modules several chunks share come as two chunks, not a request each", () => {
+    const { beforeOnline } = scriptsBeforeOnline();
+    // The entry, the first paint's catalogue with Preact, what the first paint shares with later chunks, the Runtime's
+    // chunk, what it shares with later chunks, and the bundler's own runtime. A new small module that several chunks
+    // share belongs in one of the two groups (vite.config.ts), not in a chunk and a request of its own.
+    expect([...beforeOnline].map((f) => f.replace(/-[\w-]{8}\.js$/, "")).sort()).toEqual(["i18n", "index", "rolldown-runtime", "runtime-shared", "shared", "start-runtime"]);
+  });
+
   it("loads fflate (bundle archives) only when a bundle is read or written: no script loaded before the Runtime is online holds it", () => {
     const { assets, read, beforeOnline } = scriptsBeforeOnline();
     // One of fflate's error messages, kept by the minifier.

@@ -167,6 +167,8 @@ describe("what the start asks the host's server for", () => {
       // a new profile holds no app but the core ones, which declare no schema.
       expect(beforeOnline.filter((path) => /\/assets\/start-runtime-[\w-]+\.js$/.test(path))).toHaveLength(1);
       expect(beforeOnline.filter((path) => /\/assets\/json-schema-check-[\w-]+\.js$/.test(path))).toEqual([]);
+      // Nor the native host channel's codec: a page served over http is in a plain browser, with no native host to ask.
+      expect(beforeOnline.filter((path) => /\/assets\/host-channel-codec-[\w-]+\.js$/.test(path))).toEqual([]);
       // The page's policy is its header alone (no meta policy, which would hold back the preload scanner), and it is enforced.
       const policy = await tab.evaluate(async () => {
         const refused = new Set<string>();

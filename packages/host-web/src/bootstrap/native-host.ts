@@ -3,8 +3,10 @@
  * inside a native window (the desktop host). Requests go out as messages to this very window, where the
  * native side's isolated world (which alone can post to the native program) takes them; answers, and what the
  * native side tells unasked (its pushes), come back the same way, from this window only, and are checked against
- * the channel's schemas. In a plain browser nothing answers, and the first request ends
- * with `unsupported_on_host` after its time limit: the page then runs as the web host it is.
+ * the channel's schemas. The native window serves the page from a scheme of its own (`NATIVE_HOST_PROTOCOL`); a page
+ * served any other way is in a plain browser, where nothing would answer: it asks nothing, loads no codec and runs
+ * as the web host it is. A native host that does not answer ends the first request with `unsupported_on_host` after
+ * its time limit, and the page runs as a web host then too.
  *
  * The tag and event names are the desktop host's (`packages/host-desktop/src/page-scripts.ts` HOST_EVENTS): a
  * test there holds both to the same strings.
@@ -17,6 +19,9 @@ import {
   type HostChannelResult,
   type Result,
 } from "@lineup/protocol";
+
+/** The scheme the desktop host serves the page from (`lineup://app/`: `packages/host-desktop/src/confinement.ts`; a test there holds both to it). */
+export const NATIVE_HOST_PROTOCOL = "lineup:";
 
 export const NATIVE_HOST_EVENTS = {
   tag: "lineup-host",
@@ -101,7 +106,7 @@ export async function connectNativeHost(win: Window = window): Promise<NativeHos
 let thisPage: Promise<NativeHost | undefined> | undefined;
 /** This page's native host, asked for once (the bootstrap starts asking at load); undefined in a plain browser. */
 export function nativeHost(): Promise<NativeHost | undefined> {
-  thisPage ??= typeof window === "undefined" ? Promise.resolve(undefined) : connectNativeHost(window);
+  thisPage ??= typeof window === "undefined" || window.location.protocol !== NATIVE_HOST_PROTOCOL ? Promise.resolve(undefined) : connectNativeHost(window);
   return thisPage;
 }
 
