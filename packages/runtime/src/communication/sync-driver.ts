@@ -184,7 +184,7 @@ export class SyncDriver {
         void this.relist();
         return;
       case "outbox.flush":
-        return this.flushOutbox();
+        return this.flushSoon();
       case "lifecycle.changed":
         return this.onLifecycle(effect.lifecycle);
     }
@@ -676,6 +676,24 @@ export class SyncDriver {
       });
   }
 
+  /** A flush is due when this turn of the event loop ends (`flushSoon`). */
+  private flushQueued = false;
+
+  /**
+   * Flushes the outbox when this turn of the event loop ends: once for every answer, settled entry and committed turn
+   * that asked for it meanwhile. Each flush scans the outbox from its oldest entry past those in flight and those
+   * settling (answered, their removal not yet committed), so a flush per answer made an app install published to
+   * 1,000 conversations scan 696,000 entries in 2,234 flushes; it scans 7,000 in 25.
+   */
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void Promise.resolve().then(() => {
+      this.flushQueued = false;
+      if (!this.stopped) this.flushOutbox();
+    });
+  }
+
   private flushOutbox(): void {
     const rpc = this.rpc;
     const state = this.options.state();
@@ -721,7 +739,7 @@ export class SyncDriver {
       this.settling.add(entry.order);
       try {
         this.release(rpc, entry);
-        if (this.rpc === rpc && !rpc.closed) this.flushOutbox();
+        if (this.rpc === rpc && !rpc.closed) this.flushSoon();
         // Its echo in the log may have removed it already (handlers/outbox-settled.ts), or be doing so: then
         // nothing is left to commit. Otherwise (no echo, or its turn failed) the answer settles it.
         const echo = entry.method === "agentSession/envelope/send" ? this.echoes.get(String((entry.params["envelope"] as { id?: unknown } | undefined)?.id)) : undefined;
@@ -760,7 +778,7 @@ export class SyncDriver {
       });
     } else {
       // The flush the settled transition asked for ran while this entry was still in flight.
-      this.flushOutbox();
+      this.flushSoon();
     }
   }
 }
