@@ -690,7 +690,8 @@ export class SyncDriver {
     this.flushQueued = true;
     void Promise.resolve().then(() => {
       this.flushQueued = false;
-      if (!this.stopped) this.flushOutbox();
+      // A stopped driver has no connection: flushOutbox sends nothing then.
+      this.flushOutbox();
     });
   }
 
