@@ -24,7 +24,6 @@ import {
   type ProtocolError,
   type Span,
 } from "@lineup/protocol";
-import pg from "pg";
 import type { Connection } from "./connection.js";
 import { requestAction, respondAction } from "./handlers/actions.js";
 import { exportEvidence } from "./handlers/evidence.js";
@@ -38,6 +37,7 @@ import { publishInventory, readInventory } from "./handlers/inventory.js";
 import { readLog, subscribe, unsubscribe } from "./handlers/log.js";
 import { listSessions, readSession, startSession } from "./handlers/sessions.js";
 import { cancelTurn, completeTurn, startTurn, updateTurn } from "./handlers/turns.js";
+import { isPostgresError } from "./store/pg.js";
 
 type Handler<M extends AppServerMethod> = (ctx: CallContext, params: MethodParams<M>) => unknown;
 
@@ -73,7 +73,7 @@ const requestContext = (connection: Connection, request: JsonRpcRequest) => ({ c
 export function toProtocolError(error: unknown, services: Services, context?: Record<string, unknown>): ProtocolError {
   if (error instanceof LineUpError) return error.toProtocolError();
   const code = typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : "";
-  if (code.startsWith("SQLITE_") || error instanceof pg.DatabaseError) {
+  if (code.startsWith("SQLITE_") || isPostgresError(error)) {
     services.logger.error("store error", { ...context, code, error: error instanceof Error ? error.message : String(error) });
     return { code: "store_write_failed", message: "the store failed; nothing of the request was applied" };
   }

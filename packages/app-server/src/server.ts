@@ -10,7 +10,6 @@ import type { AddressInfo } from "node:net";
 import { enableOpenTelemetry } from "@lineup/protocol/opentelemetry";
 import { CLOSE_CODES, DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_SERVER_LIMITS, answerFrame, decodeJsonRpc, jsonRpcFailure, type JsonRpcResponse, type ServerLimits } from "@lineup/protocol";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
-import { MCP_PATH, createMcpHttpEndpoint } from "@lineup/mcp-server/node";
 import { ADMIN_PATH, PAIR_PATH, createAdminEndpoint } from "./admin.js";
 import { randomIds, systemClock, type Clock, type IdSource } from "./clock.js";
 import { Connection, type ConnectionStats, type Corkable } from "./connection.js";
@@ -21,6 +20,7 @@ import { IdempotentWrites } from "./idempotency.js";
 import { stderrLogger, type Logger } from "./logger.js";
 import { announceBoundSession } from "./handlers/session-bound.js";
 import { ServerMetrics } from "./metrics.js";
+import { MCP_PATH, lazyMcpEndpoint } from "./mcp-endpoint.js";
 import { LocalPresence, SharedPresence, type Presence } from "./presence.js";
 import { openStore, type Db } from "./store/database.js";
 import { PostgresNotifications, REVOKED_CHANNEL } from "./store/notifications.js";
@@ -260,7 +260,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
     announce: store.writer instanceof PostgresDb ? announceRevoked(store.writer.origin) : undefined,
   });
   addGauges(metrics, connections, writes);
-  const mcp = createMcpHttpEndpoint({ rpcUrl: () => url });
+  const mcp = lazyMcpEndpoint(() => url, logger);
 
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;

@@ -1,41 +1,30 @@
-/** `lineup`: one command table for every subcommand, all run under the conventions of `runCommand`. */
-import { runCommand } from "@lineup/protocol";
-import { AGENT_CLI_USAGE } from "@lineup/agent-sdk/node";
-import { serverHelp } from "@lineup/app-server";
-import { ADMIN_USAGE, adminCommand } from "./commands/admin.js";
-import { agentCommand } from "./commands/agent.js";
-import { APP_USAGE, appCommand } from "./commands/app-from-mcp.js";
-import { BUILD_APP_USAGE, buildAppCommand } from "./commands/build-app.js";
-import { CHAT_USAGE, chatCommand } from "./commands/chat.js";
-import { DEV_USAGE, devCommand } from "./commands/dev.js";
-import { EVIDENCE_USAGE, evidenceCommand } from "./commands/evidence.js";
-import { KEYGEN_USAGE, PACK_USAGE, SIGN_USAGE, VERIFY_USAGE, keygenCommand, packCommand, signCommand, verifyCommand } from "./commands/bundle.js";
-import { MCP_USAGE, mcpCommand } from "./commands/mcp.js";
-import { NEW_USAGE, newCommand } from "./commands/new-app.js";
-import { PUBLISH_USAGE, publishCommand } from "./commands/publish.js";
-import { serverCommand } from "./commands/server.js";
+/**
+ * `lineup`: one command table for every subcommand, all run under the conventions of `runCommand`. A command's code
+ * (and what it needs: the AppServer, the Runtime, the MCP SDK, esbuild) is loaded when that command runs, so
+ * `lineup --help` or `lineup verify` does not load every other command's dependencies first.
+ */
 import type { CliIo, CommandEntry } from "./io.js";
 
-export { processIo, type CliIo, type Command, type CommandEntry } from "./io.js";
+export { processIo, type CliIo, type Command, type CommandEntry, type LoadedCommand } from "./io.js";
 
 export const CLI_VERSION = "0.1.0";
 
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  server: { run: serverCommand, summary: "run the reference AppServer (lineup server --help lists its settings)", usage: serverHelp() },
-  admin: { run: adminCommand, summary: "manage a running AppServer's users, devices, agents, pairing codes and tenants", usage: ADMIN_USAGE },
-  agent: { run: agentCommand, summary: "run a remote agent: demo | llm (--url --token | --credentials)", usage: AGENT_CLI_USAGE },
-  mcp: { run: mcpCommand, summary: "serve a session to an MCP client on stdio (--session ID|new --url --token | --credentials)", usage: MCP_USAGE },
-  chat: { run: chatCommand, summary: "terminal chat on the Runtime (--url --token [--data DIR] [--agent ID])", usage: CHAT_USAGE },
-  keygen: { run: keygenCommand, summary: "make a publisher key pair: keygen DIR", usage: KEYGEN_USAGE },
-  pack: { run: packCommand, summary: "pack an app directory into a bundle: pack APP_DIR OUT.lineup", usage: PACK_USAGE },
-  sign: { run: signCommand, summary: "sign a bundle: sign BUNDLE PRIVATE_KEY", usage: SIGN_USAGE },
-  verify: { run: verifyCommand, summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json", usage: VERIFY_USAGE },
-  evidence: { run: evidenceCommand, summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]", usage: EVIDENCE_USAGE },
-  app: { run: appCommand, summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]", usage: APP_USAGE },
-  new: { run: newCommand, summary: "scaffold an app that builds and passes its own test: new app NAME [--dir DIR]", usage: NEW_USAGE },
-  dev: { run: devCommand, summary: "publish an app to the catalog as a dev release now and on every change: dev APP_DIR --key KEY_DIR --url URL --token T", usage: DEV_USAGE },
-  publish: { run: publishCommand, summary: "upload a signed bundle to the AppServer's catalog: publish BUNDLE --publisher KEY.pub.json --url URL --token T", usage: PUBLISH_USAGE },
-  "build-app": { run: buildAppCommand, summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", usage: BUILD_APP_USAGE },
+  server: { summary: "run the reference AppServer (lineup server --help lists its settings)", load: async () => (await import("./commands/server.js")).serverCli },
+  admin: { summary: "manage a running AppServer's users, devices, agents, pairing codes and tenants", load: async () => (await import("./commands/admin.js")).adminCli },
+  agent: { summary: "run a remote agent: demo | llm (--url --token | --credentials)", load: async () => (await import("./commands/agent.js")).agentCli },
+  mcp: { summary: "serve a session to an MCP client on stdio (--session ID|new --url --token | --credentials)", load: async () => (await import("./commands/mcp.js")).mcpCli },
+  chat: { summary: "terminal chat on the Runtime (--url --token [--data DIR] [--agent ID])", load: async () => (await import("./commands/chat.js")).chatCli },
+  keygen: { summary: "make a publisher key pair: keygen DIR", load: async () => (await import("./commands/bundle.js")).keygenCli },
+  pack: { summary: "pack an app directory into a bundle: pack APP_DIR OUT.lineup", load: async () => (await import("./commands/bundle.js")).packCli },
+  sign: { summary: "sign a bundle: sign BUNDLE PRIVATE_KEY", load: async () => (await import("./commands/bundle.js")).signCli },
+  verify: { summary: "verify a bundle against trusted keys: verify BUNDLE TRUSTED_KEYS.json", load: async () => (await import("./commands/bundle.js")).verifyCli },
+  evidence: { summary: "check an evidence pack offline and list its provenance: evidence verify PACK [--json]", load: async () => (await import("./commands/evidence.js")).evidenceCli },
+  app: { summary: "wrap an MCP server as a signed app: app from-mcp --scope NAME --key KEY -- node SERVER.js [ARGS]", load: async () => (await import("./commands/app-from-mcp.js")).appCli },
+  new: { summary: "scaffold an app that builds and passes its own test: new app NAME [--dir DIR]", load: async () => (await import("./commands/new-app.js")).newAppCli },
+  dev: { summary: "publish an app to the catalog as a dev release now and on every change: dev APP_DIR --key KEY_DIR --url URL --token T", load: async () => (await import("./commands/dev.js")).devCli },
+  publish: { summary: "upload a signed bundle to the AppServer's catalog: publish BUNDLE --publisher KEY.pub.json --url URL --token T", load: async () => (await import("./commands/publish.js")).publishCli },
+  "build-app": { summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", load: async () => (await import("./commands/build-app.js")).buildAppCli },
 };
 
 export function usage(): string {
@@ -64,5 +53,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.err(usage());
     return 2;
   }
-  return runCommand({ name: `lineup ${name}`, version: CLI_VERSION, usage: () => command.usage, run: (args) => command.run(args, io) }, rest, io);
+  const [{ runCommand }, loaded] = await Promise.all([import("@lineup/protocol"), command.load()]);
+  return runCommand({ name: `lineup ${name}`, version: CLI_VERSION, usage: () => loaded.usage, run: (args) => loaded.run(args, io) }, rest, io);
 }

@@ -15,11 +15,17 @@ export const processIo: CliIo = {
  */
 export type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
-/** One row of the command table. */
-export interface CommandEntry {
+/** A command's code, loaded when it runs. */
+export interface LoadedCommand {
   readonly run: Command;
-  /** One line for `lineup --help`. */
-  readonly summary: string;
   /** What `lineup NAME --help` prints (and a usage error after its one line). */
   readonly usage: string;
+}
+
+/** One row of the command table. */
+export interface CommandEntry {
+  /** One line for `lineup --help`. */
+  readonly summary: string;
+  /** Imports the command's module (and what it needs) on first use. */
+  readonly load: () => Promise<LoadedCommand>;
 }

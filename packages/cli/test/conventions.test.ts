@@ -56,6 +56,9 @@ const FAILURES: Record<string, () => [string[], RegExp]> = {
 /** Subcommands, each of which answers --help as its command does. */
 const SUBCOMMANDS: readonly string[][] = [["admin", "user", "add"], ["agent", "demo"], ["agent", "llm"], ["evidence", "verify"], ["app", "from-mcp"], ["new", "app"]];
 
+/** What `lineup NAME --help` prints: the usage of the command, loaded as `runCli` loads it. */
+const usageOf = async (name: string): Promise<string> => (await COMMANDS[name]!.load()).usage;
+
 const noStack = (lines: readonly string[]) => lines.every((l) => !/^\s+at /.test(l));
 
 describe("lineup command-line conventions", () => {
@@ -80,13 +83,13 @@ describe("lineup command-line conventions", () => {
     expect(bad.errors[1]).toMatch(/^usage: lineup <command>/);
   });
 
-  for (const [name, entry] of Object.entries(COMMANDS)) {
+  for (const name of Object.keys(COMMANDS)) {
     describe(name, () => {
       it("--help and -h print its usage to stdout and exit 0", async () => {
         for (const flag of ["--help", "-h"]) {
           const io = capture();
           expect(await runCli([name, flag], io)).toBe(0);
-          expect(io.lines.join("\n")).toBe(entry.usage);
+          expect(io.lines.join("\n")).toBe(await usageOf(name));
           expect(io.lines[0]).toMatch(new RegExp(`^usage: lineup ${name}\\b`));
           expect(io.errors).toEqual([]);
         }
@@ -102,7 +105,7 @@ describe("lineup command-line conventions", () => {
         const io = capture();
         expect(await runCli([name, "--no-such-flag"], io)).toBe(2);
         expect(io.errors[0]).toMatch(new RegExp(`^lineup ${name}: .*--no-such-flag`));
-        expect(io.errors.slice(1).join("\n")).toBe(entry.usage);
+        expect(io.errors.slice(1).join("\n")).toBe(await usageOf(name));
         expect(io.lines).toEqual([]);
       });
 
@@ -126,7 +129,7 @@ describe("lineup command-line conventions", () => {
       for (const flag of ["--help", "-h"]) {
         const io = capture();
         expect(await runCli([name!, sub!, flag], io)).toBe(0);
-        expect(io.lines.join("\n")).toBe(COMMANDS[name!]!.usage);
+        expect(io.lines.join("\n")).toBe(await usageOf(name!));
         expect(io.lines.join("\n")).toContain(sub);
       }
     }
@@ -136,7 +139,7 @@ describe("lineup command-line conventions", () => {
     const io = capture();
     expect(await runCli(["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--token", "-dashed"], io)).toBe(2);
     expect(io.errors[0]).toMatch(/^lineup mcp: Option '--token' argument is ambiguous\..*'--token=-XYZ'/);
-    expect(io.errors.slice(1).join("\n")).toBe(COMMANDS["mcp"]!.usage);
+    expect(io.errors.slice(1).join("\n")).toBe(await usageOf("mcp"));
     const joined = capture();
     expect(await runCli(["dev", missing, "--key", missing, "--url", "ws://127.0.0.1:9/rpc", "--token=-dashed"], joined)).toBe(1);
     expect(joined.errors).toEqual([expect.stringMatching(/ENOENT/)]);

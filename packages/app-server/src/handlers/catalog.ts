@@ -7,7 +7,7 @@
  * releases and read their bundles, which each Runtime verifies again against its own trusted keys.
  */
 import { canonicalJson, CATALOG_LIST_DEFAULT_APPS, encodeJsonRpc, jsonRpcNotification, type AppManifest, type JsonObject, type CatalogRelease, type JsonValue, type MethodParams, type MethodResult } from "@lineup/protocol";
-import { compareVersions, verifyBundle } from "@lineup/runtime";
+import { compareVersions, verifyBundle } from "@lineup/runtime/bundle";
 import {
   appendCatalogChunk,
   bindCatalogPublisher,

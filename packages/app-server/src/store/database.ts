@@ -14,9 +14,10 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { runMigrations, type MigrationOutcome } from "./migrations.js";
 import { PostgresDb, SqliteDb, type Db, type Dialect } from "./sql.js";
+import { loadPg } from "./pg.js";
 
 export type { Db } from "./sql.js";
 
@@ -112,12 +113,12 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** 64-bit integers (identity columns) as numbers: every one the store keeps is far below 2^53. */
-const types = {
-  getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"))) as pg.CustomTypesConfig["getTypeParser"],
-};
-
 export async function openPostgresStore(url: string, poolSize = 8): Promise<Store> {
+  const pg = await loadPg();
+  // 64-bit integers (identity columns) as numbers: every one the store keeps is far below 2^53.
+  const types = {
+    getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text"))) as pg.CustomTypesConfig["getTypeParser"],
+  };
   const config: pg.PoolConfig = { connectionString: url, max: poolSize, types, application_name: "lineup-app-server" };
   const pool = new pg.Pool(config);
   // An idle pooled connection that breaks (the database restarts) is dropped; the next query opens another.

@@ -14,8 +14,9 @@
  * to a few seconds) and `reconnected` runs: nothing was heard meanwhile, so subscribers read the log
  * again from their cursors. Its backend pid names this process in `agent_presence`.
  */
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "../logger.js";
+import { loadPg } from "./pg.js";
 
 export const LOG_CHANNEL = "lineup_log";
 export const PRESENCE_CHANNEL = "lineup_presence";
@@ -74,6 +75,7 @@ export class PostgresNotifications {
   }
 
   private async connect(): Promise<number> {
+    const pg = await loadPg();
     const client = new pg.Client({ ...this.config, application_name: "lineup-app-server-listen" });
     client.on("notification", (message) => this.heard(message));
     client.on("error", (error) => this.lost(client, error));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { decodeJson, UsageError } from "@lineup/protocol";
 import { ADMIN_TOKEN_FILE, defaultDataDir } from "@lineup/app-server";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 
 export const ADMIN_USAGE = `usage: lineup admin [--server URL] [--admin-token TOKEN] [--data DIR] [--json] AREA VERB [ARGS]
 
@@ -193,3 +193,5 @@ export function adminCommandWith(env: Readonly<Record<string, string | undefined
 }
 
 export const adminCommand: Command = (argv, io) => adminCommandWith(process.env)(argv, io);
+
+export const adminCli: LoadedCommand = { run: adminCommand, usage: ADMIN_USAGE };

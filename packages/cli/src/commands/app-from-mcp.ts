@@ -14,7 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { isAppScope, LineUpError, UsageError } from "@lineup/protocol";
 import { manifestFromMcp, packBundle, type McpToolInfo } from "@lineup/runtime";
 import { describeMcpServer, readDirectoryFiles, signFile, writeBundleFile } from "@lineup/runtime/node";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 
 export const APP_USAGE = "usage: lineup app from-mcp --scope NAME --key PRIVATE_KEY [--version V] [--out FILE] -- node SERVER.js [ARGS…]";
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -112,3 +112,5 @@ export const appCommand: Command = async (argv, io: CliIo) => {
   if (argv[0] !== "from-mcp") throw new UsageError(argv[0] === undefined ? "expected a subcommand: from-mcp" : `unknown subcommand "${argv[0]}"`);
   return appFromMcpCommand(argv.slice(1), io);
 };
+
+export const appCli: LoadedCommand = { run: appCommand, usage: APP_USAGE };

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LineUpError, UsageError } from "@lineup/protocol";
 import { buildApp } from "@lineup/surface-sdk/node";
-import type { Command } from "../io.js";
+import type { Command, LoadedCommand } from "../io.js";
 
 export const BUILD_APP_USAGE = "usage: lineup build-app APP_DIR [--out DIR]   (default DIR: APP_DIR/dist)";
 
@@ -23,3 +23,5 @@ export const buildAppCommand: Command = async (argv, io) => {
     throw error;
   }
 };
+
+export const buildAppCli: LoadedCommand = { run: buildAppCommand, usage: BUILD_APP_USAGE };

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { UsageError, type ProtocolError } from "@lineup/protocol";
 import { keygenToFiles, packDirectory, signFile, verifyFile } from "@lineup/runtime/node";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 
 function refused(io: CliIo, error: ProtocolError): number {
   io.err(`refused: ${error.code}${error.path === undefined ? "" : ` at ${error.path}`}: ${error.message}`);
@@ -59,3 +59,8 @@ export const verifyCommand: Command = async (argv, io) => {
   io.out(`verified ${manifest.app_scope} ${manifest.version}: ${fileList.length} files, signed by ${keyId}, sha256 ${sha256}`);
   return 0;
 };
+
+export const keygenCli: LoadedCommand = { run: keygenCommand, usage: KEYGEN_USAGE };
+export const packCli: LoadedCommand = { run: packCommand, usage: PACK_USAGE };
+export const signCli: LoadedCommand = { run: signCommand, usage: SIGN_USAGE };
+export const verifyCli: LoadedCommand = { run: verifyCommand, usage: VERIFY_USAGE };

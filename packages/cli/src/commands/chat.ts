@@ -20,7 +20,7 @@ import { credentialFrom } from "@lineup/agent-sdk/node";
 import type { JsonObject } from "@lineup/protocol";
 import { NO_HOST_CAPABILITIES, type ElicitationAnswer, type HostProvider, type InteractionAnswer, type LineUpRuntime } from "@lineup/runtime";
 import { createNodeRuntime } from "@lineup/runtime/node";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 
 export const CHAT_USAGE = `usage: lineup chat --url ws://HOST:PORT/rpc (--token DEVICE_TOKEN | --credentials dev-credentials.json) [--data DIR] [--agent demo-agent]
 
@@ -296,3 +296,5 @@ export const chatCommand: Command = async (argv, io) => {
   await runtime.stop();
   return 0;
 };
+
+export const chatCli: LoadedCommand = { run: chatCommand, usage: CHAT_USAGE };

@@ -15,7 +15,7 @@ import { tokenFrom } from "@lineup/agent-sdk/node";
 import { LineUpError, UsageError, type CatalogRelease } from "@lineup/protocol";
 import { packDirectory, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, readTrustedKeys, signFile } from "@lineup/runtime/node";
 import { buildApp, MANIFEST_FILE } from "@lineup/surface-sdk/node";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 import { publishBundle } from "./publish.js";
 
 export const DEV_USAGE = `usage: lineup dev APP_DIR --key KEY_DIR --url ws://HOST:PORT/rpc (--token TOKEN | --credentials dev-credentials.json)
@@ -114,3 +114,5 @@ export const devCommand: Command = async (argv, io) => {
   }
   return 0;
 };
+
+export const devCli: LoadedCommand = { run: devCommand, usage: DEV_USAGE };

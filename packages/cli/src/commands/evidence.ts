@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { decodeJson, DEFAULT_SERVER_LIMITS, UsageError, verifyEvidencePack, type EvidencePack, type EvidenceSummary, type ProtocolError, type Provenance } from "@lineup/protocol";
-import type { CliIo, Command } from "../io.js";
+import type { CliIo, Command, LoadedCommand } from "../io.js";
 
 export const EVIDENCE_USAGE = "usage: lineup evidence verify PACK [--json]";
 
@@ -92,3 +92,5 @@ export function humanReport(pack: EvidencePack, summary: EvidenceSummary): strin
   }
   return lines;
 }
+
+export const evidenceCli: LoadedCommand = { run: evidenceCommand, usage: EVIDENCE_USAGE };

@@ -11,7 +11,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isAppScope, RESERVED_APP_SCOPES, UsageError } from "@lineup/protocol";
-import type { Command } from "../io.js";
+import type { Command, LoadedCommand } from "../io.js";
 
 export const NEW_USAGE = `usage: lineup new app NAME [--dir DIR]
   NAME   the app's scope: lowercase letters and digits in dash-separated words, 2–40 characters (e.g. hello-notes)
@@ -147,3 +147,5 @@ export const newCommand: Command = async (argv, io) => {
   io.out(`made ${appDir}: npm install, then npm test, npm run build (docs/app-authors.md)`);
   return 0;
 };
+
+export const newAppCli: LoadedCommand = { run: newCommand, usage: NEW_USAGE };

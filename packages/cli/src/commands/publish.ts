@@ -10,7 +10,7 @@ import { nodeWebSocketTransport, tokenFrom } from "@lineup/agent-sdk/node";
 import { RpcClient } from "@lineup/agent-sdk";
 import { APP_SERVER_PROTOCOL_VERSION, LineUpError, UsageError, type AppServerInitializeResult, type CatalogRelease, type JsonObject } from "@lineup/protocol";
 import { readTrustedKeys } from "@lineup/runtime/node";
-import type { Command } from "../io.js";
+import type { Command, LoadedCommand } from "../io.js";
 
 export const PUBLISH_USAGE = `usage: lineup publish BUNDLE --publisher publisher.pub.json --url ws://HOST:PORT/rpc (--token TOKEN | --credentials dev-credentials.json)
   BUNDLE        a signed bundle (lineup sign)
@@ -57,3 +57,5 @@ export async function publishBundle(url: string, token: string, bundle: Uint8Arr
     rpc.close();
   }
 }
+
+export const publishCli: LoadedCommand = { run: publishCommand, usage: PUBLISH_USAGE };

@@ -20,8 +20,6 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { asLineUpError } from "../errors.js";
 import { createLineUpMcpServer, type LineUpMcpServer } from "../server.js";
 
-export const MCP_PATH = "/mcp";
-
 export interface McpHttpEndpointOptions {
   /** The AppServer's own `ws://…/rpc`, read when an MCP session opens. */
   readonly rpcUrl: () => string;
