@@ -68,7 +68,7 @@ describe("platform-neutral sources", () => {
 
   it("has a source file behind every export of package.json", () => {
     const manifest = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8")) as { exports: Record<string, { source: string }> };
-    expect(Object.keys(manifest.exports)).toEqual([".", "./node", "./browser", "./testing"]);
+    expect(Object.keys(manifest.exports)).toEqual([".", "./node", "./bundle", "./browser", "./testing"]);
     for (const entry of Object.values(manifest.exports)) expect(existsSync(join(PACKAGE, entry.source))).toBe(true);
   });
 });
