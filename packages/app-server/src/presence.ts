@@ -10,13 +10,13 @@ import type { ConnectionDirectory } from "./directory.js";
 import type { Logger } from "./logger.js";
 import { PRESENCE_CHANNEL } from "./store/notifications.js";
 import type { Db } from "./store/sql.js";
-import type { Hub } from "./subscriptions.js";
+import { tellPresence, type Hub, type Subscription } from "./subscriptions.js";
 
 export interface Presence {
   /** The connection directory's news: the agent's first connection here opened (true), or its last one closed. */
   local(agentId: string, connected: boolean): void;
-  /** Whether the agent is connected now (to any process). */
-  connected(agentId: string): boolean | Promise<boolean>;
+  /** Tells a new device subscription whether its session's agent is connected now (to any process). */
+  tell(sub: Subscription): void;
   close(): void;
 }
 
@@ -31,8 +31,8 @@ export class LocalPresence implements Presence {
     this.hub.agentPresence(agentId, connected);
   }
 
-  connected(agentId: string): boolean {
-    return this.directory().agentConnections(agentId).length > 0;
+  tell(sub: Subscription): void {
+    tellPresence(sub, this.directory().agentConnections(sub.agentId).length > 0);
   }
 
   close(): void {}
@@ -41,11 +41,16 @@ export class LocalPresence implements Presence {
 /** How often a process looks for presence rows of processes that died. */
 const SWEEP_MS = 1_000;
 
-/** Several processes on one PostgreSQL database. */
+/**
+ * Several processes on one PostgreSQL database. What this process's subscribers of an agent's sessions were told is
+ * kept per agent (`told`): every one of them was told that, one step after another of the agent's settlements
+ * (`settle`), and a change another process announces is settled there too. A new subscription is told the kept
+ * answer, so a device subscribing to a thousand sessions of one agent asks the database once, not a thousand times.
+ */
 export class SharedPresence implements Presence {
   private listenerPid: number | undefined;
   private readonly here = new Set<string>();
-  /** What the subscribers here were last told, per agent. */
+  /** What every subscriber here of the agent's sessions was last told, per agent (none: nobody here follows it). */
   private readonly told = new Map<string, boolean>();
   /** One settlement at a time per agent, so what subscribers hear follows the order of the changes. */
   private readonly settling = new Map<string, Promise<void>>();
@@ -67,7 +72,19 @@ export class SharedPresence implements Presence {
     this.settle(agentId, () => this.record(agentId, connected));
   }
 
-  async connected(agentId: string): Promise<boolean> {
+  /** The agent's answer in turn after its settlements: the kept one, or asked of the database (and kept) when there is none. */
+  tell(sub: Subscription): void {
+    this.step(sub.agentId, async () => {
+      let now = this.told.get(sub.agentId);
+      if (now === undefined) {
+        now = await this.connected(sub.agentId);
+        this.told.set(sub.agentId, now);
+      }
+      tellPresence(sub, now);
+    });
+  }
+
+  private async connected(agentId: string): Promise<boolean> {
     if (this.here.has(agentId)) return true;
     const row = await this.db.get("SELECT 1 FROM agent_presence p JOIN pg_stat_activity a ON a.pid = p.listener_pid WHERE p.agent_id = ? LIMIT 1", [agentId]);
     return row !== undefined;
@@ -82,6 +99,8 @@ export class SharedPresence implements Presence {
   reconnected(listenerPid: number): void {
     this.listenerPid = listenerPid;
     for (const agentId of this.here) this.settle(agentId, () => this.record(agentId, true));
+    // Announcements may have been missed while the LISTEN connection was down: what was told is asked again.
+    for (const agentId of this.told.keys()) if (!this.here.has(agentId)) this.settle(agentId);
   }
 
   /** Stops: the connections closing after this change nothing (the LISTEN connection's end retires this process's rows). */
@@ -100,21 +119,25 @@ export class SharedPresence implements Presence {
 
   /** Runs `before` (if any), then tells this process's subscribers if the agent's presence changed. */
   private settle(agentId: string, before?: () => Promise<void>): void {
+    this.step(agentId, async () => {
+      await before?.();
+      if (!this.hub.followsAgent(agentId)) {
+        // Nobody here to tell: whoever subscribes next is told the state then.
+        this.told.delete(agentId);
+        return;
+      }
+      const now = await this.connected(agentId);
+      if (this.told.get(agentId) === now) return;
+      this.told.set(agentId, now);
+      this.hub.agentPresence(agentId, now);
+    });
+  }
+
+  /** Runs `work` after the agent's earlier steps, one at a time per agent, so what subscribers hear follows the order of the changes. */
+  private step(agentId: string, work: () => Promise<void>): void {
     if (this.closed) return;
-    const previous = this.settling.get(agentId) ?? Promise.resolve();
-    const next = previous
-      .then(async () => {
-        await before?.();
-        if (!this.hub.followsAgent(agentId)) {
-          // Nobody here to tell: whoever subscribes next is told the state then.
-          this.told.delete(agentId);
-          return;
-        }
-        const now = await this.connected(agentId);
-        if (this.told.get(agentId) === now) return;
-        this.told.set(agentId, now);
-        this.hub.agentPresence(agentId, now);
-      })
+    const next = (this.settling.get(agentId) ?? Promise.resolve())
+      .then(work)
       .catch((error: unknown) => this.logger.warn("presence update failed", { agent_id: agentId, error: error instanceof Error ? error.message : String(error) }))
       .finally(() => {
         if (this.settling.get(agentId) === next) this.settling.delete(agentId);

@@ -20,6 +20,8 @@ import type { Db } from "./store/sql.js";
 
 export class Subscription {
   private state: "pending" | "active" | "stopped" = "pending";
+  /** What the subscription was last told of its agent's presence (`tellPresence`). */
+  presence: boolean | undefined;
   private caughtUpSent = false;
   /** A pass over the log is running; `again`: something arrived meanwhile, run one more. */
   private pumping = false;
@@ -223,6 +225,8 @@ export class Hub {
 
 /** `agentSession/presence` to a device's subscription (an agent following the session is the agent). */
 export function tellPresence(sub: Subscription, connected: boolean): void {
-  if (sub.connection.principal?.role !== "device" || !sub.connection.open) return;
+  // Told once, then at each change: a new subscription can be told by the presence settling its agent and by its own answer.
+  if (sub.connection.principal?.role !== "device" || !sub.connection.open || sub.presence === connected) return;
+  sub.presence = connected;
   sub.connection.notify("agentSession/presence", { session_id: sub.sessionId, agent_id: sub.agentId, connected });
 }

@@ -89,6 +89,11 @@ describe("two AppServer processes on one PostgreSQL database", () => {
     await expect.poll(() => presenceOf(deviceB, "s-pg1-presence"), { timeout: 10_000 }).toEqual([false, true, false]);
     const agentStaysOnA = await TestClient.open({ url: a.url }, creds.agent_token);
     await expect.poll(() => presenceOf(deviceB, "s-pg1-presence"), { timeout: 10_000 }).toEqual([false, true, false, true]);
+    // More sessions of the agent subscribed on B now are each told it is connected, as the first one was last told.
+    const MORE = ["s-pg1-presence-2", "s-pg1-presence-3"];
+    for (const id of MORE) await deviceB.call("agentSession/start", START(id));
+    for (const id of MORE) await deviceB.call("agentSession/subscribe", { session_id: id, after_seq: 0 });
+    for (const id of MORE) await expect.poll(() => presenceOf(deviceB, id), { timeout: 10_000 }).toEqual([true]);
 
     // Followers: every session on B from the start; the first session on A, to resume on B after the kill.
     for (const id of SESSIONS) await deviceB.call("agentSession/subscribe", { session_id: id, after_seq: 0 });
@@ -110,6 +115,11 @@ describe("two AppServer processes on one PostgreSQL database", () => {
     await Promise.all(runsA.map((r) => r.done));
     // B's sweep finds A's presence gone: the device on B hears the agent left.
     await expect.poll(() => presenceOf(deviceB, "s-pg1-presence").at(-1), { timeout: 10_000 }).toBe(false);
+    for (const id of MORE) await expect.poll(() => presenceOf(deviceB, id), { timeout: 10_000 }).toEqual([true, false]);
+    // A subscription made now is told what the others were: not connected.
+    await deviceB.call("agentSession/start", START("s-pg1-presence-late"));
+    await deviceB.call("agentSession/subscribe", { session_id: "s-pg1-presence-late", after_seq: 0 });
+    await expect.poll(() => presenceOf(deviceB, "s-pg1-presence-late"), { timeout: 10_000 }).toEqual([false]);
     expect(agentStaysOnA.ws.readyState).not.toBe(agentStaysOnA.ws.OPEN);
 
     // A's writers resume on B: every unacknowledged write again, with its key.
