@@ -9,7 +9,7 @@
  * With LINEUP_PROBE_IDB=1 it also marks each IndexedDB open (`idbopen:<name>`, then `:upgrade` and `:done`) and
  * transaction (`idb:<n>:<db>:<mode>` when created, `idb:<n>:done` when complete), to see which of them the start waits on,
  * and the WebSocket's steps: `ws:new`, `ws:open`, each frame sent (`ws>` its method and id) and received (`ws<` its
- * method, or `answer:` and its id); a mark named twice keeps its first time.
+ * method, or `answer:` and its id; a batch frame as `batch:`, its first message and `x` its length); a mark named twice keeps its first time.
  *
  * With LINEUP_PROBE_CONVERSATIONS=N, the device has N sessions on the AppServer before the first load (the host
  * suite's `seedConversations`), which the Runtime lists and follows.
@@ -55,14 +55,16 @@ const IDB_TRACE = `(() => {
     socket.addEventListener("message", (event) => {
       try {
         const frame = JSON.parse(event.data);
-        performance.mark("ws<" + (frame.method ?? "answer:" + frame.id));
+        if (Array.isArray(frame)) performance.mark("ws<batch:" + (frame[0].method ?? "answer:" + frame[0].id) + "x" + frame.length);
+        else performance.mark("ws<" + (frame.method ?? "answer:" + frame.id));
       } catch {}
     });
     const send = socket.send;
     socket.send = function (data) {
       try {
         const frame = JSON.parse(data);
-        performance.mark("ws>" + (frame.method ?? "answer") + ":" + (frame.id ?? ""));
+        if (Array.isArray(frame)) performance.mark("ws>batch:" + frame[0].method + ":" + frame[0].id + "x" + frame.length);
+        else performance.mark("ws>" + (frame.method ?? "answer") + ":" + (frame.id ?? ""));
       } catch {}
       return send.call(this, data);
     };
