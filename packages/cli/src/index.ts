@@ -27,32 +27,38 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   "build-app": { summary: "build an app into one HTML page + manifest: build-app APP_DIR [--out DIR]", load: async () => (await import("./commands/build-app.js")).buildAppCli },
 };
 
-export function usage(): string {
-  const width = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+export function usage(commands: Readonly<Record<string, CommandEntry>> = COMMANDS): string {
+  const width = Math.max(...Object.keys(commands).map((k) => k.length));
   return [
     "usage: lineup <command> [args]   (lineup <command> --help for its own)",
     "",
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
   ].join("\n");
 }
 
-/** Runs one command line; returns the exit code (0 done, 1 failed, 2 usage). */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+/** Runs one command line of `commands` (the table above unless a test gives another); returns the exit code (0 done, 1 failed, 2 usage). */
+export async function runCli(argv: readonly string[], io: CliIo, commands: Readonly<Record<string, CommandEntry>> = COMMANDS): Promise<number> {
   const [name, ...rest] = argv;
   if (name === "help" || name === "--help" || name === "-h") {
-    io.out(usage());
+    io.out(usage(commands));
     return 0;
   }
   if (name === "--version") {
     io.out(`lineup ${CLI_VERSION}`);
     return 0;
   }
-  const command = name === undefined ? undefined : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const command = name === undefined ? undefined : Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
     if (name !== undefined) io.err(name.startsWith("-") ? `lineup: unknown option ${name}` : `lineup: unknown command "${name}"`);
-    io.err(usage());
+    io.err(usage(commands));
     return 2;
   }
-  const [{ runCommand }, loaded] = await Promise.all([import("@lineup/protocol"), command.load()]);
+  const ready = await Promise.all([import("@lineup/protocol"), command.load()]).catch((error: unknown) => {
+    // A broken install: one line, as any failure, and no stack.
+    io.err(`lineup ${name}: cannot load the command: ${(error instanceof Error ? error.message : String(error)).split("\n", 1)[0]}`);
+    return undefined;
+  });
+  if (ready === undefined) return 1;
+  const [{ runCommand }, loaded] = ready;
   return runCommand({ name: `lineup ${name}`, version: CLI_VERSION, usage: () => loaded.usage, run: (args) => loaded.run(args, io) }, rest, io);
 }

@@ -135,6 +135,16 @@ describe("lineup command-line conventions", () => {
     }
   });
 
+  it("a command whose code cannot be loaded (a broken install) fails in one line without a stack, and exits 1", async () => {
+    const broken = { summary: "a command whose module is missing", load: () => import("./no-such-command-module.js" as string) as never };
+    const io = capture();
+    expect(await runCli(["broken", "--flag"], io, { ...COMMANDS, broken })).toBe(1);
+    expect(io.errors).toHaveLength(1);
+    expect(io.errors[0]).toMatch(/^lineup broken: cannot load the command: .*no-such-command-module/);
+    expect(noStack(io.errors)).toBe(true);
+    expect(io.lines).toEqual([]);
+  });
+
   it("a value that begins with a dash is refused in one line that says how to pass it, and --flag=value passes it", async () => {
     const io = capture();
     expect(await runCli(["mcp", "--session", "new", "--url", "ws://127.0.0.1:9/rpc", "--token", "-dashed"], io)).toBe(2);
