@@ -5,7 +5,7 @@
  * a database that only counts its presence lookups, and subscriptions that record what they are told; the real path
  * across two processes is in multi-process.test.ts.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../src/logger.js";
 import { SharedPresence } from "../src/presence.js";
 import type { Db } from "../src/store/sql.js";
@@ -24,8 +24,18 @@ function presenceDb(state: { connected: boolean; lookups: number }): Db {
   } as unknown as Db;
 }
 
-/** Device subscriptions of `agentId`'s sessions, and a hub that follows them and tells them as the real one does. */
+/** Every SharedPresence a test made, closed after it. */
+const opened: SharedPresence[] = [];
+afterEach(() => {
+  for (const presence of opened.splice(0)) presence.close();
+});
+
+/**
+ * A SharedPresence over `presenceDb` (the agent connected until a test says not), device subscriptions of `agentId`'s
+ * sessions, and a hub that follows them and tells them as the real one does.
+ */
 function world(agentId: string) {
+  const state = { connected: true, lookups: 0 };
   const told = new Map<string, boolean[]>();
   const subs: Subscription[] = [];
   const subscription = (sessionId: string): Subscription => {
@@ -47,59 +57,43 @@ function world(agentId: string) {
       for (const s of subs) if (s.agentId === id) tellPresence(s, connected);
     },
   } as unknown as Hub;
-  return { told, subscription, hub };
+  const presence = new SharedPresence(presenceDb(state), hub, silentLogger);
+  opened.push(presence);
+  return { state, told, subscription, presence };
 }
 
 describe("presence across processes, as one process keeps it", () => {
   it("asks the database once for a thousand subscriptions of one agent, and tells every one", async () => {
-    const state = { connected: true, lookups: 0 };
-    const { told, subscription, hub } = world("agent-1");
-    const presence = new SharedPresence(presenceDb(state), hub, silentLogger);
-    try {
-      for (let i = 0; i < 1000; i++) presence.tell(subscription(`s-${i}`));
-      await expect.poll(() => told.size).toBe(1000);
-      expect([...told.values()].every((heard) => heard.length === 1 && heard[0] === true)).toBe(true);
-      expect(state.lookups).toBe(1);
-    } finally {
-      presence.close();
-    }
+    const { state, told, subscription, presence } = world("agent-1");
+    for (let i = 0; i < 1000; i++) presence.tell(subscription(`s-${i}`));
+    await expect.poll(() => told.size).toBe(1000);
+    expect([...told.values()].every((heard) => heard.length === 1 && heard[0] === true)).toBe(true);
+    expect(state.lookups).toBe(1);
   });
 
   it("tells every subscriber a change another process announced, and later subscriptions the new state", async () => {
-    const state = { connected: true, lookups: 0 };
-    const { told, subscription, hub } = world("agent-1");
-    const presence = new SharedPresence(presenceDb(state), hub, silentLogger);
-    try {
-      presence.tell(subscription("s-1"));
-      presence.tell(subscription("s-2"));
-      await expect.poll(() => told.get("s-2")).toEqual([true]);
-      state.connected = false;
-      presence.heard("agent-1");
-      presence.tell(subscription("s-3"));
-      await expect.poll(() => told.get("s-3")).toEqual([false]);
-      expect(told.get("s-1")).toEqual([true, false]);
-      expect(told.get("s-2")).toEqual([true, false]);
-      expect(state.lookups).toBe(2);
-    } finally {
-      presence.close();
-    }
+    const { state, told, subscription, presence } = world("agent-1");
+    presence.tell(subscription("s-1"));
+    presence.tell(subscription("s-2"));
+    await expect.poll(() => told.get("s-2")).toEqual([true]);
+    state.connected = false;
+    presence.heard("agent-1");
+    presence.tell(subscription("s-3"));
+    await expect.poll(() => told.get("s-3")).toEqual([false]);
+    expect(told.get("s-1")).toEqual([true, false]);
+    expect(told.get("s-2")).toEqual([true, false]);
+    expect(state.lookups).toBe(2);
   });
 
   it("asks again for what it told once its LISTEN connection is back, having maybe missed a change", async () => {
-    const state = { connected: true, lookups: 0 };
-    const { told, subscription, hub } = world("agent-1");
-    const presence = new SharedPresence(presenceDb(state), hub, silentLogger);
-    try {
-      presence.tell(subscription("s-1"));
-      await expect.poll(() => told.get("s-1")).toEqual([true]);
-      // The agent left while the announcement could not be heard.
-      state.connected = false;
-      presence.reconnected(4242);
-      await expect.poll(() => told.get("s-1")).toEqual([true, false]);
-      presence.tell(subscription("s-2"));
-      await expect.poll(() => told.get("s-2")).toEqual([false]);
-    } finally {
-      presence.close();
-    }
+    const { state, told, subscription, presence } = world("agent-1");
+    presence.tell(subscription("s-1"));
+    await expect.poll(() => told.get("s-1")).toEqual([true]);
+    // The agent left while the announcement could not be heard.
+    state.connected = false;
+    presence.reconnected(4242);
+    await expect.poll(() => told.get("s-1")).toEqual([true, false]);
+    presence.tell(subscription("s-2"));
+    await expect.poll(() => told.get("s-2")).toEqual([false]);
   });
 });
