@@ -3,7 +3,8 @@
  * AppServer (WebSocket, SQLite), Node Runtimes on SQLite with signed apps, and a remote agent through the agent SDK.
  * - Two devices of one user publish to one session: the revision counter is the session's, so the device that is
  *   behind is refused once, learns the server's revision and publishes above it; the agent sees the latest
- *   publication, whole, and only the device that made it answers the agent's calls (one answer per call).
+ *   publication, whole, and only the device that made it answers the agent's calls (one answer per call), also when
+ *   the agent sends a call again after the other device's inventory became the session's.
  * - An AppServer that lost its inventories (restored from a backup taken before the publication, or its inventory
  *   table wiped) gets the device's inventory back when the device reconnects, without anything changing on the device.
  */
@@ -136,6 +137,35 @@ it("two devices of one user publish to one session: the agent sees the latest pu
     expect(refused).toHaveLength(1);
     expect(refused[0]!.actor.id).toBe("dev-device");
     expect(refused[0]!.data.envelope!.payload.code).toBe("stale_inventory_revision");
+
+    // The call the tablet answered comes again, the same call under a new idempotency key and envelope id, now that the
+    // laptop answers: the laptop kept its call_id when the tablet answered it, so it runs nowhere again and its one
+    // answer stays the tablet's. The call_id with another body is refused as a duplicate call and runs nowhere either,
+    // as on the tablet: the call's one terminal was sent already, so the refusal is audited, not sent.
+    // The laptop's notes app answers every call of its tool it is given.
+    const ranOnLaptop: string[] = [];
+    const notes = laptop.appPort("notes");
+    notes.registerToolHandler({
+      call(request) {
+        ranOnLaptop.push(request.call_id);
+        void notes.reportTool(request.call_id, { kind: "result", result: {} });
+      },
+      cancel() {},
+    });
+    const original = (await logOf(server, credentials.device_token, sessionId)).find((e) => e.data.envelope?.type === "lineup.tool.invoke" && e.data.envelope.correlation?.call_id === call.callId)!.data.envelope as unknown as Record<string, unknown>;
+    const resend = await RawAgent.connect(server.url, credentials.agent_token);
+    await resend.call("agentSession/envelope/send", { session_id: sessionId, idempotency_key: "resend-same", envelope: { ...original, id: "env-resend-same", timestamp: new Date().toISOString() } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(terminalsOf(await logOf(server, credentials.device_token, sessionId), call.callId).map((e) => e.actor.id)).toEqual(["dev-tablet"]);
+    await resend.call("agentSession/envelope/send", {
+      session_id: sessionId,
+      idempotency_key: "resend-other",
+      envelope: { ...original, id: "env-resend-other", timestamp: new Date().toISOString(), target: { kind: "app", app_scope: "notes" }, scope: { app_scope: "notes", conversation_id: sessionId }, correlation: { call_id: call.callId, inventory_revision: "3" }, payload: { method: "notes.count", arguments: {} } },
+    });
+    resend.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(terminalsOf(await logOf(server, credentials.device_token, sessionId), call.callId).map((e) => e.actor.id)).toEqual(["dev-tablet"]);
+    expect(ranOnLaptop).not.toContain(call.callId);
 
     // The tablet, offline, installs an app: it queues revision 4, above the 3 it knows. Meanwhile the laptop publishes 4.
     await tablet.stop();

@@ -128,7 +128,8 @@ export function createAppPort(parts: AppPortParts, appScope: string): AppPort {
     },
     async toolCall(callId) {
       const record = (await store.get(RUNTIME_COLLECTIONS.toolCalls, callId)) as unknown as CallRecord | undefined;
-      if (record === undefined || record.workflow !== undefined || (appScope !== CHAT_APP_SCOPE && record.app_scope !== appScope)) return undefined;
+      // A call another device answered is not this device's to show: its record only keeps its call_id from running here.
+      if (record === undefined || record.workflow !== undefined || record.answered_elsewhere === true || (appScope !== CHAT_APP_SCOPE && record.app_scope !== appScope)) return undefined;
       return toolCallViewOf(record, activeVersion(record.app_scope)?.manifest.tools?.find((t) => t.method === record.method)?.view);
     },
     sessionData(appSessionId = "main") {

@@ -93,6 +93,13 @@ export interface CallRecord {
    */
   readonly focus_return?: { readonly displaced_instance_id?: string };
   readonly phase: CallPhase;
+  /**
+   * Another device of the user answered this call (the session's inventory was its, handlers/inventory-sync.ts): kept,
+   * terminal and without outputs, so that the call_id coming again once this device's inventory is the session's is
+   * not run again here. The same body replays nothing (the other device's outputs are the call's); another body is
+   * `duplicate_call`, as on the device that ran it. Only `call_id`, `body` and what names the call are meaningful.
+   */
+  readonly answered_elsewhere?: true;
   readonly instance_id?: string;
   readonly operation?: RuntimeOperationState;
   readonly outputs: readonly ToolOutput[];

@@ -46,7 +46,8 @@ export interface InvokeContext {
   readonly instances: InstancesState;
 }
 
-export function invokeBody(request: InvokeRequest): string {
+/** What makes two invokes the same call: their canonical JSON without the call_id and what the Runtime adds. */
+export function invokeBody(request: Pick<InvokeRequest, "agent_id" | "app_scope" | "conversation_id" | "inventory_revision" | "payload">): string {
   const p = request.payload;
   // Keys in canonical order: canonicalJson then writes this level natively.
   return canonicalJson({

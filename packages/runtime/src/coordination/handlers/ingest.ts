@@ -19,6 +19,7 @@ import { instanceDirectoryOf } from "../instance-ownership.js";
 import { onToolEnvelope } from "./tools.js";
 import { echoedHere } from "./outbox-settled.js";
 import { answersCallsIn } from "./inventory-sync.js";
+import { recordCallElsewhere } from "./tools.js";
 import { readId, type AuditDraft, type Delivery, type Effect, type Reads, type RuntimeInput, type TransitionResult } from "../inputs.js";
 import { isLiveFor, withConversation, type Conversation, type RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
@@ -88,7 +89,10 @@ export function onEvent(state: RuntimeState, input: Extract<RuntimeInput, { kind
     step.writes.push(...writes, chunkWrite(own.key, withEnvelope(asChunk(reads.get(readId(own))), outcome.envelope.id, event.seq)));
     // A cancel goes to every device: only the one that holds the call has anything to stop.
     if (outcome.envelope.type === "lineup.tool.cancel" || answersCallsIn(state, conversation.conversation_id)) onToolEnvelope(step, env, outcome.envelope, event.actor.id, reads);
-    else step.audit.push(elsewhereAudit(event, outcome.envelope));
+    else {
+      step.audit.push(elsewhereAudit(event, outcome.envelope));
+      recordCallElsewhere(step, env, outcome.envelope, event.actor.id, reads);
+    }
     return step.result();
   }
 

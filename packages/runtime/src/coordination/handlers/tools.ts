@@ -6,9 +6,9 @@
  * the call and sent to the agent through the outbox in the same commit. App reports, the agent's
  * cancel and the deadline timer are inputs like any other.
  */
-import { LineUpError, type RuntimeEnvelope } from "@lineup/protocol";
+import { LineUpError, type JsonValue, type RuntimeEnvelope } from "@lineup/protocol";
 import { getApp } from "../../app-lifecycle/manager/records.js";
-import { receiveInvoke } from "../../tools/invoke.js";
+import { invokeBody, receiveInvoke } from "../../tools/invoke.js";
 import { currentInventoryRevision } from "../../tools/inventory.js";
 import { expireDueCalls, interruptOperations, startOperation } from "../../tools/operations.js";
 import type { ToolInvokePayload } from "../../tools/payloads.js";
@@ -87,12 +87,49 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
     commitTaskDraft(step, draft);
   }
   if (decision.replayed === true) {
-    // A duplicate invoke (same call_id, same body): the stored outputs again, nothing decided anew.
-    step.audit.push({ type: "tool.call.replayed", conversation_id: conversationId, subject: callId });
+    // A duplicate invoke (same call_id, same body): the stored outputs again, nothing decided anew. A call another
+    // device answered has none here: that device's outputs are the call's.
+    const elsewhere = state.tools.calls[callId]?.answered_elsewhere === true;
+    step.audit.push({ type: "tool.call.replayed", conversation_id: conversationId, subject: callId, ...(elsewhere ? { detail: "answered by another device of the user: nothing to send again" } : {}) });
     applyCallDecision(step, env, decision);
     return;
   }
   applyCallDecision(step, env, decision);
+}
+
+/**
+ * A `lineup.tool.invoke` that another device answers (the session's inventory is its): its call_id is recorded here,
+ * terminal and answered elsewhere (`CallRecord.answered_elsewhere`), unless this device already holds a record of it,
+ * so that the call_id coming again after this device's inventory became the session's is not run a second time.
+ */
+export function recordCallElsewhere(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string, reads: Reads): void {
+  const callId = envelope.correlation?.call_id;
+  if (envelope.type !== "lineup.tool.invoke" || callId === undefined) return;
+  if (step.state.tools.calls[callId] !== undefined || reads.get(readId({ collection: C.toolCalls, key: callId })) !== undefined) return;
+  const payload = envelope.payload as unknown as ToolInvokePayload;
+  const appScope = envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope;
+  const conversationId = envelope.scope.conversation_id;
+  const inventoryRevision = envelope.correlation?.inventory_revision ?? "";
+  const now = env.now();
+  const record: CallRecord = {
+    call_id: callId,
+    body: invokeBody({ agent_id: agentId, app_scope: appScope, conversation_id: conversationId, inventory_revision: inventoryRevision, payload }),
+    agent_id: agentId,
+    conversation_id: conversationId,
+    app_scope: appScope,
+    method: payload.method,
+    arguments: payload.arguments,
+    handling: "direct",
+    activation_requirement: "activation_not_required",
+    call_model: "command",
+    received_at: now,
+    reply_to: envelope.id,
+    deadline_at: now,
+    phase: "terminal",
+    answered_elsewhere: true,
+    outputs: [],
+  };
+  step.writes.push({ op: "put", collection: C.toolCalls, key: callId, value: record as unknown as JsonValue });
 }
 
 /** An app's handler reported on a call delivered to it. */
