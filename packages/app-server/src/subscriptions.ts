@@ -122,9 +122,18 @@ export class Subscription {
 }
 
 /** Every subscription by session, and the fan-out of committed events. */
+/** What a subscribe holds while it reads the session's row (`Hub.watchHead`). */
+export interface HeadWatch {
+  /** The head to start following from: the row's, or a later one committed since; undefined when it must be read again. */
+  headAfter(rowHead: number): number | undefined;
+  release(): void;
+}
+
 export class Hub {
   private readonly bySession = new Map<string, Set<Subscription>>();
   private readonly heads = new Map<string, number>();
+  /** Sessions whose row a subscribe is reading: how many are, and the newest head committed since (`watchHead`). */
+  private readonly watched = new Map<string, { readers: number; head: number; reliable: boolean }>();
 
   constructor(
     private readonly db: Db,
@@ -132,14 +141,42 @@ export class Hub {
     private readonly logger: Logger,
   ) {}
 
-  /** Registers a subscription (pending until `start`); replaces the connection's previous one for the session. */
-  subscribe(connection: Connection, sessionId: string, agentId: string, afterSeq: number, head: number): Subscription {
+  /**
+   * Called before a subscribe reads the session's row: every head committed for the session from then on (here, or
+   * announced by another process) is kept until `release`, so the subscription registered after the read starts from
+   * the newer of the row's head and those, without reading the head again. A commit that ended before the read began
+   * is in the row; one that ends later is kept here or, once the subscription is registered, moves the followed head.
+   * A listener that reconnected meanwhile may have missed announcements: the head is then read as before.
+   */
+  watchHead(sessionId: string): HeadWatch {
+    let watch = this.watched.get(sessionId);
+    if (watch === undefined) this.watched.set(sessionId, (watch = { readers: 0, head: 0, reliable: true }));
+    watch.readers += 1;
+    const held = watch;
+    let released = false;
+    return {
+      headAfter: (rowHead) => (held.reliable ? Math.max(rowHead, held.head) : undefined),
+      release: () => {
+        if (released) return;
+        released = true;
+        held.readers -= 1;
+        if (held.readers === 0 && this.watched.get(sessionId) === held) this.watched.delete(sessionId);
+      },
+    };
+  }
+
+  /**
+   * Registers a subscription (pending until `start`); replaces the connection's previous one for the session.
+   * `knownHead`: the session's head as `watchHead` vouches for it, taken when no subscription here follows it yet.
+   */
+  subscribe(connection: Connection, sessionId: string, agentId: string, afterSeq: number, head: number, knownHead?: number): Subscription {
     connection.subscriptions.get(sessionId)?.stop();
     const sub = new Subscription(connection, sessionId, agentId, afterSeq, head, this);
     connection.subscriptions.set(sessionId, sub);
     let set = this.bySession.get(sessionId);
     if (set === undefined) this.bySession.set(sessionId, (set = new Set()));
     set.add(sub);
+    if (knownHead !== undefined && !this.heads.has(sessionId)) this.heads.set(sessionId, knownHead);
     return sub;
   }
 
@@ -175,6 +212,7 @@ export class Hub {
 
   /** Another server process committed events up to `seq` (PostgreSQL): the session's subscribers read them from the log. */
   advanced(sessionId: string, seq: number): void {
+    this.sawHead(sessionId, seq);
     const subs = this.bySession.get(sessionId);
     if (subs === undefined) return;
     if (seq > (this.heads.get(sessionId) ?? 0)) this.heads.set(sessionId, seq);
@@ -184,6 +222,7 @@ export class Hub {
   /** Announcements may have been missed (the LISTEN connection broke): every subscriber reads the log again from its cursor. */
   rereadAll(): void {
     this.heads.clear();
+    for (const watch of this.watched.values()) watch.reliable = false;
     for (const subs of this.bySession.values()) for (const sub of [...subs]) sub.pump();
   }
 
@@ -200,6 +239,12 @@ export class Hub {
     }
   }
 
+  /** A head committed while a subscribe reads the session's row is kept for it (`watchHead`). */
+  private sawHead(sessionId: string, seq: number): void {
+    const watch = this.watched.get(sessionId);
+    if (watch !== undefined && seq > watch.head) watch.head = seq;
+  }
+
   /** Called after every commit with the events it stored, in commit order. */
   published(events: readonly SessionEvent[]): void {
     const bySession = new Map<string, SessionEvent[]>();
@@ -209,6 +254,7 @@ export class Hub {
       list.push(event);
     }
     for (const [sessionId, list] of bySession) {
+      this.sawHead(sessionId, list[list.length - 1]!.seq);
       const subs = this.bySession.get(sessionId);
       if (subs === undefined) continue;
       this.heads.set(sessionId, list[list.length - 1]!.seq);

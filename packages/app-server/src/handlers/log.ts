@@ -8,17 +8,23 @@ function checkCursor(afterSeq: number, head: number): void {
 }
 
 export async function subscribe(ctx: CallContext, params: MethodParams<"agentSession/subscribe">): Promise<MethodResult<"agentSession/subscribe">> {
-  // The session's row carries its head: one read for both.
-  const session = await visibleSession(ctx, params.session_id);
-  const head = session.last_seq;
-  checkCursor(params.after_seq, head);
-  const sub = ctx.services.hub.subscribe(ctx.connection, params.session_id, session.agent_id, params.after_seq, head);
-  // Events flow only after the client has the result, so it knows head_seq before the first event.
-  ctx.afterReply(() => {
-    ctx.services.presence.tell(sub);
-    sub.start();
-  });
-  return { session_id: params.session_id, after_seq: params.after_seq, head_seq: head };
+  const hub = ctx.services.hub;
+  // The session's row carries its head, and the hub keeps what commits while it is read: one read for both.
+  const watch = hub.watchHead(params.session_id);
+  try {
+    const session = await visibleSession(ctx, params.session_id);
+    const head = session.last_seq;
+    checkCursor(params.after_seq, head);
+    const sub = hub.subscribe(ctx.connection, params.session_id, session.agent_id, params.after_seq, head, watch.headAfter(head));
+    // Events flow only after the client has the result, so it knows head_seq before the first event.
+    ctx.afterReply(() => {
+      ctx.services.presence.tell(sub);
+      sub.start();
+    });
+    return { session_id: params.session_id, after_seq: params.after_seq, head_seq: head };
+  } finally {
+    watch.release();
+  }
 }
 
 export function unsubscribe(ctx: CallContext, params: MethodParams<"agentSession/unsubscribe">): MethodResult<"agentSession/unsubscribe"> {
