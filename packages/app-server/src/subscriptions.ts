@@ -121,7 +121,6 @@ export class Subscription {
   }
 }
 
-/** Every subscription by session, and the fan-out of committed events. */
 /** What a subscribe holds while it reads the session's row (`Hub.watchHead`). */
 export interface HeadWatch {
   /** The head to start following from: the row's, or a later one committed since; undefined when it must be read again. */
@@ -129,6 +128,7 @@ export interface HeadWatch {
   release(): void;
 }
 
+/** Every subscription by session, and the fan-out of committed events. */
 export class Hub {
   private readonly bySession = new Map<string, Set<Subscription>>();
   private readonly heads = new Map<string, number>();
@@ -149,18 +149,17 @@ export class Hub {
    * A listener that reconnected meanwhile may have missed announcements: the head is then read as before.
    */
   watchHead(sessionId: string): HeadWatch {
-    let watch = this.watched.get(sessionId);
-    if (watch === undefined) this.watched.set(sessionId, (watch = { readers: 0, head: 0, reliable: true }));
+    const watch = this.watched.get(sessionId) ?? { readers: 0, head: 0, reliable: true };
+    this.watched.set(sessionId, watch);
     watch.readers += 1;
-    const held = watch;
     let released = false;
     return {
-      headAfter: (rowHead) => (held.reliable ? Math.max(rowHead, held.head) : undefined),
+      headAfter: (rowHead) => (watch.reliable ? Math.max(rowHead, watch.head) : undefined),
       release: () => {
         if (released) return;
         released = true;
-        held.readers -= 1;
-        if (held.readers === 0 && this.watched.get(sessionId) === held) this.watched.delete(sessionId);
+        watch.readers -= 1;
+        if (watch.readers === 0) this.watched.delete(sessionId);
       },
     };
   }

@@ -28,6 +28,18 @@ import type { RuntimeState } from "../state.js";
 import type { TransitionEnv } from "./env.js";
 import { runningTurn } from "../turns.js";
 
+/** What an invoke says of its call: its conversation, its app (the target's, else the scope's), the revision it read and its payload. */
+function invokeOf(envelope: RuntimeEnvelope, callId: string, agentId: string) {
+  return {
+    call_id: callId,
+    agent_id: agentId,
+    conversation_id: envelope.scope.conversation_id,
+    app_scope: envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope,
+    inventory_revision: envelope.correlation?.inventory_revision ?? "",
+    payload: envelope.payload as unknown as ToolInvokePayload,
+  };
+}
+
 /** Folds an accepted `lineup.tool.invoke` (or `lineup.tool.cancel`) envelope into `step`. */
 export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: RuntimeEnvelope, agentId: string, reads: Reads): void {
   const callId = envelope.correlation?.call_id;
@@ -45,7 +57,8 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
     applyCallDecision(step, env, cancelCall(state.tools, { call_id: callId, agent_id: agentId, ...(typeof reason === "string" ? { reason } : {}) }));
     return;
   }
-  const appScope = envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope;
+  const invoke = invokeOf(envelope, callId, agentId);
+  const appScope = invoke.app_scope;
   const inventory = inventoryFor(state, env, agentId, conversationId);
   // The call is the running turn's: the log is in the server's order, and it runs one turn at a time.
   const turnId = runningTurn(state.conversations.get(conversationId));
@@ -57,12 +70,7 @@ export function onToolEnvelope(step: Step, env: TransitionEnv, envelope: Runtime
   const decision = receiveInvoke(
     state.tools,
     {
-      call_id: callId,
-      agent_id: agentId,
-      conversation_id: conversationId,
-      app_scope: appScope,
-      inventory_revision: envelope.correlation?.inventory_revision ?? "",
-      payload: envelope.payload as unknown as ToolInvokePayload,
+      ...invoke,
       now: env.now(),
       launch_instance_id: env.newId("inst"),
       envelope_id: envelope.id,
@@ -106,17 +114,15 @@ export function recordCallElsewhere(step: Step, env: TransitionEnv, envelope: Ru
   const callId = envelope.correlation?.call_id;
   if (envelope.type !== "lineup.tool.invoke" || callId === undefined) return;
   if (step.state.tools.calls[callId] !== undefined || reads.get(readId({ collection: C.toolCalls, key: callId })) !== undefined) return;
-  const payload = envelope.payload as unknown as ToolInvokePayload;
-  const appScope = envelope.target.kind === "app" && envelope.target.app_scope !== undefined ? envelope.target.app_scope : envelope.scope.app_scope;
-  const conversationId = envelope.scope.conversation_id;
-  const inventoryRevision = envelope.correlation?.inventory_revision ?? "";
+  const invoke = invokeOf(envelope, callId, agentId);
+  const { payload } = invoke;
   const now = env.now();
   const record: CallRecord = {
     call_id: callId,
-    body: invokeBody({ agent_id: agentId, app_scope: appScope, conversation_id: conversationId, inventory_revision: inventoryRevision, payload }),
+    body: invokeBody(invoke),
     agent_id: agentId,
-    conversation_id: conversationId,
-    app_scope: appScope,
+    conversation_id: invoke.conversation_id,
+    app_scope: invoke.app_scope,
     method: payload.method,
     arguments: payload.arguments,
     handling: "direct",
